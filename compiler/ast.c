@@ -1,0 +1,129 @@
+/* ast.c: building and printing the AST.  The printed form (--emit=ast) is
+ * what the golden files under tests/ast hold: one line per statement, an
+ * S-expression per value, each operator with the type sema gave it. */
+#include <string.h>
+#include "ast.h"
+
+const Builtin builtins[] = {
+	{"sqrt", 1}, {"rsqrt", 1}, {"exp", 1}, {"log", 1}, {"sin", 1},
+	{"cos", 1},  {"pow", 2},   {"fabs", 1}, {"fmin", 2}, {"fmax", 2},
+	{NULL, 0},
+};
+
+int builtin_find(const char *name)
+{
+	for (int i = 0; builtins[i].name; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const char *const kind_names[] = {
+	[E_NUM] = "num", [E_NAME] = "name", [E_NEG] = "neg", [E_NOT] = "not",
+	[E_ADD] = "add", [E_SUB] = "sub",   [E_MUL] = "mul", [E_DIV] = "div",
+	[E_POW] = "pow", [E_LT] = "lt",     [E_LE] = "le",   [E_GT] = "gt",
+	[E_GE] = "ge",   [E_EQ] = "eq",     [E_NE] = "ne",   [E_AND] = "and",
+	[E_OR] = "or",   [E_COND] = "cond", [E_CALL] = "call",
+};
+
+const char *node_kind_name(NodeKind k) { return kind_names[k]; }
+
+const char *type_name(Type t)
+{
+	switch (t) {
+	case T_F32: return "float";
+	case T_F64: return "double";
+	case T_DD: return "dd";
+	case T_BOOL: return "bool";
+	case T_LIT: return "literal";
+	}
+	return "?";
+}
+
+Node *node_new(Ctx *c, NodeKind k, Loc l)
+{
+	Node *n = cnew(c, sizeof *n);
+	n->kind = k;
+	n->loc = l;
+	n->type = T_LIT;
+	return n;
+}
+
+Node *node_bin(Ctx *c, NodeKind k, Loc l, Node *a, Node *b)
+{
+	Node *n = node_new(c, k, l);
+	n->a = a;
+	n->b = b;
+	n->depth = a->depth + 1;
+	if (b && b->depth + 1 > n->depth)
+		n->depth = b->depth + 1;
+	return n;
+}
+
+static void print_node(const Node *n, Buf *out)
+{
+	switch (n->kind) {
+	case E_NUM:
+		buf_puts(out, n->text);
+		return;
+	case E_NAME:
+		buf_puts(out, n->name);
+		return;
+	case E_CALL:
+		buf_printf(out, "(%s:%s", n->name, type_name(n->type));
+		for (int i = 0; i < n->nargs; i++) {
+			buf_putc(out, ' ');
+			print_node(n->args[i], out);
+		}
+		buf_putc(out, ')');
+		return;
+	default:
+		buf_printf(out, "(%s:%s ", kind_names[n->kind],
+		           type_name(n->type));
+		print_node(n->a, out);
+		if (n->b) {
+			buf_putc(out, ' ');
+			print_node(n->b, out);
+		}
+		if (n->c) {
+			buf_putc(out, ' ');
+			print_node(n->c, out);
+		}
+		buf_putc(out, ')');
+	}
+}
+
+void ast_print(Prog *p, Buf *out)
+{
+	for (int i = 0; i < p->nstmt; i++) {
+		Stmt *s = p->stmt[i];
+		switch (s->kind) {
+		case S_DECL: {
+			Decl *d = s->decl;
+			buf_printf(out, "%s", d->rolename);
+			for (int k = 0; k < d->n; k++) {
+				/* the type sema settled on, typed or not */
+				const char *t = d->typename;
+				if (d->syms && d->syms[k])
+					t = type_name(d->syms[k]->type);
+				buf_printf(out, " %s:%s", d->names[k], t ? t : "?");
+			}
+			buf_putc(out, '\n');
+			break;
+		}
+		case S_LET:
+			buf_printf(out, "%s:%s = ", s->name,
+			           s->sym ? type_name(s->sym->type) : "?");
+			print_node(s->e, out);
+			buf_putc(out, '\n');
+			break;
+		case S_ACC:
+		case S_ACCSUB:
+			buf_printf(out, "%s %s ", s->name,
+			           s->kind == S_ACC ? "+=" : "-=");
+			print_node(s->e, out);
+			buf_putc(out, '\n');
+			break;
+		}
+	}
+}

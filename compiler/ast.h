@@ -1,0 +1,120 @@
+/* ast.h: the front end.  The lexer (lex.l) and parser (parse.y) build a
+ * Prog of declarations and statements; sema.c resolves names, checks the
+ * rules of the language and gives every expression a type.  After sema
+ * succeeds, every Node and Stmt is valid input for lowering (lower.c). */
+#ifndef NB_AST_H
+#define NB_AST_H
+
+#include "base.h"
+
+/* Expression types.  T_LIT is a literal-only expression that takes the type
+ * of its context; T_BOOL comes from comparisons and logic. */
+typedef enum { T_F32 = NB_FLOAT, T_F64 = NB_DOUBLE, T_DD = NB_DD, T_BOOL,
+               T_LIT } Type;
+
+typedef enum {
+	SYM_LMEM = NB_LMEM, SYM_BMEM = NB_BMEM, SYM_RMEM = NB_RMEM,
+	SYM_CONST = NB_CONST, SYM_TEMP
+} SymKind;
+
+typedef struct Node Node;
+
+typedef struct Sym {
+	const char *name;
+	SymKind kind;
+	Type type;       /* declared or inferred; T_LIT until known */
+	int typed;       /* declared with an explicit type */
+	Loc loc;         /* where declared or first assigned */
+	int index;       /* order among the symbols of its kind */
+	int used;        /* read somewhere (or reduced into, for RMEM) */
+	Node *def;       /* SYM_TEMP: its defining expression */
+	struct Sym *next;/* in the symbol table's bucket */
+} Sym;
+
+typedef enum {
+	E_NUM,    /* literal: num, text */
+	E_NAME,   /* name: sym after sema */
+	E_NEG,    /* -a */
+	E_NOT,    /* !a */
+	E_ADD, E_SUB, E_MUL, E_DIV,
+	E_POW,    /* a ** b, b a constant expression */
+	E_LT, E_LE, E_GT, E_GE, E_EQ, E_NE,
+	E_AND, E_OR,
+	E_COND,   /* a ? b : c */
+	E_CALL,   /* name(args) */
+} NodeKind;
+
+struct Node {
+	NodeKind kind;
+	Loc loc;          /* the operator, or the start of a leaf */
+	Type type;        /* set by sema */
+	int depth;        /* height of the tree, bounded by the parser */
+	const char *name; /* E_NAME, E_CALL */
+	const char *text; /* E_NUM: spelling, for exact dd conversion */
+	double num;       /* E_NUM: value; after sema also any constant */
+	int isconst;      /* after sema: value known at compile time (num) */
+	Sym *sym;         /* E_NAME after sema */
+	int fn;           /* E_CALL after sema: index into the builtin table */
+	Node *a, *b, *c;
+	Node **args;
+	int nargs;
+};
+
+typedef enum { S_DECL, S_LET, S_ACC, S_ACCSUB } StmtKind;
+
+typedef struct Decl {
+	Loc loc;
+	SymKind role;
+	const char *rolename;  /* as spelled: LMEM, VARI, ... */
+	const char *typename;  /* NULL if untyped */
+	Loc typeloc;
+	const char **names;
+	Loc *locs;
+	Sym **syms;            /* after sema; NULL where a name was refused */
+	int n;
+} Decl;
+
+typedef struct Stmt {
+	StmtKind kind;
+	Loc loc;            /* the statement's target name */
+	Loc oploc;          /* '=', '+=' or '-=' */
+	const char *name;   /* target */
+	Sym *sym;           /* after sema */
+	Node *e;            /* value */
+	Decl *decl;         /* S_DECL */
+} Stmt;
+
+typedef struct Prog {
+	Stmt **stmt;
+	int nstmt;
+	/* after sema: symbols by kind, in declaration order */
+	Sym **sym[5];
+	int nsym[5];
+} Prog;
+
+/* Builtin functions, defined once. */
+typedef struct Builtin {
+	const char *name;
+	int nargs;
+} Builtin;
+extern const Builtin builtins[];
+int builtin_find(const char *name); /* index or -1 */
+
+/* Token dump (--emit=tokens) and parse.  Return 0 on success; diagnostics
+ * go through the context. */
+int lex_dump(Ctx *c, Buf *out);
+Prog *parse(Ctx *c);
+int sema(Ctx *c, Prog *p);
+void ast_print(Prog *p, Buf *out);
+
+/* The deepest expression the parser accepts; deeper ones are an error so
+ * that no later stage can run out of stack. */
+#define MAX_DEPTH 2000
+
+/* Helpers the parser uses to build nodes (ast.c). */
+Node *node_new(Ctx *c, NodeKind k, Loc l);
+Node *node_bin(Ctx *c, NodeKind k, Loc l, Node *a, Node *b);
+const char *node_kind_name(NodeKind k);
+const char *type_name(Type t);
+
+#endif

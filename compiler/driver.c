@@ -1,0 +1,205 @@
+/* driver.c: one compilation, start to end.  nb_compile runs the stages as a
+ * straight list (QBE's main.c): parse, check, lower, the optimizer's passes,
+ * the target.  --emit stops early to show a stage's result. */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static const Target *const targets[] = {
+	&target_opencl, &target_c, &target_amdil,
+};
+
+static const Target *target_named(const char *name)
+{
+	for (size_t i = 0; i < NELEM(targets); i++)
+		if (strcmp(targets[i]->name, name) == 0)
+			return targets[i];
+	return NULL;
+}
+
+/* IR dumps between passes: --emit=ir:PASS prints the IR after PASS, and
+ * --emit=ir:all after every pass.  The verifier runs after every pass. */
+typedef struct Dump {
+	const char *want; /* pass name, "all", or NULL */
+	Buf *out;
+	int hit;
+} Dump;
+
+static void step(Dump *d, Func *f, const char *pass)
+{
+	ir_verify(f, 1);
+	if (!d->want)
+		return;
+	if (strcmp(d->want, "all") == 0) {
+		buf_printf(d->out, "; after %s\n", pass);
+		ir_print(f, d->out);
+		d->hit = 1;
+	} else if (strcmp(d->want, pass) == 0) {
+		ir_print(f, d->out);
+		d->hit = 1;
+	}
+}
+
+/* The optimizer: the order matters where a pass makes work for the next. */
+static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
+                      const char *name)
+{
+	Func *f = lower(c, p);
+	f->name = name;
+	step(d, f, "lower");
+	pass_fold(f);
+	step(d, f, "fold");
+	pass_powred(f);
+	step(d, f, "powred");
+	pass_fold(f);
+	pass_cse(f);
+	step(d, f, "cse");
+	pass_dce(f);
+	step(d, f, "dce");
+	pass_reassoc(f);
+	step(d, f, "reassoc");
+	pass_fma(f);
+	step(d, f, "fma");
+	pass_unroll_i(f, o->unroll_i);
+	step(d, f, "unroll-i");
+	pass_cse(f);
+	pass_dce(f);
+	pass_hoist(f);
+	step(d, f, "hoist");
+	pass_jsplit(f, o->jsplit);
+	step(d, f, "jsplit");
+	pass_unroll_j(f, o->unroll_j);
+	step(d, f, "unroll-j");
+	if (o->sched)
+		pass_sched(f);
+	step(d, f, "sched");
+	return f;
+}
+
+static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
+{
+	if (o->kname)
+		return o->kname;
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strcspn(b, ".");
+	if (n == 0 || strcmp(path, "-") == 0)
+		return "nbkernel";
+	char *s = cstrndup(c, b, n);
+	for (char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			*p = '_';
+	if (*s >= '0' && *s <= '9')
+		return cprintf(c, "k_%s", s);
+	return s;
+}
+
+int nb_compile(const char *path, const char *src, size_t len,
+               const nb_options *opt, const char *emit, FILE *diag,
+               nb_output *out)
+{
+	memset(out, 0, sizeof *out);
+	nb_options o = *opt;
+	Ctx c;
+	ctx_init(&c, path, src, len, &o, diag);
+	Buf text = {0};
+	const Target *t = NULL;
+	if (!emit)
+		emit = "code";
+	if (strcmp(emit, "code") == 0 || strcmp(emit, "stats") == 0 ||
+	    strcmp(emit, "explain") == 0 || strncmp(emit, "ir", 2) == 0) {
+		t = target_named(o.target ? o.target : "opencl");
+		if (!t) {
+			error_file(&c, "unknown target '%s'", o.target);
+			goto done;
+		}
+	}
+	if (len > (size_t)1 << 30) {
+		error_file(&c, "source is larger than 1 GiB");
+		goto done;
+	}
+
+	if (strcmp(emit, "tokens") == 0) {
+		lex_dump(&c, &text);
+		goto done;
+	}
+	Prog *p = parse(&c);
+	if (c.errors)
+		goto done;
+	if (sema(&c, p) || c.errors)
+		goto done;
+	if (strcmp(emit, "ast") == 0) {
+		ast_print(p, &text);
+		goto done;
+	}
+
+	Dump d = {0};
+	d.out = &text;
+	if (strncmp(emit, "ir:", 3) == 0)
+		d.want = emit + 3;
+	else if (strcmp(emit, "ir") != 0 && strcmp(emit, "code") != 0 &&
+	         strcmp(emit, "stats") != 0 && strcmp(emit, "explain") != 0) {
+		error_file(&c, "unknown --emit value '%s'", emit);
+		goto done;
+	}
+	/* Unroll factors left at 0 are the target's choice; it sees the
+	 * untransformed kernel to make it. */
+	if (o.unroll_i == 0) {
+		Func *probe = lower(&c, p);
+		if (t->defaults)
+			t->defaults(probe, &o);
+		if (o.unroll_i == 0)
+			o.unroll_i = 1;
+	}
+	Func *f = optimize(&c, p, &o, &d, kernel_name(&c, path, &o));
+	if (c.errors)
+		goto done;
+	if (d.want) {
+		if (!d.hit)
+			error_file(&c, "no pass named '%s' (try --emit=ir:all)",
+			           d.want);
+		goto done;
+	}
+	if (strcmp(emit, "ir") == 0) {
+		ir_print(f, &text);
+		goto done;
+	}
+	if (strcmp(emit, "stats") == 0) {
+		Stats s;
+		ir_stats(f, &s);
+		stats_print(f, &s, &text);
+		goto done;
+	}
+	if (strcmp(emit, "explain") == 0) {
+		explain_print(f, &text);
+		Stats s;
+		ir_stats(f, &s);
+		buf_putc(&text, '\n');
+		stats_print(f, &s, &text);
+		goto done;
+	}
+	out->iface = iface_build(f, t->name, path, &o);
+	t->emit(f, out->iface, &text);
+
+done:
+	out->errors = c.errors;
+	out->warnings = c.warnings;
+	if (c.errors) {
+		buf_free(&text);
+		nb_iface_free(out->iface);
+		out->iface = NULL;
+	} else {
+		out->len = text.len;
+		out->code = buf_take(&text);
+	}
+	ctx_free(&c);
+	return c.errors ? -1 : 0;
+}
+
+void nb_output_free(nb_output *out)
+{
+	free(out->code);
+	nb_iface_free(out->iface);
+	memset(out, 0, sizeof *out);
+}

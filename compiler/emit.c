@@ -1,0 +1,275 @@
+/* emit.c: what the C-family back ends share: the interface of the kernel
+ * (argument order, BMEM packs), literals that read back exactly, and the
+ * spelling of each operation in C and OpenCL C, float, double or dd. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+const char *ctype(Type t)
+{
+	switch (t) {
+	case T_F32: return "float";
+	case T_F64: return "double";
+	case T_DD: return "nb_dd";
+	default: return "int";
+	}
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = malloc(strlen(s) + 1);
+	if (!p)
+		ICE("out of memory");
+	strcpy(p, s);
+	return p;
+}
+
+nb_iface *iface_build(const Func *f, const char *target, const char *source,
+                      const nb_options *o)
+{
+	nb_iface *fc = calloc(1, sizeof *fc);
+	if (!fc)
+		ICE("out of memory");
+	int cl = strcmp(target, "opencl") == 0;
+	char flags[512];
+	nb_options_str(o, flags, sizeof flags);
+	fc->kernel = xstrdup(f->name);
+	fc->target = xstrdup(target);
+	fc->source = xstrdup(source ? source : "-");
+	fc->flags = xstrdup(flags);
+	fc->precision = o->precision;
+	fc->unroll_i = f->ni;
+	fc->unroll_j = f->nj;
+	fc->jsplit = f->jsplit;
+	if (cl) {
+		fc->wg = o->wg ? o->wg : 128;
+		/* the work group must hold whole j-split groups */
+		if (fc->wg % f->jsplit)
+			fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
+		fc->tile = o->tile ? o->tile : fc->wg;
+	}
+	Stats s;
+	ir_stats(f, &s);
+	fc->flops = s.flops;
+	fc->flops_conv = s.flops_conv;
+	fc->var = calloc((size_t)(f->nvar ? f->nvar : 1), sizeof(nb_var));
+	fc->pack = calloc((size_t)(f->nvar ? f->nvar : 1), sizeof(nb_pack));
+	if (!fc->var || !fc->pack)
+		ICE("out of memory");
+	fc->nvar = f->nvar;
+	/* OpenCL: BMEM values of one type, in declaration order, share
+	 * vectors of 4 scalars (2 dd), so one load fetches several; the
+	 * C back end keeps one array per value, which gcc vectorizes best. */
+	int open[3] = {-1, -1, -1};
+	for (int i = 0; i < f->nvar; i++) {
+		nb_var *v = &fc->var[i];
+		v->name = xstrdup(f->var[i].name);
+		v->role = f->var[i].role;
+		v->type = (nb_prec)f->var[i].type;
+		v->pack = v->comp = -1;
+		if (v->role != NB_BMEM)
+			continue;
+		int per = v->type == NB_DD ? 2 : 4;
+		int p = cl ? open[v->type] : -1;
+		if (p < 0 || fc->pack[p].width == per) {
+			p = fc->npack++;
+			fc->pack[p].type = v->type;
+			open[v->type] = p;
+		}
+		v->pack = p;
+		v->comp = fc->pack[p].width++;
+	}
+	for (int p = 0; p < fc->npack; p++) {
+		nb_pack *k = &fc->pack[p];
+		int scalars = k->width * (k->type == NB_DD ? 2 : 1);
+		k->vwidth = scalars == 3 ? 4 : scalars;
+	}
+	return fc;
+}
+
+void emit_imm(Buf *out, const Ins *in)
+{
+	double v = in->imm[0];
+	if (in->type == T_DD) {
+		buf_puts(out, "nb_dd_make(");
+		Ins h = *in;
+		h.type = T_F64;
+		h.imm[1] = 0;
+		emit_imm(out, &h);
+		buf_puts(out, ", ");
+		h.imm[0] = in->imm[1];
+		emit_imm(out, &h);
+		buf_putc(out, ')');
+		return;
+	}
+	const char *cast = in->type == T_F32 ? "" : "(double)";
+	if (isnan(v)) {
+		buf_printf(out, "%sNAN", cast);
+		return;
+	}
+	if (isinf(v)) {
+		buf_printf(out, "%s%sINFINITY", v < 0 ? "-" : "", cast);
+		return;
+	}
+	char s[64];
+	snprintf(s, sizeof s, in->type == T_F32 ? "%.9g" : "%.17g", v);
+	if (!strpbrk(s, ".e"))
+		strcat(s, ".0");
+	if (v < 0 || signbit(v))
+		buf_printf(out, "(%s%s)", s, in->type == T_F32 ? "f" : "");
+	else
+		buf_printf(out, "%s%s", s, in->type == T_F32 ? "f" : "");
+}
+
+static void opnd(Buf *out, const Func *f, int k)
+{
+	const Ins *in = &f->ins[k];
+	if (in->op == O_IMM)
+		emit_imm(out, in);
+	else
+		buf_printf(out, "v%d", k);
+}
+
+/* C's <math.h> names float functions with an f suffix; OpenCL overloads. */
+static void fn(Buf *out, const char *name, Type t, int cl)
+{
+	buf_printf(out, "%s%s(", name, !cl && t == T_F32 ? "f" : "");
+}
+
+void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
+{
+	const Ins *in = &f->ins[k];
+	const int *a = in->arg;
+	Type t = in->type;
+	Type at = ins_nargs(in) ? f->ins[a[0]].type : t;
+	static const char *const infix[O_COUNT] = {
+		[O_ADD] = "+", [O_SUB] = "-", [O_MUL] = "*", [O_DIV] = "/",
+		[O_LT] = "<", [O_LE] = "<=", [O_GT] = ">", [O_GE] = ">=",
+		[O_EQ] = "==", [O_NE] = "!=", [O_AND] = "&&", [O_OR] = "||",
+	};
+	static const char *const ddfn[O_COUNT] = {
+		[O_ADD] = "add", [O_SUB] = "sub", [O_MUL] = "mul", [O_DIV] = "div",
+		[O_SQRT] = "sqrt", [O_RSQRT] = "rsqrt", [O_EXP] = "exp",
+		[O_LOG] = "log", [O_SIN] = "sin", [O_COS] = "cos",
+		[O_POW] = "pow", [O_FABS] = "fabs", [O_FMIN] = "fmin",
+		[O_FMAX] = "fmax", [O_NEG] = "neg", [O_LT] = "lt", [O_LE] = "le",
+		[O_GT] = "gt", [O_GE] = "ge", [O_EQ] = "eq", [O_NE] = "ne",
+	};
+	if (in->op == O_CVT) {
+		if (t == T_DD) {
+			buf_puts(out, "nb_dd_from((double)");
+			opnd(out, f, a[0]);
+			buf_putc(out, ')');
+		} else if (at == T_DD) {
+			buf_printf(out, "(%s)nb_dd_to(", ctype(t));
+			opnd(out, f, a[0]);
+			buf_putc(out, ')');
+		} else {
+			buf_printf(out, "(%s)", ctype(t));
+			opnd(out, f, a[0]);
+		}
+		return;
+	}
+	if (in->op == O_SEL) {
+		opnd(out, f, a[0]);
+		buf_puts(out, " ? ");
+		opnd(out, f, a[1]);
+		buf_puts(out, " : ");
+		opnd(out, f, a[2]);
+		return;
+	}
+	if (in->op == O_AND || in->op == O_OR || in->op == O_NOT ||
+	    (at != T_DD && infix[in->op])) {
+		if (in->op == O_NOT) {
+			buf_putc(out, '!');
+			opnd(out, f, a[0]);
+			return;
+		}
+		opnd(out, f, a[0]);
+		buf_printf(out, " %s ", infix[in->op]);
+		opnd(out, f, a[1]);
+		return;
+	}
+	if (at == T_DD) {
+		if (in->op == O_FMA || in->op == O_FMS || in->op == O_FNMA) {
+			/* never made for dd, spelled out if a pass ever does */
+			buf_printf(out, "nb_dd_%s(", in->op == O_FNMA ? "sub" :
+			           in->op == O_FMA ? "add" : "sub");
+			if (in->op == O_FNMA) {
+				opnd(out, f, a[2]);
+				buf_puts(out, ", ");
+			}
+			buf_puts(out, "nb_dd_mul(");
+			opnd(out, f, a[0]);
+			buf_puts(out, ", ");
+			opnd(out, f, a[1]);
+			buf_putc(out, ')');
+			if (in->op != O_FNMA) {
+				buf_puts(out, ", ");
+				opnd(out, f, a[2]);
+			}
+			buf_putc(out, ')');
+			return;
+		}
+		if (!ddfn[in->op])
+			ICE("no dd form of %s", opinfo[in->op].name);
+		buf_printf(out, "nb_dd_%s(", ddfn[in->op]);
+		for (int i = 0; i < ins_nargs(in); i++) {
+			if (i)
+				buf_puts(out, ", ");
+			opnd(out, f, a[i]);
+		}
+		buf_putc(out, ')');
+		return;
+	}
+	switch (in->op) {
+	case O_NEG:
+		buf_putc(out, '-');
+		opnd(out, f, a[0]);
+		return;
+	case O_FMA:
+	case O_FMS:
+	case O_FNMA:
+		fn(out, "fma", t, cl);
+		if (in->op == O_FNMA)
+			buf_putc(out, '-');
+		opnd(out, f, a[0]);
+		buf_puts(out, ", ");
+		opnd(out, f, a[1]);
+		buf_puts(out, in->op == O_FMS ? ", -" : ", ");
+		opnd(out, f, a[2]);
+		buf_putc(out, ')');
+		return;
+	case O_RSQRT:
+		if (cl) {
+			buf_puts(out, fast ? "native_rsqrt(" : "rsqrt(");
+		} else {
+			buf_puts(out, t == T_F32 ? "1.0f / " : "1.0 / ");
+			fn(out, "sqrt", t, cl);
+		}
+		opnd(out, f, a[0]);
+		buf_putc(out, ')');
+		return;
+	default: {
+		static const char *const names[O_COUNT] = {
+			[O_SQRT] = "sqrt", [O_EXP] = "exp", [O_LOG] = "log",
+			[O_SIN] = "sin", [O_COS] = "cos", [O_POW] = "pow",
+			[O_FABS] = "fabs", [O_FMIN] = "fmin", [O_FMAX] = "fmax",
+		};
+		if (!names[in->op])
+			ICE("cannot spell %s", opinfo[in->op].name);
+		if (cl && fast && t == T_F32 &&
+		    (in->op == O_EXP || in->op == O_LOG || in->op == O_SIN ||
+		     in->op == O_COS || in->op == O_SQRT))
+			buf_puts(out, "native_");
+		fn(out, names[in->op], t, cl);
+		for (int i = 0; i < ins_nargs(in); i++) {
+			if (i)
+				buf_puts(out, ", ");
+			opnd(out, f, a[i]);
+		}
+		buf_putc(out, ')');
+	}
+	}
+}

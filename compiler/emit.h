@@ -1,0 +1,33 @@
+/* emit.h: the back-end interface.  A target turns the optimized Func into
+ * text; adding a target is adding one emit_*.c file with a Target and a
+ * line in the table of driver.c.  Every target starts its output with the
+ * interface header (nb_iface_print) so the runtime can load it alone. */
+#ifndef NB_EMIT_H
+#define NB_EMIT_H
+
+#include "ir.h"
+
+typedef struct Target {
+	const char *name;  /* --target= value */
+	const char *ext;   /* output file extension that selects it */
+	/* chooses the unroll factors left to the target (0 in the options) */
+	void (*defaults)(const Func *f, nb_options *o);
+	void (*emit)(const Func *f, const nb_iface *iface, Buf *out);
+} Target;
+
+extern const Target target_opencl, target_c, target_amdil;
+
+/* emit.c: what the C-like back ends share */
+nb_iface *iface_build(const Func *f, const char *target, const char *source,
+                      const nb_options *o);
+/* The C-family spelling of a type: "float", "double", "nb_dd", "int". */
+const char *ctype(Type t);
+/* Writes a literal of type t so that it reads back exactly. */
+void emit_imm(Buf *out, const Ins *in);
+/* The expression computing instruction k from its operands, spelled
+ * v<index>; `cl` selects OpenCL built-ins over C's <math.h>. */
+void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast);
+/* The dd arithmetic library (ddlib.h), for the generated code. */
+extern const char nb_ddlib_src[];
+
+#endif

@@ -1,0 +1,420 @@
+/* emit_opencl.c: the OpenCL C 1.2 back end.  A work item takes NI
+ * i-elements (T work items share them under a j-split); the work group
+ * stages BMEM through local memory one tile at a time, packed in vectors
+ * so one load fetches several values; full tiles run a loop of fixed trip
+ * count, the last tile and the j remainder are guarded, so any Ni and Nj
+ * work without padding.  Partial sums of a j-split are combined by
+ * sub-group shuffles where the device has them, else through local
+ * memory with one barrier (see docs/language.md, "j-split"). */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+typedef struct E {
+	const Func *f;
+	const nb_iface *fc;
+	Buf *out;
+	int fast;
+} E;
+
+static const char *vtype(nb_prec t, int vwidth)
+{
+	static const char *const fl[] = {"", "float", "float2", "", "float4"};
+	static const char *const db[] = {"", "double", "double2", "", "double4"};
+	return t == NB_FLOAT ? fl[vwidth] : db[vwidth];
+}
+
+/* The scalar-or-vector type of one element of a variable's array. */
+static const char *etype(Type t)
+{
+	return t == T_F32 ? "float" : t == T_F64 ? "double" : "double2";
+}
+
+static int uses_double(const Func *f)
+{
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].type != T_F32)
+			return 1;
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].type == T_F64 || f->ins[k].type == T_DD)
+			return 1;
+	return 0;
+}
+
+static int uses_dd(const Func *f)
+{
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].type == T_DD)
+			return 1;
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].type == T_DD)
+			return 1;
+	return 0;
+}
+
+static const char *comp(int c)
+{
+	static const char *const s[] = {"x", "y", "z", "w"};
+	return s[c];
+}
+
+/* Writes one instruction of block blk; `loaded` marks which (pack, lane)
+ * vectors this block has fetched from local memory so far. */
+static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	const Ins *in = &f->ins[k];
+	const Var *v = in->var >= 0 ? &f->var[in->var] : NULL;
+	if (in->op == O_IMM)
+		return;
+	if (opinfo[in->op].props & P_SINK) {
+		char r[64];
+		snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
+		Buf a = {0}, b = {0};
+		for (int i = 0; i < ins_nargs(in); i++) {
+			Buf *x = i ? &b : &a;
+			const Ins *o = &f->ins[in->arg[i]];
+			if (o->op == O_IMM)
+				emit_imm(x, o);
+			else
+				buf_printf(x, "v%d", in->arg[i]);
+		}
+		buf_puts(out, ind);
+		if (in->type == T_DD) {
+			switch (in->op) {
+			case O_ACC: buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, a.s); break;
+			case O_ACCSUB: buf_printf(out, "%s = nb_dd_sub(%s, %s);\n", r, r, a.s); break;
+			case O_ACCFMA: buf_printf(out, "%s = nb_dd_add(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
+			default: buf_printf(out, "%s = nb_dd_sub(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
+			}
+		} else {
+			switch (in->op) {
+			case O_ACC: buf_printf(out, "%s += %s;\n", r, a.s); break;
+			case O_ACCSUB: buf_printf(out, "%s -= %s;\n", r, a.s); break;
+			case O_ACCFMA: buf_printf(out, "%s = fma(%s, %s, %s);\n", r, a.s, b.s, r); break;
+			default: buf_printf(out, "%s = fma(-%s, %s, %s);\n", r, a.s, b.s, r); break;
+			}
+		}
+		buf_free(&a);
+		buf_free(&b);
+		return;
+	}
+	if (in->op == O_LDJ) {
+		const nb_var *iv = &e->fc->var[in->var];
+		int p = iv->pack, lane = in->lane;
+		char *seen = &loaded[lane * npack + p];
+		if (!*seen) {
+			*seen = 1;
+			const nb_pack *pk = &e->fc->pack[p];
+			buf_printf(out, "%sconst %s q%d_%d = t%d[jj + %d];\n", ind,
+			           vtype(pk->type, pk->vwidth), p, lane, p,
+			           lane * f->jsplit);
+		}
+		buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
+		const nb_pack *pk = &e->fc->pack[p];
+		if (in->type == T_DD)
+			buf_printf(out, "nb_dd_make(q%d_%d.%s, q%d_%d.%s);\n", p, lane,
+			           comp(2 * iv->comp), p, lane, comp(2 * iv->comp + 1));
+		else if (pk->vwidth == 1)
+			buf_printf(out, "q%d_%d;\n", p, lane);
+		else
+			buf_printf(out, "q%d_%d.%s;\n", p, lane, comp(iv->comp));
+		return;
+	}
+	buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
+	switch (in->op) {
+	case O_LDI:
+		if (in->type == T_DD)
+			buf_printf(out, "nb_dd_make(a_%s[i%d].x, a_%s[i%d].y)", v->name,
+			           in->lane, v->name, in->lane);
+		else
+			buf_printf(out, "a_%s[i%d]", v->name, in->lane);
+		break;
+	case O_CONST:
+		if (in->type == T_DD)
+			buf_printf(out, "nb_dd_make(a_%s.x, a_%s.y)", v->name, v->name);
+		else
+			buf_printf(out, "a_%s", v->name);
+		break;
+	default:
+		emit_rhs(out, f, k, 1, e->fast);
+	}
+	buf_puts(out, ";\n");
+}
+
+static void emit_block(E *e, int blk, const char *ind)
+{
+	const Func *f = e->f;
+	int npack = e->fc->npack ? e->fc->npack : 1;
+	char *loaded = calloc((size_t)(npack * f->nj), 1);
+	if (!loaded)
+		ICE("out of memory");
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].blk == blk)
+			emit_ins(e, k, ind, loaded, npack);
+	free(loaded);
+}
+
+/* Sums the T partial sums of each accumulator into the work item with
+ * p == 0.  Shuffles need T a power of two within a sub-group; the
+ * fallback adds in the order of p, like the C back end. */
+static void emit_combine(E *e, int nacc)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	int t = f->jsplit;
+	int pow2 = (t & (t - 1)) == 0 && t <= 32;
+	if (pow2) {
+		buf_puts(out, "#if NB_SHUFFLE\n");
+		for (int v = 0; v < f->nvar; v++) {
+			if (f->var[v].role != NB_RMEM)
+				continue;
+			for (int l = 0; l < f->ni; l++) {
+				const char *add = f->var[v].type == T_DD ?
+				                  "nb_dd_add" : "NB_ADD";
+				buf_printf(out, "\tfor (int o = %d; o > 0; o >>= 1)\n", t / 2);
+				buf_printf(out, "\t\tr%d_%d = %s(r%d_%d, nb_shfl_%s(r%d_%d, "
+				           "o));\n", v, l, add, v, l,
+				           f->var[v].type == T_F32 ? "f" :
+				           f->var[v].type == T_F64 ? "d" : "dd", v, l);
+			}
+		}
+		buf_puts(out, "#else\n");
+	}
+	/* through local memory: every work item writes its sums, then the
+	 * first of each group of T adds them up */
+	int idx[3] = {0, 0, 0};
+	buf_puts(out, "\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		for (int l = 0; l < f->ni; l++)
+			buf_printf(out, "\tc%s[%d * NB_WG + lid] = r%d_%d;\n",
+			           f->var[v].type == T_F32 ? "f" :
+			           f->var[v].type == T_F64 ? "d" : "dd",
+			           idx[f->var[v].type]++, v, l);
+	}
+	buf_puts(out, "\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	buf_puts(out, "\tif (p == 0) {\n");
+	idx[0] = idx[1] = idx[2] = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		for (int l = 0; l < f->ni; l++) {
+			int ix = idx[f->var[v].type]++;
+			const char *c = f->var[v].type == T_F32 ? "f" :
+			                f->var[v].type == T_F64 ? "d" : "dd";
+			buf_printf(out, "\t\tfor (int q = 1; q < NB_T; q++)\n");
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "\t\t\tr%d_%d = nb_dd_add(r%d_%d, "
+				           "c%s[%d * NB_WG + lid + q]);\n", v, l, v, l, c,
+				           ix);
+			else
+				buf_printf(out, "\t\t\tr%d_%d += c%s[%d * NB_WG + lid + "
+				           "q];\n", v, l, c, ix);
+		}
+	}
+	buf_puts(out, "\t}\n");
+	if (pow2)
+		buf_puts(out, "#endif\n");
+	(void)nacc;
+}
+
+static void cl_defaults(const Func *f, nb_options *o)
+{
+	int dd = 0, dbl = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		dd |= f->var[v].type == T_DD;
+		dbl |= f->var[v].type == T_F64;
+	}
+	o->unroll_i = dd ? 1 : dbl ? 2 : 4;
+}
+
+static void shuffle_prelude(Buf *out, int dbl, int dd)
+{
+	buf_puts(out,
+	         "/* Sub-group shuffles for the j-split (paper 003: partial sums\n"
+	         " * combined among the threads of one warp, without barriers). */\n"
+	         "#if defined(cl_khr_subgroup_shuffle)\n"
+	         "#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable\n"
+	         "#define NB_SHUFFLE 1\n"
+	         "static inline float nb_shfl_f(float x, int o) "
+	         "{ return sub_group_shuffle_xor(x, (uint)o); }\n");
+	if (dbl)
+		buf_puts(out,
+		         "static inline double nb_shfl_d(double x, int o) "
+		         "{ return sub_group_shuffle_xor(x, (uint)o); }\n");
+	buf_puts(out,
+	         "#elif defined(NB_NVIDIA_SHFL)\n"
+	         "#define NB_SHUFFLE 1\n"
+	         "static inline float nb_shfl_f(float x, int o)\n{\n"
+	         "\tfloat r;\n"
+	         "\tasm volatile(\"shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\"\n"
+	         "\t             : \"=f\"(r) : \"f\"(x), \"r\"(o));\n"
+	         "\treturn r;\n}\n");
+	if (dbl)
+		buf_puts(out,
+		         "static inline double nb_shfl_d(double x, int o)\n{\n"
+		         "\tuint2 u = as_uint2(x), r;\n"
+		         "\tasm volatile(\"shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\"\n"
+		         "\t             : \"=r\"(r.x) : \"r\"(u.x), \"r\"(o));\n"
+		         "\tasm volatile(\"shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\"\n"
+		         "\t             : \"=r\"(r.y) : \"r\"(u.y), \"r\"(o));\n"
+		         "\treturn as_double(r);\n}\n");
+	buf_puts(out, "#else\n#define NB_SHUFFLE 0\n#endif\n");
+	if (dd)
+		buf_puts(out,
+		         "#if NB_SHUFFLE\n"
+		         "static inline nb_dd nb_shfl_dd(nb_dd x, int o)\n"
+		         "{ return nb_dd_make(nb_shfl_d(x.hi, o), nb_shfl_d(x.lo, o)); }\n"
+		         "#endif\n");
+	buf_puts(out, "#define NB_ADD(a, b) ((a) + (b))\n");
+}
+
+static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
+{
+	E e = {f, fc, out, f->ctx->opt->fast_math};
+	int ni = f->ni, nj = f->nj, t = f->jsplit;
+	int dbl = uses_double(f), dd = uses_dd(f);
+	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
+	char *hdr = NULL;
+	size_t hlen = 0;
+	FILE *m = open_memstream(&hdr, &hlen);
+	if (!m)
+		ICE("open_memstream failed");
+	nb_iface_print(fc, m, " * ");
+	fclose(m);
+	buf_puts(out, hdr);
+	free(hdr);
+	buf_puts(out, " */\n");
+	if (dbl)
+		buf_puts(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+	if (dd) {
+		buf_puts(out, nb_ddlib_src);
+		buf_putc(out, '\n');
+	}
+	if (t > 1)
+		shuffle_prelude(out, dbl, dd);
+	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n\n",
+	           fc->wg, fc->tile, t);
+
+	buf_printf(out, "__kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))\n"
+	           "void %s(const int ni, const int nj, const int ibase, "
+	           "const int jbase, const int accum", f->name);
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_LMEM)
+			buf_printf(out, ",\n\t__global const %s *restrict a_%s",
+			           etype(x->type), x->name);
+	}
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, ",\n\t__global const %s *restrict b%d",
+		           vtype(fc->pack[p].type, fc->pack[p].vwidth), p);
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST)
+			buf_printf(out, ",\n\tconst %s a_%s", etype(x->type), x->name);
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_RMEM)
+			buf_printf(out, ",\n\t__global %s *restrict a_%s",
+			           etype(x->type), x->name);
+	}
+	buf_puts(out, ")\n{\n");
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
+		           vtype(fc->pack[p].type, fc->pack[p].vwidth), p);
+	if (t > 1) {
+		int nacc[3] = {0, 0, 0};
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM)
+				nacc[f->var[v].type] += ni;
+		if (t & (t - 1) || t > 32)
+			; /* always the local-memory path */
+		else
+			buf_puts(out, "#if !NB_SHUFFLE\n");
+		static const char *const cn[] = {"f", "d", "dd"};
+		static const char *const ct[] = {"float", "double", "nb_dd"};
+		for (int k = 0; k < 3; k++)
+			if (nacc[k])
+				buf_printf(out, "\t__local %s c%s[%d * NB_WG];\n", ct[k],
+				           cn[k], nacc[k]);
+		if (!(t & (t - 1) || t > 32))
+			buf_puts(out, "#endif\n");
+	}
+	buf_puts(out, "\tconst int lid = get_local_id(0);\n");
+	buf_puts(out, "\tconst int gid = get_global_id(0);\n");
+	if (t > 1)
+		buf_puts(out, "\tconst int p = gid % NB_T, g = gid / NB_T;\n");
+	else
+		buf_puts(out, "\tconst int p = 0, g = gid;\n\t(void)p;\n");
+	buf_printf(out, "\tconst int i = ibase + g * %d, ilast = ibase + ni - 1;\n",
+	           ni);
+	for (int l = 0; l < ni; l++)
+		buf_printf(out, "\tconst int i%d = min(i + %d, ilast);\n\t(void)i%d;\n",
+		           l, l, l);
+	/* the separate accumulators of the partial sums must not be shared
+	 * with the combined ones: indices differ by kind */
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		for (int l = 0; l < ni; l++)
+			buf_printf(out, "\t%s r%d_%d = %s;\n", ctype(f->var[v].type),
+			           v, l, f->var[v].type == T_DD ?
+			           "nb_dd_make(0.0, 0.0)" : "0");
+	}
+	emit_block(&e, B_PRE, "\t");
+	buf_puts(out, "\tfor (int jt = 0; jt < nj; jt += NB_TILE) {\n");
+	buf_puts(out, "\t\tconst int cnt = min(NB_TILE, nj - jt);\n");
+	buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
+	buf_puts(out, "\t\t}\n");
+	buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	buf_puts(out, "\t\tint jj = p;\n");
+	/* a full tile has a trip count the compiler knows */
+	int step = nj * t;
+	buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
+	buf_printf(out, "\t\t\t#pragma unroll %d\n", 4);
+	buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
+	           (nj - 1) * t, step);
+	emit_block(&e, B_BODY, "\t\t\t\t");
+	buf_puts(out, "\t\t\t}\n\t\t} else {\n");
+	buf_printf(out, "\t\t\tfor (; jj + %d < cnt; jj += %d) {\n", (nj - 1) * t,
+	           step);
+	emit_block(&e, B_BODY, "\t\t\t\t");
+	buf_puts(out, "\t\t\t}\n\t\t}\n");
+	if (nj > 1) {
+		buf_printf(out, "\t\tfor (; jj < cnt; jj += %d) {\n", t);
+		emit_block(&e, B_TAIL, "\t\t\t");
+		buf_puts(out, "\t\t}\n");
+	}
+	buf_puts(out, "\t}\n");
+	if (t > 1)
+		emit_combine(&e, 0);
+	if (t > 1)
+		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		const char *nm = f->var[v].name;
+		for (int l = 0; l < ni; l++) {
+			buf_printf(out, "\tif (i + %d <= ilast)\n", l);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "\t{\n\t\tnb_dd x = r%d_%d;\n\t\tif (accum)\n"
+				           "\t\t\tx = nb_dd_add(nb_dd_make(a_%s[i + %d].x, "
+				           "a_%s[i + %d].y), x);\n"
+				           "\t\ta_%s[i + %d] = (double2)(x.hi, x.lo);\n\t}\n",
+				           v, l, nm, l, nm, l, nm, l);
+			else
+				buf_printf(out, "\t\ta_%s[i + %d] = accum ? a_%s[i + %d] + "
+				           "r%d_%d : r%d_%d;\n", nm, l, nm, l, v, l, v, l);
+		}
+	}
+	buf_puts(out, "}\n");
+}
+
+const Target target_opencl = {"opencl", ".cl", cl_defaults, cl_emit};

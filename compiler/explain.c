@@ -1,0 +1,203 @@
+/* explain.c: --explain, the loop nest after the transforms as pseudo-code in
+ * the style of Fig. 2-4 of paper 001, one line per operation of the body in
+ * the order the scheduler left it, so a student can see what each flag
+ * did: which copies exist, what was hoisted, what is shared, how j moves. */
+#include <stdlib.h>
+#include <string.h>
+#include "ir.h"
+
+typedef struct X {
+	const Func *f;
+	Buf *out;
+	int ncopy;
+} X;
+
+static void lane_ix(Buf *out, const char *v, int lane, int step)
+{
+	if (lane == 0)
+		buf_printf(out, "[%s]", v);
+	else if (step == 1)
+		buf_printf(out, "[%s+%d]", v, lane);
+	else
+		buf_printf(out, "[%s+%d]", v, lane * step);
+}
+
+static void operand(X *x, int k)
+{
+	const Ins *in = &x->f->ins[k];
+	switch (in->op) {
+	case O_IMM:
+		buf_printf(x->out, "%.17g", in->imm[0] + in->imm[1]);
+		return;
+	case O_CONST:
+		buf_puts(x->out, x->f->var[in->var].name);
+		return;
+	case O_LDI:
+		buf_puts(x->out, x->f->var[in->var].name);
+		lane_ix(x->out, "i", in->lane, 1);
+		return;
+	case O_LDJ:
+		buf_puts(x->out, x->f->var[in->var].name);
+		lane_ix(x->out, "j", in->lane, x->f->jsplit);
+		return;
+	}
+	if (in->name)
+		buf_puts(x->out, in->name);
+	else
+		buf_printf(x->out, "t%d", k);
+	if (x->ncopy > 1 && in->blk != B_PRE)
+		buf_printf(x->out, "_%d", in->copy);
+}
+
+static void rhs(X *x, const Ins *in)
+{
+	static const char *const infix[O_COUNT] = {
+		[O_ADD] = "+", [O_SUB] = "-", [O_MUL] = "*", [O_DIV] = "/",
+		[O_LT] = "<", [O_LE] = "<=", [O_GT] = ">", [O_GE] = ">=",
+		[O_EQ] = "==", [O_NE] = "!=", [O_AND] = "&&", [O_OR] = "||",
+	};
+	const int *a = in->arg;
+	if (infix[in->op]) {
+		operand(x, a[0]);
+		buf_printf(x->out, " %s ", infix[in->op]);
+		operand(x, a[1]);
+		return;
+	}
+	switch (in->op) {
+	case O_NEG: buf_puts(x->out, "-"); operand(x, a[0]); return;
+	case O_NOT: buf_puts(x->out, "!"); operand(x, a[0]); return;
+	case O_SEL:
+		operand(x, a[0]);
+		buf_puts(x->out, " ? ");
+		operand(x, a[1]);
+		buf_puts(x->out, " : ");
+		operand(x, a[2]);
+		return;
+	case O_CVT:
+		buf_printf(x->out, "(%s)", type_name(in->type));
+		operand(x, a[0]);
+		return;
+	case O_FMS:
+	case O_FNMA:
+		buf_printf(x->out, "%s(", in->op == O_FMS ? "fms" : "fnma");
+		break;
+	default: {
+		const char *n = opinfo[in->op].name;
+		for (; *n; n++)
+			buf_putc(x->out, *n - 'A' + 'a');
+		buf_putc(x->out, '(');
+	}
+	}
+	for (int i = 0; i < ins_nargs(in); i++) {
+		if (i)
+			buf_puts(x->out, ", ");
+		operand(x, a[i]);
+	}
+	buf_putc(x->out, ')');
+}
+
+static void line(X *x, int k, const char *indent)
+{
+	const Ins *in = &x->f->ins[k];
+	if (opinfo[in->op].props & P_LEAF)
+		return;
+	buf_puts(x->out, indent);
+	if (opinfo[in->op].props & P_SINK) {
+		buf_puts(x->out, x->f->var[in->var].name);
+		lane_ix(x->out, "i", in->lane, 1);
+		const char *op = in->op == O_ACC || in->op == O_ACCFMA ? "+=" : "-=";
+		buf_printf(x->out, " %s ", op);
+		operand(x, in->arg[0]);
+		if (in->op == O_ACCFMA || in->op == O_ACCFNMA) {
+			buf_puts(x->out, " * ");
+			operand(x, in->arg[1]);
+			buf_puts(x->out, "   (fused)");
+		}
+		buf_putc(x->out, '\n');
+		return;
+	}
+	operand(x, k);
+	buf_puts(x->out, " = ");
+	rhs(x, in);
+	buf_putc(x->out, '\n');
+}
+
+void explain_print(const Func *f, Buf *out)
+{
+	X x = {f, out, 0};
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].copy + 1 > x.ncopy)
+			x.ncopy = f->ins[k].copy + 1;
+	int ni = f->ni, nj = f->nj, t = f->jsplit;
+	buf_printf(out, "// %s after --unroll-i=%d --unroll-j=%d --jsplit=%d%s\n",
+	           f->name ? f->name : "kernel", ni, nj, t,
+	           f->sched ? " --sched=interleave" : " --sched=none");
+	if (ni > 1)
+		buf_printf(out, "for i = 0 to Ni-1 each %d"
+		           "            // i-unroll (Fig. 3): a work item "
+		           "takes %d i-elements\n", ni, ni);
+	else
+		buf_puts(out, "for i = 0 to Ni-1"
+		         "                   // a work item takes one "
+		         "i-element\n");
+	const char *ind = "  ";
+	if (t > 1) {
+		buf_printf(out, "  for p = 0 to %d in parallel"
+		           "      // j-split (paper 003): %d work items share "
+		           "these i, each its own sums\n", t - 1, t);
+		ind = "    ";
+	}
+	buf_puts(out, ind);
+	int first = 1;
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		buf_printf(out, "%s%s", first ? "" : " = ", f->var[v].name);
+		if (ni > 1)
+			buf_printf(out, "[i..i+%d]", ni - 1);
+		else
+			buf_puts(out, "[i]");
+		first = 0;
+	}
+	buf_puts(out, " = 0\n");
+	int npre = 0;
+	for (int k = 0; k < f->n; k++)
+		npre += f->ins[k].blk == B_PRE &&
+		        !(opinfo[f->ins[k].op].props & P_LEAF);
+	if (npre) {
+		buf_printf(out, "%s// hoisted: once per work item, not per j\n",
+		           ind);
+		for (int k = 0; k < f->n; k++)
+			if (f->ins[k].blk == B_PRE)
+				line(&x, k, ind);
+	}
+	const char *ind2 = t > 1 ? "      " : "    ";
+	const char *from = t > 1 ? "p" : "0";
+	if (nj > 1)
+		buf_printf(out, "%sfor j = %s to Nj-1 each %d"
+		           "          // j-unroll (Fig. 4): %d j-elements a "
+		           "step\n", ind, from, nj * t, nj);
+	else if (t > 1)
+		buf_printf(out, "%sfor j = p to Nj-1 each %d\n", ind, t);
+	else
+		buf_printf(out, "%sfor j = 0 to Nj-1\n", ind);
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].blk == B_BODY)
+			line(&x, k, ind2);
+	if (nj > 1) {
+		int ntail = 0;
+		for (int k = 0; k < f->n; k++)
+			ntail += f->ins[k].blk == B_TAIL &&
+			         !(opinfo[f->ins[k].op].props & P_LEAF);
+		buf_printf(out, "%sfor the last j-elements (fewer than %d)"
+		           "    // remainder: the body for one j-element, "
+		           "%d operations\n", ind, nj, ntail);
+	}
+	if (t > 1) {
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM)
+				buf_printf(out, "  %s[i+k] = sum over p of the %d "
+				           "partial sums\n", f->var[v].name, t);
+	}
+	(void)x.ncopy;
+}

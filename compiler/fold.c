@@ -1,0 +1,212 @@
+/* fold.c: constant folding.  An operation on literals becomes a literal,
+ * computed in the operation's own type (dd through QD), so folding never
+ * changes a result the kernel would compute.  Also removes identities that
+ * are exact in IEEE arithmetic: x*1, x/1, x-0, -(-x), r += -x. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qd/c_dd.h>
+#include "ir.h"
+
+static int isimm(const Func *f, int v) { return f->ins[v].op == O_IMM; }
+
+static int is_value(const Func *f, int v, double x)
+{
+	const Ins *in = &f->ins[v];
+	return in->op == O_IMM && in->imm[0] == x && in->imm[1] == 0;
+}
+
+static int fold_f64(int op, double a, double b, double c, double *r)
+{
+	switch (op) {
+	case O_NEG: *r = -a; return 1;
+	case O_ADD: *r = a + b; return 1;
+	case O_SUB: *r = a - b; return 1;
+	case O_MUL: *r = a * b; return 1;
+	case O_DIV: *r = a / b; return 1;
+	case O_FMA: *r = fma(a, b, c); return 1;
+	case O_FMS: *r = fma(a, b, -c); return 1;
+	case O_FNMA: *r = fma(-a, b, c); return 1;
+	case O_SQRT: *r = sqrt(a); return 1;
+	case O_RSQRT: *r = 1 / sqrt(a); return 1;
+	case O_EXP: *r = exp(a); return 1;
+	case O_LOG: *r = log(a); return 1;
+	case O_SIN: *r = sin(a); return 1;
+	case O_COS: *r = cos(a); return 1;
+	case O_POW: *r = pow(a, b); return 1;
+	case O_FABS: *r = fabs(a); return 1;
+	case O_FMIN: *r = fmin(a, b); return 1;
+	case O_FMAX: *r = fmax(a, b); return 1;
+	}
+	return 0;
+}
+
+static int fold_f32(int op, float a, float b, float c, double *r)
+{
+	float x;
+	switch (op) {
+	case O_NEG: x = -a; break;
+	case O_ADD: x = a + b; break;
+	case O_SUB: x = a - b; break;
+	case O_MUL: x = a * b; break;
+	case O_DIV: x = a / b; break;
+	case O_FMA: x = fmaf(a, b, c); break;
+	case O_FMS: x = fmaf(a, b, -c); break;
+	case O_FNMA: x = fmaf(-a, b, c); break;
+	case O_SQRT: x = sqrtf(a); break;
+	case O_RSQRT: x = 1 / sqrtf(a); break;
+	case O_EXP: x = expf(a); break;
+	case O_LOG: x = logf(a); break;
+	case O_SIN: x = sinf(a); break;
+	case O_COS: x = cosf(a); break;
+	case O_POW: x = powf(a, b); break;
+	case O_FABS: x = fabsf(a); break;
+	case O_FMIN: x = fminf(a, b); break;
+	case O_FMAX: x = fmaxf(a, b); break;
+	default: return 0;
+	}
+	*r = x;
+	return 1;
+}
+
+static int fold_dd(int op, const double *a, const double *b, const double *c,
+                   double *r)
+{
+	double t[2];
+	switch (op) {
+	case O_NEG: c_dd_neg(a, r); return 1;
+	case O_ADD: c_dd_add(a, b, r); return 1;
+	case O_SUB: c_dd_sub(a, b, r); return 1;
+	case O_MUL: c_dd_mul(a, b, r); return 1;
+	case O_DIV: c_dd_div(a, b, r); return 1;
+	case O_FMA: c_dd_mul(a, b, t); c_dd_add(t, c, r); return 1;
+	case O_FMS: c_dd_mul(a, b, t); c_dd_sub(t, c, r); return 1;
+	case O_FNMA: c_dd_mul(a, b, t); c_dd_sub(c, t, r); return 1;
+	case O_SQRT:
+		if (a[0] < 0)
+			return 0;
+		c_dd_sqrt(a, r);
+		return 1;
+	case O_RSQRT:
+		if (a[0] <= 0)
+			return 0;
+		c_dd_sqrt(a, t);
+		c_dd_div_d_dd(1.0, t, r);
+		return 1;
+	case O_FABS: c_dd_abs(a, r); return 1;
+	case O_FMIN:
+	case O_FMAX: {
+		int cmp;
+		c_dd_comp(a, b, &cmp);
+		const double *p = (op == O_FMIN) == (cmp < 0) ? a : b;
+		r[0] = p[0];
+		r[1] = p[1];
+		return 1;
+	}
+	}
+	/* QD's transcendental functions print to stderr on bad input; leave
+	 * those (rare in constant positions) to run time. */
+	return 0;
+}
+
+static int try_fold(Func *f, Ins *in)
+{
+	const OpInfo *oi = &opinfo[in->op];
+	if (oi->props & (P_LEAF | P_SINK) || in->type == T_BOOL)
+		return 0;
+	for (int a = 0; a < oi->nargs; a++)
+		if (!isimm(f, in->arg[a]))
+			return 0;
+	const double *x[3] = {NULL, NULL, NULL};
+	static const double zero[2] = {0, 0};
+	for (int a = 0; a < 3; a++)
+		x[a] = a < oi->nargs ? f->ins[in->arg[a]].imm : zero;
+	double r[2] = {0, 0};
+	if (in->op == O_CVT) {
+		/* a dd keeps its low part only as dd; narrowing rounds once */
+		r[0] = x[0][0] + x[0][1];
+		if (in->type == T_F32)
+			r[0] = (float)r[0];
+		else if (in->type == T_DD) {
+			r[0] = x[0][0];
+			r[1] = x[0][1];
+		}
+	} else if (in->type == T_F32) {
+		if (!fold_f32(in->op, (float)x[0][0], (float)x[1][0],
+		              (float)x[2][0], r))
+			return 0;
+	} else if (in->type == T_F64) {
+		if (!fold_f64(in->op, x[0][0], x[1][0], x[2][0], r))
+			return 0;
+	} else {
+		if (!fold_dd(in->op, x[0], x[1], x[2], r))
+			return 0;
+	}
+	in->op = O_IMM;
+	in->imm[0] = r[0];
+	in->imm[1] = r[1];
+	in->arg[0] = in->arg[1] = in->arg[2] = -1;
+	return 1;
+}
+
+void pass_fold(Func *f)
+{
+	int n = f->n;
+	int *repl = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	int *keep = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!repl || !keep)
+		ICE("out of memory");
+	int changed = 0;
+	for (int k = 0; k < n; k++) {
+		repl[k] = k;
+		keep[k] = 1;
+		Ins *in = &f->ins[k];
+		/* operands may have been replaced already */
+		for (int a = 0; a < ins_nargs(in); a++)
+			while (repl[in->arg[a]] != in->arg[a])
+				in->arg[a] = repl[in->arg[a]];
+		if (try_fold(f, in)) {
+			changed = 1;
+			continue;
+		}
+		int a0 = in->arg[0], a1 = in->arg[1];
+		int r = -1;
+		switch (in->op) {
+		case O_MUL:
+			if (is_value(f, a1, 1))
+				r = a0;
+			else if (is_value(f, a0, 1))
+				r = a1;
+			break;
+		case O_DIV:
+			if (is_value(f, a1, 1))
+				r = a0;
+			break;
+		case O_SUB:
+			if (is_value(f, a1, 0) && !signbit(f->ins[a1].imm[0]))
+				r = a0;
+			break;
+		case O_NEG:
+			if (f->ins[a0].op == O_NEG)
+				r = f->ins[a0].arg[0];
+			break;
+		case O_ACC:
+		case O_ACCSUB:
+			if (f->ins[a0].op == O_NEG) {
+				in->op = in->op == O_ACC ? O_ACCSUB : O_ACC;
+				in->arg[0] = f->ins[a0].arg[0];
+				changed = 1;
+			}
+			break;
+		}
+		if (r >= 0) {
+			repl[k] = r;
+			keep[k] = 0;
+			changed = 1;
+		}
+	}
+	if (changed)
+		func_rewrite(f, keep, repl, NULL);
+	free(repl);
+	free(keep);
+}

@@ -1,0 +1,120 @@
+/* ir.h: the IR of the inner-loop body and the contract of every pass.
+ *
+ * A Func is one list of instructions in SSA form: an instruction's operands
+ * are earlier instructions (by index), each value is defined once.  Every
+ * instruction sits in a block:
+ *   B_PRE   once per work item, before the j loop (i-side work, hoisted)
+ *   B_BODY  once per step of the j loop: NJ j-elements for NI i-elements
+ *   B_TAIL  the j remainder: one j-element for NI i-elements
+ * BODY and TAIL may use PRE values, never each other's.  Accumulators are
+ * (RMEM var, i-lane) pairs; sink instructions update them in list order.
+ * Before unroll_j there is no TAIL and BODY handles one j-element.
+ * ir_verify() checks all of this; tests run it after every pass. */
+#ifndef NB_IR_H
+#define NB_IR_H
+
+#include "ast.h"
+
+enum {
+#define OP(name, ...) O_##name,
+#include "ops.h"
+	O_COUNT
+};
+
+enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4 };
+typedef enum {
+	K_NONE, K_LOAD, K_ADD, K_MUL, K_FMA, K_DIV, K_SQRT, K_RSQRT, K_TRANS,
+	K_CMP, K_OTHER, K_COUNT
+} OpKind;
+
+typedef struct OpInfo {
+	const char *name;
+	int nargs, props;
+	OpKind kind;
+	int flops, latency;
+} OpInfo;
+extern const OpInfo opinfo[O_COUNT];
+extern const char *const kind_name[K_COUNT];
+
+enum { B_PRE, B_BODY, B_TAIL };
+
+typedef struct Ins {
+	int op;
+	Type type;     /* T_F32, T_F64, T_DD or T_BOOL */
+	int blk;
+	int arg[3];
+	int var;       /* LDI, LDJ, CONST, sinks: index into Func.var, else -1 */
+	int lane;      /* LDI and sinks: i-lane; LDJ: j-lane */
+	int copy;      /* unrolled copy it belongs to (scheduler); 0 before */
+	double imm[2]; /* IMM: value, and its low part for dd */
+	Loc loc;       /* source position it came from */
+	const char *name; /* the temporary it computes, if any */
+} Ins;
+
+typedef struct Var {
+	const char *name;
+	nb_role role;
+	Type type;
+} Var;
+
+typedef struct Func {
+	Ctx *ctx;
+	const char *name;   /* kernel name */
+	Var *var;           /* LMEM, BMEM, CONST, RMEM, in declaration order */
+	int nvar;
+	Ins *ins;
+	int n, cap;
+	int ni, nj, jsplit; /* unroll factors applied so far */
+	int sched;          /* scheduled for interleaving */
+} Func;
+
+/* ir.c: building, editing, printing, checking */
+Func *func_new(Ctx *c, const char *name);
+int ins_add(Func *f, Ins in);          /* appends, returns its index */
+Ins ins_make(int op, Type t, int blk, int a, int b, int cc);
+int ins_nargs(const Ins *in);
+/* Renumbers after a pass: keeps instruction k iff keep[k], and replaces
+ * each use of k by repl[k] (repl[k] == k for no change; repl may be NULL).
+ * Instructions are reordered by `order` when not NULL (a permutation of
+ * the kept ones, which must respect dependences). */
+void func_rewrite(Func *f, const int *keep, const int *repl, const int *order);
+void ir_print(const Func *f, Buf *out);
+/* Returns 0, or reports the first broken rule through ICE when fatal is
+ * set and returns -1 otherwise. */
+int ir_verify(const Func *f, int fatal);
+int *ir_uses(const Func *f);           /* use count per instruction (malloc) */
+int ins_equal(const Ins *a, const Ins *b); /* same op, type, args, var... */
+const char *type_short(Type t);        /* "f32", "f64", "dd", "bool" */
+
+/* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1) */
+Func *lower(Ctx *c, Prog *p);
+
+/* The passes, in the order driver.c runs them.  Each keeps the program's
+ * meaning; only those that say so may change rounding. */
+void pass_fold(Func *f);    /* constants, identities exact in IEEE */
+void pass_powred(Func *f);  /* ** to multiplies, sqrt, rsqrt */
+void pass_cse(Func *f);     /* common subexpressions */
+void pass_dce(Func *f);     /* unused values */
+void pass_reassoc(Func *f); /* sums reordered for fma: float or fast-math */
+void pass_fma(Func *f);     /* a*b+c to fma (float, double); rounds once */
+void pass_hoist(Func *f);   /* j-independent work to PRE */
+void pass_unroll_i(Func *f, int ni);
+void pass_jsplit(Func *f, int t);
+void pass_unroll_j(Func *f, int nj);
+void pass_sched(Func *f);   /* interleave independent copies */
+
+/* stats.c */
+typedef struct Stats {
+	double per_kind[K_COUNT]; /* operations per interaction */
+	double ops;               /* all arithmetic per interaction */
+	double flops;             /* counted flops per interaction */
+	double flops_conv;        /* 38-flop convention, 0 if not gravity */
+	int live_body;            /* most values live at once in the loop */
+	int live_pre;             /* values carried from PRE into the loop */
+	int regs;                 /* 32-bit register estimate */
+} Stats;
+void ir_stats(const Func *f, Stats *s);
+void stats_print(const Func *f, const Stats *s, Buf *out);
+void explain_print(const Func *f, Buf *out);
+
+#endif

@@ -1,0 +1,198 @@
+/* lower.c: the checked AST to IR.  Each expression is computed in its own
+ * type (the widest of its operands) and converted where its context needs
+ * another; literals are born in their context's type, dd literals read
+ * from their spelling so that 0.1 is the dd nearest 0.1, not a double. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qd/c_dd.h>
+#include "ir.h"
+
+typedef struct L {
+	Ctx *c;
+	Func *f;
+	int varbase[4];  /* first Func.var index of each role */
+	int *tempval;    /* value of each typed temporary, by Sym.index */
+} L;
+
+static Type default_type(L *l) { return (Type)l->c->opt->precision; }
+
+static int emit(L *l, Ins in, Loc loc)
+{
+	in.loc = loc;
+	return ins_add(l->f, in);
+}
+
+static int imm(L *l, Type t, const char *text, double v, Loc loc)
+{
+	Ins in = ins_make(O_IMM, t, B_BODY, -1, -1, -1);
+	if (t == T_DD && text) {
+		double d[2];
+		c_dd_read(text, d);
+		in.imm[0] = d[0];
+		in.imm[1] = d[1];
+	} else if (t == T_F32) {
+		in.imm[0] = (double)(float)v;
+	} else {
+		in.imm[0] = v;
+	}
+	return emit(l, in, loc);
+}
+
+static int convert(L *l, int v, Type want, Loc loc)
+{
+	Type have = l->f->ins[v].type;
+	if (have == want || want == T_BOOL)
+		return v;
+	return emit(l, ins_make(O_CVT, want, B_BODY, v, -1, -1), loc);
+}
+
+static int lx(L *l, const Node *n, Type want);
+
+/* The type an operation of these operands is computed in. */
+static Type natural(const Node *n, Type want)
+{
+	return n->type == T_LIT ? want : n->type;
+}
+
+static int binop(L *l, int op, const Node *n, Type t)
+{
+	int a = lx(l, n->a, t), b = lx(l, n->b, t);
+	return emit(l, ins_make(op, t, B_BODY, a, b, -1), n->loc);
+}
+
+static int lx(L *l, const Node *n, Type want)
+{
+	Type t = want == T_BOOL ? T_BOOL : natural(n, want);
+	int v = -1;
+	switch (n->kind) {
+	case E_NUM:
+		return imm(l, want, n->text, n->num, n->loc);
+	case E_NAME: {
+		const Sym *s = n->sym;
+		if (s->kind == SYM_TEMP) {
+			if (s->type == T_LIT)
+				return lx(l, s->def, want);
+			v = l->tempval[s->index];
+			break;
+		}
+		int op = s->kind == SYM_LMEM ? O_LDI :
+		         s->kind == SYM_BMEM ? O_LDJ : O_CONST;
+		Ins in = ins_make(op, s->type, B_BODY, -1, -1, -1);
+		in.var = l->varbase[s->kind] + s->index;
+		v = emit(l, in, n->loc);
+		break;
+	}
+	case E_NEG:
+		v = emit(l, ins_make(O_NEG, t, B_BODY, lx(l, n->a, t), -1, -1),
+		         n->loc);
+		break;
+	case E_ADD: v = binop(l, O_ADD, n, t); break;
+	case E_SUB: v = binop(l, O_SUB, n, t); break;
+	case E_MUL: v = binop(l, O_MUL, n, t); break;
+	case E_DIV: v = binop(l, O_DIV, n, t); break;
+	case E_POW: {
+		int a = lx(l, n->a, t);
+		int b = imm(l, t, NULL, n->b->num, n->b->loc);
+		v = emit(l, ins_make(O_POW, t, B_BODY, a, b, -1), n->loc);
+		break;
+	}
+	case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE: {
+		static const int ops[] = {
+			[E_LT] = O_LT, [E_LE] = O_LE, [E_GT] = O_GT,
+			[E_GE] = O_GE, [E_EQ] = O_EQ, [E_NE] = O_NE,
+		};
+		Type ot = n->a->type == T_LIT && n->b->type == T_LIT ?
+		          default_type(l) :
+		          n->a->type == T_LIT ? n->b->type :
+		          n->b->type == T_LIT ? n->a->type :
+		          n->a->type > n->b->type ? n->a->type : n->b->type;
+		int a = lx(l, n->a, ot), b = lx(l, n->b, ot);
+		return emit(l, ins_make(ops[n->kind], T_BOOL, B_BODY, a, b, -1),
+		            n->loc);
+	}
+	case E_AND:
+	case E_OR: {
+		int a = lx(l, n->a, T_BOOL), b = lx(l, n->b, T_BOOL);
+		return emit(l, ins_make(n->kind == E_AND ? O_AND : O_OR, T_BOOL,
+		                        B_BODY, a, b, -1), n->loc);
+	}
+	case E_NOT:
+		return emit(l, ins_make(O_NOT, T_BOOL, B_BODY,
+		                        lx(l, n->a, T_BOOL), -1, -1), n->loc);
+	case E_COND: {
+		int cnd = lx(l, n->a, T_BOOL);
+		int a = lx(l, n->b, t), b = lx(l, n->c, t);
+		v = emit(l, ins_make(O_SEL, t, B_BODY, cnd, a, b), n->loc);
+		break;
+	}
+	case E_CALL: {
+		static const int ops[] = {
+			O_SQRT, O_RSQRT, O_EXP, O_LOG, O_SIN, O_COS, O_POW,
+			O_FABS, O_FMIN, O_FMAX,
+		};
+		int a[2] = {-1, -1};
+		for (int i = 0; i < n->nargs; i++)
+			a[i] = lx(l, n->args[i], t);
+		v = emit(l, ins_make(ops[n->fn], t, B_BODY, a[0], a[1], -1),
+		         n->loc);
+		break;
+	}
+	}
+	if (want == T_BOOL)
+		return v;
+	return convert(l, v, want, n->loc);
+}
+
+Func *lower(Ctx *c, Prog *p)
+{
+	L l = {0};
+	l.c = c;
+	l.f = func_new(c, NULL);
+	static const SymKind order[] = {SYM_LMEM, SYM_BMEM, SYM_CONST, SYM_RMEM};
+	int nv = 0;
+	for (int r = 0; r < 4; r++)
+		nv += p->nsym[order[r]];
+	l.f->var = cnew(c, sizeof(Var) * (size_t)(nv ? nv : 1));
+	for (int r = 0; r < 4; r++) {
+		SymKind k = order[r];
+		l.varbase[k] = l.f->nvar;
+		for (int i = 0; i < p->nsym[k]; i++) {
+			Var *v = &l.f->var[l.f->nvar++];
+			v->name = p->sym[k][i]->name;
+			v->role = (nb_role)k;
+			v->type = p->sym[k][i]->type;
+		}
+	}
+	l.tempval = cnew(c, sizeof(int) * (size_t)(p->nsym[SYM_TEMP] + 1));
+
+	for (int i = 0; i < p->nstmt; i++) {
+		Stmt *s = p->stmt[i];
+		switch (s->kind) {
+		case S_DECL:
+			break;
+		case S_LET:
+			if (s->sym->type != T_LIT) {
+				int v = lx(&l, s->e, s->sym->type);
+				Ins *in = &l.f->ins[v];
+				/* a name for dumps, unless the value already has
+				 * one (t = u;) or is an input */
+				if (!in->name && !(opinfo[in->op].props & P_LEAF))
+					in->name = s->name;
+				l.tempval[s->sym->index] = v;
+			}
+			break;
+		case S_ACC:
+		case S_ACCSUB: {
+			Type t = s->sym->type;
+			int v = lx(&l, s->e, t);
+			Ins in = ins_make(s->kind == S_ACC ? O_ACC : O_ACCSUB, t,
+			                  B_BODY, v, -1, -1);
+			in.var = l.varbase[SYM_RMEM] + s->sym->index;
+			emit(&l, in, s->loc);
+			break;
+		}
+		}
+	}
+	return l.f;
+}

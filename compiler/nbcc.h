@@ -1,0 +1,123 @@
+/* nbcc.h: the compiler as a library.  This is the only compiler header the
+ * runtime and the programs include: options, the one-call compile entry, and
+ * the kernel interface (what a generated kernel expects, in what order). */
+#ifndef NBCC_H
+#define NBCC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define NBCC_VERSION "0.1.0"
+
+typedef enum { NB_FLOAT, NB_DOUBLE, NB_DD } nb_prec;
+typedef enum { NB_LMEM, NB_BMEM, NB_RMEM, NB_CONST } nb_role;
+
+const char *nb_prec_name(nb_prec p);   /* "float", "double", "dd" */
+const char *nb_role_name(nb_role r);   /* "LMEM", ... */
+
+typedef struct nb_options {
+	nb_prec precision;    /* type of untyped declarations */
+	const char *target;   /* "opencl", "c", "amdil"; NULL: from the output name */
+	int unroll_i;         /* NI >= 1: i-elements per work item; 0: auto */
+	int unroll_j;         /* NJ >= 1: j-elements per inner iteration */
+	int jsplit;           /* T >= 1: work items sharing one i-group */
+	int sched;            /* 0: none, 1: interleave unrolled copies */
+	int fast_math;        /* allow reassociation and native functions */
+	int fma;              /* contract a*b+c into fma (float, double) */
+	int wg;               /* OpenCL work-group size, 0: default */
+	int tile;             /* j-elements per local-memory tile, 0: default */
+	const char *kname;    /* kernel name, NULL: from the file name */
+} nb_options;
+
+void nb_options_init(nb_options *o);
+
+/* Parses one command-line flag shared by every program that compiles
+ * kernels (--precision=P or --precision P, --unroll-i=N, ...).  `next` is
+ * the argument after it (or NULL).  Returns how many arguments it took (1
+ * or 2), 0 if the flag is not a compiler flag, -1 on a bad value (message
+ * in err). */
+int nb_options_parse(nb_options *o, const char *arg, const char *next,
+                     char *err, size_t errlen);
+/* One line per compiler flag, for --help texts. */
+extern const char nb_options_help[];
+
+/* Writes the flags that differ from the defaults, as a command line. */
+void nb_options_str(const nb_options *o, char *buf, size_t len);
+
+/* One variable of the kernel's interface. */
+typedef struct nb_var {
+	char *name;
+	nb_role role;
+	nb_prec type;
+	int pack;   /* BMEM: which packed vector holds it; -1 otherwise */
+	int comp;   /* BMEM: component within that vector */
+} nb_var;
+
+/* A BMEM pack: `width` values of `type` fetched by one vector load.  In
+ * memory a pack is an array of elements of `vwidth` scalars (float or
+ * double; 1, 2 or 4); value `comp` of an element sits in scalar `comp`, or
+ * for dd in scalars 2*comp (hi) and 2*comp+1 (lo).  Unused lanes are 0. */
+typedef struct nb_pack {
+	nb_prec type;
+	int width;  /* values held (float/double 1..4, dd 1..2) */
+	int vwidth; /* scalars per element */
+} nb_pack;
+
+/* The interface of a compiled kernel.  Arguments are, in order:
+ *   int ni, int nj, int ibase, int jbase, int accum,
+ *   each LMEM (declaration order), each BMEM pack, each CONST, each RMEM.
+ * A launch covers i in [ibase, ibase+ni) and j in [jbase, jbase+nj); with
+ * accum = 0 results are stored, otherwise added to what the arrays hold.
+ * dd values are two doubles (hi, lo) side by side. */
+typedef struct nb_iface {
+	char *kernel;      /* function name */
+	char *target;      /* "opencl", "c", "amdil" */
+	char *source;      /* the .nbl it came from */
+	char *flags;       /* nbcc flags used */
+	nb_prec precision; /* default precision used */
+	int unroll_i, unroll_j, jsplit;
+	int wg, tile;      /* OpenCL launch shape */
+	int nvar;
+	nb_var *var;
+	int npack;
+	nb_pack *pack;
+	double flops;      /* counted flops per interaction */
+	double flops_conv; /* by the 38-flop convention where it applies, else 0 */
+} nb_iface;
+
+int nb_iface_count(const nb_iface *f, nb_role role);
+/* Index into var[] of the named variable, -1 if none. */
+int nb_iface_find(const nb_iface *f, const char *name);
+void nb_iface_free(nb_iface *f);
+/* Writes the interface as the header comment lines of generated code, each
+ * line started by `prefix` (" * " for C and OpenCL, "; " for AMD IL). */
+void nb_iface_print(const nb_iface *f, FILE *out, const char *prefix);
+/* Reads an interface from the header of a generated file.  Returns NULL and
+ * a message in err if the text carries none or it is malformed. */
+nb_iface *nb_iface_parse(const char *text, size_t len, char *err, size_t errlen);
+
+/* What a compilation produced. */
+typedef struct nb_output {
+	char *code;        /* generated text (NUL-terminated), NULL on failure */
+	size_t len;
+	nb_iface *iface;   /* NULL on failure */
+	int errors, warnings;
+} nb_output;
+
+/* Compiles one source.  Diagnostics go to diag (may be NULL to discard).
+ * emit selects what `code` holds: "code" (the target's output), "tokens",
+ * "ast", "ir", "stats", "explain".  Returns 0 on success. */
+int nb_compile(const char *path, const char *src, size_t len,
+               const nb_options *o, const char *emit, FILE *diag,
+               nb_output *out);
+void nb_output_free(nb_output *out);
+
+/* Reads a whole file ("-" is standard input).  Returns NULL with a message
+ * in err on failure. */
+char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Writes data to path through a temporary and a rename, so a failure never
+ * truncates what was there.  Returns 0, or -1 with a message in err. */
+int nb_write_file(const char *path, const char *data, size_t len, char *err,
+                  size_t errlen);
+
+#endif

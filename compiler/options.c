@@ -1,0 +1,315 @@
+/* options.c: compiler flags shared by nbcc, nbrun and nbody, and the file
+ * helpers every program needs (whole-file read, write through a temporary
+ * and rename so a failure never destroys an existing output). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "nbcc.h"
+
+const char *nb_prec_name(nb_prec p)
+{
+	switch (p) {
+	case NB_FLOAT: return "float";
+	case NB_DOUBLE: return "double";
+	case NB_DD: return "dd";
+	}
+	return "?";
+}
+
+const char *nb_role_name(nb_role r)
+{
+	switch (r) {
+	case NB_LMEM: return "LMEM";
+	case NB_BMEM: return "BMEM";
+	case NB_RMEM: return "RMEM";
+	case NB_CONST: return "CONST";
+	}
+	return "?";
+}
+
+void nb_options_init(nb_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->precision = NB_FLOAT;
+	o->unroll_i = 0;
+	o->unroll_j = 1;
+	o->jsplit = 1;
+	o->sched = 1;
+	o->fma = 1;
+}
+
+const char nb_options_help[] =
+	"  --precision=P      float, double or dd: type of untyped declarations\n"
+	"                     (default float)\n"
+	"  --target=T         opencl, c or amdil (default: from -o's extension)\n"
+	"  --unroll-i=N       i-elements per work item (Fig. 3 of paper 001;\n"
+	"                     default: chosen for the target)\n"
+	"  --unroll-j=N       j-elements per inner iteration (Fig. 4; default 1)\n"
+	"  --jsplit=T         work items sharing one i-element, each summing a\n"
+	"                     part of the j range (default 1)\n"
+	"  --sched=S          none or interleave: order of unrolled copies\n"
+	"                     (default interleave)\n"
+	"  --fast-math        allow reassociation and fast native functions\n"
+	"  --no-fma           do not contract a*b+c into fma\n"
+	"  --wg=N             OpenCL work-group size (default 128)\n"
+	"  --tile=N           j-elements staged per local-memory tile\n"
+	"                     (default: the work-group size)\n"
+	"  --name=K           kernel function name (default: from the file)\n";
+
+/* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
+static const char *value(const char *arg, const char *flag, const char *next,
+                         int *took)
+{
+	size_t n = strlen(flag);
+	if (strncmp(arg, flag, n) != 0)
+		return NULL;
+	if (arg[n] == '=') {
+		*took = 1;
+		return arg + n + 1;
+	}
+	if (arg[n] == 0) {
+		*took = 2;
+		return next ? next : "";
+	}
+	return NULL;
+}
+
+static int posint(const char *v, int max, int *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (!*v || *end || errno || x < 1 || x > max)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+int nb_options_parse(nb_options *o, const char *arg, const char *next,
+                     char *err, size_t errlen)
+{
+	const char *v;
+	int took = 0;
+	if ((v = value(arg, "--precision", next, &took))) {
+		if (strcmp(v, "float") == 0)
+			o->precision = NB_FLOAT;
+		else if (strcmp(v, "double") == 0)
+			o->precision = NB_DOUBLE;
+		else if (strcmp(v, "dd") == 0)
+			o->precision = NB_DD;
+		else
+			goto bad;
+		return took;
+	}
+	if ((v = value(arg, "--target", next, &took))) {
+		if (strcmp(v, "opencl") == 0)
+			o->target = "opencl";
+		else if (strcmp(v, "c") == 0)
+			o->target = "c";
+		else if (strcmp(v, "amdil") == 0)
+			o->target = "amdil";
+		else
+			goto bad;
+		return took;
+	}
+	if ((v = value(arg, "--unroll-i", next, &took))) {
+		if (posint(v, 64, &o->unroll_i))
+			goto badint;
+		return took;
+	}
+	if ((v = value(arg, "--unroll-j", next, &took))) {
+		if (posint(v, 64, &o->unroll_j))
+			goto badint;
+		return took;
+	}
+	if ((v = value(arg, "--jsplit", next, &took))) {
+		if (posint(v, 256, &o->jsplit))
+			goto badint;
+		return took;
+	}
+	if ((v = value(arg, "--sched", next, &took))) {
+		if (strcmp(v, "none") == 0)
+			o->sched = 0;
+		else if (strcmp(v, "interleave") == 0)
+			o->sched = 1;
+		else
+			goto bad;
+		return took;
+	}
+	if ((v = value(arg, "--wg", next, &took))) {
+		if (posint(v, 1024, &o->wg))
+			goto badint;
+		return took;
+	}
+	if ((v = value(arg, "--tile", next, &took))) {
+		if (posint(v, 4096, &o->tile))
+			goto badint;
+		return took;
+	}
+	if ((v = value(arg, "--name", next, &took))) {
+		const char *p = v;
+		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= 'a' && *p <= 'z')))
+			goto bad;
+		for (; *p; p++)
+			if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+				goto bad;
+		o->kname = v;
+		return took;
+	}
+	if (strcmp(arg, "--fast-math") == 0) {
+		o->fast_math = 1;
+		return 1;
+	}
+	if (strcmp(arg, "--no-fma") == 0) {
+		o->fma = 0;
+		return 1;
+	}
+	if (strcmp(arg, "--fma") == 0) {
+		o->fma = 1;
+		return 1;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "bad value '%s' for %.*s", v,
+	         (int)strcspn(arg, "="), arg);
+	return -1;
+badint:
+	snprintf(err, errlen, "bad value '%s' for %.*s: expected a positive "
+	         "integer in range", v, (int)strcspn(arg, "="), arg);
+	return -1;
+}
+
+void nb_options_str(const nb_options *o, char *buf, size_t len)
+{
+	nb_options d;
+	nb_options_init(&d);
+	size_t n = 0;
+	buf[0] = 0;
+#define ADD(...)                                                          \
+	do {                                                              \
+		if (n < len) {                                            \
+			int k = snprintf(buf + n, len - n, __VA_ARGS__);  \
+			if (k > 0)                                        \
+				n += (size_t)k;                           \
+		}                                                         \
+	} while (0)
+	ADD("--precision=%s", nb_prec_name(o->precision));
+	if (o->unroll_i != d.unroll_i)
+		ADD(" --unroll-i=%d", o->unroll_i);
+	if (o->unroll_j != d.unroll_j)
+		ADD(" --unroll-j=%d", o->unroll_j);
+	if (o->jsplit != d.jsplit)
+		ADD(" --jsplit=%d", o->jsplit);
+	if (o->sched != d.sched)
+		ADD(" --sched=%s", o->sched ? "interleave" : "none");
+	if (o->fast_math)
+		ADD(" --fast-math");
+	if (!o->fma)
+		ADD(" --no-fma");
+	if (o->wg)
+		ADD(" --wg=%d", o->wg);
+	if (o->tile)
+		ADD(" --tile=%d", o->tile);
+	if (o->kname)
+		ADD(" --name=%s", o->kname);
+#undef ADD
+}
+
+char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+		         strerror(errno));
+		return NULL;
+	}
+	size_t cap = 65536, n = 0;
+	char *s = malloc(cap);
+	for (;;) {
+		if (!s)
+			break;
+		if (n + 1 >= cap) {
+			char *t = cap < (size_t)1 << 30 ? realloc(s, cap * 2) : NULL;
+			if (!t) {
+				free(s);
+				s = NULL;
+				snprintf(err, errlen, "'%s' is too large", path);
+				break;
+			}
+			s = t;
+			cap *= 2;
+		}
+		size_t k = fread(s + n, 1, cap - n - 1, f);
+		n += k;
+		if (k == 0) {
+			if (ferror(f)) {
+				snprintf(err, errlen, "cannot read '%s': %s", path,
+				         strerror(errno));
+				free(s);
+				s = NULL;
+			}
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!s) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory reading '%s'", path);
+		return NULL;
+	}
+	s[n] = 0;
+	*len = n;
+	return s;
+}
+
+int nb_write_file(const char *path, const char *data, size_t len, char *err,
+                  size_t errlen)
+{
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
+			snprintf(err, errlen, "cannot write to standard output");
+			return -1;
+		}
+		return 0;
+	}
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	if (!tmp) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp,
+		         strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	int bad = fwrite(data, 1, len, f) != len;
+	bad |= fflush(f) != 0;
+	bad |= fclose(f) != 0;
+	if (bad) {
+		snprintf(err, errlen, "cannot write '%s': %s", tmp,
+		         strerror(errno));
+		remove(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
+		         strerror(errno));
+		remove(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

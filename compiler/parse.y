@@ -1,0 +1,417 @@
+/* parse.y: the .nbl grammar.  A pure bison parser with locations that builds
+ * the AST of ast.h.  It has no conflicts (%expect 0): precedence is spelled
+ * out by the rule levels, lowest first.  `**` is right-associative and binds
+ * tighter than unary minus, as in Fortran: -a**2 is -(a**2). */
+%code requires {
+#include "ast.h"
+typedef struct Span { Loc a, b; } Span;
+#define YYLTYPE_IS_DECLARED 1
+}
+
+%code provides {
+void *lex_open(Ctx *c);
+void lex_close(void *scanner);
+int nblex(YYSTYPE *lval, Span *lloc, void *scanner);
+}
+
+%code {
+#include <string.h>
+#define yylex nblex
+/* A rule's span runs from its first symbol's start to its last one's end;
+ * an empty rule sits at the end of what came before. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                      \
+	do {                                                             \
+		if (N) {                                                 \
+			(Cur).a = YYRHSLOC(Rhs, 1).a;                    \
+			(Cur).b = YYRHSLOC(Rhs, N).b;                    \
+		} else {                                                 \
+			(Cur).a = (Cur).b = YYRHSLOC(Rhs, 0).b;          \
+		}                                                        \
+	} while (0)
+/* Room for 100 000-deep parentheses; depth of the tree is bounded apart. */
+#define YYMAXDEPTH 250000
+#define YYINITDEPTH 1000
+
+static void yyerror(Span *l, void *sc, Ctx *c, Prog *p, const char *msg);
+static Node *cap_depth(Ctx *c, Node *n);
+static Node *bin(Ctx *c, NodeKind k, Span l, Node *a, Node *b);
+static Node *un(Ctx *c, NodeKind k, Span l, Node *a);
+static Stmt *stmt(Ctx *c, StmtKind k, Span l, Span op, const char *name,
+                  Node *e);
+static void push(Ctx *c, Prog *p, Stmt *s);
+static Decl *decl_new(Ctx *c, Span l, const char *name);
+static void decl_add(Ctx *c, Decl *d, Span l, const char *name);
+}
+
+%define api.pure full
+%define api.location.type {Span}
+%define parse.error custom
+%define parse.lac full
+%locations
+%expect 0
+%param {void *scanner}
+%parse-param {Ctx *ctx} {Prog *prog}
+
+%union {
+	const char *s;
+	Node *node;
+	Stmt *stmt;
+	Decl *decl;
+	int kind;
+	struct { Node **v; int n, cap; } list;
+}
+
+%token <s> IDENT "identifier"
+%token <s> NUMBER "number"
+%token <s> LMEM "LMEM" BMEM "BMEM" RMEM "RMEM" CONST "CONST"
+%token PLUSEQ "'+='" MINUSEQ "'-='" POW "'**'"
+%token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
+
+%type <node> expr cond or and cmp sum term unary power primary
+%type <decl> names
+%type <kind> role
+%type <list> args
+
+%%
+
+file:
+	%empty
+	| file item
+	;
+
+item:
+	decl
+	| stmt
+	;
+
+decl:
+	role names ';' {
+		$2->role = $1;
+		$2->loc = @1.a;
+		$2->rolename = cstrndup(ctx, ctx->src + @1.a.off,
+		                        (size_t)(@1.b.off - @1.a.off));
+		Stmt *s = stmt(ctx, S_DECL, @1, @1, NULL, NULL);
+		s->decl = $2;
+		push(ctx, prog, s);
+	}
+	| role IDENT names ';' {
+		$3->role = $1;
+		$3->loc = @1.a;
+		$3->rolename = cstrndup(ctx, ctx->src + @1.a.off,
+		                        (size_t)(@1.b.off - @1.a.off));
+		$3->typename = $2;
+		$3->typeloc = @2.a;
+		Stmt *s = stmt(ctx, S_DECL, @1, @1, NULL, NULL);
+		s->decl = $3;
+		push(ctx, prog, s);
+	}
+	;
+
+role:
+	LMEM    { $$ = SYM_LMEM; }
+	| BMEM  { $$ = SYM_BMEM; }
+	| RMEM  { $$ = SYM_RMEM; }
+	| CONST { $$ = SYM_CONST; }
+	;
+
+names:
+	IDENT             { $$ = decl_new(ctx, @1, $1); }
+	| names ',' IDENT { decl_add(ctx, $1, @3, $3); $$ = $1; }
+	;
+
+stmt:
+	IDENT '=' expr ';'       { push(ctx, prog, stmt(ctx, S_LET, @1, @2, $1, $3)); }
+	| IDENT PLUSEQ expr ';'  { push(ctx, prog, stmt(ctx, S_ACC, @1, @2, $1, $3)); }
+	| IDENT MINUSEQ expr ';' { push(ctx, prog, stmt(ctx, S_ACCSUB, @1, @2, $1, $3)); }
+	| error ';'              { yyerrok; }
+	;
+
+expr:
+	cond
+	;
+
+cond:
+	or
+	| or '?' expr ':' cond {
+		$$ = bin(ctx, E_COND, @2, $1, $3);
+		if ($$->kind == E_COND) {
+			$$->c = $5;
+			if ($5->depth + 1 > $$->depth)
+				$$->depth = $5->depth + 1;
+			$$ = cap_depth(ctx, $$);
+		}
+	}
+	;
+
+or:
+	and
+	| or OR and { $$ = bin(ctx, E_OR, @2, $1, $3); }
+	;
+
+and:
+	cmp
+	| and AND cmp { $$ = bin(ctx, E_AND, @2, $1, $3); }
+	;
+
+cmp:
+	sum
+	| sum '<' sum { $$ = bin(ctx, E_LT, @2, $1, $3); }
+	| sum LE sum  { $$ = bin(ctx, E_LE, @2, $1, $3); }
+	| sum '>' sum { $$ = bin(ctx, E_GT, @2, $1, $3); }
+	| sum GE sum  { $$ = bin(ctx, E_GE, @2, $1, $3); }
+	| sum EQ sum  { $$ = bin(ctx, E_EQ, @2, $1, $3); }
+	| sum NE sum  { $$ = bin(ctx, E_NE, @2, $1, $3); }
+	;
+
+sum:
+	term
+	| sum '+' term { $$ = bin(ctx, E_ADD, @2, $1, $3); }
+	| sum '-' term { $$ = bin(ctx, E_SUB, @2, $1, $3); }
+	;
+
+term:
+	unary
+	| term '*' unary { $$ = bin(ctx, E_MUL, @2, $1, $3); }
+	| term '/' unary { $$ = bin(ctx, E_DIV, @2, $1, $3); }
+	;
+
+unary:
+	power
+	| '-' unary { $$ = un(ctx, E_NEG, @1, $2); }
+	| '+' unary { $$ = $2; }
+	| '!' unary { $$ = un(ctx, E_NOT, @1, $2); }
+	;
+
+power:
+	primary
+	| primary POW unary { $$ = bin(ctx, E_POW, @2, $1, $3); }
+	;
+
+primary:
+	NUMBER {
+		$$ = node_new(ctx, E_NUM, @1.a);
+		$$->text = $1;
+	}
+	| IDENT {
+		$$ = node_new(ctx, E_NAME, @1.a);
+		$$->name = $1;
+	}
+	| IDENT '(' ')' {
+		$$ = node_new(ctx, E_CALL, @1.a);
+		$$->name = $1;
+	}
+	| IDENT '(' args ')' {
+		$$ = node_new(ctx, E_CALL, @1.a);
+		$$->name = $1;
+		$$->args = $3.v;
+		$$->nargs = $3.n;
+		for (int i = 0; i < $3.n; i++)
+			if ($3.v[i]->depth + 1 > $$->depth)
+				$$->depth = $3.v[i]->depth + 1;
+		$$ = cap_depth(ctx, $$);
+	}
+	| '(' expr ')' { $$ = $2; }
+	;
+
+args:
+	expr {
+		$$.cap = 4;
+		$$.n = 1;
+		$$.v = cnew(ctx, sizeof(Node *) * 4);
+		$$.v[0] = $1;
+	}
+	| args ',' expr {
+		$$ = $1;
+		if ($$.n == $$.cap) {
+			Node **v = cnew(ctx, sizeof(Node *) * (size_t)$$.cap * 2);
+			memcpy(v, $$.v, sizeof(Node *) * (size_t)$$.n);
+			$$.v = v;
+			$$.cap *= 2;
+		}
+		$$.v[$$.n++] = $3;
+	}
+	;
+
+%%
+
+/* The deepest tree we build.  The node that first goes over the limit is
+ * reported and replaced by a literal marked as over the limit; nodes built
+ * on it are over by more and pass it up silently.  So each overlong
+ * expression gets one message and nothing later recurses without bound. */
+static Node *cap_depth(Ctx *c, Node *n)
+{
+	if (n->depth <= MAX_DEPTH)
+		return n;
+	if (n->depth == MAX_DEPTH + 1)
+		error(c, n->loc,
+		      "expression too deeply nested (more than %d levels)",
+		      MAX_DEPTH);
+	Node *z = node_new(c, E_NUM, n->loc);
+	z->text = "0";
+	z->depth = MAX_DEPTH + 2;
+	return z;
+}
+
+static Node *bin(Ctx *c, NodeKind k, Span l, Node *a, Node *b)
+{
+	if (a->depth > MAX_DEPTH || b->depth > MAX_DEPTH)
+		return a->depth > MAX_DEPTH ? a : b;
+	return cap_depth(c, node_bin(c, k, l.a, a, b));
+}
+
+static Node *un(Ctx *c, NodeKind k, Span l, Node *a)
+{
+	if (a->depth > MAX_DEPTH)
+		return a;
+	return cap_depth(c, node_bin(c, k, l.a, a, NULL));
+}
+
+static Stmt *stmt(Ctx *c, StmtKind k, Span l, Span op, const char *name,
+                  Node *e)
+{
+	Stmt *s = cnew(c, sizeof *s);
+	s->kind = k;
+	s->loc = l.a;
+	s->oploc = op.a;
+	s->name = name;
+	s->e = e;
+	return s;
+}
+
+static void push(Ctx *c, Prog *p, Stmt *s)
+{
+	/* grow by doubling inside the arena; old arrays are simply dropped */
+	if ((p->nstmt & (p->nstmt - 1)) == 0) {
+		int cap = p->nstmt ? p->nstmt * 2 : 1;
+		Stmt **v = cnew(c, sizeof(Stmt *) * (size_t)cap);
+		if (p->nstmt)
+			memcpy(v, p->stmt, sizeof(Stmt *) * (size_t)p->nstmt);
+		p->stmt = v;
+	}
+	p->stmt[p->nstmt++] = s;
+}
+
+static Decl *decl_new(Ctx *c, Span l, const char *name)
+{
+	Decl *d = cnew(c, sizeof *d);
+	decl_add(c, d, l, name);
+	return d;
+}
+
+static void decl_add(Ctx *c, Decl *d, Span l, const char *name)
+{
+	if ((d->n & (d->n - 1)) == 0) {
+		int cap = d->n ? d->n * 2 : 1;
+		const char **nv = cnew(c, sizeof(char *) * (size_t)cap);
+		Loc *lv = cnew(c, sizeof(Loc) * (size_t)cap);
+		if (d->n) {
+			memcpy(nv, d->names, sizeof(char *) * (size_t)d->n);
+			memcpy(lv, d->locs, sizeof(Loc) * (size_t)d->n);
+		}
+		d->names = nv;
+		d->locs = lv;
+	}
+	d->names[d->n] = name;
+	d->locs[d->n] = l.a;
+	d->n++;
+}
+
+static void yyerror(Span *l, void *sc, Ctx *c, Prog *p, const char *msg)
+{
+	(void)p;
+	(void)sc;
+	if (strcmp(msg, "memory exhausted") == 0)
+		error(c, l->a, "input nested too deeply for the parser");
+	else
+		error(c, l->a, "%s", msg);
+}
+
+/* How a token is named in a message: its spelling from the source where
+ * that helps ("identifier 'xj'"), else bison's name for it. */
+static void token_desc(Ctx *c, yysymbol_kind_t k, const Span *l, Buf *b)
+{
+	if (k == YYSYMBOL_YYEOF) {
+		buf_puts(b, "end of file");
+		return;
+	}
+	int n = l->b.off - l->a.off;
+	if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER) {
+		buf_printf(b, "%s '%.*s'", yysymbol_name(k), n > 40 ? 40 : n,
+		           c->src + l->a.off);
+		return;
+	}
+	buf_puts(b, yysymbol_name(k));
+}
+
+static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
+                                 Prog *p)
+{
+	(void)p;
+	(void)sc;
+	enum { MAXEXP = 64 };
+	yysymbol_kind_t exp[MAXEXP];
+	int n = yypcontext_expected_tokens(pc, exp, MAXEXP);
+	yysymbol_kind_t tok = yypcontext_token(pc);
+	const Span *l = yypcontext_location(pc);
+	Buf b = {0};
+	int has_semi = 0, has_expr = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(yysymbol_name(exp[i]), "';'") == 0)
+			has_semi = 1;
+		if (exp[i] == YYSYMBOL_NUMBER)
+			has_expr = 1;
+	}
+	buf_puts(&b, "expected ");
+	if (n > 0 && n <= 4) {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				buf_puts(&b, i == n - 1 ? " or " : ", ");
+			buf_puts(&b, yysymbol_name(exp[i]));
+		}
+	} else if (has_expr) {
+		buf_puts(&b, "an expression");
+	} else if (has_semi) {
+		buf_puts(&b, "';' or an operator");
+	} else {
+		buf_puts(&b, "something else");
+	}
+	buf_puts(&b, " before ");
+	token_desc(c, tok, l, &b);
+	error(c, l->a, "%s", b.s);
+	buf_free(&b);
+	return 0;
+}
+
+Prog *parse(Ctx *c)
+{
+	Prog *p = cnew(c, sizeof *p);
+	void *sc = lex_open(c);
+	if (!sc)
+		ICE("cannot start the scanner");
+	int r = yyparse(sc, c, p);
+	lex_close(sc);
+	if (r == 2)
+		error_file(c, "out of memory while parsing");
+	return p;
+}
+
+int lex_dump(Ctx *c, Buf *out)
+{
+	void *sc = lex_open(c);
+	if (!sc)
+		ICE("cannot start the scanner");
+	YYSTYPE v;
+	Span l;
+	int t;
+	while ((t = nblex(&v, &l, sc)) != 0) {
+		yysymbol_kind_t k = YYTRANSLATE(t);
+		buf_printf(out, "%d:%d %s", l.a.line, l.a.col, yysymbol_name(k));
+		if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER ||
+		    k == YYSYMBOL_LMEM || k == YYSYMBOL_BMEM ||
+		    k == YYSYMBOL_RMEM || k == YYSYMBOL_CONST)
+			buf_printf(out, " %s", v.s);
+		buf_putc(out, '\n');
+	}
+	lex_close(sc);
+	return c->errors ? -1 : 0;
+}

@@ -1,0 +1,71 @@
+/* nbrt.h: the nbcc runtime.  Opens a device (an OpenCL device, or the host
+ * through the C back end), loads a kernel nbcc wrote or compiles a .nbl in
+ * process, binds host arrays by name, runs it for any Ni and Nj, and times it.
+ * Every call that can fail returns NULL or -1 and leaves a message that
+ * names the call, the error and the device in nbrt_error(). */
+#ifndef NBRT_H
+#define NBRT_H
+
+#include <stddef.h>
+#include "nbcc.h"
+
+typedef struct nbrt nbrt;               /* an open device */
+typedef struct nbrt_kernel nbrt_kernel; /* a loaded kernel on it */
+
+/* Host element types of bound arrays; the runtime converts to and from the
+ * kernel's own types.  NBRT_DD arrays hold (hi, lo) pairs of doubles. */
+typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
+
+/* Opens a device.  spec:
+ *   "host" or "c"    the C back end, compiled by the system's cc, run on
+ *                    this CPU with OpenMP (no OpenCL needed)
+ *   "gpu", "cpu"     the first OpenCL device of that type
+ *   "P:D"            platform P, device D (numbers, from 0)
+ *   anything else    the first OpenCL device whose platform or device name
+ *                    contains it (case-insensitive)
+ *   NULL or ""       $NBRT_DEVICE if set, else the first GPU, else the
+ *                    first CPU
+ * On failure returns NULL and, if err is not NULL, a malloc'd message. */
+nbrt *nbrt_open(const char *spec, char **err);
+void nbrt_close(nbrt *rt);
+const char *nbrt_device_name(const nbrt *rt); /* "NVIDIA H100 (NVIDIA CUDA)" */
+int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
+const char *nbrt_error(const nbrt *rt);       /* last failure's message */
+
+/* Lists OpenCL platforms and devices, one per line, as "P:D  name". */
+int nbrt_list(FILE *out);
+
+/* Loads a kernel: a .cl or .c written by nbcc (its interface read from the
+ * header), or a .nbl compiled in process with `opts` (NULL: defaults; the
+ * target is chosen to suit the device).  Compiled programs are cached on
+ * disk (see nbrt_cache_dir), keyed by source, options and device. */
+nbrt_kernel *nbrt_load(nbrt *rt, const char *path, const nb_options *opts);
+/* The same from source text in memory; `name` is used in messages. */
+nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
+                              size_t len, const nb_options *opts);
+void nbrt_free(nbrt_kernel *k);
+const nb_iface *nbrt_iface(const nbrt_kernel *k);
+
+/* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
+ * by nbrt_run) name.  The array must hold Ni (LMEM, RMEM) or Nj (BMEM)
+ * elements of type t at the time of nbrt_run.  Returns 0 or -1. */
+int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
+/* Sets a CONST; lo is the low part for dd (0 otherwise). */
+int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
+
+/* Runs for i in [0, ni) and j in [0, nj): uploads the bound inputs,
+ * launches (split into several launches where one would be too long), and
+ * stores every RMEM into its bound array.  ni or nj may be 0 (results are
+ * then 0).  Returns 0 or -1. */
+int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj);
+
+/* Seconds spent in the kernel (launches only, from OpenCL events or a host
+ * clock) and in the whole last nbrt_run (transfers and conversions too). */
+double nbrt_kernel_time(const nbrt_kernel *k);
+double nbrt_total_time(const nbrt_kernel *k);
+
+/* Where compiled programs are cached: $NBRT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc.  NBRT_CACHE=0 disables it. */
+const char *nbrt_cache_dir(void);
+
+#endif

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs the Debian packages nbcc needs to build and test, and nothing else.
+# Called by `make demo` and `make check` before they build; safe to run again.
+# Without root it prints the exact apt-get line and fails, so nothing half-works.
+set -eu
+
+PKGS="gcc make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
+pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev valgrind"
+
+missing=""
+for p in $PKGS; do
+	# dpkg-query prints "install ok installed" only for fully installed packages.
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: this is not a Debian-like system; install their equivalents by hand" >&2
+	exit 1
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: run as root:  apt-get install -y$missing" >&2
+	exit 1
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || true
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/run.sh BIN: the one test driver.  Runs, against the programs in BIN
+# (bin or build-san/bin):
+#   1. every unit-test binary built from tests/unit/*.c (Check);
+#   2. every case under tests/cases: NAME.nbl beside NAME.out (expected
+#      standard output, exit 0) and/or NAME.err (expected standard error,
+#      exit 1 when there is no .out).  The first line of NAME.nbl may hold
+#      "// nbcc: FLAGS" (default --emit=ast); nbcc runs in the case's
+#      directory on the bare file name, so messages carry no paths.
+#      Adding a case is adding files.  NBCC_UPDATE=1 rewrites expectations.
+#   3. every script tests/sh/*.sh, with BIN, NBCC and TESTBUILD set.
+set -u
+BIN=$(cd "${1:-bin}" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case "$BIN" in
+*/build-san/bin) TESTBUILD=$ROOT/build-san ;;
+*) TESTBUILD=$ROOT/build ;;
+esac
+NBCC=$BIN/nbcc
+export BIN NBCC TESTBUILD ROOT
+pass=0
+fail=0
+failed=""
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	failed="$failed
+  $1"
+	echo "FAIL: $1"
+}
+
+# 1. unit tests
+for t in "$TESTBUILD"/tests/*; do
+	[ -x "$t" ] || continue
+	if CK_VERBOSITY=minimal "$t" >"$TMP/out" 2>&1; then
+		ok
+	else
+		cat "$TMP/out"
+		bad "unit $(basename "$t")"
+	fi
+done
+
+# 2. data cases
+for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
+	dir=$(dirname "$src")
+	name=$(basename "$src" .nbl)
+	flags=$(head -n 1 "$src" | sed -n 's|^// nbcc: *||p')
+	[ -n "$flags" ] || flags="--emit=ast"
+	rel=${src#"$ROOT"/tests/cases/}
+	(cd "$dir" && eval "\"$NBCC\" $name.nbl $flags" >"$TMP/out" 2>"$TMP/err")
+	rc=$?
+	want=0
+	if [ -f "$dir/$name.err" ] && [ ! -f "$dir/$name.out" ]; then
+		want=1
+	fi
+	if [ "${NBCC_UPDATE:-0}" = 1 ]; then
+		[ -s "$TMP/out" ] && cp "$TMP/out" "$dir/$name.out"
+		[ -s "$TMP/err" ] && cp "$TMP/err" "$dir/$name.err"
+	fi
+	why=""
+	[ "$rc" = "$want" ] || why="exit $rc, expected $want"
+	if [ -f "$dir/$name.out" ] && ! cmp -s "$TMP/out" "$dir/$name.out"; then
+		why="$why; stdout differs"
+		diff -u "$dir/$name.out" "$TMP/out" | head -20
+	fi
+	if [ -f "$dir/$name.err" ]; then
+		if ! cmp -s "$TMP/err" "$dir/$name.err"; then
+			why="$why; stderr differs"
+			diff -u "$dir/$name.err" "$TMP/err" | head -20
+		fi
+	elif [ -s "$TMP/err" ] && [ "$want" = 0 ]; then
+		why="$why; unexpected messages"
+		head -5 "$TMP/err"
+	fi
+	if [ -z "$why" ]; then ok; else bad "case $rel: $why"; fi
+done
+
+# 3. scripts
+for s in "$ROOT"/tests/sh/*.sh; do
+	[ -f "$s" ] || continue
+	if sh "$s" >"$TMP/out" 2>&1; then
+		ok
+	else
+		tail -30 "$TMP/out"
+		bad "script $(basename "$s")"
+	fi
+done
+
+echo "tests: $pass passed, $fail failed ($BIN)"
+[ "$fail" = 0 ] || { echo "failed:$failed"; exit 1; }
