@@ -11,7 +11,7 @@ CC       ?= cc
 B        ?= build
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-WARN     := -Wall -Wextra -Wno-unused-parameter
+WARN     := -Wall -Wextra
 ifeq ($(SANITIZE),1)
 B        := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -113,6 +113,10 @@ $(B)/fuzz_parse: tests/fuzz/fuzz_parse.c $(CC_SRC) $(CC_GEN)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 		-Icompiler -I$(B) -o $@ $^ $(LDLIBS)
 
+generated: $(BIN)/nbcc
+	rm -rf generated
+	sh scripts/regen-generated.sh $(BIN)/nbcc generated
+
 bench: all
 	sh bench/run.sh
 
@@ -125,5 +129,5 @@ install: all
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all check tests demo fuzz bench install clean deps
+.PHONY: all check tests demo fuzz bench install clean deps generated
 .SECONDARY:

@@ -95,6 +95,69 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 	return s;
 }
 
+/* A source may carry the flags it is meant for in a comment line
+ *   // nbcc-options: --precision=dd --unroll-i=2
+ * They apply where the command line left an option at its default, so a
+ * kernel like Fig. 6 of paper 001 can say it wants dd without a type in
+ * its declarations. */
+static void file_options(Ctx *c, nb_options *o, const nb_options *given)
+{
+	static const char key[] = "nbcc-options:";
+	nb_options def, mine;
+	nb_options_init(&def);
+	for (const char *p = c->src; p && p < c->src + c->len;) {
+		const char *nl = memchr(p, '\n', (size_t)(c->src + c->len - p));
+		const char *e = nl ? nl : c->src + c->len;
+		const char *q = p;
+		while (q < e && (*q == ' ' || *q == '\t'))
+			q++;
+		if (e - q > 2 && q[0] == '/' && q[1] == '/') {
+			q += 2;
+			while (q < e && (*q == ' ' || *q == '\t'))
+				q++;
+			if ((size_t)(e - q) > sizeof key - 1 &&
+			    memcmp(q, key, sizeof key - 1) == 0) {
+				char *line = cstrndup(c, q + sizeof key - 1,
+				                      (size_t)(e - q) - (sizeof key - 1));
+				mine = def;
+				Loc l = {1, 1, (int)(q - c->src)};
+				for (const char *t = c->src; t < q; t++)
+					if (*t == '\n')
+						l.line++;
+				l.col = (int)(q - p) + 1;
+				for (char *w = strtok(line, " \t\r"); w;
+				     w = strtok(NULL, " \t\r")) {
+					char err[256];
+					if (nb_options_parse(&mine, w, NULL, err,
+					                     sizeof err) != 1)
+						error(c, l, "bad nbcc-options flag '%s'"
+						      " (use --flag=value)", w);
+				}
+				/* take what the file sets and the caller did not */
+				if (given->precision == def.precision)
+					o->precision = mine.precision;
+				if (given->unroll_i == def.unroll_i)
+					o->unroll_i = mine.unroll_i;
+				if (given->unroll_j == def.unroll_j)
+					o->unroll_j = mine.unroll_j;
+				if (given->jsplit == def.jsplit)
+					o->jsplit = mine.jsplit;
+				if (given->sched == def.sched)
+					o->sched = mine.sched;
+				if (!given->fast_math)
+					o->fast_math = mine.fast_math;
+				if (given->fma == def.fma)
+					o->fma = mine.fma;
+				if (!given->wg)
+					o->wg = mine.wg;
+				if (!given->tile)
+					o->tile = mine.tile;
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
 int nb_compile(const char *path, const char *src, size_t len,
                const nb_options *opt, const char *emit, FILE *diag,
                nb_output *out)
@@ -103,6 +166,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	nb_options o = *opt;
 	Ctx c;
 	ctx_init(&c, path, src, len, &o, diag);
+	file_options(&c, &o, opt);
 	Buf text = {0};
 	const Target *t = NULL;
 	if (!emit)

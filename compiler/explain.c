@@ -10,7 +10,35 @@ typedef struct X {
 	const Func *f;
 	Buf *out;
 	int ncopy;
+	/* the one i-lane and j-lane each value depends on: -1 none, -2 many;
+	 * names get a suffix from them (dx_i1j0), so the copies stay apart */
+	int *il, *jl;
 } X;
+
+static int merge(int a, int b)
+{
+	if (a == -1)
+		return b;
+	if (b == -1 || a == b)
+		return a;
+	return -2;
+}
+
+static void lanes(X *x)
+{
+	const Func *f = x->f;
+	for (int k = 0; k < f->n; k++) {
+		const Ins *in = &f->ins[k];
+		int il = in->op == O_LDI ? in->lane : -1;
+		int jl = in->op == O_LDJ ? in->lane : -1;
+		for (int a = 0; a < ins_nargs(in); a++) {
+			il = merge(il, x->il[in->arg[a]]);
+			jl = merge(jl, x->jl[in->arg[a]]);
+		}
+		x->il[k] = il;
+		x->jl[k] = jl;
+	}
+}
 
 static void lane_ix(Buf *out, const char *v, int lane, int step)
 {
@@ -45,8 +73,15 @@ static void operand(X *x, int k)
 		buf_puts(x->out, in->name);
 	else
 		buf_printf(x->out, "t%d", k);
-	if (x->ncopy > 1 && in->blk != B_PRE)
-		buf_printf(x->out, "_%d", in->copy);
+	int il = x->f->ni > 1 && x->il[k] >= 0 ? x->il[k] : -1;
+	int jl = x->f->nj > 1 && in->blk == B_BODY && x->jl[k] >= 0 ?
+	         x->jl[k] : -1;
+	if (il >= 0 || jl >= 0)
+		buf_putc(x->out, '_');
+	if (il >= 0)
+		buf_printf(x->out, "i%d", il);
+	if (jl >= 0)
+		buf_printf(x->out, "j%d", jl);
 }
 
 static void rhs(X *x, const Ins *in)
@@ -124,10 +159,15 @@ static void line(X *x, int k, const char *indent)
 
 void explain_print(const Func *f, Buf *out)
 {
-	X x = {f, out, 0};
+	X x = {f, out, 0, NULL, NULL};
 	for (int k = 0; k < f->n; k++)
 		if (f->ins[k].copy + 1 > x.ncopy)
 			x.ncopy = f->ins[k].copy + 1;
+	x.il = malloc(sizeof(int) * (size_t)(f->n ? f->n : 1));
+	x.jl = malloc(sizeof(int) * (size_t)(f->n ? f->n : 1));
+	if (!x.il || !x.jl)
+		ICE("out of memory");
+	lanes(&x);
 	int ni = f->ni, nj = f->nj, t = f->jsplit;
 	buf_printf(out, "// %s after --unroll-i=%d --unroll-j=%d --jsplit=%d%s\n",
 	           f->name ? f->name : "kernel", ni, nj, t,
@@ -196,8 +236,10 @@ void explain_print(const Func *f, Buf *out)
 	if (t > 1) {
 		for (int v = 0; v < f->nvar; v++)
 			if (f->var[v].role == NB_RMEM)
-				buf_printf(out, "  %s[i+k] = sum over p of the %d "
-				           "partial sums\n", f->var[v].name, t);
+				buf_printf(out, "  %s%s = sum over p of the %d "
+				           "partial sums\n", f->var[v].name,
+				           ni > 1 ? "[i+k]" : "[i]", t);
 	}
-	(void)x.ncopy;
+	free(x.il);
+	free(x.jl);
 }

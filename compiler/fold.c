@@ -209,4 +209,6 @@ void pass_fold(Func *f)
 		func_rewrite(f, keep, repl, NULL);
 	free(repl);
 	free(keep);
+	if (changed)
+		pass_dce(f); /* the literals folded into others */
 }

@@ -65,7 +65,8 @@ double nbrt_kernel_time(const nbrt_kernel *k);
 double nbrt_total_time(const nbrt_kernel *k);
 
 /* Where compiled programs are cached: $NBRT_CACHE_DIR, else
- * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc.  NBRT_CACHE=0 disables it. */
-const char *nbrt_cache_dir(void);
+ * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc; NULL when NBRT_CACHE=0
+ * disables the cache or no directory can be made. */
+const char *nbrt_cache_dir(const nbrt *rt);
 
 #endif
