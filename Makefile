@@ -16,9 +16,9 @@ ifeq ($(SANITIZE),1)
 B        := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -I$(B)
+ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -I$(B) -DROOT=\"$(CURDIR)\"
 LDLIBS   := -lqd -lstdc++ -lm
-OCL_LIBS := -lOpenCL -ldl -lpthread
+OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
 BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
 
 # --- the compiler library and nbcc ---------------------------------------
@@ -61,6 +61,7 @@ $(B)/compiler/%.o: compiler/%.c compiler/*.h $(B)/parse.h
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
 $(LIBNBCC): $(CC_OBJ)
+	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -73,6 +74,7 @@ $(B)/runtime/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
 	$(CC) $(ALLCFLAGS) -fopenmp -c -o $@ $<
 
 $(LIBNBRT): $(RT_OBJ)
+	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -117,7 +119,11 @@ generated: $(BIN)/nbcc
 	rm -rf generated
 	sh scripts/regen-generated.sh $(BIN)/nbcc generated
 
-bench: all
+$(BIN)/nbbench: bench/nbbench.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+bench: all $(BIN)/nbbench
 	sh bench/run.sh
 
 install: all

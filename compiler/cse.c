@@ -26,6 +26,12 @@ static uint64_t hash_ins(const Ins *in)
 		memcpy(b, in->imm, sizeof b);
 		h = mix(mix(h, b[0]), b[1]);
 	}
+	/* mix() leaves differences in high bits there (literals differ in
+	 * their top bits); the table indexes by low bits, so fold them down
+	 * or every literal lands in one probe chain (quadratic CSE). */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	return h;
 }
 

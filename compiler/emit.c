@@ -47,7 +47,7 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 		/* the work group must hold whole j-split groups */
 		if (fc->wg % f->jsplit)
 			fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
-		fc->tile = o->tile ? o->tile : fc->wg;
+		fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
 	}
 	Stats s;
 	ir_stats(f, &s);
@@ -122,11 +122,18 @@ void emit_imm(Buf *out, const Ins *in)
 		buf_printf(out, "%s%s", s, in->type == T_F32 ? "f" : "");
 }
 
-static void opnd(Buf *out, const Func *f, int k)
+typedef struct Spell {
+	Namer *name;
+	void *arg;
+} Spell;
+
+static void opnd(const Spell *sp, Buf *out, const Func *f, int k)
 {
 	const Ins *in = &f->ins[k];
 	if (in->op == O_IMM)
 		emit_imm(out, in);
+	else if (sp->name)
+		sp->name(out, f, k, sp->arg);
 	else
 		buf_printf(out, "v%d", k);
 }
@@ -137,8 +144,10 @@ static void fn(Buf *out, const char *name, Type t, int cl)
 	buf_printf(out, "%s%s(", name, !cl && t == T_F32 ? "f" : "");
 }
 
-void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
+void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
+              void *arg)
 {
+	const Spell spell = {name, arg}, *sp = &spell;
 	const Ins *in = &f->ins[k];
 	const int *a = in->arg;
 	Type t = in->type;
@@ -159,36 +168,36 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 	if (in->op == O_CVT) {
 		if (t == T_DD) {
 			buf_puts(out, "nb_dd_from((double)");
-			opnd(out, f, a[0]);
+			opnd(sp, out, f, a[0]);
 			buf_putc(out, ')');
 		} else if (at == T_DD) {
 			buf_printf(out, "(%s)nb_dd_to(", ctype(t));
-			opnd(out, f, a[0]);
+			opnd(sp, out, f, a[0]);
 			buf_putc(out, ')');
 		} else {
 			buf_printf(out, "(%s)", ctype(t));
-			opnd(out, f, a[0]);
+			opnd(sp, out, f, a[0]);
 		}
 		return;
 	}
 	if (in->op == O_SEL) {
-		opnd(out, f, a[0]);
+		opnd(sp, out, f, a[0]);
 		buf_puts(out, " ? ");
-		opnd(out, f, a[1]);
+		opnd(sp, out, f, a[1]);
 		buf_puts(out, " : ");
-		opnd(out, f, a[2]);
+		opnd(sp, out, f, a[2]);
 		return;
 	}
 	if (in->op == O_AND || in->op == O_OR || in->op == O_NOT ||
 	    (at != T_DD && infix[in->op])) {
 		if (in->op == O_NOT) {
 			buf_putc(out, '!');
-			opnd(out, f, a[0]);
+			opnd(sp, out, f, a[0]);
 			return;
 		}
-		opnd(out, f, a[0]);
+		opnd(sp, out, f, a[0]);
 		buf_printf(out, " %s ", infix[in->op]);
-		opnd(out, f, a[1]);
+		opnd(sp, out, f, a[1]);
 		return;
 	}
 	if (at == T_DD) {
@@ -197,17 +206,17 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 			buf_printf(out, "nb_dd_%s(", in->op == O_FNMA ? "sub" :
 			           in->op == O_FMA ? "add" : "sub");
 			if (in->op == O_FNMA) {
-				opnd(out, f, a[2]);
+				opnd(sp, out, f, a[2]);
 				buf_puts(out, ", ");
 			}
 			buf_puts(out, "nb_dd_mul(");
-			opnd(out, f, a[0]);
+			opnd(sp, out, f, a[0]);
 			buf_puts(out, ", ");
-			opnd(out, f, a[1]);
+			opnd(sp, out, f, a[1]);
 			buf_putc(out, ')');
 			if (in->op != O_FNMA) {
 				buf_puts(out, ", ");
-				opnd(out, f, a[2]);
+				opnd(sp, out, f, a[2]);
 			}
 			buf_putc(out, ')');
 			return;
@@ -218,7 +227,7 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 		for (int i = 0; i < ins_nargs(in); i++) {
 			if (i)
 				buf_puts(out, ", ");
-			opnd(out, f, a[i]);
+			opnd(sp, out, f, a[i]);
 		}
 		buf_putc(out, ')');
 		return;
@@ -226,7 +235,7 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 	switch (in->op) {
 	case O_NEG:
 		buf_putc(out, '-');
-		opnd(out, f, a[0]);
+		opnd(sp, out, f, a[0]);
 		return;
 	case O_FMA:
 	case O_FMS:
@@ -234,11 +243,11 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 		fn(out, "fma", t, cl);
 		if (in->op == O_FNMA)
 			buf_putc(out, '-');
-		opnd(out, f, a[0]);
+		opnd(sp, out, f, a[0]);
 		buf_puts(out, ", ");
-		opnd(out, f, a[1]);
+		opnd(sp, out, f, a[1]);
 		buf_puts(out, in->op == O_FMS ? ", -" : ", ");
-		opnd(out, f, a[2]);
+		opnd(sp, out, f, a[2]);
 		buf_putc(out, ')');
 		return;
 	case O_RSQRT:
@@ -248,7 +257,7 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 			buf_puts(out, t == T_F32 ? "1.0f / " : "1.0 / ");
 			fn(out, "sqrt", t, cl);
 		}
-		opnd(out, f, a[0]);
+		opnd(sp, out, f, a[0]);
 		buf_putc(out, ')');
 		return;
 	default: {
@@ -267,7 +276,7 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast)
 		for (int i = 0; i < ins_nargs(in); i++) {
 			if (i)
 				buf_puts(out, ", ");
-			opnd(out, f, a[i]);
+			opnd(sp, out, f, a[i]);
 		}
 		buf_putc(out, ')');
 	}

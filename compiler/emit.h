@@ -24,9 +24,12 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 const char *ctype(Type t);
 /* Writes a literal of type t so that it reads back exactly. */
 void emit_imm(Buf *out, const Ins *in);
-/* The expression computing instruction k from its operands, spelled
- * v<index>; `cl` selects OpenCL built-ins over C's <math.h>. */
-void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast);
+/* How an operand is spelled: v<index> unless a back end says otherwise. */
+typedef void Namer(Buf *out, const Func *f, int operand, void *arg);
+/* The expression computing instruction k from its operands; `cl` selects
+ * OpenCL built-ins over C's <math.h>; `name` may be NULL. */
+void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
+              void *arg);
 /* The dd arithmetic library (ddlib.h), for the generated code. */
 extern const char nb_ddlib_src[];
 

@@ -1,12 +1,28 @@
 /* emit_c.c: the C11 back end.  One function per kernel, parallel over
- * i-groups with OpenMP, the unrolled copies as straight-line code that gcc
- * can vectorize across i-lanes; plus an entry taking its arrays as a table,
- * through which the runtime calls it after compiling it into a shared
- * object.  It is the reference path of the tests and the CPU fallback. */
+ * i-groups with OpenMP; plus an entry taking its arrays as a table, through
+ * which the runtime calls it after compiling it into a shared object.  It
+ * is the reference path of the tests and the CPU fallback.
+ *
+ * gcc does not vectorize the unrolled copies of the body as straight-line
+ * code, but it does vectorize a loop over them.  So after an i-unroll the
+ * copies are written as one loop over the i-lanes: the work shared by all
+ * lanes first, then `for (k = 0; k < NI; k++)` over the lane-0 instance of
+ * each lane-specific instruction, which stands for its NI isomorphic
+ * copies (Ins.tmpl ties them together).  Each lane still sums its j in
+ * order, so the results are those of the straight-line form, bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+
+typedef struct C {
+	const Func *f;
+	Buf *out;
+	int lanes; /* writing lane loops */
+	int *il;   /* i-lane each value depends on: -1 none, -2 several */
+	int *jl;   /* j-lane, likewise */
+	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
+} C;
 
 static int has_dd(const Func *f)
 {
@@ -22,6 +38,97 @@ static int has_dd(const Func *f)
 /* The scalar type of a variable's array: dd arrays are double pairs. */
 static const char *stype(Type t) { return t == T_F32 ? "float" : "double"; }
 
+static int merge(int a, int b)
+{
+	if (a == -1)
+		return b;
+	if (b == -1 || a == b)
+		return a;
+	return -2;
+}
+
+/* Finds which values belong to one i-lane, and checks that the lanes are
+ * the isomorphic copies the loop form needs: every lane-specific value of
+ * lane 0 has one instance in each lane, of the same template, j-lane and
+ * block.  If anything is off, the straight-line form is used instead. */
+static int lane_analysis(C *c)
+{
+	const Func *f = c->f;
+	int n = f->n, ni = f->ni;
+	c->il = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	c->jl = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!c->il || !c->jl)
+		ICE("out of memory");
+	int maxt = 0;
+	for (int k = 0; k < n; k++) {
+		const Ins *in = &f->ins[k];
+		int il = in->op == O_LDI || (opinfo[in->op].props & P_SINK) ?
+		         in->lane : -1;
+		int jl = in->op == O_LDJ ? in->lane : -1;
+		for (int a = 0; a < ins_nargs(in); a++) {
+			il = merge(il, c->il[in->arg[a]]);
+			jl = merge(jl, c->jl[in->arg[a]]);
+		}
+		c->il[k] = il;
+		c->jl[k] = jl;
+		if (in->tmpl + 1 > maxt)
+			maxt = in->tmpl + 1;
+	}
+	if (ni <= 1)
+		return 0;
+	/* count instances per (template, j-lane, block, lane) */
+	int nj1 = f->nj + 1;
+	size_t slots = (size_t)maxt * (size_t)nj1 * 3;
+	int *cnt = calloc(slots * (size_t)ni + 1, sizeof(int));
+	if (!cnt)
+		ICE("out of memory");
+	int ok = 1;
+	for (int k = 0; k < n && ok; k++) {
+		const Ins *in = &f->ins[k];
+		if (c->il[k] == -1)
+			continue;
+		if (c->il[k] < 0 || in->tmpl < 0 || c->jl[k] == -2) {
+			ok = 0;
+			break;
+		}
+		int j = c->jl[k] < 0 ? f->nj : c->jl[k];
+		size_t s = (((size_t)in->tmpl * nj1 + j) * 3 + in->blk) * ni +
+		           c->il[k];
+		ok = ++cnt[s] == 1;
+	}
+	for (int k = 0; k < n && ok; k++) {
+		const Ins *in = &f->ins[k];
+		if (c->il[k] != 0)
+			continue;
+		int j = c->jl[k] < 0 ? f->nj : c->jl[k];
+		size_t s = (((size_t)in->tmpl * nj1 + j) * 3 + in->blk) * ni;
+		for (int l = 0; l < ni; l++)
+			ok &= cnt[s + l] == 1;
+	}
+	free(cnt);
+	return ok;
+}
+
+/* Operands inside the lane loop: lane-specific values hoisted before the
+ * j loop live in arrays over the lanes. */
+static void name(Buf *out, const Func *f, int k, void *arg)
+{
+	const C *c = arg;
+	if (c->lanes && c->inloop && f->ins[k].blk == B_PRE && c->il[k] >= 0)
+		buf_printf(out, "v%d[k]", k);
+	else
+		buf_printf(out, "v%d", k);
+}
+
+static void operand(C *c, Buf *b, int k)
+{
+	const Ins *o = &c->f->ins[k];
+	if (o->op == O_IMM)
+		emit_imm(b, o);
+	else
+		name(b, c->f, k, c);
+}
+
 static void load(Buf *out, Type t, const char *arr, const char *ix)
 {
 	if (t == T_DD)
@@ -31,29 +138,30 @@ static void load(Buf *out, Type t, const char *arr, const char *ix)
 		buf_printf(out, "%s[%s]", arr, ix);
 }
 
-static void emit_ins(const Func *f, int k, Buf *out, const char *ind,
-                     const char *acc)
+/* The accumulator of a sink: r<var>_<lane>, or r<var>[k] in a lane loop. */
+static void accname(C *c, const Ins *in, const char *acc, char *r, size_t n)
 {
+	if (c->lanes)
+		snprintf(r, n, "%s%d[k]", acc, in->var);
+	else
+		snprintf(r, n, "%s%d_%d", acc, in->var, in->lane);
+}
+
+static void emit_ins(C *c, int k, const char *ind, const char *acc)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
 	const Ins *in = &f->ins[k];
 	const Var *v = in->var >= 0 ? &f->var[in->var] : NULL;
 	if (in->op == O_IMM)
 		return; /* literals are written where they are used */
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
-		snprintf(r, sizeof r, "%s%d_%d", acc, in->var, in->lane);
+		accname(c, in, acc, r, sizeof r);
 		Buf a = {0}, b = {0};
-		buf_printf(&a, "v%d", in->arg[0]);
+		operand(c, &a, in->arg[0]);
 		if (ins_nargs(in) > 1)
-			buf_printf(&b, "v%d", in->arg[1]);
-		/* literal operands are spelled out, as elsewhere */
-		if (f->ins[in->arg[0]].op == O_IMM) {
-			buf_free(&a);
-			emit_imm(&a, &f->ins[in->arg[0]]);
-		}
-		if (ins_nargs(in) > 1 && f->ins[in->arg[1]].op == O_IMM) {
-			buf_free(&b);
-			emit_imm(&b, &f->ins[in->arg[1]]);
-		}
+			operand(c, &b, in->arg[1]);
 		const char *fm = in->type == T_F32 ? "fmaf" : "fma";
 		buf_puts(out, ind);
 		if (in->type == T_DD) {
@@ -75,35 +183,70 @@ static void emit_ins(const Func *f, int k, Buf *out, const char *ind,
 		buf_free(&b);
 		return;
 	}
-	buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
+	/* a lane-specific value before the j loop is an array over lanes */
+	int arr = c->lanes && in->blk == B_PRE && c->il[k] >= 0;
+	if (arr)
+		buf_printf(out, "%sv%d[k] = ", ind, k);
+	else
+		buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
 	char ix[64];
 	switch (in->op) {
 	case O_LDI:
-		snprintf(ix, sizeof ix, "i%d", in->lane);
+		if (c->lanes)
+			snprintf(ix, sizeof ix, "i + k <= ilast ? i + k : ilast");
+		else
+			snprintf(ix, sizeof ix, "i%d", in->lane);
 		load(out, in->type, cprintf(f->ctx, "a_%s", v->name), ix);
 		break;
 	case O_LDJ:
-		if (f->jsplit > 1)
-			snprintf(ix, sizeof ix, "j + %d", in->lane * f->jsplit);
-		else
-			snprintf(ix, sizeof ix, "j + %d", in->lane);
+		snprintf(ix, sizeof ix, "j + %d", in->lane * f->jsplit);
 		load(out, in->type, cprintf(f->ctx, "a_%s", v->name), ix);
 		break;
 	case O_CONST:
 		buf_printf(out, "a_%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, 0, 0);
+		emit_rhs(out, f, k, 0, 0, name, c);
 	}
 	buf_puts(out, ";\n");
 }
 
-static void emit_block(const Func *f, int blk, Buf *out, const char *ind,
-                       const char *acc)
+/* One block: straight-line, or shared work then a loop over the lanes. */
+static void emit_block(C *c, int blk, const char *ind, const char *acc)
 {
+	const Func *f = c->f;
+	if (!c->lanes) {
+		for (int k = 0; k < f->n; k++)
+			if (f->ins[k].blk == blk)
+				emit_ins(c, k, ind, acc);
+		return;
+	}
+	int any = 0;
+	for (int k = 0; k < f->n; k++) {
+		const Ins *in = &f->ins[k];
+		if (in->blk != blk)
+			continue;
+		if (c->il[k] == -1)
+			emit_ins(c, k, ind, acc);
+		else if (c->il[k] == 0)
+			any = 1;
+	}
+	if (!any)
+		return;
+	if (blk == B_PRE) /* arrays for the lane-specific values */
+		for (int k = 0; k < f->n; k++)
+			if (f->ins[k].blk == B_PRE && c->il[k] == 0 &&
+			    f->ins[k].op != O_IMM)
+				buf_printf(c->out, "%s%s v%d[%d];\n", ind,
+				           ctype(f->ins[k].type), k, f->ni);
+	buf_printf(c->out, "%sfor (int k = 0; k < %d; k++) {\n", ind, f->ni);
+	char *ind2 = cprintf(f->ctx, "%s\t", ind);
+	c->inloop = 1;
 	for (int k = 0; k < f->n; k++)
-		if (f->ins[k].blk == blk)
-			emit_ins(f, k, out, ind, acc);
+		if (f->ins[k].blk == blk && c->il[k] == 0)
+			emit_ins(c, k, ind2, acc);
+	c->inloop = 0;
+	buf_printf(c->out, "%s}\n", ind);
 }
 
 static void params(const Func *f, Buf *out)
@@ -130,19 +273,43 @@ static void params(const Func *f, Buf *out)
 
 static void c_defaults(const Func *f, nb_options *o)
 {
-	/* four i-elements a step fill a 256-bit vector of doubles and keep
-	 * dd code within the registers; floats take eight */
+	/* a lane loop of 8 fills a 256-bit vector of floats; doubles and dd
+	 * values take fewer registers' worth each */
 	int dd = 0, dbl = 0;
 	for (int v = 0; v < f->nvar; v++) {
 		dd |= f->var[v].type == T_DD;
 		dbl |= f->var[v].type == T_F64;
 	}
-	o->unroll_i = dd ? 2 : dbl ? 4 : 8;
+	o->unroll_i = dd ? 4 : dbl ? 4 : 8;
+}
+
+/* Declares the accumulators (prefix r, or s for j-split partial sums). */
+static void accumulators(C *c, const char *pre, const char *ind)
+{
+	const Func *f = c->f;
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		const char *zero = f->var[v].type == T_DD ? "nb_dd_make(0.0, 0.0)" :
+		                   "0";
+		if (c->lanes) {
+			buf_printf(c->out, "%s%s %s%d[%d];\n", ind,
+			           ctype(f->var[v].type), pre, v, f->ni);
+			buf_printf(c->out, "%sfor (int k = 0; k < %d; k++)\n%s\t%s%d[k]"
+			           " = %s;\n", ind, f->ni, ind, pre, v, zero);
+		} else {
+			for (int l = 0; l < f->ni; l++)
+				buf_printf(c->out, "%s%s %s%d_%d = %s;\n", ind,
+				           ctype(f->var[v].type), pre, v, l, zero);
+		}
+	}
 }
 
 static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
 	int ni = f->ni, nj = f->nj, t = f->jsplit;
+	C c = {f, out, 0, NULL, NULL, 0};
+	c.lanes = lane_analysis(&c);
 	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
 	char *hdr = NULL;
 	size_t hlen = 0;
@@ -160,7 +327,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	}
 
 	buf_printf(out, "void %s(", f->name);
-	params(f, &out[0]);
+	params(f, out);
 	buf_puts(out, ")\n{\n");
 	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
 	buf_puts(out, "\tconst long jend = jbase + nj;\n");
@@ -168,87 +335,100 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, "\tfor (long g = 0; g < ngroup; g++) {\n");
 	buf_printf(out, "\t\tconst long i = ibase + g * %d, ilast = ibase + ni - 1;\n",
 	           ni);
-	for (int l = 0; l < ni; l++)
-		buf_printf(out, "\t\tconst long i%d = i + %d <= ilast ? i + %d : "
-		           "ilast;\n", l, l, l);
-	for (int l = 0; l < ni; l++)
-		buf_printf(out, "\t\t(void)i%d;\n", l);
-	/* accumulators: r (final) and, with a j-split, s (partial) */
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			for (int l = 0; l < ni; l++)
-				buf_printf(out, "\t\t%s r%d_%d = %s;\n",
-				           ctype(f->var[v].type), v, l,
-				           f->var[v].type == T_DD ?
-				           "nb_dd_make(0.0, 0.0)" : "0");
-	emit_block(f, B_PRE, out, "\t\t", "r");
+	/* lanes past the last element read a valid one and store nothing */
+	if (!c.lanes)
+		for (int l = 0; l < ni; l++)
+			buf_printf(out, "\t\tconst long i%d = i + %d <= ilast ? i + %d : "
+			           "ilast;\n\t\t(void)i%d;\n", l, l, l, l);
+	accumulators(&c, "r", "\t\t");
+	emit_block(&c, B_PRE, "\t\t", "r");
 	const char *ind = "\t\t";
 	const char *acc = "r";
 	if (t > 1) {
 		buf_printf(out, "\t\tfor (long p = 0; p < %d; p++) {\n", t);
-		for (int v = 0; v < f->nvar; v++)
-			if (f->var[v].role == NB_RMEM)
-				for (int l = 0; l < ni; l++)
-					buf_printf(out, "\t\t\t%s s%d_%d = %s;\n",
-					           ctype(f->var[v].type), v, l,
-					           f->var[v].type == T_DD ?
-					           "nb_dd_make(0.0, 0.0)" : "0");
+		accumulators(&c, "s", "\t\t\t");
 		ind = "\t\t\t";
 		acc = "s";
 	}
 	buf_printf(out, "%slong j = jbase%s;\n", ind, t > 1 ? " + p" : "");
+	char *ind1 = cprintf(f->ctx, "%s\t", ind);
 	if (nj > 1) {
 		buf_printf(out, "%sfor (; j + %d < jend; j += %d) {\n", ind,
 		           (nj - 1) * t, nj * t);
-		emit_block(f, B_BODY, out, cprintf(f->ctx, "%s\t", ind), acc);
+		emit_block(&c, B_BODY, ind1, acc);
 		buf_printf(out, "%s}\n", ind);
 		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
-		emit_block(f, B_TAIL, out, cprintf(f->ctx, "%s\t", ind), acc);
+		emit_block(&c, B_TAIL, ind1, acc);
 		buf_printf(out, "%s}\n", ind);
 	} else {
 		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
-		emit_block(f, B_BODY, out, cprintf(f->ctx, "%s\t", ind), acc);
+		emit_block(&c, B_BODY, ind1, acc);
 		buf_printf(out, "%s}\n", ind);
 	}
 	if (t > 1) {
 		/* partial sums combined in the order of p, as documented */
-		for (int v = 0; v < f->nvar; v++)
-			if (f->var[v].role == NB_RMEM)
-				for (int l = 0; l < ni; l++) {
-					if (f->var[v].type == T_DD)
-						buf_printf(out, "\t\t\tr%d_%d = p ? "
-						           "nb_dd_add(r%d_%d, s%d_%d) : "
-						           "s%d_%d;\n", v, l, v, l, v, l,
-						           v, l);
-					else
-						buf_printf(out, "\t\t\tr%d_%d = p ? "
-						           "r%d_%d + s%d_%d : s%d_%d;\n",
-						           v, l, v, l, v, l, v, l);
+		for (int v = 0; v < f->nvar; v++) {
+			if (f->var[v].role != NB_RMEM)
+				continue;
+			int dd = f->var[v].type == T_DD;
+			for (int l = 0; l < (c.lanes ? 1 : ni); l++) {
+				char r[32], s[32];
+				if (c.lanes) {
+					snprintf(r, sizeof r, "r%d[k]", v);
+					snprintf(s, sizeof s, "s%d[k]", v);
+					buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n\t",
+					           ni);
+				} else {
+					snprintf(r, sizeof r, "r%d_%d", v, l);
+					snprintf(s, sizeof s, "s%d_%d", v, l);
 				}
+				if (dd)
+					buf_printf(out, "\t\t\t%s = p ? nb_dd_add(%s, %s) : %s;\n",
+					           r, r, s, s);
+				else
+					buf_printf(out, "\t\t\t%s = p ? %s + %s : %s;\n", r, r,
+					           s, s);
+			}
+		}
 		buf_puts(out, "\t\t}\n");
 	}
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
 		const char *nm = f->var[v].name;
-		for (int l = 0; l < ni; l++) {
-			buf_printf(out, "\t\tif (i + %d <= ilast) {\n", l);
-			if (f->var[v].type == T_DD) {
-				buf_printf(out, "\t\t\tnb_dd x = r%d_%d;\n", v, l);
-				buf_printf(out, "\t\t\tif (accum)\n\t\t\t\tx = nb_dd_add("
-				           "nb_dd_make(a_%s[2 * (i + %d)], "
-				           "a_%s[2 * (i + %d) + 1]), x);\n", nm, l, nm, l);
-				buf_printf(out, "\t\t\ta_%s[2 * (i + %d)] = x.hi;\n", nm, l);
-				buf_printf(out, "\t\t\ta_%s[2 * (i + %d) + 1] = x.lo;\n",
-				           nm, l);
+		for (int l = 0; l < (c.lanes ? 1 : ni); l++) {
+			char r[32], ix[32];
+			const char *ind2 = "\t\t";
+			if (c.lanes) {
+				snprintf(r, sizeof r, "r%d[k]", v);
+				snprintf(ix, sizeof ix, "i + k");
+				buf_printf(out, "\t\tfor (int k = 0; k < %d; k++) {\n", ni);
+				ind2 = "\t\t\t";
 			} else {
-				buf_printf(out, "\t\t\ta_%s[i + %d] = accum ? a_%s[i + %d] "
-				           "+ r%d_%d : r%d_%d;\n", nm, l, nm, l, v, l, v, l);
+				snprintf(r, sizeof r, "r%d_%d", v, l);
+				snprintf(ix, sizeof ix, "i + %d", l);
 			}
-			buf_puts(out, "\t\t}\n");
+			buf_printf(out, "%sif (%s <= ilast) {\n", ind2, ix);
+			if (f->var[v].type == T_DD) {
+				buf_printf(out, "%s\tnb_dd x = %s;\n", ind2, r);
+				buf_printf(out, "%s\tif (accum)\n%s\t\tx = nb_dd_add("
+				           "nb_dd_make(a_%s[2 * (%s)], a_%s[2 * (%s) + 1]), "
+				           "x);\n", ind2, ind2, nm, ix, nm, ix);
+				buf_printf(out, "%s\ta_%s[2 * (%s)] = x.hi;\n", ind2, nm, ix);
+				buf_printf(out, "%s\ta_%s[2 * (%s) + 1] = x.lo;\n", ind2, nm,
+				           ix);
+			} else {
+				buf_printf(out, "%s\ta_%s[%s] = accum ? a_%s[%s] + %s : %s;\n",
+				           ind2, nm, ix, nm, ix, r, r);
+			}
+			buf_printf(out, "%s}\n", ind2);
+			if (c.lanes)
+				buf_puts(out, "\t\t}\n");
 		}
 	}
 	buf_puts(out, "\t}\n}\n\n");
+	free(c.il);
+	free(c.jl);
 
 	/* the entry for the runtime: arrays in interface order (LMEM, BMEM,
 	 * RMEM), every CONST as a (hi, lo) pair */

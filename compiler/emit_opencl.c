@@ -107,9 +107,14 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		if (!*seen) {
 			*seen = 1;
 			const nb_pack *pk = &e->fc->pack[p];
-			buf_printf(out, "%sconst %s q%d_%d = t%d[jj + %d];\n", ind,
-			           vtype(pk->type, pk->vwidth), p, lane, p,
-			           lane * f->jsplit);
+			if (e->fc->tile)
+				buf_printf(out, "%sconst %s q%d_%d = t%d[jj + %d];\n", ind,
+				           vtype(pk->type, pk->vwidth), p, lane, p,
+				           lane * f->jsplit);
+			else
+				buf_printf(out, "%sconst %s q%d_%d = b%d[jbase + jj + "
+				           "%d];\n", ind, vtype(pk->type, pk->vwidth), p,
+				           lane, p, lane * f->jsplit);
 		}
 		buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
 		const nb_pack *pk = &e->fc->pack[p];
@@ -138,7 +143,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			buf_printf(out, "a_%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, 1, e->fast);
+		emit_rhs(out, f, k, 1, e->fast, NULL, NULL);
 	}
 	buf_puts(out, ";\n");
 }
@@ -323,7 +328,7 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 			           etype(x->type), x->name);
 	}
 	buf_puts(out, ")\n{\n");
-	for (int p = 0; p < fc->npack; p++)
+	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
 		           vtype(fc->pack[p].type, fc->pack[p].vwidth), p);
 	if (t > 1) {
@@ -366,33 +371,48 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 			           "nb_dd_make(0.0, 0.0)" : "0");
 	}
 	emit_block(&e, B_PRE, "\t");
-	buf_puts(out, "\tfor (int jt = 0; jt < nj; jt += NB_TILE) {\n");
-	buf_puts(out, "\t\tconst int cnt = min(NB_TILE, nj - jt);\n");
-	buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
-	buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
-	for (int p = 0; p < fc->npack; p++)
-		buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
-	buf_puts(out, "\t\t}\n");
-	buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
-	buf_puts(out, "\t\tint jj = p;\n");
-	/* a full tile has a trip count the compiler knows */
 	int step = nj * t;
-	buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
-	buf_printf(out, "\t\t\t#pragma unroll %d\n", 4);
-	buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
-	           (nj - 1) * t, step);
-	emit_block(&e, B_BODY, "\t\t\t\t");
-	buf_puts(out, "\t\t\t}\n\t\t} else {\n");
-	buf_printf(out, "\t\t\tfor (; jj + %d < cnt; jj += %d) {\n", (nj - 1) * t,
-	           step);
-	emit_block(&e, B_BODY, "\t\t\t\t");
-	buf_puts(out, "\t\t\t}\n\t\t}\n");
-	if (nj > 1) {
-		buf_printf(out, "\t\tfor (; jj < cnt; jj += %d) {\n", t);
-		emit_block(&e, B_TAIL, "\t\t\t");
+	if (!fc->tile) {
+		/* no staging: every work item reads the j-elements itself and
+		 * the cache serves the repeats (paper 000 on RV770) */
+		buf_puts(out, "\tint jj = p;\n");
+		buf_printf(out, "\tfor (; jj + %d < nj; jj += %d) {\n",
+		           (nj - 1) * t, step);
+		emit_block(&e, B_BODY, "\t\t");
+		buf_puts(out, "\t}\n");
+		if (nj > 1) {
+			buf_printf(out, "\tfor (; jj < nj; jj += %d) {\n", t);
+			emit_block(&e, B_TAIL, "\t\t");
+			buf_puts(out, "\t}\n");
+		}
+	} else {
+		buf_puts(out, "\tfor (int jt = 0; jt < nj; jt += NB_TILE) {\n");
+		buf_puts(out, "\t\tconst int cnt = min(NB_TILE, nj - jt);\n");
+		buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+		buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
 		buf_puts(out, "\t\t}\n");
+		buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+		buf_puts(out, "\t\tint jj = p;\n");
+		/* a full tile has a trip count the compiler knows */
+		buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
+		buf_printf(out, "\t\t\t#pragma unroll %d\n", 4);
+		buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
+		           (nj - 1) * t, step);
+		emit_block(&e, B_BODY, "\t\t\t\t");
+		buf_puts(out, "\t\t\t}\n\t\t} else {\n");
+		buf_printf(out, "\t\t\tfor (; jj + %d < cnt; jj += %d) {\n",
+		           (nj - 1) * t, step);
+		emit_block(&e, B_BODY, "\t\t\t\t");
+		buf_puts(out, "\t\t\t}\n\t\t}\n");
+		if (nj > 1) {
+			buf_printf(out, "\t\tfor (; jj < cnt; jj += %d) {\n", t);
+			emit_block(&e, B_TAIL, "\t\t\t");
+			buf_puts(out, "\t\t}\n");
+		}
+		buf_puts(out, "\t}\n");
 	}
-	buf_puts(out, "\t}\n");
 	if (t > 1)
 		emit_combine(&e, 0);
 	if (t > 1)

@@ -51,6 +51,7 @@ Ins ins_make(int op, Type t, int blk, int a, int b, int cc)
 	in.arg[1] = b;
 	in.arg[2] = cc;
 	in.var = -1;
+	in.tmpl = -1;
 	return in;
 }
 

@@ -49,6 +49,10 @@ typedef struct Ins {
 	double imm[2]; /* IMM: value, and its low part for dd */
 	Loc loc;       /* source position it came from */
 	const char *name; /* the temporary it computes, if any */
+	int tmpl;      /* after unroll_i: the instruction it is a copy of in
+	                  the body before unrolling (-1 before); instances of
+	                  one template in different i-lanes are isomorphic, so
+	                  back ends may emit them as one loop over lanes */
 } Ins;
 
 typedef struct Var {

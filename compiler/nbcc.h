@@ -25,7 +25,8 @@ typedef struct nb_options {
 	int fast_math;        /* allow reassociation and native functions */
 	int fma;              /* contract a*b+c into fma (float, double) */
 	int wg;               /* OpenCL work-group size, 0: default */
-	int tile;             /* j-elements per local-memory tile, 0: default */
+	int tile;             /* j-elements per local-memory tile, 0: default,
+	                         -1: none (read through the cache) */
 	const char *kname;    /* kernel name, NULL: from the file name */
 } nb_options;
 
@@ -76,7 +77,7 @@ typedef struct nb_iface {
 	char *flags;       /* nbcc flags used */
 	nb_prec precision; /* default precision used */
 	int unroll_i, unroll_j, jsplit;
-	int wg, tile;      /* OpenCL launch shape */
+	int wg, tile;      /* OpenCL launch shape; tile 0: no local staging */
 	int nvar;
 	nb_var *var;
 	int npack;

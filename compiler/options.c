@@ -54,8 +54,9 @@ const char nb_options_help[] =
 	"  --fast-math        allow reassociation and fast native functions\n"
 	"  --no-fma           do not contract a*b+c into fma\n"
 	"  --wg=N             OpenCL work-group size (default 128)\n"
-	"  --tile=N           j-elements staged per local-memory tile\n"
-	"                     (default: the work-group size)\n"
+	"  --tile=N           j-elements staged per local-memory tile (default:\n"
+	"                     the work-group size); 0 reads them through the\n"
+	"                     cache instead\n"
 	"  --name=K           kernel function name (default: from the file)\n";
 
 /* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
@@ -144,7 +145,11 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		return took;
 	}
 	if ((v = value(arg, "--tile", next, &took))) {
-		if (posint(v, 4096, &o->tile))
+		/* 0: no staging, j-elements come through the cache (-1 here,
+		 * since 0 means "the default") */
+		if (strcmp(v, "0") == 0)
+			o->tile = -1;
+		else if (posint(v, 4096, &o->tile))
 			goto badint;
 		return took;
 	}
@@ -213,7 +218,7 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 	if (o->wg)
 		ADD(" --wg=%d", o->wg);
 	if (o->tile)
-		ADD(" --tile=%d", o->tile);
+		ADD(" --tile=%d", o->tile < 0 ? 0 : o->tile);
 	if (o->kname)
 		ADD(" --name=%s", o->kname);
 #undef ADD

@@ -28,6 +28,8 @@ static void copy_block(Func *f, int n, int blk_from, int blk_to, int *map,
 		if (in.op == O_LDJ)
 			in.lane = jlane >= 0 ? jlane : in.lane;
 		in.copy = ncopy_base + in.copy;
+		if (ilane >= 0)
+			in.tmpl = k; /* i-unroll: remember the template */
 		(void)copy;
 		map[k] = ins_add(f, in);
 	}
