@@ -1,1 +1,523 @@
-/* placeholder: replaced by the dd library */
+/* ddlib.h: double-double (dd) arithmetic for nbcc's generated kernels.  The
+ * build embeds this text (scripts/embed.sh) and the back ends paste it into
+ * every .c / .cl that uses dd, so it compiles as C11 and as OpenCL C 1.2.
+ *
+ * A dd is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2: 106 bits of
+ * significand, the exponent range of double.  u = 2^-53 below; "error" is
+ * relative to the exact result of the operation on the dd operands.
+ *
+ *   op     DP operations (fma = 1)             error bound, in 2^-104:
+ *                                              proven       largest seen
+ *   add    20 (+1 compare, 1 select)           0.75 [1]     0.41
+ *   mul     9 (+1 compare, 1 select)           1.25 [1,2]   0.76
+ *   div    14 incl. 2 divisions (+2 compares)  3.75 [1]     1.37
+ *   sqrt    8 incl. sqrt and division          ~1 (below)   0.71
+ *   rsqrt  21 incl. sqrt and division          ~3 (below)   1.91
+ *   exp ~200, log ~190, sin and cos ~250 DP operations, 1 table look-up
+ *   for exp and log: largest error seen 2.6 * 2^-104 (1.3e-31); sin and cos
+ *   for |x| < 2^45 only, beyond that they return NaN rather than a result
+ *   without dd accuracy.  pow = exp(b log a): ~(1 + |b log a|) 2^-104, as
+ *   the error of b log a is amplified by exp.  ("Seen": 180,000 random
+ *   operands against QD's quad-double, tests/unit/test_ddlib.c.)  Results
+ *   below 2^-969 in magnitude lose bits as the low word becomes subnormal.
+ * [1] Joldes, Muller, Popescu, "Tight and rigorous error bounds for basic
+ *     building blocks of double-word arithmetic", ACM TOMS 44(2), 2017:
+ *     add is their AccurateDWPlusDW, mul DWTimesDW3, div DWDivDW2.
+ * [2] Muller, Rideau, "Formalization of double-word arithmetic", 2022
+ *     (corrects the DWTimesDW3 bound from 4u^2 to 5u^2).
+ *
+ * Exact product errors come from explicit fma() calls, and the one product
+ * whose rounding matters (in nb__two_prod) is shielded from contraction, so
+ * the code is right whether or not the compiler contracts a * b + c, even
+ * across statements as NVIDIA's OpenCL does.  It must not be built
+ * with -ffast-math / -cl-fast-relaxed-math / -cl-unsafe-math-optimizations:
+ * reassociation turns every error term below into zero.  Special values:
+ * every operation that meets an infinity or NaN returns (that, 0) with the
+ * IEEE result of the high words, chosen by selects so the usual path stays
+ * branch-free.  Internal names start with nb__. */
+#ifndef NB_DDLIB_H
+#define NB_DDLIB_H
+
+/* clang, unlike gcc, warns of unused static inline functions outside
+ * headers, and here the library is pasted into the kernel's own file */
+#ifdef __clang__
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"
+#endif
+
+/* __OPENCL_VERSION__ is the spec's test; clang -x cl for a host target
+ * only defines __OPENCL_C_VERSION__ */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define NB__OPENCL 1
+#define NB__CONST __constant
+#elif defined(__GNUC__)
+/* tables of functions a kernel does not call must not warn */
+#define NB__CONST static const __attribute__((unused))
+#else
+#define NB__CONST static const
+#endif
+
+typedef struct {
+	double hi, lo;
+} nb_dd;
+
+static inline nb_dd nb_dd_make(double hi, double lo)
+{
+	nb_dd r;
+	r.hi = hi;
+	r.lo = lo;
+	return r;
+}
+
+static inline nb_dd nb_dd_from(double x) { return nb_dd_make(x, 0.0); }
+static inline double nb_dd_to(nb_dd a) { return a.hi + a.lo; }
+static inline nb_dd nb_dd_neg(nb_dd a) { return nb_dd_make(-a.hi, -a.lo); }
+
+/* ---- error-free transformations -------------------------------------- */
+
+/* a + b = s + e exactly, for any a, b (Knuth's TwoSum, 6 ops) */
+static inline nb_dd nb__two_sum(double a, double b)
+{
+	double s = a + b;
+	double bb = s - a;
+	return nb_dd_make(s, (a - (s - bb)) + (b - bb));
+}
+
+/* the same when |a| >= |b| or a == 0 (Dekker's Fast2Sum, 3 ops) */
+static inline nb_dd nb__fast_sum(double a, double b)
+{
+	double s = a + b;
+	return nb_dd_make(s, b - (s - a));
+}
+
+/* a * b rounded, as a value no compiler fuses into a later + or -.
+ * NVIDIA's OpenCL contracts a product and an add into one fma even across
+ * statements; done to p below, that counts the error e twice.  An fma with
+ * a zero addend is the same rounded product (up to the sign of a zero),
+ * and is not fused again.  Without a hardware fma nothing is contracted
+ * (and fma() would be a slow library call). */
+#if defined(NB__OPENCL) || defined(FP_FAST_FMA) || defined(__FMA__) || \
+    defined(__ARM_FEATURE_FMA)
+#define NB__MUL_RN(a, b) fma(a, b, 0.0)
+#else
+#define NB__MUL_RN(a, b) ((a) * (b))
+#endif
+
+/* a * b = p + e exactly, barring underflow (2 ops) */
+static inline nb_dd nb__two_prod(double a, double b)
+{
+	double p = NB__MUL_RN(a, b);
+	return nb_dd_make(p, fma(a, b, -p));
+}
+
+/* (hi, 0) for an infinite or NaN hi: the answer of the special-value
+ * selects, so lo never carries a NaN next to an infinity */
+static inline int nb__finite(double x) { return fabs(x) < INFINITY; }
+
+/* ---- the four operations ---------------------------------------------- */
+
+/* accurate ("IEEE") addition: the error is bounded relative to the sum, so
+ * cancellation (the one-loop integral has plenty) loses nothing beyond it */
+static inline nb_dd nb_dd_add(nb_dd a, nb_dd b)
+{
+	nb_dd s = nb__two_sum(a.hi, b.hi);
+	nb_dd t = nb__two_sum(a.lo, b.lo);
+	nb_dd v = nb__fast_sum(s.hi, s.lo + t.hi);
+	nb_dd z = nb__fast_sum(v.hi, t.lo + v.lo);
+	return nb__finite(s.hi) ? z : nb_dd_make(s.hi, 0.0);
+}
+
+static inline nb_dd nb_dd_sub(nb_dd a, nb_dd b)
+{
+	return nb_dd_add(a, nb_dd_neg(b));
+}
+
+/* dd + double, accurate (10 ops, 2u^2) */
+static inline nb_dd nb__add_d(nb_dd a, double b)
+{
+	nb_dd s = nb__two_sum(a.hi, b);
+	return nb__fast_sum(s.hi, a.lo + s.lo);
+}
+
+/* "sloppy" addition (11 ops): its error is only small relative to the sum
+ * when there is no cancellation.  For series terms whose signs and
+ * sizes are known, never for user data. */
+static inline nb_dd nb__add_fast(nb_dd a, nb_dd b)
+{
+	nb_dd s = nb__two_sum(a.hi, b.hi);
+	return nb__fast_sum(s.hi, s.lo + (a.lo + b.lo));
+}
+
+static inline nb_dd nb_dd_mul(nb_dd a, nb_dd b)
+{
+	nb_dd p = nb__two_prod(a.hi, b.hi);
+	double t = fma(a.lo, b.hi, fma(a.hi, b.lo, a.lo * b.lo));
+	nb_dd z = nb__fast_sum(p.hi, p.lo + t);
+	return nb__finite(p.hi) ? z : nb_dd_make(p.hi, 0.0);
+}
+
+/* dd * double (6 ops, 2u^2); finite operands only */
+static inline nb_dd nb__mul_d(nb_dd a, double b)
+{
+	nb_dd p = nb__two_prod(a.hi, b);
+	return nb__fast_sum(p.hi, fma(a.lo, b, p.lo));
+}
+
+/* a * a; finite operands only */
+static inline nb_dd nb__sqr(nb_dd a)
+{
+	nb_dd p = nb__two_prod(a.hi, a.hi);
+	return nb__fast_sum(p.hi, fma(a.hi + a.hi, a.lo, p.lo));
+}
+
+/* a * 2^k, exact: k is a small constant power of two here */
+static inline nb_dd nb__mul_pow2(nb_dd a, double k)
+{
+	return nb_dd_make(a.hi * k, a.lo * k);
+}
+
+/* q1 = a.hi / b.hi, then one correction from the remainder a - q1 b,
+ * whose high part a.hi - (q1 b).hi is exact (Sterbenz). */
+static inline nb_dd nb_dd_div(nb_dd a, nb_dd b)
+{
+	double q = a.hi / b.hi;
+	nb_dd r = nb__mul_d(b, q);
+	double d = (a.hi - r.hi) + (a.lo - r.lo);
+	nb_dd z = nb__fast_sum(q, d / b.hi);
+	return nb__finite(q) && nb__finite(b.hi) ? z : nb_dd_make(q, 0.0);
+}
+
+/* s = sqrt(hi) rounded; a = s^2 + rem with rem = fma(-s, s, hi) + lo, so
+ * sqrt(a) = s + rem / (2s) - O(rem^2 / s^3).  rem/s^2 <= 2.5u, hence the
+ * dropped term is u^2 / 2; rounding rem and the division adds ~3u^2. */
+static inline nb_dd nb_dd_sqrt(nb_dd a)
+{
+	double s = sqrt(a.hi);
+	double rem = fma(-s, s, a.hi) + a.lo;
+	nb_dd z = nb__fast_sum(s, rem * 0.5 / s);
+	return a.hi > 0 && a.hi < INFINITY ? z : nb_dd_make(s, 0.0);
+}
+
+/* One Newton step from y = 1/sqrt(hi), whose error d <= 2.5u (two
+ * roundings, and lo): y' = y + y e / 2 with e = 1 - a y^2 computed as
+ * 1 - (a y) y in dd, so a is never squared and the whole double range
+ * works.  The dropped term 1.5 d^2 is <= 9.4u^2, roundings add ~2u^2. */
+static inline nb_dd nb_dd_rsqrt(nb_dd a)
+{
+	double y = 1.0 / sqrt(a.hi);
+	nb_dd t = nb__mul_d(nb__mul_d(a, y), y);
+	double e = (1.0 - t.hi) - t.lo;
+	nb_dd z = nb__fast_sum(y, y * (0.5 * e));
+	return a.hi > 0 && a.hi < INFINITY ? z : nb_dd_make(y, 0.0);
+}
+
+/* ---- comparisons and friends ------------------------------------------- */
+
+static inline int nb_dd_lt(nb_dd a, nb_dd b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static inline int nb_dd_le(nb_dd a, nb_dd b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
+}
+
+static inline int nb_dd_gt(nb_dd a, nb_dd b) { return nb_dd_lt(b, a); }
+static inline int nb_dd_ge(nb_dd a, nb_dd b) { return nb_dd_le(b, a); }
+
+static inline int nb_dd_eq(nb_dd a, nb_dd b)
+{
+	return a.hi == b.hi && a.lo == b.lo;
+}
+
+static inline int nb_dd_ne(nb_dd a, nb_dd b) { return !nb_dd_eq(a, b); }
+
+static inline nb_dd nb_dd_fabs(nb_dd a)
+{
+	return signbit(a.hi) ? nb_dd_neg(a) : a;
+}
+
+/* as C's fmin/fmax: a NaN operand loses to a number */
+static inline nb_dd nb_dd_fmin(nb_dd a, nb_dd b)
+{
+	return b.hi != b.hi || nb_dd_lt(a, b) ? a : b;
+}
+
+static inline nb_dd nb_dd_fmax(nb_dd a, nb_dd b)
+{
+	return b.hi != b.hi || nb_dd_gt(a, b) ? a : b;
+}
+
+/* ---- exp ------------------------------------------------------------------
+ * x = m ln2/64 + r with m = 64q + j, |r| <= ln2/128, so
+ * e^x = 2^q * 2^(j/64) * e^r.  r is exact to ~2^-130: ln2/64 is split in
+ * three, m * C1 is exact (C1 has 36 bits, |m| < 2^17) and x.hi - m C1 is
+ * exact (Sterbenz).  e^r - 1 is its Taylor series to r^10 (next term
+ * < 3e-33): terms from r^6 on need only double, the rest dd. */
+NB__CONST double nb__exp2_tab[128] = {
+	0x1.0000000000000p+0, 0x0.0p+0,
+	0x1.02c9a3e778061p+0, -0x1.19083535b085dp-56,
+	0x1.059b0d3158574p+0, 0x1.d73e2a475b465p-55,
+	0x1.0874518759bc8p+0, 0x1.186be4bb284ffp-57,
+	0x1.0b5586cf9890fp+0, 0x1.8a62e4adc610bp-54,
+	0x1.0e3ec32d3d1a2p+0, 0x1.03a1727c57b53p-59,
+	0x1.11301d0125b51p+0, -0x1.6c51039449b3ap-54,
+	0x1.1429aaea92de0p+0, -0x1.32fbf9af1369ep-54,
+	0x1.172b83c7d517bp+0, -0x1.19041b9d78a76p-55,
+	0x1.1a35beb6fcb75p+0, 0x1.e5b4c7b4968e4p-55,
+	0x1.1d4873168b9aap+0, 0x1.e016e00a2643cp-54,
+	0x1.2063b88628cd6p+0, 0x1.dc775814a8495p-55,
+	0x1.2387a6e756238p+0, 0x1.9b07eb6c70573p-54,
+	0x1.26b4565e27cddp+0, 0x1.2bd339940e9d9p-55,
+	0x1.29e9df51fdee1p+0, 0x1.612e8afad1255p-55,
+	0x1.2d285a6e4030bp+0, 0x1.0024754db41d5p-54,
+	0x1.306fe0a31b715p+0, 0x1.6f46ad23182e4p-55,
+	0x1.33c08b26416ffp+0, 0x1.32721843659a6p-54,
+	0x1.371a7373aa9cbp+0, -0x1.63aeabf42eae2p-54,
+	0x1.3a7db34e59ff7p+0, -0x1.5e436d661f5e3p-56,
+	0x1.3dea64c123422p+0, 0x1.ada0911f09ebcp-55,
+	0x1.4160a21f72e2ap+0, -0x1.ef3691c309278p-58,
+	0x1.44e086061892dp+0, 0x1.89b7a04ef80d0p-59,
+	0x1.486a2b5c13cd0p+0, 0x1.3c1a3b69062f0p-56,
+	0x1.4bfdad5362a27p+0, 0x1.d4397afec42e2p-56,
+	0x1.4f9b2769d2ca7p+0, -0x1.4b309d25957e3p-54,
+	0x1.5342b569d4f82p+0, -0x1.07abe1db13cadp-55,
+	0x1.56f4736b527dap+0, 0x1.9bb2c011d93adp-54,
+	0x1.5ab07dd485429p+0, 0x1.6324c054647adp-54,
+	0x1.5e76f15ad2148p+0, 0x1.ba6f93080e65ep-54,
+	0x1.6247eb03a5585p+0, -0x1.383c17e40b497p-54,
+	0x1.6623882552225p+0, -0x1.bb60987591c34p-54,
+	0x1.6a09e667f3bcdp+0, -0x1.bdd3413b26456p-54,
+	0x1.6dfb23c651a2fp+0, -0x1.bbe3a683c88abp-57,
+	0x1.71f75e8ec5f74p+0, -0x1.16e4786887a99p-55,
+	0x1.75feb564267c9p+0, -0x1.0245957316dd3p-54,
+	0x1.7a11473eb0187p+0, -0x1.41577ee04992fp-55,
+	0x1.7e2f336cf4e62p+0, 0x1.05d02ba15797ep-56,
+	0x1.82589994cce13p+0, -0x1.d4c1dd41532d8p-54,
+	0x1.868d99b4492edp+0, -0x1.fc6f89bd4f6bap-54,
+	0x1.8ace5422aa0dbp+0, 0x1.6e9f156864b27p-54,
+	0x1.8f1ae99157736p+0, 0x1.5cc13a2e3976cp-55,
+	0x1.93737b0cdc5e5p+0, -0x1.75fc781b57ebcp-57,
+	0x1.97d829fde4e50p+0, -0x1.d185b7c1b85d1p-54,
+	0x1.9c49182a3f090p+0, 0x1.c7c46b071f2bep-56,
+	0x1.a0c667b5de565p+0, -0x1.359495d1cd533p-54,
+	0x1.a5503b23e255dp+0, -0x1.d2f6edb8d41e1p-54,
+	0x1.a9e6b5579fdbfp+0, 0x1.0fac90ef7fd31p-54,
+	0x1.ae89f995ad3adp+0, 0x1.7a1cd345dcc81p-54,
+	0x1.b33a2b84f15fbp+0, -0x1.2805e3084d708p-57,
+	0x1.b7f76f2fb5e47p+0, -0x1.5584f7e54ac3bp-56,
+	0x1.bcc1e904bc1d2p+0, 0x1.23dd07a2d9e84p-55,
+	0x1.c199bdd85529cp+0, 0x1.11065895048ddp-55,
+	0x1.c67f12e57d14bp+0, 0x1.2884dff483cadp-54,
+	0x1.cb720dcef9069p+0, 0x1.503cbd1e949dbp-56,
+	0x1.d072d4a07897cp+0, -0x1.cbc3743797a9cp-54,
+	0x1.d5818dcfba487p+0, 0x1.2ed02d75b3707p-55,
+	0x1.da9e603db3285p+0, 0x1.c2300696db532p-54,
+	0x1.dfc97337b9b5fp+0, -0x1.1a5cd4f184b5cp-54,
+	0x1.e502ee78b3ff6p+0, 0x1.39e8980a9cc8fp-55,
+	0x1.ea4afa2a490dap+0, -0x1.e9c23179c2893p-54,
+	0x1.efa1bee615a27p+0, 0x1.dc7f486a4b6b0p-54,
+	0x1.f50765b6e4540p+0, 0x1.9d3e12dd8a18bp-54,
+	0x1.fa7c1819e90d8p+0, 0x1.74853f3a5931ep-55,
+};
+
+static inline nb_dd nb_dd_exp(nb_dd x)
+{
+	/* clamping keeps m, q, j small integers (and turns NaN into one);
+	 * the selects at the end give the out-of-range answers */
+	double xc = fmin(fmax(x.hi, -746.0), 710.0);
+	double m = rint(xc * 0x1.71547652b82fep+6);	/* 64/ln2 */
+	double q = floor(m * (1.0 / 64));
+	int j = (int)(m - 64.0 * q);
+	nb_dd r = nb__two_sum(xc - m * 0x1.62e42fefa0000p-7, x.lo);
+	r = nb_dd_sub(r, nb__two_prod(m, 0x1.cf79abc9e3b3ap-46));
+	r = nb__add_d(r, m * 0x1.ff0342542fc33p-100);
+
+	double rh = r.hi;	/* 1/6! + r/7! + ... + r^4/10! */
+	double p6 = fma(fma(fma(fma(0x1.27e4fb7789f5cp-22, rh,
+	                            0x1.71de3a556c734p-19), rh,
+	                        0x1.a01a01a01a01ap-16), rh,
+	                    0x1.a01a01a01a01ap-13), rh, 0x1.6c16c16c16c17p-10);
+	nb_dd p = nb__add_fast(nb_dd_make(0x1.1111111111111p-7,
+	                                  0x1.1111111111111p-63),
+	                       nb__mul_d(r, p6));	/* 1/120 + ... */
+	p = nb__add_fast(nb_dd_make(0x1.5555555555555p-5, 0x1.5555555555555p-59),
+	                 nb_dd_mul(r, p));	/* 1/24 + ... */
+	p = nb__add_fast(nb_dd_make(0x1.5555555555555p-3, 0x1.5555555555555p-57),
+	                 nb_dd_mul(r, p));	/* 1/6 + ... */
+	p = nb__add_d(nb_dd_mul(r, p), 0.5);
+	p = nb__add_fast(r, nb_dd_mul(nb__sqr(r), p));	/* e^r - 1 */
+
+	nb_dd t = nb_dd_make(nb__exp2_tab[2 * j], nb__exp2_tab[2 * j + 1]);
+	nb_dd y = nb__add_fast(t, nb_dd_mul(t, p));
+	int k = (int)q;
+	y = nb_dd_make(ldexp(y.hi, k), ldexp(y.lo, k));
+	y = nb__finite(y.hi) ? y : nb_dd_make(y.hi, 0.0);
+	y = x.hi < -745.2 ? nb_dd_make(0.0, 0.0) : y;
+	y = x.hi > 709.8 ? nb_dd_make(INFINITY, 0.0) : y;
+	return x.hi != x.hi ? x : y;
+}
+
+/* ---- log ------------------------------------------------------------------
+ * a = 2^e m with m in [sqrt(1/2), sqrt(2)); c = 1 + k/64 is the grid point
+ * nearest m, and log(m/c) = 2 atanh(t), t = (m - c)/(m + c), |t| < 0.0056:
+ * 2t + 2t^3/3 + ... + 2t^13/13 (next term < 2e-33 relative).  m - c is
+ * exact, so near a = 1 (e = k = 0) the error stays relative. */
+NB__CONST double nb__log_tab[94] = {	/* log(1 + k/64), k = -19..27 */
+	-0x1.68ac83e9c6a14p-2, -0x1.a64eadd740178p-58,
+	-0x1.522ae0738a3d8p-2, 0x1.8f7e9b38a6979p-57,
+	-0x1.3c25277333184p-2, 0x1.2ad27e50a8ec6p-56,
+	-0x1.269621134db92p-2, -0x1.e0efadd9db02bp-56,
+	-0x1.1178e8227e47cp-2, 0x1.0e63a5f01c691p-57,
+	-0x1.f991c6cb3b379p-3, -0x1.f665066f980a2p-57,
+	-0x1.d1037f2655e7bp-3, -0x1.60629242471a2p-57,
+	-0x1.a93ed3c8ad9e3p-3, -0x1.bcafa9de97203p-57,
+	-0x1.823c16551a3c2p-3, 0x1.1232ce70be781p-57,
+	-0x1.5bf406b543db2p-3, 0x1.1f5b44c0df7e7p-61,
+	-0x1.365fcb0159016p-3, -0x1.7d411a5b944adp-58,
+	-0x1.1178e8227e47cp-3, 0x1.0e63a5f01c691p-58,
+	-0x1.da727638446a2p-4, -0x1.401fa71733019p-58,
+	-0x1.9335e5d594989p-4, 0x1.478a85704ccb7p-58,
+	-0x1.4d3115d207eacp-4, -0x1.769f42c7842ccp-58,
+	-0x1.08598b59e3a07p-4, 0x1.dd7009902bf32p-58,
+	-0x1.894aa149fb343p-5, -0x1.a8be97660a23dp-60,
+	-0x1.0415d89e74444p-5, -0x1.c05cf1d753622p-59,
+	-0x1.0205658935847p-6, -0x1.27c8e8416e71fp-60,
+	0x0.0p+0, 0x0.0p+0,
+	0x1.fc0a8b0fc03e4p-7, -0x1.83092c59642a1p-62,
+	0x1.f829b0e783300p-6, 0x1.33e3f04f1ef23p-60,
+	0x1.77458f632dcfcp-5, 0x1.18d3ca87b9296p-59,
+	0x1.f0a30c01162a6p-5, 0x1.85f325c5bbacdp-59,
+	0x1.341d7961bd1d1p-4, -0x1.b599f227becbbp-58,
+	0x1.6f0d28ae56b4cp-4, -0x1.906d99184b992p-58,
+	0x1.a926d3a4ad563p-4, 0x1.942f48aa70ea9p-58,
+	0x1.e27076e2af2e6p-4, -0x1.61578001e0162p-60,
+	0x1.0d77e7cd08e59p-3, 0x1.9a5dc5e9030acp-57,
+	0x1.29552f81ff523p-3, 0x1.301771c407dbfp-57,
+	0x1.44d2b6ccb7d1ep-3, 0x1.9f4f6543e1f88p-57,
+	0x1.5ff3070a793d4p-3, -0x1.bc60efafc6f6ep-58,
+	0x1.7ab890210d909p-3, 0x1.be36b2d6a0608p-59,
+	0x1.9525a9cf456b4p-3, 0x1.d904c1d4e2e26p-57,
+	0x1.af3c94e80bff3p-3, -0x1.398cff3641985p-58,
+	0x1.c8ff7c79a9a22p-3, -0x1.4f689f8434012p-57,
+	0x1.e27076e2af2e6p-3, -0x1.61578001e0162p-59,
+	0x1.fb9186d5e3e2bp-3, -0x1.caaae64f21acbp-57,
+	0x1.0a324e27390e3p-2, 0x1.7dcfde8061c03p-56,
+	0x1.1675cababa60ep-2, 0x1.ce63eab883717p-61,
+	0x1.22941fbcf7966p-2, -0x1.76f5eb09628afp-56,
+	0x1.2e8e2bae11d31p-2, -0x1.8f4cdb95ebdf9p-56,
+	0x1.3a64c556945eap-2, -0x1.c68651945f97cp-57,
+	0x1.4618bc21c5ec2p-2, 0x1.f42decdeccf1dp-56,
+	0x1.51aad872df82dp-2, 0x1.3927ac19f55e3p-59,
+	0x1.5d1bdbf5809cap-2, 0x1.4236383dc7fe1p-56,
+	0x1.686c81e9b14afp-2, -0x1.ddea0f7f58e3dp-57,
+};
+
+static inline nb_dd nb_dd_log(nb_dd a)
+{
+	int e;
+	double f = frexp(a.hi, &e);	/* a.hi = f 2^e, f in [0.5, 1) */
+	e -= f < 0x1.6a09e667f3bcdp-1;	/* sqrt(1/2) */
+	nb_dd m = nb_dd_make(ldexp(a.hi, -e), ldexp(a.lo, -e));
+	/* the clamp only acts when a is 0, negative, infinite or NaN, and
+	 * keeps the table index in bounds for the select below */
+	double k = fmin(fmax(rint((m.hi - 1.0) * 64.0), -19.0), 27.0);
+	double c = 1.0 + k * (1.0 / 64);
+	nb_dd t = nb_dd_div(nb__two_sum(m.hi - c, m.lo), nb__add_d(m, c));
+	nb_dd z = nb__sqr(t);
+	double zh = z.hi;	/* 2/9 + 2z/11 + 2z^2/13 */
+	double s9 = fma(fma(0x1.3b13b13b13b14p-3, zh, 0x1.745d1745d1746p-3), zh,
+	                0x1.c71c71c71c71cp-3);
+	nb_dd s = nb__add_fast(nb_dd_make(0x1.2492492492492p-2,
+	                                  0x1.2492492492492p-56),
+	                       nb__mul_d(z, s9));	/* 2/7 + ... */
+	s = nb__add_fast(nb_dd_make(0x1.999999999999ap-2, -0x1.999999999999ap-56),
+	                 nb_dd_mul(z, s));	/* 2/5 + ... */
+	s = nb__add_fast(nb_dd_make(0x1.5555555555555p-1, 0x1.5555555555555p-55),
+	                 nb_dd_mul(z, s));	/* 2/3 + ... */
+	nb_dd lm = nb__add_fast(nb__mul_pow2(t, 2.0),
+	                        nb_dd_mul(nb_dd_mul(t, z), s));
+
+	int i = 2 * ((int)k + 19);
+	nb_dd lc = nb_dd_make(nb__log_tab[i], nb__log_tab[i + 1]);
+	double de = (double)e;	/* e ln2, exact to 2^-106 relative */
+	nb_dd el = nb__two_prod(de, 0x1.62e42fefa39efp-1);
+	el = nb__fast_sum(el.hi, fma(de, 0x1.abc9e3b39803fp-56, el.lo));
+	nb_dd y = nb_dd_add(nb_dd_add(el, lc), lm);
+	double sp = a.hi > 0 ? a.hi : a.hi == 0 ? -INFINITY : NAN;
+	return a.hi > 0 && a.hi < INFINITY ? y : nb_dd_make(sp, 0.0);
+}
+
+/* a**b = exp(b log a) for a > 0; as in C, x**0 = 1**y = 1.  The error of
+ * b log a is relative to it, and exp turns that into a relative error of
+ * about (1 + |b log a|) 2^-104 in the result. */
+static inline nb_dd nb_dd_pow(nb_dd a, nb_dd b)
+{
+	nb_dd y = nb_dd_exp(nb_dd_mul(b, nb_dd_log(a)));
+	int one = b.hi == 0 || (a.hi == 1 && a.lo == 0);
+	return one ? nb_dd_make(1.0, 0.0) : y;
+}
+
+/* ---- sin, cos ---------------------------------------------------------------
+ * x = n pi/2 + r, |r| <= pi/4, with pi/2 in three doubles (~160 bits): the
+ * high part x.hi - n P1 is exact (Sterbenz), n P1 and n P2 are exact
+ * products, and every later sum is accurate relative to its result, so r is
+ * good to ~2^-106 relative until |n| ~ 2^45 makes n itself uncertain.
+ * sin r = r + r z S(z), z = r^2, Taylor to r^27 (next term < 2e-34
+ * relative); cos r = sqrt(1 - sin^2 r) (>= 0.7, no cancellation).  Both
+ * are always computed and the quadrant selects one, so sin and cos of a
+ * vector of arguments never diverge. */
+static inline nb_dd nb__sin_poly(nb_dd r)
+{
+	nb_dd z = nb__sqr(r);
+	double zh = z.hi;	/* terms r^17 .. r^27 in double */
+	double s8 = fma(fma(fma(fma(fma(-0x1.d1ab1c2dccea3p-94, zh,
+	                                0x1.3f3ccdd165fa9p-84), zh,
+	                            -0x1.761b41316381ap-75), zh,
+	                        0x1.71b8ef6dcf572p-66), zh,
+	                    -0x1.2f49b46814157p-57), zh, 0x1.952c77030ad4ap-49);
+	nb_dd s = nb__add_fast(nb_dd_make(-0x1.ae7f3e733b81fp-41,
+	                                  -0x1.1d8656b0ee8cbp-97),
+	                       nb__mul_d(z, s8));	/* -1/15! + ... */
+	s = nb__add_fast(nb_dd_make(0x1.6124613a86d09p-33, 0x1.f28e0cc748ebep-87),
+	                 nb_dd_mul(z, s));	/* 1/13! + ... */
+	s = nb__add_fast(nb_dd_make(-0x1.ae64567f544e4p-26, 0x1.c062e06d1f209p-80),
+	                 nb_dd_mul(z, s));	/* -1/11! + ... */
+	s = nb__add_fast(nb_dd_make(0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73),
+	                 nb_dd_mul(z, s));	/* 1/9! + ... */
+	s = nb__add_fast(nb_dd_make(-0x1.a01a01a01a01ap-13, -0x1.a01a01a01a01ap-73),
+	                 nb_dd_mul(z, s));	/* -1/7! + ... */
+	s = nb__add_fast(nb_dd_make(0x1.1111111111111p-7, 0x1.1111111111111p-63),
+	                 nb_dd_mul(z, s));	/* 1/5! + ... */
+	s = nb__add_fast(nb_dd_make(-0x1.5555555555555p-3, -0x1.5555555555555p-57),
+	                 nb_dd_mul(z, s));	/* -1/3! + ... */
+	return nb__add_fast(r, nb_dd_mul(nb_dd_mul(r, z), s));
+}
+
+/* sin(x + quarter * pi/2) */
+static inline nb_dd nb__sin_quarter(nb_dd x, double quarter)
+{
+	double n = rint(x.hi * 0x1.45f306dc9c883p-1);	/* 2/pi */
+	nb_dd p = nb__two_prod(n, 0x1.921fb54442d18p+0);
+	nb_dd r = nb__two_sum(x.hi - p.hi, x.lo);
+	r = nb__add_d(r, -p.lo);
+	r = nb_dd_sub(r, nb__two_prod(n, 0x1.1a62633145c07p-54));
+	r = nb__add_d(r, n * 0x1.f1976b7ed8fbcp-110);
+
+	nb_dd s = nb__sin_poly(r);
+	nb_dd c = nb_dd_sqrt(nb__add_d(nb_dd_neg(nb__sqr(s)), 1.0));
+	double qn = n + quarter;
+	double q = qn - 4.0 * floor(qn * 0.25);	/* 0, 1, 2 or 3 */
+	nb_dd v = q == 1.0 || q == 3.0 ? c : s;
+	v = q >= 2.0 ? nb_dd_neg(v) : v;
+	return fabs(x.hi) < 0x1p45 ? v : nb_dd_make(NAN, 0.0);
+}
+
+static inline nb_dd nb_dd_sin(nb_dd x) { return nb__sin_quarter(x, 0.0); }
+static inline nb_dd nb_dd_cos(nb_dd x) { return nb__sin_quarter(x, 1.0); }
+
+#ifdef __clang__
+#pragma clang diagnostic pop
+#endif
+#endif /* NB_DDLIB_H */

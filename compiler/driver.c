@@ -83,7 +83,7 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	size_t n = strcspn(b, ".");
-	if (n == 0 || strcmp(path, "-") == 0)
+	if (n == 0 || strcmp(path, "-") == 0 || strcmp(path, "<stdin>") == 0)
 		return "nbkernel";
 	char *s = cstrndup(c, b, n);
 	for (char *p = s; *p; p++)
@@ -105,6 +105,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 	static const char key[] = "nbcc-options:";
 	nb_options def, mine;
 	nb_options_init(&def);
+	def.given = 0;
 	for (const char *p = c->src; p && p < c->src + c->len;) {
 		const char *nl = memchr(p, '\n', (size_t)(c->src + c->len - p));
 		const char *e = nl ? nl : c->src + c->len;
@@ -134,24 +135,19 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 						      " (use --flag=value)", w);
 				}
 				/* take what the file sets and the caller did not */
-				if (given->precision == def.precision)
-					o->precision = mine.precision;
-				if (given->unroll_i == def.unroll_i)
-					o->unroll_i = mine.unroll_i;
-				if (given->unroll_j == def.unroll_j)
-					o->unroll_j = mine.unroll_j;
-				if (given->jsplit == def.jsplit)
-					o->jsplit = mine.jsplit;
-				if (given->sched == def.sched)
-					o->sched = mine.sched;
-				if (!given->fast_math)
-					o->fast_math = mine.fast_math;
-				if (given->fma == def.fma)
-					o->fma = mine.fma;
-				if (!given->wg)
-					o->wg = mine.wg;
-				if (!given->tile)
-					o->tile = mine.tile;
+#define TAKE(bit, field) \
+	if ((mine.given & (bit)) && !(given->given & (bit))) \
+		o->field = mine.field
+				TAKE(NB_GIVEN_PRECISION, precision);
+				TAKE(NB_GIVEN_UNROLL_I, unroll_i);
+				TAKE(NB_GIVEN_UNROLL_J, unroll_j);
+				TAKE(NB_GIVEN_JSPLIT, jsplit);
+				TAKE(NB_GIVEN_SCHED, sched);
+				TAKE(NB_GIVEN_FAST_MATH, fast_math);
+				TAKE(NB_GIVEN_FMA, fma);
+				TAKE(NB_GIVEN_WG, wg);
+				TAKE(NB_GIVEN_TILE, tile);
+#undef TAKE
 			}
 		}
 		p = nl ? nl + 1 : NULL;

@@ -252,7 +252,8 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
 		return;
 	case O_RSQRT:
 		if (cl) {
-			buf_puts(out, fast ? "native_rsqrt(" : "rsqrt(");
+			buf_puts(out, fast && t == T_F32 ? "native_rsqrt(" :
+			         "rsqrt(");
 		} else {
 			buf_puts(out, t == T_F32 ? "1.0f / " : "1.0 / ");
 			fn(out, "sqrt", t, cl);

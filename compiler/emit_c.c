@@ -435,6 +435,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_printf(out, "void %s_entry(long ni, long nj, long ibase, long jbase, "
 	           "int accum,\n\tvoid *const *arr, const double *cst)\n{\n",
 	           f->name);
+	buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
 	buf_printf(out, "\t%s(ni, nj, ibase, jbase, accum", f->name);
 	int ia = 0, ic = 0;
 	for (int v = 0; v < f->nvar; v++) {

@@ -28,7 +28,17 @@ typedef struct nb_options {
 	int tile;             /* j-elements per local-memory tile, 0: default,
 	                         -1: none (read through the cache) */
 	const char *kname;    /* kernel name, NULL: from the file name */
+	unsigned given;       /* NB_GIVEN_* bits: set by nb_options_parse */
 } nb_options;
+
+/* Which options were given explicitly (so a source's own nbcc-options
+ * line does not override them). */
+enum {
+	NB_GIVEN_PRECISION = 1, NB_GIVEN_UNROLL_I = 2, NB_GIVEN_UNROLL_J = 4,
+	NB_GIVEN_JSPLIT = 8, NB_GIVEN_SCHED = 16, NB_GIVEN_FAST_MATH = 32,
+	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
+	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024,
+};
 
 void nb_options_init(nb_options *o);
 

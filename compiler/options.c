@@ -102,6 +102,7 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			o->precision = NB_DD;
 		else
 			goto bad;
+		o->given |= NB_GIVEN_PRECISION;
 		return took;
 	}
 	if ((v = value(arg, "--target", next, &took))) {
@@ -113,21 +114,25 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			o->target = "amdil";
 		else
 			goto bad;
+		o->given |= NB_GIVEN_TARGET;
 		return took;
 	}
 	if ((v = value(arg, "--unroll-i", next, &took))) {
 		if (posint(v, 64, &o->unroll_i))
 			goto badint;
+		o->given |= NB_GIVEN_UNROLL_I;
 		return took;
 	}
 	if ((v = value(arg, "--unroll-j", next, &took))) {
 		if (posint(v, 64, &o->unroll_j))
 			goto badint;
+		o->given |= NB_GIVEN_UNROLL_J;
 		return took;
 	}
 	if ((v = value(arg, "--jsplit", next, &took))) {
 		if (posint(v, 256, &o->jsplit))
 			goto badint;
+		o->given |= NB_GIVEN_JSPLIT;
 		return took;
 	}
 	if ((v = value(arg, "--sched", next, &took))) {
@@ -137,11 +142,13 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			o->sched = 1;
 		else
 			goto bad;
+		o->given |= NB_GIVEN_SCHED;
 		return took;
 	}
 	if ((v = value(arg, "--wg", next, &took))) {
 		if (posint(v, 1024, &o->wg))
 			goto badint;
+		o->given |= NB_GIVEN_WG;
 		return took;
 	}
 	if ((v = value(arg, "--tile", next, &took))) {
@@ -151,6 +158,7 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			o->tile = -1;
 		else if (posint(v, 4096, &o->tile))
 			goto badint;
+		o->given |= NB_GIVEN_TILE;
 		return took;
 	}
 	if ((v = value(arg, "--name", next, &took))) {
@@ -163,18 +171,22 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			      (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
 				goto bad;
 		o->kname = v;
+		o->given |= NB_GIVEN_NAME;
 		return took;
 	}
 	if (strcmp(arg, "--fast-math") == 0) {
 		o->fast_math = 1;
+		o->given |= NB_GIVEN_FAST_MATH;
 		return 1;
 	}
 	if (strcmp(arg, "--no-fma") == 0) {
 		o->fma = 0;
+		o->given |= NB_GIVEN_FMA;
 		return 1;
 	}
 	if (strcmp(arg, "--fma") == 0) {
 		o->fma = 1;
+		o->given |= NB_GIVEN_FMA;
 		return 1;
 	}
 	return 0;

@@ -12,6 +12,7 @@ typedef struct Span { Loc a, b; } Span;
 void *lex_open(Ctx *c);
 void lex_close(void *scanner);
 int nblex(YYSTYPE *lval, Span *lloc, void *scanner);
+Loc lex_prev_end(void *scanner);
 }
 
 %code {
@@ -61,7 +62,7 @@ static void decl_add(Ctx *c, Decl *d, Span l, const char *name);
 	struct { Node **v; int n, cap; } list;
 }
 
-%token <s> IDENT "identifier"
+%token <s> IDENT "name"
 %token <s> NUMBER "number"
 %token <s> LMEM "LMEM" BMEM "BMEM" RMEM "RMEM" CONST "CONST"
 %token PLUSEQ "'+='" MINUSEQ "'-='" POW "'**'"
@@ -243,9 +244,8 @@ static Node *cap_depth(Ctx *c, Node *n)
 	if (n->depth <= MAX_DEPTH)
 		return n;
 	if (n->depth == MAX_DEPTH + 1)
-		error(c, n->loc,
-		      "expression too deeply nested (more than %d levels)",
-		      MAX_DEPTH);
+		error(c, n->loc, "expression too deeply nested (more than %d "
+		      "levels); split it with temporaries", MAX_DEPTH);
 	Node *z = node_new(c, E_NUM, n->loc);
 	z->text = "0";
 	z->depth = MAX_DEPTH + 2;
@@ -326,8 +326,8 @@ static void yyerror(Span *l, void *sc, Ctx *c, Prog *p, const char *msg)
 		error(c, l->a, "%s", msg);
 }
 
-/* How a token is named in a message: its spelling from the source where
- * that helps ("identifier 'xj'"), else bison's name for it. */
+/* How the unexpected token is named: its spelling from the source, with
+ * its class where that helps ("name 'xj'", "number '2'", "'*'"). */
 static void token_desc(Ctx *c, yysymbol_kind_t k, const Span *l, Buf *b)
 {
 	if (k == YYSYMBOL_YYEOF) {
@@ -335,49 +335,125 @@ static void token_desc(Ctx *c, yysymbol_kind_t k, const Span *l, Buf *b)
 		return;
 	}
 	int n = l->b.off - l->a.off;
-	if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER) {
-		buf_printf(b, "%s '%.*s'", yysymbol_name(k), n > 40 ? 40 : n,
-		           c->src + l->a.off);
-		return;
-	}
-	buf_puts(b, yysymbol_name(k));
+	const char *more = n > 40 ? "..." : "";
+	if (n > 40)
+		n = 40;
+	if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER)
+		buf_printf(b, "%s ", yysymbol_name(k));
+	if (n > 0)
+		buf_printf(b, "'%.*s%s'", n, c->src + l->a.off, more);
+	else
+		buf_puts(b, yysymbol_name(k));
 }
 
+/* Operators that may continue an expression; a message lumps them into
+ * "an operator" rather than listing twenty tokens.  '(' counts: it only
+ * follows a name, to make a call. */
+static int is_char(yysymbol_kind_t k, const char *set)
+{
+	for (; *set; set++)
+		if (k == YYTRANSLATE((unsigned char)*set))
+			return 1;
+	return 0;
+}
+
+static int is_operator(yysymbol_kind_t k)
+{
+	return is_char(k, "+-*/<>?(") || k == YYSYMBOL_POW ||
+	       k == YYSYMBOL_LE || k == YYSYMBOL_GE || k == YYSYMBOL_EQ ||
+	       k == YYSYMBOL_NE || k == YYSYMBOL_AND || k == YYSYMBOL_OR;
+}
+
+static int is_comparison(yysymbol_kind_t k)
+{
+	return is_char(k, "<>") || k == YYSYMBOL_LE || k == YYSYMBOL_GE ||
+	       k == YYSYMBOL_EQ || k == YYSYMBOL_NE;
+}
+
+/* A token the parser wanted, for "expected X, Y or Z". */
+static void expected_name(yysymbol_kind_t k, Buf *b)
+{
+	const char *s = yysymbol_name(k);
+	if (k == YYSYMBOL_IDENT)
+		buf_puts(b, "a name");
+	else if (k == YYSYMBOL_NUMBER)
+		buf_puts(b, "a number");
+	else if (k == YYSYMBOL_YYEOF)
+		buf_puts(b, "end of file");
+	else if (s[0] == '\'')
+		buf_puts(b, s);
+	else
+		buf_printf(b, "'%s'", s);
+}
+
+/* Says what the grammar allows where it stopped, in the terms a user
+ * thinks in: "an expression", "a declaration or a statement", "';' or an
+ * operator", or the few tokens that fit.  A missing ';' at the end of a
+ * line is reported there, not at the start of the next one. */
 static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
                                  Prog *p)
 {
 	(void)p;
-	(void)sc;
 	enum { MAXEXP = 64 };
-	yysymbol_kind_t exp[MAXEXP];
+	yysymbol_kind_t exp[MAXEXP], list[MAXEXP];
 	int n = yypcontext_expected_tokens(pc, exp, MAXEXP);
 	yysymbol_kind_t tok = yypcontext_token(pc);
 	const Span *l = yypcontext_location(pc);
-	Buf b = {0};
-	int has_semi = 0, has_expr = 0;
+	int has_expr = 0, has_decl = 0, has_op = 0, has_semi = 0, nl = 0;
 	for (int i = 0; i < n; i++) {
-		if (strcmp(yysymbol_name(exp[i]), "';'") == 0)
-			has_semi = 1;
-		if (exp[i] == YYSYMBOL_NUMBER)
-			has_expr = 1;
+		has_expr |= exp[i] == YYSYMBOL_NUMBER;
+		has_decl |= exp[i] == YYSYMBOL_LMEM;
+		has_semi |= is_char(exp[i], ";");
+		if (is_operator(exp[i]))
+			has_op = 1;
+		else
+			list[nl++] = exp[i];
+	}
+	/* after "LMEM x" a name may follow only if x was a type: say what
+	 * the user most likely means */
+	if (!has_op && nl == 3 && list[0] == YYSYMBOL_IDENT && has_semi) {
+		list[0] = list[1];
+		list[1] = list[2];
+		nl = 2;
+	}
+
+	Loc at = l->a;
+	Loc prev = lex_prev_end(sc);
+	if (prev.line > 0 &&
+	    (tok == YYSYMBOL_YYEOF || (has_semi && l->a.line > prev.line)))
+		at = prev;
+
+	Buf b = {0};
+	if (has_op && is_comparison(tok)) {
+		error(c, at, "comparisons do not chain: join two with && or || "
+		      "(as in a < b && b < c)");
+		return 0;
 	}
 	buf_puts(&b, "expected ");
-	if (n > 0 && n <= 4) {
-		for (int i = 0; i < n; i++) {
-			if (i)
-				buf_puts(&b, i == n - 1 ? " or " : ", ");
-			buf_puts(&b, yysymbol_name(exp[i]));
-		}
-	} else if (has_expr) {
+	if (has_expr) {
 		buf_puts(&b, "an expression");
-	} else if (has_semi) {
-		buf_puts(&b, "';' or an operator");
+	} else if (has_decl) {
+		buf_puts(&b, "a declaration or a statement");
+	} else if (nl + has_op == 0) {
+		b.len = 0;
+		buf_puts(&b, "unexpected");
 	} else {
-		buf_puts(&b, "something else");
+		for (int i = 0; i < nl; i++) {
+			if (i)
+				buf_puts(&b, i == nl - 1 && !has_op ? " or " : ", ");
+			expected_name(list[i], &b);
+		}
+		if (has_op)
+			buf_puts(&b, nl ? " or an operator" : "an operator");
 	}
-	buf_puts(&b, " before ");
+	buf_puts(&b, tok == YYSYMBOL_YYEOF ? " at " : " before ");
 	token_desc(c, tok, l, &b);
-	error(c, l->a, "%s", b.s);
+	/* "r *= x": nbcc has no compound assignment but += and -= */
+	if (is_char(tok, "*/") &&
+	    (size_t)l->b.off < c->len && c->src[l->b.off] == '=')
+		buf_printf(&b, " ('%c=' is not an operator)",
+		           c->src[l->a.off]);
+	error(c, at, "%s", b.s);
 	buf_free(&b);
 	return 0;
 }
@@ -404,6 +480,8 @@ int lex_dump(Ctx *c, Buf *out)
 	Span l;
 	int t;
 	while ((t = nblex(&v, &l, sc)) != 0) {
+		if (t == YYerror) /* reported by the scanner */
+			continue;
 		yysymbol_kind_t k = YYTRANSLATE(t);
 		buf_printf(out, "%d:%d %s", l.a.line, l.a.col, yysymbol_name(k));
 		if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER ||

@@ -3,19 +3,32 @@
  * breaks and keeps going, and gives each expression a type: the widest of
  * its operands (float < double < dd), literals taking their context's. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ast.h"
 
+/* A temporary of literals only is substituted into each use (lower.c), so
+ * a chain t1 = 1; t2 = t1*t1; t3 = t2*t2; ... would grow exponentially.
+ * One whose substituted size passes this bound is computed once instead,
+ * in the default precision, like a typed temporary. */
+#define MAX_LITERAL_NODES 256
+
+/* A set of names, for the temporaries assigned anywhere in the file: it
+ * tells "used before it is assigned" from "not declared". */
+typedef struct NameSet {
+	const char **slot;
+	size_t mask;
+} NameSet;
+
 typedef struct Scope {
 	Sym **bucket;
 	int nbucket, n;
 	Prog *prog;
-	/* names assigned with '=' somewhere, to tell "used before assignment"
-	 * from "not declared" */
-	const char **later;
-	int nlater;
+	NameSet later;  /* every temporary's name */
+	NameSet early;  /* temporaries read before their assignment */
+	int *litcost;   /* substituted size of each literal temporary */
 	int nreduce;
 } Scope;
 
@@ -25,6 +38,27 @@ static unsigned hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
+}
+
+static void set_init(Ctx *c, NameSet *s, int n)
+{
+	size_t cap = 16;
+	while (cap < (size_t)n * 2)
+		cap *= 2;
+	s->slot = cnew(c, sizeof(char *) * cap);
+	s->mask = cap - 1;
+}
+
+/* Open addressing; the caller sized the set for everything it adds. */
+static int set_has(const NameSet *s, const char *name, int add)
+{
+	size_t h = hash(name) & s->mask;
+	for (; s->slot[h]; h = (h + 1) & s->mask)
+		if (strcmp(s->slot[h], name) == 0)
+			return 1;
+	if (add)
+		s->slot[h] = name;
+	return 0;
 }
 
 static Sym *lookup(Scope *sc, const char *name)
@@ -101,49 +135,6 @@ static Type join(Type a, Type b)
 	return a > b ? a : b; /* T_F32 < T_F64 < T_DD */
 }
 
-static int assigned_later(Scope *sc, const char *name)
-{
-	for (int i = 0; i < sc->nlater; i++)
-		if (strcmp(sc->later[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* The value of a literal-only expression, for exponents.  Returns 0 if the
- * expression depends on anything known only at run time. */
-static int constval(const Node *n, double *v)
-{
-	double a, b;
-	switch (n->kind) {
-	case E_NUM:
-		*v = n->num;
-		return 1;
-	case E_NAME:
-		if (n->sym && n->sym->kind == SYM_TEMP && n->sym->type == T_LIT &&
-		    n->sym->def)
-			return constval(n->sym->def, v);
-		return 0;
-	case E_NEG:
-		if (!constval(n->a, &a))
-			return 0;
-		*v = -a;
-		return 1;
-	case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_POW:
-		if (!constval(n->a, &a) || !constval(n->b, &b))
-			return 0;
-		switch (n->kind) {
-		case E_ADD: *v = a + b; break;
-		case E_SUB: *v = a - b; break;
-		case E_MUL: *v = a * b; break;
-		case E_DIV: *v = a / b; break;
-		default: *v = pow(a, b); break;
-		}
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 static const char *op_word(NodeKind k)
 {
 	switch (k) {
@@ -166,169 +157,288 @@ static const char *op_word(NodeKind k)
 	}
 }
 
-/* Checks an expression and sets its type.  Errors leave the type at T_LIT
- * (numeric) so one mistake does not cascade into more messages. */
+/* The value of a builtin on constant arguments, for exponents. */
+static double call_value(int fn, const double *a)
+{
+	switch (fn) {
+	case 0: return sqrt(a[0]);
+	case 1: return 1 / sqrt(a[0]);
+	case 2: return exp(a[0]);
+	case 3: return log(a[0]);
+	case 4: return sin(a[0]);
+	case 5: return cos(a[0]);
+	case 6: return pow(a[0], a[1]);
+	case 7: return fabs(a[0]);
+	case 8: return fmin(a[0], a[1]);
+	default: return fmax(a[0], a[1]);
+	}
+}
+
+/* Records the value of an arithmetic node whose operands are all known at
+ * compile time (the exponent of ** must be one).  Computed in double: it
+ * serves only the exponent and its checks, never the generated code, where
+ * lowering evaluates literals in their context's type. */
+static void fold_const(Node *n)
+{
+	const Node *a = n->a, *b = n->b;
+	if (!a->isconst || (b && !b->isconst))
+		return;
+	switch (n->kind) {
+	case E_NEG: n->num = -a->num; break;
+	case E_ADD: n->num = a->num + b->num; break;
+	case E_SUB: n->num = a->num - b->num; break;
+	case E_MUL: n->num = a->num * b->num; break;
+	case E_DIV: n->num = a->num / b->num; break;
+	case E_POW: n->num = pow(a->num, b->num); break;
+	default: return;
+	}
+	n->isconst = 1;
+}
+
+static void unknown_function(Ctx *c, Scope *sc, Node *n)
+{
+	Sym *s = lookup(sc, n->name);
+	if (s) {
+		s->used = 1; /* one message is enough */
+		error(c, n->loc, "%s '%s' is not a function", kind_word(s->kind),
+		      n->name);
+		return;
+	}
+	Buf b = {0};
+	for (int i = 0; builtins[i].name; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", builtins[i].name);
+	error(c, n->loc, "unknown function '%s' (the functions are %s)",
+	      n->name, b.s);
+	buf_free(&b);
+}
+
+static void check(Ctx *c, Scope *sc, Node *n);
+
+/* A call: every argument is checked even when the function is unknown,
+ * so that their own mistakes are reported too. */
+static void check_call(Ctx *c, Scope *sc, Node *n)
+{
+	int e0 = c->errors;
+	int f = builtin_find(n->name);
+	for (int i = 0; i < n->nargs; i++)
+		check(c, sc, n->args[i]);
+	if (f < 0) {
+		unknown_function(c, sc, n);
+		return;
+	}
+	n->fn = f;
+	if (n->nargs != builtins[f].nargs) {
+		error(c, n->loc, "'%s' takes %d argument%s, not %d", n->name,
+		      builtins[f].nargs, builtins[f].nargs == 1 ? "" : "s",
+		      n->nargs);
+		return;
+	}
+	if (c->errors != e0)
+		return;
+	Type t = T_LIT;
+	double v[2] = {0, 0};
+	int isconst = 1;
+	for (int i = 0; i < n->nargs; i++) {
+		if (!numeric(n->args[i]->type)) {
+			error(c, n->args[i]->loc, "argument of '%s' is a condition, "
+			      "not a number", n->name);
+			return;
+		}
+		t = join(t, n->args[i]->type);
+		isconst &= n->args[i]->isconst;
+		v[i] = n->args[i]->num;
+	}
+	n->type = t;
+	if (isconst) {
+		n->isconst = 1;
+		n->num = call_value(f, v);
+	}
+}
+
+static void check_name(Ctx *c, Scope *sc, Node *n)
+{
+	Sym *s = lookup(sc, n->name);
+	if (!s) {
+		if (set_has(&sc->later, n->name, 0)) {
+			error(c, n->loc, "'%s' is used before it is assigned",
+			      n->name);
+			set_has(&sc->early, n->name, 1);
+		} else {
+			error(c, n->loc, "'%s' is not declared", n->name);
+		}
+		return;
+	}
+	if (s->kind == SYM_RMEM) {
+		error(c, n->loc, "RMEM '%s' cannot be read; it only accumulates "
+		      "with += and -=", n->name);
+		return;
+	}
+	s->used = 1;
+	n->sym = s;
+	n->type = s->type;
+	if (s->kind == SYM_TEMP && s->def && s->def->isconst) {
+		n->isconst = 1;
+		n->num = s->def->num;
+	}
+}
+
+/* Why an exponent is not constant, for the message: a CONST is constant
+ * to the user but not to the compiler. */
+static const Node *find_const_sym(const Node *n)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == E_NAME)
+		return n->sym && n->sym->kind == SYM_CONST ? n : NULL;
+	const Node *r = find_const_sym(n->a);
+	if (!r)
+		r = find_const_sym(n->b);
+	if (!r)
+		r = find_const_sym(n->c);
+	for (int i = 0; !r && i < n->nargs; i++)
+		r = find_const_sym(n->args[i]);
+	return r;
+}
+
+static void check_pow(Ctx *c, Node *n)
+{
+	if (!n->b->isconst) {
+		const Node *k = find_const_sym(n->b);
+		if (k)
+			error(c, n->b->loc, "the exponent of '**' must be known "
+			      "at compile time, and CONST '%s' is set only at run "
+			      "time; use pow(x, y)", k->name);
+		else
+			error(c, n->b->loc, "the exponent of '**' must be a "
+			      "constant (literals only); use pow(x, y) for a "
+			      "variable one");
+		return;
+	}
+	if (!isfinite(n->b->num)) {
+		error(c, n->b->loc, "the exponent of '**' is not a finite "
+		      "number");
+		return;
+	}
+	n->type = n->a->type;
+	fold_const(n);
+}
+
+/* Checks an expression and sets its type.  A node whose operands already
+ * had errors reports nothing itself (one mistake, one message) and stays
+ * T_LIT, which every context accepts. */
 static void check(Ctx *c, Scope *sc, Node *n)
 {
+	if (c->errors > c->max_errors)
+		return;
+	int e0 = c->errors;
 	switch (n->kind) {
 	case E_NUM: {
 		errno = 0;
-		char *end;
-		n->num = strtod(n->text, &end);
+		n->num = strtod(n->text, NULL);
 		if (errno == ERANGE && isinf(n->num))
-			error(c, n->loc, "number '%s' is too large", n->text);
+			error(c, n->loc, "number '%.40s%s' is too large for a "
+			      "double", n->text, strlen(n->text) > 40 ? "..." : "");
 		n->isconst = 1;
 		n->type = T_LIT;
 		return;
 	}
-	case E_NAME: {
-		Sym *s = lookup(sc, n->name);
-		if (!s) {
-			if (assigned_later(sc, n->name))
-				error(c, n->loc,
-				      "'%s' is used before it is assigned",
-				      n->name);
-			else
-				error(c, n->loc, "'%s' is not declared",
-				      n->name);
-			return;
-		}
-		if (s->kind == SYM_RMEM) {
-			error(c, n->loc,
-			      "RMEM '%s' cannot be read; it only accumulates "
-			      "with += and -=", n->name);
-			return;
-		}
-		n->sym = s;
-		s->used = 1;
-		n->type = s->type;
-		if (s->kind == SYM_TEMP && s->type == T_LIT) {
-			double v;
-			if (constval(n, &v)) {
-				n->isconst = 1;
-				n->num = v;
-			}
-		}
+	case E_NAME:
+		check_name(c, sc, n);
 		return;
+	case E_CALL:
+		check_call(c, sc, n);
+		return;
+	default:
+		break;
 	}
+	check(c, sc, n->a);
+	if (n->b)
+		check(c, sc, n->b);
+	if (n->c)
+		check(c, sc, n->c);
+	if (c->errors != e0)
+		return;
+	switch (n->kind) {
 	case E_NEG:
-		check(c, sc, n->a);
-		if (!numeric(n->a->type))
+		if (!numeric(n->a->type)) {
 			error(c, n->loc, "operand of unary '-' is a condition, "
 			      "not a number");
-		else
-			n->type = n->a->type;
+			return;
+		}
+		n->type = n->a->type;
+		fold_const(n);
 		return;
 	case E_NOT:
-		check(c, sc, n->a);
 		if (n->a->type != T_BOOL)
 			error(c, n->loc, "operand of '!' must be a comparison");
 		n->type = T_BOOL;
 		return;
-	case E_ADD: case E_SUB: case E_MUL: case E_DIV:
-		check(c, sc, n->a);
-		check(c, sc, n->b);
+	case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_POW:
 		if (!numeric(n->a->type) || !numeric(n->b->type)) {
 			error(c, n->loc, "operand of '%s' is a condition, not a "
 			      "number", op_word(n->kind));
+			return;
+		}
+		if (n->kind == E_POW) {
+			check_pow(c, n);
 			return;
 		}
 		n->type = join(n->a->type, n->b->type);
+		fold_const(n);
 		return;
-	case E_POW: {
-		check(c, sc, n->a);
-		check(c, sc, n->b);
-		if (!numeric(n->a->type) || !numeric(n->b->type)) {
-			error(c, n->loc, "operand of '**' is a condition, not a "
-			      "number");
-			return;
-		}
-		double e;
-		if (!constval(n->b, &e)) {
-			error(c, n->b->loc, "the exponent of '**' must be a "
-			      "constant; use pow(x, y) for a variable one");
-			return;
-		}
-		if (!isfinite(e)) {
-			error(c, n->b->loc, "the exponent of '**' is not a "
-			      "finite number");
-			return;
-		}
-		n->b->isconst = 1;
-		n->b->num = e;
-		n->type = n->a->type;
-		if (n->type == T_LIT) {
-			double b;
-			if (constval(n, &b)) {
-				n->isconst = 1;
-				n->num = b;
-			}
-		}
-		return;
-	}
 	case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE:
-		check(c, sc, n->a);
-		check(c, sc, n->b);
 		if (!numeric(n->a->type) || !numeric(n->b->type))
 			error(c, n->loc, "operand of '%s' is a condition, not a "
-			      "number", op_word(n->kind));
+			      "number; comparisons do not chain", op_word(n->kind));
 		n->type = T_BOOL;
 		return;
 	case E_AND: case E_OR:
-		check(c, sc, n->a);
-		check(c, sc, n->b);
 		if (n->a->type != T_BOOL || n->b->type != T_BOOL)
 			error(c, n->loc, "operands of '%s' must be comparisons",
 			      op_word(n->kind));
 		n->type = T_BOOL;
 		return;
 	case E_COND:
-		check(c, sc, n->a);
-		check(c, sc, n->b);
-		check(c, sc, n->c);
-		if (n->a->type != T_BOOL)
+		if (n->a->type != T_BOOL) {
 			error(c, n->a->loc, "the condition before '?' must be a "
 			      "comparison");
+			return;
+		}
 		if (!numeric(n->b->type) || !numeric(n->c->type)) {
-			error(c, n->loc, "the values after '?' must be numbers");
+			error(c, n->loc, "the values after '?' must be numbers, "
+			      "not conditions");
 			return;
 		}
 		n->type = join(n->b->type, n->c->type);
 		return;
-	case E_CALL: {
-		int f = builtin_find(n->name);
-		for (int i = 0; i < n->nargs; i++)
-			check(c, sc, n->args[i]);
-		if (f < 0) {
-			Sym *s = lookup(sc, n->name);
-			if (s)
-				error(c, n->loc, "'%s' is a %s, not a function",
-				      n->name, kind_word(s->kind));
-			else
-				error(c, n->loc, "unknown function '%s'",
-				      n->name);
-			return;
-		}
-		n->fn = f;
-		if (n->nargs != builtins[f].nargs) {
-			error(c, n->loc, "'%s' takes %d argument%s, not %d",
-			      n->name, builtins[f].nargs,
-			      builtins[f].nargs == 1 ? "" : "s", n->nargs);
-			return;
-		}
-		Type t = T_LIT;
-		for (int i = 0; i < n->nargs; i++) {
-			if (!numeric(n->args[i]->type)) {
-				error(c, n->args[i]->loc, "argument of '%s' is a "
-				      "condition, not a number", n->name);
-				return;
-			}
-			t = join(t, n->args[i]->type);
-		}
-		n->type = t;
-		return;
+	default:
+		ICE("sema: node kind %d", n->kind);
 	}
+}
+
+/* The size of an expression once literal temporaries are substituted,
+ * saturating; the parser bounds the recursion by MAX_DEPTH. */
+static int lit_cost(Scope *sc, const Node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == E_NAME) {
+		const Sym *s = n->sym;
+		return s && s->kind == SYM_TEMP && s->type == T_LIT ?
+		       sc->litcost[s->index] : 1;
 	}
+	long v = 1 + (long)lit_cost(sc, n->a) + lit_cost(sc, n->b) +
+	         lit_cost(sc, n->c);
+	for (int i = 0; i < n->nargs && v < INT_MAX; i++)
+		v += lit_cost(sc, n->args[i]);
+	return v < INT_MAX / 4 ? (int)v : INT_MAX / 4;
+}
+
+static void hides_builtin(Ctx *c, const char *name, Loc l)
+{
+	if (builtin_find(name) >= 0)
+		warn(c, l, "'%s' is also the name of a function; %s(...) still "
+		     "calls the function", name, name);
 }
 
 static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
@@ -338,6 +448,7 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 	if (after_body)
 		error(c, d->loc, "declarations must come before the loop body");
 	if (d->typename) {
+		typed = 1;
 		if (strcmp(d->typename, "float") == 0)
 			t = T_F32;
 		else if (strcmp(d->typename, "double") == 0)
@@ -345,21 +456,30 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 		else if (strcmp(d->typename, "dd") == 0)
 			t = T_DD;
 		else
-			error(c, d->typeloc, "unknown type '%s' (expected float, "
-			      "double or dd)", d->typename);
-		typed = 1;
+			typed = 0;
+	}
+	if (d->typename && !typed) {
+		/* "LMEM a b;": most likely a missing comma, so 'a' is
+		 * declared as well and its uses raise nothing more */
+		error(c, d->typeloc, "'%s' is not a type (float, double or dd); "
+		      "is a ',' missing after it?", d->typename);
+		Sym *old = lookup(sc, d->typename);
+		if (!old) {
+			Sym *s = define(c, sc, d->typename, d->role, d->typeloc);
+			s->type = t;
+			s->used = 1;
+		}
 	}
 	d->syms = cnew(c, sizeof(Sym *) * (size_t)d->n);
 	for (int i = 0; i < d->n; i++) {
 		Sym *old = lookup(sc, d->names[i]);
 		if (old) {
-			error(c, d->locs[i], "'%s' is already declared at %d:%d",
-			      d->names[i], old->loc.line, old->loc.col);
+			error(c, d->locs[i], "'%s' is already declared (as %s at "
+			      "%d:%d)", d->names[i], kind_word(old->kind),
+			      old->loc.line, old->loc.col);
 			continue;
 		}
-		if (builtin_find(d->names[i]) >= 0)
-			warn(c, d->locs[i], "'%s' hides the function of that "
-			     "name", d->names[i]);
+		hides_builtin(c, d->names[i], d->locs[i]);
 		Sym *s = define(c, sc, d->names[i], d->role, d->locs[i]);
 		s->type = t;
 		s->typed = typed;
@@ -369,34 +489,47 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
+	int e0 = c->errors;
 	check(c, sc, s->e);
 	Sym *old = lookup(sc, s->name);
 	if (old) {
-		if (old->kind == SYM_TEMP)
+		if (old->kind == SYM_TEMP) {
 			error(c, s->loc, "'%s' is assigned twice (first at %d:%d); "
 			      "a temporary takes one value", s->name,
 			      old->loc.line, old->loc.col);
-		else if (old->kind == SYM_RMEM)
+		} else if (old->kind == SYM_RMEM) {
+			old->used = 1;
 			error(c, s->oploc, "RMEM '%s' cannot be assigned; "
 			      "accumulate into it with += or -=", s->name);
-		else
+		} else {
 			error(c, s->loc, "cannot assign to %s '%s'; it is an "
 			      "input", kind_word(old->kind), s->name);
+		}
 		return;
 	}
+	hides_builtin(c, s->name, s->loc);
 	Sym *t = define(c, sc, s->name, SYM_TEMP, s->loc);
-	t->type = s->e->type;
+	t->type = c->errors == e0 ? s->e->type : T_LIT;
 	t->def = s->e;
 	s->sym = t;
+	if (set_has(&sc->early, s->name, 0))
+		t->used = 1; /* its use before was reported already */
+	sc->litcost[t->index] = 1;
+	if (t->type == T_LIT && c->errors == e0) {
+		sc->litcost[t->index] = lit_cost(sc, s->e);
+		if (sc->litcost[t->index] > MAX_LITERAL_NODES)
+			t->type = (Type)c->opt->precision;
+	}
 }
 
 static void reduce(Ctx *c, Scope *sc, Stmt *s)
 {
+	int e0 = c->errors;
 	check(c, sc, s->e);
 	const char *op = s->kind == S_ACC ? "+=" : "-=";
 	Sym *r = lookup(sc, s->name);
 	if (!r) {
-		if (assigned_later(sc, s->name))
+		if (set_has(&sc->later, s->name, 0))
 			error(c, s->loc, "'%s' is a temporary, not RMEM; only "
 			      "RMEM names take %s", s->name, op);
 		else
@@ -405,24 +538,28 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 		return;
 	}
 	if (r->kind != SYM_RMEM) {
-		error(c, s->oploc, "cannot reduce into %s '%s'; only RMEM names "
+		error(c, s->loc, "cannot reduce into %s '%s'; only RMEM names "
 		      "take %s", kind_word(r->kind), s->name, op);
 		return;
 	}
-	if (!numeric(s->e->type)) {
+	r->used = 1;
+	sc->nreduce++;
+	if (c->errors == e0 && !numeric(s->e->type)) {
 		error(c, s->oploc, "the value after %s is a condition, not a "
 		      "number", op);
 		return;
 	}
-	r->used = 1;
 	s->sym = r;
-	sc->nreduce++;
 }
 
+/* Where "nothing is reduced" points: just past the last token. */
 static Loc end_loc(Ctx *c)
 {
+	size_t e = c->len;
+	while (e > 0 && strchr(" \t\r\n\f\v", c->src[e - 1]) && c->src[e - 1])
+		e--;
 	Loc l = {1, 1, 0};
-	for (size_t i = 0; i < c->len; i++) {
+	for (size_t i = 0; i < e; i++) {
 		if (c->src[i] == '\n') {
 			l.line++;
 			l.col = 1;
@@ -430,8 +567,27 @@ static Loc end_loc(Ctx *c)
 			l.col++;
 		}
 	}
-	l.off = (int)c->len;
+	l.off = (int)e;
 	return l;
+}
+
+static void unused(Ctx *c, Prog *p)
+{
+	for (int k = 0; k < 5; k++)
+		for (int i = 0; i < p->nsym[k]; i++) {
+			Sym *s = p->sym[k][i];
+			if (s->used)
+				continue;
+			if (k == SYM_RMEM)
+				warn(c, s->loc, "RMEM '%s' is never reduced into; "
+				     "it stays 0", s->name);
+			else if (k == SYM_TEMP)
+				warn(c, s->loc, "'%s' is assigned but never used",
+				     s->name);
+			else
+				warn(c, s->loc, "%s '%s' is never used",
+				     kind_word(s->kind), s->name);
+		}
 }
 
 int sema(Ctx *c, Prog *p)
@@ -443,12 +599,12 @@ int sema(Ctx *c, Prog *p)
 	int nlet = 0;
 	for (int i = 0; i < p->nstmt; i++)
 		nlet += p->stmt[i]->kind == S_LET;
-	sc.later = cnew(c, sizeof(char *) * (size_t)(nlet ? nlet : 1));
-	/* "later" needs a fast test for long programs: only names of
-	 * temporaries go in, and lookups go through it only on an error */
+	set_init(c, &sc.later, nlet);
+	set_init(c, &sc.early, nlet);
+	sc.litcost = cnew(c, sizeof(int) * (size_t)(nlet + 1));
 	for (int i = 0; i < p->nstmt; i++)
 		if (p->stmt[i]->kind == S_LET)
-			sc.later[sc.nlater++] = p->stmt[i]->name;
+			set_has(&sc.later, p->stmt[i]->name, 1);
 
 	int body = 0;
 	for (int i = 0; i < p->nstmt; i++) {
@@ -471,25 +627,15 @@ int sema(Ctx *c, Prog *p)
 			return -1;
 	}
 
-	if (sc.nreduce == 0 && c->errors == 0)
-		error(c, end_loc(c), "the kernel reduces nothing: accumulate into "
-		      "an RMEM name with += or -=");
-	for (int k = 0; k < 5; k++)
-		for (int i = 0; i < p->nsym[k]; i++) {
-			Sym *s = p->sym[k][i];
-			if (s->used)
-				continue;
-			if (k == SYM_RMEM)
-				warn(c, s->loc, "RMEM '%s' is never reduced into; "
-				     "it stays 0", s->name);
-			else if (k == SYM_TEMP)
-				warn(c, s->loc, "'%s' is assigned but never used",
-				     s->name);
-			else
-				warn(c, s->loc, "%s '%s' is never used",
-				     kind_word(s->kind), s->name);
-		}
-	/* a temporary of literals only is a constant; give it a type for
-	 * printing, while lowering still folds it in each context */
+	if (sc.nreduce == 0 && c->errors == 0) {
+		if (p->nsym[SYM_RMEM] == 0)
+			error(c, end_loc(c), "the kernel has no result: declare "
+			      "one with RMEM and accumulate into it with += or "
+			      "-=");
+		else
+			error(c, end_loc(c), "the kernel reduces nothing: "
+			      "accumulate into an RMEM name with += or -=");
+	}
+	unused(c, p);
 	return c->errors ? -1 : 0;
 }

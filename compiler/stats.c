@@ -19,7 +19,7 @@ void ir_stats(const Func *f, Stats *s)
 {
 	memset(s, 0, sizeof *s);
 	double per = (double)f->ni * f->nj;
-	int nsqrt = 0, ntrans = 0, nrmem = 0;
+	int nsqrt = 0, ntrans = 0, nrmem = 0, nother = 0;
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
 		if (in->blk != B_BODY)
@@ -31,12 +31,15 @@ void ir_stats(const Func *f, Stats *s)
 		s->flops += oi->flops / per;
 		nsqrt += oi->kind == K_SQRT || oi->kind == K_RSQRT;
 		ntrans += oi->kind == K_TRANS;
+		nother += oi->kind == K_CMP || oi->kind == K_OTHER;
 	}
 	for (int v = 0; v < f->nvar; v++)
 		nrmem += f->var[v].role == NB_RMEM;
-	/* the convention counts gravity with potential: 4 results and one
-	 * square root per interaction */
-	if (nrmem == 4 && ntrans == 0 && nsqrt == (int)per && s->ops > 0)
+	/* the convention counts gravity with potential: 4 results, one
+	 * square root per interaction, nothing but arithmetic (a cutoff's
+	 * compare and select make it another kernel) */
+	if (nrmem == 4 && ntrans == 0 && nother == 0 && nsqrt == (int)per &&
+	    s->ops > 0)
 		s->flops_conv = 38;
 
 	/* liveness over the body in list order */

@@ -24,7 +24,7 @@ typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
  *   anything else    the first OpenCL device whose platform or device name
  *                    contains it (case-insensitive)
  *   NULL or ""       $NBRT_DEVICE if set, else the first GPU, else the
- *                    first CPU
+ *                    first CPU, else (no OpenCL device at all) the host
  * On failure returns NULL and, if err is not NULL, a malloc'd message. */
 nbrt *nbrt_open(const char *spec, char **err);
 void nbrt_close(nbrt *rt);
@@ -32,13 +32,18 @@ const char *nbrt_device_name(const nbrt *rt); /* "NVIDIA H100 (NVIDIA CUDA)" */
 int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
-/* Lists OpenCL platforms and devices, one per line, as "P:D  name". */
+/* Lists OpenCL platforms and devices, one per line, as "P:D  name".
+ * Returns how many (0 when no OpenCL platform is installed), -1 on an
+ * OpenCL failure (its message written to out). */
 int nbrt_list(FILE *out);
 
 /* Loads a kernel: a .cl or .c written by nbcc (its interface read from the
  * header), or a .nbl compiled in process with `opts` (NULL: defaults; the
- * target is chosen to suit the device).  Compiled programs are cached on
- * disk (see nbrt_cache_dir), keyed by source, options and device. */
+ * target is chosen to suit the device: c for the host, opencl otherwise;
+ * compiler warnings go to stderr, errors into nbrt_error).  A name with
+ * neither extension is taken as generated if it has the interface header.
+ * The host compiles C with ${NBRT_CC:-${CC:-cc}}.  Compiled programs are
+ * cached on disk (see nbrt_cache_dir). */
 nbrt_kernel *nbrt_load(nbrt *rt, const char *path, const nb_options *opts);
 /* The same from source text in memory; `name` is used in messages. */
 nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
@@ -48,16 +53,23 @@ const nb_iface *nbrt_iface(const nbrt_kernel *k);
 
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
  * by nbrt_run) name.  The array must hold Ni (LMEM, RMEM) or Nj (BMEM)
- * elements of type t at the time of nbrt_run.  Returns 0 or -1. */
+ * elements of type t at the time of nbrt_run (NULL only where that count
+ * is 0); result arrays must not overlap input arrays.  Returns 0 or -1. */
 int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
 /* Sets a CONST; lo is the low part for dd (0 otherwise). */
 int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
 
 /* Runs for i in [0, ni) and j in [0, nj): uploads the bound inputs,
- * launches (split into several launches where one would be too long), and
- * stores every RMEM into its bound array.  ni or nj may be 0 (results are
- * then 0).  Returns 0 or -1. */
+ * launches, and stores every RMEM into its bound array.  No launch covers
+ * more than $NBRT_MAX_INTERACTIONS (default 2^36) interactions: the i range
+ * is split first, into parts still wide enough to keep the device busy,
+ * then the j range (later j-parts add to the results).
+ * ni = 0 writes nothing; nj = 0 stores zeros.  On OpenCL devices ni and nj
+ * must fit the kernel's int indices (a little under 2^31).  Returns 0 or
+ * -1.  A kernel is not to be run from two threads at once. */
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj);
+/* Launches the last nbrt_run made. */
+long nbrt_launches(const nbrt_kernel *k);
 
 /* Seconds spent in the kernel (launches only, from OpenCL events or a host
  * clock) and in the whole last nbrt_run (transfers and conversions too). */
@@ -66,7 +78,12 @@ double nbrt_total_time(const nbrt_kernel *k);
 
 /* Where compiled programs are cached: $NBRT_CACHE_DIR, else
  * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc; NULL when NBRT_CACHE=0
- * disables the cache or no directory can be made. */
+ * disables the cache or no usable directory (made if missing, owned by the
+ * user and writable by nobody else) is there.  Entries are keyed by the
+ * generated source, build options, device, driver and NBCC_VERSION.
+ * NBRT_VERBOSE=1 reports hits, misses and builds on stderr. */
 const char *nbrt_cache_dir(const nbrt *rt);
+/* 1 if the kernel's program came from the cache, without a compile. */
+int nbrt_cache_hit(const nbrt_kernel *k);
 
 #endif

@@ -1,0 +1,15 @@
+# compare.awk A.csv B.csv: the norm-wise relative difference of each
+# column of two result files with the same header, and the worst of them.
+# Prints "column: rel" lines and a last line "max REL".
+FNR == 1 { if (NR == 1) { n = split($0, name, ","); } next }
+NR == FNR { for (c = 1; c <= n; c++) a[FNR, c] = $c + 0; rows = FNR; next }
+{ for (c = 1; c <= n; c++) { d = $c - a[FNR, c]; dd[c] += d * d; rr[c] += a[FNR, c] * a[FNR, c] } }
+END {
+	m = 0
+	for (c = 1; c <= n; c++) {
+		r = rr[c] > 0 ? sqrt(dd[c] / rr[c]) : sqrt(dd[c])
+		printf "  %s: %.3g\n", name[c], r
+		if (r > m) m = r
+	}
+	printf "max %.3g\n", m
+}

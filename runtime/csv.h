@@ -1,0 +1,68 @@
+/* csv.h: the CSV files of nbrun.  A header row names the columns, then one
+ * row of numbers per element; values are read and written at the full
+ * precision of the kernel's types (dd exactly: the nearest double-double to
+ * the decimal text, and enough digits out to read back to the same one). */
+#ifndef CSV_H
+#define CSV_H
+
+#include <stddef.h>
+#include "nbcc.h"
+
+/* A column wanted from a file, or written to one.  data holds nrow values:
+ * float, double, or for dd (hi, lo) pairs of doubles. */
+typedef struct csv_col {
+	const char *name;
+	nb_prec type;
+	void *data; /* csv_read: malloc'd by it; csv_write: the caller's */
+} csv_col;
+
+/* Reads `text` (named `path` in messages), whose header must name exactly
+ * the ncol columns of cols, in any order.  Accepted besides: a UTF-8 byte
+ * order mark, CRLF line ends, blank lines, lines whose first non-blank
+ * character is '#', blanks around values, values in double quotes.
+ * `what` names the columns' role in messages ("LMEM").  On success sets
+ * *nrow and each cols[k].data (malloc'd) and returns 0; on failure returns
+ * -1, frees what it allocated and sets *err to a malloc'd message,
+ * "FILE:LINE:COL: error: MSG" and the line with a caret, newline-ended. */
+int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
+              int ncol, const char *what, size_t *nrow, char **err);
+/* The same on a file ("-": standard input, named <stdin>). */
+int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
+             size_t *nrow, char **err);
+
+/* Why a value was refused. */
+typedef enum {
+	CSV_OK,
+	CSV_EMPTY,     /* nothing there */
+	CSV_SYNTAX,    /* not a decimal number: "1.5x", "0x10", "1,5" */
+	CSV_NONFINITE, /* "nan", "inf", "infinity": refused in inputs */
+	CSV_RANGE      /* finite text beyond the type's range: "1e999" */
+} csv_status;
+
+/* Reads the decimal number s[0..n) (no blanks) as type t into v: v[0] the
+ * value (a float widened to double), v[1] the low part of a dd, else 0.
+ * float and double are correctly rounded (strtof, strtod); dd gives
+ * hi = RN(x), lo = RN(x - hi), computed exactly.  Values that underflow
+ * become the nearest subnormal or zero. */
+csv_status csv_number(const char *s, size_t n, nb_prec t, double v[2]);
+/* Writes why s[0..n) was refused as a type t: "'1.5x' is not a number",
+ * "'1e999' is out of range for float", ... (st is not CSV_OK). */
+void csv_value_msg(char *buf, size_t len, csv_status st, const char *s,
+                   size_t n, nb_prec t);
+
+/* A growable text buffer; out of memory aborts with a message. */
+typedef struct csv_buf {
+	char *s;
+	size_t len, cap;
+} csv_buf;
+void csv_buf_put(csv_buf *b, const char *s, size_t n);
+void csv_buf_free(csv_buf *b);
+
+/* Appends one value, with digits enough to read back to the same value:
+ * %.9g for float, %.17g for double, for dd 32 significant digits or, where
+ * 32 do not identify the dd, the fewest more that do (in %g's style). */
+void csv_put_value(csv_buf *b, nb_prec t, double hi, double lo);
+/* Appends a header row of the columns' names and nrow rows of values. */
+void csv_write(csv_buf *b, const csv_col *cols, int ncol, size_t nrow);
+
+#endif

@@ -1,0 +1,885 @@
+/* nbrt_cl.c: OpenCL devices.  Only OpenCL 1.2 calls, so the same code runs
+ * on PoCL and on NVIDIA's OpenCL 3.0.  Programs are built once per device
+ * and their binaries cached on disk; a run uploads (converting and packing
+ * BMEM values into vectors), launches in chunks that keep every index in
+ * an int, and reads the results back, timed by profiling events. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "nbrt_impl.h"
+
+#define CL_STD "-cl-std=CL1.2"
+
+static const char *clname(cl_int e)
+{
+	switch (e) {
+#define E(x) case x: return #x;
+	E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+	E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+	E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+	E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_MEM_COPY_OVERLAP)
+	E(CL_IMAGE_FORMAT_MISMATCH) E(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+	E(CL_BUILD_PROGRAM_FAILURE) E(CL_MAP_FAILURE)
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+	E(CL_COMPILE_PROGRAM_FAILURE) E(CL_LINKER_NOT_AVAILABLE)
+	E(CL_LINK_PROGRAM_FAILURE) E(CL_DEVICE_PARTITION_FAILED)
+	E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) E(CL_INVALID_VALUE)
+	E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE)
+	E(CL_INVALID_CONTEXT) E(CL_INVALID_QUEUE_PROPERTIES)
+	E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_HOST_PTR)
+	E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+	E(CL_INVALID_IMAGE_SIZE) E(CL_INVALID_SAMPLER) E(CL_INVALID_BINARY)
+	E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+	E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
+	E(CL_INVALID_KERNEL_DEFINITION) E(CL_INVALID_KERNEL)
+	E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+	E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION)
+	E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+	E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
+	E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_GL_OBJECT)
+	E(CL_INVALID_BUFFER_SIZE) E(CL_INVALID_MIP_LEVEL)
+	E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PROPERTY)
+	E(CL_INVALID_IMAGE_DESCRIPTOR) E(CL_INVALID_COMPILER_OPTIONS)
+	E(CL_INVALID_LINKER_OPTIONS) E(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef E
+	case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+	}
+	return "unknown OpenCL error";
+}
+
+/* "CALL failed with NAME (CODE) on DEVICE", after what we were doing. */
+static int clfail(nbrt *rt, const char *what, const char *call, cl_int e)
+{
+	return nbrt_fail(rt, "%s%s%s failed with %s (%d) on %s", what ? what : "",
+	                 what ? ": " : "", call, clname(e), (int)e,
+	                 rt->name ? rt->name : "the OpenCL device");
+}
+
+/* --- devices ----------------------------------------------------------- */
+
+typedef struct Dev {
+	cl_platform_id p;
+	cl_device_id d;
+	int pi, di;
+	cl_device_type type;
+	char *name;  /* "device (platform)" */
+} Dev;
+
+static char *trim(char *s)
+{
+	if (!s)
+		return NULL;
+	char *b = s;
+	while (*b == ' ' || *b == '\t')
+		b++;
+	size_t n = strlen(b);
+	while (n && (b[n - 1] == ' ' || b[n - 1] == '\n'))
+		n--;
+	memmove(s, b, n);
+	s[n] = 0;
+	return s;
+}
+
+static char *plat_str(cl_platform_id p, cl_platform_info w)
+{
+	size_t n = 0;
+	if (clGetPlatformInfo(p, w, 0, NULL, &n) != CL_SUCCESS)
+		return strdup("?");
+	char *s = calloc(n + 1, 1);
+	if (s && clGetPlatformInfo(p, w, n, s, NULL) != CL_SUCCESS)
+		s[0] = 0;
+	return trim(s);
+}
+
+static char *dev_str(cl_device_id d, cl_device_info w)
+{
+	size_t n = 0;
+	if (clGetDeviceInfo(d, w, 0, NULL, &n) != CL_SUCCESS)
+		return strdup("?");
+	char *s = calloc(n + 1, 1);
+	if (s && clGetDeviceInfo(d, w, n, s, NULL) != CL_SUCCESS)
+		s[0] = 0;
+	return trim(s);
+}
+
+static void free_devs(Dev *d, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(d[i].name);
+	free(d);
+}
+
+/* Every device of every platform.  No platform at all (no ICD) is not an
+ * error: the list is just empty. */
+static int devices(nbrt *rt, Dev **out, int *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	cl_uint np = 0;
+	cl_int e = clGetPlatformIDs(0, NULL, &np);
+	if (e == -1001 || (e == CL_SUCCESS && np == 0))
+		return 0;
+	if (e != CL_SUCCESS)
+		return clfail(rt, "listing OpenCL platforms", "clGetPlatformIDs", e);
+	cl_platform_id *ps = calloc(np, sizeof *ps);
+	Dev *d = NULL;
+	int n = 0, r = -1;
+	if (!ps) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	if ((e = clGetPlatformIDs(np, ps, NULL)) != CL_SUCCESS) {
+		clfail(rt, "listing OpenCL platforms", "clGetPlatformIDs", e);
+		goto out;
+	}
+	for (cl_uint p = 0; p < np; p++) {
+		cl_uint nd = 0;
+		/* a platform without devices, or a broken one, adds none */
+		e = clGetDeviceIDs(ps[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+		if (e != CL_SUCCESS && e != CL_DEVICE_NOT_FOUND)
+			nbrt_note(rt, "platform %u skipped: clGetDeviceIDs failed "
+			          "with %s (%d)", p, clname(e), (int)e);
+		if (e != CL_SUCCESS || nd == 0)
+			continue;
+		cl_device_id *ds = calloc(nd, sizeof *ds);
+		Dev *nd2 = realloc(d, sizeof *d * (size_t)(n + (int)nd));
+		if (!ds || !nd2) {
+			free(ds);
+			if (nd2)
+				d = nd2;
+			nbrt_fail(rt, "out of memory");
+			goto out;
+		}
+		d = nd2;
+		if (clGetDeviceIDs(ps[p], CL_DEVICE_TYPE_ALL, nd, ds, NULL) !=
+		    CL_SUCCESS) {
+			free(ds);
+			continue;
+		}
+		char *pn = plat_str(ps[p], CL_PLATFORM_NAME);
+		for (cl_uint i = 0; i < nd; i++) {
+			Dev *x = &d[n++];
+			x->p = ps[p];
+			x->d = ds[i];
+			x->pi = (int)p;
+			x->di = (int)i;
+			x->type = 0;
+			clGetDeviceInfo(ds[i], CL_DEVICE_TYPE, sizeof x->type, &x->type,
+			                NULL);
+			char *dn = dev_str(ds[i], CL_DEVICE_NAME);
+			x->name = nbrt_aprintf("%s (%s)", dn ? dn : "?", pn ? pn : "?");
+			free(dn);
+		}
+		free(pn);
+		free(ds);
+	}
+	r = 0;
+out:
+	free(ps);
+	if (r) {
+		free_devs(d, n);
+		return -1;
+	}
+	*out = d;
+	*nout = n;
+	return 0;
+}
+
+/* "P:D name; P:D name" for messages that say what there is. */
+static char *dev_list(const Dev *d, int n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	if (!m)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		fprintf(m, "%s%d:%d %s", i ? "; " : "", d[i].pi, d[i].di,
+		        d[i].name ? d[i].name : "?");
+	if (!n)
+		fputs("none", m);
+	fclose(m);
+	return s;
+}
+
+static int first_of(const Dev *d, int n, cl_device_type t)
+{
+	for (int i = 0; i < n; i++)
+		if (d[i].type & t)
+			return i;
+	return -1;
+}
+
+/* Parses "P:D"; returns 0 if spec is of that form. */
+static int pd(const char *spec, int *p, int *dv)
+{
+	char *e;
+	long a = strtol(spec, &e, 10);
+	if (e == spec || *e != ':' || spec[0] == '-')
+		return -1;
+	const char *s2 = e + 1;
+	long b = strtol(s2, &e, 10);
+	if (e == s2 || *e || *s2 == '-' || a > INT_MAX || b > INT_MAX)
+		return -1;
+	*p = (int)a;
+	*dv = (int)b;
+	return 0;
+}
+
+static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
+{
+	int i = -1, p, dv;
+	if (!spec) {
+		i = first_of(d, n, CL_DEVICE_TYPE_GPU);
+		if (i < 0)
+			i = first_of(d, n, CL_DEVICE_TYPE_CPU);
+		if (i < 0)
+			i = 0;
+		return i;
+	}
+	if (strcasecmp(spec, "gpu") == 0)
+		i = first_of(d, n, CL_DEVICE_TYPE_GPU);
+	else if (strcasecmp(spec, "cpu") == 0)
+		i = first_of(d, n, CL_DEVICE_TYPE_CPU);
+	else if (pd(spec, &p, &dv) == 0) {
+		for (int k = 0; k < n && i < 0; k++)
+			if (d[k].pi == p && d[k].di == dv)
+				i = k;
+	} else {
+		for (int k = 0; k < n && i < 0; k++)
+			if (d[k].name && strcasestr(d[k].name, spec))
+				i = k;
+	}
+	if (i < 0) {
+		char *l = dev_list(d, n);
+		nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; 'host' "
+		          "runs kernels on this CPU through C)", spec, l ? l : "?");
+		free(l);
+	}
+	return i;
+}
+
+static int query(nbrt *rt)
+{
+	cl_int e;
+	char *ext = dev_str(rt->dev, CL_DEVICE_EXTENSIONS);
+	cl_device_fp_config fc = 0;
+	rt->fp64 = (ext && strstr(ext, "cl_khr_fp64")) ||
+	           (clGetDeviceInfo(rt->dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fc,
+	                            &fc, NULL) == CL_SUCCESS && fc);
+	free(ext);
+	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+	                         sizeof rt->maxalloc, &rt->maxalloc, NULL)) ||
+	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+	                         sizeof rt->maxwg, &rt->maxwg, NULL)) ||
+	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
+	                         sizeof rt->units, &rt->units, NULL)))
+		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
+	/* what decides the code a build makes: part of every cache key */
+	char *pn = plat_str(rt->plat, CL_PLATFORM_NAME);
+	char *pv = plat_str(rt->plat, CL_PLATFORM_VERSION);
+	char *dv = dev_str(rt->dev, CL_DEVICE_VERSION);
+	char *drv = dev_str(rt->dev, CL_DRIVER_VERSION);
+	rt->nvidia = pn && strcasestr(pn, "NVIDIA") != NULL;
+	rt->devkey = nbrt_aprintf("%s\n%s\n%s\n%s\n%s", rt->name, pn, pv, dv, drv);
+	free(pn);
+	free(pv);
+	free(dv);
+	free(drv);
+	return rt->devkey ? 0 : nbrt_fail(rt, "out of memory");
+}
+
+int nbrt_cl_open(nbrt *rt, const char *spec)
+{
+	Dev *d;
+	int n, r = -1;
+	cl_int e;
+	if (devices(rt, &d, &n))
+		return -1;
+	if (n == 0) {
+		if (!spec)
+			return 1;
+		return nbrt_fail(rt, "no OpenCL device for '%s': no OpenCL platform "
+		                 "is installed ('host' runs kernels on this CPU "
+		                 "through C)", spec);
+	}
+	int i = pick(rt, spec, d, n);
+	if (i < 0)
+		goto out;
+	rt->plat = d[i].p;
+	rt->dev = d[i].d;
+	if (!(rt->name = strdup(d[i].name ? d[i].name : "?"))) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	cl_context_properties props[] = {
+		CL_CONTEXT_PLATFORM, (cl_context_properties)rt->plat, 0
+	};
+	rt->ctx = clCreateContext(props, 1, &rt->dev, NULL, NULL, &e);
+	if (!rt->ctx) {
+		clfail(rt, "opening the device", "clCreateContext", e);
+		goto out;
+	}
+	/* the 1.2 call: NVIDIA's 3.0 still has it, PoCL too */
+	rt->q = clCreateCommandQueue(rt->ctx, rt->dev, CL_QUEUE_PROFILING_ENABLE,
+	                             &e);
+	if (!rt->q) {
+		clfail(rt, "opening the device", "clCreateCommandQueue", e);
+		goto out;
+	}
+	r = query(rt);
+out:
+	free_devs(d, n);
+	return r;
+}
+
+void nbrt_cl_close(nbrt *rt)
+{
+	if (rt->q)
+		clReleaseCommandQueue(rt->q);
+	if (rt->ctx)
+		clReleaseContext(rt->ctx);
+	rt->q = NULL;
+	rt->ctx = NULL;
+}
+
+int nbrt_list(FILE *out)
+{
+	nbrt rt;
+	memset(&rt, 0, sizeof rt);
+	Dev *d;
+	int n;
+	if (devices(&rt, &d, &n)) {
+		fprintf(out, "%s\n", nbrt_error(&rt));
+		free(rt.err);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%d:%d  %s\n", d[i].pi, d[i].di, d[i].name);
+	free_devs(d, n);
+	return n;
+}
+
+/* --- building ---------------------------------------------------------- */
+
+static char *build_log(nbrt *rt, cl_program p)
+{
+	size_t n = 0;
+	if (clGetProgramBuildInfo(p, rt->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
+	    CL_SUCCESS)
+		return strdup("(no build log)");
+	char *s = calloc(n + 1, 1);
+	if (s && clGetProgramBuildInfo(p, rt->dev, CL_PROGRAM_BUILD_LOG, n, s,
+	                               NULL) != CL_SUCCESS)
+		s[0] = 0;
+	return trim(s);
+}
+
+/* Builds from source with one set of options; on a build failure leaves
+ * the full message, log included, in rt->err. */
+static cl_program build_src(nbrt_kernel *k, const char *code, size_t len,
+                            const char *opts)
+{
+	nbrt *rt = k->rt;
+	cl_int e;
+	cl_program p = clCreateProgramWithSource(rt->ctx, 1, &code, &len, &e);
+	if (!p) {
+		clfail(rt, k->name, "clCreateProgramWithSource", e);
+		return NULL;
+	}
+	nbrt_note(rt, "building %s for %s (%s)", k->name, rt->name, opts);
+	e = clBuildProgram(p, 1, &rt->dev, opts, NULL, NULL);
+	if (e == CL_SUCCESS)
+		return p;
+	char *log = build_log(rt, p);
+	nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with %s "
+	          "(%d), options '%s'; build log:\n%s", k->name, rt->name,
+	          clname(e), (int)e, opts, log && *log ? log : "(empty)");
+	free(log);
+	clReleaseProgram(p);
+	return NULL;
+}
+
+/* The cached entry: a header line with the lengths of the key, the build
+ * options used and the binary, then those bytes.  The whole key is kept
+ * so that a hash collision is caught. */
+#define CL_MAGIC "nbrt-clbin 1"
+
+static cl_program load_cached(nbrt_kernel *k, const char *path,
+                              const nbrt_key *key)
+{
+	nbrt *rt = k->rt;
+	size_t len, kl, ol, bl;
+	int h = 0;
+	char *data = nbrt_cache_read(path, &len);
+	cl_program p = NULL;
+	if (!data)
+		return NULL;
+	if (sscanf(data, CL_MAGIC " %zu %zu %zu\n%n", &kl, &ol, &bl, &h) != 3 ||
+	    h <= 0 || kl > len || ol > len || bl > len ||
+	    (size_t)h + kl + ol + bl != len || kl != key->len ||
+	    memcmp(data + h, key->s, kl) != 0) {
+		nbrt_note(rt, "cache entry %s does not match: ignored", path);
+		goto out;
+	}
+	char *opts = strndup(data + h + kl, ol);
+	const unsigned char *bin = (const unsigned char *)data + h + kl + ol;
+	cl_int st, e;
+	p = clCreateProgramWithBinary(rt->ctx, 1, &rt->dev, &bl, &bin, &st, &e);
+	if (p && opts && clBuildProgram(p, 1, &rt->dev, opts, NULL, NULL) ==
+	                 CL_SUCCESS) {
+		nbrt_note(rt, "cache hit %s (%s)", path, k->name);
+	} else {
+		nbrt_note(rt, "cached binary %s does not load: rebuilding", path);
+		if (p)
+			clReleaseProgram(p);
+		p = NULL;
+	}
+	free(opts);
+out:
+	free(data);
+	return p;
+}
+
+static void store(nbrt_kernel *k, cl_program p, const char *path,
+                  const nbrt_key *key, const char *opts)
+{
+	nbrt *rt = k->rt;
+	size_t bl = 0;
+	if (!path || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bl, &bl,
+	                              NULL) != CL_SUCCESS || bl == 0)
+		return;
+	char head[128];
+	int h = snprintf(head, sizeof head, CL_MAGIC " %zu %zu %zu\n", key->len,
+	                 strlen(opts), bl);
+	size_t ol = strlen(opts), total = (size_t)h + key->len + ol + bl;
+	char *data = malloc(total);
+	if (!data)
+		return;
+	memcpy(data, head, (size_t)h);
+	memcpy(data + h, key->s, key->len);
+	memcpy(data + h + key->len, opts, ol);
+	unsigned char *bin = (unsigned char *)data + h + key->len + ol;
+	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
+	    CL_SUCCESS)
+		nbrt_cache_write(rt, path, data, total);
+	free(data);
+}
+
+/* Checks an interface before trusting it to set kernel arguments. */
+static int check_iface(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const nb_iface *f = k->f;
+	int dbl = memmem(code, len, "cl_khr_fp64", 11) != NULL;
+	if (f->wg < 1 || f->tile < 0)
+		return nbrt_fail(rt, "%s: interface has no work-group size",
+		                 k->name);
+	for (int p = 0; p < f->npack; p++) {
+		int w = f->pack[p].vwidth;
+		if (w != 1 && w != 2 && w != 4)
+			return nbrt_fail(rt, "%s: pack %d has %d scalars (1, 2 or 4 "
+			                 "expected)", k->name, p, w);
+		dbl |= f->pack[p].type != NB_FLOAT;
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		dbl |= x->type != NB_FLOAT;
+		if (x->role == NB_BMEM && x->type != f->pack[x->pack].type)
+			return nbrt_fail(rt, "%s: BMEM '%s' is %s in a %s pack",
+			                 k->name, x->name, nb_prec_name(x->type),
+			                 nb_prec_name(f->pack[x->pack].type));
+	}
+	if (dbl && !rt->fp64)
+		return nbrt_fail(rt, "%s needs double precision, which %s does "
+		                 "not have (no cl_khr_fp64)", k->name, rt->name);
+	if ((size_t)f->wg > rt->maxwg)
+		return nbrt_fail(rt, "%s needs work groups of %d; %s allows at "
+		                 "most %zu (compile with --wg=N)", k->name, f->wg,
+		                 rt->name, rt->maxwg);
+	return 0;
+}
+
+/* Builds, or takes the program from the cache.  NVIDIA first gets the
+ * inline-PTX shuffles; a build that fails with them is retried without. */
+static int program(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const char *opts[2] = {CL_STD " -DNB_NVIDIA_SHFL", CL_STD};
+	int first = rt->nvidia ? 0 : 1;
+	nbrt_key key = {0};
+	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
+	    nbrt_key_add(&key, rt->devkey, strlen(rt->devkey)) ||
+	    nbrt_key_add(&key, opts[first], strlen(opts[first])) ||
+	    nbrt_key_add(&key, code, len)) {
+		free(key.s);
+		return nbrt_fail(rt, "out of memory");
+	}
+	char *path = nbrt_cache_path(rt, &key, ".clbin");
+	if (path && (k->prog = load_cached(k, path, &key)))
+		k->cache_hit = 1;
+	for (int i = first; !k->prog && i < 2; i++) {
+		k->prog = build_src(k, code, len, opts[i]);
+		if (k->prog)
+			store(k, k->prog, path, &key, opts[i]);
+		else if (i + 1 < 2)
+			nbrt_note(rt, "%s", nbrt_error(rt));
+	}
+	free(path);
+	free(key.s);
+	return k->prog ? 0 : -1;
+}
+
+int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const nb_iface *f = k->f;
+	cl_int e;
+	if (check_iface(k, code, len) || program(k, code, len))
+		return -1;
+	k->kern = clCreateKernel(k->prog, f->kernel, &e);
+	if (!k->kern)
+		return clfail(rt, k->name, "clCreateKernel", e);
+	cl_uint nargs = 0;
+	size_t kwg = 0;
+	if ((e = clGetKernelInfo(k->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
+	                         NULL)) != CL_SUCCESS)
+		return clfail(rt, k->name, "clGetKernelInfo", e);
+	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
+	if ((int)nargs != want)
+		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
+		                 "interface says %d", k->name, f->kernel, nargs, want);
+	if ((e = clGetKernelWorkGroupInfo(k->kern, rt->dev, CL_KERNEL_WORK_GROUP_SIZE,
+	                                  sizeof kwg, &kwg, NULL)) != CL_SUCCESS)
+		return clfail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	if (kwg < (size_t)f->wg)
+		return nbrt_fail(rt, "%s: work groups of %d are too large for %s "
+		                 "with this kernel (at most %zu; compile with "
+		                 "--wg=N)", k->name, f->wg, rt->name, kwg);
+	k->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
+	          nb_iface_count(f, NB_CONST) + f->npack;
+	k->mem = calloc((size_t)k->nmem + 1, sizeof *k->mem);
+	k->cap = calloc((size_t)k->nmem + 1, sizeof *k->cap);
+	if (!k->mem || !k->cap)
+		return nbrt_fail(rt, "out of memory");
+	return 0;
+}
+
+void nbrt_cl_free(nbrt_kernel *k)
+{
+	for (int m = 0; k->mem && m < k->nmem; m++)
+		if (k->mem[m])
+			clReleaseMemObject(k->mem[m]);
+	free(k->mem);
+	free(k->cap);
+	if (k->kern)
+		clReleaseKernel(k->kern);
+	if (k->prog)
+		clReleaseProgram(k->prog);
+	k->mem = NULL;
+	k->cap = NULL;
+	k->kern = NULL;
+	k->prog = NULL;
+}
+
+/* --- running ------------------------------------------------------------ */
+
+/* One run's transient state: staging copies (alive until the queue is
+ * finished, since writes do not block) and unfinished launch events. */
+typedef struct Run {
+	void **stage;     /* per mem */
+	cl_event ev[256];
+	int nev;
+	size_t wg, u, t;
+} Run;
+
+/* Waits for the pending launches and adds up their device time. */
+static int drain(nbrt_kernel *k, Run *r)
+{
+	nbrt *rt = k->rt;
+	cl_int e = r->nev ? clWaitForEvents((cl_uint)r->nev, r->ev) : CL_SUCCESS;
+	for (int i = 0; i < r->nev; i++) {
+		cl_ulong a = 0, b = 0;
+		if (e == CL_SUCCESS &&
+		    (e = clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_START,
+		                                 sizeof a, &a, NULL)) == CL_SUCCESS &&
+		    (e = clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_END,
+		                                 sizeof b, &b, NULL)) == CL_SUCCESS)
+			k->tkern += 1e-9 * (double)(b - a);
+		clReleaseEvent(r->ev[i]);
+	}
+	r->nev = 0;
+	if (e != CL_SUCCESS)
+		return clfail(rt, k->f->kernel, "waiting for the kernel", e);
+	return 0;
+}
+
+static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
+                  int accum, void *ctx)
+{
+	nbrt *rt = k->rt;
+	Run *r = ctx;
+	cl_int a[5] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb, accum};
+	cl_int e;
+	for (cl_uint i = 0; i < 5; i++)
+		if ((e = clSetKernelArg(k->kern, i, sizeof a[i], &a[i])) !=
+		    CL_SUCCESS)
+			return clfail(rt, k->f->kernel, "clSetKernelArg", e);
+	size_t groups = (n + r->u - 1) / r->u * r->t;
+	size_t global = (groups + r->wg - 1) / r->wg * r->wg, local = r->wg;
+	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
+		return -1;
+	e = clEnqueueNDRangeKernel(rt->q, k->kern, 1, NULL, &global, &local, 0,
+	                           NULL, &r->ev[r->nev]);
+	if (e != CL_SUCCESS) {
+		char what[256];
+		snprintf(what, sizeof what, "kernel %s (global size %zu, local %zu)",
+		         k->f->kernel, global, local);
+		return clfail(rt, what, "clEnqueueNDRangeKernel", e);
+	}
+	r->nev++;
+	k->launches++;
+	return 0;
+}
+
+/* Makes buffer m hold at least `bytes`; buffers only grow, so repeated
+ * runs of one size allocate once. */
+static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
+                  const char *what)
+{
+	nbrt *rt = k->rt;
+	cl_int e;
+	if (bytes < 64)
+		bytes = 64;
+	if (k->cap[m] >= bytes)
+		return 0;
+	if (k->mem[m])
+		clReleaseMemObject(k->mem[m]);
+	k->mem[m] = NULL;
+	k->cap[m] = 0;
+	if (bytes > rt->maxalloc)
+		return nbrt_fail(rt, "kernel %s: %s needs %zu bytes; %s allows at "
+		                 "most %llu in one buffer", k->f->kernel, what, bytes,
+		                 rt->name, (unsigned long long)rt->maxalloc);
+	k->mem[m] = clCreateBuffer(rt->ctx, fl, bytes, NULL, &e);
+	if (!k->mem[m])
+		return clfail(rt, k->f->kernel, "clCreateBuffer", e);
+	k->cap[m] = bytes;
+	return 0;
+}
+
+static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
+{
+	cl_int e;
+	if (!bytes)
+		return 0;
+	e = clEnqueueWriteBuffer(k->rt->q, k->mem[m], CL_FALSE, 0, bytes, src, 0,
+	                         NULL, NULL);
+	if (e != CL_SUCCESS)
+		return clfail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
+	return 0;
+}
+
+/* An LMEM or RMEM array: Ni values of the variable's type.  Inputs are
+ * sent as they are when the host layout is the kernel's. */
+static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
+{
+	const nb_var *x = &k->f->var[v];
+	const nbrt_slot *b = &k->b[v];
+	size_t bytes = ni * nbrt_prec_size(x->type);
+	cl_mem_flags fl = x->role == NB_RMEM ? CL_MEM_READ_WRITE :
+	                  CL_MEM_READ_ONLY;
+	if (ensure(k, m, bytes, fl, x->name))
+		return -1;
+	if (x->role == NB_RMEM)
+		return 0; /* launches with accum = 0 write every result first */
+	if (nbrt_same_layout(b->t, x->type))
+		return put(k, m, b->host, bytes);
+	if (!(r->stage[m] = malloc(bytes)))
+		return nbrt_fail(k->rt, "out of memory");
+	nbrt_to_kernel(r->stage[m], x->type, x->type == NB_DD ? 2 : 1, 0, b->host,
+	               b->t, ni);
+	return put(k, m, r->stage[m], bytes);
+}
+
+/* A BMEM pack: Nj elements of vwidth scalars, value comp of element j in
+ * scalar comp (2 comp, 2 comp + 1 for dd), unused lanes 0. */
+static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
+{
+	const nb_iface *f = k->f;
+	const nb_pack *pk = &f->pack[p];
+	size_t scal = pk->type == NB_FLOAT ? 4 : 8;
+	size_t bytes = nj * (size_t)pk->vwidth * scal;
+	char what[64];
+	snprintf(what, sizeof what, "BMEM pack %d", p);
+	if (ensure(k, m, bytes, CL_MEM_READ_ONLY, what))
+		return -1;
+	if (!bytes)
+		return 0;
+	int only = -1;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_BMEM && f->var[v].pack == p)
+			only = only == -1 ? v : -2;
+	if (only >= 0 && (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
+	    nbrt_same_layout(k->b[only].t, pk->type))
+		return put(k, m, k->b[only].host, bytes);
+	if (!(r->stage[m] = calloc(bytes, 1)))
+		return nbrt_fail(k->rt, "out of memory");
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_BMEM || x->pack != p)
+			continue;
+		size_t off = (size_t)(pk->type == NB_DD ? 2 * x->comp : x->comp);
+		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
+		               k->b[v].host, k->b[v].t, nj);
+	}
+	return put(k, m, r->stage[m], bytes);
+}
+
+static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
+{
+	cl_int e = clSetKernelArg(k->kern, i, n, v);
+	if (e != CL_SUCCESS)
+		return clfail(k->rt, k->f->kernel, "clSetKernelArg", e);
+	return 0;
+}
+
+/* Uploads every input and sets every argument after the first five:
+ * LMEM buffers, BMEM packs, CONSTs by value, RMEM buffers. */
+static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
+{
+	const nb_iface *f = k->f;
+	int m = 0;
+	cl_uint arg = 5;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM) {
+			if (upload_var(k, r, m, v, ni) ||
+			    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+				return -1;
+			m++;
+		}
+	for (int p = 0; p < f->npack; p++) {
+		if (upload_pack(k, r, m, p, nj) ||
+		    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+			return -1;
+		m++;
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		const nbrt_slot *b = &k->b[v];
+		if (x->role != NB_CONST)
+			continue;
+		cl_float fv = (cl_float)b->hi;
+		cl_double dv = b->hi;
+		cl_double2 d2;
+		d2.s[0] = b->hi;
+		d2.s[1] = b->lo;
+		int r2 = x->type == NB_FLOAT ? set_arg(k, arg, sizeof fv, &fv) :
+		         x->type == NB_DOUBLE ? set_arg(k, arg, sizeof dv, &dv) :
+		         set_arg(k, arg, sizeof d2, &d2);
+		if (r2)
+			return -1;
+		arg++;
+	}
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (upload_var(k, r, m, v, ni) ||
+			    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+				return -1;
+			m++;
+		}
+	return 0;
+}
+
+/* Reads every result back, into the host array or its staging copy. */
+static int fetch(nbrt_kernel *k, Run *r, size_t ni)
+{
+	const nb_iface *f = k->f;
+	int m = k->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		size_t bytes = ni * nbrt_prec_size(x->type);
+		void *dst = k->b[v].host;
+		if (!nbrt_same_layout(k->b[v].t, x->type)) {
+			if (!(r->stage[m] = malloc(bytes)))
+				return nbrt_fail(k->rt, "out of memory");
+			dst = r->stage[m];
+		}
+		cl_int e = clEnqueueReadBuffer(k->rt->q, k->mem[m], CL_FALSE, 0,
+		                               bytes, dst, 0, NULL, NULL);
+		if (e != CL_SUCCESS)
+			return clfail(k->rt, f->kernel, "clEnqueueReadBuffer", e);
+		m++;
+	}
+	return 0;
+}
+
+/* The largest Ni or Nj whose indices, with the padding of the last work
+ * group, stay within an int. */
+static size_t int_limit(const nb_iface *f)
+{
+	size_t pad = (size_t)f->unroll_i * ((size_t)f->wg + 2) *
+	             (size_t)f->jsplit + (size_t)f->tile + 64;
+	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
+}
+
+int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	nbrt *rt = k->rt;
+	const nb_iface *f = k->f;
+	size_t lim = int_limit(f);
+	if (ni > lim || nj > lim)
+		return nbrt_fail(rt, "kernel %s: Ni = %zu, Nj = %zu: OpenCL "
+		                 "kernels index with int, so both must be at most "
+		                 "%zu", f->kernel, ni, nj, lim);
+	Run r;
+	memset(&r, 0, sizeof r);
+	r.wg = (size_t)f->wg;
+	r.u = (size_t)f->unroll_i;
+	r.t = (size_t)f->jsplit;
+	r.stage = calloc((size_t)k->nmem + 1, sizeof *r.stage);
+	int res = -1;
+	if (!r.stage) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	/* per launch, also the global size stays within an int; 16 work
+	 * groups per compute unit fill an H100's SM with 128-item groups */
+	size_t imax = lim / r.t;
+	size_t fill = (size_t)(rt->units ? rt->units : 1) * 16 * r.wg * r.u / r.t;
+	if (prepare(k, &r, ni, nj) ||
+	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r) ||
+	    drain(k, &r) || fetch(k, &r, ni))
+		goto out;
+	cl_int e = clFinish(rt->q);
+	if (e != CL_SUCCESS) {
+		clfail(rt, f->kernel, "clFinish", e);
+		goto out;
+	}
+	int m = k->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (r.stage[m])
+				nbrt_from_kernel(k->b[v].host, k->b[v].t, r.stage[m],
+				                 f->var[v].type, ni);
+			m++;
+		}
+	res = 0;
+out:
+	/* nothing may still read or write a staging copy when it is freed */
+	if (res) {
+		clFinish(rt->q);
+		for (int i = 0; i < r.nev; i++)
+			clReleaseEvent(r.ev[i]);
+	}
+	for (int i = 0; r.stage && i < k->nmem; i++)
+		free(r.stage[i]);
+	free(r.stage);
+	return res;
+}

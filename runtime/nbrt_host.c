@@ -1,0 +1,371 @@
+/* nbrt_host.c: the host device.  Kernels from the C back end are compiled
+ * by the system's C compiler into a shared object (cached on disk), loaded
+ * with dlopen and called through their KERNEL_entry; OpenMP inside the
+ * kernel spreads the i range over the cores. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "nbrt_impl.h"
+
+/* Never -ffast-math: dd arithmetic needs every rounding as written;
+ * -std=c11 (not gnu11) also keeps gcc from contracting a*b+c. */
+/* -fno-math-errno and -fno-trapping-math change no value (nothing reads
+ * errno or the FP flags) but let gcc vectorize sqrt and selects */
+#define CFLAGS "-std=c11 -O3 -march=native -fno-math-errno -fno-trapping-math " \
+	"-fopenmp -fPIC -shared"
+
+int nbrt_host_open(nbrt *rt)
+{
+	const char *cc = getenv("NBRT_CC");
+	if (!cc || !*cc)
+		cc = getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	rt->host = 1;
+	rt->cc = strdup(cc);
+	rt->name = nbrt_aprintf("host C (%s -O3 -march=native, OpenMP)", cc);
+	if (!rt->cc || !rt->name)
+		return nbrt_fail(rt, "out of memory");
+	return 0;
+}
+
+/* Quotes s for sh. */
+static char *shq(const char *s)
+{
+	size_t n = 3;
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	char *q = malloc(n), *o = q;
+	if (!q)
+		return NULL;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = 0;
+	return q;
+}
+
+/* Runs a shell command; returns its output (stdout and stderr, as the
+ * command redirects them) and its exit status in *status (-1: could not
+ * run, or killed). */
+static char *capture(const char *cmd, int *status)
+{
+	*status = -1;
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		if (m)
+			fwrite(buf, 1, n, m);
+	if (m)
+		fclose(m);
+	int st = pclose(p);
+	if (st != -1 && WIFEXITED(st))
+		*status = WEXITSTATUS(st);
+	while (s && len && s[len - 1] == '\n')
+		s[--len] = 0;
+	return s;
+}
+
+/* The first line of /proc/cpuinfo starting with key. */
+static void cpuinfo(nbrt_key *key, const char *want)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0)
+		if (strncmp(line, want, strlen(want)) == 0) {
+			nbrt_key_add(key, line, (size_t)n);
+			break;
+		}
+	free(line);
+	fclose(f);
+}
+
+/* What else decides the machine code of a cached object: the compiler's
+ * version, and the CPU that -march=native looked at (a cache directory
+ * may be shared between machines). */
+static int host_key(nbrt *rt)
+{
+	nbrt_key k = {0};
+	/* cc is a command line, like make's $(CC): not quoted */
+	char *cmd = nbrt_aprintf("%s --version 2>/dev/null", rt->cc);
+	int st;
+	char *ver = cmd ? capture(cmd, &st) : NULL;
+	free(cmd);
+	nbrt_key_add(&k, ver ? ver : "", ver ? strlen(ver) : 0);
+	free(ver);
+	cpuinfo(&k, "model name");
+	cpuinfo(&k, "flags");
+	if (!k.s)
+		return nbrt_fail(rt, "out of memory");
+	rt->hostkey = k.s;
+	return 0;
+}
+
+static int open_so(nbrt_kernel *k, const char *so)
+{
+	/* NODELETE: the kernel may have loaded libgomp, whose idle threads
+	 * would run unmapped code if dlclose unloaded it */
+	void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!dl) {
+		const char *e = dlerror();
+		return nbrt_fail(k->rt, "%s: dlopen: %s", k->name, e ? e : "failed");
+	}
+	char sym[256];
+	snprintf(sym, sizeof sym, "%s_entry", k->f->kernel);
+	dlerror();
+	void *fn = dlsym(dl, sym);
+	if (!fn) {
+		dlclose(dl);
+		return nbrt_fail(k->rt, "%s: the compiled kernel has no function "
+		                 "'%s'", k->name, sym);
+	}
+	/* POSIX lets a data pointer from dlsym hold a function's address */
+	memcpy(&k->entry, &fn, sizeof fn);
+	k->dl = dl;
+	return 0;
+}
+
+/* Compiles code into the shared object `so`; sources go to tmpdir. */
+static int cc(nbrt_kernel *k, const char *code, size_t len,
+              const char *tmpdir, const char *so)
+{
+	nbrt *rt = k->rt;
+	char err[512];
+	char *src = nbrt_aprintf("%s/%s.c", tmpdir, k->f->kernel);
+	char *qs = src ? shq(src) : NULL, *qo = shq(so);
+	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " -o %s %s -lm 2>&1",
+	                                    rt->cc, qo, qs) : NULL;
+	int r = -1, st;
+	if (!cmd) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	if (nb_write_file(src, code, len, err, sizeof err)) {
+		nbrt_fail(rt, "%s: %s", k->name, err);
+		goto out;
+	}
+	nbrt_note(rt, "compiling %s: %s", k->name, cmd);
+	char *log = capture(cmd, &st);
+	if (st != 0)
+		nbrt_fail(rt, "cannot compile %s with '%s' (%s %d):\n%s", k->name,
+		          rt->cc, st < 0 ? "status" : "exit status", st,
+		          log && *log ? log : "(no output)");
+	else
+		r = 0;
+	free(log);
+	remove(src);
+out:
+	free(src);
+	free(qs);
+	free(qo);
+	free(cmd);
+	return r;
+}
+
+/* Builds into the cache (a unique temporary, then a rename) or, with no
+ * cache, into tmpdir, and loads the result. */
+static int build(nbrt_kernel *k, const char *code, size_t len,
+                 const char *cached, const char *hash)
+{
+	nbrt *rt = k->rt;
+	const char *t = getenv("TMPDIR");
+	char *tmpdir = nbrt_aprintf("%s/nbrt-XXXXXX", t && *t ? t : "/tmp");
+	char *so = NULL;
+	int r = -1, incache = 0;
+	if (!tmpdir || !mkdtemp(tmpdir)) {
+		nbrt_fail(rt, "%s: cannot make a temporary directory: %s", k->name,
+		          strerror(errno));
+		goto out;
+	}
+	/* beside its final name, so the rename cannot cross file systems */
+	if (cached) {
+		so = nbrt_aprintf("%s.XXXXXX", cached);
+		int fd = so ? mkstemp(so) : -1;
+		if (fd < 0) {
+			free(so);
+			so = NULL;
+		} else {
+			close(fd);
+			incache = 1;
+		}
+	}
+	/* named by its hash, so dlopen never mistakes one for another
+	 * it loaded before under the same name */
+	if (!so)
+		so = nbrt_aprintf("%s/%s.so", tmpdir, hash);
+	if (!so) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	if (cc(k, code, len, tmpdir, so))
+		goto out;
+	if (incache) {
+		chmod(so, 0700); /* whatever the umask: see nbrt_cache_trusted */
+		if (rename(so, cached) == 0) {
+			nbrt_note(rt, "cached %s", cached);
+			free(so);
+			so = NULL;
+			r = open_so(k, cached);
+			goto out;
+		}
+	}
+	r = open_so(k, so);
+out:
+	if (so)
+		remove(so);
+	free(so);
+	if (tmpdir)
+		rmdir(tmpdir);
+	free(tmpdir);
+	return r;
+}
+
+int nbrt_host_load(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	if (!rt->hostkey && host_key(rt))
+		return -1;
+	nbrt_key key = {0};
+	int r = -1;
+	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
+	    nbrt_key_add(&key, rt->hostkey, strlen(rt->hostkey)) ||
+	    nbrt_key_add(&key, rt->cc, strlen(rt->cc)) ||
+	    nbrt_key_add(&key, CFLAGS, strlen(CFLAGS)) ||
+	    nbrt_key_add(&key, code, len)) {
+		free(key.s);
+		return nbrt_fail(rt, "out of memory");
+	}
+	char hash[33];
+	nbrt_key_hash(&key, hash);
+	char *cached = nbrt_cache_path(rt, &key, ".so");
+	if (cached && nbrt_cache_trusted(cached)) {
+		if (open_so(k, cached) == 0) {
+			nbrt_note(rt, "cache hit %s (%s)", cached, k->name);
+			k->cache_hit = 1;
+			r = 0;
+			goto out;
+		}
+		nbrt_note(rt, "cached object unusable, rebuilding: %s",
+		          nbrt_error(rt));
+	}
+	r = build(k, code, len, cached, hash);
+out:
+	free(cached);
+	free(key.s);
+	return r;
+}
+
+typedef struct Args {
+	void **arr;
+	double *cst;
+} Args;
+
+static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
+                  int accum, void *ctx)
+{
+	Args *a = ctx;
+	double t = nbrt_now();
+	k->entry((long)n, (long)m, (long)ib, (long)jb, accum, a->arr, a->cst);
+	k->tkern += nbrt_now() - t;
+	k->launches++;
+	return 0;
+}
+
+/* Arrays go to the kernel as they are where the host type is the
+ * kernel's, else through a converted copy. */
+int nbrt_host_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	const nb_iface *f = k->f;
+	size_t lim = (size_t)LONG_MAX < SIZE_MAX / 16 ? (size_t)LONG_MAX :
+	             SIZE_MAX / 16;
+	if (ni > lim || nj > lim)
+		return nbrt_fail(k->rt, "kernel %s: Ni = %zu, Nj = %zu: too large",
+		                 f->kernel, ni, nj);
+	size_t nv = (size_t)f->nvar + 1;
+	void **arr = calloc(nv, sizeof *arr), **stage = calloc(nv, sizeof *arr);
+	double *cst = calloc(2 * nv, sizeof *cst);
+	int *of = calloc(nv, sizeof *of); /* var of each array */
+	int na = 0, nc = 0, r = -1;
+	if (!arr || !stage || !cst || !of) {
+		nbrt_fail(k->rt, "out of memory");
+		goto out;
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		const nbrt_slot *b = &k->b[v];
+		if (x->role == NB_CONST) {
+			cst[2 * nc] = b->hi;
+			cst[2 * nc + 1] = b->lo;
+			nc++;
+			continue;
+		}
+		size_t n = x->role == NB_BMEM ? nj : ni;
+		of[na] = v;
+		arr[na] = b->host;
+		if (n && !nbrt_same_layout(b->t, x->type)) {
+			stage[na] = malloc(n * nbrt_prec_size(x->type));
+			if (!stage[na]) {
+				nbrt_fail(k->rt, "kernel %s: out of memory for '%s'",
+				          f->kernel, x->name);
+				goto out;
+			}
+			if (x->role != NB_RMEM)
+				nbrt_to_kernel(stage[na], x->type, x->type == NB_DD ? 2 : 1,
+				               0, b->host, b->t, n);
+			arr[na] = stage[na];
+		}
+		na++;
+	}
+	Args a = {arr, cst};
+	/* wide enough that every core has several groups of unroll_i */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 16 * (size_t)f->unroll_i;
+	if (nbrt_each_launch(k, ni, nj, lim, fill, launch, &a))
+		goto out;
+	for (int i = 0; i < na; i++) {
+		const nb_var *x = &f->var[of[i]];
+		if (x->role == NB_RMEM && stage[i])
+			nbrt_from_kernel(k->b[of[i]].host, k->b[of[i]].t, stage[i],
+			                 x->type, ni);
+	}
+	r = 0;
+out:
+	for (size_t i = 0; stage && i < nv; i++)
+		free(stage[i]);
+	free(stage);
+	free(arr);
+	free(cst);
+	free(of);
+	return r;
+}
+
+void nbrt_host_free(nbrt_kernel *k)
+{
+	if (k->dl)
+		dlclose(k->dl);
+	k->dl = NULL;
+}

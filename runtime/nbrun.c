@@ -1,0 +1,688 @@
+/* nbrun.c: bin/nbrun, any nbcc kernel on the user's data.  Reads the LMEM
+ * columns from one CSV file and the BMEM columns from another (or makes
+ * random ones), runs the kernel through the runtime on the host or an
+ * OpenCL device, and writes the RMEM columns as CSV. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "csv.h"
+#include "nbrt.h"
+
+/* Exit statuses: a run that failed (data, kernel, device), and a command
+ * line that makes no sense (as nbcc). */
+enum { FAILED = 1, USAGE = 2, HELP = -1 };
+
+#define MAX_RANDOM ((size_t)INT_MAX) /* OpenCL kernels index with int */
+
+typedef struct Const {
+	const char *arg;  /* NAME=VALUE as given */
+	size_t namelen;
+	const char *value;
+} Const;
+
+typedef struct Args {
+	const char *kernel, *ifile, *jfile, *out, *device;
+	Const *cst;
+	int ncst;
+	nb_options opt;
+	const char *optflag; /* a compiler flag given, besides --target */
+	int random;
+	size_t rni, rnj;
+	int seeded;
+	unsigned long long seed;
+	int time, list;
+} Args;
+
+/* One side's columns (LMEM, BMEM or RMEM) and its element count. */
+typedef struct Side {
+	csv_col *col;
+	int n;
+	size_t len;
+} Side;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: nbrun KERNEL --i I.csv --j J.csv [options]\n"
+	        "       nbrun KERNEL --random NI,NJ [options]\n"
+	        "Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
+	        "reduced over every row j of J.csv; the results are written as CSV.\n\n"
+	        "  KERNEL             a .nbl (compiled here, with the compiler options\n"
+	        "                     below) or a .cl or .c that nbcc wrote\n"
+	        "  --i FILE           the LMEM columns: a header row naming them, in\n"
+	        "                     any order, then one row per i-element (- for\n"
+	        "                     standard input)\n"
+	        "  --j FILE           the BMEM columns, one row per j-element\n"
+	        "  --const NAME=V     the value of a CONST (each CONST once)\n"
+	        "  -o FILE            write the results to FILE (through a temporary\n"
+	        "                     and a rename); default: standard output\n"
+	        "  --target c|opencl  run on the host through the C back end, or on\n"
+	        "                     an OpenCL device (default: from --device, else\n"
+	        "                     from KERNEL's extension, else OpenCL)\n"
+	        "  --device SPEC      gpu, cpu, P:D (see --list-devices), part of a\n"
+	        "                     device name, or host (default: $NBRT_DEVICE,\n"
+	        "                     else the first GPU, else the first CPU)\n"
+	        "  --random NI,NJ     random inputs instead of --i and --j: every LMEM\n"
+	        "                     and BMEM uniform in (0,1); CONSTs not given\n"
+	        "                     by --const random in (0,1) too (shown on stderr)\n"
+	        "  --seed S           seed of --random (default: from the clock; the\n"
+	        "                     seed used is shown on stderr)\n"
+	        "  --time             print 'time: T s, interactions/s: X' on stderr\n"
+	        "                     (T: the kernel's launches)\n"
+	        "  --list-devices     list the OpenCL devices and exit\n"
+	        "  --help, --version\n\n"
+	        "CSV files: values separated by commas, blanks around them and\n"
+	        "double quotes allowed; blank lines, lines starting with #, CRLF\n"
+	        "line ends and a byte order mark are fine.  Values are decimal\n"
+	        "numbers ([+-]digits[.digits][e[+-]digits]); nan, inf and hex are\n"
+	        "refused.  They are read at the precision of the kernel's type\n"
+	        "(dd: the nearest double-double) and written with the digits to\n"
+	        "read back the same: %%.9g for float, %%.17g for double, for dd 32\n"
+	        "significant digits or the fewest more that suffice.\n\n"
+	        "Compiler options (for a .nbl KERNEL):\n%s",
+	        nb_options_help);
+}
+
+static int fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("nbrun: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* --- the command line -------------------------------------------------- */
+
+/* "--flag=value" or "--flag value": the value, or NULL if arg is not flag.
+ * *took is how many arguments it used. */
+static const char *value(const char *arg, const char *flag, const char *next,
+                         int *took)
+{
+	size_t n = strlen(flag);
+	if (strncmp(arg, flag, n) != 0)
+		return NULL;
+	if (arg[n] == '=') {
+		*took = 1;
+		return arg + n + 1;
+	}
+	if (arg[n] == 0) {
+		*took = next ? 2 : 1;
+		return next ? next : "";
+	}
+	return NULL;
+}
+
+/* A count or seed: decimal digits only, at most max. */
+static int parse_count(const char *s, size_t n, unsigned long long max,
+                       unsigned long long *out)
+{
+	if (n == 0 || strspn(s, "0123456789") < n)
+		return -1;
+	unsigned long long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_random(Args *a, const char *v)
+{
+	const char *comma = strchr(v, ',');
+	unsigned long long ni, nj;
+	if (!comma || parse_count(v, (size_t)(comma - v), MAX_RANDOM, &ni) ||
+	    parse_count(comma + 1, strlen(comma + 1), MAX_RANDOM, &nj))
+		return fail(USAGE, "bad value '%s' for --random: expected NI,NJ, "
+		            "two counts from 0 to %zu", v, MAX_RANDOM);
+	a->rni = (size_t)ni;
+	a->rnj = (size_t)nj;
+	a->random = 1;
+	return 0;
+}
+
+static int parse_seed(Args *a, const char *v)
+{
+	if (parse_count(v, strlen(v), ULLONG_MAX, &a->seed))
+		return fail(USAGE, "bad value '%s' for --seed: expected an "
+		            "integer from 0 to %llu", v, ULLONG_MAX);
+	a->seeded = 1;
+	return 0;
+}
+
+static int parse_const(Args *a, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v)
+		return fail(USAGE, "bad value '%s' for --const: expected "
+		            "NAME=VALUE", v);
+	Const *c = realloc(a->cst, sizeof *c * (size_t)(a->ncst + 1));
+	if (!c)
+		return fail(FAILED, "out of memory");
+	a->cst = c;
+	c[a->ncst++] = (Const){v, (size_t)(eq - v), eq + 1};
+	return 0;
+}
+
+/* One of nbrun's own flags: returns how many arguments it took (0: not
+ * one of them); sets *rc to an exit status on a bad value. */
+static int own_flag(Args *a, const char *arg, const char *next, int *rc)
+{
+	const char *v;
+	int took = 0;
+	if ((v = value(arg, "--i", next, &took)))
+		a->ifile = v;
+	else if ((v = value(arg, "--j", next, &took)))
+		a->jfile = v;
+	else if ((v = value(arg, "--device", next, &took)))
+		a->device = v;
+	else if ((v = value(arg, "-o", next, &took)))
+		a->out = v;
+	else if ((v = value(arg, "--const", next, &took)))
+		*rc = *v ? parse_const(a, v) : 0;
+	else if ((v = value(arg, "--random", next, &took)))
+		*rc = *v ? parse_random(a, v) : 0;
+	else if ((v = value(arg, "--seed", next, &took)))
+		*rc = *v ? parse_seed(a, v) : 0;
+	else if (!strcmp(arg, "--time"))
+		a->time = took = 1;
+	else if (!strcmp(arg, "--list-devices"))
+		a->list = took = 1;
+	if (v && !*v && !*rc)
+		*rc = fail(USAGE, "%.*s needs a value", (int)strcspn(arg, "="),
+		           arg);
+	return took;
+}
+
+/* Conflicts and omissions, once every flag is known. */
+static int check_args(Args *a)
+{
+	if (!a->kernel)
+		return fail(USAGE, "no kernel given (see nbrun --help)");
+	const char *t = a->opt.target;
+	if (t && strcmp(t, "c") != 0 && strcmp(t, "opencl") != 0)
+		return fail(USAGE, "--target %s kernels cannot be run: use c or "
+		            "opencl", t);
+	int hostdev = a->device && (!strcasecmp(a->device, "host") ||
+	                            !strcasecmp(a->device, "c"));
+	if (t && a->device && hostdev != (strcmp(t, "c") == 0))
+		return fail(USAGE, "--device %s and --target %s disagree: target "
+		            "c runs on the host, opencl on an OpenCL device",
+		            a->device, t);
+	if (a->random && (a->ifile || a->jfile))
+		return fail(USAGE, "--random replaces --i and --j: give one or "
+		            "the other");
+	if (!a->random && (!a->ifile || !a->jfile))
+		return fail(USAGE, "no %s given: the kernel's inputs come from "
+		            "--i I.csv and --j J.csv, or --random NI,NJ",
+		            !a->ifile ? "--i" : "--j");
+	if (a->seeded && !a->random)
+		return fail(USAGE, "--seed is only for --random");
+	int stdins = !strcmp(a->kernel, "-") +
+	             (a->ifile && !strcmp(a->ifile, "-")) +
+	             (a->jfile && !strcmp(a->jfile, "-"));
+	if (stdins > 1)
+		return fail(USAGE, "only one of the kernel, --i and --j can be "
+		            "standard input (-)");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, Args *a)
+{
+	memset(a, 0, sizeof *a);
+	nb_options_init(&a->opt);
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(stdout);
+			return HELP;
+		}
+		if (!strcmp(arg, "--version")) {
+			printf("nbrun (nbcc) %s\n", NBCC_VERSION);
+			return HELP;
+		}
+		int rc = 0;
+		int took = own_flag(a, arg, next, &rc);
+		if (rc)
+			return rc;
+		if (!took) {
+			char err[256];
+			took = nb_options_parse(&a->opt, arg, next, err, sizeof err);
+			if (took < 0)
+				return fail(USAGE, "%s", err);
+			if (took && strncmp(arg, "--target", 8) != 0)
+				a->optflag = arg;
+		}
+		if (took) {
+			i += took - 1;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1])
+			return fail(USAGE, "unknown option '%s' (see nbrun --help)",
+			            arg);
+		if (a->kernel)
+			return fail(USAGE, "more than one kernel ('%s' and '%s')",
+			            a->kernel, arg);
+		a->kernel = arg;
+	}
+	if (a->list)
+		return 0;
+	return check_args(a);
+}
+
+/* --- the device and the kernel ------------------------------------------ */
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static int open_device(const Args *a, nbrt **rt)
+{
+	const char *spec = a->device;
+	const char *t = a->opt.target;
+	if (t && strcmp(t, "c") == 0)
+		spec = "host";
+	else if (!t && !spec && ends_with(a->kernel, ".c"))
+		spec = "host"; /* a C kernel runs nowhere else */
+	char *err = NULL;
+	*rt = nbrt_open(spec, &err);
+	if (!*rt) {
+		int r = fail(FAILED, "%s", err ? err : "cannot open a device");
+		free(err);
+		return r;
+	}
+	if (t && strcmp(t, "opencl") == 0 && nbrt_is_host(*rt))
+		return fail(FAILED, "--target opencl: no OpenCL device, only the "
+		            "host (see --list-devices, --device, $NBRT_DEVICE)");
+	return 0;
+}
+
+static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
+{
+	int nbl = !ends_with(a->kernel, ".c") && !ends_with(a->kernel, ".cl");
+	if (!nbl && a->optflag)
+		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
+		        "already\n", a->optflag, a->kernel);
+	*k = nbrt_load(rt, a->kernel, &a->opt);
+	if (!*k)
+		return fail(FAILED, "%s", nbrt_error(rt));
+	return 0;
+}
+
+/* --- CONSTs ------------------------------------------------------------- */
+
+static void list_role(char *buf, size_t len, const nb_iface *f, nb_role r)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int v = 0; v < f->nvar && n < len; v++)
+		if (f->var[v].role == r)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+			                      f->var[v].name);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* Which var[] the --const names; checks it is a CONST given once. */
+static int const_var(const Args *a, const nb_iface *f, int c, int *var)
+{
+	const Const *k = &a->cst[c];
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)k->namelen, k->arg);
+	int v = nb_iface_find(f, name);
+	if (v < 0) {
+		char all[512];
+		list_role(all, sizeof all, f, NB_CONST);
+		return fail(FAILED, "--const %s: kernel %s has no CONST '%s' "
+		            "(its CONST: %s)", k->arg, f->kernel, name, all);
+	}
+	if (f->var[v].role != NB_CONST)
+		return fail(FAILED, "--const %s: '%s' is %s %s, not a CONST",
+		            k->arg, name, f->var[v].role == NB_LMEM ? "an" : "a",
+		            nb_role_name(f->var[v].role));
+	for (int d = 0; d < c; d++)
+		if (a->cst[d].namelen == k->namelen &&
+		    !memcmp(a->cst[d].arg, k->arg, k->namelen))
+			return fail(FAILED, "--const %s: CONST '%s' is given "
+			            "twice (also --const %s)", k->arg, name,
+			            a->cst[d].arg);
+	*var = v;
+	return 0;
+}
+
+static int set_given_consts(const Args *a, nbrt *rt, nbrt_kernel *k,
+                            char *set)
+{
+	const nb_iface *f = nbrt_iface(k);
+	for (int c = 0; c < a->ncst; c++) {
+		int v = -1;
+		if (const_var(a, f, c, &v))
+			return FAILED;
+		double x[2];
+		const char *s = a->cst[c].value;
+		csv_status st = csv_number(s, strlen(s), f->var[v].type, x);
+		if (st != CSV_OK) {
+			char m[160];
+			csv_value_msg(m, sizeof m, st, s, strlen(s), f->var[v].type);
+			return fail(FAILED, "--const %s: %s", a->cst[c].arg, m);
+		}
+		if (nbrt_set_const(k, f->var[v].name, x[0], x[1]))
+			return fail(FAILED, "%s", nbrt_error(rt));
+		set[v] = 1;
+	}
+	return 0;
+}
+
+/* --- random inputs ------------------------------------------------------ */
+
+static unsigned short rng[3];
+
+static void seed_rng(unsigned long long s)
+{
+	rng[0] = (unsigned short)s;
+	rng[1] = (unsigned short)(s >> 16);
+	rng[2] = (unsigned short)((s >> 32) ^ (s >> 48));
+}
+
+/* Uniform in (0,1) at the precision of t; a dd gets a random low part
+ * below half an ulp of its high part, so it is a normalized dd. */
+static void uniform(nb_prec t, double v[2])
+{
+	double u;
+	do
+		u = erand48(rng);
+	while (u == 0 || (t == NB_FLOAT && ((float)u == 0 || (float)u == 1)));
+	v[0] = t == NB_FLOAT ? (float)u : u;
+	v[1] = 0;
+	if (t == NB_DD) {
+		double ulp = nextafter(u, 2) - u;
+		v[1] = (erand48(rng) - 0.5) * ulp;
+	}
+}
+
+static void fill_random(csv_col *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v[2];
+		uniform(c->type, v);
+		if (c->type == NB_FLOAT)
+			((float *)c->data)[i] = (float)v[0];
+		else if (c->type == NB_DOUBLE)
+			((double *)c->data)[i] = v[0];
+		else {
+			((double *)c->data)[2 * i] = v[0];
+			((double *)c->data)[2 * i + 1] = v[1];
+		}
+	}
+}
+
+static unsigned long long clock_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	unsigned long long s = (unsigned long long)ts.tv_sec * 1000003u ^
+	                       (unsigned long long)ts.tv_nsec ^
+	                       (unsigned long long)getpid() << 20;
+	return s & (((unsigned long long)1 << 48) - 1);
+}
+
+/* CONSTs --const left unset: random under --random, an error otherwise. */
+static int other_consts(const Args *a, nbrt *rt, nbrt_kernel *k,
+                        const char *set)
+{
+	const nb_iface *f = nbrt_iface(k);
+	char missing[512] = "";
+	size_t n = 0;
+	int nmiss = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_CONST || set[v])
+			continue;
+		if (!a->random) {
+			if (n < sizeof missing)
+				n += (size_t)snprintf(missing + n, sizeof missing - n,
+				                      "%s%s", n ? ", " : "",
+				                      f->var[v].name);
+			nmiss++;
+			continue;
+		}
+		double x[2];
+		uniform(f->var[v].type, x);
+		if (nbrt_set_const(k, f->var[v].name, x[0], x[1]))
+			return fail(FAILED, "%s", nbrt_error(rt));
+		csv_buf b = {0};
+		csv_put_value(&b, f->var[v].type, x[0], x[1]);
+		fprintf(stderr, "nbrun: random --const %s=%s\n", f->var[v].name,
+		        b.s);
+		csv_buf_free(&b);
+	}
+	if (nmiss == 1)
+		return fail(FAILED, "CONST %s is not set: give --const %s=VALUE",
+		            missing, missing);
+	if (nmiss)
+		return fail(FAILED, "CONSTs %s are not set: give --const "
+		            "NAME=VALUE for each", missing);
+	return 0;
+}
+
+/* --- data --------------------------------------------------------------- */
+
+static size_t esize(nb_prec t)
+{
+	return t == NB_FLOAT ? sizeof(float)
+	                     : t == NB_DD ? 2 * sizeof(double) : sizeof(double);
+}
+
+static void side_init(Side *s, const nb_iface *f, nb_role r)
+{
+	s->n = 0;
+	s->len = 0;
+	s->col = calloc((size_t)f->nvar + 1, sizeof *s->col);
+	if (!s->col) {
+		fail(FAILED, "out of memory");
+		exit(FAILED);
+	}
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == r)
+			s->col[s->n++] = (csv_col){f->var[v].name, f->var[v].type,
+			                           NULL};
+}
+
+static void side_free(Side *s)
+{
+	for (int c = 0; s->col && c < s->n; c++)
+		free(s->col[c].data);
+	free(s->col);
+	s->col = NULL;
+}
+
+/* Arrays of len elements for every column (zeroed). */
+static int side_alloc(Side *s, size_t len)
+{
+	s->len = len;
+	for (int c = 0; c < s->n; c++) {
+		size_t es = esize(s->col[c].type);
+		if (len > SIZE_MAX / es - 1 ||
+		    !(s->col[c].data = calloc(len + 1, es)))
+			return fail(FAILED, "out of memory for %zu elements", len);
+	}
+	return 0;
+}
+
+static int read_side(Side *s, const char *path, const char *flag,
+                     const char *role, const nb_iface *f)
+{
+	if (s->n == 0)
+		return fail(FAILED, "%s %s: kernel %s has no %s, so a file cannot "
+		            "give the count; use --random NI,NJ", flag, path,
+		            f->kernel, role);
+	char *err = NULL;
+	if (csv_read(path, s->col, s->n, role, &s->len, &err)) {
+		fputs(err, stderr);
+		free(err);
+		return FAILED;
+	}
+	return 0;
+}
+
+static int inputs(const Args *a, const nb_iface *f, Side *l, Side *b)
+{
+	if (!a->random)
+		return read_side(l, a->ifile, "--i", "LMEM", f) ||
+		       read_side(b, a->jfile, "--j", "BMEM", f)
+		               ? FAILED
+		               : 0;
+	if (side_alloc(l, a->rni) || side_alloc(b, a->rnj))
+		return FAILED;
+	for (int c = 0; c < l->n; c++)
+		fill_random(&l->col[c], l->len);
+	for (int c = 0; c < b->n; c++)
+		fill_random(&b->col[c], b->len);
+	return 0;
+}
+
+static nbrt_type host_type(nb_prec t)
+{
+	return t == NB_FLOAT ? NBRT_FLOAT : t == NB_DD ? NBRT_DD : NBRT_DOUBLE;
+}
+
+static int bind_side(nbrt_kernel *k, const Side *s, nbrt *rt)
+{
+	for (int c = 0; c < s->n; c++)
+		if (nbrt_bind(k, s->col[c].name, host_type(s->col[c].type),
+		              s->col[c].data))
+			return fail(FAILED, "%s", nbrt_error(rt));
+	return 0;
+}
+
+/* A warning when some results are inf or nan: they are written, but the
+ * user should know (a softening of 0 with i = j, say). */
+static void check_finite(const Side *r)
+{
+	size_t bad = 0, first = 0;
+	const char *col = NULL;
+	for (size_t i = 0; i < r->len; i++)
+		for (int c = 0; c < r->n; c++) {
+			const csv_col *x = &r->col[c];
+			double v = x->type == NB_FLOAT ? ((float *)x->data)[i]
+			         : x->type == NB_DOUBLE ? ((double *)x->data)[i]
+			                                : ((double *)x->data)[2 * i];
+			if (!isfinite(v) && !bad++) {
+				first = i;
+				col = x->name;
+			}
+		}
+	if (bad)
+		fprintf(stderr, "nbrun: warning: %zu result%s not finite (the "
+		        "first: %s of i-element %zu)\n", bad,
+		        bad == 1 ? " is" : "s are", col, first);
+}
+
+static int write_results(const Args *a, const Side *r)
+{
+	csv_buf b = {0};
+	csv_write(&b, r->col, r->n, r->len);
+	char err[512];
+	int rc = nb_write_file(a->out ? a->out : "-", b.s, b.len, err,
+	                       sizeof err);
+	csv_buf_free(&b);
+	if (rc)
+		return fail(FAILED, "%s", err);
+	return 0;
+}
+
+static void report_time(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	double t = nbrt_kernel_time(k);
+	double n = (double)ni * (double)nj;
+	fprintf(stderr, "time: %.6g s, interactions/s: %e\n", t,
+	        t > 0 ? n / t : 0.0);
+}
+
+/* Everything after the kernel is loaded. */
+static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
+{
+	const nb_iface *f = nbrt_iface(k);
+	char *set = calloc((size_t)f->nvar + 1, 1);
+	Side l, b, r;
+	side_init(&l, f, NB_LMEM);
+	side_init(&b, f, NB_BMEM);
+	side_init(&r, f, NB_RMEM);
+	int rc = set ? 0 : fail(FAILED, "out of memory");
+	if (!rc)
+		rc = set_given_consts(a, rt, k, set);
+	if (!rc && a->random) {
+		unsigned long long s = a->seeded ? a->seed : clock_seed();
+		seed_rng(s);
+		fprintf(stderr, "nbrun: --random %zu,%zu --seed %llu\n", a->rni,
+		        a->rnj, s);
+	}
+	if (!rc)
+		rc = inputs(a, f, &l, &b);
+	if (!rc)
+		rc = other_consts(a, rt, k, set);
+	if (!rc)
+		rc = side_alloc(&r, l.len);
+	if (!rc)
+		rc = bind_side(k, &l, rt) || bind_side(k, &b, rt) ||
+		     bind_side(k, &r, rt) ? FAILED : 0;
+	if (!rc && nbrt_run(k, l.len, b.len))
+		rc = fail(FAILED, "%s", nbrt_error(rt));
+	if (!rc) {
+		check_finite(&r);
+		rc = write_results(a, &r);
+	}
+	if (!rc && a->time)
+		report_time(k, l.len, b.len);
+	side_free(&l);
+	side_free(&b);
+	side_free(&r);
+	free(set);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	Args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc) {
+		free(a.cst);
+		return rc == HELP ? 0 : rc;
+	}
+	if (a.list) {
+		int n = nbrt_list(stdout);
+		free(a.cst);
+		if (n < 0)
+			return FAILED;
+		if (n == 0)
+			fprintf(stderr, "nbrun: no OpenCL device (--target c runs "
+			        "on the host)\n");
+		return 0;
+	}
+	nbrt *rt = NULL;
+	nbrt_kernel *k = NULL;
+	rc = open_device(&a, &rt);
+	if (!rc)
+		rc = load(&a, rt, &k);
+	if (!rc)
+		rc = run(&a, rt, k);
+	nbrt_free(k);
+	nbrt_close(rt);
+	free(a.cst);
+	return rc;
+}

@@ -1,0 +1,114 @@
+# nbody.sh: bin/nbody end to end.  The built-in kernel is gravity.nbl;
+# a Plummer sphere (N = 1024, 1000 steps of 1/256, eps = 1/64) keeps
+# |dE/E| < 1e-4 (it measures ~1e-5 at most over seeds); one seed gives
+# byte-identical snapshots, pictures and summary numbers (timings aside);
+# user errors exit 1 with a message.  Runs on PoCL where there is one,
+# else on the host back end.  Fresh seed each run; NBODY_TEST_SEED=S
+# repeats one.
+set -eu
+NBODY=$BIN/nbody
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "nbody.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
+DEV=host
+if "$NBODY" --list-devices 2>/dev/null | grep -q .; then
+	DEV=cpu
+fi
+echo "nbody.sh: device $DEV"
+
+die() {
+	echo "nbody.sh: FAIL: $*"
+	exit 1
+}
+
+# the built-in kernel is dsl-examples/gravity.nbl: the same code (a
+# change in its comments alone need not be copied into runtime/nbody.c)
+code() { sed -e 's|//.*||' -e '/^[[:space:]]*$/d' "$1"; }
+"$NBODY" --print-kernel >"$T/k.nbl"
+code "$T/k.nbl" >"$T/k.code"
+code "$ROOT/dsl-examples/gravity.nbl" >"$T/g.code"
+[ -s "$T/k.code" ] && cmp -s "$T/k.code" "$T/g.code" ||
+	die "the kernel built into runtime/nbody.c differs from gravity.nbl"
+
+# energy over 1000 steps; CSV columns: see docs/nbody.md
+"$NBODY" --ic plummer -n 1024 --steps 1000 --dt 1/256 --eps 1/64 \
+	--seed "$SEED" --device "$DEV" --csv >"$T/e.csv" 2>"$T/e.err"
+[ ! -s "$T/e.err" ] || { cat "$T/e.err"; die "messages on a quiet run"; }
+[ "$(sed -n 1p "$T/e.csv" | cut -d, -f10)" = de_rel ] || die "CSV header"
+sed -n 2p "$T/e.csv" | awk -F, '{
+	printf "nbody.sh: |dE/E| = %s, |dP| = %s, %s interactions/s\n", $10, $11, $17
+	if (!($10 < 1e-4) || !($10 > 0) || !($11 < 1e-6) || !($17 > 0) || $7 != 3.90625)
+		exit 1
+}' || die "energy not conserved to 1e-4, or a bad summary"
+
+# one seed, the same bytes; another seed, other bytes
+run() {
+	"$NBODY" --ic collision -n 300 --steps 20 --every 10 --seed "$1" \
+		--device "$DEV" --out "$T/$2/snap" --png "$T/$2/png" --size 64 \
+		--csv >"$T/$2.csv"
+}
+run "$SEED" a
+run "$SEED" b
+run $((SEED + 1)) c
+for f in snap/snap_000000.csv snap/snap_000010.csv snap/snap_000020.csv \
+	png/frame_000000.png png/frame_000010.png png/frame_000020.png; do
+	[ -s "$T/a/$f" ] || die "missing $f"
+	cmp -s "$T/a/$f" "$T/b/$f" || die "$f differs between two runs"
+done
+[ "$(ls "$T/a/snap" | wc -l)" = 3 ] || die "snapshots other than 0, 10, 20"
+cut -d, -f1-13 "$T/a.csv" >"$T/a.num"
+cut -d, -f1-13 "$T/b.csv" >"$T/b.num"
+cmp -s "$T/a.num" "$T/b.num" || die "summary numbers differ between runs"
+! cmp -s "$T/a/snap/snap_000020.csv" "$T/c/snap/snap_000020.csv" ||
+	die "another seed gave the same snapshot"
+head -c 2 "$T/a/snap/snap_000010.csv" | grep -q '^#' || die "snapshot header"
+[ "$(sed -n 2p "$T/a/snap/snap_000010.csv")" = "id,m,x,y,z,vx,vy,vz,ax,ay,az,pot" ] ||
+	die "snapshot columns"
+[ "$(wc -l <"$T/a/snap/snap_000010.csv")" = 302 ] || die "snapshot rows"
+
+# the text summary
+"$NBODY" -n 64 --steps 2 --device "$DEV" >"$T/sum.txt"
+for w in "energy:" "momentum:" "time/step:" "GFLOPS:" "device:"; do
+	grep -q "^$w" "$T/sum.txt" || die "summary lacks '$w'"
+done
+
+# user errors: exit 1, one clear message, no crash
+: >"$T/plain"
+printf 'LMEM xi;\nBMEM xj;\nRMEM r;\nr += xj - xi;\n' >"$T/other.nbl"
+bad() {
+	want=$1
+	shift
+	set +e
+	"$NBODY" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	[ "$rc" = 1 ] || die "nbody $* exited $rc, not 1"
+	grep -q "^nbody: error: .*$want" "$T/err" ||
+		{ cat "$T/err"; die "nbody $*: no message about '$want'"; }
+	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
+}
+bad "between 1" -n 0
+bad "between 1" -n -5
+bad "integer" -n 12x
+bad "needs a value" -n
+bad "positive" --dt 0
+bad "positive" --dt=-0.5
+bad "number" --dt nan
+bad "positive" --eps 0
+bad "unknown --ic" --ic galaxy
+bad "between 0" --steps -1
+bad "unknown option" --bogus
+bad "precision" --precision=quad
+bad "not a directory" --out "$T/plain"
+bad "cannot create" --out "$T/plain/sub"
+bad "lacks LMEM yi" --kernel "$T/other.nbl" --device "$DEV" --out "$T/ro"
+bad "nothing here can run" --target=amdil
+bad "" --kernel "$T/none.nbl" --device "$DEV"
+bad "" --device no-such-device-anywhere
+if [ "$DEV" = cpu ]; then
+	bad "cannot run" --target=c --device cpu
+fi
+# the failed run above made --out but left nothing in it (no probe file)
+[ -z "$(ls -A "$T/ro")" ] || die "files left behind in --out"
+echo "nbody.sh: ok"

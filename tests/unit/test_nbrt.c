@@ -1,0 +1,797 @@
+/* test_nbrt.c: the runtime on both devices, the host C path and OpenCL
+ * (PoCL here; NBRT_DEVICE=gpu, say, picks another).  Gravity kernels run
+ * on fresh random inputs (seed printed; TEST_SEED=S repeats a run) for
+ * every Ni, Nj in {0, 1, 7, 1000, 1023} against a direct double sum
+ * written here; a dd kernel against QD; other launch shapes, split
+ * launches, conversions between host and kernel types, the cache, timing,
+ * and the message of every error a user can cause.  One process (no
+ * fork): kernels are built once and reused. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <ftw.h>
+#include <unistd.h>
+#include <qd/c_dd.h>
+#include "nbrt.h"
+
+#ifndef ROOT
+#define ROOT "."
+#endif
+#define GRAVITY ROOT "/dsl-examples/gravity.nbl"
+
+static unsigned short rng[3];
+static char cachedir[] = "/tmp/test_nbrt-XXXXXX";
+
+/* The devices: 0 the host, 1 OpenCL; and kernels loaded on each. */
+enum { HOST, OCL, NDEV };
+static nbrt *dev[NDEV];
+static const char *devspec[NDEV] = {"host", "cpu"};
+static nbrt_kernel *gfloat[NDEV], *gdouble[NDEV], *ddk[NDEV];
+
+static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
+
+static void seed_rng(void)
+{
+	const char *e = getenv("TEST_SEED");
+	unsigned long long s = e ? strtoull(e, NULL, 10)
+	                         : (unsigned long long)time(NULL);
+	printf("test_nbrt: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
+	fflush(stdout);
+	rng[0] = (unsigned short)s;
+	rng[1] = (unsigned short)(s >> 16);
+	rng[2] = (unsigned short)(s >> 32);
+}
+
+static nbrt *device(int d)
+{
+	if (!dev[d]) {
+		char *err = NULL;
+		dev[d] = nbrt_open(devspec[d], &err);
+		ck_assert_msg(dev[d] != NULL, "nbrt_open(%s): %s", devspec[d], err);
+		printf("test_nbrt: device %d: %s\n", d, nbrt_device_name(dev[d]));
+		fflush(stdout);
+	}
+	return dev[d];
+}
+
+static nbrt_kernel *gravity(int d, nb_prec p)
+{
+	nbrt_kernel **slot = p == NB_FLOAT ? &gfloat[d] : &gdouble[d];
+	if (!*slot) {
+		nb_options o;
+		nb_options_init(&o);
+		o.precision = p;
+		*slot = nbrt_load(device(d), GRAVITY, &o);
+		ck_assert_msg(*slot != NULL, "load gravity: %s",
+		              nbrt_error(device(d)));
+	}
+	return *slot;
+}
+
+/* --- host arrays of any type ------------------------------------------ */
+
+static void *as_type(const double *v, size_t n, nbrt_type t)
+{
+	size_t m = n ? n : 1;
+	if (t == NBRT_FLOAT) {
+		float *a = malloc(m * sizeof *a);
+		for (size_t i = 0; i < n; i++)
+			a[i] = (float)v[i];
+		return a;
+	}
+	double *a = malloc(m * (t == NBRT_DD ? 2 : 1) * sizeof *a);
+	for (size_t i = 0; i < n; i++) {
+		if (t == NBRT_DD) {
+			a[2 * i] = v[i];
+			a[2 * i + 1] = 0;
+		} else {
+			a[i] = v[i];
+		}
+	}
+	return a;
+}
+
+static void *nan_array(size_t n, nbrt_type t)
+{
+	size_t m = (n ? n : 1) * (t == NBRT_DD ? 2 : 1);
+	if (t == NBRT_FLOAT) {
+		float *a = malloc(m * sizeof *a);
+		for (size_t i = 0; i < m; i++)
+			a[i] = NAN;
+		return a;
+	}
+	double *a = malloc(m * sizeof *a);
+	for (size_t i = 0; i < m; i++)
+		a[i] = NAN;
+	return a;
+}
+
+static double get(const void *a, nbrt_type t, size_t i)
+{
+	if (t == NBRT_FLOAT)
+		return ((const float *)a)[i];
+	if (t == NBRT_DOUBLE)
+		return ((const double *)a)[i];
+	return ((const double *)a)[2 * i] + ((const double *)a)[2 * i + 1];
+}
+
+static const char *tname(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? "float" : t == NBRT_DOUBLE ? "double" : "dd";
+}
+
+/* --- gravity ---------------------------------------------------------- */
+
+/* Inputs are floats (so a float kernel sees exactly the values the
+ * reference uses), kept as doubles. */
+typedef struct Grav {
+	size_t ni, nj;
+	double eps2;
+	double *xi[3], *xj[4];  /* xi, yi, zi; xj, yj, zj, mj */
+	double *ref[4];         /* ax, ay, az, pot */
+	double *mag[4];         /* the same sums of |term| */
+} Grav;
+
+static const char *const gin[3] = {"xi", "yi", "zi"};
+static const char *const gjn[4] = {"xj", "yj", "zj", "mj"};
+static const char *const gout[4] = {"ax", "ay", "az", "pot"};
+
+static double *rand_floats(size_t n, double a, double b)
+{
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (float)urand(a, b);
+	return v;
+}
+
+/* Eq. 1 of paper 000, directly, in double. */
+static void grav_ref(Grav *g)
+{
+	for (int c = 0; c < 4; c++) {
+		g->ref[c] = calloc(g->ni ? g->ni : 1, sizeof(double));
+		g->mag[c] = calloc(g->ni ? g->ni : 1, sizeof(double));
+	}
+	for (size_t i = 0; i < g->ni; i++)
+		for (size_t j = 0; j < g->nj; j++) {
+			double dx = g->xj[0][j] - g->xi[0][i];
+			double dy = g->xj[1][j] - g->xi[1][i];
+			double dz = g->xj[2][j] - g->xi[2][i];
+			double r2 = g->eps2 + dx * dx + dy * dy + dz * dz;
+			double rinv = 1 / sqrt(r2);
+			double mr = g->xj[3][j] * rinv;
+			double mr3 = mr * rinv * rinv;
+			g->ref[0][i] += mr3 * dx;
+			g->ref[1][i] += mr3 * dy;
+			g->ref[2][i] += mr3 * dz;
+			g->ref[3][i] -= mr;
+			g->mag[0][i] += fabs(mr3 * dx);
+			g->mag[1][i] += fabs(mr3 * dy);
+			g->mag[2][i] += fabs(mr3 * dz);
+			g->mag[3][i] += mr;
+		}
+}
+
+static Grav grav_make(size_t ni, size_t nj)
+{
+	Grav g = {ni, nj, 1.0 / 64, {0}, {0}, {0}, {0}};
+	for (int c = 0; c < 3; c++)
+		g.xi[c] = rand_floats(ni, -1, 1);
+	for (int c = 0; c < 3; c++)
+		g.xj[c] = rand_floats(nj, -1, 1);
+	g.xj[3] = rand_floats(nj, 0.01, 1);
+	grav_ref(&g);
+	return g;
+}
+
+static void grav_free(Grav *g)
+{
+	for (int c = 0; c < 3; c++)
+		free(g->xi[c]);
+	for (int c = 0; c < 4; c++) {
+		free(g->xj[c]);
+		free(g->ref[c]);
+		free(g->mag[c]);
+	}
+}
+
+/* Runs k on g with host arrays of the given types and checks each result
+ * vector: max_i |r_i - ref_i| <= tol * max_i mag_i, where mag_i is the sum
+ * of the magnitudes of the terms of ref_i: the norm a sum's rounding error
+ * scales with (ax of a single particle may cancel to near 0, so its own
+ * size is no measure); exactly 0 when Nj = 0; left alone when Ni = 0. */
+static void grav_check_keep(nbrt *rt, nbrt_kernel *k, const Grav *g,
+                            nbrt_type tl, nbrt_type tb, nbrt_type tr,
+                            double tol, const char *what, double *pot)
+{
+	void *in[3], *jn[4], *out[4];
+	for (int c = 0; c < 3; c++) {
+		in[c] = as_type(g->xi[c], g->ni, tl);
+		ck_assert_int_eq(nbrt_bind(k, gin[c], tl, in[c]), 0);
+	}
+	for (int c = 0; c < 4; c++) {
+		jn[c] = as_type(g->xj[c], g->nj, tb);
+		ck_assert_int_eq(nbrt_bind(k, gjn[c], tb, jn[c]), 0);
+	}
+	for (int c = 0; c < 4; c++) {
+		out[c] = nan_array(g->ni, tr);
+		ck_assert_int_eq(nbrt_bind(k, gout[c], tr, out[c]), 0);
+	}
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", g->eps2, 0), 0);
+	ck_assert_msg(nbrt_run(k, g->ni, g->nj) == 0, "%s: %s", what,
+	              nbrt_error(rt));
+	for (int c = 0; c < 4; c++) {
+		if (g->ni == 0) {
+			ck_assert_msg(isnan(get(out[c], tr, 0)), "%s: Ni = 0 wrote %s",
+			              what, gout[c]);
+			continue;
+		}
+		double err = 0, norm = 0;
+		for (size_t i = 0; i < g->ni; i++) {
+			double r = get(out[c], tr, i);
+			ck_assert_msg(isfinite(r), "%s: %s[%zu] = %g", what, gout[c], i,
+			              r);
+			err = fmax(err, fabs(r - g->ref[c][i]));
+			norm = fmax(norm, g->mag[c][i]);
+		}
+		if (g->nj == 0)
+			ck_assert_msg(err == 0, "%s: Nj = 0 but %s is not 0", what,
+			              gout[c]);
+		else
+			ck_assert_msg(err <= tol * norm, "%s: %s: error %.3g of norm "
+			              "%.3g, relative %.3g > %.1g", what, gout[c], err,
+			              norm, err / norm, tol);
+	}
+	for (size_t i = 0; pot && i < g->ni; i++)
+		pot[i] = get(out[3], tr, i);
+	/* the kernel keeps pointers to freed arrays: bind anew before a run */
+	for (int c = 0; c < 3; c++)
+		free(in[c]);
+	for (int c = 0; c < 4; c++) {
+		free(jn[c]);
+		free(out[c]);
+	}
+}
+
+static void grav_check(nbrt *rt, nbrt_kernel *k, const Grav *g, nbrt_type tl,
+                       nbrt_type tb, nbrt_type tr, double tol, const char *what)
+{
+	grav_check_keep(rt, k, g, tl, tb, tr, tol, what, NULL);
+}
+
+static const size_t sizes[] = {0, 1, 7, 1000, 1023};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Every pair of sizes; the host types turn over so that each kernel sees
+ * each conversion.  max: NBRT_MAX_INTERACTIONS, or 0 for the default (one
+ * launch a run at these sizes). */
+static void grav_sizes(int d, nb_prec p, double tol, size_t max)
+{
+	nbrt_kernel *k = gravity(d, p);
+	static const nbrt_type ts[3] = {NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD};
+	for (size_t a = 0; a < NSIZES; a++)
+		for (size_t b = 0; b < NSIZES; b++) {
+			Grav g = grav_make(sizes[a], sizes[b]);
+			nbrt_type tl = ts[(a + b) % 3], tb = ts[(a + 2 * b) % 3];
+			/* float results would round away double's precision */
+			nbrt_type tr = p == NB_FLOAT ? ts[(2 * a + b + 1) % 3] :
+			               ts[1 + (a + b) % 2];
+			char what[160];
+			char m[32];
+			snprintf(m, sizeof m, "%zu", max);
+			snprintf(what, sizeof what, "%s %s Ni=%zu Nj=%zu (%s/%s/%s) "
+			         "max %s", nbrt_device_name(device(d)),
+			         nb_prec_name(p), g.ni, g.nj, tname(tl), tname(tb),
+			         tname(tr), max ? m : "default");
+			if (max)
+				setenv("NBRT_MAX_INTERACTIONS", m, 1);
+			grav_check(device(d), k, &g, tl, tb, tr, tol, what);
+			unsetenv("NBRT_MAX_INTERACTIONS");
+			size_t least = max ? (g.ni * g.nj + max - 1) / max : 1;
+			if (!g.ni)
+				ck_assert_int_eq(nbrt_launches(k), 0);
+			else if (!max)
+				ck_assert_int_eq(nbrt_launches(k), 1);
+			else
+				ck_assert_msg((size_t)nbrt_launches(k) >= least, "%s: %ld "
+				              "launches", what, nbrt_launches(k));
+			grav_free(&g);
+		}
+}
+
+START_TEST(gravity_float)
+{
+	grav_sizes(_i, NB_FLOAT, 1e-5, 0);
+}
+END_TEST
+
+START_TEST(gravity_double)
+{
+	grav_sizes(_i, NB_DOUBLE, 1e-12, 0);
+}
+END_TEST
+
+/* The same in launches of at most 3000 interactions (see split_launches
+ * for the shape of the split). */
+START_TEST(gravity_split)
+{
+	grav_sizes(_i, NB_FLOAT, 1e-5, 3000);
+	grav_sizes(_i, NB_DOUBLE, 1e-12, 3000);
+}
+END_TEST
+
+/* Other launch shapes of the generated code: i- and j-unrolling that do
+ * not divide the sizes, a j-split, a smaller work group and tile, and no
+ * local-memory staging at all. */
+START_TEST(gravity_shapes)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	struct { int ui, uj, t, wg, tile; } sh[] = {
+		{3, 2, 4, 64, 32},
+		{1, 3, 1, 32, -1},
+	};
+	static const size_t ns[][2] = {{1023, 1000}, {7, 1023}, {1, 1}, {1000, 0},
+	                               {5, 3}};
+	for (size_t v = 0; v < sizeof sh / sizeof sh[0]; v++) {
+		nb_options o;
+		nb_options_init(&o);
+		o.unroll_i = sh[v].ui;
+		o.unroll_j = sh[v].uj;
+		o.jsplit = sh[v].t;
+		o.wg = sh[v].wg;
+		o.tile = sh[v].tile;
+		nbrt_kernel *k = nbrt_load(rt, GRAVITY, &o);
+		ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+		for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+			char what[200];
+			Grav g = grav_make(ns[t][0], ns[t][1]);
+			snprintf(what, sizeof what, "%s --unroll-i=%d --unroll-j=%d "
+			         "--jsplit=%d --wg=%d --tile=%d Ni=%zu Nj=%zu",
+			         nbrt_device_name(rt), sh[v].ui, sh[v].uj, sh[v].t,
+			         sh[v].wg, sh[v].tile, g.ni, g.nj);
+			grav_check(rt, k, &g, NBRT_FLOAT, NBRT_FLOAT, NBRT_FLOAT, 1e-5,
+			           what);
+			grav_free(&g);
+		}
+		nbrt_free(k);
+	}
+}
+END_TEST
+
+/* With a small NBRT_MAX_INTERACTIONS: first i-chunks only, then j-chunks
+ * too (the later ones adding to the results). */
+START_TEST(split_launches)
+{
+	int d = _i;
+	nbrt_kernel *kf = gravity(d, NB_FLOAT), *kd = gravity(d, NB_DOUBLE);
+	const nb_iface *f = nbrt_iface(kf);
+	size_t u = (size_t)f->unroll_i;
+	struct { size_t ni, nj, max; int jsplit; } c[] = {
+		{1023, 1000, 100000, 0},
+		{1000, 1023, 1500, 1},
+		{7, 1023, 100, 1},
+		{1023, 7, 64, 0},
+		{1, 1, 1, 0},
+	};
+	for (size_t t = 0; t < sizeof c / sizeof c[0]; t++) {
+		char m[32], what[160];
+		snprintf(m, sizeof m, "%zu", c[t].max);
+		setenv("NBRT_MAX_INTERACTIONS", m, 1);
+		Grav g = grav_make(c[t].ni, c[t].nj);
+		snprintf(what, sizeof what, "split %s Ni=%zu Nj=%zu max=%zu",
+		         nbrt_device_name(device(d)), g.ni, g.nj, c[t].max);
+		grav_check(device(d), kf, &g, NBRT_FLOAT, NBRT_FLOAT, NBRT_DOUBLE,
+		           1e-5, what);
+		long n = nbrt_launches(kf);
+		/* no launch has more than max interactions (where max allows a
+		 * group of unroll_i at all) */
+		size_t least = (g.ni * g.nj + c[t].max - 1) / c[t].max;
+		ck_assert_msg((size_t)n >= least, "%s: %ld launches", what, n);
+		if (c[t].jsplit)
+			ck_assert_msg((size_t)n > (g.ni + u - 1) / u, "%s: %ld launches, "
+			              "the j range was not split", what, n);
+		grav_check(device(d), kd, &g, NBRT_DOUBLE, NBRT_DD, NBRT_DD, 1e-12,
+		           what);
+		grav_free(&g);
+	}
+	/* a bad value is an error before anything runs */
+	setenv("NBRT_MAX_INTERACTIONS", "0", 1);
+	void *a = nan_array(7, NBRT_FLOAT);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST)
+			nbrt_bind(kf, f->var[v].name, NBRT_FLOAT, a);
+	ck_assert_int_ne(nbrt_run(kf, 7, 7), 0);
+	ck_assert_ptr_nonnull(strstr(nbrt_error(device(d)), "NBRT_MAX_INTERACTIONS"));
+	free(a);
+	unsetenv("NBRT_MAX_INTERACTIONS");
+}
+END_TEST
+
+/* --- double-double ------------------------------------------------------ */
+
+/* NOTE: dd arithmetic comes from compiler/ddlib.h; while that is still a
+ * placeholder this test fails at load time (the kernel does not build). */
+static const char ddsrc[] =
+	"// a tiny dd kernel: s_i = sum_j w_j x_i / (c + (x_i - y_j)^2)\n"
+	"LMEM x;\nBMEM y, w;\nRMEM s;\nCONST c;\n"
+	"d = x - y;\n"
+	"s += w * x / (c + d * d);\n";
+
+static void rand_dd(double *v, double a, double b)
+{
+	v[0] = urand(a, b);
+	v[1] = v[0] * 0x1p-53 * urand(-1, 1);
+	double s = v[0] + v[1]; /* normalize */
+	v[1] = v[1] - (s - v[0]);
+	v[0] = s;
+}
+
+START_TEST(dd_kernel)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	if (!ddk[d]) {
+		nb_options o;
+		nb_options_init(&o);
+		o.precision = NB_DD;
+		ddk[d] = nbrt_load_source(rt, "ddtest.nbl", ddsrc, strlen(ddsrc), &o);
+		ck_assert_msg(ddk[d] != NULL, "load dd kernel: %s", nbrt_error(rt));
+	}
+	nbrt_kernel *k = ddk[d];
+	static const size_t ns[][2] = {{1, 1}, {7, 1023}, {1023, 7}, {1000, 1000},
+	                               {5, 0}};
+	for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+		size_t ni = ns[t][0], nj = ns[t][1];
+		double *x = malloc(2 * ni * sizeof *x), *y = malloc(2 * (nj + 1) *
+		               sizeof *y), *w = malloc(2 * (nj + 1) * sizeof *w);
+		double *s = nan_array(ni, NBRT_DD), c[2];
+		for (size_t i = 0; i < ni; i++)
+			rand_dd(&x[2 * i], 0.5, 2);
+		for (size_t j = 0; j < nj; j++) {
+			rand_dd(&y[2 * j], -1, 1);
+			rand_dd(&w[2 * j], 0.1, 1);
+		}
+		rand_dd(c, 0.01, 0.1);
+		ck_assert_int_eq(nbrt_bind(k, "x", NBRT_DD, x), 0);
+		ck_assert_int_eq(nbrt_bind(k, "y", NBRT_DD, y), 0);
+		ck_assert_int_eq(nbrt_bind(k, "w", NBRT_DD, w), 0);
+		ck_assert_int_eq(nbrt_bind(k, "s", NBRT_DD, s), 0);
+		ck_assert_int_eq(nbrt_set_const(k, "c", c[0], c[1]), 0);
+		ck_assert_msg(nbrt_run(k, ni, nj) == 0, "dd run: %s", nbrt_error(rt));
+		double err = 0, norm = 0;
+		for (size_t i = 0; i < ni; i++) {
+			double r[2] = {0, 0}, e[2];
+			for (size_t j = 0; j < nj; j++) {
+				double dd[2], q[2], den[2], num[2];
+				c_dd_sub(&x[2 * i], &y[2 * j], dd);
+				c_dd_mul(dd, dd, q);
+				c_dd_add(c, q, den);
+				c_dd_mul(&w[2 * j], &x[2 * i], num);
+				c_dd_div(num, den, q);
+				c_dd_add(r, q, r);
+			}
+			c_dd_sub(&s[2 * i], r, e);
+			err = fmax(err, fabs(e[0]));
+			norm = fmax(norm, fabs(r[0]));
+		}
+		if (nj == 0)
+			ck_assert_msg(err == 0 && norm == 0, "dd Nj = 0: not 0");
+		else
+			ck_assert_msg(err <= 1e-28 * norm, "dd Ni=%zu Nj=%zu on %s: "
+			              "relative error %.3g > 1e-28", ni, nj,
+			              nbrt_device_name(rt), err / norm);
+		free(x);
+		free(y);
+		free(w);
+		free(s);
+	}
+}
+END_TEST
+
+/* --- files nbcc wrote ---------------------------------------------------- */
+
+/* The kernel as nbcc writes it for the device, through nb_compile. */
+static char *generate(const char *target, const char *path, size_t *len)
+{
+	size_t n;
+	char err[256];
+	char *src = nb_read_file(path, &n, err, sizeof err);
+	ck_assert_msg(src != NULL, "%s", err);
+	nb_options o;
+	nb_options_init(&o);
+	o.target = target;
+	nb_output out;
+	ck_assert_int_eq(nb_compile(path, src, n, &o, "code", NULL, &out), 0);
+	free(src);
+	char *code = out.code;
+	*len = out.len;
+	out.code = NULL;
+	nb_output_free(&out);
+	return code;
+}
+
+/* A .cl (or .c) loaded from its header matches the .nbl loaded directly. */
+START_TEST(generated_file)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	size_t len;
+	char *code = generate(d == HOST ? "c" : "opencl", GRAVITY, &len);
+	nbrt_kernel *k = nbrt_load_source(rt, d == HOST ? "g.c" : "g.cl", code,
+	                                  len, NULL);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	ck_assert_str_eq(nbrt_iface(k)->kernel, "gravity");
+	Grav g = grav_make(1023, 1000);
+	grav_check(rt, k, &g, NBRT_FLOAT, NBRT_FLOAT, NBRT_FLOAT, 1e-5,
+	           "generated file");
+	grav_free(&g);
+	nbrt_free(k);
+	/* the other device's kind of file is refused, with the reason */
+	char *other = generate(d == HOST ? "opencl" : "c", GRAVITY, &len);
+	k = nbrt_load_source(rt, d == HOST ? "g.cl" : "g.c", other, len, NULL);
+	ck_assert_ptr_null(k);
+	ck_assert_ptr_nonnull(strstr(nbrt_error(rt), d == HOST ?
+	                             "is an OpenCL kernel" : "is a C kernel"));
+	free(other);
+	free(code);
+}
+END_TEST
+
+/* --- errors ----------------------------------------------------------- */
+
+static void expect(nbrt *rt, const char *what, const char *part)
+{
+	const char *e = nbrt_error(rt);
+	ck_assert_msg(strstr(e, part) != NULL, "%s: message '%s' lacks '%s'",
+	              what, e, part);
+}
+
+START_TEST(open_errors)
+{
+	char *err = NULL;
+	ck_assert_ptr_null(nbrt_open("no-such-device-xyz", &err));
+	ck_assert_ptr_nonnull(err);
+	ck_assert_ptr_nonnull(strstr(err, "no-such-device-xyz"));
+	free(err);
+	ck_assert_ptr_null(nbrt_open("9:9", &err));
+	ck_assert_ptr_nonnull(strstr(err, "'9:9'"));
+	free(err);
+	ck_assert_ptr_null(nbrt_open("9:9", NULL)); /* err may be NULL */
+	/* the list names what there is */
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	int nd = nbrt_list(m);
+	fclose(m);
+	ck_assert_int_ge(nd, 1);
+	ck_assert_msg(strncmp(buf, "0:0  ", 5) == 0, "list: '%s'", buf);
+	free(buf);
+}
+END_TEST
+
+START_TEST(load_errors)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	ck_assert_ptr_null(nbrt_load(rt, "/nonexistent/k.nbl", NULL));
+	expect(rt, "missing file", "cannot open '/nonexistent/k.nbl'");
+
+	static const char bad[] = "LMEM x;\nRMEM r;\nr += x * undefined_thing;\n";
+	ck_assert_ptr_null(nbrt_load_source(rt, "bad.nbl", bad, strlen(bad), NULL));
+	expect(rt, ".nbl error", "cannot compile bad.nbl");
+	expect(rt, ".nbl error", "undefined_thing");
+
+	/* a syntax error in generated code: the compiler's own output (the
+	 * OpenCL build log, or cc's messages) is in the message */
+	size_t len;
+	char *code = generate(d == HOST ? "c" : "opencl", GRAVITY, &len);
+	char *p = strstr(code, "{\n");
+	ck_assert_ptr_nonnull(p);
+	size_t at = (size_t)(p - code) + 2;
+	static const char junk[] = "\tnbrt_undeclared_ident = 1;\n";
+	char *broken = malloc(len + sizeof junk);
+	memcpy(broken, code, at);
+	memcpy(broken + at, junk, sizeof junk - 1);
+	memcpy(broken + at + sizeof junk - 1, code + at, len - at);
+	const char *name = d == HOST ? "broken.c" : "broken.cl";
+	ck_assert_ptr_null(nbrt_load_source(rt, name, broken, len + sizeof junk - 1,
+	                                    NULL));
+	expect(rt, "broken kernel", "nbrt_undeclared_ident");
+	expect(rt, "broken kernel", d == HOST ? "cannot compile broken.c" :
+	       "CL_BUILD_PROGRAM_FAILURE");
+	if (d == OCL)
+		expect(rt, "broken kernel", "build log");
+	free(broken);
+	free(code);
+
+	static const char nohdr[] = "__kernel void f(void) {}\n";
+	ck_assert_ptr_null(nbrt_load_source(rt, "x.cl", nohdr, strlen(nohdr), NULL));
+	expect(rt, "no header", "nbcc-interface");
+}
+END_TEST
+
+START_TEST(bind_errors)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	/* a kernel of its own: errors must not disturb the shared ones */
+	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	float a[8] = {0};
+	ck_assert_int_eq(nbrt_bind(k, "nosuch", NBRT_FLOAT, a), -1);
+	expect(rt, "unknown name", "no variable 'nosuch'");
+	expect(rt, "unknown name", "LMEM xi");
+	ck_assert_int_eq(nbrt_bind(k, "eps2", NBRT_FLOAT, a), -1);
+	expect(rt, "CONST as array", "'eps2' is a CONST");
+	ck_assert_int_eq(nbrt_set_const(k, "xi", 1, 0), -1);
+	expect(rt, "array as CONST", "'xi' is LMEM");
+	ck_assert_int_eq(nbrt_set_const(k, "nosuch", 1, 0), -1);
+	expect(rt, "unknown CONST", "no variable 'nosuch'");
+
+	const nb_iface *f = nbrt_iface(k);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST && strcmp(f->var[v].name, "pot"))
+			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "unset CONST", "CONST 'eps2' is not set");
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", 0.1, 0), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "unbound RMEM", "RMEM 'pot' is not bound");
+	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, NULL), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "NULL RMEM", "'pot' is bound to NULL");
+	ck_assert_int_eq(nbrt_run(k, 0, 8), 0); /* no results: NULL is fine */
+	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), 0);
+	if (d == OCL) {
+		ck_assert_int_eq(nbrt_run(k, (size_t)1 << 31, 8), -1);
+		expect(rt, "too large", "index with int");
+	}
+	nbrt_free(k);
+}
+END_TEST
+
+/* --- cache and timing ---------------------------------------------------- */
+
+static int rm_entry(const char *p, const struct stat *st, int flag,
+                    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int count_files(const char *dir)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "ls '%s' | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* A second load of the same kernel takes the cached program, and gives
+ * the same results to the bit; an unusable cache directory means no
+ * cache, silently. */
+START_TEST(cache_hit)
+{
+	int d = _i;
+	char dir[] = "/tmp/test_nbrt-cache-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("NBRT_CACHE_DIR", dir, 1);
+	char *err = NULL;
+	nbrt *rt = nbrt_open(devspec[d], &err);
+	ck_assert_msg(rt != NULL, "%s", err);
+	ck_assert_str_eq(nbrt_cache_dir(rt), dir);
+	nbrt_kernel *k1 = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k1 != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_cache_hit(k1), 0);
+	ck_assert_int_eq(count_files(dir), 1);
+	nbrt_kernel *k2 = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k2 != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_cache_hit(k2), 1);
+	Grav g = grav_make(100, 333);
+	double r1[100], r2[100];
+	grav_check_keep(rt, k1, &g, NBRT_FLOAT, NBRT_FLOAT, NBRT_FLOAT, 1e-5,
+	                "first", r1);
+	grav_check_keep(rt, k2, &g, NBRT_FLOAT, NBRT_FLOAT, NBRT_FLOAT, 1e-5,
+	                "cached", r2);
+	ck_assert_int_eq(memcmp(r1, r2, sizeof r1), 0);
+	nbrt_free(k1);
+	nbrt_free(k2);
+	nbrt_close(rt);
+	grav_free(&g);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+
+	/* a file where the directory should be: no cache, still works */
+	setenv("NBRT_CACHE_DIR", "/dev/null/nbcc", 1);
+	rt = nbrt_open(devspec[d], &err);
+	ck_assert_msg(rt != NULL, "%s", err);
+	ck_assert_ptr_null(nbrt_cache_dir(rt));
+	k1 = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k1 != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_cache_hit(k1), 0);
+	nbrt_free(k1);
+	nbrt_close(rt);
+	setenv("NBRT_CACHE_DIR", cachedir, 1);
+}
+END_TEST
+
+START_TEST(timing)
+{
+	int d = _i;
+	nbrt_kernel *k = gravity(d, NB_FLOAT);
+	Grav g = grav_make(1023, 1023);
+	grav_check(device(d), k, &g, NBRT_DOUBLE, NBRT_DOUBLE, NBRT_DOUBLE, 1e-5,
+	           "timing");
+	double tk = nbrt_kernel_time(k), tt = nbrt_total_time(k);
+	ck_assert_msg(tk > 0 && tt >= tk && tt < 60, "kernel %g s, total %g s",
+	              tk, tt);
+	grav_free(&g);
+}
+END_TEST
+
+/* In one process a failed test skips its own cleanup: put back what the
+ * tests may have changed, so one failure does not spread. */
+static void restore_env(void)
+{
+	unsetenv("NBRT_MAX_INTERACTIONS");
+	setenv("NBRT_CACHE_DIR", cachedir, 1);
+}
+
+int main(void)
+{
+	seed_rng();
+	/* a cache of our own: runs start cold and leave nothing behind */
+	/* the OpenCL device: PoCL's CPU here, NBRT_DEVICE=gpu on a GPU */
+	const char *e = getenv("NBRT_DEVICE");
+	if (e && *e && strcasecmp(e, "host") && strcasecmp(e, "c"))
+		devspec[OCL] = e;
+	if (!mkdtemp(cachedir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("NBRT_CACHE_DIR", cachedir, 1);
+	unsetenv("NBRT_MAX_INTERACTIONS");
+	Suite *s = suite_create("nbrt");
+	TCase *tc = tcase_create("nbrt");
+	tcase_set_timeout(tc, 0);
+	tcase_add_checked_fixture(tc, NULL, restore_env);
+	tcase_add_test(tc, open_errors);
+	tcase_add_loop_test(tc, gravity_float, 0, NDEV);
+	tcase_add_loop_test(tc, gravity_double, 0, NDEV);
+	tcase_add_loop_test(tc, gravity_split, 0, NDEV);
+	tcase_add_loop_test(tc, gravity_shapes, 0, NDEV);
+	tcase_add_loop_test(tc, split_launches, 0, NDEV);
+	tcase_add_loop_test(tc, generated_file, 0, NDEV);
+	tcase_add_loop_test(tc, load_errors, 0, NDEV);
+	tcase_add_loop_test(tc, bind_errors, 0, NDEV);
+	tcase_add_loop_test(tc, timing, 0, NDEV);
+	tcase_add_loop_test(tc, cache_hit, 0, NDEV);
+	tcase_add_loop_test(tc, dd_kernel, 0, NDEV);
+	suite_add_tcase(s, tc);
+	SRunner *r = srunner_create(s);
+	/* one process: the devices and kernels outlive each test */
+	srunner_set_fork_status(r, CK_NOFORK);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	for (int d = 0; d < NDEV; d++) {
+		nbrt_free(gfloat[d]);
+		nbrt_free(gdouble[d]);
+		nbrt_free(ddk[d]);
+		nbrt_close(dev[d]);
+	}
+	nftw(cachedir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return failed ? 1 : 0;
+}
