@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 		tot += nbrt_total_time(k);
 	}
 	qsort(t, (size_t)reps, sizeof *t, cmp);
+	f = nbrt_iface(k); /* the variant that ran (the j-split may be chosen) */
 	double med = reps ? t[reps / 2] : 0;
 	double inter = (double)ni * (double)nj;
 	char flags[512];

@@ -1,6 +1,7 @@
 /* ast.c: building and printing the AST.  The printed form (--emit=ast) is
- * what the golden files under tests/ast hold: one line per statement, an
- * S-expression per value, each operator with the type sema gave it. */
+ * what the goldens under tests/cases/ast and tests/examples hold: one line
+ * per statement, an S-expression per value, each operator with the type
+ * sema gave it. */
 #include <string.h>
 #include "ast.h"
 

@@ -106,7 +106,8 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 	nb_options def, mine;
 	nb_options_init(&def);
 	def.given = 0;
-	for (const char *p = c->src; p && p < c->src + c->len;) {
+	int lineno = 1; /* of p: counting from the start each time is quadratic */
+	for (const char *p = c->src; p && p < c->src + c->len; lineno++) {
 		const char *nl = memchr(p, '\n', (size_t)(c->src + c->len - p));
 		const char *e = nl ? nl : c->src + c->len;
 		const char *q = p;
@@ -121,10 +122,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 				char *line = cstrndup(c, q + sizeof key - 1,
 				                      (size_t)(e - q) - (sizeof key - 1));
 				mine = def;
-				Loc l = {1, 1, (int)(q - c->src)};
-				for (const char *t = c->src; t < q; t++)
-					if (*t == '\n')
-						l.line++;
+				Loc l = {lineno, 1, (int)(q - c->src)};
 				l.col = (int)(q - p) + 1;
 				for (char *w = strtok(line, " \t\r"); w;
 				     w = strtok(NULL, " \t\r")) {
@@ -136,8 +134,10 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 				}
 				/* take what the file sets and the caller did not */
 #define TAKE(bit, field) \
-	if ((mine.given & (bit)) && !(given->given & (bit))) \
-		o->field = mine.field
+	if ((mine.given & (bit)) && !(given->given & (bit))) { \
+		o->field = mine.field; \
+		o->given |= (bit); \
+	}
 				TAKE(NB_GIVEN_PRECISION, precision);
 				TAKE(NB_GIVEN_UNROLL_I, unroll_i);
 				TAKE(NB_GIVEN_UNROLL_J, unroll_j);
@@ -147,6 +147,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 				TAKE(NB_GIVEN_FMA, fma);
 				TAKE(NB_GIVEN_WG, wg);
 				TAKE(NB_GIVEN_TILE, tile);
+				TAKE(NB_GIVEN_FTZ, ftz);
 #undef TAKE
 			}
 		}
@@ -205,13 +206,14 @@ int nb_compile(const char *path, const char *src, size_t len,
 	}
 	/* Unroll factors left at 0 are the target's choice; it sees the
 	 * untransformed kernel to make it. */
-	if (o.unroll_i == 0) {
+	/* Options nobody set are the target's choice (it may look at the
+	 * untransformed kernel to make it). */
+	if (t->defaults) {
 		Func *probe = lower(&c, p);
-		if (t->defaults)
-			t->defaults(probe, &o);
-		if (o.unroll_i == 0)
-			o.unroll_i = 1;
+		t->defaults(probe, &o);
 	}
+	if (o.unroll_i == 0)
+		o.unroll_i = 1;
 	Func *f = optimize(&c, p, &o, &d, kernel_name(&c, path, &o));
 	if (c.errors)
 		goto done;

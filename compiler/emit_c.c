@@ -280,7 +280,8 @@ static void c_defaults(const Func *f, nb_options *o)
 		dd |= f->var[v].type == T_DD;
 		dbl |= f->var[v].type == T_F64;
 	}
-	o->unroll_i = dd ? 4 : dbl ? 4 : 8;
+	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
+		o->unroll_i = dd ? 4 : dbl ? 4 : 8;
 }
 
 /* Declares the accumulators (prefix r, or s for j-split partial sums). */

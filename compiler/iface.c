@@ -8,6 +8,7 @@
  *   target opencl
  *   source dsl-examples/gravity.nbl
  *   flags --precision=float     nbcc flags it was built with
+ *   options -cl-denorms-are-zero  build options the kernel asks for
  *   precision float
  *   unroll 4 1 1                NI NJ T
  *   launch 128 128              work-group size, tile
@@ -50,6 +51,7 @@ void nb_iface_free(nb_iface *f)
 	free(f->target);
 	free(f->source);
 	free(f->flags);
+	free(f->options);
 	free(f);
 }
 
@@ -60,6 +62,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 	fprintf(out, "%starget %s\n", p, f->target);
 	fprintf(out, "%ssource %s\n", p, f->source ? f->source : "-");
 	fprintf(out, "%sflags %s\n", p, f->flags ? f->flags : "");
+	if (f->options && *f->options)
+		fprintf(out, "%soptions %s\n", p, f->options);
 	fprintf(out, "%sprecision %s\n", p, nb_prec_name(f->precision));
 	fprintf(out, "%sunroll %d %d %d\n", p, f->unroll_i, f->unroll_j,
 	        f->jsplit);
@@ -177,9 +181,11 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 			done = 1;
 		} else if (strncmp(s, "source ", 7) == 0) {
 			f->source = dupn(s + 7, strlen(s + 7));
-		} else if (strncmp(s, "flags", 5) == 0) {
+		} else if (strncmp(s, "flags", 5) == 0 && (!s[5] || s[5] == ' ')) {
 			const char *v = rest ? rest + 1 : "";
 			f->flags = dupn(v, strlen(v));
+		} else if (strncmp(s, "options ", 8) == 0) {
+			f->options = dupn(s + 8, strlen(s + 8));
 		} else {
 			int n = words(s, w);
 			if (n == 2 && strcmp(w[0], "kernel") == 0) {

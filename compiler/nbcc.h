@@ -24,6 +24,7 @@ typedef struct nb_options {
 	int sched;            /* 0: none, 1: interleave unrolled copies */
 	int fast_math;        /* allow reassociation and native functions */
 	int fma;              /* contract a*b+c into fma (float, double) */
+	int ftz;              /* float-only GPU kernels flush subnormals */
 	int wg;               /* OpenCL work-group size, 0: default */
 	int tile;             /* j-elements per local-memory tile, 0: default,
 	                         -1: none (read through the cache) */
@@ -37,7 +38,7 @@ enum {
 	NB_GIVEN_PRECISION = 1, NB_GIVEN_UNROLL_I = 2, NB_GIVEN_UNROLL_J = 4,
 	NB_GIVEN_JSPLIT = 8, NB_GIVEN_SCHED = 16, NB_GIVEN_FAST_MATH = 32,
 	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
-	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024,
+	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024, NB_GIVEN_FTZ = 2048,
 };
 
 void nb_options_init(nb_options *o);
@@ -85,6 +86,9 @@ typedef struct nb_iface {
 	char *target;      /* "opencl", "c", "amdil" */
 	char *source;      /* the .nbl it came from */
 	char *flags;       /* nbcc flags used */
+	char *options;     /* build options the kernel asks of its compiler
+	                      (OpenCL build options, or cc flags), from a
+	                      fixed list the runtime checks */
 	nb_prec precision; /* default precision used */
 	int unroll_i, unroll_j, jsplit;
 	int wg, tile;      /* OpenCL launch shape; tile 0: no local staging */

@@ -38,6 +38,7 @@ void nb_options_init(nb_options *o)
 	o->jsplit = 1;
 	o->sched = 1;
 	o->fma = 1;
+	o->ftz = 1;
 }
 
 const char nb_options_help[] =
@@ -53,6 +54,9 @@ const char nb_options_help[] =
 	"                     (default interleave)\n"
 	"  --fast-math        allow reassociation and fast native functions\n"
 	"  --no-fma           do not contract a*b+c into fma\n"
+	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
+	"                     (by default they flush to zero: rsqrt is then\n"
+	"                     one instruction on NVIDIA GPUs)\n"
 	"  --wg=N             OpenCL work-group size (default 128)\n"
 	"  --tile=N           j-elements staged per local-memory tile (default:\n"
 	"                     the work-group size); 0 reads them through the\n"
@@ -184,6 +188,11 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		o->given |= NB_GIVEN_FMA;
 		return 1;
 	}
+	if (strcmp(arg, "--no-ftz") == 0) {
+		o->ftz = 0;
+		o->given |= NB_GIVEN_FTZ;
+		return 1;
+	}
 	if (strcmp(arg, "--fma") == 0) {
 		o->fma = 1;
 		o->given |= NB_GIVEN_FMA;
@@ -227,6 +236,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --fast-math");
 	if (!o->fma)
 		ADD(" --no-fma");
+	if (!o->ftz)
+		ADD(" --no-ftz");
 	if (o->wg)
 		ADD(" --wg=%d", o->wg);
 	if (o->tile)

@@ -351,9 +351,11 @@ static void token_desc(Ctx *c, yysymbol_kind_t k, const Span *l, Buf *b)
  * follows a name, to make a call. */
 static int is_char(yysymbol_kind_t k, const char *set)
 {
-	for (; *set; set++)
-		if (k == YYTRANSLATE((unsigned char)*set))
+	for (; *set; set++) {
+		int ch = (unsigned char)*set;
+		if (k == YYTRANSLATE(ch))
 			return 1;
+	}
 	return 0;
 }
 

@@ -502,6 +502,7 @@ static void let(Ctx *c, Scope *sc, Stmt *s)
 			error(c, s->oploc, "RMEM '%s' cannot be assigned; "
 			      "accumulate into it with += or -=", s->name);
 		} else {
+			old->used = 1; /* one message is enough */
 			error(c, s->loc, "cannot assign to %s '%s'; it is an "
 			      "input", kind_word(old->kind), s->name);
 		}
@@ -538,6 +539,7 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 		return;
 	}
 	if (r->kind != SYM_RMEM) {
+		r->used = 1;
 		error(c, s->loc, "cannot reduce into %s '%s'; only RMEM names "
 		      "take %s", kind_word(r->kind), s->name, op);
 		return;
@@ -628,7 +630,11 @@ int sema(Ctx *c, Prog *p)
 	}
 
 	if (sc.nreduce == 0 && c->errors == 0) {
-		if (p->nsym[SYM_RMEM] == 0)
+		if (p->nstmt == 0)
+			error(c, end_loc(c), "the file has no declarations or "
+			      "statements; a kernel needs at least an RMEM result "
+			      "and a += or -= into it");
+		else if (p->nsym[SYM_RMEM] == 0)
 			error(c, end_loc(c), "the kernel has no result: declare "
 			      "one with RMEM and accumulate into it with += or "
 			      "-=");

@@ -3,9 +3,10 @@
  * kernel gauss_transform
  * target opencl
  * source dsl-examples/gauss_transform.nbl
- * flags --precision=float --unroll-i=4
+ * flags --precision=float --unroll-i=2 --unroll-j=2
+ * options -cl-denorms-are-zero
  * precision float
- * unroll 4 1 1
+ * unroll 2 2 1
  * launch 128 128
  * flops 12 0
  * pack 0 float 4 4
@@ -38,19 +39,13 @@ void gauss_transform(const int ni, const int nj, const int ibase, const int jbas
 	const int gid = get_global_id(0);
 	const int p = 0, g = gid;
 	(void)p;
-	const int i = ibase + g * 4, ilast = ibase + ni - 1;
+	const int i = ibase + g * 2, ilast = ibase + ni - 1;
 	const int i0 = min(i + 0, ilast);
 	(void)i0;
 	const int i1 = min(i + 1, ilast);
 	(void)i1;
-	const int i2 = min(i + 2, ilast);
-	(void)i2;
-	const int i3 = min(i + 3, ilast);
-	(void)i3;
 	float r8_0 = 0;
 	float r8_1 = 0;
-	float r8_2 = 0;
-	float r8_3 = 0;
 	const float v1 = a_h2;
 	const float v2 = (-1.0f) / v1;
 	const float v3 = a_tx[i0];
@@ -59,12 +54,6 @@ void gauss_transform(const int ni, const int nj, const int ibase, const int jbas
 	const float v6 = a_tx[i1];
 	const float v7 = a_ty[i1];
 	const float v8 = a_tz[i1];
-	const float v9 = a_tx[i2];
-	const float v10 = a_ty[i2];
-	const float v11 = a_tz[i2];
-	const float v12 = a_tx[i3];
-	const float v13 = a_ty[i3];
-	const float v14 = a_tz[i3];
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
@@ -75,101 +64,132 @@ void gauss_transform(const int ni, const int nj, const int ibase, const int jbas
 		int jj = p;
 		if (cnt == NB_TILE) {
 			#pragma unroll 4
-			for (; jj + 0 < NB_TILE; jj += 1) {
+			for (; jj + 1 < NB_TILE; jj += 2) {
 				const float4 q0_0 = t0[jj + 0];
-				const float v15 = q0_0.y;
-				const float v16 = q0_0.x;
-				const float v17 = v4 - v15;
-				const float v18 = v7 - v15;
-				const float v19 = v10 - v15;
-				const float v20 = v13 - v15;
-				const float v21 = v3 - v16;
-				const float v22 = q0_0.z;
-				const float v23 = v17 * v17;
-				const float v24 = v6 - v16;
-				const float v25 = v18 * v18;
-				const float v26 = v9 - v16;
-				const float v27 = v19 * v19;
-				const float v28 = v12 - v16;
-				const float v29 = v20 * v20;
-				const float v30 = v5 - v22;
-				const float v31 = fma(v21, v21, v23);
-				const float v32 = v8 - v22;
-				const float v33 = fma(v24, v24, v25);
-				const float v34 = v11 - v22;
-				const float v35 = fma(v26, v26, v27);
-				const float v36 = v14 - v22;
-				const float v37 = fma(v28, v28, v29);
-				const float v38 = fma(v30, v30, v31);
-				const float v39 = fma(v32, v32, v33);
-				const float v40 = fma(v34, v34, v35);
-				const float v41 = fma(v36, v36, v37);
-				const float v42 = v2 * v38;
+				const float v9 = q0_0.y;
+				const float v10 = q0_0.x;
+				const float v11 = v4 - v9;
+				const float v12 = v7 - v9;
+				const float4 q0_1 = t0[jj + 1];
+				const float v13 = q0_1.y;
+				const float v14 = v3 - v10;
+				const float v15 = q0_0.z;
+				const float v16 = v11 * v11;
+				const float v17 = v6 - v10;
+				const float v18 = v12 * v12;
+				const float v19 = q0_1.x;
+				const float v20 = v4 - v13;
+				const float v21 = v7 - v13;
+				const float v22 = v5 - v15;
+				const float v23 = fma(v14, v14, v16);
+				const float v24 = v8 - v15;
+				const float v25 = fma(v17, v17, v18);
+				const float v26 = v3 - v19;
+				const float v27 = q0_1.z;
+				const float v28 = v20 * v20;
+				const float v29 = v6 - v19;
+				const float v30 = v21 * v21;
+				const float v31 = fma(v22, v22, v23);
+				const float v32 = fma(v24, v24, v25);
+				const float v33 = v5 - v27;
+				const float v34 = fma(v26, v26, v28);
+				const float v35 = v8 - v27;
+				const float v36 = fma(v29, v29, v30);
+				const float v37 = v2 * v31;
+				const float v38 = v2 * v32;
+				const float v39 = fma(v33, v33, v34);
+				const float v40 = fma(v35, v35, v36);
+				const float v41 = exp(v37);
+				const float v42 = exp(v38);
 				const float v43 = v2 * v39;
 				const float v44 = v2 * v40;
-				const float v45 = v2 * v41;
-				const float v46 = exp(v42);
-				const float v47 = exp(v43);
-				const float v48 = exp(v44);
-				const float v49 = exp(v45);
-				const float v50 = q0_0.w;
-				r8_0 = fma(v50, v46, r8_0);
-				r8_1 = fma(v50, v47, r8_1);
-				r8_2 = fma(v50, v48, r8_2);
-				r8_3 = fma(v50, v49, r8_3);
+				const float v45 = exp(v43);
+				const float v46 = exp(v44);
+				const float v47 = q0_0.w;
+				r8_0 = fma(v47, v41, r8_0);
+				r8_1 = fma(v47, v42, r8_1);
+				const float v50 = q0_1.w;
+				r8_0 = fma(v50, v45, r8_0);
+				r8_1 = fma(v50, v46, r8_1);
 			}
 		} else {
-			for (; jj + 0 < cnt; jj += 1) {
+			for (; jj + 1 < cnt; jj += 2) {
 				const float4 q0_0 = t0[jj + 0];
-				const float v15 = q0_0.y;
-				const float v16 = q0_0.x;
-				const float v17 = v4 - v15;
-				const float v18 = v7 - v15;
-				const float v19 = v10 - v15;
-				const float v20 = v13 - v15;
-				const float v21 = v3 - v16;
-				const float v22 = q0_0.z;
-				const float v23 = v17 * v17;
-				const float v24 = v6 - v16;
-				const float v25 = v18 * v18;
-				const float v26 = v9 - v16;
-				const float v27 = v19 * v19;
-				const float v28 = v12 - v16;
-				const float v29 = v20 * v20;
-				const float v30 = v5 - v22;
-				const float v31 = fma(v21, v21, v23);
-				const float v32 = v8 - v22;
-				const float v33 = fma(v24, v24, v25);
-				const float v34 = v11 - v22;
-				const float v35 = fma(v26, v26, v27);
-				const float v36 = v14 - v22;
-				const float v37 = fma(v28, v28, v29);
-				const float v38 = fma(v30, v30, v31);
-				const float v39 = fma(v32, v32, v33);
-				const float v40 = fma(v34, v34, v35);
-				const float v41 = fma(v36, v36, v37);
-				const float v42 = v2 * v38;
+				const float v9 = q0_0.y;
+				const float v10 = q0_0.x;
+				const float v11 = v4 - v9;
+				const float v12 = v7 - v9;
+				const float4 q0_1 = t0[jj + 1];
+				const float v13 = q0_1.y;
+				const float v14 = v3 - v10;
+				const float v15 = q0_0.z;
+				const float v16 = v11 * v11;
+				const float v17 = v6 - v10;
+				const float v18 = v12 * v12;
+				const float v19 = q0_1.x;
+				const float v20 = v4 - v13;
+				const float v21 = v7 - v13;
+				const float v22 = v5 - v15;
+				const float v23 = fma(v14, v14, v16);
+				const float v24 = v8 - v15;
+				const float v25 = fma(v17, v17, v18);
+				const float v26 = v3 - v19;
+				const float v27 = q0_1.z;
+				const float v28 = v20 * v20;
+				const float v29 = v6 - v19;
+				const float v30 = v21 * v21;
+				const float v31 = fma(v22, v22, v23);
+				const float v32 = fma(v24, v24, v25);
+				const float v33 = v5 - v27;
+				const float v34 = fma(v26, v26, v28);
+				const float v35 = v8 - v27;
+				const float v36 = fma(v29, v29, v30);
+				const float v37 = v2 * v31;
+				const float v38 = v2 * v32;
+				const float v39 = fma(v33, v33, v34);
+				const float v40 = fma(v35, v35, v36);
+				const float v41 = exp(v37);
+				const float v42 = exp(v38);
 				const float v43 = v2 * v39;
 				const float v44 = v2 * v40;
-				const float v45 = v2 * v41;
-				const float v46 = exp(v42);
-				const float v47 = exp(v43);
-				const float v48 = exp(v44);
-				const float v49 = exp(v45);
-				const float v50 = q0_0.w;
-				r8_0 = fma(v50, v46, r8_0);
-				r8_1 = fma(v50, v47, r8_1);
-				r8_2 = fma(v50, v48, r8_2);
-				r8_3 = fma(v50, v49, r8_3);
+				const float v45 = exp(v43);
+				const float v46 = exp(v44);
+				const float v47 = q0_0.w;
+				r8_0 = fma(v47, v41, r8_0);
+				r8_1 = fma(v47, v42, r8_1);
+				const float v50 = q0_1.w;
+				r8_0 = fma(v50, v45, r8_0);
+				r8_1 = fma(v50, v46, r8_1);
 			}
+		}
+		for (; jj < cnt; jj += 1) {
+			const float4 q0_0 = t0[jj + 0];
+			const float v53 = q0_0.y;
+			const float v54 = q0_0.x;
+			const float v55 = v4 - v53;
+			const float v56 = v7 - v53;
+			const float v57 = v3 - v54;
+			const float v58 = q0_0.z;
+			const float v59 = v55 * v55;
+			const float v60 = v6 - v54;
+			const float v61 = v56 * v56;
+			const float v62 = v5 - v58;
+			const float v63 = fma(v57, v57, v59);
+			const float v64 = v8 - v58;
+			const float v65 = fma(v60, v60, v61);
+			const float v66 = fma(v62, v62, v63);
+			const float v67 = fma(v64, v64, v65);
+			const float v68 = v2 * v66;
+			const float v69 = v2 * v67;
+			const float v70 = exp(v68);
+			const float v71 = exp(v69);
+			const float v72 = q0_0.w;
+			r8_0 = fma(v72, v70, r8_0);
+			r8_1 = fma(v72, v71, r8_1);
 		}
 	}
 	if (i + 0 <= ilast)
 		a_g[i + 0] = accum ? a_g[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)
 		a_g[i + 1] = accum ? a_g[i + 1] + r8_1 : r8_1;
-	if (i + 2 <= ilast)
-		a_g[i + 2] = accum ? a_g[i + 2] + r8_2 : r8_2;
-	if (i + 3 <= ilast)
-		a_g[i + 3] = accum ? a_g[i + 3] + r8_3 : r8_3;
 }

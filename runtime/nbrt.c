@@ -5,6 +5,7 @@
  * nbrt_host.c (C, cc + dlopen) and nbrt_cl.c (OpenCL). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,6 +415,25 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 	if (rt->host ? nbrt_host_load(k, code, clen) : nbrt_cl_load(k, code, clen))
 		goto bad;
 	nb_output_free(&out);
+	/* left open, the j-split is chosen per run on a GPU (see
+	 * choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on or off */
+	const char *as = getenv("NBRT_AUTO_SPLIT");
+	int autosplit = as && *as ? *as == '1' : rt->gpu;
+	if (!rt->host && autosplit && !is_generated(name, src, len) &&
+	    k->f->jsplit == 1 && !(opts && (opts->given & NB_GIVEN_JSPLIT))) {
+		k->src = malloc(len + 1);
+		if (!k->src) {
+			nbrt_fail(rt, "out of memory");
+			goto bad;
+		}
+		memcpy(k->src, src, len);
+		k->src[len] = 0;
+		k->srclen = len;
+		if (opts)
+			k->opts = *opts;
+		else
+			nb_options_init(&k->opts);
+	}
 	return k;
 bad:
 	nb_output_free(&out);
@@ -441,6 +461,9 @@ void nbrt_free(nbrt_kernel *k)
 {
 	if (!k)
 		return;
+	for (int i = 0; i < 5; i++)
+		nbrt_free(k->alt[i]);
+	free(k->src);
 	if (k->rt->host)
 		nbrt_host_free(k);
 	else
@@ -453,7 +476,9 @@ void nbrt_free(nbrt_kernel *k)
 
 const nb_iface *nbrt_iface(const nbrt_kernel *k)
 {
-	return k ? k->f : NULL;
+	if (!k)
+		return NULL;
+	return k->last ? k->last->f : k->f;
 }
 
 int nbrt_cache_hit(const nbrt_kernel *k)
@@ -703,10 +728,57 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 	return 0;
 }
 
+/* The j-split for a run of ni i-elements on a GPU.  More work items
+ * hide more latency, fewer waste less on combining: measured on an H200
+ * (132 compute units; docs/performance.md) the best split for float
+ * gravity falls as the square root of the i-groups, from 8 at N = 16384
+ * to 1 at 524288, so T = 52 sqrt(units / groups), rounded to a power of
+ * two, at most 16.  Returns log2 T, the index into alt[]. */
+static int choose_split(const nbrt_kernel *k, size_t ni)
+{
+	double groups = (double)((ni + (size_t)k->f->unroll_i - 1) /
+	                         (size_t)k->f->unroll_i);
+	double t = 52 * sqrt((k->rt->units ? k->rt->units : 1) / groups);
+	int l = 0;
+	while (l < 4 && t >= 1.41421356 * (1 << l))
+		l++;
+	return l;
+}
+
+/* Runs the variant with split 2^l, loading it the first time; the
+ * bindings are the caller's. */
+static int run_split(nbrt_kernel *k, int l, size_t ni, size_t nj)
+{
+	nbrt_kernel *a = k->alt[l];
+	if (!a) {
+		nb_options o = k->opts;
+		o.jsplit = 1 << l;
+		o.given |= NB_GIVEN_JSPLIT;
+		a = nbrt_load_source(k->rt, k->name, k->src, k->srclen, &o);
+		if (!a)
+			return -1;
+		k->alt[l] = a;
+		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu", k->name, 1 << l, ni);
+	}
+	memcpy(a->b, k->b, sizeof *k->b * (size_t)k->f->nvar);
+	k->last = a;
+	int r = nbrt_run(a, ni, nj);
+	k->tkern = a->tkern;
+	k->ttotal = a->ttotal;
+	k->launches = a->launches;
+	return r;
+}
+
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	if (!k)
 		return -1;
+	k->last = NULL;
+	if (k->src && ni > 0) {
+		int l = choose_split(k, ni);
+		if (l > 0)
+			return run_split(k, l, ni, nj);
+	}
 	double t0 = nbrt_now();
 	k->tkern = k->ttotal = 0;
 	k->launches = 0;
@@ -732,4 +804,25 @@ double nbrt_total_time(const nbrt_kernel *k)
 long nbrt_launches(const nbrt_kernel *k)
 {
 	return k ? k->launches : 0;
+}
+
+int nbrt_options_ok(nbrt_kernel *k, const char *const *allowed)
+{
+	const char *o = k->f->options ? k->f->options : "";
+	while (*o) {
+		while (*o == ' ')
+			o++;
+		size_t n = strcspn(o, " ");
+		if (!n)
+			break;
+		int ok = 0;
+		for (int i = 0; allowed[i] && !ok; i++)
+			ok = strlen(allowed[i]) == n && strncmp(allowed[i], o, n) == 0;
+		if (!ok)
+			return nbrt_fail(k->rt, "%s: the kernel asks for the build "
+			                 "option '%.*s', which this runtime does not "
+			                 "pass on", k->name, (int)n, o);
+		o += n;
+	}
+	return 0;
 }

@@ -49,6 +49,9 @@ nbrt_kernel *nbrt_load(nbrt *rt, const char *path, const nb_options *opts);
 nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
                               size_t len, const nb_options *opts);
 void nbrt_free(nbrt_kernel *k);
+/* The interface of the kernel; after a run, of the variant that ran (a
+ * .nbl on a GPU whose j-split was not given gets the split that suits
+ * each run's Ni: iface->jsplit says which). */
 const nb_iface *nbrt_iface(const nbrt_kernel *k);
 
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written

@@ -279,6 +279,11 @@ static int query(nbrt *rt)
 	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
 	                         sizeof rt->units, &rt->units, NULL)))
 		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
+	cl_device_type type = 0;
+	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_TYPE, sizeof type, &type,
+	                         NULL)))
+		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
+	rt->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
 	/* what decides the code a build makes: part of every cache key */
 	char *pn = plat_str(rt->plat, CL_PLATFORM_NAME);
 	char *pv = plat_str(rt->plat, CL_PLATFORM_VERSION);
@@ -509,7 +514,22 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 static int program(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
-	const char *opts[2] = {CL_STD " -DNB_NVIDIA_SHFL", CL_STD};
+	/* the kernel's own options (checked), then $NBRT_CL_OPTIONS for
+	 * experiments and vendor flags */
+	static const char *const allowed[] = {
+		"-cl-denorms-are-zero", "-cl-fast-relaxed-math", "-cl-mad-enable",
+		"-cl-no-signed-zeros", "-cl-finite-math-only",
+		"-cl-unsafe-math-optimizations", NULL,
+	};
+	if (nbrt_options_ok(k, allowed))
+		return -1;
+	const char *extra = getenv("NBRT_CL_OPTIONS");
+	const char *own = k->f->options ? k->f->options : "";
+	char o0[512], o1[512];
+	snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s %s", CL_STD, own,
+	         extra ? extra : "");
+	snprintf(o1, sizeof o1, "%s %s %s", CL_STD, own, extra ? extra : "");
+	const char *opts[2] = {o0, o1};
 	int first = rt->nvidia ? 0 : 1;
 	nbrt_key key = {0};
 	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||

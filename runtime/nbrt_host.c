@@ -155,10 +155,16 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 {
 	nbrt *rt = k->rt;
 	char err[512];
+	static const char *const allowed[] = {
+		"-ffast-math", "-fno-math-errno", "-ffinite-math-only", NULL,
+	};
+	if (nbrt_options_ok(k, allowed))
+		return -1;
 	char *src = nbrt_aprintf("%s/%s.c", tmpdir, k->f->kernel);
 	char *qs = src ? shq(src) : NULL, *qo = shq(so);
-	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " -o %s %s -lm 2>&1",
-	                                    rt->cc, qo, qs) : NULL;
+	const char *own = k->f->options ? k->f->options : "";
+	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s -o %s %s -lm 2>&1",
+	                                    rt->cc, own, qo, qs) : NULL;
 	int r = -1, st;
 	if (!cmd) {
 		nbrt_fail(rt, "out of memory");

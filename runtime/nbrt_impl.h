@@ -32,6 +32,7 @@ struct nbrt {
 	cl_command_queue q;
 	char *devkey;      /* device, platform and driver versions */
 	int nvidia;
+	int gpu;           /* CL_DEVICE_TYPE_GPU */
 	int fp64;
 	cl_ulong maxalloc; /* largest buffer */
 	size_t maxwg;
@@ -60,6 +61,16 @@ struct nbrt_kernel {
 	void *dl;
 	nbrt_entry entry;
 
+	/* A .nbl on a GPU whose j-split was left open: the split is chosen
+	 * for each run from Ni (enough work items to fill the device), and
+	 * each split used is its own kernel, compiled when first needed. */
+	char *src;         /* the .nbl text, NULL when the split is fixed */
+	size_t srclen;
+	nb_options opts;
+	struct nbrt_kernel *alt[5]; /* j-split 1, 2, 4, 8, 16 (alt[0]: none,
+	                               this kernel is the T = 1 one) */
+	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
+
 	/* OpenCL */
 	cl_program prog;
 	cl_kernel kern;
@@ -76,6 +87,11 @@ void nbrt_note(const nbrt *rt, const char *fmt, ...)
 char *nbrt_strdup(const char *s);
 char *nbrt_aprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double nbrt_now(void);
+
+/* Checks the build options a kernel's interface asks for against the
+ * list a back end passes on (a file could otherwise smuggle anything into
+ * a compiler command line).  Returns 0, or -1 with the message set. */
+int nbrt_options_ok(nbrt_kernel *k, const char *const *allowed);
 
 /* A cache key: length-prefixed fields, so no two field lists collide. */
 typedef struct nbrt_key {

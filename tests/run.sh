@@ -18,6 +18,9 @@ case "$BIN" in
 esac
 NBCC=$BIN/nbcc
 export BIN NBCC TESTBUILD ROOT
+# PoCL, the ICD loader and LLVM leak when PoCL compiles; only those
+# libraries are suppressed (tests/lsan.supp), never our code.
+export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 pass=0
 fail=0
 failed=""
