@@ -109,6 +109,7 @@ demo: deps
 fuzz: $(B)/fuzz_parse
 	@mkdir -p $(B)/fuzz-corpus
 	$(B)/fuzz_parse -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
+		-timeout=10 -dict=tests/fuzz/nbl.dict -artifact_prefix=$(B)/ \
 		$(B)/fuzz-corpus tests/fuzz/corpus
 
 $(B)/fuzz_parse: tests/fuzz/fuzz_parse.c $(CC_SRC) $(CC_GEN)

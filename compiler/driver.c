@@ -23,11 +23,18 @@ typedef struct Dump {
 	const char *want; /* pass name, "all", or NULL */
 	Buf *out;
 	int hit;
+	Buf *live;        /* --stats: live values after each pass */
 } Dump;
 
 static void step(Dump *d, Func *f, const char *pass)
 {
 	ir_verify(f, 1);
+	if (d->live) {
+		Stats s;
+		ir_stats(f, &s);
+		buf_printf(d->live, "  %-10s %4d values live in the loop, %4d "
+		           "32-bit words\n", pass, s.live_body, s.regs);
+	}
 	if (!d->want)
 		return;
 	if (strcmp(d->want, "all") == 0) {
@@ -164,7 +171,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	Ctx c;
 	ctx_init(&c, path, src, len, &o, diag);
 	file_options(&c, &o, opt);
-	Buf text = {0};
+	Buf text = {0}, live = {0};
 	const Target *t = NULL;
 	if (!emit)
 		emit = "code";
@@ -197,6 +204,8 @@ int nb_compile(const char *path, const char *src, size_t len,
 
 	Dump d = {0};
 	d.out = &text;
+	if (strcmp(emit, "stats") == 0)
+		d.live = &live;
 	if (strncmp(emit, "ir:", 3) == 0)
 		d.want = emit + 3;
 	else if (strcmp(emit, "ir") != 0 && strcmp(emit, "code") != 0 &&
@@ -231,6 +240,9 @@ int nb_compile(const char *path, const char *src, size_t len,
 		Stats s;
 		ir_stats(f, &s);
 		stats_print(f, &s, &text);
+		buf_puts(&text, "register estimate after each pass:\n");
+		buf_puts(&text, live.s ? live.s : "");
+		buf_free(&live);
 		goto done;
 	}
 	if (strcmp(emit, "explain") == 0) {
@@ -245,6 +257,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	t->emit(f, out->iface, &text);
 
 done:
+	buf_free(&live);
 	out->errors = c.errors;
 	out->warnings = c.warnings;
 	if (c.errors) {

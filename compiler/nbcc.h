@@ -25,6 +25,7 @@ typedef struct nb_options {
 	int fast_math;        /* allow reassociation and native functions */
 	int fma;              /* contract a*b+c into fma (float, double) */
 	int ftz;              /* float-only GPU kernels flush subnormals */
+	int cpu;              /* the OpenCL device is a CPU (defaults differ) */
 	int wg;               /* OpenCL work-group size, 0: default */
 	int tile;             /* j-elements per local-memory tile, 0: default,
 	                         -1: none (read through the cache) */

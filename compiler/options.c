@@ -54,6 +54,8 @@ const char nb_options_help[] =
 	"                     (default interleave)\n"
 	"  --fast-math        allow reassociation and fast native functions\n"
 	"  --no-fma           do not contract a*b+c into fma\n"
+	"  --device-class=C   gpu (default) or cpu: the kind of OpenCL device\n"
+	"                     the default unrolling is chosen for\n"
 	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
 	"                     (by default they flush to zero: rsqrt is then\n"
 	"                     one instruction on NVIDIA GPUs)\n"
@@ -188,6 +190,15 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		o->given |= NB_GIVEN_FMA;
 		return 1;
 	}
+	if ((v = value(arg, "--device-class", next, &took))) {
+		if (strcmp(v, "cpu") == 0)
+			o->cpu = 1;
+		else if (strcmp(v, "gpu") == 0)
+			o->cpu = 0;
+		else
+			goto bad;
+		return took;
+	}
 	if (strcmp(arg, "--no-ftz") == 0) {
 		o->ftz = 0;
 		o->given |= NB_GIVEN_FTZ;
@@ -238,6 +249,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --no-fma");
 	if (!o->ftz)
 		ADD(" --no-ftz");
+	if (o->cpu)
+		ADD(" --device-class=cpu");
 	if (o->wg)
 		ADD(" --wg=%d", o->wg);
 	if (o->tile)

@@ -346,9 +346,7 @@ static void token_desc(Ctx *c, yysymbol_kind_t k, const Span *l, Buf *b)
 		buf_puts(b, yysymbol_name(k));
 }
 
-/* Operators that may continue an expression; a message lumps them into
- * "an operator" rather than listing twenty tokens.  '(' counts: it only
- * follows a name, to make a call. */
+/* Whether k is the token of one of the characters in set. */
 static int is_char(yysymbol_kind_t k, const char *set)
 {
 	for (; *set; set++) {
@@ -359,6 +357,9 @@ static int is_char(yysymbol_kind_t k, const char *set)
 	return 0;
 }
 
+/* Operators that may continue an expression; a message lumps them into
+ * "an operator" rather than listing twenty tokens.  '(' counts: it only
+ * follows a name, to make a call. */
 static int is_operator(yysymbol_kind_t k)
 {
 	return is_char(k, "+-*/<>?(") || k == YYSYMBOL_POW ||
@@ -431,15 +432,18 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
 		      "(as in a < b && b < c)");
 		return 0;
 	}
-	buf_puts(&b, "expected ");
 	if (has_expr) {
-		buf_puts(&b, "an expression");
+		buf_puts(&b, "expected an expression");
 	} else if (has_decl) {
-		buf_puts(&b, "a declaration or a statement");
-	} else if (nl + has_op == 0) {
-		b.len = 0;
-		buf_puts(&b, "unexpected");
+		buf_puts(&b, "expected a declaration or a statement");
+	} else if (nl + has_op == 0) { /* no state of this grammar, but */
+		buf_puts(&b, "unexpected ");
+		token_desc(c, tok, l, &b);
+		error(c, at, "%s", b.s);
+		buf_free(&b);
+		return 0;
 	} else {
+		buf_puts(&b, "expected ");
 		for (int i = 0; i < nl; i++) {
 			if (i)
 				buf_puts(&b, i == nl - 1 && !has_op ? " or " : ", ");

@@ -158,20 +158,23 @@ static const char *op_word(NodeKind k)
 }
 
 /* The value of a builtin on constant arguments, for exponents. */
-static double call_value(int fn, const double *a)
+static double call_value(const char *f, const double *a)
 {
-	switch (fn) {
-	case 0: return sqrt(a[0]);
-	case 1: return 1 / sqrt(a[0]);
-	case 2: return exp(a[0]);
-	case 3: return log(a[0]);
-	case 4: return sin(a[0]);
-	case 5: return cos(a[0]);
-	case 6: return pow(a[0], a[1]);
-	case 7: return fabs(a[0]);
-	case 8: return fmin(a[0], a[1]);
-	default: return fmax(a[0], a[1]);
-	}
+	static const struct {
+		const char *name;
+		double (*fn1)(double);
+		double (*fn2)(double, double);
+	} fns[] = {
+		{"sqrt", sqrt, NULL}, {"exp", exp, NULL}, {"log", log, NULL},
+		{"sin", sin, NULL},   {"cos", cos, NULL}, {"fabs", fabs, NULL},
+		{"pow", NULL, pow},   {"fmin", NULL, fmin}, {"fmax", NULL, fmax},
+	};
+	if (strcmp(f, "rsqrt") == 0)
+		return 1 / sqrt(a[0]);
+	for (size_t i = 0; i < NELEM(fns); i++)
+		if (strcmp(fns[i].name, f) == 0)
+			return fns[i].fn1 ? fns[i].fn1(a[0]) : fns[i].fn2(a[0], a[1]);
+	ICE("no constant value for builtin '%s'", f);
 }
 
 /* Records the value of an arithmetic node whose operands are all known at
@@ -251,7 +254,7 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 	n->type = t;
 	if (isconst) {
 		n->isconst = 1;
-		n->num = call_value(f, v);
+		n->num = call_value(n->name, v);
 	}
 }
 
@@ -573,12 +576,20 @@ static Loc end_loc(Ctx *c)
 	return l;
 }
 
+/* Warnings for what is declared or assigned and never used: the first
+ * MAX_UNUSED, then a count, so that a generated file with a million unused
+ * names is not a million messages. */
+#define MAX_UNUSED 20
+
 static void unused(Ctx *c, Prog *p)
 {
+	int n = 0;
 	for (int k = 0; k < 5; k++)
 		for (int i = 0; i < p->nsym[k]; i++) {
 			Sym *s = p->sym[k][i];
 			if (s->used)
+				continue;
+			if (++n > MAX_UNUSED)
 				continue;
 			if (k == SYM_RMEM)
 				warn(c, s->loc, "RMEM '%s' is never reduced into; "
@@ -590,6 +601,9 @@ static void unused(Ctx *c, Prog *p)
 				warn(c, s->loc, "%s '%s' is never used",
 				     kind_word(s->kind), s->name);
 		}
+	if (n > MAX_UNUSED && c->diag)
+		fprintf(c->diag, "%s: note: %d more names are never used (not "
+		        "listed)\n", c->path, n - MAX_UNUSED);
 }
 
 int sema(Ctx *c, Prog *p)

@@ -5,7 +5,6 @@
  * nbrt_host.c (C, cc + dlopen) and nbrt_cl.c (OpenCL). */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +316,9 @@ static int compile(nbrt_kernel *k, const char *src, size_t len,
 	else
 		nb_options_init(&o);
 	o.target = rt->host ? "c" : "opencl";
+	/* the back end picks its unrolling for the kind of device */
+	if (!rt->host && !rt->gpu)
+		o.cpu = 1;
 	char *text = NULL;
 	size_t tlen = 0;
 	FILE *diag = open_memstream(&text, &tlen);
@@ -728,19 +730,20 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 	return 0;
 }
 
-/* The j-split for a run of ni i-elements on a GPU.  More work items
- * hide more latency, fewer waste less on combining: measured on an H200
- * (132 compute units; docs/performance.md) the best split for float
- * gravity falls as the square root of the i-groups, from 8 at N = 16384
- * to 1 at 524288, so T = 52 sqrt(units / groups), rounded to a power of
- * two, at most 16.  Returns log2 T, the index into alt[]. */
+/* The j-split for a run of ni i-elements on a GPU: the smallest power of
+ * two (at most 16) that gives the device 480 work items per compute unit.
+ * Fewer leave latency unhidden; more only add the cost of combining.
+ * Measured on an H200 (132 units; docs/performance.md), float gravity
+ * with 2 i-elements a work item: N = 16384 wants 8, 32768 wants 4,
+ * 131072 and up want 1, each within 2% of the best split.  Returns log2
+ * of the split, the index into alt[]. */
 static int choose_split(const nbrt_kernel *k, size_t ni)
 {
 	double groups = (double)((ni + (size_t)k->f->unroll_i - 1) /
 	                         (size_t)k->f->unroll_i);
-	double t = 52 * sqrt((k->rt->units ? k->rt->units : 1) / groups);
+	double want = 480.0 * (k->rt->units ? k->rt->units : 1);
 	int l = 0;
-	while (l < 4 && t >= 1.41421356 * (1 << l))
+	while (l < 4 && groups * (1 << l) < want)
 		l++;
 	return l;
 }

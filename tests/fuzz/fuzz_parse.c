@@ -2,7 +2,11 @@
  * The first two input bytes pick the options, so that unrolling, j-split,
  * precision and the other passes' switches are fuzzed along with the
  * source; the rest is the .nbl text, compiled to every stage and both
- * real targets.  Any crash, sanitizer report or ICE (abort) is a bug. */
+ * real targets.  Any crash, sanitizer report or ICE (abort) is a bug.
+ * The seeds in corpus/ are .nbl files behind two such option bytes (any
+ * two characters); nbl.dict lists the tokens.  An input that takes more
+ * than 10 s counts as a crash too (make fuzz passes -timeout=10).  Inputs
+ * that crashed once live on as cases under tests/cases/fuzz. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -110,6 +110,12 @@ awk 'BEGIN { print "LMEM x;\nRMEM r;\nr += x;";
 	for (i = 0; i < 200000; i++) print "// nbcc-options: --unroll-i=2 --bad" }' \
 	>"$T/opts.nbl"
 run option-comments 1 'opts\.nbl:4:[0-9]+: error: bad nbcc-options flag' "$T/opts.nbl"
+# warnings are limited like errors: 200 000 unused names on one line
+awk 'BEGIN { printf "LMEM a0"; for (i = 1; i < 200000; i++) printf ", a%d", i;
+	print ";\nRMEM r;\nr += 1;" }' >"$T/unused.nbl"
+run unused-names 0 '' "$T/unused.nbl" --emit=ast
+grep -q 'note: 199980 more names are never used' "$T/err" ||
+	bad "unused-names: no summary of the unlisted warnings"
 awk 'BEGIN { for (i = 0; i < 1000000; i++) print "r += $ 1;" }' >"$T/errs.nbl"
 run many-errors 1 'too many errors, stopping' "$T/errs.nbl"
 awk 'BEGIN { printf "LMEM x;\nRMEM r;\nr += x"; for (i = 0; i < 5000000; i++)

@@ -133,6 +133,7 @@ START_TEST(tokens_positions)
 	expect_tokens("\tLMEM x;\r\n/* two\nlines */ y // z\n  /**/z",
 	              "1:2 LMEM LMEM\n1:7 name x\n1:8 ';'\n3:10 name y\n"
 	              "4:7 name z\n");
+	expect_tokens("x*/* a comment */y", "1:1 name x\n1:2 '*'\n1:18 name y\n");
 	expect_tokens("", "");
 	expect_tokens("// only a comment", "");
 }
@@ -396,7 +397,9 @@ START_TEST(constant_exponents)
 		{"2**3**2", 512}, {"(2**3)**2", 64}, {"-2**2", -4},
 		{"2**-1", 0.5}, {"-(2)**2", -4}, {"(-2)**2", 4},
 		{"1.5e1 - 5", 10}, {"sqrt(16) * 2", 8}, {"fmax(2, 3)", 3},
-		{"k * 2", 5}, {"k2", 2.5 * 2.5},
+		{"k * 2", 5}, {"k2", 2.5 * 2.5}, {"rsqrt(4)", 0.5},
+		{"exp(0) + log(1) + sin(0) + cos(0)", 2}, {"pow(2, 3)", 8},
+		{"fmin(2, 3) * fabs(-3)", 6},
 	};
 	for (size_t i = 0; i < NELEM(cases); i++) {
 		Buf b = {0};
