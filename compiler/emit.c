@@ -309,3 +309,38 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
 	}
 	}
 }
+
+void emit_sink(Buf *out, const Func *f, int k, const char *r, int cl,
+               Namer *name, void *arg)
+{
+	const Ins *in = &f->ins[k];
+	Buf a = {0}, b = {0};
+	for (int i = 0; i < ins_nargs(in); i++) {
+		Buf *x = i ? &b : &a;
+		const Ins *o = &f->ins[in->arg[i]];
+		if (o->op == O_IMM)
+			emit_imm(x, o);
+		else if (name)
+			name(x, f, in->arg[i], arg);
+		else
+			buf_printf(x, "v%d", in->arg[i]);
+	}
+	if (in->type == T_DD) {
+		switch (in->op) {
+		case O_ACC: buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, a.s); break;
+		case O_ACCSUB: buf_printf(out, "%s = nb_dd_sub(%s, %s);\n", r, r, a.s); break;
+		case O_ACCFMA: buf_printf(out, "%s = nb_dd_add(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
+		default: buf_printf(out, "%s = nb_dd_sub(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
+		}
+	} else {
+		const char *fm = !cl && in->type == T_F32 ? "fmaf" : "fma";
+		switch (in->op) {
+		case O_ACC: buf_printf(out, "%s += %s;\n", r, a.s); break;
+		case O_ACCSUB: buf_printf(out, "%s -= %s;\n", r, a.s); break;
+		case O_ACCFMA: buf_printf(out, "%s = %s(%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
+		default: buf_printf(out, "%s = %s(-%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
+		}
+	}
+	buf_free(&a);
+	buf_free(&b);
+}

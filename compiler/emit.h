@@ -30,6 +30,9 @@ typedef void Namer(Buf *out, const Func *f, int operand, void *arg);
  * OpenCL built-ins over C's <math.h>; `name` may be NULL. */
 void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
               void *arg);
+/* The statement of sink k updating the accumulator spelled r. */
+void emit_sink(Buf *out, const Func *f, int k, const char *r, int cl,
+               Namer *name, void *arg);
 /* The dd arithmetic library (ddlib.h), for the generated code. */
 extern const char nb_ddlib_src[];
 

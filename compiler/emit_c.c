@@ -38,15 +38,6 @@ static int has_dd(const Func *f)
 /* The scalar type of a variable's array: dd arrays are double pairs. */
 static const char *stype(Type t) { return t == T_F32 ? "float" : "double"; }
 
-static int merge(int a, int b)
-{
-	if (a == -1)
-		return b;
-	if (b == -1 || a == b)
-		return a;
-	return -2;
-}
-
 /* Finds which values belong to one i-lane, and checks that the lanes are
  * the isomorphic copies the loop form needs: every lane-specific value of
  * lane 0 has one instance in each lane, of the same template, j-lane and
@@ -59,21 +50,11 @@ static int lane_analysis(C *c)
 	c->jl = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	if (!c->il || !c->jl)
 		ICE("out of memory");
+	ir_lanes(f, c->il, c->jl);
 	int maxt = 0;
-	for (int k = 0; k < n; k++) {
-		const Ins *in = &f->ins[k];
-		int il = in->op == O_LDI || (opinfo[in->op].props & P_SINK) ?
-		         in->lane : -1;
-		int jl = in->op == O_LDJ ? in->lane : -1;
-		for (int a = 0; a < ins_nargs(in); a++) {
-			il = merge(il, c->il[in->arg[a]]);
-			jl = merge(jl, c->jl[in->arg[a]]);
-		}
-		c->il[k] = il;
-		c->jl[k] = jl;
-		if (in->tmpl + 1 > maxt)
-			maxt = in->tmpl + 1;
-	}
+	for (int k = 0; k < n; k++)
+		if (f->ins[k].tmpl + 1 > maxt)
+			maxt = f->ins[k].tmpl + 1;
 	if (ni <= 1)
 		return 0;
 	/* count instances per (template, j-lane, block, lane) */
@@ -120,15 +101,6 @@ static void name(Buf *out, const Func *f, int k, void *arg)
 		buf_printf(out, "v%d", k);
 }
 
-static void operand(C *c, Buf *b, int k)
-{
-	const Ins *o = &c->f->ins[k];
-	if (o->op == O_IMM)
-		emit_imm(b, o);
-	else
-		name(b, c->f, k, c);
-}
-
 static void load(Buf *out, Type t, const char *arr, const char *ix)
 {
 	if (t == T_DD)
@@ -158,29 +130,8 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
 		accname(c, in, acc, r, sizeof r);
-		Buf a = {0}, b = {0};
-		operand(c, &a, in->arg[0]);
-		if (ins_nargs(in) > 1)
-			operand(c, &b, in->arg[1]);
-		const char *fm = in->type == T_F32 ? "fmaf" : "fma";
 		buf_puts(out, ind);
-		if (in->type == T_DD) {
-			switch (in->op) {
-			case O_ACC: buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, a.s); break;
-			case O_ACCSUB: buf_printf(out, "%s = nb_dd_sub(%s, %s);\n", r, r, a.s); break;
-			case O_ACCFMA: buf_printf(out, "%s = nb_dd_add(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-			default: buf_printf(out, "%s = nb_dd_sub(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-			}
-		} else {
-			switch (in->op) {
-			case O_ACC: buf_printf(out, "%s += %s;\n", r, a.s); break;
-			case O_ACCSUB: buf_printf(out, "%s -= %s;\n", r, a.s); break;
-			case O_ACCFMA: buf_printf(out, "%s = %s(%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
-			default: buf_printf(out, "%s = %s(-%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
-			}
-		}
-		buf_free(&a);
-		buf_free(&b);
+		emit_sink(out, f, k, r, 0, name, c);
 		return;
 	}
 	/* a lane-specific value before the j loop is an array over lanes */

@@ -71,33 +71,8 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
 		snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
-		Buf a = {0}, b = {0};
-		for (int i = 0; i < ins_nargs(in); i++) {
-			Buf *x = i ? &b : &a;
-			const Ins *o = &f->ins[in->arg[i]];
-			if (o->op == O_IMM)
-				emit_imm(x, o);
-			else
-				buf_printf(x, "v%d", in->arg[i]);
-		}
 		buf_puts(out, ind);
-		if (in->type == T_DD) {
-			switch (in->op) {
-			case O_ACC: buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, a.s); break;
-			case O_ACCSUB: buf_printf(out, "%s = nb_dd_sub(%s, %s);\n", r, r, a.s); break;
-			case O_ACCFMA: buf_printf(out, "%s = nb_dd_add(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-			default: buf_printf(out, "%s = nb_dd_sub(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-			}
-		} else {
-			switch (in->op) {
-			case O_ACC: buf_printf(out, "%s += %s;\n", r, a.s); break;
-			case O_ACCSUB: buf_printf(out, "%s -= %s;\n", r, a.s); break;
-			case O_ACCFMA: buf_printf(out, "%s = fma(%s, %s, %s);\n", r, a.s, b.s, r); break;
-			default: buf_printf(out, "%s = fma(-%s, %s, %s);\n", r, a.s, b.s, r); break;
-			}
-		}
-		buf_free(&a);
-		buf_free(&b);
+		emit_sink(out, f, k, r, 1, NULL, NULL);
 		return;
 	}
 	if (in->op == O_LDJ) {

@@ -15,31 +15,6 @@ typedef struct X {
 	int *il, *jl;
 } X;
 
-static int merge(int a, int b)
-{
-	if (a == -1)
-		return b;
-	if (b == -1 || a == b)
-		return a;
-	return -2;
-}
-
-static void lanes(X *x)
-{
-	const Func *f = x->f;
-	for (int k = 0; k < f->n; k++) {
-		const Ins *in = &f->ins[k];
-		int il = in->op == O_LDI ? in->lane : -1;
-		int jl = in->op == O_LDJ ? in->lane : -1;
-		for (int a = 0; a < ins_nargs(in); a++) {
-			il = merge(il, x->il[in->arg[a]]);
-			jl = merge(jl, x->jl[in->arg[a]]);
-		}
-		x->il[k] = il;
-		x->jl[k] = jl;
-	}
-}
-
 static void lane_ix(Buf *out, const char *v, int lane, int step)
 {
 	if (lane == 0)
@@ -167,7 +142,7 @@ void explain_print(const Func *f, Buf *out)
 	x.jl = malloc(sizeof(int) * (size_t)(f->n ? f->n : 1));
 	if (!x.il || !x.jl)
 		ICE("out of memory");
-	lanes(&x);
+	ir_lanes(f, x.il, x.jl);
 	int ni = f->ni, nj = f->nj, t = f->jsplit;
 	buf_printf(out, "// %s after --unroll-i=%d --unroll-j=%d --jsplit=%d%s\n",
 	           f->name ? f->name : "kernel", ni, nj, t,

@@ -1,12 +1,12 @@
 /* fold.c: constant folding.  An operation on literals becomes a literal,
- * computed in the operation's own type (dd through QD), so folding never
+ * computed in the operation's own type (dd through ddlib.h), so folding never
  * changes a result the kernel would compute.  Also removes identities that
  * are exact in IEEE arithmetic: x*1, x/1, x-0, -(-x), r += -x. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <qd/c_dd.h>
 #include "ir.h"
+#include "ddlib.h"
 
 static int isimm(const Func *f, int v) { return f->ins[v].op == O_IMM; }
 
@@ -69,44 +69,38 @@ static int fold_f32(int op, float a, float b, float c, double *r)
 	return 1;
 }
 
+/* dd folds through the very library the generated kernels carry
+ * (ddlib.h is C as well as OpenCL C), so a folded constant has the bits
+ * the kernel would have computed. */
 static int fold_dd(int op, const double *a, const double *b, const double *c,
                    double *r)
 {
-	double t[2];
+	nb_dd x = nb_dd_make(a[0], a[1]), y = nb_dd_make(b[0], b[1]);
+	nb_dd z = nb_dd_make(c[0], c[1]), v;
 	switch (op) {
-	case O_NEG: c_dd_neg(a, r); return 1;
-	case O_ADD: c_dd_add(a, b, r); return 1;
-	case O_SUB: c_dd_sub(a, b, r); return 1;
-	case O_MUL: c_dd_mul(a, b, r); return 1;
-	case O_DIV: c_dd_div(a, b, r); return 1;
-	case O_FMA: c_dd_mul(a, b, t); c_dd_add(t, c, r); return 1;
-	case O_FMS: c_dd_mul(a, b, t); c_dd_sub(t, c, r); return 1;
-	case O_FNMA: c_dd_mul(a, b, t); c_dd_sub(c, t, r); return 1;
-	case O_SQRT:
-		if (a[0] < 0)
-			return 0;
-		c_dd_sqrt(a, r);
-		return 1;
-	case O_RSQRT:
-		if (a[0] <= 0)
-			return 0;
-		c_dd_sqrt(a, t);
-		c_dd_div_d_dd(1.0, t, r);
-		return 1;
-	case O_FABS: c_dd_abs(a, r); return 1;
-	case O_FMIN:
-	case O_FMAX: {
-		int cmp;
-		c_dd_comp(a, b, &cmp);
-		const double *p = (op == O_FMIN) == (cmp < 0) ? a : b;
-		r[0] = p[0];
-		r[1] = p[1];
-		return 1;
+	case O_NEG: v = nb_dd_neg(x); break;
+	case O_ADD: v = nb_dd_add(x, y); break;
+	case O_SUB: v = nb_dd_sub(x, y); break;
+	case O_MUL: v = nb_dd_mul(x, y); break;
+	case O_DIV: v = nb_dd_div(x, y); break;
+	case O_FMA: v = nb_dd_add(nb_dd_mul(x, y), z); break;
+	case O_FMS: v = nb_dd_sub(nb_dd_mul(x, y), z); break;
+	case O_FNMA: v = nb_dd_sub(z, nb_dd_mul(x, y)); break;
+	case O_SQRT: v = nb_dd_sqrt(x); break;
+	case O_RSQRT: v = nb_dd_rsqrt(x); break;
+	case O_EXP: v = nb_dd_exp(x); break;
+	case O_LOG: v = nb_dd_log(x); break;
+	case O_SIN: v = nb_dd_sin(x); break;
+	case O_COS: v = nb_dd_cos(x); break;
+	case O_POW: v = nb_dd_pow(x, y); break;
+	case O_FABS: v = nb_dd_fabs(x); break;
+	case O_FMIN: v = nb_dd_fmin(x, y); break;
+	case O_FMAX: v = nb_dd_fmax(x, y); break;
+	default: return 0;
 	}
-	}
-	/* QD's transcendental functions print to stderr on bad input; leave
-	 * those (rare in constant positions) to run time. */
-	return 0;
+	r[0] = v.hi;
+	r[1] = v.lo;
+	return 1;
 }
 
 static int try_fold(Func *f, Ins *in)

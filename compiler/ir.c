@@ -309,3 +309,28 @@ int ir_verify(const Func *f, int fatal)
 	(void)has_tail;
 	return 0;
 }
+
+static int merge(int a, int b)
+{
+	if (a == -1)
+		return b;
+	if (b == -1 || a == b)
+		return a;
+	return -2;
+}
+
+void ir_lanes(const Func *f, int *il, int *jl)
+{
+	for (int k = 0; k < f->n; k++) {
+		const Ins *in = &f->ins[k];
+		int i = in->op == O_LDI || (opinfo[in->op].props & P_SINK) ?
+		        in->lane : -1;
+		int j = in->op == O_LDJ ? in->lane : -1;
+		for (int a = 0; a < ins_nargs(in); a++) {
+			i = merge(i, il[in->arg[a]]);
+			j = merge(j, jl[in->arg[a]]);
+		}
+		il[k] = i;
+		jl[k] = j;
+	}
+}

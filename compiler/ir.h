@@ -89,6 +89,9 @@ int ir_verify(const Func *f, int fatal);
 int *ir_uses(const Func *f);           /* use count per instruction (malloc) */
 int ins_equal(const Ins *a, const Ins *b); /* same op, type, args, var... */
 const char *type_short(Type t);        /* "f32", "f64", "dd", "bool" */
+/* The i-lane and the j-lane each value depends on: a lane, -1 for none
+ * (shared by all lanes), -2 for several.  il and jl hold f->n entries. */
+void ir_lanes(const Func *f, int *il, int *jl);
 
 /* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1) */
 Func *lower(Ctx *c, Prog *p);
