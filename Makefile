@@ -1,5 +1,5 @@
 # nbcc: a compiler for two-nested-loop problems, and its runtime.
-#   make          build bin/nbcc, bin/nbrun, bin/nbody, bin/oneloop
+#   make          build bin/nbcc, bin/nbrun, bin/nbody
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass
 #   make fuzz     run the parser fuzz target for FUZZ_TIME seconds

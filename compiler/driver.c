@@ -134,10 +134,19 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 				for (char *w = strtok(line, " \t\r"); w;
 				     w = strtok(NULL, " \t\r")) {
 					char err[256];
+					unsigned before = mine.given;
+					int cpu = mine.cpu;
 					if (nb_options_parse(&mine, w, NULL, err,
 					                     sizeof err) != 1)
 						error(c, l, "bad nbcc-options flag '%s'"
 						      " (use --flag=value)", w);
+					else if ((mine.given & ~before &
+					          (NB_GIVEN_TARGET | NB_GIVEN_NAME)) ||
+					         mine.cpu != cpu)
+						warn(c, l, "'%s' in nbcc-options is "
+						     "ignored: the target, the name and "
+						     "the device class come from the "
+						     "command line", w);
 				}
 				/* take what the file sets and the caller did not */
 #define TAKE(bit, field) \

@@ -165,7 +165,6 @@ static void emit_combine(E *e, int nacc)
 	/* through local memory: every work item writes its sums, then the
 	 * first of each group of T adds them up */
 	int idx[3] = {0, 0, 0};
-	buf_puts(out, "\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
@@ -225,8 +224,10 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 {
 	buf_puts(out,
 	         "/* Sub-group shuffles for the j-split (paper 003: partial sums\n"
-	         " * combined among the threads of one warp, without barriers). */\n"
-	         "#if defined(cl_khr_subgroup_shuffle)\n"
+	         " * combined among the threads of one warp, without barriers):\n"
+	         " * sub-groups of 8 or more consecutive work items (every device\n"
+	         " * that has them), or NVIDIA's warps of 32 (whole warps only). */\n"
+	         "#if defined(cl_khr_subgroup_shuffle) && NB_T <= 8\n"
 	         "#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable\n"
 	         "#define NB_SHUFFLE 1\n"
 	         "static inline float nb_shfl_f(float x, int o) "
@@ -236,7 +237,7 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 		         "static inline double nb_shfl_d(double x, int o) "
 		         "{ return sub_group_shuffle_xor(x, (uint)o); }\n");
 	buf_puts(out,
-	         "#elif defined(NB_NVIDIA_SHFL)\n"
+	         "#elif defined(NB_NVIDIA_SHFL) && NB_WG % 32 == 0\n"
 	         "#define NB_SHUFFLE 1\n"
 	         "static inline float nb_shfl_f(float x, int o)\n{\n"
 	         "\tfloat r;\n"
@@ -284,10 +285,12 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');
 	}
+	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n",
+	           fc->wg, fc->tile, t);
 	if (t > 1)
 		shuffle_prelude(out, dbl, dd);
-	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n\n",
-	           fc->wg, fc->tile, t);
+	buf_putc(out, '\n');
+
 
 	buf_printf(out, "__kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))\n"
 	           "void %s(const int ni, const int nj, const int ibase, "

@@ -364,7 +364,10 @@ int nbrt_list(FILE *out)
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		fprintf(out, "%d:%d  %s\n", d[i].pi, d[i].di, d[i].name);
+		fprintf(out, "%d:%d  %s  %s\n", d[i].pi, d[i].di,
+		        d[i].type & CL_DEVICE_TYPE_GPU ? "gpu" :
+		        d[i].type & CL_DEVICE_TYPE_CPU ? "cpu" : "other",
+		        d[i].name);
 	free_devs(d, n);
 	return n;
 }

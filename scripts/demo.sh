@@ -22,8 +22,20 @@ host | c | HOST | C) ext=c ;;
 *) ext=cl ;;
 esac
 
-echo "== nbcc: dsl-examples/gravity.nbl -> $OUT/gravity.$ext"
-bin/nbcc dsl-examples/gravity.nbl -o "$OUT/gravity.$ext"
+# the default unrolling suits GPUs; a CPU OpenCL device (PoCL) gets its own
+class=
+if [ $ext = cl ]; then
+	first=$(bin/nbody --list-devices 2>/dev/null | head -n 1)
+	case "$first" in
+	*"  gpu  "*) ;;
+	*) case ${NBRT_DEVICE:-} in gpu | GPU) ;; *) class=--device-class=cpu ;; esac ;;
+	esac
+	# a GPU anywhere is what the default device is
+	bin/nbody --list-devices 2>/dev/null | grep -q "  gpu  " &&
+		[ -z "${NBRT_DEVICE:-}" ] && class=
+fi
+echo "== nbcc: dsl-examples/gravity.nbl -> $OUT/gravity.$ext $class"
+bin/nbcc dsl-examples/gravity.nbl -o "$OUT/gravity.$ext" $class
 sed -n 's/^ \* \(flags\|unroll\|flops\) /  \1 /p' "$OUT/gravity.$ext"
 
 echo "== nbody: two disk galaxies colliding, 8192 bodies, 100 steps"
