@@ -32,7 +32,8 @@ const char *nbrt_device_name(const nbrt *rt); /* "NVIDIA H100 (NVIDIA CUDA)" */
 int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
-/* Lists OpenCL platforms and devices, one per line, as "P:D  name".
+/* Lists OpenCL platforms and devices, one per line, as
+ * "P:D  gpu|cpu|other  name".
  * Returns how many (0 when no OpenCL platform is installed), -1 on an
  * OpenCL failure (its message written to out). */
 int nbrt_list(FILE *out);
