@@ -83,10 +83,47 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	return f;
 }
 
+/* Names a kernel may not take: the kernel is a function in C or OpenCL C
+ * next to <math.h> and the OpenCL built-ins, so a file called nan.nbl or
+ * max.nbl must not define nan() or max().  Keywords of both languages, the
+ * math functions, the work-item functions, and our own prefixes. */
+static const char *const taken[] = {
+	"auto", "break", "case", "char", "const", "continue", "default", "do",
+	"double", "else", "enum", "extern", "float", "for", "goto", "if",
+	"inline", "int", "long", "register", "restrict", "return", "short",
+	"signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+	"unsigned", "void", "volatile", "while", "main", "kernel", "global",
+	"local", "constant", "private", "half", "bool", "uint", "uchar",
+	"ushort", "ulong", "size_t", "acos", "acosh", "asin", "asinh", "atan",
+	"atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf",
+	"erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax",
+	"fmin", "fmod", "frexp", "hypot", "ilogb", "ldexp", "lgamma", "log",
+	"log10", "log1p", "log2", "logb", "modf", "nan", "nearbyint",
+	"nextafter", "pow", "remainder", "rint", "round", "rsqrt", "sin",
+	"sinh", "sqrt", "tan", "tanh", "tgamma", "trunc", "min", "max", "clamp",
+	"mix", "sign", "dot", "cross", "length", "normalize", "distance",
+	"barrier", "abs", "mad", "select", "any", "all", "get_global_id",
+	"get_local_id", "get_group_id", "printf", "exit", "abort", "free",
+	"malloc", NULL,
+};
+
+static int name_taken(const char *s)
+{
+	for (int i = 0; taken[i]; i++)
+		if (strcmp(taken[i], s) == 0)
+			return 1;
+	return strncmp(s, "nb_", 3) == 0 || strncmp(s, "nb__", 4) == 0 ||
+	       strncmp(s, "native_", 7) == 0 || strncmp(s, "__", 2) == 0;
+}
+
 static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 {
-	if (o->kname)
+	if (o->kname) {
+		if (name_taken(o->kname))
+			error_file(c, "--name=%s: that name is taken by C or OpenCL "
+			           "(a keyword or a library function)", o->kname);
 		return o->kname;
+	}
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	size_t n = strcspn(b, ".");
@@ -97,7 +134,8 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9')))
 			*p = '_';
-	if (*s >= '0' && *s <= '9')
+	/* a name C or OpenCL already has, or a digit first: k_NAME */
+	if ((*s >= '0' && *s <= '9') || name_taken(s))
 		return cprintf(c, "k_%s", s);
 	return s;
 }

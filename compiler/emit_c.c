@@ -283,7 +283,8 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, ")\n{\n");
 	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
 	buf_puts(out, "\tconst long jend = jbase + nj;\n");
-	buf_puts(out, "\t#pragma omp parallel for schedule(static)\n");
+	buf_puts(out, "#ifdef _OPENMP\n\t#pragma omp parallel for "
+	         "schedule(static)\n#endif\n");
 	buf_puts(out, "\tfor (long g = 0; g < ngroup; g++) {\n");
 	buf_printf(out, "\t\tconst long i = ibase + g * %d, ilast = ibase + ni - 1;\n",
 	           ni);

@@ -49,7 +49,9 @@ void biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 {
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
+#ifdef _OPENMP
 	#pragma omp parallel for schedule(static)
+#endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
 		float r10[8];

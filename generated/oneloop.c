@@ -567,7 +567,9 @@ void oneloop(long ni, long nj, long ibase, long jbase, int accum,
 {
 	const long ngroup = (ni + 3) / 4;
 	const long jend = jbase + nj;
+#ifdef _OPENMP
 	#pragma omp parallel for schedule(static)
+#endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 4, ilast = ibase + ni - 1;
 		nb_dd r11[4];
