@@ -91,7 +91,11 @@ void func_rewrite(Func *f, const int *keep, const int *repl, const int *order)
 		newidx[i] = -1;
 	for (int i = 0; i < m; i++)
 		newidx[seq[i]] = i;
-	Ins *v = cnew(f->ctx, sizeof(Ins) * (size_t)(m ? m : 1));
+	/* Without a new order every kept instruction moves down or stays, so
+	 * the list can be compacted in place: slot i is free once the element
+	 * that was there has been read (seq[i] >= i).  Large sources run many
+	 * passes; this keeps the arena from growing by a list per pass. */
+	Ins *v = order ? cnew(f->ctx, sizeof(Ins) * (size_t)(m ? m : 1)) : f->ins;
 	for (int i = 0; i < m; i++) {
 		Ins in = f->ins[seq[i]];
 		for (int a = 0; a < ins_nargs(&in); a++) {
@@ -107,7 +111,9 @@ void func_rewrite(Func *f, const int *keep, const int *repl, const int *order)
 		v[i] = in;
 	}
 	f->ins = v;
-	f->n = f->cap = m;
+	f->n = m;
+	if (order)
+		f->cap = m;
 	free(newidx);
 	free(seq);
 }
