@@ -17,7 +17,9 @@ B        := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -I$(B) -DROOT=\"$(CURDIR)\"
-LDLIBS   := -lqd -lstdc++ -lm
+LDLIBS   := -lm
+# QD (C++) is the independent reference of the tests only
+TEST_LIBS := -lqd -lstdc++
 OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
 BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
 
@@ -89,7 +91,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 $(B)/tests/%: tests/unit/%.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(CHECK_LIBS) $(OCL_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 deps:
 	@sh scripts/deps.sh

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <qd/c_dd.h>
 #include "ir.h"
 
 typedef struct L {
@@ -28,7 +27,10 @@ static int imm(L *l, Type t, const char *text, double v, Loc loc)
 	Ins in = ins_make(O_IMM, t, B_BODY, -1, -1, -1);
 	if (t == T_DD && text) {
 		double d[2];
-		c_dd_read(text, d);
+		/* sema refused the spellings strtod overflows on, and the
+		 * lexer's are plain decimals: reading cannot fail */
+		if (nb_dd_read(text, strlen(text), d))
+			ICE("dd literal '%s' not read", text);
 		in.imm[0] = d[0];
 		in.imm[1] = d[1];
 	} else if (t == T_F32) {

@@ -128,6 +128,33 @@ int nb_compile(const char *path, const char *src, size_t len,
                nb_output *out);
 void nb_output_free(nb_output *out);
 
+/* Decimal text and the numeric types, exactly (ddtext.c).  Only plain
+ * decimals are read: [+-] digits [. digits] [(e|E) [+-] digits] with a
+ * digit before the exponent (".5" and "5." too, as nbcc's literals); no
+ * blanks, hex, nan or inf.  Why a text was refused: */
+enum {
+	NB_NUM_SYNTAX = -1,    /* not a plain decimal: "", "1.5x", "0x10" */
+	NB_NUM_NONFINITE = -2, /* "nan", "inf", "infinity" (any case, signed) */
+	NB_NUM_RANGE = -3      /* finite text beyond the type's range: "1e999" */
+};
+/* Reads s[0..n) as type t into v: v[0] the value (a float widened to
+ * double), v[1] the low part of a dd, else 0.  float and double are
+ * correctly rounded; dd is hi = RN(x), lo = RN(x - hi) with x - hi taken
+ * exactly (QD's c_dd_read is an ulp of lo off in many cases).  Underflow
+ * gives the nearest subnormal or zero.  Returns 0, or an NB_NUM_* code
+ * with v zeroed. */
+int nb_num_read(const char *s, size_t n, nb_prec t, double v[2]);
+/* nb_num_read(s, n, NB_DD, v): the dd (v[0], v[1]) nearest the decimal. */
+int nb_dd_read(const char *s, size_t n, double v[2]);
+/* Writes the dd hi + lo (normalized first) rounded to the fewest
+ * significant digits, 32 at least, that nb_dd_read reads back as the same
+ * dd, in the style of printf's %.32g: no trailing zeros, exponent form
+ * below 1e-4 and from 1e32 ("0.1", "-0", "9.5367431640625e-07"); "nan",
+ * "inf" or "-inf" if it is not finite.  As snprintf: stores at most len
+ * bytes, NUL included, and returns the length of the whole text (a dd
+ * with a large hi and a tiny lo takes up to about 650 characters). */
+int nb_dd_write(char *buf, size_t len, double hi, double lo);
+
 /* Reads a whole file ("-" is standard input).  Returns NULL with a message
  * in err on failure. */
 char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen);

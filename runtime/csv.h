@@ -41,7 +41,7 @@ typedef enum {
 
 /* Reads the decimal number s[0..n) (no blanks) as type t into v: v[0] the
  * value (a float widened to double), v[1] the low part of a dd, else 0.
- * float and double are correctly rounded (strtof, strtod); dd gives
+ * nb_num_read (nbcc.h) does it: float and double correctly rounded, dd as
  * hi = RN(x), lo = RN(x - hi), computed exactly.  Values that underflow
  * become the nearest subnormal or zero. */
 csv_status csv_number(const char *s, size_t n, nb_prec t, double v[2]);
@@ -60,7 +60,7 @@ void csv_buf_free(csv_buf *b);
 
 /* Appends one value, with digits enough to read back to the same value:
  * %.9g for float, %.17g for double, for dd 32 significant digits or, where
- * 32 do not identify the dd, the fewest more that do (in %g's style). */
+ * 32 do not identify the dd, the fewest more that do (nb_dd_write). */
 void csv_put_value(csv_buf *b, nb_prec t, double hi, double lo);
 /* Appends a header row of the columns' names and nrow rows of values. */
 void csv_write(csv_buf *b, const csv_col *cols, int ncol, size_t nrow);
