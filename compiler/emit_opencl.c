@@ -385,7 +385,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_puts(out, "\t\tint jj = p;\n");
 		/* a full tile has a trip count the compiler knows */
 		buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
-		buf_printf(out, "\t\t\t#pragma unroll %d\n", 4);
+		/* NVIDIA unrolls a known trip count by 4 when asked (the
+		 * measured tables); others warn when they cannot */
+		buf_puts(out, "#ifdef cl_nv_pragma_unroll\n\t\t\t#pragma unroll 4\n"
+		         "#endif\n");
 		buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
 		           (nj - 1) * t, step);
 		emit_block(&e, B_BODY, "\t\t\t\t");

@@ -77,7 +77,9 @@ void coulomb_cutoff(const int ni, const int nj, const int ibase, const int jbase
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
+#ifdef cl_nv_pragma_unroll
 			#pragma unroll 4
+#endif
 			for (; jj + 1 < NB_TILE; jj += 2) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v9 = q0_0.y;

@@ -603,7 +603,9 @@ void oneloop(const int ni, const int nj, const int ibase, const int jbase, const
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
+#ifdef cl_nv_pragma_unroll
 			#pragma unroll 4
+#endif
 			for (; jj + 0 < NB_TILE; jj += 1) {
 				const double4 q0_0 = t0[jj + 0];
 				const nb_dd v19 = nb_dd_make(q0_0.x, q0_0.y);
