@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
-pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev valgrind"
+pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do
