@@ -3,12 +3,15 @@
 # Prints "column: rel" lines and a last line "max REL".
 FNR == 1 { if (NR == 1) { n = split($0, name, ","); } next }
 NR == FNR { for (c = 1; c <= n; c++) a[FNR, c] = $c + 0; rows = FNR; next }
-{ for (c = 1; c <= n; c++) { d = $c - a[FNR, c]; dd[c] += d * d; rr[c] += a[FNR, c] * a[FNR, c] } }
+{ rows2 = FNR; for (c = 1; c <= n; c++) { d = $c - a[FNR, c]; dd[c] += d * d; rr[c] += a[FNR, c] * a[FNR, c] } }
 END {
 	m = 0
+	# a different row count, or a NaN anywhere, is a difference of 1e300
+	if (rows2 + 0 != rows + 0) { print "  rows differ"; m = 1e300 }
 	for (c = 1; c <= n; c++) {
 		r = rr[c] > 0 ? sqrt(dd[c] / rr[c]) : sqrt(dd[c])
 		printf "  %s: %.3g\n", name[c], r
+		if (sprintf("%g", r) ~ /nan/) r = 1e300
 		if (r > m) m = r
 	}
 	printf "max %.3g\n", m

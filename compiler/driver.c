@@ -104,16 +104,30 @@ static const char *const taken[] = {
 	"mix", "sign", "dot", "cross", "length", "normalize", "distance",
 	"barrier", "abs", "mad", "select", "any", "all", "get_global_id",
 	"get_local_id", "get_group_id", "printf", "exit", "abort", "free",
-	"malloc", NULL,
+	"malloc", "isnan", "isinf", "isfinite", "isnormal", "signbit",
+	"fpclassify", "NAN", "INFINITY", "HUGE_VAL", NULL,
 };
 
-static int name_taken(const char *s)
+static int listed(const char *s, size_t n)
 {
 	for (int i = 0; taken[i]; i++)
-		if (strcmp(taken[i], s) == 0)
+		if (strlen(taken[i]) == n && strncmp(taken[i], s, n) == 0)
 			return 1;
-	return strncmp(s, "nb_", 3) == 0 || strncmp(s, "nb__", 4) == 0 ||
-	       strncmp(s, "native_", 7) == 0 || strncmp(s, "__", 2) == 0;
+	return 0;
+}
+
+/* C's <math.h> also has each function with an f (float) and an l (long
+ * double) suffix: the C back end calls sqrtf, so sqrtf.nbl is taken too.
+ * NB_ names our macros, half_ OpenCL's other fast functions. */
+static int name_taken(const char *s)
+{
+	size_t n = strlen(s);
+	if (listed(s, n) || (n > 1 && (s[n - 1] == 'f' || s[n - 1] == 'l') &&
+	                     listed(s, n - 1)))
+		return 1;
+	return strncmp(s, "nb_", 3) == 0 || strncmp(s, "NB_", 3) == 0 ||
+	       strncmp(s, "native_", 7) == 0 || strncmp(s, "half_", 5) == 0 ||
+	       strncmp(s, "__", 2) == 0;
 }
 
 static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)

@@ -281,6 +281,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, " */\n");
 	if (dbl)
 		buf_puts(out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+	/* --no-fma means no fusing anywhere: OpenCL compilers may contract
+	 * a*b+c across statements unless told not to */
+	if (!f->ctx->opt->fma)
+		buf_puts(out, "#pragma OPENCL FP_CONTRACT OFF\n");
 	if (dd) {
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');

@@ -94,8 +94,11 @@ static int lx(L *l, const Node *n, Type want)
 	case E_MUL: v = binop(l, O_MUL, n, t); break;
 	case E_DIV: v = binop(l, O_DIV, n, t); break;
 	case E_POW: {
+		/* the exponent is a literal expression in the type of x (sema's
+		 * value is only a double): x**0.1 of a dd x takes the dd
+		 * nearest 0.1; fold makes it one literal before powred */
 		int a = lx(l, n->a, t);
-		int b = imm(l, t, NULL, n->b->num, n->b->loc);
+		int b = lx(l, n->b, t);
 		v = emit(l, ins_make(O_POW, t, B_BODY, a, b, -1), n->loc);
 		break;
 	}

@@ -121,6 +121,11 @@ void nbrt_key_hash(const nbrt_key *k, char out[33])
 	hash128(k->s ? k->s : "", k->len, out);
 }
 
+void nbrt_digest(const void *data, size_t len, char out[33])
+{
+	hash128(len ? data : "", len, out);
+}
+
 char *nbrt_cache_path(const nbrt *rt, const nbrt_key *k, const char *ext)
 {
 	if (!rt->cache || !k->s)

@@ -277,7 +277,9 @@ static int query(nbrt *rt)
 	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
 	                         sizeof rt->maxwg, &rt->maxwg, NULL)) ||
 	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
-	                         sizeof rt->units, &rt->units, NULL)))
+	                         sizeof rt->units, &rt->units, NULL)) ||
+	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_SIZE,
+	                         sizeof rt->localmem, &rt->localmem, NULL)))
 		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
 	cl_device_type type = 0;
 	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_TYPE, sizeof type, &type,
@@ -413,9 +415,17 @@ static cl_program build_src(nbrt_kernel *k, const char *code, size_t len,
 }
 
 /* The cached entry: a header line with the lengths of the key, the build
- * options used and the binary, then those bytes.  The whole key is kept
- * so that a hash collision is caught. */
-#define CL_MAGIC "nbrt-clbin 1"
+ * options used and the binary, and the digest of those bytes, then the
+ * bytes.  The whole key is kept so that a hash collision is caught; the
+ * digest catches a damaged binary, on which PoCL may crash. */
+#define CL_MAGIC "nbrt-clbin 2"
+
+static int digest_is(const char *data, size_t len, const char *want)
+{
+	char sum[33];
+	nbrt_digest(data, len, sum);
+	return strcmp(sum, want) == 0;
+}
 
 static cl_program load_cached(nbrt_kernel *k, const char *path,
                               const nbrt_key *key)
@@ -423,14 +433,17 @@ static cl_program load_cached(nbrt_kernel *k, const char *path,
 	nbrt *rt = k->rt;
 	size_t len, kl, ol, bl;
 	int h = 0;
+	char want[33];
 	char *data = nbrt_cache_read(path, &len);
 	cl_program p = NULL;
 	if (!data)
 		return NULL;
-	if (sscanf(data, CL_MAGIC " %zu %zu %zu\n%n", &kl, &ol, &bl, &h) != 3 ||
+	if (sscanf(data, CL_MAGIC " %zu %zu %zu %32[0-9a-f]\n%n", &kl, &ol,
+	           &bl, want, &h) != 4 ||
 	    h <= 0 || kl > len || ol > len || bl > len ||
 	    (size_t)h + kl + ol + bl != len || kl != key->len ||
-	    memcmp(data + h, key->s, kl) != 0) {
+	    memcmp(data + h, key->s, kl) != 0 ||
+	    !digest_is(data + h, len - (size_t)h, want)) {
 		nbrt_note(rt, "cache entry %s does not match: ignored", path);
 		goto out;
 	}
@@ -461,20 +474,26 @@ static void store(nbrt_kernel *k, cl_program p, const char *path,
 	if (!path || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bl, &bl,
 	                              NULL) != CL_SUCCESS || bl == 0)
 		return;
-	char head[128];
-	int h = snprintf(head, sizeof head, CL_MAGIC " %zu %zu %zu\n", key->len,
-	                 strlen(opts), bl);
-	size_t ol = strlen(opts), total = (size_t)h + key->len + ol + bl;
-	char *data = malloc(total);
+	/* the body first, then the header that carries its digest */
+	size_t ol = strlen(opts), body = key->len + ol + bl;
+	char head[160], sum[33];
+	char *data = malloc(sizeof head + body);
 	if (!data)
 		return;
-	memcpy(data, head, (size_t)h);
-	memcpy(data + h, key->s, key->len);
-	memcpy(data + h + key->len, opts, ol);
-	unsigned char *bin = (unsigned char *)data + h + key->len + ol;
+	char *b = data + sizeof head;
+	memcpy(b, key->s, key->len);
+	memcpy(b + key->len, opts, ol);
+	unsigned char *bin = (unsigned char *)b + key->len + ol;
 	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
-	    CL_SUCCESS)
-		nbrt_cache_write(rt, path, data, total);
+	    CL_SUCCESS) {
+		nbrt_digest(b, body, sum);
+		int h = snprintf(head, sizeof head, CL_MAGIC " %zu %zu %zu %s\n",
+		                 key->len, ol, bl, sum);
+		if (h > 0 && (size_t)h < sizeof head) {
+			memcpy(b - h, head, (size_t)h);
+			nbrt_cache_write(rt, path, b - h, (size_t)h + body);
+		}
+	}
 	free(data);
 }
 
@@ -497,10 +516,19 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		dbl |= x->type != NB_FLOAT;
-		if (x->role == NB_BMEM && x->type != f->pack[x->pack].type)
+		if (x->role != NB_BMEM)
+			continue;
+		const nb_pack *pk = &f->pack[x->pack];
+		if (x->type != pk->type)
 			return nbrt_fail(rt, "%s: BMEM '%s' is %s in a %s pack",
 			                 k->name, x->name, nb_prec_name(x->type),
-			                 nb_prec_name(f->pack[x->pack].type));
+			                 nb_prec_name(pk->type));
+		/* its scalars must lie inside the vector (upload_pack writes
+		 * them there) */
+		if ((x->type == NB_DD ? 2 * x->comp + 1 : x->comp) >= pk->vwidth)
+			return nbrt_fail(rt, "%s: BMEM '%s' is value %d of pack %d, "
+			                 "whose vectors have %d scalars", k->name,
+			                 x->name, x->comp, x->pack, pk->vwidth);
 	}
 	if (dbl && !rt->fp64)
 		return nbrt_fail(rt, "%s needs double precision, which %s does "
@@ -583,6 +611,20 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 		return nbrt_fail(rt, "%s: work groups of %d are too large for %s "
 		                 "with this kernel (at most %zu; compile with "
 		                 "--wg=N)", k->name, f->wg, rt->name, kwg);
+	/* j-tiles and j-split sums beyond the device's local memory: PoCL
+	 * runs such a kernel anyway, over memory that is not there */
+	cl_ulong lm = 0;
+	if ((e = clGetKernelWorkGroupInfo(k->kern, rt->dev,
+	                                  CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
+	                                  &lm, NULL)) != CL_SUCCESS)
+		return clfail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	if (lm > rt->localmem)
+		return nbrt_fail(rt, "%s: the kernel needs %llu bytes of local "
+		                 "memory (tiles of %d j-elements, work groups of "
+		                 "%d); %s has %llu (compile with a smaller --tile "
+		                 "or --wg, or --tile=0)", k->name,
+		                 (unsigned long long)lm, f->tile, f->wg, rt->name,
+		                 (unsigned long long)rt->localmem);
 	k->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
 	          nb_iface_count(f, NB_CONST) + f->npack;
 	k->mem = calloc((size_t)k->nmem + 1, sizeof *k->mem);

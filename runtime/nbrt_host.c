@@ -149,6 +149,45 @@ static int open_so(nbrt_kernel *k, const char *so)
 	return 0;
 }
 
+/* A cached object ends in a trailer with the digest of the bytes before
+ * it (the loader ignores what follows the ELF image), so a truncated or
+ * damaged object is rebuilt instead of loaded: dlopen maps a segment cut
+ * short and the process dies of SIGBUS. */
+#define SO_MAGIC "\nnbrt-so 1 "
+#define SO_TRAILER (sizeof SO_MAGIC - 1 + 32)
+
+static int seal(const char *so)
+{
+	char err[512], sum[33];
+	size_t len;
+	char *d = nb_read_file(so, &len, err, sizeof err);
+	if (!d)
+		return -1;
+	nbrt_digest(d, len, sum);
+	free(d);
+	FILE *f = fopen(so, "ab");
+	if (!f)
+		return -1;
+	int ok = fputs(SO_MAGIC, f) >= 0 && fputs(sum, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int sealed(const char *path)
+{
+	size_t len;
+	char *d = nbrt_cache_read(path, &len);
+	int ok = 0;
+	if (d && len > SO_TRAILER) {
+		size_t n = len - SO_TRAILER;
+		char sum[33];
+		nbrt_digest(d, n, sum);
+		ok = memcmp(d + n, SO_MAGIC, sizeof SO_MAGIC - 1) == 0 &&
+		     memcmp(d + n + sizeof SO_MAGIC - 1, sum, 32) == 0;
+	}
+	free(d);
+	return ok;
+}
+
 /* Compiles code into the shared object `so`; sources go to tmpdir. */
 static int cc(nbrt_kernel *k, const char *code, size_t len,
               const char *tmpdir, const char *so)
@@ -229,7 +268,7 @@ static int build(nbrt_kernel *k, const char *code, size_t len,
 	}
 	if (cc(k, code, len, tmpdir, so))
 		goto out;
-	if (incache) {
+	if (incache && seal(so) == 0) {
 		chmod(so, 0700); /* whatever the umask: see nbrt_cache_trusted */
 		if (rename(so, cached) == 0) {
 			nbrt_note(rt, "cached %s", cached);
@@ -269,14 +308,18 @@ int nbrt_host_load(nbrt_kernel *k, const char *code, size_t len)
 	nbrt_key_hash(&key, hash);
 	char *cached = nbrt_cache_path(rt, &key, ".so");
 	if (cached && nbrt_cache_trusted(cached)) {
-		if (open_so(k, cached) == 0) {
+		if (!sealed(cached))
+			nbrt_note(rt, "cached object %s is damaged: rebuilding",
+			          cached);
+		else if (open_so(k, cached) == 0) {
 			nbrt_note(rt, "cache hit %s (%s)", cached, k->name);
 			k->cache_hit = 1;
 			r = 0;
 			goto out;
+		} else {
+			nbrt_note(rt, "cached object unusable, rebuilding: %s",
+			          nbrt_error(rt));
 		}
-		nbrt_note(rt, "cached object unusable, rebuilding: %s",
-		          nbrt_error(rt));
 	}
 	r = build(k, code, len, cached, hash);
 out:

@@ -36,6 +36,7 @@ struct nbrt {
 	int fp64;
 	cl_ulong maxalloc; /* largest buffer */
 	size_t maxwg;
+	cl_ulong localmem; /* local memory per work group */
 	cl_uint units;     /* compute units */
 };
 
@@ -102,6 +103,10 @@ int nbrt_key_add(nbrt_key *k, const char *s, size_t n);
 /* The cache file for a key: "DIR/HASH.ext", NULL when there is no cache. */
 char *nbrt_cache_path(const nbrt *rt, const nbrt_key *k, const char *ext);
 void nbrt_key_hash(const nbrt_key *k, char out[33]);
+/* The same 128-bit hash of any bytes, as 32 hex digits: cache entries
+ * carry the digest of their contents, so a damaged one is rebuilt rather
+ * than handed to the loader or the OpenCL driver (which may crash on it). */
+void nbrt_digest(const void *data, size_t len, char out[33]);
 /* Reads a cache entry written by this user; NULL when absent or not
  * trusted. */
 char *nbrt_cache_read(const char *path, size_t *len);
