@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """backend_matrix.py: the back ends over a random sample of their flags.
 
-    python3 tests/backend_matrix.py [COMBOS [SEED]]      (from the root)
+    python3 bench/backend_matrix.py [COMBOS [SEED]]      (from the root)
 
 Not part of `make check` (a sample of 40 takes minutes on 2 cores; the
 fixed cases of tests/sh/backend_mix.sh are).  Each combination draws
