@@ -8,7 +8,7 @@
 # group that is not a multiple of 32, and split launches (later j-parts
 # adding to the results).  Random inputs (seed printed); tolerance
 # norm-wise per column: float 1e-5, double and dd (read as doubles) 1e-12.
-# tests/backend_matrix.py samples the whole matrix of such flags.
+# bench/backend_matrix.py samples the whole matrix of such flags.
 set -eu
 cd "$ROOT"
 T=$(mktemp -d)
