@@ -109,7 +109,7 @@ run stmts-1mb-error 1 "stmts_err\.nbl:40004:6: error: 'undeclared' is not declar
 awk 'BEGIN { print "LMEM x;\nRMEM r;\nr += x;";
 	for (i = 0; i < 200000; i++) print "// nbcc-options: --unroll-i=2 --bad" }' \
 	>"$T/opts.nbl"
-run option-comments 1 'opts\.nbl:4:[0-9]+: error: bad nbcc-options flag' "$T/opts.nbl"
+run option-comments 1 'opts\.nbl:4:[0-9]+: error: in nbcc-options: unknown flag' "$T/opts.nbl"
 # warnings are limited like errors: 200 000 unused names on one line
 awk 'BEGIN { printf "LMEM a0"; for (i = 1; i < 200000; i++) printf ", a%d", i;
 	print ";\nRMEM r;\nr += 1;" }' >"$T/unused.nbl"

@@ -1,0 +1,63 @@
+# What a kernel asks of its compiler, and what the runtime lets through.
+#  - float-only OpenCL kernels flush subnormals (options -cl-denorms-are-zero)
+#    unless --no-ftz; double and dd kernels never ask for it, nor for
+#    fast-math (it would zero dd's error terms); C asks cc for -ffast-math
+#    only under --fast-math without dd;
+#  - --no-fma writes FP_CONTRACT OFF; --device-class=cpu changes the
+#    default unrolling;
+#  - the runtime refuses an options line outside its fixed list.
+set -eu
+cd "$ROOT"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+K=dsl-examples/gravity.nbl
+fail=0
+has() { # file pattern what
+	if grep -q -- "$2" "$1"; then echo "ok   $3"; else echo "FAIL $3"; fail=1; fi
+}
+hasnt() {
+	if grep -q -- "$2" "$1"; then echo "FAIL $3"; fail=1; else echo "ok   $3"; fi
+}
+"$NBCC" $K -o "$T/f.cl"
+has "$T/f.cl" '^ \* options -cl-denorms-are-zero$' "float kernel flushes subnormals"
+"$NBCC" $K -o "$T/n.cl" --no-ftz
+hasnt "$T/n.cl" '^ \* options' "--no-ftz asks for nothing"
+"$NBCC" $K -o "$T/d.cl" --precision=double --fast-math
+has "$T/d.cl" '^ \* options -cl-fast-relaxed-math$' "double --fast-math: fast-math, no flush"
+"$NBCC" $K -o "$T/dd.cl" --precision=dd --fast-math
+hasnt "$T/dd.cl" '^ \* options' "dd never gets fast-math"
+"$NBCC" $K -o "$T/c.c" --fast-math
+has "$T/c.c" '^ \* options -ffast-math$' "C --fast-math asks cc for -ffast-math"
+"$NBCC" $K -o "$T/ddc.c" --precision=dd --fast-math
+hasnt "$T/ddc.c" '^ \* options' "C dd never gets -ffast-math"
+"$NBCC" $K -o "$T/nofma.cl" --no-fma
+has "$T/nofma.cl" '^#pragma OPENCL FP_CONTRACT OFF$' "--no-fma turns contraction off"
+hasnt "$T/f.cl" 'FP_CONTRACT' "contraction left alone by default"
+has "$T/f.cl" '^ \* unroll 2 2 1$' "GPU defaults 2 x 2"
+"$NBCC" $K -o "$T/cpu.cl" --device-class=cpu
+has "$T/cpu.cl" '^ \* unroll 4 1 1$' "CPU device defaults 4 x 1"
+"$NBCC" $K -o "$T/cpu2.cl" --device-class=cpu --unroll-j=3
+has "$T/cpu2.cl" '^ \* unroll 4 3 1$' "a given factor wins over the device class"
+
+# the runtime tells the compiler when its OpenCL device is a CPU
+NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache" "$BIN/nbody" -n 64 --steps 1 \
+	--device cpu >"$T/nb.txt" 2>&1
+has "$T/nb.txt" 'unroll-i=4 --device-class=cpu' "runtime picks CPU defaults on PoCL"
+
+# a header asking for something outside the list is refused, not run
+sed 's|^ \* options -cl-denorms-are-zero$| * options -cl-denorms-are-zero -DEVIL|' \
+	"$T/f.cl" >"$T/evil.cl"
+if "$BIN/nbrun" "$T/evil.cl" --random 3,3 --device cpu -o "$T/o.csv" \
+	2>"$T/err"; then
+	echo "FAIL evil options ran"; fail=1
+else
+	has "$T/err" "asks for the build option '-DEVIL', which this runtime does not pass on" \
+		"runtime refuses an unknown build option"
+fi
+sed 's|^ \* options -ffast-math$| * options -ffast-math;touch|' "$T/c.c" >"$T/evil.c"
+if "$BIN/nbrun" "$T/evil.c" --random 3,3 --target c -o "$T/o.csv" 2>"$T/err"; then
+	echo "FAIL evil cc options ran"; fail=1
+else
+	has "$T/err" "does not pass on" "host path refuses an unknown cc option"
+fi
+exit $fail
