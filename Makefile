@@ -80,6 +80,15 @@ $(LIBNBRT): $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# nbody carries dsl-examples/gravity.nbl, embedded like the dd library
+$(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_gravity_nbl > $@.tmp && mv $@.tmp $@
+
+$(BIN)/nbody: $(B)/runtime/nbody.o $(B)/gravity_nbl.o $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 $(BIN)/%: $(B)/runtime/%.o $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)

@@ -188,10 +188,16 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 					char err[256];
 					unsigned before = mine.given;
 					int cpu = mine.cpu;
-					if (nb_options_parse(&mine, w, NULL, err,
-					                     sizeof err) != 1)
-						error(c, l, "bad nbcc-options flag '%s'"
-						      " (use --flag=value)", w);
+					int took = nb_options_parse(&mine, w, NULL, err,
+					                            sizeof err);
+					if (took < 0)
+						error(c, l, "in nbcc-options: %s", err);
+					else if (took == 0)
+						error(c, l, "in nbcc-options: unknown flag "
+						      "'%s' (see nbcc --help)", w);
+					else if (took == 2)
+						error(c, l, "in nbcc-options: '%s' needs "
+						      "its value after '='", w);
 					else if ((mine.given & ~before &
 					          (NB_GIVEN_TARGET | NB_GIVEN_NAME)) ||
 					         mine.cpu != cpu)
@@ -274,13 +280,16 @@ int nb_compile(const char *path, const char *src, size_t len,
 		error_file(&c, "unknown --emit value '%s'", emit);
 		goto done;
 	}
-	/* Unroll factors left at 0 are the target's choice; it sees the
-	 * untransformed kernel to make it. */
-	/* Options nobody set are the target's choice (it may look at the
-	 * untransformed kernel to make it). */
+	/* Options nobody set are the target's choice, made for the widest
+	 * type the kernel declares. */
 	if (t->defaults) {
-		Func *probe = lower(&c, p);
-		t->defaults(probe, &o);
+		Type widest = T_F32;
+		for (int k = SYM_LMEM; k <= SYM_CONST; k++)
+			for (int i = 0; i < p->nsym[k]; i++)
+				if (p->sym[k][i]->type > widest &&
+				    p->sym[k][i]->type != T_LIT)
+					widest = p->sym[k][i]->type;
+		t->defaults(widest, &o);
 	}
 	if (o.unroll_i == 0)
 		o.unroll_i = 1;

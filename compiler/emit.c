@@ -55,20 +55,12 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 	 * never with double or dd, whose error-free transformations need
 	 * gradual underflow.  --fast-math relaxes the rest, and in C asks
 	 * cc for -ffast-math where no dd arithmetic is present. */
-	int onlyfloat = 1;
-	for (int k = 0; k < f->n; k++)
-		onlyfloat &= f->ins[k].type == T_F32 || f->ins[k].type == T_BOOL;
-	for (int v = 0; v < f->nvar; v++)
-		onlyfloat &= f->var[v].type == T_F32;
+	Type wide = ir_widest(f, 0);
+	int onlyfloat = wide == T_F32, dd = wide == T_DD;
 	char opts[128] = "";
 	if (cl && onlyfloat && o->ftz)
 		strcat(opts, "-cl-denorms-are-zero");
 	/* dd arithmetic dies under fast-math: its error terms become 0 */
-	int dd = 0;
-	for (int k = 0; k < f->n; k++)
-		dd |= f->ins[k].type == T_DD;
-	for (int v = 0; v < f->nvar; v++)
-		dd |= f->var[v].type == T_DD;
 	if (cl && o->fast_math && !dd)
 		strcat(opts, *opts ? " -cl-fast-relaxed-math" :
 		       "-cl-fast-relaxed-math");

@@ -10,8 +10,9 @@
 typedef struct Target {
 	const char *name;  /* --target= value */
 	const char *ext;   /* output file extension that selects it */
-	/* chooses the unroll factors left to the target (0 in the options) */
-	void (*defaults)(const Func *f, nb_options *o);
+	/* chooses the options left to the target (not in o->given), from
+	 * the widest type the kernel declares */
+	void (*defaults)(Type widest, nb_options *o);
 	void (*emit)(const Func *f, const nb_iface *iface, Buf *out);
 } Target;
 

@@ -24,17 +24,6 @@ typedef struct C {
 	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
 } C;
 
-static int has_dd(const Func *f)
-{
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].type == T_DD)
-			return 1;
-	for (int k = 0; k < f->n; k++)
-		if (f->ins[k].type == T_DD)
-			return 1;
-	return 0;
-}
-
 /* The scalar type of a variable's array: dd arrays are double pairs. */
 static const char *stype(Type t) { return t == T_F32 ? "float" : "double"; }
 
@@ -222,17 +211,12 @@ static void params(const Func *f, Buf *out)
 	}
 }
 
-static void c_defaults(const Func *f, nb_options *o)
+static void c_defaults(Type widest, nb_options *o)
 {
 	/* a lane loop of 8 fills a 256-bit vector of floats; doubles and dd
 	 * values take fewer registers' worth each */
-	int dd = 0, dbl = 0;
-	for (int v = 0; v < f->nvar; v++) {
-		dd |= f->var[v].type == T_DD;
-		dbl |= f->var[v].type == T_F64;
-	}
 	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
-		o->unroll_i = dd ? 4 : dbl ? 4 : 8;
+		o->unroll_i = widest == T_F32 ? 8 : 4;
 }
 
 /* Declares the accumulators (prefix r, or s for j-split partial sums). */
@@ -273,7 +257,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, hdr);
 	free(hdr);
 	buf_puts(out, " */\n#include <math.h>\n#include <stddef.h>\n\n");
-	if (has_dd(f)) {
+	if (ir_widest(f, 0) == T_DD) {
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');
 	}

@@ -340,3 +340,15 @@ void ir_lanes(const Func *f, int *il, int *jl)
 		jl[k] = j;
 	}
 }
+
+Type ir_widest(const Func *f, int vars_only)
+{
+	Type t = T_F32;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].type > t)
+			t = f->var[v].type;
+	for (int k = 0; k < f->n && !vars_only; k++)
+		if (f->ins[k].type != T_BOOL && f->ins[k].type > t)
+			t = f->ins[k].type;
+	return t;
+}

@@ -92,6 +92,9 @@ const char *type_short(Type t);        /* "f32", "f64", "dd", "bool" */
 /* The i-lane and the j-lane each value depends on: a lane, -1 for none
  * (shared by all lanes), -2 for several.  il and jl hold f->n entries. */
 void ir_lanes(const Func *f, int *il, int *jl);
+/* The widest floating type of the declared variables (vars_only), or of
+ * everything the kernel computes: T_F32 < T_F64 < T_DD. */
+Type ir_widest(const Func *f, int vars_only);
 
 /* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1) */
 Func *lower(Ctx *c, Prog *p);

@@ -104,10 +104,7 @@ void ir_stats(const Func *f, Stats *s)
 
 void stats_print(const Func *f, const Stats *s, Buf *out)
 {
-	Type t = T_F32;
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].type > t)
-			t = f->var[v].type;
+	Type t = ir_widest(f, 1);
 	buf_printf(out, "kernel %s: --unroll-i=%d --unroll-j=%d --jsplit=%d, %s\n",
 	           f->name ? f->name : "?", f->ni, f->nj, f->jsplit,
 	           type_name(t));

@@ -15,35 +15,9 @@
 #include "nbrt.h"
 #include "sim.h"
 
-/* The kernel built in, a copy of dsl-examples/gravity.nbl (tests/sh/nbody.sh
- * checks that their code agrees), so that bin/nbody runs from anywhere. */
-static const char gravity_nbl[] =
-	"// Gravity with potential, Eq. 1 of paper 000: for every i,\n"
-	"//   a_i = sum_j m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2)\n"
-	"//   p_i = -sum_j m_j / (|x_j - x_i|^2 + eps^2)^(1/2)\n"
-	"// in units with G = 1, eps the softening length.  Paper 000 prints\n"
-	"// x_i - x_j and a positive p_i; the signs here make gravity attract (as\n"
-	"// in Eq. 1 of paper 003) and p_i the potential energy per unit mass.\n"
-	"// When i and j run over the same particles the j = i term adds nothing\n"
-	"// to a_i (dx = 0) and -m_i/eps to p_i, which the host adds back.\n"
-	"// eps2 + dx*dx + ... is written first, as paper 003 advises: three fmas.\n"
-	"// r2**-0.5 is one rsqrt, and m/r^3 two multiplies by it: no division.\n"
-	"LMEM xi, yi, zi;\n"
-	"BMEM xj, yj, zj, mj;\n"
-	"RMEM ax, ay, az, pot;\n"
-	"CONST eps2;\n"
-	"\n"
-	"dx = xj - xi;\n"
-	"dy = yj - yi;\n"
-	"dz = zj - zi;\n"
-	"r2 = eps2 + dx*dx + dy*dy + dz*dz;\n"
-	"rinv = r2**-0.5;\n"
-	"mrinv = mj*rinv;\n"
-	"mr3inv = mrinv*rinv*rinv;\n"
-	"ax += mr3inv*dx;\n"
-	"ay += mr3inv*dy;\n"
-	"az += mr3inv*dz;\n"
-	"pot -= mrinv;\n";
+/* The kernel built in: dsl-examples/gravity.nbl itself, embedded at build
+ * time (scripts/embed.sh), so that bin/nbody runs from anywhere. */
+extern const char nb_gravity_nbl[];
 
 #define MAX_N ((size_t)1 << 26)
 
@@ -220,7 +194,7 @@ static int parse_args(args *a, int argc, char **argv)
 			usage(stdout);
 			return P_DONE;
 		} else if (strcmp(s, "--print-kernel") == 0) {
-			fputs(gravity_nbl, stdout);
+			fputs(nb_gravity_nbl, stdout);
 			return P_DONE;
 		} else if (strcmp(s, "--list-devices") == 0) {
 			return nbrt_list(stdout) < 0 ? P_BAD : P_DONE;
@@ -411,8 +385,8 @@ static int setup(force *fc, args *a)
 	if (a->kernel)
 		fc->k = nbrt_load(fc->rt, a->kernel, &a->opt);
 	else
-		fc->k = nbrt_load_source(fc->rt, "gravity.nbl", gravity_nbl,
-		                         sizeof gravity_nbl - 1, &a->opt);
+		fc->k = nbrt_load_source(fc->rt, "gravity.nbl", nb_gravity_nbl,
+		                         strlen(nb_gravity_nbl), &a->opt);
 	if (!fc->k)
 		return fail("%s", nbrt_error(fc->rt));
 	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel

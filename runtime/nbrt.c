@@ -680,6 +680,8 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 			 * 2^16 i than in one): then wide i-chunks, the j range
 			 * split, still no launch over max */
 			ic = wide < max ? wide : max;
+			if (ic > imax)
+				ic = imax; /* before jc, which depends on it */
 			if (ic < ni) {
 				ic -= ic % u;
 				if (ic < u)
@@ -694,6 +696,8 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 		ic = imax - imax % u;
 	if (ic > ni)
 		ic = ni;
+	if (ic == 0) /* never stall, whatever the limits */
+		ic = u < ni ? u : ni;
 	for (size_t ib = 0; ib < ni; ib += ic) {
 		size_t n = ni - ib < ic ? ni - ib : ic;
 		if (nj == 0) {
