@@ -60,7 +60,17 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 	char opts[128] = "";
 	if (cl && onlyfloat && o->ftz)
 		strcat(opts, "-cl-denorms-are-zero");
-	/* dd arithmetic dies under fast-math: its error terms become 0 */
+	/* dd arithmetic dies under fast-math: its error terms become 0.  So
+	 * a dd kernel is built IEEE even under --fast-math, and as the user
+	 * asked for more, a warning at its first dd value says so. */
+	for (int k = 0; o->fast_math && dd && k < f->n; k++)
+		if (f->ins[k].type == T_DD && f->ins[k].loc.line > 0) {
+			warn(f->ctx, f->ins[k].loc, "--fast-math does not reach dd "
+			     "arithmetic: sums are reordered, but the kernel's "
+			     "compiler is not asked for fast math, which would "
+			     "turn dd's error terms into zero");
+			break;
+		}
 	if (cl && o->fast_math && !dd)
 		strcat(opts, *opts ? " -cl-fast-relaxed-math" :
 		       "-cl-fast-relaxed-math");

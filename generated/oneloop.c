@@ -43,12 +43,15 @@
  *   sqrt    8 incl. sqrt and division          ~1 (below)   0.71
  *   rsqrt  21 incl. sqrt and division          ~3 (below)   1.91
  *   exp ~200, log ~190, sin and cos ~250 DP operations, 1 table look-up
- *   for exp and log: largest error seen 2.6 * 2^-104 (1.3e-31); sin and cos
- *   for |x| < 2^45 only, beyond that they return NaN rather than a result
- *   without dd accuracy.  pow = exp(b log a): ~(1 + |b log a|) 2^-104, as
- *   the error of b log a is amplified by exp.  ("Seen": 180,000 random
- *   operands against QD's quad-double, tests/unit/test_ddlib.c.)  Results
- *   below 2^-969 in magnitude lose bits as the low word becomes subnormal.
+ *   for exp and log: largest error seen 2.6 * 2^-104 (1.3e-31).  sin and
+ *   cos: within 1e-30 relative plus an ABSOLUTE error of about
+ *   |n| 2^-163 for x = n pi/2 + r (below), so near their zeros they have
+ *   far fewer correct digits than a dd holds; for |x| < 2^45 only, beyond
+ *   that they return NaN rather than a result without dd accuracy.
+ *   pow = exp(b log a): ~(1 + |b log a|) 2^-104, as the error of b log a
+ *   is amplified by exp.  ("Seen": 180,000 random operands against QD's
+ *   quad-double, tests/unit/test_ddlib.c.)  Results below 2^-969 in
+ *   magnitude lose bits as the low word becomes subnormal.
  * [1] Joldes, Muller, Popescu, "Tight and rigorous error bounds for basic
  *     building blocks of double-word arithmetic", ACM TOMS 44(2), 2017:
  *     add is their AccurateDWPlusDW, mul DWTimesDW3, div DWDivDW2.
@@ -60,12 +63,29 @@
  * the code is right whether or not the compiler contracts a * b + c, even
  * across statements as NVIDIA's OpenCL does.  It must not be built
  * with -ffast-math / -cl-fast-relaxed-math / -cl-unsafe-math-optimizations:
- * reassociation turns every error term below into zero.  Special values:
+ * reassociation turns every error term below into zero; nor with
+ * finite-math-only (overflows come out NaN) or no-signed-zeros (clang
+ * then makes fma(a, b, 0.0) below a * b).  Special values:
  * every operation that meets an infinity or NaN returns (that, 0) with the
  * IEEE result of the high words, chosen by selects so the usual path stays
  * branch-free.  Internal names start with nb__. */
 #ifndef NB_DDLIB_H
 #define NB_DDLIB_H
+
+/* The options above announce themselves: OpenCL defines
+ * __FAST_RELAXED_MATH__ under -cl-fast-relaxed-math (clang also
+ * __FAST_MATH__, and __FINITE_MATH_ONLY__ 1 under -cl-finite-math-only);
+ * gcc defines __FAST_MATH__ under -ffast-math, __ASSOCIATIVE_MATH__,
+ * __RECIPROCAL_MATH__ and __NO_SIGNED_ZEROS__ under
+ * -funsafe-math-optimizations.  clang's -funsafe-math-optimizations and
+ * -cl-unsafe-math-optimizations define nothing: the runtime refuses those
+ * (runtime/nbrt_cl.c, nbrt_host.c). */
+#if defined(__FAST_MATH__) || defined(__FAST_RELAXED_MATH__) || \
+    defined(__ASSOCIATIVE_MATH__) || defined(__RECIPROCAL_MATH__) || \
+    defined(__NO_SIGNED_ZEROS__) || \
+    (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "double-double arithmetic cannot be built with fast-math options (-ffast-math, -cl-fast-relaxed-math, -funsafe-math-optimizations, finite-math-only, no-signed-zeros): they turn its error terms into zero"
+#endif
 
 /* clang, unlike gcc, warns of unused static inline functions outside
  * headers, and here the library is pasted into the kernel's own file */
@@ -489,10 +509,16 @@ static inline nb_dd nb_dd_pow(nb_dd a, nb_dd b)
 }
 
 /* ---- sin, cos ---------------------------------------------------------------
- * x = n pi/2 + r, |r| <= pi/4, with pi/2 in three doubles (~160 bits): the
- * high part x.hi - n P1 is exact (Sterbenz), n P1 and n P2 are exact
- * products, and every later sum is accurate relative to its result, so r is
- * good to ~2^-106 relative until |n| ~ 2^45 makes n itself uncertain.
+ * x = n pi/2 + r, |r| <= pi/4, with pi/2 in three doubles P1 + P2 + P3
+ * (~160 bits): the high part x.hi - n P1 is exact (Sterbenz), n P1 and
+ * n P2 are exact products, and every later sum is accurate relative to its
+ * result.  But n P3 is rounded and pi/2 is cut after P3, so r carries an
+ * absolute error of about |n| 2^-163 (largest seen 2.6 |n| 2^-163) on top
+ * of ~2^-106 |r|: not relative to r.  Where sin x or cos x is near zero
+ * (x near a multiple of pi/2, r tiny) that absolute error is the result's;
+ * e.g. sin of the dd nearest pi, -3.0e-33, comes out 2^-162.6 off: good
+ * to only 2^-54.6 relative (and 2^40 pi gives 2^40 times both).
+ * |n| >= 2^45 makes n itself uncertain.
  * sin r = r + r z S(z), z = r^2, Taylor to r^27 (next term < 2e-34
  * relative); cos r = sqrt(1 - sin^2 r) (>= 0.7, no cancellation).  Both
  * are always computed and the quadrant selects one, so sin and cos of a

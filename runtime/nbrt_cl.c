@@ -552,10 +552,41 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		"-cl-no-signed-zeros", "-cl-finite-math-only",
 		"-cl-unsafe-math-optimizations", NULL,
 	};
+	/* OpenCL 1.2 options that break dd arithmetic, refused for dd kernels
+	 * from the header and from $NBRT_CL_OPTIONS alike.  Harmless, and let
+	 * through: -cl-opt-disable, -cl-strict-aliasing, -cl-kernel-arg-info,
+	 * -cl-std, -D, -I, -w, -Werror. */
+	static const nbrt_badopt dd_bad[] = {
+		{"-cl-fast-relaxed-math", "it reassociates sums, which turns "
+		 "dd's error terms into zero"},
+		{"-cl-unsafe-math-optimizations", "it reassociates sums, which "
+		 "turns dd's error terms into zero"},
+		/* the selects that catch infinities fold away */
+		{"-cl-finite-math-only", "it drops the handling of infinities, "
+		 "so an overflow gives NaN"},
+		/* clang then folds fma(a, b, 0.0), the product nb__two_prod
+		 * shields, to a * b, which NVIDIA fuses with the next add */
+		{"-cl-no-signed-zeros", "it lets the compiler fuse the product "
+		 "whose rounding error dd counts separately"},
+		/* the spec's mad may truncate the product; contraction to a
+		 * true fma is on anyway, so there is nothing to gain */
+		{"-cl-mad-enable", "its mad may round a * b + c less "
+		 "accurately than dd's error bounds assume"},
+		/* on CPUs one flush mode serves float and double */
+		{"-cl-denorms-are-zero", "it flushes subnormals, and dd's error "
+		 "terms need gradual underflow"},
+		{"-cl-single-precision-constant", "it turns dd's double "
+		 "constants into floats"},
+		{NULL, NULL},
+	};
 	if (nbrt_options_ok(k, allowed))
 		return -1;
 	const char *extra = getenv("NBRT_CL_OPTIONS");
 	const char *own = k->f->options ? k->f->options : "";
+	if (nbrt_dd_options_ok(k, code, len, own, "its interface header",
+	                       dd_bad) ||
+	    nbrt_dd_options_ok(k, code, len, extra, "$NBRT_CL_OPTIONS", dd_bad))
+		return -1;
 	char o0[512], o1[512];
 	snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s %s", CL_STD, own,
 	         extra ? extra : "");

@@ -188,6 +188,60 @@ static int sealed(const char *path)
 	return ok;
 }
 
+/* gcc and clang options that break dd arithmetic, refused for dd kernels
+ * in the header and in $NBRT_CC / $CC (which may carry flags).
+ * -ffp-contract=fast is fine: ddlib.h is written for any contraction. */
+#define REASSOC "it reassociates sums, which turns dd's error terms into zero"
+#define INF "it drops the handling of infinities, so an overflow gives NaN"
+#define FTZ "it flushes subnormals, and dd's error terms need gradual underflow"
+#define X87 "x87 arithmetic rounds twice, and dd's error terms need one rounding"
+static const nbrt_badopt dd_bad[] = {
+	{"-ffast-math", REASSOC},
+	{"-Ofast", REASSOC},
+	{"-funsafe-math-optimizations", REASSOC},
+	{"-fassociative-math", REASSOC},
+	{"-ffp-model=fast", REASSOC},
+	{"-freciprocal-math", "x / y may become x * (1 / y), two "
+	 "roundings where dd's error bounds assume one"},
+	{"-fapprox-func", "it allows approximate square roots"},
+	/* the selects that catch infinities fold away */
+	{"-ffinite-math-only", INF},
+	{"-fno-honor-infinities", INF},
+	{"-fno-honor-nans", "it drops the handling of NaNs"},
+	/* clang then folds fma(a, b, 0.0), the product nb__two_prod
+	 * shields from contraction, to a * b */
+	{"-fno-signed-zeros", "it lets the compiler fuse the product "
+	 "whose rounding error dd counts separately"},
+	/* -mdaz-ftz links crtfastmath.o, which sets FTZ/DAZ for the
+	 * whole process */
+	{"-mdaz-ftz", FTZ},
+	{"-fdenormal-fp-math=preserve-sign", FTZ},
+	{"-fdenormal-fp-math=positive-zero", FTZ},
+	/* x87 rounds to 64 bits, then to 53 on a store */
+	{"-mfpmath=387", X87},
+	{"-mfpmath=sse+387", X87},
+	{"-mfpmath=both", X87},
+	{"-m387", X87},
+	{"-fsingle-precision-constant", "it turns dd's double constants "
+	 "into floats"},
+	{NULL, NULL},
+};
+#undef REASSOC
+#undef INF
+#undef FTZ
+#undef X87
+
+/* Before the cache too: an object built with such flags may be there. */
+static int dd_flags_ok(nbrt_kernel *k, const char *code, size_t len)
+{
+	const char *ncc = getenv("NBRT_CC");
+	return nbrt_dd_options_ok(k, code, len, k->f->options,
+	                          "its interface header", dd_bad) ||
+	       nbrt_dd_options_ok(k, code, len, k->rt->cc,
+	                          ncc && *ncc ? "$NBRT_CC" : "$CC", dd_bad) ?
+	       -1 : 0;
+}
+
 /* Compiles code into the shared object `so`; sources go to tmpdir. */
 static int cc(nbrt_kernel *k, const char *code, size_t len,
               const char *tmpdir, const char *so)
@@ -292,6 +346,8 @@ out:
 int nbrt_host_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
+	if (dd_flags_ok(k, code, len))
+		return -1;
 	if (!rt->hostkey && host_key(rt))
 		return -1;
 	nbrt_key key = {0};

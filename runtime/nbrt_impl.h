@@ -94,6 +94,17 @@ double nbrt_now(void);
  * a compiler command line).  Returns 0, or -1 with the message set. */
 int nbrt_options_ok(nbrt_kernel *k, const char *const *allowed);
 
+/* Refuses, for a kernel with dd arithmetic, each word of opts (build
+ * options from `from`, named in the message) that is in bad: options
+ * that silently destroy the low words.  Returns 0, or -1 with the
+ * message set.  A word over 63 bytes is compared by its start. */
+typedef struct nbrt_badopt {
+	const char *opt, *why;
+} nbrt_badopt;
+int nbrt_dd_options_ok(nbrt_kernel *k, const char *code, size_t len,
+                       const char *opts, const char *from,
+                       const nbrt_badopt *bad);
+
 /* A cache key: length-prefixed fields, so no two field lists collide. */
 typedef struct nbrt_key {
 	char *s;
