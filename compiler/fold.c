@@ -103,7 +103,29 @@ static int fold_dd(int op, const double *a, const double *b, const double *c,
 	return 1;
 }
 
-static int try_fold(Func *f, Ins *in)
+/* Source offsets already warned about: a literal temporary is lowered
+ * again at each use. */
+typedef struct Said {
+	int *off;
+	int n, cap;
+} Said;
+
+static int said(Said *s, int off)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->off[i] == off)
+			return 1;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->off = realloc(s->off, sizeof(int) * (size_t)s->cap);
+		if (!s->off)
+			ICE("out of memory");
+	}
+	s->off[s->n++] = off;
+	return 0;
+}
+
+static int try_fold(Func *f, Ins *in, Said *sd)
 {
 	const OpInfo *oi = &opinfo[in->op];
 	if (oi->props & (P_LEAF | P_SINK) || in->type == T_BOOL)
@@ -136,6 +158,17 @@ static int try_fold(Func *f, Ins *in)
 		if (!fold_dd(in->op, x[0], x[1], x[2], r))
 			return 0;
 	}
+	/* 1e38 * 10 in float, 1 / 0: a warning, as a literal beyond the
+	 * type's range is an error (lower.c), but an infinity may also be
+	 * meant */
+	int finite = 1;
+	for (int a = 0; a < oi->nargs; a++)
+		finite &= isfinite(x[a][0]) && isfinite(x[a][1]);
+	if (finite && !isfinite(r[0]) && !said(sd, in->loc.off))
+		warn(f->ctx, in->loc, "this constant expression is %s in %s",
+		     isnan(r[0]) ? "not a number (NaN)" : "infinite",
+		     in->type == T_F32 ? "float" : in->type == T_F64 ?
+		     "double" : "dd");
 	in->op = O_IMM;
 	in->imm[0] = r[0];
 	in->imm[1] = r[1];
@@ -151,6 +184,7 @@ void pass_fold(Func *f)
 	if (!repl || !keep)
 		ICE("out of memory");
 	int changed = 0;
+	Said sd = {0};
 	for (int k = 0; k < n; k++) {
 		repl[k] = k;
 		keep[k] = 1;
@@ -159,7 +193,7 @@ void pass_fold(Func *f)
 		for (int a = 0; a < ins_nargs(in); a++)
 			while (repl[in->arg[a]] != in->arg[a])
 				in->arg[a] = repl[in->arg[a]];
-		if (try_fold(f, in)) {
+		if (try_fold(f, in, &sd)) {
 			changed = 1;
 			continue;
 		}
@@ -201,6 +235,7 @@ void pass_fold(Func *f)
 	}
 	if (changed)
 		func_rewrite(f, keep, repl, NULL);
+	free(sd.off);
 	free(repl);
 	free(keep);
 	if (changed)

@@ -2,6 +2,7 @@
  * type (the widest of its operands) and converted where its context needs
  * another; literals are born in their context's type, dd literals read
  * from their spelling so that 0.1 is the dd nearest 0.1, not a double. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@ typedef struct L {
 	Func *f;
 	int varbase[4];  /* first Func.var index of each role */
 	int *tempval;    /* value of each typed temporary, by Sym.index */
+	int *said;       /* offsets of literals diagnosed: a literal temporary */
+	int nsaid, cap;  /* is lowered again at each use */
 } L;
 
 static Type default_type(L *l) { return (Type)l->c->opt->precision; }
@@ -22,22 +25,80 @@ static int emit(L *l, Ins in, Loc loc)
 	return ins_add(l->f, in);
 }
 
+/* Whether a literal's digits are not all zeros. */
+static int nonzero(const char *text)
+{
+	for (const char *p = text; *p && *p != 'e' && *p != 'E'; p++)
+		if (*p >= '1' && *p <= '9')
+			return 1;
+	return 0;
+}
+
+static int said(L *l, Loc loc)
+{
+	for (int i = 0; i < l->nsaid; i++)
+		if (l->said[i] == loc.off)
+			return 1;
+	if (l->nsaid == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->said = realloc(l->said, sizeof(int) * (size_t)l->cap);
+		if (!l->said)
+			ICE("out of memory");
+	}
+	l->said[l->nsaid++] = loc.off;
+	return 0;
+}
+
+/* A literal takes its type from its context here, so here is where one
+ * that type cannot hold is caught (sema has refused what overflows a
+ * double).  Too large is an error: 1e39 as a float would be infinity.
+ * Too small only a warning: rounding a nonzero literal to 0 (1e-50 in
+ * float), or to a float subnormal, which devices that flush subnormals
+ * read as 0, is off by less than the type's smallest step, and in most
+ * uses (x + 1e-50) changes nothing; but where it divides or is
+ * divided by, the user should know. */
+static void check_range(L *l, Type t, const char *text, double v, Loc loc)
+{
+	const char *tn = t == T_F32 ? "float" : t == T_F64 ? "double" : "dd";
+	int n = (int)strlen(text);
+	const char *more = n > 40 ? "..." : "";
+	if (isinf(v)) {
+		if (!said(l, loc))
+			error(l->c, loc, "number '%.40s%s' is too large for a "
+			      "%s, the type of its context (at most %.8g)", text,
+			      more, tn, t == T_F32 ? FLT_MAX : DBL_MAX);
+	} else if (v == 0 && nonzero(text)) {
+		if (!said(l, loc))
+			warn(l->c, loc, "number '%.40s%s' is too small for a %s, "
+			     "the type of its context: it becomes 0 (the smallest "
+			     "%s is %.2g)", text, more, tn, tn,
+			     t == T_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN);
+	} else if (t == T_F32 && v != 0 && fabs(v) < FLT_MIN) {
+		if (!said(l, loc))
+			warn(l->c, loc, "number '%.40s%s' is below the smallest "
+			     "normal float (%.8g), the type of its context: it "
+			     "keeps fewer digits, and is 0 where subnormals are "
+			     "flushed (float OpenCL kernels ask for that unless "
+			     "--no-ftz)", text, more, FLT_MIN);
+	}
+}
+
 static int imm(L *l, Type t, const char *text, double v, Loc loc)
 {
 	Ins in = ins_make(O_IMM, t, B_BODY, -1, -1, -1);
-	if (t == T_DD && text) {
-		double d[2];
-		/* sema refused the spellings strtod overflows on, and the
-		 * lexer's are plain decimals: reading cannot fail */
-		if (nb_dd_read(text, strlen(text), d))
-			ICE("dd literal '%s' not read", text);
-		in.imm[0] = d[0];
-		in.imm[1] = d[1];
-	} else if (t == T_F32) {
-		in.imm[0] = (double)(float)v;
-	} else {
-		in.imm[0] = v;
-	}
+	double d[2] = {v, 0};
+	/* sema refused the spellings strtod overflows on, and the lexer's
+	 * are plain decimals: a double or dd reading cannot fail.  A float
+	 * is read from the text, not rounded from the double, which could
+	 * round twice. */
+	if (t == T_DD && nb_dd_read(text, strlen(text), d))
+		ICE("dd literal '%s' not read", text);
+	if (t == T_F32 && nb_num_read(text, strlen(text), NB_FLOAT, d))
+		d[0] = INFINITY;
+	if (t == T_F32 || t == T_F64 || t == T_DD)
+		check_range(l, t, text, d[0], loc);
+	in.imm[0] = d[0];
+	in.imm[1] = d[1];
 	return emit(l, in, loc);
 }
 
@@ -199,5 +260,6 @@ Func *lower(Ctx *c, Prog *p)
 		}
 		}
 	}
+	free(l.said);
 	return l.f;
 }
