@@ -110,6 +110,10 @@ void ast_print(Prog *p, Buf *out);
 /* The deepest expression the parser accepts; deeper ones are an error so
  * that no later stage can run out of stack. */
 #define MAX_DEPTH 2000
+/* The most tokens a source may have.  Each costs up to about 130 bytes in
+ * the front end and may become IR, so this bounds the memory of a
+ * compilation before it is spent (docs/language.md, "Limits"). */
+#define MAX_TOKENS 4000000
 
 /* Helpers the parser uses to build nodes (ast.c). */
 Node *node_new(Ctx *c, NodeKind k, Loc l);

@@ -47,17 +47,43 @@ static void step(Dump *d, Func *f, const char *pass)
 	}
 }
 
+/* Refuses a Func that would grow past MAX_INS when its loop body is
+ * copied `copies` times (1: as it is), before the copies cost memory. */
+static int too_big(Ctx *c, const Func *f, long copies, const nb_options *o)
+{
+	long body = 0;
+	for (int k = 0; k < f->n; k++)
+		body += f->ins[k].blk == B_BODY;
+	long total = (long)f->n - body + body * copies;
+	if (total <= MAX_INS)
+		return 0;
+	if (copies == 1)
+		error_file(c, "the kernel is too large: %ld operations, more "
+		           "than the limit of %d; split it", total, MAX_INS);
+	else
+		error_file(c, "the kernel is too large for --unroll-i=%d "
+		           "--unroll-j=%d: %ld operations of %ld in the loop "
+		           "body, more than the limit of %d after unrolling; "
+		           "unroll less or split the kernel", o->unroll_i,
+		           o->unroll_j, total, body, MAX_INS);
+	return 1;
+}
+
 /* The optimizer: the order matters where a pass makes work for the next. */
 static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
                       const char *name)
 {
 	Func *f = lower(c, p);
 	f->name = name;
+	if (c->errors)
+		return f;
 	step(d, f, "lower");
 	pass_fold(f);
 	step(d, f, "fold");
 	pass_powred(f);
 	step(d, f, "powred");
+	if (too_big(c, f, 1, o))
+		return f;
 	pass_fold(f);
 	pass_cse(f);
 	step(d, f, "cse");
@@ -67,6 +93,8 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	step(d, f, "reassoc");
 	pass_fma(f);
 	step(d, f, "fma");
+	if (too_big(c, f, o->unroll_i, o))
+		return f;
 	pass_unroll_i(f, o->unroll_i);
 	step(d, f, "unroll-i");
 	pass_cse(f);
@@ -75,6 +103,9 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	step(d, f, "hoist");
 	pass_jsplit(f, o->jsplit);
 	step(d, f, "jsplit");
+	/* NJ copies and the one-element tail */
+	if (o->unroll_j > 1 && too_big(c, f, o->unroll_j + 1, o))
+		return f;
 	pass_unroll_j(f, o->unroll_j);
 	step(d, f, "unroll-j");
 	if (o->sched)
@@ -250,8 +281,9 @@ int nb_compile(const char *path, const char *src, size_t len,
 			goto done;
 		}
 	}
-	if (len > (size_t)1 << 30) {
-		error_file(&c, "source is larger than 1 GiB");
+	if (len > NB_MAX_SOURCE) {
+		error_file(&c, "the source is %zu bytes, more than the limit of "
+		           "%zu MiB", len, NB_MAX_SOURCE >> 20);
 		goto done;
 	}
 

@@ -96,7 +96,14 @@ void ir_lanes(const Func *f, int *il, int *jl);
  * everything the kernel computes: T_F32 < T_F64 < T_DD. */
 Type ir_widest(const Func *f, int vars_only);
 
-/* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1) */
+/* The most instructions a Func may have, before and after unrolling.  A
+ * compilation costs up to about 900 bytes per final instruction (the
+ * passes' copies and the generated text), so this keeps it under half a
+ * gigabyte; real kernels are thousands (docs/language.md, "Limits"). */
+#define MAX_INS 500000
+
+/* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1).  On a
+ * body of more than MAX_INS instructions it reports an error and stops. */
 Func *lower(Ctx *c, Prog *p);
 
 /* The passes, in the order driver.c runs them.  Each keeps the program's

@@ -234,6 +234,12 @@ Func *lower(Ctx *c, Prog *p)
 
 	for (int i = 0; i < p->nstmt; i++) {
 		Stmt *s = p->stmt[i];
+		if (l.f->n > MAX_INS) {
+			error(c, s->loc, "the kernel is too large: more than %d "
+			      "operations before this statement; split it",
+			      MAX_INS);
+			break;
+		}
 		switch (s->kind) {
 		case S_DECL:
 			break;

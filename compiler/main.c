@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		}
 	}
 	size_t len;
-	char *src = nb_read_file(in, &len, err, sizeof err);
+	char *src = nb_read_file_max(in, NB_MAX_SOURCE, &len, err, sizeof err);
 	if (!src) {
 		fprintf(stderr, "nbcc: error: %s\n", err);
 		return 1;

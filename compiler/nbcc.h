@@ -158,6 +158,12 @@ int nb_dd_write(char *buf, size_t len, double hi, double lo);
 /* Reads a whole file ("-" is standard input).  Returns NULL with a message
  * in err on failure. */
 char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* The same, refusing a file of more than max bytes ("'F' is larger than
+ * 16 MiB") before reading more than max + 1 of them. */
+char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
+                       size_t errlen);
+/* The largest source nbcc compiles (docs/language.md, "Limits"). */
+#define NB_MAX_SOURCE ((size_t)16 << 20)
 /* Writes data to path through a temporary and a rename, so a failure never
  * truncates what was there.  Returns 0, or -1 with a message in err. */
 int nb_write_file(const char *path, const char *data, size_t len, char *err,

@@ -3,6 +3,7 @@
  * and rename so a failure never destroys an existing output). */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,6 +265,25 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 
 char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
+	return nb_read_file_max(path, (size_t)1 << 30, len, err, errlen);
+}
+
+/* "16 MiB", "2.5 GiB": a size for messages. */
+static void size_text(char *buf, size_t n, size_t bytes)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)bytes;
+	int u = 0;
+	while (u < 4 && v >= 1024) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%.*f %s", v == (double)(long)v ? 0 : 1, v, unit[u]);
+}
+
+char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
+                       size_t errlen)
+{
 	if (errlen)
 		err[0] = 0;
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -277,18 +297,31 @@ char *nb_read_file(const char *path, size_t *len, char *err, size_t errlen)
 	for (;;) {
 		if (!s)
 			break;
+		if (n > max) {
+			char lim[32];
+			size_text(lim, sizeof lim, max);
+			snprintf(err, errlen, "'%s' is larger than %s", path, lim);
+			free(s);
+			s = NULL;
+			break;
+		}
 		if (n + 1 >= cap) {
-			char *t = cap < (size_t)1 << 30 ? realloc(s, cap * 2) : NULL;
+			char *t = cap < SIZE_MAX / 4 ? realloc(s, cap * 2) : NULL;
 			if (!t) {
 				free(s);
 				s = NULL;
-				snprintf(err, errlen, "'%s' is too large", path);
+				snprintf(err, errlen, "out of memory reading '%s' "
+				         "(%zu bytes so far)", path, n);
 				break;
 			}
 			s = t;
 			cap *= 2;
 		}
-		size_t k = fread(s + n, 1, cap - n - 1, f);
+		/* never more than max + 1 bytes: enough to see it is too big */
+		size_t room = cap - n - 1;
+		if (room > max + 1 - n)
+			room = max + 1 - n;
+		size_t k = fread(s + n, 1, room, f);
 		n += k;
 		if (k == 0) {
 			if (ferror(f)) {

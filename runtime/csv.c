@@ -3,15 +3,20 @@
  * correctly rounded, dd the nearest double-double both ways. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "nbrt.h"
 
+/* Sizes are checked against the memory there is before anything large is
+ * made (nbrun.c, csv_parse), so this is the rare failure of a small
+ * request: a message and a clean exit, not a core dump. */
 static _Noreturn void oom(void)
 {
-	fputs("nbrun: out of memory\n", stderr);
-	abort();
+	fputs("nbrun: error: out of memory\n", stderr);
+	exit(1);
 }
 
 static void *xmalloc(size_t n)
@@ -470,8 +475,31 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 		cap++;
 	int *map = xmalloc(sizeof(int) * (size_t)(ncol + 1));
 	int rc = header(&R, map);
+	/* the columns, checked against the memory there is: calloc would
+	 * promise them and the OOM killer end the process while they fill */
+	double need = 0;
+	for (int k = 0; k < ncol; k++)
+		need += (double)cap * (double)elem_size(cols[k].type);
+	double avail = nbrt_host_memory();
+	if (rc == 0 && need > avail) {
+		char a[32], b[32];
+		nbrt_format_bytes(a, sizeof a, need);
+		nbrt_format_bytes(b, sizeof b, avail);
+		csv_buf e = {0};
+		buf_printf(&e, "%s: error: %zu rows of %d %s column%s need %s "
+		           "of memory, and %s is available\n", path, cap - 1,
+		           ncol, what, ncol == 1 ? "" : "s", a, b);
+		*err = e.s;
+		rc = -1;
+	}
 	for (int k = 0; rc == 0 && k < ncol; k++)
-		cols[k].data = xmalloc(cap * elem_size(cols[k].type));
+		if (!(cols[k].data = malloc(cap * elem_size(cols[k].type)))) {
+			csv_buf e = {0};
+			buf_printf(&e, "%s: error: out of memory for %zu rows\n",
+			           path, cap - 1);
+			*err = e.s;
+			rc = -1;
+		}
 	size_t n = 0;
 	while (rc == 0 && next_line(&R)) {
 		if (skippable(&R))
@@ -497,7 +525,10 @@ int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
 	char msg[512];
 	size_t len;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	char *text = nb_read_file(path, &len, msg, sizeof msg);
+	/* the text, then the columns: half of what there is for the text */
+	double avail = nbrt_host_memory() / 2;
+	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
+	char *text = nb_read_file_max(path, max, &len, msg, sizeof msg);
 	if (!text) {
 		for (int k = 0; k < ncol; k++)
 			cols[k].data = NULL;

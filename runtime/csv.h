@@ -50,7 +50,7 @@ csv_status csv_number(const char *s, size_t n, nb_prec t, double v[2]);
 void csv_value_msg(char *buf, size_t len, csv_status st, const char *s,
                    size_t n, nb_prec t);
 
-/* A growable text buffer; out of memory aborts with a message. */
+/* A growable text buffer; out of memory exits with a message. */
 typedef struct csv_buf {
 	char *s;
 	size_t len, cap;

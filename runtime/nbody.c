@@ -556,6 +556,37 @@ static void summary(const args *a, const force *fc, const sim *s,
 	       gnb, f->flops, g38_step);
 }
 
+/* Memory for n bodies, checked before anything is allocated: the model's
+ * arrays (sim_alloc: 11 doubles a body, and one more while the picture
+ * view is chosen) and, once the kernel is known, the runtime's copies and
+ * buffers.  Refuses with the sizes where they do not fit. */
+static int check_memory(const args *a, force *fc)
+{
+	double model = 12.0 * sizeof(double) * (double)a->n, extra = 0;
+	if (fc && fc->k) {
+		const nb_iface *f = nbrt_iface(fc->k);
+		int native = 1; /* bound as doubles: copies unless all double */
+		for (int v = 0; v < f->nvar; v++)
+			native &= f->var[v].type == NB_DOUBLE;
+		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
+			return fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
+	}
+	double avail = nbrt_host_memory();
+	if (model + extra <= avail)
+		return 0;
+	char sn[32], sm[32], se[32], sa[32];
+	nbrt_format_bytes(sn, sizeof sn, model + extra);
+	nbrt_format_bytes(sm, sizeof sm, model);
+	nbrt_format_bytes(se, sizeof se, extra);
+	nbrt_format_bytes(sa, sizeof sa, avail);
+	if (fc && fc->k)
+		return fail("-n %zu needs %s of memory (the bodies %s, the "
+		            "runtime %s), and %s is available", a->n, sn, sm, se,
+		            sa);
+	return fail("-n %zu needs %s of memory for the bodies alone, and %s "
+	            "is available", a->n, sn, sa);
+}
+
 int main(int argc, char **argv)
 {
 	args a;
@@ -568,10 +599,22 @@ int main(int argc, char **argv)
 	force fc = {0};
 	sim s;
 	result r;
-	rc = setup(&fc, &a);
+	rc = check_memory(&a, NULL);
+	if (!rc)
+		rc = setup(&fc, &a);
+	if (!rc)
+		rc = check_memory(&a, &fc);
 	if (!rc && sim_alloc(&s, a.n, a.eps))
 		rc = fail("out of memory for %zu bodies", a.n);
 	else if (!rc) {
+		/* a big model takes seconds to make, and a force evaluation
+		 * much longer: say so, and report the evaluations' progress */
+		if (a.n >= (size_t)1 << 21)
+			fprintf(stderr, "nbody: making the %s model of %zu bodies, "
+			        "then %ld force evaluation%s of %.3g interactions "
+			        "each\n", sim_ic_name(a.ic), a.n, a.steps + 1,
+			        a.steps ? "s" : "", (double)a.n * (double)a.n);
+		nbrt_show_progress(fc.k, "nbody: force");
 		sim_ic_make(&s, a.ic, a.seed);
 		rc = run(&a, &fc, &s, &r);
 		if (!rc)

@@ -648,7 +648,9 @@ void nbrt_from_kernel(void *dst, nbrt_type t, const void *src, nb_prec kt,
 static int max_interactions(nbrt *rt, size_t *max)
 {
 	const char *e = getenv("NBRT_MAX_INTERACTIONS");
-	*max = (size_t)1 << 36;
+	/* a GPU does 2^36 in a fraction of a second; a CPU takes some
+	 * seconds for 2^33, which is as often as progress can be shown */
+	*max = (size_t)1 << (rt->gpu ? 36 : 33);
 	if (!e || !*e)
 		return 0;
 	char *end;
@@ -698,6 +700,7 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 		ic = ni;
 	if (ic == 0) /* never stall, whatever the limits */
 		ic = u < ni ? u : ni;
+	double total = (double)ni * (double)nj, done = 0;
 	for (size_t ib = 0; ib < ni; ib += ic) {
 		size_t n = ni - ib < ic ? ni - ib : ic;
 		if (nj == 0) {
@@ -709,6 +712,8 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 			size_t m = nj - jb < jc ? nj - jb : jc;
 			if (fn(k, ib, n, jb, m, jb > 0, ctx))
 				return -1;
+			done += (double)n * (double)m;
+			nbrt_progress(k, done, total);
 		}
 	}
 	return 0;
@@ -773,6 +778,7 @@ static int run_split(nbrt_kernel *k, int l, size_t ni, size_t nj)
 		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu", k->name, 1 << l, ni);
 	}
 	memcpy(a->b, k->b, sizeof *k->b * (size_t)k->f->nvar);
+	a->plabel = k->plabel;
 	k->last = a;
 	int r = nbrt_run(a, ni, nj);
 	k->tkern = a->tkern;
@@ -794,6 +800,8 @@ int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
 	double t0 = nbrt_now();
 	k->tkern = k->ttotal = 0;
 	k->launches = 0;
+	k->pstart = k->plast = t0;
+	k->pshown = 0;
 	if (ready(k, ni, nj) || max_interactions(k->rt, &k->maxint))
 		return -1;
 	int r = 0;

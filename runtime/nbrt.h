@@ -65,13 +65,34 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
 
 /* Runs for i in [0, ni) and j in [0, nj): uploads the bound inputs,
  * launches, and stores every RMEM into its bound array.  No launch covers
- * more than $NBRT_MAX_INTERACTIONS (default 2^36) interactions: the i range
+ * more than $NBRT_MAX_INTERACTIONS (default 2^36 on a GPU, 2^33 elsewhere,
+ * some seconds of a CPU) interactions: the i range
  * is split first, into parts still wide enough to keep the device busy,
  * then the j range (later j-parts add to the results).
  * ni = 0 writes nothing; nj = 0 stores zeros.  On OpenCL devices ni and nj
  * must fit the kernel's int indices (a little under 2^31).  Returns 0 or
  * -1.  A kernel is not to be run from two threads at once. */
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj);
+/* Memory, checked before a run allocates anything.  nbrt_host_memory:
+ * bytes this process may still use (the least of the machine's available
+ * memory, its cgroup's limit and what ulimit -v leaves).  nbrt_run_memory:
+ * what a run of ni x nj needs besides the caller's own arrays, in *host
+ * bytes of this machine's memory: staging copies (none for arrays bound
+ * in the kernel's own types when `native` is set) and, on a CPU device,
+ * its buffers.  Returns -1 with the message set, naming the sizes, when
+ * the device cannot hold the buffers (its global memory, or its largest
+ * buffer).  nbrt_format_bytes writes "1.5 GiB". */
+double nbrt_host_memory(void);
+int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
+                    double *host);
+void nbrt_format_bytes(char *buf, size_t len, double bytes);
+
+/* Progress of long runs: with a label ("nbrun"), a run that lasts more
+ * than 5 s reports on stderr every 5 s, after each launch, the share of
+ * the interactions done ("nbrun: 40% of 1e+12 interactions in 20 s, about
+ * 30 s to go").  Launches then wait for each other.  NULL: quiet. */
+void nbrt_show_progress(nbrt_kernel *k, const char *label);
+
 /* Launches the last nbrt_run made. */
 long nbrt_launches(const nbrt_kernel *k);
 

@@ -274,6 +274,8 @@ static int query(nbrt *rt)
 	free(ext);
 	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
 	                         sizeof rt->maxalloc, &rt->maxalloc, NULL)) ||
+	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_GLOBAL_MEM_SIZE,
+	                         sizeof rt->globalmem, &rt->globalmem, NULL)) ||
 	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
 	                         sizeof rt->maxwg, &rt->maxwg, NULL)) ||
 	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
@@ -739,6 +741,9 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	}
 	r->nev++;
 	k->launches++;
+	/* progress counts launches done, not queued */
+	if (k->plabel && drain(k, r))
+		return -1;
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct nbrt {
 	int gpu;           /* CL_DEVICE_TYPE_GPU */
 	int fp64;
 	cl_ulong maxalloc; /* largest buffer */
+	cl_ulong globalmem;/* all buffers */
 	size_t maxwg;
 	cl_ulong localmem; /* local memory per work group */
 	cl_uint units;     /* compute units */
@@ -57,6 +58,9 @@ struct nbrt_kernel {
 	double tkern, ttotal;
 	long launches;
 	size_t maxint;     /* most interactions in one launch, this run */
+	const char *plabel;/* progress on stderr (nbrt_show_progress) */
+	double pstart, plast; /* the run's start, the last report */
+	int pshown;        /* reported during this run */
 
 	/* host */
 	void *dl;
@@ -145,6 +149,9 @@ typedef int (*nbrt_launch_fn)(nbrt_kernel *k, size_t ibase, size_t ni,
                               size_t jbase, size_t nj, int accum, void *ctx);
 int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
                      size_t fill, nbrt_launch_fn fn, void *ctx);
+
+/* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
+void nbrt_progress(nbrt_kernel *k, double done, double total);
 
 /* nbrt_host.c */
 int nbrt_host_open(nbrt *rt);

@@ -606,6 +606,51 @@ static int write_results(const Args *a, const Side *r)
 	return 0;
 }
 
+/* The longest text csv_put_value writes for a value of t, and its comma:
+ * %.9g of a float, %.17g of a double, and for a dd 32 digits or a few
+ * more (an estimate: a dd with a tiny low part takes many more). */
+static double csv_width(nb_prec t)
+{
+	return t == NB_FLOAT ? 16 : t == NB_DOUBLE ? 25 : 44;
+}
+
+/* Everything a run of ni x nj will allocate, checked before it does:
+ * the inputs (with_inputs: --random makes them; read ones exist already),
+ * the results, their CSV text, and the runtime's copies and buffers. */
+static int check_memory(const Args *a, nbrt *rt, nbrt_kernel *k,
+                        const Side *l, const Side *b, const Side *r,
+                        size_t ni, size_t nj, int with_inputs)
+{
+	double in = 0, res = 0, text = 0, extra = 0;
+	for (int c = 0; with_inputs && c < l->n; c++)
+		in += (double)(ni + 1) * (double)esize(l->col[c].type);
+	for (int c = 0; with_inputs && c < b->n; c++)
+		in += (double)(nj + 1) * (double)esize(b->col[c].type);
+	for (int c = 0; c < r->n; c++) {
+		res += (double)(ni + 1) * (double)esize(r->col[c].type);
+		text += (double)ni * csv_width(r->col[c].type);
+	}
+	if (nbrt_run_memory(k, ni, nj, 1, &extra))
+		return fail(FAILED, "%s", nbrt_error(rt));
+	double need = in + res + text + extra, avail = nbrt_host_memory();
+	if (need <= avail)
+		return 0;
+	char what[64], sn[32], si[32], sr[32], st[32], se[32], sa[32];
+	if (a->random)
+		snprintf(what, sizeof what, "--random %zu,%zu", ni, nj);
+	else
+		snprintf(what, sizeof what, "Ni = %zu, Nj = %zu", ni, nj);
+	nbrt_format_bytes(sn, sizeof sn, need);
+	nbrt_format_bytes(si, sizeof si, in);
+	nbrt_format_bytes(sr, sizeof sr, res);
+	nbrt_format_bytes(st, sizeof st, text);
+	nbrt_format_bytes(se, sizeof se, extra);
+	nbrt_format_bytes(sa, sizeof sa, avail);
+	return fail(FAILED, "%s needs %s of memory (inputs %s, results %s, "
+	            "their CSV text up to %s, the runtime %s), and %s is "
+	            "available", what, sn, si, sr, st, se, sa);
+}
+
 static void report_time(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	double t = nbrt_kernel_time(k);
@@ -632,8 +677,12 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		fprintf(stderr, "nbrun: --random %zu,%zu --seed %llu\n", a->rni,
 		        a->rnj, s);
 	}
+	if (!rc && a->random)
+		rc = check_memory(a, rt, k, &l, &b, &r, a->rni, a->rnj, 1);
 	if (!rc)
 		rc = inputs(a, f, &l, &b);
+	if (!rc && !a->random)
+		rc = check_memory(a, rt, k, &l, &b, &r, l.len, b.len, 0);
 	if (!rc)
 		rc = other_consts(a, rt, k, set);
 	if (!rc)
@@ -641,6 +690,7 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	if (!rc)
 		rc = bind_side(k, &l, rt) || bind_side(k, &b, rt) ||
 		     bind_side(k, &r, rt) ? FAILED : 0;
+	nbrt_show_progress(k, "nbrun");
 	if (!rc && nbrt_run(k, l.len, b.len))
 		rc = fail(FAILED, "%s", nbrt_error(rt));
 	if (!rc) {

@@ -1,0 +1,249 @@
+/* nbrt_mem.c: what a run costs before it starts, and word of it while it
+ * lasts.  Programs check a run's memory against what this process may use
+ * and the device holds, so that a size too large is refused with the
+ * numbers rather than ending in the OOM killer; long runs report their
+ * progress on stderr. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "nbrt_impl.h"
+
+/* A "Key:   N kB" line of a /proc file, in bytes; -1 when absent. */
+static double proc_kb(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[256];
+	size_t n = strlen(key);
+	double v = -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':') {
+			v = 1024 * strtod(line + n + 1, NULL);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* One number in a file (a cgroup's memory.max: "max" is no limit). */
+static double file_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char s[64] = "";
+	double v = -1;
+	if (fgets(s, sizeof s, f) && s[0] >= '0' && s[0] <= '9')
+		v = strtod(s, NULL);
+	fclose(f);
+	return v;
+}
+
+/* What the memory cgroup (v2) of this process has left, -1 for no limit. */
+static double cgroup_left(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return -1;
+	char line[512], dir[700];
+	double left = -1;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		char path[800];
+		snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", line + 3);
+		snprintf(path, sizeof path, "%s/memory.max", dir);
+		double max = file_number(path);
+		snprintf(path, sizeof path, "%s/memory.current", dir);
+		double cur = file_number(path);
+		if (max >= 0 && cur >= 0)
+			left = max > cur ? max - cur : 0;
+	}
+	fclose(f);
+	return left;
+}
+
+double nbrt_host_memory(void)
+{
+	double avail = proc_kb("/proc/meminfo", "MemAvailable");
+	if (avail < 0) {
+		long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		avail = pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+	}
+	double cg = cgroup_left();
+	if (cg >= 0 && cg < avail)
+		avail = cg;
+	/* ulimit -v counts address space, which is mapped already in part */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		double used = proc_kb("/proc/self/status", "VmSize");
+		double left = (double)rl.rlim_cur - (used > 0 ? used : 0);
+		if (left < 0)
+			left = 0;
+		if (left < avail)
+			avail = left;
+	}
+	return avail;
+}
+
+void nbrt_format_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB",
+	                                   "PiB", "EiB"};
+	int u = 0;
+	while (u < 6 && bytes >= 1024) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f bytes", bytes);
+	else
+		snprintf(buf, len, "%.*f %s",
+		         bytes < 10 && bytes != (double)(long)bytes ? 1 : 0, bytes,
+		         unit[u]);
+}
+
+/* The device buffers of a run (nbrt_cl.c's ensure() makes each at least
+ * 64 bytes), and the largest of them. */
+static double device_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
+                           double *largest)
+{
+	const nb_iface *f = k->f;
+	double sum = 0, one;
+	*largest = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		nb_role r = f->var[v].role;
+		if (r != NB_LMEM && r != NB_RMEM)
+			continue;
+		one = (double)ni * (double)nbrt_prec_size(f->var[v].type);
+		one = one < 64 ? 64 : one;
+		sum += one;
+		*largest = one > *largest ? one : *largest;
+	}
+	for (int p = 0; p < f->npack; p++) {
+		const nb_pack *pk = &f->pack[p];
+		one = (double)nj * pk->vwidth * (pk->type == NB_FLOAT ? 4 : 8);
+		one = one < 64 ? 64 : one;
+		sum += one;
+		*largest = one > *largest ? one : *largest;
+	}
+	return sum;
+}
+
+/* The runtime's staging copies (nbrt_cl.c, nbrt_host.c): an array bound
+ * in another type than the kernel's goes through a converted copy, and on
+ * OpenCL so does every BMEM pack that is not one variable's own array. */
+static double staging_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
+                            int native)
+{
+	const nb_iface *f = k->f;
+	double sum = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		nb_role r = f->var[v].role;
+		if (r == NB_CONST || native)
+			continue;
+		if (r == NB_BMEM && !k->rt->host)
+			continue; /* counted with its pack */
+		sum += (double)(r == NB_BMEM ? nj : ni) *
+		       (double)nbrt_prec_size(f->var[v].type);
+	}
+	if (k->rt->host)
+		return sum;
+	for (int p = 0; p < f->npack; p++) {
+		const nb_pack *pk = &f->pack[p];
+		int vars = 0;
+		for (int v = 0; v < f->nvar; v++)
+			vars += f->var[v].role == NB_BMEM && f->var[v].pack == p;
+		double elem = (double)pk->vwidth * (pk->type == NB_FLOAT ? 4 : 8);
+		if (native && vars == 1 &&
+		    elem == (double)nbrt_prec_size(pk->type))
+			continue; /* sent as it is */
+		sum += (double)nj * elem;
+	}
+	return sum;
+}
+
+int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
+                    double *host)
+{
+	nbrt *rt = k->rt;
+	*host = staging_bytes(k, ni, nj, native);
+	if (rt->host)
+		return 0;
+	double largest, dev = device_bytes(k, ni, nj, &largest);
+	char a[32], b[32];
+	if (largest > (double)rt->maxalloc) {
+		nbrt_format_bytes(a, sizeof a, largest);
+		nbrt_format_bytes(b, sizeof b, (double)rt->maxalloc);
+		return nbrt_fail(rt, "kernel %s: Ni = %zu, Nj = %zu needs a "
+		                 "device buffer of %s; %s allows at most %s in one",
+		                 k->f->kernel, ni, nj, a, rt->name, b);
+	}
+	if (rt->globalmem && dev > (double)rt->globalmem) {
+		nbrt_format_bytes(a, sizeof a, dev);
+		nbrt_format_bytes(b, sizeof b, (double)rt->globalmem);
+		return nbrt_fail(rt, "kernel %s: Ni = %zu, Nj = %zu needs %s of "
+		                 "device memory; %s has %s", k->f->kernel, ni, nj,
+		                 a, rt->name, b);
+	}
+	/* a CPU device's buffers are this machine's memory */
+	if (!rt->gpu)
+		*host += dev;
+	return 0;
+}
+
+/* --- progress --------------------------------------------------------- */
+
+void nbrt_show_progress(nbrt_kernel *k, const char *label)
+{
+	if (k)
+		k->plabel = label;
+}
+
+/* "40 s", "12 min", "3.5 h", "60 days" */
+static void duration(char *buf, size_t len, double s)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.0f days", s / 86400);
+}
+
+/* Quiet for the first seconds, so short runs print nothing; then a line
+ * every few seconds (rewritten in place on a terminal). */
+enum { QUIET_S = 5, EVERY_S = 5 };
+
+void nbrt_progress(nbrt_kernel *k, double done, double total)
+{
+	if (!k->plabel || total <= 0)
+		return;
+	double now = nbrt_now(), t = now - k->pstart;
+	int last = done >= total;
+	if (t < QUIET_S || (!last && now - k->plast < EVERY_S) ||
+	    (last && !k->pshown))
+		return;
+	int tty = isatty(2);
+	double left = done > 0 ? t * (total - done) / done : 0;
+	char el[32], lf[32];
+	duration(el, sizeof el, t);
+	duration(lf, sizeof lf, left);
+	double pct = 100 * done / total;
+	fprintf(stderr, "%s%s: %.*f%% of %.3g interactions in %s",
+	        tty && k->pshown ? "\r" : "", k->plabel, pct < 10 ? 1 : 0, pct,
+	        total, el);
+	if (!last && done > 0)
+		fprintf(stderr, ", about %s to go%s", lf, tty ? "    " : "");
+	if (!tty || last)
+		fputc('\n', stderr);
+	fflush(stderr);
+	k->plast = now;
+	k->pshown = 1;
+}
