@@ -114,59 +114,14 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	return f;
 }
 
-/* Names a kernel may not take: the kernel is a function in C or OpenCL C
- * next to <math.h> and the OpenCL built-ins, so a file called nan.nbl or
- * max.nbl must not define nan() or max().  Keywords of both languages, the
- * math functions, the work-item functions, and our own prefixes. */
-static const char *const taken[] = {
-	"auto", "break", "case", "char", "const", "continue", "default", "do",
-	"double", "else", "enum", "extern", "float", "for", "goto", "if",
-	"inline", "int", "long", "register", "restrict", "return", "short",
-	"signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-	"unsigned", "void", "volatile", "while", "main", "kernel", "global",
-	"local", "constant", "private", "half", "bool", "uint", "uchar",
-	"ushort", "ulong", "size_t", "acos", "acosh", "asin", "asinh", "atan",
-	"atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf",
-	"erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax",
-	"fmin", "fmod", "frexp", "hypot", "ilogb", "ldexp", "lgamma", "log",
-	"log10", "log1p", "log2", "logb", "modf", "nan", "nearbyint",
-	"nextafter", "pow", "remainder", "rint", "round", "rsqrt", "sin",
-	"sinh", "sqrt", "tan", "tanh", "tgamma", "trunc", "min", "max", "clamp",
-	"mix", "sign", "dot", "cross", "length", "normalize", "distance",
-	"barrier", "abs", "mad", "select", "any", "all", "get_global_id",
-	"get_local_id", "get_group_id", "printf", "exit", "abort", "free",
-	"malloc", "isnan", "isinf", "isfinite", "isnormal", "signbit",
-	"fpclassify", "NAN", "INFINITY", "HUGE_VAL", NULL,
-};
-
-static int listed(const char *s, size_t n)
-{
-	for (int i = 0; taken[i]; i++)
-		if (strlen(taken[i]) == n && strncmp(taken[i], s, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* C's <math.h> also has each function with an f (float) and an l (long
- * double) suffix: the C back end calls sqrtf, so sqrtf.nbl is taken too.
- * NB_ names our macros, half_ OpenCL's other fast functions. */
-static int name_taken(const char *s)
-{
-	size_t n = strlen(s);
-	if (listed(s, n) || (n > 1 && (s[n - 1] == 'f' || s[n - 1] == 'l') &&
-	                     listed(s, n - 1)))
-		return 1;
-	return strncmp(s, "nb_", 3) == 0 || strncmp(s, "NB_", 3) == 0 ||
-	       strncmp(s, "native_", 7) == 0 || strncmp(s, "half_", 5) == 0 ||
-	       strncmp(s, "__", 2) == 0;
-}
-
 static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 {
+	/* Any identifier will do, kill or main or M_PI: generated code
+	 * spells it behind a prefix of its own (emit.h). */
 	if (o->kname) {
-		if (name_taken(o->kname))
-			error_file(c, "--name=%s: that name is taken by C or OpenCL "
-			           "(a keyword or a library function)", o->kname);
+		if (strlen(o->kname) > 255)
+			error_file(c, "--name=%.20s...: a kernel name may have at "
+			           "most 255 characters", o->kname);
 		return o->kname;
 	}
 	const char *b = strrchr(path, '/');
@@ -179,8 +134,8 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9')))
 			*p = '_';
-	/* a name C or OpenCL already has, or a digit first: k_NAME */
-	if ((*s >= '0' && *s <= '9') || name_taken(s))
+	/* a name is an identifier: 1d.nbl is k_1d */
+	if (*s >= '0' && *s <= '9')
 		return cprintf(c, "k_%s", s);
 	return s;
 }

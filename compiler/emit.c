@@ -35,6 +35,8 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 	char flags[512];
 	nb_options_str(o, flags, sizeof flags);
 	fc->kernel = xstrdup(f->name);
+	fc->entry = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
+	                            cl ? "" : "_entry"));
 	fc->target = xstrdup(target);
 	fc->source = xstrdup(source ? source : "-");
 	fc->flags = xstrdup(flags);

@@ -18,6 +18,17 @@ typedef struct Target {
 
 extern const Target target_opencl, target_c, target_amdil;
 
+/* Names in generated code.  A user's name goes into C or OpenCL C only
+ * behind a prefix: nbk_ for the kernel, nbv_ for a variable.  Nothing else
+ * the back ends write starts with either (their own names are short fixed
+ * ones -- ni, arr, v12, r0_1 -- and the dd library's start with nb_ and
+ * NB_), and no C, OpenCL or system library name does, so a kernel called
+ * kill, main or M_PI, or a variable called float4, ni or NULL, can
+ * neither take nor shadow anything.  The interface header keeps the bare
+ * names, which the runtime binds by. */
+#define NB_KPFX "nbk_"
+#define NB_VPFX "nbv_"
+
 /* emit.c: what the C-like back ends share */
 nb_iface *iface_build(const Func *f, const char *target, const char *source,
                       const nb_options *o);

@@ -136,14 +136,14 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 			snprintf(ix, sizeof ix, "i + k <= ilast ? i + k : ilast");
 		else
 			snprintf(ix, sizeof ix, "i%d", in->lane);
-		load(out, in->type, cprintf(f->ctx, "a_%s", v->name), ix);
+		load(out, in->type, cprintf(f->ctx, NB_VPFX "%s", v->name), ix);
 		break;
 	case O_LDJ:
 		snprintf(ix, sizeof ix, "j + %d", in->lane * f->jsplit);
-		load(out, in->type, cprintf(f->ctx, "a_%s", v->name), ix);
+		load(out, in->type, cprintf(f->ctx, NB_VPFX "%s", v->name), ix);
 		break;
 	case O_CONST:
-		buf_printf(out, "a_%s", v->name);
+		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
 		emit_rhs(out, f, k, 0, 0, name, c);
@@ -197,15 +197,16 @@ static void params(const Func *f, Buf *out)
 		switch (x->role) {
 		case NB_LMEM:
 		case NB_BMEM:
-			buf_printf(out, ",\n\tconst %s *restrict a_%s", stype(x->type),
-			           x->name);
+			buf_printf(out, ",\n\tconst %s *restrict " NB_VPFX "%s",
+			           stype(x->type), x->name);
 			break;
 		case NB_CONST:
-			buf_printf(out, ",\n\t%s a_%s", ctype(x->type), x->name);
+			buf_printf(out, ",\n\t%s " NB_VPFX "%s", ctype(x->type),
+			           x->name);
 			break;
 		case NB_RMEM:
-			buf_printf(out, ",\n\t%s *restrict a_%s", stype(x->type),
-			           x->name);
+			buf_printf(out, ",\n\t%s *restrict " NB_VPFX "%s",
+			           stype(x->type), x->name);
 			break;
 		}
 	}
@@ -262,7 +263,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_putc(out, '\n');
 	}
 
-	buf_printf(out, "void %s(", f->name);
+	buf_printf(out, "void " NB_KPFX "%s(", f->name);
 	params(f, out);
 	buf_puts(out, ")\n{\n");
 	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
@@ -349,14 +350,17 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 			if (f->var[v].type == T_DD) {
 				buf_printf(out, "%s\tnb_dd x = %s;\n", ind2, r);
 				buf_printf(out, "%s\tif (accum)\n%s\t\tx = nb_dd_add("
-				           "nb_dd_make(a_%s[2 * (%s)], a_%s[2 * (%s) + 1]), "
-				           "x);\n", ind2, ind2, nm, ix, nm, ix);
-				buf_printf(out, "%s\ta_%s[2 * (%s)] = x.hi;\n", ind2, nm, ix);
-				buf_printf(out, "%s\ta_%s[2 * (%s) + 1] = x.lo;\n", ind2, nm,
-				           ix);
+				           "nb_dd_make(" NB_VPFX "%s[2 * (%s)], "
+				           NB_VPFX "%s[2 * (%s) + 1]), x);\n", ind2, ind2, nm,
+				           ix, nm, ix);
+				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = x.hi;\n",
+				           ind2, nm, ix);
+				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s) + 1] = x.lo;\n",
+				           ind2, nm, ix);
 			} else {
-				buf_printf(out, "%s\ta_%s[%s] = accum ? a_%s[%s] + %s : %s;\n",
-				           ind2, nm, ix, nm, ix, r, r);
+				buf_printf(out, "%s\t" NB_VPFX "%s[%s] = accum ? "
+				           NB_VPFX "%s[%s] + %s : %s;\n", ind2, nm, ix, nm,
+				           ix, r, r);
 			}
 			buf_printf(out, "%s}\n", ind2);
 			if (c.lanes)
@@ -369,11 +373,12 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 
 	/* the entry for the runtime: arrays in interface order (LMEM, BMEM,
 	 * RMEM), every CONST as a (hi, lo) pair */
-	buf_printf(out, "void %s_entry(long ni, long nj, long ibase, long jbase, "
+	buf_printf(out, "void %s(long ni, long nj, long ibase, long jbase, "
 	           "int accum,\n\tvoid *const *arr, const double *cst)\n{\n",
-	           f->name);
+	           fc->entry);
 	buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
-	buf_printf(out, "\t%s(ni, nj, ibase, jbase, accum", f->name);
+	buf_printf(out, "\t" NB_KPFX "%s(ni, nj, ibase, jbase, accum",
+	           f->name);
 	int ia = 0, ic = 0;
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];

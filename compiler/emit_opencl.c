@@ -84,16 +84,18 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 	switch (in->op) {
 	case O_LDI:
 		if (in->type == T_DD)
-			buf_printf(out, "nb_dd_make(a_%s[i%d].x, a_%s[i%d].y)", v->name,
+			buf_printf(out, "nb_dd_make(" NB_VPFX "%s[i%d].x, "
+			           NB_VPFX "%s[i%d].y)", v->name,
 			           in->lane, v->name, in->lane);
 		else
-			buf_printf(out, "a_%s[i%d]", v->name, in->lane);
+			buf_printf(out, NB_VPFX "%s[i%d]", v->name, in->lane);
 		break;
 	case O_CONST:
 		if (in->type == T_DD)
-			buf_printf(out, "nb_dd_make(a_%s.x, a_%s.y)", v->name, v->name);
+			buf_printf(out, "nb_dd_make(" NB_VPFX "%s.x, " NB_VPFX
+			           "%s.y)", v->name, v->name);
 		else
-			buf_printf(out, "a_%s", v->name);
+			buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
 		emit_rhs(out, f, k, 1, e->fast, NULL, NULL);
@@ -272,12 +274,12 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 
 	buf_printf(out, "__kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))\n"
 	           "void %s(const int ni, const int nj, const int ibase, "
-	           "const int jbase, const int accum", f->name);
+	           "const int jbase, const int accum", fc->entry);
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_LMEM)
-			buf_printf(out, ",\n\t__global const %s *restrict a_%s",
-			           etype(x->type), x->name);
+			buf_printf(out, ",\n\t__global const %s *restrict "
+			           NB_VPFX "%s", etype(x->type), x->name);
 	}
 	for (int p = 0; p < fc->npack; p++)
 		buf_printf(out, ",\n\t__global const %s *restrict b%d",
@@ -285,13 +287,14 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_CONST)
-			buf_printf(out, ",\n\tconst %s a_%s", etype(x->type), x->name);
+			buf_printf(out, ",\n\tconst %s " NB_VPFX "%s",
+			           etype(x->type), x->name);
 	}
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_RMEM)
-			buf_printf(out, ",\n\t__global %s *restrict a_%s",
-			           etype(x->type), x->name);
+			buf_printf(out, ",\n\t__global %s *restrict "
+			           NB_VPFX "%s", etype(x->type), x->name);
 	}
 	buf_puts(out, ")\n{\n");
 	for (int p = 0; p < fc->npack && fc->tile; p++)
@@ -394,13 +397,15 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 			buf_printf(out, "\tif (i + %d <= ilast)\n", l);
 			if (f->var[v].type == T_DD)
 				buf_printf(out, "\t{\n\t\tnb_dd x = r%d_%d;\n\t\tif (accum)\n"
-				           "\t\t\tx = nb_dd_add(nb_dd_make(a_%s[i + %d].x, "
-				           "a_%s[i + %d].y), x);\n"
-				           "\t\ta_%s[i + %d] = (double2)(x.hi, x.lo);\n\t}\n",
+				           "\t\t\tx = nb_dd_add(nb_dd_make("
+				           NB_VPFX "%s[i + %d].x, " NB_VPFX "%s[i + %d].y), "
+				           "x);\n\t\t" NB_VPFX "%s[i + %d] = "
+				           "(double2)(x.hi, x.lo);\n\t}\n",
 				           v, l, nm, l, nm, l, nm, l);
 			else
-				buf_printf(out, "\t\ta_%s[i + %d] = accum ? a_%s[i + %d] + "
-				           "r%d_%d : r%d_%d;\n", nm, l, nm, l, v, l, v, l);
+				buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = accum ? "
+				           NB_VPFX "%s[i + %d] + r%d_%d : r%d_%d;\n", nm, l,
+				           nm, l, v, l, v, l);
 		}
 	}
 	buf_puts(out, "}\n");

@@ -4,7 +4,9 @@
  * kernel without its .nbl:
  *
  *   nbcc-interface 1
- *   kernel gravity              function name
+ *   kernel gravity              the user's name for the kernel
+ *   entry nbk_gravity           its symbol: the OpenCL kernel, or the C
+ *                               entry (nbk_gravity_entry)
  *   target opencl
  *   source dsl-examples/gravity.nbl
  *   flags --precision=float     nbcc flags it was built with
@@ -17,8 +19,20 @@
  *   var xi LMEM float           name role type [pack comp]
  *   var xj BMEM float 0 0
  *   end
- */
+ *
+ * The text of the values comes from outside (the source path above all)
+ * and sits inside a comment of C or OpenCL C, so it is escaped: a
+ * backslash is written \\, a control byte, a byte above 0x7e or a space
+ * where a space would end the value (inside a name, at the end of a line)
+ * \xHH, and the second character of each pair that could end or open a
+ * comment or form a trigraph -- the '/' of '*' '/', the '*' of '/' '*',
+ * the second '?' of '?' '?' -- is written \/, \* or \?.  No escaped value
+ * holds a newline, "*" "/" or "??" then, whatever the path.  The reader
+ * undoes exactly these escapes and refuses any other, a raw control
+ * byte, and a line given twice.  A missing entry line means the names
+ * nbcc used to give: the kernel name in OpenCL, KERNEL_entry in C. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nbcc.h"
@@ -48,6 +62,7 @@ void nb_iface_free(nb_iface *f)
 	free(f->var);
 	free(f->pack);
 	free(f->kernel);
+	free(f->entry);
 	free(f->target);
 	free(f->source);
 	free(f->flags);
@@ -55,15 +70,44 @@ void nb_iface_free(nb_iface *f)
 	free(f);
 }
 
+/* Writes s escaped as the header comment above says; `word`: the value is
+ * one word of a line (a name), so no space may stay raw. */
+static void put_esc(FILE *out, const char *s, int word)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned c = *p;
+		unsigned prev = p > (const unsigned char *)s ? p[-1] : 0;
+		if (c == '\\')
+			fputs("\\\\", out);
+		else if (c < 0x20 || c > 0x7e || (c == ' ' && (word || !p[1])))
+			fprintf(out, "\\x%02x", c);
+		else if ((c == '/' && prev == '*') ||
+		         (c == '*' && prev == '/') || (c == '?' && prev == '?'))
+			fprintf(out, "\\%c", (int)c);
+		else
+			fputc((int)c, out);
+	}
+}
+
+static void line(FILE *out, const char *p, const char *key, const char *v,
+                 int word)
+{
+	fprintf(out, "%s%s%s", p, key, *v ? " " : "");
+	put_esc(out, v, word);
+	fputc('\n', out);
+}
+
 void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 {
 	fprintf(out, "%snbcc-interface 1\n", p);
-	fprintf(out, "%skernel %s\n", p, f->kernel);
-	fprintf(out, "%starget %s\n", p, f->target);
-	fprintf(out, "%ssource %s\n", p, f->source ? f->source : "-");
-	fprintf(out, "%sflags %s\n", p, f->flags ? f->flags : "");
+	line(out, p, "kernel", f->kernel, 1);
+	if (f->entry)
+		line(out, p, "entry", f->entry, 1);
+	line(out, p, "target", f->target, 1);
+	line(out, p, "source", f->source ? f->source : "-", 0);
+	line(out, p, "flags", f->flags ? f->flags : "", 0);
 	if (f->options && *f->options)
-		fprintf(out, "%soptions %s\n", p, f->options);
+		line(out, p, "options", f->options, 0);
 	fprintf(out, "%sprecision %s\n", p, nb_prec_name(f->precision));
 	fprintf(out, "%sunroll %d %d %d\n", p, f->unroll_i, f->unroll_j,
 	        f->jsplit);
@@ -75,13 +119,62 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 		        f->pack[i].vwidth);
 	for (int i = 0; i < f->nvar; i++) {
 		const nb_var *v = &f->var[i];
-		fprintf(out, "%svar %s %s %s", p, v->name, nb_role_name(v->role),
+		fprintf(out, "%svar ", p);
+		put_esc(out, v->name, 1);
+		fprintf(out, " %s %s", nb_role_name(v->role),
 		        nb_prec_name(v->type));
 		if (v->role == NB_BMEM)
 			fprintf(out, " %d %d", v->pack, v->comp);
 		fputc('\n', out);
 	}
 	fprintf(out, "%send\n", p);
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
+	       c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Undoes put_esc in place.  Returns NULL, or why the text is malformed. */
+static const char *unesc(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		if ((unsigned char)*r < 0x20 || *r == 0x7f)
+			return "a raw control byte (written \\xHH by nbcc)";
+		if (*r != '\\') {
+			*w++ = *r;
+			continue;
+		}
+		r++;
+		if (*r == '\\' || *r == '/' || *r == '*' || *r == '?') {
+			*w++ = *r;
+		} else if (*r == 'x') {
+			int h = hexval(r[1]), l = h < 0 ? -1 : hexval(r[2]);
+			if (l < 0)
+				return "'\\x' without two hex digits";
+			if (h == 0 && l == 0)
+				return "a NUL byte (\\x00)";
+			*w++ = (char)(h * 16 + l);
+			r += 2;
+		} else {
+			return *r ? "an unknown escape (only \\\\, \\/, \\*, \\? "
+			       "and \\xHH are written)" : "a '\\' at the end";
+		}
+	}
+	*w = 0;
+	return NULL;
+}
+
+static int is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
 }
 
 static int prec_of(const char *s, nb_prec *p)
@@ -104,6 +197,25 @@ static int role_of(const char *s, nb_role *r)
 	return -1;
 }
 
+/* A whole decimal int in [lo, 1 << 30]: "4x" and "" are not numbers. */
+static int num(const char *s, int lo, int *v)
+{
+	char *e;
+	errno = 0;
+	long x = strtol(s, &e, 10);
+	if (e == s || *e || errno || x < lo || x > (1L << 30))
+		return -1;
+	*v = (int)x;
+	return 0;
+}
+
+static int real(const char *s, double *v)
+{
+	char *e;
+	*v = strtod(s, &e);
+	return e == s || *e ? -1 : 0;
+}
+
 static char *dupn(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
@@ -114,20 +226,170 @@ static char *dupn(const char *s, size_t n)
 	return p;
 }
 
-/* Splits a line into at most 8 words in place. */
+/* Splits a line into at most 8 words in place; 9 means more. */
 static int words(char *s, char **w)
 {
 	int n = 0;
-	while (*s && n < 8) {
-		while (*s == ' ' || *s == '\t')
+	while (*s) {
+		while (*s == ' ')
 			*s++ = 0;
 		if (!*s)
 			break;
+		if (n == 8)
+			return 9;
 		w[n++] = s;
-		while (*s && *s != ' ' && *s != '\t')
+		while (*s && *s != ' ')
 			s++;
 	}
 	return n;
+}
+
+static int byname(const void *a, const void *b)
+{
+	return strcmp((*(nb_var *const *)a)->name, (*(nb_var *const *)b)->name);
+}
+
+/* The keys of the lines, in the order nbcc writes them; each may appear
+ * once, except pack and var. */
+static const char *const keys[] = {
+	"kernel", "entry", "target", "source", "flags", "options", "precision",
+	"unroll", "launch", "flops", "pack", "var", "end", NULL,
+};
+enum { K_KERNEL, K_ENTRY, K_TARGET, K_SOURCE, K_FLAGS, K_OPTIONS, K_PREC,
+       K_UNROLL, K_LAUNCH, K_FLOPS, K_PACK, K_VAR, K_END };
+
+/* Reads one line (s: its text after the comment prefix) into f.  Returns
+ * NULL, or what is wrong with it. */
+static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
+{
+	size_t kl = strcspn(s, " ");
+	int key = 0;
+	while (keys[key] && (strlen(keys[key]) != kl ||
+	                     strncmp(keys[key], s, kl) != 0))
+		key++;
+	if (!keys[key])
+		return "unknown key";
+	if (key != K_PACK && key != K_VAR) {
+		if (*seen & 1u << key)
+			return "given twice";
+		*seen |= 1u << key;
+	}
+	/* values that are the rest of the line: they may hold spaces */
+	if (key == K_SOURCE || key == K_FLAGS || key == K_OPTIONS) {
+		char *v = s + kl + (s[kl] == ' ');
+		const char *why = unesc(v);
+		if (why)
+			return why;
+		char *d = dupn(v, strlen(v));
+		if (!d) {
+			*oom = 1;
+			return "";
+		}
+		*(key == K_SOURCE ? &f->source : key == K_FLAGS ? &f->flags :
+		  &f->options) = d;
+		return NULL;
+	}
+	char *w[8];
+	int n = words(s, w);
+	for (int i = 1; i < n && i < 8; i++) {
+		const char *why = unesc(w[i]);
+		if (why)
+			return why;
+	}
+	switch (key) {
+	case K_KERNEL:
+	case K_ENTRY:
+	case K_TARGET: {
+		if (n != 2)
+			return "expected one word after the key";
+		/* the runtime makes a symbol of these */
+		if (key != K_TARGET && !is_ident(w[1]))
+			return "not an identifier";
+		char **to = key == K_KERNEL ? &f->kernel : key == K_ENTRY ?
+		            &f->entry : &f->target;
+		if (!(*to = dupn(w[1], strlen(w[1]))))
+			*oom = 1;
+		return NULL;
+	}
+	case K_PREC:
+		return n == 2 && prec_of(w[1], &f->precision) == 0 ? NULL :
+		       "expected float, double or dd";
+	case K_UNROLL:
+		return n == 4 && !num(w[1], 1, &f->unroll_i) &&
+		       !num(w[2], 1, &f->unroll_j) &&
+		       !num(w[3], 1, &f->jsplit) ? NULL :
+		       "expected three positive integers";
+	case K_LAUNCH:
+		return n == 3 && !num(w[1], 0, &f->wg) &&
+		       !num(w[2], 0, &f->tile) ? NULL :
+		       "expected two integers >= 0";
+	case K_FLOPS:
+		return n == 3 && !real(w[1], &f->flops) &&
+		       !real(w[2], &f->flops_conv) ? NULL :
+		       "expected two numbers";
+	case K_PACK: {
+		nb_pack k;
+		int ix;
+		if (n != 5 || num(w[1], 0, &ix) || ix != f->npack ||
+		    prec_of(w[2], &k.type) || num(w[3], 1, &k.width) ||
+		    num(w[4], 1, &k.vwidth) || k.vwidth > 16)
+			return "expected: pack INDEX TYPE VALUES SCALARS, the "
+			       "packs numbered from 0";
+		nb_pack *np = realloc(f->pack, sizeof(nb_pack) *
+		                      (size_t)(f->npack + 1));
+		if (!np) {
+			*oom = 1;
+			return "";
+		}
+		f->pack = np;
+		f->pack[f->npack++] = k;
+		return NULL;
+	}
+	case K_VAR: {
+		nb_var v = {NULL, NB_LMEM, NB_FLOAT, -1, -1};
+		if ((n != 4 && n != 6) || role_of(w[2], &v.role) ||
+		    prec_of(w[3], &v.type) || (n == 6) != (v.role == NB_BMEM) ||
+		    (n == 6 && (num(w[4], 0, &v.pack) ||
+		                num(w[5], 0, &v.comp))))
+			return "expected: var NAME ROLE TYPE, and PACK COMP for "
+			       "a BMEM";
+		if (!is_ident(w[1]))
+			return "the name is not an identifier";
+		nb_var *nv = realloc(f->var, sizeof(nb_var) *
+		                     (size_t)(f->nvar + 1));
+		if (nv)
+			f->var = nv;
+		if (!nv || !(v.name = dupn(w[1], strlen(w[1])))) {
+			*oom = 1;
+			return "";
+		}
+		f->var[f->nvar++] = v;
+		return NULL;
+	}
+	default: /* K_END */
+		return n == 1 ? NULL : "expected nothing after 'end'";
+	}
+}
+
+/* A variable named twice would bind one array to two arguments. */
+static const char *duplicate_var(const nb_iface *f, int *oom)
+{
+	if (f->nvar < 2)
+		return NULL;
+	const nb_var **s = malloc(sizeof *s * (size_t)f->nvar);
+	if (!s) {
+		*oom = 1;
+		return NULL;
+	}
+	for (int i = 0; i < f->nvar; i++)
+		s[i] = &f->var[i];
+	qsort(s, (size_t)f->nvar, sizeof *s, byname);
+	const char *dup = NULL;
+	for (int i = 1; i < f->nvar && !dup; i++)
+		if (strcmp(s[i - 1]->name, s[i]->name) == 0)
+			dup = s[i]->name;
+	free(s);
+	return dup;
 }
 
 nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
@@ -153,14 +415,19 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 		goto oom;
 	const char *end = text + len;
 	const char *p = start;
-	int lineno = 0, done = 0;
-	while (p < end && !done) {
+	/* messages count lines in the file, as an editor shows them */
+	int lineno = 0, oom = 0, first = 1;
+	for (const char *q = text; q < start; q++)
+		lineno += *q == '\n';
+	unsigned seen = 0;
+	while (p < end && !(seen & 1u << K_END)) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
 		char *line = dupn(p, (size_t)(nl - p));
 		if (!line)
 			goto oom;
+		const char *raw = p; /* one_line cuts `line` up */
 		p = nl + 1;
 		lineno++;
 		/* drop the comment prefix: spaces, '*', ';', '/' */
@@ -170,93 +437,39 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 		size_t sl = strlen(s);
 		while (sl && (s[sl - 1] == '\r' || s[sl - 1] == ' '))
 			s[--sl] = 0;
-		if (lineno == 1) {
+		const char *why = first ? NULL :
+		                  memchr(line, 0, (size_t)(nl - raw)) ?
+		                  "a NUL byte" : one_line(f, s, &seen, &oom);
+		first = 0;
+		if (oom) {
 			free(line);
-			continue;
+			goto oom;
 		}
-		char *rest = strchr(s, ' ');
-		char *w[8];
-		int ok = 1;
-		if (strcmp(s, "end") == 0) {
-			done = 1;
-		} else if (strncmp(s, "source ", 7) == 0) {
-			f->source = dupn(s + 7, strlen(s + 7));
-		} else if (strncmp(s, "flags", 5) == 0 && (!s[5] || s[5] == ' ')) {
-			const char *v = rest ? rest + 1 : "";
-			f->flags = dupn(v, strlen(v));
-		} else if (strncmp(s, "options ", 8) == 0) {
-			f->options = dupn(s + 8, strlen(s + 8));
-		} else {
-			int n = words(s, w);
-			if (n == 2 && strcmp(w[0], "kernel") == 0) {
-				f->kernel = dupn(w[1], strlen(w[1]));
-			} else if (n == 2 && strcmp(w[0], "target") == 0) {
-				f->target = dupn(w[1], strlen(w[1]));
-			} else if (n == 2 && strcmp(w[0], "precision") == 0) {
-				ok = prec_of(w[1], &f->precision) == 0;
-			} else if (n == 4 && strcmp(w[0], "unroll") == 0) {
-				f->unroll_i = atoi(w[1]);
-				f->unroll_j = atoi(w[2]);
-				f->jsplit = atoi(w[3]);
-				ok = f->unroll_i > 0 && f->unroll_j > 0 &&
-				     f->jsplit > 0;
-			} else if (n == 3 && strcmp(w[0], "launch") == 0) {
-				f->wg = atoi(w[1]);
-				f->tile = atoi(w[2]);
-				ok = f->wg >= 0 && f->tile >= 0;
-			} else if (n == 3 && strcmp(w[0], "flops") == 0) {
-				f->flops = atof(w[1]);
-				f->flops_conv = atof(w[2]);
-			} else if (n == 5 && strcmp(w[0], "pack") == 0) {
-				nb_pack *np = realloc(f->pack, sizeof(nb_pack) *
-				                      (size_t)(f->npack + 1));
-				if (!np)
-					goto oom;
-				f->pack = np;
-				nb_pack *k = &f->pack[f->npack];
-				ok = atoi(w[1]) == f->npack &&
-				     prec_of(w[2], &k->type) == 0;
-				k->width = atoi(w[3]);
-				k->vwidth = atoi(w[4]);
-				ok = ok && k->width >= 1 && k->vwidth >= 1 &&
-				     k->vwidth <= 16;
-				f->npack++;
-			} else if ((n == 4 || n == 6) && strcmp(w[0], "var") == 0) {
-				nb_var *nv = realloc(f->var, sizeof(nb_var) *
-				                     (size_t)(f->nvar + 1));
-				if (!nv)
-					goto oom;
-				f->var = nv;
-				nb_var *v = &f->var[f->nvar];
-				memset(v, 0, sizeof *v);
-				v->pack = v->comp = -1;
-				v->name = dupn(w[1], strlen(w[1]));
-				f->nvar++;
-				ok = role_of(w[2], &v->role) == 0 &&
-				     prec_of(w[3], &v->type) == 0;
-				if (ok && v->role == NB_BMEM) {
-					ok = n == 6;
-					if (ok) {
-						v->pack = atoi(w[4]);
-						v->comp = atoi(w[5]);
-					}
-				}
-			} else {
-				ok = 0;
-			}
-		}
-		if (!ok) {
-			snprintf(err, errlen, "malformed interface line %d: "
-			         "'%.60s'", lineno, s);
+		if (why) {
+			/* the line as it stands, control bytes escaped */
+			char shown[64];
+			size_t n = 0;
+			const char *q = raw + (s - line), *qe = q + sl;
+			for (; q < qe && n + 5 < sizeof shown; q++)
+				if ((unsigned char)*q < 0x20 || *q == 0x7f)
+					n += (size_t)snprintf(shown + n,
+					                      sizeof shown - n, "\\x%02x",
+					                      (unsigned char)*q);
+				else
+					shown[n++] = *q;
+			shown[n] = 0;
+			snprintf(err, errlen, "malformed interface line %d: %s: "
+			         "'%s%s'", lineno, why, shown,
+			         q < qe ? "..." : "");
 			free(line);
 			nb_iface_free(f);
 			return NULL;
 		}
 		free(line);
 	}
-	const char *miss = !done ? "end" : !f->kernel ? "kernel" :
-	                   !f->target ? "target" : !f->unroll_i ? "unroll" :
-	                   NULL;
+	const char *miss = !(seen & 1u << K_END) ? "end" :
+	                   !f->kernel ? "kernel" : !f->target ? "target" :
+	                   !f->unroll_i ? "unroll" : NULL;
 	if (miss) {
 		snprintf(err, errlen, "interface header has no '%s' line", miss);
 		nb_iface_free(f);
@@ -272,6 +485,23 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 			nb_iface_free(f);
 			return NULL;
 		}
+	}
+	const char *dup = duplicate_var(f, &oom);
+	if (oom)
+		goto oom;
+	if (dup) {
+		snprintf(err, errlen, "interface: variable '%s' is declared "
+		         "twice", dup);
+		nb_iface_free(f);
+		return NULL;
+	}
+	/* files from before the entry line: the names nbcc gave then */
+	if (!f->entry) {
+		size_t n = strlen(f->kernel) + sizeof "_entry";
+		if (!(f->entry = malloc(n)))
+			goto oom;
+		snprintf(f->entry, n, "%s%s", f->kernel,
+		         strcmp(f->target, "c") == 0 ? "_entry" : "");
 	}
 	return f;
 oom:

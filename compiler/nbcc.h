@@ -83,7 +83,11 @@ typedef struct nb_pack {
  * accum = 0 results are stored, otherwise added to what the arrays hold.
  * dd values are two doubles (hi, lo) side by side. */
 typedef struct nb_iface {
-	char *kernel;      /* function name */
+	char *kernel;      /* the user's name for the kernel */
+	char *entry;       /* its symbol: the OpenCL kernel function, or the
+	                      C entry taking arrays as a table (nbk_K_entry);
+	                      generated code prefixes every name it takes
+	                      from the user (see compiler/emit.h) */
 	char *target;      /* "opencl", "c", "amdil" */
 	char *source;      /* the .nbl it came from */
 	char *flags;       /* nbcc flags used */

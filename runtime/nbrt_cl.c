@@ -625,7 +625,7 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	cl_int e;
 	if (check_iface(k, code, len) || program(k, code, len))
 		return -1;
-	k->kern = clCreateKernel(k->prog, f->kernel, &e);
+	k->kern = clCreateKernel(k->prog, f->entry, &e);
 	if (!k->kern)
 		return clfail(rt, k->name, "clCreateKernel", e);
 	cl_uint nargs = 0;

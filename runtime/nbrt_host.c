@@ -1,10 +1,11 @@
 /* nbrt_host.c: the host device.  Kernels from the C back end are compiled
  * by the system's C compiler into a shared object (cached on disk), loaded
- * with dlopen and called through their KERNEL_entry; OpenMP inside the
- * kernel spreads the i range over the cores. */
+ * with dlopen and called through their entry (nbk_KERNEL_entry); OpenMP
+ * inside the kernel spreads the i range over the cores. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,14 +135,19 @@ static int open_so(nbrt_kernel *k, const char *so)
 		const char *e = dlerror();
 		return nbrt_fail(k->rt, "%s: dlopen: %s", k->name, e ? e : "failed");
 	}
-	char sym[256];
-	snprintf(sym, sizeof sym, "%s_entry", k->f->kernel);
+	/* On the handle, never RTLD_DEFAULT; and since a handle answers for
+	 * the libraries the object needs too, the function found must be
+	 * the object's own: an entry line naming kill finds libc's. */
+	const char *sym = k->f->entry;
 	dlerror();
 	void *fn = dlsym(dl, sym);
-	if (!fn) {
+	struct link_map *own = NULL, *at = NULL;
+	Dl_info di;
+	if (!fn || dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
+	    !dladdr1(fn, &di, (void **)&at, RTLD_DL_LINKMAP) || at != own) {
 		dlclose(dl);
 		return nbrt_fail(k->rt, "%s: the compiled kernel has no function "
-		                 "'%s'", k->name, sym);
+		                 "'%s'%s", k->name, sym, fn ? " of its own" : "");
 	}
 	/* POSIX lets a data pointer from dlsym hold a function's address */
 	memcpy(&k->entry, &fn, sizeof fn);
@@ -253,7 +259,9 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	};
 	if (nbrt_options_ok(k, allowed))
 		return -1;
-	char *src = nbrt_aprintf("%s/%s.c", tmpdir, k->f->kernel);
+	/* not named after the kernel: a 255-character name would make too
+	 * long a file name */
+	char *src = nbrt_aprintf("%s/kernel.c", tmpdir);
 	char *qs = src ? shq(src) : NULL, *qo = shq(so);
 	const char *own = k->f->options ? k->f->options : "";
 	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s -o %s %s -lm 2>&1",

@@ -84,7 +84,7 @@ static void check_kernel(const char *path)
 		/* the dd library comes once, with the first variant */
 		const char *text = out.code;
 		if (v > 0) {
-			const char *fn = strstr(text, "\nvoid k_");
+			const char *fn = strstr(text, "\nvoid nbk_k_");
 			ck_assert(fn != NULL);
 			text = fn;
 		}
@@ -146,10 +146,8 @@ static void check_kernel(const char *path)
 			args[na++] = arr[v];
 		}
 		/* reference run */
-		char sym[80];
-		snprintf(sym, sizeof sym, "%s_entry", f->kernel);
-		entry_fn *fn = (entry_fn *)dlsym(so, sym);
-		ck_assert_msg(fn != NULL, "%s", sym);
+		entry_fn *fn = (entry_fn *)dlsym(so, f->entry);
+		ck_assert_msg(fn != NULL, "%s", f->entry);
 		fn(ni, nj, 0, 0, 0, args, cst);
 		for (int v = 0; v < nv; v++)
 			if (f->var[v].role == NB_RMEM) {
@@ -159,9 +157,8 @@ static void check_kernel(const char *path)
 				memcpy(res[v], arr[v], bytes);
 			}
 		for (int k = 0; k < NVAR; k++) {
-			snprintf(sym, sizeof sym, "%s_entry", ifc[k]->kernel);
-			fn = (entry_fn *)dlsym(so, sym);
-			ck_assert_msg(fn != NULL, "%s", sym);
+			fn = (entry_fn *)dlsym(so, ifc[k]->entry);
+			ck_assert_msg(fn != NULL, "%s", ifc[k]->entry);
 			/* poison the outputs: every element must be written */
 			for (int v = 0; v < nv; v++)
 				if (f->var[v].role == NB_RMEM)
