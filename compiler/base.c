@@ -211,10 +211,10 @@ static void vdiag(Ctx *c, Loc *l, const char *kind, const char *fmt,
 	if (!c->diag)
 		return;
 	if (l)
-		fprintf(c->diag, "%s:%d:%d: %s: ", c->path, l->line, l->col,
-		        kind);
+		fprintf(c->diag, "%s:%d:%d: %s: ", nb_esc(c->path), l->line,
+		        l->col, kind);
 	else
-		fprintf(c->diag, "%s: %s: ", c->path, kind);
+		fprintf(c->diag, "%s: %s: ", nb_esc(c->path), kind);
 	vfprintf(c->diag, fmt, ap);
 	fputc('\n', c->diag);
 	if (l)
@@ -232,7 +232,7 @@ void error(Ctx *c, Loc l, const char *fmt, ...)
 	va_end(ap);
 	if (c->errors == c->max_errors && c->diag)
 		fprintf(c->diag, "%s: note: too many errors, stopping\n",
-		        c->path);
+		        nb_esc(c->path));
 }
 
 void warn(Ctx *c, Loc l, const char *fmt, ...)

@@ -1,6 +1,6 @@
 /* main.c: the nbcc command line.  Reads one .nbl, compiles it through
- * nb_compile, and writes the result to -o (through a temporary and a
- * rename, so a failed compilation never touches an existing output). */
+ * nb_compile, and writes the result to -o (through outfile.c, so a failed
+ * compilation never touches an existing output). */
 #include <stdlib.h>
 #include <string.h>
 #include "nbcc.h"
@@ -76,11 +76,11 @@ int main(int argc, char **argv)
 			emit = "explain";
 		} else if (a[0] == '-' && a[1] != 0) {
 			fprintf(stderr, "nbcc: error: unknown option '%s' (see "
-			        "nbcc --help)\n", a);
+			        "nbcc --help)\n", nb_esc(a));
 			return 2;
 		} else if (in) {
 			fprintf(stderr, "nbcc: error: more than one input file "
-			        "('%s' and '%s')\n", in, a);
+			        "('%s' and '%s')\n", nb_esc(in), nb_esc(a));
 			return 2;
 		} else {
 			in = a;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		if (out && !o.target && !emit) {
 			fprintf(stderr, "nbcc: error: cannot tell the target from "
 			        "'%s'; name it .cl, .c or .il, or give --target\n",
-			        out);
+			        nb_esc(out));
 			return 2;
 		}
 	}

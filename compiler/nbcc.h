@@ -168,9 +168,37 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
                        size_t errlen);
 /* The largest source nbcc compiles (docs/language.md, "Limits"). */
 #define NB_MAX_SOURCE ((size_t)16 << 20)
-/* Writes data to path through a temporary and a rename, so a failure never
- * truncates what was there.  Returns 0, or -1 with a message in err. */
+/* Output files (outfile.c, whose header gives the rules: a temporary made
+ * exclusively and renamed over a regular file, FIFOs and devices written
+ * straight, symbolic links never replaced).  "-" is standard output.
+ *   nb_out o;
+ *   if (nb_out_open(&o, path, 0, err, n)) fail;
+ *   fprintf(o.f, ...);
+ *   if (nb_out_commit(&o, err, n)) fail;   (or nb_out_abort(&o) to drop it)
+ * A failure leaves what the path held as it was, and no temporary. */
+typedef struct nb_out {
+	FILE *f;    /* write here */
+	char *name; /* the path as given, for messages */
+	char *path; /* what the temporary replaces; NULL: written straight */
+	char *tmp;  /* the temporary, or NULL */
+	int std;    /* f is stdout itself */
+} nb_out;
+enum { NB_OUT_PRIVATE = 1 }; /* mode 0600 whatever the umask: the cache */
+int nb_out_open(nb_out *o, const char *path, int flags, char *err,
+                size_t errlen);
+int nb_out_commit(nb_out *o, char *err, size_t errlen);
+void nb_out_abort(nb_out *o);
+/* The whole of data through nb_out_*.  Returns 0, or -1 with a message. */
+int nb_write_file_mode(const char *path, const char *data, size_t len,
+                       int flags, char *err, size_t errlen);
 int nb_write_file(const char *path, const char *data, size_t len, char *err,
                   size_t errlen);
+
+/* s with the bytes a terminal would act on escaped (\n, \x1b, \\; bytes
+ * that are not UTF-8 as \xHH), for a file or device name in a message.
+ * The result lives in one of 8 static buffers that later calls reuse (so
+ * up to 8 may appear in one message; main thread only); very long names
+ * are cut short, ending in "...". */
+const char *nb_esc(const char *s);
 
 #endif

@@ -1,6 +1,5 @@
 /* options.c: compiler flags shared by nbcc, nbrun and nbody, and the file
- * helpers every program needs (whole-file read, write through a temporary
- * and rename so a failure never destroys an existing output). */
+ * whole-file read every program needs (writes are outfile.c's). */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -214,12 +213,12 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "bad value '%s' for %.*s", v,
+	snprintf(err, errlen, "bad value '%s' for %.*s", nb_esc(v),
 	         (int)strcspn(arg, "="), arg);
 	return -1;
 badint:
 	snprintf(err, errlen, "bad value '%s' for %.*s: expected a positive "
-	         "integer in range", v, (int)strcspn(arg, "="), arg);
+	         "integer in range", nb_esc(v), (int)strcspn(arg, "="), arg);
 	return -1;
 }
 
@@ -288,7 +287,7 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 		err[0] = 0;
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
+		snprintf(err, errlen, "cannot open '%s': %s", nb_esc(path),
 		         strerror(errno));
 		return NULL;
 	}
@@ -300,7 +299,8 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 		if (n > max) {
 			char lim[32];
 			size_text(lim, sizeof lim, max);
-			snprintf(err, errlen, "'%s' is larger than %s", path, lim);
+			snprintf(err, errlen, "'%s' is larger than %s",
+			         nb_esc(path), lim);
 			free(s);
 			s = NULL;
 			break;
@@ -311,7 +311,7 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 				free(s);
 				s = NULL;
 				snprintf(err, errlen, "out of memory reading '%s' "
-				         "(%zu bytes so far)", path, n);
+				         "(%zu bytes so far)", nb_esc(path), n);
 				break;
 			}
 			s = t;
@@ -325,7 +325,7 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 		n += k;
 		if (k == 0) {
 			if (ferror(f)) {
-				snprintf(err, errlen, "cannot read '%s': %s", path,
+				snprintf(err, errlen, "cannot read '%s': %s", nb_esc(path),
 				         strerror(errno));
 				free(s);
 				s = NULL;
@@ -337,55 +337,11 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 		fclose(f);
 	if (!s) {
 		if (!err[0])
-			snprintf(err, errlen, "out of memory reading '%s'", path);
+			snprintf(err, errlen, "out of memory reading '%s'",
+			         nb_esc(path));
 		return NULL;
 	}
 	s[n] = 0;
 	*len = n;
 	return s;
-}
-
-int nb_write_file(const char *path, const char *data, size_t len, char *err,
-                  size_t errlen)
-{
-	if (strcmp(path, "-") == 0) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
-			snprintf(err, errlen, "cannot write to standard output");
-			return -1;
-		}
-		return 0;
-	}
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp,
-		         strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	int bad = fwrite(data, 1, len, f) != len;
-	bad |= fflush(f) != 0;
-	bad |= fclose(f) != 0;
-	if (bad) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp,
-		         strerror(errno));
-		remove(tmp);
-		free(tmp);
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
-		         strerror(errno));
-		remove(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
 }

@@ -603,7 +603,7 @@ static void unused(Ctx *c, Prog *p)
 		}
 	if (n > MAX_UNUSED && c->diag)
 		fprintf(c->diag, "%s: note: %d more names are never used (not "
-		        "listed)\n", c->path, n - MAX_UNUSED);
+		        "listed)\n", nb_esc(c->path), n - MAX_UNUSED);
 }
 
 int sema(Ctx *c, Prog *p)

@@ -255,7 +255,7 @@ static int fail_at(Reader *R, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	buf_printf(&b, "%s:%d:%zu: error: %s\n  ", R->path, R->line,
+	buf_printf(&b, "%s:%d:%zu: error: %s\n  ", nb_esc(R->path), R->line,
 	           off - R->lb + 1, msg);
 	size_t from = R->lb, to = R->le;
 	if (to - from > 200) { /* a window around the column */
@@ -534,7 +534,7 @@ int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
 			cols[k].data = NULL;
 		*nrow = 0;
 		csv_buf b = {0};
-		buf_printf(&b, "%s: error: %s\n", name, msg);
+		buf_printf(&b, "%s: error: %s\n", nb_esc(name), msg);
 		*err = b.s;
 		return -1;
 	}

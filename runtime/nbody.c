@@ -3,6 +3,7 @@
  * of the runtime, snapshots, pictures and the performance summary.  The
  * physics (initial conditions, leap-frog, energy) lives in sim.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -108,7 +109,7 @@ static int get_double(const char *flag, const char *v, double *out)
 		x = end != d && y != 0 ? x / y : NAN;
 	}
 	if (!*v || *end || errno || !isfinite(x))
-		return fail("%s needs a number, not '%s'", flag, v);
+		return fail("%s needs a number, not '%s'", flag, nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -122,7 +123,7 @@ static int get_long(const char *flag, const char *v, long min, long max,
 	errno = 0;
 	long x = strtol(v, &end, 10);
 	if (!*v || *end || errno)
-		return fail("%s needs an integer, not '%s'", flag, v);
+		return fail("%s needs an integer, not '%s'", flag, nb_esc(v));
 	if (x < min || x > max)
 		return fail("%s must be between %ld and %ld, not %ld", flag, min,
 		            max, x);
@@ -138,7 +139,8 @@ static int get_seed(const char *v, uint64_t *out)
 	errno = 0;
 	unsigned long long x = strtoull(v, &end, 0);
 	if (!*v || *v == '-' || *end || errno)
-		return fail("--seed needs a non-negative integer, not '%s'", v);
+		return fail("--seed needs a non-negative integer, not '%s'",
+		            nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -203,7 +205,7 @@ static int parse_args(args *a, int argc, char **argv)
 		} else if ((v = value_of(s, "--ic", argc, argv, &i))) {
 			if (v != missing && sim_ic_parse(v, &a->ic))
 				bad = fail("unknown --ic '%s' (plummer, cube or "
-				           "collision)", v);
+				           "collision)", nb_esc(v));
 		} else if ((v = value_of(s, "-n", argc, argv, &i))) {
 			bad = get_long("-n", v, 1, (long)MAX_N, &n);
 		} else if ((v = value_of(s, "--seed", argc, argv, &i))) {
@@ -239,7 +241,8 @@ static int parse_args(args *a, int argc, char **argv)
 		} else if ((v = value_of(s, "--kernel", argc, argv, &i))) {
 			a->kernel = v;
 		} else {
-			bad = fail("unknown option '%s' (see nbody --help)", s);
+			bad = fail("unknown option '%s' (see nbody --help)",
+			           nb_esc(s));
 		}
 		if (bad || v == missing)
 			return P_BAD;
@@ -258,8 +261,8 @@ static int parse_args(args *a, int argc, char **argv)
 	return P_GO;
 }
 
-/* mkdir -p DIR, then a probe file, so an unusable directory is reported
- * before any work is done. */
+/* mkdir -p DIR, then a check that it is writable, so an unusable
+ * directory is reported before any work is done. */
 static int make_dir(const char *flag, const char *dir)
 {
 	char *p = strdup(dir);
@@ -274,8 +277,8 @@ static int make_dir(const char *flag, const char *dir)
 		if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST) {
 			int e = errno;
 			free(p);
-			return fail("%s: cannot create '%s': %s", flag, dir,
-			            strerror(e));
+			return fail("%s: cannot create '%s': %s", flag,
+			            nb_esc(dir), strerror(e));
 		}
 		*c = keep;
 		if (!keep)
@@ -284,22 +287,12 @@ static int make_dir(const char *flag, const char *dir)
 	free(p);
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return fail("%s: '%s' is not a directory", flag, dir);
-	size_t len = strlen(dir) + 64;
-	char *probe = malloc(len);
-	if (!probe)
-		return fail("out of memory");
-	snprintf(probe, len, "%s/.nbody-probe.tmp.%ld", dir, (long)getpid());
-	FILE *f = fopen(probe, "w");
-	if (!f) {
-		int e = errno;
-		free(probe);
-		return fail("%s: cannot write in '%s': %s", flag, dir,
-		            strerror(e));
-	}
-	fclose(f);
-	remove(probe);
-	free(probe);
+		return fail("%s: '%s' is not a directory", flag, nb_esc(dir));
+	/* a check that creates nothing: a probe file would be one more
+	 * name for another user to plant a link at */
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
+		return fail("%s: cannot write in '%s': %s", flag, nb_esc(dir),
+		            strerror(errno));
 	return 0;
 }
 
@@ -381,7 +374,7 @@ static int setup(force *fc, args *a)
 	int host = nbrt_is_host(fc->rt);
 	if (tg && strcmp(tg, host ? "opencl" : "c") == 0)
 		return fail("--target=%s cannot run on %s", tg,
-		            nbrt_device_name(fc->rt));
+		            nb_esc(nbrt_device_name(fc->rt)));
 	if (a->kernel)
 		fc->k = nbrt_load(fc->rt, a->kernel, &a->opt);
 	else
@@ -485,10 +478,22 @@ static int run(args *a, force *fc, sim *s, result *r)
 		r->t_steps += now() - t0;
 		if (tty)
 			progress(k, a->steps, &shown);
+		if (!sim_finite(s)) {
+			if (tty)
+				fputc('\n', stderr);
+			return fail("step %ld: the positions or velocities are no "
+			            "longer finite (NaN or infinite): dt = %g is "
+			            "too long for this model", k, a->dt);
+		}
 		if (want_output(a, k) && output(a, s, &v))
 			return 1;
 	}
 	sim_measure(s, &r->d1);
+	/* the energy squares velocities: it can overflow where they did not */
+	if (!isfinite(r->d0.etot) || !isfinite(r->d1.etot))
+		return fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
+		            "is too long for this model", r->d0.etot, r->d1.etot,
+		            a->dt);
 	return 0;
 }
 
@@ -542,7 +547,7 @@ static void summary(const args *a, const force *fc, const sim *s,
 	printf("nbody: %s, N = %zu, seed %llu, dt = %g, eps = %g, %ld steps "
 	       "(t = %g)\n", sim_ic_name(a->ic), s->n,
 	       (unsigned long long)a->seed, a->dt, s->eps, a->steps, s->t);
-	printf("device:      %s\n", nbrt_device_name(fc->rt));
+	printf("device:      %s\n", nb_esc(nbrt_device_name(fc->rt)));
 	printf("kernel:      %s, target %s, %s\n", f->kernel, f->target,
 	       f->flags ? f->flags : "");
 	printf("energy:      E0 = %.10f  E = %.10f  |dE/E| = %.3e\n", e0, e1,

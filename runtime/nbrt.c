@@ -159,13 +159,14 @@ void nbrt_cache_write(const nbrt *rt, const char *path, const void *data,
 	char err[512];
 	if (!path)
 		return;
-	if (nb_write_file(path, data, len, err, sizeof err)) {
+	/* 0600 from its creation, whatever the umask: no one else ever
+	 * holds a descriptor to write it, and nbrt_cache_trusted loads it */
+	if (nb_write_file_mode(path, data, len, NB_OUT_PRIVATE, err,
+	                       sizeof err)) {
 		nbrt_note(rt, "not cached: %s", err);
 		return;
 	}
-	/* whatever the umask, keep it loadable (see nbrt_cache_trusted) */
-	chmod(path, 0600);
-	nbrt_note(rt, "cached %s", path);
+	nbrt_note(rt, "cached %s", nb_esc(path));
 }
 
 /* mkdir -p, private to the user. */
@@ -186,15 +187,21 @@ static int mkdirs(char *dir)
 }
 
 /* A usable cache directory is ours and writable by us alone, so no one
- * else can plant a program in it. */
-static int usable_dir(const char *dir)
+ * else can plant a program in it.  Returns NULL, or why not. */
+static const char *unusable_dir(const char *dir)
 {
 	struct stat st;
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return 0;
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return 0;
-	return access(dir, W_OK | X_OK) == 0;
+	if (stat(dir, &st))
+		return strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "not a directory";
+	if (st.st_uid != geteuid())
+		return "owned by another user";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return "others may write in it (chmod go-w to use it)";
+	if (access(dir, W_OK | X_OK))
+		return strerror(errno);
+	return NULL;
 }
 
 static char *cache_dir(void)
@@ -212,7 +219,15 @@ static char *cache_dir(void)
 		dir = nbrt_aprintf("%s/.cache/nbcc", e);
 	if (!dir)
 		return NULL;
-	if (mkdirs(dir) || !usable_dir(dir)) {
+	const char *why = mkdirs(dir) ? strerror(errno) : unusable_dir(dir);
+	if (why) {
+		/* said once a process, verbose or not: a cache that is off
+		 * costs every run a rebuild, with no other sign of it */
+		static int told;
+		if (!told++)
+			fprintf(stderr, "nbrt: warning: cache directory '%s' not "
+			        "used: %s; kernels are rebuilt each run (NBRT_CACHE=0 "
+			        "turns the cache off quietly)\n", nb_esc(dir), why);
 		free(dir);
 		return NULL;
 	}
@@ -259,8 +274,14 @@ nbrt *nbrt_open(const char *spec, char **err)
 		nbrt_close(rt);
 		return NULL;
 	}
+	/* a device names itself: what it says reaches terminals escaped */
+	char *shown = rt->name ? strdup(nb_esc(rt->name)) : NULL;
+	if (shown) {
+		free(rt->name);
+		rt->name = shown;
+	}
 	nbrt_note(rt, "device %s; cache %s", rt->name,
-	          rt->cache ? rt->cache : "off");
+	          rt->cache ? nb_esc(rt->cache) : "off");
 	return rt;
 }
 
@@ -330,7 +351,7 @@ static int compile(nbrt_kernel *k, const char *src, size_t len,
 	if (!diag)
 		return nbrt_fail(rt, "%s: open_memstream: %s", k->name,
 		                 strerror(errno));
-	int r = nb_compile(k->name, src, len, &o, "code", diag, out);
+	int r = nb_compile(k->path, src, len, &o, "code", diag, out);
 	fclose(diag);
 	while (tlen && text[tlen - 1] == '\n')
 		text[--tlen] = 0;
@@ -389,7 +410,10 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 	if (!name)
 		name = "-";
 	nbrt_kernel *k = calloc(1, sizeof *k);
-	if (!k || !(k->name = strdup(name))) {
+	if (!k || !(k->name = strdup(nb_esc(name))) ||
+	    !(k->path = strdup(name))) {
+		if (k)
+			free(k->name);
 		free(k);
 		nbrt_fail(rt, "out of memory");
 		return NULL;
@@ -478,6 +502,7 @@ void nbrt_free(nbrt_kernel *k)
 	nb_iface_free(k->f);
 	free(k->b);
 	free(k->name);
+	free(k->path);
 	free(k);
 }
 
@@ -771,7 +796,7 @@ static int run_split(nbrt_kernel *k, int l, size_t ni, size_t nj)
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
 		o.given |= NB_GIVEN_JSPLIT;
-		a = nbrt_load_source(k->rt, k->name, k->src, k->srclen, &o);
+		a = nbrt_load_source(k->rt, k->path, k->src, k->srclen, &o);
 		if (!a)
 			return -1;
 		k->alt[l] = a;

@@ -28,7 +28,8 @@ typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
  * On failure returns NULL and, if err is not NULL, a malloc'd message. */
 nbrt *nbrt_open(const char *spec, char **err);
 void nbrt_close(nbrt *rt);
-const char *nbrt_device_name(const nbrt *rt); /* "NVIDIA H100 (NVIDIA CUDA)" */
+/* "NVIDIA H100 (NVIDIA CUDA)", control bytes escaped (nb_esc) */
+const char *nbrt_device_name(const nbrt *rt);
 int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
@@ -104,7 +105,9 @@ double nbrt_total_time(const nbrt_kernel *k);
 /* Where compiled programs are cached: $NBRT_CACHE_DIR, else
  * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc; NULL when NBRT_CACHE=0
  * disables the cache or no usable directory (made if missing, owned by the
- * user and writable by nobody else) is there.  Entries are keyed by the
+ * user and writable by nobody else) is there; a directory refused is
+ * reported on stderr, once a process.  Entries (mode 0600, written through
+ * nb_out_open) are keyed by the
  * generated source, build options, device, driver and NBCC_VERSION.
  * NBRT_VERBOSE=1 reports hits, misses and builds on stderr. */
 const char *nbrt_cache_dir(const nbrt *rt);

@@ -371,7 +371,7 @@ int nbrt_list(FILE *out)
 		fprintf(out, "%d:%d  %s  %s\n", d[i].pi, d[i].di,
 		        d[i].type & CL_DEVICE_TYPE_GPU ? "gpu" :
 		        d[i].type & CL_DEVICE_TYPE_CPU ? "cpu" : "other",
-		        d[i].name);
+		        nb_esc(d[i].name));
 	free_devs(d, n);
 	return n;
 }

@@ -162,22 +162,6 @@ static int open_so(nbrt_kernel *k, const char *so)
 #define SO_MAGIC "\nnbrt-so 1 "
 #define SO_TRAILER (sizeof SO_MAGIC - 1 + 32)
 
-static int seal(const char *so)
-{
-	char err[512], sum[33];
-	size_t len;
-	char *d = nb_read_file(so, &len, err, sizeof err);
-	if (!d)
-		return -1;
-	nbrt_digest(d, len, sum);
-	free(d);
-	FILE *f = fopen(so, "ab");
-	if (!f)
-		return -1;
-	int ok = fputs(SO_MAGIC, f) >= 0 && fputs(sum, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
 static int sealed(const char *path)
 {
 	size_t len;
@@ -192,6 +176,27 @@ static int sealed(const char *path)
 	}
 	free(d);
 	return ok;
+}
+
+/* Copies the object at so into the cache at path, sealed: written
+ * through nbrt_cache_write, so it is 0600 from its creation and appears
+ * whole or not at all. */
+static int seal(nbrt *rt, const char *so, const char *path)
+{
+	char err[512];
+	size_t len;
+	char *d = nb_read_file(so, &len, err, sizeof err);
+	char *t = d ? realloc(d, len + SO_TRAILER + 1) : NULL;
+	if (!t) {
+		nbrt_note(rt, "not cached: %s", d ? "out of memory" : err);
+		free(d);
+		return -1;
+	}
+	nbrt_digest(t, len, t + len + sizeof SO_MAGIC - 1);
+	memcpy(t + len, SO_MAGIC, sizeof SO_MAGIC - 1);
+	nbrt_cache_write(rt, path, t, len + SO_TRAILER);
+	free(t);
+	return nbrt_cache_trusted(path) && sealed(path) ? 0 : -1;
 }
 
 /* gcc and clang options that break dd arithmetic, refused for dd kernels
@@ -293,8 +298,10 @@ out:
 	return r;
 }
 
-/* Builds into the cache (a unique temporary, then a rename) or, with no
- * cache, into tmpdir, and loads the result. */
+/* Builds in a private temporary directory, then copies the object into
+ * the cache (rather than linking there: the linker makes its output with
+ * the umask's mode, which may let others write it before a chmod), and
+ * loads it. */
 static int build(nbrt_kernel *k, const char *code, size_t len,
                  const char *cached, const char *hash)
 {
@@ -302,45 +309,23 @@ static int build(nbrt_kernel *k, const char *code, size_t len,
 	const char *t = getenv("TMPDIR");
 	char *tmpdir = nbrt_aprintf("%s/nbrt-XXXXXX", t && *t ? t : "/tmp");
 	char *so = NULL;
-	int r = -1, incache = 0;
+	int r = -1;
 	if (!tmpdir || !mkdtemp(tmpdir)) {
 		nbrt_fail(rt, "%s: cannot make a temporary directory: %s", k->name,
 		          strerror(errno));
 		goto out;
 	}
-	/* beside its final name, so the rename cannot cross file systems */
-	if (cached) {
-		so = nbrt_aprintf("%s.XXXXXX", cached);
-		int fd = so ? mkstemp(so) : -1;
-		if (fd < 0) {
-			free(so);
-			so = NULL;
-		} else {
-			close(fd);
-			incache = 1;
-		}
-	}
 	/* named by its hash, so dlopen never mistakes one for another
 	 * it loaded before under the same name */
-	if (!so)
-		so = nbrt_aprintf("%s/%s.so", tmpdir, hash);
+	so = nbrt_aprintf("%s/%s.so", tmpdir, hash);
 	if (!so) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
 	if (cc(k, code, len, tmpdir, so))
 		goto out;
-	if (incache && seal(so) == 0) {
-		chmod(so, 0700); /* whatever the umask: see nbrt_cache_trusted */
-		if (rename(so, cached) == 0) {
-			nbrt_note(rt, "cached %s", cached);
-			free(so);
-			so = NULL;
-			r = open_so(k, cached);
-			goto out;
-		}
-	}
-	r = open_so(k, so);
+	r = cached && seal(rt, so, cached) == 0 ? open_so(k, cached) :
+	    open_so(k, so);
 out:
 	if (so)
 		remove(so);

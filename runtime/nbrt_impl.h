@@ -52,7 +52,9 @@ typedef struct nbrt_slot {
 struct nbrt_kernel {
 	nbrt *rt;
 	nb_iface *f;
-	char *name;        /* the file or name it was loaded from */
+	char *name;        /* the file or name it was loaded from, escaped
+	                      (nb_esc) for messages */
+	char *path;        /* the same as given, for the compiler */
 	nbrt_slot *b;      /* one per f->var */
 	int cache_hit;
 	double tkern, ttotal;

@@ -62,8 +62,9 @@ static void usage(FILE *f)
 	        "                     standard input)\n"
 	        "  --j FILE           the BMEM columns, one row per j-element\n"
 	        "  --const NAME=V     the value of a CONST (each CONST once)\n"
-	        "  -o FILE            write the results to FILE (through a temporary\n"
-	        "                     and a rename); default: standard output\n"
+	        "  -o FILE            write the results to FILE (a file is replaced\n"
+	        "                     whole, a FIFO or device written straight);\n"
+	        "                     default: standard output\n"
 	        "  --target c|opencl  run on the host through the C back end, or on\n"
 	        "                     an OpenCL device (default: from --device, else\n"
 	        "                     from KERNEL's extension, else OpenCL)\n"
@@ -147,7 +148,7 @@ static int parse_random(Args *a, const char *v)
 	if (!comma || parse_count(v, (size_t)(comma - v), MAX_RANDOM, &ni) ||
 	    parse_count(comma + 1, strlen(comma + 1), MAX_RANDOM, &nj))
 		return fail(USAGE, "bad value '%s' for --random: expected NI,NJ, "
-		            "two counts from 0 to %zu", v, MAX_RANDOM);
+		            "two counts from 0 to %zu", nb_esc(v), MAX_RANDOM);
 	a->rni = (size_t)ni;
 	a->rnj = (size_t)nj;
 	a->random = 1;
@@ -158,7 +159,7 @@ static int parse_seed(Args *a, const char *v)
 {
 	if (parse_count(v, strlen(v), ULLONG_MAX, &a->seed))
 		return fail(USAGE, "bad value '%s' for --seed: expected an "
-		            "integer from 0 to %llu", v, ULLONG_MAX);
+		            "integer from 0 to %llu", nb_esc(v), ULLONG_MAX);
 	a->seeded = 1;
 	return 0;
 }
@@ -168,7 +169,7 @@ static int parse_const(Args *a, const char *v)
 	const char *eq = strchr(v, '=');
 	if (!eq || eq == v)
 		return fail(USAGE, "bad value '%s' for --const: expected "
-		            "NAME=VALUE", v);
+		            "NAME=VALUE", nb_esc(v));
 	Const *c = realloc(a->cst, sizeof *c * (size_t)(a->ncst + 1));
 	if (!c)
 		return fail(FAILED, "out of memory");
@@ -215,13 +216,13 @@ static int check_args(Args *a)
 	const char *t = a->opt.target;
 	if (t && strcmp(t, "c") != 0 && strcmp(t, "opencl") != 0)
 		return fail(USAGE, "--target %s kernels cannot be run: use c or "
-		            "opencl", t);
+		            "opencl", nb_esc(t));
 	int hostdev = a->device && (!strcasecmp(a->device, "host") ||
 	                            !strcasecmp(a->device, "c"));
 	if (t && a->device && hostdev != (strcmp(t, "c") == 0))
 		return fail(USAGE, "--device %s and --target %s disagree: target "
 		            "c runs on the host, opencl on an OpenCL device",
-		            a->device, t);
+		            nb_esc(a->device), nb_esc(t));
 	if (a->random && (a->ifile || a->jfile))
 		return fail(USAGE, "--random replaces --i and --j: give one or "
 		            "the other");
@@ -273,10 +274,10 @@ static int parse_args(int argc, char **argv, Args *a)
 		}
 		if (arg[0] == '-' && arg[1])
 			return fail(USAGE, "unknown option '%s' (see nbrun --help)",
-			            arg);
+			            nb_esc(arg));
 		if (a->kernel)
 			return fail(USAGE, "more than one kernel ('%s' and '%s')",
-			            a->kernel, arg);
+			            nb_esc(a->kernel), nb_esc(arg));
 		a->kernel = arg;
 	}
 	if (a->list)
@@ -318,7 +319,7 @@ static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 	int nbl = !ends_with(a->kernel, ".c") && !ends_with(a->kernel, ".cl");
 	if (!nbl && a->optflag)
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
-		        "already\n", a->optflag, a->kernel);
+		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
 	*k = nbrt_load(rt, a->kernel, &a->opt);
 	if (!*k)
 		return fail(FAILED, "%s", nbrt_error(rt));
@@ -350,18 +351,19 @@ static int const_var(const Args *a, const nb_iface *f, int c, int *var)
 		char all[512];
 		list_role(all, sizeof all, f, NB_CONST);
 		return fail(FAILED, "--const %s: kernel %s has no CONST '%s' "
-		            "(its CONST: %s)", k->arg, f->kernel, name, all);
+		            "(its CONST: %s)", nb_esc(k->arg), f->kernel,
+		            nb_esc(name), all);
 	}
 	if (f->var[v].role != NB_CONST)
 		return fail(FAILED, "--const %s: '%s' is %s %s, not a CONST",
-		            k->arg, name, f->var[v].role == NB_LMEM ? "an" : "a",
+		            nb_esc(k->arg), nb_esc(name), f->var[v].role == NB_LMEM ? "an" : "a",
 		            nb_role_name(f->var[v].role));
 	for (int d = 0; d < c; d++)
 		if (a->cst[d].namelen == k->namelen &&
 		    !memcmp(a->cst[d].arg, k->arg, k->namelen))
 			return fail(FAILED, "--const %s: CONST '%s' is given "
-			            "twice (also --const %s)", k->arg, name,
-			            a->cst[d].arg);
+			            "twice (also --const %s)", nb_esc(k->arg),
+			            nb_esc(name), nb_esc(a->cst[d].arg));
 	*var = v;
 	return 0;
 }
@@ -380,7 +382,8 @@ static int set_given_consts(const Args *a, nbrt *rt, nbrt_kernel *k,
 		if (st != CSV_OK) {
 			char m[160];
 			csv_value_msg(m, sizeof m, st, s, strlen(s), f->var[v].type);
-			return fail(FAILED, "--const %s: %s", a->cst[c].arg, m);
+			return fail(FAILED, "--const %s: %s",
+			            nb_esc(a->cst[c].arg), m);
 		}
 		if (nbrt_set_const(k, f->var[v].name, x[0], x[1]))
 			return fail(FAILED, "%s", nbrt_error(rt));
@@ -529,8 +532,8 @@ static int read_side(Side *s, const char *path, const char *flag,
 {
 	if (s->n == 0)
 		return fail(FAILED, "%s %s: kernel %s has no %s, so a file cannot "
-		            "give the count; use --random NI,NJ", flag, path,
-		            f->kernel, role);
+		            "give the count; use --random NI,NJ", flag,
+		            nb_esc(path), f->kernel, role);
 	char *err = NULL;
 	if (csv_read(path, s->col, s->n, role, &s->len, &err)) {
 		fputs(err, stderr);

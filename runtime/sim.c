@@ -431,6 +431,17 @@ int sim_step(sim *s, double dt, sim_force_fn f, void *ctx)
 	return 0;
 }
 
+int sim_finite(const sim *s)
+{
+	/* a sum is NaN if any term is NaN or infinities of both signs meet,
+	 * else infinite if a term is: one pass, no branch per body */
+	double sum = 0;
+	for (size_t i = 0; i < s->n; i++)
+		sum += 0 * (s->x[i] + s->y[i] + s->z[i] + s->vx[i] + s->vy[i] +
+		            s->vz[i] + s->ax[i] + s->ay[i] + s->az[i]);
+	return sum == 0;
+}
+
 void sim_measure(const sim *s, sim_diag *d)
 {
 	memset(d, 0, sizeof *d);
@@ -462,17 +473,6 @@ void sim_measure(const sim *s, sim_diag *d)
 
 /* --- output ----------------------------------------------------------------- */
 
-/* Writes go to PATH.tmp.PID, renamed over PATH only once complete, so a
- * failure never leaves a truncated file where a good one was. */
-static char *tmp_name(const char *path)
-{
-	size_t n = strlen(path) + 32;
-	char *t = malloc(n);
-	if (t)
-		snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
-	return t;
-}
-
 /* Snapshot format: text, CSV (RFC 4180, '\n' line ends), one file per
  * snapshot.  Line 1 is a comment, "# nbody snapshot: " then `info`
  * (key=value pairs).  Line 2 is the header
@@ -483,18 +483,12 @@ static char *tmp_name(const char *path)
 int sim_write_snapshot(const sim *s, const char *path, const char *info,
                        char *err, size_t errlen)
 {
-	char *tmp = tmp_name(path);
-	if (!tmp) {
-		snprintf(err, errlen, "out of memory");
+	/* through outfile.c: a failure never leaves a truncated file where
+	 * a good one was */
+	nb_out o;
+	if (nb_out_open(&o, path, 0, err, errlen))
 		return -1;
-	}
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp,
-		         strerror(errno));
-		free(tmp);
-		return -1;
-	}
+	FILE *f = o.f;
 	fprintf(f, "# nbody snapshot: %s\n", info);
 	fprintf(f, "id,m,x,y,z,vx,vy,vz,ax,ay,az,pot\n");
 	for (size_t i = 0; i < s->n; i++)
@@ -502,17 +496,7 @@ int sim_write_snapshot(const sim *s, const char *path, const char *info,
 		        "%.17g,%.17g,%.17g,%.17g\n", i, s->m[i], s->x[i],
 		        s->y[i], s->z[i], s->vx[i], s->vy[i], s->vz[i], s->ax[i],
 		        s->ay[i], s->az[i], s->pot[i] + s->m[i] / s->eps);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write '%s': %s", bad ? tmp : path,
-		         strerror(errno));
-		remove(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return nb_out_commit(&o, err, errlen);
 }
 
 /* The k-th smallest of d[0..n) (Hoare's selection, median of three):
@@ -633,7 +617,7 @@ int sim_write_png(const sim *s, const sim_view *v, const char *path,
 		ok = png_image_write_to_memory(&im, buf, &len, 0, img, 0, NULL);
 	free(img);
 	if (!ok) {
-		snprintf(err, errlen, "cannot make the picture for '%s': %s", path,
+		snprintf(err, errlen, "cannot make the picture for '%s': %s", nb_esc(path),
 		         im.warning_or_error ? im.message : "out of memory");
 		png_image_free(&im);
 		free(buf);

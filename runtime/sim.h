@@ -59,6 +59,10 @@ int sim_force_direct(sim *s, void *unused);
  * the accelerations of its current positions. */
 int sim_step(sim *s, double dt, sim_force_fn f, void *ctx);
 
+/* 1 if every position, velocity and acceleration is finite (a step too
+ * long for the model makes them NaN or infinite). */
+int sim_finite(const sim *s);
+
 typedef struct sim_diag {
 	double mass;
 	double kin, pot, etot;   /* pot: self-terms removed */
@@ -69,8 +73,8 @@ typedef struct sim_diag {
 
 void sim_measure(const sim *s, sim_diag *d);
 
-/* Writes a snapshot (format in sim.c and docs/nbody.md) to path through a
- * temporary and a rename.  `info` is the text of the first comment line.
+/* Writes a snapshot (format in sim.c and docs/nbody.md) to path through
+ * nb_out_open (a temporary and a rename).  `info` is the text of the first comment line.
  * Returns 0, or -1 with a message in err. */
 int sim_write_snapshot(const sim *s, const char *path, const char *info,
                        char *err, size_t errlen);

@@ -1,0 +1,229 @@
+# outputs.sh: output files are written by compiler/outfile.c's rules, and
+# nothing else in the issue's list of clobbered files can happen again:
+#   - -o onto a FIFO delivers the data and leaves the FIFO; onto a
+#     character device (one made here with mknod: the real /dev/null is
+#     only ever looked at) leaves the device; -o /dev/stdout writes to
+#     standard output, a pipe or a redirected file;
+#   - -o onto a symbolic link keeps the link and replaces its target; a
+#     dangling link is refused; a failed run leaves an existing output
+#     byte for byte and no temporary; new files follow the umask;
+#   - cache entries are 0600 whatever the umask;
+#   - nbcc -o, nbrun -o, nbody --out/--png all go through the writer;
+#   - nbody --dt 1e300 fails with a message; an unsafe cache directory is
+#     reported once; control bytes in a file name are escaped.
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export NBRT_CACHE_DIR="$T/cache"
+unset NBRT_DEVICE
+NBRUN=$BIN/nbrun
+NBODY=$BIN/nbody
+G=$ROOT/dsl-examples/gravity.nbl
+RUN="--random 5,7 --seed 1 --const eps2=0.01 --device host"
+checks=0
+fails=0
+ok() { checks=$((checks + 1)); echo "ok $*"; }
+bad() {
+	checks=$((checks + 1))
+	fails=$((fails + 1))
+	echo "FAIL: $*"
+}
+# no temporaries left in DIR (the writer's are .NAME.XXXXXX)
+clean() { [ -z "$(find "$1" -maxdepth 1 -name '.*.??????' | head -1)" ]; }
+mode() { stat -c %a "$1"; }
+
+# the reference: the same output written to a plain new file
+"$NBCC" "$G" -o "$T/ref.cl" || bad "nbcc -o a new file"
+"$NBRUN" "$G" $RUN -o "$T/ref.csv" 2>/dev/null || bad "nbrun -o a new file"
+
+# --- FIFO ------------------------------------------------------------------
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.out" &
+reader=$!
+timeout 20 "$NBCC" "$G" -o "$T/fifo" --target opencl
+rc=$?
+wait "$reader"
+if [ "$rc" = 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/fifo.out" "$T/ref.cl"; then
+	ok "nbcc -o FIFO: the reader gets the code, the FIFO stays"
+else
+	bad "nbcc -o FIFO (exit $rc)"
+fi
+cat "$T/fifo" >"$T/fifo.out" &
+reader=$!
+timeout 60 "$NBRUN" "$G" $RUN -o "$T/fifo" 2>/dev/null
+rc=$?
+wait "$reader"
+if [ "$rc" = 0 ] && [ -p "$T/fifo" ] && cmp -s "$T/fifo.out" "$T/ref.csv"
+then
+	ok "nbrun -o FIFO"
+else
+	bad "nbrun -o FIFO (exit $rc)"
+fi
+
+# --- character device --------------------------------------------------------
+if mknod "$T/null" c 1 3 2>/dev/null; then
+	"$NBCC" "$G" -o "$T/null" --target opencl &&
+	"$NBRUN" "$G" $RUN -o "$T/null" 2>/dev/null &&
+	[ -c "$T/null" ] && clean "$T" &&
+	ok "-o onto a character device leaves it a device" ||
+	bad "-o onto a character device"
+else
+	echo "ok (skipped: mknod failed, no device check)"
+fi
+[ -c /dev/null ] && ok "/dev/null is still a device" ||
+	bad "/dev/null is no longer a character device"
+
+# --- /dev/stdout ------------------------------------------------------------------
+"$NBCC" "$G" -o /dev/stdout --target opencl | cat >"$T/pipe.out"
+cmp -s "$T/pipe.out" "$T/ref.cl" && [ -L /dev/stdout ] &&
+	ok "nbcc -o /dev/stdout into a pipe" || bad "nbcc -o /dev/stdout, pipe"
+"$NBCC" "$G" -o /dev/stdout --target opencl >"$T/redir.out"
+cmp -s "$T/redir.out" "$T/ref.cl" &&
+	ok "nbcc -o /dev/stdout redirected to a file" ||
+	bad "nbcc -o /dev/stdout redirected to a file"
+echo first >"$T/app.out"
+"$NBRUN" "$G" $RUN -o /dev/stdout >>"$T/app.out" 2>/dev/null
+{ echo first; cat "$T/ref.csv"; } | cmp -s - "$T/app.out" &&
+	ok "nbrun -o /dev/stdout appended (>>) keeps what was there" ||
+	bad "nbrun -o /dev/stdout >> FILE"
+
+# --- symbolic links ---------------------------------------------------------
+mkdir "$T/d"
+echo old >"$T/d/target.cl"
+ln -s d/target.cl "$T/link.cl"
+"$NBCC" "$G" -o "$T/link.cl"
+[ -L "$T/link.cl" ] && cmp -s "$T/d/target.cl" "$T/ref.cl" && clean "$T" &&
+	clean "$T/d" && ok "-o onto a symlink writes its target, keeps the link" ||
+	bad "-o onto a symlink"
+ln -s nowhere.cl "$T/dangling.cl"
+"$NBCC" "$G" -o "$T/dangling.cl" 2>"$T/err"
+rc=$?
+[ "$rc" = 1 ] && [ -L "$T/dangling.cl" ] && [ ! -e "$T/nowhere.cl" ] &&
+	grep -q "symbolic link to nothing" "$T/err" &&
+	ok "-o onto a dangling symlink is refused" ||
+	bad "-o onto a dangling symlink (exit $rc)"
+
+# --- failures keep what was there -------------------------------------------------
+printf 'LMEM a;\nRMEM r;\nr += a +;\n' >"$T/bad.nbl"
+cp "$T/ref.cl" "$T/keep.cl"
+"$NBCC" "$T/bad.nbl" -o "$T/keep.cl" 2>/dev/null
+rc=$?
+[ "$rc" != 0 ] && cmp -s "$T/keep.cl" "$T/ref.cl" && clean "$T" &&
+	ok "a failed nbcc leaves the old output, no temporary" ||
+	bad "failed nbcc and the old output (exit $rc)"
+cp "$T/ref.csv" "$T/keep.csv"
+"$NBRUN" "$G" --random 5,7 --const nosuch=1 --device host \
+	-o "$T/keep.csv" 2>/dev/null
+rc=$?
+[ "$rc" != 0 ] && cmp -s "$T/keep.csv" "$T/ref.csv" && clean "$T" &&
+	ok "a failed nbrun leaves the old output, no temporary" ||
+	bad "failed nbrun and the old output (exit $rc)"
+# a directory the writer cannot create in: refused, nothing changed
+mkdir "$T/ro"
+cp "$T/ref.cl" "$T/ro/x.cl"
+chmod 555 "$T/ro"
+if [ "$(id -u)" != 0 ]; then
+	"$NBCC" "$G" -o "$T/ro/x.cl" 2>/dev/null
+	[ $? != 0 ] && cmp -s "$T/ro/x.cl" "$T/ref.cl" &&
+		ok "read-only directory: refused, old output kept" ||
+		bad "read-only directory"
+fi
+chmod 755 "$T/ro"
+
+# --- modes ----------------------------------------------------------------------
+(umask 027 && "$NBCC" "$G" -o "$T/m027.cl" &&
+	"$NBRUN" "$G" $RUN -o "$T/m027.csv" 2>/dev/null)
+[ "$(mode "$T/m027.cl")" = 640 ] && [ "$(mode "$T/m027.csv")" = 640 ] &&
+	ok "umask 027: outputs are 0640" ||
+	bad "umask 027 gave $(mode "$T/m027.cl") and $(mode "$T/m027.csv")"
+(umask 0 && "$NBCC" "$G" -o "$T/m000.cl")
+[ "$(mode "$T/m000.cl")" = 666 ] && ok "umask 0: 0666" ||
+	bad "umask 0 gave $(mode "$T/m000.cl")"
+rm -rf "$T/cache"
+(umask 0 && "$NBRUN" "$G" $RUN -o /dev/stdout >/dev/null 2>&1 &&
+	"$NBODY" -n 64 --steps 1 --device host >/dev/null 2>&1)
+n=$(find "$T/cache" -type f | wc -l)
+other=$(find "$T/cache" -type f ! -perm 600 | wc -l)
+[ "$n" -ge 1 ] && [ "$other" = 0 ] &&
+	ok "umask 0: $n cache entries, all 0600" ||
+	bad "cache entries: $n, $other not 0600"
+if "$NBRUN" "$G" $RUN --device cpu -o /dev/stdout >/dev/null 2>&1; then
+	n=$(find "$T/cache" -name '*.clbin' -perm 600 | wc -l)
+	[ "$n" -ge 1 ] && ok "OpenCL cache entry 0600" ||
+		bad "no 0600 .clbin entry"
+fi
+
+# --- nbody --out and --png ---------------------------------------------------------
+mkdir "$T/snap"
+echo old >"$T/d/snap.csv"
+ln -s "$T/d/snap.csv" "$T/snap/snap_000001.csv"
+mkfifo "$T/snap/frame_000001.png"
+cat "$T/snap/frame_000001.png" >"$T/png.out" &
+reader=$!
+(umask 027 && timeout 60 "$NBODY" -n 64 --steps 1 --device host \
+	--out "$T/snap" --png "$T/snap" --size 16 >/dev/null 2>"$T/err")
+rc=$?
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+[ "$rc" = 0 ] && [ -L "$T/snap/snap_000001.csv" ] &&
+	grep -q '^# nbody snapshot' "$T/d/snap.csv" &&
+	[ -p "$T/snap/frame_000001.png" ] &&
+	[ "$(head -c 4 "$T/png.out" | tail -c 3)" = PNG ] &&
+	[ "$(mode "$T/snap/snap_000000.csv")" = 640 ] && clean "$T/snap" &&
+	ok "nbody --out/--png: through the writer (link, FIFO, umask)" ||
+	bad "nbody --out/--png (exit $rc): $(cat "$T/err")"
+[ -z "$(find "$T/snap" -name '.nbody-probe*')" ] &&
+	ok "nbody leaves no probe file" || bad "nbody probe file left"
+
+# --- nbody with a step too long --------------------------------------------------
+timeout 60 "$NBODY" --dt 1e300 --steps 2 -n 64 --device host >"$T/out" \
+	2>"$T/err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "not finite\|no longer finite" "$T/err" &&
+	ok "nbody --dt 1e300: exit 1, $(head -c 100 "$T/err")" ||
+	bad "nbody --dt 1e300: exit $rc, $(cat "$T/err")"
+
+# --- an unsafe cache directory --------------------------------------------------
+mkdir "$T/open"
+chmod 777 "$T/open"
+NBRT_CACHE_DIR="$T/open" "$NBODY" -n 64 --steps 1 --device host \
+	>/dev/null 2>"$T/err"
+n=$(grep -c "cache directory '$T/open' not used" "$T/err")
+[ "$n" = 1 ] && grep -q "others may write" "$T/err" &&
+	ok "unsafe cache directory reported once" ||
+	bad "unsafe cache directory reported $n times: $(cat "$T/err")"
+NBRT_CACHE=0 NBRT_CACHE_DIR="$T/open" "$NBRUN" "$G" $RUN >/dev/null \
+	2>"$T/err"
+grep -q "cache directory" "$T/err" &&
+	bad "NBRT_CACHE=0 still warns" || ok "NBRT_CACHE=0: no warning"
+
+# --- control bytes in names ------------------------------------------------------
+esc=$(printf 'k\033[31m\nx.nbl')
+printf 'LMEM a;\nRMEM r;\nr += a +;\n' >"$T/$esc"
+for p in nbcc nbrun; do
+	case $p in
+	nbcc) "$NBCC" "$T/$esc" -o "$T/e.cl" 2>"$T/err" ;;
+	nbrun) "$NBRUN" "$T/$esc" $RUN 2>"$T/err" ;;
+	esac
+	if ! grep -q "$(printf '\033')" "$T/err" &&
+		grep -qF 'k\x1b[31m\nx.nbl' "$T/err"; then
+		ok "$p: a control byte in a file name is escaped"
+	else
+		bad "$p: file name printed raw: $(od -c "$T/err" | head -3)"
+	fi
+done
+"$NBRUN" "$T/no$esc" $RUN 2>"$T/err"
+grep -qF "cannot open '$T/no"'k\x1b[31m\nx.nbl' "$T/err" &&
+	ok "nbrun: a missing file's name escaped" ||
+	bad "nbrun: missing file: $(cat "$T/err")"
+"$NBCC" "$G" -o "$T/$esc/x.cl" 2>"$T/err"
+! grep -q "$(printf '\033')" "$T/err" && ok "nbcc -o: the output name escaped" ||
+	bad "nbcc -o: output name raw"
+utf=$(printf '\316\273.nbl') # lambda: printable, left as it is
+cp "$T/bad.nbl" "$T/$utf"
+"$NBCC" "$T/$utf" -o "$T/e.cl" 2>"$T/err"
+grep -qF "$utf:3:" "$T/err" && ok "printable UTF-8 in a name stays" ||
+	bad "UTF-8 name: $(cat "$T/err")"
+
+echo "outputs.sh: $((checks - fails)) passed, $fails failed"
+[ "$fails" = 0 ]
