@@ -82,7 +82,11 @@ skipped=0
 fits() {
 	[ "$maxwg" -ge "$1" ] && return 0
 	skipped=1
-	echo "skip $n --wg=$1: no OpenCL CPU device with work groups of $1 (max $maxwg)"
+	if [ "$maxwg" = 0 ]; then
+		echo "skip $n --wg=$1: no OpenCL CPU device"
+	else
+		echo "skip $n --wg=$1: the OpenCL CPU device's work groups stop at $maxwg"
+	fi
 	return 1
 }
 for n in 31,257 1,7 5,0; do

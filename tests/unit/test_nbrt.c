@@ -326,6 +326,24 @@ START_TEST(gravity_split)
 }
 END_TEST
 
+/* A limit of the device, as nbrt_describe prints it; -1 if not there
+ * (the host has none). */
+static long long dev_limit(nbrt *rt, const char *key)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	ck_assert_ptr_nonnull(m);
+	nbrt_describe(rt, m);
+	fclose(m);
+	char pat[64];
+	snprintf(pat, sizeof pat, "\n%s ", key); /* line 1 is the device */
+	char *p = strstr(buf, pat);
+	long long v = p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+	free(buf);
+	return v;
+}
+
 /* Other launch shapes of the generated code: i- and j-unrolling that do
  * not divide the sizes, a j-split, a smaller work group and tile, and no
  * local-memory staging at all. */
@@ -339,7 +357,13 @@ START_TEST(gravity_shapes)
 	};
 	static const size_t ns[][2] = {{1023, 1000}, {7, 1023}, {1, 1}, {1000, 0},
 	                               {5, 3}};
+	long long maxwg = dev_limit(rt, "max_work_group_size");
 	for (size_t v = 0; v < sizeof sh / sizeof sh[0]; v++) {
+		if (maxwg >= 0 && sh[v].wg > maxwg) {
+			printf("test_nbrt: skip --wg=%d: %s's work groups stop at "
+			       "%lld\n", sh[v].wg, nbrt_device_name(rt), maxwg);
+			continue;
+		}
 		nb_options o;
 		nb_options_init(&o);
 		o.unroll_i = sh[v].ui;
