@@ -42,6 +42,7 @@ die() { echo "fresh-check: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
 [ -d "$DIR" ] || die "no folder $DIR"
+case $DIR in *[[:space:]]*) die "a folder without blanks, please: $DIR" ;; esac
 command -v git >/dev/null || die "needs git"
 HEAD=$(git -C "$ROOT" rev-parse HEAD) || die "$ROOT is not a git repository"
 if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ]; then
@@ -124,7 +125,7 @@ step make-install in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive 
 fail=0
 step make-demo in_root "make demo" || fail=1
 step make-check in_root "make check" || fail=1
-grep -h '^tests:' "$LOGS/make-check.log" | sed 's/^/    /' || true
+grep -h -e '^tests:' -e '^fuzz:' "$LOGS/make-check.log" | sed 's/^/    /' || true
 if [ $fail = 0 ]; then
 	say "PASS: make demo and make check on a fresh Debian 12"
 else
