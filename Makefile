@@ -1,8 +1,10 @@
 # nbcc: a compiler for two-nested-loop problems, and its runtime.
 #   make          build bin/nbcc, bin/nbrun, bin/nbody
 #   make demo     the main job (installs missing packages first)
-#   make check    every test, then the sanitizer pass
-#   make fuzz     run the parser fuzz target for FUZZ_TIME seconds
+#   make check    every test, then the sanitizer pass, then each fuzz
+#                 target over its seed corpus once
+#   make fuzz     run each fuzz target (parse, csv, iface) for FUZZ_TIME
+#                 seconds (default 60)
 #   make bench    benchmarks under bench/
 #   make install PREFIX=/usr/local
 
@@ -30,8 +32,8 @@ CC_OBJ   := $(CC_SRC:compiler/%.c=$(B)/compiler/%.o) $(CC_GEN:.c=.o)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library and programs -------------------------------------
-PROGS    := nbrun nbody oneloop
-RT_PROG_SRC := $(wildcard $(PROGS:%=runtime/%.c))
+PROGS    := nbrun nbody
+RT_PROG_SRC := $(PROGS:%=runtime/%.c)
 RT_SRC   := $(filter-out $(RT_PROG_SRC),$(wildcard runtime/*.c))
 RT_OBJ   := $(RT_SRC:runtime/%.c=$(B)/runtime/%.o)
 LIBNBRT  := $(B)/libnbrt.a
@@ -110,6 +112,7 @@ check: deps
 	sh tests/run.sh bin
 	$(MAKE) SANITIZE=1 all tests
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
+	$(MAKE) --no-print-directory fuzz-check
 
 tests: $(UNIT_BIN)
 
@@ -117,15 +120,60 @@ demo: deps
 	$(MAKE) all
 	sh scripts/demo.sh
 
-fuzz: $(B)/fuzz_parse
-	@mkdir -p $(B)/fuzz-corpus
-	$(B)/fuzz_parse -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
-		-timeout=10 -dict=tests/fuzz/nbl.dict -artifact_prefix=$(B)/ \
-		$(B)/fuzz-corpus tests/fuzz/corpus
+# --- fuzzing (clang's libFuzzer) ----------------------------------------
+# The compiler's sources are built once with the sanitizers and libFuzzer's
+# coverage; each target in tests/fuzz links them, with its seeds in
+# tests/fuzz/corpus/NAME.  New inputs found go to $(B)/fuzz/corpus-NAME,
+# crashes to $(B)/fuzz/.
+FUZZ      := parse csv iface
+FUZZ_BIN  := $(FUZZ:%=$(B)/fuzz/fuzz_%)
+FUZZ_CC   ?= clang
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icompiler -Iruntime -I$(B)
+FUZZ_OBJ  := $(CC_SRC:compiler/%.c=$(B)/fuzz/obj/%.o) \
+             $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/csv.o
 
-$(B)/fuzz_parse: tests/fuzz/fuzz_parse.c $(CC_SRC) $(CC_GEN)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Icompiler -I$(B) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/obj/%.o: compiler/%.c compiler/*.h $(B)/parse.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(B)/fuzz/obj/%.o: $(B)/%.c $(B)/parse.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(B)/fuzz/obj/csv.o: runtime/csv.c runtime/csv.h compiler/nbcc.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz: $(FUZZ_BIN)
+	@for t in $(FUZZ); do \
+		mkdir -p $(B)/fuzz/corpus-$$t; \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		echo "fuzz: $$t for $${FUZZ_TIME:-60} s"; \
+		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
+			-timeout=10 -rss_limit_mb=2048 $$dict \
+			-artifact_prefix=$(B)/fuzz/$$t- -print_final_stats=1 \
+			$(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+# make check: each target over its seeds once, so the targets cannot rot
+fuzz-check:
+	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
+		$(MAKE) --no-print-directory $(FUZZ_BIN) >/dev/null && \
+		for t in $(FUZZ); do \
+			$(B)/fuzz/fuzz_$$t -timeout=10 tests/fuzz/corpus/$$t/* \
+				>$(B)/fuzz/seeds-$$t.log 2>&1 && \
+			echo "fuzz: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds ok" || \
+			{ tail -40 $(B)/fuzz/seeds-$$t.log; \
+			  echo "fuzz: $$t: FAILED on its seeds"; exit 1; }; \
+		done; \
+	else \
+		echo "fuzz: skipped: $(FUZZ_CC) cannot build libFuzzer targets" \
+		     "(Debian: clang and libclang-rt-14-dev)"; \
+	fi
 
 generated: $(BIN)/nbcc
 	rm -rf generated
@@ -147,5 +195,5 @@ install: all
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all check tests demo fuzz bench install clean deps generated
+.PHONY: all check tests demo fuzz fuzz-check bench install clean deps generated
 .SECONDARY:

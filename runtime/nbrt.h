@@ -38,6 +38,14 @@ const char *nbrt_error(const nbrt *rt);       /* last failure's message */
  * Returns how many (0 when no OpenCL platform is installed), -1 on an
  * OpenCL failure (its message written to out). */
 int nbrt_list(FILE *out);
+/* Prints the open device's limits, one "key value" per line: device,
+ * type (gpu, cpu, other or host; a host device prints nothing more),
+ * version, driver_version, compute_units, global_mem_size,
+ * max_mem_alloc_size, local_mem_size (bytes), local_mem_type,
+ * max_work_group_size, max_work_item_sizes (three), fp64, subgroups,
+ * subgroup_shuffle (yes or no), extensions.  Tests read their devices'
+ * limits from here.  Returns 0. */
+int nbrt_describe(const nbrt *rt, FILE *out);
 
 /* Loads a kernel: a .cl or .c written by nbcc (its interface read from the
  * header), or a .nbl compiled in process with `opts` (NULL: defaults; the

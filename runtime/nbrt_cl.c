@@ -376,6 +376,89 @@ int nbrt_list(FILE *out)
 	return n;
 }
 
+/* A driver's string with its control bytes escaped, so a listing is one
+ * line per key whatever the driver reports. */
+static void put_str(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, "%s ", key);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('\n', out);
+}
+
+static int has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; p && (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return 1;
+	return 0;
+}
+
+/* The limits that decide what runs where, for tests and users alike: a
+ * test that needs a kernel too big for the device reads local_mem_size
+ * here rather than assuming one driver's value. */
+int nbrt_describe(const nbrt *rt, FILE *out)
+{
+	put_str(out, "device", rt->name);
+	if (rt->host) {
+		fputs("type host\n", out);
+		return 0;
+	}
+	cl_device_type type = 0;
+	cl_ulong lmem = 0, gmem = 0, alloc = 0;
+	cl_device_local_mem_type lt = 0;
+	size_t wg = 0, wi[3] = {0, 0, 0};
+	cl_uint cu = 0, dims = 0;
+	clGetDeviceInfo(rt->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem,
+	                NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem,
+	                NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc,
+	                &alloc, NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg,
+	                NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims,
+	                &dims, NULL);
+	if (dims >= 1 && dims <= 3)
+		clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+		                sizeof wi[0] * dims, wi, NULL);
+	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
+	                NULL);
+	char *ext = dev_str(rt->dev, CL_DEVICE_EXTENSIONS);
+	char *ver = dev_str(rt->dev, CL_DEVICE_VERSION);
+	char *drv = dev_str(rt->dev, CL_DRIVER_VERSION);
+	fprintf(out, "type %s\n", type & CL_DEVICE_TYPE_GPU ? "gpu" :
+	        type & CL_DEVICE_TYPE_CPU ? "cpu" : "other");
+	put_str(out, "version", ver);
+	put_str(out, "driver_version", drv);
+	fprintf(out, "compute_units %u\n", (unsigned)cu);
+	fprintf(out, "global_mem_size %llu\n", (unsigned long long)gmem);
+	fprintf(out, "max_mem_alloc_size %llu\n", (unsigned long long)alloc);
+	fprintf(out, "local_mem_size %llu\n", (unsigned long long)lmem);
+	fprintf(out, "local_mem_type %s\n", lt == CL_LOCAL ? "local" :
+	        lt == CL_GLOBAL ? "global" : "none");
+	fprintf(out, "max_work_group_size %zu\n", wg);
+	fprintf(out, "max_work_item_sizes %zu %zu %zu\n", wi[0], wi[1], wi[2]);
+	fprintf(out, "fp64 %s\n", rt->fp64 ? "yes" : "no");
+	fprintf(out, "subgroups %s\n", has_word(ext, "cl_khr_subgroups") ||
+	        has_word(ext, "cl_intel_subgroups") ? "yes" : "no");
+	fprintf(out, "subgroup_shuffle %s\n",
+	        has_word(ext, "cl_khr_subgroup_shuffle") ? "yes" : "no");
+	put_str(out, "extensions", ext);
+	free(ext);
+	free(ver);
+	free(drv);
+	return 0;
+}
+
 /* --- building ---------------------------------------------------------- */
 
 static char *build_log(nbrt *rt, cl_program p)

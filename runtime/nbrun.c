@@ -38,7 +38,7 @@ typedef struct Args {
 	size_t rni, rnj;
 	int seeded;
 	unsigned long long seed;
-	int time, list;
+	int time, list, info;
 } Args;
 
 /* One side's columns (LMEM, BMEM or RMEM) and its element count. */
@@ -79,6 +79,9 @@ static void usage(FILE *f)
 	        "  --time             print 'time: T s, interactions/s: X' on stderr\n"
 	        "                     (T: the kernel's launches)\n"
 	        "  --list-devices     list the OpenCL devices and exit\n"
+	        "  --device-info      print the limits of the device --device picks\n"
+	        "                     (local memory, work-group size, extensions...),\n"
+	        "                     one 'key value' per line, and exit\n"
 	        "  --help, --version\n\n"
 	        "CSV files: values separated by commas, blanks around them and\n"
 	        "double quotes allowed; blank lines, lines starting with #, CRLF\n"
@@ -202,6 +205,8 @@ static int own_flag(Args *a, const char *arg, const char *next, int *rc)
 		a->time = took = 1;
 	else if (!strcmp(arg, "--list-devices"))
 		a->list = took = 1;
+	else if (!strcmp(arg, "--device-info"))
+		a->info = took = 1;
 	if (v && !*v && !*rc)
 		*rc = fail(USAGE, "%.*s needs a value", (int)strcspn(arg, "="),
 		           arg);
@@ -280,7 +285,7 @@ static int parse_args(int argc, char **argv, Args *a)
 			            nb_esc(a->kernel), nb_esc(arg));
 		a->kernel = arg;
 	}
-	if (a->list)
+	if (a->list || a->info)
 		return 0;
 	return check_args(a);
 }
@@ -729,6 +734,16 @@ int main(int argc, char **argv)
 	}
 	nbrt *rt = NULL;
 	nbrt_kernel *k = NULL;
+	if (a.info) {
+		char *err = NULL;
+		rt = nbrt_open(a.device, &err);
+		rc = rt ? nbrt_describe(rt, stdout) :
+		     fail(FAILED, "%s", err ? err : "cannot open a device");
+		free(err);
+		nbrt_close(rt);
+		free(a.cst);
+		return rc;
+	}
 	rc = open_device(&a, &rt);
 	if (!rc)
 		rc = load(&a, rt, &k);

@@ -9,6 +9,13 @@
 #      directory on the bare file name, so messages carry no paths.
 #      Adding a case is adding files.  NBCC_UPDATE=1 rewrites expectations.
 #   3. every script tests/sh/*.sh, with BIN, NBCC and TESTBUILD set.
+# Exit status 77 (of a unit-test binary or a script) means skipped: what
+# it tests needs a device this machine lacks (no OpenCL CPU device, no
+# GPU), and whatever else it checked passed.  It prints why; it is
+# counted apart from passes and failures.  A script reads a device's
+# limits from `nbrun --device-info` (tests/device.sh) rather than
+# assuming one driver's.  The closing line is
+#   tests: N passed, N failed, N skipped (BIN)
 set -u
 BIN=$(cd "${1:-bin}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,11 +30,20 @@ export BIN NBCC TESTBUILD ROOT
 export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 pass=0
 fail=0
+skip=0
 failed=""
+skipped=""
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 ok() { pass=$((pass + 1)); }
+skip_one() {
+	skip=$((skip + 1))
+	reason=$(grep -i "skip" "$TMP/out" | tail -n 1)
+	skipped="$skipped
+  $1${reason:+: $reason}"
+	echo "skipped: $1${reason:+: $reason}"
+}
 bad() {
 	fail=$((fail + 1))
 	failed="$failed
@@ -38,12 +54,15 @@ bad() {
 # 1. unit tests
 for t in "$TESTBUILD"/tests/*; do
 	[ -x "$t" ] || continue
-	if CK_VERBOSITY=minimal "$t" >"$TMP/out" 2>&1; then
-		ok
-	else
+	CK_VERBOSITY=minimal "$t" >"$TMP/out" 2>&1
+	case $? in
+	0) ok ;;
+	77) skip_one "unit $(basename "$t")" ;;
+	*)
 		cat "$TMP/out"
 		bad "unit $(basename "$t")"
-	fi
+		;;
+	esac
 done
 
 # 2. data cases
@@ -84,13 +103,17 @@ done
 # 3. scripts
 for s in "$ROOT"/tests/sh/*.sh; do
 	[ -f "$s" ] || continue
-	if sh "$s" >"$TMP/out" 2>&1; then
-		ok
-	else
+	sh "$s" >"$TMP/out" 2>&1
+	case $? in
+	0) ok ;;
+	77) skip_one "script $(basename "$s")" ;;
+	*)
 		tail -30 "$TMP/out"
 		bad "script $(basename "$s")"
-	fi
+		;;
+	esac
 done
 
-echo "tests: $pass passed, $fail failed ($BIN)"
+echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
+[ "$skip" = 0 ] || echo "skipped:$skipped"
 [ "$fail" = 0 ] || { echo "failed:$failed"; exit 1; }

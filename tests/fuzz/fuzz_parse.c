@@ -1,12 +1,21 @@
-/* fuzz_parse.c: the libFuzzer target for the whole compiler (make fuzz).
- * The first two input bytes pick the options, so that unrolling, j-split,
- * precision and the other passes' switches are fuzzed along with the
- * source; the rest is the .nbl text, compiled to every stage and both
- * real targets.  Any crash, sanitizer report or ICE (abort) is a bug.
- * The seeds in corpus/ are .nbl files behind two such option bytes (any
- * two characters); nbl.dict lists the tokens.  An input that takes more
- * than 10 s counts as a crash too (make fuzz passes -timeout=10).  Inputs
- * that crashed once live on as cases under tests/cases/fuzz. */
+/* fuzz_parse.c: the libFuzzer target for the whole compiler (make fuzz),
+ * front end, passes, both back ends and the interface-header writer.
+ * Input: two option bytes, a byte saying what to make, an optional file
+ * name, then the .nbl text:
+ *   byte 0, 1   unrolling, j-split, precision, scheduling, fast-math, fma,
+ *               tile, work group (see options())
+ *   byte 2      bits 0-2: what to make: 0 OpenCL, 1 C, 2 IR, 3 explain,
+ *               4 stats, 5 IR after every pass, 6 AMD IL, 7 all of them;
+ *               bit 3: a file name follows, up to a NUL byte (else
+ *               "fuzz.nbl"); bit 4: it is the --name too; bit 5: CPU
+ *               device class; bit 6: no flush to zero
+ * The file name goes into the generated header and the kernel name, so
+ * names with blanks, comment ends, newlines or a library function's name
+ * are fuzzed with the code.  Any crash, sanitizer report or ICE (abort)
+ * is a bug, and so is generated code whose header comment is cut short or
+ * does not read back as what was written.  Seeds: tests/fuzz/corpus/parse (any three bytes
+ * before a .nbl make one); nbl.dict lists the tokens.  An input that takes
+ * more than 10 s counts as a crash too (make fuzz passes -timeout=10). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +27,8 @@ static void options(nb_options *o, const uint8_t *d, size_t n)
 	                 js[] = {1, 2, 4, 3};
 	static const nb_prec prec[] = {NB_FLOAT, NB_DOUBLE, NB_DD, NB_FLOAT};
 	nb_options_init(o);
-	uint8_t a = n > 0 ? d[0] : 0, b = n > 1 ? d[1] : 0;
+	uint8_t a = n > 0 ? d[0] : 0, b = n > 1 ? d[1] : 0,
+	        c = n > 2 ? d[2] : 0;
 	o->unroll_i = ui[a & 3];
 	o->unroll_j = uj[a >> 2 & 3];
 	o->jsplit = js[a >> 4 & 3];
@@ -30,24 +40,66 @@ static void options(nb_options *o, const uint8_t *d, size_t n)
 		o->tile = 16;
 	if (b >> 4 & 1)
 		o->wg = 32;
+	o->cpu = c >> 5 & 1;
+	if (c >> 6 & 1)
+		o->ftz = 0;
+}
+
+static int same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* A path the header can hold as it is; others it may escape, and then
+ * only have to read back as a header. */
+static int plain(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '\\' ||
+		    (s[0] == '*' && s[1] == '/'))
+			return 0;
+	return 1;
+}
+
+/* The header comment of C and OpenCL code ends after its "end" line, so
+ * nothing in it (a path, a name) can close the comment early. */
+static int comment_whole(const char *code)
+{
+	const char *end = strstr(code, "\n * end\n");
+	const char *close = strstr(code + 2, "*/");
+	return end && close && close > end;
 }
 
 /* One compilation; generated code must carry an interface header that
- * reads back (the runtime depends on it). */
-static void run(const char *src, size_t len, const nb_options *base,
-                const char *target, const char *emit)
+ * reads back as the one the compiler holds (the runtime launches by it). */
+static void run(const char *path, const char *src, size_t len,
+                const nb_options *base, const char *target, const char *emit)
 {
 	nb_options o = *base;
 	o.target = target;
 	nb_output out;
-	int rc = nb_compile("fuzz.nbl", src, len, &o, emit, NULL, &out);
+	int rc = nb_compile(path, src, len, &o, emit, NULL, &out);
 	if (rc == 0 && (!out.code || strlen(out.code) != out.len))
 		abort();
 	if (rc == 0 && strcmp(emit, "code") == 0) {
 		char err[256];
 		nb_iface *f = nb_iface_parse(out.code, out.len, err, sizeof err);
-		if (!f || !out.iface || f->nvar != out.iface->nvar)
+		const nb_iface *g = out.iface;
+		if (!f || !g || !comment_whole(out.code) ||
+		    f->nvar != g->nvar || f->npack != g->npack ||
+		    !same(f->kernel, g->kernel) || !same(f->target, g->target) ||
+		    (plain(path) && !same(f->source, g->source)) ||
+		    !same(f->flags, g->flags) ||
+		    f->unroll_i != g->unroll_i || f->jsplit != g->jsplit ||
+		    f->wg != g->wg || f->tile != g->tile)
 			abort();
+		for (int i = 0; i < f->nvar; i++)
+			if (!same(f->var[i].name, g->var[i].name) ||
+			    f->var[i].role != g->var[i].role ||
+			    f->var[i].type != g->var[i].type ||
+			    f->var[i].pack != g->var[i].pack ||
+			    f->var[i].comp != g->var[i].comp)
+				abort();
 		nb_iface_free(f);
 	}
 	nb_output_free(&out);
@@ -57,7 +109,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	nb_options o;
 	options(&o, data, size);
-	size_t skip = size < 2 ? size : 2;
+	size_t skip = size < 3 ? size : 3;
+	uint8_t how = size > 2 ? data[2] : 0;
+	char name[256] = "fuzz.nbl";
+	if (how >> 3 & 1) {
+		size_t n = 0;
+		while (skip + n < size && n < sizeof name - 1 && data[skip + n])
+			n++;
+		memcpy(name, data + skip, n);
+		name[n] = 0;
+		skip += n + (skip + n < size);
+		if (how >> 4 & 1)
+			o.kname = name;
+	}
 	size_t len = size - skip;
 	char *src = malloc(len + 1);
 	if (!src)
@@ -65,18 +129,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(src, data + skip, len);
 	src[len] = 0;
 
-	run(src, len, &o, NULL, "tokens");
+	run(name, src, len, &o, NULL, "tokens");
 	nb_output out;
-	int ok = nb_compile("fuzz.nbl", src, len, &o, "ast", NULL, &out) == 0;
+	int ok = nb_compile(name, src, len, &o, "ast", NULL, &out) == 0;
 	nb_output_free(&out);
-	if (ok) { /* the later stages only see what the front end accepts */
-		run(src, len, &o, "opencl", "code");
-		run(src, len, &o, "c", "code");
-		run(src, len, &o, "opencl", "ir");
-		run(src, len, &o, "c", "explain");
-		if (size > 1 && data[1] >> 5 & 1)
-			run(src, len, &o, "opencl", "ir:all");
-	}
+	/* the later stages only see what the front end accepts */
+	static const struct { const char *target, *emit; } what[] = {
+		{"opencl", "code"}, {"c", "code"}, {"opencl", "ir"},
+		{"c", "explain"}, {"opencl", "stats"}, {"c", "ir:all"},
+		{"amdil", "code"},
+	};
+	int w = how & 7;
+	for (int i = 0; ok && i < 7; i++)
+		if (w == 7 || w == i)
+			run(name, src, len, &o, what[i].target, what[i].emit);
 	free(src);
 	return 0;
 }

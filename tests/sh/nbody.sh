@@ -3,7 +3,7 @@
 # |dE/E| < 1e-4 (it measures ~1e-5 at most over seeds); one seed gives
 # byte-identical snapshots, pictures and summary numbers (timings aside);
 # user errors exit 1 with a message.  Runs on PoCL where there is one,
-# else on the host back end.  Fresh seed each run; NBODY_TEST_SEED=S
+# else (an OpenCL CPU device missing, a GPU alone) on the host back end.  Fresh seed each run; NBODY_TEST_SEED=S
 # repeats one.
 set -eu
 NBODY=$BIN/nbody
@@ -11,8 +11,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "nbody.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
+. "$ROOT/tests/device.sh"
 DEV=host
-if "$NBODY" --list-devices 2>/dev/null | grep -q .; then
+if have_device cpu; then
 	DEV=cpu
 fi
 echo "nbody.sh: device $DEV"

@@ -10,7 +10,10 @@
 #   - --random (values in (0,1), seeds reproducible), --time's line;
 #   - kernels nbcc compiled beforehand (.c, .cl);
 #   - every bad input in tests/nbrun/cases.txt, with its exact message.
+# Needs PoCL's OpenCL CPU device: skipped (exit 77) without one.
 set -u
+. "$ROOT/tests/device.sh"
+need_device cpu
 NBRUN=$BIN/nbrun
 G=$ROOT/dsl-examples/gravity.nbl
 T=$(mktemp -d)
@@ -274,6 +277,20 @@ if "$NBRUN" --help | grep -q -- '--unroll-i' && "$NBRUN" --version |
 	grep -q '^nbrun'; then ok; else bad "--help, --version"; fi
 if "$NBRUN" --list-devices | grep -q '^0:0 '; then ok; else
 	bad "--list-devices lists no device"; fi
+# --device-info: one "key value" line each, the sizes numbers
+"$NBRUN" --device cpu --device-info >info 2>err
+if [ ! -s err ] && grep -q '^type cpu$' info &&
+	grep -Eq '^local_mem_size [1-9][0-9]*$' info &&
+	grep -Eq '^max_work_group_size [1-9][0-9]*$' info &&
+	grep -Eq '^compute_units [1-9][0-9]*$' info &&
+	grep -Eq '^subgroup_shuffle (yes|no)$' info &&
+	"$NBRUN" --device host --device-info >hinfo &&
+	[ "$(sed -n 2p hinfo)" = "type host" ] && [ "$(wc -l <hinfo)" = 2 ]
+then ok; else bad "--device-info:"; cat info err; fi
+if "$NBRUN" --device no-such-device-anywhere --device-info >info 2>err; then
+	bad "--device-info on a missing device: exit 0"
+elif grep -q "no OpenCL device matches 'no-such-device-anywhere'" err &&
+	[ ! -s info ]; then ok; else bad "--device-info on a missing device:"; cat err; fi
 
 # --- bad inputs: tests/nbrun/cases.txt ---------------------------------------
 D=$ROOT/tests/nbrun
