@@ -131,7 +131,8 @@ FUZZ_CC   ?= clang
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icompiler -Iruntime -I$(B)
 FUZZ_OBJ  := $(CC_SRC:compiler/%.c=$(B)/fuzz/obj/%.o) \
-             $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/csv.o
+             $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/%.o) \
+             $(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o
 
 $(B)/fuzz/obj/%.o: compiler/%.c compiler/*.h $(B)/parse.h
 	@mkdir -p $(@D)
@@ -141,7 +142,8 @@ $(B)/fuzz/obj/%.o: $(B)/%.c $(B)/parse.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
-$(B)/fuzz/obj/csv.o: runtime/csv.c runtime/csv.h compiler/nbcc.h
+# the CSV reader and the memory query it sizes its reads by (machine.c)
+$(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o: $(B)/fuzz/obj/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 

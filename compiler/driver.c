@@ -119,7 +119,17 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 	/* Any identifier will do, kill or main or M_PI: generated code
 	 * spells it behind a prefix of its own (emit.h). */
 	if (o->kname) {
-		if (strlen(o->kname) > 255)
+		/* checked here too: library callers bypass the option parser */
+		const char *p = o->kname;
+		int ok = *p == '_' || (*p >= 'A' && *p <= 'Z') ||
+		         (*p >= 'a' && *p <= 'z');
+		for (; ok && *p; p++)
+			ok = *p == '_' || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9');
+		if (!ok)
+			error_file(c, "the kernel name '%s' is not an identifier",
+			           nb_esc(o->kname));
+		else if (strlen(o->kname) > 255)
 			error_file(c, "--name=%.20s...: a kernel name may have at "
 			           "most 255 characters", o->kname);
 		return o->kname;

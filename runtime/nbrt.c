@@ -69,13 +69,6 @@ const char *nbrt_error(const nbrt *rt)
 	return rt && rt->err ? rt->err : "";
 }
 
-double nbrt_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* --- the cache ------------------------------------------------------------ */
 
 int nbrt_key_add(nbrt_key *k, const char *s, size_t n)

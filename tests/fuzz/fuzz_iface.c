@@ -27,7 +27,8 @@ static int equal(const nb_iface *f, const nb_iface *g)
 {
 	if (!same(f->kernel, g->kernel, "") || !same(f->target, g->target, "") ||
 	    !same(f->source, g->source, "-") || !same(f->flags, g->flags, "") ||
-	    !same(f->options, g->options, "") || f->precision != g->precision ||
+	    !same(f->options, g->options, "") || !same(f->entry, g->entry, "") ||
+	    f->precision != g->precision ||
 	    f->unroll_i != g->unroll_i || f->unroll_j != g->unroll_j ||
 	    f->jsplit != g->jsplit || f->wg != g->wg || f->tile != g->tile ||
 	    !same_num(f->flops, g->flops) ||

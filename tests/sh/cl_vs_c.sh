@@ -9,6 +9,8 @@
 # bench/gpu_check.sh does the same on a GPU with more transform settings.
 set -eu
 cd "$ROOT"
+. tests/device.sh
+need_device cpu
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
