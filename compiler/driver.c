@@ -120,13 +120,7 @@ static const char *kernel_name(Ctx *c, const char *path, const nb_options *o)
 	 * spells it behind a prefix of its own (emit.h). */
 	if (o->kname) {
 		/* checked here too: library callers bypass the option parser */
-		const char *p = o->kname;
-		int ok = *p == '_' || (*p >= 'A' && *p <= 'Z') ||
-		         (*p >= 'a' && *p <= 'z');
-		for (; ok && *p; p++)
-			ok = *p == '_' || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9');
-		if (!ok)
+		if (!nb_is_ident(o->kname))
 			error_file(c, "the kernel name '%s' is not an identifier",
 			           nb_esc(o->kname));
 		else if (strlen(o->kname) > 255)

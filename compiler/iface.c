@@ -31,7 +31,6 @@
  * undoes exactly these escapes and refuses any other, a raw control
  * byte, and a line given twice.  A missing entry line means the names
  * nbcc used to give: the kernel name in OpenCL, KERNEL_entry in C. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +166,14 @@ static const char *unesc(char *s)
 	return NULL;
 }
 
-static int is_ident(const char *s)
+/* ASCII only, whatever the locale: names become C and OpenCL symbols */
+int nb_is_ident(const char *s)
 {
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
+	if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
 		return 0;
 	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
+		if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
 			return 0;
 	return 1;
 }
@@ -303,7 +304,7 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		if (n != 2)
 			return "expected one word after the key";
 		/* the runtime makes a symbol of these */
-		if (key != K_TARGET && !is_ident(w[1]))
+		if (key != K_TARGET && !nb_is_ident(w[1]))
 			return "not an identifier";
 		char **to = key == K_KERNEL ? &f->kernel : key == K_ENTRY ?
 		            &f->entry : &f->target;
@@ -353,7 +354,7 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		                num(w[5], 0, &v.comp))))
 			return "expected: var NAME ROLE TYPE, and PACK COMP for "
 			       "a BMEM";
-		if (!is_ident(w[1]))
+		if (!nb_is_ident(w[1]))
 			return "the name is not an identifier";
 		nb_var *nv = realloc(f->var, sizeof(nb_var) *
 		                     (size_t)(f->nvar + 1));

@@ -115,6 +115,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *prefix);
 /* Reads an interface from the header of a generated file.  Returns NULL and
  * a message in err if the text carries none or it is malformed. */
 nb_iface *nb_iface_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Whether s is a C identifier in ASCII (kernel and variable names). */
+int nb_is_ident(const char *s);
 
 /* What a compilation produced. */
 typedef struct nb_output {

@@ -170,14 +170,8 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		return took;
 	}
 	if ((v = value(arg, "--name", next, &took))) {
-		const char *p = v;
-		if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= 'a' && *p <= 'z')))
+		if (!nb_is_ident(v))
 			goto bad;
-		for (; *p; p++)
-			if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
-				goto bad;
 		o->kname = v;
 		o->given |= NB_GIVEN_NAME;
 		return took;
