@@ -5,18 +5,13 @@
 #include <string.h>
 #include "ast.h"
 
-const Builtin builtins[] = {
-	{"sqrt", 1}, {"rsqrt", 1}, {"exp", 1}, {"log", 1}, {"sin", 1},
-	{"cos", 1},  {"pow", 2},   {"fabs", 1}, {"fmin", 2}, {"fmax", 2},
-	{NULL, 0},
-};
-
-int builtin_find(const char *name)
+Type type_join(Type a, Type b)
 {
-	for (int i = 0; builtins[i].name; i++)
-		if (strcmp(builtins[i].name, name) == 0)
-			return i;
-	return -1;
+	if (a == T_LIT)
+		return b;
+	if (b == T_LIT)
+		return a;
+	return (Type)prec_join((nb_prec)a, (nb_prec)b);
 }
 
 static const char *const kind_names[] = {
@@ -31,14 +26,9 @@ const char *node_kind_name(NodeKind k) { return kind_names[k]; }
 
 const char *type_name(Type t)
 {
-	switch (t) {
-	case T_F32: return "float";
-	case T_F64: return "double";
-	case T_DD: return "dd";
-	case T_BOOL: return "bool";
-	case T_LIT: return "literal";
-	}
-	return "?";
+	if (type_numeric(t))
+		return prec[t].name;
+	return t == T_BOOL ? "bool" : t == T_LIT ? "literal" : "?";
 }
 
 Node *node_new(Ctx *c, NodeKind k, Loc l)

@@ -11,6 +11,11 @@
  * of its context; T_BOOL comes from comparisons and logic. */
 typedef enum { T_F32 = NB_FLOAT, T_F64 = NB_DOUBLE, T_DD = NB_DD, T_BOOL,
                T_LIT } Type;
+/* Whether t is a precision: a row of prec[] (base.h). */
+static inline int type_numeric(Type t) { return (unsigned)t < NPREC; }
+/* The type an operation on a and b is computed in: a literal takes the
+ * other's type, precisions widen by prec[].rank. */
+Type type_join(Type a, Type b);
 
 typedef enum {
 	SYM_LMEM = NB_LMEM, SYM_BMEM = NB_BMEM, SYM_RMEM = NB_RMEM,
@@ -54,7 +59,7 @@ struct Node {
 	double num;       /* E_NUM: value; after sema also any constant */
 	int isconst;      /* after sema: value known at compile time (num) */
 	Sym *sym;         /* E_NAME after sema */
-	int fn;           /* E_CALL after sema: index into the builtin table */
+	int fn;           /* E_CALL after sema: its opcode (ops.h) */
 	Node *a, *b, *c;
 	Node **args;
 	int nargs;
@@ -91,14 +96,6 @@ typedef struct Prog {
 	Sym **sym[5];
 	int nsym[5];
 } Prog;
-
-/* Builtin functions, defined once. */
-typedef struct Builtin {
-	const char *name;
-	int nargs;
-} Builtin;
-extern const Builtin builtins[];
-int builtin_find(const char *name); /* index or -1 */
 
 /* Token dump (--emit=tokens) and parse.  Return 0 on success; diagnostics
  * go through the context. */

@@ -68,6 +68,55 @@ _Noreturn void ice(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define ICE(...) ice(__FILE__, __LINE__, __VA_ARGS__)
 
+/* The precisions, one row each (prec.c), indexed by nb_prec and by the
+ * numeric Types (ast.h), which share its values.  Everything that differs
+ * between float, double and dd and is not dd's own arithmetic is here;
+ * adding a precision is adding a row (docs/hacking.md). */
+enum { NPREC = NB_DD + 1 };
+typedef struct Prec {
+	const char *name;   /* "float": in sources, messages, interfaces */
+	const char *ir;     /* "f32": in IR dumps */
+	const char *ctype;  /* a value in C and OpenCL C: "nb_dd" for dd */
+	const char *scalar; /* its machine scalar: "double" for dd */
+	const char *clelem; /* an element of an OpenCL array: "double2" for dd */
+	const char *tag;    /* suffix of generated names: "f", "d", "dd" */
+	const char *zero;   /* 0 in C and OpenCL C */
+	const char *litfmt; /* printf format of a literal that reads back */
+	const char *litsfx; /* suffix of a literal: "f" for float */
+	const char *litcast;/* before NAN and INFINITY, which are float */
+	int rank;           /* widening order: an operation of two precisions
+	                       is computed in the one of higher rank */
+	int scalars;        /* machine scalars per value (a dd is two) */
+	int words;          /* 32-bit registers per value */
+	double max;         /* largest finite value */
+	double min_normal;  /* smallest normal value of the scalar */
+	double true_min;    /* smallest nonzero value of the scalar */
+	/* reads a plain decimal exactly rounded: 0, or NB_NUM_RANGE */
+	int (*read)(const char *s, double v[2]);
+	/* the folding arithmetic: the value of opcode op (ops.h) on
+	 * constants given as (hi, lo) pairs; 0 when op does not fold */
+	int (*eval)(int op, const double *a, const double *b, const double *c,
+	            double *r);
+} Prec;
+extern const Prec prec[NPREC];
+/* Of two precisions, the one an operation on both is computed in. */
+nb_prec prec_join(nb_prec a, nb_prec b);
+/* The precision named s ("float", "double", "dd"), or -1. */
+int prec_find(const char *s);
+/* Their names for messages, "float, double or dd", written into s. */
+const char *prec_names(char *s, size_t n);
+
+/* The readers and evaluators of the table (ddtext.c, eval.c). */
+int read_f32(const char *s, double v[2]);
+int read_f64(const char *s, double v[2]);
+int read_dd(const char *s, double v[2]);
+int eval_f32(int op, const double *a, const double *b, const double *c,
+             double *r);
+int eval_f64(int op, const double *a, const double *b, const double *c,
+             double *r);
+int eval_dd(int op, const double *a, const double *b, const double *c,
+            double *r);
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "nbcc.h"
+#include "base.h"
 
 #define DD_DIGITS 32 /* significant digits written for dd, at least */
 
@@ -297,7 +297,7 @@ static int nonfinite_word(const char *s, size_t n)
 }
 
 /* hi = RN(x), lo = RN(x - hi): x - hi is taken exactly on the digits. */
-static int dd_read(const char *z, double v[2])
+int read_dd(const char *z, double v[2])
 {
 	double hi = strtod(z, NULL);
 	if (isinf(hi))
@@ -318,6 +318,20 @@ static int dd_read(const char *z, double v[2])
 	return 0;
 }
 
+/* The readers of the precision table (base.h): z is a plain decimal. */
+int read_f32(const char *z, double v[2])
+{
+	float f = strtof(z, NULL);
+	v[0] = f;
+	return isinf(f) ? NB_NUM_RANGE : 0;
+}
+
+int read_f64(const char *z, double v[2])
+{
+	v[0] = strtod(z, NULL);
+	return isinf(v[0]) ? NB_NUM_RANGE : 0;
+}
+
 int nb_num_read(const char *s, size_t n, nb_prec t, double v[2])
 {
 	v[0] = v[1] = 0;
@@ -327,22 +341,7 @@ int nb_num_read(const char *s, size_t n, nb_prec t, double v[2])
 	char *z = n < sizeof small ? small : xmalloc(n + 1);
 	memcpy(z, s, n);
 	z[n] = 0;
-	int st = 0;
-	switch (t) {
-	case NB_FLOAT: {
-		float f = strtof(z, NULL);
-		v[0] = f;
-		st = isinf(f) ? NB_NUM_RANGE : 0;
-		break;
-	}
-	case NB_DOUBLE:
-		v[0] = strtod(z, NULL);
-		st = isinf(v[0]) ? NB_NUM_RANGE : 0;
-		break;
-	case NB_DD:
-		st = dd_read(z, v);
-		break;
-	}
+	int st = prec[t].read(z, v);
 	if (z != small)
 		free(z);
 	if (st)

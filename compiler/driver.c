@@ -18,33 +18,54 @@ static const Target *target_named(const char *name)
 }
 
 /* IR dumps between passes: --emit=ir:PASS prints the IR after PASS, and
- * --emit=ir:all after every pass.  The verifier runs after every pass. */
+ * --emit=ir:all after every pass.  A pass run more than once is named
+ * PASS, PASS.2, PASS.3 in the order of its runs.  The verifier runs after
+ * every pass. */
 typedef struct Dump {
 	const char *want; /* pass name, "all", or NULL */
 	Buf *out;
 	int hit;
 	Buf *live;        /* --stats: live values after each pass */
+	const char *ran[32]; /* the passes so far, to number repeats */
+	int nran;
 } Dump;
 
 static void step(Dump *d, Func *f, const char *pass)
 {
+	int runs = 1;
+	for (int i = 0; i < d->nran; i++)
+		runs += strcmp(d->ran[i], pass) == 0;
+	if (d->nran < (int)NELEM(d->ran))
+		d->ran[d->nran++] = pass;
+	char name[32];
+	if (runs > 1)
+		snprintf(name, sizeof name, "%s.%d", pass, runs);
+	else
+		snprintf(name, sizeof name, "%s", pass);
 	ir_verify(f, 1);
 	if (d->live) {
 		Stats s;
 		ir_stats(f, &s);
 		buf_printf(d->live, "  %-10s %4d values live in the loop, %4d "
-		           "32-bit words\n", pass, s.live_body, s.regs);
+		           "32-bit words\n", name, s.live_body, s.regs);
 	}
 	if (!d->want)
 		return;
 	if (strcmp(d->want, "all") == 0) {
-		buf_printf(d->out, "; after %s\n", pass);
+		buf_printf(d->out, "; after %s\n", name);
 		ir_print(f, d->out);
 		d->hit = 1;
-	} else if (strcmp(d->want, pass) == 0) {
+	} else if (strcmp(d->want, name) == 0) {
 		ir_print(f, d->out);
 		d->hit = 1;
 	}
+}
+
+/* Runs one pass and its step. */
+static void run(Dump *d, Func *f, const char *name, void (*pass)(Func *))
+{
+	pass(f);
+	step(d, f, name);
 }
 
 /* Refuses a Func that would grow past MAX_INS when its loop body is
@@ -69,7 +90,11 @@ static int too_big(Ctx *c, const Func *f, long copies, const nb_options *o)
 	return 1;
 }
 
-/* The optimizer: the order matters where a pass makes work for the next. */
+/* The optimizer, a straight list: no pass calls another, each is checked
+ * and can be dumped after it runs.  The order matters where a pass makes
+ * work for the next: fold and powred leave unused literals, reassoc
+ * opened sums and fma absorbed products to the dce after them, and cse
+ * orders commutative operands by index, so it runs on a swept list. */
 static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
                       const char *name)
 {
@@ -78,29 +103,27 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	if (c->errors)
 		return f;
 	step(d, f, "lower");
-	pass_fold(f);
-	step(d, f, "fold");
-	pass_powred(f);
-	step(d, f, "powred");
+	run(d, f, "fold", pass_fold);
+	run(d, f, "dce", pass_dce);
+	run(d, f, "powred", pass_powred);
+	run(d, f, "dce", pass_dce);
 	if (too_big(c, f, 1, o))
 		return f;
-	pass_fold(f);
-	pass_cse(f);
-	step(d, f, "cse");
-	pass_dce(f);
-	step(d, f, "dce");
-	pass_reassoc(f);
-	step(d, f, "reassoc");
-	pass_fma(f);
-	step(d, f, "fma");
+	run(d, f, "fold", pass_fold);     /* the products powred made */
+	run(d, f, "dce", pass_dce);
+	run(d, f, "cse", pass_cse);
+	run(d, f, "dce", pass_dce);
+	run(d, f, "reassoc", pass_reassoc);
+	run(d, f, "dce", pass_dce);
+	run(d, f, "fma", pass_fma);
+	run(d, f, "dce", pass_dce);
 	if (too_big(c, f, o->unroll_i, o))
 		return f;
 	pass_unroll_i(f, o->unroll_i);
 	step(d, f, "unroll-i");
-	pass_cse(f);
-	pass_dce(f);
-	pass_hoist(f);
-	step(d, f, "hoist");
+	run(d, f, "cse", pass_cse);       /* work the i-copies share */
+	run(d, f, "dce", pass_dce);
+	run(d, f, "hoist", pass_hoist);
 	pass_jsplit(f, o->jsplit);
 	step(d, f, "jsplit");
 	/* NJ copies and the one-element tail */
@@ -277,9 +300,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 		Type widest = T_F32;
 		for (int k = SYM_LMEM; k <= SYM_CONST; k++)
 			for (int i = 0; i < p->nsym[k]; i++)
-				if (p->sym[k][i]->type > widest &&
-				    p->sym[k][i]->type != T_LIT)
-					widest = p->sym[k][i]->type;
+				widest = type_join(widest, p->sym[k][i]->type);
 		t->defaults(widest, &o);
 	}
 	if (o.unroll_i == 0)

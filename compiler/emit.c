@@ -8,12 +8,7 @@
 
 const char *ctype(Type t)
 {
-	switch (t) {
-	case T_F32: return "float";
-	case T_F64: return "double";
-	case T_DD: return "nb_dd";
-	default: return "int";
-	}
+	return type_numeric(t) ? prec[t].ctype : "int";
 }
 
 static char *xstrdup(const char *s)
@@ -133,26 +128,27 @@ void emit_imm(Buf *out, const Ins *in)
 		buf_putc(out, ')');
 		return;
 	}
-	const char *cast = in->type == T_F32 ? "" : "(double)";
+	const Prec *p = &prec[in->type];
 	if (isnan(v)) {
-		buf_printf(out, "%sNAN", cast);
+		buf_printf(out, "%sNAN", p->litcast);
 		return;
 	}
 	if (isinf(v)) {
-		buf_printf(out, "%s%sINFINITY", v < 0 ? "-" : "", cast);
+		buf_printf(out, "%s%sINFINITY", v < 0 ? "-" : "", p->litcast);
 		return;
 	}
 	char s[64];
-	snprintf(s, sizeof s, in->type == T_F32 ? "%.9g" : "%.17g", v);
+	snprintf(s, sizeof s, p->litfmt, v);
 	if (!strpbrk(s, ".e"))
 		strcat(s, ".0");
 	if (v < 0 || signbit(v))
-		buf_printf(out, "(%s%s)", s, in->type == T_F32 ? "f" : "");
+		buf_printf(out, "(%s%s)", s, p->litsfx);
 	else
-		buf_printf(out, "%s%s", s, in->type == T_F32 ? "f" : "");
+		buf_printf(out, "%s%s", s, p->litsfx);
 }
 
 typedef struct Spell {
+	const Spelling *sp;
 	Namer *name;
 	void *arg;
 } Spell;
@@ -168,33 +164,38 @@ static void opnd(const Spell *sp, Buf *out, const Func *f, int k)
 		buf_printf(out, "v%d", k);
 }
 
-/* C's <math.h> names float functions with an f suffix; OpenCL overloads. */
-static void fn(Buf *out, const char *name, Type t, int cl)
+/* A call of fn on the operands, from the first. */
+static void call(const Spell *sp, Buf *out, const Func *f, const Ins *in,
+                 const char *fn, int first)
 {
-	buf_printf(out, "%s%s(", name, !cl && t == T_F32 ? "f" : "");
+	buf_printf(out, "%s(", fn);
+	for (int i = first; i < ins_nargs(in); i++) {
+		if (i > first)
+			buf_puts(out, ", ");
+		opnd(sp, out, f, in->arg[i]);
+	}
+	buf_putc(out, ')');
 }
 
-void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
-              void *arg)
+/* The name of the math function fn for type t: C's <math.h> names float
+ * functions with an f suffix, OpenCL overloads. */
+static const char *mathfn(Buf *b, const Spelling *sp, const char *fn, Type t)
 {
-	const Spell spell = {name, arg}, *sp = &spell;
+	b->len = 0;
+	buf_printf(b, "%s%s", fn, sp->fsuffix && t == T_F32 ? "f" : "");
+	return b->s;
+}
+
+void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
+              Namer *name, void *arg)
+{
+	const Spell spell = {spl, name, arg}, *sp = &spell;
 	const Ins *in = &f->ins[k];
+	const OpInfo *oi = &opinfo[in->op];
 	const int *a = in->arg;
 	Type t = in->type;
 	Type at = ins_nargs(in) ? f->ins[a[0]].type : t;
-	static const char *const infix[O_COUNT] = {
-		[O_ADD] = "+", [O_SUB] = "-", [O_MUL] = "*", [O_DIV] = "/",
-		[O_LT] = "<", [O_LE] = "<=", [O_GT] = ">", [O_GE] = ">=",
-		[O_EQ] = "==", [O_NE] = "!=", [O_AND] = "&&", [O_OR] = "||",
-	};
-	static const char *const ddfn[O_COUNT] = {
-		[O_ADD] = "add", [O_SUB] = "sub", [O_MUL] = "mul", [O_DIV] = "div",
-		[O_SQRT] = "sqrt", [O_RSQRT] = "rsqrt", [O_EXP] = "exp",
-		[O_LOG] = "log", [O_SIN] = "sin", [O_COS] = "cos",
-		[O_POW] = "pow", [O_FABS] = "fabs", [O_FMIN] = "fmin",
-		[O_FMAX] = "fmax", [O_NEG] = "neg", [O_LT] = "lt", [O_LE] = "le",
-		[O_GT] = "gt", [O_GE] = "ge", [O_EQ] = "eq", [O_NE] = "ne",
-	};
+	Buf fn = {0};
 	if (in->op == O_CVT) {
 		if (t == T_DD) {
 			buf_puts(out, "nb_dd_from((double)");
@@ -208,69 +209,27 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
 			buf_printf(out, "(%s)", ctype(t));
 			opnd(sp, out, f, a[0]);
 		}
-		return;
-	}
-	if (in->op == O_SEL) {
+	} else if (in->op == O_SEL) {
 		opnd(sp, out, f, a[0]);
 		buf_puts(out, " ? ");
 		opnd(sp, out, f, a[1]);
 		buf_puts(out, " : ");
 		opnd(sp, out, f, a[2]);
-		return;
-	}
-	if (in->op == O_AND || in->op == O_OR || in->op == O_NOT ||
-	    (at != T_DD && infix[in->op])) {
-		if (in->op == O_NOT) {
-			buf_putc(out, '!');
-			opnd(sp, out, f, a[0]);
-			return;
-		}
+	} else if (at == T_DD && oi->dd) {
+		/* dd values are structs: every operation is a library call */
+		call(sp, out, f, in, cprintf(f->ctx, "nb_dd_%s", oi->dd), 0);
+	} else if (oi->sym && oi->nargs == 1) {
+		buf_puts(out, oi->sym);
 		opnd(sp, out, f, a[0]);
-		buf_printf(out, " %s ", infix[in->op]);
+	} else if (oi->sym) {
+		opnd(sp, out, f, a[0]);
+		buf_printf(out, " %s ", oi->sym);
 		opnd(sp, out, f, a[1]);
-		return;
-	}
-	if (at == T_DD) {
-		if (in->op == O_FMA || in->op == O_FMS || in->op == O_FNMA) {
-			/* never made for dd, spelled out if a pass ever does */
-			buf_printf(out, "nb_dd_%s(", in->op == O_FNMA ? "sub" :
-			           in->op == O_FMA ? "add" : "sub");
-			if (in->op == O_FNMA) {
-				opnd(sp, out, f, a[2]);
-				buf_puts(out, ", ");
-			}
-			buf_puts(out, "nb_dd_mul(");
-			opnd(sp, out, f, a[0]);
-			buf_puts(out, ", ");
-			opnd(sp, out, f, a[1]);
-			buf_putc(out, ')');
-			if (in->op != O_FNMA) {
-				buf_puts(out, ", ");
-				opnd(sp, out, f, a[2]);
-			}
-			buf_putc(out, ')');
-			return;
-		}
-		if (!ddfn[in->op])
-			ICE("no dd form of %s", opinfo[in->op].name);
-		buf_printf(out, "nb_dd_%s(", ddfn[in->op]);
-		for (int i = 0; i < ins_nargs(in); i++) {
-			if (i)
-				buf_puts(out, ", ");
-			opnd(sp, out, f, a[i]);
-		}
-		buf_putc(out, ')');
-		return;
-	}
-	switch (in->op) {
-	case O_NEG:
-		buf_putc(out, '-');
-		opnd(sp, out, f, a[0]);
-		return;
-	case O_FMA:
-	case O_FMS:
-	case O_FNMA:
-		fn(out, "fma", t, cl);
+	} else if (at == T_DD || !oi->fn) {
+		ICE("cannot spell %s in %s", oi->name, type_short(at));
+	} else if (oi->kind == K_FMA) {
+		/* one fused form: a*b - c is fma(a, b, -c), c - a*b fma(-a, b, c) */
+		buf_printf(out, "%s(", mathfn(&fn, spl, oi->fn, t));
 		if (in->op == O_FNMA)
 			buf_putc(out, '-');
 		opnd(sp, out, f, a[0]);
@@ -279,72 +238,47 @@ void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
 		buf_puts(out, in->op == O_FMS ? ", -" : ", ");
 		opnd(sp, out, f, a[2]);
 		buf_putc(out, ')');
-		return;
-	case O_RSQRT:
-		if (cl) {
-			buf_puts(out, fast && t == T_F32 ? "native_rsqrt(" :
-			         "rsqrt(");
-		} else {
-			buf_puts(out, t == T_F32 ? "1.0f / " : "1.0 / ");
-			fn(out, "sqrt", t, cl);
-		}
-		opnd(sp, out, f, a[0]);
-		buf_putc(out, ')');
-		return;
-	default: {
-		static const char *const names[O_COUNT] = {
-			[O_SQRT] = "sqrt", [O_EXP] = "exp", [O_LOG] = "log",
-			[O_SIN] = "sin", [O_COS] = "cos", [O_POW] = "pow",
-			[O_FABS] = "fabs", [O_FMIN] = "fmin", [O_FMAX] = "fmax",
-		};
-		if (!names[in->op])
-			ICE("cannot spell %s", opinfo[in->op].name);
-		if (cl && fast && t == T_F32 &&
-		    (in->op == O_EXP || in->op == O_LOG || in->op == O_SIN ||
-		     in->op == O_COS || in->op == O_SQRT))
-			buf_puts(out, "native_");
-		fn(out, names[in->op], t, cl);
-		for (int i = 0; i < ins_nargs(in); i++) {
-			if (i)
-				buf_puts(out, ", ");
-			opnd(sp, out, f, a[i]);
-		}
-		buf_putc(out, ')');
+	} else if (in->op == O_RSQRT && !spl->rsqrt) {
+		Ins one = ins_make(O_IMM, t, in->blk, -1, -1, -1);
+		one.imm[0] = 1;
+		emit_imm(out, &one);
+		buf_puts(out, " / ");
+		call(sp, out, f, in, mathfn(&fn, spl, "sqrt", t), 0);
+	} else if (spl->native && fast && t == T_F32 &&
+	           (oi->props & P_NATIVE)) {
+		call(sp, out, f, in, cprintf(f->ctx, "%s%s", spl->native, oi->fn),
+		     0);
+	} else {
+		call(sp, out, f, in, mathfn(&fn, spl, oi->fn, t), 0);
 	}
-	}
+	buf_free(&fn);
 }
 
-void emit_sink(Buf *out, const Func *f, int k, const char *r, int cl,
-               Namer *name, void *arg)
+void emit_sink(Buf *out, const Func *f, int k, const char *r,
+               const Spelling *sp, Namer *name, void *arg)
 {
 	const Ins *in = &f->ins[k];
-	Buf a = {0}, b = {0};
+	const OpInfo *oi = &opinfo[in->op];
+	Buf a[2] = {{0}, {0}};
 	for (int i = 0; i < ins_nargs(in); i++) {
-		Buf *x = i ? &b : &a;
 		const Ins *o = &f->ins[in->arg[i]];
 		if (o->op == O_IMM)
-			emit_imm(x, o);
+			emit_imm(&a[i], o);
 		else if (name)
-			name(x, f, in->arg[i], arg);
+			name(&a[i], f, in->arg[i], arg);
 		else
-			buf_printf(x, "v%d", in->arg[i]);
+			buf_printf(&a[i], "v%d", in->arg[i]);
 	}
-	if (in->type == T_DD) {
-		switch (in->op) {
-		case O_ACC: buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, a.s); break;
-		case O_ACCSUB: buf_printf(out, "%s = nb_dd_sub(%s, %s);\n", r, r, a.s); break;
-		case O_ACCFMA: buf_printf(out, "%s = nb_dd_add(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-		default: buf_printf(out, "%s = nb_dd_sub(%s, nb_dd_mul(%s, %s));\n", r, r, a.s, b.s); break;
-		}
-	} else {
-		const char *fm = !cl && in->type == T_F32 ? "fmaf" : "fma";
-		switch (in->op) {
-		case O_ACC: buf_printf(out, "%s += %s;\n", r, a.s); break;
-		case O_ACCSUB: buf_printf(out, "%s -= %s;\n", r, a.s); break;
-		case O_ACCFMA: buf_printf(out, "%s = %s(%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
-		default: buf_printf(out, "%s = %s(-%s, %s, %s);\n", r, fm, a.s, b.s, r); break;
-		}
-	}
-	buf_free(&a);
-	buf_free(&b);
+	if (in->type == T_DD && oi->dd)
+		buf_printf(out, "%s = nb_dd_%s(%s, %s);\n", r, oi->dd, r, a[0].s);
+	else if (in->type == T_DD)
+		ICE("cannot spell %s in %s", oi->name, type_short(in->type));
+	else if (oi->fn) /* r += a*b as fma(a, b, r), r -= a*b as fma(-a, b, r) */
+		buf_printf(out, "%s = %s%s(%s%s, %s, %s);\n", r, oi->fn,
+		           sp->fsuffix && in->type == T_F32 ? "f" : "",
+		           strcmp(oi->sym, "-=") == 0 ? "-" : "", a[0].s, a[1].s, r);
+	else
+		buf_printf(out, "%s %s %s;\n", r, oi->sym, a[0].s);
+	buf_free(&a[0]);
+	buf_free(&a[1]);
 }

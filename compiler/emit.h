@@ -36,15 +36,24 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 const char *ctype(Type t);
 /* Writes a literal of type t so that it reads back exactly. */
 void emit_imm(Buf *out, const Ins *in);
+/* What ops.h leaves to the C-family target: how it spells the math
+ * functions.  The rest of an operation's spelling is its row. */
+typedef struct Spelling {
+	int fsuffix;        /* float functions end in f, as C's sqrtf; else
+	                       they are overloaded, as in OpenCL C */
+	int rsqrt;          /* has rsqrt(x); else it is 1 / sqrt(x) */
+	const char *native; /* prefix of the fast float forms (P_NATIVE rows)
+	                       that --fast-math uses, or NULL */
+} Spelling;
 /* How an operand is spelled: v<index> unless a back end says otherwise. */
 typedef void Namer(Buf *out, const Func *f, int operand, void *arg);
-/* The expression computing instruction k from its operands; `cl` selects
- * OpenCL built-ins over C's <math.h>; `name` may be NULL. */
-void emit_rhs(Buf *out, const Func *f, int k, int cl, int fast, Namer *name,
-              void *arg);
+/* The expression computing instruction k from its operands, as sp
+ * spells it (fast: under --fast-math); `name` may be NULL. */
+void emit_rhs(Buf *out, const Func *f, int k, const Spelling *sp, int fast,
+              Namer *name, void *arg);
 /* The statement of sink k updating the accumulator spelled r. */
-void emit_sink(Buf *out, const Func *f, int k, const char *r, int cl,
-               Namer *name, void *arg);
+void emit_sink(Buf *out, const Func *f, int k, const char *r,
+               const Spelling *sp, Namer *name, void *arg);
 /* The dd arithmetic library (ddlib.h), for the generated code. */
 extern const char nb_ddlib_src[];
 

@@ -24,8 +24,11 @@ typedef struct C {
 	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
 } C;
 
+/* C's <math.h> has sqrtf for float and no rsqrt. */
+static const Spelling c_spelling = {1, 0, NULL};
+
 /* The scalar type of a variable's array: dd arrays are double pairs. */
-static const char *stype(Type t) { return t == T_F32 ? "float" : "double"; }
+static const char *stype(Type t) { return prec[t].scalar; }
 
 /* Finds which values belong to one i-lane, and checks that the lanes are
  * the isomorphic copies the loop form needs: every lane-specific value of
@@ -120,7 +123,7 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		char r[64];
 		accname(c, in, acc, r, sizeof r);
 		buf_puts(out, ind);
-		emit_sink(out, f, k, r, 0, name, c);
+		emit_sink(out, f, k, r, &c_spelling, name, c);
 		return;
 	}
 	/* a lane-specific value before the j loop is an array over lanes */
@@ -146,7 +149,7 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, 0, 0, name, c);
+		emit_rhs(out, f, k, &c_spelling, 0, name, c);
 	}
 	buf_puts(out, ";\n");
 }
@@ -227,8 +230,7 @@ static void accumulators(C *c, const char *pre, const char *ind)
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
-		const char *zero = f->var[v].type == T_DD ? "nb_dd_make(0.0, 0.0)" :
-		                   "0";
+		const char *zero = prec[f->var[v].type].zero;
 		if (c->lanes) {
 			buf_printf(c->out, "%s%s %s%d[%d];\n", ind,
 			           ctype(f->var[v].type), pre, v, f->ni);

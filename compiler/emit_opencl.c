@@ -17,18 +17,19 @@ typedef struct E {
 	int fast;
 } E;
 
-static const char *vtype(nb_prec t, int vwidth)
+/* OpenCL C spells them float, double; float2, float4, double2, ... */
+static const Spelling cl_spelling = {0, 1, "native_"};
+
+/* The vector type of a BMEM pack of vwidth scalars. */
+static const char *vtype(const Func *f, nb_prec t, int vwidth)
 {
-	static const char *const fl[] = {"", "float", "float2", "", "float4"};
-	static const char *const db[] = {"", "double", "double2", "", "double4"};
-	return t == NB_FLOAT ? fl[vwidth] : db[vwidth];
+	if (vwidth == 1)
+		return prec[t].scalar;
+	return cprintf(f->ctx, "%s%d", prec[t].scalar, vwidth);
 }
 
 /* The scalar-or-vector type of one element of a variable's array. */
-static const char *etype(Type t)
-{
-	return t == T_F32 ? "float" : t == T_F64 ? "double" : "double2";
-}
+static const char *etype(Type t) { return prec[t].clelem; }
 
 static const char *comp(int c)
 {
@@ -50,7 +51,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		char r[64];
 		snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
 		buf_puts(out, ind);
-		emit_sink(out, f, k, r, 1, NULL, NULL);
+		emit_sink(out, f, k, r, &cl_spelling, NULL, NULL);
 		return;
 	}
 	if (in->op == O_LDJ) {
@@ -62,11 +63,11 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			const nb_pack *pk = &e->fc->pack[p];
 			if (e->fc->tile)
 				buf_printf(out, "%sconst %s q%d_%d = t%d[jj + %d];\n", ind,
-				           vtype(pk->type, pk->vwidth), p, lane, p,
+				           vtype(f, pk->type, pk->vwidth), p, lane, p,
 				           lane * f->jsplit);
 			else
 				buf_printf(out, "%sconst %s q%d_%d = b%d[jbase + jj + "
-				           "%d];\n", ind, vtype(pk->type, pk->vwidth), p,
+				           "%d];\n", ind, vtype(f, pk->type, pk->vwidth), p,
 				           lane, p, lane * f->jsplit);
 		}
 		buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
@@ -98,7 +99,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, 1, e->fast, NULL, NULL);
+		emit_rhs(out, f, k, &cl_spelling, e->fast, NULL, NULL);
 	}
 	buf_puts(out, ";\n");
 }
@@ -136,34 +137,31 @@ static void emit_combine(E *e)
 				buf_printf(out, "\tfor (int o = %d; o > 0; o >>= 1)\n", t / 2);
 				buf_printf(out, "\t\tr%d_%d = %s(r%d_%d, nb_shfl_%s(r%d_%d, "
 				           "o));\n", v, l, add, v, l,
-				           f->var[v].type == T_F32 ? "f" :
-				           f->var[v].type == T_F64 ? "d" : "dd", v, l);
+				           prec[f->var[v].type].tag, v, l);
 			}
 		}
 		buf_puts(out, "#else\n");
 	}
 	/* through local memory: every work item writes its sums, then the
 	 * first of each group of T adds them up */
-	int idx[3] = {0, 0, 0};
+	int idx[NPREC] = {0};
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
 		for (int l = 0; l < f->ni; l++)
 			buf_printf(out, "\tc%s[%d * NB_WG + lid] = r%d_%d;\n",
-			           f->var[v].type == T_F32 ? "f" :
-			           f->var[v].type == T_F64 ? "d" : "dd",
+			           prec[f->var[v].type].tag,
 			           idx[f->var[v].type]++, v, l);
 	}
 	buf_puts(out, "\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
 	buf_puts(out, "\tif (p == 0) {\n");
-	idx[0] = idx[1] = idx[2] = 0;
+	memset(idx, 0, sizeof idx);
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
 		for (int l = 0; l < f->ni; l++) {
 			int ix = idx[f->var[v].type]++;
-			const char *c = f->var[v].type == T_F32 ? "f" :
-			                f->var[v].type == T_F64 ? "d" : "dd";
+			const char *c = prec[f->var[v].type].tag;
 			buf_printf(out, "\t\tfor (int q = 1; q < NB_T; q++)\n");
 			if (f->var[v].type == T_DD)
 				buf_printf(out, "\t\t\tr%d_%d = nb_dd_add(r%d_%d, "
@@ -283,7 +281,7 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	}
 	for (int p = 0; p < fc->npack; p++)
 		buf_printf(out, ",\n\t__global const %s *restrict b%d",
-		           vtype(fc->pack[p].type, fc->pack[p].vwidth), p);
+		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_CONST)
@@ -299,9 +297,9 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, ")\n{\n");
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
-		           vtype(fc->pack[p].type, fc->pack[p].vwidth), p);
+		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
 	if (t > 1) {
-		int nacc[3] = {0, 0, 0};
+		int nacc[NPREC] = {0};
 		for (int v = 0; v < f->nvar; v++)
 			if (f->var[v].role == NB_RMEM)
 				nacc[f->var[v].type] += ni;
@@ -309,12 +307,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 			; /* always the local-memory path */
 		else
 			buf_puts(out, "#if !NB_SHUFFLE\n");
-		static const char *const cn[] = {"f", "d", "dd"};
-		static const char *const ct[] = {"float", "double", "nb_dd"};
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < NPREC; k++)
 			if (nacc[k])
-				buf_printf(out, "\t__local %s c%s[%d * NB_WG];\n", ct[k],
-				           cn[k], nacc[k]);
+				buf_printf(out, "\t__local %s c%s[%d * NB_WG];\n",
+				           prec[k].ctype, prec[k].tag, nacc[k]);
 		if (!(t & (t - 1) || t > 32))
 			buf_puts(out, "#endif\n");
 	}
@@ -336,8 +332,7 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 			continue;
 		for (int l = 0; l < ni; l++)
 			buf_printf(out, "\t%s r%d_%d = %s;\n", ctype(f->var[v].type),
-			           v, l, f->var[v].type == T_DD ?
-			           "nb_dd_make(0.0, 0.0)" : "0");
+			           v, l, prec[f->var[v].type].zero);
 	}
 	emit_block(&e, B_PRE, "\t");
 	int step = nj * t;

@@ -61,21 +61,20 @@ static void operand(X *x, int k)
 
 static void rhs(X *x, const Ins *in)
 {
-	static const char *const infix[O_COUNT] = {
-		[O_ADD] = "+", [O_SUB] = "-", [O_MUL] = "*", [O_DIV] = "/",
-		[O_LT] = "<", [O_LE] = "<=", [O_GT] = ">", [O_GE] = ">=",
-		[O_EQ] = "==", [O_NE] = "!=", [O_AND] = "&&", [O_OR] = "||",
-	};
+	const char *sym = opinfo[in->op].sym;
 	const int *a = in->arg;
-	if (infix[in->op]) {
+	if (sym && ins_nargs(in) == 1) {
+		buf_puts(x->out, sym);
 		operand(x, a[0]);
-		buf_printf(x->out, " %s ", infix[in->op]);
+		return;
+	}
+	if (sym) {
+		operand(x, a[0]);
+		buf_printf(x->out, " %s ", sym);
 		operand(x, a[1]);
 		return;
 	}
 	switch (in->op) {
-	case O_NEG: buf_puts(x->out, "-"); operand(x, a[0]); return;
-	case O_NOT: buf_puts(x->out, "!"); operand(x, a[0]); return;
 	case O_SEL:
 		operand(x, a[0]);
 		buf_puts(x->out, " ? ");
@@ -87,11 +86,9 @@ static void rhs(X *x, const Ins *in)
 		buf_printf(x->out, "(%s)", type_name(in->type));
 		operand(x, a[0]);
 		return;
-	case O_FMS:
-	case O_FNMA:
-		buf_printf(x->out, "%s(", in->op == O_FMS ? "fms" : "fnma");
-		break;
 	default: {
+		/* the opcode's own name, fms and fnma too: a reader of the
+		 * pseudo-code wants to see which fused form it is */
 		const char *n = opinfo[in->op].name;
 		for (; *n; n++)
 			buf_putc(x->out, *n - 'A' + 'a');
@@ -115,10 +112,9 @@ static void line(X *x, int k, const char *indent)
 	if (opinfo[in->op].props & P_SINK) {
 		buf_puts(x->out, x->f->var[in->var].name);
 		lane_ix(x->out, "i", in->lane, 1);
-		const char *op = in->op == O_ACC || in->op == O_ACCFMA ? "+=" : "-=";
-		buf_printf(x->out, " %s ", op);
+		buf_printf(x->out, " %s ", opinfo[in->op].sym);
 		operand(x, in->arg[0]);
-		if (in->op == O_ACCFMA || in->op == O_ACCFNMA) {
+		if (ins_nargs(in) == 2) { /* fused: r += a * b */
 			buf_puts(x->out, " * ");
 			operand(x, in->arg[1]);
 			buf_puts(x->out, "   (fused)");

@@ -10,7 +10,6 @@ void pass_fma(Func *f)
 	if (!f->ctx->opt->fma)
 		return;
 	int *uses = ir_uses(f);
-	int changed = 0;
 	for (int k = 0; k < f->n; k++) {
 		Ins *in = &f->ins[k];
 		if (in->type != T_F32 && in->type != T_F64)
@@ -39,7 +38,6 @@ void pass_fma(Func *f)
 				in->arg[0] = f->ins[a0].arg[0];
 				in->arg[1] = f->ins[a0].arg[1];
 				uses[a0] = 0;
-				changed = 1;
 			}
 			break;
 		}
@@ -51,9 +49,6 @@ void pass_fma(Func *f)
 		in->arg[1] = f->ins[m].arg[1];
 		in->arg[2] = other;
 		uses[m] = 0;
-		changed = 1;
 	}
 	free(uses);
-	if (changed)
-		pass_dce(f);
 }

@@ -34,7 +34,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nbcc.h"
+#include "base.h"
 
 int nb_iface_count(const nb_iface *f, nb_role role)
 {
@@ -180,12 +180,10 @@ int nb_is_ident(const char *s)
 
 static int prec_of(const char *s, nb_prec *p)
 {
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, nb_prec_name((nb_prec)i)) == 0) {
-			*p = (nb_prec)i;
-			return 0;
-		}
-	return -1;
+	int i = prec_find(s);
+	if (i >= 0)
+		*p = (nb_prec)i;
+	return i < 0 ? -1 : 0;
 }
 
 static int role_of(const char *s, nb_role *r)

@@ -7,9 +7,32 @@
 #include "ir.h"
 
 const OpInfo opinfo[O_COUNT] = {
-#define OP(n, a, p, k, fl, lat) [O_##n] = {#n, a, p, k, fl, lat},
+#define OP(n, a, p, k, fl, lat, sym, fn, call, dd, fold, ddfold) \
+	[O_##n] = {#n, a, p, k, fl, lat, sym, fn, call, dd},
 #include "ops.h"
 };
+
+const int node_op[] = {
+	[E_NEG] = O_NEG, [E_NOT] = O_NOT, [E_ADD] = O_ADD, [E_SUB] = O_SUB,
+	[E_MUL] = O_MUL, [E_DIV] = O_DIV, [E_POW] = O_POW, [E_LT] = O_LT,
+	[E_LE] = O_LE,   [E_GT] = O_GT,   [E_GE] = O_GE,   [E_EQ] = O_EQ,
+	[E_NE] = O_NE,   [E_AND] = O_AND, [E_OR] = O_OR,   [E_COND] = O_SEL,
+};
+
+int builtin_find(const char *name)
+{
+	for (int op = 0; op < O_COUNT; op++)
+		if (opinfo[op].call && strcmp(opinfo[op].call, name) == 0)
+			return op;
+	return -1;
+}
+
+int op_eval(int op, Type t, const double *a, const double *b,
+            const double *c, double *r)
+{
+	static const double zero[2] = {0, 0};
+	return prec[t].eval(op, a ? a : zero, b ? b : zero, c ? c : zero, r);
+}
 
 const char *const kind_name[K_COUNT] = {
 	[K_NONE] = "none",   [K_LOAD] = "load", [K_ADD] = "add",
@@ -21,14 +44,9 @@ const char *const kind_name[K_COUNT] = {
 
 const char *type_short(Type t)
 {
-	switch (t) {
-	case T_F32: return "f32";
-	case T_F64: return "f64";
-	case T_DD: return "dd";
-	case T_BOOL: return "bool";
-	case T_LIT: return "lit";
-	}
-	return "?";
+	if (type_numeric(t))
+		return prec[t].ir;
+	return t == T_BOOL ? "bool" : t == T_LIT ? "lit" : "?";
 }
 
 Func *func_new(Ctx *c, const char *name)
@@ -214,13 +232,8 @@ static int vfail(int fatal, const Func *f, int k, const char *why)
 	return -1;
 }
 
-static int numeric_type(Type t) { return t == T_F32 || t == T_F64 || t == T_DD; }
-
 int ir_verify(const Func *f, int fatal)
 {
-	int has_tail = 0;
-	for (int k = 0; k < f->n; k++)
-		has_tail |= f->ins[k].blk == B_TAIL;
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
 		if (in->op < 0 || in->op >= O_COUNT)
@@ -228,7 +241,7 @@ int ir_verify(const Func *f, int fatal)
 		const OpInfo *oi = &opinfo[in->op];
 		if (in->blk < B_PRE || in->blk > B_TAIL)
 			return vfail(fatal, f, k, "bad block");
-		if (!(oi->props & P_SINK) && !numeric_type(in->type) &&
+		if (!(oi->props & P_SINK) && !type_numeric(in->type) &&
 		    in->type != T_BOOL)
 			return vfail(fatal, f, k, "bad type");
 		for (int a = 0; a < oi->nargs; a++) {
@@ -259,7 +272,7 @@ int ir_verify(const Func *f, int fatal)
 		at = t;
 		switch (in->op) {
 		case O_IMM:
-			if (!numeric_type(in->type))
+			if (!type_numeric(in->type))
 				return vfail(fatal, f, k, "literal not numeric");
 			break;
 		case O_LDI:
@@ -279,7 +292,7 @@ int ir_verify(const Func *f, int fatal)
 			break;
 		case O_LT: case O_LE: case O_GT: case O_GE: case O_EQ: case O_NE:
 			if (in->type != T_BOOL || at[0] != at[1] ||
-			    !numeric_type(at[0]))
+			    !type_numeric(at[0]))
 				return vfail(fatal, f, k, "bad comparison types");
 			break;
 		case O_AND: case O_OR: case O_NOT:
@@ -295,7 +308,7 @@ int ir_verify(const Func *f, int fatal)
 				return vfail(fatal, f, k, "bad select types");
 			break;
 		case O_CVT:
-			if (!numeric_type(at[0]) || !numeric_type(in->type))
+			if (!type_numeric(at[0]) || !type_numeric(in->type))
 				return vfail(fatal, f, k, "bad conversion");
 			break;
 		default:
@@ -304,15 +317,17 @@ int ir_verify(const Func *f, int fatal)
 					return vfail(fatal, f, k, "sink before the loop");
 				if (in->lane < 0 || in->lane >= f->ni)
 					return vfail(fatal, f, k, "i-lane out of range");
-			} else if (!numeric_type(in->type)) {
+			} else if (!type_numeric(in->type)) {
 				return vfail(fatal, f, k, "arithmetic not numeric");
 			}
 			for (int a = 0; a < oi->nargs; a++)
 				if (at[a] != in->type)
 					return vfail(fatal, f, k, "operand type differs");
+			/* ops.h gives fused operations no dd form */
+			if (oi->kind == K_FMA && in->type == T_DD)
+				return vfail(fatal, f, k, "fused operation in dd");
 		}
 	}
-	(void)has_tail;
 	return 0;
 }
 
@@ -345,10 +360,9 @@ Type ir_widest(const Func *f, int vars_only)
 {
 	Type t = T_F32;
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].type > t)
-			t = f->var[v].type;
+		t = type_join(t, f->var[v].type);
 	for (int k = 0; k < f->n && !vars_only; k++)
-		if (f->ins[k].type != T_BOOL && f->ins[k].type > t)
-			t = f->ins[k].type;
+		if (f->ins[k].type != T_BOOL)
+			t = type_join(t, f->ins[k].type);
 	return t;
 }

@@ -21,20 +21,30 @@ enum {
 	O_COUNT
 };
 
-enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4 };
+enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4, P_NATIVE = 8 };
 typedef enum {
 	K_NONE, K_LOAD, K_ADD, K_MUL, K_FMA, K_DIV, K_SQRT, K_RSQRT, K_TRANS,
 	K_CMP, K_OTHER, K_COUNT
 } OpKind;
 
+/* One row of ops.h, which says what each field means. */
 typedef struct OpInfo {
 	const char *name;
 	int nargs, props;
 	OpKind kind;
 	int flops, latency;
+	const char *sym, *fn, *call, *dd;
 } OpInfo;
 extern const OpInfo opinfo[O_COUNT];
 extern const char *const kind_name[K_COUNT];
+/* The opcode computing each kind of expression (E_CALL: Node.fn). */
+extern const int node_op[];
+/* The opcode of the built-in function called name, or -1. */
+int builtin_find(const char *name);
+/* The value of op in precision t on constants ((hi, lo) pairs, as
+ * Ins.imm): prec[t].eval.  Returns 0 when op does not fold. */
+int op_eval(int op, Type t, const double *a, const double *b,
+            const double *c, double *r);
 
 enum { B_PRE, B_BODY, B_TAIL };
 

@@ -2,7 +2,6 @@
  * type (the widest of its operands) and converted where its context needs
  * another; literals are born in their context's type, dd literals read
  * from their spelling so that 0.1 is the dd nearest 0.1, not a double. */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,27 +58,28 @@ static int said(L *l, Loc loc)
  * divided by, the user should know. */
 static void check_range(L *l, Type t, const char *text, double v, Loc loc)
 {
-	const char *tn = t == T_F32 ? "float" : t == T_F64 ? "double" : "dd";
+	const Prec *p = &prec[t];
 	int n = (int)strlen(text);
 	const char *more = n > 40 ? "..." : "";
 	if (isinf(v)) {
 		if (!said(l, loc))
 			error(l->c, loc, "number '%.40s%s' is too large for a "
 			      "%s, the type of its context (at most %.8g)", text,
-			      more, tn, t == T_F32 ? FLT_MAX : DBL_MAX);
+			      more, p->name, p->max);
 	} else if (v == 0 && nonzero(text)) {
 		if (!said(l, loc))
 			warn(l->c, loc, "number '%.40s%s' is too small for a %s, "
 			     "the type of its context: it becomes 0 (the smallest "
-			     "%s is %.2g)", text, more, tn, tn,
-			     t == T_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN);
-	} else if (t == T_F32 && v != 0 && fabs(v) < FLT_MIN) {
+			     "%s is %.2g)", text, more, p->name, p->name,
+			     p->true_min);
+	} else if (t == T_F32 && v != 0 && fabs(v) < p->min_normal) {
+		/* double's subnormals are not flushed: --no-ftz is float's */
 		if (!said(l, loc))
 			warn(l->c, loc, "number '%.40s%s' is below the smallest "
 			     "normal float (%.8g), the type of its context: it "
 			     "keeps fewer digits, and is 0 where subnormals are "
 			     "flushed (float OpenCL kernels ask for that unless "
-			     "--no-ftz)", text, more, FLT_MIN);
+			     "--no-ftz)", text, more, p->min_normal);
 	}
 }
 
@@ -87,16 +87,15 @@ static int imm(L *l, Type t, const char *text, double v, Loc loc)
 {
 	Ins in = ins_make(O_IMM, t, B_BODY, -1, -1, -1);
 	double d[2] = {v, 0};
-	/* sema refused the spellings strtod overflows on, and the lexer's
-	 * are plain decimals: a double or dd reading cannot fail.  A float
-	 * is read from the text, not rounded from the double, which could
-	 * round twice. */
-	if (t == T_DD && nb_dd_read(text, strlen(text), d))
-		ICE("dd literal '%s' not read", text);
-	if (t == T_F32 && nb_num_read(text, strlen(text), NB_FLOAT, d))
-		d[0] = INFINITY;
-	if (t == T_F32 || t == T_F64 || t == T_DD)
+	/* read from the text in the context's type: a float rounded from
+	 * the double could round twice, and a dd keeps the digits a double
+	 * drops.  The lexer's spellings are plain decimals; one the type
+	 * cannot hold reads as infinity, for check_range to report. */
+	if (type_numeric(t)) {
+		if (prec[t].read(text, d))
+			d[0] = INFINITY, d[1] = 0;
 		check_range(l, t, text, d[0], loc);
+	}
 	in.imm[0] = d[0];
 	in.imm[1] = d[1];
 	return emit(l, in, loc);
@@ -150,38 +149,25 @@ static int lx(L *l, const Node *n, Type want)
 		v = emit(l, ins_make(O_NEG, t, B_BODY, lx(l, n->a, t), -1, -1),
 		         n->loc);
 		break;
-	case E_ADD: v = binop(l, O_ADD, n, t); break;
-	case E_SUB: v = binop(l, O_SUB, n, t); break;
-	case E_MUL: v = binop(l, O_MUL, n, t); break;
-	case E_DIV: v = binop(l, O_DIV, n, t); break;
-	case E_POW: {
-		/* the exponent is a literal expression in the type of x (sema's
-		 * value is only a double): x**0.1 of a dd x takes the dd
-		 * nearest 0.1; fold makes it one literal before powred */
-		int a = lx(l, n->a, t);
-		int b = lx(l, n->b, t);
-		v = emit(l, ins_make(O_POW, t, B_BODY, a, b, -1), n->loc);
+	/* the exponent of ** is a literal expression in the type of x
+	 * (sema's value is only a double): x**0.1 of a dd x takes the dd
+	 * nearest 0.1; fold makes it one literal before powred */
+	case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_POW:
+		v = binop(l, node_op[n->kind], n, t);
 		break;
-	}
 	case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE: {
-		static const int ops[] = {
-			[E_LT] = O_LT, [E_LE] = O_LE, [E_GT] = O_GT,
-			[E_GE] = O_GE, [E_EQ] = O_EQ, [E_NE] = O_NE,
-		};
-		Type ot = n->a->type == T_LIT && n->b->type == T_LIT ?
-		          default_type(l) :
-		          n->a->type == T_LIT ? n->b->type :
-		          n->b->type == T_LIT ? n->a->type :
-		          n->a->type > n->b->type ? n->a->type : n->b->type;
+		Type ot = type_join(n->a->type, n->b->type);
+		if (ot == T_LIT)
+			ot = default_type(l);
 		int a = lx(l, n->a, ot), b = lx(l, n->b, ot);
-		return emit(l, ins_make(ops[n->kind], T_BOOL, B_BODY, a, b, -1),
-		            n->loc);
+		return emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b,
+		                        -1), n->loc);
 	}
 	case E_AND:
 	case E_OR: {
 		int a = lx(l, n->a, T_BOOL), b = lx(l, n->b, T_BOOL);
-		return emit(l, ins_make(n->kind == E_AND ? O_AND : O_OR, T_BOOL,
-		                        B_BODY, a, b, -1), n->loc);
+		return emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b,
+		                        -1), n->loc);
 	}
 	case E_NOT:
 		return emit(l, ins_make(O_NOT, T_BOOL, B_BODY,
@@ -193,14 +179,10 @@ static int lx(L *l, const Node *n, Type want)
 		break;
 	}
 	case E_CALL: {
-		static const int ops[] = {
-			O_SQRT, O_RSQRT, O_EXP, O_LOG, O_SIN, O_COS, O_POW,
-			O_FABS, O_FMIN, O_FMAX,
-		};
-		int a[2] = {-1, -1};
+		int a[3] = {-1, -1, -1};
 		for (int i = 0; i < n->nargs; i++)
 			a[i] = lx(l, n->args[i], t);
-		v = emit(l, ins_make(ops[n->fn], t, B_BODY, a[0], a[1], -1),
+		v = emit(l, ins_make(n->fn, t, B_BODY, a[0], a[1], a[2]),
 		         n->loc);
 		break;
 	}

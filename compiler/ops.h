@@ -1,57 +1,76 @@
-/* ops.h: the IR's opcodes, defined once.  Including this with OP defined
- * yields the enum, the names and the properties (QBE's ops.h idea).
+/* ops.h: the IR's opcodes, every fact about each stated once (QBE's ops.h
+ * idea).  Including this with OP defined yields the enum (ir.h), the
+ * OpInfo table (ir.c), the built-in functions of the language, and the
+ * constant evaluator (eval.c); the back ends spell an operation from its
+ * row.  Adding a function is adding a row here and, for dd, its
+ * nb_dd_<name> in ddlib.h (docs/hacking.md).
  *
- *  OP(name, args, props, kind, flops, latency)
+ *  OP(name, args, props, kind, flops, latency, sym, fn, call, dd, fold, ddfold)
  *    args     operands taken from other instructions
  *    props    P_COMM commutative, P_LEAF reads an input, P_SINK updates an
- *             accumulator (RMEM) and yields no value
+ *             accumulator (RMEM) and yields no value, P_NATIVE has an
+ *             OpenCL native_ form that --fast-math uses for float
  *    kind     counted under this heading by --stats
  *    flops    counted flops (fma 2, others 1; loads, moves, logic 0)
- *    latency  rough cycles, for the scheduler's critical path */
+ *    latency  rough cycles, for the scheduler's critical path
+ *    sym      its operator in C, OpenCL C and --explain: infix for two
+ *             operands, prefix for one; 0 when written as a call
+ *    fn       the C and OpenCL C function computing it (C's <math.h>
+ *             adds f for float); 0 when it has none
+ *    call     the built-in function of the language that yields it, or 0
+ *    dd       its ddlib.h function (nb_dd_<dd>) for dd operands, or 0
+ *    fold     its value on constants a, b, c, the same text for float
+ *             and double (<tgmath.h> picks sqrtf or sqrt): F(expr), or
+ *             NOFOLD
+ *    ddfold   likewise on dd constants x, y, z, through ddlib.h, the very
+ *             code of the kernels, so a folded constant has their bits */
 #ifndef OP
 #error "define OP before including ops.h"
 #endif
 
+/*  name    args props         kind  flops lat sym  fn      call     dd      fold             ddfold */
 /* leaves */
-OP(IMM,     0, P_LEAF, K_NONE,  0, 0)  /* literal: imm[0] (+ imm[1] for dd) */
-OP(CONST,   0, P_LEAF, K_NONE,  0, 0)  /* CONST var */
-OP(LDI,     0, P_LEAF, K_LOAD,  0, 1)  /* LMEM var, i-lane */
-OP(LDJ,     0, P_LEAF, K_LOAD,  0, 4)  /* BMEM var, j-lane */
+OP(IMM,     0, P_LEAF,   K_NONE,  0, 0,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* literal: imm[0] (+ imm[1] for dd) */
+OP(CONST,   0, P_LEAF,   K_NONE,  0, 0,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* CONST var */
+OP(LDI,     0, P_LEAF,   K_LOAD,  0, 1,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* LMEM var, i-lane */
+OP(LDJ,     0, P_LEAF,   K_LOAD,  0, 4,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* BMEM var, j-lane */
 /* arithmetic */
-OP(NEG,     1, 0,      K_OTHER, 0, 1)
-OP(ADD,     2, P_COMM, K_ADD,   1, 4)
-OP(SUB,     2, 0,      K_ADD,   1, 4)
-OP(MUL,     2, P_COMM, K_MUL,   1, 4)
-OP(DIV,     2, 0,      K_DIV,   1, 16)
-OP(FMA,     3, 0,      K_FMA,   2, 4)  /* a*b + c */
-OP(FMS,     3, 0,      K_FMA,   2, 4)  /* a*b - c */
-OP(FNMA,    3, 0,      K_FMA,   2, 4)  /* c - a*b */
-OP(SQRT,    1, 0,      K_SQRT,  1, 16)
-OP(RSQRT,   1, 0,      K_RSQRT, 1, 16)
-OP(EXP,     1, 0,      K_TRANS, 1, 20)
-OP(LOG,     1, 0,      K_TRANS, 1, 20)
-OP(SIN,     1, 0,      K_TRANS, 1, 20)
-OP(COS,     1, 0,      K_TRANS, 1, 20)
-OP(POW,     2, 0,      K_TRANS, 1, 40)
-OP(FABS,    1, 0,      K_OTHER, 0, 1)
-OP(FMIN,    2, P_COMM, K_OTHER, 1, 4)
-OP(FMAX,    2, P_COMM, K_OTHER, 1, 4)
-/* comparisons and logic: results of type bool */
-OP(LT,      2, 0,      K_CMP,   0, 4)
-OP(LE,      2, 0,      K_CMP,   0, 4)
-OP(GT,      2, 0,      K_CMP,   0, 4)
-OP(GE,      2, 0,      K_CMP,   0, 4)
-OP(EQ,      2, P_COMM, K_CMP,   0, 4)
-OP(NE,      2, P_COMM, K_CMP,   0, 4)
-OP(AND,     2, P_COMM, K_OTHER, 0, 1)
-OP(OR,      2, P_COMM, K_OTHER, 0, 1)
-OP(NOT,     1, 0,      K_OTHER, 0, 1)
-OP(SEL,     3, 0,      K_OTHER, 0, 4)  /* a ? b : c */
-OP(CVT,     1, 0,      K_OTHER, 0, 4)  /* a to the instruction's type */
+OP(NEG,     1, 0,        K_OTHER, 0, 1,  "-",  0,      0,       "neg",  F(-a),           F(nb_dd_neg(x)))
+OP(ADD,     2, P_COMM,   K_ADD,   1, 4,  "+",  0,      0,       "add",  F(a + b),        F(nb_dd_add(x, y)))
+OP(SUB,     2, 0,        K_ADD,   1, 4,  "-",  0,      0,       "sub",  F(a - b),        F(nb_dd_sub(x, y)))
+OP(MUL,     2, P_COMM,   K_MUL,   1, 4,  "*",  0,      0,       "mul",  F(a * b),        F(nb_dd_mul(x, y)))
+OP(DIV,     2, 0,        K_DIV,   1, 16, "/",  0,      0,       "div",  F(a / b),        F(nb_dd_div(x, y)))
+/* fused: float and double only (ir_verify), dd has no fused form */
+OP(FMA,     3, 0,        K_FMA,   2, 4,  0,    "fma",  0,       0,      F(fma(a, b, c)), NOFOLD)  /* a*b + c */
+OP(FMS,     3, 0,        K_FMA,   2, 4,  0,    "fma",  0,       0,      F(fma(a, b, -c)), NOFOLD) /* a*b - c */
+OP(FNMA,    3, 0,        K_FMA,   2, 4,  0,    "fma",  0,       0,      F(fma(-a, b, c)), NOFOLD) /* c - a*b */
+/* the built-in functions, in the order their list is shown to users */
+OP(SQRT,    1, P_NATIVE, K_SQRT,  1, 16, 0,    "sqrt", "sqrt",  "sqrt", F(sqrt(a)),      F(nb_dd_sqrt(x)))
+OP(RSQRT,   1, P_NATIVE, K_RSQRT, 1, 16, 0,    "rsqrt","rsqrt", "rsqrt",F(1 / sqrt(a)),  F(nb_dd_rsqrt(x)))
+OP(EXP,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)))
+OP(LOG,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)))
+OP(SIN,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)))
+OP(COS,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)))
+OP(POW,     2, 0,        K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)))
+OP(FABS,    1, 0,        K_OTHER, 0, 1,  0,    "fabs", "fabs",  "fabs", F(fabs(a)),      F(nb_dd_fabs(x)))
+OP(FMIN,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmin", "fmin",  "fmin", F(fmin(a, b)),   F(nb_dd_fmin(x, y)))
+OP(FMAX,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmax", "fmax",  "fmax", F(fmax(a, b)),   F(nb_dd_fmax(x, y)))
+/* comparisons and logic: results of type bool, never folded */
+OP(LT,      2, 0,        K_CMP,   0, 4,  "<",  0,      0,       "lt",   NOFOLD,          NOFOLD)
+OP(LE,      2, 0,        K_CMP,   0, 4,  "<=", 0,      0,       "le",   NOFOLD,          NOFOLD)
+OP(GT,      2, 0,        K_CMP,   0, 4,  ">",  0,      0,       "gt",   NOFOLD,          NOFOLD)
+OP(GE,      2, 0,        K_CMP,   0, 4,  ">=", 0,      0,       "ge",   NOFOLD,          NOFOLD)
+OP(EQ,      2, P_COMM,   K_CMP,   0, 4,  "==", 0,      0,       "eq",   NOFOLD,          NOFOLD)
+OP(NE,      2, P_COMM,   K_CMP,   0, 4,  "!=", 0,      0,       "ne",   NOFOLD,          NOFOLD)
+OP(AND,     2, P_COMM,   K_OTHER, 0, 1,  "&&", 0,      0,       0,      NOFOLD,          NOFOLD)
+OP(OR,      2, P_COMM,   K_OTHER, 0, 1,  "||", 0,      0,       0,      NOFOLD,          NOFOLD)
+OP(NOT,     1, 0,        K_OTHER, 0, 1,  "!",  0,      0,       0,      NOFOLD,          NOFOLD)
+OP(SEL,     3, 0,        K_OTHER, 0, 4,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* a ? b : c */
+OP(CVT,     1, 0,        K_OTHER, 0, 4,  0,    0,      0,       0,      F(a),            F(x))    /* a to the instruction's type */
 /* accumulation into RMEM var, i-lane */
-OP(ACC,     1, P_SINK, K_ADD,   1, 4)  /* r += a */
-OP(ACCSUB,  1, P_SINK, K_ADD,   1, 4)  /* r -= a */
-OP(ACCFMA,  2, P_SINK, K_FMA,   2, 4)  /* r += a*b, fused */
-OP(ACCFNMA, 2, P_SINK, K_FMA,   2, 4)  /* r -= a*b, fused */
+OP(ACC,     1, P_SINK,   K_ADD,   1, 4,  "+=", 0,      0,       "add",  NOFOLD,          NOFOLD)  /* r += a */
+OP(ACCSUB,  1, P_SINK,   K_ADD,   1, 4,  "-=", 0,      0,       "sub",  NOFOLD,          NOFOLD)  /* r -= a */
+OP(ACCFMA,  2, P_SINK,   K_FMA,   2, 4,  "+=", "fma",  0,       0,      NOFOLD,          NOFOLD)  /* r += a*b, fused */
+OP(ACCFNMA, 2, P_SINK,   K_FMA,   2, 4,  "-=", "fma",  0,       0,      NOFOLD,          NOFOLD)  /* r -= a*b, fused */
 
 #undef OP

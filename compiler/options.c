@@ -6,17 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "nbcc.h"
-
-const char *nb_prec_name(nb_prec p)
-{
-	switch (p) {
-	case NB_FLOAT: return "float";
-	case NB_DOUBLE: return "double";
-	case NB_DD: return "dd";
-	}
-	return "?";
-}
+#include "base.h"
 
 const char *nb_role_name(nb_role r)
 {
@@ -102,14 +92,10 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 	const char *v;
 	int took = 0;
 	if ((v = value(arg, "--precision", next, &took))) {
-		if (strcmp(v, "float") == 0)
-			o->precision = NB_FLOAT;
-		else if (strcmp(v, "double") == 0)
-			o->precision = NB_DOUBLE;
-		else if (strcmp(v, "dd") == 0)
-			o->precision = NB_DD;
-		else
+		int p = prec_find(v);
+		if (p < 0)
 			goto bad;
+		o->precision = (nb_prec)p;
 		o->given |= NB_GIVEN_PRECISION;
 		return took;
 	}

@@ -108,5 +108,4 @@ void pass_powred(Func *f)
 	f->n = r.n;
 	f->cap = r.cap;
 	free(r.map);
-	pass_dce(f); /* the exponents' literals */
 }

@@ -136,7 +136,6 @@ void pass_reassoc(Func *f)
 		f->ins = out.ins;
 		f->n = out.n;
 		f->cap = out.cap;
-		pass_dce(f); /* the opened inner sums */
 	}
 	free(s.t);
 	free(uses);

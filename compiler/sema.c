@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ast.h"
+#include "ir.h"
 
 /* A temporary of literals only is substituted into each use (lower.c), so
  * a chain t1 = 1; t2 = t1*t1; t3 = t2*t2; ... would grow exponentially.
@@ -126,14 +126,6 @@ static const char *kind_word(SymKind k)
 
 static int numeric(Type t) { return t != T_BOOL; }
 
-static Type join(Type a, Type b)
-{
-	if (a == T_LIT)
-		return b;
-	if (b == T_LIT)
-		return a;
-	return a > b ? a : b; /* T_F32 < T_F64 < T_DD */
-}
 
 static const char *op_word(NodeKind k)
 {
@@ -157,26 +149,6 @@ static const char *op_word(NodeKind k)
 	}
 }
 
-/* The value of a builtin on constant arguments, for exponents. */
-static double call_value(const char *f, const double *a)
-{
-	static const struct {
-		const char *name;
-		double (*fn1)(double);
-		double (*fn2)(double, double);
-	} fns[] = {
-		{"sqrt", sqrt, NULL}, {"exp", exp, NULL}, {"log", log, NULL},
-		{"sin", sin, NULL},   {"cos", cos, NULL}, {"fabs", fabs, NULL},
-		{"pow", NULL, pow},   {"fmin", NULL, fmin}, {"fmax", NULL, fmax},
-	};
-	if (strcmp(f, "rsqrt") == 0)
-		return 1 / sqrt(a[0]);
-	for (size_t i = 0; i < NELEM(fns); i++)
-		if (strcmp(fns[i].name, f) == 0)
-			return fns[i].fn1 ? fns[i].fn1(a[0]) : fns[i].fn2(a[0], a[1]);
-	ICE("no constant value for builtin '%s'", f);
-}
-
 /* Records the value of an arithmetic node whose operands are all known at
  * compile time (the exponent of ** must be one).  Computed in double: it
  * serves only the exponent and its checks, never the generated code, where
@@ -186,16 +158,16 @@ static void fold_const(Node *n)
 	const Node *a = n->a, *b = n->b;
 	if (!a->isconst || (b && !b->isconst))
 		return;
+	double x[2] = {a->num, 0}, y[2] = {b ? b->num : 0, 0}, r[2];
 	switch (n->kind) {
-	case E_NEG: n->num = -a->num; break;
-	case E_ADD: n->num = a->num + b->num; break;
-	case E_SUB: n->num = a->num - b->num; break;
-	case E_MUL: n->num = a->num * b->num; break;
-	case E_DIV: n->num = a->num / b->num; break;
-	case E_POW: n->num = pow(a->num, b->num); break;
-	default: return;
+	case E_NEG: case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_POW:
+		op_eval(node_op[n->kind], T_F64, x, y, NULL, r);
+		n->num = r[0];
+		n->isconst = 1;
+		return;
+	default:
+		return;
 	}
-	n->isconst = 1;
 }
 
 static void unknown_function(Ctx *c, Scope *sc, Node *n)
@@ -208,8 +180,9 @@ static void unknown_function(Ctx *c, Scope *sc, Node *n)
 		return;
 	}
 	Buf b = {0};
-	for (int i = 0; builtins[i].name; i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", builtins[i].name);
+	for (int op = 0; op < O_COUNT; op++)
+		if (opinfo[op].call)
+			buf_printf(&b, "%s%s", b.len ? ", " : "", opinfo[op].call);
 	error(c, n->loc, "unknown function '%s' (the functions are %s)",
 	      n->name, b.s);
 	buf_free(&b);
@@ -230,16 +203,16 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 		return;
 	}
 	n->fn = f;
-	if (n->nargs != builtins[f].nargs) {
+	if (n->nargs != opinfo[f].nargs) {
 		error(c, n->loc, "'%s' takes %d argument%s, not %d", n->name,
-		      builtins[f].nargs, builtins[f].nargs == 1 ? "" : "s",
+		      opinfo[f].nargs, opinfo[f].nargs == 1 ? "" : "s",
 		      n->nargs);
 		return;
 	}
 	if (c->errors != e0)
 		return;
 	Type t = T_LIT;
-	double v[2] = {0, 0};
+	double v[3][2] = {{0, 0}, {0, 0}, {0, 0}};
 	int isconst = 1;
 	for (int i = 0; i < n->nargs; i++) {
 		if (!numeric(n->args[i]->type)) {
@@ -247,14 +220,16 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 			      "not a number", n->name);
 			return;
 		}
-		t = join(t, n->args[i]->type);
+		t = type_join(t, n->args[i]->type);
 		isconst &= n->args[i]->isconst;
-		v[i] = n->args[i]->num;
+		v[i][0] = n->args[i]->num;
 	}
 	n->type = t;
 	if (isconst) {
 		n->isconst = 1;
-		n->num = call_value(n->name, v);
+		double r[2];
+		op_eval(f, T_F64, v[0], v[1], v[2], r);
+		n->num = r[0];
 	}
 }
 
@@ -386,7 +361,7 @@ static void check(Ctx *c, Scope *sc, Node *n)
 			check_pow(c, n);
 			return;
 		}
-		n->type = join(n->a->type, n->b->type);
+		n->type = type_join(n->a->type, n->b->type);
 		fold_const(n);
 		return;
 	case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE:
@@ -412,7 +387,7 @@ static void check(Ctx *c, Scope *sc, Node *n)
 			      "not conditions");
 			return;
 		}
-		n->type = join(n->b->type, n->c->type);
+		n->type = type_join(n->b->type, n->c->type);
 		return;
 	default:
 		ICE("sema: node kind %d", n->kind);
@@ -452,20 +427,18 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 		error(c, d->loc, "declarations must come before the loop body");
 	if (d->typename) {
 		typed = 1;
-		if (strcmp(d->typename, "float") == 0)
-			t = T_F32;
-		else if (strcmp(d->typename, "double") == 0)
-			t = T_F64;
-		else if (strcmp(d->typename, "dd") == 0)
-			t = T_DD;
+		int p = prec_find(d->typename);
+		if (p >= 0)
+			t = (Type)p;
 		else
 			typed = 0;
 	}
 	if (d->typename && !typed) {
 		/* "LMEM a b;": most likely a missing comma, so 'a' is
 		 * declared as well and its uses raise nothing more */
-		error(c, d->typeloc, "'%s' is not a type (float, double or dd); "
-		      "is a ',' missing after it?", d->typename);
+		char names[64];
+		error(c, d->typeloc, "'%s' is not a type (%s); is a ',' missing "
+		      "after it?", d->typename, prec_names(names, sizeof names));
 		Sym *old = lookup(sc, d->typename);
 		if (!old) {
 			Sym *s = define(c, sc, d->typename, d->role, d->typeloc);

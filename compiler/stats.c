@@ -6,14 +6,7 @@
 #include <string.h>
 #include "ir.h"
 
-static int words(Type t)
-{
-	switch (t) {
-	case T_F64: return 2;
-	case T_DD: return 4;
-	default: return 1;
-	}
-}
+static int words(Type t) { return type_numeric(t) ? prec[t].words : 1; }
 
 void ir_stats(const Func *f, Stats *s)
 {
