@@ -5,18 +5,6 @@
 #include <string.h>
 #include "emit.h"
 
-static const Target *const targets[] = {
-	&target_opencl, &target_c, &target_amdil,
-};
-
-static const Target *target_named(const char *name)
-{
-	for (size_t i = 0; i < NELEM(targets); i++)
-		if (strcmp(targets[i]->name, name) == 0)
-			return targets[i];
-	return NULL;
-}
-
 /* IR dumps between passes: --emit=ir:PASS prints the IR after PASS, and
  * --emit=ir:all after every pass.  A pass run more than once is named
  * PASS, PASS.2, PASS.3 in the order of its runs.  The verifier runs after
@@ -335,7 +323,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 		stats_print(f, &s, &text);
 		goto done;
 	}
-	out->iface = iface_build(f, t->name, path, &o);
+	out->iface = iface_build(f, t, path, &o);
 	t->emit(f, out->iface, &text);
 
 done:

@@ -20,47 +20,33 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
-nb_iface *iface_build(const Func *f, const char *target, const char *source,
+/* Target-neutral: what differs between back ends comes from the Target. */
+nb_iface *iface_build(const Func *f, const Target *t, const char *source,
                       const nb_options *o)
 {
 	nb_iface *fc = calloc(1, sizeof *fc);
 	if (!fc)
 		ICE("out of memory");
-	int cl = strcmp(target, "opencl") == 0;
 	char flags[512];
 	nb_options_str(o, flags, sizeof flags);
 	fc->kernel = xstrdup(f->name);
 	fc->entry = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
-	                            cl ? "" : "_entry"));
-	fc->target = xstrdup(target);
+	                            t->entry_suffix));
+	fc->target = xstrdup(t->name);
 	fc->source = xstrdup(source ? source : "-");
 	fc->flags = xstrdup(flags);
 	fc->precision = o->precision;
 	fc->unroll_i = f->ni;
 	fc->unroll_j = f->nj;
 	fc->jsplit = f->jsplit;
-	if (cl) {
-		fc->wg = o->wg ? o->wg : 128;
-		/* the work group must hold whole j-split groups */
-		if (fc->wg % f->jsplit)
-			fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
-		fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
-	}
-	/* Build options: a float-only OpenCL kernel flushes subnormals (on
-	 * NVIDIA, rsqrt is then one MUFU instruction instead of a guarded
-	 * sequence: 1.54e12 -> 1.84e12 gravity interactions/s on an H200);
-	 * never with double or dd, whose error-free transformations need
-	 * gradual underflow.  --fast-math relaxes the rest, and in C asks
-	 * cc for -ffast-math where no dd arithmetic is present. */
-	Type wide = ir_widest(f, 0);
-	int onlyfloat = wide == T_F32, dd = wide == T_DD;
-	char opts[128] = "";
-	if (cl && onlyfloat && o->ftz)
-		strcat(opts, "-cl-denorms-are-zero");
+	if (t->launch)
+		t->launch(f, o, fc);
 	/* dd arithmetic dies under fast-math: its error terms become 0.  So
-	 * a dd kernel is built IEEE even under --fast-math, and as the user
-	 * asked for more, a warning at its first dd value says so. */
-	for (int k = 0; o->fast_math && dd && k < f->n; k++)
+	 * a dd kernel is built IEEE even under --fast-math (each target's
+	 * build_options sees to it), and as the user asked for more, a
+	 * warning at its first dd value says so. */
+	Type wide = ir_widest(f, 0);
+	for (int k = 0; o->fast_math && wide == T_DD && k < f->n; k++)
 		if (f->ins[k].type == T_DD && f->ins[k].loc.line > 0) {
 			warn(f->ctx, f->ins[k].loc, "--fast-math does not reach dd "
 			     "arithmetic: sums are reordered, but the kernel's "
@@ -68,12 +54,8 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 			     "turn dd's error terms into zero");
 			break;
 		}
-	if (cl && o->fast_math && !dd)
-		strcat(opts, *opts ? " -cl-fast-relaxed-math" :
-		       "-cl-fast-relaxed-math");
-	if (!cl && o->fast_math && !dd)
-		strcat(opts, "-ffast-math");
-	fc->options = xstrdup(opts);
+	fc->options = xstrdup(t->build_options ? t->build_options(wide, o) :
+	                      "");
 	Stats s;
 	ir_stats(f, &s);
 	fc->flops = s.flops;
@@ -83,9 +65,8 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 	if (!fc->var || !fc->pack)
 		ICE("out of memory");
 	fc->nvar = f->nvar;
-	/* OpenCL: BMEM values of one type, in declaration order, share
-	 * vectors of 4 scalars (2 dd), so one load fetches several; the
-	 * C back end keeps one array per value, which gcc vectorizes best. */
+	/* Packed, BMEM values of one type, in declaration order, fill
+	 * vectors of 4 scalars (2 dd); unpacked, each is a pack of one. */
 	int open[3] = {-1, -1, -1};
 	for (int i = 0; i < f->nvar; i++) {
 		nb_var *v = &fc->var[i];
@@ -96,7 +77,7 @@ nb_iface *iface_build(const Func *f, const char *target, const char *source,
 		if (v->role != NB_BMEM)
 			continue;
 		int per = v->type == NB_DD ? 2 : 4;
-		int p = cl ? open[v->type] : -1;
+		int p = t->pack_bmem ? open[v->type] : -1;
 		if (p < 0 || fc->pack[p].width == per) {
 			p = fc->npack++;
 			fc->pack[p].type = v->type;

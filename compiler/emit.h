@@ -1,22 +1,48 @@
 /* emit.h: the back-end interface.  A target turns the optimized Func into
  * text; adding a target is adding one emit_*.c file with a Target and a
- * line in the table of driver.c.  Every target starts its output with the
+ * line in the table of target.c.  Every target starts its output with the
  * interface header (nb_iface_print) so the runtime can load it alone. */
 #ifndef NB_EMIT_H
 #define NB_EMIT_H
 
 #include "ir.h"
 
+/* Everything a back end decides.  The rest of the compiler asks the
+ * Target, never compares its name. */
 typedef struct Target {
-	const char *name;  /* --target= value */
-	const char *ext;   /* output file extension that selects it */
+	const char *name;  /* --target= value and the interface's target line */
+	const char *ext;   /* output file extension that selects it: ".cl" */
+	const char *lang;  /* what it writes, for nbcc --help: "OpenCL C" */
+	/* BMEM values of one type share vectors of 4 scalars (2 dd), so
+	 * one load fetches several; 0: one array per value */
+	int pack_bmem;
+	/* appended to NB_KPFX and the kernel name for the entry symbol; for
+	 * interface files from before the entry line, to the bare name */
+	const char *entry_suffix;
 	/* chooses the options left to the target (not in o->given), from
 	 * the widest type the kernel declares */
 	void (*defaults)(Type widest, nb_options *o);
+	/* sets the launch shape, fc->wg and fc->tile (NULL: both stay 0) */
+	void (*launch)(const Func *f, const nb_options *o, nb_iface *fc);
+	/* the build options the kernel asks of its compiler, a constant from
+	 * the fixed list the runtime checks, for the widest type it computes
+	 * in (NULL: none) */
+	const char *(*build_options)(Type widest, const nb_options *o);
 	void (*emit)(const Func *f, const nb_iface *iface, Buf *out);
 } Target;
 
 extern const Target target_opencl, target_c, target_amdil;
+
+/* target.c: the table of targets, in the order help texts list them */
+const Target *target_named(const char *name); /* NULL if none */
+/* The target whose ext a path ends in (".cl", "k.c"), NULL if none. */
+const Target *target_of_ext(const char *path);
+/* The targets in words, for help texts and messages:
+ * TL_NAMES "opencl, c or amdil", TL_EXTS ".cl, .c or .il",
+ * TL_LANGS ".cl (OpenCL C), .c (C11), .il (AMD IL)".  The text lives
+ * in a static buffer, made on the first call (main thread only). */
+enum { TL_NAMES, TL_EXTS, TL_LANGS };
+const char *target_list(int what);
 
 /* Names in generated code.  A user's name goes into C or OpenCL C only
  * behind a prefix: nbk_ for the kernel, nbv_ for a variable.  Nothing else
@@ -30,7 +56,7 @@ extern const Target target_opencl, target_c, target_amdil;
 #define NB_VPFX "nbv_"
 
 /* emit.c: what the C-like back ends share */
-nb_iface *iface_build(const Func *f, const char *target, const char *source,
+nb_iface *iface_build(const Func *f, const Target *t, const char *source,
                       const nb_options *o);
 /* The C-family spelling of a type: "float", "double", "nb_dd", "int". */
 const char *ctype(Type t);

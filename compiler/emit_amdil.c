@@ -10,4 +10,9 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 	           "implemented yet; use .cl or .c");
 }
 
-const Target target_amdil = {"amdil", ".il", NULL, il_emit};
+/* Interface files naming amdil have always meant the bare kernel name as
+ * their entry; the rest waits for the back end. */
+const Target target_amdil = {
+	.name = "amdil", .ext = ".il", .lang = "AMD IL",
+	.entry_suffix = "", .emit = il_emit,
+};

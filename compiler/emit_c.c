@@ -401,4 +401,18 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, ");\n}\n");
 }
 
-const Target target_c = {"c", ".c", c_defaults, c_emit};
+/* cc is asked for fast math only where no dd arithmetic would lose its
+ * error terms to it (iface_build). */
+static const char *c_build_options(Type widest, const nb_options *o)
+{
+	return o->fast_math && widest != T_DD ? "-ffast-math" : "";
+}
+
+/* One array per BMEM value, which gcc vectorizes best; the entry takes
+ * the arrays as a table (nbk_K_entry); no launch shape. */
+const Target target_c = {
+	.name = "c", .ext = ".c", .lang = "C11",
+	.pack_bmem = 0, .entry_suffix = "_entry",
+	.defaults = c_defaults, .build_options = c_build_options,
+	.emit = c_emit,
+};

@@ -406,4 +406,34 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, "}\n");
 }
 
-const Target target_opencl = {"opencl", ".cl", cl_defaults, cl_emit};
+static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
+{
+	fc->wg = o->wg ? o->wg : 128;
+	/* the work group must hold whole j-split groups */
+	if (fc->wg % f->jsplit)
+		fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
+	fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
+}
+
+/* A float-only kernel flushes subnormals (on NVIDIA, rsqrt is then one
+ * MUFU instruction instead of a guarded sequence: 1.54e12 -> 1.84e12
+ * gravity interactions/s on an H200); never with double or dd, whose
+ * error-free transformations need gradual underflow.  --fast-math relaxes
+ * the rest, but never dd's arithmetic (iface_build warns of it). */
+static const char *cl_build_options(Type widest, const nb_options *o)
+{
+	int ftz = widest == T_F32 && o->ftz;
+	int fast = o->fast_math && widest != T_DD;
+	return ftz && fast ? "-cl-denorms-are-zero -cl-fast-relaxed-math" :
+	       ftz ? "-cl-denorms-are-zero" :
+	       fast ? "-cl-fast-relaxed-math" : "";
+}
+
+/* BMEM values are packed so that one vector load fetches several; the
+ * entry is the kernel function itself. */
+const Target target_opencl = {
+	.name = "opencl", .ext = ".cl", .lang = "OpenCL C",
+	.pack_bmem = 1, .entry_suffix = "",
+	.defaults = cl_defaults, .launch = cl_launch,
+	.build_options = cl_build_options, .emit = cl_emit,
+};

@@ -34,7 +34,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "base.h"
+#include "emit.h"
 
 int nb_iface_count(const nb_iface *f, nb_role role)
 {
@@ -496,11 +496,12 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 	}
 	/* files from before the entry line: the names nbcc gave then */
 	if (!f->entry) {
-		size_t n = strlen(f->kernel) + sizeof "_entry";
+		const Target *t = target_named(f->target);
+		const char *suffix = t ? t->entry_suffix : "";
+		size_t n = strlen(f->kernel) + strlen(suffix) + 1;
 		if (!(f->entry = malloc(n)))
 			goto oom;
-		snprintf(f->entry, n, "%s%s", f->kernel,
-		         strcmp(f->target, "c") == 0 ? "_entry" : "");
+		snprintf(f->entry, n, "%s%s", f->kernel, suffix);
 	}
 	return f;
 oom:

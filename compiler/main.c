@@ -3,7 +3,7 @@
  * compilation never touches an existing output). */
 #include <stdlib.h>
 #include <string.h>
-#include "nbcc.h"
+#include "emit.h"
 
 static void usage(FILE *f)
 {
@@ -13,7 +13,7 @@ static void usage(FILE *f)
 	        "Compiles the inner-loop body of for i: for j: r[i] += f(x[i], y[j])\n"
 	        "into a kernel.  FILE may be - for standard input.\n\n"
 	        "  -o OUT             output file; its extension picks the target:\n"
-	        "                     .cl (OpenCL C), .c (C11), .il (AMD IL)\n"
+	        "                     %s\n"
 	        "  --emit=WHAT        print a stage instead of code: tokens, ast,\n"
 	        "                     ir (after all passes), ir:PASS (after one\n"
 	        "                     pass), ir:all (after each), stats, explain\n"
@@ -21,21 +21,7 @@ static void usage(FILE *f)
 	        "  --explain          same as --emit=explain\n"
 	        "  --help, --version\n\n"
 	        "Compiler options (also taken by nbrun and nbody):\n%s",
-	        nb_options_help);
-}
-
-static const char *target_of(const char *out)
-{
-	const char *dot = out ? strrchr(out, '.') : NULL;
-	if (!dot)
-		return NULL;
-	if (strcmp(dot, ".cl") == 0)
-		return "opencl";
-	if (strcmp(dot, ".c") == 0)
-		return "c";
-	if (strcmp(dot, ".il") == 0)
-		return "amdil";
-	return NULL;
+	        target_list(TL_LANGS), nb_options_help);
 }
 
 int main(int argc, char **argv)
@@ -91,11 +77,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!o.target) {
-		o.target = target_of(out);
+		o.target = out ? nb_target_of_ext(out) : NULL;
 		if (out && !o.target && !emit) {
 			fprintf(stderr, "nbcc: error: cannot tell the target from "
-			        "'%s'; name it .cl, .c or .il, or give --target\n",
-			        nb_esc(out));
+			        "'%s'; name it %s, or give --target\n",
+			        nb_esc(out), target_list(TL_EXTS));
 			return 2;
 		}
 	}

@@ -51,8 +51,15 @@ void nb_options_init(nb_options *o);
  * in err). */
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen);
-/* One line per compiler flag, for --help texts. */
-extern const char nb_options_help[];
+/* One line per compiler flag, for --help texts.  The --target line names
+ * the compiler's targets, so the text is made on the first call, in a
+ * static buffer (main thread only); the macro keeps the old spelling. */
+const char *nb_options_help_text(void);
+#define nb_options_help (nb_options_help_text())
+
+/* The target ("opencl", "c", ...) whose output extension a file name ends
+ * in: "k.cl" and ".cl" give "opencl"; NULL if none does. */
+const char *nb_target_of_ext(const char *path);
 
 /* Writes the flags that differ from the defaults, as a command line. */
 void nb_options_str(const nb_options *o, char *buf, size_t len);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "base.h"
+#include "emit.h"
 
 const char *nb_role_name(nb_role r)
 {
@@ -31,10 +31,11 @@ void nb_options_init(nb_options *o)
 	o->ftz = 1;
 }
 
-const char nb_options_help[] =
+static const char help_before[] =
 	"  --precision=P      float, double or dd: type of untyped declarations\n"
-	"                     (default float)\n"
-	"  --target=T         opencl, c or amdil (default: from -o's extension)\n"
+	"                     (default float)\n";
+/* then the --target line, from the table of targets */
+static const char help_after[] =
 	"  --unroll-i=N       i-elements per work item (Fig. 3 of paper 001;\n"
 	"                     default: chosen for the target)\n"
 	"  --unroll-j=N       j-elements per inner iteration (Fig. 4;\n"
@@ -56,6 +57,17 @@ const char nb_options_help[] =
 	"                     the work-group size); 0 reads them through the\n"
 	"                     cache instead\n"
 	"  --name=K           kernel function name (default: from the file)\n";
+
+const char *nb_options_help_text(void)
+{
+	static _Thread_local char text[sizeof help_before + sizeof help_after +
+	                               256];
+	if (!*text)
+		snprintf(text, sizeof text, "%s  --target=T         %s "
+		         "(default: from -o's extension)\n%s", help_before,
+		         target_list(TL_NAMES), help_after);
+	return text;
+}
 
 /* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
 static const char *value(const char *arg, const char *flag, const char *next,
@@ -100,14 +112,10 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		return took;
 	}
 	if ((v = value(arg, "--target", next, &took))) {
-		if (strcmp(v, "opencl") == 0)
-			o->target = "opencl";
-		else if (strcmp(v, "c") == 0)
-			o->target = "c";
-		else if (strcmp(v, "amdil") == 0)
-			o->target = "amdil";
-		else
+		const Target *t = target_named(v);
+		if (!t)
 			goto bad;
+		o->target = t->name;
 		o->given |= NB_GIVEN_TARGET;
 		return took;
 	}
