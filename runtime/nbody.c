@@ -371,8 +371,7 @@ static int setup(force *fc, args *a)
 		free(err);
 		return 1;
 	}
-	int host = nbrt_is_host(fc->rt);
-	if (tg && strcmp(tg, host ? "opencl" : "c") == 0)
+	if (tg && strcmp(tg, nbrt_target(fc->rt)) != 0)
 		return fail("--target=%s cannot run on %s", tg,
 		            nb_esc(nbrt_device_name(fc->rt)));
 	if (a->kernel)

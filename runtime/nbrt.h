@@ -31,6 +31,9 @@ void nbrt_close(nbrt *rt);
 /* "NVIDIA H100 (NVIDIA CUDA)", control bytes escaped (nb_esc) */
 const char *nbrt_device_name(const nbrt *rt);
 int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
+/* The nbcc target whose kernels the device runs: "c" on the host,
+ * "opencl" elsewhere. */
+const char *nbrt_target(const nbrt *rt);
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
 /* Lists OpenCL platforms and devices, one per line, as

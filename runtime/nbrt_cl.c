@@ -1,4 +1,5 @@
-/* nbrt_cl.c: OpenCL devices.  Only OpenCL 1.2 calls, so the same code runs
+/* nbrt_cl.c: the OpenCL back end (nbrt_cl_backend), the one file that sees
+ * OpenCL's headers.  Only OpenCL 1.2 calls, so the same code runs
  * on PoCL and on NVIDIA's OpenCL 3.0.  Programs are built once per device
  * and their binaries cached on disk; a run uploads (converting and packing
  * BMEM values into vectors), launches in chunks that keep every index in
@@ -9,9 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
 #include "nbrt_impl.h"
 
 #define CL_STD "-cl-std=CL1.2"
+
+/* The device (rt->priv); its limits that others read are in rt. */
+typedef struct Cl {
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	char *devkey;      /* device, platform and driver versions */
+	int nvidia;
+	int fp64;
+	size_t maxwg;
+	cl_ulong localmem; /* local memory per work group */
+} Cl;
+
+/* A loaded kernel (k->priv). */
+typedef struct Prog {
+	cl_program prog;
+	cl_kernel kern;
+	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
+	cl_mem *mem;
+	size_t *cap;       /* bytes allocated for each mem */
+} Prog;
 
 static const char *clname(cl_int e)
 {
@@ -52,10 +78,16 @@ static const char *clname(cl_int e)
 }
 
 /* "CALL failed with NAME (CODE) on DEVICE", after what we were doing. */
-static int clfail(nbrt *rt, const char *what, const char *call, cl_int e)
+static int clfail_on(nbrt *rt, const char *what, const char *call, cl_int e,
+                     const char *dev)
 {
 	return nbrt_fail(rt, "%s%s%s failed with %s (%d) on %s", what ? what : "",
-	                 what ? ": " : "", call, clname(e), (int)e,
+	                 what ? ": " : "", call, clname(e), (int)e, dev);
+}
+
+static int clfail(nbrt *rt, const char *what, const char *call, cl_int e)
+{
+	return clfail_on(rt, what, call, e,
 	                 rt->name ? rt->name : "the OpenCL device");
 }
 
@@ -167,12 +199,19 @@ static int devices(nbrt *rt, Dev **out, int *nout)
 			x->d = ds[i];
 			x->pi = (int)p;
 			x->di = (int)i;
-			x->type = 0;
-			clGetDeviceInfo(ds[i], CL_DEVICE_TYPE, sizeof x->type, &x->type,
-			                NULL);
 			char *dn = dev_str(ds[i], CL_DEVICE_NAME);
 			x->name = nbrt_aprintf("%s (%s)", dn ? dn : "?", pn ? pn : "?");
 			free(dn);
+			x->type = 0;
+			e = clGetDeviceInfo(ds[i], CL_DEVICE_TYPE, sizeof x->type,
+			                    &x->type, NULL);
+			if (e != CL_SUCCESS) {
+				clfail_on(rt, "listing OpenCL devices", "clGetDeviceInfo",
+				          e, nb_esc(x->name ? x->name : "?"));
+				free(pn);
+				free(ds);
+				goto out;
+			}
 		}
 		free(pn);
 		free(ds);
@@ -265,44 +304,50 @@ static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 
 static int query(nbrt *rt)
 {
+	Cl *c = rt->priv;
 	cl_int e;
-	char *ext = dev_str(rt->dev, CL_DEVICE_EXTENSIONS);
+	cl_ulong maxalloc = 0, globalmem = 0;
+	cl_uint units = 0;
+	char *ext = dev_str(c->dev, CL_DEVICE_EXTENSIONS);
 	cl_device_fp_config fc = 0;
-	rt->fp64 = (ext && strstr(ext, "cl_khr_fp64")) ||
-	           (clGetDeviceInfo(rt->dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fc,
-	                            &fc, NULL) == CL_SUCCESS && fc);
+	c->fp64 = (ext && strstr(ext, "cl_khr_fp64")) ||
+	          (clGetDeviceInfo(c->dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fc,
+	                           &fc, NULL) == CL_SUCCESS && fc);
 	free(ext);
-	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
-	                         sizeof rt->maxalloc, &rt->maxalloc, NULL)) ||
-	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_GLOBAL_MEM_SIZE,
-	                         sizeof rt->globalmem, &rt->globalmem, NULL)) ||
-	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
-	                         sizeof rt->maxwg, &rt->maxwg, NULL)) ||
-	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
-	                         sizeof rt->units, &rt->units, NULL)) ||
-	    (e = clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_SIZE,
-	                         sizeof rt->localmem, &rt->localmem, NULL)))
+	if ((e = clGetDeviceInfo(c->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+	                         sizeof maxalloc, &maxalloc, NULL)) ||
+	    (e = clGetDeviceInfo(c->dev, CL_DEVICE_GLOBAL_MEM_SIZE,
+	                         sizeof globalmem, &globalmem, NULL)) ||
+	    (e = clGetDeviceInfo(c->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+	                         sizeof c->maxwg, &c->maxwg, NULL)) ||
+	    (e = clGetDeviceInfo(c->dev, CL_DEVICE_MAX_COMPUTE_UNITS,
+	                         sizeof units, &units, NULL)) ||
+	    (e = clGetDeviceInfo(c->dev, CL_DEVICE_LOCAL_MEM_SIZE,
+	                         sizeof c->localmem, &c->localmem, NULL)))
 		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
+	rt->maxalloc = maxalloc;
+	rt->globalmem = globalmem;
+	rt->units = units;
 	cl_device_type type = 0;
-	if ((e = clGetDeviceInfo(rt->dev, CL_DEVICE_TYPE, sizeof type, &type,
+	if ((e = clGetDeviceInfo(c->dev, CL_DEVICE_TYPE, sizeof type, &type,
 	                         NULL)))
 		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
 	rt->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
 	/* what decides the code a build makes: part of every cache key */
-	char *pn = plat_str(rt->plat, CL_PLATFORM_NAME);
-	char *pv = plat_str(rt->plat, CL_PLATFORM_VERSION);
-	char *dv = dev_str(rt->dev, CL_DEVICE_VERSION);
-	char *drv = dev_str(rt->dev, CL_DRIVER_VERSION);
-	rt->nvidia = pn && strcasestr(pn, "NVIDIA") != NULL;
-	rt->devkey = nbrt_aprintf("%s\n%s\n%s\n%s\n%s", rt->name, pn, pv, dv, drv);
+	char *pn = plat_str(c->plat, CL_PLATFORM_NAME);
+	char *pv = plat_str(c->plat, CL_PLATFORM_VERSION);
+	char *dv = dev_str(c->dev, CL_DEVICE_VERSION);
+	char *drv = dev_str(c->dev, CL_DRIVER_VERSION);
+	c->nvidia = pn && strcasestr(pn, "NVIDIA") != NULL;
+	c->devkey = nbrt_aprintf("%s\n%s\n%s\n%s\n%s", rt->name, pn, pv, dv, drv);
 	free(pn);
 	free(pv);
 	free(dv);
 	free(drv);
-	return rt->devkey ? 0 : nbrt_fail(rt, "out of memory");
+	return c->devkey ? 0 : nbrt_fail(rt, "out of memory");
 }
 
-int nbrt_cl_open(nbrt *rt, const char *spec)
+static int cl_open(nbrt *rt, const char *spec)
 {
 	Dev *d;
 	int n, r = -1;
@@ -316,27 +361,32 @@ int nbrt_cl_open(nbrt *rt, const char *spec)
 		                 "is installed ('host' runs kernels on this CPU "
 		                 "through C)", spec);
 	}
+	Cl *c = NULL;
 	int i = pick(rt, spec, d, n);
 	if (i < 0)
 		goto out;
-	rt->plat = d[i].p;
-	rt->dev = d[i].d;
+	if (!(c = rt->priv = calloc(1, sizeof *c))) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	c->plat = d[i].p;
+	c->dev = d[i].d;
 	if (!(rt->name = strdup(d[i].name ? d[i].name : "?"))) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
 	cl_context_properties props[] = {
-		CL_CONTEXT_PLATFORM, (cl_context_properties)rt->plat, 0
+		CL_CONTEXT_PLATFORM, (cl_context_properties)c->plat, 0
 	};
-	rt->ctx = clCreateContext(props, 1, &rt->dev, NULL, NULL, &e);
-	if (!rt->ctx) {
+	c->ctx = clCreateContext(props, 1, &c->dev, NULL, NULL, &e);
+	if (!c->ctx) {
 		clfail(rt, "opening the device", "clCreateContext", e);
 		goto out;
 	}
 	/* the 1.2 call: NVIDIA's 3.0 still has it, PoCL too */
-	rt->q = clCreateCommandQueue(rt->ctx, rt->dev, CL_QUEUE_PROFILING_ENABLE,
-	                             &e);
-	if (!rt->q) {
+	c->q = clCreateCommandQueue(c->ctx, c->dev, CL_QUEUE_PROFILING_ENABLE,
+	                            &e);
+	if (!c->q) {
 		clfail(rt, "opening the device", "clCreateCommandQueue", e);
 		goto out;
 	}
@@ -346,17 +396,21 @@ out:
 	return r;
 }
 
-void nbrt_cl_close(nbrt *rt)
+static void cl_close(nbrt *rt)
 {
-	if (rt->q)
-		clReleaseCommandQueue(rt->q);
-	if (rt->ctx)
-		clReleaseContext(rt->ctx);
-	rt->q = NULL;
-	rt->ctx = NULL;
+	Cl *c = rt->priv;
+	if (!c)
+		return;
+	if (c->q)
+		clReleaseCommandQueue(c->q);
+	if (c->ctx)
+		clReleaseContext(c->ctx);
+	free(c->devkey);
+	free(c);
+	rt->priv = NULL;
 }
 
-int nbrt_list(FILE *out)
+static int cl_list(FILE *out)
 {
 	nbrt rt;
 	memset(&rt, 0, sizeof rt);
@@ -376,21 +430,6 @@ int nbrt_list(FILE *out)
 	return n;
 }
 
-/* A driver's string with its control bytes escaped, so a listing is one
- * line per key whatever the driver reports. */
-static void put_str(FILE *out, const char *key, const char *s)
-{
-	fprintf(out, "%s ", key);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('\n', out);
-}
-
 static int has_word(const char *list, const char *w)
 {
 	size_t n = strlen(w);
@@ -400,45 +439,40 @@ static int has_word(const char *list, const char *w)
 	return 0;
 }
 
-/* The limits that decide what runs where, for tests and users alike: a
- * test that needs a kernel too big for the device reads local_mem_size
- * here rather than assuming one driver's value. */
-int nbrt_describe(const nbrt *rt, FILE *out)
+/* What nbrt_describe prints after the device's name: a listing, so a
+ * value the driver does not give is printed as 0 rather than failing. */
+static int cl_describe(const nbrt *rt, FILE *out)
 {
-	put_str(out, "device", rt->name);
-	if (rt->host) {
-		fputs("type host\n", out);
-		return 0;
-	}
+	const Cl *c = rt->priv;
 	cl_device_type type = 0;
 	cl_ulong lmem = 0, gmem = 0, alloc = 0;
 	cl_device_local_mem_type lt = 0;
 	size_t wg = 0, wi[3] = {0, 0, 0};
 	cl_uint cu = 0, dims = 0;
-	clGetDeviceInfo(rt->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem,
+	clGetDeviceInfo(c->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+	clGetDeviceInfo(c->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem,
 	                NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem,
+	clGetDeviceInfo(c->dev, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
+	clGetDeviceInfo(c->dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem,
 	                NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc,
+	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc,
 	                &alloc, NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg,
+	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg,
 	                NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims,
+	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims,
 	                &dims, NULL);
 	if (dims >= 1 && dims <= 3)
-		clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+		clGetDeviceInfo(c->dev, CL_DEVICE_MAX_WORK_ITEM_SIZES,
 		                sizeof wi[0] * dims, wi, NULL);
-	clGetDeviceInfo(rt->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
+	clGetDeviceInfo(c->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
 	                NULL);
-	char *ext = dev_str(rt->dev, CL_DEVICE_EXTENSIONS);
-	char *ver = dev_str(rt->dev, CL_DEVICE_VERSION);
-	char *drv = dev_str(rt->dev, CL_DRIVER_VERSION);
+	char *ext = dev_str(c->dev, CL_DEVICE_EXTENSIONS);
+	char *ver = dev_str(c->dev, CL_DEVICE_VERSION);
+	char *drv = dev_str(c->dev, CL_DRIVER_VERSION);
 	fprintf(out, "type %s\n", type & CL_DEVICE_TYPE_GPU ? "gpu" :
 	        type & CL_DEVICE_TYPE_CPU ? "cpu" : "other");
-	put_str(out, "version", ver);
-	put_str(out, "driver_version", drv);
+	nbrt_put_str(out, "version", ver);
+	nbrt_put_str(out, "driver_version", drv);
 	fprintf(out, "compute_units %u\n", (unsigned)cu);
 	fprintf(out, "global_mem_size %llu\n", (unsigned long long)gmem);
 	fprintf(out, "max_mem_alloc_size %llu\n", (unsigned long long)alloc);
@@ -447,12 +481,12 @@ int nbrt_describe(const nbrt *rt, FILE *out)
 	        lt == CL_GLOBAL ? "global" : "none");
 	fprintf(out, "max_work_group_size %zu\n", wg);
 	fprintf(out, "max_work_item_sizes %zu %zu %zu\n", wi[0], wi[1], wi[2]);
-	fprintf(out, "fp64 %s\n", rt->fp64 ? "yes" : "no");
+	fprintf(out, "fp64 %s\n", c->fp64 ? "yes" : "no");
 	fprintf(out, "subgroups %s\n", has_word(ext, "cl_khr_subgroups") ||
 	        has_word(ext, "cl_intel_subgroups") ? "yes" : "no");
 	fprintf(out, "subgroup_shuffle %s\n",
 	        has_word(ext, "cl_khr_subgroup_shuffle") ? "yes" : "no");
-	put_str(out, "extensions", ext);
+	nbrt_put_str(out, "extensions", ext);
 	free(ext);
 	free(ver);
 	free(drv);
@@ -463,12 +497,13 @@ int nbrt_describe(const nbrt *rt, FILE *out)
 
 static char *build_log(nbrt *rt, cl_program p)
 {
+	const Cl *c = rt->priv;
 	size_t n = 0;
-	if (clGetProgramBuildInfo(p, rt->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
+	if (clGetProgramBuildInfo(p, c->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
 	    CL_SUCCESS)
 		return strdup("(no build log)");
 	char *s = calloc(n + 1, 1);
-	if (s && clGetProgramBuildInfo(p, rt->dev, CL_PROGRAM_BUILD_LOG, n, s,
+	if (s && clGetProgramBuildInfo(p, c->dev, CL_PROGRAM_BUILD_LOG, n, s,
 	                               NULL) != CL_SUCCESS)
 		s[0] = 0;
 	return trim(s);
@@ -480,14 +515,15 @@ static cl_program build_src(nbrt_kernel *k, const char *code, size_t len,
                             const char *opts)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
 	cl_int e;
-	cl_program p = clCreateProgramWithSource(rt->ctx, 1, &code, &len, &e);
+	cl_program p = clCreateProgramWithSource(c->ctx, 1, &code, &len, &e);
 	if (!p) {
 		clfail(rt, k->name, "clCreateProgramWithSource", e);
 		return NULL;
 	}
 	nbrt_note(rt, "building %s for %s (%s)", k->name, rt->name, opts);
-	e = clBuildProgram(p, 1, &rt->dev, opts, NULL, NULL);
+	e = clBuildProgram(p, 1, &c->dev, opts, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return p;
 	char *log = build_log(rt, p);
@@ -516,6 +552,7 @@ static cl_program load_cached(nbrt_kernel *k, const char *path,
                               const nbrt_key *key)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
 	size_t len, kl, ol, bl;
 	int h = 0;
 	char want[33];
@@ -535,8 +572,8 @@ static cl_program load_cached(nbrt_kernel *k, const char *path,
 	char *opts = strndup(data + h + kl, ol);
 	const unsigned char *bin = (const unsigned char *)data + h + kl + ol;
 	cl_int st, e;
-	p = clCreateProgramWithBinary(rt->ctx, 1, &rt->dev, &bl, &bin, &st, &e);
-	if (p && opts && clBuildProgram(p, 1, &rt->dev, opts, NULL, NULL) ==
+	p = clCreateProgramWithBinary(c->ctx, 1, &c->dev, &bl, &bin, &st, &e);
+	if (p && opts && clBuildProgram(p, 1, &c->dev, opts, NULL, NULL) ==
 	                 CL_SUCCESS) {
 		nbrt_note(rt, "cache hit %s (%s)", path, k->name);
 	} else {
@@ -586,6 +623,7 @@ static void store(nbrt_kernel *k, cl_program p, const char *path,
 static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
 	const nb_iface *f = k->f;
 	int dbl = memmem(code, len, "cl_khr_fp64", 11) != NULL;
 	if (f->wg < 1 || f->tile < 0)
@@ -615,13 +653,13 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 			                 "whose vectors have %d scalars", k->name,
 			                 x->name, x->comp, x->pack, pk->vwidth);
 	}
-	if (dbl && !rt->fp64)
+	if (dbl && !c->fp64)
 		return nbrt_fail(rt, "%s needs double precision, which %s does "
 		                 "not have (no cl_khr_fp64)", k->name, rt->name);
-	if ((size_t)f->wg > rt->maxwg)
+	if ((size_t)f->wg > c->maxwg)
 		return nbrt_fail(rt, "%s needs work groups of %d; %s allows at "
 		                 "most %zu (compile with --wg=N)", k->name, f->wg,
-		                 rt->name, rt->maxwg);
+		                 rt->name, c->maxwg);
 	return 0;
 }
 
@@ -630,6 +668,8 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 static int program(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
 	/* the kernel's own options (checked), then $NBRT_CL_OPTIONS for
 	 * experiments and vendor flags */
 	static const char *const allowed[] = {
@@ -677,50 +717,54 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	         extra ? extra : "");
 	snprintf(o1, sizeof o1, "%s %s %s", CL_STD, own, extra ? extra : "");
 	const char *opts[2] = {o0, o1};
-	int first = rt->nvidia ? 0 : 1;
+	int first = c->nvidia ? 0 : 1;
 	nbrt_key key = {0};
 	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
-	    nbrt_key_add(&key, rt->devkey, strlen(rt->devkey)) ||
+	    nbrt_key_add(&key, c->devkey, strlen(c->devkey)) ||
 	    nbrt_key_add(&key, opts[first], strlen(opts[first])) ||
 	    nbrt_key_add(&key, code, len)) {
 		free(key.s);
 		return nbrt_fail(rt, "out of memory");
 	}
 	char *path = nbrt_cache_path(rt, &key, ".clbin");
-	if (path && (k->prog = load_cached(k, path, &key)))
+	if (path && (pg->prog = load_cached(k, path, &key)))
 		k->cache_hit = 1;
-	for (int i = first; !k->prog && i < 2; i++) {
-		k->prog = build_src(k, code, len, opts[i]);
-		if (k->prog)
-			store(k, k->prog, path, &key, opts[i]);
+	for (int i = first; !pg->prog && i < 2; i++) {
+		pg->prog = build_src(k, code, len, opts[i]);
+		if (pg->prog)
+			store(k, pg->prog, path, &key, opts[i]);
 		else if (i + 1 < 2)
 			nbrt_note(rt, "%s", nbrt_error(rt));
 	}
 	free(path);
 	free(key.s);
-	return k->prog ? 0 : -1;
+	return pg->prog ? 0 : -1;
 }
 
-int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
+static int cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
 	const nb_iface *f = k->f;
 	cl_int e;
+	Prog *pg = k->priv = calloc(1, sizeof *pg);
+	if (!pg)
+		return nbrt_fail(rt, "out of memory");
 	if (check_iface(k, code, len) || program(k, code, len))
 		return -1;
-	k->kern = clCreateKernel(k->prog, f->entry, &e);
-	if (!k->kern)
+	pg->kern = clCreateKernel(pg->prog, f->entry, &e);
+	if (!pg->kern)
 		return clfail(rt, k->name, "clCreateKernel", e);
 	cl_uint nargs = 0;
 	size_t kwg = 0;
-	if ((e = clGetKernelInfo(k->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
+	if ((e = clGetKernelInfo(pg->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
 	                         NULL)) != CL_SUCCESS)
 		return clfail(rt, k->name, "clGetKernelInfo", e);
 	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
 	if ((int)nargs != want)
 		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
 		                 "interface says %d", k->name, f->kernel, nargs, want);
-	if ((e = clGetKernelWorkGroupInfo(k->kern, rt->dev, CL_KERNEL_WORK_GROUP_SIZE,
+	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev, CL_KERNEL_WORK_GROUP_SIZE,
 	                                  sizeof kwg, &kwg, NULL)) != CL_SUCCESS)
 		return clfail(rt, k->name, "clGetKernelWorkGroupInfo", e);
 	if (kwg < (size_t)f->wg)
@@ -730,41 +774,42 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	/* j-tiles and j-split sums beyond the device's local memory: PoCL
 	 * runs such a kernel anyway, over memory that is not there */
 	cl_ulong lm = 0;
-	if ((e = clGetKernelWorkGroupInfo(k->kern, rt->dev,
+	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev,
 	                                  CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
 	                                  &lm, NULL)) != CL_SUCCESS)
 		return clfail(rt, k->name, "clGetKernelWorkGroupInfo", e);
-	if (lm > rt->localmem)
+	if (lm > c->localmem)
 		return nbrt_fail(rt, "%s: the kernel needs %llu bytes of local "
 		                 "memory (tiles of %d j-elements, work groups of "
 		                 "%d); %s has %llu (compile with a smaller --tile "
 		                 "or --wg, or --tile=0)", k->name,
 		                 (unsigned long long)lm, f->tile, f->wg, rt->name,
-		                 (unsigned long long)rt->localmem);
-	k->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
-	          nb_iface_count(f, NB_CONST) + f->npack;
-	k->mem = calloc((size_t)k->nmem + 1, sizeof *k->mem);
-	k->cap = calloc((size_t)k->nmem + 1, sizeof *k->cap);
-	if (!k->mem || !k->cap)
+		                 (unsigned long long)c->localmem);
+	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
+	           nb_iface_count(f, NB_CONST) + f->npack;
+	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
+	pg->cap = calloc((size_t)pg->nmem + 1, sizeof *pg->cap);
+	if (!pg->mem || !pg->cap)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
 }
 
-void nbrt_cl_free(nbrt_kernel *k)
+static void cl_free(nbrt_kernel *k)
 {
-	for (int m = 0; k->mem && m < k->nmem; m++)
-		if (k->mem[m])
-			clReleaseMemObject(k->mem[m]);
-	free(k->mem);
-	free(k->cap);
-	if (k->kern)
-		clReleaseKernel(k->kern);
-	if (k->prog)
-		clReleaseProgram(k->prog);
-	k->mem = NULL;
-	k->cap = NULL;
-	k->kern = NULL;
-	k->prog = NULL;
+	Prog *pg = k->priv;
+	if (!pg)
+		return;
+	for (int m = 0; pg->mem && m < pg->nmem; m++)
+		if (pg->mem[m])
+			clReleaseMemObject(pg->mem[m]);
+	free(pg->mem);
+	free(pg->cap);
+	if (pg->kern)
+		clReleaseKernel(pg->kern);
+	if (pg->prog)
+		clReleaseProgram(pg->prog);
+	free(pg);
+	k->priv = NULL;
 }
 
 /* --- running ------------------------------------------------------------ */
@@ -803,18 +848,20 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
                   int accum, void *ctx)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
 	Run *r = ctx;
 	cl_int a[5] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb, accum};
 	cl_int e;
 	for (cl_uint i = 0; i < 5; i++)
-		if ((e = clSetKernelArg(k->kern, i, sizeof a[i], &a[i])) !=
+		if ((e = clSetKernelArg(pg->kern, i, sizeof a[i], &a[i])) !=
 		    CL_SUCCESS)
 			return clfail(rt, k->f->kernel, "clSetKernelArg", e);
 	size_t groups = (n + r->u - 1) / r->u * r->t;
 	size_t global = (groups + r->wg - 1) / r->wg * r->wg, local = r->wg;
 	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
 		return -1;
-	e = clEnqueueNDRangeKernel(rt->q, k->kern, 1, NULL, &global, &local, 0,
+	e = clEnqueueNDRangeKernel(c->q, pg->kern, 1, NULL, &global, &local, 0,
 	                           NULL, &r->ev[r->nev]);
 	if (e != CL_SUCCESS) {
 		char what[256];
@@ -836,32 +883,36 @@ static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
                   const char *what)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
 	cl_int e;
 	if (bytes < 64)
 		bytes = 64;
-	if (k->cap[m] >= bytes)
+	if (pg->cap[m] >= bytes)
 		return 0;
-	if (k->mem[m])
-		clReleaseMemObject(k->mem[m]);
-	k->mem[m] = NULL;
-	k->cap[m] = 0;
+	if (pg->mem[m])
+		clReleaseMemObject(pg->mem[m]);
+	pg->mem[m] = NULL;
+	pg->cap[m] = 0;
 	if (bytes > rt->maxalloc)
 		return nbrt_fail(rt, "kernel %s: %s needs %zu bytes; %s allows at "
 		                 "most %llu in one buffer", k->f->kernel, what, bytes,
 		                 rt->name, (unsigned long long)rt->maxalloc);
-	k->mem[m] = clCreateBuffer(rt->ctx, fl, bytes, NULL, &e);
-	if (!k->mem[m])
+	pg->mem[m] = clCreateBuffer(c->ctx, fl, bytes, NULL, &e);
+	if (!pg->mem[m])
 		return clfail(rt, k->f->kernel, "clCreateBuffer", e);
-	k->cap[m] = bytes;
+	pg->cap[m] = bytes;
 	return 0;
 }
 
 static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
 {
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
 	cl_int e;
 	if (!bytes)
 		return 0;
-	e = clEnqueueWriteBuffer(k->rt->q, k->mem[m], CL_FALSE, 0, bytes, src, 0,
+	e = clEnqueueWriteBuffer(c->q, pg->mem[m], CL_FALSE, 0, bytes, src, 0,
 	                         NULL, NULL);
 	if (e != CL_SUCCESS)
 		return clfail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
@@ -926,7 +977,8 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 
 static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
 {
-	cl_int e = clSetKernelArg(k->kern, i, n, v);
+	Prog *pg = k->priv;
+	cl_int e = clSetKernelArg(pg->kern, i, n, v);
 	if (e != CL_SUCCESS)
 		return clfail(k->rt, k->f->kernel, "clSetKernelArg", e);
 	return 0;
@@ -936,19 +988,20 @@ static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
  * LMEM buffers, BMEM packs, CONSTs by value, RMEM buffers. */
 static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 {
+	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	int m = 0;
 	cl_uint arg = 5;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_LMEM) {
 			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
 				return -1;
 			m++;
 		}
 	for (int p = 0; p < f->npack; p++) {
 		if (upload_pack(k, r, m, p, nj) ||
-		    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+		    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
 			return -1;
 		m++;
 	}
@@ -972,7 +1025,7 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, arg++, sizeof(cl_mem), &k->mem[m]))
+			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
 				return -1;
 			m++;
 		}
@@ -982,8 +1035,10 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 /* Reads every result back, into the host array or its staging copy. */
 static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 {
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
-	int m = k->nmem - nb_iface_count(f, NB_RMEM);
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		if (x->role != NB_RMEM)
@@ -995,7 +1050,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 				return nbrt_fail(k->rt, "out of memory");
 			dst = r->stage[m];
 		}
-		cl_int e = clEnqueueReadBuffer(k->rt->q, k->mem[m], CL_FALSE, 0,
+		cl_int e = clEnqueueReadBuffer(c->q, pg->mem[m], CL_FALSE, 0,
 		                               bytes, dst, 0, NULL, NULL);
 		if (e != CL_SUCCESS)
 			return clfail(k->rt, f->kernel, "clEnqueueReadBuffer", e);
@@ -1013,9 +1068,11 @@ static size_t int_limit(const nb_iface *f)
 	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
 }
 
-int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
+static int cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	size_t lim = int_limit(f);
 	if (ni > lim || nj > lim)
@@ -1027,7 +1084,7 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 	r.wg = (size_t)f->wg;
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
-	r.stage = calloc((size_t)k->nmem + 1, sizeof *r.stage);
+	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
 	if (!r.stage) {
 		nbrt_fail(rt, "out of memory");
@@ -1041,12 +1098,12 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r) ||
 	    drain(k, &r) || fetch(k, &r, ni))
 		goto out;
-	cl_int e = clFinish(rt->q);
+	cl_int e = clFinish(c->q);
 	if (e != CL_SUCCESS) {
 		clfail(rt, f->kernel, "clFinish", e);
 		goto out;
 	}
-	int m = k->nmem - nb_iface_count(f, NB_RMEM);
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			if (r.stage[m])
@@ -1058,12 +1115,24 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 out:
 	/* nothing may still read or write a staging copy when it is freed */
 	if (res) {
-		clFinish(rt->q);
+		clFinish(c->q);
 		for (int i = 0; i < r.nev; i++)
 			clReleaseEvent(r.ev[i]);
 	}
-	for (int i = 0; r.stage && i < k->nmem; i++)
+	for (int i = 0; r.stage && i < pg->nmem; i++)
 		free(r.stage[i]);
 	free(r.stage);
 	return res;
 }
+
+const struct nbrt_backend nbrt_cl_backend = {
+	.target = "opencl",
+	.host = 0,
+	.open = cl_open,
+	.close = cl_close,
+	.list = cl_list,
+	.describe = cl_describe,
+	.load = cl_load,
+	.run = cl_run,
+	.free = cl_free,
+};

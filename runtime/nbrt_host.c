@@ -1,7 +1,8 @@
-/* nbrt_host.c: the host device.  Kernels from the C back end are compiled
- * by the system's C compiler into a shared object (cached on disk), loaded
- * with dlopen and called through their entry (nbk_KERNEL_entry); OpenMP
- * inside the kernel spreads the i range over the cores. */
+/* nbrt_host.c: the host back end (nbrt_host_backend).  Kernels from the C
+ * back end are compiled by the system's C compiler into a shared object
+ * (cached on disk), loaded with dlopen and called through their entry
+ * (nbk_KERNEL_entry); OpenMP inside the kernel spreads the i range over the
+ * cores. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -22,18 +23,55 @@
 #define CFLAGS "-std=c11 -O3 -march=native -fno-math-errno -fno-trapping-math " \
 	"-fopenmp -fPIC -shared"
 
-int nbrt_host_open(nbrt *rt)
+/* The device (rt->priv). */
+typedef struct Host {
+	char *cc;          /* the C compiler command */
+	char *hostkey;     /* compiler version and CPU; NULL until needed */
+} Host;
+
+/* The C back end's entry, as emit_c.c writes it. */
+typedef void (*entry_fn)(long ni, long nj, long ibase, long jbase,
+                         int accum, void *const *arr, const double *cst);
+
+/* A loaded kernel (k->priv). */
+typedef struct Prog {
+	void *dl;
+	entry_fn entry;
+} Prog;
+
+static int host_open(nbrt *rt, const char *spec)
 {
+	(void)spec; /* one host */
 	const char *cc = getenv("NBRT_CC");
 	if (!cc || !*cc)
 		cc = getenv("CC");
 	if (!cc || !*cc)
 		cc = "cc";
-	rt->host = 1;
-	rt->cc = strdup(cc);
+	Host *h = calloc(1, sizeof *h);
+	rt->priv = h;
+	if (h)
+		h->cc = strdup(cc);
 	rt->name = nbrt_aprintf("host C (%s -O3 -march=native, OpenMP)", cc);
-	if (!rt->cc || !rt->name)
+	if (!h || !h->cc || !rt->name)
 		return nbrt_fail(rt, "out of memory");
+	return 0;
+}
+
+static void host_close(nbrt *rt)
+{
+	Host *h = rt->priv;
+	if (h) {
+		free(h->cc);
+		free(h->hostkey);
+		free(h);
+	}
+	rt->priv = NULL;
+}
+
+static int host_describe(const nbrt *rt, FILE *out)
+{
+	(void)rt;
+	fputs("type host\n", out);
 	return 0;
 }
 
@@ -110,9 +148,10 @@ static void cpuinfo(nbrt_key *key, const char *want)
  * may be shared between machines). */
 static int host_key(nbrt *rt)
 {
+	Host *h = rt->priv;
 	nbrt_key k = {0};
 	/* cc is a command line, like make's $(CC): not quoted */
-	char *cmd = nbrt_aprintf("%s --version 2>/dev/null", rt->cc);
+	char *cmd = nbrt_aprintf("%s --version 2>/dev/null", h->cc);
 	int st;
 	char *ver = cmd ? capture(cmd, &st) : NULL;
 	free(cmd);
@@ -122,12 +161,13 @@ static int host_key(nbrt *rt)
 	cpuinfo(&k, "flags");
 	if (!k.s)
 		return nbrt_fail(rt, "out of memory");
-	rt->hostkey = k.s;
+	h->hostkey = k.s;
 	return 0;
 }
 
 static int open_so(nbrt_kernel *k, const char *so)
 {
+	Prog *p = k->priv;
 	/* NODELETE: the kernel may have loaded libgomp, whose idle threads
 	 * would run unmapped code if dlclose unloaded it */
 	void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -150,8 +190,8 @@ static int open_so(nbrt_kernel *k, const char *so)
 		                 "'%s'%s", k->name, sym, fn ? " of its own" : "");
 	}
 	/* POSIX lets a data pointer from dlsym hold a function's address */
-	memcpy(&k->entry, &fn, sizeof fn);
-	k->dl = dl;
+	memcpy(&p->entry, &fn, sizeof fn);
+	p->dl = dl;
 	return 0;
 }
 
@@ -246,9 +286,10 @@ static const nbrt_badopt dd_bad[] = {
 static int dd_flags_ok(nbrt_kernel *k, const char *code, size_t len)
 {
 	const char *ncc = getenv("NBRT_CC");
+	const Host *h = k->rt->priv;
 	return nbrt_dd_options_ok(k, code, len, k->f->options,
 	                          "its interface header", dd_bad) ||
-	       nbrt_dd_options_ok(k, code, len, k->rt->cc,
+	       nbrt_dd_options_ok(k, code, len, h->cc,
 	                          ncc && *ncc ? "$NBRT_CC" : "$CC", dd_bad) ?
 	       -1 : 0;
 }
@@ -258,6 +299,7 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
               const char *tmpdir, const char *so)
 {
 	nbrt *rt = k->rt;
+	const Host *h = rt->priv;
 	char err[512];
 	static const char *const allowed[] = {
 		"-ffast-math", "-fno-math-errno", "-ffinite-math-only", NULL,
@@ -270,7 +312,7 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	char *qs = src ? shq(src) : NULL, *qo = shq(so);
 	const char *own = k->f->options ? k->f->options : "";
 	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s -o %s %s -lm 2>&1",
-	                                    rt->cc, own, qo, qs) : NULL;
+	                                    h->cc, own, qo, qs) : NULL;
 	int r = -1, st;
 	if (!cmd) {
 		nbrt_fail(rt, "out of memory");
@@ -284,7 +326,7 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	char *log = capture(cmd, &st);
 	if (st != 0)
 		nbrt_fail(rt, "cannot compile %s with '%s' (%s %d):\n%s", k->name,
-		          rt->cc, st < 0 ? "status" : "exit status", st,
+		          h->cc, st < 0 ? "status" : "exit status", st,
 		          log && *log ? log : "(no output)");
 	else
 		r = 0;
@@ -336,18 +378,21 @@ out:
 	return r;
 }
 
-int nbrt_host_load(nbrt_kernel *k, const char *code, size_t len)
+static int host_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
+	Host *h = rt->priv;
+	if (!(k->priv = calloc(1, sizeof(Prog))))
+		return nbrt_fail(rt, "out of memory");
 	if (dd_flags_ok(k, code, len))
 		return -1;
-	if (!rt->hostkey && host_key(rt))
+	if (!h->hostkey && host_key(rt))
 		return -1;
 	nbrt_key key = {0};
 	int r = -1;
 	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
-	    nbrt_key_add(&key, rt->hostkey, strlen(rt->hostkey)) ||
-	    nbrt_key_add(&key, rt->cc, strlen(rt->cc)) ||
+	    nbrt_key_add(&key, h->hostkey, strlen(h->hostkey)) ||
+	    nbrt_key_add(&key, h->cc, strlen(h->cc)) ||
 	    nbrt_key_add(&key, CFLAGS, strlen(CFLAGS)) ||
 	    nbrt_key_add(&key, code, len)) {
 		free(key.s);
@@ -386,8 +431,9 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
                   int accum, void *ctx)
 {
 	Args *a = ctx;
+	const Prog *p = k->priv;
 	double t = nbrt_now();
-	k->entry((long)n, (long)m, (long)ib, (long)jb, accum, a->arr, a->cst);
+	p->entry((long)n, (long)m, (long)ib, (long)jb, accum, a->arr, a->cst);
 	k->tkern += nbrt_now() - t;
 	k->launches++;
 	return 0;
@@ -395,7 +441,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 
 /* Arrays go to the kernel as they are where the host type is the
  * kernel's, else through a converted copy. */
-int nbrt_host_run(nbrt_kernel *k, size_t ni, size_t nj)
+static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	const nb_iface *f = k->f;
 	size_t lim = (size_t)LONG_MAX < SIZE_MAX / 16 ? (size_t)LONG_MAX :
@@ -461,9 +507,23 @@ out:
 	return r;
 }
 
-void nbrt_host_free(nbrt_kernel *k)
+static void host_free(nbrt_kernel *k)
 {
-	if (k->dl)
-		dlclose(k->dl);
-	k->dl = NULL;
+	Prog *p = k->priv;
+	if (p && p->dl)
+		dlclose(p->dl);
+	free(p);
+	k->priv = NULL;
 }
+
+const struct nbrt_backend nbrt_host_backend = {
+	.target = "c",
+	.host = 1,
+	.open = host_open,
+	.close = host_close,
+	.list = NULL,
+	.describe = host_describe,
+	.load = host_load,
+	.run = host_run,
+	.free = host_free,
+};

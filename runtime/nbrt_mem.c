@@ -50,12 +50,12 @@ static double staging_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
 		nb_role r = f->var[v].role;
 		if (r == NB_CONST || native)
 			continue;
-		if (r == NB_BMEM && !k->rt->host)
+		if (r == NB_BMEM && !k->rt->be->host)
 			continue; /* counted with its pack */
 		sum += (double)(r == NB_BMEM ? nj : ni) *
 		       (double)nbrt_prec_size(f->var[v].type);
 	}
-	if (k->rt->host)
+	if (k->rt->be->host)
 		return sum;
 	for (int p = 0; p < f->npack; p++) {
 		const nb_pack *pk = &f->pack[p];
@@ -76,7 +76,7 @@ int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
 {
 	nbrt *rt = k->rt;
 	*host = staging_bytes(k, ni, nj, native);
-	if (rt->host)
+	if (rt->be->host)
 		return 0;
 	double largest, dev = device_bytes(k, ni, nj, &largest);
 	char a[32], b[32];

@@ -605,6 +605,8 @@ START_TEST(load_errors)
 {
 	int d = _i;
 	nbrt *rt = device(d);
+	/* what nbody checks a --target against */
+	ck_assert_str_eq(nbrt_target(rt), d == HOST ? "c" : "opencl");
 	ck_assert_ptr_null(nbrt_load(rt, "/nonexistent/k.nbl", NULL));
 	expect(rt, "missing file", "cannot open '/nonexistent/k.nbl'");
 

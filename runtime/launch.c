@@ -1,0 +1,99 @@
+/* launch.c: the launch plan, shared by the back ends: how many
+ * interactions one launch may do, the j-split that fills a GPU, and the
+ * cutting of a run into launches within those limits. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "nbrt_impl.h"
+
+int nbrt_max_interactions(nbrt *rt, size_t *max)
+{
+	const char *e = getenv("NBRT_MAX_INTERACTIONS");
+	/* a GPU does 2^36 in a fraction of a second; a CPU takes some
+	 * seconds for 2^33, which is as often as progress can be shown */
+	*max = (size_t)1 << (rt->gpu ? 36 : 33);
+	if (!e || !*e)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(e, &end, 0);
+	if (errno || *end || v == 0 || e[0] == '-')
+		return nbrt_fail(rt, "NBRT_MAX_INTERACTIONS='%s' is not a positive "
+		                 "integer", e);
+	*max = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+	return 0;
+}
+
+int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
+                     size_t fill, nbrt_launch_fn fn, void *ctx)
+{
+	size_t max = k->maxint, u = (size_t)k->f->unroll_i, ic, jc;
+	if (nj == 0) {
+		ic = ni;
+		jc = 0;
+	} else {
+		/* i-chunks that take the whole j range... */
+		ic = max / nj;
+		ic -= ic % u;
+		jc = nj;
+		size_t wide = ni < fill ? ni : fill;
+		if (ic < wide) {
+			/* ...unless that leaves the device half idle (a GPU ran
+			 * 2^20 x 2^20 gravity 3 times slower in 16 launches of
+			 * 2^16 i than in one): then wide i-chunks, the j range
+			 * split, still no launch over max */
+			ic = wide < max ? wide : max;
+			if (ic > imax)
+				ic = imax; /* before jc, which depends on it */
+			if (ic < ni) {
+				ic -= ic % u;
+				if (ic < u)
+					ic = u;
+			}
+			jc = max / ic ? max / ic : 1;
+			if (jc > nj)
+				jc = nj;
+		}
+	}
+	if (ic > imax)
+		ic = imax - imax % u;
+	if (ic > ni)
+		ic = ni;
+	if (ic == 0) /* never stall, whatever the limits */
+		ic = u < ni ? u : ni;
+	double total = (double)ni * (double)nj, done = 0;
+	for (size_t ib = 0; ib < ni; ib += ic) {
+		size_t n = ni - ib < ic ? ni - ib : ic;
+		if (nj == 0) {
+			if (fn(k, ib, n, 0, 0, 0, ctx))
+				return -1;
+			continue;
+		}
+		for (size_t jb = 0; jb < nj; jb += jc) {
+			size_t m = nj - jb < jc ? nj - jb : jc;
+			if (fn(k, ib, n, jb, m, jb > 0, ctx))
+				return -1;
+			done += (double)n * (double)m;
+			nbrt_progress(k, done, total);
+		}
+	}
+	return 0;
+}
+
+/* The j-split for a run of ni i-elements on a GPU: the smallest power of
+ * two (at most 16) that gives the device 480 work items per compute unit.
+ * Fewer leave latency unhidden; more only add the cost of combining.
+ * Measured on an H200 (132 units; docs/performance.md), float gravity
+ * with 2 i-elements a work item: N = 16384 wants 8, 32768 wants 4,
+ * 131072 and up want 1, each within 2% of the best split.  Returns log2
+ * of the split, the index into alt[]. */
+int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
+{
+	double groups = (double)((ni + (size_t)k->f->unroll_i - 1) /
+	                         (size_t)k->f->unroll_i);
+	double want = 480.0 * (k->rt->units ? k->rt->units : 1);
+	int l = 0;
+	while (l < 4 && groups * (1 << l) < want)
+		l++;
+	return l;
+}
