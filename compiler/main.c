@@ -21,7 +21,7 @@ static void usage(FILE *f)
 	        "  --explain          same as --emit=explain\n"
 	        "  --help, --version\n\n"
 	        "Compiler options (also taken by nbrun and nbody):\n%s",
-	        target_list(TL_LANGS), nb_options_help);
+	        target_list(TL_LANGS), nb_options_help_text());
 }
 
 int main(int argc, char **argv)

@@ -52,10 +52,9 @@ void nb_options_init(nb_options *o);
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen);
 /* One line per compiler flag, for --help texts.  The --target line names
- * the compiler's targets, so the text is made on the first call, in a
- * static buffer (main thread only); the macro keeps the old spelling. */
+ * the compiler's targets (target.c), so the text is made on each thread's
+ * first call. */
 const char *nb_options_help_text(void);
-#define nb_options_help (nb_options_help_text())
 
 /* The target ("opencl", "c", ...) whose output extension a file name ends
  * in: "k.cl" and ".cl" give "opencl"; NULL if none does. */

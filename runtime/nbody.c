@@ -75,7 +75,7 @@ static void usage(FILE *f)
 	        "Compiler options (--target=c needs --device host):\n%s"
 	        "\nSee docs/nbody.md for the models, the snapshot format and the\n"
 	        "summary columns.\n",
-	        nb_options_help);
+	        nb_options_help_text());
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

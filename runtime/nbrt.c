@@ -117,10 +117,9 @@ static const char *ext_of(const char *name)
  * Names without a known extension go by their content. */
 static int is_generated(const char *name, const char *src, size_t len)
 {
-	const char *e = ext_of(name);
-	if (strcmp(e, ".cl") == 0 || strcmp(e, ".c") == 0)
+	if (nb_target_of_ext(name))
 		return 1;
-	if (strcmp(e, ".nbl") == 0)
+	if (strcmp(ext_of(name), ".nbl") == 0)
 		return 0;
 	size_t lim = len < 4096 ? len : 4096;
 	return memmem(src, lim, "nbcc-interface 1", 16) != NULL;

@@ -92,7 +92,7 @@ static void usage(FILE *f)
 	        "read back the same: %%.9g for float, %%.17g for double, for dd 32\n"
 	        "significant digits or the fewest more that suffice.\n\n"
 	        "Compiler options (for a .nbl KERNEL):\n%s",
-	        nb_options_help);
+	        nb_options_help_text());
 }
 
 static int fail(int code, const char *fmt, ...)
