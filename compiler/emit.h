@@ -7,6 +7,16 @@
 
 #include "ir.h"
 
+/* What ops.h leaves to the C-family target: how it spells the math
+ * functions.  The rest of an operation's spelling is its row. */
+typedef struct Spelling {
+	int fsuffix;        /* float functions end in f, as C's sqrtf; else
+	                       they are overloaded, as in OpenCL C */
+	int rsqrt;          /* has rsqrt(x); else it is 1 / sqrt(x) */
+	const char *native; /* prefix of the fast float forms (P_NATIVE rows)
+	                       that --fast-math uses, or NULL */
+} Spelling;
+
 /* Everything a back end decides.  The rest of the compiler asks the
  * Target, never compares its name. */
 typedef struct Target {
@@ -28,6 +38,9 @@ typedef struct Target {
 	 * the fixed list the runtime checks, for the widest type it computes
 	 * in (NULL: none) */
 	const char *(*build_options)(Type widest, const nb_options *o);
+	/* how it spells math functions (emit_rhs); NULL if it does not
+	 * write C-family code */
+	const Spelling *spell;
 	void (*emit)(const Func *f, const nb_iface *iface, Buf *out);
 } Target;
 
@@ -40,7 +53,7 @@ const Target *target_of_ext(const char *path);
 /* The targets in words, for help texts and messages:
  * TL_NAMES "opencl, c or amdil", TL_EXTS ".cl, .c or .il",
  * TL_LANGS ".cl (OpenCL C), .c (C11), .il (AMD IL)".  The text lives
- * in a static buffer, made on the first call (main thread only). */
+ * in a static buffer of the calling thread, made on its first call. */
 enum { TL_NAMES, TL_EXTS, TL_LANGS };
 const char *target_list(int what);
 
@@ -62,15 +75,6 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 const char *ctype(Type t);
 /* Writes a literal of type t so that it reads back exactly. */
 void emit_imm(Buf *out, const Ins *in);
-/* What ops.h leaves to the C-family target: how it spells the math
- * functions.  The rest of an operation's spelling is its row. */
-typedef struct Spelling {
-	int fsuffix;        /* float functions end in f, as C's sqrtf; else
-	                       they are overloaded, as in OpenCL C */
-	int rsqrt;          /* has rsqrt(x); else it is 1 / sqrt(x) */
-	const char *native; /* prefix of the fast float forms (P_NATIVE rows)
-	                       that --fast-math uses, or NULL */
-} Spelling;
 /* How an operand is spelled: v<index> unless a back end says otherwise. */
 typedef void Namer(Buf *out, const Func *f, int operand, void *arg);
 /* The expression computing instruction k from its operands, as sp

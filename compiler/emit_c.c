@@ -123,7 +123,7 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		char r[64];
 		accname(c, in, acc, r, sizeof r);
 		buf_puts(out, ind);
-		emit_sink(out, f, k, r, &c_spelling, name, c);
+		emit_sink(out, f, k, r, target_c.spell, name, c);
 		return;
 	}
 	/* a lane-specific value before the j loop is an array over lanes */
@@ -149,7 +149,7 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, &c_spelling, 0, name, c);
+		emit_rhs(out, f, k, target_c.spell, 0, name, c);
 	}
 	buf_puts(out, ";\n");
 }
@@ -414,5 +414,5 @@ const Target target_c = {
 	.name = "c", .ext = ".c", .lang = "C11",
 	.pack_bmem = 0, .entry_suffix = "_entry",
 	.defaults = c_defaults, .build_options = c_build_options,
-	.emit = c_emit,
+	.spell = &c_spelling, .emit = c_emit,
 };

@@ -17,10 +17,10 @@ typedef struct E {
 	int fast;
 } E;
 
-/* OpenCL C spells them float, double; float2, float4, double2, ... */
+/* OpenCL C overloads sqrt for float, has rsqrt and native_ forms. */
 static const Spelling cl_spelling = {0, 1, "native_"};
 
-/* The vector type of a BMEM pack of vwidth scalars. */
+/* The vector type (float2, double4, ...) of a BMEM pack of vwidth scalars. */
 static const char *vtype(const Func *f, nb_prec t, int vwidth)
 {
 	if (vwidth == 1)
@@ -51,7 +51,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		char r[64];
 		snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
 		buf_puts(out, ind);
-		emit_sink(out, f, k, r, &cl_spelling, NULL, NULL);
+		emit_sink(out, f, k, r, target_opencl.spell, NULL, NULL);
 		return;
 	}
 	if (in->op == O_LDJ) {
@@ -99,7 +99,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	default:
-		emit_rhs(out, f, k, &cl_spelling, e->fast, NULL, NULL);
+		emit_rhs(out, f, k, target_opencl.spell, e->fast, NULL, NULL);
 	}
 	buf_puts(out, ";\n");
 }
@@ -435,5 +435,6 @@ const Target target_opencl = {
 	.name = "opencl", .ext = ".cl", .lang = "OpenCL C",
 	.pack_bmem = 1, .entry_suffix = "",
 	.defaults = cl_defaults, .launch = cl_launch,
-	.build_options = cl_build_options, .emit = cl_emit,
+	.build_options = cl_build_options, .spell = &cl_spelling,
+	.emit = cl_emit,
 };

@@ -13,6 +13,10 @@ typedef enum { NB_FLOAT, NB_DOUBLE, NB_DD } nb_prec;
 typedef enum { NB_LMEM, NB_BMEM, NB_RMEM, NB_CONST } nb_role;
 
 const char *nb_prec_name(nb_prec p);   /* "float", "double", "dd" */
+/* A value of precision p in memory is nb_prec_scalars(p) machine scalars
+ * (a dd is hi and lo) of nb_prec_scalar_bytes(p) bytes each. */
+int nb_prec_scalars(nb_prec p);
+size_t nb_prec_scalar_bytes(nb_prec p);
 const char *nb_role_name(nb_role r);   /* "LMEM", ... */
 
 typedef struct nb_options {

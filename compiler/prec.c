@@ -41,6 +41,13 @@ const char *prec_names(char *s, size_t n)
 	return s;
 }
 
+int nb_prec_scalars(nb_prec p) { return prec[p].scalars; }
+
+size_t nb_prec_scalar_bytes(nb_prec p)
+{
+	return (size_t)(4 * prec[p].words / prec[p].scalars);
+}
+
 const char *nb_prec_name(nb_prec p)
 {
 	return (unsigned)p < NPREC ? prec[p].name : "?";

@@ -5,7 +5,7 @@
 
 size_t nbrt_prec_size(nb_prec t)
 {
-	return t == NB_FLOAT ? 4 : t == NB_DOUBLE ? 8 : 16;
+	return (size_t)nb_prec_scalars(t) * nb_prec_scalar_bytes(t);
 }
 
 int nbrt_same_layout(nbrt_type t, nb_prec kt)

@@ -393,8 +393,7 @@ static int header(Reader *R, int *map)
 
 static size_t elem_size(nb_prec t)
 {
-	return t == NB_FLOAT ? sizeof(float) : t == NB_DD ? 2 * sizeof(double)
-	                                                  : sizeof(double);
+	return (size_t)nb_prec_scalars(t) * nb_prec_scalar_bytes(t);
 }
 
 static void store(csv_col *c, size_t row, const double v[2])

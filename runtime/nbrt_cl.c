@@ -634,11 +634,11 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 		if (w != 1 && w != 2 && w != 4)
 			return nbrt_fail(rt, "%s: pack %d has %d scalars (1, 2 or 4 "
 			                 "expected)", k->name, p, w);
-		dbl |= f->pack[p].type != NB_FLOAT;
+		dbl |= nb_prec_scalar_bytes(f->pack[p].type) == 8;
 	}
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
-		dbl |= x->type != NB_FLOAT;
+		dbl |= nb_prec_scalar_bytes(x->type) == 8;
 		if (x->role != NB_BMEM)
 			continue;
 		const nb_pack *pk = &f->pack[x->pack];
@@ -648,7 +648,8 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 			                 nb_prec_name(pk->type));
 		/* its scalars must lie inside the vector (upload_pack writes
 		 * them there) */
-		if ((x->type == NB_DD ? 2 * x->comp + 1 : x->comp) >= pk->vwidth)
+		int n = nb_prec_scalars(x->type);
+		if (n * x->comp + n - 1 >= pk->vwidth)
 			return nbrt_fail(rt, "%s: BMEM '%s' is value %d of pack %d, "
 			                 "whose vectors have %d scalars", k->name,
 			                 x->name, x->comp, x->pack, pk->vwidth);
@@ -936,7 +937,7 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		return put(k, m, b->host, bytes);
 	if (!(r->stage[m] = malloc(bytes)))
 		return nbrt_fail(k->rt, "out of memory");
-	nbrt_to_kernel(r->stage[m], x->type, x->type == NB_DD ? 2 : 1, 0, b->host,
+	nbrt_to_kernel(r->stage[m], x->type, (size_t)nb_prec_scalars(x->type), 0, b->host,
 	               b->t, ni);
 	return put(k, m, r->stage[m], bytes);
 }
@@ -947,7 +948,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 {
 	const nb_iface *f = k->f;
 	const nb_pack *pk = &f->pack[p];
-	size_t scal = pk->type == NB_FLOAT ? 4 : 8;
+	size_t scal = nb_prec_scalar_bytes(pk->type);
 	size_t bytes = nj * (size_t)pk->vwidth * scal;
 	char what[64];
 	snprintf(what, sizeof what, "BMEM pack %d", p);
@@ -968,7 +969,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 		const nb_var *x = &f->var[v];
 		if (x->role != NB_BMEM || x->pack != p)
 			continue;
-		size_t off = (size_t)(pk->type == NB_DD ? 2 * x->comp : x->comp);
+		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
 		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
 		               k->b[v].host, k->b[v].t, nj);
 	}

@@ -478,7 +478,7 @@ static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
 				goto out;
 			}
 			if (x->role != NB_RMEM)
-				nbrt_to_kernel(stage[na], x->type, x->type == NB_DD ? 2 : 1,
+				nbrt_to_kernel(stage[na], x->type, (size_t)nb_prec_scalars(x->type),
 				               0, b->host, b->t, n);
 			arr[na] = stage[na];
 		}

@@ -30,7 +30,7 @@ static double device_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
 	}
 	for (int p = 0; p < f->npack; p++) {
 		const nb_pack *pk = &f->pack[p];
-		one = (double)nj * pk->vwidth * (pk->type == NB_FLOAT ? 4 : 8);
+		one = (double)nj * pk->vwidth * (double)nb_prec_scalar_bytes(pk->type);
 		one = one < 64 ? 64 : one;
 		sum += one;
 		*largest = one > *largest ? one : *largest;

@@ -1,7 +1,7 @@
 # The runtime's own choice of j-split (a .nbl on a GPU; forced here on
 # PoCL with NBRT_AUTO_SPLIT=1): the split it picks is the documented one
-# (docs/language.md; choose_split in runtime/nbrt.c: the smallest power of
-# two T <= 16 with ceil(Ni / unroll_i) * T >= 480 * compute units, the
+# (docs/language.md; nbrt_choose_split in runtime/launch.c: the smallest
+# power of two T <= 16 with ceil(Ni / unroll_i) * T >= 480 * compute units, the
 # device's compute_units read from nbrun --device-info, unroll_i from the
 # header nbcc writes for the device's class), and it gives the C back
 # end's results (tolerance 1e-5, float), for sizes that choose different
