@@ -2,7 +2,8 @@
 # device (--device cpu):
 #   - gravity (dsl-examples/gravity.nbl) on fresh random CSV files (seed
 #     printed; TEST_SEED=S repeats it) against a direct double sum done
-#     here in awk.  Tolerance, per column, of the column's largest |value|:
+#     here in awk.  Tolerance, per column, of the largest sum of the
+#     terms' magnitudes (a cancelling sum keeps its rounding error):
 #     float 1e-5, double 1e-13, dd 1e-13 (the awk reference is double);
 #   - Ni or Nj of 0 and 1; every accepted CSV quirk; standard input; -o;
 #   - output digits round-trip: results fed back through a copying kernel
@@ -52,9 +53,11 @@ gen() {
 	}'
 }
 
-# ref EPS2 I J: gravity by the definition, in double, columns by name.
+# ref EPS2 I J [ABS]: gravity by the definition, in double, columns by
+# name; ABS gets the sums of the terms' magnitudes, the scale of each
+# value's rounding error (a sum that cancels is small, its error is not).
 ref() {
-	awk -F, -v eps2="$1" '
+	awk -F, -v eps2="$1" -v abs="${4:-/dev/null}" '
 	BEGIN { ni = nj = 0 } # numbers, not "", as subscripts
 	FNR == 1 { for (k = 1; k <= NF; k++) col[FILENAME, $k] = k; next }
 	FILENAME == ARGV[1] {
@@ -68,24 +71,36 @@ ref() {
 	END {
 		print "ax,ay,az,pot"
 		for (i = 0; i < ni; i++) {
-			ax = ay = az = pot = 0
+			ax = ay = az = pot = sx = sy = sz = 0
 			for (j = 0; j < nj; j++) {
 				dx = xj[j] - xi[i]; dy = yj[j] - yi[i]; dz = zj[j] - zi[i]
 				rinv = 1 / sqrt(eps2 + dx * dx + dy * dy + dz * dz)
 				ax += mj[j] * rinv^3 * dx; ay += mj[j] * rinv^3 * dy
 				az += mj[j] * rinv^3 * dz; pot -= mj[j] * rinv
+				sx += mj[j] * rinv^3 * (dx < 0 ? -dx : dx)
+				sy += mj[j] * rinv^3 * (dy < 0 ? -dy : dy)
+				sz += mj[j] * rinv^3 * (dz < 0 ? -dz : dz)
 			}
 			printf "%.17g,%.17g,%.17g,%.17g\n", ax, ay, az, pot
+			if (i == 0) print "ax,ay,az,pot" > abs
+			printf "%.17g,%.17g,%.17g,%.17g\n", sx, sy, sz, -pot > abs
 		}
 	}' "$2" "$3"
 }
 
-# near TOL GOT REF: same header and rows; every value finite and within
-# TOL times its column's largest |reference value|.  Prints the worst.
+# near TOL GOT REF [ABS]: same header and rows; every value finite and
+# within TOL times its column's scale: the largest |reference value|, or
+# with ABS (from ref) the largest sum of the terms' magnitudes.  Prints the
+# worst.
 near() {
 	awk -F, -v tol="$1" '
 	FNR == 1 { hdr[++nfile] = $0; next }
 	nfile == 1 { na++; for (k = 1; k <= NF; k++) a[na, k] = $k; next }
+	nfile == 3 {
+		if (!absrows++) for (k = 1; k <= NF; k++) scale[k] = 0
+		for (k = 1; k <= NF; k++) if ($k > scale[k]) scale[k] = $k
+		next
+	}
 	{
 		nb++; nf = NF
 		for (k = 1; k <= NF; k++) {
@@ -112,13 +127,13 @@ near() {
 			}
 		printf "worst error %.3g of the column scale (tolerance %g)\n", worst, tol
 		exit bad
-	}' "$2" "$3"
+	}' "$2" "$3" ${4:+"$4"}
 }
 
 cd "$T" || exit 1
 gen "$SEED" 7 xi,yi,zi >i.csv
 gen "$((SEED + 1))" 13 xj,yj,zj,mj >j.csv
-ref 0.01 i.csv j.csv >ref.csv
+ref 0.01 i.csv j.csv ref.abs >ref.csv
 
 # --- gravity against the reference ---------------------------------------
 tol() { case $1 in float) echo 1e-5 ;; *) echo 1e-13 ;; esac; }
@@ -131,7 +146,7 @@ for dev in "--target c" "--device cpu"; do
 			bad "$what: exit status"; cat err; continue
 		fi
 		[ -s err ] && { bad "$what: messages"; cat err; }
-		if near "$(tol $p)" out.csv ref.csv >cmp; then ok; else
+		if near "$(tol $p)" out.csv ref.csv ref.abs >cmp; then ok; else
 			bad "$what"; fi
 		echo "$what: $(tail -n 1 cmp)"
 		cp out.csv "g-$p-${dev##* }.csv"
@@ -141,7 +156,7 @@ done
 # the compiler flags reach the compiler, split either way
 if "$NBRUN" "$G" --i i.csv --j j.csv --const=eps2=0.01 --precision=double \
 	--device=cpu --unroll-i 3 --unroll-j=2 --jsplit 2 >out.csv &&
-	near 1e-13 out.csv ref.csv >cmp; then ok; else
+	near 1e-13 out.csv ref.csv ref.abs >cmp; then ok; else
 	bad "gravity with unrolling and a j-split"; cat cmp; fi
 
 # --- sizes 0 and 1 -------------------------------------------------------
@@ -161,11 +176,11 @@ for dev in "--target c" "--device cpu"; do
 		bad "Nj = 0 $dev: not 7 rows of zeros"; fi
 	for pair in "i1 j1" "i1 j" "i j1"; do
 		set -- $pair
-		ref 0.01 "$1.csv" "$2.csv" >r.csv
+		ref 0.01 "$1.csv" "$2.csv" r.abs >r.csv
 		# shellcheck disable=SC2086
 		if "$NBRUN" "$G" --i "$1.csv" --j "$2.csv" --const eps2=0.01 \
 			--precision double $dev >out.csv && near 1e-13 out.csv r.csv \
-			>cmp; then ok; else bad "$pair $dev"; cat cmp; fi
+			r.abs >cmp; then ok; else bad "$pair $dev"; cat cmp; fi
 	done
 done
 
