@@ -84,10 +84,21 @@ typedef struct Prec {
 	const char *litfmt; /* printf format of a literal that reads back */
 	const char *litsfx; /* suffix of a literal: "f" for float */
 	const char *litcast;/* before NAN and INFINITY, which are float */
+	const char *mathsfx;/* of C's <math.h> functions for it: sqrtf */
 	int rank;           /* widening order: an operation of two precisions
 	                       is computed in the one of higher rank */
 	int scalars;        /* machine scalars per value (a dd is two) */
 	int words;          /* 32-bit registers per value */
+	int fuses;          /* has a fused multiply-add (fma.c; ops.h's
+	                       fused rows have no other form) */
+	int reorder;        /* sums may be reordered without --fast-math
+	                       (reassoc.c): float kernels trade the last bit
+	                       for fmas, wider ones keep the order written */
+	int ftz;            /* a kernel computing in nothing wider flushes
+	                       subnormals unless --no-ftz (OpenCL) */
+	int eft;            /* built of error-free transformations, which
+	                       fast math or flushing turns into zeros: never
+	                       built with either */
 	double max;         /* largest finite value */
 	double min_normal;  /* smallest normal value of the scalar */
 	double true_min;    /* smallest nonzero value of the scalar */

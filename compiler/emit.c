@@ -46,8 +46,9 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	 * build_options sees to it), and as the user asked for more, a
 	 * warning at its first dd value says so. */
 	Type wide = ir_widest(f, 0);
-	for (int k = 0; o->fast_math && wide == T_DD && k < f->n; k++)
-		if (f->ins[k].type == T_DD && f->ins[k].loc.line > 0) {
+	for (int k = 0; o->fast_math && prec[wide].eft && k < f->n; k++)
+		if (type_numeric(f->ins[k].type) && prec[f->ins[k].type].eft &&
+		    f->ins[k].loc.line > 0) {
 			warn(f->ctx, f->ins[k].loc, "--fast-math does not reach dd "
 			     "arithmetic: sums are reordered, but the kernel's "
 			     "compiler is not asked for fast math, which would "
@@ -163,7 +164,7 @@ static void call(const Spell *sp, Buf *out, const Func *f, const Ins *in,
 static const char *mathfn(Buf *b, const Spelling *sp, const char *fn, Type t)
 {
 	b->len = 0;
-	buf_printf(b, "%s%s", fn, sp->fsuffix && t == T_F32 ? "f" : "");
+	buf_printf(b, "%s%s", fn, sp->fsuffix ? prec[t].mathsfx : "");
 	return b->s;
 }
 
@@ -256,7 +257,7 @@ void emit_sink(Buf *out, const Func *f, int k, const char *r,
 		ICE("cannot spell %s in %s", oi->name, type_short(in->type));
 	else if (oi->fn) /* r += a*b as fma(a, b, r), r -= a*b as fma(-a, b, r) */
 		buf_printf(out, "%s = %s%s(%s%s, %s, %s);\n", r, oi->fn,
-		           sp->fsuffix && in->type == T_F32 ? "f" : "",
+		           sp->fsuffix ? prec[in->type].mathsfx : "",
 		           strcmp(oi->sym, "-=") == 0 ? "-" : "", a[0].s, a[1].s, r);
 	else
 		buf_printf(out, "%s %s %s;\n", r, oi->sym, a[0].s);

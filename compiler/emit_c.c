@@ -405,7 +405,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
  * error terms to it (iface_build). */
 static const char *c_build_options(Type widest, const nb_options *o)
 {
-	return o->fast_math && widest != T_DD ? "-ffast-math" : "";
+	return o->fast_math && !prec[widest].eft ? "-ffast-math" : "";
 }
 
 /* One array per BMEM value, which gcc vectorizes best; the entry takes

@@ -422,8 +422,8 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
  * the rest, but never dd's arithmetic (iface_build warns of it). */
 static const char *cl_build_options(Type widest, const nb_options *o)
 {
-	int ftz = widest == T_F32 && o->ftz;
-	int fast = o->fast_math && widest != T_DD;
+	int ftz = prec[widest].ftz && o->ftz;
+	int fast = o->fast_math && !prec[widest].eft;
 	return ftz && fast ? "-cl-denorms-are-zero -cl-fast-relaxed-math" :
 	       ftz ? "-cl-denorms-are-zero" :
 	       fast ? "-cl-fast-relaxed-math" : "";

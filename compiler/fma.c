@@ -12,7 +12,7 @@ void pass_fma(Func *f)
 	int *uses = ir_uses(f);
 	for (int k = 0; k < f->n; k++) {
 		Ins *in = &f->ins[k];
-		if (in->type != T_F32 && in->type != T_F64)
+		if (!type_numeric(in->type) || !prec[in->type].fuses)
 			continue;
 		int a0 = in->arg[0], a1 = in->arg[1];
 #define MULT(v) (f->ins[v].op == O_MUL && uses[v] == 1 && \

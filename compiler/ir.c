@@ -323,9 +323,9 @@ int ir_verify(const Func *f, int fatal)
 			for (int a = 0; a < oi->nargs; a++)
 				if (at[a] != in->type)
 					return vfail(fatal, f, k, "operand type differs");
-			/* ops.h gives fused operations no dd form */
-			if (oi->kind == K_FMA && in->type == T_DD)
-				return vfail(fatal, f, k, "fused operation in dd");
+			if (oi->kind == K_FMA && !prec[in->type].fuses)
+				return vfail(fatal, f, k, "fused operation in a "
+				             "precision without one");
 		}
 	}
 	return 0;

@@ -72,14 +72,13 @@ static void check_range(L *l, Type t, const char *text, double v, Loc loc)
 			     "the type of its context: it becomes 0 (the smallest "
 			     "%s is %.2g)", text, more, p->name, p->name,
 			     p->true_min);
-	} else if (t == T_F32 && v != 0 && fabs(v) < p->min_normal) {
-		/* double's subnormals are not flushed: --no-ftz is float's */
+	} else if (p->ftz && v != 0 && fabs(v) < p->min_normal) {
 		if (!said(l, loc))
 			warn(l->c, loc, "number '%.40s%s' is below the smallest "
-			     "normal float (%.8g), the type of its context: it "
+			     "normal %s (%.8g), the type of its context: it "
 			     "keeps fewer digits, and is 0 where subnormals are "
 			     "flushed (float OpenCL kernels ask for that unless "
-			     "--no-ftz)", text, more, p->min_normal);
+			     "--no-ftz)", text, more, p->name, p->min_normal);
 	}
 }
 

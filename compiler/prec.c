@@ -7,15 +7,31 @@
 #include "base.h"
 
 const Prec prec[NPREC] = {
-	[NB_FLOAT] = {"float", "f32", "float", "float", "float", "f", "0",
-	              "%.9g", "f", "", 0, 1, 1, FLT_MAX, FLT_MIN, FLT_TRUE_MIN,
-	              read_f32, eval_f32},
-	[NB_DOUBLE] = {"double", "f64", "double", "double", "double", "d", "0",
-	               "%.17g", "", "(double)", 1, 1, 2, DBL_MAX, DBL_MIN,
-	               DBL_TRUE_MIN, read_f64, eval_f64},
-	[NB_DD] = {"dd", "dd", "nb_dd", "double", "double2", "dd",
-	           "nb_dd_make(0.0, 0.0)", "%.17g", "", "(double)", 2, 2, 4,
-	           DBL_MAX, DBL_MIN, DBL_TRUE_MIN, read_dd, eval_dd},
+	[NB_FLOAT] = {
+		.name = "float", .ir = "f32", .ctype = "float", .scalar = "float",
+		.clelem = "float", .tag = "f", .zero = "0", .litfmt = "%.9g",
+		.litsfx = "f", .litcast = "", .mathsfx = "f", .rank = 0,
+		.scalars = 1, .words = 1, .fuses = 1, .reorder = 1, .ftz = 1,
+		.max = FLT_MAX, .min_normal = FLT_MIN, .true_min = FLT_TRUE_MIN,
+		.read = read_f32, .eval = eval_f32,
+	},
+	[NB_DOUBLE] = {
+		.name = "double", .ir = "f64", .ctype = "double",
+		.scalar = "double", .clelem = "double", .tag = "d", .zero = "0",
+		.litfmt = "%.17g", .litsfx = "", .litcast = "(double)",
+		.mathsfx = "", .rank = 1, .scalars = 1, .words = 2, .fuses = 1,
+		.max = DBL_MAX, .min_normal = DBL_MIN, .true_min = DBL_TRUE_MIN,
+		.read = read_f64, .eval = eval_f64,
+	},
+	/* a pair of doubles (ddlib.h): its own operations are library calls */
+	[NB_DD] = {
+		.name = "dd", .ir = "dd", .ctype = "nb_dd", .scalar = "double",
+		.clelem = "double2", .tag = "dd", .zero = "nb_dd_make(0.0, 0.0)",
+		.litfmt = "%.17g", .litsfx = "", .litcast = "(double)",
+		.mathsfx = "", .rank = 2, .scalars = 2, .words = 4, .eft = 1,
+		.max = DBL_MAX, .min_normal = DBL_MIN, .true_min = DBL_TRUE_MIN,
+		.read = read_dd, .eval = eval_dd,
+	},
 };
 
 nb_prec prec_join(nb_prec a, nb_prec b)

@@ -49,7 +49,7 @@ static void flatten(const Func *f, const int *uses, int v, int neg, int root,
 
 static int allowed(const Func *f, Type t)
 {
-	return t == T_F32 || f->ctx->opt->fast_math;
+	return prec[t].reorder || f->ctx->opt->fast_math;
 }
 
 void pass_reassoc(Func *f)
