@@ -31,7 +31,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	nb_options_str(o, flags, sizeof flags);
 	fc->kernel = xstrdup(f->name);
 	fc->entry = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
-	                            t->entry_suffix));
+	                            t->entry_suffix ? t->entry_suffix : ""));
 	fc->target = xstrdup(t->name);
 	fc->source = xstrdup(source ? source : "-");
 	fc->flags = xstrdup(flags);
@@ -68,7 +68,9 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	fc->nvar = f->nvar;
 	/* Packed, BMEM values of one type, in declaration order, fill
 	 * vectors of 4 scalars (2 dd); unpacked, each is a pack of one. */
-	int open[3] = {-1, -1, -1};
+	int open[NPREC];
+	for (int p = 0; p < NPREC; p++)
+		open[p] = -1;
 	for (int i = 0; i < f->nvar; i++) {
 		nb_var *v = &fc->var[i];
 		v->name = xstrdup(f->var[i].name);
@@ -77,7 +79,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		v->pack = v->comp = -1;
 		if (v->role != NB_BMEM)
 			continue;
-		int per = v->type == NB_DD ? 2 : 4;
+		int per = 4 / prec[v->type].scalars;
 		int p = t->pack_bmem ? open[v->type] : -1;
 		if (p < 0 || fc->pack[p].width == per) {
 			p = fc->npack++;
@@ -89,10 +91,23 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	}
 	for (int p = 0; p < fc->npack; p++) {
 		nb_pack *k = &fc->pack[p];
-		int scalars = k->width * (k->type == NB_DD ? 2 : 1);
+		int scalars = k->width * prec[k->type].scalars;
 		k->vwidth = scalars == 3 ? 4 : scalars;
 	}
 	return fc;
+}
+
+void iface_put(Buf *out, const nb_iface *fc, const char *prefix)
+{
+	char *hdr = NULL;
+	size_t hlen = 0;
+	FILE *m = open_memstream(&hdr, &hlen);
+	if (!m)
+		ICE("open_memstream failed");
+	nb_iface_print(fc, m, prefix);
+	fclose(m);
+	buf_puts(out, hdr);
+	free(hdr);
 }
 
 void emit_imm(Buf *out, const Ins *in)

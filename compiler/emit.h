@@ -27,7 +27,8 @@ typedef struct Target {
 	 * one load fetches several; 0: one array per value */
 	int pack_bmem;
 	/* appended to NB_KPFX and the kernel name for the entry symbol; for
-	 * interface files from before the entry line, to the bare name */
+	 * interface files from before the entry line, to the bare name
+	 * (NULL: nothing) */
 	const char *entry_suffix;
 	/* chooses the options left to the target (not in o->given), from
 	 * the widest type the kernel declares */
@@ -71,6 +72,9 @@ const char *target_list(int what);
 /* emit.c: what the C-like back ends share */
 nb_iface *iface_build(const Func *f, const Target *t, const char *source,
                       const nb_options *o);
+/* The interface header, each line after prefix, which must be made of
+ * the characters the reader skips: spaces, tabs, '*', ';' and '/'. */
+void iface_put(Buf *out, const nb_iface *fc, const char *prefix);
 /* The C-family spelling of a type: "float", "double", "nb_dd", "int". */
 const char *ctype(Type t);
 /* Writes a literal of type t so that it reads back exactly. */

@@ -497,7 +497,7 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 	/* files from before the entry line: the names nbcc gave then */
 	if (!f->entry) {
 		const Target *t = target_named(f->target);
-		const char *suffix = t ? t->entry_suffix : "";
+		const char *suffix = t && t->entry_suffix ? t->entry_suffix : "";
 		size_t n = strlen(f->kernel) + strlen(suffix) + 1;
 		if (!(f->entry = malloc(n)))
 			goto oom;

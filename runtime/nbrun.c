@@ -292,19 +292,14 @@ static int parse_args(int argc, char **argv, Args *a)
 
 /* --- the device and the kernel ------------------------------------------ */
 
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), m = strlen(tail);
-	return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
 static int open_device(const Args *a, nbrt **rt)
 {
 	const char *spec = a->device;
 	const char *t = a->opt.target;
 	if (t && strcmp(t, "c") == 0)
 		spec = "host";
-	else if (!t && !spec && ends_with(a->kernel, ".c"))
+	else if (!t && !spec && nb_target_of_ext(a->kernel) &&
+	         strcmp(nb_target_of_ext(a->kernel), "c") == 0)
 		spec = "host"; /* a C kernel runs nowhere else */
 	char *err = NULL;
 	*rt = nbrt_open(spec, &err);
@@ -321,7 +316,7 @@ static int open_device(const Args *a, nbrt **rt)
 
 static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 {
-	int nbl = !ends_with(a->kernel, ".c") && !ends_with(a->kernel, ".cl");
+	int nbl = !nb_target_of_ext(a->kernel);
 	if (!nbl && a->optflag)
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
 		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
