@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 #include "nbrt.h"
 #include "oneloop.h"
 
@@ -91,50 +92,7 @@ static void usage(FILE *f)
 	        MAX_N, MAX_COUNT);
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "oneloop: error: MSG"; returns 1 so callers can return fail(...). */
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("oneloop: error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 1;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* --- the command line -------------------------------------------------- */
-
-/* the value of a flag given last, already reported by value_of */
-static const char missing[] = "";
-
-/* Flags that take a value, as "--flag V" or "--flag=V": the value, NULL
- * if a is not this flag, or `missing` (reported) if the value is. */
-static const char *value_of(const char *a, const char *flag, int argc,
-                            char **argv, int *i)
-{
-	size_t n = strlen(flag);
-	if (strncmp(a, flag, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		fail("%s needs a value", flag);
-		return missing;
-	}
-	return argv[++*i];
-}
 
 static int get_long(const char *what, const char *v, long *out)
 {
@@ -142,7 +100,7 @@ static int get_long(const char *what, const char *v, long *out)
 	errno = 0;
 	long x = strtol(v, &end, 10);
 	if (!*v || *end || errno || *v == ' ')
-		return fail("%s needs an integer, not '%s'", what, nb_esc(v));
+		return cli_fail("%s needs an integer, not '%s'", what, nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -152,8 +110,8 @@ static int get_num(const char *what, const char *v, int dbl, nb_dd *out)
 {
 	double r[2];
 	if (nb_num_read(v, strlen(v), dbl ? NB_DOUBLE : NB_DD, r))
-		return fail("%s needs a finite decimal number, not '%s'", what,
-		            nb_esc(v));
+		return cli_fail("%s needs a finite decimal number, not '%s'", what,
+		                nb_esc(v));
 	*out = nb_dd_make(r[0], r[1]);
 	return 0;
 }
@@ -177,31 +135,31 @@ static int parse_args(args *a, int argc, char **argv)
 			a->csv = 1;
 		} else if (strcmp(s, "--extrapolate") == 0) {
 			a->extrapolate = 1;
-		} else if ((v = value_of(s, "--n", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--n", argc, argv, &i))) {
 			n = v;
-		} else if ((v = value_of(s, "--s", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--s", argc, argv, &i))) {
 			a->s = v;
-		} else if ((v = value_of(s, "--t", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--t", argc, argv, &i))) {
 			a->t = v;
-		} else if ((v = value_of(s, "--me", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--me", argc, argv, &i))) {
 			a->me = v;
-		} else if ((v = value_of(s, "--mf", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--mf", argc, argv, &i))) {
 			a->mf = v;
-		} else if ((v = value_of(s, "--lambdas", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--lambdas", argc, argv, &i))) {
 			a->lambdas = v;
-		} else if ((v = value_of(s, "--lambda", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--lambda", argc, argv, &i))) {
 			a->lambda = v;
-		} else if ((v = value_of(s, "--precision", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--precision", argc, argv, &i))) {
 			prec = v;
-		} else if ((v = value_of(s, "--target", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--target", argc, argv, &i))) {
 			a->target = v;
-		} else if ((v = value_of(s, "--device", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
 			a->device = v;
 		} else {
-			bad = fail("unknown option '%s' (see oneloop --help)",
-			           nb_esc(s));
+			bad = cli_fail("unknown option '%s' (see oneloop --help)",
+			               nb_esc(s));
 		}
-		if (bad || v == missing)
+		if (bad || v == cli_missing)
 			return P_BAD;
 	}
 	a->prec = prec;
@@ -217,26 +175,26 @@ static int check_args(args *a)
 	else if (strcmp(a->prec, "double") == 0)
 		a->dbl = 1;
 	else
-		return fail("--precision must be dd or double, not '%s'",
-		            nb_esc(a->prec));
+		return cli_fail("--precision must be dd or double, not '%s'",
+		                nb_esc(a->prec));
 	if (a->target && strcmp(a->target, "c") != 0 &&
 	    strcmp(a->target, "opencl") != 0)
-		return fail("--target must be c or opencl, not '%s'",
-		            nb_esc(a->target));
+		return cli_fail("--target must be c or opencl, not '%s'",
+		                nb_esc(a->target));
 	if (a->ntext && get_long("--n", a->ntext, &a->n))
 		return 1;
 	if (a->n < 2)
-		return fail("--n must be at least 2 (points of the rule on each "
-		            "axis), not %ld", a->n);
+		return cli_fail("--n must be at least 2 (points of the rule on each "
+		                "axis), not %ld", a->n);
 	if (a->n > MAX_N)
-		return fail("--n %ld is too large: the kernel numbers the N^2 "
-		            "(x, y) points with int, so N is at most %ld", a->n,
-		            MAX_N);
+		return cli_fail("--n %ld is too large: the kernel numbers the N^2 "
+		                "(x, y) points with int, so N is at most %ld", a->n,
+		                MAX_N);
 	if (a->lambda && a->extrapolate)
-		return fail("--lambda and --extrapolate exclude each other "
-		            "(--lambdas sets the extrapolation's sequence)");
+		return cli_fail("--lambda and --extrapolate exclude each other "
+		                "(--lambdas sets the extrapolation's sequence)");
 	if (a->lambdas && !a->extrapolate)
-		return fail("--lambdas needs --extrapolate");
+		return cli_fail("--lambdas needs --extrapolate");
 	return 0;
 }
 
@@ -261,8 +219,8 @@ static int split_lambdas(args *a, char *buf, size_t len, const char **l0,
 		goto bad;
 	return 0;
 bad:
-	return fail("--lambdas needs L0,RATIO,COUNT (such as 0.1,0.5,16), "
-	            "not '%s'", nb_esc(v));
+	return cli_fail("--lambdas needs L0,RATIO,COUNT (such as 0.1,0.5,16), "
+	                "not '%s'", nb_esc(v));
 }
 
 /* D > 0 on the closed simplex: each term is >= 0 for s, t <= 0 and the
@@ -274,10 +232,10 @@ static int positive(const char *name, const char *text, nb_dd v, int sign)
 		"only for s <= 0, t <= 0, me > 0, mf > 0 and lambda > 0 "
 		"(docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
-		return fail("%s = %s is positive: %s", name, nb_esc(text), why);
+		return cli_fail("%s = %s is positive: %s", name, nb_esc(text), why);
 	if (sign > 0 && !(v.hi > 0))
-		return fail("%s = %s is not positive: %s", name, nb_esc(text),
-		            why);
+		return cli_fail("%s = %s is not positive: %s", name, nb_esc(text),
+		                why);
 	return 0;
 }
 
@@ -317,37 +275,37 @@ static int read_params(args *a, params *p)
 	    positive("me", a->me, p->me, 1) || positive("mf", a->mf, p->mf, 1))
 		return 1;
 	if (!(p->l0.hi > 0))
-		return fail("%s = %s is not positive: lambda must be > 0 (at "
-		            "lambda = 0, D vanishes at x = 1, y = z = 0 and the "
-		            "integral diverges)", a->extrapolate ? "--lambdas: L0"
-		            : "lambda", nb_esc(l0));
+		return cli_fail("%s = %s is not positive: lambda must be > 0 (at "
+		                "lambda = 0, D vanishes at x = 1, y = z = 0 and the "
+		                "integral diverges)", a->extrapolate ? "--lambdas: L0"
+		                : "lambda", nb_esc(l0));
 	if (ratio && !(p->ratio.hi > 0 && p->ratio.hi < 1))
-		return fail("--lambdas: RATIO = %s is not in (0, 1): the "
-		            "sequence L0 * RATIO^k must decrease toward 0",
-		            nb_esc(ratio));
+		return cli_fail("--lambdas: RATIO = %s is not in (0, 1): the "
+		                "sequence L0 * RATIO^k must decrease toward 0",
+		                nb_esc(ratio));
 	if (a->extrapolate && a->count < 3)
-		return fail("--lambdas: COUNT = %ld is less than 3: the "
-		            "extrapolation needs two estimates of A and B, each "
-		            "from two lambdas, and one more to extrapolate",
-		            a->count);
+		return cli_fail("--lambdas: COUNT = %ld is less than 3: the "
+		                "extrapolation needs two estimates of A and B, each "
+		                "from two lambdas, and one more to extrapolate",
+		                a->count);
 	if (a->count > MAX_COUNT)
-		return fail("--lambdas: COUNT = %ld is more than %d", a->count,
-		            MAX_COUNT);
+		return cli_fail("--lambdas: COUNT = %ld is more than %d", a->count,
+		                MAX_COUNT);
 	/* the smallest lambda is the hardest for the rule */
 	double last = p->l0.hi * pow(p->ratio.hi, (double)(a->count - 1));
 	double r = tail_bound(p, last);
 	if (!(r <= TAIL_MAX) && !(r < HUGE_VAL))
-		return fail("the parameters are outside the rule's range: at "
-		            "lambda = %.3g the bound on its truncation error "
-		            "overflows; the bound grows as min(lambda, me, mf) "
-		            "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
-		            last);
+		return cli_fail("the parameters are outside the rule's range: at "
+		                "lambda = %.3g the bound on its truncation error "
+		                "overflows; the bound grows as min(lambda, me, mf) "
+		                "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
+		                last);
 	if (!(r <= TAIL_MAX))
-		return fail("the parameters are outside the rule's range: at "
-		            "lambda = %.3g its truncation error may reach %.1e "
-		            "of I, above dd precision (%.0e); the bound grows as "
-		            "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
-		            "grow (docs/oneloop.md)", last, r, TAIL_MAX);
+		return cli_fail("the parameters are outside the rule's range: at "
+		                "lambda = %.3g its truncation error may reach %.1e "
+		                "of I, above dd precision (%.0e); the bound grows as "
+		                "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
+		                "grow (docs/oneloop.md)", last, r, TAIL_MAX);
 	p->l0_text = l0;
 	return 0;
 }
@@ -411,7 +369,7 @@ static int grid_make(grid *g, long n, int dbl)
 		free(v);
 		free(w);
 		grid_free(g);
-		return fail("out of memory for N = %ld", n);
+		return cli_fail("out of memory for N = %ld", n);
 	}
 	quad_rule(n, dbl, u, v, w);
 	for (long k = 0; k < n; k++) {
@@ -470,7 +428,7 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
 	    nbrt_set_const(k, "s", p->s.hi, p->s.lo) ||
 	    nbrt_set_const(k, "one", 1, 0) ||
 	    nbrt_run(k, g->np, (size_t)g->n))
-		return fail("%s", nbrt_error(r->rt));
+		return cli_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
 	long n = g->n;
 #pragma omp parallel for schedule(dynamic, 16)
@@ -489,7 +447,7 @@ static int check_memory(run *r)
 	double mine = grid_bytes(n, r->sc) + grid_bytes(n / 2, r->sc), rt = 0;
 	if (r->k && nbrt_run_memory(r->k, (size_t)n * (size_t)n, (size_t)n, 1,
 	                            &rt))
-		return fail("--n %ld: %s", n, nbrt_error(r->rt));
+		return cli_fail("--n %ld: %s", n, nbrt_error(r->rt));
 	double avail = nbrt_host_memory();
 	if (mine + rt <= avail)
 		return 0;
@@ -498,27 +456,17 @@ static int check_memory(run *r)
 	nbrt_format_bytes(sm, sizeof sm, mine);
 	nbrt_format_bytes(sr, sizeof sr, rt);
 	nbrt_format_bytes(sa, sizeof sa, avail);
-	return fail("--n %ld needs %s of memory (the points %s, the runtime "
-	            "%s), and %s is available", n, sn, sm, sr, sa);
+	return cli_fail("--n %ld needs %s of memory (the points %s, the runtime "
+	                "%s), and %s is available", n, sn, sm, sr, sa);
 }
 
 /* Opens the device and compiles the kernel in the run's precision, over
  * the source's own --precision=dd line for double. */
 static int setup(run *r)
 {
-	const char *tg = r->a->target, *spec = r->a->device;
-	if (!spec && tg && strcmp(tg, "c") == 0)
-		spec = "host";
-	char *err = NULL;
-	r->rt = nbrt_open(spec, &err);
-	if (!r->rt) {
-		fail("%s", err ? err : "cannot open the device");
-		free(err);
+	r->rt = cli_open(r->a->device, r->a->target, "--target ");
+	if (!r->rt)
 		return 1;
-	}
-	if (tg && strcmp(tg, nbrt_target(r->rt)) != 0)
-		return fail("--target %s cannot run on %s", tg,
-		            nbrt_device_name(r->rt));
 	nb_options o;
 	nb_options_init(&o);
 	o.precision = r->a->dbl ? NB_DOUBLE : NB_DD;
@@ -526,7 +474,7 @@ static int setup(run *r)
 	r->k = nbrt_load_source(r->rt, "oneloop.nbl", nb_oneloop_nbl,
 	                        strlen(nb_oneloop_nbl), &o);
 	if (!r->k)
-		return fail("%s", nbrt_error(r->rt));
+		return cli_fail("%s", nbrt_error(r->rt));
 	nbrt_show_progress(r->k, "oneloop");
 	return 0;
 }
@@ -572,18 +520,6 @@ static void header(const run *r, const char *what)
 	       nbrt_target(r->rt), nbrt_device_name(r->rt));
 }
 
-/* CSV field: quoted, with inner quotes doubled (RFC 4180). */
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 static double rate(const run *r, double t)
 {
 	double n = (double)r->a->n;
@@ -623,7 +559,7 @@ static int one_lambda(run *r)
 		return 1;
 	r->t_kern = tn;
 	r->t_half = th;
-	double err = fabs(num_sub(dbl, in, ih).hi), total = now() - now0;
+	double err = fabs(num_sub(dbl, in, ih).hi), total = cli_now() - now0;
 	char b1[700], b2[700], b3[64];
 	if (a->csv) {
 		char b4[64], b5[64], b6[64], b7[64];
@@ -637,7 +573,7 @@ static int one_lambda(run *r)
 		       param(b7, sizeof b7, dbl, r->p.mf), dbl ? "double" : "dd",
 		       full(b1, sizeof b1, dbl, in), full(b2, sizeof b2, dbl, ih),
 		       err, tn, th, total, rate(r, tn), nbrt_target(r->rt));
-		csv_str(nbrt_device_name(r->rt));
+		cli_csv_str(nbrt_device_name(r->rt));
 		putchar('\n');
 		return 0;
 	}
@@ -718,7 +654,7 @@ static void print_series(const run *r, const series *x, double total)
 		       full(b1, sizeof b1, dbl, x->a), x->ea,
 		       full(b2, sizeof b2, dbl, x->b), x->eb, r->t_kern,
 		       r->t_half, total, rate(r, r->t_kern), nbrt_target(r->rt));
-		csv_str(nbrt_device_name(r->rt));
+		cli_csv_str(nbrt_device_name(r->rt));
 		putchar('\n');
 		return;
 	}
@@ -759,7 +695,7 @@ static int extrapolate(run *r)
 	series x = {.m = m};
 	nb_dd *all = calloc((size_t)m * 9, sizeof *all);
 	if (!all)
-		return fail("out of memory");
+		return cli_fail("out of memory");
 	nb_dd **col[] = {&x.lam, &x.ln, &x.i, &x.ih, &x.A, &x.B, &x.Ae, &x.Be,
 	                 &x.res};
 	for (int c = 0; c < 9; c++)
@@ -778,7 +714,7 @@ static int extrapolate(run *r)
 	}
 	if (!rc) {
 		fit(dbl, &x);
-		print_series(r, &x, now() - now0);
+		print_series(r, &x, cli_now() - now0);
 	}
 	free(all);
 	return rc;
@@ -786,7 +722,8 @@ static int extrapolate(run *r)
 
 int main(int argc, char **argv)
 {
-	now0 = now();
+	cli_prog = "oneloop";
+	now0 = cli_now();
 	args a;
 	int rc = parse_args(&a, argc, argv);
 	if (rc != P_GO)
@@ -806,6 +743,6 @@ int main(int argc, char **argv)
 	if (r.rt)
 		nbrt_close(r.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
-		rc = fail("cannot write the output");
+		rc = cli_fail("cannot write the output");
 	return rc ? 1 : 0;
 }
