@@ -1,5 +1,5 @@
 # nbcc: a compiler for two-nested-loop problems, and its runtime.
-#   make          build bin/nbcc, bin/nbrun, bin/nbody
+#   make          build bin/nbcc, bin/nbrun, bin/nbody, bin/oneloop
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
@@ -32,9 +32,11 @@ CC_OBJ   := $(CC_SRC:compiler/%.c=$(B)/compiler/%.o) $(CC_GEN:.c=.o)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library and programs -------------------------------------
-PROGS    := nbrun nbody
+PROGS    := nbrun nbody oneloop
 RT_PROG_SRC := $(PROGS:%=runtime/%.c)
-RT_SRC   := $(filter-out $(RT_PROG_SRC),$(wildcard runtime/*.c))
+# oneloop's own files: quad.c calls QD, which the library must not need
+OL_SRC   := runtime/quad.c runtime/wynn.c
+RT_SRC   := $(filter-out $(RT_PROG_SRC) $(OL_SRC),$(wildcard runtime/*.c))
 RT_OBJ   := $(RT_SRC:runtime/%.c=$(B)/runtime/%.o)
 LIBNBRT  := $(B)/libnbrt.a
 PROG_BIN := $(RT_PROG_SRC:runtime/%.c=$(BIN)/%)
@@ -90,6 +92,17 @@ $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
 $(BIN)/nbody: $(B)/runtime/nbody.o $(B)/gravity_nbl.o $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# oneloop carries dsl-examples/oneloop.nbl the same way, and computes its
+# rule with QD's quad-double (libqd-dev, in scripts/deps.sh)
+$(B)/oneloop_nbl.c: dsl-examples/oneloop.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_oneloop_nbl > $@.tmp && mv $@.tmp $@
+
+$(BIN)/oneloop: $(B)/runtime/oneloop.o $(OL_SRC:runtime/%.c=$(B)/runtime/%.o) \
+		$(B)/oneloop_nbl.o $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) -lqd -lstdc++ $(LDLIBS)
 
 $(BIN)/%: $(B)/runtime/%.o $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "nbrt.h"
 #include "sim.h"
 
@@ -78,27 +79,10 @@ static void usage(FILE *f)
 	        nb_options_help_text());
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "nbody: error: MSG"; returns 1 so callers can return fail(...). */
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("nbody: error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 1;
-}
-
-/* the value of a flag given last, already reported by value_of */
-static const char missing[] = "";
-
 /* A number, or a ratio A/B such as 1/128 (the paper's step sizes). */
 static int get_double(const char *flag, const char *v, double *out)
 {
-	if (v == missing)
+	if (v == cli_missing)
 		return 1;
 	char *end;
 	errno = 0;
@@ -109,7 +93,7 @@ static int get_double(const char *flag, const char *v, double *out)
 		x = end != d && y != 0 ? x / y : NAN;
 	}
 	if (!*v || *end || errno || !isfinite(x))
-		return fail("%s needs a number, not '%s'", flag, nb_esc(v));
+		return cli_fail("%s needs a number, not '%s'", flag, nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -117,51 +101,32 @@ static int get_double(const char *flag, const char *v, double *out)
 static int get_long(const char *flag, const char *v, long min, long max,
                     long *out)
 {
-	if (v == missing)
+	if (v == cli_missing)
 		return 1;
 	char *end;
 	errno = 0;
 	long x = strtol(v, &end, 10);
 	if (!*v || *end || errno)
-		return fail("%s needs an integer, not '%s'", flag, nb_esc(v));
+		return cli_fail("%s needs an integer, not '%s'", flag, nb_esc(v));
 	if (x < min || x > max)
-		return fail("%s must be between %ld and %ld, not %ld", flag, min,
-		            max, x);
+		return cli_fail("%s must be between %ld and %ld, not %ld", flag, min,
+		                max, x);
 	*out = x;
 	return 0;
 }
 
 static int get_seed(const char *v, uint64_t *out)
 {
-	if (v == missing)
+	if (v == cli_missing)
 		return 1;
 	char *end;
 	errno = 0;
 	unsigned long long x = strtoull(v, &end, 0);
 	if (!*v || *v == '-' || *end || errno)
-		return fail("--seed needs a non-negative integer, not '%s'",
-		            nb_esc(v));
+		return cli_fail("--seed needs a non-negative integer, not '%s'",
+		                nb_esc(v));
 	*out = x;
 	return 0;
-}
-
-/* Flags that take a value, as "--flag V" or "--flag=V": the value, NULL
- * if a is not this flag, or `missing` (reported) if the value is. */
-static const char *value_of(const char *a, const char *flag, int argc,
-                            char **argv, int *i)
-{
-	size_t n = strlen(flag);
-	if (strncmp(a, flag, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		fail("%s needs a value", flag);
-		return missing;
-	}
-	return argv[++*i];
 }
 
 enum { P_GO, P_DONE, P_BAD };
@@ -183,7 +148,7 @@ static int parse_args(args *a, int argc, char **argv)
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		int took = nb_options_parse(&a->opt, s, next, err, sizeof err);
 		if (took < 0) {
-			fail("%s", err);
+			cli_fail("%s", err);
 			return P_BAD;
 		}
 		if (took) {
@@ -202,49 +167,49 @@ static int parse_args(args *a, int argc, char **argv)
 			return nbrt_list(stdout) < 0 ? P_BAD : P_DONE;
 		} else if (strcmp(s, "--csv") == 0) {
 			a->csv = 1;
-		} else if ((v = value_of(s, "--ic", argc, argv, &i))) {
-			if (v != missing && sim_ic_parse(v, &a->ic))
-				bad = fail("unknown --ic '%s' (plummer, cube or "
-				           "collision)", nb_esc(v));
-		} else if ((v = value_of(s, "-n", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--ic", argc, argv, &i))) {
+			if (v != cli_missing && sim_ic_parse(v, &a->ic))
+				bad = cli_fail("unknown --ic '%s' (plummer, cube or "
+				               "collision)", nb_esc(v));
+		} else if ((v = cli_value(s, "-n", argc, argv, &i))) {
 			bad = get_long("-n", v, 1, (long)MAX_N, &n);
-		} else if ((v = value_of(s, "--seed", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--seed", argc, argv, &i))) {
 			bad = get_seed(v, &a->seed);
-		} else if ((v = value_of(s, "--dt", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--dt", argc, argv, &i))) {
 			bad = get_double("--dt", v, &a->dt);
 			if (!bad && a->dt <= 0)
-				bad = fail("--dt must be positive, not %s", v);
+				bad = cli_fail("--dt must be positive, not %s", v);
 			have_dt = 1;
-		} else if ((v = value_of(s, "--eps", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--eps", argc, argv, &i))) {
 			bad = get_double("--eps", v, &a->eps);
 			if (!bad && a->eps <= 0)
-				bad = fail("--eps must be positive (the kernel "
-				           "includes j = i), not %s", v);
+				bad = cli_fail("--eps must be positive (the kernel "
+				               "includes j = i), not %s", v);
 			have_eps = 1;
-		} else if ((v = value_of(s, "--view", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--view", argc, argv, &i))) {
 			bad = get_double("--view", v, &a->view);
 			if (!bad && a->view <= 0)
-				bad = fail("--view must be positive, not %s", v);
-		} else if ((v = value_of(s, "--steps", argc, argv, &i))) {
+				bad = cli_fail("--view must be positive, not %s", v);
+		} else if ((v = cli_value(s, "--steps", argc, argv, &i))) {
 			bad = get_long("--steps", v, 0, 1000000000L, &a->steps);
-		} else if ((v = value_of(s, "--every", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--every", argc, argv, &i))) {
 			bad = get_long("--every", v, 0, 1000000000L, &a->every);
-		} else if ((v = value_of(s, "--size", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--size", argc, argv, &i))) {
 			if (!(bad = get_long("--size", v, 16, 4096, &l)))
 				a->size = (int)l;
-		} else if ((v = value_of(s, "--out", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--out", argc, argv, &i))) {
 			a->out = v;
-		} else if ((v = value_of(s, "--png", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--png", argc, argv, &i))) {
 			a->png = v;
-		} else if ((v = value_of(s, "--device", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
 			a->device = v;
-		} else if ((v = value_of(s, "--kernel", argc, argv, &i))) {
+		} else if ((v = cli_value(s, "--kernel", argc, argv, &i))) {
 			a->kernel = v;
 		} else {
-			bad = fail("unknown option '%s' (see nbody --help)",
-			           nb_esc(s));
+			bad = cli_fail("unknown option '%s' (see nbody --help)",
+			               nb_esc(s));
 		}
-		if (bad || v == missing)
+		if (bad || v == cli_missing)
 			return P_BAD;
 	}
 	a->n = (size_t)n;
@@ -255,7 +220,7 @@ static int parse_args(args *a, int argc, char **argv)
 	if (!have_eps)
 		a->eps = eps;
 	if ((a->out && !*a->out) || (a->png && !*a->png)) {
-		fail("--out and --png need a directory");
+		cli_fail("--out and --png need a directory");
 		return P_BAD;
 	}
 	return P_GO;
@@ -267,7 +232,7 @@ static int make_dir(const char *flag, const char *dir)
 {
 	char *p = strdup(dir);
 	if (!p)
-		return fail("out of memory");
+		return cli_fail("out of memory");
 	for (char *c = p + 1;; c++) {
 		if (*c != '/' && *c != 0)
 			continue;
@@ -277,8 +242,8 @@ static int make_dir(const char *flag, const char *dir)
 		if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST) {
 			int e = errno;
 			free(p);
-			return fail("%s: cannot create '%s': %s", flag,
-			            nb_esc(dir), strerror(e));
+			return cli_fail("%s: cannot create '%s': %s", flag,
+			                nb_esc(dir), strerror(e));
 		}
 		*c = keep;
 		if (!keep)
@@ -287,12 +252,12 @@ static int make_dir(const char *flag, const char *dir)
 	free(p);
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return fail("%s: '%s' is not a directory", flag, nb_esc(dir));
+		return cli_fail("%s: '%s' is not a directory", flag, nb_esc(dir));
 	/* a check that creates nothing: a probe file would be one more
 	 * name for another user to plant a link at */
 	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
-		return fail("%s: cannot write in '%s': %s", flag, nb_esc(dir),
-		            strerror(errno));
+		return cli_fail("%s: cannot write in '%s': %s", flag, nb_esc(dir),
+		                strerror(errno));
 	return 0;
 }
 
@@ -312,13 +277,13 @@ static int check_iface(const nb_iface *f, const char *name)
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		int v = nb_iface_find(f, want[k].name);
 		if (v < 0 || f->var[v].role != want[k].role)
-			return fail("kernel '%s' lacks %s %s: it must have the "
-			            "interface of gravity.nbl (see --print-kernel)",
-			            name, nb_role_name(want[k].role), want[k].name);
+			return cli_fail("kernel '%s' lacks %s %s: it must have the "
+			                "interface of gravity.nbl (see --print-kernel)",
+			                name, nb_role_name(want[k].role), want[k].name);
 	}
 	if (f->nvar != (int)(sizeof want / sizeof want[0]))
-		return fail("kernel '%s' has variables that gravity.nbl does not "
-		            "(see --print-kernel)", name);
+		return cli_fail("kernel '%s' has variables that gravity.nbl does not "
+		                "(see --print-kernel)", name);
 	return 0;
 }
 
@@ -335,9 +300,9 @@ static int bind_all(force *fc, sim *s)
 	};
 	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
 		if (nbrt_bind(k, b[i].name, NBRT_DOUBLE, b[i].p))
-			return fail("%s", nbrt_error(fc->rt));
+			return cli_fail("%s", nbrt_error(fc->rt));
 	if (nbrt_set_const(k, "eps2", s->eps * s->eps, 0))
-		return fail("%s", nbrt_error(fc->rt));
+		return cli_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
@@ -359,37 +324,20 @@ static int setup(force *fc, args *a)
 {
 	const char *tg = a->opt.target;
 	if (tg && strcmp(tg, "amdil") == 0)
-		return fail("--target=amdil makes code nothing here can run; "
-		            "use nbcc to write it");
-	const char *spec = a->device;
-	if (!spec && tg && strcmp(tg, "c") == 0)
-		spec = "host";
-	char *err = NULL;
-	fc->rt = nbrt_open(spec, &err);
-	if (!fc->rt) {
-		fail("%s", err ? err : "cannot open the device");
-		free(err);
+		return cli_fail("--target=amdil makes code nothing here can run; "
+		                "use nbcc to write it");
+	fc->rt = cli_open(a->device, tg, "--target=");
+	if (!fc->rt)
 		return 1;
-	}
-	if (tg && strcmp(tg, nbrt_target(fc->rt)) != 0)
-		return fail("--target=%s cannot run on %s", tg,
-		            nb_esc(nbrt_device_name(fc->rt)));
 	if (a->kernel)
 		fc->k = nbrt_load(fc->rt, a->kernel, &a->opt);
 	else
 		fc->k = nbrt_load_source(fc->rt, "gravity.nbl", nb_gravity_nbl,
 		                         strlen(nb_gravity_nbl), &a->opt);
 	if (!fc->k)
-		return fail("%s", nbrt_error(fc->rt));
+		return cli_fail("%s", nbrt_error(fc->rt));
 	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel
 	                                                : "gravity.nbl");
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Writes the snapshot and picture of this step, where asked for. */
@@ -400,7 +348,7 @@ static int output(const args *a, const sim *s, const sim_view *v)
 	             64;
 	char *path = malloc(len);
 	if (!path)
-		return fail("out of memory");
+		return cli_fail("out of memory");
 	int rc = 0;
 	if (a->out) {
 		snprintf(info, sizeof info, "ic=%s n=%zu seed=%llu step=%ld "
@@ -409,12 +357,12 @@ static int output(const args *a, const sim *s, const sim_view *v)
 		         s->eps);
 		snprintf(path, len, "%s/snap_%06ld.csv", a->out, s->step);
 		if (sim_write_snapshot(s, path, info, err, sizeof err))
-			rc = fail("%s", err);
+			rc = cli_fail("%s", err);
 	}
 	if (!rc && a->png) {
 		snprintf(path, len, "%s/frame_%06ld.png", a->png, s->step);
 		if (sim_write_png(s, v, path, err, sizeof err))
-			rc = fail("%s", err);
+			rc = cli_fail("%s", err);
 	}
 	free(path);
 	return rc;
@@ -456,7 +404,7 @@ static int run(args *a, force *fc, sim *s, result *r)
 	/* the first evaluation may include one-off costs (program build,
 	 * buffer creation): it is left out of the timings */
 	if (kernel_force(s, fc))
-		return fail("%s", fc->err);
+		return cli_fail("%s", fc->err);
 	fc->t_kernel = fc->t_total = 0;
 	sim_measure(s, &r->d0);
 	sim_view v;
@@ -468,21 +416,21 @@ static int run(args *a, force *fc, sim *s, result *r)
 	int tty = isatty(2), shown = -1;
 	r->t_steps = 0;
 	for (long k = 1; k <= a->steps; k++) {
-		double t0 = now();
+		double t0 = cli_now();
 		if (sim_step(s, a->dt, kernel_force, fc)) {
 			if (tty)
 				fputc('\n', stderr);
-			return fail("step %ld: %s", k, fc->err);
+			return cli_fail("step %ld: %s", k, fc->err);
 		}
-		r->t_steps += now() - t0;
+		r->t_steps += cli_now() - t0;
 		if (tty)
 			progress(k, a->steps, &shown);
 		if (!sim_finite(s)) {
 			if (tty)
 				fputc('\n', stderr);
-			return fail("step %ld: the positions or velocities are no "
-			            "longer finite (NaN or infinite): dt = %g is "
-			            "too long for this model", k, a->dt);
+			return cli_fail("step %ld: the positions or velocities are no "
+			                "longer finite (NaN or infinite): dt = %g is "
+			                "too long for this model", k, a->dt);
 		}
 		if (want_output(a, k) && output(a, s, &v))
 			return 1;
@@ -490,22 +438,10 @@ static int run(args *a, force *fc, sim *s, result *r)
 	sim_measure(s, &r->d1);
 	/* the energy squares velocities: it can overflow where they did not */
 	if (!isfinite(r->d0.etot) || !isfinite(r->d1.etot))
-		return fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
-		            "is too long for this model", r->d0.etot, r->d1.etot,
-		            a->dt);
+		return cli_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
+		                "is too long for this model", r->d0.etot, r->d1.etot,
+		                a->dt);
 	return 0;
-}
-
-/* CSV field: quoted, with inner quotes doubled (RFC 4180). */
-static void csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
 }
 
 static void summary(const args *a, const force *fc, const sim *s,
@@ -537,9 +473,9 @@ static void summary(const args *a, const force *fc, const sim *s,
 		       sim_ic_name(a->ic), s->n, (unsigned long long)a->seed,
 		       a->steps, a->dt, s->eps, s->t, e0, e1, de, dp, f->flops, conv,
 		       t_step, t_force, t_kern, ips, g38, gnb, g38_step, f->target);
-		csv_str(nbrt_device_name(fc->rt));
+		cli_csv_str(nbrt_device_name(fc->rt));
 		putchar(',');
-		csv_str(f->flags ? f->flags : "");
+		cli_csv_str(f->flags ? f->flags : "");
 		putchar('\n');
 		return;
 	}
@@ -573,7 +509,7 @@ static int check_memory(const args *a, force *fc)
 		for (int v = 0; v < f->nvar; v++)
 			native &= f->var[v].type == NB_DOUBLE;
 		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
-			return fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
+			return cli_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
 	}
 	double avail = nbrt_host_memory();
 	if (model + extra <= avail)
@@ -584,15 +520,16 @@ static int check_memory(const args *a, force *fc)
 	nbrt_format_bytes(se, sizeof se, extra);
 	nbrt_format_bytes(sa, sizeof sa, avail);
 	if (fc && fc->k)
-		return fail("-n %zu needs %s of memory (the bodies %s, the "
-		            "runtime %s), and %s is available", a->n, sn, sm, se,
-		            sa);
-	return fail("-n %zu needs %s of memory for the bodies alone, and %s "
-	            "is available", a->n, sn, sa);
+		return cli_fail("-n %zu needs %s of memory (the bodies %s, the "
+		                "runtime %s), and %s is available", a->n, sn, sm, se,
+		                sa);
+	return cli_fail("-n %zu needs %s of memory for the bodies alone, and %s "
+	                "is available", a->n, sn, sa);
 }
 
 int main(int argc, char **argv)
 {
+	cli_prog = "nbody";
 	args a;
 	int rc = parse_args(&a, argc, argv);
 	if (rc != P_GO)
@@ -609,7 +546,7 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = check_memory(&a, &fc);
 	if (!rc && sim_alloc(&s, a.n, a.eps))
-		rc = fail("out of memory for %zu bodies", a.n);
+		rc = cli_fail("out of memory for %zu bodies", a.n);
 	else if (!rc) {
 		/* a big model takes seconds to make, and a force evaluation
 		 * much longer: say so, and report the evaluations' progress */
@@ -630,6 +567,6 @@ int main(int argc, char **argv)
 	if (fc.rt)
 		nbrt_close(fc.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
-		rc = fail("cannot write the summary");
+		rc = cli_fail("cannot write the summary");
 	return rc ? 1 : 0;
 }

@@ -4,7 +4,9 @@
 # Without root it prints the exact apt-get line and fails, so nothing half-works.
 set -eu
 
-PKGS="gcc make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
+# libqd-dev: QD's quad-double, the tests' reference and bin/oneloop's rule;
+# QD is C++, so linking it takes libstdc++ (g++ brings its -dev package).
+PKGS="gcc g++ make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
 pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev"
 
 missing=""

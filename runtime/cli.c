@@ -1,0 +1,77 @@
+/* cli.c: the command-line pieces bin/nbody and bin/oneloop share (cli.h),
+ * so that their messages and flag syntax cannot drift apart. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+
+const char *cli_prog = "nbcc";
+const char cli_missing[] = "";
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: error: ", cli_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
+}
+
+const char *cli_value(const char *a, const char *flag, int argc, char **argv,
+                      int *i)
+{
+	size_t n = strlen(flag);
+	if (strncmp(a, flag, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != 0)
+		return NULL;
+	if (*i + 1 >= argc) {
+		cli_fail("%s needs a value", flag);
+		return cli_missing;
+	}
+	return argv[++*i];
+}
+
+nbrt *cli_open(const char *device, const char *target, const char *flag)
+{
+	if (!device && target && strcmp(target, "c") == 0)
+		device = "host";
+	char *err = NULL;
+	nbrt *rt = nbrt_open(device, &err);
+	if (!rt) {
+		cli_fail("%s", err ? err : "cannot open the device");
+		free(err);
+		return NULL;
+	}
+	if (target && strcmp(target, nbrt_target(rt)) != 0) {
+		cli_fail("%s%s cannot run on %s", flag, target,
+		         nb_esc(nbrt_device_name(rt)));
+		nbrt_close(rt);
+		return NULL;
+	}
+	return rt;
+}
+
+void cli_csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+double cli_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
