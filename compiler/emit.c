@@ -161,26 +161,17 @@ static void opnd(const Spell *sp, Buf *out, const Func *f, int k)
 		buf_printf(out, "v%d", k);
 }
 
-/* A call of fn on the operands, from the first. */
+/* A call of pre fn sfx (nb_dd_add, native_exp, sqrtf) on the operands. */
 static void call(const Spell *sp, Buf *out, const Func *f, const Ins *in,
-                 const char *fn, int first)
+                 const char *pre, const char *fn, const char *sfx)
 {
-	buf_printf(out, "%s(", fn);
-	for (int i = first; i < ins_nargs(in); i++) {
-		if (i > first)
+	buf_printf(out, "%s%s%s(", pre, fn, sfx);
+	for (int i = 0; i < ins_nargs(in); i++) {
+		if (i)
 			buf_puts(out, ", ");
 		opnd(sp, out, f, in->arg[i]);
 	}
 	buf_putc(out, ')');
-}
-
-/* The name of the math function fn for type t: C's <math.h> names float
- * functions with an f suffix, OpenCL overloads. */
-static const char *mathfn(Buf *b, const Spelling *sp, const char *fn, Type t)
-{
-	b->len = 0;
-	buf_printf(b, "%s%s", fn, sp->fsuffix ? prec[t].mathsfx : "");
-	return b->s;
 }
 
 void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
@@ -192,7 +183,9 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
 	const int *a = in->arg;
 	Type t = in->type;
 	Type at = ins_nargs(in) ? f->ins[a[0]].type : t;
-	Buf fn = {0};
+	/* C's <math.h> names float functions with an f suffix; OpenCL
+	 * overloads */
+	const char *sfx = spl->fsuffix && type_numeric(t) ? prec[t].mathsfx : "";
 	if (in->op == O_CVT) {
 		if (t == T_DD) {
 			buf_puts(out, "nb_dd_from((double)");
@@ -214,7 +207,7 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
 		opnd(sp, out, f, a[2]);
 	} else if (at == T_DD && oi->dd) {
 		/* dd values are structs: every operation is a library call */
-		call(sp, out, f, in, cprintf(f->ctx, "nb_dd_%s", oi->dd), 0);
+		call(sp, out, f, in, "nb_dd_", oi->dd, "");
 	} else if (oi->sym && oi->nargs == 1) {
 		buf_puts(out, oi->sym);
 		opnd(sp, out, f, a[0]);
@@ -226,7 +219,7 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
 		ICE("cannot spell %s in %s", oi->name, type_short(at));
 	} else if (oi->kind == K_FMA) {
 		/* one fused form: a*b - c is fma(a, b, -c), c - a*b fma(-a, b, c) */
-		buf_printf(out, "%s(", mathfn(&fn, spl, oi->fn, t));
+		buf_printf(out, "%s%s(", oi->fn, sfx);
 		if (in->op == O_FNMA)
 			buf_putc(out, '-');
 		opnd(sp, out, f, a[0]);
@@ -240,15 +233,13 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
 		one.imm[0] = 1;
 		emit_imm(out, &one);
 		buf_puts(out, " / ");
-		call(sp, out, f, in, mathfn(&fn, spl, "sqrt", t), 0);
+		call(sp, out, f, in, "", "sqrt", sfx);
 	} else if (spl->native && fast && t == T_F32 &&
 	           (oi->props & P_NATIVE)) {
-		call(sp, out, f, in, cprintf(f->ctx, "%s%s", spl->native, oi->fn),
-		     0);
+		call(sp, out, f, in, spl->native, oi->fn, "");
 	} else {
-		call(sp, out, f, in, mathfn(&fn, spl, oi->fn, t), 0);
+		call(sp, out, f, in, "", oi->fn, sfx);
 	}
-	buf_free(&fn);
 }
 
 void emit_sink(Buf *out, const Func *f, int k, const char *r,
