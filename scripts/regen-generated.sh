@@ -1,6 +1,6 @@
 #!/bin/sh
 # Writes nbcc's output for every example with default flags into generated/
-# (OpenCL C, and the C back end beside it).  tests/sh/generated.sh runs this
+# (OpenCL C, and beside it the C back end and AMD IL).  tests/sh/generated.sh runs this
 # into a scratch directory and fails when the result differs from the tree.
 # usage: regen-generated.sh NBCC OUTDIR   (run from the repository root)
 set -eu
@@ -11,4 +11,5 @@ for src in dsl-examples/*.nbl; do
 	name=$(basename "$src" .nbl)
 	"$NBCC" "$src" -o "$OUT/$name.cl"
 	"$NBCC" "$src" -o "$OUT/$name.c"
+	"$NBCC" "$src" -o "$OUT/$name.il"
 done

@@ -1,5 +1,6 @@
-# generated/ holds nbcc's output for every example with default flags; this
-# fails when the compiler or an example changed without `make generated`.
+# generated/ holds nbcc's output for every example with default flags (.cl,
+# .c and .il); this fails when the compiler or an example changed without
+# `make generated`.
 set -eu
 cd "$ROOT"
 T=$(mktemp -d)
