@@ -219,6 +219,11 @@ $(BIN)/nbbench: bench/nbbench.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the figures of docs/nbody.md (bench/hermite_vs_leapfrog.sh)
+$(BIN)/nbplot: bench/nbplot.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 bench: all $(BIN)/nbbench
 	sh bench/run.sh
 

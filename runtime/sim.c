@@ -444,6 +444,7 @@ int sim_finite(const sim *s)
 	/* a sum is NaN if any term is NaN or infinities of both signs meet,
 	 * else infinite if a term is: one pass, no branch per body */
 	double sum = 0;
+#pragma omp parallel for if (s->n >= 65536) reduction(+ : sum)
 	for (size_t i = 0; i < s->n; i++)
 		sum += 0 * (s->x[i] + s->y[i] + s->z[i] + s->vx[i] + s->vy[i] +
 		            s->vz[i] + s->ax[i] + s->ay[i] + s->az[i]);

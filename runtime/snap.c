@@ -35,9 +35,7 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
 		snprintf(buf, len, "%s, body %zu", path, i);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int snap_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -100,7 +98,7 @@ static int comment_keys(const char *path, long line, const char *s,
 				continue;
 			double val[2];
 			if (csv_number(v, vn, NB_DOUBLE, val) != CSV_OK)
-				return fail(err, errlen, "%s:%ld: %s=%.*s is not a finite "
+				return snap_fail(err, errlen, "%s:%ld: %s=%.*s is not a finite "
 				            "number", path, line, key, (int)(vn > 40 ? 40 : vn),
 				            v);
 			*num[k].d = val[0];
@@ -112,14 +110,14 @@ static int comment_keys(const char *path, long line, const char *s,
 		if (strcmp(key, "step") == 0 || strcmp(key, "seed") == 0) {
 			char buf[32], *end;
 			if (vn == 0 || vn >= sizeof buf || !isdigit((unsigned char)v[0]))
-				return fail(err, errlen, "%s:%ld: %s needs a non-negative "
+				return snap_fail(err, errlen, "%s:%ld: %s needs a non-negative "
 				            "integer", path, line, key);
 			memcpy(buf, v, vn);
 			buf[vn] = 0;
 			errno = 0;
 			unsigned long long x = strtoull(buf, &end, 10);
 			if (*end || errno || (key[1] == 't' && x > 1000000000000ULL))
-				return fail(err, errlen, "%s:%ld: %s needs a non-negative "
+				return snap_fail(err, errlen, "%s:%ld: %s needs a non-negative "
 				            "integer", path, line, key);
 			if (key[1] == 't') {
 				in->step = (long)x;
@@ -133,10 +131,10 @@ static int comment_keys(const char *path, long line, const char *s,
 			char *dst = ic ? in->ic : in->integrator;
 			size_t cap = ic ? sizeof in->ic : sizeof in->integrator;
 			if (vn == 0 || vn >= cap)
-				return fail(err, errlen, "%s:%ld: bad %s", path, line, key);
+				return snap_fail(err, errlen, "%s:%ld: bad %s", path, line, key);
 			for (size_t k = 0; k < vn; k++)
 				if (!isalnum((unsigned char)v[k]) && v[k] != '_')
-					return fail(err, errlen, "%s:%ld: bad %s", path, line,
+					return snap_fail(err, errlen, "%s:%ld: bad %s", path, line,
 					            key);
 			memcpy(dst, v, vn);
 			dst[vn] = 0;
@@ -197,6 +195,10 @@ static int field(const Line *l, size_t *p, const char **b, size_t *n)
 	if (j - i >= 2 && l->s[i] == '"' && l->s[j - 1] == '"') {
 		i++;
 		j--;
+		while (i < j && blank(l->s[i]))
+			i++;
+		while (j > i && blank(l->s[j - 1]))
+			j--;
 	}
 	*b = l->s + i;
 	*n = j - i;
@@ -240,7 +242,7 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 	*nf = 0;
 	while (field(l, &p, &b, &n)) {
 		if (*nf == maxf)
-			return fail(err, errlen, "%s:%ld: more than %d columns", path,
+			return snap_fail(err, errlen, "%s:%ld: more than %d columns", path,
 			            l->no, maxf);
 		int c = -1;
 		for (int k = 0; k < SC_N; k++)
@@ -250,14 +252,14 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 		if (c >= 0 && seen[c]++) {
 			char q[64];
 			printable(b, n, q, sizeof q);
-			return fail(err, errlen, "%s:%ld: column '%s' twice", path,
+			return snap_fail(err, errlen, "%s:%ld: column '%s' twice", path,
 			            l->no, q);
 		}
 		map[(*nf)++] = c;
 	}
 	for (int k = 0; k <= SC_M; k++)
 		if (!seen[k])
-			return fail(err, errlen, "%s:%ld: the header lacks column '%s' "
+			return snap_fail(err, errlen, "%s:%ld: the header lacks column '%s' "
 			            "(a CSV of bodies needs x, y, z, vx, vy, vz, m)", path,
 			            l->no, snap_col_name[k]);
 	return 0;
@@ -267,13 +269,14 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
                    size_t max_n, snap_data *d, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof *d);
-	size_t pos = 0;
+	/* a UTF-8 byte order mark, as spreadsheets write */
+	size_t pos = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 	Line l = {0};
 	int first_comment = 1;
 	/* comments, then the header */
 	for (;;) {
 		if (!next_line(text, len, &pos, &l))
-			return fail(err, errlen, "%s: no header line (a CSV of bodies "
+			return snap_fail(err, errlen, "%s: no header line (a CSV of bodies "
 			            "needs columns x, y, z, vx, vy, vz, m)", path);
 		if (!skippable(&l))
 			break;
@@ -289,9 +292,9 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 		return -1;
 	size_t rows = count_rows(text, len, pos);
 	if (rows == 0)
-		return fail(err, errlen, "%s: no bodies after the header", path);
+		return snap_fail(err, errlen, "%s: no bodies after the header", path);
 	if (rows > max_n)
-		return fail(err, errlen, "%s: %zu bodies, more than the %zu nbody "
+		return snap_fail(err, errlen, "%s: %zu bodies, more than the %zu nbody "
 		            "takes", path, rows, max_n);
 	int ok = (d->line = malloc(rows * sizeof *d->line)) != NULL;
 	for (int f = 0; f < nf; f++)
@@ -299,7 +302,7 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 			ok = (d->col[map[f]] = malloc(rows * sizeof(double))) != NULL;
 	if (!ok) {
 		snap_data_free(d);
-		return fail(err, errlen, "%s: out of memory for %zu bodies", path,
+		return snap_fail(err, errlen, "%s: out of memory for %zu bodies", path,
 		            rows);
 	}
 	size_t i = 0;
@@ -313,7 +316,7 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 		while (field(&l, &p, &b, &n)) {
 			if (f == nf) {
 				snap_data_free(d);
-				return fail(err, errlen, "%s:%ld: more fields than the "
+				return snap_fail(err, errlen, "%s:%ld: more fields than the "
 				            "header's %d", path, l.no, nf);
 			}
 			int c = map[f++];
@@ -325,14 +328,14 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 				char why[160];
 				csv_value_msg(why, sizeof why, st, b, n, NB_DOUBLE);
 				snap_data_free(d);
-				return fail(err, errlen, "%s:%ld: column '%s': %s", path,
+				return snap_fail(err, errlen, "%s:%ld: column '%s': %s", path,
 				            l.no, snap_col_name[c], why);
 			}
 			d->col[c][i] = v[0];
 		}
 		if (f < nf) {
 			snap_data_free(d);
-			return fail(err, errlen, "%s:%ld: %d fields, and the header "
+			return snap_fail(err, errlen, "%s:%ld: %d fields, and the header "
 			            "has %d", path, l.no, f, nf);
 		}
 		d->line[i++] = l.no;
@@ -374,22 +377,23 @@ int snap_check(const snap_data *d, const char *path, double eps, char *err,
 	for (size_t i = 0; i < d->n; i++)
 		for (int k = 0; k < SC_N; k++) {
 			double v = d->col[k] ? d->col[k][i] : 1;
-			const char *bad = !isfinite(v) ? "is not a finite number"
-			                  : k == SC_M && v <= 0 ? "must be positive "
-			                                           "(a body needs a mass)"
-			                  : k == SC_DT && v <= 0 ? "must be positive"
+			const char *bad = !isfinite(v) ? "not a finite number"
+			                  : k == SC_M && v <= 0 ? "and a body's mass "
+			                                           "must be positive"
+			                  : k == SC_DT && v <= 0 ? "and a time step must "
+			                                            "be positive"
 			                  : NULL;
 			if (!bad)
 				continue;
 			snap_where(d, path, i, at, sizeof at);
-			return fail(err, errlen, "%s: %s = %g %s", at, snap_col_name[k],
+			return snap_fail(err, errlen, "%s: %s = %g, %s", at, snap_col_name[k],
 			            v, bad);
 		}
 	if (eps > 0 || d->n < 2)
 		return 0;
 	Pos *p = malloc(d->n * sizeof *p);
 	if (!p)
-		return fail(err, errlen, "out of memory");
+		return snap_fail(err, errlen, "out of memory");
 	for (size_t i = 0; i < d->n; i++)
 		p[i] = (Pos){d->col[SC_X][i], d->col[SC_Y][i], d->col[SC_Z][i], i};
 	qsort(p, d->n, sizeof *p, pos_cmp);
@@ -401,7 +405,7 @@ int snap_check(const snap_data *d, const char *path, double eps, char *err,
 		char at2[512];
 		snap_where(d, path, p[k - 1].i, at, sizeof at);
 		snap_where(d, path, p[k].i, at2, sizeof at2);
-		rc = fail(err, errlen, "%s: the body at (%g, %g, %g) is also at %s, "
+		rc = snap_fail(err, errlen, "%s: the body at (%g, %g, %g) is also at %s, "
 		          "and with the softening 0 their force is infinite (give "
 		          "--eps > 0 or move one)", at2, p[k].x, p[k].y, p[k].z, at);
 	}

@@ -41,6 +41,10 @@ typedef struct snap_data {
 
 void snap_data_free(snap_data *d);
 
+/* Formats a message into err; returns -1 (the readers' failure). */
+int snap_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Where body i came from, for messages: "FILE:LINE" or "FILE, body I". */
 void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len);

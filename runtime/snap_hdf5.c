@@ -7,24 +7,12 @@
  * read, so that one path serves files and tests alike. */
 #include <hdf5.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nbcc.h"
 #include "sim.h"
 #include "snap.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* HDF5 prints its error stack on stderr unless told not to: nbody says
  * what went wrong itself. */
@@ -226,7 +214,7 @@ int snap_write_hdf5(const sim *s, const snap_info *in, const char *path,
 	H5Pclose(w.dcpl);
 	if (w.file < 0 || w.bad || len <= 0 || !img) {
 		free(img);
-		return fail(err, errlen, "cannot make the HDF5 snapshot '%s'%s",
+		return snap_fail(err, errlen, "cannot make the HDF5 snapshot '%s'%s",
 		            nb_esc(path), !img ? ": out of memory" : "");
 	}
 	int rc = nb_write_file(path, img, (size_t)len, err, errlen);
@@ -261,7 +249,7 @@ static int get_attr_d(R *r, hid_t loc, const char *name, double *v, int n)
 	if (a >= 0)
 		H5Aclose(a);
 	if (!ok)
-		return fail(r->err, r->errlen, "%s: attribute %s: not %d number%s",
+		return snap_fail(r->err, r->errlen, "%s: attribute %s: not %d number%s",
 		            r->path, name, n, n > 1 ? "s" : "");
 	return 1;
 }
@@ -293,7 +281,7 @@ static int get_attr_s(R *r, hid_t loc, const char *name, char *buf,
 		    !(*c >= '0' && *c <= '9') && *c != '_')
 			ok = 0;
 	if (!ok)
-		return fail(r->err, r->errlen, "%s: attribute %s: not a short name",
+		return snap_fail(r->err, r->errlen, "%s: attribute %s: not a short name",
 		            r->path, name);
 	return 1;
 }
@@ -304,7 +292,7 @@ static int params(R *r, hid_t file, snap_info *in)
 	int k;
 	hid_t h = H5Gopen2(file, "Header", H5P_DEFAULT);
 	if (h < 0)
-		return fail(r->err, r->errlen, "%s: no /Header group (not a "
+		return snap_fail(r->err, r->errlen, "%s: no /Header group (not a "
 		            "GADGET-style HDF5 snapshot)", r->path);
 	k = get_attr_d(r, h, "Time", &in->t, 1);
 	H5Gclose(h);
@@ -315,7 +303,7 @@ static int params(R *r, hid_t file, snap_info *in)
 		return 0;
 	hid_t p = H5Gopen2(file, "Parameters", H5P_DEFAULT);
 	if (p < 0)
-		return fail(r->err, r->errlen, "%s: cannot open /Parameters", r->path);
+		return snap_fail(r->err, r->errlen, "%s: cannot open /Parameters", r->path);
 	struct {
 		const char *name;
 		double *d;
@@ -331,12 +319,12 @@ static int params(R *r, hid_t file, snap_info *in)
 		if ((rc = get_attr_d(r, p, num[i].name, num[i].d, 1)) > 0) {
 			*num[i].has = 1;
 			if (!isfinite(*num[i].d))
-				rc = fail(r->err, r->errlen, "%s: /Parameters %s is not "
+				rc = snap_fail(r->err, r->errlen, "%s: /Parameters %s is not "
 				          "finite", r->path, num[i].name);
 		}
 	if (rc >= 0 && (rc = get_attr_d(r, p, "Step", &v, 1)) > 0) {
 		if (!(v >= 0 && v <= 1e12 && v == floor(v)))
-			rc = fail(r->err, r->errlen, "%s: /Parameters Step is not a "
+			rc = snap_fail(r->err, r->errlen, "%s: /Parameters Step is not a "
 			          "step number", r->path);
 		in->step = (long)v;
 		in->has_step = 1;
@@ -376,7 +364,7 @@ static int get_dataset(R *r, hid_t g, const char *gname, const char *name,
 		return 0;
 	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
 	if (d < 0)
-		return fail(r->err, r->errlen, "%s: /%s/%s is not a dataset",
+		return snap_fail(r->err, r->errlen, "%s: /%s/%s is not a dataset",
 		            r->path, gname, name);
 	hid_t sp = H5Dget_space(d), t = H5Dget_type(d);
 	H5T_class_t cl = H5Tget_class(t);
@@ -386,19 +374,19 @@ static int get_dataset(R *r, hid_t g, const char *gname, const char *name,
 		H5Sget_simple_extent_dims(sp, dim, NULL);
 	int rc = 0;
 	if (cl != H5T_FLOAT && cl != H5T_INTEGER)
-		rc = fail(r->err, r->errlen, "%s: /%s/%s does not hold numbers",
+		rc = snap_fail(r->err, r->errlen, "%s: /%s/%s does not hold numbers",
 		          r->path, gname, name);
 	else if (!(width == 1 ? rank == 1 || (rank == 2 && dim[1] == 1)
 	                      : rank == 2 && dim[1] == (hsize_t)width))
-		rc = fail(r->err, r->errlen, "%s: /%s/%s must have %s (one row a "
+		rc = snap_fail(r->err, r->errlen, "%s: /%s/%s must have %s (one row a "
 		          "body)", r->path, gname, name,
 		          width == 1 ? "one column" : "three columns");
 	else if (*rows != (size_t)-1 && dim[0] != *rows)
-		rc = fail(r->err, r->errlen, "%s: /%s/%s has %llu rows, and "
+		rc = snap_fail(r->err, r->errlen, "%s: /%s/%s has %llu rows, and "
 		          "Coordinates %zu", r->path, gname, name,
 		          (unsigned long long)dim[0], *rows);
 	else if (dim[0] > max_n)
-		rc = fail(r->err, r->errlen, "%s: /%s/%s: %llu bodies, more than "
+		rc = snap_fail(r->err, r->errlen, "%s: /%s/%s: %llu bodies, more than "
 		          "the %zu nbody takes", r->path, gname, name,
 		          (unsigned long long)dim[0], max_n);
 	if (!rc && dst) {
@@ -406,7 +394,7 @@ static int get_dataset(R *r, hid_t g, const char *gname, const char *name,
 		double *buf = malloc(n * (size_t)width * sizeof *buf + 1);
 		if (!buf || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
 		                    H5P_DEFAULT, buf) < 0)
-			rc = fail(r->err, r->errlen, "%s: cannot read /%s/%s%s",
+			rc = snap_fail(r->err, r->errlen, "%s: cannot read /%s/%s%s",
 			          r->path, gname, name, buf ? "" : ": out of memory");
 		for (size_t i = 0; !rc && i < n; i++)
 			for (int k = 0; k < width; k++)
@@ -444,7 +432,7 @@ static int parts(R *r, hid_t file, size_t max_n, snap_data *d)
 			continue;
 		hid_t g = H5Gopen2(file, gname, H5P_DEFAULT);
 		if (g < 0)
-			return fail(r->err, r->errlen, "%s: /%s is not a group",
+			return snap_fail(r->err, r->errlen, "%s: /%s is not a group",
 			            r->path, gname);
 		size_t n = (size_t)-1;
 		int rc = 0;
@@ -452,10 +440,10 @@ static int parts(R *r, hid_t file, size_t max_n, snap_data *d)
 			rc = get_dataset(r, g, gname, dsets[s].name, dsets[s].width,
 			                 &n, NULL, 0, max_n);
 			if (rc == 0 && s <= 1)
-				rc = fail(r->err, r->errlen, "%s: /%s has no %s", r->path,
+				rc = snap_fail(r->err, r->errlen, "%s: /%s has no %s", r->path,
 				          gname, dsets[s].name);
 			if (rc == 0 && dsets[s].col == SC_M && !(mt[t] > 0))
-				rc = fail(r->err, r->errlen, "%s: /%s has no Masses, and "
+				rc = snap_fail(r->err, r->errlen, "%s: /%s has no Masses, and "
 				          "/Header MassTable[%d] is not positive", r->path,
 				          gname, t);
 			if (rc == 0)
@@ -468,18 +456,18 @@ static int parts(R *r, hid_t file, size_t max_n, snap_data *d)
 		total += n;
 		ngroups++;
 		if (total > max_n)
-			return fail(r->err, r->errlen, "%s: more than the %zu bodies "
+			return snap_fail(r->err, r->errlen, "%s: more than the %zu bodies "
 			            "nbody takes", r->path, max_n);
 	}
 	if (!ngroups || !total)
-		return fail(r->err, r->errlen, "%s: no bodies (no PartType0-5 "
+		return snap_fail(r->err, r->errlen, "%s: no bodies (no PartType0-5 "
 		            "group with Coordinates)", r->path);
 	for (int s = 0; s < NDSETS; s++) {
 		if (!have[s] && dsets[s].col != SC_M)
 			continue;
 		for (int c = 0; c < dsets[s].width; c++)
 			if (!(d->col[dsets[s].col + c] = malloc(total * sizeof(double))))
-				return fail(r->err, r->errlen, "%s: out of memory for %zu "
+				return snap_fail(r->err, r->errlen, "%s: out of memory for %zu "
 				            "bodies", r->path, total);
 	}
 	d->n = total;
@@ -526,7 +514,7 @@ int snap_parse_hdf5(const char *path, const void *image, size_t len,
 	hid_t f = H5Fopen("nbody-input.hdf5", H5F_ACC_RDONLY, fapl);
 	H5Pclose(fapl);
 	if (f < 0)
-		return fail(err, errlen, "%s: HDF5 cannot open it (damaged or "
+		return snap_fail(err, errlen, "%s: HDF5 cannot open it (damaged or "
 		            "cut short?)", path);
 	int rc = params(&r, f, &d->info);
 	if (!rc)
@@ -552,7 +540,7 @@ int snap_read(const char *path, size_t max_n, snap_data *d, char *err,
 	if (len >= sizeof hdf5_sig && memcmp(text, hdf5_sig, sizeof hdf5_sig) == 0)
 		rc = snap_parse_hdf5(path, text, len, max_n, d, err, errlen);
 	else if (snap_is_hdf5_name(path))
-		rc = fail(err, errlen, "%s: not an HDF5 file (no HDF5 signature)",
+		rc = snap_fail(err, errlen, "%s: not an HDF5 file (no HDF5 signature)",
 		          path);
 	else
 		rc = snap_parse_csv(path, text, len, max_n, d, err, errlen);
