@@ -10,7 +10,8 @@
 # make small by chance.
 # usage: bench/hermite_vs_leapfrog.sh DEVICE N OUT.csv [OUT.png]
 # Writes OUT.csv (method,param,wall_s,de_max,then nbody's --csv row) and,
-# with bin/nbplot built (make bin/nbplot), the figure.
+# with bin/nbplot built (make bin/nbplot), the figures OUT.png (against
+# wall time) and OUT_evals.png (against force evaluations a body).
 set -u
 DEV=${1:-host}
 N=${2:-1024}
@@ -46,9 +47,17 @@ for eta in $ETAS; do
 	row "Hermite double" "$eta" --integrator hermite --eta "$eta"
 done
 rm -f "$OUT.log"
+# the figures: against wall time, and against force evaluations a body
+# (interactions / N^2, which no other load on the machine changes)
 if [ -n "$PNG" ] && [ -x "$BIN/nbplot" ]; then
 	cut -d, -f1,3,4 "$OUT" >"$OUT.xy"
-	dev=$(tail -1 "$OUT" | awk -F, '{ print $(NF - 1) }' | tr -d '"')
-	"$BIN/nbplot" "$OUT.xy" "$PNG" "Plummer N = $N, t = 1: $dev"
+	dev=$(tail -1 "$OUT" | sed 's/.*,"\(.*\)","[^"]*"$/\1/; s/""/"/g')
+	"$BIN/nbplot" "$OUT.xy" "$PNG" "Plummer N = $N, t = 1, $dev"
+	awk -F, -v n="$N" 'NR == 1 { print "method,evals,de_max" }
+		NR > 1 { printf "%s,%.6g,%s\n", $1, $21 * $20 * $8 / n / n, $4 }' \
+		"$OUT" >"$OUT.xy"
+	"$BIN/nbplot" "$OUT.xy" "${PNG%.png}_evals.png" \
+		"Plummer N = $N, t = 1: cost in force evaluations" \
+		"force evaluations a body to t = 1 (interactions / N^2)"
 	rm -f "$OUT.xy"
 fi

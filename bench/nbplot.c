@@ -1,8 +1,9 @@
 /* nbplot.c: the figures of docs/nbody.md from bench/hermite_vs_leapfrog.sh's
  * CSV: |dE/E| against wall time, one series a method, log-log, drawn by
  * runtime/plot.c (no plotting library needed).
- * usage: nbplot IN.csv OUT.png TITLE
- * IN.csv: header, then rows "series,x,y" (x: seconds, y: |dE/E|). */
+ * usage: nbplot IN.csv OUT.png TITLE [XLABEL]
+ * IN.csv: header, then rows "series,x,y" (x: by default seconds, y:
+ * |dE/E|). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@ enum { MAXS = 8, MAXP = 256 };
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: nbplot IN.csv OUT.png TITLE\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: nbplot IN.csv OUT.png TITLE [XLABEL]\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "r");
@@ -49,7 +50,8 @@ int main(int argc, char **argv)
 		}
 	}
 	fclose(f);
-	plot_spec p = {argv[3], "wall time to t = 1 (s)", "max |E - E0| / |E0| to t = 1",
+	plot_spec p = {argv[3], argc > 4 ? argv[4] : "wall time to t = 1 (s)",
+	               "max |E - E0| / |E0| to t = 1",
 	               1, 1, 800, 560};
 	char err[512];
 	if (plot_png(&p, s, ns, argv[2], err, sizeof err)) {
