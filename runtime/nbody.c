@@ -69,7 +69,7 @@ static void usage(FILE *f)
 	        "  --ic MODEL         plummer (default), cube or collision; or a\n"
 	        "                     file of bodies, FILE.csv or FILE.hdf5\n"
 	        "  --integrator I     leapfrog (default) or hermite (4th order,\n"
-	        "                     block time steps)\n"
+	        "                     block time steps, the force in double)\n"
 	        "  --eta ETA          Hermite: Aarseth's accuracy parameter\n"
 	        "                     (default 0.01)\n"
 	        "  -n N               number of bodies (default 1024)\n"
