@@ -2,7 +2,10 @@
 # device_hermite.sh: issue 14's GPU measurements in one device session,
 # from the repository root with bin/ and .carry/lib carried (the shared
 # libraries the device image lacks: libhdf5 and its own, libpng); results
-# go to $OUT.
+# go to $OUT.  Before, on the build machine:
+#   make all bin/nbplot && mkdir -p .carry/lib && ldd bin/nbody |
+#   awk '/=>/ { print $3 }' | grep -v -E 'libc\.|libm\.|libOpenCL|libgomp|libresolv' |
+#   xargs -I{} cp -L {} .carry/lib/      (about 20 MB)
 #   1. |dE/E| against wall time, leap-frog (float, double) and Hermite
 #      (double), Plummer N = 1024 and 16384 to t = 1 (docs/nbody.md);
 #   2. the leap-frog step against its kernel in float at N >= 65536 (the
