@@ -23,6 +23,9 @@ LDLIBS   := -lm
 # QD (C++) is the independent reference of the tests only
 TEST_LIBS := -lqd -lstdc++
 OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
+# HDF5 (libhdf5-dev): bin/nbody's snapshots, runtime/snap_hdf5.c only
+HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
+HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
 BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
 
 # --- the compiler library and nbcc ---------------------------------------
@@ -93,6 +96,16 @@ $(BIN)/nbody: $(B)/runtime/nbody.o $(B)/gravity_nbl.o $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# and dsl-examples/hermite.nbl, the force and jerk of --integrator hermite;
+# its HDF5 snapshots (snap_hdf5.o, in libnbrt.a, pulled in by nbody alone)
+$(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_hermite_nbl > $@.tmp && mv $@.tmp $@
+$(BIN)/nbody: $(B)/hermite_nbl.o
+$(BIN)/nbody: OCL_LIBS += $(HDF5_LIBS)
+$(B)/runtime/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
+
 # oneloop carries dsl-examples/oneloop.nbl the same way, and computes its
 # rule with QD's quad-double (libqd-dev, in scripts/deps.sh)
 $(B)/oneloop_nbl.c: dsl-examples/oneloop.nbl scripts/embed.sh
@@ -146,6 +159,10 @@ FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icompiler -Iruntime -I$(B)
 FUZZ_OBJ  := $(CC_SRC:compiler/%.c=$(B)/fuzz/obj/%.o) \
              $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/%.o) \
              $(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o
+# bin/nbody's reader of initial conditions and snapshots (runtime/snap.c)
+FUZZ      += ic
+FUZZ_BIN  += $(B)/fuzz/fuzz_ic
+FUZZ_OBJ  += $(B)/fuzz/obj/snap.o
 
 $(B)/fuzz/obj/%.o: compiler/%.c compiler/*.h $(B)/parse.h
 	@mkdir -p $(@D)
@@ -157,6 +174,10 @@ $(B)/fuzz/obj/%.o: $(B)/%.c $(B)/parse.h
 
 # the CSV reader and the memory query it sizes its reads by (machine.c)
 $(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o: $(B)/fuzz/obj/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(B)/fuzz/obj/snap.o: runtime/snap.c runtime/*.h compiler/nbcc.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
@@ -197,6 +218,11 @@ generated: $(BIN)/nbcc
 $(BIN)/nbbench: bench/nbbench.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# the figures of docs/nbody.md (bench/hermite_vs_leapfrog.sh)
+$(BIN)/nbplot: bench/nbplot.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 bench: all $(BIN)/nbbench
 	sh bench/run.sh

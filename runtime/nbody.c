@@ -1,7 +1,9 @@
 /* nbody.c: bin/nbody, the gravitational N-body simulator of paper 000: the
- * command line, the force through an nbcc kernel (gravity.nbl) on a device
- * of the runtime, snapshots, pictures and the performance summary.  The
- * physics (initial conditions, leap-frog, energy) lives in sim.c. */
+ * command line, the force through an nbcc kernel (gravity.nbl for the
+ * leap-frog, hermite.nbl for the Hermite scheme) on a device of the
+ * runtime, initial conditions from files, restarts, snapshots, the log,
+ * pictures and the performance summary.  The physics lives in sim.c
+ * (models, leap-frog, energy) and hermite.c; files in snap*.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,12 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "hermite.h"
 #include "nbrt.h"
+#include "plot.h"
 #include "sim.h"
+#include "snap.h"
 
 /* The kernel built in: dsl-examples/gravity.nbl itself, embedded at build
  * time (scripts/embed.sh), so that bin/nbody runs from anywhere. */
-extern const char nb_gravity_nbl[];
+extern const char nb_gravity_nbl[], nb_hermite_nbl[];
 
 #define MAX_N ((size_t)1 << 26)
 
@@ -33,6 +38,16 @@ typedef struct args {
 	const char *out, *png, *device, *kernel;
 	int csv;
 	nb_options opt;
+	/* beyond paper 000 */
+	int hermite, hdf5, print_kernel;
+	double eta, t_end;
+	const char *ic_file, *restart, *log;
+	int have_n, have_dt, have_eps, have_eta, have_seed, have_steps,
+	    have_t_end, have_integrator;
+	long step0;        /* the step the run starts from (a restart's) */
+	const char *icname; /* the model's name, or "file" */
+	double e0;         /* the first state's energy, carried by restarts */
+	int have_e0;
 } args;
 
 /* The force through the kernel, and what its launches cost. */
@@ -40,6 +55,7 @@ typedef struct force {
 	nbrt_kernel *k;
 	nbrt *rt;
 	double t_kernel, t_total; /* summed over the timed evaluations */
+	int untimed;              /* evaluations for the energy alone */
 	char err[512];
 } force;
 
@@ -47,22 +63,34 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: nbody [options]\n"
-	        "Gravitational N-body simulation (leap-frog, G = 1) with the force\n"
-	        "of dsl-examples/gravity.nbl compiled by nbcc.\n\n"
-	        "  --ic MODEL         plummer (default), cube or collision\n"
+	        "Gravitational N-body simulation (leap-frog or Hermite, G = 1) with\n"
+	        "the force of dsl-examples/gravity.nbl or hermite.nbl compiled by\n"
+	        "nbcc.\n\n"
+	        "  --ic MODEL         plummer (default), cube or collision; or a\n"
+	        "                     file of bodies, FILE.csv or FILE.hdf5\n"
+	        "  --integrator I     leapfrog (default) or hermite (4th order,\n"
+	        "                     block time steps, the force in double)\n"
+	        "  --eta ETA          Hermite: Aarseth's accuracy parameter\n"
+	        "                     (default 0.01)\n"
 	        "  -n N               number of bodies (default 1024)\n"
 	        "  --seed S           seed of the initial conditions (default 1)\n"
 	        "  --dt DT            time step, a number or a ratio such as 1/256\n"
 	        "                     (default: plummer 1/128, cube 0.01,\n"
-	        "                     collision 1/64)\n"
+	        "                     collision 1/64); Hermite: the longest\n"
+	        "                     step (default 1/16)\n"
 	        "  --eps EPS          softening length (default: plummer 1/64,\n"
-	        "                     cube 0.01, collision 1/64)\n"
-	        "  --steps K          number of steps (default 100)\n"
+	        "                     cube 0.01, collision 1/64); Hermite: >= 0\n"
+	        "  --steps K          number of steps (default 100); Hermite: of dt\n"
+	        "  --t-end T          integrate to time T instead\n"
 	        "  --every M          snapshot/picture every M steps (default 0:\n"
 	        "                     the first and the last step only)\n"
 	        "  --out DIR          write snapshots DIR/snap_STEP.csv\n"
+	        "  --format F         csv (default) or hdf5 (GADGET layout)\n"
+	        "  --restart FILE     continue the run a snapshot of --out saved\n"
+	        "  --log FILE         energy, momentum, virial ratio and time at\n"
+	        "                     each snapshot step (every step if --every 0)\n"
 	        "  --png DIR          write pictures DIR/frame_STEP.png (x-y left,\n"
-	        "                     x-z right)\n"
+	        "                     x-z right) and DIR/energy.png\n"
 	        "  --size PX          picture panel size in pixels (default 512)\n"
 	        "  --view L           pictures span [-L, L] (default: from step 0)\n"
 	        "  --device SPEC      host, cpu, gpu, P:D or a name (default:\n"
@@ -71,6 +99,7 @@ static void usage(FILE *f)
 	        "  --kernel FILE      another gravity kernel (.nbl, or .cl/.c from\n"
 	        "                     nbcc); default: the built-in gravity.nbl\n"
 	        "  --print-kernel     print the built-in kernel source and exit\n"
+	        "                     (hermite.nbl with --integrator hermite)\n"
 	        "  --csv              print the summary as one CSV header and row\n"
 	        "  --help\n\n"
 	        "Compiler options (--target=c needs --device host):\n%s"
@@ -131,17 +160,35 @@ static int get_seed(const char *v, uint64_t *out)
 
 enum { P_GO, P_DONE, P_BAD };
 
+/* A model's name, or a file: a name with a '.' or a '/' in it. */
+static int get_ic(args *a, const char *v)
+{
+	if (v == cli_missing)
+		return 1;
+	a->ic_file = NULL;
+	if (sim_ic_parse(v, &a->ic) == 0)
+		return 0;
+	if (strchr(v, '.') || strchr(v, '/')) {
+		a->ic_file = v;
+		a->ic = SIM_PLUMMER; /* its dt and eps are the defaults */
+		return 0;
+	}
+	return cli_fail("unknown --ic '%s' (plummer, cube or collision, or a "
+	                "file NAME.csv or NAME.hdf5)", nb_esc(v));
+}
+
 /* Sets a from argv; returns P_GO, or P_DONE/P_BAD when main should stop. */
 static int parse_args(args *a, int argc, char **argv)
 {
-	int have_dt = 0, have_eps = 0;
 	long n = 1024;
 	char err[256];
+	const char *eps_text = NULL;
 	memset(a, 0, sizeof *a);
 	a->ic = SIM_PLUMMER;
 	a->seed = 1;
 	a->steps = 100;
 	a->size = 512;
+	a->eta = 0.01;
 	nb_options_init(&a->opt);
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i], *v = NULL;
@@ -161,37 +208,65 @@ static int parse_args(args *a, int argc, char **argv)
 			usage(stdout);
 			return P_DONE;
 		} else if (strcmp(s, "--print-kernel") == 0) {
-			fputs(nb_gravity_nbl, stdout);
-			return P_DONE;
+			a->print_kernel = 1;
 		} else if (strcmp(s, "--list-devices") == 0) {
 			return nbrt_list(stdout) < 0 ? P_BAD : P_DONE;
 		} else if (strcmp(s, "--csv") == 0) {
 			a->csv = 1;
 		} else if ((v = cli_value(s, "--ic", argc, argv, &i))) {
-			if (v != cli_missing && sim_ic_parse(v, &a->ic))
-				bad = cli_fail("unknown --ic '%s' (plummer, cube or "
-				               "collision)", nb_esc(v));
+			bad = get_ic(a, v);
+		} else if ((v = cli_value(s, "--integrator", argc, argv, &i))) {
+			a->have_integrator = 1;
+			if (v != cli_missing && strcmp(v, "hermite") == 0)
+				a->hermite = 1;
+			else if (v != cli_missing && strcmp(v, "leapfrog") == 0)
+				a->hermite = 0;
+			else if (v != cli_missing)
+				bad = cli_fail("unknown --integrator '%s' (leapfrog or "
+				               "hermite)", nb_esc(v));
+		} else if ((v = cli_value(s, "--format", argc, argv, &i))) {
+			if (v != cli_missing && strcmp(v, "hdf5") == 0)
+				a->hdf5 = 1;
+			else if (v != cli_missing && strcmp(v, "csv") == 0)
+				a->hdf5 = 0;
+			else if (v != cli_missing)
+				bad = cli_fail("unknown --format '%s' (csv or hdf5)",
+				               nb_esc(v));
 		} else if ((v = cli_value(s, "-n", argc, argv, &i))) {
 			bad = get_long("-n", v, 1, (long)MAX_N, &n);
+			a->have_n = 1;
 		} else if ((v = cli_value(s, "--seed", argc, argv, &i))) {
 			bad = get_seed(v, &a->seed);
+			a->have_seed = 1;
 		} else if ((v = cli_value(s, "--dt", argc, argv, &i))) {
 			bad = get_double("--dt", v, &a->dt);
 			if (!bad && a->dt <= 0)
 				bad = cli_fail("--dt must be positive, not %s", v);
-			have_dt = 1;
+			a->have_dt = 1;
 		} else if ((v = cli_value(s, "--eps", argc, argv, &i))) {
 			bad = get_double("--eps", v, &a->eps);
-			if (!bad && a->eps <= 0)
+			if (!bad && a->eps < 0)
 				bad = cli_fail("--eps must be positive (the kernel "
 				               "includes j = i), not %s", v);
-			have_eps = 1;
+			eps_text = v;
+			a->have_eps = 1;
+		} else if ((v = cli_value(s, "--eta", argc, argv, &i))) {
+			bad = get_double("--eta", v, &a->eta);
+			if (!bad && !(a->eta > 0 && a->eta <= 1))
+				bad = cli_fail("--eta must be in (0, 1], not %s", v);
+			a->have_eta = 1;
+		} else if ((v = cli_value(s, "--t-end", argc, argv, &i))) {
+			bad = get_double("--t-end", v, &a->t_end);
+			if (!bad && a->t_end < 0)
+				bad = cli_fail("--t-end must not be negative, not %s", v);
+			a->have_t_end = 1;
 		} else if ((v = cli_value(s, "--view", argc, argv, &i))) {
 			bad = get_double("--view", v, &a->view);
 			if (!bad && a->view <= 0)
 				bad = cli_fail("--view must be positive, not %s", v);
 		} else if ((v = cli_value(s, "--steps", argc, argv, &i))) {
 			bad = get_long("--steps", v, 0, 1000000000L, &a->steps);
+			a->have_steps = 1;
 		} else if ((v = cli_value(s, "--every", argc, argv, &i))) {
 			bad = get_long("--every", v, 0, 1000000000L, &a->every);
 		} else if ((v = cli_value(s, "--size", argc, argv, &i))) {
@@ -201,6 +276,10 @@ static int parse_args(args *a, int argc, char **argv)
 			a->out = v;
 		} else if ((v = cli_value(s, "--png", argc, argv, &i))) {
 			a->png = v;
+		} else if ((v = cli_value(s, "--restart", argc, argv, &i))) {
+			a->restart = v;
+		} else if ((v = cli_value(s, "--log", argc, argv, &i))) {
+			a->log = v;
 		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
 			a->device = v;
 		} else if ((v = cli_value(s, "--kernel", argc, argv, &i))) {
@@ -212,17 +291,50 @@ static int parse_args(args *a, int argc, char **argv)
 		if (bad || v == cli_missing)
 			return P_BAD;
 	}
+	if (a->print_kernel) {
+		fputs(a->hermite ? nb_hermite_nbl : nb_gravity_nbl, stdout);
+		return P_DONE;
+	}
 	a->n = (size_t)n;
 	double dt, eps;
 	sim_ic_defaults(a->ic, &dt, &eps);
-	if (!have_dt)
+	if (a->hermite)
+		dt = 1.0 / 16;
+	if (!a->have_dt)
 		a->dt = dt;
-	if (!have_eps)
+	if (!a->have_eps)
 		a->eps = eps;
+	/* the leap-frog's kernel has the j = i term: it needs a softening;
+	 * hermite.nbl drops that term where r = 0 */
+	if (!a->hermite && a->eps <= 0) {
+		cli_fail("--eps must be positive (the kernel includes j = i), not "
+		         "%s", eps_text ? eps_text : "0");
+		return P_BAD;
+	}
 	if ((a->out && !*a->out) || (a->png && !*a->png)) {
 		cli_fail("--out and --png need a directory");
 		return P_BAD;
 	}
+	if ((a->log && !*a->log) || (a->restart && !*a->restart)) {
+		cli_fail("--log and --restart need a file");
+		return P_BAD;
+	}
+	if (a->have_steps && a->have_t_end) {
+		cli_fail("--steps and --t-end say the same thing: give one");
+		return P_BAD;
+	}
+	if (a->restart && a->ic_file) {
+		cli_fail("--restart continues a run from its snapshot: it takes no "
+		         "--ic");
+		return P_BAD;
+	}
+	/* the Hermite scheme reaches |dE/E| < 1e-8, which a float force
+	 * cannot: its kernel runs in double unless told otherwise */
+	if (a->hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {
+		a->opt.precision = NB_DOUBLE;
+		a->opt.given |= NB_GIVEN_PRECISION;
+	}
+	a->icname = a->ic_file ? "file" : sim_ic_name(a->ic);
 	return P_GO;
 }
 
@@ -261,61 +373,114 @@ static int make_dir(const char *flag, const char *dir)
 	return 0;
 }
 
-/* The kernel must be gravity.nbl's interface, nothing more nor less, for
- * the binding below to cover every argument. */
-static int check_iface(const nb_iface *f, const char *name)
+/* The kernel must be gravity.nbl's interface (hermite.nbl's for the
+ * Hermite scheme), nothing more nor less, for the binding below to cover
+ * every argument. */
+typedef struct want {
+	const char *name;
+	nb_role role;
+} want;
+
+static const want want_gravity[] = {
+	{"xi", NB_LMEM}, {"yi", NB_LMEM}, {"zi", NB_LMEM},
+	{"xj", NB_BMEM}, {"yj", NB_BMEM}, {"zj", NB_BMEM}, {"mj", NB_BMEM},
+	{"ax", NB_RMEM}, {"ay", NB_RMEM}, {"az", NB_RMEM}, {"pot", NB_RMEM},
+	{"eps2", NB_CONST},
+};
+
+static const want want_hermite[] = {
+	{"xi", NB_LMEM}, {"yi", NB_LMEM}, {"zi", NB_LMEM},
+	{"vxi", NB_LMEM}, {"vyi", NB_LMEM}, {"vzi", NB_LMEM},
+	{"xj", NB_BMEM}, {"yj", NB_BMEM}, {"zj", NB_BMEM},
+	{"vxj", NB_BMEM}, {"vyj", NB_BMEM}, {"vzj", NB_BMEM}, {"mj", NB_BMEM},
+	{"ax", NB_RMEM}, {"ay", NB_RMEM}, {"az", NB_RMEM},
+	{"jx", NB_RMEM}, {"jy", NB_RMEM}, {"jz", NB_RMEM}, {"pot", NB_RMEM},
+	{"eps2", NB_CONST},
+};
+
+static int check_iface(const nb_iface *f, const char *name, int hermite)
 {
-	static const struct {
-		const char *name;
-		nb_role role;
-	} want[] = {
-		{"xi", NB_LMEM}, {"yi", NB_LMEM}, {"zi", NB_LMEM},
-		{"xj", NB_BMEM}, {"yj", NB_BMEM}, {"zj", NB_BMEM}, {"mj", NB_BMEM},
-		{"ax", NB_RMEM}, {"ay", NB_RMEM}, {"az", NB_RMEM}, {"pot", NB_RMEM},
-		{"eps2", NB_CONST},
-	};
-	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
-		int v = nb_iface_find(f, want[k].name);
-		if (v < 0 || f->var[v].role != want[k].role)
+	const want *w = hermite ? want_hermite : want_gravity;
+	size_t nw = hermite ? sizeof want_hermite / sizeof want_hermite[0]
+	                    : sizeof want_gravity / sizeof want_gravity[0];
+	const char *model = hermite ? "hermite.nbl" : "gravity.nbl";
+	for (size_t k = 0; k < nw; k++) {
+		int v = nb_iface_find(f, w[k].name);
+		if (v < 0 || f->var[v].role != w[k].role)
 			return cli_fail("kernel '%s' lacks %s %s: it must have the "
-			                "interface of gravity.nbl (see --print-kernel)",
-			                name, nb_role_name(want[k].role), want[k].name);
+			                "interface of %s (see --print-kernel)",
+			                name, nb_role_name(w[k].role), w[k].name,
+			                model);
 	}
-	if (f->nvar != (int)(sizeof want / sizeof want[0]))
-		return cli_fail("kernel '%s' has variables that gravity.nbl does not "
-		                "(see --print-kernel)", name);
+	if (f->nvar != (int)nw)
+		return cli_fail("kernel '%s' has variables that %s does not "
+		                "(see --print-kernel)", name, model);
+	return 0;
+}
+
+typedef struct binding {
+	const char *name;
+	double *p;
+} binding;
+
+static int bind_list(force *fc, const binding *b, size_t nb, double eps)
+{
+	for (size_t i = 0; i < nb; i++)
+		if (nbrt_bind(fc->k, b[i].name, NBRT_DOUBLE, b[i].p))
+			return cli_fail("%s", nbrt_error(fc->rt));
+	if (nbrt_set_const(fc->k, "eps2", eps * eps, 0))
+		return cli_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
 static int bind_all(force *fc, sim *s)
 {
-	nbrt_kernel *k = fc->k;
-	struct {
-		const char *name;
-		double *p;
-	} b[] = {
+	binding b[] = {
 		{"xi", s->x}, {"yi", s->y}, {"zi", s->z}, {"xj", s->x},
 		{"yj", s->y}, {"zj", s->z}, {"mj", s->m}, {"ax", s->ax},
 		{"ay", s->ay}, {"az", s->az}, {"pot", s->pot},
 	};
-	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
-		if (nbrt_bind(k, b[i].name, NBRT_DOUBLE, b[i].p))
-			return cli_fail("%s", nbrt_error(fc->rt));
-	if (nbrt_set_const(k, "eps2", s->eps * s->eps, 0))
-		return cli_fail("%s", nbrt_error(fc->rt));
+	return bind_list(fc, b, sizeof b / sizeof b[0], s->eps);
+}
+
+/* The active block's gathered arrays against every body predicted: the
+ * pointers stay, only Ni changes from one block step to the next. */
+static int bind_hermite(force *fc, herm *h)
+{
+	binding b[] = {
+		{"xi", h->ip[0]}, {"yi", h->ip[1]}, {"zi", h->ip[2]},
+		{"vxi", h->ip[3]}, {"vyi", h->ip[4]}, {"vzi", h->ip[5]},
+		{"xj", h->p[0]}, {"yj", h->p[1]}, {"zj", h->p[2]},
+		{"vxj", h->p[3]}, {"vyj", h->p[4]}, {"vzj", h->p[5]},
+		{"mj", h->s->m},
+		{"ax", h->ia[0]}, {"ay", h->ia[1]}, {"az", h->ia[2]},
+		{"jx", h->ia[3]}, {"jy", h->ia[4]}, {"jz", h->ia[5]},
+		{"pot", h->ia[6]},
+	};
+	return bind_list(fc, b, sizeof b / sizeof b[0], h->s->eps);
+}
+
+static int run_kernel(force *fc, size_t ni, size_t nj)
+{
+	if (nbrt_run(fc->k, ni, nj)) {
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+		return -1;
+	}
+	if (!fc->untimed) {
+		fc->t_kernel += nbrt_kernel_time(fc->k);
+		fc->t_total += nbrt_total_time(fc->k);
+	}
 	return 0;
 }
 
 static int kernel_force(sim *s, void *ctx)
 {
-	force *fc = ctx;
-	if (nbrt_run(fc->k, s->n, s->n)) {
-		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
-		return -1;
-	}
-	fc->t_kernel += nbrt_kernel_time(fc->k);
-	fc->t_total += nbrt_total_time(fc->k);
-	return 0;
+	return run_kernel(ctx, s->n, s->n);
+}
+
+static int hermite_force(herm *h, size_t ni, void *ctx)
+{
+	return run_kernel(ctx, ni, h->s->n);
 }
 
 /* Opens the device and loads the kernel; the --target given, if any, must
@@ -329,32 +494,61 @@ static int setup(force *fc, args *a)
 	fc->rt = cli_open(a->device, tg, "--target=");
 	if (!fc->rt)
 		return 1;
+	const char *name = a->hermite ? "hermite.nbl" : "gravity.nbl";
+	const char *src = a->hermite ? nb_hermite_nbl : nb_gravity_nbl;
 	if (a->kernel)
 		fc->k = nbrt_load(fc->rt, a->kernel, &a->opt);
 	else
-		fc->k = nbrt_load_source(fc->rt, "gravity.nbl", nb_gravity_nbl,
-		                         strlen(nb_gravity_nbl), &a->opt);
+		fc->k = nbrt_load_source(fc->rt, name, src, strlen(src), &a->opt);
 	if (!fc->k)
 		return cli_fail("%s", nbrt_error(fc->rt));
-	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel
-	                                                : "gravity.nbl");
+	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel : name,
+	                   a->hermite);
+}
+
+/* What a snapshot says of the run, for its header. */
+static void snap_info_of(const args *a, const sim *s, snap_info *in)
+{
+	memset(in, 0, sizeof *in);
+	snprintf(in->ic, sizeof in->ic, "%s", a->icname);
+	snprintf(in->integrator, sizeof in->integrator, "%s",
+	         a->hermite ? "hermite" : "leapfrog");
+	in->seed = a->seed;
+	in->step = s->step;
+	in->t = s->t;
+	in->dt = a->dt;
+	in->eps = s->eps;
+	in->eta = a->eta;
+	in->has_eta = a->hermite;
+	in->e0 = a->e0;
+	in->has_e0 = 1;
 }
 
 /* Writes the snapshot and picture of this step, where asked for. */
 static int output(const args *a, const sim *s, const sim_view *v)
 {
-	char err[512], info[256];
+	char err[512], info[384];
 	size_t len = strlen(a->out ? a->out : "") + strlen(a->png ? a->png : "") +
 	             64;
 	char *path = malloc(len);
 	if (!path)
 		return cli_fail("out of memory");
 	int rc = 0;
-	if (a->out) {
-		snprintf(info, sizeof info, "ic=%s n=%zu seed=%llu step=%ld "
-		         "t=%.17g dt=%.17g eps=%.17g G=1", sim_ic_name(a->ic),
-		         s->n, (unsigned long long)a->seed, s->step, s->t, a->dt,
-		         s->eps);
+	snap_info in;
+	snap_info_of(a, s, &in);
+	if (a->out && a->hdf5) {
+		snprintf(path, len, "%s/snap_%06ld.hdf5", a->out, s->step);
+		if (snap_write_hdf5(s, &in, path, err, sizeof err))
+			rc = cli_fail("%s", err);
+	} else if (a->out) {
+		int k = snprintf(info, sizeof info, "ic=%s n=%zu seed=%llu step=%ld "
+		                 "t=%.17g dt=%.17g eps=%.17g G=1 integrator=%s",
+		                 a->icname, s->n, (unsigned long long)a->seed,
+		                 s->step, s->t, a->dt, s->eps, in.integrator);
+		if (a->hermite)
+			k += snprintf(info + k, sizeof info - (size_t)k, " eta=%.17g",
+			              a->eta);
+		snprintf(info + k, sizeof info - (size_t)k, " e0=%.17g", a->e0);
 		snprintf(path, len, "%s/snap_%06ld.csv", a->out, s->step);
 		if (sim_write_snapshot(s, path, info, err, sizeof err))
 			rc = cli_fail("%s", err);
@@ -368,12 +562,29 @@ static int output(const args *a, const sim *s, const sim_view *v)
 	return rc;
 }
 
+static long last_step(const args *a)
+{
+	return a->step0 + a->steps;
+}
+
+/* Snapshots and pictures: the first step (not on a restart: its snapshot
+ * is there), every M-th, the last. */
 static int want_output(const args *a, long step)
 {
 	if (!a->out && !a->png)
 		return 0;
-	return step == 0 || step == a->steps ||
+	return (step == 0 && !a->restart) || step == last_step(a) ||
 	       (a->every > 0 && step % a->every == 0);
+}
+
+/* The log's rows and the energy plot's points: the first and last step,
+ * every M-th, or every step when M is 0. */
+static int want_record(const args *a, long step)
+{
+	if (!a->log && !a->png)
+		return 0;
+	return step == a->step0 || step == last_step(a) || a->every == 0 ||
+	       step % a->every == 0;
 }
 
 static void progress(long step, long steps, int *shown)
@@ -395,32 +606,137 @@ static void progress(long step, long steps, int *shown)
 typedef struct result {
 	sim_diag d0, d1;
 	double t_steps; /* wall time of the steps, output excluded */
+	double inter;   /* interactions of the timed evaluations */
+	long blocks;    /* Hermite block steps */
+	/* the energy error at each record, for the plot */
+	double *rt, *rde;
+	size_t nrec, caprec;
 } result;
 
-static int run(args *a, force *fc, sim *s, result *r)
+/* One row of the log, and one point of the energy plot. */
+static int record(const args *a, const sim *s, result *r, nb_out *log,
+                  double wall, double inter, long blocks)
 {
-	if (bind_all(fc, s))
+	sim_diag d;
+	sim_measure(s, &d);
+	double de = a->e0 != 0 ? fabs((d.etot - a->e0) / a->e0)
+	                       : fabs(d.etot - a->e0);
+	if (r->nrec == r->caprec) {
+		size_t cap = r->caprec ? 2 * r->caprec : 64;
+		double *t = realloc(r->rt, cap * sizeof *t);
+		if (t)
+			r->rt = t;
+		double *e = t ? realloc(r->rde, cap * sizeof *e) : NULL;
+		if (e)
+			r->rde = e;
+		if (!t || !e)
+			return cli_fail("out of memory");
+		r->caprec = cap;
+	}
+	r->rt[r->nrec] = s->t;
+	r->rde[r->nrec++] = de;
+	if (log) {
+		double p = hypot(hypot(d.px, d.py), d.pz);
+		double q = d.pot != 0 ? -d.kin / d.pot : 0;
+		fprintf(log->f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+		        "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.17g,%.6g\n",
+		        s->step, s->t, d.etot, de, d.kin, d.pot, q, d.px, d.py, d.pz,
+		        p, d.lx, d.ly, d.lz, blocks, inter, wall);
+	}
+	return 0;
+}
+
+/* The energy needs the potential of the positions as they are: the
+ * leap-frog's last force is that; the Hermite's block steps leave the
+ * potential of predicted positions, so it is evaluated anew (untimed). */
+static int potential(const args *a, force *fc, herm *h)
+{
+	if (!a->hermite)
+		return 0;
+	fc->untimed = 1;
+	int rc = herm_potential(h, hermite_force, fc);
+	fc->untimed = 0;
+	return rc ? cli_fail("%s", fc->err) : 0;
+}
+
+static void plot_energy(const args *a, const result *r)
+{
+	if (!a->png || r->nrec == 0)
+		return;
+	char err[512], title[160];
+	size_t len = strlen(a->png) + 32;
+	char *path = malloc(len);
+	if (!path)
+		return;
+	snprintf(path, len, "%s/energy.png", a->png);
+	snprintf(title, sizeof title, "%s, N = %zu, %s", a->icname, a->n,
+	         a->hermite ? "Hermite" : "leap-frog");
+	plot_spec ps = {title, "t (N-body units)", "|E - E0| / |E0|", 0, 1,
+	                800, 520};
+	plot_series se = {NULL, r->rt, r->rde, r->nrec, r->nrec < 64};
+	if (plot_png(&ps, &se, 1, path, err, sizeof err))
+		cli_fail("%s", err);
+	free(path);
+}
+
+static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
+               const snap_data *rs)
+{
+	if (a->hermite ? bind_hermite(fc, h) : bind_all(fc, s))
 		return 1;
 	/* the first evaluation may include one-off costs (program build,
 	 * buffer creation): it is left out of the timings */
-	if (kernel_force(s, fc))
-		return cli_fail("%s", fc->err);
+	if (a->hermite && rs) {
+		size_t bad;
+		if (herm_resume(h, &bad)) {
+			char at[512];
+			snap_where(rs, a->restart, bad, at, sizeof at);
+			return cli_fail("%s: dt = %g is not the longest step %g "
+			                "halved a whole number of times", at,
+			                s->tstep[bad], a->dt);
+		}
+		if (potential(a, fc, h))
+			return 1;
+	} else if (a->hermite) {
+		fc->untimed = 1;
+		int e = herm_start(h, hermite_force, fc);
+		fc->untimed = 0;
+		if (e || potential(a, fc, h))
+			return cli_fail("%s", fc->err);
+	} else {
+		if (kernel_force(s, fc))
+			return cli_fail("%s", fc->err);
+		/* a restart goes on with the accelerations it saved, whatever
+		 * the force evaluated now rounds to */
+		if (rs) {
+			memcpy(s->ax, rs->col[SC_AX], s->n * sizeof(double));
+			memcpy(s->ay, rs->col[SC_AY], s->n * sizeof(double));
+			memcpy(s->az, rs->col[SC_AZ], s->n * sizeof(double));
+		}
+	}
 	fc->t_kernel = fc->t_total = 0;
+	h->inter = 0;
+	h->blocks = 0;
 	sim_measure(s, &r->d0);
+	if (!a->have_e0)
+		a->e0 = r->d0.etot;
 	sim_view v;
 	sim_view_auto(s, a->size, &v);
 	if (a->view > 0)
 		v.half = a->view;
-	if (want_output(a, 0) && output(a, s, &v))
+	r->t_steps = 0;
+	if (want_record(a, s->step) && record(a, s, r, log, 0, 0, 0))
+		return 1;
+	if (want_output(a, s->step) && output(a, s, &v))
 		return 1;
 	int tty = isatty(2), shown = -1;
-	r->t_steps = 0;
 	for (long k = 1; k <= a->steps; k++) {
 		double t0 = cli_now();
-		if (sim_step(s, a->dt, kernel_force, fc)) {
+		if (a->hermite ? herm_step(h, hermite_force, fc)
+		               : sim_step(s, a->dt, kernel_force, fc)) {
 			if (tty)
 				fputc('\n', stderr);
-			return cli_fail("step %ld: %s", k, fc->err);
+			return cli_fail("step %ld: %s", s->step + 1, fc->err);
 		}
 		r->t_steps += cli_now() - t0;
 		if (tty)
@@ -428,19 +744,34 @@ static int run(args *a, force *fc, sim *s, result *r)
 		if (!sim_finite(s)) {
 			if (tty)
 				fputc('\n', stderr);
+			if (a->hermite)
+				return cli_fail("step %ld: the positions or velocities are "
+				                "no longer finite (NaN or infinite): eta = %g "
+				                "is too large for this model", s->step,
+				                a->eta);
 			return cli_fail("step %ld: the positions or velocities are no "
 			                "longer finite (NaN or infinite): dt = %g is "
-			                "too long for this model", k, a->dt);
+			                "too long for this model", s->step, a->dt);
 		}
-		if (want_output(a, k) && output(a, s, &v))
+		r->inter = a->hermite ? h->inter
+		                      : (double)k * (double)s->n * (double)s->n;
+		r->blocks = a->hermite ? h->blocks : k;
+		if (want_record(a, s->step) &&
+		    (potential(a, fc, h) ||
+		     record(a, s, r, log, r->t_steps, r->inter, r->blocks)))
+			return 1;
+		if (want_output(a, s->step) && output(a, s, &v))
 			return 1;
 	}
+	if (!want_record(a, s->step) && potential(a, fc, h))
+		return 1;
 	sim_measure(s, &r->d1);
 	/* the energy squares velocities: it can overflow where they did not */
 	if (!isfinite(r->d0.etot) || !isfinite(r->d1.etot))
 		return cli_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
 		                "is too long for this model", r->d0.etot, r->d1.etot,
 		                a->dt);
+	plot_energy(a, r);
 	return 0;
 }
 
@@ -448,7 +779,7 @@ static void summary(const args *a, const force *fc, const sim *s,
                     const result *r)
 {
 	const nb_iface *f = nbrt_iface(fc->k);
-	double e0 = r->d0.etot, e1 = r->d1.etot;
+	double e0 = a->e0, e1 = r->d1.etot;
 	/* relative where it can be: a lone body has E = 0 */
 	double de = e0 != 0 ? fabs((e1 - e0) / e0) : fabs(e1 - e0);
 	double dp = hypot(hypot(r->d1.px - r->d0.px, r->d1.py - r->d0.py),
@@ -456,9 +787,14 @@ static void summary(const args *a, const force *fc, const sim *s,
 	double steps = (double)(a->steps ? a->steps : 1);
 	double t_step = r->t_steps / steps, t_force = fc->t_total / steps;
 	double t_kern = fc->t_kernel / steps;
-	double inter = (double)s->n * (double)s->n;
+	/* interactions a step: N^2 for the leap-frog, the active blocks' sum
+	 * for the Hermite scheme */
+	double inter = a->hermite ? r->inter / steps
+	                          : (double)s->n * (double)s->n;
 	double ips = a->steps && t_kern > 0 ? inter / t_kern : 0;
-	double conv = f->flops_conv > 0 ? f->flops_conv : 38;
+	/* by convention 38 flops an interaction for the force, 60 for the
+	 * force and jerk (Nitadori & Makino 2008) */
+	double conv = f->flops_conv > 0 ? f->flops_conv : a->hermite ? 60 : 38;
 	double g38 = ips * conv * 1e-9, gnb = ips * f->flops * 1e-9;
 	double g38_step = a->steps && t_step > 0 ? inter / t_step * conv * 1e-9
 	                                        : 0;
@@ -470,7 +806,7 @@ static void summary(const args *a, const force *fc, const sim *s,
 		     "target,device,flags");
 		printf("%s,%zu,%llu,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
 		       "%g,%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,",
-		       sim_ic_name(a->ic), s->n, (unsigned long long)a->seed,
+		       a->icname, s->n, (unsigned long long)a->seed,
 		       a->steps, a->dt, s->eps, s->t, e0, e1, de, dp, f->flops, conv,
 		       t_step, t_force, t_kern, ips, g38, gnb, g38_step, f->target);
 		cli_csv_str(nbrt_device_name(fc->rt));
@@ -479,15 +815,26 @@ static void summary(const args *a, const force *fc, const sim *s,
 		putchar('\n');
 		return;
 	}
-	printf("nbody: %s, N = %zu, seed %llu, dt = %g, eps = %g, %ld steps "
-	       "(t = %g)\n", sim_ic_name(a->ic), s->n,
-	       (unsigned long long)a->seed, a->dt, s->eps, a->steps, s->t);
+	const char *what = a->ic_file ? nb_esc(a->ic_file) : a->icname;
+	if (a->hermite)
+		printf("nbody: %s, N = %zu, seed %llu, hermite eta = %g, dt <= %g, "
+		       "eps = %g, %ld steps (t = %g)\n", what, s->n,
+		       (unsigned long long)a->seed, a->eta, a->dt, s->eps,
+		       a->steps, s->t);
+	else
+		printf("nbody: %s, N = %zu, seed %llu, dt = %g, eps = %g, %ld steps "
+		       "(t = %g)\n", what, s->n, (unsigned long long)a->seed,
+		       a->dt, s->eps, a->steps, s->t);
 	printf("device:      %s\n", nb_esc(nbrt_device_name(fc->rt)));
 	printf("kernel:      %s, target %s, %s\n", f->kernel, f->target,
 	       f->flags ? f->flags : "");
 	printf("energy:      E0 = %.10f  E = %.10f  |dE/E| = %.3e\n", e0, e1,
 	       de);
 	printf("momentum:    |dP| = %.3e\n", dp);
+	if (a->hermite)
+		printf("blocks:      %ld block steps, %.4g force evaluations a "
+		       "body a step\n", r->blocks, inter / ((double)s->n *
+		                                            (double)s->n));
 	printf("time/step:   %.4g s (force %.4g s, of which kernel %.4g s)\n",
 	       t_step, t_force, t_kern);
 	printf("speed:       %.4g interactions/s in the kernel\n", ips);
@@ -498,11 +845,13 @@ static void summary(const args *a, const force *fc, const sim *s,
 
 /* Memory for n bodies, checked before anything is allocated: the model's
  * arrays (sim_alloc: 11 doubles a body, and one more while the picture
- * view is chosen) and, once the kernel is known, the runtime's copies and
- * buffers.  Refuses with the sizes where they do not fit. */
+ * view is chosen; the Hermite scheme's state 28 more) and, once the kernel
+ * is known, the runtime's copies and buffers.  Refuses with the sizes
+ * where they do not fit. */
 static int check_memory(const args *a, force *fc)
 {
-	double model = 12.0 * sizeof(double) * (double)a->n, extra = 0;
+	double model = (a->hermite ? 40.0 : 12.0) * sizeof(double) *
+	               (double)a->n, extra = 0;
 	if (fc && fc->k) {
 		const nb_iface *f = nbrt_iface(fc->k);
 		int native = 1; /* bound as doubles: copies unless all double */
@@ -527,6 +876,128 @@ static int check_memory(const args *a, force *fc)
 	                "is available", a->n, sn, sa);
 }
 
+/* A parameter the snapshot fixes: given again, it must agree. */
+static int agree(const char *flag, int given, double want, double got,
+                 const char *path)
+{
+	if (given && want != got)
+		return cli_fail("%s %g differs from the snapshot's %g (%s): a "
+		                "restart continues the run as it was", flag, want,
+		                got, nb_esc(path));
+	return 0;
+}
+
+/* --restart FILE: the run's parameters and state from its snapshot. */
+static int restart_args(args *a, const snap_data *d)
+{
+	const snap_info *in = &d->info;
+	const char *p = a->restart;
+	if (!in->has_step || !in->has_t || !in->has_dt || !in->has_eps)
+		return cli_fail("%s has no step, t, dt or eps: not a snapshot of "
+		                "nbody (--ic reads a file of bodies)", nb_esc(p));
+	int hermite = in->has_integrator && strcmp(in->integrator, "hermite") == 0;
+	if (in->has_integrator && !hermite &&
+	    strcmp(in->integrator, "leapfrog") != 0)
+		return cli_fail("%s: unknown integrator '%s'", nb_esc(p),
+		                in->integrator);
+	if (a->have_integrator && hermite != a->hermite)
+		return cli_fail("--integrator %s differs from the snapshot's %s "
+		                "(%s): a restart continues the run as it was",
+		                a->hermite ? "hermite" : "leapfrog",
+		                hermite ? "hermite" : "leapfrog", nb_esc(p));
+	if (hermite && !in->has_eta)
+		return cli_fail("%s: a Hermite snapshot without eta", nb_esc(p));
+	if (agree("-n", a->have_n, (double)a->n, (double)d->n, p) ||
+	    agree("--dt", a->have_dt, a->dt, in->dt, p) ||
+	    agree("--eps", a->have_eps, a->eps, in->eps, p) ||
+	    agree("--eta", a->have_eta && hermite, a->eta, in->eta, p) ||
+	    agree("--seed", a->have_seed, (double)a->seed, (double)in->seed, p))
+		return 1;
+	static const int need_lf[] = {SC_AX, SC_AY, SC_AZ};
+	static const int need_h[] = {SC_AX, SC_AY, SC_AZ, SC_JX, SC_JY, SC_JZ,
+	                             SC_DT};
+	const int *need = hermite ? need_h : need_lf;
+	int nneed = hermite ? 7 : 3;
+	for (int k = 0; k < nneed; k++)
+		if (!d->col[need[k]])
+			return cli_fail("%s has no '%s' of the bodies: a %s restart "
+			                "needs %s", nb_esc(p), snap_col_name[need[k]],
+			                hermite ? "Hermite" : "leap-frog",
+			                hermite ? "ax, ay, az, jx, jy, jz and dt"
+			                        : "ax, ay, az");
+	if (!(in->dt > 0) || (!hermite && !(in->eps > 0)) || in->eps < 0 ||
+	    (hermite && !(in->eta > 0)))
+		return cli_fail("%s: dt, eps or eta out of range", nb_esc(p));
+	a->hermite = hermite;
+	if (hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {
+		a->opt.precision = NB_DOUBLE;
+		a->opt.given |= NB_GIVEN_PRECISION;
+	}
+	a->n = d->n;
+	a->dt = in->dt;
+	a->eps = in->eps;
+	if (hermite)
+		a->eta = in->eta;
+	a->step0 = in->step;
+	if (in->has_seed)
+		a->seed = in->seed;
+	a->icname = "file";
+	sim_ic ic;
+	if (in->has_ic && sim_ic_parse(in->ic, &ic) == 0)
+		a->icname = sim_ic_name(ic);
+	a->e0 = in->e0;
+	a->have_e0 = in->has_e0;
+	return 0;
+}
+
+/* --t-end T: the steps from the start's t to T, a whole number of dt. */
+static int steps_to_end(args *a, double t0)
+{
+	if (!a->have_t_end)
+		return 0;
+	double k = (a->t_end - t0) / a->dt;
+	double r = nearbyint(k);
+	if (r < 0 || fabs(k - r) > 1e-9 * fmax(1, fabs(k)) || r > 1e9)
+		return cli_fail("--t-end %g is not t + K dt for a whole K >= 0 (t = "
+		                "%g, dt = %g)", a->t_end, t0, a->dt);
+	a->steps = (long)r;
+	return 0;
+}
+
+/* The bodies of an --ic file or a --restart snapshot, checked. */
+static int read_bodies(args *a, snap_data *d)
+{
+	const char *path = a->restart ? a->restart : a->ic_file;
+	char err[1024];
+	if (snap_read(path, MAX_N, d, err, sizeof err))
+		return cli_fail("%s", err);
+	if (a->restart) {
+		if (restart_args(a, d))
+			return 1;
+	} else if (a->have_n && a->n != d->n) {
+		return cli_fail("-n %zu, and %s holds %zu bodies", a->n,
+		                nb_esc(path), d->n);
+	} else {
+		a->n = d->n;
+	}
+	if (snap_check(d, path, a->eps, err, sizeof err))
+		return cli_fail("%s", err);
+	return 0;
+}
+
+/* The bodies into s (allocated for them), and a restart's state. */
+static void take_bodies(const args *a, const snap_data *d, sim *s)
+{
+	double *dst[SC_N] = {s->x, s->y, s->z, s->vx, s->vy, s->vz, s->m,
+	                     s->ax, s->ay, s->az, NULL, s->jx, s->jy, s->jz,
+	                     s->tstep, NULL};
+	for (int k = 0; k < SC_N; k++)
+		if (dst[k] && d->col[k] && (k <= SC_M || a->restart))
+			memcpy(dst[k], d->col[k], d->n * sizeof(double));
+	s->t = a->restart ? d->info.t : 0;
+	s->step = a->restart ? d->info.step : 0;
+}
+
 int main(int argc, char **argv)
 {
 	cli_prog = "nbody";
@@ -534,34 +1005,75 @@ int main(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (rc != P_GO)
 		return rc == P_DONE ? 0 : 1;
-	if ((a.out && make_dir("--out", a.out)) ||
-	    (a.png && make_dir("--png", a.png)))
+	/* files are read and checked before anything is written */
+	snap_data d = {0};
+	int from_file = a.ic_file || a.restart;
+	if (from_file && read_bodies(&a, &d)) {
+		snap_data_free(&d);
 		return 1;
+	}
+	if (steps_to_end(&a, a.restart ? d.info.t : 0) ||
+	    (a.out && make_dir("--out", a.out)) ||
+	    (a.png && make_dir("--png", a.png))) {
+		snap_data_free(&d);
+		return 1;
+	}
 	force fc = {0};
 	sim s;
-	result r;
+	herm h = {0};
+	result r = {0};
+	nb_out log = {0}, *logp = NULL;
 	rc = check_memory(&a, NULL);
 	if (!rc)
 		rc = setup(&fc, &a);
 	if (!rc)
 		rc = check_memory(&a, &fc);
+	if (!rc && a.log) {
+		char err[512];
+		if (nb_out_open(&log, a.log, 0, err, sizeof err))
+			rc = cli_fail("--log: %s", err);
+		else {
+			logp = &log;
+			fputs("step,t,e,de_rel,ekin,epot,virial,px,py,pz,p,lx,ly,lz,"
+			      "block_steps,interactions,wall_s\n", log.f);
+		}
+	}
 	if (!rc && sim_alloc(&s, a.n, a.eps))
 		rc = cli_fail("out of memory for %zu bodies", a.n);
 	else if (!rc) {
+		h.s = &s;
+		if (a.hermite && herm_alloc(&h, &s, a.eta, a.dt))
+			rc = cli_fail("out of memory for %zu bodies", a.n);
 		/* a big model takes seconds to make, and a force evaluation
 		 * much longer: say so, and report the evaluations' progress */
-		if (a.n >= (size_t)1 << 21)
+		if (!rc && a.n >= (size_t)1 << 21 && !from_file)
 			fprintf(stderr, "nbody: making the %s model of %zu bodies, "
 			        "then %ld force evaluation%s of %.3g interactions "
 			        "each\n", sim_ic_name(a.ic), a.n, a.steps + 1,
 			        a.steps ? "s" : "", (double)a.n * (double)a.n);
-		nbrt_show_progress(fc.k, "nbody: force");
-		sim_ic_make(&s, a.ic, a.seed);
-		rc = run(&a, &fc, &s, &r);
+		if (!rc) {
+			nbrt_show_progress(fc.k, "nbody: force");
+			if (from_file)
+				take_bodies(&a, &d, &s);
+			else
+				sim_ic_make(&s, a.ic, a.seed);
+			rc = run(&a, &fc, &s, &h, &r, logp, a.restart ? &d : NULL);
+		}
 		if (!rc)
 			summary(&a, &fc, &s, &r);
+		herm_free(&h);
 		sim_free(&s);
 	}
+	if (logp) {
+		char err[512];
+		if (rc)
+			nb_out_abort(logp);
+		else if (nb_out_commit(logp, err, sizeof err))
+			rc = cli_fail("--log: %s", err);
+	}
+	free(r.rt);
+	free(r.rde);
+	snap_data_free(&d);
 	if (fc.k)
 		nbrt_free(fc.k);
 	if (fc.rt)

@@ -111,6 +111,10 @@ void sim_free(sim *s)
 	free(s->ay);
 	free(s->az);
 	free(s->pot);
+	free(s->jx);
+	free(s->jy);
+	free(s->jz);
+	free(s->tstep);
 	memset(s, 0, sizeof *s);
 }
 
@@ -399,8 +403,11 @@ int sim_force_direct(sim *s, void *unused)
 	return 0;
 }
 
+/* Element by element, so threads change no bit of the result; they help
+ * only where the step is short (a GPU's force at large N). */
 static void kick(sim *s, double h)
 {
+#pragma omp parallel for if (s->n >= 65536) schedule(static)
 	for (size_t i = 0; i < s->n; i++) {
 		s->vx[i] += h * s->ax[i];
 		s->vy[i] += h * s->ay[i];
@@ -410,6 +417,7 @@ static void kick(sim *s, double h)
 
 static void drift(sim *s, double dt)
 {
+#pragma omp parallel for if (s->n >= 65536) schedule(static)
 	for (size_t i = 0; i < s->n; i++) {
 		s->x[i] += dt * s->vx[i];
 		s->y[i] += dt * s->vy[i];
@@ -436,10 +444,16 @@ int sim_finite(const sim *s)
 	/* a sum is NaN if any term is NaN or infinities of both signs meet,
 	 * else infinite if a term is: one pass, no branch per body */
 	double sum = 0;
+#pragma omp parallel for if (s->n >= 65536) reduction(+ : sum)
 	for (size_t i = 0; i < s->n; i++)
 		sum += 0 * (s->x[i] + s->y[i] + s->z[i] + s->vx[i] + s->vy[i] +
 		            s->vz[i] + s->ax[i] + s->ay[i] + s->az[i]);
 	return sum == 0;
+}
+
+double sim_self(const sim *s, size_t i)
+{
+	return s->eps > 0 ? s->m[i] / s->eps : 0;
 }
 
 void sim_measure(const sim *s, sim_diag *d)
@@ -452,7 +466,7 @@ void sim_measure(const sim *s, sim_diag *d)
 		d->mass += m;
 		d->kin += 0.5 * m * v2;
 		/* each pair counted twice; the kernel's j = i term removed */
-		d->pot += 0.5 * m * (s->pot[i] + m / s->eps);
+		d->pot += 0.5 * m * (s->pot[i] + sim_self(s, i));
 		d->px += m * s->vx[i];
 		d->py += m * s->vy[i];
 		d->pz += m * s->vz[i];
@@ -479,7 +493,9 @@ void sim_measure(const sim *s, sim_diag *d)
  *   id,m,x,y,z,vx,vy,vz,ax,ay,az,pot
  * then one row per body in id order: mass, position, velocity, the
  * acceleration and the potential (self-term removed) of the last force
- * evaluation, each printed with %.17g so that it reads back bit-exact. */
+ * evaluation, each printed with %.17g so that it reads back bit-exact.
+ * A Hermite run's snapshot adds its state: jx,jy,jz,dt,t (the jerk, the
+ * body's time step and its time). */
 int sim_write_snapshot(const sim *s, const char *path, const char *info,
                        char *err, size_t errlen)
 {
@@ -490,12 +506,19 @@ int sim_write_snapshot(const sim *s, const char *path, const char *info,
 		return -1;
 	FILE *f = o.f;
 	fprintf(f, "# nbody snapshot: %s\n", info);
-	fprintf(f, "id,m,x,y,z,vx,vy,vz,ax,ay,az,pot\n");
-	for (size_t i = 0; i < s->n; i++)
+	fprintf(f, "id,m,x,y,z,vx,vy,vz,ax,ay,az,pot%s\n",
+	        s->jx ? ",jx,jy,jz,dt,t" : "");
+	for (size_t i = 0; i < s->n; i++) {
 		fprintf(f, "%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-		        "%.17g,%.17g,%.17g,%.17g\n", i, s->m[i], s->x[i],
+		        "%.17g,%.17g,%.17g,%.17g", i, s->m[i], s->x[i],
 		        s->y[i], s->z[i], s->vx[i], s->vy[i], s->vz[i], s->ax[i],
-		        s->ay[i], s->az[i], s->pot[i] + s->m[i] / s->eps);
+		        s->ay[i], s->az[i], s->pot[i] + sim_self(s, i));
+		/* the Hermite state: every body ends an interval at s->t */
+		if (s->jx)
+			fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g", s->jx[i],
+			        s->jy[i], s->jz[i], s->tstep[i], s->t);
+		fputc('\n', f);
+	}
 	return nb_out_commit(&o, err, errlen);
 }
 

@@ -20,16 +20,20 @@ double sim_rng_uniform(sim_rng *r); /* [0, 1), 53 random bits */
 /* N bodies.  Positions, velocities and masses are the state; a, pot are
  * what the last force evaluation left, in the kernel's convention: pot_i =
  * -sum_j m_j / sqrt(r_ij^2 + eps^2) with j = i included (a self-term
- * -m_i/eps that sim_measure removes). */
+ * -m_i/eps that sim_measure removes; none where eps = 0, which only
+ * hermite.nbl allows). */
 typedef struct sim {
 	size_t n;
-	double eps;    /* Plummer softening length, > 0 */
+	double eps;    /* Plummer softening length, > 0 (>= 0 for Hermite) */
 	double t;
 	long step;
 	double *m;
 	double *x, *y, *z;
 	double *vx, *vy, *vz;
 	double *ax, *ay, *az, *pot;
+	/* the Hermite integrator's own state (hermite.h), NULL for the
+	 * leap-frog: jerk and each body's time step */
+	double *jx, *jy, *jz, *tstep;
 } sim;
 
 /* Allocates n zeroed bodies (n >= 1); returns 0 or -1 (out of memory). */
@@ -72,6 +76,8 @@ typedef struct sim_diag {
 } sim_diag;
 
 void sim_measure(const sim *s, sim_diag *d);
+/* The self-term m/eps of body i's pot (0 where eps = 0). */
+double sim_self(const sim *s, size_t i);
 
 /* Writes a snapshot (format in sim.c and docs/nbody.md) to path through
  * nb_out_open (a temporary and a rename).  `info` is the text of the first comment line.

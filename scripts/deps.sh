@@ -6,8 +6,10 @@ set -eu
 
 # libqd-dev: QD's quad-double, the tests' reference and bin/oneloop's rule;
 # QD is C++, so linking it takes libstdc++ (g++ brings its -dev package).
+# libhdf5-dev: bin/nbody's HDF5 snapshots (the GADGET layout).
 PKGS="gcc g++ make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
-pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev"
+pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev \
+libhdf5-dev"
 
 missing=""
 for p in $PKGS; do

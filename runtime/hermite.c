@@ -1,0 +1,290 @@
+/* hermite.c: the 4th-order Hermite scheme with block time steps (hermite.h)
+ * for bin/nbody.  Positions, velocities, accelerations and jerks are
+ * doubles on the host; only the force of the active block goes to the
+ * kernel.  Every loop runs in a fixed order, and the times are integer
+ * ticks, so that one run, or one run cut by a restart, gives the same bits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hermite.h"
+
+#define TICKS ((uint64_t)1 << HERM_LEVELS)
+
+static uint64_t ticks_of(int level)
+{
+	return (uint64_t)1 << (HERM_LEVELS - level);
+}
+
+int herm_alloc(herm *h, sim *s, double eta, double dtmax)
+{
+	memset(h, 0, sizeof *h);
+	h->s = s;
+	h->eta = eta;
+	h->dtmax = dtmax;
+	size_t n = s->n ? s->n : 1;
+	int ok = 1;
+	double **d[] = {&s->jx, &s->jy, &s->jz, &s->tstep};
+	for (size_t k = 0; k < sizeof d / sizeof d[0]; k++)
+		if (!*d[k])
+			ok &= (*d[k] = calloc(n, sizeof(double))) != NULL;
+	for (int k = 0; k < 6; k++) {
+		ok &= (h->p[k] = calloc(n, sizeof(double))) != NULL;
+		ok &= (h->ip[k] = calloc(n, sizeof(double))) != NULL;
+	}
+	for (int k = 0; k < 7; k++)
+		ok &= (h->ia[k] = calloc(n, sizeof(double))) != NULL;
+	ok &= (h->level = calloc(n, 1)) != NULL;
+	ok &= (h->tick = calloc(n, sizeof *h->tick)) != NULL;
+	ok &= (h->act = calloc(n, sizeof *h->act)) != NULL;
+	if (!ok) {
+		herm_free(h);
+		return -1;
+	}
+	return 0;
+}
+
+void herm_free(herm *h)
+{
+	for (int k = 0; k < 6; k++) {
+		free(h->p[k]);
+		free(h->ip[k]);
+	}
+	for (int k = 0; k < 7; k++)
+		free(h->ia[k]);
+	free(h->level);
+	free(h->tick);
+	free(h->act);
+	sim *s = h->s;
+	memset(h, 0, sizeof *h);
+	h->s = s;
+}
+
+int herm_force_direct(herm *h, size_t ni, void *unused)
+{
+	(void)unused;
+	const sim *s = h->s;
+	double e2 = s->eps * s->eps;
+	for (size_t i = 0; i < ni; i++) {
+		double a[3] = {0}, jk[3] = {0}, pot = 0;
+		for (size_t j = 0; j < s->n; j++) {
+			double d[3], dv[3];
+			for (int k = 0; k < 3; k++) {
+				d[k] = h->p[k][j] - h->ip[k][i];
+				dv[k] = h->p[3 + k][j] - h->ip[3 + k][i];
+			}
+			double r2 = e2 + d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+			double rinv = r2 > 0 ? 1 / sqrt(r2) : 0, rinv2 = rinv * rinv;
+			double mr = s->m[j] * rinv, mr3 = mr * rinv2;
+			double rv = 3 * (d[0] * dv[0] + d[1] * dv[1] + d[2] * dv[2]) *
+			            rinv2;
+			for (int k = 0; k < 3; k++) {
+				a[k] += mr3 * d[k];
+				jk[k] += mr3 * (dv[k] - rv * d[k]);
+			}
+			pot -= mr;
+		}
+		for (int k = 0; k < 3; k++) {
+			h->ia[k][i] = a[k];
+			h->ia[3 + k][i] = jk[k];
+		}
+		h->ia[6][i] = pot;
+	}
+	return 0;
+}
+
+static double norm3(double x, double y, double z)
+{
+	return sqrt(x * x + y * y + z * z);
+}
+
+/* The level whose step is the longest not above dt, within [lo, LEVELS];
+ * a dt that is not a number or not positive gets the shortest. */
+static int level_for(double dtmax, double dt, int lo, long *clamped)
+{
+	int l = lo;
+	if (!(dt > 0)) {
+		++*clamped;
+		return HERM_LEVELS;
+	}
+	while (l < HERM_LEVELS && ldexp(dtmax, -l) > dt)
+		l++;
+	if (ldexp(dtmax, -l) > dt)
+		++*clamped;
+	return l;
+}
+
+/* Every body into the kernel's arrays as it is (all synchronized). */
+static void gather_all(herm *h)
+{
+	const sim *s = h->s;
+	const double *src[6] = {s->x, s->y, s->z, s->vx, s->vy, s->vz};
+	for (int k = 0; k < 6; k++) {
+		memcpy(h->p[k], src[k], s->n * sizeof(double));
+		memcpy(h->ip[k], src[k], s->n * sizeof(double));
+	}
+	for (size_t i = 0; i < s->n; i++)
+		h->act[i] = i;
+	h->nact = s->n;
+}
+
+int herm_start(herm *h, herm_force_fn f, void *ctx)
+{
+	sim *s = h->s;
+	gather_all(h);
+	if (s->n && f(h, s->n, ctx))
+		return -1;
+	h->inter += (double)s->n * (double)s->n;
+	for (size_t i = 0; i < s->n; i++) {
+		s->ax[i] = h->ia[0][i];
+		s->ay[i] = h->ia[1][i];
+		s->az[i] = h->ia[2][i];
+		s->jx[i] = h->ia[3][i];
+		s->jy[i] = h->ia[4][i];
+		s->jz[i] = h->ia[5][i];
+		s->pot[i] = h->ia[6][i];
+		double a = norm3(s->ax[i], s->ay[i], s->az[i]);
+		double j = norm3(s->jx[i], s->jy[i], s->jz[i]);
+		/* a body that feels nothing (alone, or far from all) takes the
+		 * longest step */
+		double dt = j > 0 ? 0.25 * h->eta * a / j : h->dtmax;
+		h->level[i] = (unsigned char)level_for(h->dtmax, dt, 0,
+		                                       &h->clamped);
+		h->tick[i] = 0;
+		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
+	}
+	return 0;
+}
+
+int herm_resume(herm *h, size_t *bad)
+{
+	sim *s = h->s;
+	for (size_t i = 0; i < s->n; i++) {
+		int l = 0;
+		while (l < HERM_LEVELS && ldexp(h->dtmax, -l) != s->tstep[i])
+			l++;
+		if (ldexp(h->dtmax, -l) != s->tstep[i]) {
+			*bad = i;
+			return -1;
+		}
+		h->level[i] = (unsigned char)l;
+		h->tick[i] = 0;
+	}
+	return 0;
+}
+
+/* x_p = x + v dt + a dt^2/2 + j dt^3/6, v_p = v + a dt + j dt^2/2 for
+ * every body, from its own time to `now` (ticks). */
+static void predict(herm *h, uint64_t now)
+{
+	const sim *s = h->s;
+	const double *x[3] = {s->x, s->y, s->z}, *v[3] = {s->vx, s->vy, s->vz};
+	const double *a[3] = {s->ax, s->ay, s->az}, *j[3] = {s->jx, s->jy, s->jz};
+	double unit = ldexp(h->dtmax, -HERM_LEVELS);
+	size_t n = s->n;
+#pragma omp parallel for if (n >= 4096) schedule(static)
+	for (size_t i = 0; i < n; i++) {
+		double dt = (double)(now - h->tick[i]) * unit;
+		double dt2 = dt * dt * 0.5, dt3 = dt2 * dt * (1.0 / 3);
+		for (int k = 0; k < 3; k++) {
+			h->p[k][i] = x[k][i] + v[k][i] * dt + a[k][i] * dt2 +
+			             j[k][i] * dt3;
+			h->p[3 + k][i] = v[k][i] + a[k][i] * dt + j[k][i] * dt2;
+		}
+	}
+}
+
+/* The corrector of Makino & Aarseth (1992) for active body i, whose new
+ * force is ia[*][r], and its next step by Aarseth's criterion
+ *   dt = sqrt(eta (|a||a''| + |a'|^2) / (|a'||a'''| + |a''|^2))
+ * held to the block rules: at most doubled, and then only where the new
+ * time is a multiple of the longer step; halved as often as needed. */
+static void correct(herm *h, size_t i, size_t r, uint64_t now)
+{
+	sim *s = h->s;
+	double *x[3] = {s->x, s->y, s->z}, *v[3] = {s->vx, s->vy, s->vz};
+	double *a[3] = {s->ax, s->ay, s->az}, *j[3] = {s->jx, s->jy, s->jz};
+	double dt = ldexp(h->dtmax, -h->level[i]);
+	double a1[3], j1[3], a2[3], a3[3];
+	for (int k = 0; k < 3; k++) {
+		a1[k] = h->ia[k][r];
+		j1[k] = h->ia[3 + k][r];
+		double da = a[k][i] - a1[k];
+		/* snap and crackle at the start of the step */
+		double snap = (-6 * da - dt * (4 * j[k][i] + 2 * j1[k])) / (dt * dt);
+		double crackle = (12 * da + 6 * dt * (j[k][i] + j1[k])) /
+		                 (dt * dt * dt);
+		double dt3 = dt * dt * dt, dt4 = dt3 * dt;
+		x[k][i] = h->p[k][i] + snap * (dt4 / 24) + crackle * (dt4 * dt / 120);
+		v[k][i] = h->p[3 + k][i] + snap * (dt3 / 6) + crackle * (dt4 / 24);
+		a[k][i] = a1[k];
+		j[k][i] = j1[k];
+		a2[k] = snap + dt * crackle; /* snap at the end of the step */
+		a3[k] = crackle;
+	}
+	s->pot[i] = h->ia[6][r];
+	double na = norm3(a1[0], a1[1], a1[2]), nj = norm3(j1[0], j1[1], j1[2]);
+	double n2 = norm3(a2[0], a2[1], a2[2]), n3 = norm3(a3[0], a3[1], a3[2]);
+	double den = nj * n3 + n2 * n2;
+	double want = den > 0 ? sqrt(h->eta * (na * n2 + nj * nj) / den)
+	                      : h->dtmax;
+	int l = h->level[i];
+	if (want >= 2 * dt && l > 0 && now % ticks_of(l - 1) == 0)
+		l--;
+	else if (want < dt)
+		l = level_for(h->dtmax, want, l, &h->clamped);
+	h->level[i] = (unsigned char)l;
+	h->tick[i] = now;
+	s->tstep[i] = ldexp(h->dtmax, -l);
+}
+
+/* One block step: the bodies due first move to their next time. */
+static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
+{
+	sim *s = h->s;
+	uint64_t next = TICKS;
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t t = h->tick[i] + ticks_of(h->level[i]);
+		if (t < next)
+			next = t;
+	}
+	h->nact = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (h->tick[i] + ticks_of(h->level[i]) == next)
+			h->act[h->nact++] = i;
+	predict(h, next);
+	for (size_t r = 0; r < h->nact; r++)
+		for (int k = 0; k < 6; k++)
+			h->ip[k][r] = h->p[k][h->act[r]];
+	if (f(h, h->nact, ctx))
+		return -1;
+	h->inter += (double)h->nact * (double)s->n;
+	h->blocks++;
+	for (size_t r = 0; r < h->nact; r++)
+		correct(h, h->act[r], r, next);
+	*now = next;
+	return 0;
+}
+
+int herm_step(herm *h, herm_force_fn f, void *ctx)
+{
+	sim *s = h->s;
+	uint64_t now = 0;
+	while (s->n && now < TICKS)
+		if (block(h, f, ctx, &now))
+			return -1;
+	for (size_t i = 0; i < s->n; i++)
+		h->tick[i] = 0;
+	s->t += h->dtmax;
+	s->step++;
+	return 0;
+}
+
+int herm_potential(herm *h, herm_force_fn f, void *ctx)
+{
+	sim *s = h->s;
+	gather_all(h);
+	if (s->n && f(h, s->n, ctx))
+		return -1;
+	memcpy(s->pot, h->ia[6], s->n * sizeof(double));
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* hermite.h: the 4th-order Hermite predictor-corrector of Makino & Aarseth
+ * (1992) with Aarseth's time-step criterion and hierarchical block time
+ * steps, on the bodies of a sim.  The force (acceleration, jerk, potential
+ * of the active block against every body) is a callback, as for sim_step:
+ * the nbcc kernel dsl-examples/hermite.nbl in nbody.c, herm_force_direct
+ * in the tests. */
+#ifndef HERMITE_H
+#define HERMITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sim.h"
+
+/* Time steps are dtmax 2^-level, level 0 to HERM_LEVELS; times inside one
+ * interval of dtmax are counted in ticks of dtmax 2^-HERM_LEVELS, so that
+ * block times are exact whatever dtmax is. */
+#define HERM_LEVELS 40
+
+typedef struct herm {
+	sim *s;             /* its jx, jy, jz and tstep are allocated here */
+	double eta;         /* Aarseth's accuracy parameter */
+	double dtmax;       /* the longest step, and the interval of sim_step */
+	unsigned char *level;
+	uint64_t *tick;     /* t_i within the current interval */
+	double *p[6];       /* every body predicted: x y z vx vy vz (BMEM) */
+	double *ip[6];      /* the active ones, gathered (LMEM) */
+	double *ia[7];      /* their results: ax ay az jx jy jz pot (RMEM) */
+	size_t *act, nact;
+	long blocks;        /* block steps taken */
+	double inter;       /* interactions evaluated in block steps */
+	long clamped;       /* steps the criterion wanted below the last level */
+} herm;
+
+/* The force on h->ip[*][0..ni) from every body at h->p[*] with masses
+ * s->m, into h->ia[*][0..ni).  Returns 0, or -1 with its own message. */
+typedef int (*herm_force_fn)(herm *h, size_t ni, void *ctx);
+
+/* Direct summation in double, the formulas of hermite.nbl. */
+int herm_force_direct(herm *h, size_t ni, void *unused);
+
+/* Allocates the state for s (s->jx, jy, jz, tstep too); 0 or -1. */
+int herm_alloc(herm *h, sim *s, double eta, double dtmax);
+void herm_free(herm *h);
+
+/* A fresh start: the force and jerk of every body, and the first steps
+ * eta/4 |a|/|j| (Aarseth's starting rule), as a block step. */
+int herm_start(herm *h, herm_force_fn f, void *ctx);
+/* A restart: s holds a, j and tstep as a snapshot saved them at an
+ * interval's end.  Returns 0, or -1 when a tstep is not dtmax 2^-k,
+ * k <= HERM_LEVELS (*bad set to the body). */
+int herm_resume(herm *h, size_t *bad);
+
+/* Integrates one interval of dtmax: block steps until every body is at
+ * t + dtmax again; then s->t += dtmax and s->step++. */
+int herm_step(herm *h, herm_force_fn f, void *ctx);
+
+/* s->pot from the corrected positions of every body (one evaluation with
+ * Ni = N), for the energy; the integrator's state is left as it was. */
+int herm_potential(herm *h, herm_force_fn f, void *ctx);
+
+#endif

@@ -1,0 +1,79 @@
+/* snap.h: bin/nbody's snapshots read back, as initial conditions or to
+ * restart a run: a CSV file with a header (nbody's own snapshots, or any
+ * file with columns x, y, z, vx, vy, vz, m), or an HDF5 file in the layout
+ * of the GADGET family (snap_hdf5.c, which also writes them).  Everything
+ * read is checked: a finite number in every field, a positive mass; a
+ * refusal names the file and the row.  Units: G = 1 (N-body units). */
+#ifndef SNAP_H
+#define SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The columns, by their CSV names.  The first seven are the initial
+ * conditions; ax..pot the leap-frog's state; jx..t the Hermite's. */
+enum {
+	SC_X, SC_Y, SC_Z, SC_VX, SC_VY, SC_VZ, SC_M,
+	SC_AX, SC_AY, SC_AZ, SC_POT,
+	SC_JX, SC_JY, SC_JZ, SC_DT, SC_T,
+	SC_N
+};
+extern const char *const snap_col_name[SC_N];
+
+/* What a snapshot of nbody says of its run (the CSV comment's keys, the
+ * HDF5 header's attributes); has_* say which were there. */
+typedef struct snap_info {
+	char ic[32];        /* the model, "file" for a file's bodies */
+	char integrator[16];/* "leapfrog" or "hermite" */
+	uint64_t seed;
+	long step;
+	double t, dt, eps, eta, e0;
+	int has_ic, has_integrator, has_seed, has_step, has_t, has_dt, has_eps,
+	    has_eta, has_e0;
+} snap_info;
+
+typedef struct snap_data {
+	size_t n;
+	double *col[SC_N]; /* n values each; NULL where the file had none */
+	long *line;        /* the CSV line of each body; NULL for HDF5 */
+	snap_info info;
+} snap_data;
+
+void snap_data_free(snap_data *d);
+
+/* Formats a message into err; returns -1 (the readers' failure). */
+int snap_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Where body i came from, for messages: "FILE:LINE" or "FILE, body I". */
+void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
+                size_t len);
+
+/* Parses CSV text named `path`: '#' lines (the first "# nbody snapshot:"
+ * one read for its keys), a header naming columns (any order; unknown
+ * ones such as id are skipped), then one row a body.  At most max_n
+ * bodies.  Returns 0, or -1 with a message naming the file and line. */
+int snap_parse_csv(const char *path, const char *text, size_t len,
+                   size_t max_n, snap_data *d, char *err, size_t errlen);
+
+/* Reads a file: HDF5 if it starts with HDF5's signature, else CSV. */
+int snap_read(const char *path, size_t max_n, snap_data *d, char *err,
+              size_t errlen);
+/* 1 if path names an HDF5 file by its name (.hdf5, .h5). */
+int snap_is_hdf5_name(const char *path);
+
+/* HDF5 (snap_hdf5.c): an image of a file in memory, and files. */
+int snap_parse_hdf5(const char *path, const void *image, size_t len,
+                    size_t max_n, snap_data *d, char *err, size_t errlen);
+/* Writes s as a GADGET-style HDF5 file (the bodies as PartType1; the
+ * Hermite state where s has one; `in` for /Parameters). */
+struct sim;
+int snap_write_hdf5(const struct sim *s, const snap_info *in,
+                    const char *path, char *err, size_t errlen);
+
+/* The values after reading: every mass positive, every step positive;
+ * and with eps = 0, no two bodies at one position.  -1 with the message. */
+int snap_check(const snap_data *d, const char *path, double eps, char *err,
+               size_t errlen);
+
+#endif

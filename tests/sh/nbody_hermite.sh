@@ -1,0 +1,162 @@
+# nbody_hermite.sh: what bin/nbody does for N-body users beyond paper 000.
+#   - the Hermite scheme holds the energy of a small Plummer sphere over
+#     one time unit (|dE/E| < 1e-6; ~1e-8 measured) on the host;
+#   - 100 steps equal 50 steps, a restart and 50 more, bit for bit, for
+#     both integrators and both snapshot formats;
+#   - --ic reads a CSV or HDF5 file of bodies (a snapshot of nbody's own
+#     included) and starts from the same state the model gave;
+#   - --log writes a row a record step, --png an energy plot;
+#   - bad files and flags: exit 1, a message naming the file and the row,
+#     and nothing written (no --out directory made).
+# The Hermite run on PoCL's CPU device too where there is one.  Fresh seed
+# each run; NBODY_TEST_SEED=S repeats one.
+set -eu
+NBODY=$BIN/nbody
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "nbody_hermite.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
+. "$ROOT/tests/device.sh"
+export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+mkdir -p "$NBRT_CACHE_DIR"
+
+die() {
+	echo "nbody_hermite.sh: FAIL: $*"
+	exit 1
+}
+
+# the built-in Hermite kernel is dsl-examples/hermite.nbl
+"$NBODY" --print-kernel --integrator hermite >"$T/k.nbl"
+cmp -s "$T/k.nbl" "$ROOT/dsl-examples/hermite.nbl" ||
+	die "the Hermite kernel built into bin/nbody differs from hermite.nbl"
+
+# energy over one time unit, with a log and the energy plot
+"$NBODY" --integrator hermite -n 256 --t-end 1 --seed "$SEED" \
+	--device host --log "$T/log.csv" --png "$T/png" --size 32 --csv \
+	>"$T/e.csv" 2>"$T/e.err"
+[ ! -s "$T/e.err" ] || { cat "$T/e.err"; die "messages on a quiet run"; }
+sed -n 2p "$T/e.csv" | awk -F, '{
+	printf "nbody_hermite.sh: hermite N = 256, t = 1: |dE/E| = %s\n", $10
+	if (!($10 < 1e-6) || !($10 > 0) || $7 != 1 || $4 != 16 || $6 != 0.015625)
+		exit 1
+}' || die "Hermite energy not conserved to 1e-6, or a bad summary"
+[ "$(head -1 "$T/log.csv" | cut -d, -f1-7)" = "step,t,e,de_rel,ekin,epot,virial" ] ||
+	die "log header"
+[ "$(wc -l <"$T/log.csv")" = 18 ] || die "log rows: not 17 (--every 0: every step)"
+awk -F, 'NR > 1 && !($7 > 0.3 && $7 < 0.7) { exit 1 }' "$T/log.csv" ||
+	die "virial ratio far from 1/2"
+[ -s "$T/png/energy.png" ] || die "no energy plot"
+
+# restarts: bit for bit, both integrators, both formats
+for integ in leapfrog hermite; do
+	dt=1/128
+	[ $integ = hermite ] && dt=1/64
+	for fmt in csv hdf5; do
+		o="--integrator $integ -n 96 --dt $dt --seed $SEED --device host --format $fmt"
+		# shellcheck disable=SC2086
+		"$NBODY" $o --steps 100 --every 50 --out "$T/a" >/dev/null
+		# shellcheck disable=SC2086
+		"$NBODY" $o --steps 50 --out "$T/b" >/dev/null
+		"$NBODY" --restart "$T/b/snap_000050.$fmt" --steps 50 --device host \
+			--format $fmt --out "$T/b" --csv >"$T/r.csv"
+		cmp -s "$T/a/snap_000100.$fmt" "$T/b/snap_000100.$fmt" ||
+			die "$integ, $fmt: 100 steps differ from 50, a restart, 50 more"
+		cmp -s "$T/a/snap_000050.$fmt" "$T/b/snap_000050.$fmt" ||
+			die "$integ, $fmt: the restart rewrote its snapshot"
+		rm -rf "$T/a" "$T/b"
+	done
+done
+echo "nbody_hermite.sh: restarts bit for bit"
+
+# --t-end after a restart counts from the snapshot's time
+"$NBODY" -n 32 --steps 4 --device host --out "$T/c" >/dev/null
+"$NBODY" --restart "$T/c/snap_000004.csv" --t-end 0.0625 --device host \
+	--csv >"$T/t.csv"
+[ "$(sed -n 2p "$T/t.csv" | cut -d, -f4,7)" = "4,0.0625" ] ||
+	die "--t-end after a restart"
+
+# --ic FILE: nbody's own snapshots (CSV and HDF5), and a plain CSV
+"$NBODY" -n 64 --steps 0 --seed "$SEED" --device host --out "$T/s" --csv \
+	>"$T/m.csv"
+"$NBODY" -n 64 --steps 0 --seed "$SEED" --device host --out "$T/s" \
+	--format hdf5 >/dev/null
+for f in snap_000000.csv snap_000000.hdf5; do
+	"$NBODY" --ic "$T/s/$f" --steps 0 --seed "$SEED" --device host --csv \
+		>"$T/f.csv"
+	[ "$(sed -n 2p "$T/f.csv" | cut -d, -f2,8)" = \
+		"$(sed -n 2p "$T/m.csv" | cut -d, -f2,8)" ] ||
+		die "--ic $f: not the state the model gave"
+done
+printf 'm,x,y,z,vx,vy,vz,id\n0.5,-0.5,0,0,0,-0.5,0,0\n0.5,0.5,0,0,0,0.5,0,1\n' \
+	>"$T/two.csv"
+"$NBODY" --ic "$T/two.csv" --integrator hermite --eps 0 --t-end 1 \
+	--device host --csv >"$T/two.out"
+sed -n 2p "$T/two.out" | awk -F, '{
+	if ($1 != "file" || $2 != 2 || $8 != -0.125 || !($10 < 1e-6)) exit 1
+}' || die "a circular binary from a plain CSV, eps = 0"
+
+# the Hermite kernel on PoCL (double) agrees with the host's
+if have_device cpu; then
+	for d in host cpu; do
+		"$NBODY" --integrator hermite -n 128 --t-end 0.25 --seed "$SEED" \
+			--device $d --csv | sed -n 2p | cut -d, -f10 >"$T/de.$d"
+	done
+	awk -v a="$(cat "$T/de.host")" -v b="$(cat "$T/de.cpu")" 'BEGIN {
+		printf "nbody_hermite.sh: |dE/E| host %s, PoCL %s\n", a, b
+		exit !(a < 1e-6 && b < 1e-6)
+	}' || die "Hermite on PoCL"
+fi
+
+# bad input: exit 1, the file and row named, nothing written
+bad() {
+	want=$1
+	shift
+	set +e
+	"$NBODY" --device host --out "$T/never" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	[ "$rc" = 1 ] || die "nbody $* exited $rc, not 1"
+	grep -q "^nbody: error: .*$want" "$T/err" ||
+		{ cat "$T/err"; die "nbody $*: no message about '$want'"; }
+	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
+	[ ! -e "$T/never" ] || die "nbody $* made --out"
+}
+H='x,y,z,vx,vy,vz,m'
+printf '%s\n0,0,0,0,0,0,1\n1,0,nan,0,0,0,1\n' "$H" >"$T/nan.csv"
+printf '%s\n0,0,0,0,0,0,1\n1,0,0,0,0,0,0\n' "$H" >"$T/zero.csv"
+printf '%s\n0,0,0,0,0,0,-2\n' "$H" >"$T/neg.csv"
+printf '%s\n0,0,0,0,0,0,1\n1,0,x1,0,0,0,1\n' "$H" >"$T/word.csv"
+printf '%s\n0,0,0,0,0,0,1\n1,0,0,0,0\n' "$H" >"$T/short.csv"
+printf 'x,y,z,vx,vy,m\n0,0,0,0,0,1\n' >"$T/nocol.csv"
+printf '%s\n' "$H" >"$T/empty.csv"
+printf '# a comment\n%s\n1,2,3,0,0,0,1\n0,0,0,0,0,0,1\n1,2,3,0,1,0,1\n' "$H" \
+	>"$T/dup.csv"
+printf 'not hdf5' >"$T/junk.hdf5"
+head -c 300 "$T/s/snap_000000.hdf5" >"$T/cut.hdf5"
+bad "nan.csv:3: column 'z': 'nan' is not a finite" --ic "$T/nan.csv"
+bad "zero.csv:3: m = 0, and a body's mass must be positive" --ic "$T/zero.csv"
+bad "neg.csv:2: m = -2" --ic "$T/neg.csv"
+bad "word.csv:3: column 'z': 'x1' is not a number" --ic "$T/word.csv"
+bad "short.csv:3: 5 fields" --ic "$T/short.csv"
+bad "nocol.csv:1: the header lacks column 'vz'" --ic "$T/nocol.csv"
+bad "empty.csv: no bodies" --ic "$T/empty.csv"
+bad "none.csv" --ic "$T/none.csv"
+bad "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
+	--ic "$T/dup.csv" --integrator hermite --eps 0
+bad "junk.hdf5: not an HDF5 file" --ic "$T/junk.hdf5"
+bad "cut.hdf5: HDF5 cannot open it" --ic "$T/cut.hdf5"
+bad "unknown --ic 'galaxy'" --ic galaxy
+bad "two.csv has no step" --restart "$T/two.csv"
+sed '1s/integrator=leapfrog/integrator=hermite eta=0.01/' \
+	"$T/c/snap_000004.csv" >"$T/nojerk.csv"
+bad "nojerk.csv has no 'jx'" --restart "$T/nojerk.csv"
+bad "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" \
+	--dt 0.5
+bad "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
+bad "not t + K dt" --t-end 0.3 --dt 1/8
+bad "give one" --t-end 1 --steps 3
+bad "positive" --eps 0
+bad "unknown --integrator" --integrator verlet
+bad "unknown --format" --format fits
+bad "(0, 1]" --integrator hermite --eta 0
+echo "nbody_hermite.sh: ok"
