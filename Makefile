@@ -1,9 +1,9 @@
 # nbcc: a compiler for two-nested-loop problems, and its runtime.
-#   make          build bin/nbcc, bin/nbrun, bin/nbody, bin/oneloop
+#   make          build bin/nbcc, bin/nbrun, bin/nbody, bin/oneloop, bin/ilrun
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
-#   make fuzz     run each fuzz target (parse, csv, iface) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
 #   make install PREFIX=/usr/local
@@ -35,7 +35,7 @@ CC_OBJ   := $(CC_SRC:compiler/%.c=$(B)/compiler/%.o) $(CC_GEN:.c=.o)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library and programs -------------------------------------
-PROGS    := nbrun nbody oneloop
+PROGS    := nbrun nbody oneloop ilrun
 RT_PROG_SRC := $(PROGS:%=runtime/%.c)
 # oneloop's own files: quad.c calls QD, which the library must not need
 OL_SRC   := runtime/quad.c runtime/wynn.c
@@ -151,7 +151,7 @@ demo: deps
 # coverage; each target in tests/fuzz links them, with its seeds in
 # tests/fuzz/corpus/NAME.  New inputs found go to $(B)/fuzz/corpus-NAME,
 # crashes to $(B)/fuzz/.
-FUZZ      := parse csv iface
+FUZZ      := parse csv iface il
 FUZZ_BIN  := $(FUZZ:%=$(B)/fuzz/fuzz_%)
 FUZZ_CC   ?= clang
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -40,8 +40,9 @@ const char *cli_value(const char *a, const char *flag, int argc, char **argv,
 
 nbrt *cli_open(const char *device, const char *target, const char *flag)
 {
-	if (!device && target && strcmp(target, "c") == 0)
-		device = "host";
+	/* the target's own back end, unless it is OpenCL's (spec NULL) */
+	if (!device && target)
+		nbrt_target_device(target, &device, NULL);
 	char *err = NULL;
 	nbrt *rt = nbrt_open(device, &err);
 	if (!rt) {

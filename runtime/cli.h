@@ -23,10 +23,11 @@ const char *cli_value(const char *a, const char *flag, int argc, char **argv,
 /* A CSV field on stdout: quoted, with inner quotes doubled (RFC 4180). */
 void cli_csv_str(const char *s);
 
-/* Opens the device for a run on `target` ("c", "opencl" or NULL: the
- * device's), `device` being nbrt_open's spec (NULL with target c: the
- * host); `flag` is how the program spells its target flag in the message
- * ("--target=" or "--target ").  NULL, reported, on failure. */
+/* Opens the device for a run on `target` ("c", "opencl", "amdil" or NULL:
+ * the device's), `device` being nbrt_open's spec (NULL: the target's own
+ * back end, the host for c, the interpreter for amdil); `flag` is how the
+ * program spells its target flag in the message ("--target=" or
+ * "--target ").  NULL, reported, on failure. */
 nbrt *cli_open(const char *device, const char *target,
                       const char *flag);
 

@@ -57,13 +57,14 @@ void nbrt_to_kernel(void *dst, nb_prec kt, size_t stride, size_t off,
 }
 
 void nbrt_from_kernel(void *dst, nbrt_type t, const void *src, nb_prec kt,
-                      size_t n)
+                      size_t stride, size_t off, size_t n)
 {
 	const float *f = src;
 	const double *d = src;
 	for (size_t e = 0; e < n; e++) {
-		double hi = kt == NB_FLOAT ? f[e] : kt == NB_DOUBLE ? d[e] : d[2 * e];
-		double lo = kt == NB_DD ? d[2 * e + 1] : 0;
+		size_t s = e * stride + off;
+		double hi = kt == NB_FLOAT ? f[s] : d[s];
+		double lo = kt == NB_DD ? d[s + 1] : 0;
 		switch (t) {
 		case NBRT_FLOAT:
 			((float *)dst)[e] = (float)(hi + lo);

@@ -93,16 +93,17 @@ static void usage(FILE *f)
 	        "                     x-z right) and DIR/energy.png\n"
 	        "  --size PX          picture panel size in pixels (default 512)\n"
 	        "  --view L           pictures span [-L, L] (default: from step 0)\n"
-	        "  --device SPEC      host, cpu, gpu, P:D or a name (default:\n"
+	        "  --device SPEC      host, amdil, cpu, gpu, P:D or a name (default:\n"
 	        "                     $NBRT_DEVICE, else a GPU, else a CPU)\n"
 	        "  --list-devices     list OpenCL devices and exit\n"
-	        "  --kernel FILE      another gravity kernel (.nbl, or .cl/.c from\n"
+	        "  --kernel FILE      another gravity kernel (.nbl, or .cl/.c/.il from\n"
 	        "                     nbcc); default: the built-in gravity.nbl\n"
 	        "  --print-kernel     print the built-in kernel source and exit\n"
 	        "                     (hermite.nbl with --integrator hermite)\n"
 	        "  --csv              print the summary as one CSV header and row\n"
 	        "  --help\n\n"
-	        "Compiler options (--target=c needs --device host):\n%s"
+	        "Compiler options (--target=c runs on the host, --target=amdil in\n"
+	        "nbcc's AMD IL interpreter, --target=opencl on an OpenCL device):\n%s"
 	        "\nSee docs/nbody.md for the models, the snapshot format and the\n"
 	        "summary columns.\n",
 	        nb_options_help_text());
@@ -487,11 +488,13 @@ static int hermite_force(herm *h, size_t ni, void *ctx)
  * suit the device. */
 static int setup(force *fc, args *a)
 {
-	const char *tg = a->opt.target;
-	if (tg && strcmp(tg, "amdil") == 0)
-		return cli_fail("--target=amdil makes code nothing here can run; "
-		                "use nbcc to write it");
-	fc->rt = cli_open(a->device, tg, "--target=");
+	/* a generated --kernel runs on its target's back end where that has
+	 * a device of its own (the host for .c, the interpreter for .il) */
+	const char *dev = a->device, *et = a->kernel && !a->opt.target ?
+	                                  nb_target_of_ext(a->kernel) : NULL;
+	if (!dev && et)
+		nbrt_target_device(et, &dev, NULL);
+	fc->rt = cli_open(dev, a->opt.target, "--target=");
 	if (!fc->rt)
 		return 1;
 	const char *name = a->hermite ? "hermite.nbl" : "gravity.nbl";

@@ -1,9 +1,9 @@
 /* nbrt.c: the runtime's API: opening a device (choosing its back end,
- * nbrt_host.c or nbrt_cl.c, once), loading (compiling a .nbl in process, or
- * reading the interface of a generated file), binding by name, running with
- * the j-split chosen per run, and timing.  It calls the back end through
- * its operations; the layers under both are msg.c, cache.c, buildopts.c,
- * convert.c, launch.c, nbrt_mem.c and machine.c. */
+ * nbrt_host.c, nbrt_cl.c or nbrt_il.c, once), loading (compiling a .nbl in
+ * process, or reading the interface of a generated file), binding by name,
+ * running with the j-split chosen per run, and timing.  It calls the back
+ * end through its operations; the layers under them are msg.c, cache.c,
+ * buildopts.c, convert.c, launch.c, nbrt_mem.c and machine.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,44 @@
 #include "nbrt_impl.h"
 
 /* --- devices ---------------------------------------------------------- */
+
+/* The back ends; OpenCL, first, serves every spec the others do not name. */
+static const struct nbrt_backend *const backends[] = {
+	&nbrt_cl_backend, &nbrt_host_backend, &nbrt_il_backend,
+};
+#define NBACKEND (sizeof backends / sizeof backends[0])
+
+/* The back end a device spec names by its spec or target ("host" or "c",
+ * "amdil"); NULL: the spec is for OpenCL. */
+static const struct nbrt_backend *named(const char *spec)
+{
+	for (size_t i = 0; spec && i < NBACKEND; i++)
+		if (backends[i]->spec &&
+		    (strcasecmp(spec, backends[i]->spec) == 0 ||
+		     strcasecmp(spec, backends[i]->target) == 0))
+			return backends[i];
+	return NULL;
+}
+
+int nbrt_target_device(const char *target, const char **spec,
+                       const char **where)
+{
+	for (size_t i = 0; target && i < NBACKEND; i++)
+		if (strcmp(target, backends[i]->target) == 0) {
+			if (spec)
+				*spec = backends[i]->spec;
+			if (where)
+				*where = backends[i]->where;
+			return 0;
+		}
+	return -1;
+}
+
+const char *nbrt_spec_target(const char *spec)
+{
+	const struct nbrt_backend *be = named(spec);
+	return be ? be->target : nbrt_cl_backend.target;
+}
 
 nbrt *nbrt_open(const char *spec, char **err)
 {
@@ -30,9 +68,9 @@ nbrt *nbrt_open(const char *spec, char **err)
 		spec = getenv("NBRT_DEVICE");
 	if (spec && !*spec)
 		spec = NULL;
-	int host = spec && (strcasecmp(spec, "host") == 0 ||
-	                    strcasecmp(spec, "c") == 0);
-	rt->be = host ? &nbrt_host_backend : &nbrt_cl_backend;
+	rt->be = named(spec);
+	if (!rt->be)
+		rt->be = &nbrt_cl_backend;
 	int r = rt->be->open(rt, spec);
 	if (r == 1) {
 		nbrt_note(rt, "no OpenCL device: using the host");
@@ -173,16 +211,24 @@ static int check_target(nbrt_kernel *k)
 		                 k->name, k->f->kernel);
 	if (strcmp(t, rt->be->target) == 0)
 		return 0;
-	if (strcmp(t, "c") == 0)
+	const char *spec, *where;
+	if (nbrt_target_device(t, &spec, &where))
+		return nbrt_fail(rt, "%s: nbrt cannot run target '%s' kernels",
+		                 k->name, t);
+	if (strcmp(t, "c") == 0 && rt->be == &nbrt_cl_backend)
 		return nbrt_fail(rt, "%s is a C kernel, but %s is an OpenCL device: "
 		                 "load the .nbl, or compile it with "
 		                 "--target=opencl (-o K.cl)", k->name, rt->name);
-	if (strcmp(t, "opencl") == 0)
+	if (strcmp(t, "opencl") == 0 && rt->be == &nbrt_host_backend)
 		return nbrt_fail(rt, "%s is an OpenCL kernel, but the host device "
 		                 "runs C kernels: load the .nbl, or compile it "
 		                 "with --target=c (-o K.c)", k->name);
-	return nbrt_fail(rt, "%s: nbrt cannot run target '%s' kernels", k->name,
-	                 t);
+	return nbrt_fail(rt, "%s is a target %s kernel, which runs on %s%s%s%s, "
+	                 "but %s runs target %s kernels: load the .nbl, or "
+	                 "compile it with --target=%s", k->name, t, where,
+	                 spec ? " (device " : "", spec ? spec : "",
+	                 spec ? ")" : "", rt->name, rt->be->target,
+	                 rt->be->target);
 }
 
 nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,

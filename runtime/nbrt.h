@@ -19,6 +19,8 @@ typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
 /* Opens a device.  spec:
  *   "host" or "c"    the C back end, compiled by the system's cc, run on
  *                    this CPU with OpenMP (no OpenCL needed)
+ *   "amdil"          the AMD IL back end: nbcc's IL interpreter on this
+ *                    CPU (docs/amdil.md)
  *   "gpu", "cpu"     the first OpenCL device of that type
  *   "P:D"            platform P, device D (numbers, from 0)
  *   anything else    the first OpenCL device whose platform or device name
@@ -32,8 +34,18 @@ void nbrt_close(nbrt *rt);
 const char *nbrt_device_name(const nbrt *rt);
 int nbrt_is_host(const nbrt *rt);             /* 1 for the C back end */
 /* The nbcc target whose kernels the device runs: "c" on the host,
- * "opencl" elsewhere. */
+ * "amdil" in the IL interpreter, "opencl" elsewhere. */
 const char *nbrt_target(const nbrt *rt);
+/* For command lines, the runtime's back ends by the target they run:
+ * the device spec that picks target's back end ("host" for c, "amdil"
+ * for amdil; NULL for opencl, whose devices have their own specs) and
+ * where its kernels run, for messages ("the host").  Either pointer may
+ * be NULL.  Returns 0, or -1 when no back end runs target's kernels. */
+int nbrt_target_device(const char *target, const char **spec,
+                       const char **where);
+/* The target whose kernels the device spec's back end runs ("c" for
+ * "host", "opencl" for "gpu" or any spec no other back end claims). */
+const char *nbrt_spec_target(const char *spec);
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
 /* Lists OpenCL platforms and devices, one per line, as
@@ -42,7 +54,8 @@ const char *nbrt_error(const nbrt *rt);       /* last failure's message */
  * OpenCL failure (its message written to out). */
 int nbrt_list(FILE *out);
 /* Prints the open device's limits, one "key value" per line: device,
- * type (gpu, cpu, other or host; a host device prints nothing more),
+ * type (gpu, cpu, other, host or interpreter; host and interpreter
+ * devices print nothing more),
  * version, driver_version, compute_units, global_mem_size,
  * max_mem_alloc_size, local_mem_size (bytes), local_mem_type,
  * max_work_group_size, max_work_item_sizes (three), fp64, subgroups,
@@ -50,9 +63,10 @@ int nbrt_list(FILE *out);
  * limits from here.  Returns 0. */
 int nbrt_describe(const nbrt *rt, FILE *out);
 
-/* Loads a kernel: a .cl or .c written by nbcc (its interface read from the
- * header), or a .nbl compiled in process with `opts` (NULL: defaults; the
- * target is chosen to suit the device: c for the host, opencl otherwise;
+/* Loads a kernel: a .cl, .c or .il written by nbcc (its interface read
+ * from the header), or a .nbl compiled in process with `opts` (NULL:
+ * defaults; the target is the device's: c for the host, amdil for the IL
+ * interpreter, opencl otherwise;
  * compiler warnings go to stderr, errors into nbrt_error).  A name with
  * neither extension is taken as generated if it has the interface header.
  * The host compiles C with ${NBRT_CC:-${CC:-cc}}.  Compiled programs are

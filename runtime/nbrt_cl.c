@@ -1109,7 +1109,9 @@ static int cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 		if (f->var[v].role == NB_RMEM) {
 			if (r.stage[m])
 				nbrt_from_kernel(k->b[v].host, k->b[v].t, r.stage[m],
-				                 f->var[v].type, ni);
+				                 f->var[v].type,
+				                 (size_t)nb_prec_scalars(f->var[v].type), 0,
+				                 ni);
 			m++;
 		}
 	res = 0;
@@ -1128,6 +1130,7 @@ out:
 
 const struct nbrt_backend nbrt_cl_backend = {
 	.target = "opencl",
+	.where = "an OpenCL device",
 	.host = 0,
 	.open = cl_open,
 	.close = cl_close,

@@ -494,7 +494,8 @@ static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
 		const nb_var *x = &f->var[of[i]];
 		if (x->role == NB_RMEM && stage[i])
 			nbrt_from_kernel(k->b[of[i]].host, k->b[of[i]].t, stage[i],
-			                 x->type, ni);
+			                 x->type, (size_t)nb_prec_scalars(x->type), 0,
+			                 ni);
 	}
 	r = 0;
 out:
@@ -518,6 +519,8 @@ static void host_free(nbrt_kernel *k)
 
 const struct nbrt_backend nbrt_host_backend = {
 	.target = "c",
+	.spec = "host",
+	.where = "the host",
 	.host = 1,
 	.open = host_open,
 	.close = host_close,

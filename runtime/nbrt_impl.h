@@ -12,6 +12,11 @@
  * Every operation that fails returns -1 with the message set. */
 struct nbrt_backend {
 	const char *target; /* the nbcc target whose code it runs */
+	/* the device spec that picks it ("host"), as its target's name does;
+	 * NULL: picked by its devices' own specs, and by specs no other back
+	 * end claims (OpenCL) */
+	const char *spec;
+	const char *where;  /* where its kernels run, for messages */
 	int host;           /* 1: it runs on this CPU, its memory the host's */
 	/* Fills in rt (name, limits, priv); 1 when there is no device of
 	 * this kind at all and spec is NULL, so that another may serve. */
@@ -25,6 +30,7 @@ struct nbrt_backend {
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* nbrt_cl.c */
+extern const struct nbrt_backend nbrt_il_backend;   /* nbrt_il.c */
 
 struct nbrt {
 	const struct nbrt_backend *be;
@@ -106,8 +112,9 @@ int nbrt_same_layout(nbrt_type t, nb_prec kt);
  * e * stride + off (and the next one for a dd's low part). */
 void nbrt_to_kernel(void *dst, nb_prec kt, size_t stride, size_t off,
                     const void *src, nbrt_type t, size_t n);
+/* The reverse: host value e from scalar e * stride + off. */
 void nbrt_from_kernel(void *dst, nbrt_type t, const void *src, nb_prec kt,
-                      size_t n);
+                      size_t stride, size_t off, size_t n);
 
 /* buildopts.c: the build options a kernel may bring. */
 

@@ -1,7 +1,8 @@
 /* nbrun.c: bin/nbrun, any nbcc kernel on the user's data.  Reads the LMEM
  * columns from one CSV file and the BMEM columns from another (or makes
- * random ones), runs the kernel through the runtime on the host or an
- * OpenCL device, and writes the RMEM columns as CSV. */
+ * random ones), runs the kernel through the runtime on the host, an
+ * OpenCL device or the AMD IL interpreter, and writes the RMEM columns as
+ * CSV. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "csv.h"
@@ -56,7 +56,7 @@ static void usage(FILE *f)
 	        "Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
 	        "reduced over every row j of J.csv; the results are written as CSV.\n\n"
 	        "  KERNEL             a .nbl (compiled here, with the compiler options\n"
-	        "                     below) or a .cl or .c that nbcc wrote\n"
+	        "                     below) or a .cl, .c or .il that nbcc wrote\n"
 	        "  --i FILE           the LMEM columns: a header row naming them, in\n"
 	        "                     any order, then one row per i-element (- for\n"
 	        "                     standard input)\n"
@@ -65,12 +65,15 @@ static void usage(FILE *f)
 	        "  -o FILE            write the results to FILE (a file is replaced\n"
 	        "                     whole, a FIFO or device written straight);\n"
 	        "                     default: standard output\n"
-	        "  --target c|opencl  run on the host through the C back end, or on\n"
-	        "                     an OpenCL device (default: from --device, else\n"
-	        "                     from KERNEL's extension, else OpenCL)\n"
+	        "  --target T         c: run on the host through the C back end;\n"
+	        "                     opencl: on an OpenCL device; amdil: in nbcc's\n"
+	        "                     AMD IL interpreter, on this CPU (default: from\n"
+	        "                     --device, else from KERNEL's extension, else\n"
+	        "                     OpenCL)\n"
 	        "  --device SPEC      gpu, cpu, P:D (see --list-devices), part of a\n"
-	        "                     device name, or host (default: $NBRT_DEVICE,\n"
-	        "                     else the first GPU, else the first CPU)\n"
+	        "                     device name, host, or amdil (default:\n"
+	        "                     $NBRT_DEVICE, else the first GPU, else the\n"
+	        "                     first CPU)\n"
 	        "  --random NI,NJ     random inputs instead of --i and --j: every LMEM\n"
 	        "                     and BMEM uniform in (0,1); CONSTs not given\n"
 	        "                     by --const random in (0,1) too (shown on stderr)\n"
@@ -218,16 +221,16 @@ static int check_args(Args *a)
 {
 	if (!a->kernel)
 		return fail(USAGE, "no kernel given (see nbrun --help)");
-	const char *t = a->opt.target;
-	if (t && strcmp(t, "c") != 0 && strcmp(t, "opencl") != 0)
-		return fail(USAGE, "--target %s kernels cannot be run: use c or "
-		            "opencl", nb_esc(t));
-	int hostdev = a->device && (!strcasecmp(a->device, "host") ||
-	                            !strcasecmp(a->device, "c"));
-	if (t && a->device && hostdev != (strcmp(t, "c") == 0))
+	const char *t = a->opt.target, *where, *dwhere;
+	if (t && nbrt_target_device(t, NULL, &where))
+		return fail(USAGE, "--target %s kernels cannot be run: the runtime "
+		            "has no back end for them", nb_esc(t));
+	const char *dt = a->device ? nbrt_spec_target(a->device) : NULL;
+	if (t && dt && strcmp(t, dt) != 0 &&
+	    !nbrt_target_device(dt, NULL, &dwhere))
 		return fail(USAGE, "--device %s and --target %s disagree: target "
-		            "c runs on the host, opencl on an OpenCL device",
-		            nb_esc(a->device), nb_esc(t));
+		            "%s runs on %s, %s on %s", nb_esc(a->device),
+		            nb_esc(t), nb_esc(t), where, dt, dwhere);
 	if (a->random && (a->ifile || a->jfile))
 		return fail(USAGE, "--random replaces --i and --j: give one or "
 		            "the other");
@@ -296,11 +299,13 @@ static int open_device(const Args *a, nbrt **rt)
 {
 	const char *spec = a->device;
 	const char *t = a->opt.target;
-	if (t && strcmp(t, "c") == 0)
-		spec = "host";
-	else if (!t && !spec && nb_target_of_ext(a->kernel) &&
-	         strcmp(nb_target_of_ext(a->kernel), "c") == 0)
-		spec = "host"; /* a C kernel runs nowhere else */
+	/* the back end of the target asked for, else of a generated
+	 * kernel's (a C kernel runs nowhere but the host); OpenCL's devices
+	 * are the user's to pick */
+	const char *tg = t ? t : !spec ? nb_target_of_ext(a->kernel) : NULL;
+	const char *own = NULL;
+	if (tg && !nbrt_target_device(tg, &own, NULL) && own)
+		spec = own;
 	char *err = NULL;
 	*rt = nbrt_open(spec, &err);
 	if (!*rt) {

@@ -25,6 +25,7 @@ case "$BIN" in
 esac
 NBCC=$BIN/nbcc
 export BIN NBCC TESTBUILD ROOT
+. "$ROOT/tests/expect.sh"
 # PoCL, the ICD loader and LLVM leak when PoCL compiles; only those
 # libraries are suppressed (tests/lsan.supp), never our code.
 export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -100,29 +101,7 @@ for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
 	rel=${src#"$ROOT"/tests/cases/}
 	(cd "$dir" && eval "\"$NBCC\" $name.nbl $flags" >"$TMP/out" 2>"$TMP/err")
 	rc=$?
-	want=0
-	if [ -f "$dir/$name.err" ] && [ ! -f "$dir/$name.out" ]; then
-		want=1
-	fi
-	if [ "${NBCC_UPDATE:-0}" = 1 ]; then
-		[ -s "$TMP/out" ] && cp "$TMP/out" "$dir/$name.out"
-		[ -s "$TMP/err" ] && cp "$TMP/err" "$dir/$name.err"
-	fi
-	why=""
-	[ "$rc" = "$want" ] || why="exit $rc, expected $want"
-	if [ -f "$dir/$name.out" ] && ! cmp -s "$TMP/out" "$dir/$name.out"; then
-		why="$why; stdout differs"
-		diff -u "$dir/$name.out" "$TMP/out" | head -20
-	fi
-	if [ -f "$dir/$name.err" ]; then
-		if ! cmp -s "$TMP/err" "$dir/$name.err"; then
-			why="$why; stderr differs"
-			diff -u "$dir/$name.err" "$TMP/err" | head -20
-		fi
-	elif [ -s "$TMP/err" ] && [ "$want" = 0 ]; then
-		why="$why; unexpected messages"
-		head -5 "$TMP/err"
-	fi
+	expect "$dir" "$name" "$rc" "$TMP/out" "$TMP/err"
 	if [ -z "$why" ]; then ok; else bad "case $rel: $why"; fi
 done
 

@@ -104,7 +104,7 @@ bad "precision" --precision=quad
 bad "not a directory" --out "$T/plain"
 bad "cannot create" --out "$T/plain/sub"
 bad "lacks LMEM yi" --kernel "$T/other.nbl" --device "$DEV" --out "$T/ro"
-bad "nothing here can run" --target=amdil
+bad "cannot run" --target=amdil --device host
 bad "" --kernel "$T/none.nbl" --device "$DEV"
 bad "" --device no-such-device-anywhere
 if [ "$DEV" = cpu ]; then
