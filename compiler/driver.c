@@ -244,10 +244,16 @@ int nb_compile(const char *path, const char *src, size_t len,
 	if (!emit)
 		emit = "code";
 	if (strcmp(emit, "code") == 0 || strcmp(emit, "stats") == 0 ||
-	    strcmp(emit, "explain") == 0 || strncmp(emit, "ir", 2) == 0) {
+	    strcmp(emit, "explain") == 0 || strcmp(emit, "vliw") == 0 ||
+	    strncmp(emit, "ir", 2) == 0) {
 		t = target_named(o.target ? o.target : "opencl");
 		if (!t) {
 			error_file(&c, "unknown target '%s'", o.target);
+			goto done;
+		}
+		if (strcmp(emit, "vliw") == 0 && !t->vliw) {
+			error_file(&c, "--vliw reports on VLIW bundles, which only "
+			           "the amdil target has (--target=amdil)");
 			goto done;
 		}
 	}
@@ -278,7 +284,8 @@ int nb_compile(const char *path, const char *src, size_t len,
 	if (strncmp(emit, "ir:", 3) == 0)
 		d.want = emit + 3;
 	else if (strcmp(emit, "ir") != 0 && strcmp(emit, "code") != 0 &&
-	         strcmp(emit, "stats") != 0 && strcmp(emit, "explain") != 0) {
+	         strcmp(emit, "stats") != 0 && strcmp(emit, "explain") != 0 &&
+	         strcmp(emit, "vliw") != 0) {
 		error_file(&c, "unknown --emit value '%s'", emit);
 		goto done;
 	}
@@ -325,6 +332,12 @@ int nb_compile(const char *path, const char *src, size_t len,
 	}
 	out->iface = iface_build(f, t, path, &o);
 	t->emit(f, out->iface, &text);
+	if (strcmp(emit, "vliw") == 0 && !c.errors) {
+		Buf rep = {0};
+		t->vliw(f, text.s ? text.s : "", text.len, &rep);
+		buf_free(&text);
+		text = rep;
+	}
 
 done:
 	buf_free(&live);

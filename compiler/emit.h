@@ -43,6 +43,9 @@ typedef struct Target {
 	 * write C-family code */
 	const Spelling *spell;
 	void (*emit)(const Func *f, const nb_iface *iface, Buf *out);
+	/* nbcc --vliw: a report on the code emit wrote, packed into the VLIW
+	 * bundles of the target's machine (NULL: it has none) */
+	void (*vliw)(const Func *f, const char *code, size_t len, Buf *out);
 } Target;
 
 extern const Target target_opencl, target_c, target_amdil;
@@ -57,6 +60,9 @@ const Target *target_of_ext(const char *path);
  * in a static buffer of the calling thread, made on its first call. */
 enum { TL_NAMES, TL_EXTS, TL_LANGS };
 const char *target_list(int what);
+
+/* vliw.c: the amdil target's --vliw report */
+void il_vliw_report(const Func *f, const char *code, size_t len, Buf *out);
 
 /* Names in generated code.  A user's name goes into C or OpenCL C only
  * behind a prefix: nbk_ for the kernel, nbv_ for a variable.  Nothing else

@@ -1447,4 +1447,5 @@ const Target target_amdil = {
 	.pack_bmem = 0, .entry_suffix = "",
 	.defaults = il_defaults, .launch = il_launch,
 	.build_options = NULL, .spell = NULL, .emit = il_emit,
+	.vliw = il_vliw_report,
 };

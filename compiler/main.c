@@ -16,9 +16,12 @@ static void usage(FILE *f)
 	        "                     %s\n"
 	        "  --emit=WHAT        print a stage instead of code: tokens, ast,\n"
 	        "                     ir (after all passes), ir:PASS (after one\n"
-	        "                     pass), ir:all (after each), stats, explain\n"
+	        "                     pass), ir:all (after each), stats, explain,\n"
+	        "                     vliw\n"
 	        "  --stats            same as --emit=stats\n"
 	        "  --explain          same as --emit=explain\n"
+	        "  --vliw             with --target=amdil: the kernel's VLIW bundles,\n"
+	        "                     slot use and registers (docs/amdil.md)\n"
 	        "  --help, --version\n\n"
 	        "Compiler options (also taken by nbrun and nbody):\n%s",
 	        target_list(TL_LANGS), nb_options_help_text());
@@ -60,6 +63,8 @@ int main(int argc, char **argv)
 			emit = "stats";
 		} else if (strcmp(a, "--explain") == 0) {
 			emit = "explain";
+		} else if (strcmp(a, "--vliw") == 0) {
+			emit = "vliw";
 		} else if (a[0] == '-' && a[1] != 0) {
 			fprintf(stderr, "nbcc: error: unknown option '%s' (see "
 			        "nbcc --help)\n", nb_esc(a));
