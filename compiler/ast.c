@@ -24,6 +24,44 @@ static const char *const kind_names[] = {
 
 const char *node_kind_name(NodeKind k) { return kind_names[k]; }
 
+const Accum accums[] = {
+	{S_ACC, "+=", "sum"},
+	{S_ACCSUB, "-=", "negated sum"},
+};
+const int naccum = sizeof accums / sizeof *accums;
+
+const Accum *accum_of(StmtKind k)
+{
+	for (int i = 0; i < naccum; i++)
+		if (accums[i].kind == k)
+			return &accums[i];
+	return NULL;
+}
+
+void accum_list_what(Buf *b, const char *conj, int with_what)
+{
+	for (int i = 0; i < naccum; i++) {
+		if (i)
+			buf_printf(b, i == naccum - 1 ? " %s " : ", ", conj);
+		buf_puts(b, accums[i].op);
+		if (with_what)
+			buf_printf(b, " (%s)", accums[i].what);
+	}
+}
+
+void accum_list(Buf *b, const char *conj)
+{
+	accum_list_what(b, conj, 0);
+}
+
+void body_rule(Buf *b)
+{
+	buf_puts(b, "the body holds only assignments (t = e;) and "
+	         "accumulations into RMEM names (");
+	accum_list(b, "or");
+	buf_puts(b, "), run for every (i, j) pair");
+}
+
 const char *type_name(Type t)
 {
 	if (type_numeric(t))
@@ -110,8 +148,7 @@ void ast_print(Prog *p, Buf *out)
 			break;
 		case S_ACC:
 		case S_ACCSUB:
-			buf_printf(out, "%s %s ", s->name,
-			           s->kind == S_ACC ? "+=" : "-=");
+			buf_printf(out, "%s %s ", s->name, accum_of(s->kind)->op);
 			print_node(s->e, out);
 			buf_putc(out, '\n');
 			break;

@@ -67,6 +67,27 @@ struct Node {
 
 typedef enum { S_DECL, S_LET, S_ACC, S_ACCSUB } StmtKind;
 
+/* The accumulation operators, one row each (ast.c), in the order messages
+ * list them: "RMEM 'r' cannot be read", "accumulate into it with += or
+ * -=".  A new reduction is a row there, its token in lex.l and parse.y and
+ * its operation in lower.c. */
+typedef struct Accum {
+	StmtKind kind;
+	const char *op;   /* as written: "+=" */
+	const char *what; /* what it makes of the values over j: "sum" */
+} Accum;
+extern const Accum accums[];
+extern const int naccum;
+/* The row of an accumulating statement kind. */
+const Accum *accum_of(StmtKind k);
+/* Appends the operators as a list, "+= or -=" (conj "or"), "+=, -= and
+ * min=" (conj "and"); with_what adds each one's meaning: "+= (sum)". */
+void accum_list_what(Buf *b, const char *conj, int with_what);
+void accum_list(Buf *b, const char *conj);
+/* What a loop body may hold, for the messages about C statements and
+ * blocks: "the body holds only assignments (t = e;) and ...". */
+void body_rule(Buf *b);
+
 typedef struct Decl {
 	Loc loc;
 	SymKind role;

@@ -235,6 +235,12 @@ void error(Ctx *c, Loc l, const char *fmt, ...)
 		        nb_esc(c->path));
 }
 
+void error_again(Ctx *c)
+{
+	c->errors++;
+	c->max_errors++;
+}
+
 void warn(Ctx *c, Loc l, const char *fmt, ...)
 {
 	c->warnings++;

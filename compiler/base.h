@@ -63,6 +63,10 @@ void warn(Ctx *c, Loc l, const char *fmt, ...)
 /* An error without a position (FILE: error: MSG). */
 void error_file(Ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* An error already reported under another name (a second use of a name
+ * that is not declared): counted, so that nothing built on it reports a
+ * follow-on, but neither shown nor counted against max_errors. */
+void error_again(Ctx *c);
 /* Internal compiler error: a bug in nbcc, not in the user's source. */
 _Noreturn void ice(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -13,6 +13,9 @@ void *lex_open(Ctx *c);
 void lex_close(void *scanner);
 int nblex(YYSTYPE *lval, Span *lloc, void *scanner);
 Loc lex_prev_end(void *scanner);
+const char *lex_prev_word(void *scanner);
+void lex_skip_statement(void *scanner);
+void lex_parsing(void *scanner);
 }
 
 %code {
@@ -389,6 +392,46 @@ static void expected_name(yysymbol_kind_t k, Buf *b)
 		buf_printf(b, "'%s'", s);
 }
 
+/* The statements of C that people write first, and what nbcc has
+ * instead.  A source that starts a statement with one of these words gets
+ * this message, and the rest of the statement is skipped (lex.l). */
+static const struct {
+	const char *word;
+	const char *instead;
+} c_words[] = {
+	{"if", "choose a value with c ? a : b"},
+	{"else", "choose a value with c ? a : b"},
+	{"switch", "choose a value with c ? a : b"},
+	{"for", "the loops over i and j are implicit"},
+	{"while", "the loops over i and j are implicit"},
+	{"do", "the loops over i and j are implicit"},
+	{"return", "the results are the RMEM names"},
+	{"break", "the loops over i and j are implicit"},
+	{"continue", "the loops over i and j are implicit"},
+};
+
+/* "if (" where a statement starts: says what nbcc has instead and skips
+ * the rest of the construct.  0 when word is no such keyword. */
+static int c_statement(Ctx *c, void *sc, const char *word)
+{
+	for (size_t i = 0; word && i < sizeof c_words / sizeof *c_words; i++) {
+		if (strcmp(word, c_words[i].word) != 0)
+			continue;
+		Loc at = lex_prev_end(sc);
+		int n = (int)strlen(word);
+		at.col -= n;
+		at.off -= n;
+		Buf rule = {0};
+		body_rule(&rule);
+		error(c, at, "nbcc has no '%s' statement: %s; %s", word, rule.s,
+		      c_words[i].instead);
+		buf_free(&rule);
+		lex_skip_statement(sc);
+		return 1;
+	}
+	return 0;
+}
+
 /* Says what the grammar allows where it stopped, in the terms a user
  * thinks in: "an expression", "a declaration or a statement", "';' or an
  * operator", or the few tokens that fit.  A missing ';' at the end of a
@@ -403,7 +446,9 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
 	yysymbol_kind_t tok = yypcontext_token(pc);
 	const Span *l = yypcontext_location(pc);
 	int has_expr = 0, has_decl = 0, has_op = 0, has_semi = 0, nl = 0;
+	int stmt_op = 0;
 	for (int i = 0; i < n; i++) {
+		stmt_op |= exp[i] == YYSYMBOL_PLUSEQ;
 		has_expr |= exp[i] == YYSYMBOL_NUMBER;
 		has_decl |= exp[i] == YYSYMBOL_LMEM;
 		has_semi |= is_char(exp[i], ";");
@@ -426,6 +471,9 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
 	    (tok == YYSYMBOL_YYEOF || (has_semi && l->a.line > prev.line)))
 		at = prev;
 
+	/* after the name that starts a statement: "if (", "for (" */
+	if (stmt_op && c_statement(c, sc, lex_prev_word(sc)))
+		return 0;
 	Buf b = {0};
 	if (has_op && is_comparison(tok)) {
 		error(c, at, "comparisons do not chain: join two with && or || "
@@ -470,6 +518,7 @@ Prog *parse(Ctx *c)
 	void *sc = lex_open(c);
 	if (!sc)
 		ICE("cannot start the scanner");
+	lex_parsing(sc);
 	int r = yyparse(sc, c, p);
 	lex_close(sc);
 	if (r == 2)

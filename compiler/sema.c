@@ -15,11 +15,12 @@
  * in the default precision, like a typed temporary. */
 #define MAX_LITERAL_NODES 256
 
-/* A set of names, for the temporaries assigned anywhere in the file: it
- * tells "used before it is assigned" from "not declared". */
+/* A set of names: the temporaries assigned anywhere in the file (it
+ * tells "used before it is assigned" from "not declared"), and the names
+ * already reported, so that one mistake gets one message. */
 typedef struct NameSet {
 	const char **slot;
-	size_t mask;
+	size_t mask, n;
 } NameSet;
 
 typedef struct Scope {
@@ -30,6 +31,10 @@ typedef struct Scope {
 	NameSet early;  /* temporaries read before their assignment */
 	int *litcost;   /* substituted size of each literal temporary */
 	int nreduce;
+	NameSet undeclared; /* names reported as not declared */
+	NameSet unknown;    /* functions reported as unknown */
+	Sym *target;        /* the RMEM being assigned: "r = r/2" gets the
+	                     * message of the assignment alone */
 } Scope;
 
 static unsigned hash(const char *s)
@@ -47,17 +52,37 @@ static void set_init(Ctx *c, NameSet *s, int n)
 		cap *= 2;
 	s->slot = cnew(c, sizeof(char *) * cap);
 	s->mask = cap - 1;
+	s->n = 0;
 }
 
 /* Open addressing; the caller sized the set for everything it adds. */
-static int set_has(const NameSet *s, const char *name, int add)
+static int set_has(NameSet *s, const char *name, int add)
 {
 	size_t h = hash(name) & s->mask;
 	for (; s->slot[h]; h = (h + 1) & s->mask)
 		if (strcmp(s->slot[h], name) == 0)
 			return 1;
-	if (add)
+	if (add) {
 		s->slot[h] = name;
+		s->n++;
+	}
+	return 0;
+}
+
+/* Adds name to a set that grows (the names reported); 1 if it was in. */
+static int set_add(Ctx *c, NameSet *s, const char *name)
+{
+	if (set_has(s, name, 0))
+		return 1;
+	if ((s->n + 1) * 2 > s->mask + 1) {
+		NameSet t;
+		set_init(c, &t, (int)(s->n + 1) * 2);
+		for (size_t i = 0; i <= s->mask; i++)
+			if (s->slot[i])
+				set_has(&t, s->slot[i], 1);
+		*s = t;
+	}
+	set_has(s, name, 1);
 	return 0;
 }
 
@@ -179,6 +204,10 @@ static void unknown_function(Ctx *c, Scope *sc, Node *n)
 		      n->name);
 		return;
 	}
+	if (set_add(c, &sc->unknown, n->name)) {
+		error_again(c); /* said at its first call */
+		return;
+	}
 	Buf b = {0};
 	for (int op = 0; op < O_COUNT; op++)
 		if (opinfo[op].call)
@@ -236,19 +265,32 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 static void check_name(Ctx *c, Scope *sc, Node *n)
 {
 	Sym *s = lookup(sc, n->name);
+	/* each missing name is reported at its first use only */
 	if (!s) {
 		if (set_has(&sc->later, n->name, 0)) {
-			error(c, n->loc, "'%s' is used before it is assigned",
-			      n->name);
-			set_has(&sc->early, n->name, 1);
-		} else {
+			if (!set_has(&sc->early, n->name, 1))
+				error(c, n->loc, "'%s' is used before it is "
+				      "assigned", n->name);
+			else
+				error_again(c);
+		} else if (!set_add(c, &sc->undeclared, n->name)) {
 			error(c, n->loc, "'%s' is not declared", n->name);
+		} else {
+			error_again(c);
 		}
 		return;
 	}
 	if (s->kind == SYM_RMEM) {
-		error(c, n->loc, "RMEM '%s' cannot be read; it only accumulates "
-		      "with += and -=", n->name);
+		if (s == sc->target) { /* the assignment says it */
+			error_again(c);
+			return;
+		}
+		Buf ops = {0};
+		accum_list_what(&ops, "and", 1);
+		error(c, n->loc, "RMEM '%s' cannot be read: its value is "
+		      "complete only after every j; the reductions into it are "
+		      "%s", n->name, ops.s);
+		buf_free(&ops);
 		return;
 	}
 	s->used = 1;
@@ -466,8 +508,10 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
-	check(c, sc, s->e);
 	Sym *old = lookup(sc, s->name);
+	sc->target = old && old->kind == SYM_RMEM ? old : NULL;
+	check(c, sc, s->e);
+	sc->target = NULL;
 	if (old) {
 		if (old->kind == SYM_TEMP) {
 			error(c, s->loc, "'%s' is assigned twice (first at %d:%d); "
@@ -475,8 +519,11 @@ static void let(Ctx *c, Scope *sc, Stmt *s)
 			      old->loc.line, old->loc.col);
 		} else if (old->kind == SYM_RMEM) {
 			old->used = 1;
+			Buf ops = {0};
+			accum_list(&ops, "or");
 			error(c, s->oploc, "RMEM '%s' cannot be assigned; "
-			      "accumulate into it with += or -=", s->name);
+			      "accumulate into it with %s", s->name, ops.s);
+			buf_free(&ops);
 		} else {
 			old->used = 1; /* one message is enough */
 			error(c, s->loc, "cannot assign to %s '%s'; it is an "
@@ -503,7 +550,7 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
 	check(c, sc, s->e);
-	const char *op = s->kind == S_ACC ? "+=" : "-=";
+	const char *op = accum_of(s->kind)->op;
 	Sym *r = lookup(sc, s->name);
 	if (!r) {
 		if (set_has(&sc->later, s->name, 0))
@@ -590,6 +637,8 @@ int sema(Ctx *c, Prog *p)
 		nlet += p->stmt[i]->kind == S_LET;
 	set_init(c, &sc.later, nlet);
 	set_init(c, &sc.early, nlet);
+	set_init(c, &sc.undeclared, 0);
+	set_init(c, &sc.unknown, 0);
 	sc.litcost = cnew(c, sizeof(int) * (size_t)(nlet + 1));
 	for (int i = 0; i < p->nstmt; i++)
 		if (p->stmt[i]->kind == S_LET)
@@ -617,17 +666,20 @@ int sema(Ctx *c, Prog *p)
 	}
 
 	if (sc.nreduce == 0 && c->errors == 0) {
+		Buf ops = {0};
+		accum_list(&ops, "or");
 		if (p->nstmt == 0)
 			error(c, end_loc(c), "the file has no declarations or "
 			      "statements; a kernel needs at least an RMEM result "
-			      "and a += or -= into it");
+			      "and a %s into it", ops.s);
 		else if (p->nsym[SYM_RMEM] == 0)
 			error(c, end_loc(c), "the kernel has no result: declare "
-			      "one with RMEM and accumulate into it with += or "
-			      "-=");
+			      "one with RMEM and accumulate into it with %s",
+			      ops.s);
 		else
 			error(c, end_loc(c), "the kernel reduces nothing: "
-			      "accumulate into an RMEM name with += or -=");
+			      "accumulate into an RMEM name with %s", ops.s);
+		buf_free(&ops);
 	}
 	unused(c, p);
 	return c->errors ? -1 : 0;

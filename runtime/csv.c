@@ -214,6 +214,10 @@ typedef struct Reader {
 	const csv_col *cols;
 	int ncol;
 	const char *what;
+	int flags;
+	int nfield;      /* fields of the header row */
+	int *map;        /* header field -> first column read from it, or -1 */
+	int *next;       /* column -> next column read from the same field */
 	char **err;
 } Reader;
 
@@ -275,10 +279,25 @@ static int fail_at(Reader *R, size_t off, const char *fmt, ...)
 	return -1;
 }
 
+/* The header's name for a column. */
+static const char *source(const csv_col *c)
+{
+	return c->src ? c->src : c->name;
+}
+
+static int mapped(const csv_col *c)
+{
+	return c->src && strcmp(c->src, c->name) != 0;
+}
+
+/* The columns for a message: "xi, yi", a mapped one as "xi=x". */
 static void names(csv_buf *b, const csv_col *cols, int ncol)
 {
-	for (int k = 0; k < ncol; k++)
+	for (int k = 0; k < ncol; k++) {
 		buf_printf(b, "%s%s", k ? ", " : "", cols[k].name);
+		if (mapped(&cols[k]))
+			buf_printf(b, "=%s", nb_esc(cols[k].src));
+	}
 }
 
 /* Splits the field at *p: blanks around it and one pair of double quotes
@@ -316,12 +335,15 @@ static int next_field(Reader *R, size_t *p, Field *f)
 	return 0;
 }
 
-/* The header's names: map[field] is the column index, first[k] where
- * column k was named. */
-static int header_fields(Reader *R, int *map, size_t *first)
+/* The header's names: R->map[field] is the first column read from it
+ * (-1: none, with CSV_OTHER_COLUMNS), R->next chains the others, first[k]
+ * is where column k was named; *seen gets the header's names. */
+static int header_fields(Reader *R, size_t *first, csv_buf *seen)
 {
-	for (int k = 0; k < R->ncol; k++)
+	for (int k = 0; k < R->ncol; k++) {
 		first[k] = (size_t)-1;
+		R->next[k] = -1;
+	}
 	size_t p = R->lb;
 	int nf = 0;
 	for (;;) {
@@ -334,11 +356,25 @@ static int header_fields(Reader *R, int *map, size_t *first)
 		quote(q, sizeof q, nm, n);
 		if (n == 0)
 			return fail_at(R, f.at, "empty column name");
-		int k = 0;
-		while (k < R->ncol && (strlen(R->cols[k].name) != n ||
-		                       memcmp(R->cols[k].name, nm, n)))
-			k++;
-		if (k == R->ncol) {
+		if (seen->len < 200) /* enough for a message */
+			buf_printf(seen, "%s'%s'", nf ? ", " : "", q);
+		else if (seen->s[seen->len - 1] != '.')
+			buf_puts(seen, ", ...");
+		/* every column read from this field, chained */
+		int k = -1, last = -1;
+		for (int c = 0; c < R->ncol; c++) {
+			const char *src = source(&R->cols[c]);
+			if (strlen(src) != n || memcmp(src, nm, n))
+				continue;
+			if (last < 0)
+				k = c;
+			else
+				R->next[last] = c;
+			last = c;
+		}
+		if (k < 0 && (R->flags & CSV_OTHER_COLUMNS)) {
+			R->map[nf++] = -1;
+		} else if (k < 0) {
 			csv_buf b = {0};
 			names(&b, R->cols, R->ncol);
 			int rc = fail_at(R, f.at, "unknown column '%s': the "
@@ -346,28 +382,43 @@ static int header_fields(Reader *R, int *map, size_t *first)
 			                 b.s ? b.s : "none");
 			csv_buf_free(&b);
 			return rc;
-		}
-		if (first[k] != (size_t)-1)
+		} else if (first[k] != (size_t)-1) {
 			return fail_at(R, f.at, "duplicate column '%s' (first "
 			               "at %d:%zu)", q, R->line,
 			               first[k] - R->lb + 1);
-		first[k] = f.at;
-		map[nf++] = k;
+		} else {
+			for (int c = k; c >= 0; c = R->next[c])
+				first[c] = f.at;
+			R->map[nf++] = k;
+		}
 		if (p >= R->le)
 			break;
 		p++; /* the comma */
 	}
+	R->nfield = nf;
 	return 0;
 }
 
-static int header_missing(Reader *R, const size_t *first)
+/* Columns the header lacks: those read under their own names listed
+ * with the kernel's, else the first read under another name (nbrun
+ * --map) with the header's names. */
+static int header_missing(Reader *R, const size_t *first,
+                          const csv_buf *seen)
 {
 	csv_buf miss = {0};
-	int nmiss = 0;
+	int nmiss = 0, other = -1;
 	for (int k = 0; k < R->ncol; k++)
-		if (first[k] == (size_t)-1)
+		if (first[k] == (size_t)-1 && mapped(&R->cols[k]))
+			other = other < 0 ? k : other;
+		else if (first[k] == (size_t)-1)
 			buf_printf(&miss, "%s'%s'", nmiss++ ? ", " : "",
 			           R->cols[k].name);
+	if (!nmiss && other >= 0) {
+		const csv_col *c = &R->cols[other];
+		return fail_at(R, R->le, "no column '%s' for %s (--map %s=%s); "
+		               "the header has %s", nb_esc(c->src), c->name,
+		               c->name, nb_esc(c->src), seen->s);
+	}
 	if (nmiss) {
 		csv_buf all = {0};
 		names(&all, R->cols, R->ncol);
@@ -380,13 +431,15 @@ static int header_missing(Reader *R, const size_t *first)
 	return 0;
 }
 
-/* Reads the header into map: map[field] is the column index. */
-static int header(Reader *R, int *map)
+/* Reads the header into R->map and R->next. */
+static int header(Reader *R)
 {
 	size_t *first = xmalloc(sizeof *first * (size_t)(R->ncol + 1));
-	int rc = header_fields(R, map, first);
+	csv_buf seen = {0};
+	int rc = header_fields(R, first, &seen);
 	if (rc == 0)
-		rc = header_missing(R, first);
+		rc = header_missing(R, first, &seen);
+	csv_buf_free(&seen);
 	free(first);
 	return rc;
 }
@@ -408,8 +461,9 @@ static void store(csv_col *c, size_t row, const double v[2])
 	}
 }
 
-/* One data row into element `row`. */
-static int row(Reader *R, const int *map, csv_col *cols, size_t rowi)
+/* One data row into element `row`: each field into every column read
+ * from it, at that column's type. */
+static int row(Reader *R, csv_col *cols, size_t rowi)
 {
 	size_t p = R->lb;
 	int nf = 0;
@@ -417,33 +471,42 @@ static int row(Reader *R, const int *map, csv_col *cols, size_t rowi)
 		Field f;
 		if (next_field(R, &p, &f))
 			return -1;
-		if (nf == R->ncol)
+		if (nf == R->nfield)
 			return fail_at(R, f.at, "too many values: the header "
-			               "has %d column%s", R->ncol,
-			               R->ncol == 1 ? "" : "s");
-		csv_col *c = &cols[map[nf]];
-		double v[2];
-		csv_status st = csv_number(R->s + f.b, f.e - f.b, c->type, v);
-		if (st != CSV_OK) {
-			char m[160];
-			csv_value_msg(m, sizeof m, st, R->s + f.b, f.e - f.b,
-			              c->type);
-			return fail_at(R, f.at, "%s (column '%s')", m, c->name);
+			               "has %d column%s", R->nfield,
+			               R->nfield == 1 ? "" : "s");
+		for (int k = R->map[nf]; k >= 0; k = R->next[k]) {
+			csv_col *c = &cols[k];
+			double v[2];
+			csv_status st = csv_number(R->s + f.b, f.e - f.b,
+			                           c->type, v);
+			if (st != CSV_OK) {
+				char m[160];
+				csv_value_msg(m, sizeof m, st, R->s + f.b,
+				              f.e - f.b, c->type);
+				if (mapped(c))
+					return fail_at(R, f.at, "%s (column '%s', "
+					               "for %s)", m, nb_esc(c->src),
+					               c->name);
+				return fail_at(R, f.at, "%s (column '%s')", m,
+				               c->name);
+			}
+			store(c, rowi, v);
 		}
-		store(c, rowi, v);
 		nf++;
 		if (p >= R->le)
 			break;
 		p++;
 	}
-	if (nf < R->ncol)
+	if (nf < R->nfield)
 		return fail_at(R, R->le, "too few values: %d where the header "
-		               "has %d", nf, R->ncol);
+		               "has %d", nf, R->nfield);
 	return 0;
 }
 
 int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
-              int ncol, const char *what, size_t *nrow, char **err)
+              int ncol, const char *what, int flags, size_t *nrow,
+              char **err)
 {
 	*err = NULL;
 	*nrow = 0;
@@ -454,7 +517,7 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 		len -= 3;
 	}
 	Reader R = {.path = path, .s = text, .len = len, .cols = cols,
-	            .ncol = ncol, .what = what, .err = err};
+	            .ncol = ncol, .what = what, .flags = flags, .err = err};
 	int found = 0;
 	while (!found && next_line(&R))
 		found = !skippable(&R);
@@ -472,8 +535,13 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 	for (const char *q = text + R.pos;
 	     (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
 		cap++;
-	int *map = xmalloc(sizeof(int) * (size_t)(ncol + 1));
-	int rc = header(&R, map);
+	/* a field per comma of the header, at most */
+	size_t nmap = 1;
+	for (size_t i = R.lb; i < R.le; i++)
+		nmap += text[i] == ',';
+	R.map = xmalloc(sizeof(int) * nmap);
+	R.next = xmalloc(sizeof(int) * (size_t)(ncol + 1));
+	int rc = header(&R);
 	/* the columns, checked against the memory there is: calloc would
 	 * promise them and the OOM killer end the process while they fill */
 	double need = 0;
@@ -503,10 +571,11 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 	while (rc == 0 && next_line(&R)) {
 		if (skippable(&R))
 			continue;
-		rc = row(&R, map, cols, n);
+		rc = row(&R, cols, n);
 		n++;
 	}
-	free(map);
+	free(R.map);
+	free(R.next);
 	if (rc) {
 		for (int k = 0; k < ncol; k++) {
 			free(cols[k].data);
@@ -519,7 +588,7 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 }
 
 int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
-             size_t *nrow, char **err)
+             int flags, size_t *nrow, char **err)
 {
 	char msg[512];
 	size_t len;
@@ -537,7 +606,7 @@ int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
 		*err = b.s;
 		return -1;
 	}
-	int rc = csv_parse(name, text, len, cols, ncol, what, nrow, err);
+	int rc = csv_parse(name, text, len, cols, ncol, what, flags, nrow, err);
 	free(text);
 	return rc;
 }

@@ -14,21 +14,32 @@ typedef struct csv_col {
 	const char *name;
 	nb_prec type;
 	void *data; /* csv_read: malloc'd by it; csv_write: the caller's */
+	const char *src; /* csv_read: the header's name for it when that is
+	                  * not name (nbrun --map); several may share one */
 } csv_col;
 
+/* flags of csv_parse and csv_read */
+enum {
+	CSV_OTHER_COLUMNS = 1 /* columns that no col reads are skipped, not
+	                         refused as unknown */
+};
+
 /* Reads `text` (named `path` in messages), whose header must name exactly
- * the ncol columns of cols, in any order.  Accepted besides: a UTF-8 byte
- * order mark, CRLF line ends, blank lines, lines whose first non-blank
- * character is '#', blanks around values, values in double quotes.
+ * the columns of cols (their src, else their name), in any order; with
+ * CSV_OTHER_COLUMNS it may name others too, which are skipped.  Accepted
+ * besides: a UTF-8 byte order mark, CRLF line ends, blank lines, lines
+ * whose first non-blank character is '#', blanks around values, values in
+ * double quotes.
  * `what` names the columns' role in messages ("LMEM").  On success sets
  * *nrow and each cols[k].data (malloc'd) and returns 0; on failure returns
  * -1, frees what it allocated and sets *err to a malloc'd message,
  * "FILE:LINE:COL: error: MSG" and the line with a caret, newline-ended. */
 int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
-              int ncol, const char *what, size_t *nrow, char **err);
+              int ncol, const char *what, int flags, size_t *nrow,
+              char **err);
 /* The same on a file ("-": standard input, named <stdin>). */
 int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
-             size_t *nrow, char **err);
+             int flags, size_t *nrow, char **err);
 
 /* Why a value was refused. */
 typedef enum {

@@ -1,8 +1,8 @@
 /* nbrun.c: bin/nbrun, any nbcc kernel on the user's data.  Reads the LMEM
- * columns from one CSV file and the BMEM columns from another (or makes
- * random ones), runs the kernel through the runtime on the host, an
- * OpenCL device or the AMD IL interpreter, and writes the RMEM columns as
- * CSV. */
+ * columns from one CSV file and the BMEM columns from another, or both
+ * from one file of particles (or makes random ones), runs the kernel
+ * through the runtime on the host, an OpenCL device or the AMD IL
+ * interpreter, and writes the RMEM columns as CSV. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 enum { FAILED = 1, USAGE = 2, HELP = -1 };
 
 #define MAX_RANDOM ((size_t)INT_MAX) /* OpenCL kernels index with int */
+#define MAX_REPEAT 1000000ULL
 
 typedef struct Const {
 	const char *arg;  /* NAME=VALUE as given */
@@ -28,10 +29,18 @@ typedef struct Const {
 	const char *value;
 } Const;
 
+/* --map VAR=COLUMN: the CSV column a variable is read from. */
+typedef struct Map {
+	char *var, *col; /* one allocation: var, then col */
+} Map;
+
 typedef struct Args {
-	const char *kernel, *ifile, *jfile, *out, *device;
+	const char *kernel, *ifile, *jfile, *ijfile, *out, *device;
 	Const *cst;
 	int ncst;
+	Map *map;
+	int nmap;
+	int repeat;         /* --repeat R; 0 when not given */
 	nb_options opt;
 	const char *optflag; /* a compiler flag given, besides --target */
 	int random;
@@ -52,6 +61,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: nbrun KERNEL --i I.csv --j J.csv [options]\n"
+	        "       nbrun KERNEL --ij P.csv [options]\n"
 	        "       nbrun KERNEL --random NI,NJ [options]\n"
 	        "Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
 	        "reduced over every row j of J.csv; the results are written as CSV.\n\n"
@@ -61,6 +71,13 @@ static void usage(FILE *f)
 	        "                     any order, then one row per i-element (- for\n"
 	        "                     standard input)\n"
 	        "  --j FILE           the BMEM columns, one row per j-element\n"
+	        "  --ij FILE          one file for both: its rows are the i-elements\n"
+	        "                     and the j-elements, its header names every\n"
+	        "                     LMEM and BMEM column (or see --map)\n"
+	        "  --map V=COL,...    read the LMEM or BMEM V from column COL, as in\n"
+	        "                     --map xi=x,xj=x (one column may feed several);\n"
+	        "                     with --map, columns that nothing reads are\n"
+	        "                     skipped\n"
 	        "  --const NAME=V     the value of a CONST (each CONST once)\n"
 	        "  -o FILE            write the results to FILE (a file is replaced\n"
 	        "                     whole, a FIFO or device written straight);\n"
@@ -79,8 +96,14 @@ static void usage(FILE *f)
 	        "                     by --const random in (0,1) too (shown on stderr)\n"
 	        "  --seed S           seed of --random (default: from the clock; the\n"
 	        "                     seed used is shown on stderr)\n"
-	        "  --time             print 'time: T s, interactions/s: X' on stderr\n"
-	        "                     (T: the kernel's launches)\n"
+	        "  --time             print on stderr the variant that ran ('variant:\n"
+	        "                     kernel, target, device, unroll, j-split, the\n"
+	        "                     compiler flags and build options) and 'time:\n"
+	        "                     T s, interactions/s: X' (T: the kernel's\n"
+	        "                     launches)\n"
+	        "  --repeat R         with --time: run R times (the results are the\n"
+	        "                     last run's); T is the median, and the line\n"
+	        "                     adds the min, the max and their spread\n"
 	        "  --list-devices     list the OpenCL devices and exit\n"
 	        "  --device-info      print the limits of the device --device picks\n"
 	        "                     (local memory, work-group size, extensions...),\n"
@@ -170,6 +193,54 @@ static int parse_seed(Args *a, const char *v)
 	return 0;
 }
 
+static int parse_repeat(Args *a, const char *v)
+{
+	unsigned long long r;
+	if (parse_count(v, strlen(v), MAX_REPEAT, &r) || r == 0)
+		return fail(USAGE, "bad value '%s' for --repeat: expected a "
+		            "number of runs from 1 to %llu", nb_esc(v), MAX_REPEAT);
+	a->repeat = (int)r;
+	return 0;
+}
+
+/* --map VAR=COL[,VAR=COL...]: the pairs are checked against the kernel
+ * once it is loaded (check_maps). */
+static int parse_map(Args *a, const char *v)
+{
+	for (const char *p = v;;) {
+		size_t n = strcspn(p, ",");
+		const char *eq = memchr(p, '=', n);
+		if (!eq || eq == p || eq + 1 == p + n ||
+		    memchr(eq + 1, '=', (size_t)(p + n - eq - 1)))
+			return fail(USAGE, "bad value '%s' for --map: expected "
+			            "VARIABLE=COLUMN, several joined by commas "
+			            "(as in xi=x,xj=x)", nb_esc(v));
+		Map *m = realloc(a->map, sizeof *m * (size_t)(a->nmap + 1));
+		char *t = malloc(n + 1);
+		if (m)
+			a->map = m;
+		if (!m || !t) {
+			free(t);
+			return fail(FAILED, "out of memory");
+		}
+		memcpy(t, p, n);
+		t[n] = 0;
+		t[eq - p] = 0;
+		a->map[a->nmap++] = (Map){t, t + (eq - p) + 1};
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+static void free_args(Args *a)
+{
+	free(a->cst);
+	for (int m = 0; m < a->nmap; m++)
+		free(a->map[m].var);
+	free(a->map);
+}
+
 static int parse_const(Args *a, const char *v)
 {
 	const char *eq = strchr(v, '=');
@@ -194,6 +265,12 @@ static int own_flag(Args *a, const char *arg, const char *next, int *rc)
 		a->ifile = v;
 	else if ((v = value(arg, "--j", next, &took)))
 		a->jfile = v;
+	else if ((v = value(arg, "--ij", next, &took)))
+		a->ijfile = v;
+	else if ((v = value(arg, "--map", next, &took)))
+		*rc = *v ? parse_map(a, v) : 0;
+	else if ((v = value(arg, "--repeat", next, &took)))
+		*rc = *v ? parse_repeat(a, v) : 0;
 	else if ((v = value(arg, "--device", next, &took)))
 		a->device = v;
 	else if ((v = value(arg, "-o", next, &took)))
@@ -234,18 +311,30 @@ static int check_args(Args *a)
 	if (a->random && (a->ifile || a->jfile))
 		return fail(USAGE, "--random replaces --i and --j: give one or "
 		            "the other");
-	if (!a->random && (!a->ifile || !a->jfile))
+	if (a->random && a->ijfile)
+		return fail(USAGE, "--random replaces --ij: give one or the "
+		            "other");
+	if (a->ijfile && (a->ifile || a->jfile))
+		return fail(USAGE, "--ij replaces --i and --j: give one or the "
+		            "other");
+	if (!a->random && !a->ijfile && (!a->ifile || !a->jfile))
 		return fail(USAGE, "no %s given: the kernel's inputs come from "
-		            "--i I.csv and --j J.csv, or --random NI,NJ",
-		            !a->ifile ? "--i" : "--j");
+		            "--i I.csv and --j J.csv, --ij P.csv for both, or "
+		            "--random NI,NJ", !a->ifile ? "--i" : "--j");
 	if (a->seeded && !a->random)
 		return fail(USAGE, "--seed is only for --random");
+	if (a->nmap && a->random)
+		return fail(USAGE, "--map names the columns of --i, --j or --ij "
+		            "files: --random has none");
+	if (a->repeat && !a->time)
+		return fail(USAGE, "--repeat is for --time: it times R runs");
 	int stdins = !strcmp(a->kernel, "-") +
 	             (a->ifile && !strcmp(a->ifile, "-")) +
-	             (a->jfile && !strcmp(a->jfile, "-"));
+	             (a->jfile && !strcmp(a->jfile, "-")) +
+	             (a->ijfile && !strcmp(a->ijfile, "-"));
 	if (stdins > 1)
-		return fail(USAGE, "only one of the kernel, --i and --j can be "
-		            "standard input (-)");
+		return fail(USAGE, "only one of the kernel, --i, --j and --ij "
+		            "can be standard input (-)");
 	return 0;
 }
 
@@ -397,6 +486,53 @@ static int set_given_consts(const Args *a, nbrt *rt, nbrt_kernel *k,
 	return 0;
 }
 
+/* --- --map -------------------------------------------------------------- */
+
+/* Each --map names an LMEM or BMEM of the kernel, once. */
+static int check_maps(const Args *a, const nb_iface *f)
+{
+	for (int m = 0; m < a->nmap; m++) {
+		const Map *p = &a->map[m];
+		char pair[600];
+		snprintf(pair, sizeof pair, "%s=%s", p->var, p->col);
+		int v = nb_iface_find(f, p->var);
+		if (v < 0) {
+			char li[512], bj[512];
+			list_role(li, sizeof li, f, NB_LMEM);
+			list_role(bj, sizeof bj, f, NB_BMEM);
+			return fail(FAILED, "--map %s: kernel %s has no variable "
+			            "'%s' (its LMEM: %s; its BMEM: %s)", nb_esc(pair),
+			            f->kernel, nb_esc(p->var), li, bj);
+		}
+		nb_role r = f->var[v].role;
+		if (r == NB_CONST)
+			return fail(FAILED, "--map %s: '%s' is a CONST, not a "
+			            "column: give it with --const %s=VALUE",
+			            nb_esc(pair), p->var, p->var);
+		if (r != NB_LMEM && r != NB_BMEM)
+			return fail(FAILED, "--map %s: '%s' is an RMEM, a result; "
+			            "--map names the inputs read from files (LMEM "
+			            "and BMEM)", nb_esc(pair), p->var);
+		for (int d = 0; d < m; d++)
+			if (!strcmp(a->map[d].var, p->var))
+				return fail(FAILED, "--map %s: '%s' is mapped twice "
+				            "(also --map %s=%s)", nb_esc(pair), p->var,
+				            p->var, nb_esc(a->map[d].col));
+	}
+	return 0;
+}
+
+/* The columns the maps name, in the sides' csv_col. */
+static void apply_maps(const Args *a, Side *l, Side *b)
+{
+	for (int m = 0; m < a->nmap; m++)
+		for (int c = 0; c < l->n + b->n; c++) {
+			csv_col *x = c < l->n ? &l->col[c] : &b->col[c - l->n];
+			if (!strcmp(x->name, a->map[m].var))
+				x->src = a->map[m].col;
+		}
+}
+
 /* --- random inputs ------------------------------------------------------ */
 
 static unsigned short rng[3];
@@ -508,7 +644,7 @@ static void side_init(Side *s, const nb_iface *f, nb_role r)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == r)
 			s->col[s->n++] = (csv_col){f->var[v].name, f->var[v].type,
-			                           NULL};
+			                           NULL, NULL};
 }
 
 static void side_free(Side *s)
@@ -533,14 +669,14 @@ static int side_alloc(Side *s, size_t len)
 }
 
 static int read_side(Side *s, const char *path, const char *flag,
-                     const char *role, const nb_iface *f)
+                     const char *role, const nb_iface *f, int flags)
 {
 	if (s->n == 0)
 		return fail(FAILED, "%s %s: kernel %s has no %s, so a file cannot "
 		            "give the count; use --random NI,NJ", flag,
 		            nb_esc(path), f->kernel, role);
 	char *err = NULL;
-	if (csv_read(path, s->col, s->n, role, &s->len, &err)) {
+	if (csv_read(path, s->col, s->n, role, flags, &s->len, &err)) {
 		fputs(err, stderr);
 		free(err);
 		return FAILED;
@@ -548,11 +684,45 @@ static int read_side(Side *s, const char *path, const char *flag,
 	return 0;
 }
 
+/* --ij: one read of the file gives both sides their columns, and its
+ * rows are the i-elements and the j-elements. */
+static int read_both(const Args *a, const nb_iface *f, Side *l, Side *b,
+                     int flags)
+{
+	if (l->n + b->n == 0)
+		return fail(FAILED, "--ij %s: kernel %s has neither LMEM nor BMEM, "
+		            "so a file cannot give the count; use --random NI,NJ",
+		            nb_esc(a->ijfile), f->kernel);
+	Side both = {0};
+	both.col = calloc((size_t)(l->n + b->n) + 1, sizeof *both.col);
+	if (!both.col)
+		return fail(FAILED, "out of memory");
+	memcpy(both.col, l->col, sizeof *l->col * (size_t)l->n);
+	memcpy(both.col + l->n, b->col, sizeof *b->col * (size_t)b->n);
+	both.n = l->n + b->n;
+	int rc = read_side(&both, a->ijfile, "--ij", "LMEM and BMEM", f,
+	                   flags);
+	if (!rc) {
+		for (int c = 0; c < both.n; c++)
+			if (c < l->n)
+				l->col[c].data = both.col[c].data;
+			else
+				b->col[c - l->n].data = both.col[c].data;
+		l->len = b->len = both.len;
+	}
+	free(both.col);
+	return rc;
+}
+
 static int inputs(const Args *a, const nb_iface *f, Side *l, Side *b)
 {
+	int flags = a->nmap ? CSV_OTHER_COLUMNS : 0;
+	apply_maps(a, l, b);
+	if (a->ijfile)
+		return read_both(a, f, l, b, flags);
 	if (!a->random)
-		return read_side(l, a->ifile, "--i", "LMEM", f) ||
-		       read_side(b, a->jfile, "--j", "BMEM", f)
+		return read_side(l, a->ifile, "--i", "LMEM", f, flags) ||
+		       read_side(b, a->jfile, "--j", "BMEM", f, flags)
 		               ? FAILED
 		               : 0;
 	if (side_alloc(l, a->rni) || side_alloc(b, a->rnj))
@@ -659,12 +829,53 @@ static int check_memory(const Args *a, nbrt *rt, nbrt_kernel *k,
 	            "available", what, sn, si, sr, st, se, sa);
 }
 
-static void report_time(nbrt_kernel *k, size_t ni, size_t nj)
+/* Which variant ran: the interface of the last run (a j-split the
+ * runtime chose shows there) and the device. */
+static void report_variant(nbrt *rt, nbrt_kernel *k)
 {
-	double t = nbrt_kernel_time(k);
+	const nb_iface *f = nbrt_iface(k);
+	fprintf(stderr, "variant: kernel %s (%s), target %s, device %s, "
+	        "unroll %d x %d, jsplit %d, flags %s", f->kernel,
+	        nb_esc(f->source), f->target, nbrt_device_name(rt), f->unroll_i,
+	        f->unroll_j, f->jsplit, nb_esc(f->flags));
+	if (f->options && *f->options)
+		fprintf(stderr, ", build options %s", nb_esc(f->options));
+	fputc('\n', stderr);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* t[0..reps): the kernel time of each run.  One run: its time; more: the
+ * median (of the middle two for an even count), then the spread. */
+static void report_time(double *t, int reps, size_t ni, size_t nj)
+{
+	qsort(t, (size_t)reps, sizeof *t, cmp_double);
+	double med = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
 	double n = (double)ni * (double)nj;
-	fprintf(stderr, "time: %.6g s, interactions/s: %e\n", t,
-	        t > 0 ? n / t : 0.0);
+	fprintf(stderr, "time: %.6g s, interactions/s: %e", med,
+	        med > 0 ? n / med : 0.0);
+	if (reps > 1)
+		fprintf(stderr, " (median of %d runs; min %.6g s, max %.6g s, "
+		        "spread %.3g%%)", reps, t[0], t[reps - 1],
+		        med > 0 ? 100 * (t[reps - 1] - t[0]) / med : 0.0);
+	fputc('\n', stderr);
+}
+
+/* The run, R times under --repeat; the kernel times into t. */
+static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
+                     size_t nj, double *t)
+{
+	int reps = a->repeat ? a->repeat : 1;
+	for (int r = 0; r < reps; r++) {
+		if (nbrt_run(k, ni, nj))
+			return fail(FAILED, "%s", nbrt_error(rt));
+		t[r] = nbrt_kernel_time(k);
+	}
+	return 0;
 }
 
 /* Everything after the kernel is loaded. */
@@ -672,13 +883,16 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 {
 	const nb_iface *f = nbrt_iface(k);
 	char *set = calloc((size_t)f->nvar + 1, 1);
+	double *t = calloc(a->repeat ? (size_t)a->repeat : 1, sizeof *t);
 	Side l, b, r;
 	side_init(&l, f, NB_LMEM);
 	side_init(&b, f, NB_BMEM);
 	side_init(&r, f, NB_RMEM);
-	int rc = set ? 0 : fail(FAILED, "out of memory");
+	int rc = set && t ? 0 : fail(FAILED, "out of memory");
 	if (!rc)
 		rc = set_given_consts(a, rt, k, set);
+	if (!rc)
+		rc = check_maps(a, f);
 	if (!rc && a->random) {
 		unsigned long long s = a->seeded ? a->seed : clock_seed();
 		seed_rng(s);
@@ -699,18 +913,21 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = bind_side(k, &l, rt) || bind_side(k, &b, rt) ||
 		     bind_side(k, &r, rt) ? FAILED : 0;
 	nbrt_show_progress(k, "nbrun");
-	if (!rc && nbrt_run(k, l.len, b.len))
-		rc = fail(FAILED, "%s", nbrt_error(rt));
+	if (!rc)
+		rc = run_timed(a, rt, k, l.len, b.len, t);
 	if (!rc) {
 		check_finite(&r);
 		rc = write_results(a, &r);
 	}
-	if (!rc && a->time)
-		report_time(k, l.len, b.len);
+	if (!rc && a->time) {
+		report_variant(rt, k);
+		report_time(t, a->repeat ? a->repeat : 1, l.len, b.len);
+	}
 	side_free(&l);
 	side_free(&b);
 	side_free(&r);
 	free(set);
+	free(t);
 	return rc;
 }
 
@@ -719,12 +936,12 @@ int main(int argc, char **argv)
 	Args a;
 	int rc = parse_args(argc, argv, &a);
 	if (rc) {
-		free(a.cst);
+		free_args(&a);
 		return rc == HELP ? 0 : rc;
 	}
 	if (a.list) {
 		int n = nbrt_list(stdout);
-		free(a.cst);
+		free_args(&a);
 		if (n < 0)
 			return FAILED;
 		if (n == 0)
@@ -741,7 +958,7 @@ int main(int argc, char **argv)
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);
-		free(a.cst);
+		free_args(&a);
 		return rc;
 	}
 	rc = open_device(&a, &rt);
@@ -751,6 +968,6 @@ int main(int argc, char **argv)
 		rc = run(&a, rt, k);
 	nbrt_free(k);
 	nbrt_close(rt);
-	free(a.cst);
+	free_args(&a);
 	return rc;
 }

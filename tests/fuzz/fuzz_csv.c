@@ -37,14 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	csv_col col[4], back[4];
 	for (int k = 0; k < ncol; k++) {
 		nb_prec t = k < 3 ? types[how >> (2 + 2 * k) & 3] : NB_DD;
-		col[k] = (csv_col){names[k], t, NULL};
-		back[k] = (csv_col){names[k], col[k].type, NULL};
+		col[k] = (csv_col){names[k], t, NULL, NULL};
+		back[k] = (csv_col){names[k], col[k].type, NULL, NULL};
 	}
 	const char *text = size ? (const char *)data + 1 : "";
 	size_t len = size ? size - 1 : 0;
 	size_t nrow = 0, nrow2 = 0;
 	char *err = NULL;
-	if (csv_parse("fuzz.csv", text, len, col, ncol, "LMEM", &nrow, &err)) {
+	if (csv_parse("fuzz.csv", text, len, col, ncol, "LMEM", 0, &nrow,
+	              &err)) {
 		if (!err || !*err)
 			abort();
 		free(err);
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	csv_buf b = {0};
 	csv_write(&b, col, ncol, nrow);
-	if (csv_parse("again.csv", b.s, b.len, back, ncol, "LMEM", &nrow2,
+	if (csv_parse("again.csv", b.s, b.len, back, ncol, "LMEM", 0, &nrow2,
 	              &err) || nrow2 != nrow)
 		abort();
 	for (int k = 0; k < ncol; k++) {

@@ -8,7 +8,10 @@
 #   - Ni or Nj of 0 and 1; every accepted CSV quirk; standard input; -o;
 #   - output digits round-trip: results fed back through a copying kernel
 #     come out as the same text, for float, double and dd;
-#   - --random (values in (0,1), seeds reproducible), --time's line;
+#   - one particle file for both sides: --ij FILE gives what the same file
+#     as --i and --j gives, and --map VAR=COL what renamed columns give;
+#   - --random (values in (0,1), seeds reproducible), --time's lines (the
+#     variant that ran, the time; with --repeat R the median, min, max);
 #   - kernels nbcc compiled beforehand (.c, .cl);
 #   - every bad input in tests/nbrun/cases.txt, with its exact message.
 # Needs PoCL's OpenCL CPU device: skipped (exit 77) without one.
@@ -204,6 +207,55 @@ if [ $? = 1 ] && [ "$(cat o.csv)" = keep ] &&
 	[ -z "$(ls | grep o.csv.tmp)" ]; then ok; else
 	bad "a failed run touched -o's file"; fi
 
+# --- one particle file for both sides: --ij, --map -------------------------
+# p.csv: x,y,z,m, one row per particle.  The same rows as i- and
+# j-elements, four ways: --ij with --map, --i and --j the same file with
+# --map, the columns renamed into two files, and renamed into one file
+# for --ij alone; the results must be the same bytes.
+gen "$((SEED + 2))" 11 x,y,z,m >p.csv
+M=xi=x,yi=y,zi=z,xj=x,yj=y,zj=z,mj=m
+awk -F, -v OFS=, 'NR == 1 { print "xi,yi,zi"; next } { print $1, $2, $3 }' \
+	p.csv >pi.csv
+awk -F, -v OFS=, 'NR == 1 { print "xj,yj,zj,mj"; next } { print $1, $2, $3, $4 }' \
+	p.csv >pj.csv
+awk -F, -v OFS=, 'NR == 1 { print "mj,xi,yi,zi,xj,yj,zj"; next }
+	{ print $4, $1, $2, $3, $1, $2, $3 }' p.csv >pij.csv
+for dev in "--target c" "--device cpu"; do
+	for p in float dd; do
+		what="--ij, --map $p $dev"
+		run() {
+			# shellcheck disable=SC2086
+			"$NBRUN" "$G" --const eps2=0.01 --precision $p $dev "$@"
+		}
+		if run --ij p.csv --map "$M" >a.csv && run --i p.csv --j p.csv \
+			--map "$M" >b.csv && run --i pi.csv --j pj.csv >c.csv &&
+			run --ij pij.csv >d.csv && [ "$(wc -l <a.csv)" = 12 ]; then
+			if cmp -s a.csv b.csv; then ok; else
+				bad "$what: --ij differs from --i F --j F"; fi
+			if cmp -s a.csv c.csv; then ok; else
+				bad "$what: --map differs from renamed columns"; fi
+			if cmp -s c.csv d.csv; then ok; else
+				bad "$what: --ij of named columns differs"; fi
+		else
+			bad "$what: a run failed"
+		fi
+	done
+done
+# one column into variables of two types: xi float, xj double
+cat >mixed.nbl <<'EOF'
+LMEM float xi;
+BMEM double xj;
+RMEM double r;
+r += xj - xi;
+EOF
+printf 'x\n0.1\n' >x.csv
+printf 'xi\n0.1\n' >xi.csv
+printf 'xj\n0.1\n' >xj.csv
+"$NBRUN" mixed.nbl --target c --ij x.csv --map xi=x,xj=x >a.csv
+"$NBRUN" mixed.nbl --target c --i xi.csv --j xj.csv >b.csv
+if cmp -s a.csv b.csv && [ "$(sed -n 2p a.csv)" != 0 ]; then ok; else
+	bad "--map of one column to float and double"; cat a.csv b.csv; fi
+
 # --- output digits round-trip ---------------------------------------------
 # r = x * 1 over one j is x exactly, so text written by nbrun, read back
 # and written again must be the same text.
@@ -268,12 +320,29 @@ if [ -n "$s" ] && [ -n "$c" ] &&
 else bad "--random: the reported seed and CONST do not repeat the run"; fi
 "$NBRUN" "$G" --target c --random 0,0 --time >r.csv 2>e
 if [ "$(cat r.csv)" = "ax,ay,az,pot" ]; then ok; else bad "--random 0,0"; fi
+# --time: the variant (kernel, source, target, device, unroll, j-split,
+# the compiler's flags, build options), then the time; --repeat R adds the
+# median's company, min <= median <= max
 for dev in "--target c" "--device cpu"; do
+	case $dev in
+	*c) want='target c, device host C .*, unroll 8 x 1, jsplit 1, flags --precision=float --unroll-i=8' ;;
+	*) want='target opencl, device .*, unroll 4 x 1, jsplit 1, flags --precision=float --unroll-i=4 --device-class=cpu, build options -cl-denorms-are-zero' ;;
+	esac
 	# shellcheck disable=SC2086
 	"$NBRUN" "$G" --i i.csv --j j.csv --const eps2=0.01 $dev --time \
 		>/dev/null 2>e
-	if grep -Eq '^time: [0-9][0-9.e+-]* s, interactions/s: [0-9]\.[0-9]{6}e[+-][0-9]{2,3}$' e &&
-		[ "$(wc -l <e)" = 1 ]; then ok; else bad "--time $dev:"; cat e; fi
+	if grep -Eq "^variant: kernel gravity \\($G\\), $want\$" e &&
+		grep -Eq '^time: [0-9][0-9.e+-]* s, interactions/s: [0-9]\.[0-9]{6}e[+-][0-9]{2,3}$' e &&
+		[ "$(wc -l <e)" = 2 ]; then ok; else bad "--time $dev:"; cat e; fi
+	# shellcheck disable=SC2086
+	"$NBRUN" "$G" --i i.csv --j j.csv --const eps2=0.01 $dev --time \
+		--repeat 5 --jsplit 2 >r.csv 2>e
+	if near 1e-5 r.csv ref.csv ref.abs >cmp &&
+		grep -q "^variant: .*, jsplit 2, flags .*--jsplit=2" e &&
+		awk '/^time: / { t = $2; mn = $(NF - 6); mx = $(NF - 3) }
+		END { exit !(t > 0 && mn <= t && t <= mx) }' e &&
+		grep -Eq '^time: [0-9.e+-]+ s, interactions/s: [0-9.e+-]+ \(median of 5 runs; min [0-9.e+-]+ s, max [0-9.e+-]+ s, spread [0-9.e+-]+%\)$' e
+	then ok; else bad "--time --repeat 5 $dev:"; cat e; fi
 done
 
 # --- kernels compiled by nbcc beforehand -------------------------------------

@@ -333,11 +333,13 @@ START_TEST(parse_quirks)
 	         "%s,%s,%s\n\n\n",
 	         vals[0][0], vals[0][1], vals[0][2], vals[1][0], vals[1][1],
 	         vals[1][2], vals[2][0], vals[2][1], vals[2][2]);
-	csv_col c[3] = {{"x", NB_FLOAT, NULL}, {"y", NB_DOUBLE, NULL},
-	                {"z", NB_DD, NULL}};
+	csv_col c[3] = {{"x", NB_FLOAT, NULL, NULL},
+	                {"y", NB_DOUBLE, NULL, NULL},
+	                {"z", NB_DD, NULL, NULL}};
 	size_t n;
 	char *err;
-	int rc = csv_parse("q.csv", text, strlen(text), c, 3, "LMEM", &n, &err);
+	int rc = csv_parse("q.csv", text, strlen(text), c, 3, "LMEM", 0, &n,
+	                   &err);
 	ck_assert_msg(rc == 0, "%s", err ? err : "");
 	ck_assert_int_eq(n, 3);
 	for (int r = 0; r < 3; r++) {
@@ -370,16 +372,18 @@ START_TEST(write_read)
 			double a[2] = {erand48(rng) * 1e5, 0}, b[2] = {7, 0};
 			c_dd_div(a, b, z + 2 * i);
 		}
-		csv_col w[3] = {{"ax", NB_FLOAT, x}, {"pot", NB_DOUBLE, y},
-		                {"dd", NB_DD, z}};
+		csv_col w[3] = {{"ax", NB_FLOAT, x, NULL},
+		                {"pot", NB_DOUBLE, y, NULL},
+		                {"dd", NB_DD, z, NULL}};
 		csv_buf b = {0};
 		csv_write(&b, w, 3, n);
 		ck_assert(strncmp(b.s, "ax,pot,dd\n", 10) == 0);
-		csv_col r[3] = {{"dd", NB_DD, NULL}, {"ax", NB_FLOAT, NULL},
-		                {"pot", NB_DOUBLE, NULL}};
+		csv_col r[3] = {{"dd", NB_DD, NULL, NULL},
+		                {"ax", NB_FLOAT, NULL, NULL},
+		                {"pot", NB_DOUBLE, NULL, NULL}};
 		size_t got;
 		char *err;
-		ck_assert(csv_parse("w.csv", b.s, b.len, r, 3, "RMEM", &got,
+		ck_assert(csv_parse("w.csv", b.s, b.len, r, 3, "RMEM", 0, &got,
 		                    &err) == 0);
 		ck_assert_int_eq(got, n);
 		ck_assert(!n || memcmp(r[0].data, z, 2 * sizeof(double) * n) == 0);
@@ -428,11 +432,12 @@ START_TEST(errors)
 		                   "double (column 'y')"},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		csv_col c[2] = {{"x", NB_FLOAT, NULL}, {"y", NB_DOUBLE, NULL}};
+		csv_col c[2] = {{"x", NB_FLOAT, NULL, NULL},
+		                {"y", NB_DOUBLE, NULL, NULL}};
 		size_t n = 99;
 		char *err = NULL;
 		int rc = csv_parse("e.csv", t[i].text, strlen(t[i].text), c, 2,
-		                   "LMEM", &n, &err);
+		                   "LMEM", 0, &n, &err);
 		ck_assert_int_eq(rc, -1);
 		ck_assert(err && c[0].data == NULL && c[1].data == NULL);
 		size_t l = strcspn(err, "\n");
@@ -445,24 +450,69 @@ END_TEST
 
 START_TEST(caret)
 {
-	csv_col c[1] = {{"x", NB_DOUBLE, NULL}};
+	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL}};
 	size_t n;
 	char *err;
 	const char *text = "x\n\t\x01 1.5x\n";
-	ck_assert(csv_parse("c.csv", text, strlen(text), c, 1, "BMEM", &n,
-	                    &err) == -1);
+	ck_assert(csv_parse("c.csv", text, strlen(text), c, 1, "BMEM", 0,
+	                    &n, &err) == -1);
 	ck_assert_str_eq(err, "c.csv:2:2: error: '? 1.5x' is not a number (column "
 	                      "'x')\n  \t? 1.5x\n  \t^\n");
 	free(err);
 }
 END_TEST
 
+/* Columns read under another name (nbrun --map): two columns of
+ * different types from one field, a field no column reads skipped with
+ * CSV_OTHER_COLUMNS and refused without, and what a missing mapped
+ * column or a bad value in a shared one says. */
+START_TEST(mapped)
+{
+	const char *text = "x,m,w\n0.1,2,junk\n0.5,3,\n";
+	csv_col c[3] = {{"xi", NB_FLOAT, NULL, "x"}, {"xj", NB_DD, NULL, "x"},
+	                {"m", NB_DOUBLE, NULL, NULL}};
+	size_t n;
+	char *err = NULL;
+	ck_assert(csv_parse("m.csv", text, strlen(text), c, 3, "LMEM",
+	                    CSV_OTHER_COLUMNS, &n, &err) == 0);
+	ck_assert_int_eq(n, 2);
+	double v[2];
+	csv_number("0.1", 3, NB_DD, v);
+	ck_assert(((float *)c[0].data)[0] == 0.1f);
+	ck_assert(((double *)c[1].data)[0] == v[0] &&
+	          ((double *)c[1].data)[1] == v[1]);
+	ck_assert(((double *)c[2].data)[1] == 3);
+	free_cols(c, 3);
+	ck_assert(csv_parse("m.csv", text, strlen(text), c, 3, "LMEM", 0, &n,
+	                    &err) == -1);
+	ck_assert_str_eq(err, "m.csv:1:5: error: unknown column 'w': the "
+	                      "kernel's LMEM are xi=x, xj=x, m\n  x,m,w\n"
+	                      "      ^\n");
+	free(err);
+	c[1].src = "y";
+	ck_assert(csv_parse("m.csv", text, strlen(text), c, 3, "LMEM",
+	                    CSV_OTHER_COLUMNS, &n, &err) == -1);
+	ck_assert_str_eq(err, "m.csv:1:6: error: no column 'y' for xj (--map "
+	                      "xj=y); the header has 'x', 'm', 'w'\n"
+	                      "  x,m,w\n       ^\n");
+	free(err);
+	c[1].src = "x";
+	const char *big = "x,m\n1e39,1\n";
+	ck_assert(csv_parse("m.csv", big, strlen(big), c, 3, "LMEM", 0, &n,
+	                    &err) == -1);
+	ck_assert_str_eq(err, "m.csv:2:1: error: '1e39' is out of range for "
+	                      "float (column 'x', for xi)\n  1e39,1\n  ^\n");
+	free(err);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
-	csv_col c[1] = {{"x", NB_DOUBLE, NULL}};
+	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL}};
 	size_t n;
 	char *err;
-	ck_assert(csv_read("/nonexistent/f.csv", c, 1, "LMEM", &n, &err) == -1);
+	ck_assert(csv_read("/nonexistent/f.csv", c, 1, "LMEM", 0, &n,
+	                   &err) == -1);
 	ck_assert_str_eq(err, "/nonexistent/f.csv: error: cannot open "
 	                      "'/nonexistent/f.csv': No such file or "
 	                      "directory\n");
@@ -488,6 +538,7 @@ int main(void)
 	tcase_add_test(tc, write_read);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, caret);
+	tcase_add_test(tc, mapped);
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
