@@ -211,8 +211,10 @@ class Device:
         self.is_host = bool(_rt.nbrt_is_host(h))
         self.target = _lib.text(_rt.nbrt_target(h))
         self.cache_dir = _lib.text(_rt.nbrt_cache_dir(h)) or None
-        # the runtime's calls on one device are made one at a time
-        self.lock = threading.Lock()
+        # the runtime's calls on one device are made one at a time;
+        # reentrant, as a kernel collected while the lock is held (by the
+        # garbage collector, in this thread) frees itself under it
+        self.lock = threading.RLock()
         self._fin = weakref.finalize(self, _rt.nbrt_close, h)
 
     def describe(self):
