@@ -365,7 +365,7 @@ def _source(source):
 
 
 def _parse_iface(text):
-    f = {"vars": [], "packs": []}
+    f = {"vars": []}
     for line in text.splitlines():
         key, _, rest = line.partition(" ")
         if key == "var":
@@ -406,8 +406,8 @@ class Kernel:
         self._name = name
         d = self._dev
         with d.lock:
-            h = _rt.nbrt_load_source(d._h, name.encode(), text, len(text),
-                                     self._opts.buf)
+            h = _rt.nbrt_load_source(d._h, os.fsencode(name), text,
+                                     len(text), self._opts.buf)
             msg = None if h else d.error()
         if not h:
             if msg.startswith("cannot compile %s:\n" % name):
@@ -458,8 +458,9 @@ class Kernel:
                              "%s needs its .nbl" % (self.name, emit))
         o = _Options(self.flags.split() + ["--target=" + self.target])
         out = _lib.Output()
-        r = _cc.nb_compile(self._name.encode(), self._text, len(self._text),
-                           o.buf, emit.encode(), None, ctypes.byref(out))
+        r = _cc.nb_compile(os.fsencode(self._name), self._text,
+                           len(self._text), o.buf, emit.encode(), None,
+                           ctypes.byref(out))
         try:
             if r or not out.code:
                 raise Error("kernel %s: nb_compile --emit=%s failed" %

@@ -9,7 +9,6 @@ package because the runtime needs one."""
 
 import ctypes
 import gc
-import os
 
 import numpy as np
 import pytest
