@@ -6,7 +6,11 @@
 #   make fuzz     run each fuzz target (parse, csv, iface, il) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
-#   make install PREFIX=/usr/local
+#   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, ...:
+#                 see "install" below); make uninstall removes it again
+#   make pycheck  the Python package (python/): pip install into a venv
+#                 under $(B), then its pytest suite (part of make check)
+#   make man      rewrite the generated part of docs/man/*.1 from --help
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -19,6 +23,10 @@ B        := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -I$(B) -DROOT=\"$(CURDIR)\"
+# One set of objects serves the static archives and the shared libraries:
+# position-independent, and exporting only what nbcc.h and nbrt.h declare
+# (their visibility pragmas); the programs link the archives as before.
+ALLCFLAGS += -fPIC -fvisibility=hidden
 LDLIBS   := -lm
 # QD (C++) is the independent reference of the tests only
 TEST_LIBS := -lqd -lstdc++
@@ -87,6 +95,46 @@ $(LIBNBRT): $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# --- the shared libraries ---------------------------------------------------
+# libnbcc.so.VERSION (soname libnbcc.so.SOVERSION, and the links a linker
+# and a loader look for) from the compiler's objects; libnbrt.so.VERSION
+# from the runtime's, needing libnbcc.so.  The version is NBCC_VERSION;
+# SOVERSION changes when the API of nbcc.h or nbrt.h breaks.  nbrun's CSV
+# code, the programs' command-line helpers and nbody's simulator stay in
+# libnbrt.a only: no API reaches them (and sim.c would need libpng).
+VERSION   := $(shell sed -n 's/^\#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
+SOVERSION := 0
+RT_PROG_ONLY := runtime/csv.c runtime/cli.c runtime/sim.c
+SO_RT_OBJ := $(filter-out $(RT_PROG_ONLY:runtime/%.c=$(B)/runtime/%.o),$(RT_OBJ))
+SO_NBCC   := $(B)/libnbcc.so.$(VERSION)
+SO_NBRT   := $(B)/libnbrt.so.$(VERSION)
+# every symbol resolved at link time, so a missing library shows here and
+# not in a user's program (the sanitizers' runtime is resolved at load)
+SO_LDFLAGS = -shared $(if $(SANFLAGS),,-Wl,-z,defs)
+
+$(SO_NBCC): $(CC_OBJ)
+	$(CC) $(ALLCFLAGS) $(SO_LDFLAGS) -Wl,-soname,libnbcc.so.$(SOVERSION) -o $@ $^ $(LDLIBS)
+	ln -sf $(@F) $(B)/libnbcc.so.$(SOVERSION)
+	ln -sf libnbcc.so.$(SOVERSION) $(B)/libnbcc.so
+
+$(SO_NBRT): $(SO_RT_OBJ) $(SO_NBCC)
+	$(CC) $(ALLCFLAGS) $(SO_LDFLAGS) -Wl,-soname,libnbrt.so.$(SOVERSION) -o $@ $^ -lOpenCL -ldl -lpthread $(LDLIBS)
+	ln -sf $(@F) $(B)/libnbrt.so.$(SOVERSION)
+	ln -sf libnbrt.so.$(SOVERSION) $(B)/libnbrt.so
+
+shared: $(SO_NBCC) $(SO_NBRT)
+all: shared
+
+# Objects depend on the flags they were built with (so a build tree from
+# before -fPIC is rebuilt, not linked into a shared library and refused).
+# (Written as make reads this file: .SECONDARY below would let a rule's
+# missing output pass as up to date.)
+FLAGS_STAMP := $(B)/cflags.stamp
+_ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
+	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
+$(CC_OBJ) $(RT_OBJ) $(B)/compiler/main.o $(RT_PROG_SRC:runtime/%.c=$(B)/runtime/%.o) \
+	$(OL_SRC:runtime/%.c=$(B)/runtime/%.o) $(B)/gravity_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
+
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
 	@mkdir -p $(B)
@@ -136,11 +184,26 @@ deps:
 check: deps
 	$(MAKE) all tests
 	sh tests/run.sh bin
+	$(MAKE) --no-print-directory pycheck
 	$(MAKE) SANITIZE=1 all tests
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
 	$(MAKE) --no-print-directory fuzz-check
 
 tests: $(UNIT_BIN)
+
+# The Python package as a user gets it: pip builds it (compiling the C
+# sources again, as it does for anyone) into a fresh venv that sees the
+# system's pip, numpy, setuptools, wheel and pytest, with no network;
+# then its tests, sharing the kernel cache of the tests above.  Debian's
+# python3: it is the one scripts/deps.sh gives those packages.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PYVENV := $(abspath $(B))/pyvenv
+pycheck: all
+	rm -rf $(PYVENV) python/build
+	$(PYTHON) -m venv --without-pip --system-site-packages $(PYVENV)
+	$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-index ./python
+	cd python/tests && NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
+		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 demo: deps
 	$(MAKE) all
@@ -211,6 +274,9 @@ fuzz-check:
 		     "(Debian: clang and libclang-rt-14-dev)"; \
 	fi
 
+man: $(BIN)/nbcc $(PROG_BIN)
+	BIN=$(BIN) sh scripts/man.sh
+
 generated: $(BIN)/nbcc
 	rm -rf generated
 	sh scripts/regen-generated.sh $(BIN)/nbcc generated
@@ -227,14 +293,58 @@ $(BIN)/nbplot: bench/nbplot.c $(LIBNBRT) $(LIBNBCC)
 bench: all $(BIN)/nbbench
 	sh bench/run.sh
 
+# --- install ----------------------------------------------------------------
+# The GNU directory names, each overridable (a distribution sets PREFIX=/usr,
+# LIBDIR=/usr/lib/x86_64-linux-gnu, DESTDIR=its staging root).  uninstall
+# removes the same lists, and the two directories of nbcc's own.
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+DOCDIR       ?= $(DATADIR)/doc/nbcc
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INST_BIN  := nbcc $(PROGS)
+INST_SO   := libnbcc.so.$(VERSION) libnbrt.so.$(VERSION)
+INST_LINK := libnbcc.so.$(SOVERSION) libnbcc.so libnbrt.so.$(SOVERSION) libnbrt.so
+INST_LIB  := libnbcc.a libnbrt.a $(INST_SO) $(INST_LINK)
+INST_HDR  := nbcc.h nbrt.h
+INST_PC   := nbcc.pc nbrt.pc
+INST_MAN  := $(notdir $(wildcard docs/man/*.1))
+INST_DOC  := README.md $(notdir $(wildcard docs/*.md))
+INST_EX   := $(notdir $(wildcard dsl-examples/*.nbl))
+D := $(DESTDIR)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BIN)/nbcc $(PROG_BIN) $(DESTDIR)$(PREFIX)/bin
-	install -m 644 $(LIBNBCC) $(LIBNBRT) $(DESTDIR)$(PREFIX)/lib
-	install -m 644 compiler/nbcc.h runtime/nbrt.h $(DESTDIR)$(PREFIX)/include
+	install -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(INCLUDEDIR) $(D)$(PKGCONFIGDIR) \
+		$(D)$(MANDIR)/man1 $(D)$(DOCDIR)/examples
+	install -m 755 $(INST_BIN:%=$(BIN)/%) $(D)$(BINDIR)
+	install -m 644 $(LIBNBCC) $(LIBNBRT) $(D)$(LIBDIR)
+	install -m 755 $(INST_SO:%=$(B)/%) $(D)$(LIBDIR)
+	cp -P $(INST_LINK:%=$(B)/%) $(D)$(LIBDIR)
+	install -m 644 compiler/nbcc.h runtime/nbrt.h $(D)$(INCLUDEDIR)
+	for p in compiler/nbcc runtime/nbrt; do \
+		sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		    $$p.pc.in > $(D)$(PKGCONFIGDIR)/$${p#*/}.pc || exit 1; \
+		chmod 644 $(D)$(PKGCONFIGDIR)/$${p#*/}.pc; \
+	done
+	install -m 644 $(INST_MAN:%=docs/man/%) $(D)$(MANDIR)/man1
+	install -m 644 README.md $(wildcard docs/*.md) $(D)$(DOCDIR)
+	install -m 644 $(INST_EX:%=dsl-examples/%) $(D)$(DOCDIR)/examples
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		echo ldconfig; ldconfig; fi
+
+uninstall:
+	rm -f $(INST_BIN:%=$(D)$(BINDIR)/%) $(INST_LIB:%=$(D)$(LIBDIR)/%) \
+		$(INST_HDR:%=$(D)$(INCLUDEDIR)/%) $(INST_PC:%=$(D)$(PKGCONFIGDIR)/%) \
+		$(INST_MAN:%=$(D)$(MANDIR)/man1/%) $(INST_DOC:%=$(D)$(DOCDIR)/%) \
+		$(INST_EX:%=$(D)$(DOCDIR)/examples/%)
+	rmdir $(D)$(DOCDIR)/examples $(D)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san bin
 
 .PHONY: all check tests demo fuzz fuzz-check bench install clean deps generated
+.PHONY: shared uninstall pycheck man
 .SECONDARY:

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What this header declares is the public API, exported by libnbcc.so;
+ * the library is built with -fvisibility=hidden, so nothing else is. */
+#pragma GCC visibility push(default)
+
 #define NBCC_VERSION "0.1.0"
 
 typedef enum { NB_FLOAT, NB_DOUBLE, NB_DD } nb_prec;
@@ -219,5 +223,7 @@ int nb_write_file(const char *path, const char *data, size_t len, char *err,
  * up to 8 may appear in one message; main thread only); very long names
  * are cut short, ending in "...". */
 const char *nb_esc(const char *s);
+
+#pragma GCC visibility pop
 
 #endif

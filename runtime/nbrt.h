@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include "nbcc.h"
 
+/* Exported by libnbrt.so, built with -fvisibility=hidden: this header's
+ * declarations are all it exports. */
+#pragma GCC visibility push(default)
+
 typedef struct nbrt nbrt;               /* an open device */
 typedef struct nbrt_kernel nbrt_kernel; /* a loaded kernel on it */
 
@@ -138,5 +142,7 @@ double nbrt_total_time(const nbrt_kernel *k);
 const char *nbrt_cache_dir(const nbrt *rt);
 /* 1 if the kernel's program came from the cache, without a compile. */
 int nbrt_cache_hit(const nbrt_kernel *k);
+
+#pragma GCC visibility pop
 
 #endif

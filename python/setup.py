@@ -1,0 +1,70 @@
+"""setup.py: the build half of the nbcc package.  Builds libnbcc.so and
+libnbrt.so from the C sources one directory up with the project's own
+Makefile (`make shared`, into this build's temporary directory: make, a C
+compiler, flex, bison and the OpenCL headers and loader come from the
+system) and puts them into the package beside the Python code, which
+loads them with ctypes.  Everything else is in pyproject.toml."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEBIAN = ("apt-get install make gcc flex bison ocl-icd-opencl-dev "
+          "opencl-c-headers")
+
+
+def version():
+    with open(os.path.join(ROOT, "compiler", "nbcc.h")) as f:
+        return re.search(r'#define NBCC_VERSION "([^"]*)"', f.read()).group(1)
+
+
+class build_with_libs(build_py):
+    """build_py, then the shared libraries into the package."""
+
+    def run(self):
+        super().run()
+        v = version()
+        tmp = os.path.abspath(self.get_finalized_command("build").build_temp)
+        out = os.path.join(tmp, "nbcc-c")
+        cc = os.environ.get("CC", "cc").split()[0]
+        missing = [t for t in ("make", cc, "flex", "bison")
+                   if not shutil.which(t)]
+        if missing:
+            sys.exit("nbcc: building the libraries needs %s (Debian: %s)"
+                     % (", ".join(missing), DEBIAN))
+        # a make of its own, whatever make may have started pip
+        env = {k: x for k, x in os.environ.items()
+               if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        cmd = ["make", "-C", ROOT, "-j%d" % (os.cpu_count() or 1),
+               "B=" + out, "shared"]
+        print(" ".join(cmd), flush=True)
+        if subprocess.run(cmd, env=env).returncode:
+            sys.exit("nbcc: make shared failed (above); the build needs "
+                     "the OpenCL headers and loader too (Debian: %s)"
+                     % DEBIAN)
+        pkg = os.path.join(self.build_lib, "nbcc")
+        for lib in ("libnbcc", "libnbrt"):
+            # under the soname, the one name the package loads
+            shutil.copyfile(os.path.join(out, "%s.so.%s" % (lib, v)),
+                            os.path.join(pkg, lib + ".so.0"))
+        with open(os.path.join(pkg, "_version.py"), "w") as f:
+            f.write("version = %r\n" % v)
+
+
+class BinaryDistribution(Distribution):
+    """The wheel carries machine code: not a pure-Python one."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(version=version(), cmdclass={"build_py": build_with_libs},
+      distclass=BinaryDistribution)

@@ -1,0 +1,151 @@
+"""test_errors.py: what a wrong call gets.  Names the kernel lacks, results
+given as inputs, inputs left out, lengths that disagree and values of the
+wrong kind raise ValueError or TypeError before anything runs, with the
+runtime's message where the runtime says it; a source with errors raises
+CompileError carrying each file:line:col diagnostic."""
+
+import numpy as np
+import pytest
+
+import nbcc
+from conftest import example
+
+GAUSS = example("gauss_transform")
+
+
+@pytest.fixture(scope="module")
+def k():
+    return nbcc.Kernel(GAUSS, precision="double", device="host")
+
+
+def args(n=5, m=4, **over):
+    a = {"tx": np.zeros(n), "ty": np.zeros(n), "tz": np.zeros(n),
+         "sx": np.ones(m), "sy": np.ones(m), "sz": np.ones(m),
+         "w": np.ones(m), "h2": 0.5}
+    a.update(over)
+    return {n: x for n, x in a.items() if x is not None}
+
+
+def test_unknown_name(k):
+    with pytest.raises(ValueError) as e:
+        k(**args(), foo=np.zeros(5))
+    # the runtime's message, which lists what there is
+    assert str(e.value) == (
+        "kernel gauss_transform has no variable 'foo' (it has LMEM tx, "
+        "LMEM ty, LMEM tz, BMEM sx, BMEM sy, BMEM sz, BMEM w, CONST h2, "
+        "RMEM g)")
+
+
+def test_result_given(k):
+    with pytest.raises(ValueError, match="'g' is an RMEM, a result"):
+        k(**args(), g=np.zeros(5))
+
+
+def test_missing(k):
+    with pytest.raises(ValueError) as e:
+        k(**args(ty=None, h2=None))
+    assert str(e.value) == ("kernel gauss_transform: LMEM 'ty', CONST 'h2' "
+                            "are not given")
+    with pytest.raises(ValueError, match="BMEM 'w' is not given"):
+        k(**args(w=None))
+
+
+def test_lengths(k):
+    with pytest.raises(ValueError) as e:
+        k(**args(ty=np.zeros(6)))
+    assert str(e.value) == ("kernel gauss_transform: LMEM 'ty' has 6 "
+                            "elements, but LMEM 'tx' has 5 (every LMEM "
+                            "holds Ni elements)")
+    with pytest.raises(ValueError, match="BMEM 'w' has 3 elements, but "
+                                         "BMEM 'sx' has 4"):
+        k(**args(w=np.ones(3)))
+
+
+def test_dtypes(k):
+    with pytest.raises(TypeError, match="LMEM 'tx': cannot use an array of "
+                                        "dtype complex128"):
+        k(**args(tx=np.zeros(5, complex)))
+    with pytest.raises(TypeError, match="dtype object"):
+        k(**args(sx=np.array([None] * 4)))
+    with pytest.raises(TypeError, match="dtype datetime64"):
+        k(**args(sx=np.zeros(4, "datetime64[s]")))
+    with pytest.raises(TypeError, match="CONST 'h2': a real number"):
+        k(**args(h2=1j))
+    with pytest.raises(TypeError, match="CONST 'h2'"):
+        k(**args(h2=object()))
+
+
+def test_shapes_and_values(k):
+    with pytest.raises(ValueError, match="LMEM 'tx': a 1-D array is needed"):
+        k(**args(tx=np.zeros((5, 1))))
+    with pytest.raises(ValueError, match="CONST 'h2': one value is needed"):
+        k(**args(h2=np.array([0.5, 1])))
+    with pytest.raises(ValueError) as e:
+        k(**args(h2="1.5x"))
+    assert str(e.value) == "kernel gauss_transform: CONST 'h2': '1.5x' is " \
+                           "not a number"
+    with pytest.raises(ValueError, match="'1e999' is out of range for "
+                                         "double"):
+        k(**args(h2="1e999"))
+    with pytest.raises(ValueError, match=r"BMEM 'w'\[2\]: 'nan' is not a "
+                                         "finite number"):
+        k(**args(w=["1", "2", "nan", "3"]))
+
+
+def test_compile_error_text():
+    src = "LMEM x;\nBMEM y;\nRMEM r;\nr += x*z;\n"
+    with pytest.raises(nbcc.CompileError) as e:
+        nbcc.Kernel(src, device="host")
+    assert isinstance(e.value, ValueError)
+    d = e.value.diagnostics
+    assert d and d[0].file == "<string>" and (d[0].line, d[0].col) == (4, 8)
+    assert d[0].kind == "error" and "'z'" in d[0].message
+    assert "<string>:4:8: error:" in str(e.value)
+    assert "^" in str(e.value)  # the source line and its caret come along
+
+
+def test_compile_error_file(tmp_path):
+    p = tmp_path / "bad.nbl"
+    p.write_text("LMEM x;\nBMEM y;\nRMEM r;\nq = ;\nr += x;\n")
+    with pytest.raises(nbcc.CompileError) as e:
+        nbcc.Kernel(p, device="host")
+    assert [(x.file, x.line, x.col) for x in e.value.diagnostics] == \
+        [(str(p), 4, 5)]
+
+
+def test_options():
+    with pytest.raises(TypeError, match="unknown option 'unrol_i'"):
+        nbcc.Kernel(GAUSS, unrol_i=2)
+    with pytest.raises(ValueError, match="bad value '0' for --unroll-i"):
+        nbcc.Kernel(GAUSS, device="host", unroll_i=0)
+    with pytest.raises(ValueError, match="bad value 'fast' for --sched"):
+        nbcc.Kernel(GAUSS, device="host", sched="fast")
+    with pytest.raises(TypeError, match="fast_math=1"):
+        nbcc.Kernel(GAUSS, device="host", fast_math=1)
+    with pytest.raises(ValueError, match="precision must be"):
+        nbcc.Kernel(GAUSS, precision="half")
+
+
+def test_files_and_devices(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        nbcc.Kernel(str(tmp_path / "none.nbl"))
+    with pytest.raises(FileNotFoundError):
+        nbcc.Kernel("gravity")  # a typo of a path, not a source
+    # one line of source is source, and so is text without a ';'
+    k = nbcc.Kernel("LMEM x; BMEM y; RMEM r; r += x*y;", device="host")
+    assert k(x=[1, 2], y=[3, 4])["r"].tolist() == [7, 14]
+    with pytest.raises(nbcc.CompileError, match="<string>:1:"):
+        nbcc.Kernel("RMEM r", device="host")
+    with pytest.raises(nbcc.DeviceError, match="no-such-device"):
+        nbcc.Kernel(GAUSS, device="no-such-device")
+    cl = tmp_path / "g.cl"
+    k = nbcc.Kernel(GAUSS, precision="double", device="host")
+    src = k.source
+    k2 = nbcc.Kernel(GAUSS, precision="double", device="cpu") \
+        if any(d.type == "cpu" for d in nbcc.devices()) else None
+    if k2 is not None:
+        cl.write_text(k2.source)
+        with pytest.raises(nbcc.Error, match="is an OpenCL kernel, but the "
+                                             "host device runs C kernels"):
+            nbcc.Kernel(cl, device="host")
+    assert src.startswith("/* Generated by nbcc")

@@ -1,0 +1,41 @@
+# man.sh: each manual page under docs/man says what its program's --help
+# says.  scripts/man.sh --check regenerates the pages' generated part and
+# compares; then, independently of that script, every flag --help lists
+# must head an entry of the page's OPTIONS and every entry must be a flag
+# --help lists; and groff, where it is installed, must format each page
+# without a warning.  Fix a failure with `make man`.
+set -u
+cd "$ROOT"
+fail=0
+bad() {
+	echo "man: $*"
+	fail=1
+}
+BIN=$BIN sh scripts/man.sh --check || fail=1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+for page in docs/man/*.1; do
+	prog=$(basename "$page" .1)
+	[ -x "$BIN/$prog" ] || { bad "$page: no program $BIN/$prog"; continue; }
+	n=$((n + 1))
+	# "  --unroll-i=N  text" and "  --help, --version": the flag names
+	"$BIN/$prog" --help | sed -n 's/^  \(-[^ ].*\)$/\1/p' |
+		sed 's/   *.*//; s/, /\n/g' | sed 's/[ =].*//' | sort -u >"$T/help"
+	# the page's entries: the bold words of each line after .TP
+	awk 'tp { print; tp = 0 } /^\.TP/ { tp = 1 }' "$page" |
+		grep -o '\\fB[^\\]*\(\\-[^\\]*\)*\\fR' | sed 's/\\fB//; s/\\fR//; s/\\-/-/g' |
+		grep '^-' | sort -u >"$T/page"
+	[ -s "$T/help" ] || bad "$prog --help lists no flag"
+	missing=$(comm -23 "$T/help" "$T/page" | tr '\n' ' ')
+	extra=$(comm -13 "$T/help" "$T/page" | tr '\n' ' ')
+	[ -z "$missing" ] || bad "$page has no entry for $missing(see make man)"
+	[ -z "$extra" ] || bad "$page has entries for $extra, which $prog --help does not list"
+	if command -v groff >/dev/null 2>&1; then
+		groff -man -Tutf8 -ww -z "$page" >"$T/groff" 2>&1
+		[ -s "$T/groff" ] && { bad "$page: groff warns:"; head -5 "$T/groff"; }
+	fi
+done
+[ $n -gt 0 ] || bad "no pages under docs/man"
+[ $fail = 0 ] && echo "man: $n pages agree with --help"
+exit $fail
