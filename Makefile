@@ -101,11 +101,15 @@ $(LIBNBRT): $(RT_OBJ)
 # from the runtime's, needing libnbcc.so.  The version is NBCC_VERSION;
 # SOVERSION changes when the API of nbcc.h or nbrt.h breaks.  nbrun's CSV
 # code, the programs' command-line helpers and nbody's simulator stay in
-# libnbrt.a only: no API reaches them (and sim.c would need libpng).
+# libnbrt.a only: no API reaches them (sim.c would need libpng, snap_hdf5.c libhdf5).
 VERSION   := $(shell sed -n 's/^\#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
 SOVERSION := 0
-RT_PROG_ONLY := runtime/csv.c runtime/cli.c runtime/sim.c
-SO_RT_OBJ := $(filter-out $(RT_PROG_ONLY:runtime/%.c=$(B)/runtime/%.o),$(RT_OBJ))
+RT_PROG_ONLY := runtime/csv.c runtime/cli.c runtime/sim.c runtime/hermite.c \
+                runtime/snap.c runtime/snap_hdf5.c runtime/plot.c
+# The amdil device runs the IL reader and interpreter of compiler/, which
+# libnbcc.so keeps hidden (not nbcc.h's API): libnbrt.so carries its own.
+SO_RT_OBJ := $(filter-out $(RT_PROG_ONLY:runtime/%.c=$(B)/runtime/%.o),$(RT_OBJ)) \
+             $(B)/compiler/ilread.o $(B)/compiler/ilrun.o
 SO_NBCC   := $(B)/libnbcc.so.$(VERSION)
 SO_NBRT   := $(B)/libnbrt.so.$(VERSION)
 # every symbol resolved at link time, so a missing library shows here and
@@ -118,7 +122,7 @@ $(SO_NBCC): $(CC_OBJ)
 	ln -sf libnbcc.so.$(SOVERSION) $(B)/libnbcc.so
 
 $(SO_NBRT): $(SO_RT_OBJ) $(SO_NBCC)
-	$(CC) $(ALLCFLAGS) $(SO_LDFLAGS) -Wl,-soname,libnbrt.so.$(SOVERSION) -o $@ $^ -lOpenCL -ldl -lpthread $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(SO_LDFLAGS) -Wl,-soname,libnbrt.so.$(SOVERSION) -fopenmp -o $@ $^ -lOpenCL -ldl -lpthread $(LDLIBS)
 	ln -sf $(@F) $(B)/libnbrt.so.$(SOVERSION)
 	ln -sf libnbrt.so.$(SOVERSION) $(B)/libnbrt.so
 

@@ -1,7 +1,12 @@
 /* cse.c: common-subexpression elimination by hash-consing.  Two pure
  * instructions with the same operation, type, block and operands compute
  * the same bits, so the later one is replaced by the earlier.  Operands of
- * commutative operations are put in a fixed order first, which is exact. */
+ * commutative operations are matched in either order.  In float and double
+ * they are also put in a fixed order, which is exact; a dd product is not
+ * symmetric in its bits (ddlib.h's nb_dd_mul rounds a.lo*b.hi last), so dd
+ * operands keep the order they have, the same in every unrolled i-lane, and
+ * the back ends that write lanes as one loop (emit_c.c) agree with those
+ * that write them one by one. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +49,8 @@ void pass_cse(Func *f)
 	int *table = malloc(sizeof(int) * nb);
 	int *repl = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	int *keep = malloc(sizeof(int) * (size_t)(n ? n : 1));
-	if (!table || !repl || !keep)
+	Ins *key = malloc(sizeof(Ins) * (size_t)(n ? n : 1));
+	if (!table || !repl || !keep || !key)
 		ICE("out of memory");
 	for (size_t i = 0; i < nb; i++)
 		table[i] = -1;
@@ -58,21 +64,24 @@ void pass_cse(Func *f)
 		if (opinfo[in->op].props & P_SINK)
 			continue;
 		/* fma(a, b, c) is commutative in a and b as well */
+		key[k] = *in;
 		if ((opinfo[in->op].props & P_COMM || in->op == O_FMA ||
 		     in->op == O_FMS || in->op == O_FNMA) &&
 		    in->arg[0] > in->arg[1]) {
 			int t = in->arg[0];
-			in->arg[0] = in->arg[1];
-			in->arg[1] = t;
+			key[k].arg[0] = in->arg[1];
+			key[k].arg[1] = t;
+			if (in->type != T_DD)
+				*in = key[k];
 		}
-		size_t h = (size_t)hash_ins(in) & (nb - 1);
+		size_t h = (size_t)hash_ins(&key[k]) & (nb - 1);
 		for (;;) {
 			int e = table[h];
 			if (e < 0) {
 				table[h] = k;
 				break;
 			}
-			if (ins_equal(&f->ins[e], in)) {
+			if (ins_equal(&key[e], &key[k])) {
 				repl[k] = e;
 				keep[k] = 0;
 				if (!f->ins[e].name)
@@ -88,4 +97,5 @@ void pass_cse(Func *f)
 	free(table);
 	free(repl);
 	free(keep);
+	free(key);
 }

@@ -639,11 +639,11 @@ void nbk_oneloop(long ni, long nj, long ibase, long jbase, int accum,
 			const nb_dd v98 = nb_dd_make(nbv_gw30[2 * (j + 0)], nbv_gw30[2 * (j + 0) + 1]);
 			for (int k = 0; k < 4; k++) {
 				const nb_dd v50 = nb_dd_mul(v49, v44[k]);
-				const nb_dd v54 = nb_dd_mul(v50, v48);
+				const nb_dd v54 = nb_dd_mul(v48, v50);
 				const nb_dd v55 = nb_dd_sub(v29[k], v50);
 				const nb_dd v62 = nb_dd_mul(v54, v55);
 				const nb_dd v66 = nb_dd_sub(v28[k], v62);
-				const nb_dd v67 = nb_dd_mul(v29[k], v55);
+				const nb_dd v67 = nb_dd_mul(v55, v29[k]);
 				const nb_dd v74 = nb_dd_add(v66, v30[k]);
 				const nb_dd v75 = nb_dd_mul(v67, v32);
 				const nb_dd v76 = nb_dd_mul(v50, v29[k]);

@@ -637,11 +637,11 @@ void nbk_oneloop(const int ni, const int nj, const int ibase, const int jbase, c
 				const double4 q0_0 = t0[jj + 0];
 				const nb_dd v19 = nb_dd_make(q0_0.x, q0_0.y);
 				const nb_dd v20 = nb_dd_mul(v19, v17);
-				const nb_dd v21 = nb_dd_mul(v20, v18);
+				const nb_dd v21 = nb_dd_mul(v18, v20);
 				const nb_dd v22 = nb_dd_sub(v11, v20);
 				const nb_dd v23 = nb_dd_mul(v21, v22);
 				const nb_dd v24 = nb_dd_sub(v10, v23);
-				const nb_dd v25 = nb_dd_mul(v11, v22);
+				const nb_dd v25 = nb_dd_mul(v22, v11);
 				const nb_dd v26 = nb_dd_add(v24, v12);
 				const nb_dd v27 = nb_dd_mul(v25, v14);
 				const nb_dd v28 = nb_dd_mul(v20, v11);
@@ -658,11 +658,11 @@ void nbk_oneloop(const int ni, const int nj, const int ibase, const int jbase, c
 				const double4 q0_0 = t0[jj + 0];
 				const nb_dd v19 = nb_dd_make(q0_0.x, q0_0.y);
 				const nb_dd v20 = nb_dd_mul(v19, v17);
-				const nb_dd v21 = nb_dd_mul(v20, v18);
+				const nb_dd v21 = nb_dd_mul(v18, v20);
 				const nb_dd v22 = nb_dd_sub(v11, v20);
 				const nb_dd v23 = nb_dd_mul(v21, v22);
 				const nb_dd v24 = nb_dd_sub(v10, v23);
-				const nb_dd v25 = nb_dd_mul(v11, v22);
+				const nb_dd v25 = nb_dd_mul(v22, v11);
 				const nb_dd v26 = nb_dd_add(v24, v12);
 				const nb_dd v27 = nb_dd_mul(v25, v14);
 				const nb_dd v28 = nb_dd_mul(v20, v11);

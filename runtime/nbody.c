@@ -102,8 +102,9 @@ static void usage(FILE *f)
 	        "                     (hermite.nbl with --integrator hermite)\n"
 	        "  --csv              print the summary as one CSV header and row\n"
 	        "  --help\n\n"
-	        "Compiler options (--target=c runs on the host, --target=amdil in\n"
-	        "nbcc's AMD IL interpreter, --target=opencl on an OpenCL device):\n%s"
+	        "--target=c runs on the host, --target=amdil in nbcc's AMD IL\n"
+	        "interpreter, --target=opencl on an OpenCL device.\n\n"
+	        "Compiler options:\n%s"
 	        "\nSee docs/nbody.md for the models, the snapshot format and the\n"
 	        "summary columns.\n",
 	        nb_options_help_text());
