@@ -24,7 +24,19 @@ typedef struct Uop {
 
 typedef struct Pack {
 	int bundles, uops, slots;
+	int n[U_GEN4 + 1]; /* uops of each kind */
 } Pack;
+
+/* The bundles the slots alone need: every double multiply fills x, y, z
+ * and w, two double adds share them, and t takes one op a bundle. */
+static int slot_bound(const Pack *r)
+{
+	int b = (r->slots + 4) / 5;
+	int g = r->n[U_GEN4] + (r->n[U_GEN2] + 1) / 2;
+	if (g > b)
+		b = g;
+	return r->n[U_T] > b ? r->n[U_T] : b;
+}
 
 /* The micro-operations of instruction k (none for memory and flow). */
 static int uops(const IlProg *p, int k, Uop *u)
@@ -72,7 +84,8 @@ enum { REORDER, INORDER, UNLIMITED };
 
 static Pack pack(const IlProg *p, int a, int b, int mode)
 {
-	Pack r = {0, 0, 0};
+	Pack r;
+	memset(&r, 0, sizeof r);
 	size_t nrow = (size_t)p->nreg * 4;
 	int *ready = calloc(nrow + 1, sizeof(int)); /* first bundle it is ready */
 	int *lastrd = calloc(nrow + 1, sizeof(int));
@@ -159,6 +172,7 @@ static Pack pack(const IlProg *p, int a, int b, int mode)
 			if (q > last)
 				last = q;
 			r.uops++;
+			r.n[u[i].cls]++;
 		}
 		/* memory and flow: no slot; a load's value is there for the
 		 * block (fetched in a clause of its own before the ALU clause) */
@@ -249,7 +263,8 @@ static Count count(const IlProg *p, int a, int b)
  * packed alone (a branch ends an ALU clause). */
 static Pack whole(const IlProg *p, int mode)
 {
-	Pack t = {0, 0, 0};
+	Pack t;
+	memset(&t, 0, sizeof t);
 	int a = 0;
 	for (int k = 0; k <= p->nins; k++)
 		if (k == p->nins || il_ops[p->ins[k].op].cls == IC_FLOW) {
@@ -281,7 +296,7 @@ static void report_region(Buf *out, const IlProg *p, const char *text,
 	           c.cls[IC_INT], c.loads);
 	buf_printf(out, "  bundles          %d reordered, %d in order "
 	           "(dependence bound %d, slot bound %d)\n", lst.bundles,
-	           ord.bundles, dep.bundles, (lst.slots + 4) / 5);
+	           ord.bundles, dep.bundles, slot_bound(&lst));
 	buf_printf(out, "  per interaction  %.2f reordered, %.2f in order\n",
 	           (double)lst.bundles / per, (double)ord.bundles / per);
 	buf_printf(out, "  slots used       %d of %d (%.0f%%) reordered, "

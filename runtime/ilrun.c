@@ -1,6 +1,6 @@
 /* ilrun.c: bin/ilrun, one hand-written AMD IL program through nbcc's
  * interpreter (compiler/il.h).  The file carries its inputs and the
- * outputs to print in ";!" comment lines (docs/amdil-interpreter.md), so
+ * outputs to print in ";!" comment lines (docs/amdil.md), so
  * that a test is one file beside its expected output. */
 #include <errno.h>
 #include <stdarg.h>
@@ -312,7 +312,7 @@ static void usage(FILE *f)
 	      "  ;! print uav(N) TYPE COUNT [at BYTE]\n"
 	      "                               after the run, COUNT values from BYTE\n"
 	      "TYPE is int, uint, hex, float or double.  Errors go to stderr\n"
-	      "(exit 1); see docs/amdil-interpreter.md.\n", f);
+	      "(exit 1); see docs/amdil.md.\n", f);
 }
 
 int main(int argc, char **argv)
