@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbcc.h"
+#include "il.h"
 
 static void options(nb_options *o, const uint8_t *d, size_t n)
 {
@@ -55,6 +56,26 @@ static int same(const char *a, const char *b)
  * nothing in it (a path, a name) can close the comment early. */
 static int comment_whole(const char *code)
 {
+	if (strncmp(code, "il_cs_2_0\n", 10) == 0) {
+		/* AMD IL: every line of the header is a ';' comment, and the
+		 * whole text is IL its own reader takes */
+		const char *p = code + 10;
+		for (;;) {
+			if (*p != ';')
+				return 0;
+			if (strncmp(p, "; end\n", 6) == 0)
+				break;
+			p = strchr(p, '\n');
+			if (!p)
+				return 0;
+			p++;
+		}
+		char err[256];
+		IlProg *prog = il_read(code, strlen(code), "fuzz.il", err,
+		                       sizeof err);
+		il_free(prog);
+		return prog != NULL;
+	}
 	const char *end = strstr(code, "\n * end\n");
 	const char *close = strstr(code + 2, "*/");
 	return end && close && close > end;
