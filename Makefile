@@ -195,8 +195,9 @@ check: deps
 
 tests: $(UNIT_BIN)
 
-# The Python package as a user gets it: pip builds it (compiling the C
-# sources again, as it does for anyone) into a fresh venv that sees the
+# The Python package as a user gets it: pip builds it into a fresh venv
+# (linking the two libraries from this build's objects, where a user's
+# pip compiles them) that sees the
 # system's pip, numpy, setuptools, wheel and pytest, with no network;
 # then its tests, sharing the kernel cache of the tests above.  Debian's
 # python3: it is the one scripts/deps.sh gives those packages.
@@ -205,7 +206,8 @@ PYVENV := $(abspath $(B))/pyvenv
 pycheck: all
 	rm -rf $(PYVENV) python/build
 	$(PYTHON) -m venv --without-pip --system-site-packages $(PYVENV)
-	$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-index ./python
+	NBCC_BUILD_DIR=$(abspath $(B)) \
+		$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-index ./python
 	cd python/tests && NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
 		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
 

@@ -33,7 +33,10 @@ class build_with_libs(build_py):
         super().run()
         v = version()
         tmp = os.path.abspath(self.get_finalized_command("build").build_temp)
-        out = os.path.join(tmp, "nbcc-c")
+        # NBCC_BUILD_DIR: the project's own build folder (make pycheck),
+        # whose objects are already compiled, so make only links the two
+        # libraries; anyone else builds from scratch in pip's folder.
+        out = os.environ.get("NBCC_BUILD_DIR") or os.path.join(tmp, "nbcc-c")
         cc = os.environ.get("CC", "cc").split()[0]
         missing = [t for t in ("make", cc, "flex", "bison")
                    if not shutil.which(t)]

@@ -16,7 +16,23 @@
 # limits from `nbrun --device-info` (tests/device.sh) rather than
 # assuming one driver's.  The closing line is
 #   tests: N passed, N failed, N skipped (BIN)
+# Scripts run NBCC_TEST_JOBS at a time (default: the number of cores),
+# each into its own output file; results are reported in name order with
+# each script's time, so the slow ones show.
 set -u
+if [ "${1:-}" = --one ]; then # worker: --one SCRIPT RESDIR (called below)
+	one_script=$2
+	one_res=$3/$(basename "$2" .sh)
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+	one_t0=$(date +%s)
+	. "$(dirname "$0")/try.sh"
+	try "script $(basename "$one_script")" sh "$one_script"
+	echo $(($(date +%s) - one_t0)) >"$one_res.secs"
+	cp "$TMP/out" "$one_res.out"
+	echo "$rc" >"$one_res.rc"
+	exit 0
+fi
 BIN=$(cd "${1:-bin}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case "$BIN" in
@@ -59,24 +75,7 @@ bad() {
 	echo "FAIL: $1"
 }
 
-# LeakSanitizer's own stop-the-world tracer sometimes crashes at exit
-# while PoCL's threads wind down ("Tracer caught signal 11 ... LeakSanitizer
-# has encountered a fatal error", a known sanitizer flake, not a leak nor a
-# test failure).  Such a run is repeated once, and said so; a second crash,
-# or any other failure, counts.
-try() { # label command...; output in $TMP/out, exit status in $rc
-	label=$1
-	shift
-	"$@" >"$TMP/out" 2>&1
-	rc=$?
-	if [ $rc != 0 ] && [ $rc != 77 ] &&
-		grep -q "LeakSanitizer has encountered a fatal error" "$TMP/out" &&
-		! grep -q "ERROR: LeakSanitizer: detected memory leaks" "$TMP/out"; then
-		echo "note: LeakSanitizer's tracer crashed in $label; run again"
-		"$@" >"$TMP/out" 2>&1
-		rc=$?
-	fi
-}
+. "$ROOT/tests/try.sh"
 
 # 1. unit tests
 for t in "$TESTBUILD"/tests/*; do
@@ -105,16 +104,27 @@ for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
 	if [ -z "$why" ]; then ok; else bad "case $rel: $why"; fi
 done
 
-# 3. scripts
+# 3. scripts, NBCC_TEST_JOBS at a time
+RES=$TMP/scripts
+mkdir -p "$RES"
+ls "$ROOT"/tests/sh/*.sh |
+	xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -I{} \
+		sh "$ROOT/tests/run.sh" --one {} "$RES"
 for s in "$ROOT"/tests/sh/*.sh; do
-	[ -f "$s" ] || continue
-	try "script $(basename "$s")" sh "$s"
+	n=$(basename "$s" .sh)
+	if [ ! -f "$RES/$n.rc" ]; then
+		bad "script $n.sh (did not finish)"
+		continue
+	fi
+	rc=$(cat "$RES/$n.rc")
+	cp "$RES/$n.out" "$TMP/out"
+	echo "script $n.sh: exit $rc, $(cat "$RES/$n.secs") s"
 	case $rc in
 	0) ok ;;
-	77) skip_one "script $(basename "$s")" ;;
+	77) skip_one "script $n.sh" ;;
 	*)
 		tail -30 "$TMP/out"
-		bad "script $(basename "$s")"
+		bad "script $n.sh"
 		;;
 	esac
 done
