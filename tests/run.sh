@@ -16,18 +16,21 @@
 # limits from `nbrun --device-info` (tests/device.sh) rather than
 # assuming one driver's.  The closing line is
 #   tests: N passed, N failed, N skipped (BIN)
-# Scripts run NBCC_TEST_JOBS at a time (default: the number of cores),
-# each into its own output file; results are reported in name order with
-# each script's time, so the slow ones show.
+# Unit binaries and scripts run NBCC_TEST_JOBS at a time (default: the
+# number of cores) beside the cases, each into its own output file;
+# results are reported in order with each one's time, so slow ones show.
 set -u
-if [ "${1:-}" = --one ]; then # worker: --one SCRIPT RESDIR (called below)
-	one_script=$2
-	one_res=$3/$(basename "$2" .sh)
+if [ "${1:-}" = --one ]; then # worker: --one unit|script PATH, into $RES
+	one_res=$RES/$(basename "$3")
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
 	one_t0=$(date +%s)
 	. "$(dirname "$0")/try.sh"
-	try "script $(basename "$one_script")" sh "$one_script"
+	if [ "$2" = unit ]; then
+		try "unit $(basename "$3")" env CK_VERBOSITY=minimal "$3"
+	else
+		try "script $(basename "$3")" sh "$3"
+	fi
 	echo $(($(date +%s) - one_t0)) >"$one_res.secs"
 	cp "$TMP/out" "$one_res.out"
 	echo "$rc" >"$one_res.rc"
@@ -77,19 +80,23 @@ bad() {
 
 . "$ROOT/tests/try.sh"
 
-# 1. unit tests
-for t in "$TESTBUILD"/tests/*; do
-	[ -x "$t" ] || continue
-	try "unit $(basename "$t")" env CK_VERBOSITY=minimal "$t"
-	case $rc in
-	0) ok ;;
-	77) skip_one "unit $(basename "$t")" ;;
-	*)
-		cat "$TMP/out"
-		bad "unit $(basename "$t")"
-		;;
-	esac
-done
+# 1. unit tests and 3. scripts start first, NBCC_TEST_JOBS at a time in
+# the background, each into its own files; their results are read in
+# order after the cases.
+RES=$TMP/jobs
+export RES
+mkdir -p "$RES"
+{
+	for t in "$TESTBUILD"/tests/*; do
+		[ -x "$t" ] && echo "unit $t"
+	done
+	for t in "$ROOT"/tests/sh/*.sh; do
+		[ -f "$t" ] && echo "script $t"
+	done
+} >"$RES/list"
+xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
+	sh "$ROOT/tests/run.sh" --one <"$RES/list" &
+jobs_pid=$!
 
 # 2. data cases
 for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
@@ -104,30 +111,25 @@ for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
 	if [ -z "$why" ]; then ok; else bad "case $rel: $why"; fi
 done
 
-# 3. scripts, NBCC_TEST_JOBS at a time
-RES=$TMP/scripts
-mkdir -p "$RES"
-ls "$ROOT"/tests/sh/*.sh |
-	xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -I{} \
-		sh "$ROOT/tests/run.sh" --one {} "$RES"
-for s in "$ROOT"/tests/sh/*.sh; do
-	n=$(basename "$s" .sh)
+wait $jobs_pid
+while read -r kind t; do
+	n=$(basename "$t")
 	if [ ! -f "$RES/$n.rc" ]; then
-		bad "script $n.sh (did not finish)"
+		bad "$kind $n (did not finish)"
 		continue
 	fi
 	rc=$(cat "$RES/$n.rc")
 	cp "$RES/$n.out" "$TMP/out"
-	echo "script $n.sh: exit $rc, $(cat "$RES/$n.secs") s"
+	echo "$kind $n: exit $rc, $(cat "$RES/$n.secs") s"
 	case $rc in
 	0) ok ;;
-	77) skip_one "script $n.sh" ;;
+	77) skip_one "$kind $n" ;;
 	*)
-		tail -30 "$TMP/out"
-		bad "script $n.sh"
+		if [ "$kind" = unit ]; then cat "$TMP/out"; else tail -30 "$TMP/out"; fi
+		bad "$kind $n"
 		;;
 	esac
-done
+done <"$RES/list"
 
 echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
 [ "$skip" = 0 ] || echo "skipped:$skipped"

@@ -3,7 +3,9 @@
 #     size, the token count and the operation count before and after
 #     unrolling, each at the limit (accepted) and just past it (a clear
 #     error); sources generated here, each compilation inside `ulimit -v`
-#     (1.5 GB) and `timeout`, so the bound of the issue is what is tested;
+#     (1.5 GB) and `ulimit -t` (CPU seconds, so that a loaded machine
+#     cannot fail it; a wall-clock `timeout` six times longer catches a
+#     hang), so the bound of the issue is what is tested;
 #   - nbrun --random 2147483647,1 and nbody -n 67108864 refused before
 #     they allocate (inside the same limits), with the sizes in the message;
 #   - nbrun at sizes 0, 1 and primes (against a reference done in awk,
@@ -35,7 +37,8 @@ bad() {
 bounded() {
 	want=$1 pat=$2
 	shift 2
-	(ulimit -v "$VMEM" && exec timeout "$LIMIT" "$@") \
+	(ulimit -v "$VMEM" && ulimit -t "$LIMIT" &&
+		exec timeout $((LIMIT * 6)) "$@") \
 		>"$T/out" 2>"$T/err" </dev/null
 	rc=$?
 	what="$(basename "$1") $(echo "$*" | sed "s|$T/||g; s|$BIN/||g" |
@@ -162,7 +165,7 @@ for d in $devs; do
 		ni=${size%,*} nj=${size#*,}
 		col xi "$ni" 1 >"$T/i.csv"
 		col xj "$nj" 2 >"$T/j.csv"
-		if ! timeout "$LIMIT" "$BIN/nbrun" "$T/sq.nbl" --i "$T/i.csv" \
+		if ! timeout $((LIMIT * 6)) "$BIN/nbrun" "$T/sq.nbl" --i "$T/i.csv" \
 			--j "$T/j.csv" --device $d -o "$T/r.csv" 2>"$T/err"; then
 			bad "nbrun $ni x $nj on $d failed"
 			cat "$T/err"
