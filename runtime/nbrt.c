@@ -405,9 +405,7 @@ int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a)
 		return nbrt_fail(k->rt, "kernel %s: the array for '%s' belongs to "
 		                 "another device", k->f->kernel,
 		                 name ? name : "(null)");
-	if (a->host)
-		return nbrt_bind(k, name, NBRT_DOUBLE, a->host);
-	if (nbrt_bind(k, name, NBRT_DOUBLE, NULL))
+	if (nbrt_bind(k, name, NBRT_DOUBLE, a->host))
 		return -1;
 	k->b[nb_iface_find(k->f, name)].arr = a;
 	return 0;

@@ -1290,6 +1290,13 @@ static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
 	return 0;
 }
 
+/* The array bound to a slot when it lives on the device (else the
+ * slot's host pointer is its memory, read as any host array's). */
+static nbrt_array *dev_arr(const nbrt_slot *b)
+{
+	return b->host ? NULL : b->arr;
+}
+
 /* Mem m's staging copy of at least `bytes`, pinned, for this run (the
  * queue was finished after the last run that used it).  A staging copy
  * that only grows and stays mapped costs no page faults or page locking
@@ -1345,9 +1352,9 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		return -1;
 	if (x->role == NB_RMEM)
 		return 0; /* launches with accum = 0 write every result first */
-	if (b->arr)
+	if (dev_arr(b))
 		return aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
-		              (size_t)nb_prec_scalars(x->type), 0, b->arr, ni);
+		              (size_t)nb_prec_scalars(x->type), 0, dev_arr(b), ni);
 	if (nbrt_same_layout(b->t, x->type))
 		return put(k, m, b->host, bytes);
 	if (stage(k, r, m, bytes))
@@ -1375,10 +1382,10 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_BMEM && f->var[v].pack == p) {
 			only = only == -1 ? v : -2;
-			onhost += !k->b[v].arr;
+			onhost += !dev_arr(&k->b[v]);
 			lanes += nb_prec_scalars(pk->type);
 		}
-	if (only >= 0 && !k->b[only].arr &&
+	if (only >= 0 && !dev_arr(&k->b[only]) &&
 	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
 	    nbrt_same_layout(k->b[only].t, pk->type))
 		return put(k, m, k->b[only].host, bytes);
@@ -1399,7 +1406,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	}
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
-		if (x->role != NB_BMEM || x->pack != p || k->b[v].arr)
+		if (x->role != NB_BMEM || x->pack != p || dev_arr(&k->b[v]))
 			continue;
 		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
 		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
@@ -1409,11 +1416,11 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 		return -1;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
-		if (x->role != NB_BMEM || x->pack != p || !k->b[v].arr)
+		if (x->role != NB_BMEM || x->pack != p || !dev_arr(&k->b[v]))
 			continue;
 		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
 		if (aux_to(k->rt, pg->mem[m], pk->type, (size_t)pk->vwidth, off,
-		           k->b[v].arr, nj))
+		           dev_arr(&k->b[v]), nj))
 			return -1;
 	}
 	return 0;
@@ -1490,8 +1497,8 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 			continue;
 		size_t bytes = ni * nbrt_prec_size(x->type);
 		void *dst = k->b[v].host;
-		if (k->b[v].arr) {
-			if (aux_from(k->rt, pg->mem[m], x->type, k->b[v].arr, ni))
+		if (dev_arr(&k->b[v])) {
+			if (aux_from(k->rt, pg->mem[m], x->type, dev_arr(&k->b[v]), ni))
 				return -1;
 			m++;
 			continue;

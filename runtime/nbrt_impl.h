@@ -68,9 +68,9 @@ struct nbrt_array {
 };
 
 /* What nbrt_bind and nbrt_set_const recorded for one variable.  An
- * nbrt_array in host memory is bound as its host pointer; one in device
- * memory as arr (host NULL, t NBRT_DOUBLE), for the back end to read on
- * the device. */
+ * nbrt_array bound (arr, t NBRT_DOUBLE) in host memory has host set to it,
+ * read as any host array is; one in device memory has host NULL, for the
+ * back end to convert on the device. */
 typedef struct nbrt_slot {
 	int set;
 	nbrt_type t;
