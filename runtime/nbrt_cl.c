@@ -1030,35 +1030,47 @@ static int aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
 	return aux_run(rt, i, n, ARG(src), ARG(dst), ARG(nn), (size_t)0);
 }
 
-/* Pinned host memory of at least `bytes`, mapped: what crosses between
- * an array and the host goes through it. */
-static int pin(nbrt *rt, size_t bytes)
+/* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a
+ * buffer made with CL_MEM_ALLOC_HOST_PTR (page-locked on NVIDIA's OpenCL),
+ * kept mapped and only grown, so that reusing it costs no page faults or
+ * page locking.  Nothing queued may still use the old one. */
+static int pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
+                  size_t *cap, size_t bytes)
 {
 	Cl *c = rt->priv;
 	cl_int e;
-	if (c->pincap >= bytes)
+	if (*cap >= bytes)
 		return 0;
-	if (c->pinp && (e = clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0,
-	                                            NULL, NULL)) != CL_SUCCESS)
-		return clfail(rt, "pinned memory", "clEnqueueUnmapMemObject", e);
-	c->pinp = NULL;
-	if (c->pin && (e = clFinish(c->q)) != CL_SUCCESS)
-		return clfail(rt, "pinned memory", "clFinish", e);
-	if (c->pin)
-		clReleaseMemObject(c->pin);
-	c->pin = NULL;
-	c->pincap = 0;
-	c->pin = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-	                        bytes, NULL, &e);
-	if (!c->pin)
-		return clfail(rt, "pinned memory", "clCreateBuffer", e);
-	c->pinp = clEnqueueMapBuffer(c->q, c->pin, CL_TRUE,
-	                             CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
-	                             NULL, &e);
-	if (!c->pinp)
-		return clfail(rt, "pinned memory", "clEnqueueMapBuffer", e);
-	c->pincap = bytes;
+	if (*ptr && (e = clEnqueueUnmapMemObject(c->q, *mem, *ptr, 0, NULL,
+	                                         NULL)) != CL_SUCCESS)
+		return clfail(rt, what, "clEnqueueUnmapMemObject", e);
+	*ptr = NULL;
+	if (*mem && (e = clFinish(c->q)) != CL_SUCCESS)
+		return clfail(rt, what, "clFinish", e);
+	if (*mem)
+		clReleaseMemObject(*mem);
+	*mem = NULL;
+	*cap = 0;
+	if (bytes > rt->maxalloc)
+		return nbrt_fail(rt, "%s: %zu bytes of pinned memory are more than "
+		                 "%s allows in one buffer", what, bytes, rt->name);
+	*mem = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+	                      bytes, NULL, &e);
+	if (!*mem)
+		return clfail(rt, what, "clCreateBuffer", e);
+	*ptr = clEnqueueMapBuffer(c->q, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+	                          0, bytes, 0, NULL, NULL, &e);
+	if (!*ptr)
+		return clfail(rt, what, "clEnqueueMapBuffer", e);
+	*cap = bytes;
 	return 0;
+}
+
+/* The device's pinned copy for nbrt_array's transfers. */
+static int pin(nbrt *rt, size_t bytes)
+{
+	Cl *c = rt->priv;
+	return pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap, bytes);
 }
 
 static int cl_array_new(nbrt_array *a)
@@ -1095,45 +1107,43 @@ static void cl_array_free(nbrt_array *a)
 	a->priv = NULL;
 }
 
-static int cl_array_write(nbrt_array *a, const double *src)
+/* All of an array to (write) or from the host, through the pinned copy. */
+static int cross(const nbrt_array *a, double *host, int write)
 {
 	nbrt *rt = a->rt;
 	Cl *c = rt->priv;
 	size_t bytes = a->n * sizeof(double);
+	const char *what = write ? "writing an array" : "reading an array";
 	if (!bytes)
 		return 0;
-	/* the pinned copy may still feed an earlier write */
+	/* the pinned copy may still feed an earlier command */
 	cl_int e = clFinish(c->q);
 	if (e != CL_SUCCESS)
-		return clfail(rt, "writing an array", "clFinish", e);
+		return clfail(rt, what, "clFinish", e);
 	if (pin(rt, bytes))
 		return -1;
-	memcpy(c->pinp, src, bytes);
-	e = clEnqueueWriteBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0, bytes,
-	                         c->pinp, 0, NULL, NULL);
+	if (write)
+		memcpy(c->pinp, host, bytes);
+	e = write ? clEnqueueWriteBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                 bytes, c->pinp, 0, NULL, NULL)
+	          : clEnqueueReadBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                bytes, c->pinp, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
-		return clfail(rt, "writing an array", "clEnqueueWriteBuffer", e);
+		return clfail(rt, what, write ? "clEnqueueWriteBuffer" :
+		              "clEnqueueReadBuffer", e);
+	if (!write)
+		memcpy(host, c->pinp, bytes);
 	return 0;
+}
+
+static int cl_array_write(nbrt_array *a, const double *src)
+{
+	return cross(a, (double *)src, 1);
 }
 
 static int cl_array_read(const nbrt_array *a, double *dst)
 {
-	nbrt *rt = a->rt;
-	Cl *c = rt->priv;
-	size_t bytes = a->n * sizeof(double);
-	if (!bytes)
-		return 0;
-	cl_int e = clFinish(c->q);
-	if (e != CL_SUCCESS)
-		return clfail(rt, "reading an array", "clFinish", e);
-	if (pin(rt, bytes))
-		return -1;
-	e = clEnqueueReadBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0, bytes,
-	                        c->pinp, 0, NULL, NULL);
-	if (e != CL_SUCCESS)
-		return clfail(rt, "reading an array", "clEnqueueReadBuffer", e);
-	memcpy(dst, c->pinp, bytes);
-	return 0;
+	return cross(a, dst, 0);
 }
 
 static int cl_array_axpy(nbrt_array *const *y, double h,
@@ -1303,37 +1313,10 @@ static nbrt_array *dev_arr(const nbrt_slot *b)
  * from one run to the next. */
 static int stage(nbrt_kernel *k, Run *r, int m, size_t bytes)
 {
-	const Cl *c = k->rt->priv;
 	Prog *pg = k->priv;
-	cl_int e;
-	if (pg->pincap[m] < bytes) {
-		if (pg->pinp[m] &&
-		    (e = clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0,
-		                                 NULL, NULL)) != CL_SUCCESS)
-			return clfail(k->rt, k->f->kernel, "clEnqueueUnmapMemObject",
-			              e);
-		pg->pinp[m] = NULL;
-		if (pg->pin[m] && (e = clFinish(c->q)) != CL_SUCCESS)
-			return clfail(k->rt, k->f->kernel, "clFinish", e);
-		if (pg->pin[m])
-			clReleaseMemObject(pg->pin[m]);
-		pg->pin[m] = NULL;
-		pg->pincap[m] = 0;
-		if (bytes > k->rt->maxalloc)
-			return nbrt_fail(k->rt, "kernel %s: a staging copy of %zu bytes "
-			                 "is more than %s allows in one buffer",
-			                 k->f->kernel, bytes, k->rt->name);
-		pg->pin[m] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE |
-		                            CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
-		if (!pg->pin[m])
-			return clfail(k->rt, k->f->kernel, "clCreateBuffer", e);
-		pg->pinp[m] = clEnqueueMapBuffer(c->q, pg->pin[m], CL_TRUE,
-		                                 CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
-		                                 0, NULL, NULL, &e);
-		if (!pg->pinp[m])
-			return clfail(k->rt, k->f->kernel, "clEnqueueMapBuffer", e);
-		pg->pincap[m] = bytes;
-	}
+	if (pinned(k->rt, k->f->kernel, &pg->pin[m], &pg->pinp[m],
+	           &pg->pincap[m], bytes))
+		return -1;
 	r->stage[m] = pg->pinp[m];
 	return 0;
 }
