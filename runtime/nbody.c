@@ -928,8 +928,10 @@ static void summary(const args *a, const force *fc, const sim *s,
 /* Memory for n bodies, checked before anything is allocated: the model's
  * arrays (sim_alloc: 11 doubles a body, and one more while the picture
  * view is chosen; the Hermite scheme's state 28 more) and, once the kernel
- * is known, the runtime's copies and buffers.  Refuses with the sizes
- * where they do not fit. */
+ * is known, the runtime's copies and buffers, and the leap-frog's
+ * nbrt_arrays where they are host memory (11 doubles a body; on an OpenCL
+ * device they are the device's).  Refuses with the sizes where they do
+ * not fit. */
 static int check_memory(const args *a, force *fc)
 {
 	double model = (a->hermite ? 40.0 : 12.0) * sizeof(double) *
@@ -941,6 +943,8 @@ static int check_memory(const args *a, force *fc)
 			native &= f->var[v].type == NB_DOUBLE;
 		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
 			return cli_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
+		if (!a->hermite && strcmp(nbrt_target(fc->rt), "opencl") != 0)
+			extra += (double)A_N * sizeof(double) * (double)a->n;
 	}
 	double avail = nbrt_host_memory();
 	if (model + extra <= avail)
