@@ -41,6 +41,9 @@ void nbrt_to_kernel(void *dst, nb_prec kt, size_t stride, size_t off,
 {
 	float *f = dst;
 	double *d = dst;
+	/* element by element: threads change no bit; they matter where the
+	 * kernel is fast (a GPU) and N large */
+#pragma omp parallel for if (n >= 65536) schedule(static)
 	for (size_t e = 0; e < n; e++) {
 		double hi, lo;
 		host_get(t, src, e, &hi, &lo);
@@ -61,6 +64,7 @@ void nbrt_from_kernel(void *dst, nbrt_type t, const void *src, nb_prec kt,
 {
 	const float *f = src;
 	const double *d = src;
+#pragma omp parallel for if (n >= 65536) schedule(static)
 	for (size_t e = 0; e < n; e++) {
 		size_t s = e * stride + off;
 		double hi = kt == NB_FLOAT ? f[s] : d[s];

@@ -50,10 +50,15 @@ typedef struct args {
 	int have_e0;
 } args;
 
+/* The leap-frog's bodies, in nbrt arrays (on the device where it has
+ * memory of its own), in this order. */
+enum { A_M, A_X, A_Y, A_Z, A_VX, A_VY, A_VZ, A_AX, A_AY, A_AZ, A_POT, A_N };
+
 /* The force through the kernel, and what its launches cost. */
 typedef struct force {
 	nbrt_kernel *k;
 	nbrt *rt;
+	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
 	double t_kernel, t_total; /* summed over the timed evaluations */
 	int untimed;              /* evaluations for the energy alone */
 	char err[512];
@@ -435,14 +440,50 @@ static int bind_list(force *fc, const binding *b, size_t nb, double eps)
 	return 0;
 }
 
+static double **state(sim *s, double **h)
+{
+	double *p[A_N] = {s->m, s->x, s->y, s->z, s->vx, s->vy, s->vz, s->ax,
+	                  s->ay, s->az, s->pot};
+	memcpy(h, p, sizeof p);
+	return h;
+}
+
+/* The leap-frog keeps its bodies where the kernel reads them (nbrt
+ * arrays: device memory on an OpenCL device with doubles): a step then
+ * moves nothing between host and device but the finite check's flag, and
+ * the bodies come back to the host only for the energy, a snapshot or a
+ * picture. */
 static int bind_all(force *fc, sim *s)
 {
-	binding b[] = {
-		{"xi", s->x}, {"yi", s->y}, {"zi", s->z}, {"xj", s->x},
-		{"yj", s->y}, {"zj", s->z}, {"mj", s->m}, {"ax", s->ax},
-		{"ay", s->ay}, {"az", s->az}, {"pot", s->pot},
+	static const struct {
+		const char *name;
+		int a;
+	} b[] = {
+		{"xi", A_X}, {"yi", A_Y}, {"zi", A_Z}, {"xj", A_X}, {"yj", A_Y},
+		{"zj", A_Z}, {"mj", A_M}, {"ax", A_AX}, {"ay", A_AY},
+		{"az", A_AZ}, {"pot", A_POT},
 	};
-	return bind_list(fc, b, sizeof b / sizeof b[0], s->eps);
+	for (int i = 0; i < A_N; i++)
+		if (!(fc->arr[i] = nbrt_array_new(fc->rt, s->n)))
+			return cli_fail("%s", nbrt_error(fc->rt));
+	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+		if (nbrt_bind_array(fc->k, b[i].name, fc->arr[b[i].a]))
+			return cli_fail("%s", nbrt_error(fc->rt));
+	if (nbrt_set_const(fc->k, "eps2", s->eps * s->eps, 0))
+		return cli_fail("%s", nbrt_error(fc->rt));
+	return 0;
+}
+
+/* Arrays [lo, hi) of the state from s (put) or into s. */
+static int transfer(force *fc, sim *s, int put, int lo, int hi)
+{
+	double *h[A_N];
+	state(s, h);
+	for (int i = lo; i < hi; i++)
+		if (put ? nbrt_array_write(fc->arr[i], h[i])
+		        : nbrt_array_read(fc->arr[i], h[i]))
+			return cli_fail("%s", nbrt_error(fc->rt));
+	return 0;
 }
 
 /* The active block's gathered arrays against every body predicted: the
@@ -483,6 +524,29 @@ static int kernel_force(sim *s, void *ctx)
 static int hermite_force(herm *h, size_t ni, void *ctx)
 {
 	return run_kernel(ctx, ni, h->s->n);
+}
+
+/* One kick-drift-kick step where the bodies are, as sim_step does it on
+ * the host (nbrt_array_axpy gives the same bits); then the finite check
+ * of sim_finite.  Returns 0, or -1 with the message in fc->err. */
+static int lf_step(force *fc, sim *s, double dt, int *finite)
+{
+	nbrt_array **a = fc->arr;
+	double h = 0.5 * dt;
+	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
+	    nbrt_array_axpy(a + A_X, dt, a + A_VX, 3))
+		goto bad;
+	if (run_kernel(fc, s->n, s->n))
+		return -1;
+	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
+	    nbrt_array_finite(a + A_X, 9, finite))
+		goto bad;
+	s->t += dt;
+	s->step++;
+	return 0;
+bad:
+	snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+	return -1;
 }
 
 /* Opens the device and loads the kernel; the --target given, if any, must
@@ -708,6 +772,8 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (e || potential(a, fc, h))
 			return cli_fail("%s", fc->err);
 	} else {
+		if (transfer(fc, s, 1, 0, A_N))
+			return 1;
 		if (kernel_force(s, fc))
 			return cli_fail("%s", fc->err);
 		/* a restart goes on with the accelerations it saved, whatever
@@ -716,7 +782,11 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 			memcpy(s->ax, rs->col[SC_AX], s->n * sizeof(double));
 			memcpy(s->ay, rs->col[SC_AY], s->n * sizeof(double));
 			memcpy(s->az, rs->col[SC_AZ], s->n * sizeof(double));
+			if (transfer(fc, s, 1, A_AX, A_AZ + 1))
+				return 1;
 		}
+		if (transfer(fc, s, 0, 0, A_N))
+			return 1;
 	}
 	fc->t_kernel = fc->t_total = 0;
 	h->inter = 0;
@@ -736,8 +806,9 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	int tty = isatty(2), shown = -1;
 	for (long k = 1; k <= a->steps; k++) {
 		double t0 = cli_now();
+		int finite = 1;
 		if (a->hermite ? herm_step(h, hermite_force, fc)
-		               : sim_step(s, a->dt, kernel_force, fc)) {
+		               : lf_step(fc, s, a->dt, &finite)) {
 			if (tty)
 				fputc('\n', stderr);
 			return cli_fail("step %ld: %s", s->step + 1, fc->err);
@@ -745,7 +816,9 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		r->t_steps += cli_now() - t0;
 		if (tty)
 			progress(k, a->steps, &shown);
-		if (!sim_finite(s)) {
+		if (a->hermite)
+			finite = sim_finite(s);
+		if (!finite) {
 			if (tty)
 				fputc('\n', stderr);
 			if (a->hermite)
@@ -760,6 +833,11 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		r->inter = a->hermite ? h->inter
 		                      : (double)k * (double)s->n * (double)s->n;
 		r->blocks = a->hermite ? h->blocks : k;
+		/* the leap-frog's bodies back from the device where needed */
+		if (!a->hermite &&
+		    (want_record(a, s->step) || want_output(a, s->step) ||
+		     k == a->steps) && transfer(fc, s, 0, 0, A_N))
+			return 1;
 		if (want_record(a, s->step) &&
 		    (potential(a, fc, h) ||
 		     record(a, s, r, log, r->t_steps, r->inter, r->blocks)))
@@ -850,8 +928,10 @@ static void summary(const args *a, const force *fc, const sim *s,
 /* Memory for n bodies, checked before anything is allocated: the model's
  * arrays (sim_alloc: 11 doubles a body, and one more while the picture
  * view is chosen; the Hermite scheme's state 28 more) and, once the kernel
- * is known, the runtime's copies and buffers.  Refuses with the sizes
- * where they do not fit. */
+ * is known, the runtime's copies and buffers, and the leap-frog's
+ * nbrt_arrays where they are host memory (11 doubles a body; on an OpenCL
+ * device they are the device's).  Refuses with the sizes where they do
+ * not fit. */
 static int check_memory(const args *a, force *fc)
 {
 	double model = (a->hermite ? 40.0 : 12.0) * sizeof(double) *
@@ -863,6 +943,8 @@ static int check_memory(const args *a, force *fc)
 			native &= f->var[v].type == NB_DOUBLE;
 		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
 			return cli_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
+		if (!a->hermite && strcmp(nbrt_target(fc->rt), "opencl") != 0)
+			extra += (double)A_N * sizeof(double) * (double)a->n;
 	}
 	double avail = nbrt_host_memory();
 	if (model + extra <= avail)
@@ -1078,6 +1160,8 @@ int main(int argc, char **argv)
 	free(r.rt);
 	free(r.rde);
 	snap_data_free(&d);
+	for (int i = 0; i < A_N; i++)
+		nbrt_array_free(fc.arr[i]);
 	if (fc.k)
 		nbrt_free(fc.k);
 	if (fc.rt)

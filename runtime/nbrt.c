@@ -390,6 +390,24 @@ int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host)
 	k->b[v].set = 1;
 	k->b[v].t = t;
 	k->b[v].host = host;
+	k->b[v].arr = NULL;
+	return 0;
+}
+
+int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a)
+{
+	if (!k)
+		return -1;
+	if (!a)
+		return nbrt_fail(k->rt, "kernel %s: '%s' bound to no array",
+		                 k->f->kernel, name ? name : "(null)");
+	if (a->rt != k->rt)
+		return nbrt_fail(k->rt, "kernel %s: the array for '%s' belongs to "
+		                 "another device", k->f->kernel,
+		                 name ? name : "(null)");
+	if (nbrt_bind(k, name, NBRT_DOUBLE, a->host))
+		return -1;
+	k->b[nb_iface_find(k->f, name)].arr = a;
 	return 0;
 }
 
@@ -436,7 +454,12 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 			                 "an array (nbrt_bind)", f->kernel,
 			                 nb_role_name(x->role), x->name);
 		size_t n = x->role == NB_BMEM ? nj : ni;
-		if (!b->host && n)
+		if (b->arr && b->arr->n < n)
+			return nbrt_fail(k->rt, "kernel %s: %s '%s' is bound to an "
+			                 "array of %zu values, and the run needs %zu",
+			                 f->kernel, nb_role_name(x->role), x->name,
+			                 b->arr->n, n);
+		if (!b->host && !b->arr && n)
 			return nbrt_fail(k->rt, "kernel %s: %s '%s' is bound to NULL",
 			                 f->kernel, nb_role_name(x->role), x->name);
 	}

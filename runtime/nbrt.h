@@ -90,6 +90,41 @@ const nb_iface *nbrt_iface(const nbrt_kernel *k);
  * elements of type t at the time of nbrt_run (NULL only where that count
  * is 0); result arrays must not overlap input arrays.  Returns 0 or -1. */
 int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
+/* Arrays that stay on the device between runs: an integrator's state,
+ * kept where the kernel reads it so that a step moves nothing to or from
+ * the host.  An nbrt_array holds n doubles in the device's memory on an
+ * OpenCL device with doubles (cl_khr_fp64), else in the host's (the host
+ * and amdil back ends run there; an OpenCL device without doubles gets
+ * host arrays, bound as nbrt_bind binds them).  nbrt_array_write and
+ * nbrt_array_read copy all n values through the runtime's pinned memory;
+ * nbrt_array_finite waits for its answer.  The other operations, and
+ * nbrt_run's conversions, are queued in order on the device: whatever ends
+ * in a read, nbrt_array_finite or nbrt_run (which waits for its launches)
+ * has finished all of them, so a host clock around it times their whole
+ * work.  Arrays are freed before their device is closed.  All return 0
+ * or -1 with the message in nbrt_error(rt). */
+typedef struct nbrt_array nbrt_array;
+nbrt_array *nbrt_array_new(nbrt *rt, size_t n);
+void nbrt_array_free(nbrt_array *a);
+int nbrt_array_write(nbrt_array *a, const double *src);
+int nbrt_array_read(const nbrt_array *a, double *dst);
+/* 1 when the array lives in device memory, 0 in the host's. */
+int nbrt_array_on_device(const nbrt_array *a);
+/* Binds an array (of the kernel's device) to a LMEM, BMEM or RMEM name,
+ * as nbrt_bind binds a host array of NBRT_DOUBLE: nbrt_run converts its
+ * values into the kernel's type (inputs) or the results into doubles, on
+ * the device.  It must hold at least Ni (LMEM, RMEM) or Nj (BMEM) values. */
+int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a);
+/* y[c][i] += h * x[c][i] for c < na (at most 3) and i < n, the arrays all
+ * of one device and n values: each term a multiply and an add, each
+ * rounded to double (no fused multiply-add), element by element, so the
+ * bits are those of the same loop in C on the host. */
+int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
+                    int na);
+/* *finite = 1 when every value of a[0..na) (na at most 64) is finite
+ * (not NaN or infinite), else 0. */
+int nbrt_array_finite(nbrt_array *const *a, int na, int *finite);
+
 /* Sets a CONST; lo is the low part for dd (0 otherwise). */
 int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
 

@@ -5,6 +5,7 @@
  * BMEM values into vectors), launches in chunks that keep every index in
  * an int, and reads the results back, timed by profiling events. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@
 
 #define CL_STD "-cl-std=CL1.2"
 
+/* The runtime's own kernels (aux_src), in its order. */
+enum { AK_TO_F, AK_TO_D, AK_TO_DD, AK_FROM_F, AK_FROM_D, AK_FROM_DD,
+       AK_AXPY, AK_FINITE, AK_N };
+
 /* The device (rt->priv); its limits that others read are in rt. */
 typedef struct Cl {
 	cl_platform_id plat;
@@ -28,6 +33,16 @@ typedef struct Cl {
 	int fp64;
 	size_t maxwg;
 	cl_ulong localmem; /* local memory per work group */
+	/* nbrt_array's device side, made with the first array: the
+	 * runtime's own program (aux_src), a flag for nbrt_array_finite, and
+	 * pinned memory for what crosses to and from the host */
+	cl_program aux;
+	cl_kernel ak[AK_N];
+	size_t akwg;       /* work-group size of the aux kernels */
+	cl_mem flag;
+	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
+	void *pinp;
+	size_t pincap;
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -37,6 +52,11 @@ typedef struct Prog {
 	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
 	cl_mem *mem;
 	size_t *cap;       /* bytes allocated for each mem */
+	/* each mem's staging copy for conversions on the host: pinned
+	 * (CL_MEM_ALLOC_HOST_PTR), mapped at pinp, kept from run to run */
+	cl_mem *pin;
+	void **pinp;
+	size_t *pincap;
 } Prog;
 
 static const char *clname(cl_int e)
@@ -401,6 +421,19 @@ static void cl_close(nbrt *rt)
 	Cl *c = rt->priv;
 	if (!c)
 		return;
+	if (c->pinp)
+		clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0, NULL, NULL);
+	if (c->q)
+		clFinish(c->q);
+	if (c->pin)
+		clReleaseMemObject(c->pin);
+	if (c->flag)
+		clReleaseMemObject(c->flag);
+	for (int i = 0; i < AK_N; i++)
+		if (c->ak[i])
+			clReleaseKernel(c->ak[i]);
+	if (c->aux)
+		clReleaseProgram(c->aux);
 	if (c->q)
 		clReleaseCommandQueue(c->q);
 	if (c->ctx)
@@ -511,24 +544,23 @@ static char *build_log(nbrt *rt, cl_program p)
 
 /* Builds from source with one set of options; on a build failure leaves
  * the full message, log included, in rt->err. */
-static cl_program build_src(nbrt_kernel *k, const char *code, size_t len,
-                            const char *opts)
+static cl_program build_src(nbrt *rt, const char *name, const char *code,
+                            size_t len, const char *opts)
 {
-	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
 	cl_int e;
 	cl_program p = clCreateProgramWithSource(c->ctx, 1, &code, &len, &e);
 	if (!p) {
-		clfail(rt, k->name, "clCreateProgramWithSource", e);
+		clfail(rt, name, "clCreateProgramWithSource", e);
 		return NULL;
 	}
-	nbrt_note(rt, "building %s for %s (%s)", k->name, rt->name, opts);
+	nbrt_note(rt, "building %s for %s (%s)", name, rt->name, opts);
 	e = clBuildProgram(p, 1, &c->dev, opts, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return p;
 	char *log = build_log(rt, p);
 	nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with %s "
-	          "(%d), options '%s'; build log:\n%s", k->name, rt->name,
+	          "(%d), options '%s'; build log:\n%s", name, rt->name,
 	          clname(e), (int)e, opts, log && *log ? log : "(empty)");
 	free(log);
 	clReleaseProgram(p);
@@ -548,10 +580,9 @@ static int digest_is(const char *data, size_t len, const char *want)
 	return strcmp(sum, want) == 0;
 }
 
-static cl_program load_cached(nbrt_kernel *k, const char *path,
+static cl_program load_cached(nbrt *rt, const char *name, const char *path,
                               const nbrt_key *key)
 {
-	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
 	size_t len, kl, ol, bl;
 	int h = 0;
@@ -575,7 +606,7 @@ static cl_program load_cached(nbrt_kernel *k, const char *path,
 	p = clCreateProgramWithBinary(c->ctx, 1, &c->dev, &bl, &bin, &st, &e);
 	if (p && opts && clBuildProgram(p, 1, &c->dev, opts, NULL, NULL) ==
 	                 CL_SUCCESS) {
-		nbrt_note(rt, "cache hit %s (%s)", path, k->name);
+		nbrt_note(rt, "cache hit %s (%s)", path, name);
 	} else {
 		nbrt_note(rt, "cached binary %s does not load: rebuilding", path);
 		if (p)
@@ -588,10 +619,9 @@ out:
 	return p;
 }
 
-static void store(nbrt_kernel *k, cl_program p, const char *path,
+static void store(nbrt *rt, cl_program p, const char *path,
                   const nbrt_key *key, const char *opts)
 {
-	nbrt *rt = k->rt;
 	size_t bl = 0;
 	if (!path || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bl, &bl,
 	                              NULL) != CL_SUCCESS || bl == 0)
@@ -728,12 +758,12 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		return nbrt_fail(rt, "out of memory");
 	}
 	char *path = nbrt_cache_path(rt, &key, ".clbin");
-	if (path && (pg->prog = load_cached(k, path, &key)))
+	if (path && (pg->prog = load_cached(rt, k->name, path, &key)))
 		k->cache_hit = 1;
 	for (int i = first; !pg->prog && i < 2; i++) {
-		pg->prog = build_src(k, code, len, opts[i]);
+		pg->prog = build_src(rt, k->name, code, len, opts[i]);
 		if (pg->prog)
-			store(k, pg->prog, path, &key, opts[i]);
+			store(rt, pg->prog, path, &key, opts[i]);
 		else if (i + 1 < 2)
 			nbrt_note(rt, "%s", nbrt_error(rt));
 	}
@@ -790,7 +820,10 @@ static int cl_load(nbrt_kernel *k, const char *code, size_t len)
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
 	pg->cap = calloc((size_t)pg->nmem + 1, sizeof *pg->cap);
-	if (!pg->mem || !pg->cap)
+	pg->pin = calloc((size_t)pg->nmem + 1, sizeof *pg->pin);
+	pg->pinp = calloc((size_t)pg->nmem + 1, sizeof *pg->pinp);
+	pg->pincap = calloc((size_t)pg->nmem + 1, sizeof *pg->pincap);
+	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
 }
@@ -800,11 +833,23 @@ static void cl_free(nbrt_kernel *k)
 	Prog *pg = k->priv;
 	if (!pg)
 		return;
+	const Cl *c = k->rt->priv;
+	for (int m = 0; pg->pinp && m < pg->nmem; m++)
+		if (pg->pinp[m])
+			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,
+			                        NULL);
+	clFinish(c->q);
+	for (int m = 0; pg->pin && m < pg->nmem; m++)
+		if (pg->pin[m])
+			clReleaseMemObject(pg->pin[m]);
 	for (int m = 0; pg->mem && m < pg->nmem; m++)
 		if (pg->mem[m])
 			clReleaseMemObject(pg->mem[m]);
 	free(pg->mem);
 	free(pg->cap);
+	free(pg->pin);
+	free(pg->pinp);
+	free(pg->pincap);
 	if (pg->kern)
 		clReleaseKernel(pg->kern);
 	if (pg->prog)
@@ -813,12 +858,347 @@ static void cl_free(nbrt_kernel *k)
 	k->priv = NULL;
 }
 
+/* --- arrays on the device (nbrt_array) ----------------------------------- */
+
+/* The runtime's own kernels: fixed text, nothing from a kernel or a user
+ * spliced in.  Conversions between nbrt_array's doubles and a kernel's
+ * buffers (value i at scalar i * s + o, as convert.c packs them on the
+ * host), the leap-frog's update and the finite check.  FP_CONTRACT OFF:
+ * y + h * x is a rounded multiply and a rounded add, as the host's loop
+ * in nbrt_array.c computes it. */
+static const char aux_src[] =
+	"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	"#pragma OPENCL FP_CONTRACT OFF\n"
+	"kernel void nbrt_to_f(global const double *a, global float *d,\n"
+	"                      ulong s, ulong o, ulong n)\n"
+	"{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = (float)a[i]; }\n"
+	"kernel void nbrt_to_d(global const double *a, global double *d,\n"
+	"                      ulong s, ulong o, ulong n)\n"
+	"{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = a[i]; }\n"
+	"kernel void nbrt_to_dd(global const double *a, global double *d,\n"
+	"                       ulong s, ulong o, ulong n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n) { d[i * s + o] = a[i]; d[i * s + o + 1] = 0; }\n"
+	"}\n"
+	"kernel void nbrt_from_f(global const float *r, global double *a, ulong n)\n"
+	"{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }\n"
+	"kernel void nbrt_from_d(global const double *r, global double *a, ulong n)\n"
+	"{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }\n"
+	"kernel void nbrt_from_dd(global const double *r, global double *a, ulong n)\n"
+	"{ size_t i = get_global_id(0); if (i < n) a[i] = r[2 * i] + r[2 * i + 1]; }\n"
+	"kernel void nbrt_axpy(global double *y0, global double *y1,\n"
+	"                      global double *y2, global const double *x0,\n"
+	"                      global const double *x1, global const double *x2,\n"
+	"                      double h, int na, ulong n)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	y0[i] += h * x0[i];\n"
+	"	if (na > 1) y1[i] += h * x1[i];\n"
+	"	if (na > 2) y2[i] += h * x2[i];\n"
+	"}\n"
+	"kernel void nbrt_finite(global const double *a0, global const double *a1,\n"
+	"                        global const double *a2, int na, ulong n,\n"
+	"                        global int *bad)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n && (!isfinite(a0[i]) || (na > 1 && !isfinite(a1[i])) ||\n"
+	"	              (na > 2 && !isfinite(a2[i]))))\n"
+	"		*bad = 1;\n"
+	"}\n";
+
+static const char *const ak_name[AK_N] = {
+	"nbrt_to_f", "nbrt_to_d", "nbrt_to_dd", "nbrt_from_f", "nbrt_from_d",
+	"nbrt_from_dd", "nbrt_axpy", "nbrt_finite",
+};
+
+/* Builds aux_src once a device (or takes it from the cache). */
+static int aux_load(nbrt *rt)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	if (c->aux)
+		return 0;
+	const char *name = "the runtime's array kernels";
+	size_t len = sizeof aux_src - 1;
+	nbrt_key key = {0};
+	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
+	    nbrt_key_add(&key, c->devkey, strlen(c->devkey)) ||
+	    nbrt_key_add(&key, CL_STD, strlen(CL_STD)) ||
+	    nbrt_key_add(&key, aux_src, len)) {
+		free(key.s);
+		return nbrt_fail(rt, "out of memory");
+	}
+	char *path = nbrt_cache_path(rt, &key, ".clbin");
+	cl_program p = path ? load_cached(rt, name, path, &key) : NULL;
+	if (!p && (p = build_src(rt, name, aux_src, len, CL_STD)))
+		store(rt, p, path, &key, CL_STD);
+	free(path);
+	free(key.s);
+	if (!p)
+		return -1;
+	int r = -1;
+	cl_kernel ak[AK_N] = {0};
+	size_t wg = c->maxwg < 128 ? c->maxwg : 128;
+	for (int i = 0; i < AK_N; i++) {
+		size_t kwg = 0;
+		if (!(ak[i] = clCreateKernel(p, ak_name[i], &e))) {
+			clfail(rt, name, "clCreateKernel", e);
+			goto out;
+		}
+		if ((e = clGetKernelWorkGroupInfo(ak[i], c->dev,
+		                                  CL_KERNEL_WORK_GROUP_SIZE,
+		                                  sizeof kwg, &kwg, NULL))) {
+			clfail(rt, name, "clGetKernelWorkGroupInfo", e);
+			goto out;
+		}
+		if (kwg < wg)
+			wg = kwg;
+	}
+	c->flag = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL,
+	                         &e);
+	if (!c->flag) {
+		clfail(rt, name, "clCreateBuffer", e);
+		goto out;
+	}
+	c->aux = p;
+	p = NULL;
+	memcpy(c->ak, ak, sizeof ak);
+	memset(ak, 0, sizeof ak);
+	c->akwg = wg ? wg : 1;
+	r = 0;
+out:
+	for (int i = 0; i < AK_N; i++)
+		if (ak[i])
+			clReleaseKernel(ak[i]);
+	if (p)
+		clReleaseProgram(p);
+	return r;
+}
+
+/* Sets the arguments of aux kernel i, given as (size, pointer) pairs
+ * ending in a size 0, and queues it over n work items. */
+static int aux_run(nbrt *rt, int i, size_t n, ...)
+{
+	Cl *c = rt->priv;
+	cl_int e = CL_SUCCESS;
+	va_list ap;
+	va_start(ap, n);
+	for (cl_uint a = 0; e == CL_SUCCESS; a++) {
+		size_t sz = va_arg(ap, size_t);
+		if (!sz)
+			break;
+		const void *v = va_arg(ap, const void *);
+		e = clSetKernelArg(c->ak[i], a, sz, v);
+	}
+	va_end(ap);
+	if (e != CL_SUCCESS)
+		return clfail(rt, ak_name[i], "clSetKernelArg", e);
+	if (!n)
+		return 0;
+	size_t local = c->akwg, global = (n + local - 1) / local * local;
+	e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global, &local, 0,
+	                           NULL, NULL);
+	if (e != CL_SUCCESS)
+		return clfail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
+	return 0;
+}
+
+#define ARG(v) sizeof(v), (const void *)&(v)
+
+/* An array's values into scalar i * stride + off of a kernel's buffer,
+ * converted to kt. */
+static int aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
+                  size_t off, const nbrt_array *a, size_t n)
+{
+	cl_mem src = a->priv;
+	cl_ulong s = stride, o = off, nn = n;
+	int i = kt == NB_FLOAT ? AK_TO_F : kt == NB_DOUBLE ? AK_TO_D : AK_TO_DD;
+	return aux_run(rt, i, n, ARG(src), ARG(dst), ARG(s), ARG(o), ARG(nn),
+	               (size_t)0);
+}
+
+/* A kernel's n results of type kt into an array's doubles. */
+static int aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
+                    size_t n)
+{
+	cl_mem dst = a->priv;
+	cl_ulong nn = n;
+	int i = kt == NB_FLOAT ? AK_FROM_F : kt == NB_DOUBLE ? AK_FROM_D :
+	        AK_FROM_DD;
+	return aux_run(rt, i, n, ARG(src), ARG(dst), ARG(nn), (size_t)0);
+}
+
+/* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a
+ * buffer made with CL_MEM_ALLOC_HOST_PTR (page-locked on NVIDIA's OpenCL),
+ * kept mapped and only grown, so that reusing it costs no page faults or
+ * page locking.  Nothing queued may still use the old one. */
+static int pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
+                  size_t *cap, size_t bytes)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	if (*cap >= bytes)
+		return 0;
+	if (*ptr && (e = clEnqueueUnmapMemObject(c->q, *mem, *ptr, 0, NULL,
+	                                         NULL)) != CL_SUCCESS)
+		return clfail(rt, what, "clEnqueueUnmapMemObject", e);
+	*ptr = NULL;
+	if (*mem && (e = clFinish(c->q)) != CL_SUCCESS)
+		return clfail(rt, what, "clFinish", e);
+	if (*mem)
+		clReleaseMemObject(*mem);
+	*mem = NULL;
+	*cap = 0;
+	if (bytes > rt->maxalloc)
+		return nbrt_fail(rt, "%s: %zu bytes of pinned memory are more than "
+		                 "%s allows in one buffer", what, bytes, rt->name);
+	*mem = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+	                      bytes, NULL, &e);
+	if (!*mem)
+		return clfail(rt, what, "clCreateBuffer", e);
+	*ptr = clEnqueueMapBuffer(c->q, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+	                          0, bytes, 0, NULL, NULL, &e);
+	if (!*ptr)
+		return clfail(rt, what, "clEnqueueMapBuffer", e);
+	*cap = bytes;
+	return 0;
+}
+
+/* The device's pinned copy for nbrt_array's transfers. */
+static int pin(nbrt *rt, size_t bytes)
+{
+	Cl *c = rt->priv;
+	return pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap, bytes);
+}
+
+static int cl_array_new(nbrt_array *a)
+{
+	nbrt *rt = a->rt;
+	Cl *c = rt->priv;
+	cl_int e;
+	if (!c->fp64)
+		return 1; /* no doubles on the device: the host keeps them */
+	size_t bytes = (a->n ? a->n : 1) * sizeof(double);
+	if (bytes / sizeof(double) != (a->n ? a->n : 1) || bytes > rt->maxalloc)
+		return nbrt_fail(rt, "an array of %zu doubles is more than %s "
+		                 "allows in one buffer (%llu bytes)", a->n, rt->name,
+		                 (unsigned long long)rt->maxalloc);
+	if (aux_load(rt))
+		return -1;
+	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+	if (!m)
+		return clfail(rt, "an array", "clCreateBuffer", e);
+	a->priv = m;
+	static const cl_double zero = 0;
+	if ((e = clEnqueueFillBuffer(c->q, m, &zero, sizeof zero, 0, bytes, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
+	    (e = clFinish(c->q)) != CL_SUCCESS)
+		return clfail(rt, "an array", "clEnqueueFillBuffer", e);
+	return 0;
+}
+
+static void cl_array_free(nbrt_array *a)
+{
+	const Cl *c = a->rt->priv;
+	clFinish(c->q); /* nothing queued may still use it */
+	clReleaseMemObject((cl_mem)a->priv);
+	a->priv = NULL;
+}
+
+/* All of an array to (write) or from the host, through the pinned copy. */
+static int cross(const nbrt_array *a, double *host, int write)
+{
+	nbrt *rt = a->rt;
+	Cl *c = rt->priv;
+	size_t bytes = a->n * sizeof(double);
+	const char *what = write ? "writing an array" : "reading an array";
+	if (!bytes)
+		return 0;
+	/* the pinned copy may still feed an earlier command */
+	cl_int e = clFinish(c->q);
+	if (e != CL_SUCCESS)
+		return clfail(rt, what, "clFinish", e);
+	if (pin(rt, bytes))
+		return -1;
+	if (write)
+		memcpy(c->pinp, host, bytes);
+	e = write ? clEnqueueWriteBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                 bytes, c->pinp, 0, NULL, NULL)
+	          : clEnqueueReadBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                bytes, c->pinp, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return clfail(rt, what, write ? "clEnqueueWriteBuffer" :
+		              "clEnqueueReadBuffer", e);
+	if (!write)
+		memcpy(host, c->pinp, bytes);
+	return 0;
+}
+
+static int cl_array_write(nbrt_array *a, const double *src)
+{
+	return cross(a, (double *)src, 1);
+}
+
+static int cl_array_read(const nbrt_array *a, double *dst)
+{
+	return cross(a, dst, 0);
+}
+
+static int cl_array_axpy(nbrt_array *const *y, double h,
+                         nbrt_array *const *x, int na)
+{
+	cl_mem m[6];
+	for (int i = 0; i < 3; i++) {
+		m[i] = y[i < na ? i : 0]->priv;
+		m[3 + i] = x[i < na ? i : 0]->priv;
+	}
+	cl_double hh = h;
+	cl_int nn = na;
+	cl_ulong n = y[0]->n;
+	return aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]), ARG(m[1]),
+	               ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]), ARG(hh),
+	               ARG(nn), ARG(n), (size_t)0);
+}
+
+static int cl_array_finite(nbrt_array *const *a, int na, int *finite)
+{
+	nbrt *rt = a[0]->rt;
+	Cl *c = rt->priv;
+	cl_int e;
+	cl_ulong n = a[0]->n;
+	static const cl_int zero = 0;
+	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
+	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
+		return clfail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);
+	/* three arrays a launch, one flag for all, read once */
+	for (int g = 0; g < na; g += 3) {
+		cl_mem m[3];
+		cl_int nn = na - g < 3 ? na - g : 3;
+		for (int i = 0; i < 3; i++)
+			m[i] = a[g + (i < nn ? i : 0)]->priv;
+		if (aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
+		            ARG(m[2]), ARG(nn), ARG(n), ARG(c->flag), (size_t)0))
+			return -1;
+	}
+	if (pin(rt, 64))
+		return -1;
+	e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0, sizeof(cl_int),
+	                        c->pinp, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return clfail(rt, "nbrt_finite", "clEnqueueReadBuffer", e);
+	*finite = *(cl_int *)c->pinp == 0;
+	return 0;
+}
+
 /* --- running ------------------------------------------------------------ */
 
-/* One run's transient state: staging copies (alive until the queue is
- * finished, since writes do not block) and unfinished launch events. */
+/* One run's transient state: the staging copies it used (pinned, alive
+ * until the queue is finished, since writes do not block) and unfinished
+ * launch events. */
 typedef struct Run {
-	void **stage;     /* per mem */
+	void **stage;     /* per mem, into pg->pinp; NULL: none */
 	cl_event ev[256];
 	int nev;
 	size_t wg, u, t;
@@ -920,8 +1300,30 @@ static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
 	return 0;
 }
 
+/* The array bound to a slot when it lives on the device (else the
+ * slot's host pointer is its memory, read as any host array's). */
+static nbrt_array *dev_arr(const nbrt_slot *b)
+{
+	return b->host ? NULL : b->arr;
+}
+
+/* Mem m's staging copy of at least `bytes`, pinned, for this run (the
+ * queue was finished after the last run that used it).  A staging copy
+ * that only grows and stays mapped costs no page faults or page locking
+ * from one run to the next. */
+static int stage(nbrt_kernel *k, Run *r, int m, size_t bytes)
+{
+	Prog *pg = k->priv;
+	if (pinned(k->rt, k->f->kernel, &pg->pin[m], &pg->pinp[m],
+	           &pg->pincap[m], bytes))
+		return -1;
+	r->stage[m] = pg->pinp[m];
+	return 0;
+}
+
 /* An LMEM or RMEM array: Ni values of the variable's type.  Inputs are
- * sent as they are when the host layout is the kernel's. */
+ * sent as they are when the host layout is the kernel's, converted on the
+ * device from an nbrt_array bound there. */
 static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 {
 	const nb_var *x = &k->f->var[v];
@@ -933,10 +1335,13 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		return -1;
 	if (x->role == NB_RMEM)
 		return 0; /* launches with accum = 0 write every result first */
+	if (dev_arr(b))
+		return aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
+		              (size_t)nb_prec_scalars(x->type), 0, dev_arr(b), ni);
 	if (nbrt_same_layout(b->t, x->type))
 		return put(k, m, b->host, bytes);
-	if (!(r->stage[m] = malloc(bytes)))
-		return nbrt_fail(k->rt, "out of memory");
+	if (stage(k, r, m, bytes))
+		return -1;
 	nbrt_to_kernel(r->stage[m], x->type, (size_t)nb_prec_scalars(x->type), 0, b->host,
 	               b->t, ni);
 	return put(k, m, r->stage[m], bytes);
@@ -956,24 +1361,52 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 		return -1;
 	if (!bytes)
 		return 0;
-	int only = -1;
+	int only = -1, onhost = 0, lanes = 0;
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_BMEM && f->var[v].pack == p)
+		if (f->var[v].role == NB_BMEM && f->var[v].pack == p) {
 			only = only == -1 ? v : -2;
-	if (only >= 0 && (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
+			onhost += !dev_arr(&k->b[v]);
+			lanes += nb_prec_scalars(pk->type);
+		}
+	if (only >= 0 && !dev_arr(&k->b[only]) &&
+	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
 	    nbrt_same_layout(k->b[only].t, pk->type))
 		return put(k, m, k->b[only].host, bytes);
-	if (!(r->stage[m] = calloc(bytes, 1)))
-		return nbrt_fail(k->rt, "out of memory");
+	/* host arrays through the staging copy (its unused lanes 0), then
+	 * device arrays into their lanes, after it in the queue */
+	Prog *pg = k->priv;
+	if (onhost) {
+		if (stage(k, r, m, bytes))
+			return -1;
+		memset(r->stage[m], 0, bytes);
+	} else if (lanes < pk->vwidth) {
+		static const cl_uchar zero = 0;
+		const Cl *c = k->rt->priv;
+		cl_int e = clEnqueueFillBuffer(c->q, pg->mem[m], &zero, 1, 0, bytes,
+		                               0, NULL, NULL);
+		if (e != CL_SUCCESS)
+			return clfail(k->rt, f->kernel, "clEnqueueFillBuffer", e);
+	}
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
-		if (x->role != NB_BMEM || x->pack != p)
+		if (x->role != NB_BMEM || x->pack != p || dev_arr(&k->b[v]))
 			continue;
 		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
 		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
 		               k->b[v].host, k->b[v].t, nj);
 	}
-	return put(k, m, r->stage[m], bytes);
+	if (onhost && put(k, m, r->stage[m], bytes))
+		return -1;
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_BMEM || x->pack != p || !dev_arr(&k->b[v]))
+			continue;
+		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
+		if (aux_to(k->rt, pg->mem[m], pk->type, (size_t)pk->vwidth, off,
+		           dev_arr(&k->b[v]), nj))
+			return -1;
+	}
+	return 0;
 }
 
 static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
@@ -1033,7 +1466,8 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	return 0;
 }
 
-/* Reads every result back, into the host array or its staging copy. */
+/* Reads every result back, into the host array or its staging copy, or
+ * converts it into the nbrt_array bound to it on the device. */
 static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 {
 	const Cl *c = k->rt->priv;
@@ -1046,9 +1480,15 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 			continue;
 		size_t bytes = ni * nbrt_prec_size(x->type);
 		void *dst = k->b[v].host;
+		if (dev_arr(&k->b[v])) {
+			if (aux_from(k->rt, pg->mem[m], x->type, dev_arr(&k->b[v]), ni))
+				return -1;
+			m++;
+			continue;
+		}
 		if (!nbrt_same_layout(k->b[v].t, x->type)) {
-			if (!(r->stage[m] = malloc(bytes)))
-				return nbrt_fail(k->rt, "out of memory");
+			if (stage(k, r, m, bytes))
+				return -1;
 			dst = r->stage[m];
 		}
 		cl_int e = clEnqueueReadBuffer(c->q, pg->mem[m], CL_FALSE, 0,
@@ -1122,8 +1562,6 @@ out:
 		for (int i = 0; i < r.nev; i++)
 			clReleaseEvent(r.ev[i]);
 	}
-	for (int i = 0; r.stage && i < pg->nmem; i++)
-		free(r.stage[i]);
 	free(r.stage);
 	return res;
 }
@@ -1139,4 +1577,10 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.load = cl_load,
 	.run = cl_run,
 	.free = cl_free,
+	.array_new = cl_array_new,
+	.array_free = cl_array_free,
+	.array_write = cl_array_write,
+	.array_read = cl_array_read,
+	.array_axpy = cl_array_axpy,
+	.array_finite = cl_array_finite,
 };

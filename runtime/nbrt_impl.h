@@ -27,6 +27,16 @@ struct nbrt_backend {
 	int (*load)(nbrt_kernel *k, const char *code, size_t len);
 	int (*run)(nbrt_kernel *k, size_t ni, size_t nj); /* ni > 0, ready */
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
+	/* Arrays in device memory (nbrt_array.c keeps them in the host's
+	 * where these are NULL or array_new returns 1): a->priv is the back
+	 * end's.  Each finishes its work before it returns. */
+	int (*array_new)(nbrt_array *a);  /* 1: none here, use host memory */
+	void (*array_free)(nbrt_array *a);
+	int (*array_write)(nbrt_array *a, const double *src);
+	int (*array_read)(const nbrt_array *a, double *dst);
+	int (*array_axpy)(nbrt_array *const *y, double h,
+	                  nbrt_array *const *x, int na);
+	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* nbrt_cl.c */
@@ -48,11 +58,24 @@ struct nbrt {
 	unsigned long long globalmem; /* all buffers */
 };
 
-/* What nbrt_bind and nbrt_set_const recorded for one variable. */
+/* n doubles for nbrt_array: in host memory (host) or the back end's
+ * (priv). */
+struct nbrt_array {
+	nbrt *rt;
+	size_t n;
+	double *host;
+	void *priv;
+};
+
+/* What nbrt_bind and nbrt_set_const recorded for one variable.  An
+ * nbrt_array bound (arr, t NBRT_DOUBLE) in host memory has host set to it,
+ * read as any host array is; one in device memory has host NULL, for the
+ * back end to convert on the device. */
 typedef struct nbrt_slot {
 	int set;
 	nbrt_type t;
 	void *host;
+	nbrt_array *arr;
 	double hi, lo; /* CONST */
 } nbrt_slot;
 

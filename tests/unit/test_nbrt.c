@@ -3,8 +3,9 @@
  * on fresh random inputs (seed printed; TEST_SEED=S repeats a run) for
  * every Ni, Nj in {0, 1, 7, 1000, 1023} against a direct double sum
  * written here; a dd kernel against QD; other launch shapes, split
- * launches, conversions between host and kernel types, the cache, timing,
- * and the message of every error a user can cause.  One process (no
+ * launches, conversions between host and kernel types, arrays kept on
+ * the device (nbrt_array), the cache, timing, and the message of every
+ * error a user can cause.  One process (no
  * fork): kernels are built once and reused.  Without an OpenCL CPU device
  * (and no NBRT_DEVICE naming another) only the host runs, and the exit
  * status is 77, skipped (tests/run.sh). */
@@ -323,6 +324,188 @@ START_TEST(gravity_split)
 {
 	grav_sizes(_i, NB_FLOAT, 1e-5, 3000);
 	grav_sizes(_i, NB_DOUBLE, 1e-12, 3000);
+}
+END_TEST
+
+/* --- arrays that stay on the device (nbrt_array) ------------------------ */
+
+static double *rand_doubles(size_t n, double a, double b)
+{
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = urand(a, b);
+	return v;
+}
+
+static nbrt_array *array_of(nbrt *rt, const double *v, size_t n)
+{
+	nbrt_array *a = nbrt_array_new(rt, n);
+	ck_assert_msg(a != NULL, "nbrt_array_new: %s", nbrt_error(rt));
+	ck_assert_msg(nbrt_array_write(a, v) == 0, "nbrt_array_write: %s",
+	              nbrt_error(rt));
+	return a;
+}
+
+/* Gravity with its inputs and results in arrays: the bits of the same run
+ * from host arrays of doubles (the conversions on the device round as the
+ * host's), and within the float or double tolerance of grav_ref.  Inputs
+ * are doubles that floats cannot hold, Ni < Nj < the arrays' length, and
+ * the BMEM pack mixes arrays (xj, yj) with host arrays (zj, mj). */
+static void array_gravity(int d, nb_prec p, double tol)
+{
+	nbrt *rt = device(d);
+	nbrt_kernel *k = gravity(d, p);
+	size_t n = 1000, ni = 997, nj = 999;
+	Grav g = {ni, nj, 1.0 / 64, {0}, {0}, {0}, {0}};
+	for (int c = 0; c < 3; c++)
+		g.xi[c] = rand_doubles(n, -1, 1);
+	for (int c = 0; c < 3; c++)
+		g.xj[c] = rand_doubles(n, -1, 1);
+	g.xj[3] = rand_doubles(n, 0.01, 1);
+	grav_ref(&g);
+	double *host[4], *got[4];
+	nbrt_array *ai[3], *aj[2], *ar[4];
+	for (int c = 0; c < 4; c++) {
+		host[c] = malloc(n * sizeof(double));
+		got[c] = malloc(n * sizeof(double));
+	}
+	for (int c = 0; c < 3; c++) {
+		ck_assert_int_eq(nbrt_bind(k, gin[c], NBRT_DOUBLE, g.xi[c]), 0);
+		ai[c] = array_of(rt, g.xi[c], n);
+	}
+	for (int c = 0; c < 4; c++)
+		ck_assert_int_eq(nbrt_bind(k, gjn[c], NBRT_DOUBLE, g.xj[c]), 0);
+	for (int c = 0; c < 2; c++)
+		aj[c] = array_of(rt, g.xj[c], n);
+	for (int c = 0; c < 4; c++) {
+		ck_assert_int_eq(nbrt_bind(k, gout[c], NBRT_DOUBLE, host[c]), 0);
+		ar[c] = nbrt_array_new(rt, n);
+		ck_assert_ptr_nonnull(ar[c]);
+	}
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", g.eps2, 0), 0);
+	ck_assert_msg(nbrt_run(k, ni, nj) == 0, "%s", nbrt_error(rt));
+	for (int c = 0; c < 3; c++)
+		ck_assert_int_eq(nbrt_bind_array(k, gin[c], ai[c]), 0);
+	for (int c = 0; c < 2; c++)
+		ck_assert_int_eq(nbrt_bind_array(k, gjn[c], aj[c]), 0);
+	for (int c = 0; c < 4; c++)
+		ck_assert_int_eq(nbrt_bind_array(k, gout[c], ar[c]), 0);
+	ck_assert_msg(nbrt_run(k, ni, nj) == 0, "%s", nbrt_error(rt));
+	const char *what = nbrt_device_name(rt);
+	for (int c = 0; c < 4; c++) {
+		ck_assert_int_eq(nbrt_array_read(ar[c], got[c]), 0);
+		double err = 0, norm = 0;
+		for (size_t i = 0; i < ni; i++) {
+			ck_assert_msg(memcmp(&got[c][i], &host[c][i], sizeof(double)) == 0,
+			              "%s %s: %s[%zu] from arrays %.17g, from the host "
+			              "%.17g", what, nb_prec_name(p), gout[c], i, got[c][i],
+			              host[c][i]);
+			err = fmax(err, fabs(got[c][i] - g.ref[c][i]));
+			norm = fmax(norm, g.mag[c][i]);
+		}
+		ck_assert_msg(err <= tol * norm, "%s %s: %s: error %.3g, norm %.3g",
+		              what, nb_prec_name(p), gout[c], err, norm);
+	}
+	/* an array shorter than the run */
+	nbrt_array *shrt = nbrt_array_new(rt, ni - 1);
+	ck_assert_int_eq(nbrt_bind_array(k, "yi", shrt), 0);
+	ck_assert_int_eq(nbrt_run(k, ni, nj), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "LMEM 'yi' is bound to an array of "
+	                     "996 values, and the run needs 997") != NULL,
+	              "%s", nbrt_error(rt));
+	nbrt_array_free(shrt);
+	for (int c = 0; c < 4; c++) {
+		nbrt_array_free(ar[c]);
+		free(host[c]);
+		free(got[c]);
+	}
+	for (int c = 0; c < 3; c++)
+		nbrt_array_free(ai[c]);
+	for (int c = 0; c < 2; c++)
+		nbrt_array_free(aj[c]);
+	grav_free(&g);
+}
+
+START_TEST(array_gravity_float)
+{
+	array_gravity(_i, NB_FLOAT, 1e-5);
+}
+END_TEST
+
+START_TEST(array_gravity_double)
+{
+	array_gravity(_i, NB_DOUBLE, 1e-12);
+}
+END_TEST
+
+/* axpy against the loop written here, bit for bit; the finite check on
+ * arrays with one NaN or infinity put anywhere; write and read back; the
+ * errors of mismatched operands. */
+START_TEST(array_ops)
+{
+	nbrt *rt = device(_i);
+	size_t n = 1000 + (size_t)(urand(0, 100));
+	double *x[3], *y[3], *got = malloc(n * sizeof *got);
+	nbrt_array *ax[3], *ay[3];
+	for (int c = 0; c < 3; c++) {
+		x[c] = rand_doubles(n, -1e3, 1e3);
+		y[c] = rand_doubles(n, -1, 1);
+		ax[c] = array_of(rt, x[c], n);
+		ay[c] = array_of(rt, y[c], n);
+	}
+	for (int na = 1; na <= 3; na++) {
+		double h = urand(-1, 1);
+		ck_assert_msg(nbrt_array_axpy(ay, h, ax, na) == 0, "%s",
+		              nbrt_error(rt));
+		for (int c = 0; c < na; c++) {
+			volatile double t; /* no fused multiply-add here either */
+			for (size_t i = 0; i < n; i++) {
+				t = h * x[c][i];
+				y[c][i] = y[c][i] + t;
+			}
+		}
+		for (int c = 0; c < 3; c++) {
+			ck_assert_int_eq(nbrt_array_read(ay[c], got), 0);
+			ck_assert_msg(memcmp(got, y[c], n * sizeof *got) == 0,
+			              "%s: axpy of %d arrays, array %d: not the host "
+			              "loop's bits", nbrt_device_name(rt), na, c);
+		}
+	}
+	nbrt_array *all[6] = {ax[0], ax[1], ax[2], ay[0], ay[1], ay[2]};
+	int fin = -1;
+	ck_assert_int_eq(nbrt_array_finite(all, 6, &fin), 0);
+	ck_assert_int_eq(fin, 1);
+	for (int t = 0; t < 4; t++) {
+		int w = (int)urand(0, 6);
+		size_t i = (size_t)urand(0, (double)n);
+		double *v = w < 3 ? x[w] : y[w - 3], keep = v[i];
+		v[i] = t % 2 ? NAN : t ? -INFINITY : INFINITY;
+		ck_assert_int_eq(nbrt_array_write(all[w], v), 0);
+		ck_assert_int_eq(nbrt_array_finite(all, 6, &fin), 0);
+		ck_assert_msg(fin == 0, "%s: %g at %zu of array %d not found",
+		              nbrt_device_name(rt), v[i], i, w);
+		/* only the arrays asked about */
+		ck_assert_int_eq(nbrt_array_finite(w < 3 ? ay : ax, 3, &fin), 0);
+		ck_assert_int_eq(fin, 1);
+		v[i] = keep;
+		ck_assert_int_eq(nbrt_array_write(all[w], v), 0);
+	}
+	nbrt_array *other = nbrt_array_new(rt, n + 1);
+	nbrt_array *mixed[3] = {ay[0], other, ay[2]};
+	ck_assert_int_eq(nbrt_array_axpy(mixed, 1, ax, 3), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "differ in device or length") !=
+	              NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_array_axpy(ay, 1, ax, 4), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "4 arrays (at most 3)") != NULL,
+	              "%s", nbrt_error(rt));
+	nbrt_array_free(other);
+	for (int c = 0; c < 3; c++) {
+		nbrt_array_free(ax[c]);
+		nbrt_array_free(ay[c]);
+		free(x[c]);
+		free(y[c]);
+	}
+	free(got);
 }
 END_TEST
 
@@ -820,6 +1003,9 @@ int main(void)
 	tcase_add_loop_test(tc, timing, 0, ndev);
 	tcase_add_loop_test(tc, cache_hit, 0, ndev);
 	tcase_add_loop_test(tc, dd_kernel, 0, ndev);
+	tcase_add_loop_test(tc, array_gravity_float, 0, ndev);
+	tcase_add_loop_test(tc, array_gravity_double, 0, ndev);
+	tcase_add_loop_test(tc, array_ops, 0, ndev);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
 	/* one process: the devices and kernels outlive each test */

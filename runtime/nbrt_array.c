@@ -1,0 +1,129 @@
+/* nbrt_array.c: arrays that stay on the device between runs (nbrt.h).
+ * A back end with device memory keeps them there (its array_* operations);
+ * elsewhere they are plain host memory, and the operations are the loops
+ * below, whose bits the device versions reproduce. */
+#include <math.h>
+#include <stdlib.h>
+#include "nbrt_impl.h"
+
+nbrt_array *nbrt_array_new(nbrt *rt, size_t n)
+{
+	if (!rt)
+		return NULL;
+	nbrt_array *a = calloc(1, sizeof *a);
+	if (!a) {
+		nbrt_fail(rt, "out of memory");
+		return NULL;
+	}
+	a->rt = rt;
+	a->n = n;
+	int r = rt->be->array_new ? rt->be->array_new(a) : 1;
+	if (r == 1) {
+		a->host = calloc(n ? n : 1, sizeof(double));
+		r = a->host ? 0 : nbrt_fail(rt, "out of memory for an array of "
+		                            "%zu doubles", n);
+	}
+	if (r) {
+		nbrt_array_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void nbrt_array_free(nbrt_array *a)
+{
+	if (!a)
+		return;
+	if (a->priv)
+		a->rt->be->array_free(a);
+	free(a->host);
+	free(a);
+}
+
+int nbrt_array_on_device(const nbrt_array *a)
+{
+	return a && !a->host;
+}
+
+int nbrt_array_write(nbrt_array *a, const double *src)
+{
+	if (!a)
+		return -1;
+	if (!a->host)
+		return a->rt->be->array_write(a, src);
+	for (size_t i = 0; i < a->n; i++)
+		a->host[i] = src[i];
+	return 0;
+}
+
+int nbrt_array_read(const nbrt_array *a, double *dst)
+{
+	if (!a)
+		return -1;
+	if (!a->host)
+		return a->rt->be->array_read(a, dst);
+	for (size_t i = 0; i < a->n; i++)
+		dst[i] = a->host[i];
+	return 0;
+}
+
+/* The operands of one operation: na of them (1 to max), all of one
+ * device, one length and one kind of memory. */
+static int same(nbrt_array *const *a, int na, int max, const char *what)
+{
+	if (!a || na < 1 || !a[0])
+		return -1;
+	if (na > max)
+		return nbrt_fail(a[0]->rt, "%s: %d arrays (at most %d)", what, na,
+		                 max);
+	for (int c = 1; c < na; c++)
+		if (!a[c] || a[c]->rt != a[0]->rt || a[c]->n != a[0]->n ||
+		    !a[c]->host != !a[0]->host)
+			return nbrt_fail(a[0]->rt, "%s: the arrays differ in device "
+			                 "or length", what);
+	return 0;
+}
+
+int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
+                    int na)
+{
+	if (same(y, na, 3, "nbrt_array_axpy") ||
+	    same(x, na, 3, "nbrt_array_axpy"))
+		return -1;
+	if (x[0]->rt != y[0]->rt || x[0]->n != y[0]->n ||
+	    !x[0]->host != !y[0]->host)
+		return nbrt_fail(y[0]->rt, "nbrt_array_axpy: the arrays differ in "
+		                 "device or length");
+	if (!y[0]->host)
+		return y[0]->rt->be->array_axpy(y, h, x, na);
+	size_t n = y[0]->n;
+	for (int c = 0; c < na; c++) {
+		double *yc = y[c]->host;
+		const double *xc = x[c]->host;
+		/* element by element: threads change no bit */
+#pragma omp parallel for if (n >= 65536) schedule(static)
+		for (size_t i = 0; i < n; i++)
+			yc[i] += h * xc[i];
+	}
+	return 0;
+}
+
+int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)
+{
+	if (same(a, na, 64, "nbrt_array_finite"))
+		return -1;
+	if (!a[0]->host)
+		return a[0]->rt->be->array_finite(a, na, finite);
+	/* a sum is NaN if any term is NaN or infinities of both signs meet,
+	 * else infinite if a term is: one pass, no branch per value */
+	double sum = 0;
+	size_t n = a[0]->n;
+	for (int c = 0; c < na; c++) {
+		const double *v = a[c]->host;
+#pragma omp parallel for if (n >= 65536) reduction(+ : sum)
+		for (size_t i = 0; i < n; i++)
+			sum += 0 * v[i];
+	}
+	*finite = sum == 0;
+	return 0;
+}
