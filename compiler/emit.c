@@ -39,8 +39,6 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	fc->unroll_i = f->ni;
 	fc->unroll_j = f->nj;
 	fc->jsplit = f->jsplit;
-	if (t->launch)
-		t->launch(f, o, fc);
 	/* dd arithmetic dies under fast-math: its error terms become 0.  So
 	 * a dd kernel is built IEEE even under --fast-math (each target's
 	 * build_options sees to it), and as the user asked for more, a
@@ -94,6 +92,9 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		int scalars = k->width * prec[k->type].scalars;
 		k->vwidth = scalars == 3 ? 4 : scalars;
 	}
+	/* last: the launch shape may depend on the packs (tile bytes) */
+	if (t->launch)
+		t->launch(f, o, fc);
 	return fc;
 }
 

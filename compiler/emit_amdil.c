@@ -1261,6 +1261,13 @@ static void stores(E *e)
 
 static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
+	/* the IL expands the accurate algorithms only */
+	if (f->ctx->opt->dd_qd && ir_widest(f, 0) == T_DD) {
+		error_file(f->ctx, "--dd=qd has no AMD IL form (only ddlib.h's "
+		           "accurate dd arithmetic is expanded into IL); use the "
+		           "c or opencl target");
+		return;
+	}
 	if (refuse(f))
 		return;
 	E e = {0};

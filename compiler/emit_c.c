@@ -253,6 +253,8 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	iface_put(out, fc, " * ");
 	buf_puts(out, " */\n#include <math.h>\n#include <stddef.h>\n\n");
 	if (ir_widest(f, 0) == T_DD) {
+		if (f->ctx->opt->dd_qd)
+			buf_puts(out, "#define NB_DD_QD 1\n");
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');
 	}

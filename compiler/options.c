@@ -52,9 +52,14 @@ static const char help_after[] =
 	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
 	"                     (by default they flush to zero: rsqrt is then\n"
 	"                     one instruction on NVIDIA GPUs)\n"
+	"  --dd=A             accurate or qd: dd arithmetic (default accurate:\n"
+	"                     bounded relative error, IEEE special values);\n"
+	"                     qd is QD's own default, faster: an add's error\n"
+	"                     is relative to |a|+|b|, no infinities\n"
 	"  --wg=N             OpenCL work-group size (default 128)\n"
 	"  --tile=N           j-elements staged per local-memory tile (default:\n"
-	"                     the work-group size); 0 reads them through the\n"
+	"                     the work-group size; 32 KB of them for a split\n"
+	"                     kernel on a GPU); 0 reads them through the\n"
 	"                     cache instead\n"
 	"  --name=K           kernel function name (default: from the file)\n";
 
@@ -189,6 +194,16 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			goto bad;
 		return took;
 	}
+	if ((v = value(arg, "--dd", next, &took))) {
+		if (strcmp(v, "qd") == 0)
+			o->dd_qd = 1;
+		else if (strcmp(v, "accurate") == 0)
+			o->dd_qd = 0;
+		else
+			goto bad;
+		o->given |= NB_GIVEN_DD;
+		return took;
+	}
 	if (strcmp(arg, "--no-ftz") == 0) {
 		o->ftz = 0;
 		o->given |= NB_GIVEN_FTZ;
@@ -239,6 +254,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --no-fma");
 	if (!o->ftz)
 		ADD(" --no-ftz");
+	if (o->dd_qd)
+		ADD(" --dd=qd");
 	if (o->cpu)
 		ADD(" --device-class=cpu");
 	if (o->wg)

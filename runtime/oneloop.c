@@ -27,6 +27,7 @@ typedef struct args {
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
 	const char *prec, *ntext; /* as given, checked by check_args */
 	int extrapolate, dbl, csv;
+	const char *dd;     /* --dd: the kernel's dd arithmetic */
 } args;
 
 /* The parameters, read in the run's precision. */
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 	        "                     3 <= COUNT <= %d (default 0.1,0.5,16)\n"
 	        "  --precision P      dd (default) or double: the kernel, the rule\n"
 	        "                     and the host sums all in P\n"
+	        "  --dd A             accurate (default) or qd: the kernel's dd\n"
+	        "                     arithmetic (nbcc --dd; docs/oneloop.md)\n"
 	        "  --target T         c (the host back end) or opencl\n"
 	        "  --device SPEC      host, cpu, gpu, P:D or a name (default:\n"
 	        "                     $NBRT_DEVICE, else a GPU, else a CPU, else\n"
@@ -151,6 +154,8 @@ static int parse_args(args *a, int argc, char **argv)
 			a->lambda = v;
 		} else if ((v = cli_value(s, "--precision", argc, argv, &i))) {
 			prec = v;
+		} else if ((v = cli_value(s, "--dd", argc, argv, &i))) {
+			a->dd = v;
 		} else if ((v = cli_value(s, "--target", argc, argv, &i))) {
 			a->target = v;
 		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
@@ -177,6 +182,11 @@ static int check_args(args *a)
 	else
 		return cli_fail("--precision must be dd or double, not '%s'",
 		                nb_esc(a->prec));
+	if (a->dd && strcmp(a->dd, "accurate") != 0 && strcmp(a->dd, "qd") != 0)
+		return cli_fail("--dd must be accurate or qd, not '%s'",
+		                nb_esc(a->dd));
+	if (a->dd && a->dbl)
+		return cli_fail("--dd is for --precision dd");
 	if (a->target && strcmp(a->target, "c") != 0 &&
 	    strcmp(a->target, "opencl") != 0)
 		return cli_fail("--target must be c or opencl, not '%s'",
@@ -471,6 +481,10 @@ static int setup(run *r)
 	nb_options_init(&o);
 	o.precision = r->a->dbl ? NB_DOUBLE : NB_DD;
 	o.given |= NB_GIVEN_PRECISION;
+	if (r->a->dd) {
+		o.dd_qd = strcmp(r->a->dd, "qd") == 0;
+		o.given |= NB_GIVEN_DD;
+	}
 	r->k = nbrt_load_source(r->rt, "oneloop.nbl", nb_oneloop_nbl,
 	                        strlen(nb_oneloop_nbl), &o);
 	if (!r->k)

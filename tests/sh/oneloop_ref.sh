@@ -10,7 +10,8 @@
 #    its I_N converge (|I_256 - I_128| < 1e-3 |I_128 - I_64|);
 #  - bin/oneloop --target c and --device cpu (PoCL) at N = 64 and 256 for
 #    s = t = -1, me = mf = 1 with lambda = 1e-2 and 1e-4 and for one more
-#    set: its `I = ` line within 1e-28 of the reference, relatively.
+#    set, in both dd arithmetics (--dd accurate and qd; qd through PoCL at
+#    N = 64): its `I = ` line within 1e-28 of the reference, relatively.
 # Parameters are decimals read exactly (1e-2 is 0.01 to dd precision, not
 # the double nearest it, which moves I by 5e-18); on a failure the script
 # tells whether reading them as doubles would explain it.
@@ -116,13 +117,17 @@ for set in $sets; do
 	for n in $ns; do
 		r=$(cat "$T/ref.$set.$n")
 		for dev in $devs; do
+		for ar in accurate qd; do
+			# qd through PoCL at N = 64 only: the C back end runs the
+			# same ddlib.h code, and the script must stay short
+			[ $ar = qd ] && [ $dev != c ] && [ $n != 64 ] && continue
 			case $dev in
 			c) how="--target c" ;;
 			*) how="--device $dev" ;;
 			esac
-			what="oneloop N = $n, s t me mf lambda = $p, $how"
+			what="oneloop N = $n, s t me mf lambda = $p, $how --dd $ar"
 			if ! "$BIN/oneloop" --n $n --s $1 --t $2 --me $3 --mf $4 \
-				--lambda $5 $how >"$T/out" 2>"$T/err"; then
+				--lambda $5 $how --dd $ar >"$T/out" 2>"$T/err"; then
 				cat "$T/err"
 				bad "$what: exit status"
 				continue
@@ -141,6 +146,7 @@ for set in $sets; do
 			if e=$("$REF" --params-double $n $p 1e-28 "$v"); then
 				echo "     it agrees (${e##*reldiff }) with parameters rounded to double: bin/oneloop reads them as doubles, not as dd"
 			fi
+		done
 		done
 	done
 done
