@@ -182,11 +182,6 @@ static int lx(L *l, const Node *n, Type want)
 			v = lx(l, n->args[0], t);
 			break;
 		}
-		if (t == T_DD && !opinfo[n->fn].dd && !said(l, n->loc))
-			error(l->c, n->loc, "%s in dd has no ddlib.h version (no "
-			      "double-double algorithm for it yet); call it on a "
-			      "double, %s(double(x)), or use another precision",
-			      n->name, n->name);
 		int a[3] = {-1, -1, -1};
 		for (int i = 0; i < n->nargs; i++)
 			a[i] = lx(l, n->args[i], t);

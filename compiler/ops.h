@@ -63,8 +63,8 @@ OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(
 OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)))
 OP(TANH,    1, 0,        K_TRANS, 1, 20, 0,    "tanh", "tanh",  "tanh", F(tanh(a)),      F(nb_dd_tanh(x)))
 OP(ATAN2,   2, 0,        K_TRANS, 1, 40, 0,    "atan2","atan2", "atan2",F(atan2(a, b)),  F(nb_dd_atan2(x, y)))
-OP(ERF,     1, 0,        K_TRANS, 1, 40, 0,    "erf",  "erf",   0,      F(erf(a)),       NOFOLD)
-OP(ERFC,    1, 0,        K_TRANS, 1, 40, 0,    "erfc", "erfc",  0,      F(erfc(a)),      NOFOLD)
+OP(ERF,     1, 0,        K_TRANS, 1, 40, 0,    "erf",  "erf",   "erf",  F(erf(a)),       F(nb_dd_erf(x)))
+OP(ERFC,    1, 0,        K_TRANS, 1, 40, 0,    "erfc", "erfc",  "erfc", F(erfc(a)),      F(nb_dd_erfc(x)))
 /* comparisons and logic: results of type bool, never folded */
 OP(LT,      2, 0,        K_CMP,   0, 4,  "<",  0,      0,       "lt",   NOFOLD,          NOFOLD)
 OP(LE,      2, 0,        K_CMP,   0, 4,  "<=", 0,      0,       "le",   NOFOLD,          NOFOLD)

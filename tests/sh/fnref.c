@@ -5,7 +5,8 @@
  * MODE float or double: long double libm (64 bits), independent of the
  * float and double functions the kernels call; dd: QD's quad-double
  * (212 bits), independent of ddlib.h, with results read from their text by
- * QD; mixed: the conversions kernel.  Built by the script:
+ * QD (erf and erfc, which QD lacks: long double's); mixed: the
+ * conversions kernel.  Built by the script:
  * cc fnref.c -lqd -lstdc++ -lm. */
 #include <math.h>
 #include <stdio.h>
@@ -180,6 +181,16 @@ int main(int argc, char **argv)
 				}
 				c_qd_sub(g, r, d);	/* the text keeps 2^-109 */
 				e = fabs(d[0]) <= 0x1p-106 * fabs(r[0]) ? 0 : INFINITY;
+			} else if (isdd && (strcmp(f, "r_erf") == 0 ||
+			                    strcmp(f, "r_erfc") == 0)) {
+				/* QD has none: long double's, to its 64 bits */
+				double q[4];
+				long double r;
+				ref_ld(f, x, y, &r);
+				c_qd_read(vo[c], q);
+				long double g = (long double)q[0] + q[1];
+				e = (double)(fabsl(g - r) /
+				             (0x1p-58L * fabsl(r) + 0x1p-1000L));
 			} else if (isdd) {
 				double r[4], g[4], d[4];
 				if (!ref_qd(f, x, y, r))

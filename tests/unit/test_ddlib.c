@@ -9,14 +9,15 @@
  *     (proven 3.75), sqrt and rsqrt 4; exp and log 1e-30 (~20 eps); sin
  *     and cos 1e-30 plus 2^-150 |x| absolute (the reduction's pi/2 has ~160
  *     bits); pow 1e-31 of (1 + |b log a|) |a**b|, the conditioning of
- *     exp(b log a); cbrt, log1p and atan2 4 eps, expm1 and tanh 8 (QD has
- *     no expm1, log1p or cbrt of its own: exp - 1 and log(1 + x) in
- *     quad-double, where 212 bits survive the cancellation, and nroot).
+ *     exp(b log a); cbrt, log1p and atan2 4 eps, expm1, tanh, erf and
+ *     erfc 8 (QD has no expm1, log1p, cbrt, erf or erfc of its own: exp - 1
+ *     and log(1 + x) in quad-double, where 212 bits survive the
+ *     cancellation, nroot, and qd_erf's series and continued fraction).
  *     Measured maxima are printed, a few times smaller.
  *   - QD's double-double (c_dd_*), which users compare with: add/sub within
  *     4 eps of max(|a|,|b|), mul, div, sqrt, rsqrt within our tolerance
  *     plus 4 eps, the functions within 1e-29 plus QD's own error where
- *     larger (see tolerance()).
+ *     larger (see tolerance()); erf and erfc have no QD dd to compare.
  * Comparisons, fabs, fmin, fmax, neg, floor, trunc, round (against
  * quad-double floor, with halves in hi and in lo) and conversions must be
  * exact.  Then
@@ -66,6 +67,8 @@
 	X(LOG1P, nb_dd_log1p(a)) \
 	X(TANH, nb_dd_tanh(a)) \
 	X(ATAN2, nb_dd_atan2(a, b)) \
+	X(ERF, nb_dd_erf(a)) \
+	X(ERFC, nb_dd_erfc(a)) \
 	X(NEG, nb_dd_neg(a)) \
 	X(FLOOR, nb_dd_floor(a)) \
 	X(TRUNC, nb_dd_trunc(a)) \
@@ -289,6 +292,22 @@ static void gen(int op, int i, nb_dd *a, nb_dd *b)
 		else
 			*b = rnd(-40, 40);
 		break;
+	case OP_ERF:	/* the series, the nodes (each), the fraction, tiny */
+	case OP_ERFC:
+		if (mode == 0)
+			*a = norm(0.5 * uniform(), 0.0);
+		else if (mode == 1)
+			*a = norm(0.375 + 0.25 * (step % 15) + 0.25 * uniform(), 0.0);
+		else if (mode == 2)
+			*a = norm(op == OP_ERF ? 4 + 3 * uniform() :
+			          4 + 22 * uniform(), 0.0);
+		else
+			*a = op == OP_ERF ? rnd(-300, -2) : norm(-4 * uniform(), 0.0);
+		a->lo = a->hi * (2 * uniform() - 1) * 0x1p-53;
+		*a = norm(a->hi, a->lo);
+		if (next() & 1 && op == OP_ERF)
+			*a = nb_dd_neg(*a);
+		break;
 	case OP_FLOOR:
 	case OP_TRUNC:
 	case OP_ROUND:	/* fractions in hi, in lo, and halves in either */
@@ -333,6 +352,64 @@ static void qd_log(const double qa[4], double r[4])
 	c_qd_add(l, t, r);
 }
 
+/* erf (c = 0) or erfc (c = 1) in quad-double, by other means than
+ * ddlib.h's: the alternating Taylor series for |x| < 3 (212 bits lose at
+ * most 13 to its cancellation, and erfc = 1 - erf at most 16 more), and
+ * for x >= 3 Laplace's continued fraction from its 200th term (150 reach
+ * 1e-40 at x = 3); erfc(-x) = 2 - erfc(x) */
+static void qd_erf(const double qa[4], int c, double r[4])
+{
+	double x[4], z[4], t[4], s[4], u[4];
+	c_qd_abs(qa, x);
+	if (x[0] < 3) {
+		c_qd_mul(x, x, z);
+		c_qd_copy(x, t);
+		c_qd_copy(x, s);
+		for (int n = 1; n < 200; n++) {
+			c_qd_mul(t, z, t);
+			c_qd_div_qd_d(t, -n, t);
+			c_qd_div_qd_d(t, 2 * n + 1, u);
+			c_qd_add(s, u, s);
+		}
+		c_qd_pi(t);
+		c_qd_sqrt(t, t);
+		c_qd_div(s, t, s);
+		c_qd_mul_qd_d(s, 2.0, s);	/* erf |x| */
+		if (c) {
+			if (qa[0] < 0)
+				c_qd_neg(s, s);
+			c_qd_copy_d(1.0, t);
+			c_qd_sub(t, s, r);
+		} else {
+			c_qd_copy(s, r);
+			if (qa[0] < 0)
+				c_qd_neg(r, r);
+		}
+		return;
+	}
+	c_qd_copy(x, t);
+	for (int k = 200; k >= 1; k--) {
+		c_qd_copy_d(0.5 * k, u);
+		c_qd_div(u, t, u);
+		c_qd_add(x, u, t);
+	}
+	c_qd_mul(x, x, z);
+	c_qd_neg(z, z);
+	c_qd_exp(z, z);
+	c_qd_pi(u);
+	c_qd_sqrt(u, u);
+	c_qd_mul(u, t, t);
+	c_qd_div(z, t, s);	/* erfc |x| */
+	if (c && qa[0] > 0) {
+		c_qd_copy(s, r);
+		return;
+	}
+	c_qd_copy_d(c ? 2.0 : 1.0, t);
+	c_qd_sub(t, s, r);
+	if (!c && qa[0] < 0)
+		c_qd_neg(r, r);
+}
+
 /* the exact-enough value of op(a, b) in quad-double */
 static void ref_qd(int op, nb_dd a, nb_dd b, double r[4])
 {
@@ -373,6 +450,8 @@ static void ref_qd(int op, nb_dd a, nb_dd b, double r[4])
 	case OP_LOG1P: c_qd_add_qd_d(qa, 1.0, t); qd_log(t, r); break;
 	case OP_TANH: c_qd_tanh(qa, r); break;
 	case OP_ATAN2: c_qd_atan2(qa, qb, r); break;
+	case OP_ERF: qd_erf(qa, 0, r); break;
+	case OP_ERFC: qd_erf(qa, 1, r); break;
 	default: abort();
 	}
 }
@@ -401,6 +480,9 @@ static nb_dd ref_dd(int op, nb_dd a, nb_dd b)
 	case OP_LOG1P: c_dd_add_dd_d(x, 1.0, t); c_dd_log(t, r); break;
 	case OP_TANH: c_dd_tanh(x, r); break;
 	case OP_ATAN2: c_dd_atan2(x, y, r); break;
+	case OP_ERF:	/* QD has none: only the quad-double reference */
+	case OP_ERFC:
+		return nb_dd_make(NAN, 0.0);
 	default: abort();
 	}
 	return nb_dd_make(r[0], r[1]);
@@ -486,6 +568,11 @@ static void tolerance(int op, nb_dd a, nb_dd b, const double r[4],
 	case OP_ATAN2:
 		*tol = 4 * EPS * m;
 		*tol_dd = 1e-29 * fmax(m, 1);
+		return;
+	case OP_ERF:
+	case OP_ERFC:
+		*tol = 8 * EPS * m;
+		*tol_dd = INFINITY;
 		return;
 	default:
 		abort();
@@ -573,7 +660,8 @@ static void check_all(int op, const nb_dd *a, const nb_dd *b, const nb_dd *got,
 		double e = dist(got[i], r);
 		nb_dd q = ref_dd(op, a[i], b[i]);
 		double e_dd = fabs((got[i].hi - q.hi) + (got[i].lo - q.lo));
-		ck_assert_msg(is_valid(got[i]) && e <= tol && e_dd <= tol_dd,
+		ck_assert_msg(is_valid(got[i]) && e <= tol &&
+		              (e_dd <= tol_dd || tol_dd == INFINITY),
 		              "%s %s(%a%+a, %a%+a) = %a%+a: exact %a%+a%+a, "
 		              "error %.3g (allowed %.3g), QD dd %a%+a differs by "
 		              "%.3g (allowed %.3g), seed %llu", who, op_name[op],
@@ -653,6 +741,9 @@ static const struct special {
 	{OP_TANH, 50, 0, 1}, {OP_TANH, NAN, 0, NAN},
 	{OP_ATAN2, 0, 1, 0}, {OP_ATAN2, 1, INF, 0}, {OP_ATAN2, NAN, 1, NAN},
 	{OP_ATAN2, 1, NAN, NAN},
+	{OP_ERF, 0, 0, 0}, {OP_ERF, INF, 0, 1}, {OP_ERF, -INF, 0, -1},
+	{OP_ERF, NAN, 0, NAN}, {OP_ERFC, INF, 0, 0}, {OP_ERFC, -INF, 0, 2},
+	{OP_ERFC, 0, 0, 1}, {OP_ERFC, 30, 0, 0}, {OP_ERFC, NAN, 0, NAN},
 	{OP_FLOOR, -0.5, 0, -1}, {OP_FLOOR, INF, 0, INF}, {OP_FLOOR, NAN, 0, NAN},
 	{OP_TRUNC, -2.5, 0, -2}, {OP_TRUNC, -INF, 0, -INF},
 	{OP_ROUND, 2.5, 0, 3}, {OP_ROUND, -2.5, 0, -3}, {OP_ROUND, 0.49999999999999994, 0, 0},
