@@ -3,15 +3,16 @@
 # double kernels, QD's quad-double for dd), on fresh random inputs (seed
 # printed; TEST_SEED=S repeats it): x in [-0.9, 4) and y in [-2, 2) as
 # multiples of 2^-20, exact in every precision (and written out exactly),
-# every 7th x a half integer (the ties of round).  Tolerances: float and double 16 ulp
-# (OpenCL's bound for erf and erfc; the others are tighter), dd
-# 8 * 2^-104 (compiler/ddlib.h), but erf and erfc in dd 2^-58 of long
-# double's erfl and erfcl (QD has none; tests/unit/test_ddlib.c holds
-# them to 8 * 2^-104); floor, round, trunc, min, max, pi and the
-# conversions exactly.  Each kernel runs on the host (--target c), on
-# PoCL's CPU device (--device cpu) and, for the float functions that have
-# IL instructions, in the AMD IL interpreter (--target amdil).  Needs
-# PoCL: without it the host runs are checked and the script is skipped.
+# every 7th x a half integer (the ties of round).  Tolerances: float and
+# double 16 ulp (OpenCL's bound for erf and erfc; the others are
+# tighter), dd 8 * 2^-104 (compiler/ddlib.h), but erf and erfc in dd
+# 2^-58 of long double's erfl and erfcl (QD has none;
+# tests/unit/test_ddlib.c holds them to 8 * 2^-104); floor, round, trunc,
+# min, max, pi and the conversions exactly.  Each kernel runs on the host
+# (--target c), on PoCL's CPU device (--device cpu) and, for the float
+# functions that have IL instructions and for the conversions, in the AMD
+# IL interpreter (--target amdil).  Needs PoCL: without it the host runs
+# are checked and the script is skipped.
 set -u
 cd "$ROOT"
 . tests/device.sh
@@ -103,6 +104,7 @@ for p in float double dd mixed; do
 	check $p $p --target c
 done
 check float il --target amdil
+check mixed mixed --target amdil
 
 if have_device cpu; then
 	for p in float double dd mixed; do
