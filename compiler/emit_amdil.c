@@ -627,8 +627,8 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		[O_LT] = "lt", [O_GE] = "ge", [O_EQ] = "eq", [O_NE] = "ne",
 		[O_LE] = "ge", [O_GT] = "lt", /* with the operands swapped */
 		[O_SQRT] = "sqrt_vec", [O_RSQRT] = "rsq_vec", [O_SIN] = "sin_vec",
-		[O_COS] = "cos_vec", [O_NOT] = "inot", [O_FLOOR] = "round_neginf",
-		[O_TRUNC] = "round_zero",
+		[O_COS] = "cos_vec", [O_NOT] = "inot",
+		[O_FLOOR] = "round_neginf", [O_TRUNC] = "round_zero",
 	};
 	const char *D = dst(e, d, 1);
 	switch (in->op) {
@@ -972,10 +972,11 @@ static void analyse(E *e)
 /* The precisions each operation has an IL form in: float (and the
  * conditions) 1, double 2, dd 4.  Double has no transcendentals in IL,
  * and dd's exp, log, sin, cos and pow (ddlib.h's table-driven series)
- * are not expanded; of the functions after fmax only float floor and trunc
- * have IL instructions (round_neginf, round_zero: IL's round_nearest
- * breaks ties to even, not away from zero as round does); a row ops.h gains is refused until it is added here
- * and spelled below. */
+ * are not expanded; of the functions after fmax only float floor and
+ * trunc have IL instructions (round_neginf, round_zero: IL's
+ * round_nearest breaks ties to even, not away from zero as round does).
+ * A row ops.h gains is refused until it is added here and spelled
+ * below. */
 enum { IF = 1, ID = 2, IDD = 4, IALL = 7 };
 static const unsigned char forms[O_COUNT] = {
 	[O_IMM] = IALL, [O_CONST] = IALL, [O_LDI] = IALL, [O_LDJ] = IALL,

@@ -234,8 +234,8 @@ static void check_conversion(Ctx *c, Node *n, Type t)
 	}
 	const Node *a = n->args[0];
 	if (!numeric(a->type)) {
-		error(c, a->loc, "argument of '%s' is a condition, not a number",
-		      n->name);
+		error(c, a->loc, "argument of '%s' is a condition, not a "
+		      "number", n->name);
 		return;
 	}
 	n->fn = O_CVT;

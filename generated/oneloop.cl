@@ -637,7 +637,8 @@ static inline nb_dd nb_dd_cbrt(nb_dd a)
 	int k = nb__finite(a.hi) ? e / 3 : 0;
 	nb_dd m = nb_dd_make(ldexp(a.hi, -3 * k), ldexp(a.lo, -3 * k));
 	nb_dd y = nb_dd_make(cbrt(m.hi), 0.0);
-	for (int i = 0; i < 2; i++) {	/* the second makes exact cubes exact */
+	/* the second step makes an exact cube root exact */
+	for (int i = 0; i < 2; i++) {
 		double r = y.hi;
 		nb_dd d = nb_dd_sub(m, nb__mul_d(nb__two_prod(r, r), r));
 		y = nb__fast_sum(r, d.hi / (3.0 * r * r));
@@ -766,8 +767,9 @@ static inline nb_dd nb__erf_small(nb_dd a)
 		s = nb__add_fast(s, t);
 	}
 	nb_dd e = nb_dd_exp(nb_dd_neg(nb__sqr(a)));
-	nb_dd k = nb_dd_make(0x1.20dd750429b6dp+0, 0x1.1ae3a914fed80p-56);
-	return nb_dd_mul(nb_dd_mul(k, a), nb_dd_mul(e, s));	/* 2/sqrt(pi) */
+	nb_dd k = nb_dd_make(0x1.20dd750429b6dp+0,	/* 2/sqrt(pi) */
+	                     0x1.1ae3a914fed80p-56);
+	return nb_dd_mul(nb_dd_mul(k, a), nb_dd_mul(e, s));
 }
 
 /* erfc a for 1/2 <= a < 4.125 */
@@ -800,8 +802,9 @@ static inline nb_dd nb__erfc_large(nb_dd a)
 	nb_dd t = a;
 	for (int k = 80; k >= 1; k--)
 		t = nb_dd_add(a, nb_dd_div(nb_dd_make(0.5 * k, 0.0), t));
-	nb_dd sp = nb_dd_make(0x1.c5bf891b4ef6bp+0, -0x1.618f13eb7ca89p-54);
-	nb_dd y = nb_dd_div(nb__exp_negsq(a), nb_dd_mul(sp, t));	/* sqrt(pi) */
+	nb_dd sp = nb_dd_make(0x1.c5bf891b4ef6bp+0,	/* sqrt(pi) */
+	                      -0x1.618f13eb7ca89p-54);
+	nb_dd y = nb_dd_div(nb__exp_negsq(a), nb_dd_mul(sp, t));
 	return a.hi < 27.0 ? y : nb_dd_make(0.0, 0.0);
 }
 

@@ -48,7 +48,7 @@ static int ref_qd(const char *f, double x, double y, double r[4])
 	else if (strcmp(f, "r_trunc") == 0) {
 		c_qd_aint(q, r);
 	} else if (strcmp(f, "r_round") == 0) {	/* halves away from zero */
-		c_qd_copy_d(fabs(x) + 0.5, t);	/* exact: x is a short fraction */
+		c_qd_copy_d(fabs(x) + 0.5, t);	/* exact: x has few bits */
 		c_qd_floor(t, r);
 		if (x < 0)
 			c_qd_neg(r, r);
@@ -116,7 +116,8 @@ static int ref_ld(const char *f, long double x, long double y, long double *r)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: fnref float|double|dd|mixed IN.csv OUT.csv\n");
+		fprintf(stderr, "usage: fnref float|double|dd|mixed IN.csv "
+		        "OUT.csv\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -129,7 +130,8 @@ int main(int argc, char **argv)
 	double tol = isf ? 0x1p-20 : isdd ? 0x1p-101 : 0x1p-49;
 	FILE *fi = fopen(argv[2], "r"), *fo = fopen(argv[3], "r");
 	if (!fi || !fo) {
-		fprintf(stderr, "fnref: cannot open %s\n", fi ? argv[3] : argv[2]);
+		fprintf(stderr, "fnref: cannot open %s\n",
+		        fi ? argv[3] : argv[2]);
 		return 2;
 	}
 	char li[4096], lo[4096], *hi[MAXCOL], *ho[MAXCOL], *vi[MAXCOL],

@@ -297,12 +297,13 @@ static void gen(int op, int i, nb_dd *a, nb_dd *b)
 		if (mode == 0)
 			*a = norm(0.5 * uniform(), 0.0);
 		else if (mode == 1)
-			*a = norm(0.375 + 0.25 * (step % 15) + 0.25 * uniform(), 0.0);
+			*a = norm(0.375 + 0.25 * (step % 15 + uniform()), 0.0);
 		else if (mode == 2)
 			*a = norm(op == OP_ERF ? 4 + 3 * uniform() :
 			          4 + 22 * uniform(), 0.0);
 		else
-			*a = op == OP_ERF ? rnd(-300, -2) : norm(-4 * uniform(), 0.0);
+			*a = op == OP_ERF ? rnd(-300, -2) :
+			     norm(-4 * uniform(), 0.0);
 		a->lo = a->hi * (2 * uniform() - 1) * 0x1p-53;
 		*a = norm(a->hi, a->lo);
 		if (next() & 1 && op == OP_ERF)
@@ -734,7 +735,8 @@ static const struct special {
 	{OP_CBRT, 0, 0, 0}, {OP_CBRT, -27, 0, -3}, {OP_CBRT, INF, 0, INF},
 	{OP_CBRT, -INF, 0, -INF}, {OP_CBRT, NAN, 0, NAN},
 	{OP_EXPM1, 0, 0, 0}, {OP_EXPM1, INF, 0, INF}, {OP_EXPM1, -INF, 0, -1},
-	{OP_EXPM1, 710, 0, INF}, {OP_EXPM1, -800, 0, -1}, {OP_EXPM1, NAN, 0, NAN},
+	{OP_EXPM1, 710, 0, INF}, {OP_EXPM1, -800, 0, -1},
+	{OP_EXPM1, NAN, 0, NAN},
 	{OP_LOG1P, 0, 0, 0}, {OP_LOG1P, -1, 0, -INF}, {OP_LOG1P, -2, 0, NAN},
 	{OP_LOG1P, INF, 0, INF}, {OP_LOG1P, NAN, 0, NAN},
 	{OP_TANH, 0, 0, 0}, {OP_TANH, INF, 0, 1}, {OP_TANH, -INF, 0, -1},
@@ -744,9 +746,11 @@ static const struct special {
 	{OP_ERF, 0, 0, 0}, {OP_ERF, INF, 0, 1}, {OP_ERF, -INF, 0, -1},
 	{OP_ERF, NAN, 0, NAN}, {OP_ERFC, INF, 0, 0}, {OP_ERFC, -INF, 0, 2},
 	{OP_ERFC, 0, 0, 1}, {OP_ERFC, 30, 0, 0}, {OP_ERFC, NAN, 0, NAN},
-	{OP_FLOOR, -0.5, 0, -1}, {OP_FLOOR, INF, 0, INF}, {OP_FLOOR, NAN, 0, NAN},
+	{OP_FLOOR, -0.5, 0, -1}, {OP_FLOOR, INF, 0, INF},
+	{OP_FLOOR, NAN, 0, NAN},
 	{OP_TRUNC, -2.5, 0, -2}, {OP_TRUNC, -INF, 0, -INF},
-	{OP_ROUND, 2.5, 0, 3}, {OP_ROUND, -2.5, 0, -3}, {OP_ROUND, 0.49999999999999994, 0, 0},
+	{OP_ROUND, 2.5, 0, 3}, {OP_ROUND, -2.5, 0, -3},
+	{OP_ROUND, 0.49999999999999994, 0, 0},
 	{OP_ROUND, INF, 0, INF}, {OP_ROUND, NAN, 0, NAN},
 };
 #define NSPECIAL ((int)(sizeof specials / sizeof specials[0]))
