@@ -103,6 +103,9 @@ check() { # MODE KERNEL DEVICE-FLAGS...
 for p in float double dd mixed; do
 	check $p $p --target c
 done
+# the unrolled copies and their tails (Ni = 200 is not a multiple of 3)
+check dd dd --target c --unroll-i=3 --unroll-j=2
+check mixed mixed --target c --unroll-i=3 --unroll-j=2
 check float il --target amdil
 check mixed mixed --target amdil
 
