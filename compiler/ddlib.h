@@ -20,12 +20,13 @@
  *   far fewer correct digits than a dd holds; for |x| < 2^45 only, beyond
  *   that they return NaN rather than a result without dd accuracy.
  *   pow = exp(b log a): ~(1 + |b log a|) 2^-104, as the error of b log a
- *   is amplified by exp.  cbrt ~30 DP operations (two Newton steps from
+ *   is amplified by exp.  cbrt ~70 DP operations (two Newton steps from
  *   the double cbrt), largest error seen 0.7 * 2^-104; log1p = log and ~30,
- *   1.4; expm1 = exp and ~120, 2.7; tanh = expm1 and a division, 2.4;
- *   atan2 = sin and cos of one argument and ~40, 1.4; erf and erfc ~1000
- *   to ~3500 (a series, or a table of 15 values and a Taylor series, or a
- *   continued fraction, and exp), 1.7.  floor, trunc, round are exact.
+ *   1.4; expm1 = exp and ~200, 2.7; tanh = expm1 and a division, 2.4;
+ *   atan2 = sin and cos of one argument (~500) and ~40, 1.4; erf and
+ *   erfc ~1000 to ~3500 (a series, or a table of 15 values and a Taylor
+ *   series, or a continued fraction, and exp), 1.7.  floor, trunc, round
+ *   are exact.
  *   ("Seen": 180,000 random operands (the functions from cbrt on:
  *   about 50,000) against QD's
  *   quad-double, tests/unit/test_ddlib.c.)  Results below 2^-969 in
