@@ -628,6 +628,7 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		[O_LE] = "ge", [O_GT] = "lt", /* with the operands swapped */
 		[O_SQRT] = "sqrt_vec", [O_RSQRT] = "rsq_vec", [O_SIN] = "sin_vec",
 		[O_COS] = "cos_vec", [O_NOT] = "inot",
+		[O_FLOOR] = "round_neginf", [O_TRUNC] = "round_zero",
 	};
 	const char *D = dst(e, d, 1);
 	switch (in->op) {
@@ -971,8 +972,11 @@ static void analyse(E *e)
 /* The precisions each operation has an IL form in: float (and the
  * conditions) 1, double 2, dd 4.  Double has no transcendentals in IL,
  * and dd's exp, log, sin, cos and pow (ddlib.h's table-driven series)
- * are not expanded; a row ops.h gains is refused until it is added here
- * and spelled below. */
+ * are not expanded; of the functions after fmax only float floor and
+ * trunc have IL instructions (round_neginf, round_zero: IL's
+ * round_nearest breaks ties to even, not away from zero as round does).
+ * A row ops.h gains is refused until it is added here and spelled
+ * below. */
 enum { IF = 1, ID = 2, IDD = 4, IALL = 7 };
 static const unsigned char forms[O_COUNT] = {
 	[O_IMM] = IALL, [O_CONST] = IALL, [O_LDI] = IALL, [O_LDJ] = IALL,
@@ -980,7 +984,8 @@ static const unsigned char forms[O_COUNT] = {
 	[O_DIV] = IALL, [O_FMA] = IF | ID, [O_FMS] = IF | ID,
 	[O_FNMA] = IF | ID, [O_SQRT] = IALL, [O_RSQRT] = IALL, [O_EXP] = IF,
 	[O_LOG] = IF, [O_SIN] = IF, [O_COS] = IF, [O_POW] = IF,
-	[O_FABS] = IALL, [O_FMIN] = IALL, [O_FMAX] = IALL, [O_LT] = IALL,
+	[O_FABS] = IALL, [O_FMIN] = IALL, [O_FMAX] = IALL, [O_FLOOR] = IF,
+	[O_TRUNC] = IF, [O_LT] = IALL,
 	[O_LE] = IALL, [O_GT] = IALL, [O_GE] = IALL, [O_EQ] = IALL,
 	[O_NE] = IALL, [O_AND] = IF, [O_OR] = IF, [O_NOT] = IF, [O_SEL] = IALL,
 	[O_CVT] = IALL, [O_ACC] = IALL, [O_ACCSUB] = IALL,

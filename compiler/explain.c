@@ -91,7 +91,8 @@ static void rhs(X *x, const Ins *in)
 		 * pseudo-code wants to see which fused form it is */
 		const char *n = opinfo[in->op].name;
 		for (; *n; n++)
-			buf_putc(x->out, *n - 'A' + 'a');
+			buf_putc(x->out, *n >= 'A' && *n <= 'Z' ?
+			         *n - 'A' + 'a' : *n);
 		buf_putc(x->out, '(');
 	}
 	}

@@ -52,6 +52,8 @@ IL_OP(IL_CMOV,         "cmov_logical",         3, IC_FLOAT,  SH_VEC,   1, 0, 0)
 IL_OP(IL_FTOI,         "ftoi",                 1, IC_FLOAT,  SH_VEC,   0, 1, 0)
 IL_OP(IL_ITOF,         "itof",                 1, IC_FLOAT,  SH_VEC,   0, 1, 0)
 IL_OP(IL_ABS,          "abs",                  1, IC_FLOAT,  SH_VEC,   1, 0, 0)
+IL_OP(IL_FLOOR,        "round_neginf",         1, IC_FLOAT,  SH_VEC,   1, 0, 0)
+IL_OP(IL_TRUNC,        "round_zero",           1, IC_FLOAT,  SH_VEC,   1, 0, 0)
 /* transcendental float: the t slot only */
 IL_OP(IL_RSQ,          "rsq_vec",              1, IC_TRANS,  SH_VEC,   0, 1, 0)
 IL_OP(IL_SQRT,         "sqrt_vec",             1, IC_TRANS,  SH_VEC,   0, 1, 0)

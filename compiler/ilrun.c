@@ -312,6 +312,8 @@ static int item(Run *r, Row *R, const IlMem *m, uint64_t g, uint64_t *steps)
 		case IL_FTOI: VEC1(ftoi(f32(a[k])));
 		case IL_ITOF: VEC1(u32((float)(int32_t)a[k]));
 		case IL_ABS: VEC1(a[k] & ~SIGN);
+		case IL_FLOOR: VEC1(u32(floorf(f32(a[k]))));
+		case IL_TRUNC: VEC1(u32(truncf(f32(a[k]))));
 		/* in double, rounded once to float (docs: the error) */
 		case IL_RSQ: TRANS(u32((float)(1 / sqrt((double)f32(a[k])))));
 		case IL_SQRT: TRANS(u32((float)sqrt((double)f32(a[k]))));

@@ -19,11 +19,18 @@ const int node_op[] = {
 	[E_NE] = O_NE,   [E_AND] = O_AND, [E_OR] = O_OR,   [E_COND] = O_SEL,
 };
 
+/* Other names of built-in functions: min and max are fmin and fmax, whose
+ * NaN operand loses to a number (C's and OpenCL's rule, and ddlib.h's). */
+const Alias builtin_alias[] = {{"min", O_FMIN}, {"max", O_FMAX}, {0, 0}};
+
 int builtin_find(const char *name)
 {
 	for (int op = 0; op < O_COUNT; op++)
 		if (opinfo[op].call && strcmp(opinfo[op].call, name) == 0)
 			return op;
+	for (const Alias *a = builtin_alias; a->name; a++)
+		if (strcmp(a->name, name) == 0)
+			return a->op;
 	return -1;
 }
 

@@ -41,6 +41,12 @@ extern const char *const kind_name[K_COUNT];
 extern const int node_op[];
 /* The opcode of the built-in function called name, or -1. */
 int builtin_find(const char *name);
+/* The other names builtin_find knows, ended by a null name. */
+typedef struct Alias {
+	const char *name;
+	int op;
+} Alias;
+extern const Alias builtin_alias[];
 /* The value of op in precision t on constants ((hi, lo) pairs, as
  * Ins.imm): prec[t].eval.  Returns 0 when op does not fold. */
 int op_eval(int op, Type t, const double *a, const double *b,

@@ -178,6 +178,10 @@ static int lx(L *l, const Node *n, Type want)
 		break;
 	}
 	case E_CALL: {
+		if (n->fn == O_CVT) { /* float(e), double(e), dd(e) */
+			v = lx(l, n->args[0], t);
+			break;
+		}
 		int a[3] = {-1, -1, -1};
 		for (int i = 0; i < n->nargs; i++)
 			a[i] = lx(l, n->args[i], t);

@@ -212,12 +212,41 @@ static void unknown_function(Ctx *c, Scope *sc, Node *n)
 	for (int op = 0; op < O_COUNT; op++)
 		if (opinfo[op].call)
 			buf_printf(&b, "%s%s", b.len ? ", " : "", opinfo[op].call);
-	error(c, n->loc, "unknown function '%s' (the functions are %s)",
-	      n->name, b.s);
+	for (const Alias *a = builtin_alias; a->name; a++)
+		buf_printf(&b, ", %s", a->name);
+	char names[64];
+	error(c, n->loc, "unknown function '%s' (the functions are %s; and "
+	      "the conversions %s)", n->name, b.s,
+	      prec_names(names, sizeof names));
 	buf_free(&b);
 }
 
 static void check(Ctx *c, Scope *sc, Node *n);
+
+/* float(e), double(e), dd(e): e's value rounded to that precision, which
+ * is then the call's type like any typed value's (lower.c converts). */
+static void check_conversion(Ctx *c, Node *n, Type t)
+{
+	if (n->nargs != 1) {
+		error(c, n->loc, "'%s(e)' converts one value to %s; it takes 1 "
+		      "argument, not %d", n->name, prec[t].name, n->nargs);
+		return;
+	}
+	const Node *a = n->args[0];
+	if (!numeric(a->type)) {
+		error(c, a->loc, "argument of '%s' is a condition, not a "
+		      "number", n->name);
+		return;
+	}
+	n->fn = O_CVT;
+	n->type = t;
+	if (a->isconst) {
+		double v[2] = {a->num, 0}, r[2];
+		op_eval(O_CVT, t == T_F32 ? T_F32 : T_F64, v, NULL, NULL, r);
+		n->num = r[0];
+		n->isconst = 1;
+	}
+}
 
 /* A call: every argument is checked even when the function is unknown,
  * so that their own mistakes are reported too. */
@@ -227,6 +256,12 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 	int f = builtin_find(n->name);
 	for (int i = 0; i < n->nargs; i++)
 		check(c, sc, n->args[i]);
+	int p = prec_find(n->name);
+	if (p >= 0) {
+		if (c->errors == e0)
+			check_conversion(c, n, (Type)p);
+		return;
+	}
 	if (f < 0) {
 		unknown_function(c, sc, n);
 		return;
@@ -262,8 +297,32 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 	}
 }
 
+/* The names the language reserves: pi, read as a literal of enough
+ * digits that it rounds correctly in every precision, as any literal
+ * does in its context's type (lower.c). */
+#define PI_DIGITS "3.14159265358979323846264338327950288419716939937510582"
+
+static int is_pi(const char *name) { return strcmp(name, "pi") == 0; }
+
+static int reserved(Ctx *c, const char *name, Loc l)
+{
+	if (!is_pi(name))
+		return 0;
+	error(c, l, "'pi' is reserved: it is the constant pi (3.14159..., "
+	      "exact in each precision); choose another name");
+	return 1;
+}
+
 static void check_name(Ctx *c, Scope *sc, Node *n)
 {
+	if (is_pi(n->name)) {
+		n->kind = E_NUM;
+		n->text = PI_DIGITS;
+		n->num = strtod(PI_DIGITS, NULL);
+		n->isconst = 1;
+		n->type = T_LIT;
+		return;
+	}
 	Sym *s = lookup(sc, n->name);
 	/* each missing name is reported at its first use only */
 	if (!s) {
@@ -490,6 +549,8 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 	}
 	d->syms = cnew(c, sizeof(Sym *) * (size_t)d->n);
 	for (int i = 0; i < d->n; i++) {
+		if (reserved(c, d->names[i], d->locs[i]))
+			continue;
 		Sym *old = lookup(sc, d->names[i]);
 		if (old) {
 			error(c, d->locs[i], "'%s' is already declared (as %s at "
@@ -508,6 +569,10 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
+	if (reserved(c, s->name, s->loc)) {
+		check(c, sc, s->e);
+		return;
+	}
 	Sym *old = lookup(sc, s->name);
 	sc->target = old && old->kind == SYM_RMEM ? old : NULL;
 	check(c, sc, s->e);
@@ -552,6 +617,8 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 	check(c, sc, s->e);
 	const char *op = accum_of(s->kind)->op;
 	Sym *r = lookup(sc, s->name);
+	if (!r && reserved(c, s->name, s->loc))
+		return;
 	if (!r) {
 		if (set_has(&sc->later, s->name, 0))
 			error(c, s->loc, "'%s' is a temporary, not RMEM; only "

@@ -50,7 +50,15 @@
  *   far fewer correct digits than a dd holds; for |x| < 2^45 only, beyond
  *   that they return NaN rather than a result without dd accuracy.
  *   pow = exp(b log a): ~(1 + |b log a|) 2^-104, as the error of b log a
- *   is amplified by exp.  ("Seen": 180,000 random operands against QD's
+ *   is amplified by exp.  cbrt ~70 DP operations (two Newton steps from
+ *   the double cbrt), largest error seen 0.7 * 2^-104; log1p = log and ~30,
+ *   1.4; expm1 = exp and ~200, 2.7; tanh = expm1 and a division, 2.4;
+ *   atan2 = sin and cos of one argument (~500) and ~40, 1.4; erf and
+ *   erfc ~1000 to ~3500 (a series, or a table of 15 values and a Taylor
+ *   series, or a continued fraction, and exp), 1.7.  floor, trunc, round
+ *   are exact.
+ *   ("Seen": 180,000 random operands (the functions from cbrt on:
+ *   about 50,000) against QD's
  *   quad-double, tests/unit/test_ddlib.c.)  Results below 2^-969 in
  *   magnitude lose bits as the low word becomes subnormal.
  * nbcc --dd=qd (NB_DD_QD) swaps in QD's own default add, mul and div
@@ -421,18 +429,10 @@ NB__CONST double nb__exp2_tab[128] = {
 	0x1.fa7c1819e90d8p+0, 0x1.74853f3a5931ep-55,
 };
 
-static inline nb_dd nb_dd_exp(nb_dd x)
+/* e^r - 1 for |r| <= ln2/128, relative to it: its Taylor series to r^10
+ * (next term < 3e-33), terms from r^6 on in double, the rest dd */
+static inline nb_dd nb__expm1_poly(nb_dd r)
 {
-	/* clamping keeps m, q, j small integers (and turns NaN into one);
-	 * the selects at the end give the out-of-range answers */
-	double xc = fmin(fmax(x.hi, -746.0), 710.0);
-	double m = rint(xc * 0x1.71547652b82fep+6);	/* 64/ln2 */
-	double q = floor(m * (1.0 / 64));
-	int j = (int)(m - 64.0 * q);
-	nb_dd r = nb__two_sum(xc - m * 0x1.62e42fefa0000p-7, x.lo);
-	r = nb_dd_sub(r, nb__two_prod(m, 0x1.cf79abc9e3b3ap-46));
-	r = nb__add_d(r, m * 0x1.ff0342542fc33p-100);
-
 	double rh = r.hi;	/* 1/6! + r/7! + ... + r^4/10! */
 	double p6 = fma(fma(fma(fma(0x1.27e4fb7789f5cp-22, rh,
 	                            0x1.71de3a556c734p-19), rh,
@@ -446,7 +446,22 @@ static inline nb_dd nb_dd_exp(nb_dd x)
 	p = nb__add_fast(nb_dd_make(0x1.5555555555555p-3, 0x1.5555555555555p-57),
 	                 nb_dd_mul(r, p));	/* 1/6 + ... */
 	p = nb__add_d(nb_dd_mul(r, p), 0.5);
-	p = nb__add_fast(r, nb_dd_mul(nb__sqr(r), p));	/* e^r - 1 */
+	return nb__add_fast(r, nb_dd_mul(nb__sqr(r), p));	/* e^r - 1 */
+}
+
+static inline nb_dd nb_dd_exp(nb_dd x)
+{
+	/* clamping keeps m, q, j small integers (and turns NaN into one);
+	 * the selects at the end give the out-of-range answers */
+	double xc = fmin(fmax(x.hi, -746.0), 710.0);
+	double m = rint(xc * 0x1.71547652b82fep+6);	/* 64/ln2 */
+	double q = floor(m * (1.0 / 64));
+	int j = (int)(m - 64.0 * q);
+	nb_dd r = nb__two_sum(xc - m * 0x1.62e42fefa0000p-7, x.lo);
+	r = nb_dd_sub(r, nb__two_prod(m, 0x1.cf79abc9e3b3ap-46));
+	r = nb__add_d(r, m * 0x1.ff0342542fc33p-100);
+
+	nb_dd p = nb__expm1_poly(r);
 
 	nb_dd t = nb_dd_make(nb__exp2_tab[2 * j], nb__exp2_tab[2 * j + 1]);
 	nb_dd y = nb__add_fast(t, nb_dd_mul(t, p));
@@ -621,6 +636,261 @@ static inline nb_dd nb__sin_quarter(nb_dd x, double quarter)
 
 static inline nb_dd nb_dd_sin(nb_dd x) { return nb__sin_quarter(x, 0.0); }
 static inline nb_dd nb_dd_cos(nb_dd x) { return nb__sin_quarter(x, 1.0); }
+
+/* ---- floor, trunc, round ---------------------------------------------------
+ * hi not an integer: the result is hi's alone, as |lo| <= ulp(hi)/2 is
+ * less than hi's distance to an integer.  hi an integer (every |hi| >=
+ * 2^52 is): hi plus lo's, a sum of two integers that fast_sum makes a dd
+ * exactly.  All three are exact; infinities and NaN give (hi, 0). */
+static inline nb_dd nb__int_plus(double hi, double l)
+{
+	return nb__finite(hi) ? nb__fast_sum(hi, l) : nb_dd_make(hi, 0.0);
+}
+
+static inline nb_dd nb_dd_floor(nb_dd a)
+{
+	double f = floor(a.hi);
+	return f == a.hi && f != 0 ? nb__int_plus(f, floor(a.lo)) :
+	       nb_dd_make(f, 0.0);
+}
+
+static inline nb_dd nb_dd_trunc(nb_dd a)
+{
+	double t = trunc(a.hi);
+	double l = a.hi > 0 ? floor(a.lo) : ceil(a.lo);
+	return t == a.hi && t != 0 ? nb__int_plus(t, l) : nb_dd_make(t, 0.0);
+}
+
+/* half-way cases away from zero, as C's round.  hi not an integer:
+ * x - trunc(hi) = f + lo with f = hi - trunc(hi) exact, and f -+ 1/2 is
+ * exact where it matters (|f| >= 1/4, Sterbenz), so the comparison with
+ * -lo is exact.  hi an integer: lo rounded, a tie (lo an integer and a
+ * half) going the way of hi's sign. */
+static inline nb_dd nb_dd_round(nb_dd a)
+{
+	double t = trunc(a.hi), f = a.hi - t;
+	double up = a.hi > 0 ? (f - 0.5 >= -a.lo ? 1.0 : 0.0) :
+	            (f + 0.5 <= -a.lo ? -1.0 : 0.0);
+	double r = round(a.lo);
+	r = fabs(r - a.lo) == 0.5 ? a.lo + copysign(0.5, a.hi) : r;
+	return t == a.hi && t != 0 ? nb__int_plus(t, r) :
+	       nb_dd_make(t + up, 0.0);
+}
+
+/* ---- cbrt -------------------------------------------------------------------
+ * a = 8^k m scaled exactly, r = cbrt(m.hi) in double, then one Newton step
+ * r + (m - r^3) / (3 r^2): r^2 is exact, r^3 good to 2u^2, m - r^3 ~ u m
+ * accurate, so the step leaves ~(cbrt's error)^2 + u^2 / 3.  A second
+ * step from the double nearest the first's result changes nothing but an
+ * exact cube root, which then comes out with lo = 0. */
+static inline nb_dd nb_dd_cbrt(nb_dd a)
+{
+	int e;
+	frexp(a.hi, &e);
+	int k = nb__finite(a.hi) ? e / 3 : 0;
+	nb_dd m = nb_dd_make(ldexp(a.hi, -3 * k), ldexp(a.lo, -3 * k));
+	nb_dd y = nb_dd_make(cbrt(m.hi), 0.0);
+	/* the second step makes an exact cube root exact */
+	for (int i = 0; i < 2; i++) {
+		double r = y.hi;
+		nb_dd d = nb_dd_sub(m, nb__mul_d(nb__two_prod(r, r), r));
+		y = nb__fast_sum(r, d.hi / (3.0 * r * r));
+	}
+	y = nb_dd_make(ldexp(y.hi, k), ldexp(y.lo, k));
+	return a.hi != 0 && nb__finite(a.hi) ? y : nb_dd_make(cbrt(a.hi), 0.0);
+}
+
+/* ---- expm1, log1p, tanh ---------------------------------------------------
+ * expm1, |x| < 1/2: e^y - 1 for y = x/128, within the exp polynomial's
+ * range, then seven times e^2y - 1 = u (u + 2), which never cancels; each
+ * doubling adds ~2u^2.  Elsewhere e^x - 1 cancels by at most 2.5 (x = 1/2). */
+static inline nb_dd nb_dd_expm1(nb_dd x)
+{
+	nb_dd xs = fabs(x.hi) < 0.5 ? x : nb_dd_make(0.0, 0.0);
+	nb_dd u = nb__expm1_poly(nb__mul_pow2(xs, 0x1p-7));
+	for (int i = 0; i < 7; i++)
+		u = nb_dd_mul(u, nb__add_d(u, 2.0));
+	nb_dd y = nb_dd_exp(x);
+	y = nb__finite(y.hi) ? nb__add_d(y, -1.0) : y;
+	return fabs(x.hi) < 0.5 ? u : y;
+}
+
+/* log1p x = log u - e/u, u = 1 + x rounded to dd and e = (u - 1) - x what
+ * that rounding lost (u.hi - 1 is exact for u.hi in [1/2, 2]; outside,
+ * log u >= log 2 hides it).  log is relative near 1, so this is too. */
+static inline nb_dd nb_dd_log1p(nb_dd x)
+{
+	nb_dd u = nb__finite(x.hi) ? nb__add_d(x, 1.0) : x;
+	nb_dd e = nb_dd_sub(nb__two_sum(u.hi - 1.0, u.lo), x);
+	double c = u.hi >= 0.5 && u.hi <= 2.0 ? e.hi / u.hi : 0.0;
+	nb_dd l = nb_dd_log(u);
+	return u.hi > 0 && u.hi < INFINITY ? nb__add_d(l, -c) : l;
+}
+
+/* tanh |x| = e / (e + 2), e = expm1(2|x|): e + 2 never cancels, and e's
+ * error shrinks by 2 / (e + 2).  Beyond 40, 1 - tanh < 2e^-80 < 2^-106. */
+static inline nb_dd nb_dd_tanh(nb_dd x)
+{
+	nb_dd ax = nb_dd_fabs(x);
+	nb_dd e = nb_dd_expm1(nb__mul_pow2(fabs(x.hi) > 40.0 ?
+	                                   nb_dd_make(0.0, 0.0) : ax, 2.0));
+	nb_dd t = nb_dd_div(e, nb__add_d(e, 2.0));
+	t = fabs(x.hi) > 40.0 ? nb_dd_make(1.0, 0.0) : t;
+	return signbit(x.hi) ? nb_dd_neg(t) : t;
+}
+
+/* ---- atan2 ------------------------------------------------------------------
+ * z0 = atan2(y.hi, x.hi) in double, then one Newton step on
+ * f(z) = x sin z - y cos z, whose derivative at the root is
+ * x cos z + y sin z = |(x, y)|: z0 - f(z0) / f'(z0), f in dd (it cancels
+ * to ~u |(x, y)|), f' in double.  x and y are scaled by one power of two
+ * first, so neither the products nor their low words leave the range.
+ * A zero or infinite operand gives a multiple of pi/4, in dd. */
+static inline nb_dd nb_dd_atan2(nb_dd y, nb_dd x)
+{
+	double z0 = atan2(y.hi, x.hi);
+	int special = !(nb__finite(x.hi) && nb__finite(y.hi) && x.hi != 0 &&
+	                y.hi != 0);
+	int e;
+	frexp(fmax(fabs(x.hi), fabs(y.hi)), &e);
+	e = special ? 0 : e;
+	nb_dd xs = nb_dd_make(ldexp(x.hi, -e), ldexp(x.lo, -e));
+	nb_dd ys = nb_dd_make(ldexp(y.hi, -e), ldexp(y.lo, -e));
+	nb_dd z = nb_dd_make(special ? 0.0 : z0, 0.0);
+	nb_dd s = nb__sin_quarter(z, 0.0), c = nb__sin_quarter(z, 1.0);
+	nb_dd f = nb_dd_sub(nb_dd_mul(xs, s), nb_dd_mul(ys, c));
+	double d = xs.hi * c.hi + ys.hi * s.hi;
+	nb_dd v = nb__fast_sum(z0, -f.hi / d);
+	double k = rint(z0 * 0x1.45f306dc9c883p+0);	/* 4/pi */
+	nb_dd w = k == 0 || k != k ? nb_dd_make(z0, 0.0) :
+	          nb__mul_d(nb_dd_make(0x1.921fb54442d18p-1,
+	                               0x1.1a62633145c07p-55), k);
+	return special ? w : v;
+}
+
+/* ---- erf, erfc -------------------------------------------------------------
+ * a = |x|.  a < 1/2: erf a = (2/sqrt(pi)) a e^-a^2 sum (2a^2)^n / (2n+1)!!,
+ * all terms positive (20 terms, the next < 1e-35 relative).  1/2 <= a < 4:
+ * erfc around the nearest multiple a0 of 1/4 (h = a - a0 exact, |h| <=
+ * 1/8): erfc(a0) from the table minus (2/sqrt(pi)) e^-a0^2 times the
+ * integral of e^(-2 a0 t - t^2) from 0 to h, a Taylor series whose
+ * coefficients follow (k+1) q(k+1) = -2 a0 q(k) - 2 q(k-1) (28 terms; 26
+ * reach 1e-33 at a0 = 4).  a >= 4: Laplace's continued fraction
+ * erfc a = e^-a^2 / (sqrt(pi) (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))))
+ * evaluated from its 80th term back (70 reach 1e-33 at a = 4), every
+ * step a sum of positive terms; e^-a^2 as e^-hi^2 e^-(2 hi lo + lo^2)
+ * from the exact products, so a^2's rounding (676 * 2^-106 at a = 26) is
+ * not in it.  Then erf = 1 - erfc for a >= 1/2 (erfc <= 0.48) and
+ * erfc = 1 - erf below (erf < 0.53), 2 - erfc or 1 + erf for x < 0: no
+ * step cancels by more than a factor 2.  The regions are branches, not
+ * selects: each is ~1000 to 3000 DP operations. */
+NB__CONST double nb__erfc_tab[30] = {	/* erfc(k/4), k = 2..16 */
+	0x1.eb02147ce245cp-2, -0x1.5e809f1a31a28p-56,	/* 0.5 */
+	0x1.27c6d14c5e341p-2, 0x1.3af3434d0eeabp-57,	/* 0.75 */
+	0x1.4226162fbddd5p-3, -0x1.b40443f6ec34ap-59,	/* 1 */
+	0x1.3bcd133aa0ffcp-4, -0x1.89da82345938bp-62,	/* 1.25 */
+	0x1.15aaa8ec85205p-5, -0x1.e86ee834da4cep-61,	/* 1.5 */
+	0x1.b4be201caa4b4p-7, -0x1.6abde927f9cddp-61,	/* 1.75 */
+	0x1.328f5ec350e67p-8, -0x1.ca006412e68d0p-62,	/* 2 */
+	0x1.7f713f9cc9784p-10, -0x1.4207143202515p-64,	/* 2.25 */
+	0x1.aab859b20ac9ep-12, 0x1.88f4ff748376bp-66,	/* 2.5 */
+	0x1.a609f7584d32bp-14, 0x1.d92f3f7ab9ef5p-68,	/* 2.75 */
+	0x1.729df6503422ap-16, 0x1.784ca4c429a15p-73,	/* 3 */
+	0x1.20c1303550f0ep-18, -0x1.20ee80d2c8d09p-73,	/* 3.25 */
+	0x1.8ef2a9a18d857p-21, -0x1.2d76dc03e80a5p-75,	/* 3.5 */
+	0x1.e87470e4f4246p-24, -0x1.cafa3aa5b4314p-82,	/* 3.75 */
+	0x1.08ddd13bd35e7p-26, -0x1.615db40319381p-80,	/* 4 */
+};
+
+/* e^-(a^2) for a >= 0, good to ~2^-104 relative for any a */
+static inline nb_dd nb__exp_negsq(nb_dd a)
+{
+	nb_dd p = nb__two_prod(a.hi, a.hi);
+	nb_dd c = nb__add_d(nb__two_prod(2.0 * a.hi, a.lo), a.lo * a.lo);
+	return nb_dd_mul(nb_dd_exp(nb_dd_neg(p)), nb_dd_exp(nb_dd_neg(c)));
+}
+
+/* erf a for 0 <= a < 1/2 */
+static inline nb_dd nb__erf_small(nb_dd a)
+{
+	nb_dd z2 = nb__mul_pow2(nb__sqr(a), 2.0), t = nb_dd_make(1.0, 0.0);
+	nb_dd s = t;
+	for (int n = 1; n <= 20; n++) {
+		t = nb_dd_div(nb_dd_mul(t, z2), nb_dd_make(2.0 * n + 1.0, 0.0));
+		s = nb__add_fast(s, t);
+	}
+	nb_dd e = nb_dd_exp(nb_dd_neg(nb__sqr(a)));
+	nb_dd k = nb_dd_make(0x1.20dd750429b6dp+0,	/* 2/sqrt(pi) */
+	                     0x1.1ae3a914fed80p-56);
+	return nb_dd_mul(nb_dd_mul(k, a), nb_dd_mul(e, s));
+}
+
+/* erfc a for 1/2 <= a < 4.125 */
+static inline nb_dd nb__erfc_mid(nb_dd a)
+{
+	double a0 = rint(a.hi * 4.0) * 0.25;
+	nb_dd h = nb__two_sum(a.hi - a0, a.lo);
+	nb_dd qp = nb_dd_make(0.0, 0.0), q = nb_dd_make(1.0, 0.0), hp = h;
+	nb_dd in = h;
+	for (int k = 0; k < 28; k++) {
+		nb_dd qn = nb_dd_div(nb_dd_sub(nb__mul_d(q, -2.0 * a0),
+		                               nb__mul_pow2(qp, 2.0)),
+		                     nb_dd_make(k + 1.0, 0.0));
+		qp = q;
+		q = qn;
+		hp = nb_dd_mul(hp, h);
+		in = nb_dd_add(in, nb_dd_div(nb_dd_mul(q, hp),
+		                             nb_dd_make(k + 2.0, 0.0)));
+	}
+	int i = 2 * ((int)(a0 * 4.0) - 2);
+	nb_dd e = nb_dd_exp(nb_dd_make(-a0 * a0, 0.0));
+	nb_dd k = nb_dd_make(0x1.20dd750429b6dp+0, 0x1.1ae3a914fed80p-56);
+	return nb_dd_sub(nb_dd_make(nb__erfc_tab[i], nb__erfc_tab[i + 1]),
+	                 nb_dd_mul(nb_dd_mul(k, e), in));
+}
+
+/* erfc a for a >= 4 (0 beyond 27, where it underflows) */
+static inline nb_dd nb__erfc_large(nb_dd a)
+{
+	nb_dd t = a;
+	for (int k = 80; k >= 1; k--)
+		t = nb_dd_add(a, nb_dd_div(nb_dd_make(0.5 * k, 0.0), t));
+	nb_dd sp = nb_dd_make(0x1.c5bf891b4ef6bp+0,	/* sqrt(pi) */
+	                      -0x1.618f13eb7ca89p-54);
+	nb_dd y = nb_dd_div(nb__exp_negsq(a), nb_dd_mul(sp, t));
+	return a.hi < 27.0 ? y : nb_dd_make(0.0, 0.0);
+}
+
+static inline nb_dd nb__erfc_pos(nb_dd a)
+{
+	if (a.hi < 4.0)
+		return nb__erfc_mid(a);
+	return nb__erfc_large(a);
+}
+
+static inline nb_dd nb_dd_erf(nb_dd x)
+{
+	nb_dd a = nb_dd_fabs(x), y;
+	if (a.hi < 0.5)
+		y = nb__erf_small(a);
+	else
+		y = nb__add_d(nb_dd_neg(nb__erfc_pos(a)), 1.0);
+	y = signbit(x.hi) ? nb_dd_neg(y) : y;
+	return x.hi == x.hi ? y : x;
+}
+
+static inline nb_dd nb_dd_erfc(nb_dd x)
+{
+	nb_dd a = nb_dd_fabs(x), y;
+	if (a.hi < 0.5) {
+		nb_dd e = nb__erf_small(a);
+		y = nb__add_d(signbit(x.hi) ? e : nb_dd_neg(e), 1.0);
+	} else {
+		nb_dd c = nb__erfc_pos(a);
+		y = signbit(x.hi) ? nb__add_d(nb_dd_neg(c), 2.0) : c;
+	}
+	return x.hi == x.hi ? y : x;
+}
 
 #ifdef __clang__
 #pragma clang diagnostic pop

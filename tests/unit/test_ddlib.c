@@ -9,12 +9,18 @@
  *     (proven 3.75), sqrt and rsqrt 4; exp and log 1e-30 (~20 eps); sin
  *     and cos 1e-30 plus 2^-150 |x| absolute (the reduction's pi/2 has ~160
  *     bits); pow 1e-31 of (1 + |b log a|) |a**b|, the conditioning of
- *     exp(b log a).  Measured maxima are printed, a few times smaller.
+ *     exp(b log a); cbrt, log1p and atan2 4 eps, expm1, tanh, erf and
+ *     erfc 8 (QD has no expm1, log1p, cbrt, erf or erfc of its own: exp - 1
+ *     and log(1 + x) in quad-double, where 212 bits survive the
+ *     cancellation, nroot, and qd_erf's series and continued fraction).
+ *     Measured maxima are printed, a few times smaller.
  *   - QD's double-double (c_dd_*), which users compare with: add/sub within
  *     4 eps of max(|a|,|b|), mul, div, sqrt, rsqrt within our tolerance
  *     plus 4 eps, the functions within 1e-29 plus QD's own error where
- *     larger (see tolerance()).
- * Comparisons, fabs, fmin, fmax, neg and conversions must be exact.  Then
+ *     larger (see tolerance()); erf and erfc have no QD dd to compare.
+ * Comparisons, fabs, fmin, fmax, neg, floor, trunc, round (against
+ * quad-double floor, with halves in hi and in lo) and conversions must be
+ * exact.  Then
  * special values (zeros, infinities, NaN).  The OpenCL pass builds the
  * library text the back ends paste (nb_ddlib_src) with a kernel applying
  * each function to arrays, on the first device with fp64, GPUs first (PoCL
@@ -56,7 +62,17 @@
 	X(SIN, nb_dd_sin(a)) \
 	X(COS, nb_dd_cos(a)) \
 	X(POW, nb_dd_pow(a, b)) \
+	X(CBRT, nb_dd_cbrt(a)) \
+	X(EXPM1, nb_dd_expm1(a)) \
+	X(LOG1P, nb_dd_log1p(a)) \
+	X(TANH, nb_dd_tanh(a)) \
+	X(ATAN2, nb_dd_atan2(a, b)) \
+	X(ERF, nb_dd_erf(a)) \
+	X(ERFC, nb_dd_erfc(a)) \
 	X(NEG, nb_dd_neg(a)) \
+	X(FLOOR, nb_dd_floor(a)) \
+	X(TRUNC, nb_dd_trunc(a)) \
+	X(ROUND, nb_dd_round(a)) \
 	X(FABS, nb_dd_fabs(a)) \
 	X(FMIN, nb_dd_fmin(a, b)) \
 	X(FMAX, nb_dd_fmax(a, b)) \
@@ -235,6 +251,78 @@ static void gen(int op, int i, nb_dd *a, nb_dd *b)
 		if (mode == 3)	/* exercise pow(a, small integer) */
 			*b = nb_dd_from(irand(-4, 6));
 		break;
+	case OP_CBRT:	/* QD's nroot goes through log: its range */
+		*a = rnd(-600, 600);
+		break;
+	case OP_EXPM1:
+		if (mode == 0)	/* the doubling range, |x| < 1/2 */
+			*a = rnd(-60, -2);
+		else if (mode == 1)
+			*a = rnd(-1, 3);
+		else if (mode == 2)	/* tiny: the result is x and a bit */
+			*a = rnd(-300, -60);
+		else {	/* up to the overflow, down to -1 */
+			double x = 1400 * uniform() - 700;
+			*a = norm(x, x * (2 * uniform() - 1) * 0x1p-53);
+		}
+		break;
+	case OP_LOG1P:
+		if (mode == 0)
+			*a = rnd(-100, -1);
+		else if (mode == 1)	/* near -1: 1 + x cancels */
+			*a = qd_sum(nb_dd_from(-1.0), pos(rnd(-60, -1)));
+		else if (mode == 2)
+			*a = pos(rnd(-1, 600));
+		else	/* (-1/2, 1): where u.hi - 1 is exact */
+			*a = norm(1.5 * uniform() - 0.5, uniform() * 0x1p-54);
+		break;
+	case OP_TANH:
+		*a = mode == 0 ? rnd(-60, -1) : mode == 1 ? rnd(-300, -60) :
+		     rnd(-1, 6);
+		break;
+	case OP_ATAN2:	/* every quadrant, ratios near 1 and far from it */
+		*a = rnd(-40, 40);
+		if (mode == 0)
+			*b = rnd(ilogb(a->hi) - 2, ilogb(a->hi) + 2);
+		else if (mode == 1)
+			*b = rnd(ilogb(a->hi) - 120, ilogb(a->hi) + 120);
+		else if (mode == 2)	/* near the diagonals */
+			*b = qd_sum(next() & 1 ? *a : nb_dd_neg(*a),
+			            rnd(ilogb(a->hi) - 80, ilogb(a->hi) - 10));
+		else
+			*b = rnd(-40, 40);
+		break;
+	case OP_ERF:	/* the series, the nodes (each), the fraction, tiny */
+	case OP_ERFC:
+		if (mode == 0)
+			*a = norm(0.5 * uniform(), 0.0);
+		else if (mode == 1)
+			*a = norm(0.375 + 0.25 * (step % 15 + uniform()), 0.0);
+		else if (mode == 2)
+			*a = norm(op == OP_ERF ? 4 + 3 * uniform() :
+			          4 + 22 * uniform(), 0.0);
+		else
+			*a = op == OP_ERF ? rnd(-300, -2) :
+			     norm(-4 * uniform(), 0.0);
+		a->lo = a->hi * (2 * uniform() - 1) * 0x1p-53;
+		*a = norm(a->hi, a->lo);
+		if (next() & 1 && op == OP_ERF)
+			*a = nb_dd_neg(*a);
+		break;
+	case OP_FLOOR:
+	case OP_TRUNC:
+	case OP_ROUND:	/* fractions in hi, in lo, and halves in either */
+		*a = rnd(-5, 110);
+		if (mode == 1)
+			*a = norm(ldexp(rint(ldexp(a->hi, -ilogb(a->hi) + 52)),
+			                ilogb(a->hi) - 52), 0.0);
+		if (mode == 1 || mode == 2)
+			a->lo = ldexp(irand(-2, 2), irand(-3, 1)) *
+			        (ilogb(a->hi) > 60 ? 1 : 0x1p-70);
+		if (mode == 3)
+			*a = norm(0.5 * irand(-40, 40), 0.0);
+		*a = norm(a->hi, a->lo);
+		break;
 	default:	/* comparisons and exact operations */
 		*a = rnd(-50, 50);
 		if (mode == 0)
@@ -265,6 +353,64 @@ static void qd_log(const double qa[4], double r[4])
 	c_qd_add(l, t, r);
 }
 
+/* erf (c = 0) or erfc (c = 1) in quad-double, by other means than
+ * ddlib.h's: the alternating Taylor series for |x| < 3 (212 bits lose at
+ * most 13 to its cancellation, and erfc = 1 - erf at most 16 more), and
+ * for x >= 3 Laplace's continued fraction from its 200th term (150 reach
+ * 1e-40 at x = 3); erfc(-x) = 2 - erfc(x) */
+static void qd_erf(const double qa[4], int c, double r[4])
+{
+	double x[4], z[4], t[4], s[4], u[4];
+	c_qd_abs(qa, x);
+	if (x[0] < 3) {
+		c_qd_mul(x, x, z);
+		c_qd_copy(x, t);
+		c_qd_copy(x, s);
+		for (int n = 1; n < 200; n++) {
+			c_qd_mul(t, z, t);
+			c_qd_div_qd_d(t, -n, t);
+			c_qd_div_qd_d(t, 2 * n + 1, u);
+			c_qd_add(s, u, s);
+		}
+		c_qd_pi(t);
+		c_qd_sqrt(t, t);
+		c_qd_div(s, t, s);
+		c_qd_mul_qd_d(s, 2.0, s);	/* erf |x| */
+		if (c) {
+			if (qa[0] < 0)
+				c_qd_neg(s, s);
+			c_qd_copy_d(1.0, t);
+			c_qd_sub(t, s, r);
+		} else {
+			c_qd_copy(s, r);
+			if (qa[0] < 0)
+				c_qd_neg(r, r);
+		}
+		return;
+	}
+	c_qd_copy(x, t);
+	for (int k = 200; k >= 1; k--) {
+		c_qd_copy_d(0.5 * k, u);
+		c_qd_div(u, t, u);
+		c_qd_add(x, u, t);
+	}
+	c_qd_mul(x, x, z);
+	c_qd_neg(z, z);
+	c_qd_exp(z, z);
+	c_qd_pi(u);
+	c_qd_sqrt(u, u);
+	c_qd_mul(u, t, t);
+	c_qd_div(z, t, s);	/* erfc |x| */
+	if (c && qa[0] > 0) {
+		c_qd_copy(s, r);
+		return;
+	}
+	c_qd_copy_d(c ? 2.0 : 1.0, t);
+	c_qd_sub(t, s, r);
+	if (!c && qa[0] < 0)
+		c_qd_neg(r, r);
+}
+
 /* the exact-enough value of op(a, b) in quad-double */
 static void ref_qd(int op, nb_dd a, nb_dd b, double r[4])
 {
@@ -283,6 +429,30 @@ static void ref_qd(int op, nb_dd a, nb_dd b, double r[4])
 	case OP_SIN: c_qd_sin(qa, r); break;
 	case OP_COS: c_qd_cos(qa, r); break;
 	case OP_POW: qd_log(qa, t); c_qd_mul(qb, t, qa); c_qd_exp(qa, r); break;
+	case OP_CBRT:
+		c_qd_abs(qa, t);
+		c_qd_nroot(t, 3, r);
+		if (a.hi < 0)
+			c_qd_neg(r, r);
+		break;
+	case OP_EXPM1:	/* qd's 212 bits survive the cancellation */
+		if (fabs(a.hi) < 0x1p-40) {	/* x + x^2/2 + x^3/6 */
+			c_qd_mul(qa, qa, t);
+			c_qd_mul_qd_d(t, 0.5, r);
+			c_qd_mul(t, qa, t);
+			c_qd_div_qd_d(t, 6.0, t);
+			c_qd_add(r, t, r);
+			c_qd_add(r, qa, r);
+		} else {
+			c_qd_exp(qa, t);
+			c_qd_sub_qd_d(t, 1.0, r);
+		}
+		break;
+	case OP_LOG1P: c_qd_add_qd_d(qa, 1.0, t); qd_log(t, r); break;
+	case OP_TANH: c_qd_tanh(qa, r); break;
+	case OP_ATAN2: c_qd_atan2(qa, qb, r); break;
+	case OP_ERF: qd_erf(qa, 0, r); break;
+	case OP_ERFC: qd_erf(qa, 1, r); break;
 	default: abort();
 	}
 }
@@ -303,6 +473,17 @@ static nb_dd ref_dd(int op, nb_dd a, nb_dd b)
 	case OP_SIN: c_dd_sin(x, r); break;
 	case OP_COS: c_dd_cos(x, r); break;
 	case OP_POW: c_dd_log(x, t); c_dd_mul(y, t, r); c_dd_exp(r, r); break;
+	case OP_CBRT: c_dd_abs(x, t); c_dd_nroot(t, 3, r);
+		if (a.hi < 0)
+			c_dd_neg(r, r);
+		break;
+	case OP_EXPM1: c_dd_exp(x, t); c_dd_sub_dd_d(t, 1.0, r); break;
+	case OP_LOG1P: c_dd_add_dd_d(x, 1.0, t); c_dd_log(t, r); break;
+	case OP_TANH: c_dd_tanh(x, r); break;
+	case OP_ATAN2: c_dd_atan2(x, y, r); break;
+	case OP_ERF:	/* QD has none: only the quad-double reference */
+	case OP_ERFC:
+		return nb_dd_make(NAN, 0.0);
 	default: abort();
 	}
 	return nb_dd_make(r[0], r[1]);
@@ -367,6 +548,33 @@ static void tolerance(int op, nb_dd a, nb_dd b, const double r[4],
 		*tol = 1e-31 * *scale;
 		*tol_dd = (1e-29 + 4 * EPS * (1 + y)) * m;
 		return;
+	case OP_CBRT:	/* QD's dd nroot is good to ~1e-28 */
+		*tol = 4 * EPS * m;
+		*tol_dd = 1e-27 * m;
+		return;
+	case OP_EXPM1:	/* QD has none: its exp - 1 cancels, absolutely */
+		*tol = 8 * EPS * m;
+		*tol_dd = 1e-29 * fmax(m, 1) + 4 * EPS * x * fmax(m, 1);
+		return;
+	case OP_LOG1P:	/* QD's log(1 + x) rounds 1 + x first */
+		*tol = 4 * EPS * m;
+		*tol_dd = 1e-29 * fmax(m, 1) + 4 * EPS / fmax(1 + a.hi, 0x1p-60);
+		if (abs(ilogb(a.hi)) > 600)
+			*tol_dd = INFINITY;
+		return;
+	case OP_TANH:
+		*tol = 8 * EPS * m;
+		*tol_dd = 1e-29 * fmax(m, 1e-3) + 4 * EPS * x;
+		return;
+	case OP_ATAN2:
+		*tol = 4 * EPS * m;
+		*tol_dd = 1e-29 * fmax(m, 1);
+		return;
+	case OP_ERF:
+	case OP_ERFC:
+		*tol = 8 * EPS * m;
+		*tol_dd = INFINITY;
+		return;
 	default:
 		abort();
 	}
@@ -375,6 +583,23 @@ static void tolerance(int op, nb_dd a, nb_dd b, const double r[4],
 static int is_valid(nb_dd a)
 {
 	return fabs(a.hi + a.lo) == fabs(a.hi) || a.hi != a.hi;
+}
+
+/* floor (how 0), trunc toward zero of a negative (1), and round: floor
+ * of a + 1/2 (2), minus floor of 1/2 - a (3); qd holds a + 1/2 exactly */
+static nb_dd qd_int(const double qa[4], int how)
+{
+	double t[4], r[4];
+	if (how & 1)
+		c_qd_neg(qa, t);
+	else
+		c_qd_copy(qa, t);
+	if (how & 2)
+		c_qd_add_qd_d(t, 0.5, t);
+	c_qd_floor(t, r);
+	if (how & 1)
+		c_qd_neg(r, r);
+	return dd_of(r);
 }
 
 /* the exact answer of the operations that must be exact */
@@ -397,6 +622,9 @@ static nb_dd exact(int op, nb_dd a, nb_dd b)
 	case OP_EQ: return nb_dd_from(c == 0);
 	case OP_NE: return nb_dd_from(c != 0);
 	case OP_TO: return nb_dd_from(a.hi + a.lo);
+	case OP_FLOOR: return qd_int(qa, 0);
+	case OP_TRUNC: return qd_int(qa, a.hi < 0);
+	case OP_ROUND: return qd_int(qa, a.hi < 0 ? 3 : 2);
 	case OP_MAKE: return a;
 	default: abort();
 	}
@@ -433,7 +661,8 @@ static void check_all(int op, const nb_dd *a, const nb_dd *b, const nb_dd *got,
 		double e = dist(got[i], r);
 		nb_dd q = ref_dd(op, a[i], b[i]);
 		double e_dd = fabs((got[i].hi - q.hi) + (got[i].lo - q.lo));
-		ck_assert_msg(is_valid(got[i]) && e <= tol && e_dd <= tol_dd,
+		ck_assert_msg(is_valid(got[i]) && e <= tol &&
+		              (e_dd <= tol_dd || tol_dd == INFINITY),
 		              "%s %s(%a%+a, %a%+a) = %a%+a: exact %a%+a%+a, "
 		              "error %.3g (allowed %.3g), QD dd %a%+a differs by "
 		              "%.3g (allowed %.3g), seed %llu", who, op_name[op],
@@ -503,6 +732,26 @@ static const struct special {
 	{OP_FMIN, NAN, 1, 1}, {OP_FMIN, 1, NAN, 1}, {OP_FMAX, NAN, -1, -1},
 	{OP_FABS, -INF, 0, INF}, {OP_LT, NAN, 1, 0}, {OP_EQ, NAN, NAN, 0},
 	{OP_NE, NAN, NAN, 1}, {OP_GE, NAN, 1, 0},
+	{OP_CBRT, 0, 0, 0}, {OP_CBRT, -27, 0, -3}, {OP_CBRT, INF, 0, INF},
+	{OP_CBRT, -INF, 0, -INF}, {OP_CBRT, NAN, 0, NAN},
+	{OP_EXPM1, 0, 0, 0}, {OP_EXPM1, INF, 0, INF}, {OP_EXPM1, -INF, 0, -1},
+	{OP_EXPM1, 710, 0, INF}, {OP_EXPM1, -800, 0, -1},
+	{OP_EXPM1, NAN, 0, NAN},
+	{OP_LOG1P, 0, 0, 0}, {OP_LOG1P, -1, 0, -INF}, {OP_LOG1P, -2, 0, NAN},
+	{OP_LOG1P, INF, 0, INF}, {OP_LOG1P, NAN, 0, NAN},
+	{OP_TANH, 0, 0, 0}, {OP_TANH, INF, 0, 1}, {OP_TANH, -INF, 0, -1},
+	{OP_TANH, 50, 0, 1}, {OP_TANH, NAN, 0, NAN},
+	{OP_ATAN2, 0, 1, 0}, {OP_ATAN2, 1, INF, 0}, {OP_ATAN2, NAN, 1, NAN},
+	{OP_ATAN2, 1, NAN, NAN},
+	{OP_ERF, 0, 0, 0}, {OP_ERF, INF, 0, 1}, {OP_ERF, -INF, 0, -1},
+	{OP_ERF, NAN, 0, NAN}, {OP_ERFC, INF, 0, 0}, {OP_ERFC, -INF, 0, 2},
+	{OP_ERFC, 0, 0, 1}, {OP_ERFC, 30, 0, 0}, {OP_ERFC, NAN, 0, NAN},
+	{OP_FLOOR, -0.5, 0, -1}, {OP_FLOOR, INF, 0, INF},
+	{OP_FLOOR, NAN, 0, NAN},
+	{OP_TRUNC, -2.5, 0, -2}, {OP_TRUNC, -INF, 0, -INF},
+	{OP_ROUND, 2.5, 0, 3}, {OP_ROUND, -2.5, 0, -3},
+	{OP_ROUND, 0.49999999999999994, 0, 0},
+	{OP_ROUND, INF, 0, INF}, {OP_ROUND, NAN, 0, NAN},
 };
 #define NSPECIAL ((int)(sizeof specials / sizeof specials[0]))
 
