@@ -16,7 +16,8 @@
 
 static int rank, size = 1;
 static double tcomm;
-/* this rank's error messages since the last par_agree, one a line */
+/* this rank's error messages since the last par_agree, each ended by a
+ * null character (a message may have lines of its own) */
 static char *kept;
 static size_t nkept;
 
@@ -63,10 +64,8 @@ void par_error(const char *msg)
 		return;
 	}
 	kept = k;
-	memcpy(kept + nkept, msg, n);
-	kept[nkept + n] = '\n';
+	memcpy(kept + nkept, msg, n + 1);
 	nkept += n + 1;
-	kept[nkept] = 0;
 }
 
 int par_local_rank(void)
@@ -86,14 +85,11 @@ double par_comm_time(void)
 
 static int on; /* MPI_Init was called */
 
-/* The kept messages, each a line of its own, with `who` before each. */
+/* The kept messages, with `who` before each. */
 static void put_kept(const char *who)
 {
-	for (char *p = kept, *e; p && p < kept + nkept; p = e + 1) {
-		e = strchr(p, '\n');
-		*e = 0;
+	for (char *p = kept; p && p < kept + nkept; p += strlen(p) + 1)
 		put(who, p);
-	}
 	free(kept);
 	kept = NULL;
 	nkept = 0;
