@@ -967,6 +967,27 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	return rc;
 }
 
+static int describe(nbrt *rt)
+{
+	if (par_size() == 1)
+		return nbrt_describe(rt, stdout);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return fail(FAILED, "out of memory");
+	int rc = nbrt_describe(rt, m);
+	fclose(m);
+	for (char *l = text, *e; l && *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l) - 1;
+		printf("rank %d: %.*s\n", par_rank(), (int)(e - l), l);
+	}
+	free(text);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	cli_prog = "nbrun";
@@ -978,7 +999,7 @@ int main(int argc, char **argv)
 		free_args(&a);
 		return par_end(rc == HELP ? 0 : rc);
 	}
-	if ((a.list || a.info) && par_rank()) {
+	if (a.list && par_rank()) {
 		free_args(&a); /* one list, from rank 0 */
 		return par_end(0);
 	}
@@ -996,8 +1017,9 @@ int main(int argc, char **argv)
 	nbrt_kernel *k = NULL;
 	if (a.info) {
 		char *err = NULL;
-		rt = nbrt_open(a.device, &err);
-		rc = rt ? nbrt_describe(rt, stdout) :
+		/* under MPI, each rank's device, its lines after "rank R: " */
+		rt = nbrt_open_nth(a.device, par_local_rank(), &err);
+		rc = rt ? describe(rt) :
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);

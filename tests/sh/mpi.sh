@@ -32,10 +32,7 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-# Open MPI under the sanitizers: its own allocations outlive MPI_Finalize
-if [ -n "${NBCC_SANITIZED:-}" ]; then
-	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/lsan-mpi.supp"
-fi
+# (under the sanitizers, Open MPI's own allocations are in tests/lsan.supp)
 mpi() { # NP PROGRAM ARGS...: a run that must end within 60 s
 	np=$1
 	shift
