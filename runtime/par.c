@@ -284,6 +284,13 @@ int par_init(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
+	/* P copies of the whole run, each writing the same files, is not
+	 * what mpirun -np P was asked for */
+	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+	if (n && atoi(n) > 1)
+		return cli_fail("built without MPI, so mpirun's %s ranks would "
+		                "each run alone: rebuild with make MPI=1 "
+		                "(docs/mpi.md)", n);
 	return 0;
 }
 
