@@ -21,7 +21,7 @@ STEPS=${STEPS:-5}
 . .carry/mpi/env.sh
 # one host: shared memory between ranks, local starts, no ptrace-based
 # single copy (containers often forbid it)
-export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv |
 	tee "$OUT/smi.txt"

@@ -28,7 +28,7 @@ echo "mpi.sh: seed $SEED (MPI_TEST_SEED repeats it)"
 # shared memory between ranks, local starts only, no single-copy
 # mechanism that needs ptrace rights; more ranks than cores allowed.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
