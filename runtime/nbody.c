@@ -758,7 +758,7 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	if (a->view > 0)
 		v.half = a->view;
 	r->t_steps = 0;
-	if (want_record(a, s->step) && record(a, s, r, log, 0, 0, 0))
+	if (want_record(a, s->step) && par_agree(record(a, s, r, log, 0, 0, 0)))
 		return 1;
 	if (want_output(a, s->step) && par_agree(output(a, s, &v)))
 		return 1;
@@ -791,7 +791,8 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		r->blocks = a->hermite ? h->blocks : k;
 		if (want_record(a, s->step) &&
 		    (potential(a, fc, h) ||
-		     record(a, s, r, log, r->t_steps, r->inter, r->blocks)))
+		     par_agree(record(a, s, r, log, r->t_steps, r->inter,
+		                      r->blocks))))
 			return 1;
 		if (want_output(a, s->step) && par_agree(output(a, s, &v)))
 			return 1;

@@ -908,17 +908,12 @@ bad:
 	return -1;
 }
 
-/* Each rank evaluates its share of the rows on its own device; rank 0
+/* Each rank evaluates its share of the n rows on its own device; rank 0
  * writes a CSV row for each, in the file's order. */
-static int scan(run *r)
+static int scan(run *r, const scanrow *row, long n)
 {
-	char *text = scan_text(r->a->scan);
-	if (!text)
-		return 1;
-	scanrow *row = NULL;
-	long n = scan_rows(r->a, text, &row);
-	scanres *res = n >= 0 ? calloc((size_t)n + 1, sizeof *res) : NULL;
-	int rc = n < 0 ? 1 : !res ? cli_fail("out of memory") : 0;
+	scanres *res = calloc((size_t)n + 1, sizeof *res);
+	int rc = !res ? cli_fail("out of memory") : 0;
 	size_t lo = 0, hi = 0;
 	if (!rc)
 		par_range((size_t)n, par_rank(), &lo, &hi);
@@ -952,8 +947,6 @@ static int scan(run *r)
 		}
 	}
 	free(res);
-	free(row);
-	free(text);
 	return rc;
 }
 
@@ -972,13 +965,24 @@ int main(int argc, char **argv)
 		return par_end(rc == P_DONE ? 0 : 1);
 	run r = {.a = &a, .split = !a.scan};
 	rc = par_agree(read_params(&a, &r.p));
+	/* a scan's rows are read and checked before the device is opened */
+	char *text = NULL;
+	scanrow *row = NULL;
+	long nrow = 0;
+	if (!rc && a.scan) {
+		text = scan_text(a.scan);
+		nrow = text ? scan_rows(&a, text, &row) : -1;
+		rc = par_agree(nrow < 0);
+	}
 	r.sc = a.dbl ? 1 : 2;
 	rc = rc || par_agree(check_memory(&r) || setup(&r) ||
 	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl) ||
 	                     grid_make(&r.h, a.n / 2, a.dbl));
 	if (!rc)
-		rc = a.scan ? scan(&r) : a.extrapolate ? extrapolate(&r)
-		                                       : one_lambda(&r);
+		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
+		                                                  : one_lambda(&r);
+	free(row);
+	free(text);
 	grid_free(&r.g);
 	grid_free(&r.h);
 	if (r.k)
