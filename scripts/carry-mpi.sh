@@ -72,6 +72,15 @@ find "$R/usr/lib/$ARCH" "$R/lib/$ARCH" -maxdepth 1 \( -type f -o -type l \) \
 	n=$(basename "$f")
 	grep -q "/${n%%.so*}\\.so" "$W/libs" || rm -f "$f"
 done
+# no symbolic links (a copy that travels may drop them): each library as
+# a plain file under its SONAME, the name the loader asks for
+find "$R" -type f -name '*.so*' | while read -r f; do
+	so=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+	[ -n "$so" ] && [ "$so" != "$(basename "$f")" ] || continue
+	rm -f "$(dirname "$f")/$so"
+	mv "$f" "$(dirname "$f")/$so"
+done
+find "$R" -type l -delete
 find "$R" -depth -type d -empty -delete
 
 cat >"$D/env.sh" <<'EOF'
