@@ -36,6 +36,23 @@ HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/inclu
 HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
 BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
 
+# --- MPI (docs/mpi.md) ---------------------------------------------------
+# The programs' MPI layer, runtime/par.c: with MPI=1 it calls Open MPI
+# (Debian's libopenmpi-dev, found through pkg-config's ompi-c), with MPI=0
+# it is one rank.  By default MPI is used where it is installed, so that
+# make check tests it (tests/sh/mpi.sh); the programs start MPI only when
+# mpirun or srun started them, and otherwise run as without it.
+MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null || echo NONE)
+ifeq ($(MPI_CFLAGS),NONE)
+$(error MPI=1: pkg-config finds no ompi-c (Debian: libopenmpi-dev))
+endif
+MPI_LIBS   := $(shell pkg-config --libs ompi-c)
+ALLCFLAGS  += -DNB_MPI
+OCL_LIBS   += $(MPI_LIBS)
+endif
+
 # --- the compiler library and nbcc ---------------------------------------
 CC_SRC   := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
@@ -105,7 +122,7 @@ $(LIBNBRT): $(RT_OBJ)
 VERSION   := $(shell sed -n 's/^\#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
 SOVERSION := 0
 RT_PROG_ONLY := runtime/csv.c runtime/cli.c runtime/sim.c runtime/hermite.c \
-                runtime/snap.c runtime/snap_hdf5.c runtime/plot.c
+                runtime/snap.c runtime/snap_hdf5.c runtime/plot.c runtime/par.c
 # The amdil device runs the IL reader and interpreter of compiler/, which
 # libnbcc.so keeps hidden (not nbcc.h's API): libnbrt.so carries its own.
 SO_RT_OBJ := $(filter-out $(RT_PROG_ONLY:runtime/%.c=$(B)/runtime/%.o),$(RT_OBJ)) \
@@ -156,6 +173,7 @@ $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 $(BIN)/nbody: $(B)/hermite_nbl.o
 $(BIN)/nbody: OCL_LIBS += $(HDF5_LIBS)
 $(B)/runtime/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/runtime/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
 
 # oneloop carries dsl-examples/oneloop.nbl the same way, and computes its

@@ -6,17 +6,28 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "par.h"
 
 const char *cli_prog = "nbcc";
 const char cli_missing[] = "";
+
+int cli_vfail(const char *fmt, va_list ap)
+{
+	char *m = NULL;
+	if (vasprintf(&m, fmt, ap) < 0) {
+		fprintf(stderr, "%s: error: %s\n", cli_prog, fmt);
+		return 1;
+	}
+	par_error(m);
+	free(m);
+	return 1;
+}
 
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: error: ", cli_prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	cli_vfail(fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -44,7 +55,8 @@ nbrt *cli_open(const char *device, const char *target, const char *flag)
 	if (!device && target)
 		nbrt_target_device(target, &device, NULL);
 	char *err = NULL;
-	nbrt *rt = nbrt_open(device, &err);
+	/* under MPI each rank of a node takes the next device that matches */
+	nbrt *rt = nbrt_open_nth(device, par_local_rank(), &err);
 	if (!rt) {
 		cli_fail("%s", err ? err : "cannot open the device");
 		free(err);

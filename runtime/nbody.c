@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "hermite.h"
 #include "nbrt.h"
+#include "par.h"
 #include "plot.h"
 #include "sim.h"
 #include "snap.h"
@@ -61,7 +62,15 @@ typedef struct force {
 	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
 	double t_kernel, t_total; /* summed over the timed evaluations */
 	int untimed;              /* evaluations for the energy alone */
+	double t_comm;            /* par_comm_time() when the steps began */
 	char err[512];
+	/* the arrays bound, which each rank binds again from its part's
+	 * first element (MPI) */
+	struct binding {
+		const char *name;
+		double *p;
+	} bind[24];
+	size_t nbind;
 } force;
 
 static void usage(FILE *f)
@@ -425,13 +434,12 @@ static int check_iface(const nb_iface *f, const char *name, int hermite)
 	return 0;
 }
 
-typedef struct binding {
-	const char *name;
-	double *p;
-} binding;
+typedef struct binding binding;
 
 static int bind_list(force *fc, const binding *b, size_t nb, double eps)
 {
+	memcpy(fc->bind, b, nb * sizeof *b);
+	fc->nbind = nb;
 	for (size_t i = 0; i < nb; i++)
 		if (nbrt_bind(fc->k, b[i].name, NBRT_DOUBLE, b[i].p))
 			return cli_fail("%s", nbrt_error(fc->rt));
@@ -452,9 +460,23 @@ static double **state(sim *s, double **h)
  * arrays: device memory on an OpenCL device with doubles): a step then
  * moves nothing between host and device but the finite check's flag, and
  * the bodies come back to the host only for the energy, a snapshot or a
- * picture. */
+ * picture.  Across MPI ranks each rank computes a slice of the forces
+ * and every rank needs all of them each step, so the bodies stay on the
+ * host there (bind_host, sim_step) and fc->arr stays NULL. */
+static int bind_host(force *fc, sim *s)
+{
+	binding b[] = {
+		{"xi", s->x}, {"yi", s->y}, {"zi", s->z}, {"xj", s->x},
+		{"yj", s->y}, {"zj", s->z}, {"mj", s->m}, {"ax", s->ax},
+		{"ay", s->ay}, {"az", s->az}, {"pot", s->pot},
+	};
+	return bind_list(fc, b, sizeof b / sizeof b[0], s->eps);
+}
+
 static int bind_all(force *fc, sim *s)
 {
+	if (par_size() > 1)
+		return bind_host(fc, s);
 	static const struct {
 		const char *name;
 		int a;
@@ -474,9 +496,12 @@ static int bind_all(force *fc, sim *s)
 	return 0;
 }
 
-/* Arrays [lo, hi) of the state from s (put) or into s. */
+/* Arrays [lo, hi) of the state from s (put) or into s; nothing to do
+ * where the bodies are on the host (fc->arr NULL). */
 static int transfer(force *fc, sim *s, int put, int lo, int hi)
 {
+	if (!fc->arr[0])
+		return 0;
 	double *h[A_N];
 	state(s, h);
 	for (int i = lo; i < hi; i++)
@@ -503,12 +528,30 @@ static int bind_hermite(force *fc, herm *h)
 	return bind_list(fc, b, sizeof b / sizeof b[0], h->s->eps);
 }
 
+/* The force on ni i-elements: under MPI this rank's part of them, then
+ * every rank's results to every rank, so that each holds the same state
+ * and integrates all of it alike (the exchange is the step's one). */
 static int run_kernel(force *fc, size_t ni, size_t nj)
 {
-	if (nbrt_run(fc->k, ni, nj)) {
-		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
-		return -1;
+	const nb_iface *f = nbrt_iface(fc->k);
+	size_t lo, hi;
+	par_range(ni, par_rank(), &lo, &hi);
+	int rc = 0;
+	for (size_t b = 0; par_size() > 1 && b < fc->nbind && !rc; b++) {
+		nb_role r = f->var[nb_iface_find(f, fc->bind[b].name)].role;
+		if (r == NB_LMEM || r == NB_RMEM)
+			rc = nbrt_bind(fc->k, fc->bind[b].name, NBRT_DOUBLE,
+			               fc->bind[b].p + lo);
 	}
+	if (rc || nbrt_run(fc->k, hi - lo, nj)) {
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+		rc = -1;
+	}
+	if (par_agree(rc))
+		return -1;
+	for (size_t b = 0; par_size() > 1 && b < fc->nbind; b++)
+		if (f->var[nb_iface_find(f, fc->bind[b].name)].role == NB_RMEM)
+			par_gather(fc->bind[b].p, ni, sizeof(double), 1);
 	if (!fc->untimed) {
 		fc->t_kernel += nbrt_kernel_time(fc->k);
 		fc->t_total += nbrt_total_time(fc->k);
@@ -595,6 +638,8 @@ static void snap_info_of(const args *a, const sim *s, snap_info *in)
 /* Writes the snapshot and picture of this step, where asked for. */
 static int output(const args *a, const sim *s, const sim_view *v)
 {
+	if (par_rank())
+		return 0; /* rank 0 writes what every rank holds */
 	char err[512], info[384];
 	size_t len = strlen(a->out ? a->out : "") + strlen(a->png ? a->png : "") +
 	             64;
@@ -729,7 +774,7 @@ static int potential(const args *a, force *fc, herm *h)
 
 static void plot_energy(const args *a, const result *r)
 {
-	if (!a->png || r->nrec == 0)
+	if (!a->png || r->nrec == 0 || par_rank())
 		return;
 	char err[512], title[160];
 	size_t len = strlen(a->png) + 32;
@@ -750,7 +795,7 @@ static void plot_energy(const args *a, const result *r)
 static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
                const snap_data *rs)
 {
-	if (a->hermite ? bind_hermite(fc, h) : bind_all(fc, s))
+	if (par_agree(a->hermite ? bind_hermite(fc, h) : bind_all(fc, s)))
 		return 1;
 	/* the first evaluation may include one-off costs (program build,
 	 * buffer creation): it is left out of the timings */
@@ -789,6 +834,7 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 			return 1;
 	}
 	fc->t_kernel = fc->t_total = 0;
+	fc->t_comm = par_comm_time();
 	h->inter = 0;
 	h->blocks = 0;
 	sim_measure(s, &r->d0);
@@ -799,16 +845,17 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	if (a->view > 0)
 		v.half = a->view;
 	r->t_steps = 0;
-	if (want_record(a, s->step) && record(a, s, r, log, 0, 0, 0))
+	if (want_record(a, s->step) && par_agree(record(a, s, r, log, 0, 0, 0)))
 		return 1;
-	if (want_output(a, s->step) && output(a, s, &v))
+	if (want_output(a, s->step) && par_agree(output(a, s, &v)))
 		return 1;
 	int tty = isatty(2), shown = -1;
 	for (long k = 1; k <= a->steps; k++) {
 		double t0 = cli_now();
 		int finite = 1;
 		if (a->hermite ? herm_step(h, hermite_force, fc)
-		               : lf_step(fc, s, a->dt, &finite)) {
+		    : fc->arr[0] ? lf_step(fc, s, a->dt, &finite)
+		                 : sim_step(s, a->dt, kernel_force, fc)) {
 			if (tty)
 				fputc('\n', stderr);
 			return cli_fail("step %ld: %s", s->step + 1, fc->err);
@@ -816,7 +863,7 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		r->t_steps += cli_now() - t0;
 		if (tty)
 			progress(k, a->steps, &shown);
-		if (a->hermite)
+		if (!fc->arr[0])
 			finite = sim_finite(s);
 		if (!finite) {
 			if (tty)
@@ -840,9 +887,10 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 			return 1;
 		if (want_record(a, s->step) &&
 		    (potential(a, fc, h) ||
-		     record(a, s, r, log, r->t_steps, r->inter, r->blocks)))
+		     par_agree(record(a, s, r, log, r->t_steps, r->inter,
+		                      r->blocks))))
 			return 1;
-		if (want_output(a, s->step) && output(a, s, &v))
+		if (want_output(a, s->step) && par_agree(output(a, s, &v)))
 			return 1;
 	}
 	if (!want_record(a, s->step) && potential(a, fc, h))
@@ -1084,25 +1132,51 @@ static void take_bodies(const args *a, const snap_data *d, sim *s)
 	s->step = a->restart ? d->info.step : 0;
 }
 
+/* Under MPI every rank makes or reads the bodies; they must be rank 0's
+ * (an --ic file that differs between nodes would go unseen). */
+static int same_bodies(const sim *s)
+{
+	const double *c[] = {s->m, s->x, s->y, s->z, s->vx, s->vy, s->vz};
+	uint64_t h = PAR_FNV;
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+		h = par_digest(h, c[k], s->n * sizeof(double));
+	return par_same(h, "its bodies differ from rank 0's (--ic or "
+	                "--restart: is the file the same on every node?)");
+}
+
+/* Under MPI, rank 0's line on stderr of what the ranks cost a step:
+ * the slowest rank's kernel and exchanges.  The summary's kernel time is
+ * the slowest rank's too, so its rate is that of all ranks together. */
+static void ranks_summary(const args *a, force *fc, const result *r)
+{
+	double t[2] = {fc->t_kernel, par_comm_time() - fc->t_comm};
+	par_max(t, 2);
+	fc->t_kernel = t[0];
+	double steps = (double)(a->steps ? a->steps : 1);
+	if (!par_rank())
+		fprintf(stderr, "nbody: %d ranks; a step: %.6g s, kernel %.6g s, "
+		        "exchanges %.6g s (the slowest rank's)\n", par_size(),
+		        r->t_steps / steps, t[0] / steps, t[1] / steps);
+}
+
 int main(int argc, char **argv)
 {
 	cli_prog = "nbody";
+	if (par_init(argc, argv))
+		return par_end(1);
 	args a;
 	int rc = parse_args(&a, argc, argv);
-	if (rc != P_GO)
-		return rc == P_DONE ? 0 : 1;
+	if (par_agree(rc != P_GO && rc != P_DONE) || rc != P_GO)
+		return par_end(rc == P_DONE ? 0 : 1);
 	/* files are read and checked before anything is written */
 	snap_data d = {0};
 	int from_file = a.ic_file || a.restart;
-	if (from_file && read_bodies(&a, &d)) {
+	if (par_agree(from_file && read_bodies(&a, &d)) ||
+	    par_agree(steps_to_end(&a, a.restart ? d.info.t : 0) ||
+	              (!par_rank() && a.out && make_dir("--out", a.out)) ||
+	              (!par_rank() && a.png && make_dir("--png", a.png)))) {
 		snap_data_free(&d);
-		return 1;
-	}
-	if (steps_to_end(&a, a.restart ? d.info.t : 0) ||
-	    (a.out && make_dir("--out", a.out)) ||
-	    (a.png && make_dir("--png", a.png))) {
-		snap_data_free(&d);
-		return 1;
+		return par_end(1);
 	}
 	force fc = {0};
 	sim s;
@@ -1114,7 +1188,7 @@ int main(int argc, char **argv)
 		rc = setup(&fc, &a);
 	if (!rc)
 		rc = check_memory(&a, &fc);
-	if (!rc && a.log) {
+	if (!rc && a.log && !par_rank()) {
 		char err[512];
 		if (nb_out_open(&log, a.log, 0, err, sizeof err))
 			rc = cli_fail("--log: %s", err);
@@ -1124,28 +1198,33 @@ int main(int argc, char **argv)
 			      "block_steps,interactions,wall_s\n", log.f);
 		}
 	}
-	if (!rc && sim_alloc(&s, a.n, a.eps))
-		rc = cli_fail("out of memory for %zu bodies", a.n);
+	rc = par_agree(rc);
+	if (!rc && par_agree(sim_alloc(&s, a.n, a.eps) ?
+	                     cli_fail("out of memory for %zu bodies", a.n) : 0))
+		rc = 1;
 	else if (!rc) {
 		h.s = &s;
 		if (a.hermite && herm_alloc(&h, &s, a.eta, a.dt))
 			rc = cli_fail("out of memory for %zu bodies", a.n);
 		/* a big model takes seconds to make, and a force evaluation
 		 * much longer: say so, and report the evaluations' progress */
-		if (!rc && a.n >= (size_t)1 << 21 && !from_file)
+		if (!rc && a.n >= (size_t)1 << 21 && !from_file && !par_rank())
 			fprintf(stderr, "nbody: making the %s model of %zu bodies, "
 			        "then %ld force evaluation%s of %.3g interactions "
 			        "each\n", sim_ic_name(a.ic), a.n, a.steps + 1,
 			        a.steps ? "s" : "", (double)a.n * (double)a.n);
 		if (!rc) {
-			nbrt_show_progress(fc.k, "nbody: force");
+			nbrt_show_progress(fc.k, par_rank() ? NULL : "nbody: force");
 			if (from_file)
 				take_bodies(&a, &d, &s);
 			else
 				sim_ic_make(&s, a.ic, a.seed);
-			rc = run(&a, &fc, &s, &h, &r, logp, a.restart ? &d : NULL);
 		}
-		if (!rc)
+		if (!par_agree(rc) && !(rc = par_agree(same_bodies(&s))))
+			rc = run(&a, &fc, &s, &h, &r, logp, a.restart ? &d : NULL);
+		if (!rc && par_size() > 1)
+			ranks_summary(&a, &fc, &r);
+		if (!rc && !par_rank())
 			summary(&a, &fc, &s, &r);
 		herm_free(&h);
 		sim_free(&s);
@@ -1168,5 +1247,5 @@ int main(int argc, char **argv)
 		nbrt_close(fc.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
 		rc = cli_fail("cannot write the summary");
-	return rc ? 1 : 0;
+	return par_end(rc ? 1 : 0);
 }

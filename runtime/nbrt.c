@@ -53,6 +53,11 @@ const char *nbrt_spec_target(const char *spec)
 
 nbrt *nbrt_open(const char *spec, char **err)
 {
+	return nbrt_open_nth(spec, 0, err);
+}
+
+nbrt *nbrt_open_nth(const char *spec, int nth, char **err)
+{
 	if (err)
 		*err = NULL;
 	nbrt *rt = calloc(1, sizeof *rt);
@@ -64,6 +69,7 @@ nbrt *nbrt_open(const char *spec, char **err)
 	const char *v = getenv("NBRT_VERBOSE");
 	rt->verbose = v && *v && strcmp(v, "0") != 0;
 	rt->cache = nbrt_cache_choose();
+	rt->nth = nth < 0 ? 0 : nth;
 	if (!spec || !*spec)
 		spec = getenv("NBRT_DEVICE");
 	if (spec && !*spec)

@@ -265,14 +265,6 @@ static char *dev_list(const Dev *d, int n)
 	return s;
 }
 
-static int first_of(const Dev *d, int n, cl_device_type t)
-{
-	for (int i = 0; i < n; i++)
-		if (d[i].type & t)
-			return i;
-	return -1;
-}
-
 /* Parses "P:D"; returns 0 if spec is of that form. */
 static int pd(const char *spec, int *p, int *dv)
 {
@@ -289,37 +281,42 @@ static int pd(const char *spec, int *p, int *dv)
 	return 0;
 }
 
+/* Does device d match spec?  With no spec: a GPU, or a CPU where `cpu`
+ * (there being no GPU). */
+static int matches(const char *spec, const Dev *d, int cpu)
+{
+	int p, dv;
+	if (!spec)
+		return (d->type & (cpu ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU)) != 0;
+	if (strcasecmp(spec, "gpu") == 0)
+		return (d->type & CL_DEVICE_TYPE_GPU) != 0;
+	if (strcasecmp(spec, "cpu") == 0)
+		return (d->type & CL_DEVICE_TYPE_CPU) != 0;
+	if (pd(spec, &p, &dv) == 0)
+		return d->pi == p && d->di == dv;
+	return d->name && strcasestr(d->name, spec);
+}
+
+/* The rt->nth (modulo their count) of the devices that match spec. */
 static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 {
-	int i = -1, p, dv;
-	if (!spec) {
-		i = first_of(d, n, CL_DEVICE_TYPE_GPU);
-		if (i < 0)
-			i = first_of(d, n, CL_DEVICE_TYPE_CPU);
-		if (i < 0)
-			i = 0;
-		return i;
+	for (int cpu = 0; cpu < 2; cpu++) {
+		int m = 0;
+		for (int k = 0; k < n; k++)
+			m += matches(spec, &d[k], cpu);
+		for (int k = 0, c = 0; m && k < n; k++)
+			if (matches(spec, &d[k], cpu) && c++ == rt->nth % m)
+				return k;
+		if (spec)
+			break;
 	}
-	if (strcasecmp(spec, "gpu") == 0)
-		i = first_of(d, n, CL_DEVICE_TYPE_GPU);
-	else if (strcasecmp(spec, "cpu") == 0)
-		i = first_of(d, n, CL_DEVICE_TYPE_CPU);
-	else if (pd(spec, &p, &dv) == 0) {
-		for (int k = 0; k < n && i < 0; k++)
-			if (d[k].pi == p && d[k].di == dv)
-				i = k;
-	} else {
-		for (int k = 0; k < n && i < 0; k++)
-			if (d[k].name && strcasestr(d[k].name, spec))
-				i = k;
-	}
-	if (i < 0) {
-		char *l = dev_list(d, n);
-		nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; 'host' "
-		          "runs kernels on this CPU through C)", spec, l ? l : "?");
-		free(l);
-	}
-	return i;
+	if (!spec)
+		return 0; /* neither GPU nor CPU: the first device */
+	char *l = dev_list(d, n);
+	nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; 'host' "
+	          "runs kernels on this CPU through C)", spec, l ? l : "?");
+	free(l);
+	return -1;
 }
 
 static int query(nbrt *rt)

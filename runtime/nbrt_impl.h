@@ -49,6 +49,7 @@ struct nbrt {
 	char *err;         /* last failure, malloc'd */
 	char *cache;       /* cache directory, NULL: no cache */
 	int verbose;       /* NBRT_VERBOSE: notes on stderr */
+	int nth;           /* nbrt_open_nth: which of the devices spec matches */
 
 	/* what the back end found, for the launch plan and nbrt_run_memory
 	 * (0 on the host: no device buffers) */

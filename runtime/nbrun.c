@@ -13,8 +13,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "csv.h"
 #include "nbrt.h"
+#include "par.h"
 
 /* Exit statuses: a run that failed (data, kernel, device), and a command
  * line that makes no sense (as nbcc). */
@@ -124,11 +126,9 @@ static void usage(FILE *f)
 static int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("nbrun: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vfail(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -396,7 +396,7 @@ static int open_device(const Args *a, nbrt **rt)
 	if (tg && !nbrt_target_device(tg, &own, NULL) && own)
 		spec = own;
 	char *err = NULL;
-	*rt = nbrt_open(spec, &err);
+	*rt = nbrt_open_nth(spec, par_local_rank(), &err);
 	if (!*rt) {
 		int r = fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
@@ -411,7 +411,7 @@ static int open_device(const Args *a, nbrt **rt)
 static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 {
 	int nbl = !nb_target_of_ext(a->kernel);
-	if (!nbl && a->optflag)
+	if (!nbl && a->optflag && !par_rank())
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
 		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
 	*k = nbrt_load(rt, a->kernel, &a->opt);
@@ -739,11 +739,13 @@ static nbrt_type host_type(nb_prec t)
 	return t == NB_FLOAT ? NBRT_FLOAT : t == NB_DD ? NBRT_DD : NBRT_DOUBLE;
 }
 
-static int bind_side(nbrt_kernel *k, const Side *s, nbrt *rt)
+/* Binds s from its element `from` on (a rank's part of the i-range). */
+static int bind_side(nbrt_kernel *k, const Side *s, nbrt *rt, size_t from)
 {
 	for (int c = 0; c < s->n; c++)
 		if (nbrt_bind(k, s->col[c].name, host_type(s->col[c].type),
-		              s->col[c].data))
+		              (char *)s->col[c].data +
+		                      from * esize(s->col[c].type)))
 			return fail(FAILED, "%s", nbrt_error(rt));
 	return 0;
 }
@@ -878,7 +880,26 @@ static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
 	return 0;
 }
 
-/* Everything after the kernel is loaded. */
+/* Under MPI, rank 0's inputs (read from files) to every rank; --random
+ * makes the same ones everywhere from rank 0's seed. */
+static int share_inputs(Side *l, Side *b)
+{
+	size_t len[2] = {l->len, b->len};
+	par_bcast(len, sizeof len);
+	int rc = 0;
+	if (par_rank())
+		rc = side_alloc(l, len[0]) || side_alloc(b, len[1]) ? FAILED : 0;
+	if ((rc = par_agree(rc)))
+		return rc;
+	for (int c = 0; c < l->n; c++)
+		par_bcast(l->col[c].data, l->len * esize(l->col[c].type));
+	for (int c = 0; c < b->n; c++)
+		par_bcast(b->col[c].data, b->len * esize(b->col[c].type));
+	return 0;
+}
+
+/* Everything after the kernel is loaded.  Under MPI each rank runs its
+ * part of the i-range and rank 0 gathers the results and writes them. */
 static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 {
 	const nb_iface *f = nbrt_iface(k);
@@ -893,33 +914,48 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = set_given_consts(a, rt, k, set);
 	if (!rc)
 		rc = check_maps(a, f);
+	rc = par_agree(rc);
 	if (!rc && a->random) {
 		unsigned long long s = a->seeded ? a->seed : clock_seed();
+		par_bcast(&s, sizeof s);
 		seed_rng(s);
-		fprintf(stderr, "nbrun: --random %zu,%zu --seed %llu\n", a->rni,
-		        a->rnj, s);
+		if (!par_rank())
+			fprintf(stderr, "nbrun: --random %zu,%zu --seed %llu\n",
+			        a->rni, a->rnj, s);
 	}
 	if (!rc && a->random)
 		rc = check_memory(a, rt, k, &l, &b, &r, a->rni, a->rnj, 1);
 	if (!rc)
-		rc = inputs(a, f, &l, &b);
+		rc = a->random || !par_rank() ? inputs(a, f, &l, &b) : 0;
+	rc = par_agree(rc);
+	if (!rc && !a->random)
+		rc = share_inputs(&l, &b);
 	if (!rc && !a->random)
 		rc = check_memory(a, rt, k, &l, &b, &r, l.len, b.len, 0);
 	if (!rc)
 		rc = other_consts(a, rt, k, set);
+	rc = par_agree(rc);
 	if (!rc)
 		rc = side_alloc(&r, l.len);
+	size_t lo, hi;
+	par_range(l.len, par_rank(), &lo, &hi);
 	if (!rc)
-		rc = bind_side(k, &l, rt) || bind_side(k, &b, rt) ||
-		     bind_side(k, &r, rt) ? FAILED : 0;
-	nbrt_show_progress(k, "nbrun");
+		rc = bind_side(k, &l, rt, lo) || bind_side(k, &b, rt, 0) ||
+		     bind_side(k, &r, rt, lo) ? FAILED : 0;
+	nbrt_show_progress(k, par_rank() ? NULL : "nbrun");
 	if (!rc)
-		rc = run_timed(a, rt, k, l.len, b.len, t);
-	if (!rc) {
+		rc = run_timed(a, rt, k, hi - lo, b.len, t);
+	if (!(rc = par_agree(rc))) {
+		for (int c = 0; c < r.n; c++)
+			par_gather(r.col[c].data, r.len, esize(r.col[c].type), 0);
+		/* a run takes as long as its slowest rank */
+		par_max(t, a->repeat ? a->repeat : 1);
+	}
+	if (!rc && !par_rank()) {
 		check_finite(&r);
 		rc = write_results(a, &r);
 	}
-	if (!rc && a->time) {
+	if (!rc && a->time && !par_rank()) {
 		report_variant(rt, k);
 		report_time(t, a->repeat ? a->repeat : 1, l.len, b.len);
 	}
@@ -931,43 +967,72 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	return rc;
 }
 
+static int describe(nbrt *rt)
+{
+	if (par_size() == 1)
+		return nbrt_describe(rt, stdout);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return fail(FAILED, "out of memory");
+	int rc = nbrt_describe(rt, m);
+	fclose(m);
+	for (char *l = text, *e; l && *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l) - 1;
+		printf("rank %d: %.*s\n", par_rank(), (int)(e - l), l);
+	}
+	free(text);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	cli_prog = "nbrun";
+	if (par_init(argc, argv))
+		return par_end(FAILED);
 	Args a;
-	int rc = parse_args(argc, argv, &a);
+	int rc = par_agree(parse_args(argc, argv, &a));
 	if (rc) {
 		free_args(&a);
-		return rc == HELP ? 0 : rc;
+		return par_end(rc == HELP ? 0 : rc);
+	}
+	if (a.list && par_rank()) {
+		free_args(&a); /* one list, from rank 0 */
+		return par_end(0);
 	}
 	if (a.list) {
 		int n = nbrt_list(stdout);
 		free_args(&a);
 		if (n < 0)
-			return FAILED;
+			return par_end(FAILED);
 		if (n == 0)
 			fprintf(stderr, "nbrun: no OpenCL device (--target c runs "
 			        "on the host)\n");
-		return 0;
+		return par_end(0);
 	}
 	nbrt *rt = NULL;
 	nbrt_kernel *k = NULL;
 	if (a.info) {
 		char *err = NULL;
-		rt = nbrt_open(a.device, &err);
-		rc = rt ? nbrt_describe(rt, stdout) :
+		/* under MPI, each rank's device, its lines after "rank R: " */
+		rt = nbrt_open_nth(a.device, par_local_rank(), &err);
+		rc = rt ? describe(rt) :
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);
 		free_args(&a);
-		return rc;
+		return par_end(rc);
 	}
-	rc = open_device(&a, &rt);
+	rc = par_agree(open_device(&a, &rt));
 	if (!rc)
-		rc = load(&a, rt, &k);
+		rc = par_agree(load(&a, rt, &k));
 	if (!rc)
 		rc = run(&a, rt, k);
 	nbrt_free(k);
 	nbrt_close(rt);
 	free_args(&a);
-	return rc;
+	return par_end(rc);
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "nbrt.h"
 #include "oneloop.h"
+#include "par.h"
 
 /* The kernel built in: dsl-examples/oneloop.nbl, embedded at build time
  * (scripts/embed.sh), so that bin/oneloop runs from anywhere. */
@@ -26,6 +27,8 @@ typedef struct args {
 	long n, count;
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
 	const char *prec, *ntext; /* as given, checked by check_args */
+	const char *scan;         /* --scan FILE */
+	const char *point;        /* a flag --scan excludes, as given */
 	int extrapolate, dbl, csv;
 	const char *dd;     /* --dd: the kernel's dd arithmetic */
 } args;
@@ -56,6 +59,7 @@ typedef struct run {
 	nbrt_kernel *k;
 	grid g, h;           /* N and N/2 */
 	double t_kern, t_half; /* kernel seconds, summed over the lambdas */
+	int split;           /* the points divided among MPI ranks */
 } run;
 
 static void usage(FILE *f)
@@ -89,6 +93,10 @@ static void usage(FILE *f)
 	        "                     $NBRT_DEVICE, else a GPU, else a CPU, else\n"
 	        "                     the host)\n"
 	        "  --csv              machine-readable output\n"
+	        "  --scan FILE        one integral for each row of FILE, a CSV\n"
+	        "                     file with the columns s,t,me,mf,lambda;\n"
+	        "                     CSV output, a row for each (MPI ranks\n"
+	        "                     share the rows; docs/oneloop.md)\n"
 	        "  --help\n\n"
 	        "Numbers are decimals, read exactly into the precision.  See\n"
 	        "docs/oneloop.md for the rule, the output and the checks.\n",
@@ -140,18 +148,20 @@ static int parse_args(args *a, int argc, char **argv)
 			a->extrapolate = 1;
 		} else if ((v = cli_value(s, "--n", argc, argv, &i))) {
 			n = v;
+		} else if ((v = cli_value(s, "--scan", argc, argv, &i))) {
+			a->scan = v;
 		} else if ((v = cli_value(s, "--s", argc, argv, &i))) {
-			a->s = v;
+			a->s = a->point = v;
 		} else if ((v = cli_value(s, "--t", argc, argv, &i))) {
-			a->t = v;
+			a->t = a->point = v;
 		} else if ((v = cli_value(s, "--me", argc, argv, &i))) {
-			a->me = v;
+			a->me = a->point = v;
 		} else if ((v = cli_value(s, "--mf", argc, argv, &i))) {
-			a->mf = v;
+			a->mf = a->point = v;
 		} else if ((v = cli_value(s, "--lambdas", argc, argv, &i))) {
 			a->lambdas = v;
 		} else if ((v = cli_value(s, "--lambda", argc, argv, &i))) {
-			a->lambda = v;
+			a->lambda = a->point = v;
 		} else if ((v = cli_value(s, "--precision", argc, argv, &i))) {
 			prec = v;
 		} else if ((v = cli_value(s, "--dd", argc, argv, &i))) {
@@ -205,6 +215,11 @@ static int check_args(args *a)
 		                "(--lambdas sets the extrapolation's sequence)");
 	if (a->lambdas && !a->extrapolate)
 		return cli_fail("--lambdas needs --extrapolate");
+	if (a->scan && (a->extrapolate || a->point))
+		return cli_fail("--scan %s gives s, t, me, mf and lambda for each "
+		                "row: it excludes %s", nb_esc(a->scan),
+		                a->extrapolate ? "--extrapolate" : "--s, --t, --me, "
+		                "--mf and --lambda");
 	return 0;
 }
 
@@ -235,17 +250,19 @@ bad:
 
 /* D > 0 on the closed simplex: each term is >= 0 for s, t <= 0 and the
  * last two cannot vanish with (x+y) lambda^2 (docs/oneloop.md). */
-static int positive(const char *name, const char *text, nb_dd v, int sign)
+static int positive(const char *where, const char *name, const char *text,
+                    nb_dd v, int sign)
 {
 	static const char why[] =
 		"D must stay positive on the whole simplex, which is proven "
 		"only for s <= 0, t <= 0, me > 0, mf > 0 and lambda > 0 "
 		"(docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
-		return cli_fail("%s = %s is positive: %s", name, nb_esc(text), why);
+		return cli_fail("%s%s = %s is positive: %s", where, name,
+		                nb_esc(text), why);
 	if (sign > 0 && !(v.hi > 0))
-		return cli_fail("%s = %s is not positive: %s", name, nb_esc(text),
-		                why);
+		return cli_fail("%s%s = %s is not positive: %s", where, name,
+		                nb_esc(text), why);
 	return 0;
 }
 
@@ -258,6 +275,35 @@ static double tail_bound(const params *p, double lambda)
 	double dmax = fabs(p->s.hi) / 4 + fabs(p->t.hi) / 4 + a +
 	              p->me.hi * p->me.hi + p->mf.hi * p->mf.hi;
 	return 36 * quad_tail() * (dmax / dmin) * (dmax / dmin);
+}
+
+/* s, t <= 0 and me, mf > 0, as their texts say */
+static int check_point(const char *where, const params *p,
+                       const char *const text[4])
+{
+	return positive(where, "s", text[0], p->s, -1) ||
+	       positive(where, "t", text[1], p->t, -1) ||
+	       positive(where, "me", text[2], p->me, 1) ||
+	       positive(where, "mf", text[3], p->mf, 1);
+}
+
+/* The rule's truncation at lambdas down to `last`, below dd's. */
+static int check_tail(const char *where, const params *p, double last)
+{
+	double r = tail_bound(p, last);
+	if (!(r <= TAIL_MAX) && !(r < HUGE_VAL))
+		return cli_fail("%sthe parameters are outside the rule's range: at "
+		                "lambda = %.3g the bound on its truncation error "
+		                "overflows; the bound grows as min(lambda, me, mf) "
+		                "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
+		                where, last);
+	if (!(r <= TAIL_MAX))
+		return cli_fail("%sthe parameters are outside the rule's range: at "
+		                "lambda = %.3g its truncation error may reach %.1e "
+		                "of I, above dd precision (%.0e); the bound grows as "
+		                "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
+		                "grow (docs/oneloop.md)", where, last, r, TAIL_MAX);
+	return 0;
 }
 
 static int read_params(args *a, params *p)
@@ -281,8 +327,8 @@ static int read_params(args *a, params *p)
 	p->ratio = nb_dd_from(1);
 	if (ratio && get_num("--lambdas: RATIO", ratio, dbl, &p->ratio))
 		return 1;
-	if (positive("s", a->s, p->s, -1) || positive("t", a->t, p->t, -1) ||
-	    positive("me", a->me, p->me, 1) || positive("mf", a->mf, p->mf, 1))
+	const char *text[4] = {a->s, a->t, a->me, a->mf};
+	if (check_point("", p, text))
 		return 1;
 	if (!(p->l0.hi > 0))
 		return cli_fail("%s = %s is not positive: lambda must be > 0 (at "
@@ -303,19 +349,8 @@ static int read_params(args *a, params *p)
 		                MAX_COUNT);
 	/* the smallest lambda is the hardest for the rule */
 	double last = p->l0.hi * pow(p->ratio.hi, (double)(a->count - 1));
-	double r = tail_bound(p, last);
-	if (!(r <= TAIL_MAX) && !(r < HUGE_VAL))
-		return cli_fail("the parameters are outside the rule's range: at "
-		                "lambda = %.3g the bound on its truncation error "
-		                "overflows; the bound grows as min(lambda, me, mf) "
-		                "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
-		                last);
-	if (!(r <= TAIL_MAX))
-		return cli_fail("the parameters are outside the rule's range: at "
-		                "lambda = %.3g its truncation error may reach %.1e "
-		                "of I, above dd precision (%.0e); the bound grows as "
-		                "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
-		                "grow (docs/oneloop.md)", last, r, TAIL_MAX);
+	if (check_tail("", p, last))
+		return 1;
 	p->l0_text = l0;
 	return 0;
 }
@@ -428,18 +463,29 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
 	nbrt_type ty = dbl ? NBRT_DOUBLE : NBRT_DD;
 	nbrt_kernel *k = r->k;
 	const params *p = &r->p;
-	if (nbrt_bind(k, "xx", ty, g->xx) || nbrt_bind(k, "yy", ty, g->yy) ||
-	    nbrt_bind(k, "cnt4", ty, g->c4) || nbrt_bind(k, "x30_1", ty, g->zu) ||
-	    nbrt_bind(k, "gw30", ty, g->zw) || nbrt_bind(k, "res", ty, g->res) ||
+	/* under MPI, this rank's part of the points (all of them in a scan,
+	 * whose ranks share the rows) */
+	size_t lo = 0, hi = g->np, o;
+	if (r->split)
+		par_range(g->np, par_rank(), &lo, &hi);
+	o = lo * (size_t)sc;
+	if (nbrt_bind(k, "xx", ty, g->xx + o) || nbrt_bind(k, "yy", ty, g->yy + o) ||
+	    nbrt_bind(k, "cnt4", ty, g->c4 + o) || nbrt_bind(k, "x30_1", ty, g->zu) ||
+	    nbrt_bind(k, "gw30", ty, g->zw) || nbrt_bind(k, "res", ty, g->res + o) ||
 	    nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
 	    nbrt_set_const(k, "ramda", lambda.hi, lambda.lo) ||
 	    nbrt_set_const(k, "fme", p->me.hi, p->me.lo) ||
 	    nbrt_set_const(k, "fmf", p->mf.hi, p->mf.lo) ||
 	    nbrt_set_const(k, "s", p->s.hi, p->s.lo) ||
 	    nbrt_set_const(k, "one", 1, 0) ||
-	    nbrt_run(k, g->np, (size_t)g->n))
-		return cli_fail("%s", nbrt_error(r->rt));
+	    nbrt_run(k, hi - lo, (size_t)g->n))
+		return r->split ? par_agree(cli_fail("%s", nbrt_error(r->rt)))
+		                : cli_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
+	if (r->split && !par_agree(0)) {
+		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
+		par_max(tk, 1); /* the slowest rank's */
+	}
 	long n = g->n;
 #pragma omp parallel for schedule(dynamic, 16)
 	for (long i = 0; i < n; i++)
@@ -741,22 +787,223 @@ static int extrapolate(run *r)
 	return rc;
 }
 
+/* --- --scan FILE -------------------------------------------------------- */
+
+/* One row of a scan: its parameters, their texts and the file's line. */
+typedef struct scanrow {
+	params p;
+	const char *text[5]; /* s t me mf lambda, pointing into the file */
+	long line;
+} scanrow;
+
+/* What a row's evaluation gives rank 0. */
+typedef struct scanres {
+	double i[2], ih[2], tn, th;
+} scanres;
+
+static const char *const scan_col[5] = {"s", "t", "me", "mf", "lambda"};
+
+/* FILE's text: read by rank 0, sent to every rank. */
+static char *scan_text(const char *path)
+{
+	char err[512], *t = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (!par_rank() && !(t = nb_read_file(path, &n, err, sizeof err)))
+		rc = cli_fail("--scan: %s", err);
+	if (par_agree(rc))
+		return NULL;
+	unsigned long long len = n;
+	par_bcast(&len, sizeof len);
+	if (par_rank() && !(t = malloc((size_t)len + 1)))
+		rc = cli_fail("out of memory for --scan %s", nb_esc(path));
+	if (par_agree(rc)) {
+		free(t);
+		return NULL;
+	}
+	par_bcast(t, (size_t)len);
+	t[len] = 0;
+	return t;
+}
+
+/* The fields of one line, split at commas in place; their count. */
+static int fields(char *line, char **f, int max)
+{
+	int n = 0;
+	for (char *p = line;; p++) {
+		if (n < max)
+			f[n] = p;
+		n++;
+		p += strcspn(p, ",");
+		if (!*p)
+			return n;
+		*p = 0;
+	}
+}
+
+/* The rows of the scan, every one read and checked: the header names
+ * each column once, then a row of decimals a line; blank lines and lines
+ * that start with '#' are skipped.  Returns the count, or -1. */
+static long scan_rows(const args *a, char *text, scanrow **out)
+{
+	const char *path = nb_esc(a->scan);
+	int col[5], ncol = 0;
+	long nrow = 0, cap = 0, line = 0;
+	scanrow *row = NULL;
+	char where[600];
+	for (char *l = text, *next; l && *l; l = next) {
+		line++;
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = 0;
+		l[strcspn(l, "\r")] = 0;
+		if (!*l || *l == '#')
+			continue;
+		char *f[6];
+		int n = fields(l, f, 6);
+		snprintf(where, sizeof where, "--scan %s, line %ld: ", path, line);
+		if (!ncol) { /* the header */
+			for (int c = 0; c < 5; c++)
+				col[c] = -1;
+			for (int k = 0; k < n && k < 6; k++) {
+				int c = 0;
+				while (c < 5 && strcmp(f[k], scan_col[c]))
+					c++;
+				if (c == 5 || col[c] >= 0 || n > 5)
+					goto bad_header;
+				col[c] = k;
+			}
+			for (int c = 0; c < 5; c++)
+				if (col[c] < 0)
+					goto bad_header;
+			ncol = n;
+			continue;
+		}
+		if (n != ncol) {
+			cli_fail("%s%d fields, and the header has %d", where, n, ncol);
+			goto bad;
+		}
+		if (nrow == cap) {
+			cap = cap ? 2 * cap : 64;
+			scanrow *r = realloc(row, (size_t)cap * sizeof *r);
+			if (!r) {
+				cli_fail("out of memory for --scan %s", path);
+				goto bad;
+			}
+			row = r;
+		}
+		scanrow *r = &row[nrow++];
+		memset(r, 0, sizeof *r);
+		r->line = line;
+		nb_dd *v[5] = {&r->p.s, &r->p.t, &r->p.me, &r->p.mf, &r->p.l0};
+		for (int c = 0; c < 5; c++) {
+			char what[700];
+			snprintf(what, sizeof what, "%s%s", where, scan_col[c]);
+			r->text[c] = f[col[c]];
+			if (get_num(what, r->text[c], a->dbl, v[c]))
+				goto bad;
+		}
+		r->p.ratio = nb_dd_from(1);
+		r->p.l0_text = r->text[4];
+		if (check_point(where, &r->p, r->text))
+			goto bad;
+		if (!(r->p.l0.hi > 0)) {
+			cli_fail("%slambda = %s is not positive: lambda must be > 0",
+			         where, nb_esc(r->text[4]));
+			goto bad;
+		}
+		if (check_tail(where, &r->p, r->p.l0.hi))
+			goto bad;
+	}
+	if (!ncol) {
+		cli_fail("--scan %s has no header line (s,t,me,mf,lambda)", path);
+		goto bad;
+	}
+	*out = row;
+	return nrow;
+bad_header:
+	cli_fail("%sthe header must name the columns s, t, me, mf and lambda, "
+	         "each once, and no other", where);
+bad:
+	free(row);
+	return -1;
+}
+
+/* Each rank evaluates its share of the n rows on its own device; rank 0
+ * writes a CSV row for each, in the file's order. */
+static int scan(run *r, const scanrow *row, long n)
+{
+	scanres *res = calloc((size_t)n + 1, sizeof *res);
+	int rc = !res ? cli_fail("out of memory") : 0;
+	size_t lo = 0, hi = 0;
+	if (!rc)
+		par_range((size_t)n, par_rank(), &lo, &hi);
+	for (size_t k = lo; k < hi && !rc; k++) {
+		nb_dd in, ih;
+		r->p = row[k].p;
+		rc = evaluate(r, &r->h, r->p.l0, &ih, &res[k].th) ||
+		     evaluate(r, &r->g, r->p.l0, &in, &res[k].tn);
+		res[k].i[0] = in.hi;
+		res[k].i[1] = in.lo;
+		res[k].ih[0] = ih.hi;
+		res[k].ih[1] = ih.lo;
+	}
+	if (!par_agree(rc)) {
+		par_gather(res, (size_t)n, sizeof *res, 0);
+		int dbl = r->a->dbl;
+		puts("line,n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
+		     "kernel_half_s");
+		for (long k = 0; k < n; k++) {
+			char b[5][64], bi[700], bh[700];
+			const params *p = &row[k].p;
+			nb_dd in = nb_dd_make(res[k].i[0], res[k].i[1]);
+			nb_dd ih = nb_dd_make(res[k].ih[0], res[k].ih[1]);
+			printf("%ld,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%.3g,%.6g,%.6g\n",
+			       row[k].line, r->a->n, param(b[0], 64, dbl, p->l0),
+			       param(b[1], 64, dbl, p->s), param(b[2], 64, dbl, p->t),
+			       param(b[3], 64, dbl, p->me), param(b[4], 64, dbl, p->mf),
+			       dbl ? "double" : "dd", full(bi, sizeof bi, dbl, in),
+			       full(bh, sizeof bh, dbl, ih),
+			       fabs(num_sub(dbl, in, ih).hi), res[k].tn, res[k].th);
+		}
+	}
+	free(res);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	cli_prog = "oneloop";
 	now0 = cli_now();
+	if (par_init(argc, argv))
+		return par_end(1);
+	/* rank 0 writes the output */
+	if (par_rank() && !freopen("/dev/null", "w", stdout))
+		return par_end(cli_fail("cannot open /dev/null"));
 	args a;
 	int rc = parse_args(&a, argc, argv);
-	if (rc != P_GO)
-		return rc == P_DONE ? 0 : 1;
-	run r = {.a = &a};
-	rc = read_params(&a, &r.p);
+	if (par_agree(rc != P_GO && rc != P_DONE) || rc != P_GO)
+		return par_end(rc == P_DONE ? 0 : 1);
+	run r = {.a = &a, .split = !a.scan};
+	rc = par_agree(read_params(&a, &r.p));
+	/* a scan's rows are read and checked before the device is opened */
+	char *text = NULL;
+	scanrow *row = NULL;
+	long nrow = 0;
+	if (!rc && a.scan) {
+		text = scan_text(a.scan);
+		nrow = text ? scan_rows(&a, text, &row) : -1;
+		rc = par_agree(nrow < 0);
+	}
 	r.sc = a.dbl ? 1 : 2;
-	rc = rc || check_memory(&r) || setup(&r) ||
-	     check_memory(&r) || grid_make(&r.g, a.n, a.dbl) ||
-	     grid_make(&r.h, a.n / 2, a.dbl);
+	rc = rc || par_agree(check_memory(&r) || setup(&r) ||
+	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl) ||
+	                     grid_make(&r.h, a.n / 2, a.dbl));
 	if (!rc)
-		rc = a.extrapolate ? extrapolate(&r) : one_lambda(&r);
+		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
+		                                                  : one_lambda(&r);
+	free(row);
+	free(text);
 	grid_free(&r.g);
 	grid_free(&r.h);
 	if (r.k)
@@ -765,5 +1012,5 @@ int main(int argc, char **argv)
 		nbrt_close(r.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
 		rc = cli_fail("cannot write the output");
-	return rc ? 1 : 0;
+	return par_end(rc ? 1 : 0);
 }

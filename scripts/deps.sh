@@ -7,6 +7,9 @@ set -eu
 # libqd-dev: QD's quad-double, the tests' reference and bin/oneloop's rule;
 # QD is C++, so linking it takes libstdc++ (g++ brings its -dev package).
 # libhdf5-dev: bin/nbody's HDF5 snapshots (the GADGET layout).
+# openmpi-bin, libopenmpi-dev: the programs across MPI ranks (docs/mpi.md):
+# the Makefile builds them with MPI where pkg-config finds ompi-c, and
+# make check runs them under mpirun (tests/sh/mpi.sh).
 # The Python package (python/) is built by pip in a venv that sees the
 # system's numpy, setuptools and wheel, and tested with its pytest: no
 # network (make pycheck); groff-base formats the manual pages' check.
@@ -14,7 +17,7 @@ PKGS="gcc g++ make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
 pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev \
 python3 python3-venv python3-pip python3-setuptools python3-wheel \
 python3-numpy python3-pytest groff-base \
-libhdf5-dev"
+libhdf5-dev openmpi-bin libopenmpi-dev"
 
 missing=""
 for p in $PKGS; do

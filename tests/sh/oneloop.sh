@@ -63,6 +63,17 @@ refuse "--precision must be dd or double, not 'quad'" --precision quad
 refuse "--target must be c or opencl, not 'amdil'" --target amdil
 refuse "unknown option '--x' (see oneloop --help)" --x
 refuse "--lambda needs a value" --lambda
+# --scan FILE (docs/oneloop.md): the header, then every row checked as
+# the command line is, before the device is opened
+printf 's,t,me,mf\n' >"$T/s1"
+refuse "--scan $T/s1, line 1: the header must name the columns s, t, me, mf and lambda, each once, and no other" --scan "$T/s1"
+printf '# c\n\nlambda,mf,me,t,s\n0.01,1,1,-1,-1\n0.01,1,1,-1,0.5\n' >"$T/s2"
+refuse "--scan $T/s2, line 5: s = 0.5 is positive: $D" --scan "$T/s2"
+printf 's,t,me,mf,lambda\n-1,-1,1,1\n' >"$T/s3"
+refuse "--scan $T/s3, line 2: 4 fields, and the header has 5" --scan "$T/s3"
+printf 's,t,me,mf,lambda\n-1,-1,1,1,x\n' >"$T/s4"
+refuse "--scan $T/s4, line 2: lambda needs a finite decimal number, not 'x'" --scan "$T/s4"
+refuse "--scan $T/s4 gives s, t, me, mf and lambda for each row: it excludes --s, --t, --me, --mf and --lambda" --scan "$T/s4" --s -2
 # memory: refused before anything is allocated (ulimit -v bounds what the
 # process may use; ASan reserves far more address space than that)
 if [ -z "${NBCC_SANITIZED:-}" ]; then

@@ -1,0 +1,183 @@
+# mpi.sh: nbrun, nbody and oneloop across MPI ranks (docs/mpi.md) against
+# the same programs in one process: mpirun -np 2 and -np 3 (more ranks
+# than this 2-core machine has cores) on the host back end, bit for bit,
+# and on PoCL within float's rounding; a split with more ranks than
+# i-elements; and failures on one rank (a device it cannot open, a
+# kernel build that fails, other arguments, other bodies) that end every
+# rank with one message, never a hang.  Skipped where the programs were
+# built without MPI or mpirun is missing.  Fresh seed each run;
+# MPI_TEST_SEED=S repeats one.
+set -eu
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+die() {
+	echo "mpi.sh: FAIL: $*"
+	exit 1
+}
+if ! command -v mpirun >/dev/null 2>&1 ||
+	! ldd "$BIN/nbrun" 2>/dev/null | grep -q libmpi; then
+	echo "skipped: bin/nbrun built without MPI, or no mpirun (mpi.sh;" \
+		"Debian: openmpi-bin libopenmpi-dev, then make)"
+	exit 77
+fi
+SEED=${MPI_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "mpi.sh: seed $SEED (MPI_TEST_SEED repeats it)"
+. "$ROOT/tests/device.sh"
+
+# One host, perhaps a container run as root with no network and no ssh:
+# shared memory between ranks, local starts only, no single-copy
+# mechanism that needs ptrace rights; more ranks than cores allowed.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+# Under the sanitizers, Open MPI's own allocations are in tests/lsan.supp;
+# its libraries keep no frame pointers, so only the slow unwinder finds
+# them in a leak's stack; and plugins stay loaded at MPI_Finalize.
+# The sanitized pass keeps to 2 ranks and the host (make check's time).
+NPS="2 3"
+if [ -n "${NBCC_SANITIZED:-}" ]; then
+	NPS=2
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	export OMPI_MCA_mca_base_component_disable_dlclose=1
+	export PMIX_MCA_mca_base_component_disable_dlclose=1
+fi
+mpi() { # NP PROGRAM ARGS...: a run that must end within 60 s
+	np=$1
+	shift
+	timeout 60 mpirun -np "$np" "$@"
+}
+
+# nbrun: gravity on random bodies (float), and in double on a file of
+# bodies (rank 0 reads it), bit for bit on the host
+G="$ROOT/dsl-examples/gravity.nbl"
+"$BIN/nbrun" --target c "$G" --random 1001,777 --seed "$SEED" \
+	--const eps2=0.01 -o "$T/g1.csv" 2>"$T/err"
+for np in $NPS; do
+	mpi $np "$BIN/nbrun" --target c "$G" --random 1001,777 --seed "$SEED" \
+		--const eps2=0.01 -o "$T/g$np.csv" 2>"$T/err" ||
+		{ cat "$T/err"; die "nbrun -np $np"; }
+	cmp -s "$T/g1.csv" "$T/g$np.csv" || die "nbrun -np $np differs (host)"
+	[ "$(grep -c -- --seed "$T/err")" = 1 ] || die "nbrun -np $np: one note"
+done
+# more ranks than i-elements: one rank runs none
+"$BIN/nbrun" --target c "$G" --random 2,9 --seed "$SEED" --const eps2=0.01 \
+	-o "$T/s1.csv" 2>/dev/null
+mpi 3 "$BIN/nbrun" --target c "$G" --random 2,9 --seed "$SEED" \
+	--const eps2=0.01 -o "$T/s3.csv" 2>/dev/null || die "nbrun 3 ranks, Ni = 2"
+cmp -s "$T/s1.csv" "$T/s3.csv" || die "nbrun 3 ranks, Ni = 2 differs"
+# a file of bodies (the results above, as positions and masses)
+M="--map xi=ax,yi=ay,zi=az,xj=ax,yj=ay,zj=az,mj=pot"
+"$BIN/nbrun" --target c "$G" --precision=double --ij "$T/g1.csv" $M \
+	--const eps2=0.5 -o "$T/f1.csv"
+mpi 3 "$BIN/nbrun" --target c "$G" --precision=double --ij "$T/g1.csv" $M \
+	--const eps2=0.5 -o "$T/f3.csv" || die "nbrun --ij -np 3"
+cmp -s "$T/f1.csv" "$T/f3.csv" || die "nbrun --ij -np 3 differs"
+
+# CSV files A and B, equal within TOL relative to each column's largest
+close() {
+	awk -F, -v tol="$3" 'NR == FNR { for (c = 1; c <= NF; c++) a[FNR, c] = $c
+		n = FNR; next }
+	FNR == 1 { next }
+	{ for (c = 1; c <= NF; c++) { d = $c - a[FNR, c]; d = d < 0 ? -d : d
+		m = $c < 0 ? -$c : $c; if (m > big[c]) big[c] = m
+		if (d > diff[c]) diff[c] = d } rows = FNR }
+	END { if (rows != n) { print "rows " rows " and " n; exit 1 }
+		for (c in diff) if (diff[c] > tol * big[c]) {
+			print "column " c ": " diff[c] " of " big[c]; exit 1 } }' \
+		"$1" "$2"
+}
+
+POCL=
+[ -n "${NBCC_SANITIZED:-}" ] || ! have_device cpu || POCL=cpu
+if [ -n "$POCL" ]; then
+	"$BIN/nbrun" --device cpu "$G" --random 999,500 --seed "$SEED" \
+		--const eps2=0.01 -o "$T/p1.csv" 2>/dev/null
+	mpi 2 "$BIN/nbrun" --device cpu "$G" --random 999,500 --seed "$SEED" \
+		--const eps2=0.01 -o "$T/p2.csv" 2>/dev/null || die "nbrun PoCL -np 2"
+	close "$T/p1.csv" "$T/p2.csv" 1e-5 || die "nbrun PoCL -np 2 differs"
+fi
+
+# nbody: the leap-frog and the Hermite scheme; summaries and snapshots
+# bit for bit on the host
+for integ in leapfrog hermite; do
+	A="-n 200 --steps 3 --seed $SEED --integrator $integ --csv"
+	"$BIN/nbody" $A --device host --out "$T/o1" >"$T/b1.csv"
+	for np in $NPS; do
+		rm -rf "$T/o$np"
+		mpi $np "$BIN/nbody" $A --device host --out "$T/o$np" \
+			>"$T/b$np.csv" 2>"$T/err" || { cat "$T/err"; die "nbody -np $np"; }
+		[ "$(cut -d, -f1-11 "$T/b1.csv")" = "$(cut -d, -f1-11 "$T/b$np.csv")" ] ||
+			die "nbody $integ -np $np: the summary differs"
+		diff -r "$T/o1" "$T/o$np" >/dev/null ||
+			die "nbody $integ -np $np: the snapshots differ"
+		grep -q "^nbody: $np ranks; a step: " "$T/err" ||
+			die "nbody -np $np: no line of the ranks' costs"
+	done
+done
+if [ -n "$POCL" ]; then
+	A="-n 300 --steps 3 --seed $SEED --csv --device cpu --out"
+	"$BIN/nbody" $A "$T/q1" >/dev/null
+	mpi 2 "$BIN/nbody" $A "$T/q2" >/dev/null 2>&1 || die "nbody PoCL -np 2"
+	close "$T/q1/snap_000003.csv" "$T/q2/snap_000003.csv" 1e-5 ||
+		die "nbody PoCL -np 2: the last snapshot differs"
+fi
+
+# oneloop: the points shared, and a scan's rows shared (columns in
+# another order, a comment, a blank line)
+"$BIN/oneloop" --n 24 --device host --csv >"$T/l1.csv"
+mpi 3 "$BIN/oneloop" --n 24 --device host --csv >"$T/l3.csv" ||
+	die "oneloop -np 3"
+[ "$(cut -d, -f1-10 "$T/l1.csv")" = "$(cut -d, -f1-10 "$T/l3.csv")" ] ||
+	die "oneloop -np 3 differs"
+printf '# s, t and the masses, and the photon mass\nlambda,s,t,me,mf\n0.01,-1,-1,1,1\n\n0.1,-2,-0.5,1,1\n0.05,-1,-1,1,2\n' >"$T/scan.csv"
+"$BIN/oneloop" --n 24 --device host --scan "$T/scan.csv" >"$T/c1.csv"
+mpi 2 "$BIN/oneloop" --n 24 --device host --scan "$T/scan.csv" \
+	>"$T/c2.csv" || die "oneloop --scan -np 2"
+[ "$(cut -d, -f1-11 "$T/c1.csv")" = "$(cut -d, -f1-11 "$T/c2.csv")" ] ||
+	die "oneloop --scan -np 2 differs"
+[ "$(wc -l <"$T/c2.csv")" = 4 ] || die "oneloop --scan: 3 rows"
+# each row is the single integral at its parameters
+"$BIN/oneloop" --n 24 --device host --csv --s -2 --t -0.5 --lambda 0.1 |
+	sed -n 2p | cut -d, -f8 >"$T/one"
+[ "$(sed -n 3p "$T/c2.csv" | cut -d, -f9)" = "$(cat "$T/one")" ] ||
+	die "oneloop --scan: line 5 is not the integral at its parameters"
+
+# failures on one rank end all of them, with one message: mpirun's own
+# report aside, the lines of PROG: error:, and a non-zero status
+fails() { # WANT MPIRUN-ARGS...: one error line, and it starts with WANT
+	want=$1
+	shift
+	rc=0
+	timeout 60 mpirun "$@" >"$T/out" 2>"$T/err" || rc=$?
+	[ $rc != 124 ] || die "a hang: mpirun $*"
+	[ $rc != 0 ] || die "exit 0: mpirun $*"
+	got=$(grep ": error: " "$T/err" || true)
+	case "$got" in
+	"$want"*) [ "$(echo "$got" | wc -l)" = 1 ] && return ;;
+	esac
+	cat "$T/err"
+	die "mpirun $*: got '$got'"
+}
+R="--target c $G --random 50,50 --seed 1 --const eps2=0.01 -o $T/x.csv"
+fails "nbrun: error: rank 1: no OpenCL device matches 'nosuchdevice' (devices: " \
+	-np 1 "$BIN/nbrun" --random 5,5 "$G" : \
+	-np 1 -x NBRT_DEVICE=nosuchdevice "$BIN/nbrun" --random 5,5 "$G"
+[ ! -e "$T/x.csv" ] || die "an output written by a failed run"
+fails "nbrun: error: rank 2: its arguments differ from rank 0's (every rank must run the same command)" \
+	-np 2 "$BIN/nbrun" $R : -np 1 "$BIN/nbrun" $R --repeat 2
+# the kernel build fails on rank 2 alone (its compiler is false)
+NBRT_CACHE=0 fails "$(NBRT_CACHE=0 NBRT_CC=false "$BIN/nbrun" $R 2>&1 |
+	sed -n 's/^nbrun: error: /&rank 2: /p')" \
+	-np 2 -x NBRT_CACHE "$BIN/nbrun" $R : -np 1 -x NBRT_CACHE -x NBRT_CC=false "$BIN/nbrun" $R
+# every rank failing alike: the message once, without a rank
+fails "nbody: error: --steps needs an integer, not 'x'" -np 3 "$BIN/nbody" --steps x
+# the same --ic path, another file on rank 1 (a node of its own)
+mkdir "$T/a" "$T/b"
+"$BIN/nbody" -n 20 --steps 0 --device host --out "$T/a" >/dev/null
+"$BIN/nbody" -n 20 --steps 0 --seed 2 --device host --out "$T/b" >/dev/null
+fails "nbody: error: rank 1: its bodies differ from rank 0's (--ic or --restart: is the file the same on every node?)" \
+	-np 1 -wdir "$T/a" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host : \
+	-np 1 -wdir "$T/b" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host
+echo "mpi.sh: ok"
