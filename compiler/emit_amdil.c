@@ -1022,15 +1022,18 @@ static int refuse(const Func *f)
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
 		int form = form_of(f, in);
-		if (!(forms[in->op] & form))
-			r[n++] = (Refusal){in->loc, in->op, form};
+		if (!(forms[in->op] & form)) /* none at all: said as such */
+			r[n++] = (Refusal){in->loc, in->op, forms[in->op] ? form : IF};
 	}
 	qsort(r, (size_t)n, sizeof *r, by_place);
 	for (int i = 0; i < n; i++) {
 		if (i && by_place(&r[i], &r[i - 1]) == 0)
 			continue;
 		const OpInfo *oi = &opinfo[r[i].op];
-		const char *fn = oi->call ? oi->call : oi->name;
+		const char *fn = oi->call ? oi->call : r[i].op == O_IDXI ?
+		                 "the index i" : r[i].op == O_IDXJ ?
+		                 "the index j" : oi->props & P_SINK ? oi->sym :
+		                 oi->name;
 		const char *msg =
 			r[i].form == IDD ?
 			cprintf(f->ctx, "%s in dd has no AMD IL form (its ddlib.h "

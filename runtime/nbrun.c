@@ -644,7 +644,9 @@ static void side_init(Side *s, const nb_iface *f, nb_role r)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == r)
 			s->col[s->n++] = (csv_col){f->var[v].name, f->var[v].type,
-			                           NULL, NULL};
+			                           NULL, NULL,
+			                           r == NB_RMEM &&
+			                           nb_red_integer(f->var[v].red)};
 }
 
 static void side_free(Side *s)
