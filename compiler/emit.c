@@ -76,6 +76,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		v->name = xstrdup(f->var[i].name);
 		v->role = f->var[i].role;
 		v->type = (nb_prec)f->var[i].type;
+		v->red = f->var[i].red;
 		v->pack = v->comp = -1;
 		if (v->role != NB_BMEM)
 			continue;
