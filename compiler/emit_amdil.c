@@ -1006,6 +1006,21 @@ static void load(E *e, int k)
 	e->val[k] = (Opd){'r', r, 0, 0, 0, 4};
 }
 
+/* A comparison of doubles (dlt, deq, dne, dge) or of indices (ilt, ...):
+ * <= and > are >= and < with the operands swapped. */
+static void cmp_id(E *e, int ints, int op, Opd d, Opd a, Opd b)
+{
+	int sw = op == O_LE || op == O_GT;
+	const char *nm = op == O_LT || op == O_GT ? "lt" : op == O_EQ ? "eq" :
+	                 op == O_NE ? "ne" : "ge";
+	char ins[8];
+	snprintf(ins, sizeof ins, "%c%s", ints ? 'i' : 'd', nm);
+	if (ints)
+		iop(e, ins, d, sw ? b : a, sw ? a : b);
+	else
+		dcmp(e, ins, d, sw ? b : a, sw ? a : b);
+}
+
 static void emit_ins(E *e, int k)
 {
 	const Func *f = e->f;
@@ -1066,20 +1081,12 @@ static void emit_ins(E *e, int k)
 			line(e, "mov %s, %s", dst(e, d, 1), src(e, e->gj, S1));
 	} else if (in->op == O_CVT && at == T_INT)
 		itot(e, d, a[0], in->type);
-	else if (opinfo[in->op].kind == K_CMP && at == T_INT)
-		iop(e, in->op == O_LT || in->op == O_GT ? "ilt" :
-		    in->op == O_EQ ? "ieq" : in->op == O_NE ? "ine" : "ige", d,
-		    in->op == O_LE || in->op == O_GT ? a[1] : a[0],
-		    in->op == O_LE || in->op == O_GT ? a[0] : a[1]);
 	else if (in->op == O_CVT)
 		cvt(e, d, in->type, a[0], at);
 	else if (opinfo[in->op].kind == K_CMP && at == T_DD)
 		dd_cmp(e, in->op, d, a[0], a[1]);
-	else if (opinfo[in->op].kind == K_CMP && at == T_F64)
-		dcmp(e, in->op == O_LT || in->op == O_GT ? "dlt" :
-		     in->op == O_EQ ? "deq" : in->op == O_NE ? "dne" : "dge", d,
-		     in->op == O_LE || in->op == O_GT ? a[1] : a[0],
-		     in->op == O_LE || in->op == O_GT ? a[0] : a[1]);
+	else if (opinfo[in->op].kind == K_CMP && (at == T_F64 || at == T_INT))
+		cmp_id(e, at == T_INT, in->op, d, a[0], a[1]);
 	else if (in->type == T_DD)
 		op_dd(e, in, d, a[0], a[1], a[2]);
 	else if (in->type == T_F64)
