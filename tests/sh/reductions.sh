@@ -173,6 +173,14 @@ for sizes in 0,5 5,0 1,1 7,7 13,11 31,29; do
 		NBRT_MAX_INTERACTIONS=7 run all "c $ni,$nj $p whole rows" \
 			--target c --precision=$p --unroll-i=2
 		n=$((n + 2))
+		if [ $p = float ]; then
+			NBRT_MAX_INTERACTIONS=7 run cut "amdil $ni,$nj $p cut" \
+				--target amdil --precision=$p --unroll-i=2
+			n=$((n + 1))
+			[ $cl = 1 ] && { NBRT_MAX_INTERACTIONS=7 run cut \
+				"opencl $ni,$nj $p cut" --device cpu --precision=$p \
+				--unroll-i=2; n=$((n + 1)); }
+		fi
 	done
 done
 # from generated files (of the last sizes): the runtime reads each RMEM's reduction from the
