@@ -93,7 +93,6 @@ extern const int naccum;
 /* The row of an accumulating statement kind; the row of a word. */
 const Accum *accum_of(StmtKind k);
 const Accum *accum_word(const char *word);
-static inline int stmt_reduces(StmtKind k) { return k >= S_ACC; }
 /* Appends the operators as a list, "+= or -=" (conj "or"), "+=, -= and
  * min=" (conj "and"); with_what adds each one's meaning: "+= (sum)". */
 void accum_list_what(Buf *b, const char *conj, int with_what);

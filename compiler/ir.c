@@ -300,6 +300,7 @@ int ir_verify(const Func *f, int fatal)
 		switch (in->op) {
 		case O_IMM:
 			if (!type_numeric(in->type) && (in->type != T_INT ||
+			    !(fabs(in->imm[0]) < 2147483647.0) ||
 			    in->imm[0] != (double)(int)in->imm[0] || in->imm[1]))
 				return vfail(fatal, f, k, "literal not numeric");
 			break;

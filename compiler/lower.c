@@ -125,8 +125,8 @@ static int convert(L *l, int v, Type want, Loc loc)
 static int intlike(const Node *n)
 {
 	return n->type == T_INT ||
-	       (n->type == T_LIT && n->isconst && n->num == (double)(int)n->num &&
-	        fabs(n->num) < 2147483647.0);
+	       (n->type == T_LIT && n->isconst && fabs(n->num) < 2147483647.0 &&
+	        n->num == (double)(int)n->num);
 }
 
 static int lx(L *l, const Node *n, Type want);
