@@ -3,10 +3,16 @@
  * per statement, an S-expression per value, each operator with the type
  * sema gave it. */
 #include <string.h>
-#include "ast.h"
+#include "ir.h"
 
 Type type_join(Type a, Type b)
 {
+	/* an index or a condition in arithmetic is read in the type of
+	 * the rest, like a literal */
+	if (a == T_INT || a == T_BOOL)
+		a = T_LIT;
+	if (b == T_INT || b == T_BOOL)
+		b = T_LIT;
 	if (a == T_LIT)
 		return b;
 	if (b == T_LIT)
@@ -20,13 +26,22 @@ static const char *const kind_names[] = {
 	[E_POW] = "pow", [E_LT] = "lt",     [E_LE] = "le",   [E_GT] = "gt",
 	[E_GE] = "ge",   [E_EQ] = "eq",     [E_NE] = "ne",   [E_AND] = "and",
 	[E_OR] = "or",   [E_COND] = "cond", [E_CALL] = "call",
+	[E_IDX] = "index",
 };
 
 const char *node_kind_name(NodeKind k) { return kind_names[k]; }
 
 const Accum accums[] = {
-	{S_ACC, "+=", "sum"},
-	{S_ACCSUB, "-=", "negated sum"},
+	{S_ACC, "+=", NULL, "sum", NB_SUM, O_ACC},
+	{S_ACCSUB, "-=", NULL, "negated sum", NB_SUM, O_ACCSUB},
+	{S_MIN, "min=", "min", "minimum", NB_MIN, O_ACCMIN},
+	{S_MAX, "max=", "max", "maximum", NB_MAX, O_ACCMAX},
+	{S_ARGMIN, "argmin=", "argmin", "j of the minimum", NB_ARGMIN,
+	 O_ACCARGMIN},
+	{S_ARGMAX, "argmax=", "argmax", "j of the maximum", NB_ARGMAX,
+	 O_ACCARGMAX},
+	{S_LSE, "logsumexp=", "logsumexp", "log of the sum of exp",
+	 NB_LOGSUMEXP, O_ACCLSE},
 };
 const int naccum = sizeof accums / sizeof *accums;
 
@@ -34,6 +49,14 @@ const Accum *accum_of(StmtKind k)
 {
 	for (int i = 0; i < naccum; i++)
 		if (accums[i].kind == k)
+			return &accums[i];
+	return NULL;
+}
+
+const Accum *accum_word(const char *word)
+{
+	for (int i = 0; i < naccum; i++)
+		if (accums[i].word && strcmp(accums[i].word, word) == 0)
 			return &accums[i];
 	return NULL;
 }
@@ -66,7 +89,8 @@ const char *type_name(Type t)
 {
 	if (type_numeric(t))
 		return prec[t].name;
-	return t == T_BOOL ? "bool" : t == T_LIT ? "literal" : "?";
+	return t == T_BOOL ? "bool" : t == T_INT ? "index" :
+	       t == T_LIT ? "literal" : "?";
 }
 
 Node *node_new(Ctx *c, NodeKind k, Loc l)
@@ -96,6 +120,7 @@ static void print_node(const Node *n, Buf *out)
 		buf_puts(out, n->text);
 		return;
 	case E_NAME:
+	case E_IDX:
 		buf_puts(out, n->name);
 		return;
 	case E_CALL:
@@ -146,8 +171,7 @@ void ast_print(Prog *p, Buf *out)
 			print_node(s->e, out);
 			buf_putc(out, '\n');
 			break;
-		case S_ACC:
-		case S_ACCSUB:
+		default:
 			buf_printf(out, "%s %s ", s->name, accum_of(s->kind)->op);
 			print_node(s->e, out);
 			buf_putc(out, '\n');

@@ -8,9 +8,11 @@
 #include "base.h"
 
 /* Expression types.  T_LIT is a literal-only expression that takes the type
- * of its context; T_BOOL comes from comparisons and logic. */
+ * of its context; T_BOOL comes from comparisons and logic; T_INT is an
+ * element index (i, j), exact, which arithmetic reads in its context's
+ * type as it reads a literal, and comparisons of indices compare exactly. */
 typedef enum { T_F32 = NB_FLOAT, T_F64 = NB_DOUBLE, T_DD = NB_DD, T_BOOL,
-               T_LIT } Type;
+               T_INT, T_LIT } Type;
 /* Whether t is a precision: a row of prec[] (base.h). */
 static inline int type_numeric(Type t) { return (unsigned)t < NPREC; }
 /* The type an operation on a and b is computed in: a literal takes the
@@ -32,6 +34,10 @@ typedef struct Sym {
 	Loc loc;         /* where declared or first assigned */
 	int index;       /* order among the symbols of its kind */
 	int used;        /* read somewhere (or reduced into, for RMEM) */
+	const struct Accum *red; /* RMEM: its first reduction, which fixes
+	                          * its kind (+= and -= are one kind) */
+	Loc redloc;      /* RMEM: where that first reduction is */
+	int nocount;     /* RMEM: some += takes a value, not a condition */
 	Node *def;       /* SYM_TEMP: its defining expression */
 	struct Sym *next;/* in the symbol table's bucket */
 } Sym;
@@ -47,6 +53,7 @@ typedef enum {
 	E_AND, E_OR,
 	E_COND,   /* a ? b : c */
 	E_CALL,   /* name(args) */
+	E_IDX,    /* the index i (fn 0) or j (fn 1), from an E_NAME by sema */
 } NodeKind;
 
 struct Node {
@@ -65,21 +72,27 @@ struct Node {
 	int nargs;
 };
 
-typedef enum { S_DECL, S_LET, S_ACC, S_ACCSUB } StmtKind;
+typedef enum { S_DECL, S_LET, S_ACC, S_ACCSUB, S_MIN, S_MAX, S_ARGMIN,
+               S_ARGMAX, S_LSE } StmtKind;
 
 /* The accumulation operators, one row each (ast.c), in the order messages
  * list them: "RMEM 'r' cannot be read", "accumulate into it with += or
- * -=".  A new reduction is a row there, its token in lex.l and parse.y and
- * its operation in lower.c. */
+ * -=".  A new reduction is a row there (its word before '=' is all the
+ * parser needs), its nb_red row in iface.c, its sink in ops.h, and its
+ * state, update and combine in emit.c (docs/hacking.md). */
 typedef struct Accum {
 	StmtKind kind;
-	const char *op;   /* as written: "+=" */
+	const char *op;   /* as written: "+=", "min=" */
+	const char *word; /* the name before '=' ("min"), NULL for += and -= */
 	const char *what; /* what it makes of the values over j: "sum" */
+	nb_red red;       /* what the RMEM holds after it */
+	int sink;         /* its IR operation (ops.h: O_ACC, ...) */
 } Accum;
 extern const Accum accums[];
 extern const int naccum;
-/* The row of an accumulating statement kind. */
+/* The row of an accumulating statement kind; the row of a word. */
 const Accum *accum_of(StmtKind k);
+const Accum *accum_word(const char *word);
 /* Appends the operators as a list, "+= or -=" (conj "or"), "+=, -= and
  * min=" (conj "and"); with_what adds each one's meaning: "+= (sum)". */
 void accum_list_what(Buf *b, const char *conj, int with_what);

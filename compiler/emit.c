@@ -74,6 +74,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		v->name = xstrdup(f->var[i].name);
 		v->role = f->var[i].role;
 		v->type = (nb_prec)f->var[i].type;
+		v->red = f->var[i].red;
 		v->pack = v->comp = -1;
 		if (v->role != NB_BMEM)
 			continue;
@@ -114,6 +115,10 @@ void iface_put(Buf *out, const nb_iface *fc, const char *prefix)
 void emit_imm(Buf *out, const Ins *in)
 {
 	double v = in->imm[0];
+	if (in->type == T_INT) { /* an index's literal: an i32 */
+		buf_printf(out, v < 0 ? "(%d)" : "%d", (int)v);
+		return;
+	}
 	if (in->type == T_DD) {
 		buf_puts(out, "nb_dd_make(");
 		Ins h = *in;
@@ -243,6 +248,176 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *spl, int fast,
 	}
 }
 
+/* ---- the reductions beyond the sum --------------------------------------
+ * Each RMEM's accumulator is r, and rx beside it where its state is two
+ * values: the j index of argmin/argmax (an int; -1 until a value is
+ * seen), the sum s of exp(e - m) of logsumexp, whose r is the running
+ * maximum m.  One update serves each step, the j-split's combine of
+ * partial states and the previous launch's result: argmin takes (value,
+ * j) pairs in their order (smaller value, then smaller j), so the result
+ * is the same in any order of the steps, the copies or the partials;
+ * logsumexp adds b exp(a) to (m, s), rescaling s when a passes m, so no
+ * exp overflows.  min= and max= are fmin and fmax, which never choose a
+ * NaN.  The helper functions are written out per type (red_prelude). */
+
+static const char *red_one(Type t)
+{
+	return t == T_DD ? "nb_dd_make(1.0, 0.0)" : t == T_F32 ? "1.0f" : "1.0";
+}
+
+static const char *red_inf(Type t, int neg)
+{
+	if (t == T_DD)
+		return neg ? "nb_dd_make(-INFINITY, 0.0)" :
+		       "nb_dd_make(INFINITY, 0.0)";
+	return neg ? "-INFINITY" : "INFINITY";
+}
+
+const char *red_identity(nb_red r, Type t)
+{
+	switch (r) {
+	case NB_MIN: case NB_ARGMIN: return red_inf(t, 0);
+	case NB_MAX: case NB_ARGMAX: case NB_LOGSUMEXP: return red_inf(t, 1);
+	default: return prec[t].zero;
+	}
+}
+
+int red_aux(nb_red r)
+{
+	return r == NB_ARGMIN || r == NB_ARGMAX ? 1 : r == NB_LOGSUMEXP ? 2 : 0;
+}
+
+const char *red_aux_identity(nb_red r, Type t)
+{
+	return red_aux(r) == 1 ? "-1" : prec[t].zero;
+}
+
+static const char *red_fsfx(const Spelling *sp, Type t)
+{
+	return sp->fsuffix && t != T_DD ? prec[t].mathsfx : "";
+}
+
+void red_prelude(Buf *out, const Func *f, const Spelling *sp)
+{
+	int need[NPREC][NB_NRED] = {{0}};
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			need[f->var[v].type][f->var[v].red] = 1;
+	for (int t = 0; t < NPREC; t++) {
+		const char *T = prec[t].ctype, *g = prec[t].tag;
+		const char *x = red_fsfx(sp, (Type)t);
+		int dd = t == T_DD;
+		for (int a = 0; a < 2; a++) {
+			nb_red r = a ? NB_ARGMAX : NB_ARGMIN;
+			if (!need[t][r])
+				continue;
+			const char *cmp = dd ? (a ? "nb_dd_gt(a, *m)" :
+			                        "nb_dd_lt(a, *m)") :
+			                  a ? "a > *m" : "a < *m";
+			buf_printf(out,
+			           "/* %s=: the pair (value, j) with the %s value, "
+			           "then the smaller j */\n"
+			           "static inline void nb_%s_%s(%s *m, int *x, %s a, "
+			           "int j)\n{\n"
+			           "\tif (%s || (%s && (unsigned)j < (unsigned)*x)) {\n"
+			           "\t\t*m = a;\n\t\t*x = j;\n\t}\n}\n",
+			           nb_red_name(r), a ? "larger" : "smaller",
+			           nb_red_name(r), g, T, T, cmp,
+			           dd ? "nb_dd_eq(a, *m)" : "a == *m");
+		}
+		if (!need[t][NB_LOGSUMEXP])
+			continue;
+		buf_puts(out, "/* logsumexp=: (m, s) stands for m + log(s); adds "
+		         "b exp(a), rescaling s\n * when a passes m */\n");
+		if (dd)
+			buf_puts(out,
+			         "static inline void nb_lse_dd(nb_dd *m, nb_dd *s, "
+			         "nb_dd a, nb_dd b)\n{\n"
+			         "\tif (nb_dd_gt(a, *m)) {\n"
+			         "\t\t*s = m->hi == -INFINITY ? b : nb_dd_add(nb_dd_mul("
+			         "*s, nb_dd_exp(nb_dd_sub(*m, a))), b);\n"
+			         "\t\t*m = a;\n"
+			         "\t} else if (a.hi != -INFINITY && m->hi != INFINITY) {\n"
+			         "\t\t*s = nb_dd_add(*s, nb_dd_mul(b, nb_dd_exp("
+			         "nb_dd_sub(a, *m))));\n\t}\n}\n"
+			         "static inline nb_dd nb_lse_end_dd(nb_dd m, nb_dd s)\n"
+			         "{\n\treturn s.hi == 0 ? nb_dd_make(-INFINITY, 0.0) : "
+			         "nb_dd_add(m, nb_dd_log(s));\n}\n");
+		else
+			buf_printf(out,
+			           "static inline void nb_lse_%s(%s *m, %s *s, %s a, "
+			           "%s b)\n{\n"
+			           "\tif (a > *m) {\n"
+			           "\t\t*s = *m == -INFINITY ? b : *s * exp%s(*m - a) + b;\n"
+			           "\t\t*m = a;\n"
+			           "\t} else if (a != -INFINITY && *m != INFINITY) {\n"
+			           "\t\t*s += b * exp%s(a - *m);\n\t}\n}\n"
+			           "static inline %s nb_lse_end_%s(%s m, %s s)\n{\n"
+			           "\treturn s == 0 ? -INFINITY : m + log%s(s);\n}\n",
+			           g, T, T, T, T, x, x, T, g, T, T, x);
+	}
+}
+
+void red_combine(Buf *out, const Func *f, int v, const Spelling *sp,
+                 const char *r, const char *rx, const char *s,
+                 const char *sx)
+{
+	Type t = f->var[v].type;
+	const char *g = prec[t].tag;
+	nb_red red = f->var[v].red;
+	switch (red) {
+	case NB_MIN:
+	case NB_MAX:
+		buf_printf(out, "%s = %s%s%s(%s, %s);\n", r,
+		           t == T_DD ? "nb_dd_" : "", red == NB_MIN ? "fmin" : "fmax",
+		           red_fsfx(sp, t), r, s);
+		break;
+	case NB_ARGMIN:
+	case NB_ARGMAX:
+		buf_printf(out, "nb_%s_%s(&%s, &%s, %s, %s);\n", nb_red_name(red),
+		           g, r, rx, s, sx);
+		break;
+	case NB_LOGSUMEXP:
+		buf_printf(out, "nb_lse_%s(&%s, &%s, %s, %s);\n", g, r, rx, s, sx);
+		break;
+	case NB_SUM:
+	case NB_COUNT:
+		if (t == T_DD)
+			buf_printf(out, "%s = nb_dd_add(%s, %s);\n", r, r, s);
+		else
+			buf_printf(out, "%s = %s + %s;\n", r, r, s);
+		break;
+	}
+}
+
+void red_final(Buf *out, const char *ind, const Func *f, int v,
+               const Spelling *sp, const char *r, const char *rx,
+               const char *old)
+{
+	Type t = f->var[v].type;
+	switch (f->var[v].red) {
+	case NB_ARGMIN:
+	case NB_ARGMAX:
+		/* the runtime never cuts the j range of an index (there is
+		 * nothing to resume from: nb_red_resumes), so accum is 0 */
+		if (t == T_DD)
+			buf_printf(out, "%s%s = nb_dd_make((double)%s, 0.0);\n", ind,
+			           r, rx);
+		else
+			buf_printf(out, "%s%s = (%s)%s;\n", ind, r, ctype(t), rx);
+		break;
+	case NB_LOGSUMEXP:
+		buf_printf(out, "%sif (accum)\n%s\t", ind, ind);
+		red_combine(out, f, v, sp, r, rx, old, red_one(t));
+		buf_printf(out, "%s%s = nb_lse_end_%s(%s, %s);\n", ind, r,
+		           prec[t].tag, r, rx);
+		break;
+	default:
+		buf_printf(out, "%sif (accum)\n%s\t", ind, ind);
+		red_combine(out, f, v, sp, r, rx, old, NULL);
+	}
+}
+
 void emit_sink(Buf *out, const Func *f, int k, const char *r,
                const Spelling *sp, Namer *name, void *arg)
 {
@@ -258,7 +433,14 @@ void emit_sink(Buf *out, const Func *f, int k, const char *r,
 		else
 			buf_printf(&a[i], "v%d", in->arg[i]);
 	}
-	if (in->type == T_DD && oi->dd)
+	nb_red red = sink_red(in->op);
+	if (red != NB_SUM) {
+		/* r<rest> and its second state rx<rest> */
+		char rx[80];
+		snprintf(rx, sizeof rx, "%cx%s", r[0], r + 1);
+		red_combine(out, f, in->var, sp, r, rx, a[0].s,
+		            red == NB_LOGSUMEXP ? red_one(in->type) : a[1].s);
+	} else if (in->type == T_DD && oi->dd)
 		buf_printf(out, "%s = nb_dd_%s(%s, %s);\n", r, oi->dd, r, a[0].s);
 	else if (in->type == T_DD)
 		ICE("cannot spell %s in %s", oi->name, type_short(in->type));

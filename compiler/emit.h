@@ -94,6 +94,22 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *sp, int fast,
 /* The statement of sink k updating the accumulator spelled r. */
 void emit_sink(Buf *out, const Func *f, int k, const char *r,
                const Spelling *sp, Namer *name, void *arg);
+/* The reductions beyond the sum in C-family code (emit.c says how).  An
+ * accumulator spelled r<rest> has its second state rx<rest> where
+ * red_aux(red) is 1 (an int: the j index) or 2 (of the RMEM's type). */
+const char *red_identity(nb_red r, Type t);
+int red_aux(nb_red r);
+const char *red_aux_identity(nb_red r, Type t);
+/* The helper functions the kernel's reductions call. */
+void red_prelude(Buf *out, const Func *f, const Spelling *sp);
+/* r (rx) takes in the state s (sx) of RMEM v: a partial result. */
+void red_combine(Buf *out, const Func *f, int v, const Spelling *sp,
+                 const char *r, const char *rx, const char *s,
+                 const char *sx);
+/* Makes r the value to store, given the stored one, old, when accum. */
+void red_final(Buf *out, const char *ind, const Func *f, int v,
+               const Spelling *sp, const char *r, const char *rx,
+               const char *old);
 /* The dd arithmetic library (ddlib.h), for the generated code. */
 extern const char nb_ddlib_src[];
 

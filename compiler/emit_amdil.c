@@ -73,6 +73,8 @@ typedef struct E {
 	int nchunk;              /* 16-byte chunks of the RMEM record */
 	Opd *acc, *part;         /* per (lane, RMEM chunk): r and, under a
 	                            j-split, the partial sums s */
+	Opd *aux, *paux;         /* per (lane, variable): the second state
+	                            of argmin and logsumexp, of r and of s */
 	Opd gi, gl, gj;          /* i and ilast in PRE; j in the loops */
 	char pool[16][80];
 	int npool;
@@ -326,6 +328,7 @@ static Opd opnd(E *e, int k)
 		case T_F32: return lit_f(e, (float)in->imm[0]);
 		case T_F64: return lit_d(e, in->imm[0]);
 		case T_DD: return lit_dd(e, in->imm[0], in->imm[1]);
+		case T_INT: return lit_i(e, (int32_t)in->imm[0]);
 		default: ICE("a literal of type %s", type_short(in->type));
 		}
 	}
@@ -783,6 +786,176 @@ static Opd accum(E *e, const Opd *set, int v, int lane)
 	return o;
 }
 
+/* ---- the reductions beyond the sum (emit.c says how) ------------------- */
+
+/* mov of a value of type t */
+static void movv(E *e, Opd d, Opd a, Type t)
+{
+	line(e, "mov %s, %s", dst(e, d, width(t)),
+	     src(e, a, t == T_DD ? SW : t == T_F64 ? SP : S1));
+}
+
+static void cmovv(E *e, Opd d, Opd c, Opd a, Opd b, Type t)
+{
+	int f = t == T_DD ? SW : t == T_F64 ? SP : S1;
+	line(e, "cmov_logical %s, %s, %s, %s", dst(e, d, width(t)),
+	     src(e, c, S1), src(e, a, f), src(e, b, f));
+}
+
+static Opd lit_t(E *e, Type t, double x)
+{
+	return t == T_DD ? lit_dd(e, x, 0) : t == T_F64 ? lit_d(e, x) :
+	       lit_f(e, (float)x);
+}
+
+/* d = (a op b) for op O_LT, O_GT or O_EQ in type t */
+static void cmpv(E *e, int op, Opd d, Opd a, Opd b, Type t)
+{
+	if (t == T_DD)
+		dd_cmp(e, op, d, a, b);
+	else if (t == T_F64)
+		dcmp(e, op == O_EQ ? "deq" : "dlt", d, op == O_GT ? b : a,
+		     op == O_GT ? a : b);
+	else
+		line(e, "%s %s, %s, %s", op == O_EQ ? "eq" : "lt", dst(e, d, 1),
+		     src(e, op == O_GT ? b : a, S1), src(e, op == O_GT ? a : b, S1));
+}
+
+/* An i32 to a double, exactly: its high and low 16 bits are floats. */
+static void itod(E *e, Opd d, Opd i)
+{
+	Opd h = take(e, 1), l = take(e, 1), dh = take(e, 2), dl = take(e, 2);
+	iop(e, "ishr", h, i, lit_i(e, 16));
+	iop(e, "iand", l, i, lit_i(e, 0xffff));
+	line(e, "itof %s, %s", dst(e, h, 1), src(e, h, S1));
+	line(e, "itof %s, %s", dst(e, l, 1), src(e, l, S1));
+	line(e, "ftod %s, %s", dst(e, dh, 2), src(e, h, S1));
+	line(e, "ftod %s, %s", dst(e, dl, 2), src(e, l, S1));
+	d4(e, "dfma", d, dh, lit_d(e, 65536.0), dl);
+	GIVE(e, h, l, dh, dl);
+}
+
+/* An i32 to type t: a float rounds as C's (float) does. */
+static void itot(E *e, Opd d, Opd i, Type t)
+{
+	if (t == T_F32) {
+		line(e, "itof %s, %s", dst(e, d, 1), src(e, i, S1));
+		return;
+	}
+	itod(e, d, i);
+	if (t == T_DD)
+		line(e, "mov %s, %s", dst(e, lo(d), 2), src(e, lit_d(e, 0.0), SW));
+}
+
+/* The state (A, X) of RMEM v takes in (a, b): a value, or a partial
+ * state, as emit.c's red_combine (X: the j index, or the sum of exp). */
+static void red_update(E *e, int v, Opd A, Opd X, Opd a, Opd b)
+{
+	Type t = e->f->var[v].type;
+	nb_red red = e->f->var[v].red;
+	switch (red) {
+	case NB_MIN:
+	case NB_MAX:
+		if (t == T_DD)
+			dd_minmax(e, red == NB_MIN ? O_FMIN : O_FMAX, A, A, a);
+		else if (t == T_F64)
+			d3(e, red == NB_MIN ? "dmin" : "dmax", A, A, a);
+		else
+			line(e, "%s %s, %s, %s", red == NB_MIN ? "min" : "max",
+			     dst(e, A, 1), src(e, A, S1), src(e, a, S1));
+		break;
+	case NB_ARGMIN:
+	case NB_ARGMAX: { /* a before A, or equal with the smaller j */
+		Opd c = take(e, 1), q = take(e, 1), u = take(e, 1);
+		cmpv(e, red == NB_ARGMIN ? O_LT : O_GT, c, a, A, t);
+		cmpv(e, O_EQ, q, a, A, t);
+		iop(e, "ult", u, b, X);
+		iop(e, "iand", q, q, u);
+		iop(e, "ior", c, c, q);
+		cmovv(e, A, c, a, A, t);
+		line(e, "cmov_logical %s, %s, %s, %s", dst(e, X, 1), src(e, c, S1),
+		     src(e, b, S1), src(e, X, S1));
+		GIVE(e, c, q, u);
+		break;
+	}
+	case NB_LOGSUMEXP: { /* float only (refuse): exp as O_EXP spells it */
+		Opd c = take(e, 1), s1 = take(e, 1), s2 = take(e, 1),
+		    ok = take(e, 1), w = take(e, 1);
+		Opd l2e = lit_f(e, (float)1.4426950408889634);
+		line(e, "lt %s, %s, %s", dst(e, c, 1), src(e, A, S1), src(e, a, S1));
+		line(e, "sub %s, %s, %s", dst(e, w, 1), src(e, A, S1), src(e, a, S1));
+		line(e, "mul %s, %s, %s", dst(e, w, 1), src(e, w, S1), src(e, l2e, S1));
+		line(e, "exp_vec %s, %s", dst(e, w, 1), src(e, w, S1));
+		line(e, "mad %s, %s, %s, %s", dst(e, s1, 1), src(e, X, S1),
+		     src(e, w, S1), src(e, b, S1));
+		line(e, "sub %s, %s, %s", dst(e, w, 1), src(e, a, S1), src(e, A, S1));
+		line(e, "mul %s, %s, %s", dst(e, w, 1), src(e, w, S1), src(e, l2e, S1));
+		line(e, "exp_vec %s, %s", dst(e, w, 1), src(e, w, S1));
+		line(e, "mad %s, %s, %s, %s", dst(e, s2, 1), src(e, b, S1),
+		     src(e, w, S1), src(e, X, S1));
+		line(e, "ne %s, %s, %s", dst(e, ok, 1), src(e, a, S1),
+		     src(e, lit_f(e, -INFINITY), S1));
+		line(e, "ne %s, %s, %s", dst(e, w, 1), src(e, A, S1),
+		     src(e, lit_f(e, INFINITY), S1));
+		iop(e, "iand", ok, ok, w);
+		line(e, "cmov_logical %s, %s, %s, %s", dst(e, s2, 1), src(e, ok, S1),
+		     src(e, s2, S1), src(e, X, S1));
+		line(e, "cmov_logical %s, %s, %s, %s", dst(e, X, 1), src(e, c, S1),
+		     src(e, s1, S1), src(e, s2, S1));
+		line(e, "cmov_logical %s, %s, %s, %s", dst(e, A, 1), src(e, c, S1),
+		     src(e, a, S1), src(e, A, S1));
+		GIVE(e, c, s1, s2, ok, w);
+		break;
+	}
+	default:
+		ICE("red_update of a sum");
+	}
+}
+
+/* The second states beside set (aux or paux): one per (lane, RMEM). */
+static Opd *take_aux(E *e)
+{
+	const Func *f = e->f;
+	Opd *x = calloc((size_t)(f->ni * f->nvar) + 1, sizeof *x);
+	if (!x)
+		ICE("out of memory");
+	for (int l = 0; l < f->ni; l++)
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM && red_aux(f->var[v].red))
+				x[l * f->nvar + v] = take(e, red_aux(f->var[v].red) == 1 ?
+				                          1 : width(f->var[v].type));
+	return x;
+}
+
+static void give_aux(E *e, Opd *x)
+{
+	for (int i = 0; x && i < e->f->ni * e->f->nvar; i++)
+		if (x[i].w)
+			give(e, x[i]);
+	free(x);
+}
+
+/* The identities of the reductions beyond the sum, after set_acc's 0. */
+static void red_init(E *e, const Opd *set, const Opd *aux)
+{
+	const Func *f = e->f;
+	for (int l = 0; l < f->ni; l++)
+		for (int v = 0; v < f->nvar; v++) {
+			nb_red red = f->var[v].red;
+			Type t = f->var[v].type;
+			if (f->var[v].role != NB_RMEM || red <= NB_COUNT)
+				continue;
+			int up = red == NB_MIN || red == NB_ARGMIN;
+			movv(e, accum(e, set, v, l), lit_t(e, t, up ? INFINITY :
+			                                   -INFINITY), t);
+			if (red_aux(red) == 1)
+				line(e, "mov %s, %s", dst(e, aux[l * f->nvar + v], 1),
+				     src(e, lit_i(e, -1), S1));
+			else if (red_aux(red))
+				movv(e, aux[l * f->nvar + v], lit_t(e, t, 0), t);
+		}
+}
+
 static int is_load(int op) { return op == O_LDI || op == O_LDJ; }
 
 /* the components of its 16-byte chunk variable v takes */
@@ -834,6 +1007,21 @@ static void load(E *e, int k)
 	e->val[k] = (Opd){'r', r, 0, 0, 0, 4};
 }
 
+/* A comparison of doubles (dlt, deq, dne, dge) or of indices (ilt, ...):
+ * <= and > are >= and < with the operands swapped. */
+static void cmp_id(E *e, int ints, int op, Opd d, Opd a, Opd b)
+{
+	int sw = op == O_LE || op == O_GT;
+	const char *nm = op == O_LT || op == O_GT ? "lt" : op == O_EQ ? "eq" :
+	                 op == O_NE ? "ne" : "ge";
+	char ins[8];
+	snprintf(ins, sizeof ins, "%c%s", ints ? 'i' : 'd', nm);
+	if (ints)
+		iop(e, ins, d, sw ? b : a, sw ? a : b);
+	else
+		dcmp(e, ins, d, sw ? b : a, sw ? a : b);
+}
+
 static void emit_ins(E *e, int k)
 {
 	const Func *f = e->f;
@@ -864,7 +1052,13 @@ static void emit_ins(E *e, int k)
 	}
 	if (opinfo[in->op].props & P_SINK) {
 		const Opd *set = f->jsplit > 1 ? e->part : e->acc;
-		sink(e, in, accum(e, set, in->var, in->lane), a[0], a[1]);
+		const Opd *aux = f->jsplit > 1 ? e->paux : e->aux;
+		if (sink_red(in->op) != NB_SUM)
+			red_update(e, in->var, accum(e, set, in->var, in->lane),
+			           aux[in->lane * f->nvar + in->var], a[0],
+			           in->op == O_ACCLSE ? lit_f(e, 1) : a[1]);
+		else
+			sink(e, in, accum(e, set, in->var, in->lane), a[0], a[1]);
 		for (int j = 0; j < nd; j++)
 			give(e, e->val[dying[j]]);
 		return;
@@ -876,15 +1070,24 @@ static void emit_ins(E *e, int k)
 	e->val[k] = d;
 	Type at = ins_nargs(in) ? f->ins[in->arg[0]].type : in->type;
 	size_t before = e->code.len;
-	if (in->op == O_CVT)
+	if (in->op == O_IDXI) { /* ibase + g*NI + lane, as the loads' i */
+		line(e, "imad %s, vAbsTidFlat.x, %s, cb0[0].z", dst(e, d, 1),
+		     src(e, lit_i(e, f->ni), S1));
+		if (in->lane)
+			iop(e, "iadd", d, d, lit_i(e, in->lane));
+	} else if (in->op == O_IDXJ) { /* j-lane L of a step: j + L*T */
+		if (in->lane)
+			iop(e, "iadd", d, e->gj, lit_i(e, in->lane * f->jsplit));
+		else
+			line(e, "mov %s, %s", dst(e, d, 1), src(e, e->gj, S1));
+	} else if (in->op == O_CVT && at == T_INT)
+		itot(e, d, a[0], in->type);
+	else if (in->op == O_CVT)
 		cvt(e, d, in->type, a[0], at);
 	else if (opinfo[in->op].kind == K_CMP && at == T_DD)
 		dd_cmp(e, in->op, d, a[0], a[1]);
-	else if (opinfo[in->op].kind == K_CMP && at == T_F64)
-		dcmp(e, in->op == O_LT || in->op == O_GT ? "dlt" :
-		     in->op == O_EQ ? "deq" : in->op == O_NE ? "dne" : "dge", d,
-		     in->op == O_LE || in->op == O_GT ? a[1] : a[0],
-		     in->op == O_LE || in->op == O_GT ? a[0] : a[1]);
+	else if (opinfo[in->op].kind == K_CMP && (at == T_F64 || at == T_INT))
+		cmp_id(e, at == T_INT, in->op, d, a[0], a[1]);
 	else if (in->type == T_DD)
 		op_dd(e, in, d, a[0], a[1], a[2]);
 	else if (in->type == T_F64)
@@ -989,7 +1192,10 @@ static const unsigned char forms[O_COUNT] = {
 	[O_LE] = IALL, [O_GT] = IALL, [O_GE] = IALL, [O_EQ] = IALL,
 	[O_NE] = IALL, [O_AND] = IF, [O_OR] = IF, [O_NOT] = IF, [O_SEL] = IALL,
 	[O_CVT] = IALL, [O_ACC] = IALL, [O_ACCSUB] = IALL,
-	[O_ACCFMA] = IF | ID, [O_ACCFNMA] = IF | ID,
+	[O_ACCFMA] = IF | ID, [O_ACCFNMA] = IF | ID, [O_IDXI] = IALL,
+	[O_IDXJ] = IALL, [O_ACCMIN] = IALL, [O_ACCMAX] = IALL,
+	[O_ACCARGMIN] = IALL, [O_ACCARGMAX] = IALL,
+	[O_ACCLSE] = IF, /* exp and log in float only */
 };
 
 /* The precision an instruction computes in, as a bit of forms[]. */
@@ -1027,15 +1233,18 @@ static int refuse(const Func *f)
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
 		int form = form_of(f, in);
-		if (!(forms[in->op] & form))
-			r[n++] = (Refusal){in->loc, in->op, form};
+		if (!(forms[in->op] & form)) /* none at all: said as such */
+			r[n++] = (Refusal){in->loc, in->op, forms[in->op] ? form : IF};
 	}
 	qsort(r, (size_t)n, sizeof *r, by_place);
 	for (int i = 0; i < n; i++) {
 		if (i && by_place(&r[i], &r[i - 1]) == 0)
 			continue;
 		const OpInfo *oi = &opinfo[r[i].op];
-		const char *fn = oi->call ? oi->call : oi->name;
+		const char *fn = oi->call ? oi->call : r[i].op == O_IDXI ?
+		                 "the index i" : r[i].op == O_IDXJ ?
+		                 "the index j" : oi->props & P_SINK ? oi->sym :
+		                 oi->name;
 		const char *msg =
 			r[i].form == IDD ?
 			cprintf(f->ctx, "%s in dd has no AMD IL form (its ddlib.h "
@@ -1148,7 +1357,10 @@ static void combine(E *e, Opd p)
 			if (f->var[v].role != NB_RMEM)
 				continue;
 			Opd r = accum(e, e->acc, v, l), s = accum(e, e->part, v, l);
-			if (f->var[v].type == T_DD)
+			int x = l * f->nvar + v;
+			if (f->var[v].red > NB_COUNT)
+				red_update(e, v, r, e->aux[x], s, e->paux[x]);
+			else if (f->var[v].type == T_DD)
 				dd_add(e, r, r, s);
 			else if (f->var[v].type == T_F64)
 				d3(e, "dadd", r, r, s);
@@ -1160,6 +1372,11 @@ static void combine(E *e, Opd p)
 	line(e, "else");
 	e->depth++;
 	set_acc(e, e->acc, e->part);
+	for (int x = 0; x < f->ni * f->nvar; x++)
+		if (e->aux[x].w)
+			line(e, "mov %s, %s", dst(e, e->aux[x], e->aux[x].w),
+			     src(e, e->paux[x], e->aux[x].w == 1 ? S1 :
+			         e->aux[x].w == 2 ? SP : SW));
 	e->depth--;
 	line(e, "endif");
 }
@@ -1244,7 +1461,15 @@ static void stores(E *e)
 				Opd r = accum(e, e->acc, v, l), old = r;
 				old.n = on;
 				old.comp -= R.comp;
-				if (f->var[v].type == T_DD)
+				Type ty = f->var[v].type;
+				nb_red red = f->var[v].red;
+				/* an index is never resumed (nb_red_resumes) */
+				if (red == NB_ARGMIN || red == NB_ARGMAX)
+					continue;
+				if (red > NB_COUNT)
+					red_update(e, v, r, e->aux[l * f->nvar + v], old,
+					           lit_t(e, ty, 1));
+				else if (f->var[v].type == T_DD)
 					dd_add(e, r, old, r);
 				else if (f->var[v].type == T_F64)
 					d3(e, "dadd", r, old, r);
@@ -1255,6 +1480,29 @@ static void stores(E *e)
 			e->busy[on] &= (unsigned char)~mask;
 			e->depth--;
 			line(e, "endif");
+			for (int v = 0; v < f->nvar; v++) {
+				if (f->var[v].role != NB_RMEM || e->off[v] / 16 != ch)
+					continue;
+				Opd r = accum(e, e->acc, v, l);
+				Opd X = e->aux[l * f->nvar + v];
+				if (f->var[v].red == NB_ARGMIN ||
+				    f->var[v].red == NB_ARGMAX) {
+					itot(e, r, X, f->var[v].type);
+				} else if (f->var[v].red == NB_LOGSUMEXP) {
+					/* m + log(s), -inf where s = 0 */
+					Opd w = take(e, 1), z = take(e, 1);
+					line(e, "log_vec %s, %s", dst(e, w, 1), src(e, X, S1));
+					line(e, "mad %s, %s, %s, %s", dst(e, w, 1),
+					     src(e, w, S1), src(e, lit_f(e, (float)
+					     0.6931471805599453), S1), src(e, r, S1));
+					line(e, "eq %s, %s, %s", dst(e, z, 1), src(e, X, S1),
+					     src(e, lit_f(e, 0), S1));
+					line(e, "cmov_logical %s, %s, %s, %s", dst(e, r, 1),
+					     src(e, z, S1), src(e, lit_f(e, -INFINITY), S1),
+					     src(e, w, S1));
+					GIVE(e, w, z);
+				}
+			}
 			line(e, "uav_raw_store_id(2) %s, %s, %s", masked(e, "mem", mask),
 			     src(e, ad, S1), shifted(e, R, mask, R.comp));
 		}
@@ -1331,14 +1579,18 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 
 	int t = f->jsplit;
 	e.acc = take_accs(&e);
-	if (t == 1)
+	e.aux = take_aux(&e);
+	if (t == 1) {
 		set_acc(&e, e.acc, NULL);
+		red_init(&e, e.acc, e.aux);
+	}
 	Opd jend = take(&e, 1), p = {0};
 	e.gj = take(&e, 1);
 	line(&e, "iadd %s, cb0[0].w, cb0[0].y ; jend = jbase + nj",
 	     dst(&e, jend, 1));
 	if (t > 1) {
 		e.part = take_accs(&e);
+		e.paux = take_aux(&e);
 		p = take(&e, 1);
 		line(&e, "; j-split: partial sums p = 0..%d over j = jbase + p, "
 		     "+%d, ..., combined in order", t - 1, t);
@@ -1350,6 +1602,7 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 		line(&e, "break_logicalnz %s", src(&e, c, S1));
 		give(&e, c);
 		set_acc(&e, e.part, NULL);
+		red_init(&e, e.part, e.paux);
 		line(&e, "iadd %s, cb0[0].w, %s", dst(&e, e.gj, 1), src(&e, p, S1));
 	} else {
 		line(&e, "mov %s, cb0[0].w", dst(&e, e.gj, 1));
@@ -1370,7 +1623,12 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 	for (int i = 0; t > 1 && i < f->ni * e.nchunk; i++)
 		e.busy[e.part[i].n] &=
 			(unsigned char)~(chunk_mask(&e, i % e.nchunk) << e.part[i].comp);
+	if (t > 1)
+		give_aux(&e, e.paux);
+	e.paux = NULL;
 	stores(&e);
+	give_aux(&e, e.aux);
+	e.aux = NULL;
 
 	/* the text: version, interface, declarations, literals, code */
 	buf_puts(out, "il_cs_2_0\n");

@@ -148,6 +148,15 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	case O_CONST:
 		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
+	case O_IDXI: /* the global index: the kernel's i counts from ibase */
+		if (c->lanes)
+			buf_puts(out, "(int)(i + k)");
+		else
+			buf_printf(out, "(int)(i + %d)", in->lane);
+		break;
+	case O_IDXJ:
+		buf_printf(out, "(int)(j + %d)", in->lane * f->jsplit);
+		break;
 	default:
 		emit_rhs(out, f, k, target_c.spell, 0, name, c);
 	}
@@ -230,16 +239,26 @@ static void accumulators(C *c, const char *pre, const char *ind)
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
-		const char *zero = prec[f->var[v].type].zero;
-		if (c->lanes) {
-			buf_printf(c->out, "%s%s %s%d[%d];\n", ind,
-			           ctype(f->var[v].type), pre, v, f->ni);
-			buf_printf(c->out, "%sfor (int k = 0; k < %d; k++)\n%s\t%s%d[k]"
-			           " = %s;\n", ind, f->ni, ind, pre, v, zero);
-		} else {
-			for (int l = 0; l < f->ni; l++)
-				buf_printf(c->out, "%s%s %s%d_%d = %s;\n", ind,
-				           ctype(f->var[v].type), pre, v, l, zero);
+		Type t = f->var[v].type;
+		nb_red red = f->var[v].red;
+		/* the value and, where the reduction has one, its second
+		 * state (emit.c: an rx beside each r) */
+		for (int x = 0; x <= (red_aux(red) > 0); x++) {
+			const char *zero = x ? red_aux_identity(red, t) :
+			                   red_identity(red, t);
+			const char *ty = x && red_aux(red) == 1 ? "int" : ctype(t);
+			const char *px = x ? "x" : "";
+			if (c->lanes) {
+				buf_printf(c->out, "%s%s %s%s%d[%d];\n", ind, ty, pre, px,
+				           v, f->ni);
+				buf_printf(c->out, "%sfor (int k = 0; k < %d; k++)\n%s\t"
+				           "%s%s%d[k] = %s;\n", ind, f->ni, ind, pre, px, v,
+				           zero);
+			} else {
+				for (int l = 0; l < f->ni; l++)
+					buf_printf(c->out, "%s%s %s%s%d_%d = %s;\n", ind, ty,
+					           pre, px, v, l, zero);
+			}
 		}
 	}
 }
@@ -258,6 +277,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');
 	}
+	red_prelude(out, f, target_c.spell);
 
 	buf_printf(out, "void " NB_KPFX "%s(", f->name);
 	params(f, out);
@@ -306,7 +326,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 				continue;
 			int dd = f->var[v].type == T_DD;
 			for (int l = 0; l < (c.lanes ? 1 : ni); l++) {
-				char r[32], s[32];
+				char r[32], s[32], rx[40], sx[40];
 				if (c.lanes) {
 					snprintf(r, sizeof r, "r%d[k]", v);
 					snprintf(s, sizeof s, "s%d[k]", v);
@@ -316,7 +336,14 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 					snprintf(r, sizeof r, "r%d_%d", v, l);
 					snprintf(s, sizeof s, "s%d_%d", v, l);
 				}
-				if (dd)
+				snprintf(rx, sizeof rx, "rx%s", r + 1);
+				snprintf(sx, sizeof sx, "sx%s", s + 1);
+				if (f->var[v].red > NB_COUNT) {
+					/* the partial state: the order of p does not
+					 * matter to these */
+					buf_puts(out, "\t\t\t");
+					red_combine(out, f, v, target_c.spell, r, rx, s, sx);
+				} else if (dd)
 					buf_printf(out, "\t\t\t%s = p ? nb_dd_add(%s, %s) : %s;\n",
 					           r, r, s, s);
 				else
@@ -343,7 +370,24 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 				snprintf(ix, sizeof ix, "i + %d", l);
 			}
 			buf_printf(out, "%sif (%s <= ilast) {\n", ind2, ix);
-			if (f->var[v].type == T_DD) {
+			if (f->var[v].red > NB_COUNT) {
+				char rx[40], old[128];
+				snprintf(rx, sizeof rx, "rx%s", r + 1);
+				Buf in = {0};
+				load(&in, f->var[v].type, cprintf(f->ctx, NB_VPFX "%s",
+				     nm), ix);
+				snprintf(old, sizeof old, "%s", in.s);
+				buf_free(&in);
+				red_final(out, cprintf(f->ctx, "%s\t", ind2), f, v,
+				          target_c.spell, r, rx, old);
+				if (f->var[v].type == T_DD)
+					buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = %s.hi;\n"
+					           "%s\t" NB_VPFX "%s[2 * (%s) + 1] = %s.lo;\n",
+					           ind2, nm, ix, r, ind2, nm, ix, r);
+				else
+					buf_printf(out, "%s\t" NB_VPFX "%s[%s] = %s;\n", ind2,
+					           nm, ix, r);
+			} else if (f->var[v].type == T_DD) {
 				buf_printf(out, "%s\tnb_dd x = %s;\n", ind2, r);
 				buf_printf(out, "%s\tif (accum)\n%s\t\tx = nb_dd_add("
 				           "nb_dd_make(" NB_VPFX "%s[2 * (%s)], "

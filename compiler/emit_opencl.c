@@ -98,6 +98,13 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		else
 			buf_printf(out, NB_VPFX "%s", v->name);
 		break;
+	case O_IDXI:
+		buf_printf(out, "i + %d", in->lane);
+		break;
+	case O_IDXJ: /* global: jbase, the tile, the step, the lane */
+		buf_printf(out, "jbase + %sjj + %d", e->fc->tile ? "jt + " : "",
+		           in->lane * f->jsplit);
+		break;
 	default:
 		emit_rhs(out, f, k, target_opencl.spell, e->fast, NULL, NULL);
 	}
@@ -117,6 +124,18 @@ static void emit_block(E *e, int blk, const char *ind)
 	free(loaded);
 }
 
+/* Whether the j-split combines by sub-group shuffles: T a power of two
+ * within a sub-group, and sums only (the other reductions' states, some
+ * two values, take the local-memory path). */
+static int shuffles(const Func *f)
+{
+	int t = f->jsplit;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && f->var[v].red > NB_COUNT)
+			return 0;
+	return (t & (t - 1)) == 0 && t <= 32;
+}
+
 /* Sums the T partial sums of each accumulator into the work item with
  * p == 0.  Shuffles need T a power of two within a sub-group; the
  * fallback adds in the order of p, like the C back end. */
@@ -125,7 +144,7 @@ static void emit_combine(E *e)
 	const Func *f = e->f;
 	Buf *out = e->out;
 	int t = f->jsplit;
-	int pow2 = (t & (t - 1)) == 0 && t <= 32;
+	int pow2 = shuffles(f);
 	if (pow2) {
 		buf_puts(out, "#if NB_SHUFFLE\n");
 		for (int v = 0; v < f->nvar; v++) {
@@ -144,14 +163,21 @@ static void emit_combine(E *e)
 	}
 	/* through local memory: every work item writes its sums, then the
 	 * first of each group of T adds them up */
-	int idx[NPREC] = {0};
+	int idx[NPREC + 1] = {0};
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
-		for (int l = 0; l < f->ni; l++)
+		int aux = red_aux(f->var[v].red);
+		for (int l = 0; l < f->ni; l++) {
 			buf_printf(out, "\tc%s[%d * NB_WG + lid] = r%d_%d;\n",
 			           prec[f->var[v].type].tag,
 			           idx[f->var[v].type]++, v, l);
+			if (aux) /* the second state: an index or a sum */
+				buf_printf(out, "\tc%s[%d * NB_WG + lid] = rx%d_%d;\n",
+				           aux == 1 ? "i" : prec[f->var[v].type].tag,
+				           idx[aux == 1 ? NPREC : f->var[v].type]++, v,
+				           l);
+		}
 	}
 	buf_puts(out, "\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
 	buf_puts(out, "\tif (p == 0) {\n");
@@ -159,11 +185,23 @@ static void emit_combine(E *e)
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
+		int aux = red_aux(f->var[v].red);
 		for (int l = 0; l < f->ni; l++) {
 			int ix = idx[f->var[v].type]++;
 			const char *c = prec[f->var[v].type].tag;
 			buf_printf(out, "\t\tfor (int q = 1; q < NB_T; q++)\n");
-			if (f->var[v].type == T_DD)
+			if (aux || f->var[v].red == NB_MIN || f->var[v].red == NB_MAX) {
+				int ax = aux ? idx[aux == 1 ? NPREC :
+				                   f->var[v].type]++ : 0;
+				char r[32], rx[40], s[64], sx[64];
+				snprintf(r, sizeof r, "r%d_%d", v, l);
+				snprintf(rx, sizeof rx, "rx%d_%d", v, l);
+				snprintf(s, sizeof s, "c%s[%d * NB_WG + lid + q]", c, ix);
+				snprintf(sx, sizeof sx, "c%s[%d * NB_WG + lid + q]",
+				         aux == 1 ? "i" : c, ax);
+				buf_puts(out, "\t\t\t");
+				red_combine(out, f, v, target_opencl.spell, r, rx, s, sx);
+			} else if (f->var[v].type == T_DD)
 				buf_printf(out, "\t\t\tr%d_%d = nb_dd_add(r%d_%d, "
 				           "c%s[%d * NB_WG + lid + q]);\n", v, l, v, l, c,
 				           ix);
@@ -257,6 +295,7 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_puts(out, nb_ddlib_src);
 		buf_putc(out, '\n');
 	}
+	red_prelude(out, f, target_opencl.spell);
 	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n",
 	           fc->wg, fc->tile, t);
 	if (t > 1)
@@ -293,19 +332,23 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
 		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
 	if (t > 1) {
-		int nacc[NPREC] = {0};
+		int nacc[NPREC + 1] = {0}; /* and the indices' */
 		for (int v = 0; v < f->nvar; v++)
-			if (f->var[v].role == NB_RMEM)
-				nacc[f->var[v].type] += ni;
-		if (t & (t - 1) || t > 32)
-			; /* always the local-memory path */
-		else
+			if (f->var[v].role == NB_RMEM) {
+				int aux = red_aux(f->var[v].red);
+				nacc[f->var[v].type] += ni * (1 + (aux == 2));
+				nacc[NPREC] += ni * (aux == 1);
+			}
+		if (shuffles(f))
 			buf_puts(out, "#if !NB_SHUFFLE\n");
 		for (int k = 0; k < NPREC; k++)
 			if (nacc[k])
 				buf_printf(out, "\t__local %s c%s[%d * NB_WG];\n",
 				           prec[k].ctype, prec[k].tag, nacc[k]);
-		if (!(t & (t - 1) || t > 32))
+		if (nacc[NPREC])
+			buf_printf(out, "\t__local int ci[%d * NB_WG];\n",
+			           nacc[NPREC]);
+		if (shuffles(f))
 			buf_puts(out, "#endif\n");
 	}
 	buf_puts(out, "\tconst int lid = get_local_id(0);\n");
@@ -324,9 +367,16 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
-		for (int l = 0; l < ni; l++)
-			buf_printf(out, "\t%s r%d_%d = %s;\n", ctype(f->var[v].type),
-			           v, l, prec[f->var[v].type].zero);
+		Type ty = f->var[v].type;
+		nb_red red = f->var[v].red;
+		for (int l = 0; l < ni; l++) {
+			buf_printf(out, "\t%s r%d_%d = %s;\n", ctype(ty), v, l,
+			           red_identity(red, ty));
+			if (red_aux(red))
+				buf_printf(out, "\t%s rx%d_%d = %s;\n",
+				           red_aux(red) == 1 ? "int" : ctype(ty), v, l,
+				           red_aux_identity(red, ty));
+		}
 	}
 	emit_block(&e, B_PRE, "\t");
 	int step = nj * t;
@@ -384,7 +434,27 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		const char *nm = f->var[v].name;
 		for (int l = 0; l < ni; l++) {
 			buf_printf(out, "\tif (i + %d <= ilast)\n", l);
-			if (f->var[v].type == T_DD)
+			if (f->var[v].red > NB_COUNT) {
+				char r[32], rx[40], old[160];
+				snprintf(r, sizeof r, "r%d_%d", v, l);
+				snprintf(rx, sizeof rx, "rx%d_%d", v, l);
+				if (f->var[v].type == T_DD)
+					snprintf(old, sizeof old, "nb_dd_make(" NB_VPFX
+					         "%s[i + %d].x, " NB_VPFX "%s[i + %d].y)", nm, l,
+					         nm, l);
+				else
+					snprintf(old, sizeof old, NB_VPFX "%s[i + %d]", nm, l);
+				buf_puts(out, "\t{\n");
+				red_final(out, "\t\t", f, v, target_opencl.spell, r, rx,
+				          old);
+				if (f->var[v].type == T_DD)
+					buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = (double2)"
+					           "(%s.hi, %s.lo);\n", nm, l, r, r);
+				else
+					buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = %s;\n", nm,
+					           l, r);
+				buf_puts(out, "\t}\n");
+			} else if (f->var[v].type == T_DD)
 				buf_printf(out, "\t{\n\t\tnb_dd x = r%d_%d;\n\t\tif (accum)\n"
 				           "\t\t\tx = nb_dd_add(nb_dd_make("
 				           NB_VPFX "%s[i + %d].x, " NB_VPFX "%s[i + %d].y), "

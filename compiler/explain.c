@@ -43,6 +43,18 @@ static void operand(X *x, int k)
 		buf_puts(x->out, x->f->var[in->var].name);
 		lane_ix(x->out, "j", in->lane, x->f->jsplit);
 		return;
+	case O_IDXI:
+		if (in->lane)
+			buf_printf(x->out, "(i+%d)", in->lane);
+		else
+			buf_puts(x->out, "i");
+		return;
+	case O_IDXJ:
+		if (in->lane)
+			buf_printf(x->out, "(j+%d)", in->lane * x->f->jsplit);
+		else
+			buf_puts(x->out, "j");
+		return;
 	}
 	if (in->name)
 		buf_puts(x->out, in->name);
@@ -115,7 +127,12 @@ static void line(X *x, int k, const char *indent)
 		lane_ix(x->out, "i", in->lane, 1);
 		buf_printf(x->out, " %s ", opinfo[in->op].sym);
 		operand(x, in->arg[0]);
-		if (ins_nargs(in) == 2) { /* fused: r += a * b */
+		if (sink_red(in->op) != NB_SUM) { /* argmin's j */
+			if (ins_nargs(in) == 2) {
+				buf_puts(x->out, " at ");
+				operand(x, in->arg[1]);
+			}
+		} else if (ins_nargs(in) == 2) { /* fused: r += a * b */
 			buf_puts(x->out, " * ");
 			operand(x, in->arg[1]);
 			buf_puts(x->out, "   (fused)");
@@ -159,19 +176,30 @@ void explain_print(const Func *f, Buf *out)
 		           "these i, each its own sums\n", t - 1, t);
 		ind = "    ";
 	}
-	buf_puts(out, ind);
-	int first = 1;
-	for (int v = 0; v < f->nvar; v++) {
-		if (f->var[v].role != NB_RMEM)
-			continue;
-		buf_printf(out, "%s%s", first ? "" : " = ", f->var[v].name);
-		if (ni > 1)
-			buf_printf(out, "[i..i+%d]", ni - 1);
-		else
-			buf_puts(out, "[i]");
-		first = 0;
+	/* the sums start at 0, the other reductions at their identity */
+	static const char *const start[NB_NRED] = {
+		[NB_MIN] = "+inf", [NB_MAX] = "-inf",
+		[NB_ARGMIN] = "-1, at the value +inf",
+		[NB_ARGMAX] = "-1, at the value -inf",
+		[NB_LOGSUMEXP] = "-inf: log of a sum of 0",
+	};
+	for (int r = -1; r < NB_NRED; r++) {
+		int first = 1;
+		for (int v = 0; v < f->nvar; v++) {
+			nb_red red = f->var[v].red;
+			if (f->var[v].role != NB_RMEM ||
+			    (r < 0 ? red > NB_COUNT : (int)red != r || red <= NB_COUNT))
+				continue;
+			buf_printf(out, "%s%s", first ? ind : " = ", f->var[v].name);
+			if (ni > 1)
+				buf_printf(out, "[i..i+%d]", ni - 1);
+			else
+				buf_puts(out, "[i]");
+			first = 0;
+		}
+		if (!first)
+			buf_printf(out, " = %s\n", r < 0 ? "0" : start[r]);
 	}
-	buf_puts(out, " = 0\n");
 	int npre = 0;
 	for (int k = 0; k < f->n; k++)
 		npre += f->ins[k].blk == B_PRE &&

@@ -11,7 +11,7 @@ void pass_hoist(Func *f)
 	for (int k = 0; k < n; k++) {
 		Ins *in = &f->ins[k];
 		const OpInfo *oi = &opinfo[in->op];
-		if (oi->props & P_SINK || in->op == O_LDJ || in->blk == B_TAIL)
+		if (oi->props & (P_SINK | P_J) || in->blk == B_TAIL)
 			continue;
 		int pre = 1;
 		for (int a = 0; a < oi->nargs; a++)

@@ -18,6 +18,7 @@
  *   pack 0 float 4 4            BMEM pack: index type values scalars
  *   var xi LMEM float           name role type [pack comp]
  *   var xj BMEM float 0 0
+ *   var k RMEM double argmin    an RMEM's reduction, unless a sum
  *   end
  *
  * The text of the values comes from outside (the source path above all)
@@ -35,6 +36,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+
+/* The reductions as the runtime sees them: one row each. */
+static const struct {
+	const char *name;
+	int integer, resumes;
+} reds[NB_NRED] = {
+	[NB_SUM] = {"sum", 0, 1},        [NB_COUNT] = {"count", 1, 1},
+	[NB_MIN] = {"min", 0, 1},        [NB_MAX] = {"max", 0, 1},
+	[NB_ARGMIN] = {"argmin", 1, 0},  [NB_ARGMAX] = {"argmax", 1, 0},
+	[NB_LOGSUMEXP] = {"logsumexp", 0, 1},
+};
+
+const char *nb_red_name(nb_red r)
+{
+	return (unsigned)r < NB_NRED ? reds[r].name : "?";
+}
+
+int nb_red_integer(nb_red r) { return (unsigned)r < NB_NRED && reds[r].integer; }
+int nb_red_resumes(nb_red r) { return (unsigned)r < NB_NRED && reds[r].resumes; }
+
+static int red_of(const char *s, nb_red *r)
+{
+	for (int i = 0; i < NB_NRED; i++)
+		if (strcmp(s, reds[i].name) == 0) {
+			*r = (nb_red)i;
+			return 0;
+		}
+	return -1;
+}
 
 int nb_iface_count(const nb_iface *f, nb_role role)
 {
@@ -124,6 +154,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 		        nb_prec_name(v->type));
 		if (v->role == NB_BMEM)
 			fprintf(out, " %d %d", v->pack, v->comp);
+		if (v->role == NB_RMEM && v->red != NB_SUM)
+			fprintf(out, " %s", nb_red_name(v->red));
 		fputc('\n', out);
 	}
 	fprintf(out, "%send\n", p);
@@ -345,13 +377,15 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		return NULL;
 	}
 	case K_VAR: {
-		nb_var v = {NULL, NB_LMEM, NB_FLOAT, -1, -1};
-		if ((n != 4 && n != 6) || role_of(w[2], &v.role) ||
+		nb_var v = {NULL, NB_LMEM, NB_FLOAT, -1, -1, NB_SUM};
+		if ((n != 4 && n != 5 && n != 6) || role_of(w[2], &v.role) ||
 		    prec_of(w[3], &v.type) || (n == 6) != (v.role == NB_BMEM) ||
+		    (n == 5 && (v.role != NB_RMEM || red_of(w[4], &v.red))) ||
 		    (n == 6 && (num(w[4], 0, &v.pack) ||
 		                num(w[5], 0, &v.comp))))
-			return "expected: var NAME ROLE TYPE, and PACK COMP for "
-			       "a BMEM";
+			return "expected: var NAME ROLE TYPE, PACK COMP for a "
+			       "BMEM, and a reduction (count, min, max, argmin, "
+			       "argmax, logsumexp) or none for an RMEM";
 		if (!nb_is_ident(w[1]))
 			return "the name is not an identifier";
 		nb_var *nv = realloc(f->var, sizeof(nb_var) *

@@ -53,7 +53,8 @@ const char *type_short(Type t)
 {
 	if (type_numeric(t))
 		return prec[t].ir;
-	return t == T_BOOL ? "bool" : t == T_LIT ? "lit" : "?";
+	return t == T_BOOL ? "bool" : t == T_INT ? "i32" : t == T_LIT ? "lit" :
+	       "?";
 }
 
 Func *func_new(Ctx *c, const char *name)
@@ -193,6 +194,10 @@ static void print_ins(const Func *f, int k, Buf *out)
 	case O_LDJ:
 		buf_printf(out, " %s@%d", f->var[in->var].name, in->lane);
 		break;
+	case O_IDXI:
+	case O_IDXJ:
+		buf_printf(out, " @%d", in->lane);
+		break;
 	default:
 		if (oi->props & P_SINK)
 			buf_printf(out, " %s@%d,", f->var[in->var].name, in->lane);
@@ -213,8 +218,10 @@ void ir_print(const Func *f, Buf *out)
 	           f->name ? f->name : "?", f->ni, f->nj, f->jsplit,
 	           f->sched ? " sched" : "");
 	for (int v = 0; v < f->nvar; v++)
-		buf_printf(out, "  %s %s %s\n", nb_role_name(f->var[v].role),
-		           f->var[v].name, type_short(f->var[v].type));
+		buf_printf(out, "  %s %s %s%s%s\n", nb_role_name(f->var[v].role),
+		           f->var[v].name, type_short(f->var[v].type),
+		           f->var[v].red ? " " : "",
+		           f->var[v].red ? nb_red_name(f->var[v].red) : "");
 	for (int b = B_PRE; b <= B_TAIL; b++) {
 		int any = 0;
 		for (int k = 0; k < f->n; k++)
@@ -239,6 +246,18 @@ static int vfail(int fatal, const Func *f, int k, const char *why)
 	return -1;
 }
 
+nb_red sink_red(int op)
+{
+	switch (op) {
+	case O_ACCMIN: return NB_MIN;
+	case O_ACCMAX: return NB_MAX;
+	case O_ACCARGMIN: return NB_ARGMIN;
+	case O_ACCARGMAX: return NB_ARGMAX;
+	case O_ACCLSE: return NB_LOGSUMEXP;
+	default: return NB_SUM;
+	}
+}
+
 int ir_verify(const Func *f, int fatal)
 {
 	for (int k = 0; k < f->n; k++) {
@@ -249,8 +268,15 @@ int ir_verify(const Func *f, int fatal)
 		if (in->blk < B_PRE || in->blk > B_TAIL)
 			return vfail(fatal, f, k, "bad block");
 		if (!(oi->props & P_SINK) && !type_numeric(in->type) &&
-		    in->type != T_BOOL)
+		    in->type != T_BOOL && in->type != T_INT)
 			return vfail(fatal, f, k, "bad type");
+		/* indices are i32 and only indices are: nothing computes
+		 * on them but comparisons and conversions */
+		int idx = in->op == O_IDXI || in->op == O_IDXJ;
+		if (in->type == T_INT && !idx && in->op != O_IMM)
+			return vfail(fatal, f, k, "i32 value not an index or literal");
+		if (idx && in->type != T_INT)
+			return vfail(fatal, f, k, "index not i32");
 		for (int a = 0; a < oi->nargs; a++) {
 			int x = in->arg[a];
 			if (x < 0 || x >= k)
@@ -261,7 +287,8 @@ int ir_verify(const Func *f, int fatal)
 			if (d->blk != B_PRE && d->blk != in->blk)
 				return vfail(fatal, f, k, "operand from another block");
 		}
-		if (oi->props & (P_LEAF | P_SINK) && in->op != O_IMM) {
+		if (oi->props & (P_LEAF | P_SINK) && in->op != O_IMM &&
+		    in->op != O_IDXI && in->op != O_IDXJ) {
 			if (in->var < 0 || in->var >= f->nvar)
 				return vfail(fatal, f, k, "bad variable");
 			nb_role want = in->op == O_LDI ? NB_LMEM :
@@ -279,8 +306,20 @@ int ir_verify(const Func *f, int fatal)
 		at = t;
 		switch (in->op) {
 		case O_IMM:
-			if (!type_numeric(in->type))
+			if (!type_numeric(in->type) && (in->type != T_INT ||
+			    !(fabs(in->imm[0]) < 2147483647.0) ||
+			    in->imm[0] != (double)(int)in->imm[0] || in->imm[1]))
 				return vfail(fatal, f, k, "literal not numeric");
+			break;
+		case O_IDXI:
+		case O_IDXJ:
+			if (in->var != -1)
+				return vfail(fatal, f, k, "index with a variable");
+			if (in->op == O_IDXJ && in->blk == B_PRE)
+				return vfail(fatal, f, k, "j index before the loop");
+			if (in->lane < 0 || in->lane >= (in->op == O_IDXI ? f->ni :
+			    in->blk == B_TAIL ? 1 : f->nj))
+				return vfail(fatal, f, k, "index lane out of range");
 			break;
 		case O_LDI:
 			if (in->lane < 0 || in->lane >= f->ni)
@@ -299,7 +338,7 @@ int ir_verify(const Func *f, int fatal)
 			break;
 		case O_LT: case O_LE: case O_GT: case O_GE: case O_EQ: case O_NE:
 			if (in->type != T_BOOL || at[0] != at[1] ||
-			    !type_numeric(at[0]))
+			    (!type_numeric(at[0]) && at[0] != T_INT))
 				return vfail(fatal, f, k, "bad comparison types");
 			break;
 		case O_AND: case O_OR: case O_NOT:
@@ -315,7 +354,8 @@ int ir_verify(const Func *f, int fatal)
 				return vfail(fatal, f, k, "bad select types");
 			break;
 		case O_CVT:
-			if (!type_numeric(at[0]) || !type_numeric(in->type))
+			if ((!type_numeric(at[0]) && at[0] != T_INT) ||
+			    !type_numeric(in->type))
 				return vfail(fatal, f, k, "bad conversion");
 			break;
 		default:
@@ -324,6 +364,18 @@ int ir_verify(const Func *f, int fatal)
 					return vfail(fatal, f, k, "sink before the loop");
 				if (in->lane < 0 || in->lane >= f->ni)
 					return vfail(fatal, f, k, "i-lane out of range");
+				if (sink_red(in->op) != f->var[in->var].red &&
+				    !(sink_red(in->op) == NB_SUM &&
+				      f->var[in->var].red == NB_COUNT))
+					return vfail(fatal, f, k, "sink of another "
+					             "reduction than its RMEM's");
+				/* the j index of the arg forms */
+				if (oi->nargs == 2 && oi->kind == K_CMP) {
+					if (at[0] != in->type || at[1] != T_INT)
+						return vfail(fatal, f, k, "arg reduction "
+						             "not of (value, index)");
+					break;
+				}
 			} else if (!type_numeric(in->type)) {
 				return vfail(fatal, f, k, "arithmetic not numeric");
 			}
@@ -351,9 +403,8 @@ void ir_lanes(const Func *f, int *il, int *jl)
 {
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
-		int i = in->op == O_LDI || (opinfo[in->op].props & P_SINK) ?
-		        in->lane : -1;
-		int j = in->op == O_LDJ ? in->lane : -1;
+		int i = opinfo[in->op].props & (P_I | P_SINK) ? in->lane : -1;
+		int j = opinfo[in->op].props & P_J ? in->lane : -1;
 		for (int a = 0; a < ins_nargs(in); a++) {
 			i = merge(i, il[in->arg[a]]);
 			j = merge(j, jl[in->arg[a]]);
@@ -369,7 +420,7 @@ Type ir_widest(const Func *f, int vars_only)
 	for (int v = 0; v < f->nvar; v++)
 		t = type_join(t, f->var[v].type);
 	for (int k = 0; k < f->n && !vars_only; k++)
-		if (f->ins[k].type != T_BOOL)
+		if (type_numeric(f->ins[k].type))
 			t = type_join(t, f->ins[k].type);
 	return t;
 }

@@ -21,7 +21,7 @@ enum {
 	O_COUNT
 };
 
-enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4, P_NATIVE = 8 };
+enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4, P_NATIVE = 8, P_I = 16, P_J = 32 };
 typedef enum {
 	K_NONE, K_LOAD, K_ADD, K_MUL, K_FMA, K_DIV, K_SQRT, K_RSQRT, K_TRANS,
 	K_CMP, K_OTHER, K_COUNT
@@ -56,11 +56,11 @@ enum { B_PRE, B_BODY, B_TAIL };
 
 typedef struct Ins {
 	int op;
-	Type type;     /* T_F32, T_F64, T_DD or T_BOOL */
+	Type type;     /* T_F32, T_F64, T_DD, T_BOOL or T_INT (indices) */
 	int blk;
 	int arg[3];
 	int var;       /* LDI, LDJ, CONST, sinks: index into Func.var, else -1 */
-	int lane;      /* LDI and sinks: i-lane; LDJ: j-lane */
+	int lane;      /* LDI, IDXI and sinks: i-lane; LDJ, IDXJ: j-lane */
 	int copy;      /* unrolled copy it belongs to (scheduler); 0 before */
 	double imm[2]; /* IMM: value, and its low part for dd */
 	Loc loc;       /* source position it came from */
@@ -75,6 +75,7 @@ typedef struct Var {
 	const char *name;
 	nb_role role;
 	Type type;
+	nb_red red;    /* RMEM: its reduction */
 } Var;
 
 typedef struct Func {
@@ -102,6 +103,8 @@ void ir_print(const Func *f, Buf *out);
 /* Returns 0, or reports the first broken rule through ICE when fatal is
  * set and returns -1 otherwise. */
 int ir_verify(const Func *f, int fatal);
+/* The reduction a sink belongs to (NB_SUM for the sums' four). */
+nb_red sink_red(int op);
 int *ir_uses(const Func *f);           /* use count per instruction (malloc) */
 int ins_equal(const Ins *a, const Ins *b); /* same op, type, args, var... */
 const char *type_short(Type t);        /* "f32", "f64", "dd", "bool" */

@@ -100,12 +100,33 @@ static int imm(L *l, Type t, const char *text, double v, Loc loc)
 	return emit(l, in, loc);
 }
 
+static int lit(L *l, Type t, double v, Loc loc)
+{
+	Ins in = ins_make(O_IMM, t, B_BODY, -1, -1, -1);
+	in.imm[0] = v;
+	return emit(l, in, loc);
+}
+
+/* A condition where a number is wanted is 0 or 1 (counting). */
 static int convert(L *l, int v, Type want, Loc loc)
 {
 	Type have = l->f->ins[v].type;
 	if (have == want || want == T_BOOL)
 		return v;
+	if (have == T_BOOL)
+		return emit(l, ins_make(O_SEL, want, B_BODY, v,
+		                        lit(l, want, 1, loc), lit(l, want, 0, loc)),
+		            loc);
 	return emit(l, ins_make(O_CVT, want, B_BODY, v, -1, -1), loc);
+}
+
+/* Whether a comparison's operand is exact as an index: an index, or a
+ * literal integer an i32 holds. */
+static int intlike(const Node *n)
+{
+	return n->type == T_INT ||
+	       (n->type == T_LIT && n->isconst && fabs(n->num) < 2147483647.0 &&
+	        n->num == (double)(int)n->num);
 }
 
 static int lx(L *l, const Node *n, Type want);
@@ -126,9 +147,22 @@ static int lx(L *l, const Node *n, Type want)
 {
 	Type t = want == T_BOOL ? T_BOOL : natural(n, want);
 	int v = -1;
+	/* a condition or an index as a number takes the type wanted */
+	if (t == T_BOOL || t == T_INT)
+		t = want;
+	if (want == T_INT && n->isconst)
+		return lit(l, T_INT, n->num, n->loc);
 	switch (n->kind) {
 	case E_NUM:
+		if (want == T_INT)
+			return lit(l, T_INT, n->num, n->loc);
 		return imm(l, want, n->text, n->num, n->loc);
+	case E_IDX: {
+		Ins in = ins_make(n->fn ? O_IDXJ : O_IDXI, T_INT, B_BODY, -1, -1,
+		                  -1);
+		v = emit(l, in, n->loc);
+		break;
+	}
 	case E_NAME: {
 		const Sym *s = n->sym;
 		if (s->kind == SYM_TEMP) {
@@ -155,22 +189,29 @@ static int lx(L *l, const Node *n, Type want)
 		v = binop(l, node_op[n->kind], n, t);
 		break;
 	case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE: {
+		/* indices compare exactly, as i32 */
 		Type ot = type_join(n->a->type, n->b->type);
-		if (ot == T_LIT)
+		if ((n->a->type == T_INT || n->b->type == T_INT) &&
+		    intlike(n->a) && intlike(n->b))
+			ot = T_INT;
+		else if (ot == T_LIT)
 			ot = default_type(l);
 		int a = lx(l, n->a, ot), b = lx(l, n->b, ot);
-		return emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b,
-		                        -1), n->loc);
+		v = emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b, -1),
+		         n->loc);
+		break;
 	}
 	case E_AND:
 	case E_OR: {
 		int a = lx(l, n->a, T_BOOL), b = lx(l, n->b, T_BOOL);
-		return emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b,
-		                        -1), n->loc);
+		v = emit(l, ins_make(node_op[n->kind], T_BOOL, B_BODY, a, b, -1),
+		         n->loc);
+		break;
 	}
 	case E_NOT:
-		return emit(l, ins_make(O_NOT, T_BOOL, B_BODY,
-		                        lx(l, n->a, T_BOOL), -1, -1), n->loc);
+		v = emit(l, ins_make(O_NOT, T_BOOL, B_BODY, lx(l, n->a, T_BOOL),
+		                     -1, -1), n->loc);
+		break;
 	case E_COND: {
 		int cnd = lx(l, n->a, T_BOOL);
 		int a = lx(l, n->b, t), b = lx(l, n->c, t);
@@ -213,6 +254,9 @@ Func *lower(Ctx *c, Prog *p)
 			v->name = p->sym[k][i]->name;
 			v->role = (nb_role)k;
 			v->type = p->sym[k][i]->type;
+			const Sym *y = p->sym[k][i];
+			v->red = !y->red ? NB_SUM : y->red->red == NB_SUM &&
+			         !y->nocount ? NB_COUNT : y->red->red;
 		}
 	}
 	l.tempval = cnew(c, sizeof(int) * (size_t)(p->nsym[SYM_TEMP] + 1));
@@ -239,12 +283,14 @@ Func *lower(Ctx *c, Prog *p)
 				l.tempval[s->sym->index] = v;
 			}
 			break;
-		case S_ACC:
-		case S_ACCSUB: {
+		default: {
 			Type t = s->sym->type;
 			int v = lx(&l, s->e, t);
-			Ins in = ins_make(s->kind == S_ACC ? O_ACC : O_ACCSUB, t,
-			                  B_BODY, v, -1, -1);
+			int op = accum_of(s->kind)->sink;
+			Ins in = ins_make(op, t, B_BODY, v, -1, -1);
+			if (opinfo[op].nargs == 2) /* the arg forms: j too */
+				in.arg[1] = emit(&l, ins_make(O_IDXJ, T_INT, B_BODY,
+				                              -1, -1, -1), s->loc);
 			in.var = l.varbase[SYM_RMEM] + s->sym->index;
 			emit(&l, in, s->loc);
 			break;

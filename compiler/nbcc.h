@@ -23,6 +23,21 @@ int nb_prec_scalars(nb_prec p);
 size_t nb_prec_scalar_bytes(nb_prec p);
 const char *nb_role_name(nb_role r);   /* "LMEM", ... */
 
+/* What an RMEM holds after the j loop, set by the reductions into it
+ * (docs/language.md, "Reductions").  A count is a sum of conditions; an
+ * argmin/argmax is a j index (-1 for an empty j range); all three are
+ * integers.  The names are the interface header's words. */
+typedef enum { NB_SUM, NB_COUNT, NB_MIN, NB_MAX, NB_ARGMIN, NB_ARGMAX,
+               NB_LOGSUMEXP } nb_red;
+#define NB_NRED 7
+const char *nb_red_name(nb_red r);     /* "sum", "count", "min", ... */
+/* Whether the result is an integer (count, argmin, argmax). */
+int nb_red_integer(nb_red r);
+/* Whether a result over part of the j range can be combined with the
+ * next part's from the stored result alone; an index cannot (the value
+ * it is the index of is gone), so the runtime never cuts their j range. */
+int nb_red_resumes(nb_red r);
+
 typedef struct nb_options {
 	nb_prec precision;    /* type of untyped declarations */
 	const char *target;   /* "opencl", "c", "amdil"; NULL: from the output name */
@@ -80,6 +95,7 @@ typedef struct nb_var {
 	nb_prec type;
 	int pack;   /* BMEM: which packed vector holds it; -1 otherwise */
 	int comp;   /* BMEM: component within that vector */
+	nb_red red; /* RMEM: its reduction (NB_SUM otherwise) */
 } nb_var;
 
 /* A BMEM pack: `width` values of `type` fetched by one vector load.  In

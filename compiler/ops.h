@@ -9,7 +9,9 @@
  *    args     operands taken from other instructions
  *    props    P_COMM commutative, P_LEAF reads an input, P_SINK updates an
  *             accumulator (RMEM) and yields no value, P_NATIVE has an
- *             OpenCL native_ form that --fast-math uses for float
+ *             OpenCL native_ form that --fast-math uses for float, P_I
+ *             and P_J depend on the i- or j-element (its lane: copies of
+ *             an unrolled body take their own)
  *    kind     counted under this heading by --stats
  *    flops    counted flops (fma 2, others 1; loads, moves, logic 0)
  *    latency  rough cycles, for the scheduler's critical path
@@ -32,8 +34,10 @@
 /* leaves */
 OP(IMM,     0, P_LEAF,   K_NONE,  0, 0,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* literal: imm[0] (+ imm[1] for dd) */
 OP(CONST,   0, P_LEAF,   K_NONE,  0, 0,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* CONST var */
-OP(LDI,     0, P_LEAF,   K_LOAD,  0, 1,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* LMEM var, i-lane */
-OP(LDJ,     0, P_LEAF,   K_LOAD,  0, 4,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* BMEM var, j-lane */
+OP(LDI,     0, P_LEAF|P_I, K_LOAD,  0, 1,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* LMEM var, i-lane */
+OP(LDJ,     0, P_LEAF|P_J, K_LOAD,  0, 4,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* BMEM var, j-lane */
+OP(IDXI,    0, P_LEAF|P_I, K_NONE,  0, 1,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* i: index of the i-lane's element, i32 */
+OP(IDXJ,    0, P_LEAF|P_J, K_NONE,  0, 1,  0,    0,      0,       0,      NOFOLD,          NOFOLD)  /* j: index of the j-lane's element, i32 */
 /* arithmetic */
 OP(NEG,     1, 0,        K_OTHER, 0, 1,  "-",  0,      0,       "neg",  F(-a),           F(nb_dd_neg(x)))
 OP(ADD,     2, P_COMM,   K_ADD,   1, 4,  "+",  0,      0,       "add",  F(a + b),        F(nb_dd_add(x, y)))
@@ -82,5 +86,13 @@ OP(ACC,     1, P_SINK,   K_ADD,   1, 4,  "+=", 0,      0,       "add",  NOFOLD, 
 OP(ACCSUB,  1, P_SINK,   K_ADD,   1, 4,  "-=", 0,      0,       "sub",  NOFOLD,          NOFOLD)  /* r -= a */
 OP(ACCFMA,  2, P_SINK,   K_FMA,   2, 4,  "+=", "fma",  0,       0,      NOFOLD,          NOFOLD)  /* r += a*b, fused */
 OP(ACCFNMA, 2, P_SINK,   K_FMA,   2, 4,  "-=", "fma",  0,       0,      NOFOLD,          NOFOLD)  /* r -= a*b, fused */
+/* the other reductions (ast.c's accums[]; their state, update and combine
+ * in emit.c's red_*): the value in the RMEM's type, and for the arg forms
+ * the j index (an IDXJ, i32) */
+OP(ACCMIN,  1, P_SINK,   K_OTHER, 1, 4,  "min=", 0,    0,       0,      NOFOLD,          NOFOLD)  /* r = min(r, a) */
+OP(ACCMAX,  1, P_SINK,   K_OTHER, 1, 4,  "max=", 0,    0,       0,      NOFOLD,          NOFOLD)  /* r = max(r, a) */
+OP(ACCARGMIN, 2, P_SINK, K_CMP,   1, 4,  "argmin=", 0, 0,       0,      NOFOLD,          NOFOLD)  /* r = j of min a */
+OP(ACCARGMAX, 2, P_SINK, K_CMP,   1, 4,  "argmax=", 0, 0,       0,      NOFOLD,          NOFOLD)  /* r = j of max a */
+OP(ACCLSE,  1, P_SINK,   K_TRANS, 3, 24, "logsumexp=", 0, 0,    0,      NOFOLD,          NOFOLD)  /* r = log sum exp a */
 
 #undef OP

@@ -69,6 +69,7 @@ static void decl_add(Ctx *c, Decl *d, Span l, const char *name);
 %token <s> NUMBER "number"
 %token <s> LMEM "LMEM" BMEM "BMEM" RMEM "RMEM" CONST "CONST"
 %token PLUSEQ "'+='" MINUSEQ "'-='" POW "'**'"
+%token <s> REDOP "a reduction operator"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
 
 %type <node> expr cond or and cmp sum term unary power primary
@@ -127,6 +128,10 @@ stmt:
 	IDENT '=' expr ';'       { push(ctx, prog, stmt(ctx, S_LET, @1, @2, $1, $3)); }
 	| IDENT PLUSEQ expr ';'  { push(ctx, prog, stmt(ctx, S_ACC, @1, @2, $1, $3)); }
 	| IDENT MINUSEQ expr ';' { push(ctx, prog, stmt(ctx, S_ACCSUB, @1, @2, $1, $3)); }
+	| IDENT REDOP expr ';'   { push(ctx, prog, stmt(ctx, accum_word($2)->kind, @1, @2, $1, $3)); }
+	/* "min=1;": a temporary named as a reduction, written without a
+	 * space before '=' */
+	| REDOP expr ';'         { push(ctx, prog, stmt(ctx, S_LET, @1, @1, $1, $2)); }
 	| error ';'              { yyerrok; }
 	;
 
@@ -386,6 +391,8 @@ static void expected_name(yysymbol_kind_t k, Buf *b)
 		buf_puts(b, "a number");
 	else if (k == YYSYMBOL_YYEOF)
 		buf_puts(b, "end of file");
+	else if (k == YYSYMBOL_REDOP)
+		buf_puts(b, "a reduction such as 'min='");
 	else if (s[0] == '\'')
 		buf_puts(b, s);
 	else
@@ -475,6 +482,15 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
 	if (stmt_op && c_statement(c, sc, lex_prev_word(sc)))
 		return 0;
 	Buf b = {0};
+	/* "r foo= x": a name before '=' where the operator goes */
+	if (stmt_op && tok == YYSYMBOL_IDENT &&
+	    (size_t)l->b.off < c->len && c->src[l->b.off] == '=') {
+		accum_list(&b, "and");
+		error(c, l->a, "'%.*s=' is not a reduction; the reductions are "
+		      "%s", (int)(l->b.off - l->a.off), c->src + l->a.off, b.s);
+		buf_free(&b);
+		return 0;
+	}
 	if (has_op && is_comparison(tok)) {
 		error(c, at, "comparisons do not chain: join two with && or || "
 		      "(as in a < b && b < c)");

@@ -151,6 +151,14 @@ static const char *kind_word(SymKind k)
 
 static int numeric(Type t) { return t != T_BOOL; }
 
+/* i and j name the indices of the pair's elements: 1 for i, 2 for j. */
+static int index_name(const char *name)
+{
+	return name[0] && !name[1] && (name[0] == 'i' || name[0] == 'j') ?
+	       1 + (name[0] == 'j') : 0;
+}
+
+
 
 static const char *op_word(NodeKind k)
 {
@@ -304,13 +312,22 @@ static void check_call(Ctx *c, Scope *sc, Node *n)
 
 static int is_pi(const char *name) { return strcmp(name, "pi") == 0; }
 
-static int reserved(Ctx *c, const char *name, Loc l)
+/* Every name the language reserves, pi and the indices i and j: true,
+ * with the error, when name is one; what says what was tried. */
+static int reserved(Ctx *c, Loc l, const char *name, const char *what)
 {
-	if (!is_pi(name))
-		return 0;
-	error(c, l, "'pi' is reserved: it is the constant pi (3.14159..., "
-	      "exact in each precision); choose another name");
-	return 1;
+	if (is_pi(name)) {
+		error(c, l, "'pi' is reserved: it is the constant pi (3.14159..., "
+		      "exact in each precision); choose another name");
+		return 1;
+	}
+	if (index_name(name)) {
+		error(c, l, "'%s' is reserved: i and j are the indices of the "
+		      "pair's i- and j-element (read-only integers), so it cannot "
+		      "be %s", name, what);
+		return 1;
+	}
+	return 0;
 }
 
 static void check_name(Ctx *c, Scope *sc, Node *n)
@@ -324,6 +341,12 @@ static void check_name(Ctx *c, Scope *sc, Node *n)
 		return;
 	}
 	Sym *s = lookup(sc, n->name);
+	if (!s && index_name(n->name)) {
+		n->kind = E_IDX;
+		n->fn = index_name(n->name) - 1;
+		n->type = T_INT;
+		return;
+	}
 	/* each missing name is reported at its first use only */
 	if (!s) {
 		if (set_has(&sc->later, n->name, 0)) {
@@ -398,7 +421,7 @@ static void check_pow(Ctx *c, Node *n)
 		      "number");
 		return;
 	}
-	n->type = n->a->type;
+	n->type = type_join(n->a->type, T_LIT);
 	fold_const(n);
 }
 
@@ -444,7 +467,7 @@ static void check(Ctx *c, Scope *sc, Node *n)
 			      "not a number");
 			return;
 		}
-		n->type = n->a->type;
+		n->type = type_join(n->a->type, T_LIT);
 		fold_const(n);
 		return;
 	case E_NOT:
@@ -453,7 +476,9 @@ static void check(Ctx *c, Scope *sc, Node *n)
 		n->type = T_BOOL;
 		return;
 	case E_ADD: case E_SUB: case E_MUL: case E_DIV: case E_POW:
-		if (!numeric(n->a->type) || !numeric(n->b->type)) {
+		/* a condition is a number, 0 or 1, to + - * / (counting) */
+		if (n->kind == E_POW && (!numeric(n->a->type) ||
+		                         !numeric(n->b->type))) {
 			error(c, n->loc, "operand of '%s' is a condition, not a "
 			      "number", op_word(n->kind));
 			return;
@@ -549,7 +574,7 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 	}
 	d->syms = cnew(c, sizeof(Sym *) * (size_t)d->n);
 	for (int i = 0; i < d->n; i++) {
-		if (reserved(c, d->names[i], d->locs[i]))
+		if (reserved(c, d->locs[i], d->names[i], "declared"))
 			continue;
 		Sym *old = lookup(sc, d->names[i]);
 		if (old) {
@@ -569,7 +594,7 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
-	if (reserved(c, s->name, s->loc)) {
+	if (reserved(c, s->loc, s->name, "assigned")) {
 		check(c, sc, s->e);
 		return;
 	}
@@ -615,9 +640,10 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
 	check(c, sc, s->e);
-	const char *op = accum_of(s->kind)->op;
+	const Accum *red = accum_of(s->kind);
+	const char *op = red->op;
 	Sym *r = lookup(sc, s->name);
-	if (!r && reserved(c, s->name, s->loc))
+	if (!r && reserved(c, s->loc, s->name, "reduced into"))
 		return;
 	if (!r) {
 		if (set_has(&sc->later, s->name, 0))
@@ -636,11 +662,33 @@ static void reduce(Ctx *c, Scope *sc, Stmt *s)
 	}
 	r->used = 1;
 	sc->nreduce++;
-	if (c->errors == e0 && !numeric(s->e->type)) {
-		error(c, s->oploc, "the value after %s is a condition, not a "
-		      "number", op);
+	if (r->red && r->red->red != red->red) {
+		error(c, s->oploc, "RMEM '%s' is a %s already (%s at %d:%d); an "
+		      "RMEM takes one kind of reduction, so use another RMEM "
+		      "for the %s", s->name, r->red->what, r->red->op,
+		      r->redloc.line, r->redloc.col, red->what);
 		return;
 	}
+	if (!r->red) {
+		r->red = red;
+		r->redloc = s->oploc;
+	}
+	/* an index is exact in a double up to 2^53, in a float only to
+	 * 2^24: an untyped float RMEM of an index becomes a double */
+	if (red->red == NB_ARGMIN || red->red == NB_ARGMAX) {
+		if (r->type == T_F32 && r->typed) {
+			error(c, s->oploc, "RMEM '%s' gets a j index from %s, "
+			      "exact in a float only up to 2^24; declare it double "
+			      "or leave its type out (it is then a double)",
+			      s->name, op);
+			return;
+		}
+		if (r->type == T_F32)
+			r->type = T_F64;
+	}
+	/* a sum of conditions only is a count, an integer */
+	if (c->errors == e0 && (s->e->type != T_BOOL || red->red != NB_SUM))
+		r->nocount = 1;
 	s->sym = r;
 }
 
@@ -722,8 +770,7 @@ int sema(Ctx *c, Prog *p)
 			body = 1;
 			let(c, &sc, s);
 			break;
-		case S_ACC:
-		case S_ACCSUB:
+		default:
 			body = 1;
 			reduce(c, &sc, s);
 			break;

@@ -23,9 +23,9 @@ static void copy_block(Func *f, int n, int blk_from, int blk_to, int *map,
 		for (int a = 0; a < ins_nargs(&in); a++)
 			in.arg[a] = map[in.arg[a]];
 		in.blk = blk_to;
-		if (in.op == O_LDI || (opinfo[in.op].props & P_SINK))
+		if (opinfo[in.op].props & (P_I | P_SINK))
 			in.lane = ilane >= 0 ? ilane : in.lane;
-		if (in.op == O_LDJ)
+		if (opinfo[in.op].props & P_J)
 			in.lane = jlane >= 0 ? jlane : in.lane;
 		in.copy = ncopy_base + in.copy;
 		if (ilane >= 0)

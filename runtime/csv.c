@@ -197,7 +197,10 @@ void csv_write(csv_buf *b, const csv_col *cols, int ncol, size_t nrow)
 				lo = ((const double *)cols[k].data)[2 * i + 1];
 			}
 			buf_puts(b, k ? "," : "");
-			csv_put_value(b, cols[k].type, hi, lo);
+			if (cols[k].integer && hi == floor(hi) && fabs(hi) < 1e300)
+				buf_printf(b, "%.0f", hi + lo);
+			else
+				csv_put_value(b, cols[k].type, hi, lo);
 		}
 		buf_puts(b, "\n");
 	}

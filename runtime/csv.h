@@ -16,6 +16,8 @@ typedef struct csv_col {
 	void *data; /* csv_read: malloc'd by it; csv_write: the caller's */
 	const char *src; /* csv_read: the header's name for it when that is
 	                  * not name (nbrun --map); several may share one */
+	int integer;     /* csv_write: an integer (a count, an index): its
+	                  * integral values are written without exponent */
 } csv_col;
 
 /* flags of csv_parse and csv_read */

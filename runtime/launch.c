@@ -28,9 +28,19 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
                      size_t fill, nbrt_launch_fn fn, void *ctx)
 {
 	size_t max = k->maxint, u = (size_t)k->f->unroll_i, ic, jc;
+	/* a j index (argmin=) cannot be resumed from its stored value: such
+	 * a kernel's launches take the whole j range, fewer i if need be */
+	int whole_j = 0;
+	for (int v = 0; v < k->f->nvar; v++)
+		whole_j |= k->f->var[v].role == NB_RMEM &&
+		           !nb_red_resumes(k->f->var[v].red);
 	if (nj == 0) {
 		ic = ni;
 		jc = 0;
+	} else if (whole_j) {
+		ic = max / nj;
+		ic -= ic % u;
+		jc = nj;
 	} else {
 		/* i-chunks that take the whole j range... */
 		ic = max / nj;

@@ -118,7 +118,9 @@ static void usage(FILE *f)
 	        "refused.  They are read at the precision of the kernel's type\n"
 	        "(dd: the nearest double-double) and written with the digits to\n"
 	        "read back the same: %%.9g for float, %%.17g for double, for dd 32\n"
-	        "significant digits or the fewest more that suffice.\n\n"
+	        "significant digits or the fewest more that suffice; a count (an\n"
+	        "RMEM summing conditions) or a j index (argmin=, argmax=) as an\n"
+	        "integer.\n\n"
 	        "Compiler options (for a .nbl KERNEL):\n%s",
 	        nb_options_help_text());
 }
@@ -644,7 +646,9 @@ static void side_init(Side *s, const nb_iface *f, nb_role r)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == r)
 			s->col[s->n++] = (csv_col){f->var[v].name, f->var[v].type,
-			                           NULL, NULL};
+			                           NULL, NULL,
+			                           r == NB_RMEM &&
+			                           nb_red_integer(f->var[v].red)};
 }
 
 static void side_free(Side *s)

@@ -333,9 +333,9 @@ START_TEST(parse_quirks)
 	         "%s,%s,%s\n\n\n",
 	         vals[0][0], vals[0][1], vals[0][2], vals[1][0], vals[1][1],
 	         vals[1][2], vals[2][0], vals[2][1], vals[2][2]);
-	csv_col c[3] = {{"x", NB_FLOAT, NULL, NULL},
-	                {"y", NB_DOUBLE, NULL, NULL},
-	                {"z", NB_DD, NULL, NULL}};
+	csv_col c[3] = {{"x", NB_FLOAT, NULL, NULL, 0},
+	                {"y", NB_DOUBLE, NULL, NULL, 0},
+	                {"z", NB_DD, NULL, NULL, 0}};
 	size_t n;
 	char *err;
 	int rc = csv_parse("q.csv", text, strlen(text), c, 3, "LMEM", 0, &n,
@@ -372,15 +372,15 @@ START_TEST(write_read)
 			double a[2] = {erand48(rng) * 1e5, 0}, b[2] = {7, 0};
 			c_dd_div(a, b, z + 2 * i);
 		}
-		csv_col w[3] = {{"ax", NB_FLOAT, x, NULL},
-		                {"pot", NB_DOUBLE, y, NULL},
-		                {"dd", NB_DD, z, NULL}};
+		csv_col w[3] = {{"ax", NB_FLOAT, x, NULL, 0},
+		                {"pot", NB_DOUBLE, y, NULL, 0},
+		                {"dd", NB_DD, z, NULL, 0}};
 		csv_buf b = {0};
 		csv_write(&b, w, 3, n);
 		ck_assert(strncmp(b.s, "ax,pot,dd\n", 10) == 0);
-		csv_col r[3] = {{"dd", NB_DD, NULL, NULL},
-		                {"ax", NB_FLOAT, NULL, NULL},
-		                {"pot", NB_DOUBLE, NULL, NULL}};
+		csv_col r[3] = {{"dd", NB_DD, NULL, NULL, 0},
+		                {"ax", NB_FLOAT, NULL, NULL, 0},
+		                {"pot", NB_DOUBLE, NULL, NULL, 0}};
 		size_t got;
 		char *err;
 		ck_assert(csv_parse("w.csv", b.s, b.len, r, 3, "RMEM", 0, &got,
@@ -432,8 +432,8 @@ START_TEST(errors)
 		                   "double (column 'y')"},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-		csv_col c[2] = {{"x", NB_FLOAT, NULL, NULL},
-		                {"y", NB_DOUBLE, NULL, NULL}};
+		csv_col c[2] = {{"x", NB_FLOAT, NULL, NULL, 0},
+		                {"y", NB_DOUBLE, NULL, NULL, 0}};
 		size_t n = 99;
 		char *err = NULL;
 		int rc = csv_parse("e.csv", t[i].text, strlen(t[i].text), c, 2,
@@ -450,7 +450,7 @@ END_TEST
 
 START_TEST(caret)
 {
-	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL}};
+	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL, 0}};
 	size_t n;
 	char *err;
 	const char *text = "x\n\t\x01 1.5x\n";
@@ -469,8 +469,8 @@ END_TEST
 START_TEST(mapped)
 {
 	const char *text = "x,m,w\n0.1,2,junk\n0.5,3,\n";
-	csv_col c[3] = {{"xi", NB_FLOAT, NULL, "x"}, {"xj", NB_DD, NULL, "x"},
-	                {"m", NB_DOUBLE, NULL, NULL}};
+	csv_col c[3] = {{"xi", NB_FLOAT, NULL, "x", 0}, {"xj", NB_DD, NULL, "x", 0},
+	                {"m", NB_DOUBLE, NULL, NULL, 0}};
 	size_t n;
 	char *err = NULL;
 	ck_assert(csv_parse("m.csv", text, strlen(text), c, 3, "LMEM",
@@ -508,7 +508,7 @@ END_TEST
 
 START_TEST(missing_file)
 {
-	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL}};
+	csv_col c[1] = {{"x", NB_DOUBLE, NULL, NULL, 0}};
 	size_t n;
 	char *err;
 	ck_assert(csv_read("/nonexistent/f.csv", c, 1, "LMEM", 0, &n,

@@ -55,7 +55,8 @@ static nb_iface *sample(const char *source, const char *flags,
 	f->var = calloc(4, sizeof *f->var);
 	for (int i = 0; i < 4; i++)
 		f->var[i] = (nb_var){dup(names[i]), (nb_role)i, NB_FLOAT,
-		                     i == NB_BMEM ? 0 : -1, i == NB_BMEM ? 0 : -1};
+		                     i == NB_BMEM ? 0 : -1, i == NB_BMEM ? 0 : -1,
+		                     NB_SUM};
 	return f;
 }
 

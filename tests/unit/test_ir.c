@@ -21,9 +21,9 @@ static Func *sample(void)
 {
 	Func *f = func_new(&ctx, "t");
 	f->var = cnew(&ctx, sizeof(Var) * 3);
-	f->var[0] = (Var){"x", NB_LMEM, T_F32};
-	f->var[1] = (Var){"y", NB_BMEM, T_F32};
-	f->var[2] = (Var){"r", NB_RMEM, T_F32};
+	f->var[0] = (Var){.name = "x", .role = NB_LMEM, .type = T_F32};
+	f->var[1] = (Var){.name = "y", .role = NB_BMEM, .type = T_F32};
+	f->var[2] = (Var){.name = "r", .role = NB_RMEM, .type = T_F32};
 	f->nvar = 3;
 	Ins a = ins_make(O_LDI, T_F32, B_BODY, -1, -1, -1);
 	a.var = 0;
