@@ -26,22 +26,33 @@ static const nb_defaults table[] = {
 	 "the H200 row (no sweep of this GPU)"},
 	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480,
 	 "the H200 row (no sweep of this GPU)"},
-	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/nbbench
-	 * --sweep on gravity, biot_savart and gaussian at N = 8192 */
-	{"opencl", "cpu-avx512", NB_FLOAT, 8, 2, 0, 0, 0,
-	 "PoCL AVX-512 sweep 2026-11-23 (nbbench --sweep, N = 8192)"},
-	{"opencl", "cpu-avx512", NB_DOUBLE, 4, 1, 0, 0, 0,
-	 "PoCL AVX-512 sweep 2026-11-23 (nbbench --sweep, N = 8192)"},
+	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/cpu_rows.sh
+	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.31, 1.48 and
+	 * 1.46 times 8 x 2 on gravity, Biot-Savart and the Gauss transform,
+	 * 8 x 2 1.5 to 2.1 times the 4 x 1 of the "cpu" row */
+	{"opencl", "cpu-avx512", NB_FLOAT, 16, 2, 0, 0, 0,
+	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)"},
+	{"opencl", "cpu-avx512", NB_DOUBLE, 16, 1, 0, 0, 0,
+	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)"},
 	/* PoCL, earlier: 4 i-elements twice as fast as 2 x 2 (2-core) */
 	{"opencl", "cpu", -1, 4, 1, 0, 0, 0,
 	 "PoCL 2-core measurement before the table (4 x 1 against 2 x 2)"},
 	{"opencl", "cpu", NB_DD, 1, 1, 0, 0, 0,
 	 "not swept: a dd is four registers"},
-	/* a lane loop of 8 fills a 256-bit vector of floats */
+	/* the host's C (gcc -O3 -march=native), 2-core AMD EPYC with
+	 * AVX-512, 2026-11-23, bench/cpu_rows.sh host 8192: float 8 x 2 is
+	 * 1.02 to 1.22 times 8 x 1 (gravity, Biot-Savart, Gauss transform),
+	 * 16 x 1 the same within the noise; double 8 x 1 is 4.2 times 4 x 1 */
+	{"c", "host-avx512", NB_FLOAT, 8, 2, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	{"c", "host-avx512", NB_DOUBLE, 8, 1, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	/* before the table: a lane loop of 8 fills a 256-bit vector of
+	 * floats; double and dd half that (dd not swept) */
 	{"c", "host", NB_FLOAT, 8, 1, 0, 0, 0,
-	 "host C sweep 2026-11-23 (nbbench --sweep --device host, N = 8192)"},
+	 "a 256-bit vector of floats (before the table)"},
 	{"c", "host", -1, 4, 1, 0, 0, 0,
-	 "host C, double and dd: half the lanes of float"},
+	 "half float's lanes (before the table; dd not swept)"},
 	/* paper 000's double-unrolling on a 5-slot VLIW (docs/amdil.md) */
 	{"amdil", "", NB_FLOAT, 4, 4, 0, 0, 0, "papers 000 and 001 (RV770)"},
 	{"amdil", "", NB_DOUBLE, 2, 1, 0, 0, 0, "papers 000 and 001 (RV770)"},

@@ -359,7 +359,7 @@ static const int *dim_values(const nbrt_kernel *k, const nbrt_variant *v,
 		{-1, 256},
 	};
 	static const int cpu[ND][6] = {
-		{2, 4, 8, 16}, {1, 2, 4}, {0}, {64, 256}, {-1},
+		{4, 8, 16, 32}, {1, 2, 4}, {0}, {64, 256}, {-1},
 	};
 	static const int host[ND][6] = {
 		{4, 8, 16}, {1, 2, 4}, {0}, {0}, {0},
