@@ -82,7 +82,8 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 void nbrt_free(nbrt_kernel *k);
 /* The interface of the kernel; after a run, of the variant that ran (a
  * .nbl on a GPU whose j-split was not given gets the split that suits
- * each run's Ni: iface->jsplit says which). */
+ * each run's Ni: iface->jsplit says which; a tuned .nbl its size
+ * class's winner, see nbrt_set_tune). */
 const nb_iface *nbrt_iface(const nbrt_kernel *k);
 
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
@@ -151,7 +152,8 @@ int nbrt_cache_hit(const nbrt_kernel *k);
  * budget), refuses any whose results differ from the default variant's
  * by more than the precision's tolerance, runs the fastest of the rest
  * and keeps it in the cache (keyed by the kernel's source and options,
- * the device and the class); dimensions the options fix are not varied.
+ * the device and the class); dimensions opts fix (NB_GIVEN_*) are not
+ * varied, while a source's nbcc-options line does not stop them.
  * Without a budget, a run takes the cache's winner for its class if
  * there is one (NBRT_TUNE=0: never), else the defaults table's
  * variant.  Returns 0 or -1 (a budget outside 0..1e6). */

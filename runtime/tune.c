@@ -276,7 +276,9 @@ static int tune_begin(Tune *t, nbrt_kernel *k, size_t ni, size_t nj,
 {
 	memset(t, 0, sizeof *t);
 	t->k = k;
-	t->ni = ni;
+	/* the first 2^20 i-elements: as many work items as any device
+	 * fills, and bounded copies of the results */
+	t->ni = ni < ((size_t)1 << 20) ? ni : (size_t)1 << 20;
 	t->nj = nj;
 	t->budget = budget;
 	t->start = nbrt_now();
@@ -323,7 +325,7 @@ static void tune_end(Tune *t)
  * then makes one run about 1/40 of the budget (never more than Nj). */
 static int reference(Tune *t, const nbrt_variant *def, size_t nj)
 {
-	size_t want = ((size_t)1 << 22) / (t->ni ? t->ni : 1);
+	size_t want = ((size_t)1 << 22) / t->ni;
 	t->nj = want < 16 ? 16 : want;
 	if (t->nj > nj)
 		t->nj = nj;
@@ -355,7 +357,7 @@ static const int *dim_values(const nbrt_kernel *k, const nbrt_variant *v,
                              int d)
 {
 	static const int gpu[ND][6] = {
-		{1, 2, 4, 8}, {1, 2, 4}, {1, 2, 4, 8, 16}, {64, 128, 256},
+		{1, 2, 4, 8}, {1, 2, 4}, {1, 2, 4, 8, 16}, {64, 256},
 		{-1, 256},
 	};
 	static const int cpu[ND][6] = {
@@ -418,7 +420,8 @@ static int same(const nbrt_variant *a, const nbrt_variant *b)
 }
 
 /* Coordinate search from the default: the other path first, then each
- * dimension in turn, keeping the best so far, while the budget lasts. */
+ * dimension in turn, keeping the best so far, while the budget lasts
+ * (the other path is tried whatever the budget: it is one candidate). */
 static int search(Tune *t, nbrt_variant *best, double *best_rate,
                   nbrt_kernel **best_k)
 {
@@ -441,7 +444,11 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 			}
 		}
 	}
-	for (int d = 0; d < ND; d++) {
+	/* the j-split first: on a GPU it decides the most (the H200's
+	 * sweep), elsewhere it has no values */
+	static const int order[ND] = {D_SPLIT, D_UI, D_UJ, D_WG, D_TILE};
+	for (int o = 0; o < ND; o++) {
+		int d = order[o];
 		nbrt_variant base = *best;
 		for (const int *x = dim_values(t->k, &base, d); *x; x++) {
 			if (nbrt_now() - t->start > t->budget)
@@ -533,10 +540,11 @@ static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
 	char s[128];
 	nbrt_variant_str(&best, s, sizeof s);
 	fprintf(stderr, "nbrt: tuned %s for Ni ~ %zu, Nj ~ %zu on %s: %s%s%s, "
-	        "%.3g interactions/s, %.2fx the default (%d candidates in %.1f s, "
-	        "%d rejected: results differ from the default's)\n", k->name, ni, nj, k->rt->name,
-	        s, best.other ? " on " : "", best.other ? k->rt->other->name : "",
-	        rate, rate / t.ref_rate, t.tried, nbrt_now() - t.start,
+	        "%.3g interactions/s, %.2fx the default (%d candidate%s in "
+	        "%.1f s, %d rejected: results differ from the default's)\n",
+	        k->name, ni, nj, k->rt->name, s, best.other ? " on " : "",
+	        best.other ? k->rt->other->name : "", rate, rate / t.ref_rate,
+	        t.tried, t.tried == 1 ? "" : "s", nbrt_now() - t.start,
 	        t.rejected);
 	char *text = nbrt_tunefile_write(&best, rate, rate / t.ref_rate);
 	if (text)
@@ -564,7 +572,7 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 			return k->tuned[i].v;
 		}
 	const char *off = getenv("NBRT_TUNE");
-	if ((off && strcmp(off, "0") == 0) ||
+	if (nj == 0 || (off && strcmp(off, "0") == 0) ||
 	    strcmp(k->rt->be->target, "amdil") == 0)
 		return NULL;
 	char *path = entry_path(k, ci, cj);
