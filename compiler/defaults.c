@@ -5,8 +5,8 @@
 #include <string.h>
 #include "emit.h"
 
-/* Classes narrow left to right: "cpu-avx512" falls back to "cpu", and a
- * target's last row serves every class it has no row for.  wg and tile 0
+/* Classes narrow left to right: "cpu-avx512" falls back to "cpu", and the
+ * class of a target's last row serves every class it has no row for.  wg and tile 0
  * leave the back end's own (128 work items, a tile of one work group). */
 static const nb_defaults table[] = {
 	/* H200, 2026-11-22, bench/device_run1.sh and device_run3.sh: 2 x 2
@@ -27,8 +27,8 @@ static const nb_defaults table[] = {
 	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480,
 	 "the H200 row (no sweep of this GPU)"},
 	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/cpu_rows.sh
-	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.31, 1.48 and
-	 * 1.46 times 8 x 2 on gravity, Biot-Savart and the Gauss transform,
+	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.27, 1.59 and
+	 * 1.43 times 8 x 2 on gravity, Biot-Savart and the Gauss transform,
 	 * 8 x 2 1.5 to 2.1 times the 4 x 1 of the "cpu" row */
 	{"opencl", "cpu-avx512", NB_FLOAT, 16, 2, 0, 0, 0,
 	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)"},
@@ -53,16 +53,14 @@ static const nb_defaults table[] = {
 	 "a 256-bit vector of floats (before the table)"},
 	{"c", "host", -1, 4, 1, 0, 0, 0,
 	 "half float's lanes (before the table; dd not swept)"},
-	/* paper 000's double-unrolling on a 5-slot VLIW (docs/amdil.md) */
+	/* paper 000's fastest gravity ("double-unrolling", Table II) and
+	 * paper 001's Fig. 4: 16 independent float operations a step fill
+	 * the 5-slot VLIW bundles; a double takes several slots, so two
+	 * i-elements; a dd's operations are long chains already */
 	{"amdil", "", NB_FLOAT, 4, 4, 0, 0, 0, "papers 000 and 001 (RV770)"},
 	{"amdil", "", NB_DOUBLE, 2, 1, 0, 0, 0, "papers 000 and 001 (RV770)"},
 	{"amdil", "", NB_DD, 1, 1, 0, 0, 0, "papers 000 and 001 (RV770)"},
 };
-
-const nb_defaults *nb_defaults_row(int n)
-{
-	return n >= 0 && (size_t)n < NELEM(table) ? &table[n] : NULL;
-}
 
 /* The row of exactly this class and precision (or any precision). */
 static const nb_defaults *exact(const char *target, const char *cls,

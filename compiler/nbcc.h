@@ -93,7 +93,6 @@ typedef struct nb_defaults {
  * for an unknown target. */
 const nb_defaults *nb_defaults_find(const char *target,
                                     const char *devclass, nb_prec p);
-const nb_defaults *nb_defaults_row(int n); /* row n, NULL past the end */
 /* Whether --device-class may name it: a class of the table, or one
  * narrower than a class of the table ("gpu-amd"). */
 int nb_defaults_class_ok(const char *devclass);
