@@ -3,7 +3,7 @@
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
-#   make fuzz     run each fuzz target (parse, csv, iface, il) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
 #   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, ...:
@@ -250,6 +250,10 @@ FUZZ_OBJ  := $(CC_SRC:compiler/%.c=$(B)/fuzz/obj/%.o) \
 FUZZ      += ic
 FUZZ_BIN  += $(B)/fuzz/fuzz_ic
 FUZZ_OBJ  += $(B)/fuzz/obj/snap.o
+# the tuner's cache entries (runtime/tunefile.c), sealed by cache.c's digest
+FUZZ      += tune
+FUZZ_BIN  += $(B)/fuzz/fuzz_tune
+FUZZ_OBJ  += $(B)/fuzz/obj/tunefile.o $(B)/fuzz/obj/cache.o $(B)/fuzz/obj/msg.o
 
 $(B)/fuzz/obj/%.o: compiler/%.c compiler/*.h $(B)/parse.h
 	@mkdir -p $(@D)
@@ -264,7 +268,7 @@ $(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o: $(B)/fuzz/obj/%.o: runtime/%.c runt
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
-$(B)/fuzz/obj/snap.o: runtime/snap.c runtime/*.h compiler/nbcc.h
+$(B)/fuzz/obj/snap.o $(B)/fuzz/obj/tunefile.o $(B)/fuzz/obj/cache.o $(B)/fuzz/obj/msg.o: $(B)/fuzz/obj/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 

@@ -2,7 +2,11 @@
  * (never zeros), one warm-up run that also compiles and uploads, then R
  * timed runs; prints the median as one CSV row.  Used by the scripts under bench/.
  *   nbbench KERNEL.nbl N[,NJ] [-r R] [--device SPEC] [--const NAME=V]
- *           [--header] [nbcc flags]
+ *           [--header] [--tune] [--tune-budget S] [nbcc flags]
+ *   nbbench --sweep KERNEL.nbl N[,NJ] [--device SPEC] [nbcc flags]
+ * --tune lets the runtime's tuner choose the variant first (the warm-up
+ * run tunes); --sweep prints the table of every variant the tuner knows,
+ * with its speed and its ratio to the default (docs/tutorial.md).
  * Kernel time comes from OpenCL events (nbrt_kernel_time), so transfers and
  * host work are excluded; the row also has the whole-run time. */
 #include <stdio.h>
@@ -31,7 +35,8 @@ int main(int argc, char **argv)
 	nb_options_init(&o);
 	const char *kfile = NULL, *dev = NULL;
 	long ni = -1, nj = -1;
-	int reps = 5, header = 0;
+	int reps = 5, header = 0, sweep = 0;
+	double tune = 0;
 	const char *cname[32];
 	double cval[32];
 	int nc = 0;
@@ -51,6 +56,12 @@ int main(int argc, char **argv)
 			dev = argv[++i];
 		} else if (strcmp(a, "--header") == 0) {
 			header = 1;
+		} else if (strcmp(a, "--sweep") == 0) {
+			sweep = 1;
+		} else if (strcmp(a, "--tune") == 0) {
+			tune = tune > 0 ? tune : NBRT_TUNE_BUDGET;
+		} else if (strcmp(a, "--tune-budget") == 0 && next) {
+			tune = atof(argv[++i]);
 		} else if (strcmp(a, "--const") == 0 && next && nc < 32) {
 			char *eq = strchr(argv[++i], '=');
 			if (!eq) {
@@ -78,7 +89,9 @@ int main(int argc, char **argv)
 		if (header)
 			return 0;
 		fprintf(stderr, "usage: nbbench KERNEL N[,NJ] [-r R] [--device S]"
-		        " [--const NAME=V] [--header] [nbcc flags]\n");
+		        " [--const NAME=V] [--header] [--tune] [--tune-budget S] "
+		        "[nbcc flags]\n       nbbench --sweep KERNEL N[,NJ] "
+		        "[--device S] [--const NAME=V] [nbcc flags]\n");
 		return 2;
 	}
 	char *msg = NULL;
@@ -89,6 +102,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	nbrt_kernel *k = nbrt_load(rt, kfile, &o);
+	if (k && tune > 0 && nbrt_set_tune(k, tune)) {
+		nbrt_free(k);
+		k = NULL;
+	}
 	if (!k) {
 		fprintf(stderr, "nbbench: %s\n", nbrt_error(rt));
 		nbrt_close(rt);
@@ -114,6 +131,12 @@ int main(int argc, char **argv)
 			arr[v][e] = uniform();
 		if (nbrt_bind(k, x->name, NBRT_DOUBLE, arr[v]))
 			goto fail;
+	}
+	if (sweep) {
+		if (nbrt_sweep(k, (size_t)ni, (size_t)nj, stdout))
+			goto fail;
+		status = 0;
+		goto fail;
 	}
 	if (nbrt_run(k, (size_t)ni, (size_t)nj))
 		goto fail;

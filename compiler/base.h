@@ -106,6 +106,7 @@ typedef struct Prec {
 	double max;         /* largest finite value */
 	double min_normal;  /* smallest normal value of the scalar */
 	double true_min;    /* smallest nonzero value of the scalar */
+	double unit;        /* unit roundoff: half the gap above 1 */
 	/* reads a plain decimal exactly rounded: 0, or NB_NUM_RANGE */
 	int (*read)(const char *s, double v[2]);
 	/* the folding arithmetic: the value of opcode op (ops.h) on

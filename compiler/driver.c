@@ -189,6 +189,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 					char err[256];
 					unsigned before = mine.given;
 					int cpu = mine.cpu;
+					const char *dc = mine.devclass;
 					int took = nb_options_parse(&mine, w, NULL, err,
 					                            sizeof err);
 					if (took < 0)
@@ -201,7 +202,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 						      "its value after '='", w);
 					else if ((mine.given & ~before &
 					          (NB_GIVEN_TARGET | NB_GIVEN_NAME)) ||
-					         mine.cpu != cpu)
+					         mine.cpu != cpu || mine.devclass != dc)
 						warn(c, l, "'%s' in nbcc-options is "
 						     "ignored: the target, the name and "
 						     "the device class come from the "

@@ -61,6 +61,10 @@ const Target *target_of_ext(const char *path);
 enum { TL_NAMES, TL_EXTS, TL_LANGS };
 const char *target_list(int what);
 
+/* defaults.c: sets the options o leaves open from the defaults table's
+ * row for the target, o's device class and the widest type */
+void defaults_apply(const char *target, Type widest, nb_options *o);
+
 /* vliw.c: the amdil target's --vliw report */
 void il_vliw_report(const Func *f, const char *code, size_t len, Buf *out);
 

@@ -1684,20 +1684,10 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 	free(e.part);
 }
 
-/* Paper 000's fastest gravity unrolled both loops 4 ways (Table II,
- * "double-unrolling"), and paper 001's Fig. 4 does the same: a VLIW
- * thread processor issues up to five independent float operations at
- * once, which 16 interactions per step supply, and 4 j-loads then serve
- * 16 interactions.  A double operation takes several of the slots of a
- * bundle (paper 001, section 2.1), so two i-elements give it enough
- * independent work; a dd value is four dwords and its operations are
- * long chains already: one element each way. */
+/* The row of compiler/defaults.c (papers 000 and 001's unrolling). */
 static void il_defaults(Type widest, nb_options *o)
 {
-	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
-		o->unroll_i = widest == T_F32 ? 4 : widest == T_F64 ? 2 : 1;
-	if (!(o->given & NB_GIVEN_UNROLL_J))
-		o->unroll_j = widest == T_F32 ? 4 : 1;
+	defaults_apply("amdil", widest, o);
 }
 
 /* The kernel ABI fixes 64 threads a group; no local-memory staging:

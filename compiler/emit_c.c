@@ -224,12 +224,10 @@ static void params(const Func *f, Buf *out)
 	}
 }
 
+/* The row of compiler/defaults.c for the host and precision. */
 static void c_defaults(Type widest, nb_options *o)
 {
-	/* a lane loop of 8 fills a 256-bit vector of floats; doubles and dd
-	 * values take fewer registers' worth each */
-	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
-		o->unroll_i = widest == T_F32 ? 8 : 4;
+	defaults_apply("c", widest, o);
 }
 
 /* Declares the accumulators (prefix r, or s for j-split partial sums). */

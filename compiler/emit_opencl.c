@@ -215,20 +215,10 @@ static void emit_combine(E *e)
 		buf_puts(out, "#endif\n");
 }
 
-/* Measured on an H200 (docs/performance.md): for float gravity two
- * i-elements and two j-elements a step are best or within 2% of best from
- * N = 16384 to 524288; more i-elements leave too few work items at small
- * N.  The j-split depends on N and is left to the runtime, which knows it.
- * A CPU device (PoCL) runs work items on SIMD lanes and wants more i-work
- * per item and no j-unroll: 4 i-elements run twice as fast as 2x2 on the
- * 2-core machine.  dd values take four registers each: one i-element. */
+/* The row of compiler/defaults.c for the device class and precision. */
 static void cl_defaults(Type widest, nb_options *o)
 {
-	int dd = widest == T_DD, dbl = widest == T_F64;
-	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
-		o->unroll_i = dd ? 1 : o->cpu ? 4 : 2;
-	if (!(o->given & NB_GIVEN_UNROLL_J))
-		o->unroll_j = dd || dbl || o->cpu ? 1 : 2;
+	defaults_apply("opencl", widest, o);
 }
 
 static void shuffle_prelude(Buf *out, int dbl, int dd)

@@ -21,6 +21,7 @@ const char *nb_prec_name(nb_prec p);   /* "float", "double", "dd" */
  * (a dd is hi and lo) of nb_prec_scalar_bytes(p) bytes each. */
 int nb_prec_scalars(nb_prec p);
 size_t nb_prec_scalar_bytes(nb_prec p);
+double nb_prec_unit(nb_prec p);        /* unit roundoff: 2^-24 for float */
 const char *nb_role_name(nb_role r);   /* "LMEM", ... */
 
 /* What an RMEM holds after the j loop, set by the reductions into it
@@ -50,6 +51,9 @@ typedef struct nb_options {
 	int ftz;              /* float-only GPU kernels flush subnormals */
 	int dd_qd;            /* dd arithmetic as QD's defaults (--dd=qd) */
 	int cpu;              /* the OpenCL device is a CPU (defaults differ) */
+	const char *devclass; /* the device class whose row of the defaults
+	                         table applies ("gpu-nvidia", "cpu-avx512",
+	                         "host-avx2"); NULL: "cpu" or "gpu" by cpu */
 	int wg;               /* OpenCL work-group size, 0: default */
 	int tile;             /* j-elements per local-memory tile, 0: default,
 	                         -1: none (read through the cache) */
@@ -84,6 +88,32 @@ const char *nb_options_help_text(void);
 /* The target ("opencl", "c", ...) whose output extension a file name ends
  * in: "k.cl" and ".cl" give "opencl"; NULL if none does. */
 const char *nb_target_of_ext(const char *path);
+
+/* The defaults table (compiler/defaults.c): the variant a kernel gets
+ * when neither its command line nor its source fixes one, per target,
+ * device class and widest precision, each row from a measured sweep
+ * (docs/performance.md, "The defaults table"). */
+typedef struct nb_defaults {
+	const char *target;   /* "opencl", "c", "amdil" */
+	const char *devclass; /* "gpu-nvidia", "cpu-avx512", "host", "" */
+	int prec;             /* an nb_prec, or -1: any */
+	int unroll_i, unroll_j;
+	int wg, tile;         /* 0: the back end's own (128; one work group) */
+	/* a .nbl on a GPU whose j-split is left open gets the smallest
+	 * power of two (at most 16) giving this many work items per compute
+	 * unit; 0: no split chosen */
+	int split_items;
+	int split_min;        /* and at least this split (0 or 1: none) */
+	const char *source;   /* the sweep the row was written from */
+} nb_defaults;
+/* The row for a device class: the class itself, else the classes it
+ * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL
+ * for an unknown target. */
+const nb_defaults *nb_defaults_find(const char *target,
+                                    const char *devclass, nb_prec p);
+/* Whether --device-class may name it: a class of the table, or one
+ * narrower than a class of the table ("gpu-amd"). */
+int nb_defaults_class_ok(const char *devclass);
 
 /* Writes the flags that differ from the defaults, as a command line. */
 void nb_options_str(const nb_options *o, char *buf, size_t len);

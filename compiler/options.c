@@ -47,8 +47,9 @@ static const char help_after[] =
 	"                     (default interleave)\n"
 	"  --fast-math        allow reassociation and fast native functions\n"
 	"  --no-fma           do not contract a*b+c into fma\n"
-	"  --device-class=C   gpu (default) or cpu: the kind of OpenCL device\n"
-	"                     the default unrolling is chosen for\n"
+	"  --device-class=C   gpu (default), cpu, or a narrower class of the\n"
+	"                     defaults table (gpu-nvidia, cpu-avx512, host):\n"
+	"                     the device the default unrolling is chosen for\n"
 	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
 	"                     (by default they flush to zero: rsqrt is then\n"
 	"                     one instruction on NVIDIA GPUs)\n"
@@ -186,12 +187,14 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		return 1;
 	}
 	if ((v = value(arg, "--device-class", next, &took))) {
-		if (strcmp(v, "cpu") == 0)
-			o->cpu = 1;
-		else if (strcmp(v, "gpu") == 0)
-			o->cpu = 0;
+		/* a class narrower than cpu or gpu picks its own row */
+		if (strcmp(v, "cpu") == 0 || strcmp(v, "gpu") == 0)
+			o->devclass = NULL;
+		else if (nb_defaults_class_ok(v))
+			o->devclass = v;
 		else
 			goto bad;
+		o->cpu = strncmp(v, "gpu", 3) != 0;
 		return took;
 	}
 	if ((v = value(arg, "--dd", next, &took))) {
@@ -256,7 +259,9 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --no-ftz");
 	if (o->dd_qd)
 		ADD(" --dd=qd");
-	if (o->cpu)
+	if (o->devclass)
+		ADD(" --device-class=%s", o->devclass);
+	else if (o->cpu)
 		ADD(" --device-class=cpu");
 	if (o->wg)
 		ADD(" --wg=%d", o->wg);

@@ -13,6 +13,7 @@ const Prec prec[NPREC] = {
 		.litsfx = "f", .litcast = "", .mathsfx = "f", .rank = 0,
 		.scalars = 1, .words = 1, .fuses = 1, .reorder = 1, .ftz = 1,
 		.max = FLT_MAX, .min_normal = FLT_MIN, .true_min = FLT_TRUE_MIN,
+		.unit = 0x1p-24,
 		.read = read_f32, .eval = eval_f32,
 	},
 	[NB_DOUBLE] = {
@@ -21,7 +22,7 @@ const Prec prec[NPREC] = {
 		.litfmt = "%.17g", .litsfx = "", .litcast = "(double)",
 		.mathsfx = "", .rank = 1, .scalars = 1, .words = 2, .fuses = 1,
 		.max = DBL_MAX, .min_normal = DBL_MIN, .true_min = DBL_TRUE_MIN,
-		.read = read_f64, .eval = eval_f64,
+		.unit = 0x1p-53, .read = read_f64, .eval = eval_f64,
 	},
 	/* a pair of doubles (ddlib.h): its own operations are library calls */
 	[NB_DD] = {
@@ -30,7 +31,7 @@ const Prec prec[NPREC] = {
 		.litfmt = "%.17g", .litsfx = "", .litcast = "(double)",
 		.mathsfx = "", .rank = 2, .scalars = 2, .words = 4, .eft = 1,
 		.max = DBL_MAX, .min_normal = DBL_MIN, .true_min = DBL_TRUE_MIN,
-		.read = read_dd, .eval = eval_dd,
+		.unit = 0x1p-104, .read = read_dd, .eval = eval_dd,
 	},
 };
 
@@ -58,6 +59,8 @@ const char *prec_names(char *s, size_t n)
 }
 
 int nb_prec_scalars(nb_prec p) { return prec[p].scalars; }
+
+double nb_prec_unit(nb_prec p) { return prec[p].unit; }
 
 size_t nb_prec_scalar_bytes(nb_prec p)
 {

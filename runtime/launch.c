@@ -90,20 +90,26 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 	return 0;
 }
 
-/* The j-split for a run of ni i-elements on a GPU: the smallest power of
- * two (at most 16) that gives the device 480 work items per compute unit.
- * Fewer leave latency unhidden; more only add the cost of combining.
- * Measured on an H200 (132 units; docs/performance.md), float gravity
- * with 2 i-elements a work item: N = 16384 wants 8, 32768 wants 4,
- * 131072 and up want 1, each within 2% of the best split.  Returns log2
- * of the split, the index into alt[]. */
+/* The j-split for a run of ni i-elements: the smallest power of two (at
+ * most 16, at least the row's split_min) that gives the device the work
+ * items per compute unit its row
+ * of the defaults table asks for (compiler/defaults.c: 480 on the H200,
+ * where fewer leave latency unhidden and more only add the cost of
+ * combining).  A class with no rule of its own, forced by
+ * NBRT_AUTO_SPLIT=1, takes the GPU rows'.  Returns log2 of the split,
+ * the index into alt[]. */
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 {
+	const nb_defaults *row = nbrt_row(k);
+	if (!row || !row->split_items)
+		row = nb_defaults_find("opencl", "gpu", k->f->precision);
 	double groups = (double)((ni + (size_t)k->f->unroll_i - 1) /
 	                         (size_t)k->f->unroll_i);
-	double want = 480.0 * (k->rt->units ? k->rt->units : 1);
+	double want = (double)(row ? row->split_items : 1) *
+	              (k->rt->units ? k->rt->units : 1);
+	int least = row ? row->split_min : 0;
 	int l = 0;
-	while (l < 4 && groups * (1 << l) < want)
+	while (l < 4 && (groups * (1 << l) < want || (1 << l) < least))
 		l++;
 	return l;
 }

@@ -38,6 +38,7 @@ typedef struct args {
 	int size;
 	const char *out, *png, *device, *kernel;
 	int csv;
+	double tune;       /* --tune's budget in seconds, 0: none */
 	nb_options opt;
 	/* beyond paper 000 */
 	int hermite, hdf5, print_kernel;
@@ -112,6 +113,10 @@ static void usage(FILE *f)
 	        "  --list-devices     list OpenCL devices and exit\n"
 	        "  --kernel FILE      another gravity kernel (.nbl, or .cl/.c/.il from\n"
 	        "                     nbcc); default: the built-in gravity.nbl\n"
+	        "  --tune             time the force kernel's variants at this N and\n"
+	        "                     keep the fastest whose forces agree with the\n"
+	        "                     default's (the cache keeps it for later runs)\n"
+	        "  --tune-budget S    --tune within about S seconds (default 3)\n"
 	        "  --print-kernel     print the built-in kernel source and exit\n"
 	        "                     (hermite.nbl with --integrator hermite)\n"
 	        "  --csv              print the summary as one CSV header and row\n"
@@ -300,6 +305,16 @@ static int parse_args(args *a, int argc, char **argv)
 			a->device = v;
 		} else if ((v = cli_value(s, "--kernel", argc, argv, &i))) {
 			a->kernel = v;
+		} else if (strcmp(s, "--tune") == 0) {
+			if (!a->tune)
+				a->tune = NBRT_TUNE_BUDGET;
+		} else if ((v = cli_value(s, "--tune-budget", argc, argv, &i))) {
+			char *end;
+			a->tune = v == cli_missing ? 0 : strtod(v, &end);
+			if (v != cli_missing &&
+			    (*end || !(a->tune > 0) || a->tune > 1e6))
+				bad = cli_fail("--tune-budget %s: expected seconds "
+				               "above 0", nb_esc(v));
 		} else {
 			bad = cli_fail("unknown option '%s' (see nbody --help)",
 			               nb_esc(s));
@@ -611,7 +626,7 @@ static int setup(force *fc, args *a)
 		fc->k = nbrt_load(fc->rt, a->kernel, &a->opt);
 	else
 		fc->k = nbrt_load_source(fc->rt, name, src, strlen(src), &a->opt);
-	if (!fc->k)
+	if (!fc->k || (a->tune > 0 && nbrt_set_tune(fc->k, a->tune)))
 		return cli_fail("%s", nbrt_error(fc->rt));
 	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel : name,
 	                   a->hermite);
@@ -956,8 +971,8 @@ static void summary(const args *a, const force *fc, const sim *s,
 		       "(t = %g)\n", what, s->n, (unsigned long long)a->seed,
 		       a->dt, s->eps, a->steps, s->t);
 	printf("device:      %s\n", nb_esc(nbrt_device_name(fc->rt)));
-	printf("kernel:      %s, target %s, %s\n", f->kernel, f->target,
-	       f->flags ? f->flags : "");
+	printf("kernel:      %s, target %s, %s (%s)\n", f->kernel, f->target,
+	       f->flags ? f->flags : "", nbrt_variant_origin(fc->k));
 	printf("energy:      E0 = %.10f  E = %.10f  |dE/E| = %.3e\n", e0, e1,
 	       de);
 	printf("momentum:    |dP| = %.3e\n", dp);

@@ -96,7 +96,21 @@ nbrt *nbrt_open_nth(const char *spec, int nth, char **err)
 		free(rt->name);
 		rt->name = shown;
 	}
-	nbrt_note(rt, "device %s; cache %s", rt->name,
+	/* back ends without classes of their own: the host by its vector
+	 * unit, the interpreter one class */
+	if (!rt->devclass)
+		rt->devclass = rt->be->host ? nbrt_aprintf("host-%s", nbrt_isa()) :
+		               strdup("");
+	if (!rt->ident && rt->devclass)
+		rt->ident = nbrt_aprintf("%s\n%s", rt->name ? rt->name : "",
+		                         rt->devclass);
+	if (!rt->devclass || !rt->ident) {
+		if (err)
+			*err = strdup("out of memory");
+		nbrt_close(rt);
+		return NULL;
+	}
+	nbrt_note(rt, "device %s (class %s); cache %s", rt->name, rt->devclass,
 	          rt->cache ? nb_esc(rt->cache) : "off");
 	return rt;
 }
@@ -107,6 +121,9 @@ void nbrt_close(nbrt *rt)
 		return;
 	if (rt->be)
 		rt->be->close(rt);
+	nbrt_close(rt->other);
+	free(rt->devclass);
+	free(rt->ident);
 	free(rt->name);
 	free(rt->err);
 	free(rt->cache);
@@ -180,9 +197,12 @@ static int compile(nbrt_kernel *k, const char *src, size_t len,
 	else
 		nb_options_init(&o);
 	o.target = rt->be->target;
-	/* the back end picks its unrolling for the kind of device */
+	/* the back end picks its unrolling for the kind of device: its row
+	 * of the defaults table */
 	if (!rt->be->host && !rt->gpu)
 		o.cpu = 1;
+	if (!o.devclass && *rt->devclass)
+		o.devclass = rt->devclass;
 	char *text = NULL;
 	size_t tlen = 0;
 	FILE *diag = open_memstream(&text, &tlen);
@@ -281,12 +301,9 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 	if (rt->be->load(k, code, clen))
 		goto bad;
 	nb_output_free(&out);
-	/* left open, the j-split is chosen per run on a GPU (see
-	 * nbrt_choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on or off */
-	const char *as = getenv("NBRT_AUTO_SPLIT");
-	int autosplit = as && *as ? *as == '1' : rt->gpu;
-	if (!rt->be->host && autosplit && !is_generated(name, src, len) &&
-	    k->f->jsplit == 1 && !(opts && (opts->given & NB_GIVEN_JSPLIT))) {
+	/* a .nbl keeps its source: the tuner and the j-split compile
+	 * variants of it */
+	if (!is_generated(name, src, len)) {
 		k->src = malloc(len + 1);
 		if (!k->src) {
 			nbrt_fail(rt, "out of memory");
@@ -300,6 +317,15 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 		else
 			nb_options_init(&k->opts);
 	}
+	/* left open, the j-split is chosen per run where the defaults table
+	 * says (see nbrt_choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on
+	 * or off */
+	const char *as = getenv("NBRT_AUTO_SPLIT");
+	const nb_defaults *row = nbrt_row(k);
+	int autosplit = as && *as ? *as == '1' : row && row->split_items > 0;
+	k->autosplit = !rt->be->host && autosplit && k->src &&
+	               k->f->jsplit == 1 &&
+	               !(opts && (opts->given & NB_GIVEN_JSPLIT));
 	return k;
 bad:
 	nb_output_free(&out);
@@ -329,6 +355,7 @@ void nbrt_free(nbrt_kernel *k)
 		return;
 	for (int i = 0; i < 5; i++)
 		nbrt_free(k->alt[i]);
+	nbrt_tune_free(k);
 	free(k->src);
 	k->rt->be->free(k);
 	nb_iface_free(k->f);
@@ -485,8 +512,16 @@ static int run_split(nbrt_kernel *k, int l, size_t ni, size_t nj)
 		if (!a)
 			return -1;
 		k->alt[l] = a;
+		a->tuning = 1; /* a variant runs as loaded */
 		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu", k->name, 1 << l, ni);
 	}
+	return nbrt_run_variant(k, a, ni, nj);
+}
+
+int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj)
+{
+	if (ready(k, ni, nj))
+		return -1;
 	memcpy(a->b, k->b, sizeof *k->b * (size_t)k->f->nvar);
 	a->plabel = k->plabel;
 	k->last = a;
@@ -502,7 +537,16 @@ int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
 	if (!k)
 		return -1;
 	k->last = NULL;
-	if (k->src && ni > 0) {
+	k->origin = "defaults";
+	if (k->src && ni > 0 && !k->tuning) {
+		int e;
+		nbrt_kernel *v = nbrt_tuned_variant(k, ni, nj, &e);
+		if (e)
+			return -1;
+		if (v)
+			return nbrt_run_variant(k, v, ni, nj);
+	}
+	if (k->autosplit && ni > 0) {
 		int l = nbrt_choose_split(k, ni);
 		if (l > 0)
 			return run_split(k, l, ni, nj);

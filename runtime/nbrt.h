@@ -87,7 +87,8 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 void nbrt_free(nbrt_kernel *k);
 /* The interface of the kernel; after a run, of the variant that ran (a
  * .nbl on a GPU whose j-split was not given gets the split that suits
- * each run's Ni: iface->jsplit says which). */
+ * each run's Ni: iface->jsplit says which; a tuned .nbl its size
+ * class's winner, see nbrt_set_tune). */
 const nb_iface *nbrt_iface(const nbrt_kernel *k);
 
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
@@ -182,6 +183,31 @@ double nbrt_total_time(const nbrt_kernel *k);
 const char *nbrt_cache_dir(const nbrt *rt);
 /* 1 if the kernel's program came from the cache, without a compile. */
 int nbrt_cache_hit(const nbrt_kernel *k);
+
+/* The tuner (docs/performance.md, "The tuner").  Variants of a .nbl --
+ * its unrolling, j-split, work-group size, tile, and on a CPU the C path
+ * against OpenCL -- are chosen for each size class of a run (Ni and Nj
+ * by powers of 4).  With budget > 0 seconds, the first nbrt_run of each
+ * class times the candidates on the bound inputs (Nj cut to fit the
+ * budget), refuses any whose results differ from the default variant's
+ * by more than the precision's tolerance, runs the fastest of the rest
+ * and keeps it in the cache (keyed by the kernel's source and options,
+ * the device and the class); dimensions opts fix (NB_GIVEN_*) are not
+ * varied, while a source's nbcc-options line does not stop them.
+ * Without a budget, a run takes the cache's winner for its class if
+ * there is one (NBRT_TUNE=0: never), else the defaults table's
+ * variant.  Returns 0 or -1 (a budget outside 0..1e6). */
+int nbrt_set_tune(nbrt_kernel *k, double budget);
+#define NBRT_TUNE_BUDGET 3.0 /* seconds: the programs' --tune */
+/* How the last run's variant was chosen: "defaults", "tuned now" or
+ * "tuned (cache)", and ", on DEVICE" when it ran on the other path to
+ * this CPU (the host C path for an OpenCL CPU device, or back). */
+const char *nbrt_variant_origin(const nbrt_kernel *k);
+/* Times every candidate variant of a .nbl at ni x nj on the bound inputs
+ * (the default first) and prints a Markdown table of them: variant,
+ * interactions/s, ratio to the default, and the check against it (the
+ * largest difference, relative).  Returns 0 or -1. */
+int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out);
 
 #pragma GCC visibility pop
 

@@ -357,11 +357,16 @@ static int query(nbrt *rt)
 	char *drv = dev_str(c->dev, CL_DRIVER_VERSION);
 	c->nvidia = pn && strcasestr(pn, "NVIDIA") != NULL;
 	c->devkey = nbrt_aprintf("%s\n%s\n%s\n%s\n%s", rt->name, pn, pv, dv, drv);
+	/* the defaults table's class: GPUs by vendor, CPUs by vector unit */
+	rt->devclass = rt->gpu ? strdup(c->nvidia ? "gpu-nvidia" : "gpu") :
+	               nbrt_aprintf("cpu-%s", nbrt_isa());
+	rt->ident = c->devkey ? strdup(c->devkey) : NULL;
 	free(pn);
 	free(pv);
 	free(dv);
 	free(drv);
-	return c->devkey ? 0 : nbrt_fail(rt, "out of memory");
+	return c->devkey && rt->devclass && rt->ident ? 0 :
+	       nbrt_fail(rt, "out of memory");
 }
 
 static int cl_open(nbrt *rt, const char *spec)

@@ -50,6 +50,13 @@ struct nbrt {
 	char *cache;       /* cache directory, NULL: no cache */
 	int verbose;       /* NBRT_VERBOSE: notes on stderr */
 	int nth;           /* nbrt_open_nth: which of the devices spec matches */
+	/* its class in the defaults table ("gpu-nvidia", "cpu-avx512",
+	 * "host-avx512"), set by the back end or else by nbrt_open */
+	char *devclass;
+	char *ident;       /* what identifies it to the tuner's cache */
+	struct nbrt *other;/* the other path to this CPU (the host for an
+	                      OpenCL CPU device, and back), for the tuner */
+	int other_tried;
 
 	/* what the back end found, for the launch plan and nbrt_run_memory
 	 * (0 on the host: no device buffers) */
@@ -99,13 +106,55 @@ struct nbrt_kernel {
 	/* A .nbl on a GPU whose j-split was left open: the split is chosen
 	 * for each run from Ni (enough work items to fill the device), and
 	 * each split used is its own kernel, compiled when first needed. */
-	char *src;         /* the .nbl text, NULL when the split is fixed */
+	char *src;         /* the .nbl text, NULL for a generated file */
 	size_t srclen;
 	nb_options opts;
+	int autosplit;     /* the split is chosen per run */
 	struct nbrt_kernel *alt[5]; /* j-split 1, 2, 4, 8, 16 (alt[0]: none,
 	                               this kernel is the T = 1 one) */
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
+
+	/* The tuner (tune.c): a budget in seconds for each new size class
+	 * of Ni and Nj (0: none, the cache's winners only), and the
+	 * variants chosen so far, by size class. */
+	double tune_budget;
+	int tuning;                 /* inside the tuner: run as loaded */
+	struct nbrt_tuned *tuned;
+	int ntuned;
+	const char *origin;         /* how the last run's variant was chosen */
 };
+
+/* nbrt.c: runs variant a of k (another kernel of the same interface)
+ * on k's bindings, its times and launches k's. */
+int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);
+
+/* tune.c: the tuner and the size classes it keys by. */
+
+/* "avx512", "avx2" or "" : what this CPU's vector unit is, for classes. */
+const char *nbrt_isa(void);
+/* The variant the tuner keeps for a run of ni x nj: NULL with *err 0
+ * when the kernel runs as loaded, NULL with *err -1 on a failure. */
+nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
+                                int *err);
+void nbrt_tune_free(nbrt_kernel *k);
+/* The defaults table's row for the kernel on its device. */
+const nb_defaults *nbrt_row(const nbrt_kernel *k);
+
+/* tunefile.c: a tuner's cache entry, the variant it keeps. */
+typedef struct nbrt_variant {
+	int other;    /* 1: the other path to this CPU (nbrt->other) */
+	int ui, uj;   /* unrolling */
+	int split;    /* j-split */
+	int wg, tile; /* 0: the back end's own; tile -1: no staging */
+} nbrt_variant;
+/* "ui=8 uj=2 split=1 wg=0 tile=0 path=own": the variant in words */
+void nbrt_variant_str(const nbrt_variant *v, char *buf, size_t len);
+/* The text of an entry: its variant and rate, sealed by a digest. */
+char *nbrt_tunefile_write(const nbrt_variant *v, double rate, double ratio);
+/* Reads an entry of len bytes (not NUL-terminated); 0, or -1 for a
+ * damaged, foreign or out-of-range one, with nothing read past len. */
+int nbrt_tunefile_read(const char *s, size_t len, nbrt_variant *v,
+                       double *rate);
 
 /* launch.c: the launch plan. */
 

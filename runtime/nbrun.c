@@ -50,6 +50,7 @@ typedef struct Args {
 	int seeded;
 	unsigned long long seed;
 	int time, list, info;
+	double tune;        /* --tune's budget in seconds, 0: none */
 } Args;
 
 /* One side's columns (LMEM, BMEM or RMEM) and its element count. */
@@ -103,6 +104,13 @@ static void usage(FILE *f)
 	        "                     compiler flags and build options) and 'time:\n"
 	        "                     T s, interactions/s: X' (T: the kernel's\n"
 	        "                     launches)\n"
+	        "  --tune             time the kernel's variants (unrolling, j-split,\n"
+	        "                     work-group size, tile; on a CPU the C path\n"
+	        "                     and OpenCL) for this size on this device, the\n"
+	        "                     results of each checked against the default's,\n"
+	        "                     and keep the fastest in the cache for later\n"
+	        "                     runs (a .nbl; docs/performance.md)\n"
+	        "  --tune-budget S    --tune within about S seconds (default 3)\n"
 	        "  --repeat R         with --time: run R times (the results are the\n"
 	        "                     last run's); T is the median, and the line\n"
 	        "                     adds the min, the max and their spread\n"
@@ -285,6 +293,17 @@ static int own_flag(Args *a, const char *arg, const char *next, int *rc)
 		*rc = *v ? parse_seed(a, v) : 0;
 	else if (!strcmp(arg, "--time"))
 		a->time = took = 1;
+	else if (!strcmp(arg, "--tune")) {
+		if (!a->tune)
+			a->tune = NBRT_TUNE_BUDGET;
+		took = 1;
+	} else if ((v = value(arg, "--tune-budget", next, &took))) {
+		char *end;
+		a->tune = *v ? strtod(v, &end) : 0;
+		if (*v && (*end || !(a->tune > 0) || a->tune > 1e6))
+			*rc = fail(USAGE, "--tune-budget %s: expected seconds "
+			           "above 0", nb_esc(v));
+	}
 	else if (!strcmp(arg, "--list-devices"))
 		a->list = took = 1;
 	else if (!strcmp(arg, "--device-info"))
@@ -417,8 +436,11 @@ static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
 		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
 	*k = nbrt_load(rt, a->kernel, &a->opt);
-	if (!*k)
+	if (!*k || (a->tune > 0 && nbrt_set_tune(*k, a->tune)))
 		return fail(FAILED, "%s", nbrt_error(rt));
+	if (a->tune > 0 && !nbl)
+		fprintf(stderr, "nbrun: warning: --tune is ignored: %s is compiled "
+		        "already\n", nb_esc(a->kernel));
 	return 0;
 }
 
@@ -846,7 +868,8 @@ static void report_variant(nbrt *rt, nbrt_kernel *k)
 	        f->unroll_j, f->jsplit, nb_esc(f->flags));
 	if (f->options && *f->options)
 		fprintf(stderr, ", build options %s", nb_esc(f->options));
-	fputc('\n', stderr);
+	fprintf(stderr, ", wg %d, tile %d, chosen by %s\n", f->wg, f->tile,
+	        nbrt_variant_origin(k));
 }
 
 static int cmp_double(const void *x, const void *y)

@@ -1,0 +1,138 @@
+/* defaults.c: the table of default variants, one row per target, device
+ * class and precision, each written from a sweep that docs/performance.md
+ * names ("The defaults table").  The back ends' defaults hooks and the
+ * runtime's j-split rule read it; nothing else chooses an unrolling. */
+#include <string.h>
+#include "emit.h"
+
+/* Classes narrow left to right: "cpu-avx512" falls back to "cpu", and the
+ * class of a target's last row serves every class it has no row for.  wg and tile 0
+ * leave the back end's own (128 work items, a tile of one work group). */
+static const nb_defaults table[] = {
+	/* H200, 2026-11-22, bench/device_run1.sh and device_run3.sh: 2 x 2
+	 * best or within 2% from N = 16384 to 524288 once the j-split gives
+	 * 480 work items per compute unit (8, 4, 1 at 16384, 32768, 131072);
+	 * with 32 KB tiles (2026-11-23, bench/device_run5.sh) a split of at
+	 * least 4 is within 1% of the best from 32768 to 1048576, where the
+	 * unsplit kernel's groups spread unevenly over 132 units (3-11%) */
+	{"opencl", "gpu-nvidia", NB_FLOAT, 2, 2, 0, 0, 480, 4,
+	 "H200 sweep 2026-11-22 (device_run1.sh, device_run3.sh)"},
+	/* not swept: a double is two registers, a dd four */
+	{"opencl", "gpu-nvidia", NB_DOUBLE, 2, 1, 0, 0, 480, 0,
+	 "H200 j-split sweep; unrolling not swept for double"},
+	{"opencl", "gpu-nvidia", NB_DD, 1, 1, 0, 0, 480, 0,
+	 "H200 j-split sweep; unrolling not swept for dd"},
+	/* other GPUs have no sweep of their own yet: the H200's rows */
+	{"opencl", "gpu", NB_FLOAT, 2, 2, 0, 0, 480, 4,
+	 "the H200 row (no sweep of this GPU)"},
+	{"opencl", "gpu", -1, 2, 1, 0, 0, 480, 0,
+	 "the H200 row (no sweep of this GPU)"},
+	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480, 0,
+	 "the H200 row (no sweep of this GPU)"},
+	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/cpu_rows.sh
+	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.27, 1.59 and
+	 * 1.43 times 8 x 2 on gravity, Biot-Savart and the Gauss transform,
+	 * 8 x 2 1.5 to 2.1 times the 4 x 1 of the "cpu" row */
+	{"opencl", "cpu-avx512", NB_FLOAT, 16, 2, 0, 0, 0, 0,
+	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)"},
+	{"opencl", "cpu-avx512", NB_DOUBLE, 16, 1, 0, 0, 0, 0,
+	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)"},
+	/* PoCL, earlier: 4 i-elements twice as fast as 2 x 2 (2-core) */
+	{"opencl", "cpu", -1, 4, 1, 0, 0, 0, 0,
+	 "PoCL 2-core measurement before the table (4 x 1 against 2 x 2)"},
+	{"opencl", "cpu", NB_DD, 1, 1, 0, 0, 0, 0,
+	 "not swept: a dd is four registers"},
+	/* the host's C (gcc -O3 -march=native), 2-core AMD EPYC with
+	 * AVX-512, 2026-11-23, bench/cpu_rows.sh host 8192: float 8 x 2 is
+	 * 1.02 to 1.22 times 8 x 1 (gravity, Biot-Savart, Gauss transform),
+	 * 16 x 1 the same within the noise; double 8 x 1 is 4.2 times 4 x 1 */
+	{"c", "host-avx512", NB_FLOAT, 8, 2, 0, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	{"c", "host-avx512", NB_DOUBLE, 8, 1, 0, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	/* before the table: a lane loop of 8 fills a 256-bit vector of
+	 * floats; double and dd half that (dd not swept) */
+	{"c", "host", NB_FLOAT, 8, 1, 0, 0, 0, 0,
+	 "a 256-bit vector of floats (before the table)"},
+	{"c", "host", -1, 4, 1, 0, 0, 0, 0,
+	 "half float's lanes (before the table; dd not swept)"},
+	/* paper 000's fastest gravity ("double-unrolling", Table II) and
+	 * paper 001's Fig. 4: 16 independent float operations a step fill
+	 * the 5-slot VLIW bundles; a double takes several slots, so two
+	 * i-elements; a dd's operations are long chains already */
+	{"amdil", "", NB_FLOAT, 4, 4, 0, 0, 0, 0, "papers 000 and 001 (RV770)"},
+	{"amdil", "", NB_DOUBLE, 2, 1, 0, 0, 0, 0, "papers 000 and 001 (RV770)"},
+	{"amdil", "", NB_DD, 1, 1, 0, 0, 0, 0, "papers 000 and 001 (RV770)"},
+};
+
+/* The row of exactly this class and precision (or any precision). */
+static const nb_defaults *exact(const char *target, const char *cls,
+                                size_t n, nb_prec p)
+{
+	const nb_defaults *any = NULL;
+	for (size_t i = 0; i < NELEM(table); i++) {
+		const nb_defaults *r = &table[i];
+		if (strcmp(r->target, target) || strlen(r->devclass) != n ||
+		    strncmp(r->devclass, cls, n))
+			continue;
+		if (r->prec == (int)p)
+			return r;
+		if (r->prec < 0 && !any)
+			any = r;
+	}
+	return any;
+}
+
+const nb_defaults *nb_defaults_find(const char *target,
+                                    const char *devclass, nb_prec p)
+{
+	const char *c = devclass ? devclass : "";
+	for (size_t n = strlen(c);; ) {
+		const nb_defaults *r = exact(target, c, n, p);
+		if (r)
+			return r;
+		if (n == 0)
+			break;
+		const char *dash = memchr(c, '-', n);
+		size_t m = n;
+		while (dash && (size_t)(dash - c) < n) {
+			m = (size_t)(dash - c);
+			dash = memchr(dash + 1, '-', n - m - 1);
+		}
+		n = m < n ? m : 0;
+	}
+	/* a class the target has no row for: the class of its last row */
+	for (size_t i = NELEM(table); i-- > 0;)
+		if (strcmp(table[i].target, target) == 0)
+			return exact(target, table[i].devclass,
+			             strlen(table[i].devclass), p);
+	return NULL;
+}
+
+int nb_defaults_class_ok(const char *devclass)
+{
+	for (size_t i = 0; i < NELEM(table); i++) {
+		const char *c = table[i].devclass;
+		/* a row's class, or a narrower one of it ("gpu-amd") */
+		if (*c && strncmp(devclass, c, strlen(c)) == 0 &&
+		    (devclass[strlen(c)] == 0 || devclass[strlen(c)] == '-'))
+			return 1;
+	}
+	return 0;
+}
+
+void defaults_apply(const char *target, Type widest, nb_options *o)
+{
+	const char *cls = o->devclass ? o->devclass : o->cpu ? "cpu" : "gpu";
+	const nb_defaults *r = nb_defaults_find(target, cls, (nb_prec)widest);
+	if (!r)
+		return;
+	if (!(o->given & NB_GIVEN_UNROLL_I) && !o->unroll_i)
+		o->unroll_i = r->unroll_i;
+	if (!(o->given & NB_GIVEN_UNROLL_J))
+		o->unroll_j = r->unroll_j;
+	if (!(o->given & NB_GIVEN_WG) && !o->wg)
+		o->wg = r->wg;
+	if (!(o->given & NB_GIVEN_TILE) && !o->tile)
+		o->tile = r->tile;
+}

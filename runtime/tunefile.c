@@ -1,0 +1,98 @@
+/* tunefile.c: the tuner's cache entries, written and read back.  An entry
+ * is a few lines of text sealed by the digest of what precedes it; the
+ * reader takes bytes that anyone could have damaged, so it reads nothing
+ * past their end and refuses every value out of range (tests/fuzz). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt_impl.h"
+
+#define MAGIC "nbcc-tune 1\n"
+
+void nbrt_variant_str(const nbrt_variant *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "ui=%d uj=%d split=%d wg=%d tile=%d path=%s", v->ui,
+	         v->uj, v->split, v->wg, v->tile, v->other ? "other" : "own");
+}
+
+char *nbrt_tunefile_write(const nbrt_variant *v, double rate, double ratio)
+{
+	char var[128];
+	nbrt_variant_str(v, var, sizeof var);
+	char *body = nbrt_aprintf(MAGIC "variant %s\nrate %.6e ratio %.4f\n",
+	                          var, rate, ratio);
+	if (!body)
+		return NULL;
+	char d[33];
+	nbrt_digest(body, strlen(body), d);
+	char *all = nbrt_aprintf("%sdigest %s\n", body, d);
+	free(body);
+	return all;
+}
+
+/* "key=N" with N in [lo, hi]: the next word of *p. */
+static int field(char **p, const char *key, int lo, int hi, int *out)
+{
+	size_t n = strlen(key);
+	if (strncmp(*p, key, n) || (*p)[n] != '=')
+		return -1;
+	char *s = *p + n + 1, *end;
+	if (!(*s >= '0' && *s <= '9') && *s != '-')
+		return -1;
+	long x = strtol(s, &end, 10);
+	if (end == s || x < lo || x > hi || (*end != ' ' && *end != '\n'))
+		return -1;
+	*out = (int)x;
+	*p = end + (*end == ' ');
+	return 0;
+}
+
+int nbrt_tunefile_read(const char *s, size_t len, nbrt_variant *v,
+                       double *rate)
+{
+	/* entries are short: a longer one is not ours */
+	char buf[512];
+	if (len >= sizeof buf || len < sizeof MAGIC - 1 ||
+	    memcmp(s, MAGIC, sizeof MAGIC - 1))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (strlen(buf) != len)
+		return -1;
+	char *dig = strstr(buf, "digest ");
+	if (!dig || strlen(dig) != 7 + 32 + 1 || dig[39] != '\n')
+		return -1;
+	char d[33];
+	nbrt_digest(buf, (size_t)(dig - buf), d);
+	if (memcmp(d, dig + 7, 32))
+		return -1;
+	char *p = buf + sizeof MAGIC - 1;
+	if (strncmp(p, "variant ", 8))
+		return -1;
+	p += 8;
+	int split;
+	if (field(&p, "ui", 1, 64, &v->ui) || field(&p, "uj", 1, 64, &v->uj) ||
+	    field(&p, "split", 1, 16, &split) ||
+	    field(&p, "wg", 0, 4096, &v->wg) ||
+	    field(&p, "tile", -1, 4096, &v->tile))
+		return -1;
+	if (split & (split - 1))
+		return -1;
+	v->split = split;
+	if (strncmp(p, "path=own\n", 9) == 0)
+		v->other = 0;
+	else if (strncmp(p, "path=other\n", 11) == 0)
+		v->other = 1;
+	else
+		return -1;
+	p = strchr(p, '\n') + 1;
+	char *end;
+	if (strncmp(p, "rate ", 5))
+		return -1;
+	double r = strtod(p + 5, &end);
+	if (end == p + 5 || !isfinite(r) || r <= 0 || *end != ' ')
+		return -1;
+	*rate = r;
+	return 0;
+}
