@@ -33,6 +33,8 @@ typedef struct nb_options {
 	int fast_math;        /* allow reassociation and native functions */
 	int fma;              /* contract a*b+c into fma (float, double) */
 	int ftz;              /* float-only GPU kernels flush subnormals */
+	int approx;           /* C back end: approximate float functions where
+	                         the precision allows (prec.c); --no-approx */
 	int cpu;              /* the OpenCL device is a CPU (defaults differ) */
 	int wg;               /* OpenCL work-group size, 0: default */
 	int tile;             /* j-elements per local-memory tile, 0: default,
@@ -48,6 +50,7 @@ enum {
 	NB_GIVEN_JSPLIT = 8, NB_GIVEN_SCHED = 16, NB_GIVEN_FAST_MATH = 32,
 	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
 	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024, NB_GIVEN_FTZ = 2048,
+	NB_GIVEN_APPROX = 4096,
 };
 
 void nb_options_init(nb_options *o);

@@ -29,6 +29,7 @@ void nb_options_init(nb_options *o)
 	o->sched = 1;
 	o->fma = 1;
 	o->ftz = 1;
+	o->approx = 1;
 }
 
 static const char help_before[] =
@@ -52,6 +53,10 @@ static const char help_after[] =
 	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
 	"                     (by default they flush to zero: rsqrt is then\n"
 	"                     one instruction on NVIDIA GPUs)\n"
+	"  --no-approx        C back end: float division, sqrt and rsqrt\n"
+	"                     correctly rounded and libm's scalar exp, log,\n"
+	"                     sin, cos, pow (by default: estimates with a\n"
+	"                     Newton step and glibc's vector functions)\n"
 	"  --wg=N             OpenCL work-group size (default 128)\n"
 	"  --tile=N           j-elements staged per local-memory tile (default:\n"
 	"                     the work-group size); 0 reads them through the\n"
@@ -194,6 +199,11 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		o->given |= NB_GIVEN_FTZ;
 		return 1;
 	}
+	if (strcmp(arg, "--no-approx") == 0) {
+		o->approx = 0;
+		o->given |= NB_GIVEN_APPROX;
+		return 1;
+	}
 	if (strcmp(arg, "--fma") == 0) {
 		o->fma = 1;
 		o->given |= NB_GIVEN_FMA;
@@ -239,6 +249,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --no-fma");
 	if (!o->ftz)
 		ADD(" --no-ftz");
+	if (!o->approx)
+		ADD(" --no-approx");
 	if (o->cpu)
 		ADD(" --device-class=cpu");
 	if (o->wg)

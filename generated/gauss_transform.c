@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/gauss_transform.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -27,6 +28,11 @@
 #include <math.h>
 #include <stddef.h>
 
+#if defined __x86_64__ && defined __GLIBC__ && defined _OPENMP
+#pragma omp declare simd notinbranch
+float expf(float);
+#endif
+
 void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_tx,
 	const float *restrict nbv_ty,
@@ -41,7 +47,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
@@ -53,6 +59,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 		float v3[8];
 		float v4[8];
 		float v5[8];
+		#pragma omp simd
 		for (int k = 0; k < 8; k++) {
 			v3[k] = nbv_tx[i + k <= ilast ? i + k : ilast];
 			v4[k] = nbv_ty[i + k <= ilast ? i + k : ilast];
@@ -64,6 +71,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 			const float v28 = nbv_sx[j + 0];
 			const float v38 = nbv_sz[j + 0];
 			const float v94 = nbv_w[j + 0];
+			#pragma omp simd
 			for (int k = 0; k < 8; k++) {
 				const float v29 = v4[k] - v27;
 				const float v37 = v3[k] - v28;

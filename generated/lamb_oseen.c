@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/lamb_oseen.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -25,6 +26,11 @@
 #include <math.h>
 #include <stddef.h>
 
+#if defined __x86_64__ && defined __GLIBC__ && defined _OPENMP
+#pragma omp declare simd notinbranch
+float expf(float);
+#endif
+
 void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
 	const float *restrict nbv_yi,
@@ -38,7 +44,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
@@ -52,6 +58,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 		const float v2 = v0 * 0.159154937f;
 		float v3[8];
 		float v4[8];
+		#pragma omp simd
 		for (int k = 0; k < 8; k++) {
 			v3[k] = nbv_xi[i + k <= ilast ? i + k : ilast];
 			v4[k] = nbv_yi[i + k <= ilast ? i + k : ilast];
@@ -61,6 +68,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 			const float v25 = nbv_yj[j + 0];
 			const float v26 = nbv_xj[j + 0];
 			const float v140 = nbv_gam[j + 0];
+			#pragma omp simd
 			for (int k = 0; k < 8; k++) {
 				const float v27 = v4[k] - v25;
 				const float v35 = v3[k] - v26;

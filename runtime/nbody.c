@@ -94,7 +94,7 @@ static void usage(FILE *f)
 	        "  --size PX          picture panel size in pixels (default 512)\n"
 	        "  --view L           pictures span [-L, L] (default: from step 0)\n"
 	        "  --device SPEC      host, amdil, cpu, gpu, P:D or a name (default:\n"
-	        "                     $NBRT_DEVICE, else a GPU, else a CPU)\n"
+	        "                     $NBRT_DEVICE, else a GPU, else the host)\n"
 	        "  --list-devices     list OpenCL devices and exit\n"
 	        "  --kernel FILE      another gravity kernel (.nbl, or .cl/.c/.il from\n"
 	        "                     nbcc); default: the built-in gravity.nbl\n"

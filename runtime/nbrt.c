@@ -73,7 +73,7 @@ nbrt *nbrt_open(const char *spec, char **err)
 		rt->be = &nbrt_cl_backend;
 	int r = rt->be->open(rt, spec);
 	if (r == 1) {
-		nbrt_note(rt, "no OpenCL device: using the host");
+		nbrt_note(rt, "no OpenCL GPU: using the host's C back end");
 		rt->be->close(rt);
 		rt->be = &nbrt_host_backend;
 		r = rt->be->open(rt, NULL);

@@ -30,7 +30,8 @@ typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
  *   anything else    the first OpenCL device whose platform or device name
  *                    contains it (case-insensitive)
  *   NULL or ""       $NBRT_DEVICE if set, else the first GPU, else the
- *                    first CPU, else (no OpenCL device at all) the host
+ *                    host (its C kernels outrun OpenCL on a CPU; "cpu"
+ *                    asks for OpenCL's)
  * On failure returns NULL and, if err is not NULL, a malloc'd message. */
 nbrt *nbrt_open(const char *spec, char **err);
 void nbrt_close(nbrt *rt);

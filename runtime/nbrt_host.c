@@ -302,7 +302,10 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	const Host *h = rt->priv;
 	char err[512];
 	static const char *const allowed[] = {
-		"-ffast-math", "-fno-math-errno", "-ffinite-math-only", NULL,
+		"-ffast-math", "-fno-math-errno", "-ffinite-math-only",
+		/* float's estimates (compiler/emit_c.c, c_build_options) */
+		"-funsafe-math-optimizations", "-fno-associative-math",
+		"-fsigned-zeros", NULL,
 	};
 	if (nbrt_options_ok(k, allowed))
 		return -1;

@@ -18,8 +18,9 @@ struct nbrt_backend {
 	const char *spec;
 	const char *where;  /* where its kernels run, for messages */
 	int host;           /* 1: it runs on this CPU, its memory the host's */
-	/* Fills in rt (name, limits, priv); 1 when there is no device of
-	 * this kind at all and spec is NULL, so that another may serve. */
+	/* Fills in rt (name, limits, priv); 1 when spec is NULL and there
+	 * is no device of this kind, or none better than the host's C path
+	 * (OpenCL offers only a CPU), so that another may serve. */
 	int (*open)(nbrt *rt, const char *spec);
 	void (*close)(nbrt *rt);          /* frees rt->priv, opened or not */
 	int (*list)(FILE *out);           /* nbrt_list; NULL: nothing to list */

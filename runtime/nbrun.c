@@ -90,7 +90,7 @@ static void usage(FILE *f)
 	        "  --device SPEC      gpu, cpu, P:D (see --list-devices), part of a\n"
 	        "                     device name, host, or amdil (default:\n"
 	        "                     $NBRT_DEVICE, else the first GPU, else the\n"
-	        "                     first CPU)\n"
+	        "                     host)\n"
 	        "  --random NI,NJ     random inputs instead of --i and --j: every LMEM\n"
 	        "                     and BMEM uniform in (0,1); CONSTs not given\n"
 	        "                     by --const random in (0,1) too (shown on stderr)\n"
