@@ -13,6 +13,8 @@ BIN=${BIN:-bin}
 NI=${1:-200000}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+echo "# float against double, $NI inputs: worst ulp, worst relative error;" \
+	"default, then --no-approx"
 # name, expression, range of x (lo hi, log-uniform when lo > 0, else
 # uniform), range of y, awk reference
 while read -r name expr xlo xhi ylo yhi ref; do
