@@ -13,11 +13,11 @@
 # perf works), which another job's load moves less: it counts a core's
 # work, so rows on two cores show about one core's figure there (less
 # where threads spin in a barrier waiting for a preempted partner).
-#   usage: bench/cpu.sh            (N=8192 NE=4096 R=5 BIN=bin)
+#   usage: bench/cpu.sh            (N=8192 NE=8192 R=5 BIN=bin)
 set -u
 BIN=${BIN:-bin}
 N=${N:-8192}
-NE=${NE:-4096}
+NE=${NE:-8192}
 R=${R:-5}
 CC=${ANCHOR_CC:-gcc}
 G=dsl-examples/gravity.nbl
@@ -39,7 +39,7 @@ ms() {
 	perf stat -x, -e task-clock -o "$T/perf" "$@" >"$T/out" 2>/dev/null &&
 		grep task-clock "$T/perf" | cut -d, -f1
 }
-# one row: LABEL N command...; appends "LABEL\twall\tcpu" to $T/rows.
+# one row: LABEL N command...; appends "LABEL\twall\tcpu" to $T/$rows.
 # The anchor times itself; nbbench's CPU time is that of -r 5 less that
 # of -r 0 (the same process, compile and warm-up included, without the 5
 # timed runs).
@@ -51,7 +51,7 @@ row() {
 	*/a1 | */a2)
 		"$@" >"$T/out" || return
 		set -- $(cat "$T/out")
-		printf '%s\t%s\t%s\n' "$label" "$1" "$2" >>"$T/rows"
+		printf '%s\t%s\t%s\n' "$label" "$1" "$2" >>"$T/$rows"
 		return ;;
 	esac
 	if [ $perf = 1 ]; then
@@ -64,7 +64,7 @@ row() {
 	awk -v l="$label" -v w="$(cut -d, -f9 "$T/out")" \
 	    -v m0="$m0" -v m5="$m5" -v n="$n" 'BEGIN {
 		d = m5 - m0
-		printf "%s\t%s\t%.4e\n", l, w, (d > 0 ? 5 * n * n / (d / 1000) : 0) }' >>"$T/rows"
+		printf "%s\t%s\t%.4e\n", l, w, (d > 0 ? 5 * n * n / (d / 1000) : 0) }' >>"$T/$rows"
 }
 nb() { row "$1" "$2" "$BIN/nbbench" "$3" "$2" $4; }
 
@@ -87,8 +87,9 @@ table() {
 			printf "%-44s %11.3e %6.2f %11.3e %6.2f\n", l, mw, mw / bw, mc,
 			       (bc > 0 ? mc / bc : 0)
 		}
-	}' "$T/rows"
+	}' "$T/$rows"
 }
+rows=rows
 
 echo
 echo "float gravity, N = $N (ratios to the plain loop on one core)"
@@ -117,15 +118,27 @@ table "plain loop, 1 core"
 
 echo
 echo "every example, NE = $NE: the host path against PoCL (ratio: host / PoCL)"
+one1() { # LABEL N KERNEL FLAGS: on one core
+	row "$1" "$2" env OMP_NUM_THREADS=1 POCL_MAX_PTHREAD_COUNT=1 "$BIN/nbbench" "$3" "$2" $4
+}
 for k in dsl-examples/*.nbl; do
 	e=$(basename "$k" .nbl)
 	n=$NE
-	[ "$e" = oneloop ] && n=$((NE / 4)) # dd: 30 times slower
+	[ "$e" = oneloop ] && n=$((NE / 8)) # dd: 100 times slower
 	: >"$T/rows"
+	: >"$T/rows1"
 	for rep in $(seq "$R"); do
+		rows=rows
 		nb "$e PoCL default" "$n" "$k" "--device cpu"
-		nb "$e PoCL --unroll-i=8 --unroll-j=2" "$n" "$k" "--device cpu --unroll-i=8 --unroll-j=2"
+		nb "$e PoCL 8x2" "$n" "$k" "--device cpu --unroll-i=8 --unroll-j=2"
 		nb "$e host default" "$n" "$k" "--device host"
+		rows=rows1
+		one1 "$e 1 core: PoCL default" "$n" "$k" "--device cpu"
+		one1 "$e 1 core: PoCL 8x2" "$n" "$k" "--device cpu --unroll-i=8 --unroll-j=2"
+		one1 "$e 1 core: host default" "$n" "$k" "--device host"
 	done
+	rows=rows
 	table "$e PoCL default" | tail -n +2
+	rows=rows1
+	table "$e 1 core: PoCL default" | tail -n +2
 done

@@ -149,6 +149,18 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	case O_CONST:
 		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
+	case O_EXP:
+		if (c->simd) { /* nb_expf: see mvec_decls */
+			const Ins *a = &f->ins[in->arg[0]];
+			buf_puts(out, "nb_expf(");
+			if (a->op == O_IMM)
+				emit_imm(out, a);
+			else
+				name(out, f, in->arg[0], c);
+			buf_putc(out, ')');
+			break;
+		}
+		/* fall through */
 	default:
 		emit_rhs(out, f, k, target_c.spell, 0, name, c);
 	}
@@ -279,7 +291,16 @@ static int mvec_decls(const Func *f, Buf *out)
 				buf_puts(out, ", float");
 			buf_puts(out, ");\n");
 		}
-	buf_puts(out, "#endif\n\n");
+	buf_puts(out, "#endif\n");
+	/* libmvec's expf leaves its vector code for a scalar loop where
+	 * |x| > 87.33 (ten times slower for a Gaussian that underflows);
+	 * below -87.33 the result is under FLT_MIN, and 0 as float kernels
+	 * flush subnormals (prec.c's ftz) */
+	if (used[O_EXP])
+		buf_puts(out, "static inline float nb_expf(float x)\n{\n"
+		         "\treturn x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));\n"
+		         "}\n");
+	buf_putc(out, '\n');
 	return 1;
 }
 

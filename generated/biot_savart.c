@@ -38,6 +38,10 @@
 #pragma omp declare simd notinbranch
 float expf(float);
 #endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
 
 void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
@@ -100,7 +104,7 @@ void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 				const float v91 = v75 * v83;
 				const float v99 = v91 * v24;
 				const float v107 = -v99;
-				const float v115 = expf(v107);
+				const float v115 = nb_expf(v107);
 				const float v123 = fmaf(-v99, 0.00833333377f, 0.0416666679f);
 				const float v124 = 1.0f - v115;
 				const float v139 = fmaf(-v99, v123, 0.166666672f);

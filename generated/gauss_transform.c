@@ -32,6 +32,10 @@
 #pragma omp declare simd notinbranch
 float expf(float);
 #endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
 
 void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_tx,
@@ -80,7 +84,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 				const float v55 = fmaf(v37, v37, v39);
 				const float v70 = fmaf(v54, v54, v55);
 				const float v78 = v2 * v70;
-				const float v86 = expf(v78);
+				const float v86 = nb_expf(v78);
 				r8[k] = fmaf(v94, v86, r8[k]);
 			}
 		}

@@ -30,6 +30,10 @@
 #pragma omp declare simd notinbranch
 float expf(float);
 #endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
 
 void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
@@ -76,7 +80,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 				const float v51 = fmaf(v35, v35, v36);
 				const float v59 = v51 * v0;
 				const float v67 = -v59;
-				const float v75 = expf(v67);
+				const float v75 = nb_expf(v67);
 				const float v83 = 1.0f - v75;
 				const float v91 = fmaf(-v59, 0.00833333377f, 0.0416666679f);
 				const float v92 = v83 / v59;
