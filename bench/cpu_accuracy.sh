@@ -55,7 +55,7 @@ done <<'TAB'
 rsqrt x**-0.5 1e-30 1e30 1 1 1/sqrt(x)
 sqrt sqrt(x) 1e-30 1e30 1 1 sqrt(x)
 divide x/y 1e-15 1e15 1e-15 1e15 x/y
-exp exp(x) -87 88 1 1 exp(x)
+exp exp(x) -87.33 88.7 1 1 exp(x)
 log log(x) 1e-30 1e30 1 1 log(x)
 sin sin(x) -100 100 1 1 sin(x)
 cos cos(x) -100 100 1 1 cos(x)
