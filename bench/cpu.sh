@@ -13,7 +13,8 @@
 # perf works), which another job's load moves less: it counts a core's
 # work, so rows on two cores show about one core's figure there (less
 # where threads spin in a barrier waiting for a preempted partner).
-#   usage: bench/cpu.sh            (N=8192 NE=8192 R=5 BIN=bin)
+#   usage: bench/cpu.sh            (N=8192 NE=8192 R=5 BIN=bin; EX=0: no
+#                                   examples)
 set -u
 BIN=${BIN:-bin}
 N=${N:-8192}
@@ -115,6 +116,7 @@ for rep in $(seq "$R"); do
 done
 table "plain loop, 1 core"
 [ $cl = 1 ] || { echo "no OpenCL CPU device: no PoCL rows"; exit 0; }
+[ "${EX:-1}" = 1 ] || exit 0
 
 echo
 echo "every example, NE = $NE: the host path against PoCL (ratio: host / PoCL)"
