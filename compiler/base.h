@@ -100,6 +100,11 @@ typedef struct Prec {
 	                       for fmas, wider ones keep the order written */
 	int ftz;            /* a kernel computing in nothing wider flushes
 	                       subnormals unless --no-ftz (OpenCL) */
+	int approx;         /* the C back end may compute division, sqrt and
+	                       rsqrt from hardware estimates and a Newton
+	                       step, exp, log, sin, cos and pow with glibc's
+	                       vector functions (a few ulp, as OpenCL allows;
+	                       docs/performance.md), unless --no-approx */
 	int eft;            /* built of error-free transformations, which
 	                       fast math or flushing turns into zeros: never
 	                       built with either */

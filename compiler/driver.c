@@ -225,6 +225,7 @@ static void file_options(Ctx *c, nb_options *o, const nb_options *given)
 				TAKE(NB_GIVEN_TILE, tile);
 				TAKE(NB_GIVEN_FTZ, ftz);
 				TAKE(NB_GIVEN_DD, dd_qd);
+				TAKE(NB_GIVEN_APPROX, approx);
 #undef TAKE
 			}
 		}

@@ -21,7 +21,8 @@ enum {
 	O_COUNT
 };
 
-enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4, P_NATIVE = 8, P_I = 16, P_J = 32 };
+enum { P_COMM = 1, P_LEAF = 2, P_SINK = 4, P_NATIVE = 8, P_I = 16, P_J = 32,
+       P_MVEC = 64 };
 typedef enum {
 	K_NONE, K_LOAD, K_ADD, K_MUL, K_FMA, K_DIV, K_SQRT, K_RSQRT, K_TRANS,
 	K_CMP, K_OTHER, K_COUNT

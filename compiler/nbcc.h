@@ -50,6 +50,8 @@ typedef struct nb_options {
 	int fma;              /* contract a*b+c into fma (float, double) */
 	int ftz;              /* float-only GPU kernels flush subnormals */
 	int dd_qd;            /* dd arithmetic as QD's defaults (--dd=qd) */
+	int approx;           /* C back end: approximate float functions where
+	                         the precision allows (prec.c); --no-approx */
 	int cpu;              /* the OpenCL device is a CPU (defaults differ) */
 	const char *devclass; /* the device class whose row of the defaults
 	                         table applies ("gpu-nvidia", "cpu-avx512",
@@ -68,7 +70,7 @@ enum {
 	NB_GIVEN_JSPLIT = 8, NB_GIVEN_SCHED = 16, NB_GIVEN_FAST_MATH = 32,
 	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
 	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024, NB_GIVEN_FTZ = 2048,
-	NB_GIVEN_DD = 4096,
+	NB_GIVEN_DD = 4096, NB_GIVEN_APPROX = 8192,
 };
 
 void nb_options_init(nb_options *o);

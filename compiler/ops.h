@@ -11,7 +11,9 @@
  *             accumulator (RMEM) and yields no value, P_NATIVE has an
  *             OpenCL native_ form that --fast-math uses for float, P_I
  *             and P_J depend on the i- or j-element (its lane: copies of
- *             an unrolled body take their own)
+ *             an unrolled body take their own), P_MVEC has a vector form
+ *             in glibc's libmvec, which the C back end declares for float
+ *             (prec.c's approx)
  *    kind     counted under this heading by --stats
  *    flops    counted flops (fma 2, others 1; loads, moves, logic 0)
  *    latency  rough cycles, for the scheduler's critical path
@@ -51,11 +53,11 @@ OP(FNMA,    3, 0,        K_FMA,   2, 4,  0,    "fma",  0,       0,      F(fma(-a
 /* the built-in functions, in the order their list is shown to users */
 OP(SQRT,    1, P_NATIVE, K_SQRT,  1, 16, 0,    "sqrt", "sqrt",  "sqrt", F(sqrt(a)),      F(nb_dd_sqrt(x)))
 OP(RSQRT,   1, P_NATIVE, K_RSQRT, 1, 16, 0,    "rsqrt","rsqrt", "rsqrt",F(1 / sqrt(a)),  F(nb_dd_rsqrt(x)))
-OP(EXP,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)))
-OP(LOG,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)))
-OP(SIN,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)))
-OP(COS,     1, P_NATIVE, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)))
-OP(POW,     2, 0,        K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)))
+OP(EXP,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)))
+OP(LOG,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)))
+OP(SIN,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)))
+OP(COS,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)))
+OP(POW,     2, P_MVEC,   K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)))
 OP(FABS,    1, 0,        K_OTHER, 0, 1,  0,    "fabs", "fabs",  "fabs", F(fabs(a)),      F(nb_dd_fabs(x)))
 OP(FMIN,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmin", "fmin",  "fmin", F(fmin(a, b)),   F(nb_dd_fmin(x, y)))
 OP(FMAX,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmax", "fmax",  "fmax", F(fmax(a, b)),   F(nb_dd_fmax(x, y)))

@@ -29,6 +29,7 @@ void nb_options_init(nb_options *o)
 	o->sched = 1;
 	o->fma = 1;
 	o->ftz = 1;
+	o->approx = 1;
 }
 
 static const char help_before[] =
@@ -57,6 +58,10 @@ static const char help_after[] =
 	"                     bounded relative error, IEEE special values);\n"
 	"                     qd is QD's own default, faster: an add's error\n"
 	"                     is relative to |a|+|b|, no infinities\n"
+	"  --no-approx        C back end: float division, sqrt and rsqrt\n"
+	"                     correctly rounded and libm's scalar exp, log,\n"
+	"                     sin, cos, pow (by default: estimates with a\n"
+	"                     Newton step and glibc's vector functions)\n"
 	"  --wg=N             OpenCL work-group size (default 128)\n"
 	"  --tile=N           j-elements staged per local-memory tile (default:\n"
 	"                     the work-group size; 32 KB of them for a split\n"
@@ -212,6 +217,11 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		o->given |= NB_GIVEN_FTZ;
 		return 1;
 	}
+	if (strcmp(arg, "--no-approx") == 0) {
+		o->approx = 0;
+		o->given |= NB_GIVEN_APPROX;
+		return 1;
+	}
 	if (strcmp(arg, "--fma") == 0) {
 		o->fma = 1;
 		o->given |= NB_GIVEN_FMA;
@@ -259,6 +269,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --no-ftz");
 	if (o->dd_qd)
 		ADD(" --dd=qd");
+	if (!o->approx)
+		ADD(" --no-approx");
 	if (o->devclass)
 		ADD(" --device-class=%s", o->devclass);
 	else if (o->cpu)

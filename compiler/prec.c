@@ -12,6 +12,7 @@ const Prec prec[NPREC] = {
 		.clelem = "float", .tag = "f", .zero = "0", .litfmt = "%.9g",
 		.litsfx = "f", .litcast = "", .mathsfx = "f", .rank = 0,
 		.scalars = 1, .words = 1, .fuses = 1, .reorder = 1, .ftz = 1,
+		.approx = 1,
 		.max = FLT_MAX, .min_normal = FLT_MIN, .true_min = FLT_TRUE_MIN,
 		.unit = 0x1p-24,
 		.read = read_f32, .eval = eval_f32,

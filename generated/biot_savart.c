@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/biot_savart.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -33,6 +34,15 @@
 #include <math.h>
 #include <stddef.h>
 
+#if defined __x86_64__ && defined __GLIBC__ && defined _OPENMP
+#pragma omp declare simd notinbranch
+float expf(float);
+#endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
+
 void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
 	const float *restrict nbv_yi,
@@ -51,7 +61,7 @@ void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
@@ -68,6 +78,7 @@ void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 		float v0[8];
 		float v1[8];
 		float v2[8];
+		#pragma omp simd
 		for (int k = 0; k < 8; k++) {
 			v0[k] = nbv_xi[i + k <= ilast ? i + k : ilast];
 			v1[k] = nbv_yi[i + k <= ilast ? i + k : ilast];
@@ -81,6 +92,7 @@ void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 			const float v173 = nbv_gz[j + 0];
 			const float v174 = nbv_gy[j + 0];
 			const float v175 = nbv_gx[j + 0];
+			#pragma omp simd
 			for (int k = 0; k < 8; k++) {
 				const float v34 = v32 - v1[k];
 				const float v42 = v33 - v0[k];
@@ -92,7 +104,7 @@ void nbk_biot_savart(long ni, long nj, long ibase, long jbase, int accum,
 				const float v91 = v75 * v83;
 				const float v99 = v91 * v24;
 				const float v107 = -v99;
-				const float v115 = expf(v107);
+				const float v115 = nb_expf(v107);
 				const float v123 = fmaf(-v99, 0.00833333377f, 0.0416666679f);
 				const float v124 = 1.0f - v115;
 				const float v139 = fmaf(-v99, v123, 0.166666672f);

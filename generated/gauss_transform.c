@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/gauss_transform.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -27,6 +28,15 @@
 #include <math.h>
 #include <stddef.h>
 
+#if defined __x86_64__ && defined __GLIBC__ && defined _OPENMP
+#pragma omp declare simd notinbranch
+float expf(float);
+#endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
+
 void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_tx,
 	const float *restrict nbv_ty,
@@ -41,7 +51,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
@@ -53,6 +63,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 		float v3[8];
 		float v4[8];
 		float v5[8];
+		#pragma omp simd
 		for (int k = 0; k < 8; k++) {
 			v3[k] = nbv_tx[i + k <= ilast ? i + k : ilast];
 			v4[k] = nbv_ty[i + k <= ilast ? i + k : ilast];
@@ -64,6 +75,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 			const float v28 = nbv_sx[j + 0];
 			const float v38 = nbv_sz[j + 0];
 			const float v94 = nbv_w[j + 0];
+			#pragma omp simd
 			for (int k = 0; k < 8; k++) {
 				const float v29 = v4[k] - v27;
 				const float v37 = v3[k] - v28;
@@ -72,7 +84,7 @@ void nbk_gauss_transform(long ni, long nj, long ibase, long jbase, int accum,
 				const float v55 = fmaf(v37, v37, v39);
 				const float v70 = fmaf(v54, v54, v55);
 				const float v78 = v2 * v70;
-				const float v86 = expf(v78);
+				const float v86 = nb_expf(v78);
 				r8[k] = fmaf(v94, v86, r8[k]);
 			}
 		}

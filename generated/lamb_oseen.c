@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/lamb_oseen.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -25,6 +26,15 @@
 #include <math.h>
 #include <stddef.h>
 
+#if defined __x86_64__ && defined __GLIBC__ && defined _OPENMP
+#pragma omp declare simd notinbranch
+float expf(float);
+#endif
+static inline float nb_expf(float x)
+{
+	return x < -87.33f ? 0.0f : expf(fmaxf(x, -87.33f));
+}
+
 void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
 	const float *restrict nbv_yi,
@@ -38,7 +48,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;
@@ -52,6 +62,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 		const float v2 = v0 * 0.159154937f;
 		float v3[8];
 		float v4[8];
+		#pragma omp simd
 		for (int k = 0; k < 8; k++) {
 			v3[k] = nbv_xi[i + k <= ilast ? i + k : ilast];
 			v4[k] = nbv_yi[i + k <= ilast ? i + k : ilast];
@@ -61,6 +72,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 			const float v25 = nbv_yj[j + 0];
 			const float v26 = nbv_xj[j + 0];
 			const float v140 = nbv_gam[j + 0];
+			#pragma omp simd
 			for (int k = 0; k < 8; k++) {
 				const float v27 = v4[k] - v25;
 				const float v35 = v3[k] - v26;
@@ -68,7 +80,7 @@ void nbk_lamb_oseen(long ni, long nj, long ibase, long jbase, int accum,
 				const float v51 = fmaf(v35, v35, v36);
 				const float v59 = v51 * v0;
 				const float v67 = -v59;
-				const float v75 = expf(v67);
+				const float v75 = nb_expf(v67);
 				const float v83 = 1.0f - v75;
 				const float v91 = fmaf(-v59, 0.00833333377f, 0.0416666679f);
 				const float v92 = v83 / v59;

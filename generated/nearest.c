@@ -46,7 +46,7 @@ void nbk_nearest(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 3) / 4;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 4, ilast = ibase + ni - 1;

@@ -5,6 +5,7 @@
  * target c
  * source dsl-examples/sph_density.nbl
  * flags --precision=float --unroll-i=8
+ * options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros
  * precision float
  * unroll 8 1 1
  * launch 0 0
@@ -41,7 +42,7 @@ void nbk_sph_density(long ni, long nj, long ibase, long jbase, int accum,
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
 		const long i = ibase + g * 8, ilast = ibase + ni - 1;

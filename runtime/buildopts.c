@@ -27,13 +27,15 @@ int nbrt_options_ok(nbrt_kernel *k, const char *const *allowed)
 
 /* Whether the code does dd arithmetic: the back ends paste ddlib.h into
  * exactly those kernels, and a dd variable says so even in a file some
- * tool has rewritten. */
+ * tool has rewritten.  The guard's #define, not its bare name: a float
+ * kernel (built with float's estimates) may be named NB_DDLIB_H. */
 static int has_dd(const nbrt_kernel *k, const char *code, size_t len)
 {
 	for (int v = 0; v < k->f->nvar; v++)
 		if (k->f->var[v].type == NB_DD)
 			return 1;
-	return memmem(code, len, "NB_DDLIB_H", 10) != NULL;
+	static const char guard[] = "\n#define NB_DDLIB_H\n";
+	return memmem(code, len, guard, sizeof guard - 1) != NULL;
 }
 
 int nbrt_dd_options_ok(nbrt_kernel *k, const char *code, size_t len,
