@@ -255,7 +255,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 	ADD("--precision=%s", nb_prec_name(o->precision));
 	if (o->unroll_i != d.unroll_i)
 		ADD(" --unroll-i=%d", o->unroll_i);
-	if (o->unroll_j != d.unroll_j)
+	/* given, even as 1: the defaults table may give another */
+	if (o->unroll_j != d.unroll_j || (o->given & NB_GIVEN_UNROLL_J))
 		ADD(" --unroll-j=%d", o->unroll_j);
 	if (o->jsplit != d.jsplit)
 		ADD(" --jsplit=%d", o->jsplit);
