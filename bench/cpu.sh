@@ -100,8 +100,8 @@ for rep in $(seq "$R"); do
 	row "plain loop, 1 core" "$N" "$T/a1" "$N" 5
 	row "plain loop, OpenMP, all cores" "$N" "$T/a2" "$N" 5
 	nb "nbcc default, default device" "$N" $G ""
-	nb "host default (8x1)" "$N" $G "--device host"
-	[ $cl = 1 ] && nb "PoCL default (4x1)" "$N" $G "--device cpu"
+	nb "host default" "$N" $G "--device host"
+	[ $cl = 1 ] && nb "PoCL default" "$N" $G "--device cpu"
 	[ $cl = 1 ] && nb "PoCL 8x2" "$N" $G "--device cpu --unroll-i=8 --unroll-j=2"
 	[ $cl = 1 ] && nb "PoCL 16x1" "$N" $G "--device cpu --unroll-i=16"
 	# one thread: each variant's work per core, the least disturbed
