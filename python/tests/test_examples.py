@@ -109,6 +109,45 @@ def ref_lennard_jones(a, t):
             "fz": (f * dz).sum(1), "u": (4 * a["eps"] * (s12 - s6)).sum(1)}
 
 
+def _self(t):
+    """j != i: the pair's indices, as the kernels compare them."""
+    return np.arange(NI)[:, None] != np.arange(NJ)[None, :]
+
+
+def ref_lennard_jones_self(a, t):
+    (xi, yi, zi), (xj, yj, zj) = _pairs(a, "xi yi zi".split(),
+                                        "xj yj zj".split())
+    dx, dy, dz = xi - xj, yi - yj, zi - zj
+    r2 = dx * dx + dy * dy + dz * dz
+    near = _self(t) & (r2 < a["rc2"])
+    with np.errstate(divide="ignore"):
+        ir2 = np.where(near, 1 / r2, 0)
+    s6 = (a["sig2"] * ir2) ** 3
+    s12 = s6 * s6
+    f = 24 * a["eps"] * (2 * s12 - s6) * ir2
+    return {"fx": (f * dx).sum(1), "fy": (f * dy).sum(1),
+            "fz": (f * dz).sum(1), "u": (4 * a["eps"] * (s12 - s6)).sum(1),
+            "n": near.sum(1).astype(t)}
+
+
+def ref_nearest(a, t):
+    (xi, yi, zi), (xj, yj, zj) = _pairs(a, "xi yi zi".split(),
+                                        "xj yj zj".split())
+    dx, dy, dz = xi - xj, yi - yj, zi - zj
+    other = np.where(_self(t), dx * dx + dy * dy + dz * dz, t(1e30))
+    # numpy's argmin takes the first of equal values: the smallest j
+    return {"d2": other.min(1), "k": other.argmin(1).astype(t)}
+
+
+def ref_gauss_logsumexp(a, t):
+    (xi, yi, zi), (yx, yy, yz, lw) = _pairs(a, "xi yi zi".split(),
+                                            "yx yy yz lw".split())
+    dx, dy, dz = xi - yx, yi - yy, zi - yz
+    e = lw - a["ih2"] * (dx * dx + dy * dy + dz * dz)
+    m = e.max(1)
+    return {"l": m + np.log(np.exp(e - m[:, None]).sum(1))}
+
+
 def ref_oneloop(a, t):
     (xx, yy, cnt4), (x30_1, gw30) = _pairs(a, "xx yy cnt4".split(),
                                            "x30_1 gw30".split())
@@ -144,6 +183,9 @@ CONSTS = {
     "oneloop": {"tt": "-1", "ramda": "0.015625", "fme": "1", "fmf": "1",
                 "s": "-1", "one": "1"},
     "sph_density": {},
+    "lennard_jones_self": {"sig2": "0.015625", "eps": "1", "rc2": "0.25"},
+    "nearest": {},
+    "gauss_logsumexp": {"ih2": "100"},
 }
 
 
