@@ -188,8 +188,9 @@ int par_agree(int rc)
 	if (!text)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Bcast(text, (int)len, MPI_CHAR, first, MPI_COMM_WORLD);
-	text[len] = 0;
-	int alike = rc && nkept == len && !memcmp(kept, text, len);
+	if (rank != first) /* kept has no room past nkept, and may be NULL */
+		text[len] = 0;
+	int alike = rc && nkept == len && (!len || !memcmp(kept, text, len));
 	int same = alike;
 	MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank != first)
