@@ -1,7 +1,8 @@
 # The runtime's own choice of j-split (a .nbl on a GPU; forced here on
 # PoCL with NBRT_AUTO_SPLIT=1): the split it picks is the documented one
 # (docs/language.md; nbrt_choose_split in runtime/launch.c: the smallest
-# power of two T <= 16 with ceil(Ni / unroll_i) * T >= 480 * compute units, the
+# power of two T <= 16 with ceil(Ni / unroll_i) * T >= 480 * compute units
+# and T >= 4 (the GPU float row's least split, compiler/defaults.c), the
 # device's compute_units read from nbrun --device-info, unroll_i from
 # nbrun --time's variant line), and it gives the C back
 # end's results (tolerance 1e-5, float), for sizes that choose different
@@ -24,11 +25,12 @@ echo "compute units $units, unroll-i $ui"
 [ "$units" -ge 1 ] && [ "$ui" -ge 1 ]
 status=0
 seen=""
-for n in 7,5 1000,999 4099,31; do
+# 100003: enough i-groups for the 480 rule alone; the least split makes it 4
+for n in 7,5 1000,999 4099,31 100003,17; do
 	ni=${n%,*}
 	want=$(awk -v ni="$ni" -v u="$ui" -v cu="$units" 'BEGIN {
 		g = int((ni + u - 1) / u); t = 1
-		while (t < 16 && g * t < 480 * cu) t *= 2
+		while (t < 16 && (g * t < 480 * cu || t < 4)) t *= 2
 		print t }')
 	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $K \
 		--random $n --seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"

@@ -160,6 +160,17 @@ for w in "^A = " "^B = " "^error estimate of A: " "^kernel time: " "^rate: "; do
 done
 
 # --- PoCL: the same digits -------------------------------------------------
+# the default dd arithmetic is QD's (--dd qd), and the heading says which
+"$OL" --n 32 --target c >"$T/def.txt"
+"$OL" --n 32 --target c --dd qd >"$T/qd.txt"
+"$OL" --n 32 --target c --dd accurate >"$T/acc.txt"
+grep -q "; dd (QD's arithmetic), target" "$T/def.txt" ||
+	die "the default's heading does not name QD's arithmetic"
+grep -q "; dd (accurate arithmetic), target" "$T/acc.txt" ||
+	die "--dd accurate's heading does not name it"
+[ "$(grep '^I = ' "$T/def.txt")" = "$(grep '^I = ' "$T/qd.txt")" ] ||
+	die "the default's I is not --dd qd's"
+
 have_device cpu || {
 	echo "skipped: no OpenCL CPU device for the PoCL half (oneloop.sh)"
 	exit 77
