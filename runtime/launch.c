@@ -37,17 +37,13 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 	if (nj == 0) {
 		ic = ni;
 		jc = 0;
-	} else if (whole_j) {
-		ic = max / nj;
-		ic -= ic % u;
-		jc = nj;
 	} else {
 		/* i-chunks that take the whole j range... */
 		ic = max / nj;
 		ic -= ic % u;
 		jc = nj;
 		size_t wide = ni < fill ? ni : fill;
-		if (ic < wide) {
+		if (ic < wide && !whole_j) {
 			/* ...unless that leaves the device half idle (a GPU ran
 			 * 2^20 x 2^20 gravity 3 times slower in 16 launches of
 			 * 2^16 i than in one): then wide i-chunks, the j range
