@@ -43,13 +43,18 @@ static const nb_defaults table[] = {
 	{"opencl", "cpu", NB_DD, 1, 1, 0, 0, 0, 0,
 	 "not swept: a dd is four registers"},
 	/* the host's C (gcc -O3 -march=native), 2-core AMD EPYC with
-	 * AVX-512, 2026-11-23, bench/cpu_rows.sh host 8192: float 8 x 2 is
-	 * 1.02 to 1.22 times 8 x 1 (gravity, Biot-Savart, Gauss transform),
-	 * 16 x 1 the same within the noise; double 8 x 1 is 4.2 times 4 x 1 */
-	{"c", "host-avx512", NB_FLOAT, 8, 2, 0, 0, 0, 0,
-	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	 * AVX-512, 2026-11-23, one core, every example (KERNELS=all UI="8 16"
+	 * UJ="1 2 4" ONE=1 REF=cpu sh bench/cpu_rows.sh host):
+	 * float 16 x 1 is 1.0 to 1.6 times 8 x 2 in all of them but gravity
+	 * (the same) and the only row at least 0.88 of PoCL's default in
+	 * every one; double 8 x 1 is within 4% of 8 x 2, 8 x 4, 16 x 1 and
+	 * 4.2 times 4 x 1; dd (oneloop) 8 x 4 is 2.4 times 4 x 1 */
+	{"c", "host-avx512", NB_FLOAT, 16, 1, 0, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host, every example)"},
 	{"c", "host-avx512", NB_DOUBLE, 8, 1, 0, 0, 0, 0,
 	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)"},
+	{"c", "host-avx512", NB_DD, 8, 4, 0, 0, 0, 0,
+	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host, every example)"},
 	/* before the table: a lane loop of 8 fills a 256-bit vector of
 	 * floats; double and dd half that (dd not swept) */
 	{"c", "host", NB_FLOAT, 8, 1, 0, 0, 0, 0,

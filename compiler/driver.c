@@ -293,12 +293,21 @@ int nb_compile(const char *path, const char *src, size_t len,
 		goto done;
 	}
 	/* Options nobody set are the target's choice, made for the widest
-	 * type the kernel declares. */
+	 * type the kernel declares.  An index (argmin=, argmax=) is a double
+	 * only to hold j exactly: the values it compares keep their type, so
+	 * a float kernel with one keeps float's row (nearest.nbl: 16 x 1 on
+	 * the host is 1.66 times double's 8 x 1). */
 	if (t->defaults) {
 		Type widest = T_F32;
 		for (int k = SYM_LMEM; k <= SYM_CONST; k++)
-			for (int i = 0; i < p->nsym[k]; i++)
-				widest = type_join(widest, p->sym[k][i]->type);
+			for (int i = 0; i < p->nsym[k]; i++) {
+				const Sym *s = p->sym[k][i];
+				if (k == SYM_RMEM && s->red &&
+				    (s->red->red == NB_ARGMIN ||
+				     s->red->red == NB_ARGMAX))
+					continue;
+				widest = type_join(widest, s->type);
+			}
 		t->defaults(widest, &o);
 	}
 	if (o.unroll_i == 0)

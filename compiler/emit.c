@@ -314,13 +314,16 @@ void red_prelude(Buf *out, const Func *f, const Spelling *sp)
 			const char *cmp = dd ? (a ? "nb_dd_gt(a, *m)" :
 			                        "nb_dd_lt(a, *m)") :
 			                  a ? "a > *m" : "a < *m";
+			/* selects, not a branch: the C back end's lane loop
+			 * vectorizes only a body without one */
 			buf_printf(out,
 			           "/* %s=: the pair (value, j) with the %s value, "
 			           "then the smaller j */\n"
 			           "static inline void nb_%s_%s(%s *m, int *x, %s a, "
 			           "int j)\n{\n"
-			           "\tif (%s || (%s && (unsigned)j < (unsigned)*x)) {\n"
-			           "\t\t*m = a;\n\t\t*x = j;\n\t}\n}\n",
+			           "\tint t = (%s) | ((%s) & ((unsigned)j < "
+			           "(unsigned)*x));\n"
+			           "\t*m = t ? a : *m;\n\t*x = t ? j : *x;\n}\n",
 			           nb_red_name(r), a ? "larger" : "smaller",
 			           nb_red_name(r), g, T, T, cmp,
 			           dd ? "nb_dd_eq(a, *m)" : "a == *m");
@@ -368,6 +371,11 @@ void red_combine(Buf *out, const Func *f, int v, const Spelling *sp,
 	switch (red) {
 	case NB_MIN:
 	case NB_MAX:
+		if (sp->select_minmax && t != T_DD) {
+			buf_printf(out, "%s = %s %s %s ? %s : %s;\n", r, s,
+			           red == NB_MIN ? "<" : ">", r, s, r);
+			break;
+		}
 		buf_printf(out, "%s = %s%s%s(%s, %s);\n", r,
 		           t == T_DD ? "nb_dd_" : "", red == NB_MIN ? "fmin" : "fmax",
 		           red_fsfx(sp, t), r, s);

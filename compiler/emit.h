@@ -15,6 +15,9 @@ typedef struct Spelling {
 	int rsqrt;          /* has rsqrt(x); else it is 1 / sqrt(x) */
 	const char *native; /* prefix of the fast float forms (P_NATIVE rows)
 	                       that --fast-math uses, or NULL */
+	int select_minmax;  /* min= and max= as a compare and select, which
+	                       gcc's vectorizer takes and fminf stops; the
+	                       running value is never a NaN, so the two agree */
 } Spelling;
 
 /* Everything a back end decides.  The rest of the compiler asks the

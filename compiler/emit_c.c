@@ -26,7 +26,7 @@ typedef struct C {
 } C;
 
 /* C's <math.h> has sqrtf for float and no rsqrt. */
-static const Spelling c_spelling = {1, 0, NULL};
+static const Spelling c_spelling = {1, 0, NULL, 1};
 
 /* The scalar type of a variable's array: dd arrays are double pairs. */
 static const char *stype(Type t) { return prec[t].scalar; }

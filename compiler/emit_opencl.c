@@ -18,7 +18,7 @@ typedef struct E {
 } E;
 
 /* OpenCL C overloads sqrt for float, has rsqrt and native_ forms. */
-static const Spelling cl_spelling = {0, 1, "native_"};
+static const Spelling cl_spelling = {0, 1, "native_", 0};
 
 /* The vector type (float2, double4, ...) of a BMEM pack of vwidth scalars. */
 static const char *vtype(const Func *f, nb_prec t, int vwidth)

@@ -4,9 +4,9 @@
  * entry nbk_nearest_entry
  * target c
  * source dsl-examples/nearest.nbl
- * flags --precision=float --unroll-i=4
+ * flags --precision=float --unroll-i=8
  * precision float
- * unroll 4 1 1
+ * unroll 8 1 1
  * launch 0 0
  * flops 10 0
  * pack 0 float 1 1
@@ -28,10 +28,9 @@
 /* argmin=: the pair (value, j) with the smaller value, then the smaller j */
 static inline void nb_argmin_d(double *m, int *x, double a, int j)
 {
-	if (a < *m || (a == *m && (unsigned)j < (unsigned)*x)) {
-		*m = a;
-		*x = j;
-	}
+	int t = (a < *m) | ((a == *m) & ((unsigned)j < (unsigned)*x));
+	*m = t ? a : *m;
+	*x = t ? j : *x;
 }
 void nbk_nearest(long ni, long nj, long ibase, long jbase, int accum,
 	const float *restrict nbv_xi,
@@ -43,27 +42,27 @@ void nbk_nearest(long ni, long nj, long ibase, long jbase, int accum,
 	float *restrict nbv_d2,
 	double *restrict nbv_k)
 {
-	const long ngroup = (ni + 3) / 4;
+	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
 #ifdef _OPENMP
 	#pragma omp parallel for schedule(dynamic)
 #endif
 	for (long g = 0; g < ngroup; g++) {
-		const long i = ibase + g * 4, ilast = ibase + ni - 1;
-		float r6[4];
-		for (int k = 0; k < 4; k++)
+		const long i = ibase + g * 8, ilast = ibase + ni - 1;
+		float r6[8];
+		for (int k = 0; k < 8; k++)
 			r6[k] = INFINITY;
-		double r7[4];
-		for (int k = 0; k < 4; k++)
+		double r7[8];
+		for (int k = 0; k < 8; k++)
 			r7[k] = INFINITY;
-		int rx7[4];
-		for (int k = 0; k < 4; k++)
+		int rx7[8];
+		for (int k = 0; k < 8; k++)
 			rx7[k] = -1;
-		float v0[4];
-		float v1[4];
-		float v2[4];
-		int v3[4];
-		for (int k = 0; k < 4; k++) {
+		float v0[8];
+		float v1[8];
+		float v2[8];
+		int v3[8];
+		for (int k = 0; k < 8; k++) {
 			v0[k] = nbv_xi[i + k <= ilast ? i + k : ilast];
 			v1[k] = nbv_yi[i + k <= ilast ? i + k : ilast];
 			v2[k] = nbv_zi[i + k <= ilast ? i + k : ilast];
@@ -71,32 +70,32 @@ void nbk_nearest(long ni, long nj, long ibase, long jbase, int accum,
 		}
 		long j = jbase;
 		for (; j < jend; j += 1) {
-			const float v17 = nbv_yj[j + 0];
-			const float v18 = nbv_xj[j + 0];
-			const float v24 = nbv_zj[j + 0];
-			const int v40 = (int)(j + 0);
-			for (int k = 0; k < 4; k++) {
-				const float v19 = v1[k] - v17;
-				const float v23 = v0[k] - v18;
-				const float v25 = v19 * v19;
-				const float v32 = v2[k] - v24;
-				const float v33 = fmaf(v23, v23, v25);
-				const float v41 = fmaf(v32, v32, v33);
-				const int v42 = v40 != v3[k];
-				const float v49 = v42 ? v41 : 1.00000002e+30f;
-				const double v53 = (double)v49;
-				r6[k] = fminf(r6[k], v49);
-				nb_argmin_d(&r7[k], &rx7[k], v53, v40);
+			const float v33 = nbv_yj[j + 0];
+			const float v34 = nbv_xj[j + 0];
+			const float v44 = nbv_zj[j + 0];
+			const int v76 = (int)(j + 0);
+			for (int k = 0; k < 8; k++) {
+				const float v35 = v1[k] - v33;
+				const float v43 = v0[k] - v34;
+				const float v45 = v35 * v35;
+				const float v60 = v2[k] - v44;
+				const float v61 = fmaf(v43, v43, v45);
+				const float v77 = fmaf(v60, v60, v61);
+				const int v78 = v76 != v3[k];
+				const float v93 = v78 ? v77 : 1.00000002e+30f;
+				const double v101 = (double)v93;
+				r6[k] = v93 < r6[k] ? v93 : r6[k];
+				nb_argmin_d(&r7[k], &rx7[k], v101, v76);
 			}
 		}
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 8; k++) {
 			if (i + k <= ilast) {
 				if (accum)
-					r6[k] = fminf(r6[k], nbv_d2[i + k]);
+					r6[k] = nbv_d2[i + k] < r6[k] ? nbv_d2[i + k] : r6[k];
 				nbv_d2[i + k] = r6[k];
 			}
 		}
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 8; k++) {
 			if (i + k <= ilast) {
 				r7[k] = (double)rx7[k];
 				nbv_k[i + k] = r7[k];

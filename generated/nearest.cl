@@ -4,9 +4,9 @@
  * entry nbk_nearest
  * target opencl
  * source dsl-examples/nearest.nbl
- * flags --precision=float --unroll-i=2
+ * flags --precision=float --unroll-i=2 --unroll-j=2
  * precision float
- * unroll 2 1 1
+ * unroll 2 2 1
  * launch 128 128
  * flops 10 0
  * pack 0 float 3 4
@@ -24,10 +24,9 @@
 /* argmin=: the pair (value, j) with the smaller value, then the smaller j */
 static inline void nb_argmin_d(double *m, int *x, double a, int j)
 {
-	if (a < *m || (a == *m && (unsigned)j < (unsigned)*x)) {
-		*m = a;
-		*x = j;
-	}
+	int t = (a < *m) | ((a == *m) & ((unsigned)j < (unsigned)*x));
+	*m = t ? a : *m;
+	*x = t ? j : *x;
 }
 #define NB_WG 128
 #define NB_TILE 128
@@ -78,65 +77,148 @@ void nbk_nearest(const int ni, const int nj, const int ibase, const int jbase, c
 #ifdef cl_nv_pragma_unroll
 			#pragma unroll 4
 #endif
-			for (; jj + 0 < NB_TILE; jj += 1) {
+			for (; jj + 1 < NB_TILE; jj += 2) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v9 = q0_0.y;
 				const float v10 = q0_0.x;
 				const float v11 = v1 - v9;
 				const float v12 = v5 - v9;
-				const float v13 = v0 - v10;
-				const float v14 = q0_0.z;
-				const float v15 = v11 * v11;
-				const float v16 = v4 - v10;
-				const float v17 = v12 * v12;
-				const float v18 = v2 - v14;
-				const float v19 = fma(v13, v13, v15);
-				const float v20 = v6 - v14;
-				const float v21 = fma(v16, v16, v17);
-				const int v22 = jbase + jt + jj + 0;
-				const float v23 = fma(v18, v18, v19);
-				const int v24 = v22 != v3;
-				const float v25 = fma(v20, v20, v21);
-				const int v26 = v22 != v7;
-				const float v27 = v24 ? v23 : 1.00000002e+30f;
-				const float v28 = v26 ? v25 : 1.00000002e+30f;
-				const double v29 = (double)v27;
-				const double v30 = (double)v28;
-				r6_0 = fmin(r6_0, v27);
-				nb_argmin_d(&r7_0, &rx7_0, v29, v22);
-				r6_1 = fmin(r6_1, v28);
-				nb_argmin_d(&r7_1, &rx7_1, v30, v22);
+				const float4 q0_1 = t0[jj + 1];
+				const float v13 = q0_1.y;
+				const float v14 = v0 - v10;
+				const float v15 = q0_0.z;
+				const float v16 = v11 * v11;
+				const float v17 = v4 - v10;
+				const float v18 = v12 * v12;
+				const float v19 = q0_1.x;
+				const float v20 = v1 - v13;
+				const float v21 = v5 - v13;
+				const float v22 = v2 - v15;
+				const float v23 = fma(v14, v14, v16);
+				const float v24 = v6 - v15;
+				const float v25 = fma(v17, v17, v18);
+				const float v26 = v0 - v19;
+				const float v27 = q0_1.z;
+				const float v28 = v20 * v20;
+				const float v29 = v4 - v19;
+				const float v30 = v21 * v21;
+				const int v31 = jbase + jt + jj + 0;
+				const float v32 = fma(v22, v22, v23);
+				const int v33 = v31 != v3;
+				const float v34 = fma(v24, v24, v25);
+				const int v35 = v31 != v7;
+				const float v36 = v2 - v27;
+				const float v37 = fma(v26, v26, v28);
+				const float v38 = v6 - v27;
+				const float v39 = fma(v29, v29, v30);
+				const int v40 = jbase + jt + jj + 1;
+				const float v41 = v33 ? v32 : 1.00000002e+30f;
+				const float v42 = v35 ? v34 : 1.00000002e+30f;
+				const float v43 = fma(v36, v36, v37);
+				const int v44 = v40 != v3;
+				const float v45 = fma(v38, v38, v39);
+				const int v46 = v40 != v7;
+				const double v47 = (double)v41;
+				const double v48 = (double)v42;
+				const float v49 = v44 ? v43 : 1.00000002e+30f;
+				const float v50 = v46 ? v45 : 1.00000002e+30f;
+				r6_0 = fmin(r6_0, v41);
+				nb_argmin_d(&r7_0, &rx7_0, v47, v31);
+				r6_1 = fmin(r6_1, v42);
+				nb_argmin_d(&r7_1, &rx7_1, v48, v31);
+				const double v55 = (double)v49;
+				const double v56 = (double)v50;
+				r6_0 = fmin(r6_0, v49);
+				nb_argmin_d(&r7_0, &rx7_0, v55, v40);
+				r6_1 = fmin(r6_1, v50);
+				nb_argmin_d(&r7_1, &rx7_1, v56, v40);
 			}
 		} else {
-			for (; jj + 0 < cnt; jj += 1) {
+			for (; jj + 1 < cnt; jj += 2) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v9 = q0_0.y;
 				const float v10 = q0_0.x;
 				const float v11 = v1 - v9;
 				const float v12 = v5 - v9;
-				const float v13 = v0 - v10;
-				const float v14 = q0_0.z;
-				const float v15 = v11 * v11;
-				const float v16 = v4 - v10;
-				const float v17 = v12 * v12;
-				const float v18 = v2 - v14;
-				const float v19 = fma(v13, v13, v15);
-				const float v20 = v6 - v14;
-				const float v21 = fma(v16, v16, v17);
-				const int v22 = jbase + jt + jj + 0;
-				const float v23 = fma(v18, v18, v19);
-				const int v24 = v22 != v3;
-				const float v25 = fma(v20, v20, v21);
-				const int v26 = v22 != v7;
-				const float v27 = v24 ? v23 : 1.00000002e+30f;
-				const float v28 = v26 ? v25 : 1.00000002e+30f;
-				const double v29 = (double)v27;
-				const double v30 = (double)v28;
-				r6_0 = fmin(r6_0, v27);
-				nb_argmin_d(&r7_0, &rx7_0, v29, v22);
-				r6_1 = fmin(r6_1, v28);
-				nb_argmin_d(&r7_1, &rx7_1, v30, v22);
+				const float4 q0_1 = t0[jj + 1];
+				const float v13 = q0_1.y;
+				const float v14 = v0 - v10;
+				const float v15 = q0_0.z;
+				const float v16 = v11 * v11;
+				const float v17 = v4 - v10;
+				const float v18 = v12 * v12;
+				const float v19 = q0_1.x;
+				const float v20 = v1 - v13;
+				const float v21 = v5 - v13;
+				const float v22 = v2 - v15;
+				const float v23 = fma(v14, v14, v16);
+				const float v24 = v6 - v15;
+				const float v25 = fma(v17, v17, v18);
+				const float v26 = v0 - v19;
+				const float v27 = q0_1.z;
+				const float v28 = v20 * v20;
+				const float v29 = v4 - v19;
+				const float v30 = v21 * v21;
+				const int v31 = jbase + jt + jj + 0;
+				const float v32 = fma(v22, v22, v23);
+				const int v33 = v31 != v3;
+				const float v34 = fma(v24, v24, v25);
+				const int v35 = v31 != v7;
+				const float v36 = v2 - v27;
+				const float v37 = fma(v26, v26, v28);
+				const float v38 = v6 - v27;
+				const float v39 = fma(v29, v29, v30);
+				const int v40 = jbase + jt + jj + 1;
+				const float v41 = v33 ? v32 : 1.00000002e+30f;
+				const float v42 = v35 ? v34 : 1.00000002e+30f;
+				const float v43 = fma(v36, v36, v37);
+				const int v44 = v40 != v3;
+				const float v45 = fma(v38, v38, v39);
+				const int v46 = v40 != v7;
+				const double v47 = (double)v41;
+				const double v48 = (double)v42;
+				const float v49 = v44 ? v43 : 1.00000002e+30f;
+				const float v50 = v46 ? v45 : 1.00000002e+30f;
+				r6_0 = fmin(r6_0, v41);
+				nb_argmin_d(&r7_0, &rx7_0, v47, v31);
+				r6_1 = fmin(r6_1, v42);
+				nb_argmin_d(&r7_1, &rx7_1, v48, v31);
+				const double v55 = (double)v49;
+				const double v56 = (double)v50;
+				r6_0 = fmin(r6_0, v49);
+				nb_argmin_d(&r7_0, &rx7_0, v55, v40);
+				r6_1 = fmin(r6_1, v50);
+				nb_argmin_d(&r7_1, &rx7_1, v56, v40);
 			}
+		}
+		for (; jj < cnt; jj += 1) {
+			const float4 q0_0 = t0[jj + 0];
+			const float v61 = q0_0.y;
+			const float v62 = q0_0.x;
+			const float v63 = v1 - v61;
+			const float v64 = v5 - v61;
+			const float v65 = v0 - v62;
+			const float v66 = q0_0.z;
+			const float v67 = v63 * v63;
+			const float v68 = v4 - v62;
+			const float v69 = v64 * v64;
+			const float v70 = v2 - v66;
+			const float v71 = fma(v65, v65, v67);
+			const float v72 = v6 - v66;
+			const float v73 = fma(v68, v68, v69);
+			const int v74 = jbase + jt + jj + 0;
+			const float v75 = fma(v70, v70, v71);
+			const int v76 = v74 != v3;
+			const float v77 = fma(v72, v72, v73);
+			const int v78 = v74 != v7;
+			const float v79 = v76 ? v75 : 1.00000002e+30f;
+			const float v80 = v78 ? v77 : 1.00000002e+30f;
+			const double v81 = (double)v79;
+			const double v82 = (double)v80;
+			r6_0 = fmin(r6_0, v79);
+			nb_argmin_d(&r7_0, &rx7_0, v81, v74);
+			r6_1 = fmin(r6_1, v80);
+			nb_argmin_d(&r7_1, &rx7_1, v82, v74);
 		}
 	}
 	if (i + 0 <= ilast)

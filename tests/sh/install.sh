@@ -21,8 +21,14 @@ bad() {
 	echo "install: $*"
 	fail=1
 }
-# a make of its own, whatever make runs this test
-mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$ROOT" "$@"; }
+# a make of its own, whatever make runs this test, and with the system's
+# pkg-config: the Makefile's flags depend on what it finds (Open MPI, HDF5),
+# and flags that differ rewrite build/cflags.stamp, after which the next
+# make rebuilds every object
+mk() {
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PKG_CONFIG_LIBDIR \
+		-u PKG_CONFIG_SYSROOT_DIR make -s -C "$ROOT" "$@"
+}
 
 mk install PREFIX=/usr DESTDIR="$D" >"$T/log" 2>&1 || {
 	cat "$T/log"
