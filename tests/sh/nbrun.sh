@@ -27,6 +27,9 @@ trap 'rm -rf "$T"' EXIT
 # OpenCL driver either way, not with the sanitizers)
 export NBRT_CACHE_DIR="$ROOT/build/nbrun-cache"
 unset NBRT_DEVICE
+# PoCL as a user has it: its launch-shape specializations on (tests/run.sh
+# turns them off for the other tests)
+unset POCL_WORK_GROUP_SPECIALIZATION
 SEED=${TEST_SEED:-$(date +%s)}
 echo "nbrun.sh: seed $SEED (TEST_SEED=$SEED repeats it)"
 checks=0
