@@ -196,18 +196,23 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-$(B)/tests/%: tests/unit/%.c $(LIBNBRT) $(LIBNBCC)
+$(B)/tests/%: tests/unit/%.c $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 deps:
 	@sh scripts/deps.sh
 
+# The builds of demo and check use every core unless make was given -j
+# (the README's two commands have none; three builds, serial, were a
+# fifth of make check on a 2-core machine).
+JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 check: deps
-	$(MAKE) all tests
+	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh bin
 	$(MAKE) --no-print-directory pycheck
-	$(MAKE) SANITIZE=1 all tests
+	$(MAKE) $(JOBS) SANITIZE=1 all tests
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
 	$(MAKE) --no-print-directory fuzz-check
 
@@ -217,7 +222,8 @@ tests: $(UNIT_BIN)
 # (linking the two libraries from this build's objects, where a user's
 # pip compiles them) that sees the
 # system's pip, numpy, setuptools, wheel and pytest, with no network;
-# then its tests, sharing the kernel cache of the tests above.  Debian's
+# then its tests, sharing the kernel cache of the tests above (and
+# their PoCL setting, tests/run.sh, so that PoCL's own cache serves too).  Debian's
 # python3: it is the one scripts/deps.sh gives those packages.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYVENV := $(abspath $(B))/pyvenv
@@ -227,10 +233,11 @@ pycheck: all
 	NBCC_BUILD_DIR=$(abspath $(B)) \
 		$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-index ./python
 	cd python/tests && NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
+		POCL_WORK_GROUP_SPECIALIZATION=$${POCL_WORK_GROUP_SPECIALIZATION:-0} \
 		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) $(JOBS) all
 	sh scripts/demo.sh
 
 # --- fuzzing (clang's libFuzzer) ----------------------------------------
@@ -289,7 +296,7 @@ fuzz: $(FUZZ_BIN)
 # make check: each target over its seeds once, so the targets cannot rot
 fuzz-check:
 	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
-		$(MAKE) --no-print-directory $(FUZZ_BIN) >/dev/null && \
+		$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BIN) >/dev/null && \
 		for t in $(FUZZ); do \
 			$(B)/fuzz/fuzz_$$t -timeout=10 tests/fuzz/corpus/$$t/* \
 				>$(B)/fuzz/seeds-$$t.log 2>&1 && \

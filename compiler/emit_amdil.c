@@ -623,16 +623,7 @@ static void cvt(E *e, Opd d, Type t, Opd a, Type at)
 /* Float instructions: one component each, and bools (0 or ~0). */
 static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 {
-	static const char *const fop[O_COUNT] = {
-		[O_ADD] = "add", [O_SUB] = "sub", [O_MUL] = "mul",
-		[O_DIV] = "div_zeroop(infinity)", [O_FMIN] = "min",
-		[O_FMAX] = "max", [O_AND] = "iand", [O_OR] = "ior",
-		[O_LT] = "lt", [O_GE] = "ge", [O_EQ] = "eq", [O_NE] = "ne",
-		[O_LE] = "ge", [O_GT] = "lt", /* with the operands swapped */
-		[O_SQRT] = "sqrt_vec", [O_RSQRT] = "rsq_vec", [O_SIN] = "sin_vec",
-		[O_COS] = "cos_vec", [O_NOT] = "inot",
-		[O_FLOOR] = "round_neginf", [O_TRUNC] = "round_zero",
-	};
+	const char *op = opinfo[in->op].il; /* its row in ops.h */
 	const char *D = dst(e, d, 1);
 	switch (in->op) {
 	case O_NEG:
@@ -643,8 +634,7 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		break;
 	case O_LE:
 	case O_GT:
-		line(e, "%s %s, %s, %s", fop[in->op], D, src(e, b, S1),
-		     src(e, a, S1));
+		line(e, "%s %s, %s, %s", op, D, src(e, b, S1), src(e, a, S1));
 		break;
 	case O_FMA:
 	case O_FMS:
@@ -676,12 +666,12 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		line(e, "exp_vec %s, %s", D, src(e, d, S1));
 		break;
 	default:
-		if (!fop[in->op])
+		if (!op)
 			ICE("no float form of %s", opinfo[in->op].name);
 		if (ins_nargs(in) == 1)
-			line(e, "%s %s, %s", fop[in->op], D, src(e, a, S1));
+			line(e, "%s %s, %s", op, D, src(e, a, S1));
 		else
-			line(e, "%s %s, %s, %s", fop[in->op], D, src(e, a, S1),
+			line(e, "%s %s, %s, %s", op, D, src(e, a, S1),
 			     src(e, b, S1));
 	}
 }
@@ -1172,38 +1162,12 @@ static void analyse(E *e)
 	}
 }
 
-/* The precisions each operation has an IL form in: float (and the
- * conditions) 1, double 2, dd 4.  Double has no transcendentals in IL,
- * and dd's exp, log, sin, cos and pow (ddlib.h's table-driven series)
- * are not expanded; of the functions after fmax only float floor and
- * trunc have IL instructions (round_neginf, round_zero: IL's
- * round_nearest breaks ties to even, not away from zero as round does).
- * A row ops.h gains is refused until it is added here and spelled
- * below. */
-enum { IF = 1, ID = 2, IDD = 4, IALL = 7 };
-static const unsigned char forms[O_COUNT] = {
-	[O_IMM] = IALL, [O_CONST] = IALL, [O_LDI] = IALL, [O_LDJ] = IALL,
-	[O_NEG] = IALL, [O_ADD] = IALL, [O_SUB] = IALL, [O_MUL] = IALL,
-	[O_DIV] = IALL, [O_FMA] = IF | ID, [O_FMS] = IF | ID,
-	[O_FNMA] = IF | ID, [O_SQRT] = IALL, [O_RSQRT] = IALL, [O_EXP] = IF,
-	[O_LOG] = IF, [O_SIN] = IF, [O_COS] = IF, [O_POW] = IF,
-	[O_FABS] = IALL, [O_FMIN] = IALL, [O_FMAX] = IALL, [O_FLOOR] = IF,
-	[O_TRUNC] = IF, [O_LT] = IALL,
-	[O_LE] = IALL, [O_GT] = IALL, [O_GE] = IALL, [O_EQ] = IALL,
-	[O_NE] = IALL, [O_AND] = IF, [O_OR] = IF, [O_NOT] = IF, [O_SEL] = IALL,
-	[O_CVT] = IALL, [O_ACC] = IALL, [O_ACCSUB] = IALL,
-	[O_ACCFMA] = IF | ID, [O_ACCFNMA] = IF | ID, [O_IDXI] = IALL,
-	[O_IDXJ] = IALL, [O_ACCMIN] = IALL, [O_ACCMAX] = IALL,
-	[O_ACCARGMIN] = IALL, [O_ACCARGMAX] = IALL,
-	[O_ACCLSE] = IF, /* exp and log in float only */
-};
-
-/* The precision an instruction computes in, as a bit of forms[]. */
+/* The precision an instruction computes in, as a bit of ops.h's ilp. */
 static int form_of(const Func *f, const Ins *in)
 {
 	Type t = ins_nargs(in) && in->op != O_SEL ? f->ins[in->arg[0]].type :
 	         in->type;
-	return t == T_DD ? IDD : t == T_F64 ? ID : IF;
+	return t == T_DD ? IL_DD : t == T_F64 ? IL_D : IL_F;
 }
 
 /* The operations without an IL form, each reported once at its source
@@ -1233,8 +1197,9 @@ static int refuse(const Func *f)
 	for (int k = 0; k < f->n; k++) {
 		const Ins *in = &f->ins[k];
 		int form = form_of(f, in);
-		if (!(forms[in->op] & form)) /* none at all: said as such */
-			r[n++] = (Refusal){in->loc, in->op, forms[in->op] ? form : IF};
+		int ilp = opinfo[in->op].ilp;
+		if (!(ilp & form)) /* none at all: said as such */
+			r[n++] = (Refusal){in->loc, in->op, ilp ? form : IL_F};
 	}
 	qsort(r, (size_t)n, sizeof *r, by_place);
 	for (int i = 0; i < n; i++) {
@@ -1246,11 +1211,11 @@ static int refuse(const Func *f)
 		                 "the index j" : oi->props & P_SINK ? oi->sym :
 		                 oi->name;
 		const char *msg =
-			r[i].form == IDD ?
+			r[i].form == IL_DD ?
 			cprintf(f->ctx, "%s in dd has no AMD IL form (its ddlib.h "
 			        "algorithm is not expanded into IL); use the c or "
 			        "opencl target", fn) :
-			r[i].form == ID ?
+			r[i].form == IL_D ?
 			cprintf(f->ctx, "%s in double has no AMD IL form; use "
 			        "float, or the c or opencl target", fn) :
 			cprintf(f->ctx, "%s has no AMD IL form; use the c or opencl "

@@ -35,7 +35,11 @@ typedef struct OpInfo {
 	OpKind kind;
 	int flops, latency;
 	const char *sym, *fn, *call, *dd;
+	const char *il; /* ops.h's il and ilp */
+	int ilp;
 } OpInfo;
+/* The precisions of an AMD IL form (ops.h's ilp). */
+enum { IL_F = 1, IL_D = 2, IL_DD = 4, IL_FD = 3, IL_ALL = 7 };
 extern const OpInfo opinfo[O_COUNT];
 extern const char *const kind_name[K_COUNT];
 /* The opcode computing each kind of expression (E_CALL: Node.fn). */

@@ -13,11 +13,10 @@
 # and 4x4 at (4,7) and (1000,1000); the C reference runs once per size.  Under the sanitizers (NBCC_SANITIZED=1) the interpreter is ten
 # times slower: the two extreme settings and the small sizes only.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
 	-lqd -lstdc++ -lm
 status=0

@@ -8,11 +8,11 @@
 # end's results (tolerance 1e-5, float), for sizes that choose different
 # splits.  Skipped (77) without an OpenCL CPU device.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
 need_device cpu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
 K=dsl-examples/gravity.nbl
 units=$(device_info cpu compute_units)

@@ -13,12 +13,11 @@
 # sizes asked for (max_work_group_size, from nbrun --device-info); without
 # one only the C runs are made and the script exits 77 (skipped).
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 seed=${TEST_SEED:-$(date +%s)}
 echo "seed $seed (TEST_SEED=$seed repeats it)"
 cat >"$T/mix.nbl" <<'EOF'

@@ -9,10 +9,10 @@
 # The runtime's part needs an OpenCL CPU device; without one the rest is
 # checked and the script exits 77 (skipped).
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 K=dsl-examples/gravity.nbl
 fail=0
 has() { # file pattern what

@@ -8,10 +8,10 @@
 #  - nbcc --fast-math --precision=dd warns, asks for no such option and
 #    gives the same dd results (compared as dd, tests/sh/ddcmp.c).
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 mkdir -p "$NBRT_CACHE_DIR"
 unset NBRT_CL_OPTIONS NBRT_CC || true

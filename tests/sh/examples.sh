@@ -4,11 +4,11 @@
 # the file's own flags) must equal tests/examples/NAME.ast.  NBCC_UPDATE=1
 # rewrites the goldens.  tests/run.sh sets ROOT and NBCC (default: bin/nbcc).
 set -u
+. "$ROOT/tests/lib.sh"
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 NBCC=${NBCC:-$ROOT/bin/nbcc}
 cd "$ROOT"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 CC=${CC:-cc}
 fail=0
 bad() {

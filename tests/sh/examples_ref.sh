@@ -10,12 +10,11 @@
 # the minimum.  gauss_logsumexp has ih2 = 5000 (h = 0.01): a plain sum of
 # its exps underflows to 0, so -inf would fail it.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 seed=${SEED:-$(date +%s)}
 echo "examples_ref: seed $seed (SEED=$seed to repeat)"
 status=0

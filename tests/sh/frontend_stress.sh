@@ -4,8 +4,8 @@
 # signal), and with a message when it fails; a failed compilation never
 # touches an existing output file.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
+scratch
 # sanitized binaries run several times slower
 if [ "${NBCC_SANITIZED:-0}" = 1 ]; then LIMIT=60; else LIMIT=15; fi
 fails=0

@@ -14,12 +14,11 @@
 # IL interpreter (--target amdil).  Needs PoCL: without it the host runs
 # are checked and the script is skipped.
 set -u
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/fnref" tests/sh/fnref.c \
 	-lqd -lstdc++ -lm || exit 1
 SEED=${TEST_SEED:-$(date +%s)}

@@ -2,9 +2,9 @@
 # .c and .il); this fails when the compiler or an example changed without
 # `make generated`.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 sh scripts/regen-generated.sh "$NBCC" "$T"
 status=0
 for f in "$T"/*; do

@@ -22,19 +22,11 @@
 # kill(Ni, Nj, ...): Nj = 67 is no signal number, so no process gets one
 # (only the process this script starts for that check).
 set -u
+. "$ROOT/tests/lib.sh"
 NBRUN=$BIN/nbrun
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 unset NBRT_DEVICE
-checks=0
-fails=0
-ok() { checks=$((checks + 1)); }
-bad() {
-	checks=$((checks + 1))
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 . "$ROOT/tests/device.sh"
 cl=1
 if ! have_device cpu; then
@@ -308,6 +300,5 @@ for dir in "$T/b*" "$evil" "$ctl" "$T/a$nl#error x"; do
 		echo "ok   source in $what"
 done
 
-echo "hostile_names: $checks checks, $fails failed"
-[ $fails = 0 ] || exit 1
+finish hostile_names
 [ $cl = 1 ] || exit 77 # only the host half ran

@@ -12,21 +12,13 @@
 #     line, the help texts; nbrun and nbody on a .nbl with --target
 #     amdil once nbcc writes AMD IL (skipped while the back end refuses).
 set -u
+. "$ROOT/tests/lib.sh"
 ILRUN=$BIN/ilrun
 NBRUN=$BIN/nbrun
 D=$ROOT/tests/il
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 unset NBRT_DEVICE NBRT_MAX_INTERACTIONS
 . "$ROOT/tests/expect.sh"
-checks=0
-fails=0
-ok() { checks=$((checks + 1)); }
-bad() {
-	checks=$((checks + 1))
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 
 # --- tests/il: programs beside their expected output ----------------------
 for src in "$D"/*.il; do

@@ -8,13 +8,13 @@
 # put there, and nothing of another package.  Once, in the plain pass
 # (the sanitized pass builds other libraries and installs nothing).
 set -u
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
 	echo "note: NBCC_SANITIZED=1: make install is checked by the plain pass"
 	exit 0
 fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 D=$T/root
 fail=0
 bad() {

@@ -13,8 +13,8 @@
 # Under the sanitizers ulimit -v cannot be used (ASan reserves terabytes
 # of address space): the time limit stays, longer.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 unset NBRT_DEVICE
 if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
@@ -22,14 +22,6 @@ if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
 else
 	LIMIT=20 VMEM=1572864 # KiB: 1.5 GiB
 fi
-checks=0
-fails=0
-ok() { checks=$((checks + 1)); echo "ok $*"; }
-bad() {
-	checks=$((checks + 1))
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 
 # bounded WANT PATTERN CMD...: CMD, inside the memory and time limits,
 # must exit with WANT (never a signal or the timeout), and with WANT 1
@@ -191,6 +183,5 @@ for d in $devs; do
 	done
 done
 
-echo "limits.sh: $checks checks, $fails failed"
-[ "$fails" = 0 ] || exit 1
+finish limits.sh
 [ "$devs" != host ] || exit 77 # PoCL was not tried

@@ -5,6 +5,7 @@
 # --help lists; and groff, where it is installed, must format each page
 # without a warning.  Fix a failure with `make man`.
 set -u
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 fail=0
 bad() {
@@ -12,8 +13,7 @@ bad() {
 	fail=1
 }
 BIN=$BIN sh scripts/man.sh --check || fail=1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 n=0
 for page in docs/man/*.1; do
 	prog=$(basename "$page" .1)

@@ -8,8 +8,8 @@
 # built without MPI or mpirun is missing.  Fresh seed each run;
 # MPI_TEST_SEED=S repeats one.
 set -eu
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
+scratch
 die() {
 	echo "mpi.sh: FAIL: $*"
 	exit 1

@@ -6,9 +6,9 @@
 # else (an OpenCL CPU device missing, a GPU alone) on the host back end.  Fresh seed each run; NBODY_TEST_SEED=S
 # repeats one.
 set -eu
+. "$ROOT/tests/lib.sh"
 NBODY=$BIN/nbody
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "nbody.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
 . "$ROOT/tests/device.sh"

@@ -11,14 +11,13 @@
 # The Hermite run on PoCL's CPU device too where there is one.  Fresh seed
 # each run; NBODY_TEST_SEED=S repeats one.
 set -eu
+. "$ROOT/tests/lib.sh"
 NBODY=$BIN/nbody
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "nbody_hermite.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
 . "$ROOT/tests/device.sh"
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+shared_cache
 
 die() {
 	echo "nbody_hermite.sh: FAIL: $*"

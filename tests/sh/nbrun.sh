@@ -16,12 +16,12 @@
 #   - every bad input in tests/nbrun/cases.txt, with its exact message.
 # Needs PoCL's OpenCL CPU device: skipped (exit 77) without one.
 set -u
+. "$ROOT/tests/lib.sh"
 . "$ROOT/tests/device.sh"
 need_device cpu
 NBRUN=$BIN/nbrun
 G=$ROOT/dsl-examples/gravity.nbl
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 # a cache under the build tree keeps reruns quick and leaves $HOME alone;
 # the plain and the sanitizer pass share it (kernels are built by cc or the
 # OpenCL driver either way, not with the sanitizers)
@@ -32,14 +32,6 @@ unset NBRT_DEVICE
 unset POCL_WORK_GROUP_SPECIALIZATION
 SEED=${TEST_SEED:-$(date +%s)}
 echo "nbrun.sh: seed $SEED (TEST_SEED=$SEED repeats it)"
-checks=0
-fails=0
-ok() { checks=$((checks + 1)); }
-bad() {
-	checks=$((checks + 1))
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 
 # gen SEED N COLS: a CSV of N random rows; names starting with m (masses)
 # get values in [0.1, 1), the others [0, 1).

@@ -6,11 +6,10 @@
 # C back end; the same sums on PoCL where there is an OpenCL CPU device
 # (else exit 77 once the rest has passed).  About 10 s.
 set -eu
+. "$ROOT/tests/lib.sh"
 OL=$BIN/oneloop
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 . "$ROOT/tests/device.sh"
 
 die() {

@@ -18,12 +18,11 @@
 # Without $BIN/oneloop the reference's own checks run and the script is
 # skipped (77); without an OpenCL CPU device the PoCL runs are.
 set -u
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 REF="$TESTBUILD/oneloop_ref"
 # QD's error-free transformations need the products unfused: ISO C++
 # and -ffp-contract=off keep the compiler from forming FMAs in them

@@ -12,22 +12,14 @@
 #   - nbody --dt 1e300 fails with a message; an unsafe cache directory is
 #     reported once; control bytes in a file name are escaped.
 set -u
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$ROOT/tests/lib.sh"
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 unset NBRT_DEVICE
 NBRUN=$BIN/nbrun
 NBODY=$BIN/nbody
 G=$ROOT/dsl-examples/gravity.nbl
 RUN="--random 5,7 --seed 1 --const eps2=0.01 --device host"
-checks=0
-fails=0
-ok() { checks=$((checks + 1)); echo "ok $*"; }
-bad() {
-	checks=$((checks + 1))
-	fails=$((fails + 1))
-	echo "FAIL: $*"
-}
 # no temporaries left in DIR (the writer's are .NAME.XXXXXX)
 clean() { [ -z "$(find "$1" -maxdepth 1 -name '.*.??????' | head -1)" ]; }
 mode() { stat -c %a "$1"; }

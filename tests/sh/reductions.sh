@@ -13,12 +13,11 @@
 # 6e-5) and 1e-12 in double and dd; its argument is 800 - r2, whose exp
 # overflows a double, so a sum without the running maximum would fail.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-mkdir -p "$NBRT_CACHE_DIR"
+scratch
+shared_cache
 status=0
 
 cat >"$T/all.nbl" <<'NBL'

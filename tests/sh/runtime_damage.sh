@@ -8,10 +8,10 @@
 # with a message.  The OpenCL parts need PoCL's CPU device: without one
 # the script exits 77 (skipped) after the host part.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 mkdir -m 700 "$NBRT_CACHE_DIR"
 K=dsl-examples/gravity.nbl

@@ -9,10 +9,10 @@
 # higher) is rejected and never wins.  The OpenCL part is skipped without
 # an OpenCL CPU device.
 set -eu
+. "$ROOT/tests/lib.sh"
 cd "$ROOT"
 . tests/device.sh
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+scratch
 export NBRT_CACHE_DIR="$T/cache"
 unset NBRT_TUNE NBRT_TUNE_WRONG
 G=dsl-examples/gravity.nbl

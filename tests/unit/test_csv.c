@@ -14,19 +14,7 @@
 #include <qd/c_dd.h>
 #include "csv.h"
 
-static unsigned short rng[3];
-
-static void seed_rng(void)
-{
-	const char *e = getenv("TEST_SEED");
-	unsigned long long s = e ? strtoull(e, NULL, 10)
-	                         : (unsigned long long)time(NULL);
-	printf("test_csv: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
-	fflush(stdout);
-	rng[0] = (unsigned short)s;
-	rng[1] = (unsigned short)(s >> 16);
-	rng[2] = (unsigned short)(s >> 32);
-}
+#include "seed.h"
 
 static long rnd(long n) { return (long)(erand48(rng) * (double)n); }
 
@@ -522,7 +510,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng();
+	seed_rng("test_csv");
 	Suite *s = suite_create("csv");
 	TCase *tc = tcase_create("csv");
 	tcase_set_timeout(tc, 60);

@@ -24,19 +24,7 @@
 #include <time.h>
 #include "nbcc.h"
 
-static unsigned short rng[3];
-
-static void seed_rng(void)
-{
-	const char *e = getenv("TEST_SEED");
-	unsigned long long s = e ? strtoull(e, NULL, 10)
-	                         : (unsigned long long)time(NULL);
-	printf("test_ddtext: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
-	fflush(stdout);
-	rng[0] = (unsigned short)s;
-	rng[1] = (unsigned short)(s >> 16);
-	rng[2] = (unsigned short)(s >> 32);
-}
+#include "seed.h"
 
 static long rnd(long n) { return (long)(erand48(rng) * (double)n); }
 
@@ -564,7 +552,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng();
+	seed_rng("test_ddtext");
 	Suite *s = suite_create("ddtext");
 	TCase *tc = tcase_create("ddtext");
 	tcase_set_timeout(tc, 120);

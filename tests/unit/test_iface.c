@@ -13,19 +13,7 @@
 #include <time.h>
 #include "nbcc.h"
 
-static unsigned short rng[3];
-
-static void seed_rng(void)
-{
-	const char *e = getenv("TEST_SEED");
-	unsigned long long s = e ? strtoull(e, NULL, 10)
-	                         : (unsigned long long)time(NULL);
-	printf("test_iface: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
-	fflush(stdout);
-	rng[0] = (unsigned short)s;
-	rng[1] = (unsigned short)(s >> 16);
-	rng[2] = (unsigned short)(s >> 32);
-}
+#include "seed.h"
 
 static char *dup(const char *s)
 {
@@ -282,7 +270,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng();
+	seed_rng("test_iface");
 	Suite *s = suite_create("iface");
 	TCase *tc = tcase_create("iface");
 	tcase_set_timeout(tc, 60);

@@ -26,7 +26,7 @@
 #endif
 #define GRAVITY ROOT "/dsl-examples/gravity.nbl"
 
-static unsigned short rng[3];
+#include "seed.h"
 static char cachedir[] = "/tmp/test_nbrt-XXXXXX";
 
 /* The devices: 0 the host, 1 OpenCL; and kernels loaded on each. */
@@ -37,18 +37,6 @@ static nbrt_kernel *gfloat[NDEV], *gdouble[NDEV], *ddk[NDEV];
 static int ndev = NDEV; /* HOST + 1 when there is no OpenCL device */
 
 static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
-
-static void seed_rng(void)
-{
-	const char *e = getenv("TEST_SEED");
-	unsigned long long s = e ? strtoull(e, NULL, 10)
-	                         : (unsigned long long)time(NULL);
-	printf("test_nbrt: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
-	fflush(stdout);
-	rng[0] = (unsigned short)s;
-	rng[1] = (unsigned short)(s >> 16);
-	rng[2] = (unsigned short)(s >> 32);
-}
 
 static nbrt *device(int d)
 {
@@ -964,7 +952,7 @@ static void restore_env(void)
 
 int main(void)
 {
-	seed_rng();
+	seed_rng("test_nbrt");
 	/* a cache of our own: runs start cold and leave nothing behind */
 	/* the OpenCL device: PoCL's CPU here, NBRT_DEVICE=gpu on a GPU */
 	const char *e = getenv("NBRT_DEVICE");
