@@ -17,17 +17,20 @@ static const nb_defaults table[] = {
 	 * unsplit kernel's groups spread unevenly over 132 units (3-11%) */
 	{"opencl", "gpu-nvidia", NB_FLOAT, 2, 2, 0, 0, 480, 4,
 	 "H200 sweep 2026-11-22 (device_run1.sh, device_run3.sh)"},
-	/* not swept: a double is two registers, a dd four */
-	{"opencl", "gpu-nvidia", NB_DOUBLE, 2, 1, 0, 0, 480, 0,
-	 "H200 j-split sweep; unrolling not swept for double"},
-	{"opencl", "gpu-nvidia", NB_DD, 1, 1, 0, 0, 480, 0,
-	 "H200 j-split sweep; unrolling not swept for dd"},
+	/* 2026-11-23 14:40 UTC, nbbench --sweep (docs/performance.md):
+	 * double gravity at N = 131072 gains 12% from a split of 4 where the
+	 * 480 rule gave 1 (unrollings within 8%); dd gravity and oneloop at
+	 * 32768 10% from a split of 8 where it gave 2 (1 x 1 best) */
+	{"opencl", "gpu-nvidia", NB_DOUBLE, 2, 1, 0, 0, 480, 4,
+	 "H200 sweeps 2026-11-23 (nbbench --sweep, device_run7.sh)"},
+	{"opencl", "gpu-nvidia", NB_DD, 1, 1, 0, 0, 480, 8,
+	 "H200 sweeps 2026-11-23 (nbbench --sweep, device_run7.sh)"},
 	/* other GPUs have no sweep of their own yet: the H200's rows */
 	{"opencl", "gpu", NB_FLOAT, 2, 2, 0, 0, 480, 4,
 	 "the H200 row (no sweep of this GPU)"},
-	{"opencl", "gpu", -1, 2, 1, 0, 0, 480, 0,
+	{"opencl", "gpu", -1, 2, 1, 0, 0, 480, 4,
 	 "the H200 row (no sweep of this GPU)"},
-	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480, 0,
+	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480, 8,
 	 "the H200 row (no sweep of this GPU)"},
 	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/cpu_rows.sh
 	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.27, 1.59 and
