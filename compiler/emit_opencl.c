@@ -293,9 +293,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_putc(out, '\n');
 
 
+	const char *all = fc->slices ? "_all" : "";
 	buf_printf(out, "__kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))\n"
-	           "void %s(const int ni, const int nj, const int ibase, "
-	           "const int jbase, const int accum", fc->entry);
+	           "void %s(const int ni, const int nj%s, const int ibase, "
+	           "const int jbase%s, const int accum", fc->entry, all, all);
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_LMEM)
@@ -347,6 +348,18 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		buf_puts(out, "\tconst int p = gid % NB_T, g = gid / NB_T;\n");
 	else
 		buf_puts(out, "\tconst int p = 0, g = gid;\n\t(void)p;\n");
+	if (fc->slices)
+		/* slice sl of ns takes whole tiles of the j range: each work
+		 * group's share of it is ns times shorter, so the last ones to
+		 * finish leave the device idle ns times shorter (a launch's
+		 * tail: 2 to 4% of an H200's float gravity, docs/performance.md) */
+		buf_puts(out, "\tconst int ns = get_num_groups(1), "
+		         "sl = get_group_id(1);\n"
+		         "\tconst int jq = NB_TILE > 0 ? NB_TILE : 1;\n"
+		         "\tconst int jlen = ns == 1 ? nj_all : "
+		         "((nj_all + ns - 1) / ns + jq - 1) / jq * jq;\n"
+		         "\tconst int jbase = jbase_all + sl * jlen;\n"
+		         "\tconst int nj = clamp(nj_all - sl * jlen, 0, jlen);\n");
 	buf_printf(out, "\tconst int i = ibase + g * %d, ilast = ibase + ni - 1;\n",
 	           ni);
 	for (int l = 0; l < ni; l++)
@@ -418,6 +431,21 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		emit_combine(&e);
 	if (t > 1)
 		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
+	if (fc->slices) {
+		buf_puts(out, "\tif (ns > 1) {\n\t\tconst size_t o = (size_t)sl * "
+		         "ni + (size_t)(i - ibase);\n");
+		for (int v = 0; v < f->nvar; v++)
+			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
+				buf_printf(out, "\t\tif (i + %d <= ilast)\n\t\t\t"
+				           NB_VPFX "%s[o + %d] = ", l, f->var[v].name, l);
+				if (f->var[v].type == T_DD)
+					buf_printf(out, "(double2)(r%d_%d.hi, r%d_%d.lo);\n", v,
+					           l, v, l);
+				else
+					buf_printf(out, "r%d_%d;\n", v, l);
+			}
+		buf_puts(out, "\t\treturn;\n\t}\n");
+	}
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
@@ -467,6 +495,12 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
 	if (fc->wg % f->jsplit)
 		fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
 	fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
+	/* slices' sums are added up by the runtime, which knows sums only */
+	fc->slices = 1;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && f->var[v].red != NB_SUM &&
+		    f->var[v].red != NB_COUNT)
+			fc->slices = 0;
 	/* A split work item meets only tile/T j-elements between two
 	 * barriers, so on a GPU a split kernel stages 32 KB of j-elements
 	 * (whole work groups of them): float gravity on an H200 ran 1.2 to

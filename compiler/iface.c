@@ -14,6 +14,8 @@
  *   precision float
  *   unroll 4 1 1                NI NJ T
  *   launch 128 128              work-group size, tile
+ *   slices 1                    1: a second launch dimension may cut the
+ *                               j range (nb_iface.slices); absent: 0
  *   flops 20 38                 per interaction: counted, 38-convention
  *   pack 0 float 4 4            BMEM pack: index type values scalars
  *   var xi LMEM float           name role type [pack comp]
@@ -141,6 +143,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 	fprintf(out, "%sunroll %d %d %d\n", p, f->unroll_i, f->unroll_j,
 	        f->jsplit);
 	fprintf(out, "%slaunch %d %d\n", p, f->wg, f->tile);
+	if (f->slices)
+		fprintf(out, "%sslices %d\n", p, f->slices);
 	fprintf(out, "%sflops %.17g %.17g\n", p, f->flops, f->flops_conv);
 	for (int i = 0; i < f->npack; i++)
 		fprintf(out, "%spack %d %s %d %d\n", p, i,
@@ -284,10 +288,10 @@ static int byname(const void *a, const void *b)
  * once, except pack and var. */
 static const char *const keys[] = {
 	"kernel", "entry", "target", "source", "flags", "options", "precision",
-	"unroll", "launch", "flops", "pack", "var", "end", NULL,
+	"unroll", "launch", "slices", "flops", "pack", "var", "end", NULL,
 };
 enum { K_KERNEL, K_ENTRY, K_TARGET, K_SOURCE, K_FLAGS, K_OPTIONS, K_PREC,
-       K_UNROLL, K_LAUNCH, K_FLOPS, K_PACK, K_VAR, K_END };
+       K_UNROLL, K_LAUNCH, K_SLICES, K_FLOPS, K_PACK, K_VAR, K_END };
 
 /* Reads one line (s: its text after the comment prefix) into f.  Returns
  * NULL, or what is wrong with it. */
@@ -354,6 +358,9 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		return n == 3 && !num(w[1], 0, &f->wg) &&
 		       !num(w[2], 0, &f->tile) ? NULL :
 		       "expected two integers >= 0";
+	case K_SLICES:
+		return n == 2 && !num(w[1], 0, &f->slices) && f->slices <= 1 ?
+		       NULL : "expected 0 or 1";
 	case K_FLOPS:
 		return n == 3 && !real(w[1], &f->flops) &&
 		       !real(w[2], &f->flops_conv) ? NULL :

@@ -107,6 +107,10 @@ typedef struct nb_defaults {
 	int split_items;
 	int split_min;        /* and at least this split (0 or 1: none) */
 	const char *source;   /* the sweep the row was written from */
+	/* j-slices for a launch of a kernel that may be sliced
+	 * (nb_iface.slices) and is long enough to pay for adding them up
+	 * (runtime/launch.c); 0 or 1: none */
+	int slices;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL
@@ -161,6 +165,10 @@ typedef struct nb_iface {
 	nb_prec precision; /* default precision used */
 	int unroll_i, unroll_j, jsplit;
 	int wg, tile;      /* OpenCL launch shape; tile 0: no local staging */
+	int slices;        /* 1: the launch's second dimension may cut the j
+	                      range into slices (OpenCL, sums only): slice s
+	                      of S stores its sums at s * ni + (i - ibase) of
+	                      each RMEM array, for the runtime to add up */
 	int nvar;
 	nb_var *var;
 	int npack;

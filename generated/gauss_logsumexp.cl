@@ -4,10 +4,10 @@
  * entry nbk_gauss_logsumexp
  * target opencl
  * source dsl-examples/gauss_logsumexp.nbl
- * flags --precision=float --unroll-i=2 --unroll-j=2
+ * flags --precision=float --unroll-i=2 --unroll-j=4
  * options -cl-denorms-are-zero
  * precision float
- * unroll 2 2 1
+ * unroll 2 4 1
  * launch 128 128
  * flops 13 0
  * pack 0 float 4 4
@@ -83,7 +83,7 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 #ifdef cl_nv_pragma_unroll
 			#pragma unroll 4
 #endif
-			for (; jj + 1 < NB_TILE; jj += 2) {
+			for (; jj + 3 < NB_TILE; jj += 4) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v7 = q0_0.y;
 				const float v8 = q0_0.x;
@@ -126,9 +126,51 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 				const float v44 = fma(-v6, v42, v40);
 				nb_lse_f(&r8_0, &rx8_0, v43, 1.0f);
 				nb_lse_f(&r8_1, &rx8_1, v44, 1.0f);
+				const float4 q0_2 = t0[jj + 2];
+				const float v47 = q0_2.y;
+				const float v48 = q0_2.x;
+				const float v49 = v1 - v47;
+				const float v50 = v4 - v47;
+				const float v51 = v0 - v48;
+				const float v52 = q0_2.z;
+				const float v53 = v49 * v49;
+				const float v54 = v3 - v48;
+				const float v55 = v50 * v50;
+				const float v56 = v2 - v52;
+				const float v57 = fma(v51, v51, v53);
+				const float v58 = v5 - v52;
+				const float v59 = fma(v54, v54, v55);
+				const float v60 = q0_2.w;
+				const float v61 = fma(v56, v56, v57);
+				const float v62 = fma(v58, v58, v59);
+				const float v63 = fma(-v6, v61, v60);
+				const float v64 = fma(-v6, v62, v60);
+				nb_lse_f(&r8_0, &rx8_0, v63, 1.0f);
+				nb_lse_f(&r8_1, &rx8_1, v64, 1.0f);
+				const float4 q0_3 = t0[jj + 3];
+				const float v67 = q0_3.y;
+				const float v68 = q0_3.x;
+				const float v69 = v1 - v67;
+				const float v70 = v4 - v67;
+				const float v71 = v0 - v68;
+				const float v72 = q0_3.z;
+				const float v73 = v69 * v69;
+				const float v74 = v3 - v68;
+				const float v75 = v70 * v70;
+				const float v76 = v2 - v72;
+				const float v77 = fma(v71, v71, v73);
+				const float v78 = v5 - v72;
+				const float v79 = fma(v74, v74, v75);
+				const float v80 = q0_3.w;
+				const float v81 = fma(v76, v76, v77);
+				const float v82 = fma(v78, v78, v79);
+				const float v83 = fma(-v6, v81, v80);
+				const float v84 = fma(-v6, v82, v80);
+				nb_lse_f(&r8_0, &rx8_0, v83, 1.0f);
+				nb_lse_f(&r8_1, &rx8_1, v84, 1.0f);
 			}
 		} else {
-			for (; jj + 1 < cnt; jj += 2) {
+			for (; jj + 3 < cnt; jj += 4) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v7 = q0_0.y;
 				const float v8 = q0_0.x;
@@ -171,30 +213,72 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 				const float v44 = fma(-v6, v42, v40);
 				nb_lse_f(&r8_0, &rx8_0, v43, 1.0f);
 				nb_lse_f(&r8_1, &rx8_1, v44, 1.0f);
+				const float4 q0_2 = t0[jj + 2];
+				const float v47 = q0_2.y;
+				const float v48 = q0_2.x;
+				const float v49 = v1 - v47;
+				const float v50 = v4 - v47;
+				const float v51 = v0 - v48;
+				const float v52 = q0_2.z;
+				const float v53 = v49 * v49;
+				const float v54 = v3 - v48;
+				const float v55 = v50 * v50;
+				const float v56 = v2 - v52;
+				const float v57 = fma(v51, v51, v53);
+				const float v58 = v5 - v52;
+				const float v59 = fma(v54, v54, v55);
+				const float v60 = q0_2.w;
+				const float v61 = fma(v56, v56, v57);
+				const float v62 = fma(v58, v58, v59);
+				const float v63 = fma(-v6, v61, v60);
+				const float v64 = fma(-v6, v62, v60);
+				nb_lse_f(&r8_0, &rx8_0, v63, 1.0f);
+				nb_lse_f(&r8_1, &rx8_1, v64, 1.0f);
+				const float4 q0_3 = t0[jj + 3];
+				const float v67 = q0_3.y;
+				const float v68 = q0_3.x;
+				const float v69 = v1 - v67;
+				const float v70 = v4 - v67;
+				const float v71 = v0 - v68;
+				const float v72 = q0_3.z;
+				const float v73 = v69 * v69;
+				const float v74 = v3 - v68;
+				const float v75 = v70 * v70;
+				const float v76 = v2 - v72;
+				const float v77 = fma(v71, v71, v73);
+				const float v78 = v5 - v72;
+				const float v79 = fma(v74, v74, v75);
+				const float v80 = q0_3.w;
+				const float v81 = fma(v76, v76, v77);
+				const float v82 = fma(v78, v78, v79);
+				const float v83 = fma(-v6, v81, v80);
+				const float v84 = fma(-v6, v82, v80);
+				nb_lse_f(&r8_0, &rx8_0, v83, 1.0f);
+				nb_lse_f(&r8_1, &rx8_1, v84, 1.0f);
 			}
 		}
 		for (; jj < cnt; jj += 1) {
 			const float4 q0_0 = t0[jj + 0];
-			const float v47 = q0_0.y;
-			const float v48 = q0_0.x;
-			const float v49 = v1 - v47;
-			const float v50 = v4 - v47;
-			const float v51 = v0 - v48;
-			const float v52 = q0_0.z;
-			const float v53 = v49 * v49;
-			const float v54 = v3 - v48;
-			const float v55 = v50 * v50;
-			const float v56 = v2 - v52;
-			const float v57 = fma(v51, v51, v53);
-			const float v58 = v5 - v52;
-			const float v59 = fma(v54, v54, v55);
-			const float v60 = q0_0.w;
-			const float v61 = fma(v56, v56, v57);
-			const float v62 = fma(v58, v58, v59);
-			const float v63 = fma(-v6, v61, v60);
-			const float v64 = fma(-v6, v62, v60);
-			nb_lse_f(&r8_0, &rx8_0, v63, 1.0f);
-			nb_lse_f(&r8_1, &rx8_1, v64, 1.0f);
+			const float v87 = q0_0.y;
+			const float v88 = q0_0.x;
+			const float v89 = v1 - v87;
+			const float v90 = v4 - v87;
+			const float v91 = v0 - v88;
+			const float v92 = q0_0.z;
+			const float v93 = v89 * v89;
+			const float v94 = v3 - v88;
+			const float v95 = v90 * v90;
+			const float v96 = v2 - v92;
+			const float v97 = fma(v91, v91, v93);
+			const float v98 = v5 - v92;
+			const float v99 = fma(v94, v94, v95);
+			const float v100 = q0_0.w;
+			const float v101 = fma(v96, v96, v97);
+			const float v102 = fma(v98, v98, v99);
+			const float v103 = fma(-v6, v101, v100);
+			const float v104 = fma(-v6, v102, v100);
+			nb_lse_f(&r8_0, &rx8_0, v103, 1.0f);
+			nb_lse_f(&r8_1, &rx8_1, v104, 1.0f);
 		}
 	}
 	if (i + 0 <= ilast)

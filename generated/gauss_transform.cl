@@ -4,11 +4,12 @@
  * entry nbk_gauss_transform
  * target opencl
  * source dsl-examples/gauss_transform.nbl
- * flags --precision=float --unroll-i=2 --unroll-j=2
+ * flags --precision=float --unroll-i=2 --unroll-j=4
  * options -cl-denorms-are-zero
  * precision float
- * unroll 2 2 1
+ * unroll 2 4 1
  * launch 128 128
+ * slices 1
  * flops 12 0
  * pack 0 float 4 4
  * var tx LMEM float
@@ -27,7 +28,7 @@
 #define NB_T 1
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
-void nbk_gauss_transform(const int ni, const int nj, const int ibase, const int jbase, const int accum,
+void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 	__global const float *restrict nbv_tx,
 	__global const float *restrict nbv_ty,
 	__global const float *restrict nbv_tz,
@@ -40,6 +41,11 @@ void nbk_gauss_transform(const int ni, const int nj, const int ibase, const int 
 	const int gid = get_global_id(0);
 	const int p = 0, g = gid;
 	(void)p;
+	const int ns = get_num_groups(1), sl = get_group_id(1);
+	const int jq = NB_TILE > 0 ? NB_TILE : 1;
+	const int jlen = ns == 1 ? nj_all : ((nj_all + ns - 1) / ns + jq - 1) / jq * jq;
+	const int jbase = jbase_all + sl * jlen;
+	const int nj = clamp(nj_all - sl * jlen, 0, jlen);
 	const int i = ibase + g * 2, ilast = ibase + ni - 1;
 	const int i0 = min(i + 0, ilast);
 	(void)i0;
@@ -67,7 +73,7 @@ void nbk_gauss_transform(const int ni, const int nj, const int ibase, const int 
 #ifdef cl_nv_pragma_unroll
 			#pragma unroll 4
 #endif
-			for (; jj + 1 < NB_TILE; jj += 2) {
+			for (; jj + 3 < NB_TILE; jj += 4) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v9 = q0_0.y;
 				const float v10 = q0_0.x;
@@ -83,40 +89,86 @@ void nbk_gauss_transform(const int ni, const int nj, const int ibase, const int 
 				const float v19 = q0_1.x;
 				const float v20 = v4 - v13;
 				const float v21 = v7 - v13;
-				const float v22 = v5 - v15;
-				const float v23 = fma(v14, v14, v16);
-				const float v24 = v8 - v15;
-				const float v25 = fma(v17, v17, v18);
-				const float v26 = v3 - v19;
-				const float v27 = q0_1.z;
-				const float v28 = v20 * v20;
-				const float v29 = v6 - v19;
-				const float v30 = v21 * v21;
-				const float v31 = fma(v22, v22, v23);
-				const float v32 = fma(v24, v24, v25);
-				const float v33 = v5 - v27;
-				const float v34 = fma(v26, v26, v28);
-				const float v35 = v8 - v27;
-				const float v36 = fma(v29, v29, v30);
-				const float v37 = v2 * v31;
-				const float v38 = v2 * v32;
-				const float v39 = fma(v33, v33, v34);
-				const float v40 = fma(v35, v35, v36);
-				const float v41 = exp(v37);
-				const float v42 = exp(v38);
-				const float v43 = v2 * v39;
-				const float v44 = v2 * v40;
-				const float v45 = exp(v43);
-				const float v46 = exp(v44);
-				const float v47 = q0_0.w;
-				r8_0 = fma(v47, v41, r8_0);
-				r8_1 = fma(v47, v42, r8_1);
-				const float v50 = q0_1.w;
-				r8_0 = fma(v50, v45, r8_0);
-				r8_1 = fma(v50, v46, r8_1);
+				const float4 q0_2 = t0[jj + 2];
+				const float v22 = q0_2.y;
+				const float v23 = v5 - v15;
+				const float v24 = fma(v14, v14, v16);
+				const float v25 = v8 - v15;
+				const float v26 = fma(v17, v17, v18);
+				const float v27 = v3 - v19;
+				const float v28 = q0_1.z;
+				const float v29 = v20 * v20;
+				const float v30 = v6 - v19;
+				const float v31 = v21 * v21;
+				const float v32 = q0_2.x;
+				const float v33 = v4 - v22;
+				const float v34 = v7 - v22;
+				const float4 q0_3 = t0[jj + 3];
+				const float v35 = q0_3.y;
+				const float v36 = fma(v23, v23, v24);
+				const float v37 = fma(v25, v25, v26);
+				const float v38 = v5 - v28;
+				const float v39 = fma(v27, v27, v29);
+				const float v40 = v8 - v28;
+				const float v41 = fma(v30, v30, v31);
+				const float v42 = v3 - v32;
+				const float v43 = q0_2.z;
+				const float v44 = v33 * v33;
+				const float v45 = v6 - v32;
+				const float v46 = v34 * v34;
+				const float v47 = q0_3.x;
+				const float v48 = v4 - v35;
+				const float v49 = v7 - v35;
+				const float v50 = v2 * v36;
+				const float v51 = v2 * v37;
+				const float v52 = fma(v38, v38, v39);
+				const float v53 = fma(v40, v40, v41);
+				const float v54 = v5 - v43;
+				const float v55 = fma(v42, v42, v44);
+				const float v56 = v8 - v43;
+				const float v57 = fma(v45, v45, v46);
+				const float v58 = v3 - v47;
+				const float v59 = q0_3.z;
+				const float v60 = v48 * v48;
+				const float v61 = v6 - v47;
+				const float v62 = v49 * v49;
+				const float v63 = exp(v50);
+				const float v64 = exp(v51);
+				const float v65 = v2 * v52;
+				const float v66 = v2 * v53;
+				const float v67 = fma(v54, v54, v55);
+				const float v68 = fma(v56, v56, v57);
+				const float v69 = v5 - v59;
+				const float v70 = fma(v58, v58, v60);
+				const float v71 = v8 - v59;
+				const float v72 = fma(v61, v61, v62);
+				const float v73 = exp(v65);
+				const float v74 = exp(v66);
+				const float v75 = v2 * v67;
+				const float v76 = v2 * v68;
+				const float v77 = fma(v69, v69, v70);
+				const float v78 = fma(v71, v71, v72);
+				const float v79 = exp(v75);
+				const float v80 = exp(v76);
+				const float v81 = v2 * v77;
+				const float v82 = v2 * v78;
+				const float v83 = exp(v81);
+				const float v84 = exp(v82);
+				const float v85 = q0_0.w;
+				r8_0 = fma(v85, v63, r8_0);
+				r8_1 = fma(v85, v64, r8_1);
+				const float v88 = q0_1.w;
+				r8_0 = fma(v88, v73, r8_0);
+				r8_1 = fma(v88, v74, r8_1);
+				const float v91 = q0_2.w;
+				r8_0 = fma(v91, v79, r8_0);
+				r8_1 = fma(v91, v80, r8_1);
+				const float v94 = q0_3.w;
+				r8_0 = fma(v94, v83, r8_0);
+				r8_1 = fma(v94, v84, r8_1);
 			}
 		} else {
-			for (; jj + 1 < cnt; jj += 2) {
+			for (; jj + 3 < cnt; jj += 4) {
 				const float4 q0_0 = t0[jj + 0];
 				const float v9 = q0_0.y;
 				const float v10 = q0_0.x;
@@ -132,64 +184,118 @@ void nbk_gauss_transform(const int ni, const int nj, const int ibase, const int 
 				const float v19 = q0_1.x;
 				const float v20 = v4 - v13;
 				const float v21 = v7 - v13;
-				const float v22 = v5 - v15;
-				const float v23 = fma(v14, v14, v16);
-				const float v24 = v8 - v15;
-				const float v25 = fma(v17, v17, v18);
-				const float v26 = v3 - v19;
-				const float v27 = q0_1.z;
-				const float v28 = v20 * v20;
-				const float v29 = v6 - v19;
-				const float v30 = v21 * v21;
-				const float v31 = fma(v22, v22, v23);
-				const float v32 = fma(v24, v24, v25);
-				const float v33 = v5 - v27;
-				const float v34 = fma(v26, v26, v28);
-				const float v35 = v8 - v27;
-				const float v36 = fma(v29, v29, v30);
-				const float v37 = v2 * v31;
-				const float v38 = v2 * v32;
-				const float v39 = fma(v33, v33, v34);
-				const float v40 = fma(v35, v35, v36);
-				const float v41 = exp(v37);
-				const float v42 = exp(v38);
-				const float v43 = v2 * v39;
-				const float v44 = v2 * v40;
-				const float v45 = exp(v43);
-				const float v46 = exp(v44);
-				const float v47 = q0_0.w;
-				r8_0 = fma(v47, v41, r8_0);
-				r8_1 = fma(v47, v42, r8_1);
-				const float v50 = q0_1.w;
-				r8_0 = fma(v50, v45, r8_0);
-				r8_1 = fma(v50, v46, r8_1);
+				const float4 q0_2 = t0[jj + 2];
+				const float v22 = q0_2.y;
+				const float v23 = v5 - v15;
+				const float v24 = fma(v14, v14, v16);
+				const float v25 = v8 - v15;
+				const float v26 = fma(v17, v17, v18);
+				const float v27 = v3 - v19;
+				const float v28 = q0_1.z;
+				const float v29 = v20 * v20;
+				const float v30 = v6 - v19;
+				const float v31 = v21 * v21;
+				const float v32 = q0_2.x;
+				const float v33 = v4 - v22;
+				const float v34 = v7 - v22;
+				const float4 q0_3 = t0[jj + 3];
+				const float v35 = q0_3.y;
+				const float v36 = fma(v23, v23, v24);
+				const float v37 = fma(v25, v25, v26);
+				const float v38 = v5 - v28;
+				const float v39 = fma(v27, v27, v29);
+				const float v40 = v8 - v28;
+				const float v41 = fma(v30, v30, v31);
+				const float v42 = v3 - v32;
+				const float v43 = q0_2.z;
+				const float v44 = v33 * v33;
+				const float v45 = v6 - v32;
+				const float v46 = v34 * v34;
+				const float v47 = q0_3.x;
+				const float v48 = v4 - v35;
+				const float v49 = v7 - v35;
+				const float v50 = v2 * v36;
+				const float v51 = v2 * v37;
+				const float v52 = fma(v38, v38, v39);
+				const float v53 = fma(v40, v40, v41);
+				const float v54 = v5 - v43;
+				const float v55 = fma(v42, v42, v44);
+				const float v56 = v8 - v43;
+				const float v57 = fma(v45, v45, v46);
+				const float v58 = v3 - v47;
+				const float v59 = q0_3.z;
+				const float v60 = v48 * v48;
+				const float v61 = v6 - v47;
+				const float v62 = v49 * v49;
+				const float v63 = exp(v50);
+				const float v64 = exp(v51);
+				const float v65 = v2 * v52;
+				const float v66 = v2 * v53;
+				const float v67 = fma(v54, v54, v55);
+				const float v68 = fma(v56, v56, v57);
+				const float v69 = v5 - v59;
+				const float v70 = fma(v58, v58, v60);
+				const float v71 = v8 - v59;
+				const float v72 = fma(v61, v61, v62);
+				const float v73 = exp(v65);
+				const float v74 = exp(v66);
+				const float v75 = v2 * v67;
+				const float v76 = v2 * v68;
+				const float v77 = fma(v69, v69, v70);
+				const float v78 = fma(v71, v71, v72);
+				const float v79 = exp(v75);
+				const float v80 = exp(v76);
+				const float v81 = v2 * v77;
+				const float v82 = v2 * v78;
+				const float v83 = exp(v81);
+				const float v84 = exp(v82);
+				const float v85 = q0_0.w;
+				r8_0 = fma(v85, v63, r8_0);
+				r8_1 = fma(v85, v64, r8_1);
+				const float v88 = q0_1.w;
+				r8_0 = fma(v88, v73, r8_0);
+				r8_1 = fma(v88, v74, r8_1);
+				const float v91 = q0_2.w;
+				r8_0 = fma(v91, v79, r8_0);
+				r8_1 = fma(v91, v80, r8_1);
+				const float v94 = q0_3.w;
+				r8_0 = fma(v94, v83, r8_0);
+				r8_1 = fma(v94, v84, r8_1);
 			}
 		}
 		for (; jj < cnt; jj += 1) {
 			const float4 q0_0 = t0[jj + 0];
-			const float v53 = q0_0.y;
-			const float v54 = q0_0.x;
-			const float v55 = v4 - v53;
-			const float v56 = v7 - v53;
-			const float v57 = v3 - v54;
-			const float v58 = q0_0.z;
-			const float v59 = v55 * v55;
-			const float v60 = v6 - v54;
-			const float v61 = v56 * v56;
-			const float v62 = v5 - v58;
-			const float v63 = fma(v57, v57, v59);
-			const float v64 = v8 - v58;
-			const float v65 = fma(v60, v60, v61);
-			const float v66 = fma(v62, v62, v63);
-			const float v67 = fma(v64, v64, v65);
-			const float v68 = v2 * v66;
-			const float v69 = v2 * v67;
-			const float v70 = exp(v68);
-			const float v71 = exp(v69);
-			const float v72 = q0_0.w;
-			r8_0 = fma(v72, v70, r8_0);
-			r8_1 = fma(v72, v71, r8_1);
+			const float v97 = q0_0.y;
+			const float v98 = q0_0.x;
+			const float v99 = v4 - v97;
+			const float v100 = v7 - v97;
+			const float v101 = v3 - v98;
+			const float v102 = q0_0.z;
+			const float v103 = v99 * v99;
+			const float v104 = v6 - v98;
+			const float v105 = v100 * v100;
+			const float v106 = v5 - v102;
+			const float v107 = fma(v101, v101, v103);
+			const float v108 = v8 - v102;
+			const float v109 = fma(v104, v104, v105);
+			const float v110 = fma(v106, v106, v107);
+			const float v111 = fma(v108, v108, v109);
+			const float v112 = v2 * v110;
+			const float v113 = v2 * v111;
+			const float v114 = exp(v112);
+			const float v115 = exp(v113);
+			const float v116 = q0_0.w;
+			r8_0 = fma(v116, v114, r8_0);
+			r8_1 = fma(v116, v115, r8_1);
 		}
+	}
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_g[o + 0] = r8_0;
+		if (i + 1 <= ilast)
+			nbv_g[o + 1] = r8_1;
+		return;
 	}
 	if (i + 0 <= ilast)
 		nbv_g[i + 0] = accum ? nbv_g[i + 0] + r8_0 : r8_0;

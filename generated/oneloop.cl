@@ -8,6 +8,7 @@
  * precision dd
  * unroll 1 1 1
  * launch 128 128
+ * slices 1
  * flops 15 0
  * pack 0 dd 2 4
  * var xx LMEM dd
@@ -899,7 +900,7 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_T 1
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
-void nbk_oneloop(const int ni, const int nj, const int ibase, const int jbase, const int accum,
+void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 	__global const double2 *restrict nbv_xx,
 	__global const double2 *restrict nbv_yy,
 	__global const double2 *restrict nbv_cnt4,
@@ -917,6 +918,11 @@ void nbk_oneloop(const int ni, const int nj, const int ibase, const int jbase, c
 	const int gid = get_global_id(0);
 	const int p = 0, g = gid;
 	(void)p;
+	const int ns = get_num_groups(1), sl = get_group_id(1);
+	const int jq = NB_TILE > 0 ? NB_TILE : 1;
+	const int jlen = ns == 1 ? nj_all : ((nj_all + ns - 1) / ns + jq - 1) / jq * jq;
+	const int jbase = jbase_all + sl * jlen;
+	const int nj = clamp(nj_all - sl * jlen, 0, jlen);
 	const int i = ibase + g * 1, ilast = ibase + ni - 1;
 	const int i0 = min(i + 0, ilast);
 	(void)i0;
@@ -994,6 +1000,12 @@ void nbk_oneloop(const int ni, const int nj, const int ibase, const int jbase, c
 				r11_0 = nb_dd_add(r11_0, v34);
 			}
 		}
+	}
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
+		return;
 	}
 	if (i + 0 <= ilast)
 	{

@@ -109,3 +109,47 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 		l++;
 	return l;
 }
+
+/* Slices cut a launch's j range among more, shorter work groups: the
+ * device idles at the end of a launch for about one work group's time,
+ * 2 to 4% of a launch of float gravity on an H200 (docs/performance.md).
+ * Adding the slices up costs a launch of the runtime's own kernel per
+ * result, which a launch of fewer than 2^22 interactions per compute
+ * unit does not win back (N = 16384 lost 6%; 32768 gained 3.5%).  Each
+ * slice keeps a tile at least, and the sums one buffer. */
+int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m)
+{
+	const nb_iface *f = k->f;
+	nbrt *rt = k->rt;
+	if (!f->slices || m == 0)
+		return 1;
+	const char *e = getenv("NBRT_SLICES");
+	size_t ns = 1;
+	if (e && *e) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(e, &end, 10);
+		if (errno || *end || e[0] == '-' || v < 1 || v > NBRT_MAX_SLICES)
+			return nbrt_fail(rt, "NBRT_SLICES='%s' is not an integer from "
+			                 "1 to %d", e, NBRT_MAX_SLICES);
+		ns = v;
+	} else {
+		const nb_defaults *row = nbrt_row(k);
+		double least = 4194304.0 * (rt->units ? rt->units : 1);
+		if (!row || row->slices < 2 || (double)n * (double)m < least)
+			return 1;
+		size_t tile = (size_t)(f->tile > 0 ? f->tile : 1);
+		ns = (size_t)row->slices;
+		while (ns > 1 && m / ns < tile)
+			ns /= 2;
+	}
+	size_t most = 1; /* bytes of one i-element's result */
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			size_t b = nbrt_prec_size(f->var[v].type);
+			most = b > most ? b : most;
+		}
+	while (ns > 1 && (ns > m || ns * n * most > rt->maxalloc))
+		ns--;
+	return (int)ns;
+}

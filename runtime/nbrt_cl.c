@@ -20,7 +20,7 @@
 
 /* The runtime's own kernels (aux_src), in its order. */
 enum { AK_TO_F, AK_TO_D, AK_TO_DD, AK_FROM_F, AK_FROM_D, AK_FROM_DD,
-       AK_AXPY, AK_FINITE, AK_N };
+       AK_AXPY, AK_FINITE, AK_SUM_F, AK_SUM_D, AK_SUM_DD, AK_N };
 
 /* The device (rt->priv); its limits that others read are in rt. */
 typedef struct Cl {
@@ -57,6 +57,9 @@ typedef struct Prog {
 	cl_mem *pin;
 	void **pinp;
 	size_t *pincap;
+	/* per RMEM mem: the j-slices' sums, slice s at s * ni (cl_run) */
+	cl_mem *part;
+	size_t *partcap;
 } Prog;
 
 static const char *clname(cl_int e)
@@ -825,7 +828,10 @@ static int cl_load(nbrt_kernel *k, const char *code, size_t len)
 	pg->pin = calloc((size_t)pg->nmem + 1, sizeof *pg->pin);
 	pg->pinp = calloc((size_t)pg->nmem + 1, sizeof *pg->pinp);
 	pg->pincap = calloc((size_t)pg->nmem + 1, sizeof *pg->pincap);
-	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap)
+	pg->part = calloc((size_t)pg->nmem + 1, sizeof *pg->part);
+	pg->partcap = calloc((size_t)pg->nmem + 1, sizeof *pg->partcap);
+	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap ||
+	    !pg->part || !pg->partcap)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
 }
@@ -847,6 +853,11 @@ static void cl_free(nbrt_kernel *k)
 	for (int m = 0; pg->mem && m < pg->nmem; m++)
 		if (pg->mem[m])
 			clReleaseMemObject(pg->mem[m]);
+	for (int m = 0; pg->part && m < pg->nmem; m++)
+		if (pg->part[m])
+			clReleaseMemObject(pg->part[m]);
+	free(pg->part);
+	free(pg->partcap);
 	free(pg->mem);
 	free(pg->cap);
 	free(pg->pin);
@@ -908,11 +919,52 @@ static const char aux_src[] =
 	"	if (i < n && (!isfinite(a0[i]) || (na > 1 && !isfinite(a1[i])) ||\n"
 	"	              (na > 2 && !isfinite(a2[i]))))\n"
 	"		*bad = 1;\n"
+	"}\n"
+	/* the j-slices' sums of a launch (cl_run): slice 0 first, in order,
+	 * so a run's results do not depend on timing; dd by an accurate
+	 * addition (two two-sums), as the kernels' own */
+	"kernel void nbrt_sum_f(global const float *p, global float *r, int ns,\n"
+	"                       ulong n, ulong off, int accum)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	float s = p[i];\n"
+	"	for (int k = 1; k < ns; k++) s += p[k * n + i];\n"
+	"	r[off + i] = accum ? r[off + i] + s : s;\n"
+	"}\n"
+	"kernel void nbrt_sum_d(global const double *p, global double *r, int ns,\n"
+	"                       ulong n, ulong off, int accum)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	double s = p[i];\n"
+	"	for (int k = 1; k < ns; k++) s += p[k * n + i];\n"
+	"	r[off + i] = accum ? r[off + i] + s : s;\n"
+	"}\n"
+	"double2 nbrt_dd_add(double2 a, double2 b)\n"
+	"{\n"
+	"	double s = a.x + b.x, v = s - a.x, e = (a.x - (s - v)) + (b.x - v);\n"
+	"	double t = a.y + b.y, w = t - a.y, f = (a.y - (t - w)) + (b.y - w);\n"
+	"	e += t;\n"
+	"	double h = s + e;\n"
+	"	e = e - (h - s) + f;\n"
+	"	s = h + e;\n"
+	"	return (double2)(s, e - (s - h));\n"
+	"}\n"
+	"kernel void nbrt_sum_dd(global const double2 *p, global double2 *r,\n"
+	"                        int ns, ulong n, ulong off, int accum)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i >= n) return;\n"
+	"	double2 s = p[i];\n"
+	"	for (int k = 1; k < ns; k++) s = nbrt_dd_add(s, p[k * n + i]);\n"
+	"	r[off + i] = accum ? nbrt_dd_add(r[off + i], s) : s;\n"
 	"}\n";
 
 static const char *const ak_name[AK_N] = {
 	"nbrt_to_f", "nbrt_to_d", "nbrt_to_dd", "nbrt_from_f", "nbrt_from_d",
-	"nbrt_from_dd", "nbrt_axpy", "nbrt_finite",
+	"nbrt_from_dd", "nbrt_axpy", "nbrt_finite", "nbrt_sum_f", "nbrt_sum_d",
+	"nbrt_sum_dd",
 };
 
 /* Builds aux_src once a device (or takes it from the cache). */
@@ -1204,6 +1256,9 @@ typedef struct Run {
 	cl_event ev[256];
 	int nev;
 	size_t wg, u, t;
+	cl_uint rarg;     /* the first RMEM argument */
+	int sliced;       /* RMEM arguments bound to pg->part */
+	int noted;        /* the slices were noted (NBRT_VERBOSE) */
 } Run;
 
 /* Waits for the pending launches and adds up their device time. */
@@ -1227,6 +1282,78 @@ static int drain(nbrt_kernel *k, Run *r)
 	return 0;
 }
 
+static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v);
+
+/* Binds the RMEM arguments to the results (ns 1) or to the slices' sums
+ * of a launch of n i-elements in ns slices, growing those as needed. */
+static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
+{
+	const nb_iface *f = k->f;
+	Prog *pg = k->priv;
+	const Cl *c = k->rt->priv;
+	if (ns == 1 && !r->sliced)
+		return 0;
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	cl_uint arg = r->rarg;
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		size_t bytes = (size_t)ns * n * nbrt_prec_size(x->type);
+		if (ns > 1 && pg->partcap[m] < bytes) {
+			cl_int e;
+			if (pg->part[m])
+				clReleaseMemObject(pg->part[m]);
+			pg->partcap[m] = 0;
+			pg->part[m] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes,
+			                             NULL, &e);
+			if (!pg->part[m])
+				return clfail(k->rt, f->kernel, "clCreateBuffer", e);
+			pg->partcap[m] = bytes;
+		}
+		if (set_arg(k, arg++, sizeof(cl_mem),
+		            ns > 1 ? &pg->part[m] : &pg->mem[m]))
+			return -1;
+		m++;
+	}
+	r->sliced = ns > 1;
+	return 0;
+}
+
+/* Adds up the ns slices' sums of a launch into the results, each after
+ * the launch in the queue, timed with it. */
+static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
+                      int accum)
+{
+	nbrt *rt = k->rt;
+	const nb_iface *f = k->f;
+	Prog *pg = k->priv;
+	Cl *c = rt->priv;
+	cl_int nsl = ns, acc = accum;
+	cl_ulong cn = n, off = ib;
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		int i = x->type == NB_FLOAT ? AK_SUM_F : x->type == NB_DOUBLE ?
+		        AK_SUM_D : AK_SUM_DD;
+		if (aux_run(rt, i, 0, ARG(pg->part[m]), ARG(pg->mem[m]), ARG(nsl),
+		            ARG(cn), ARG(off), ARG(acc), (size_t)0))
+			return -1;
+		if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
+			return -1;
+		size_t local = c->akwg, global = (n + local - 1) / local * local;
+		cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
+		                                  &local, 0, NULL, &r->ev[r->nev]);
+		if (e != CL_SUCCESS)
+			return clfail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
+		r->nev++;
+		m++;
+	}
+	return 0;
+}
+
 static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
                   int accum, void *ctx)
 {
@@ -1241,18 +1368,31 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		    CL_SUCCESS)
 			return clfail(rt, k->f->kernel, "clSetKernelArg", e);
 	size_t groups = (n + r->u - 1) / r->u * r->t;
-	size_t global = (groups + r->wg - 1) / r->wg * r->wg, local = r->wg;
+	size_t global[2] = {(groups + r->wg - 1) / r->wg * r->wg, 1};
+	size_t local[2] = {r->wg, 1};
+	/* the runtime's own kernels add the slices up: they need doubles */
+	int ns = c->fp64 ? nbrt_choose_slices(k, n, m) : 1;
+	if (ns < 0 || (ns > 1 && aux_load(rt)) || bind_results(k, r, ns, n))
+		return -1;
+	global[1] = (size_t)ns;
+	if (ns > 1 && !r->noted) {
+		nbrt_note(rt, "%s: %d j-slices for a launch of Ni = %zu, Nj = %zu",
+		          k->name, ns, n, m);
+		r->noted = 1;
+	}
 	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
 		return -1;
-	e = clEnqueueNDRangeKernel(c->q, pg->kern, 1, NULL, &global, &local, 0,
+	e = clEnqueueNDRangeKernel(c->q, pg->kern, 2, NULL, global, local, 0,
 	                           NULL, &r->ev[r->nev]);
 	if (e != CL_SUCCESS) {
 		char what[256];
-		snprintf(what, sizeof what, "kernel %s (global size %zu, local %zu)",
-		         k->f->kernel, global, local);
+		snprintf(what, sizeof what, "kernel %s (global size %zu x %d, "
+		         "local %zu)", k->f->kernel, global[0], ns, local[0]);
 		return clfail(rt, what, "clEnqueueNDRangeKernel", e);
 	}
 	r->nev++;
+	if (ns > 1 && add_slices(k, r, ns, ib, n, accum))
+		return -1;
 	k->launches++;
 	/* progress counts launches done, not queued */
 	if (k->plabel && drain(k, r))
@@ -1507,7 +1647,8 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 static size_t int_limit(const nb_iface *f)
 {
 	size_t pad = (size_t)f->unroll_i * ((size_t)f->wg + 2) *
-	             (size_t)f->jsplit + (size_t)f->tile + 64;
+	             (size_t)f->jsplit + (size_t)f->tile + 64 +
+	             (size_t)NBRT_MAX_SLICES * ((size_t)f->tile + 1);
 	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
 }
 
@@ -1527,6 +1668,8 @@ static int cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 	r.wg = (size_t)f->wg;
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
+	r.rarg = (cl_uint)(5 + nb_iface_count(f, NB_LMEM) + f->npack +
+	                   nb_iface_count(f, NB_CONST));
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
 	if (!r.stage) {

@@ -163,6 +163,12 @@ int nbrt_tunefile_read(const char *s, size_t len, nbrt_variant *v,
 int nbrt_max_interactions(nbrt *rt, size_t *max);
 /* log2 of the j-split that suits a run of ni i-elements on the device. */
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
+/* The j-slices (nb_iface.slices) for one launch of n i-elements over m
+ * j-elements: $NBRT_SLICES, else what the device's row of the defaults
+ * table asks; 1 for none.  -1, with the message set, for a bad
+ * $NBRT_SLICES. */
+#define NBRT_MAX_SLICES 64
+int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m);
 /* Calls fn for every launch of a run over [0, ni) x [0, nj), none of more
  * than k->maxint interactions (unless a single group of unroll_i i times
  * one j is more): i-chunks a multiple of unroll_i and at most imax, each

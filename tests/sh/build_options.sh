@@ -36,7 +36,7 @@ hasnt "$T/ddc.c" '^ \* options' "C dd never gets -ffast-math"
 "$NBCC" $K -o "$T/nofma.cl" --no-fma
 has "$T/nofma.cl" '^#pragma OPENCL FP_CONTRACT OFF$' "--no-fma turns contraction off"
 hasnt "$T/f.cl" 'FP_CONTRACT' "contraction left alone by default"
-has "$T/f.cl" '^ \* unroll 2 2 1$' "GPU defaults 2 x 2"
+has "$T/f.cl" '^ \* unroll 2 4 1$' "GPU defaults 2 x 4 (the H200 row)"
 "$NBCC" $K -o "$T/cpu.cl" --device-class=cpu
 has "$T/cpu.cl" '^ \* unroll 4 1 1$' "CPU device defaults 4 x 1"
 "$NBCC" $K -o "$T/cpu2.cl" --device-class=cpu --unroll-j=3

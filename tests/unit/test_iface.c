@@ -209,6 +209,37 @@ START_TEST(duplicates)
 }
 END_TEST
 
+/* The slices line: 0 or 1, once; absent means 0; printed and read back. */
+START_TEST(slices_line)
+{
+	char text[1024], err[256];
+	for (int v = -1; v <= 1; v++) {
+		snprintf(text, sizeof text, "%s%s%s", head,
+		         v < 0 ? "" : v ? " * slices 1\n" : " * slices 0\n", tail);
+		nb_iface *f = nb_iface_parse(text, strlen(text), err, sizeof err);
+		ck_assert_msg(f != NULL, "%s", err);
+		ck_assert_int_eq(f->slices, v > 0);
+		nb_iface_free(f);
+	}
+	refused(" * slices 2\n", "expected 0 or 1");
+	refused(" * slices -1\n", "expected 0 or 1");
+	refused(" * slices\n", "expected 0 or 1");
+	refused(" * slices 1\n * slices 1\n", "given twice");
+	nb_iface *f = sample("a.nbl", "", "");
+	f->slices = 1;
+	size_t len;
+	char *out = NULL;
+	print(f, &out, &len);
+	ck_assert_ptr_nonnull(strstr(out, " * slices 1\n"));
+	nb_iface *g = nb_iface_parse(out, len, err, sizeof err);
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_int_eq(g->slices, 1);
+	nb_iface_free(g);
+	nb_iface_free(f);
+	free(out);
+}
+END_TEST
+
 /* Headers without an entry line (hand-written ones, nbcc's before it
  * wrote one) name the functions as nbcc did then. */
 START_TEST(default_entry)
@@ -282,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, random_texts);
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, duplicates);
+	tcase_add_test(tc, slices_line);
 	tcase_add_test(tc, default_entry);
 	tcase_add_test(tc, compiled_names);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,97 @@
+# j-slices (nb_iface.slices; runtime/launch.c, nbrt_cl.c): a launch whose
+# second dimension cuts the j range, each slice's sums added up by the
+# runtime's own kernels.  Forced on PoCL with NBRT_SLICES (the GPU rows'
+# rule is measured in docs/performance.md), against the C back end on
+# fresh random inputs: float within 1e-5 and double within 1e-12 norm-wise
+# (bench/compare.awk), dd within 1e-28 as dd (tests/sh/ddcmp.c, QD).
+# Sizes below a tile, with fewer j than slices, and over several tiles; a
+# j-split, no staging, j-chunked launches that add to earlier ones; and
+# kernels whose reductions are not sums, which must not be sliced.
+# Skipped (77) without an OpenCL CPU device.
+set -eu
+. "$ROOT/tests/lib.sh"
+cd "$ROOT"
+. tests/device.sh
+need_device cpu
+scratch
+shared_cache
+cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
+	-lqd -lstdc++ -lm
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+echo "seed $seed"
+# check NAME PRECISION SIZE SLICES [nbrun flags...]: sliced OpenCL against C
+check() {
+	ex=$1 p=$2 n=$3 s=$4
+	shift 4
+	if ! NBRT_SLICES=$s NBRT_VERBOSE=1 "$BIN/nbrun" "dsl-examples/$ex.nbl" \
+		--random "$n" --seed "$seed" --precision="$p" --device cpu "$@" \
+		-o "$T/cl.csv" 2>"$T/err"; then
+		bad "$ex $p $n slices $s $*: $(tail -n 2 "$T/err")"
+		return
+	fi
+	"$BIN/nbrun" "dsl-examples/$ex.nbl" --random "$n" --seed "$seed" \
+		--precision="$p" --target c -o "$T/c.csv" 2>/dev/null
+	case $p in
+	float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
+	double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
+	dd) tol=1e-28 cmp="$T/ddcmp" ;;
+	esac
+	m=$($cmp "$T/c.csv" "$T/cl.csv" | sed -n 's/^max //p')
+	# sliced when there are j to slice (the note), never when not a sum
+	got=$(sed -n 's/.*: \([0-9]*\) j-slices for a launch.*/\1/p' "$T/err" |
+		head -n 1)
+	nj=${n#*,}
+	want=$s
+	[ "$nj" -lt "$s" ] && want=$nj
+	case $ex in nearest | gauss_logsumexp) want="" ;; esac
+	[ "$want" = 1 ] || [ "$want" = 0 ] && want=""
+	if [ "${got:-}" != "$want" ]; then
+		bad "$ex $p $n slices $s $*: ${got:-no} slices noted, expected ${want:-none}"
+	elif awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
+		ok "$ex $p $n slices $s $* ($m)"
+	else
+		bad "$ex $p $n slices $s $*: difference $m over $tol"
+	fi
+}
+for n in 1,1 7,5 97,389 300,4099; do
+	for s in 3 64; do
+		check gravity float $n $s
+		check lennard_jones_self float $n $s
+	done
+	check gravity double $n 7
+	check gravity dd $n 5
+	check biot_savart float $n 2
+done
+# the j-split's own combine, then the slices'; the cache's j; chunks
+check gravity float 301,5003 3 --unroll-i=2 --jsplit=4
+check gravity float 301,5003 4 --tile=0
+export NBRT_MAX_INTERACTIONS=65500 # chunks of a few tiles of j
+check gravity float 301,1009 3
+check gravity dd 131,1009 2
+check lennard_jones_self double 131,1009 4
+unset NBRT_MAX_INTERACTIONS
+# min=, argmin= and logsumexp= are not sliced, whatever is asked
+check nearest float 97,389 4
+check gauss_logsumexp float 97,389 4
+"$NBCC" dsl-examples/nearest.nbl -o "$T/n.cl"
+"$NBCC" dsl-examples/gravity.nbl -o "$T/g.cl"
+if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 1$' "$T/g.cl"; then
+	ok "slices line: gravity has it, nearest not"
+else
+	bad "slices line in the interface headers"
+fi
+# a bad NBRT_SLICES is an error, and the output is not written
+for v in 0 65 -1 abc 3x ""; do
+	rm -f "$T/out.csv"
+	if NBRT_SLICES=$v "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
+		--device cpu -o "$T/out.csv" 2>"$T/err"; then
+		[ -z "$v" ] && ok "NBRT_SLICES='' is the rule" ||
+			bad "NBRT_SLICES='$v' accepted"
+	elif grep -q "NBRT_SLICES='$v' is not an integer from 1 to 64" "$T/err" &&
+		[ ! -e "$T/out.csv" ]; then
+		ok "NBRT_SLICES='$v' refused"
+	else
+		bad "NBRT_SLICES='$v': $(cat "$T/err")"
+	fi
+done
+finish slices
