@@ -56,14 +56,33 @@ static void run(Dump *d, Func *f, const char *name, void (*pass)(Func *))
 	step(d, f, name);
 }
 
+/* The size of a Func whose loop body is copied `copies` times (1: as it
+ * is); *body, the body's. */
+static long grown(const Func *f, long copies, long *body)
+{
+	*body = 0;
+	for (int k = 0; k < f->n; k++)
+		*body += f->ins[k].blk == B_BODY;
+	return (long)f->n - *body + *body * copies;
+}
+
+/* An unrolling the user did not give (a row of the defaults table) is
+ * halved while the copies would grow the Func past MAX_INS: the defaults
+ * compile whatever compiles at 1 x 1.  `extra`: copies beyond the factor
+ * (the j-unroll's one-element tail). */
+static void fit(const Func *f, int *factor, unsigned given, long extra)
+{
+	long body;
+	while (!given && *factor > 1 && grown(f, *factor + extra, &body) > MAX_INS)
+		*factor /= 2;
+}
+
 /* Refuses a Func that would grow past MAX_INS when its loop body is
  * copied `copies` times (1: as it is), before the copies cost memory. */
 static int too_big(Ctx *c, const Func *f, long copies, const nb_options *o)
 {
-	long body = 0;
-	for (int k = 0; k < f->n; k++)
-		body += f->ins[k].blk == B_BODY;
-	long total = (long)f->n - body + body * copies;
+	long body;
+	long total = grown(f, copies, &body);
 	if (total <= MAX_INS)
 		return 0;
 	if (copies == 1)
@@ -83,7 +102,7 @@ static int too_big(Ctx *c, const Func *f, long copies, const nb_options *o)
  * work for the next: fold and powred leave unused literals, reassoc
  * opened sums and fma absorbed products to the dce after them, and cse
  * orders commutative operands by index, so it runs on a swept list. */
-static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
+static Func *optimize(Ctx *c, Prog *p, nb_options *o, Dump *d,
                       const char *name)
 {
 	Func *f = lower(c, p);
@@ -105,6 +124,7 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	run(d, f, "dce", pass_dce);
 	run(d, f, "fma", pass_fma);
 	run(d, f, "dce", pass_dce);
+	fit(f, &o->unroll_i, o->given & NB_GIVEN_UNROLL_I, 0);
 	if (too_big(c, f, o->unroll_i, o))
 		return f;
 	pass_unroll_i(f, o->unroll_i);
@@ -115,6 +135,7 @@ static Func *optimize(Ctx *c, Prog *p, const nb_options *o, Dump *d,
 	pass_jsplit(f, o->jsplit);
 	step(d, f, "jsplit");
 	/* NJ copies and the one-element tail */
+	fit(f, &o->unroll_j, o->given & NB_GIVEN_UNROLL_J, 1);
 	if (o->unroll_j > 1 && too_big(c, f, o->unroll_j + 1, o))
 		return f;
 	pass_unroll_j(f, o->unroll_j);
