@@ -1031,8 +1031,20 @@ out:
 	return r;
 }
 
+/* Queues aux kernel i over n work items; ev, if not NULL, its event. */
+static int aux_queue(nbrt *rt, int i, size_t n, cl_event *ev)
+{
+	Cl *c = rt->priv;
+	size_t local = c->akwg, global = (n + local - 1) / local * local;
+	cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
+	                                  &local, 0, NULL, ev);
+	if (e != CL_SUCCESS)
+		return clfail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
+	return 0;
+}
+
 /* Sets the arguments of aux kernel i, given as (size, pointer) pairs
- * ending in a size 0, and queues it over n work items. */
+ * ending in a size 0, and queues it over n work items (none: n = 0). */
 static int aux_run(nbrt *rt, int i, size_t n, ...)
 {
 	Cl *c = rt->priv;
@@ -1049,14 +1061,7 @@ static int aux_run(nbrt *rt, int i, size_t n, ...)
 	va_end(ap);
 	if (e != CL_SUCCESS)
 		return clfail(rt, ak_name[i], "clSetKernelArg", e);
-	if (!n)
-		return 0;
-	size_t local = c->akwg, global = (n + local - 1) / local * local;
-	e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global, &local, 0,
-	                           NULL, NULL);
-	if (e != CL_SUCCESS)
-		return clfail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
-	return 0;
+	return n ? aux_queue(rt, i, n, NULL) : 0;
 }
 
 #define ARG(v) sizeof(v), (const void *)&(v)
@@ -1283,6 +1288,17 @@ static int drain(nbrt_kernel *k, Run *r)
 }
 
 static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v);
+static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
+                cl_mem_flags fl, const char *what);
+
+/* The next event slot of a run, waiting for the pending launches first
+ * when every slot is taken; NULL after a failure. */
+static cl_event *next_event(nbrt_kernel *k, Run *r)
+{
+	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
+		return NULL;
+	return &r->ev[r->nev];
+}
 
 /* Binds the RMEM arguments to the results (ns 1) or to the slices' sums
  * of a launch of n i-elements in ns slices, growing those as needed. */
@@ -1290,7 +1306,6 @@ static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
 {
 	const nb_iface *f = k->f;
 	Prog *pg = k->priv;
-	const Cl *c = k->rt->priv;
 	if (ns == 1 && !r->sliced)
 		return 0;
 	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
@@ -1300,17 +1315,9 @@ static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
 		if (x->role != NB_RMEM)
 			continue;
 		size_t bytes = (size_t)ns * n * nbrt_prec_size(x->type);
-		if (ns > 1 && pg->partcap[m] < bytes) {
-			cl_int e;
-			if (pg->part[m])
-				clReleaseMemObject(pg->part[m]);
-			pg->partcap[m] = 0;
-			pg->part[m] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes,
-			                             NULL, &e);
-			if (!pg->part[m])
-				return clfail(k->rt, f->kernel, "clCreateBuffer", e);
-			pg->partcap[m] = bytes;
-		}
+		if (ns > 1 && grow(k, &pg->part[m], &pg->partcap[m], bytes,
+		                   CL_MEM_READ_WRITE, x->name))
+			return -1;
 		if (set_arg(k, arg++, sizeof(cl_mem),
 		            ns > 1 ? &pg->part[m] : &pg->mem[m]))
 			return -1;
@@ -1328,7 +1335,6 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 	nbrt *rt = k->rt;
 	const nb_iface *f = k->f;
 	Prog *pg = k->priv;
-	Cl *c = rt->priv;
 	cl_int nsl = ns, acc = accum;
 	cl_ulong cn = n, off = ib;
 	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
@@ -1338,16 +1344,11 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 			continue;
 		int i = x->type == NB_FLOAT ? AK_SUM_F : x->type == NB_DOUBLE ?
 		        AK_SUM_D : AK_SUM_DD;
+		cl_event *ev;
 		if (aux_run(rt, i, 0, ARG(pg->part[m]), ARG(pg->mem[m]), ARG(nsl),
-		            ARG(cn), ARG(off), ARG(acc), (size_t)0))
+		            ARG(cn), ARG(off), ARG(acc), (size_t)0) ||
+		    !(ev = next_event(k, r)) || aux_queue(rt, i, n, ev))
 			return -1;
-		if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
-			return -1;
-		size_t local = c->akwg, global = (n + local - 1) / local * local;
-		cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
-		                                  &local, 0, NULL, &r->ev[r->nev]);
-		if (e != CL_SUCCESS)
-			return clfail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
 		r->nev++;
 		m++;
 	}
@@ -1380,10 +1381,11 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		          k->name, ns, n, m);
 		r->noted = 1;
 	}
-	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
+	cl_event *ev = next_event(k, r);
+	if (!ev)
 		return -1;
 	e = clEnqueueNDRangeKernel(c->q, pg->kern, 2, NULL, global, local, 0,
-	                           NULL, &r->ev[r->nev]);
+	                           NULL, ev);
 	if (e != CL_SUCCESS) {
 		char what[256];
 		snprintf(what, sizeof what, "kernel %s (global size %zu x %d, "
@@ -1400,32 +1402,38 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	return 0;
 }
 
-/* Makes buffer m hold at least `bytes`; buffers only grow, so repeated
- * runs of one size allocate once. */
-static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
-                  const char *what)
+/* Makes *mem hold at least `bytes`; buffers only grow, so repeated runs
+ * of one size allocate once.  ensure: kernel buffer m. */
+static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
+                cl_mem_flags fl, const char *what)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
-	Prog *pg = k->priv;
 	cl_int e;
 	if (bytes < 64)
 		bytes = 64;
-	if (pg->cap[m] >= bytes)
+	if (*cap >= bytes)
 		return 0;
-	if (pg->mem[m])
-		clReleaseMemObject(pg->mem[m]);
-	pg->mem[m] = NULL;
-	pg->cap[m] = 0;
+	if (*mem)
+		clReleaseMemObject(*mem);
+	*mem = NULL;
+	*cap = 0;
 	if (bytes > rt->maxalloc)
 		return nbrt_fail(rt, "kernel %s: %s needs %zu bytes; %s allows at "
 		                 "most %llu in one buffer", k->f->kernel, what, bytes,
 		                 rt->name, (unsigned long long)rt->maxalloc);
-	pg->mem[m] = clCreateBuffer(c->ctx, fl, bytes, NULL, &e);
-	if (!pg->mem[m])
+	*mem = clCreateBuffer(c->ctx, fl, bytes, NULL, &e);
+	if (!*mem)
 		return clfail(rt, k->f->kernel, "clCreateBuffer", e);
-	pg->cap[m] = bytes;
+	*cap = bytes;
 	return 0;
+}
+
+static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
+                  const char *what)
+{
+	Prog *pg = k->priv;
+	return grow(k, &pg->mem[m], &pg->cap[m], bytes, fl, what);
 }
 
 static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
