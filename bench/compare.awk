@@ -3,7 +3,10 @@
 # Prints "column: rel" lines and a last line "max REL".
 FNR == 1 { if (NR == 1) { n = split($0, name, ","); } next }
 NR == FNR { for (c = 1; c <= n; c++) a[FNR, c] = $c + 0; rows = FNR; next }
-{ rows2 = FNR; for (c = 1; c <= n; c++) { d = $c - a[FNR, c]; dd[c] += d * d; rr[c] += a[FNR, c] * a[FNR, c] } }
+# the same infinity in both agrees, and has no size to scale the rest by
+{ rows2 = FNR; for (c = 1; c <= n; c++) { v = $c + 0; w = a[FNR, c]
+	if (v == w && v != 0 && v == v * 2) continue
+	d = v - w; dd[c] += d * d; rr[c] += w * w } }
 END {
 	m = 0
 	# a different row count, or a NaN anywhere, is a difference of 1e300

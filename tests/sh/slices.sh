@@ -23,10 +23,11 @@ echo "seed $seed"
 check() {
 	ex=$1 p=$2 n=$3 s=$4
 	shift 4
+	what="$ex $p $n slices $s $* (seed $seed)"
 	if ! NBRT_SLICES=$s NBRT_VERBOSE=1 "$BIN/nbrun" "dsl-examples/$ex.nbl" \
 		--random "$n" --seed "$seed" --precision="$p" --device cpu "$@" \
 		-o "$T/cl.csv" 2>"$T/err"; then
-		bad "$ex $p $n slices $s $*: $(tail -n 2 "$T/err")"
+		bad "$what: $(tail -n 2 "$T/err")"
 		return
 	fi
 	"$BIN/nbrun" "dsl-examples/$ex.nbl" --random "$n" --seed "$seed" \
@@ -46,11 +47,11 @@ check() {
 	case $ex in nearest | gauss_logsumexp) want="" ;; esac
 	[ "$want" = 1 ] || [ "$want" = 0 ] && want=""
 	if [ "${got:-}" != "$want" ]; then
-		bad "$ex $p $n slices $s $*: ${got:-no} slices noted, expected ${want:-none}"
+		bad "$what: ${got:-no} slices noted, expected ${want:-none}"
 	elif awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
-		ok "$ex $p $n slices $s $* ($m)"
+		ok "$what: $m"
 	else
-		bad "$ex $p $n slices $s $*: difference $m over $tol"
+		bad "$what: difference $m over $tol"
 	fi
 }
 for n in 1,1 7,5 97,389 300,4099; do
