@@ -97,6 +97,13 @@ static int too_big(Ctx *c, const Func *f, long copies, const nb_options *o)
 	return 1;
 }
 
+static int regs_of(const Func *f)
+{
+	Stats s;
+	ir_stats(f, &s);
+	return s.regs;
+}
+
 /* The optimizer, a straight list: no pass calls another, each is checked
  * and can be dumped after it runs.  The order matters where a pass makes
  * work for the next: fold and powred leave unused literals, reassoc
@@ -318,6 +325,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	 * only to hold j exactly: the values it compares keep their type, so
 	 * a float kernel with one keeps float's row (nearest.nbl: 16 x 1 on
 	 * the host is 1.66 times double's 8 x 1). */
+	const nb_defaults *row = NULL;
 	if (t->defaults) {
 		Type widest = T_F32;
 		for (int k = SYM_LMEM; k <= SYM_CONST; k++)
@@ -329,11 +337,28 @@ int nb_compile(const char *path, const char *src, size_t len,
 					continue;
 				widest = type_join(widest, s->type);
 			}
-		t->defaults(widest, &o);
+		row = t->defaults(widest, &o);
 	}
 	if (o.unroll_i == 0)
 		o.unroll_i = 1;
-	Func *f = optimize(&c, p, &o, &d, kernel_name(&c, path, &o));
+	const char *name = kernel_name(&c, path, &o);
+	Func *f = optimize(&c, p, &o, &d, name);
+	/* The row's i-unroll is for kernels that fit its register budget: a
+	 * larger one runs short of warps to hide latency with (Biot-Savart
+	 * lost 15% at 4 x 4 on the H200), so it takes half the i-elements
+	 * in twice the group (docs/performance.md, "The register budget") */
+	while (!c.errors && row && row->regs && o.unroll_i > 1 &&
+	       !(o.given & NB_GIVEN_UNROLL_I) && regs_of(f) > row->regs) {
+		o.unroll_i /= 2;
+		if (!(o.given & NB_GIVEN_WG)) {
+			o.wg = 0;
+			o.wg = defaults_wg(row, &o);
+		}
+		buf_free(&text);
+		buf_free(&live);
+		d.hit = d.nran = 0;
+		f = optimize(&c, p, &o, &d, name);
+	}
 	if (c.errors)
 		goto done;
 	if (d.want) {

@@ -330,19 +330,29 @@ void red_prelude(Buf *out, const Func *f, const Spelling *sp)
 		}
 		if (!need[t][NB_LOGSUMEXP])
 			continue;
+		/* one exp and selects, not two exps behind a branch: a GPU's
+		 * warp then runs one straight body whichever way its lanes
+		 * go (the branch cost gauss_logsumexp a third of its speed
+		 * at 4 i-elements a work item on the H200), and the host's
+		 * lane loop vectorizes only a body without a branch.  exp's
+		 * argument is m - a or a - m exactly as the branch had it;
+		 * where the branch took neither (a = -inf, or m = inf), e
+		 * may be a NaN that no select keeps. */
 		buf_puts(out, "/* logsumexp=: (m, s) stands for m + log(s); adds "
 		         "b exp(a), rescaling s\n * when a passes m */\n");
 		if (dd)
 			buf_puts(out,
 			         "static inline void nb_lse_dd(nb_dd *m, nb_dd *s, "
 			         "nb_dd a, nb_dd b)\n{\n"
-			         "\tif (nb_dd_gt(a, *m)) {\n"
-			         "\t\t*s = m->hi == -INFINITY ? b : nb_dd_add(nb_dd_mul("
-			         "*s, nb_dd_exp(nb_dd_sub(*m, a))), b);\n"
-			         "\t\t*m = a;\n"
-			         "\t} else if (a.hi != -INFINITY && m->hi != INFINITY) {\n"
-			         "\t\t*s = nb_dd_add(*s, nb_dd_mul(b, nb_dd_exp("
-			         "nb_dd_sub(a, *m))));\n\t}\n}\n"
+			         "\tint up = nb_dd_gt(a, *m);\n"
+			         "\tint add = a.hi != -INFINITY && m->hi != INFINITY;\n"
+			         "\tnb_dd e = nb_dd_exp(up ? nb_dd_sub(*m, a) : "
+			         "nb_dd_sub(a, *m));\n"
+			         "\tnb_dd su = m->hi == -INFINITY ? b : "
+			         "nb_dd_add(nb_dd_mul(*s, e), b);\n"
+			         "\tnb_dd sa = add ? nb_dd_add(*s, nb_dd_mul(b, e)) : *s;\n"
+			         "\t*s = up ? su : sa;\n"
+			         "\t*m = up ? a : *m;\n}\n"
 			         "static inline nb_dd nb_lse_end_dd(nb_dd m, nb_dd s)\n"
 			         "{\n\treturn s.hi == 0 ? nb_dd_make(-INFINITY, 0.0) : "
 			         "nb_dd_add(m, nb_dd_log(s));\n}\n");
@@ -350,14 +360,16 @@ void red_prelude(Buf *out, const Func *f, const Spelling *sp)
 			buf_printf(out,
 			           "static inline void nb_lse_%s(%s *m, %s *s, %s a, "
 			           "%s b)\n{\n"
-			           "\tif (a > *m) {\n"
-			           "\t\t*s = *m == -INFINITY ? b : *s * exp%s(*m - a) + b;\n"
-			           "\t\t*m = a;\n"
-			           "\t} else if (a != -INFINITY && *m != INFINITY) {\n"
-			           "\t\t*s += b * exp%s(a - *m);\n\t}\n}\n"
+			           "\tint up = a > *m;\n"
+			           "\tint add = a != -INFINITY && *m != INFINITY;\n"
+			           "\t%s e = exp%s(up ? *m - a : a - *m);\n"
+			           "\t%s su = *m == -INFINITY ? b : *s * e + b;\n"
+			           "\t%s sa = add ? *s + b * e : *s;\n"
+			           "\t*s = up ? su : sa;\n"
+			           "\t*m = up ? a : *m;\n}\n"
 			           "static inline %s nb_lse_end_%s(%s m, %s s)\n{\n"
 			           "\treturn s == 0 ? -INFINITY : m + log%s(s);\n}\n",
-			           g, T, T, T, T, x, x, T, g, T, T, x);
+			           g, T, T, T, T, T, x, T, T, T, g, T, T, x);
 	}
 }
 

@@ -34,8 +34,9 @@ typedef struct Target {
 	 * (NULL: nothing) */
 	const char *entry_suffix;
 	/* chooses the options left to the target (not in o->given), from
-	 * the widest type the kernel declares */
-	void (*defaults)(Type widest, nb_options *o);
+	 * the widest type the kernel declares; returns the row it used (or
+	 * NULL) */
+	const nb_defaults *(*defaults)(Type widest, nb_options *o);
 	/* sets the launch shape, fc->wg and fc->tile (NULL: both stay 0) */
 	void (*launch)(const Func *f, const nb_options *o, nb_iface *fc);
 	/* the build options the kernel asks of its compiler, a constant from
@@ -65,8 +66,15 @@ enum { TL_NAMES, TL_EXTS, TL_LANGS };
 const char *target_list(int what);
 
 /* defaults.c: sets the options o leaves open from the defaults table's
- * row for the target, o's device class and the widest type */
-void defaults_apply(const char *target, Type widest, nb_options *o);
+ * row for the target, o's device class and the widest type, and returns
+ * the row (NULL: none).  A row with a register budget also sets the
+ * group that keeps its i-elements a group (defaults_wg). */
+const nb_defaults *defaults_apply(const char *target, Type widest,
+                                  nb_options *o);
+/* The work group for o->unroll_i under a row with a register budget: the
+ * row's, doubled while it holds fewer i-elements than the row's (at most
+ * 1024); o->wg where the user gave one or the row has no budget. */
+int defaults_wg(const nb_defaults *r, const nb_options *o);
 
 /* vliw.c: the amdil target's --vliw report */
 void il_vliw_report(const Func *f, const char *code, size_t len, Buf *out);

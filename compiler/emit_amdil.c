@@ -1650,9 +1650,9 @@ static void il_emit(const Func *f, const nb_iface *fc, Buf *out)
 }
 
 /* The row of compiler/defaults.c (papers 000 and 001's unrolling). */
-static void il_defaults(Type widest, nb_options *o)
+static const nb_defaults *il_defaults(Type widest, nb_options *o)
 {
-	defaults_apply("amdil", widest, o);
+	return defaults_apply("amdil", widest, o);
 }
 
 /* The kernel ABI fixes 64 threads a group; no local-memory staging:

@@ -243,9 +243,9 @@ static void params(const Func *f, Buf *out)
 }
 
 /* The row of compiler/defaults.c for the host and precision. */
-static void c_defaults(Type widest, nb_options *o)
+static const nb_defaults *c_defaults(Type widest, nb_options *o)
 {
-	defaults_apply("c", widest, o);
+	return defaults_apply("c", widest, o);
 }
 
 /* Declares the accumulators (prefix r, or s for j-split partial sums). */

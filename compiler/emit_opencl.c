@@ -216,9 +216,9 @@ static void emit_combine(E *e)
 }
 
 /* The row of compiler/defaults.c for the device class and precision. */
-static void cl_defaults(Type widest, nb_options *o)
+static const nb_defaults *cl_defaults(Type widest, nb_options *o)
 {
-	defaults_apply("opencl", widest, o);
+	return defaults_apply("opencl", widest, o);
 }
 
 static void shuffle_prelude(Buf *out, int dbl, int dd)

@@ -102,8 +102,8 @@ typedef struct nb_defaults {
 	int unroll_i, unroll_j;
 	int wg, tile;         /* 0: the back end's own (128; one work group) */
 	/* a .nbl on a GPU whose j-split is left open gets the smallest
-	 * power of two (at most 16) giving this many work items per compute
-	 * unit; 0: no split chosen */
+	 * power of two (at most 16) giving this many i-elements times split
+	 * per compute unit; 0: no split chosen */
 	int split_items;
 	int split_min;        /* and at least this split (0 or 1: none) */
 	const char *source;   /* the sweep the row was written from */
@@ -111,6 +111,14 @@ typedef struct nb_defaults {
 	 * (nb_iface.slices) and is long enough to pay for adding them up
 	 * (runtime/launch.c); 0 or 1: none */
 	int slices;
+	/* a register budget (32-bit words, the estimate of --stats): a
+	 * kernel over it at the row's i-unroll takes half the i-elements a
+	 * work item, in a group of twice the work items, until it fits;
+	 * 0: none (compiler/driver.c) */
+	int regs;
+	/* with a budget: the least rows of i-elements a group holds (its
+	 * work items over the j-split); the group doubles until it does */
+	int rows;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

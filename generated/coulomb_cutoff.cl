@@ -4,7 +4,7 @@
  * entry nbk_coulomb_cutoff
  * target opencl
  * source dsl-examples/coulomb_cutoff.nbl
- * flags --precision=float --unroll-i=2 --unroll-j=4
+ * flags --precision=float --unroll-i=2 --unroll-j=4 --wg=128
  * options -cl-denorms-are-zero
  * precision float
  * unroll 2 4 1

@@ -32,12 +32,13 @@
  * when a passes m */
 static inline void nb_lse_f(float *m, float *s, float a, float b)
 {
-	if (a > *m) {
-		*s = *m == -INFINITY ? b : *s * expf(*m - a) + b;
-		*m = a;
-	} else if (a != -INFINITY && *m != INFINITY) {
-		*s += b * expf(a - *m);
-	}
+	int up = a > *m;
+	int add = a != -INFINITY && *m != INFINITY;
+	float e = expf(up ? *m - a : a - *m);
+	float su = *m == -INFINITY ? b : *s * e + b;
+	float sa = add ? *s + b * e : *s;
+	*s = up ? su : sa;
+	*m = up ? a : *m;
 }
 static inline float nb_lse_end_f(float m, float s)
 {

@@ -4,7 +4,7 @@
  * entry nbk_lennard_jones
  * target opencl
  * source dsl-examples/lennard_jones.nbl
- * flags --precision=float --unroll-i=2 --unroll-j=4
+ * flags --precision=float --unroll-i=2 --unroll-j=4 --wg=128
  * options -cl-denorms-are-zero
  * precision float
  * unroll 2 4 1

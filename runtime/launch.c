@@ -87,20 +87,28 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 }
 
 /* The j-split for a run of ni i-elements: the smallest power of two (at
- * most 16, at least the row's split_min) that gives the device the work
- * items per compute unit its row
- * of the defaults table asks for (compiler/defaults.c: 480 on the H200,
+ * most 16, at least the row's split_min) that gives each compute unit the
+ * i-elements times split its row of the defaults table asks for
+ * (compiler/defaults.c: 960 on the H200, 480 work items of 2 i-elements,
  * where fewer leave latency unhidden and more only add the cost of
- * combining).  A class with no rule of its own, forced by
+ * combining).  i-elements, not work items: a work item of 4 i-elements
+ * hides as much latency as two of 2 (4 x 4 float gravity at N = 32768
+ * ran 1.89e12 with a split of 4, 1.84 with the 8 that 480 work items
+ * would give).  A class with no rule of its own, forced by
  * NBRT_AUTO_SPLIT=1, takes the GPU rows'.  Returns log2 of the split,
  * the index into alt[]. */
-int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
+static const nb_defaults *split_row(const nbrt_kernel *k)
 {
 	const nb_defaults *row = nbrt_row(k);
 	if (!row || !row->split_items)
 		row = nb_defaults_find("opencl", "gpu", k->f->precision);
-	double groups = (double)((ni + (size_t)k->f->unroll_i - 1) /
-	                         (size_t)k->f->unroll_i);
+	return row;
+}
+
+int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
+{
+	const nb_defaults *row = split_row(k);
+	double groups = (double)ni;
 	double want = (double)(row ? row->split_items : 1) *
 	              (k->rt->units ? k->rt->units : 1);
 	int least = row ? row->split_min : 0;
@@ -108,6 +116,24 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 	while (l < 4 && (groups * (1 << l) < want || (1 << l) < least))
 		l++;
 	return l;
+}
+
+/* Whether a run of ni i-elements takes half the kernel's i-unroll: where
+ * even a split of 16 falls short of the row's i-elements times split, the
+ * device is short of work items, and more of them, of fewer i-elements
+ * each, do better (H200, N = 4096: 4 x 4 float gravity 0.83e12, 2 x 4
+ * 0.89; the Gaussian gradient 0.51 and 0.74).  Only under a row with a
+ * register budget, whose i-unroll is its widest, and where the user left
+ * the i-unroll open (the split's row: the GPU's where NBRT_AUTO_SPLIT=1
+ * forces its rule on a class without one). */
+int nbrt_narrow(const nbrt_kernel *k, size_t ni)
+{
+	const nb_defaults *row = split_row(k);
+	if (!row || !row->regs || !row->split_items || k->f->unroll_i < 2 ||
+	    (k->opts.given & NB_GIVEN_UNROLL_I))
+		return 0;
+	return (double)ni * 16 <
+	       (double)row->split_items * (k->rt->units ? k->rt->units : 1);
 }
 
 /* Slices cut a launch's j range among more, shorter work groups: the

@@ -353,7 +353,7 @@ void nbrt_free(nbrt_kernel *k)
 {
 	if (!k)
 		return;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 10; i++)
 		nbrt_free(k->alt[i]);
 	nbrt_tune_free(k);
 	free(k->src);
@@ -499,21 +499,26 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 	return 0;
 }
 
-/* Runs the variant with split 2^l, loading it the first time; the
- * bindings are the caller's. */
-static int run_split(nbrt_kernel *k, int l, size_t ni, size_t nj)
+/* Runs the variant with split 2^l, at half the i-unroll if narrow,
+ * loading it the first time; the bindings are the caller's. */
+static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 {
-	nbrt_kernel *a = k->alt[l];
+	nbrt_kernel *a = k->alt[l + 5 * narrow];
 	if (!a) {
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
 		o.given |= NB_GIVEN_JSPLIT;
+		if (narrow) {
+			o.unroll_i = k->f->unroll_i / 2;
+			o.given |= NB_GIVEN_UNROLL_I;
+		}
 		a = nbrt_load_source(k->rt, k->path, k->src, k->srclen, &o);
 		if (!a)
 			return -1;
-		k->alt[l] = a;
+		k->alt[l + 5 * narrow] = a;
 		a->tuning = 1; /* a variant runs as loaded */
-		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu", k->name, 1 << l, ni);
+		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu%s", k->name, 1 << l,
+		          ni, narrow ? ", at half the i-unroll" : "");
 	}
 	return nbrt_run_variant(k, a, ni, nj);
 }
@@ -547,9 +552,9 @@ int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
 			return nbrt_run_variant(k, v, ni, nj);
 	}
 	if (k->autosplit && ni > 0) {
-		int l = nbrt_choose_split(k, ni);
-		if (l > 0)
-			return run_split(k, l, ni, nj);
+		int l = nbrt_choose_split(k, ni), n = nbrt_narrow(k, ni);
+		if (l > 0 || n)
+			return run_split(k, l, n, ni, nj);
 	}
 	double t0 = nbrt_now();
 	k->tkern = k->ttotal = 0;

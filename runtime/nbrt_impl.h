@@ -110,8 +110,9 @@ struct nbrt_kernel {
 	size_t srclen;
 	nb_options opts;
 	int autosplit;     /* the split is chosen per run */
-	struct nbrt_kernel *alt[5]; /* j-split 1, 2, 4, 8, 16 (alt[0]: none,
-	                               this kernel is the T = 1 one) */
+	/* j-split 1, 2, 4, 8, 16 (alt[0]: none, this kernel is the T = 1
+	 * one), then the same at half the i-unroll (nbrt_narrow) */
+	struct nbrt_kernel *alt[10];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
@@ -163,6 +164,8 @@ int nbrt_tunefile_read(const char *s, size_t len, nbrt_variant *v,
 int nbrt_max_interactions(nbrt *rt, size_t *max);
 /* log2 of the j-split that suits a run of ni i-elements on the device. */
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
+/* Whether that run takes half the kernel's i-unroll (1) or not (0). */
+int nbrt_narrow(const nbrt_kernel *k, size_t ni);
 /* The j-slices (nb_iface.slices) for one launch of n i-elements over m
  * j-elements: $NBRT_SLICES, else what the device's row of the defaults
  * table asks; 1 for none.  -1, with the message set, for a bad

@@ -133,7 +133,7 @@ static nbrt_kernel *load_variant(nbrt_kernel *k, const nbrt_variant *v)
 static nbrt_variant default_variant(const nbrt_kernel *k, size_t ni)
 {
 	nbrt_variant v = {0};
-	v.ui = k->f->unroll_i;
+	v.ui = k->f->unroll_i / (k->autosplit && nbrt_narrow(k, ni) ? 2 : 1);
 	v.uj = k->f->unroll_j;
 	v.split = k->autosplit ? 1 << nbrt_choose_split(k, ni) : k->f->jsplit;
 	v.wg = k->opts.given & NB_GIVEN_WG ? k->opts.wg : 0;

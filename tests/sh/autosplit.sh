@@ -1,12 +1,13 @@
 # The runtime's own choice of j-split (a .nbl on a GPU; forced here on
 # PoCL with NBRT_AUTO_SPLIT=1): the split it picks is the documented one
 # (docs/language.md; nbrt_choose_split in runtime/launch.c: the smallest
-# power of two T <= 16 with ceil(Ni / unroll_i) * T >= 480 * compute units
-# and T >= 4 (the GPU float row's least split, compiler/defaults.c), the
-# device's compute_units read from nbrun --device-info, unroll_i from
-# nbrun --time's variant line), and it gives the C back
-# end's results (tolerance 1e-5, float), for sizes that choose different
-# splits.  Skipped (77) without an OpenCL CPU device.
+# power of two T <= 16 with Ni * T >= 960 * compute units and T >= 4, the
+# GPU float row's rule, compiler/defaults.c; the device's compute_units
+# read from nbrun --device-info), the row's narrowing (nbrt_narrow: half
+# the i-unroll where Ni * 16 < 960 * compute units, the row having a
+# register budget), and that it gives the C back end's results (tolerance
+# 1e-5, float), for sizes that choose different splits and both sides of
+# the narrowing.  Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -25,13 +26,16 @@ echo "compute units $units, unroll-i $ui"
 [ "$units" -ge 1 ] && [ "$ui" -ge 1 ]
 status=0
 seen=""
-# 100003: enough i-groups for the 480 rule alone; the least split makes it 4
+# 100003: enough i-elements for the 960 rule alone; the least split makes
+# it 4
 for n in 7,5 1000,999 4099,31 100003,17; do
 	ni=${n%,*}
-	want=$(awk -v ni="$ni" -v u="$ui" -v cu="$units" 'BEGIN {
-		g = int((ni + u - 1) / u); t = 1
-		while (t < 16 && (g * t < 480 * cu || t < 4)) t *= 2
+	want=$(awk -v ni="$ni" -v cu="$units" 'BEGIN {
+		t = 1
+		while (t < 16 && (ni * t < 960 * cu || t < 4)) t *= 2
 		print t }')
+	half=$(awk -v ni="$ni" -v cu="$units" -v u="$ui" 'BEGIN {
+		print (u >= 2 && ni * 16 < 960 * cu) ? "yes" : "no" }')
 	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $K \
 		--random $n --seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"
 	"$BIN/nbrun" $K --random $n --seed 11 --target c \
@@ -40,10 +44,14 @@ for n in 7,5 1000,999 4099,31 100003,17; do
 	# a split of 1 is the kernel as loaded: no variant, no note
 	split=$(sed -n 's/.*j-split \([0-9]*\) for Ni = .*/\1/p' "$T/err" | tail -1)
 	split=${split:-1}
-	if [ "$split" = "$want" ] && awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
-		echo "ok   Ni,Nj=$n split $split (expected $want), difference $m"
+	narrow=no
+	grep -q 'j-split [0-9]* for Ni = [0-9]*, at half the i-unroll' "$T/err" &&
+		narrow=yes
+	if [ "$split" = "$want" ] && [ "$narrow" = "$half" ] &&
+	   awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
+		echo "ok   Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), difference $m"
 	else
-		echo "FAIL Ni,Nj=$n split $split (expected $want), difference $m"
+		echo "FAIL Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), difference $m"
 		status=1
 	fi
 	case " $seen " in *" $split "*) ;; *) seen="$seen $split" ;; esac

@@ -5,6 +5,10 @@
 #    only under --fast-math without dd;
 #  - --no-fma writes FP_CONTRACT OFF; --device-class=cpu changes the
 #    default unrolling, and the runtime compiles for its device's class;
+#  - the GPU float row's register budget (compiler/defaults.c): a kernel
+#    whose --stats estimate at 4 x 4 is over it takes 2 x 4 in groups of
+#    128, one within it 4 x 4 in groups of 64, or of 128 at a split of 16
+#    (8 rows of i-elements a group); a given unrolling or group stays;
 #  - the runtime refuses an options line outside its fixed list.
 # The runtime's part needs an OpenCL CPU device; without one the rest is
 # checked and the script exits 77 (skipped).
@@ -36,7 +40,26 @@ hasnt "$T/ddc.c" '^ \* options' "C dd never gets -ffast-math"
 "$NBCC" $K -o "$T/nofma.cl" --no-fma
 has "$T/nofma.cl" '^#pragma OPENCL FP_CONTRACT OFF$' "--no-fma turns contraction off"
 hasnt "$T/f.cl" 'FP_CONTRACT' "contraction left alone by default"
-has "$T/f.cl" '^ \* unroll 2 4 1$' "GPU defaults 2 x 4 (the H200 row)"
+has "$T/f.cl" '^ \* unroll 4 4 1$' "GPU defaults 4 x 4 (the H200 row)"
+has "$T/f.cl" '^ \* launch 64 ' "GPU defaults: groups of 64"
+B=dsl-examples/biot_savart.nbl
+est=$("$NBCC" $B --unroll-i=4 --unroll-j=4 --emit=stats |
+	sed -n 's/^register estimate: \([0-9]*\) .*/\1/p')
+echo "biot_savart's estimate at 4 x 4: $est"
+[ "$est" -gt 120 ] || { echo "FAIL biot_savart's estimate $est is not over 120"; fail=1; }
+"$NBCC" $B -o "$T/b.cl"
+has "$T/b.cl" '^ \* unroll 2 4 1$' "over the budget: 2 x 4"
+has "$T/b.cl" '^ \* launch 128 ' "over the budget: groups of 128"
+"$NBCC" $B --unroll-i=4 -o "$T/b4.cl"
+has "$T/b4.cl" '^ \* unroll 4 4 1$' "a given i-unroll is never halved"
+"$NBCC" $B --wg=256 -o "$T/bw.cl"
+has "$T/bw.cl" '^ \* launch 256 ' "a given group stays when the i-unroll halves"
+"$NBCC" $K --jsplit=16 -o "$T/s16.cl"
+has "$T/s16.cl" '^ \* launch 128 ' "a split of 16: groups of 128"
+"$NBCC" $K --jsplit=8 -o "$T/s8.cl"
+has "$T/s8.cl" '^ \* launch 64 ' "a split of 8: groups of 64"
+"$NBCC" $K --unroll-i=1 -o "$T/u1.cl"
+has "$T/u1.cl" '^ \* launch 256 ' "1 i-element a work item: groups of 256"
 "$NBCC" $K -o "$T/cpu.cl" --device-class=cpu
 has "$T/cpu.cl" '^ \* unroll 4 1 1$' "CPU device defaults 4 x 1"
 "$NBCC" $K -o "$T/cpu2.cl" --device-class=cpu --unroll-j=3
