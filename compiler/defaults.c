@@ -155,10 +155,9 @@ const nb_defaults *defaults_apply(const char *target, Type widest,
 	if (!(o->given & NB_GIVEN_UNROLL_J))
 		o->unroll_j = r->unroll_j;
 	if (!(o->given & NB_GIVEN_WG) && !o->wg)
-		o->wg = r->wg;
+		o->wg = defaults_wg(r, o);
 	if (!(o->given & NB_GIVEN_TILE) && !o->tile)
 		o->tile = r->tile;
-	o->wg = defaults_wg(r, o);
 	return r;
 }
 
@@ -168,9 +167,8 @@ const nb_defaults *defaults_apply(const char *target, Type widest,
  * 1.35e12 in groups of 64, 4 rows, and 1.67 in groups of 128). */
 int defaults_wg(const nb_defaults *r, const nb_options *o)
 {
-	if (!r || !r->regs || (o->given & NB_GIVEN_WG) || r->wg <= 0 ||
-	    (o->wg && o->wg != r->wg))
-		return o->wg;
+	if (!r->regs || r->wg <= 0)
+		return r->wg;
 	int u = o->unroll_i > 0 ? o->unroll_i : 1, w = r->wg;
 	int t = o->jsplit > 0 ? o->jsplit : 1;
 	while ((w * u < r->wg * r->unroll_i || w < r->rows * t) && w < 1024)

@@ -326,6 +326,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	 * a float kernel with one keeps float's row (nearest.nbl: 16 x 1 on
 	 * the host is 1.66 times double's 8 x 1). */
 	const nb_defaults *row = NULL;
+	int wg_open = !(o.given & NB_GIVEN_WG) && !o.wg;
 	if (t->defaults) {
 		Type widest = T_F32;
 		for (int k = SYM_LMEM; k <= SYM_CONST; k++)
@@ -350,10 +351,8 @@ int nb_compile(const char *path, const char *src, size_t len,
 	while (!c.errors && row && row->regs && o.unroll_i > 1 &&
 	       !(o.given & NB_GIVEN_UNROLL_I) && regs_of(f) > row->regs) {
 		o.unroll_i /= 2;
-		if (!(o.given & NB_GIVEN_WG)) {
-			o.wg = 0;
+		if (wg_open)
 			o.wg = defaults_wg(row, &o);
-		}
 		buf_free(&text);
 		buf_free(&live);
 		d.hit = d.nran = 0;

@@ -71,9 +71,9 @@ const char *target_list(int what);
  * group that keeps its i-elements a group (defaults_wg). */
 const nb_defaults *defaults_apply(const char *target, Type widest,
                                   nb_options *o);
-/* The work group for o->unroll_i under a row with a register budget: the
- * row's, doubled while it holds fewer i-elements than the row's (at most
- * 1024); o->wg where the user gave one or the row has no budget. */
+/* The row's work group for o->unroll_i and o->jsplit: under a register
+ * budget, the row's doubled while it holds fewer i-elements or rows of
+ * them than the row asks (at most 1024); else the row's wg. */
 int defaults_wg(const nb_defaults *r, const nb_options *o);
 
 /* vliw.c: the amdil target's --vliw report */

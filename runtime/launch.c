@@ -96,7 +96,7 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
  * ran 1.89e12 with a split of 4, 1.84 with the 8 that 480 work items
  * would give).  A class with no rule of its own, forced by
  * NBRT_AUTO_SPLIT=1, takes the GPU rows'.  Returns log2 of the split,
- * the index into alt[]. */
+ * the index into alt[][]. */
 static const nb_defaults *split_row(const nbrt_kernel *k)
 {
 	const nb_defaults *row = nbrt_row(k);
@@ -123,13 +123,15 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
  * device is short of work items, and more of them, of fewer i-elements
  * each, do better (H200, N = 4096: 4 x 4 float gravity 0.83e12, 2 x 4
  * 0.89; the Gaussian gradient 0.51 and 0.74).  Only under a row with a
- * register budget, whose i-unroll is its widest, and where the user left
- * the i-unroll open (the split's row: the GPU's where NBRT_AUTO_SPLIT=1
- * forces its rule on a class without one). */
+ * register budget, whose i-unroll is its widest, for a kernel at that
+ * i-unroll or more (one the budget halved is narrow already), and where
+ * the user left the i-unroll open (the split's row: the GPU's where
+ * NBRT_AUTO_SPLIT=1 forces its rule on a class without one). */
 int nbrt_narrow(const nbrt_kernel *k, size_t ni)
 {
 	const nb_defaults *row = split_row(k);
 	if (!row || !row->regs || !row->split_items || k->f->unroll_i < 2 ||
+	    k->f->unroll_i < row->unroll_i ||
 	    (k->opts.given & NB_GIVEN_UNROLL_I))
 		return 0;
 	return (double)ni * 16 <

@@ -353,8 +353,9 @@ void nbrt_free(nbrt_kernel *k)
 {
 	if (!k)
 		return;
-	for (int i = 0; i < 10; i++)
-		nbrt_free(k->alt[i]);
+	for (int n = 0; n < 2; n++)
+		for (int l = 0; l < 5; l++)
+			nbrt_free(k->alt[n][l]);
 	nbrt_tune_free(k);
 	free(k->src);
 	k->rt->be->free(k);
@@ -503,7 +504,7 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
  * loading it the first time; the bindings are the caller's. */
 static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 {
-	nbrt_kernel *a = k->alt[l + 5 * narrow];
+	nbrt_kernel *a = k->alt[narrow][l];
 	if (!a) {
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
@@ -515,7 +516,7 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 		a = nbrt_load_source(k->rt, k->path, k->src, k->srclen, &o);
 		if (!a)
 			return -1;
-		k->alt[l + 5 * narrow] = a;
+		k->alt[narrow][l] = a;
 		a->tuning = 1; /* a variant runs as loaded */
 		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu%s", k->name, 1 << l,
 		          ni, narrow ? ", at half the i-unroll" : "");

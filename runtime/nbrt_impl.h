@@ -110,9 +110,10 @@ struct nbrt_kernel {
 	size_t srclen;
 	nb_options opts;
 	int autosplit;     /* the split is chosen per run */
-	/* j-split 1, 2, 4, 8, 16 (alt[0]: none, this kernel is the T = 1
-	 * one), then the same at half the i-unroll (nbrt_narrow) */
-	struct nbrt_kernel *alt[10];
+	/* alt[0][l]: j-split 2^l, 1 to 16 (alt[0][0]: none, this kernel is
+	 * the T = 1 one); alt[1][l]: the same at half the i-unroll
+	 * (nbrt_narrow) */
+	struct nbrt_kernel *alt[2][5];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class

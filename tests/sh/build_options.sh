@@ -60,6 +60,20 @@ has "$T/s16.cl" '^ \* launch 128 ' "a split of 16: groups of 128"
 has "$T/s8.cl" '^ \* launch 64 ' "a split of 8: groups of 64"
 "$NBCC" $K --unroll-i=1 -o "$T/u1.cl"
 has "$T/u1.cl" '^ \* launch 256 ' "1 i-element a work item: groups of 256"
+# 30 results: over the budget at 2 x 4 too, so halved twice
+awk 'BEGIN { printf "LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM a0"
+	for (k = 1; k < 30; k++) printf ", a%d", k; print ";"
+	print "dx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;"
+	print "ri = (dx*dx + dy*dy + dz*dz + 0.01)**-0.5;"
+	for (k = 0; k < 30; k++) printf "a%d += mj*ri*(dx + %d*dy);\n", k, k }' \
+	>"$T/wide.nbl"
+est=$("$NBCC" "$T/wide.nbl" --unroll-i=2 --unroll-j=4 --emit=stats |
+	sed -n 's/^register estimate: \([0-9]*\) .*/\1/p')
+echo "30 results' estimate at 2 x 4: $est"
+[ "$est" -gt 120 ] || { echo "FAIL the estimate $est at 2 x 4 is not over 120"; fail=1; }
+"$NBCC" "$T/wide.nbl" -o "$T/w.cl"
+has "$T/w.cl" '^ \* unroll 1 4 1$' "over the budget at 2 x 4 as well: 1 x 4"
+has "$T/w.cl" '^ \* launch 256 ' "1 x 4 by the budget: groups of 256"
 "$NBCC" $K -o "$T/cpu.cl" --device-class=cpu
 has "$T/cpu.cl" '^ \* unroll 4 1 1$' "CPU device defaults 4 x 1"
 "$NBCC" $K -o "$T/cpu2.cl" --device-class=cpu --unroll-j=3
