@@ -22,7 +22,7 @@ ifeq ($(SANITIZE),1)
 B        := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -I$(B) -DROOT=\"$(CURDIR)\"
+ALLCFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Icompiler -Iruntime -Iil -I$(B) -DROOT=\"$(CURDIR)\"
 # One set of objects serves the static archives and the shared libraries:
 # position-independent, and exporting only what nbcc.h and nbrt.h declare
 # (their visibility pragmas); the programs link the archives as before.
@@ -31,13 +31,13 @@ LDLIBS   := -lm
 # QD (C++) is the independent reference of the tests only
 TEST_LIBS := -lqd -lstdc++
 OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
-# HDF5 (libhdf5-dev): bin/nbody's snapshots, runtime/snap_hdf5.c only
+# HDF5 (libhdf5-dev): bin/nbody's snapshots, apps/nbody/snap_hdf5.c only
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
 HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
 BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
 
 # --- MPI (docs/mpi.md) ---------------------------------------------------
-# The programs' MPI layer, runtime/par.c: with MPI=1 it calls Open MPI
+# The programs' MPI layer, apps/common/par.c: with MPI=1 it calls Open MPI
 # (Debian's libopenmpi-dev, found through pkg-config's ompi-c), with MPI=0
 # it is one rank.  By default MPI is used where it is installed, so that
 # make check tests it (tests/sh/mpi.sh); the programs start MPI only when
@@ -53,21 +53,51 @@ ALLCFLAGS  += -DNB_MPI
 OCL_LIBS   += $(MPI_LIBS)
 endif
 
-# --- the compiler library and nbcc ---------------------------------------
-CC_SRC   := $(filter-out compiler/main.c,$(wildcard compiler/*.c))
+# --- the IL module, the compiler library and nbcc -------------------------
+# il/: nbcc's AMD IL read back and interpreted (docs/amdil.md); the
+# compiler's --vliw report and the runtime's amdil device both use it.
+IL_SRC   := il/ilread.c il/ilexec.c
+IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
+CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
+            compiler/ddtext.c compiler/defaults.c compiler/driver.c \
+            compiler/emit.c compiler/emit_amdil.c compiler/emit_c.c \
+            compiler/emit_opencl.c compiler/esc.c compiler/eval.c \
+            compiler/explain.c compiler/fma.c compiler/fold.c compiler/hoist.c \
+            compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
+            compiler/outfile.c compiler/powred.c compiler/prec.c \
+            compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
+            compiler/target.c compiler/unroll.c compiler/vliw.c
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
-CC_OBJ   := $(CC_SRC:compiler/%.c=$(B)/compiler/%.o) $(CC_GEN:.c=.o)
+CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
 
-# --- the runtime library and programs -------------------------------------
-PROGS    := nbrun nbody oneloop ilrun
-RT_PROG_SRC := $(PROGS:%=runtime/%.c)
-# oneloop's own files: quad.c calls QD, which the library must not need
-OL_SRC   := runtime/quad.c runtime/wynn.c
-RT_SRC   := $(filter-out $(RT_PROG_SRC) $(OL_SRC),$(wildcard runtime/*.c))
-RT_OBJ   := $(RT_SRC:runtime/%.c=$(B)/runtime/%.o)
+# --- the runtime library ----------------------------------------------------
+RT_SRC   := runtime/buildopts.c runtime/cache.c runtime/convert.c \
+            runtime/launch.c runtime/machine.c runtime/msg.c runtime/nbrt.c \
+            runtime/nbrt_array.c runtime/nbrt_cl.c runtime/nbrt_host.c \
+            runtime/nbrt_il.c runtime/nbrt_mem.c runtime/tune.c \
+            runtime/tunefile.c
+RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o)
 LIBNBRT  := $(B)/libnbrt.a
-PROG_BIN := $(RT_PROG_SRC:runtime/%.c=$(BIN)/%)
+
+# --- the programs (apps/) ---------------------------------------------------
+# apps/common: what several programs share; one folder a program.  The
+# objects that are not a program's main go into $(B)/libapps.a, which the
+# programs and the unit tests link (an archive: each takes what it uses).
+PROGS    := nbrun nbody oneloop ilrun
+APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/par.c \
+                  apps/common/plot.c
+NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
+               apps/nbody/snap_hdf5.c
+# oneloop's own files: quad.c calls QD, which nothing else needs
+ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c
+APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
+APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
+LIBAPPS     := $(B)/libapps.a
+APPS_INC    := -Iapps/common -Iapps/nbody
+MAIN_SRC    := apps/nbrun/nbrun.c apps/nbody/nbody.c apps/oneloop/oneloop.c \
+               apps/ilrun/ilrun.c apps/nbapps/nbbench/nbbench.c
+PROG_BIN := $(PROGS:%=$(BIN)/%)
 
 all: $(BIN)/nbcc $(PROG_BIN)
 
@@ -90,7 +120,11 @@ $(B)/lex.o: $(B)/lex.c
 $(B)/%.o: $(B)/%.c
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/compiler/%.o: compiler/%.c compiler/*.h $(B)/parse.h
+$(B)/compiler/%.o: compiler/%.c compiler/*.h il/*.h $(B)/parse.h
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+$(B)/il/%.o: il/%.c il/*.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
@@ -103,7 +137,7 @@ $(BIN)/nbcc: $(B)/compiler/main.o $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/runtime/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
+$(B)/runtime/%.o: runtime/%.c runtime/*.h compiler/nbcc.h il/*.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -c -o $@ $<
 
@@ -112,21 +146,25 @@ $(LIBNBRT): $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+$(B)/apps/%.o: apps/%.c apps/*/*.h runtime/nbrt.h compiler/nbcc.h il/*.h
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -c -o $@ $<
+
+$(LIBAPPS): $(APPS_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
 # --- the shared libraries ---------------------------------------------------
 # libnbcc.so.VERSION (soname libnbcc.so.SOVERSION, and the links a linker
 # and a loader look for) from the compiler's objects; libnbrt.so.VERSION
 # from the runtime's, needing libnbcc.so.  The version is NBCC_VERSION;
-# SOVERSION changes when the API of nbcc.h or nbrt.h breaks.  nbrun's CSV
-# code, the programs' command-line helpers and nbody's simulator stay in
-# libnbrt.a only: no API reaches them (sim.c would need libpng, snap_hdf5.c libhdf5).
+# SOVERSION changes when the API of nbcc.h or nbrt.h breaks.
 VERSION   := $(shell sed -n 's/^\#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
 SOVERSION := 0
-RT_PROG_ONLY := runtime/csv.c runtime/cli.c runtime/sim.c runtime/hermite.c \
-                runtime/snap.c runtime/snap_hdf5.c runtime/plot.c runtime/par.c
-# The amdil device runs the IL reader and interpreter of compiler/, which
-# libnbcc.so keeps hidden (not nbcc.h's API): libnbrt.so carries its own.
-SO_RT_OBJ := $(filter-out $(RT_PROG_ONLY:runtime/%.c=$(B)/runtime/%.o),$(RT_OBJ)) \
-             $(B)/compiler/ilread.o $(B)/compiler/ilrun.o
+# The amdil device runs il/'s reader and interpreter, which libnbcc.so
+# keeps hidden (not nbcc.h's API): libnbrt.so carries them too.
+SO_RT_OBJ := $(RT_OBJ) $(IL_OBJ)
 SO_NBCC   := $(B)/libnbcc.so.$(VERSION)
 SO_NBRT   := $(B)/libnbrt.so.$(VERSION)
 # every symbol resolved at link time, so a missing library shows here and
@@ -153,27 +191,27 @@ all: shared
 FLAGS_STAMP := $(B)/cflags.stamp
 _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
-$(CC_OBJ) $(RT_OBJ) $(B)/compiler/main.o $(RT_PROG_SRC:runtime/%.c=$(B)/runtime/%.o) \
-	$(OL_SRC:runtime/%.c=$(B)/runtime/%.o) $(B)/gravity_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
+$(CC_OBJ) $(RT_OBJ) $(B)/compiler/main.o $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
+	$(ONELOOP_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
+	$(B)/oneloop_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_gravity_nbl > $@.tmp && mv $@.tmp $@
 
-$(BIN)/nbody: $(B)/runtime/nbody.o $(B)/gravity_nbl.o $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbody: $(B)/apps/nbody/nbody.o $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
+		$(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(HDF5_LIBS) $(LDLIBS)
 
 # and dsl-examples/hermite.nbl, the force and jerk of --integrator hermite;
-# its HDF5 snapshots (snap_hdf5.o, in libnbrt.a, pulled in by nbody alone)
+# its HDF5 snapshots (snap_hdf5.o, in libapps.a, pulled in by nbody alone)
 $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_hermite_nbl > $@.tmp && mv $@.tmp $@
-$(BIN)/nbody: $(B)/hermite_nbl.o
-$(BIN)/nbody: OCL_LIBS += $(HDF5_LIBS)
-$(B)/runtime/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
-$(B)/runtime/par.o: ALLCFLAGS += $(MPI_CFLAGS)
+$(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
 
 # oneloop carries dsl-examples/oneloop.nbl the same way, and computes its
@@ -182,12 +220,16 @@ $(B)/oneloop_nbl.c: dsl-examples/oneloop.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_oneloop_nbl > $@.tmp && mv $@.tmp $@
 
-$(BIN)/oneloop: $(B)/runtime/oneloop.o $(OL_SRC:runtime/%.c=$(B)/runtime/%.o) \
-		$(B)/oneloop_nbl.o $(LIBNBRT) $(LIBNBCC)
+$(BIN)/oneloop: $(B)/apps/oneloop/oneloop.o $(ONELOOP_SRC:%.c=$(B)/%.o) \
+		$(B)/oneloop_nbl.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) -lqd -lstdc++ $(LDLIBS)
 
-$(BIN)/%: $(B)/runtime/%.o $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbrun: $(B)/apps/nbrun/nbrun.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+$(BIN)/ilrun: $(B)/apps/ilrun/ilrun.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
@@ -196,9 +238,9 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-$(B)/tests/%: tests/unit/%.c $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h
+$(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 deps:
 	@sh scripts/deps.sh
@@ -249,33 +291,28 @@ FUZZ      := parse csv iface il
 FUZZ_BIN  := $(FUZZ:%=$(B)/fuzz/fuzz_%)
 FUZZ_CC   ?= clang
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icompiler -Iruntime -I$(B)
-FUZZ_OBJ  := $(CC_SRC:compiler/%.c=$(B)/fuzz/obj/%.o) \
-             $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/%.o) \
-             $(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o
-# bin/nbody's reader of initial conditions and snapshots (runtime/snap.c)
+FUZZ_FLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Icompiler -Iruntime -Iil \
+             $(APPS_INC) -I$(B)
+# each object under $(B)/fuzz/obj at its source's path
+FUZZ_OBJ  := $(CC_SRC:%.c=$(B)/fuzz/obj/%.o) $(IL_SRC:%.c=$(B)/fuzz/obj/%.o) \
+             $(CC_GEN:$(B)/%.c=$(B)/fuzz/obj/gen/%.o)
+# the CSV reader and the memory query it sizes its reads by (machine.c)
+FUZZ_OBJ  += $(B)/fuzz/obj/apps/common/csv.o $(B)/fuzz/obj/runtime/machine.o
+# bin/nbody's reader of initial conditions and snapshots (apps/nbody/snap.c)
 FUZZ      += ic
 FUZZ_BIN  += $(B)/fuzz/fuzz_ic
-FUZZ_OBJ  += $(B)/fuzz/obj/snap.o
+FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
 # the tuner's cache entries (runtime/tunefile.c), sealed by cache.c's digest
 FUZZ      += tune
 FUZZ_BIN  += $(B)/fuzz/fuzz_tune
-FUZZ_OBJ  += $(B)/fuzz/obj/tunefile.o $(B)/fuzz/obj/cache.o $(B)/fuzz/obj/msg.o
+FUZZ_OBJ  += $(B)/fuzz/obj/runtime/tunefile.o $(B)/fuzz/obj/runtime/cache.o \
+             $(B)/fuzz/obj/runtime/msg.o
 
-$(B)/fuzz/obj/%.o: compiler/%.c compiler/*.h $(B)/parse.h
+$(B)/fuzz/obj/gen/%.o: $(B)/%.c $(B)/parse.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
-$(B)/fuzz/obj/%.o: $(B)/%.c $(B)/parse.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
-
-# the CSV reader and the memory query it sizes its reads by (machine.c)
-$(B)/fuzz/obj/csv.o $(B)/fuzz/obj/machine.o: $(B)/fuzz/obj/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
-
-$(B)/fuzz/obj/snap.o $(B)/fuzz/obj/tunefile.o $(B)/fuzz/obj/cache.o $(B)/fuzz/obj/msg.o: $(B)/fuzz/obj/%.o: runtime/%.c runtime/*.h compiler/nbcc.h
+$(B)/fuzz/obj/%.o: %.c compiler/*.h runtime/*.h il/*.h apps/*/*.h $(B)/parse.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
@@ -316,14 +353,14 @@ generated: $(BIN)/nbcc
 	rm -rf generated
 	sh scripts/regen-generated.sh $(BIN)/nbcc generated
 
-$(BIN)/nbbench: bench/nbbench.c $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbbench: $(B)/apps/nbbench/nbbench.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the figures of docs/nbody.md (bench/hermite_vs_leapfrog.sh)
-$(BIN)/nbplot: bench/nbplot.c $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -Iapps/common -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 bench: all $(BIN)/nbbench
 	sh bench/run.sh

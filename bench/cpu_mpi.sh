@@ -3,7 +3,7 @@
 # host back end of this machine (docs/performance.md, "Across MPI
 # ranks"): N = 2^14 .. 2^16, gravity.nbl in float, cube model, STEPS
 # steps timed.  One rank runs without mpirun; P ranks share the cores
-# (runtime/par.c: OpenMP threads = cores / P, at least 1), unless
+# (apps/common/par.c: OpenMP threads = cores / P, at least 1), unless
 # OMP_NUM_THREADS is set (1: one core a rank, at every P).  Prints CSV:
 # ranks,n,time_step,time_kernel,time_exchange (seconds a step; the
 # kernel and the exchanges are the slowest rank's), of the fastest of

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu_tune.sh: float gravity on one device for the transform settings that
 # matter on a GPU, at the sizes of the reference figures; one CSV row per
-# run (bench/nbbench.c), then a table of interactions/s.
+# run (apps/nbbench/nbbench.c), then a table of interactions/s.
 # usage: bench/gpu_tune.sh [DEVICE] [OUT.csv]
 set -u
 DEV=${1:-gpu}

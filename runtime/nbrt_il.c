@@ -1,5 +1,5 @@
 /* nbrt_il.c: the AMD IL back end (nbrt_il_backend), device "amdil": kernels
- * of the amdil target run in nbcc's IL interpreter (compiler/il.h) on this
+ * of the amdil target run in nbcc's IL interpreter (il/il.h) on this
  * CPU, fed as docs/amdil.md's kernel ABI says: each role's arrays packed
  * into records of one raw UAV (nb_il_record), the launch and CONSTs in
  * cb0 and cb1, work items spread over the cores a group at a time. */

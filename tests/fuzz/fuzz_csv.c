@@ -1,4 +1,4 @@
-/* fuzz_csv.c: the libFuzzer target for nbrun's CSV reader (runtime/csv.c).
+/* fuzz_csv.c: the libFuzzer target for nbrun's CSV reader (apps/common/csv.c).
  * Byte 0 picks the columns wanted: how many (bits 0-1: 1 to 4, of a, b,
  * c, d) and the types of a, b, c (bits 2-3, 4-5, 6-7: float, double, dd,
  * double; d is dd); the rest is the file.  Beyond

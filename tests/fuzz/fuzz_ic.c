@@ -1,5 +1,5 @@
 /* fuzz_ic.c: the libFuzzer target for bin/nbody's reader of initial
- * conditions and snapshots in CSV (runtime/snap.c, the outside input of
+ * conditions and snapshots in CSV (apps/nbody/snap.c, the outside input of
  * --ic and --restart).  Beyond not crashing: a refusal carries a message;
  * what is read has the seven columns of the bodies, finite values only,
  * and reads back bit for bit from the same columns written with %.17g,

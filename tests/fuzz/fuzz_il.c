@@ -1,6 +1,6 @@
 /* fuzz_il.c: the libFuzzer target for the AMD IL reader (il_read,
- * compiler/ilread.c) and, on what it accepts, the interpreter (il_run,
- * compiler/ilrun.c) with a bounded number of steps.  The input is the
+ * il/ilread.c) and, on what it accepts, the interpreter (il_run,
+ * il/ilexec.c) with a bounded number of steps.  The input is the
  * program.  Beyond not crashing or leaking: a refusal carries a
  * "fuzz.il:LINE: error:" message; an accepted program is well formed
  * (it ends in end, every operand names a row of the register file, every

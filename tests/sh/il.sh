@@ -1,4 +1,4 @@
-# il.sh: nbcc's AMD IL interpreter (compiler/il.h) and the runtime's amdil
+# il.sh: nbcc's AMD IL interpreter (il/il.h) and the runtime's amdil
 # device, as data and end to end:
 #   - every tests/il/NAME.il through bin/ilrun in tests/il (its inputs in
 #     ";!" lines), standard output against NAME.out (exit 0), or standard

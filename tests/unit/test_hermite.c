@@ -1,4 +1,4 @@
-/* test_hermite.c: the Hermite scheme of bin/nbody (runtime/hermite.c)
+/* test_hermite.c: the Hermite scheme of bin/nbody (apps/nbody/hermite.c)
  * with the direct force in double: a circular binary without softening
  * comes back after one period, its energy kept to 1e-9; block steps obey
  * their rules (powers of two, every body back in step at each interval's

@@ -1,4 +1,4 @@
-/* test_nbody_sim.c: the physics of bin/nbody (runtime/sim.c) without any
+/* test_nbody_sim.c: the physics of bin/nbody (apps/nbody/sim.c) without any
  * device: the initial conditions (mass, centre of mass, virial ratio and
  * profile checked by sums written here, not sim.c's), the leap-frog
  * against the analytic circular two-body orbit, and the snapshot and PNG

@@ -1,5 +1,5 @@
 /* test_snap.c: bin/nbody's readers of initial conditions and snapshots
- * (runtime/snap.c, snap_hdf5.c): a CSV with comments, quotes, CRLF and
+ * (apps/nbody/snap.c, snap_hdf5.c): a CSV with comments, quotes, CRLF and
  * columns in any order reads to the exact doubles; its refusals name the
  * file and line; an HDF5 snapshot written by snap_write_hdf5 reads back
  * bit for bit with its run's parameters, twice the same bytes; a NaN or

@@ -1,4 +1,4 @@
-/* ilrun.c: the interpreter of il.h's programs.  Each work item runs the
+/* ilexec.c: the interpreter of il.h's programs.  Each work item runs the
  * decoded program alone with fresh registers, lane by lane, in C's IEEE
  * float and double arithmetic (docs/amdil.md says what each instruction
  * computes); what the reader could not check -- a component read before

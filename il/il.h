@@ -1,6 +1,6 @@
 /* il.h: nbcc's subset of AMD IL (docs/amdil.md) as a program: the reader
  * (ilread.c) turns text into decoded instructions, every check it can make
- * made there; the interpreter (ilrun.c) runs them work item by work item.
+ * made there; the interpreter (ilexec.c) runs them work item by work item.
  * The runtime's amdil device, bin/ilrun and a VLIW report share this. */
 #ifndef NB_IL_H
 #define NB_IL_H

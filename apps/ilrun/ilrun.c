@@ -1,5 +1,5 @@
 /* ilrun.c: bin/ilrun, one hand-written AMD IL program through nbcc's
- * interpreter (compiler/il.h).  The file carries its inputs and the
+ * interpreter (il/il.h).  The file carries its inputs and the
  * outputs to print in ";!" comment lines (docs/amdil.md), so
  * that a test is one file beside its expected output. */
 #include <errno.h>
