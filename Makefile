@@ -56,7 +56,7 @@ endif
 # --- the IL module, the compiler library and nbcc -------------------------
 # il/: nbcc's AMD IL read back and interpreted (docs/amdil.md); the
 # compiler's --vliw report and the runtime's amdil device both use it.
-IL_SRC   := il/ilread.c il/ilexec.c
+IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c
 IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
 CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/ddtext.c compiler/defaults.c compiler/driver.c \
