@@ -56,7 +56,7 @@ endif
 # --- the IL module, the compiler library and nbcc -------------------------
 # il/: nbcc's AMD IL read back and interpreted (docs/amdil.md); the
 # compiler's --vliw report and the runtime's amdil device both use it.
-IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c
+IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c il/ilabi.c
 IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
 CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/ddtext.c compiler/defaults.c compiler/driver.c \
@@ -124,7 +124,7 @@ $(B)/compiler/%.o: compiler/%.c compiler/*.h il/*.h $(B)/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/il/%.o: il/%.c il/*.h
+$(B)/il/%.o: il/%.c il/*.h compiler/nbcc.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
@@ -163,8 +163,9 @@ $(LIBAPPS): $(APPS_OBJ)
 VERSION   := $(shell sed -n 's/^\#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
 SOVERSION := 0
 # The amdil device runs il/'s reader and interpreter, which libnbcc.so
-# keeps hidden (not nbcc.h's API): libnbrt.so carries them too.
-SO_RT_OBJ := $(RT_OBJ) $(IL_OBJ)
+# keeps hidden (not nbcc.h's API): libnbrt.so carries them too, but not
+# nb_il_record (ilabi.o), which nbcc.h exports.
+SO_RT_OBJ := $(RT_OBJ) $(filter-out %/ilabi.o,$(IL_OBJ))
 SO_NBCC   := $(B)/libnbcc.so.$(VERSION)
 SO_NBRT   := $(B)/libnbrt.so.$(VERSION)
 # every symbol resolved at link time, so a missing library shows here and

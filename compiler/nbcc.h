@@ -198,11 +198,11 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err, size_t errlen)
 /* Whether s is a C identifier in ASCII (kernel and variable names). */
 int nb_is_ident(const char *s);
 
-/* The kernel ABI of AMD IL (docs/amdil.md): the elements of each role
- * (LMEM: i, BMEM: j, RMEM: results) are records in one raw UAV.  Sets
- * off[v], for each of the f->nvar variables, to its byte offset in its
- * role's record (-1 for the other roles) and returns the record's size in
- * bytes, a multiple of 16 (0 when the role has no variables). */
+/* The kernel ABI of AMD IL (docs/amdil.md; il/ilabi.c): the elements of
+ * each role (LMEM: i, BMEM: j, RMEM: results) are records in one raw UAV.
+ * Sets off[v], for each of the f->nvar variables, to its byte offset in
+ * its role's record (-1 for the other roles) and returns the record's
+ * size in bytes, a multiple of 16 (0 when the role has no variables). */
 size_t nb_il_record(const nb_iface *f, nb_role role, long *off);
 
 /* What a compilation produced. */
