@@ -58,15 +58,20 @@ endif
 # compiler's --vliw report and the runtime's amdil device both use it.
 IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c il/ilabi.c
 IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
+# compiler/amdil/: the AMD IL back end, one file a part (amdil.h)
+AMDIL_SRC := compiler/amdil/analyse.c compiler/amdil/dd.c \
+             compiler/amdil/insn.c compiler/amdil/kernel.c \
+             compiler/amdil/reduce.c compiler/amdil/regs.c \
+             compiler/amdil/vliw.c
 CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/ddtext.c compiler/defaults.c compiler/driver.c \
-            compiler/emit.c compiler/emit_amdil.c compiler/emit_c.c \
+            compiler/emit.c compiler/emit_c.c \
             compiler/emit_opencl.c compiler/esc.c compiler/eval.c \
             compiler/explain.c compiler/fma.c compiler/fold.c compiler/hoist.c \
             compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
             compiler/outfile.c compiler/powred.c compiler/prec.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
-            compiler/target.c compiler/unroll.c compiler/vliw.c
+            compiler/target.c compiler/unroll.c $(AMDIL_SRC)
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
 CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
@@ -120,7 +125,8 @@ $(B)/lex.o: $(B)/lex.c
 $(B)/%.o: $(B)/%.c
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/compiler/%.o: compiler/%.c compiler/*.h il/*.h $(B)/parse.h
+$(B)/compiler/%.o: compiler/%.c compiler/*.h compiler/amdil/*.h il/*.h \
+		$(B)/parse.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 
@@ -313,7 +319,8 @@ $(B)/fuzz/obj/gen/%.o: $(B)/%.c $(B)/parse.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
-$(B)/fuzz/obj/%.o: %.c compiler/*.h runtime/*.h il/*.h apps/*/*.h $(B)/parse.h
+$(B)/fuzz/obj/%.o: %.c compiler/*.h compiler/amdil/*.h runtime/*.h il/*.h \
+		apps/*/*.h $(B)/parse.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 

@@ -1,7 +1,8 @@
 /* emit.h: the back-end interface.  A target turns the optimized Func into
- * text; adding a target is adding one emit_*.c file with a Target and a
- * line in the table of target.c.  Every target starts its output with the
- * interface header (nb_iface_print) so the runtime can load it alone. */
+ * text; adding a target is adding one emit_*.c file (or a folder, as
+ * amdil/) with a Target and a line in the table of target.c.  Every
+ * target starts its output with the interface header (nb_iface_print) so
+ * the runtime can load it alone. */
 #ifndef NB_EMIT_H
 #define NB_EMIT_H
 
@@ -75,9 +76,6 @@ const nb_defaults *defaults_apply(const char *target, Type widest,
  * budget, the row's doubled while it holds fewer i-elements or rows of
  * them than the row asks (at most 1024); else the row's wg. */
 int defaults_wg(const nb_defaults *r, const nb_options *o);
-
-/* vliw.c: the amdil target's --vliw report */
-void il_vliw_report(const Func *f, const char *code, size_t len, Buf *out);
 
 /* Names in generated code.  A user's name goes into C or OpenCL C only
  * behind a prefix: nbk_ for the kernel, nbv_ for a variable.  Nothing else

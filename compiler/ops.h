@@ -29,7 +29,7 @@
  *    ddfold   likewise on dd constants x, y, z, through ddlib.h, the very
  *             code of the kernels, so a folded constant has their bits
  *    il       the AMD IL instruction of its float form where one
- *             instruction computes it (emit_amdil.c spells the rest), or 0
+ *             instruction computes it (amdil/insn.c spells the rest), or 0
  *    ilp      the precisions it has an AMD IL form in (IL_F float and the
  *             conditions, IL_D double, IL_DD dd; IL_FD, IL_ALL), or 0:
  *             refused at the source position.  Double has no

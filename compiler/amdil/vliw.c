@@ -1,8 +1,7 @@
-/* vliw.c: the amdil target's VLIW report (nbcc --vliw).  The IL the back
- * end wrote is read back by il/'s reader and packed by its VLIW model
- * (il/ilvliw.h), for the j-loop's body and tail (between the marker
- * comments the back end writes) and the whole kernel; this words it. */
-#include "emit.h"
+/* vliw.c: nbcc --vliw, the amdil Target's report: the IL the back end
+ * wrote, read back by il/'s reader and packed by il/'s VLIW model, for
+ * the j-loop's body and tail (between the back end's markers) and all. */
+#include "amdil.h"
 #include "ilvliw.h"
 
 static IlPack packed(const IlProg *p, int a, int b, IlOrder order)
@@ -43,7 +42,7 @@ static void report_region(Buf *out, const IlProg *p, const char *text,
 	           ord.bundles ? 100.0 * ord.slots / (5 * ord.bundles) : 0.0);
 }
 
-void il_vliw_report(const Func *f, const char *text, size_t len, Buf *out)
+void amdil_vliw_report(const Func *f, const char *text, size_t len, Buf *out)
 {
 	char err[512];
 	IlProg *p = il_read(text, len, f->name, err, sizeof err);
