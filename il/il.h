@@ -108,6 +108,13 @@ typedef struct IlProg {
 	int nins;                  /* the last is end */
 } IlProg;
 
+/* The functions below are il/'s interface to the runtime: libnbcc.so,
+ * built -fvisibility=hidden, exports them (and nothing else of il/) so
+ * that libnbrt.so's amdil device calls them there and il/ is linked once.
+ * They are not installed API (il.h is not installed); tests/sh/install.sh
+ * expects them beside nbcc.h's functions. */
+#pragma GCC visibility push(default)
+
 /* Reads IL text; name is used in messages.  NULL with "NAME:LINE: error:
  * MSG" in err (without a newline) when the text is not in the subset. */
 IlProg *il_read(const char *text, size_t len, const char *name, char *err,
@@ -133,5 +140,7 @@ int il_run(const IlProg *p, const IlMem *m, uint64_t first, uint64_t n,
 
 /* A register as written ("r5", "l0", "cb1[2]", "vAbsTidFlat") into buf. */
 void il_reg_name(const IlProg *p, uint32_t row, char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #endif

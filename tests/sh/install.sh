@@ -1,7 +1,8 @@
 # install.sh: `make install` as a distribution runs it (PREFIX=/usr into a
 # DESTDIR), then what a user does with the result: the shared libraries
 # carry their sonames and links and export the public API and nothing else
-# (every function nbcc.h and nbrt.h declare, no other symbol); a C program
+# (every function nbcc.h and nbrt.h declare, no other symbol, but for
+# il/il.h's functions in libnbcc.so, which libnbrt.so calls); a C program
 # built by `cc prog.c $(pkg-config --cflags --libs nbrt)` alone loads the
 # installed example .nbl and runs it on the host; the programs, pages and
 # examples are there.  Then `make uninstall` removes exactly what install
@@ -54,6 +55,10 @@ for l in nbcc nbrt; do
 		grep -o "\b${l%cc}[a-z0-9_]*[[:space:]]*(" | tr -d ' (' | sort -u >"$T/decl"
 	[ $l = nbcc ] && grep -v '^nbrt_' "$T/decl" >"$T/d" && mv "$T/d" "$T/decl"
 	[ $l = nbrt ] && grep '^nbrt_' "$T/decl" >"$T/d" && mv "$T/d" "$T/decl"
+	# libnbcc.so also exports il/il.h's functions for libnbrt.so's amdil
+	# device, so that il/ is linked once (il.h says why); not installed
+	[ $l = nbcc ] && cc -E "$ROOT/il/il.h" | grep -o '\bil_[a-z0-9_]*[[:space:]]*(' |
+		tr -d ' (' | sort -u - "$T/decl" -o "$T/decl"
 	nm -D --defined-only "$L/lib$l.so.$V" | awk '{ print $3 }' | sort -u >"$T/exp"
 	if ! cmp -s "$T/decl" "$T/exp"; then
 		bad "lib$l.so exports other than $l.h declares (<: declared only, >: exported only):"
