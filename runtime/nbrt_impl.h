@@ -6,9 +6,9 @@
 
 #include "nbrt.h"
 
-/* A back end: how kernels reach one kind of device.  nbrt.c picks one when
- * it opens a device and calls nothing else of it; the back ends call only
- * the layers below (messages, cache, build options, conversion, launches).
+/* A back end: how kernels reach one kind of device.  The running layer
+ * (core.c) picks one when it opens a device; the back ends call only the
+ * layers below (messages, cache, build options, conversion, launches).
  * Every operation that fails returns -1 with the message set. */
 struct nbrt_backend {
 	const char *target; /* the nbcc target whose code it runs */
@@ -120,27 +120,17 @@ struct nbrt_kernel {
 	 * of Ni and Nj (0: none, the cache's winners only), and the
 	 * variants chosen so far, by size class. */
 	double tune_budget;
-	int tuning;                 /* inside the tuner: run as loaded */
 	struct nbrt_tuned *tuned;
 	int ntuned;
 	const char *origin;         /* how the last run's variant was chosen */
 };
 
-/* nbrt.c: runs variant a of k (another kernel of the same interface)
- * on k's bindings, its times and launches k's. */
-int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);
+/* devclass.c: the device's class in the defaults table. */
 
-/* tune.c: the tuner and the size classes it keys by. */
-
-/* "avx512", "avx2" or "" : what this CPU's vector unit is, for classes. */
+/* "avx512", "avx2" or "generic": this CPU's vector unit, for classes. */
 const char *nbrt_isa(void);
-/* The variant the tuner keeps for a run of ni x nj: NULL with *err 0
- * when the kernel runs as loaded, NULL with *err -1 on a failure. */
-nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
-                                int *err);
-void nbrt_tune_free(nbrt_kernel *k);
-/* The defaults table's row for the kernel on its device. */
-const nb_defaults *nbrt_row(const nbrt_kernel *k);
+/* The defaults table's row for precision p on the device. */
+const nb_defaults *nbrt_row(const nbrt *rt, nb_prec p);
 
 /* tunefile.c: a tuner's cache entry, the variant it keeps. */
 typedef struct nbrt_variant {
