@@ -30,6 +30,12 @@ const char *nbrt_spec_target(const char *spec)
 	return be ? be->target : nbrt_cl_backend.target;
 }
 
+int nbrt_target_interpreted(const char *target)
+{
+	const struct nbrt_backend *be = nbrt_backend_of(target);
+	return be ? be->interp : -1;
+}
+
 nbrt *nbrt_open(const char *spec, char **err)
 {
 	return nbrt_core_open(spec, 0, err);

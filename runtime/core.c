@@ -186,14 +186,22 @@ static int check_target(nbrt_kernel *k)
 	if (!kb)
 		return nbrt_fail(rt, "%s: nbrt cannot run target '%s' kernels",
 		                 k->name, t);
-	if (strcmp(t, "c") == 0 && rt->be == &nbrt_cl_backend)
-		return nbrt_fail(rt, "%s is a C kernel, but %s is an OpenCL device: "
-		                 "load the .nbl, or compile it with "
-		                 "--target=opencl (-o K.cl)", k->name, rt->name);
-	if (strcmp(t, "opencl") == 0 && rt->be == &nbrt_host_backend)
-		return nbrt_fail(rt, "%s is an OpenCL kernel, but the host device "
-		                 "runs C kernels: load the .nbl, or compile it "
-		                 "with --target=c (-o K.c)", k->name);
+	/* between two languages the message names both (the host is one
+	 * device, where; an OpenCL device goes by its name) */
+	const struct nbrt_backend *be = rt->be;
+	if (kb->lang && be->lang) {
+		const char *a = strchr("AEIOU", kb->lang[0]) ? "an" : "a";
+		if (be->host)
+			return nbrt_fail(rt, "%s is %s %s kernel, but %s device runs "
+			                 "%s kernels: load the .nbl, or compile it "
+			                 "with --target=%s (-o K%s)", k->name, a,
+			                 kb->lang, be->where, be->lang, be->target,
+			                 be->ext);
+		return nbrt_fail(rt, "%s is %s %s kernel, but %s is %s: load the "
+		                 ".nbl, or compile it with --target=%s (-o K%s)",
+		                 k->name, a, kb->lang, rt->name, be->where,
+		                 be->target, be->ext);
+	}
 	return nbrt_fail(rt, "%s is a target %s kernel, which runs on %s%s%s%s, "
 	                 "but %s runs target %s kernels: load the .nbl, or "
 	                 "compile it with --target=%s", k->name, t, kb->where,

@@ -353,6 +353,8 @@ static int query(nbrt *rt)
 	                         NULL)))
 		return clfail(rt, "opening the device", "clGetDeviceInfo", e);
 	rt->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+	/* nbrt_array's doubles: without them, the host keeps the arrays */
+	rt->devarrays = c->fp64;
 	/* what decides the code a build makes: part of every cache key */
 	char *pn = plat_str(c->plat, CL_PLATFORM_NAME);
 	char *pv = plat_str(c->plat, CL_PLATFORM_VERSION);
@@ -1137,8 +1139,6 @@ static int cl_array_new(nbrt_array *a)
 	nbrt *rt = a->rt;
 	Cl *c = rt->priv;
 	cl_int e;
-	if (!c->fp64)
-		return 1; /* no doubles on the device: the host keeps them */
 	size_t bytes = (a->n ? a->n : 1) * sizeof(double);
 	if (bytes / sizeof(double) != (a->n ? a->n : 1) || bytes > rt->maxalloc)
 		return nbrt_fail(rt, "an array of %zu doubles is more than %s "
@@ -1723,6 +1723,11 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.target = "opencl",
 	.where = "an OpenCL device",
 	.host = 0,
+	.lang = "OpenCL",
+	.ext = ".cl",
+	.other = "host",
+	.split_target = "opencl",
+	.split_class = "gpu",
 	.open = cl_open,
 	.close = cl_close,
 	.list = cl_list,

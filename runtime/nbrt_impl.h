@@ -18,6 +18,22 @@ struct nbrt_backend {
 	const char *spec;
 	const char *where;  /* where its kernels run, for messages */
 	int host;           /* 1: it runs on this CPU, its memory the host's */
+	/* What the layers above ask of it rather than its name.  The
+	 * language of its kernels and their files' extension, for the
+	 * message that refuses a kernel of another language ("C", ".c");
+	 * NULL: its target's name alone says what they are. */
+	const char *lang, *ext;
+	/* 1: an interpreter, for code of hardware there is none of: the
+	 * tuner leaves its kernels as they are (its times say nothing of a
+	 * device), and programs may refuse it (nbrt_target_interpreted) */
+	int interp;
+	/* the device spec of the other path to this CPU, for the tuner, where
+	 * the device is not a GPU; NULL: none */
+	const char *other;
+	/* the defaults table's target and class whose j-split rule its
+	 * kernels take where their own row has none (NBRT_AUTO_SPLIT=1): the
+	 * GPU's; NULL: none */
+	const char *split_target, *split_class;
 	/* Fills in rt (name, limits, priv); 1 when there is no device of
 	 * this kind at all and spec is NULL, so that another may serve. */
 	int (*open)(nbrt *rt, const char *spec);
@@ -27,10 +43,10 @@ struct nbrt_backend {
 	int (*load)(nbrt_kernel *k, const char *code, size_t len);
 	int (*run)(nbrt_kernel *k, size_t ni, size_t nj); /* ni > 0, ready */
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
-	/* Arrays in device memory (nbrt_array.c keeps them in the host's
-	 * where these are NULL or array_new returns 1): a->priv is the back
-	 * end's.  Each finishes its work before it returns. */
-	int (*array_new)(nbrt_array *a);  /* 1: none here, use host memory */
+	/* Arrays in device memory, where its open set rt->devarrays
+	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
+	 * back end's.  Each finishes its work before it returns. */
+	int (*array_new)(nbrt_array *a);
 	void (*array_free)(nbrt_array *a);
 	int (*array_write)(nbrt_array *a, const double *src);
 	int (*array_read)(const nbrt_array *a, double *dst);
@@ -61,6 +77,7 @@ struct nbrt {
 	/* what the back end found, for the launch plan and nbrt_run_memory
 	 * (0 on the host: no device buffers) */
 	int gpu;
+	int devarrays;     /* nbrt_arrays live in its memory (be->array_*) */
 	unsigned units;    /* compute units */
 	unsigned long long maxalloc;  /* largest buffer */
 	unsigned long long globalmem; /* all buffers */

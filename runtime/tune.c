@@ -60,9 +60,7 @@ static nbrt *other_rt(nbrt_kernel *k)
 	if (rt->other || rt->other_tried)
 		return rt->other;
 	rt->other_tried = 1;
-	const char *spec = rt->be->host ? "cpu" :
-	                   !rt->gpu && strcmp(rt->be->target, "opencl") == 0 ?
-	                   "host" : NULL;
+	const char *spec = rt->gpu ? NULL : rt->be->other;
 	if (!spec)
 		return NULL;
 	char *err = NULL;
@@ -357,7 +355,7 @@ static const int *dim_values(const nbrt_kernel *k, const nbrt_variant *v,
 	if (k->opts.given & bit[d])
 		return none;
 	const nbrt *rt = v->other ? k->rt->other : k->rt;
-	if (!rt || strcmp(rt->be->target, "amdil") == 0)
+	if (!rt || rt->be->interp)
 		return none;
 	int host_path = rt->be->host;
 	if (k->f->precision == NB_DD && (d == D_UI || d == D_UJ))
@@ -551,8 +549,7 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 			return k->tuned[i].v;
 		}
 	const char *off = getenv("NBRT_TUNE");
-	if (nj == 0 || (off && strcmp(off, "0") == 0) ||
-	    strcmp(k->rt->be->target, "amdil") == 0)
+	if (nj == 0 || (off && strcmp(off, "0") == 0) || k->rt->be->interp)
 		return NULL;
 	char *path = entry_path(k, ci, cj);
 	nbrt_kernel *v = NULL;
