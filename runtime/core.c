@@ -1,5 +1,5 @@
 /* core.c: the running layer (core.h).  Opens a device on the back end its
- * spec names (nbrt_host.c, nbrt_cl.c or nbrt_il.c, chosen once), loads a
+ * spec names (nbrt_host.c, cl/ or nbrt_il.c, chosen once), loads a
  * kernel (a .nbl compiled in process, or the interface of a generated
  * file read back) and runs it as loaded on its bindings; the tuner and the
  * API (api.c) above it choose which variant runs. */

@@ -55,7 +55,7 @@ struct nbrt_backend {
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
-extern const struct nbrt_backend nbrt_cl_backend;   /* nbrt_cl.c */
+extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
 extern const struct nbrt_backend nbrt_il_backend;   /* nbrt_il.c */
 
 struct nbrt {
