@@ -78,12 +78,16 @@ CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library ----------------------------------------------------
-RT_SRC   := runtime/buildopts.c runtime/cache.c runtime/convert.c \
-            runtime/launch.c runtime/machine.c runtime/msg.c runtime/nbrt.c \
-            runtime/nbrt_array.c runtime/nbrt_cl.c runtime/nbrt_host.c \
-            runtime/nbrt_il.c runtime/nbrt_mem.c runtime/tune.c \
-            runtime/tunefile.c
-RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o)
+RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c \
+            runtime/convert.c runtime/core.c runtime/devclass.c \
+            runtime/launch.c runtime/machine.c runtime/msg.c \
+            runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
+            runtime/nbrt_mem.c runtime/tune.c runtime/tunefile.c \
+            runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
+            runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
+# the OpenCL back end's own kernels, embedded with the dd library
+RT_GEN   := $(B)/cl_kernels_src.c
+RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)
 LIBNBRT  := $(B)/libnbrt.a
 
 # --- the programs (apps/) ---------------------------------------------------
@@ -144,9 +148,16 @@ $(BIN)/nbcc: $(B)/compiler/main.o $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/runtime/%.o: runtime/%.c runtime/*.h compiler/nbcc.h il/*.h
+$(B)/runtime/%.o: runtime/%.c runtime/*.h runtime/cl/*.h compiler/nbcc.h il/*.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -c -o $@ $<
+
+# runtime/cl/kernels.cl, with compiler/ddlib.h in place of the line that
+# includes it: the kernels' own dd arithmetic, in libnbrt's own text
+$(B)/cl_kernels_src.c: runtime/cl/kernels.cl compiler/ddlib.h scripts/embed.sh
+	@mkdir -p $(B)
+	sed -e '/^#include "ddlib.h"$$/{r compiler/ddlib.h' -e 'd;}' $< > $(B)/cl_kernels.cl
+	sh scripts/embed.sh $(B)/cl_kernels.cl nbrt_cl_kernels_src > $@.tmp && mv $@.tmp $@
 
 $(LIBNBRT): $(RT_OBJ)
 	@mkdir -p $(@D)

@@ -99,9 +99,11 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
  * the index into alt[][]. */
 static const nb_defaults *split_row(const nbrt_kernel *k)
 {
-	const nb_defaults *row = nbrt_row(k);
-	if (!row || !row->split_items)
-		row = nb_defaults_find("opencl", "gpu", k->f->precision);
+	const struct nbrt_backend *be = k->rt->be;
+	const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
+	if ((!row || !row->split_items) && be->split_target)
+		row = nb_defaults_find(be->split_target, be->split_class,
+		                       k->f->precision);
 	return row;
 }
 
@@ -162,7 +164,7 @@ int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m)
 			                 "1 to %d", e, NBRT_MAX_SLICES);
 		ns = v;
 	} else {
-		const nb_defaults *row = nbrt_row(k);
+		const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
 		double least = 4194304.0 * (rt->units ? rt->units : 1);
 		if (!row || row->slices < 2 || (double)n * (double)m < least)
 			return 1;

@@ -55,6 +55,11 @@ int nbrt_target_device(const char *target, const char **spec,
 /* The target whose kernels the device spec's back end runs ("c" for
  * "host", "opencl" for "gpu" or any spec no other back end claims). */
 const char *nbrt_spec_target(const char *spec);
+/* 1 when target's back end runs its kernels in an interpreter (amdil: for
+ * code of hardware there is none of, not for speed; the tuner leaves its
+ * kernels as they are), 0 when they run compiled for the device (c,
+ * opencl), -1 when no back end runs target's kernels. */
+int nbrt_target_interpreted(const char *target);
 const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 
 /* Lists OpenCL platforms and devices, one per line, as
@@ -116,6 +121,9 @@ int nbrt_array_write(nbrt_array *a, const double *src);
 int nbrt_array_read(const nbrt_array *a, double *dst);
 /* 1 when the array lives in device memory, 0 in the host's. */
 int nbrt_array_on_device(const nbrt_array *a);
+/* 1 when the device keeps every nbrt_array in its own memory (an OpenCL
+ * device with doubles), 0 when they live in the host's. */
+int nbrt_device_arrays(const nbrt *rt);
 /* Binds an array (of the kernel's device) to a LMEM, BMEM or RMEM name,
  * as nbrt_bind binds a host array of NBRT_DOUBLE: nbrt_run converts its
  * values into the kernel's type (inputs) or the results into doubles, on

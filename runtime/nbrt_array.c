@@ -1,7 +1,8 @@
 /* nbrt_array.c: arrays that stay on the device between runs (nbrt.h).
- * A back end with device memory keeps them there (its array_* operations);
- * elsewhere they are plain host memory, and the operations are the loops
- * below, whose bits the device versions reproduce. */
+ * A device with memory of its own for them (rt->devarrays) keeps them
+ * there, through its back end's array_* operations; elsewhere they are
+ * plain host memory, and the operations are the loops below, whose bits
+ * the device versions reproduce. */
 #include <math.h>
 #include <stdlib.h>
 #include "nbrt_impl.h"
@@ -17,8 +18,10 @@ nbrt_array *nbrt_array_new(nbrt *rt, size_t n)
 	}
 	a->rt = rt;
 	a->n = n;
-	int r = rt->be->array_new ? rt->be->array_new(a) : 1;
-	if (r == 1) {
+	int r;
+	if (rt->devarrays) {
+		r = rt->be->array_new(a);
+	} else {
 		a->host = calloc(n ? n : 1, sizeof(double));
 		r = a->host ? 0 : nbrt_fail(rt, "out of memory for an array of "
 		                            "%zu doubles", n);
@@ -43,6 +46,11 @@ void nbrt_array_free(nbrt_array *a)
 int nbrt_array_on_device(const nbrt_array *a)
 {
 	return a && !a->host;
+}
+
+int nbrt_device_arrays(const nbrt *rt)
+{
+	return rt && rt->devarrays;
 }
 
 int nbrt_array_write(nbrt_array *a, const double *src)

@@ -6,9 +6,9 @@
 
 #include "nbrt.h"
 
-/* A back end: how kernels reach one kind of device.  nbrt.c picks one when
- * it opens a device and calls nothing else of it; the back ends call only
- * the layers below (messages, cache, build options, conversion, launches).
+/* A back end: how kernels reach one kind of device.  The running layer
+ * (core.c) picks one when it opens a device; the back ends call only the
+ * layers below (messages, cache, build options, conversion, launches).
  * Every operation that fails returns -1 with the message set. */
 struct nbrt_backend {
 	const char *target; /* the nbcc target whose code it runs */
@@ -18,6 +18,22 @@ struct nbrt_backend {
 	const char *spec;
 	const char *where;  /* where its kernels run, for messages */
 	int host;           /* 1: it runs on this CPU, its memory the host's */
+	/* What the layers above ask of it rather than its name.  The
+	 * language of its kernels and their files' extension, for the
+	 * message that refuses a kernel of another language ("C", ".c");
+	 * NULL: its target's name alone says what they are. */
+	const char *lang, *ext;
+	/* 1: an interpreter, for code of hardware there is none of: the
+	 * tuner leaves its kernels as they are (its times say nothing of a
+	 * device), and programs may refuse it (nbrt_target_interpreted) */
+	int interp;
+	/* the device spec of the other path to this CPU, for the tuner, where
+	 * the device is not a GPU; NULL: none */
+	const char *other;
+	/* the defaults table's target and class whose j-split rule its
+	 * kernels take where their own row has none (NBRT_AUTO_SPLIT=1): the
+	 * GPU's; NULL: none */
+	const char *split_target, *split_class;
 	/* Fills in rt (name, limits, priv); 1 when there is no device of
 	 * this kind at all and spec is NULL, so that another may serve. */
 	int (*open)(nbrt *rt, const char *spec);
@@ -27,10 +43,10 @@ struct nbrt_backend {
 	int (*load)(nbrt_kernel *k, const char *code, size_t len);
 	int (*run)(nbrt_kernel *k, size_t ni, size_t nj); /* ni > 0, ready */
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
-	/* Arrays in device memory (nbrt_array.c keeps them in the host's
-	 * where these are NULL or array_new returns 1): a->priv is the back
-	 * end's.  Each finishes its work before it returns. */
-	int (*array_new)(nbrt_array *a);  /* 1: none here, use host memory */
+	/* Arrays in device memory, where its open set rt->devarrays
+	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
+	 * back end's.  Each finishes its work before it returns. */
+	int (*array_new)(nbrt_array *a);
 	void (*array_free)(nbrt_array *a);
 	int (*array_write)(nbrt_array *a, const double *src);
 	int (*array_read)(const nbrt_array *a, double *dst);
@@ -39,7 +55,7 @@ struct nbrt_backend {
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
-extern const struct nbrt_backend nbrt_cl_backend;   /* nbrt_cl.c */
+extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
 extern const struct nbrt_backend nbrt_il_backend;   /* nbrt_il.c */
 
 struct nbrt {
@@ -61,6 +77,7 @@ struct nbrt {
 	/* what the back end found, for the launch plan and nbrt_run_memory
 	 * (0 on the host: no device buffers) */
 	int gpu;
+	int devarrays;     /* nbrt_arrays live in its memory (be->array_*) */
 	unsigned units;    /* compute units */
 	unsigned long long maxalloc;  /* largest buffer */
 	unsigned long long globalmem; /* all buffers */
@@ -120,27 +137,17 @@ struct nbrt_kernel {
 	 * of Ni and Nj (0: none, the cache's winners only), and the
 	 * variants chosen so far, by size class. */
 	double tune_budget;
-	int tuning;                 /* inside the tuner: run as loaded */
 	struct nbrt_tuned *tuned;
 	int ntuned;
 	const char *origin;         /* how the last run's variant was chosen */
 };
 
-/* nbrt.c: runs variant a of k (another kernel of the same interface)
- * on k's bindings, its times and launches k's. */
-int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);
+/* devclass.c: the device's class in the defaults table. */
 
-/* tune.c: the tuner and the size classes it keys by. */
-
-/* "avx512", "avx2" or "" : what this CPU's vector unit is, for classes. */
+/* "avx512", "avx2" or "generic": this CPU's vector unit, for classes. */
 const char *nbrt_isa(void);
-/* The variant the tuner keeps for a run of ni x nj: NULL with *err 0
- * when the kernel runs as loaded, NULL with *err -1 on a failure. */
-nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
-                                int *err);
-void nbrt_tune_free(nbrt_kernel *k);
-/* The defaults table's row for the kernel on its device. */
-const nb_defaults *nbrt_row(const nbrt_kernel *k);
+/* The defaults table's row for precision p on the device. */
+const nb_defaults *nbrt_row(const nbrt *rt, nb_prec p);
 
 /* tunefile.c: a tuner's cache entry, the variant it keeps. */
 typedef struct nbrt_variant {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "nbrt_impl.h"
 
-/* The device buffers of a run (nbrt_cl.c's ensure() makes each at least
+/* The device buffers of a run (cl/run.c's ensure() makes each at least
  * 64 bytes), and the largest of them. */
 static double device_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
                            double *largest)
@@ -38,7 +38,7 @@ static double device_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
 	return sum;
 }
 
-/* The runtime's staging copies (nbrt_cl.c, nbrt_host.c): an array bound
+/* The runtime's staging copies (cl/run.c, nbrt_host.c): an array bound
  * in another type than the kernel's goes through a converted copy, and on
  * OpenCL so does every BMEM pack that is not one variable's own array. */
 static double staging_bytes(const nbrt_kernel *k, size_t ni, size_t nj,

@@ -3,36 +3,19 @@
  * cache keeps for this kernel on this device, else, with a budget, the
  * fastest of the candidates timed now on the bound inputs whose results
  * agree with the default's, else the defaults table's.  nbrt_sweep times
- * every candidate and prints the table. */
+ * every candidate and prints the table.  Above the running layer (core.h):
+ * it loads and runs its variants there, and the API asks it for each run's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nbrt_impl.h"
+#include "tune.h"
 
 struct nbrt_tuned {
 	int ci, cj;
 	nbrt_kernel *v;     /* NULL: the kernel as loaded */
 	char *origin;       /* for nbrt_variant_origin */
 };
-
-const char *nbrt_isa(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
-		return "avx512";
-	if (__builtin_cpu_supports("avx2"))
-		return "avx2";
-#endif
-	return "generic";
-}
-
-const nb_defaults *nbrt_row(const nbrt_kernel *k)
-{
-	return nb_defaults_find(k->rt->be->target, k->rt->devclass,
-	                        k->f->precision);
-}
 
 static int size_class(size_t n)
 {
@@ -61,7 +44,7 @@ const char *nbrt_variant_origin(const nbrt_kernel *k)
 void nbrt_tune_free(nbrt_kernel *k)
 {
 	for (int i = 0; i < k->ntuned; i++) {
-		nbrt_free(k->tuned[i].v);
+		nbrt_core_free(k->tuned[i].v);
 		free(k->tuned[i].origin);
 	}
 	free(k->tuned);
@@ -77,16 +60,14 @@ static nbrt *other_rt(nbrt_kernel *k)
 	if (rt->other || rt->other_tried)
 		return rt->other;
 	rt->other_tried = 1;
-	const char *spec = rt->be->host ? "cpu" :
-	                   !rt->gpu && strcmp(rt->be->target, "opencl") == 0 ?
-	                   "host" : NULL;
+	const char *spec = rt->gpu ? NULL : rt->be->other;
 	if (!spec)
 		return NULL;
 	char *err = NULL;
-	rt->other = nbrt_open(spec, &err);
+	rt->other = nbrt_core_open(spec, 0, &err);
 	/* an OpenCL CPU device may be missing: then there is one path */
 	if (rt->other && (rt->other->gpu || rt->other->be == rt->be)) {
-		nbrt_close(rt->other);
+		nbrt_core_close(rt->other);
 		rt->other = NULL;
 	}
 	if (!rt->other)
@@ -113,17 +94,16 @@ static nbrt_kernel *load_variant(nbrt_kernel *k, const nbrt_variant *v)
 		o.given |= NB_GIVEN_WG;
 	if (v->tile)
 		o.given |= NB_GIVEN_TILE;
-	nbrt_kernel *a = nbrt_load_source(rt, k->path, k->src, k->srclen, &o);
+	nbrt_kernel *a = nbrt_core_load(rt, k->path, k->src, k->srclen, &o);
 	if (!a) {
 		char s[128];
 		nbrt_variant_str(v, s, sizeof s);
 		nbrt_note(k->rt, "tuner: %s: %s", s, nbrt_error(rt));
 		return NULL;
 	}
-	a->tuning = 1;
 	/* the same variables in the same order, or it cannot stand in */
 	if (a->f->nvar != k->f->nvar) {
-		nbrt_free(a);
+		nbrt_core_free(a);
 		return NULL;
 	}
 	return a;
@@ -252,7 +232,7 @@ static int measure(Tune *t, const nbrt_variant *v, int reference,
 			break;
 		if (run_into(t, a, t->out))
 			goto out;
-		double tk = nbrt_kernel_time(k);
+		double tk = k->tkern;
 		if (tk > 0 && (best == 0 || tk < best))
 			best = tk;
 	}
@@ -267,7 +247,7 @@ out:
 	if (keep && status == M_OK)
 		*keep = a;
 	else
-		nbrt_free(a);
+		nbrt_core_free(a);
 	return status;
 }
 
@@ -375,7 +355,7 @@ static const int *dim_values(const nbrt_kernel *k, const nbrt_variant *v,
 	if (k->opts.given & bit[d])
 		return none;
 	const nbrt *rt = v->other ? k->rt->other : k->rt;
-	if (!rt || strcmp(rt->be->target, "amdil") == 0)
+	if (!rt || rt->be->interp)
 		return none;
 	int host_path = rt->be->host;
 	if (k->f->precision == NB_DD && (d == D_UI || d == D_UJ))
@@ -402,8 +382,7 @@ static int other_default(nbrt_kernel *k, nbrt_variant *v)
 	nbrt *o = other_rt(k);
 	if (!o || (k->opts.given & (NB_GIVEN_UNROLL_I | NB_GIVEN_UNROLL_J)))
 		return -1;
-	const nb_defaults *r = nb_defaults_find(o->be->target, o->devclass,
-	                                        k->f->precision);
+	const nb_defaults *r = nbrt_row(o, k->f->precision);
 	if (!r)
 		return -1;
 	memset(v, 0, sizeof *v);
@@ -435,12 +414,12 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 		seen[nseen++] = cand;
 		if (measure(t, &cand, 0, &rate, &err, &a) == M_OK) {
 			if (rate > *best_rate) {
-				nbrt_free(*best_k);
+				nbrt_core_free(*best_k);
 				*best_k = a;
 				*best = cand;
 				*best_rate = rate;
 			} else {
-				nbrt_free(a);
+				nbrt_core_free(a);
 			}
 		}
 	}
@@ -464,12 +443,12 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 			if (measure(t, &cand, 0, &rate, &err, &a) != M_OK)
 				continue;
 			if (rate > *best_rate) {
-				nbrt_free(*best_k);
+				nbrt_core_free(*best_k);
 				*best_k = a;
 				*best = cand;
 				*best_rate = rate;
 			} else {
-				nbrt_free(a);
+				nbrt_core_free(a);
 			}
 		}
 	}
@@ -506,7 +485,7 @@ static int remember(nbrt_kernel *k, int ci, int cj, nbrt_kernel *v,
 	struct nbrt_tuned *n = realloc(k->tuned, sizeof *n *
 	                               (size_t)(k->ntuned + 1));
 	if (!n) {
-		nbrt_free(v);
+		nbrt_core_free(v);
 		return nbrt_fail(k->rt, "out of memory");
 	}
 	k->tuned = n;
@@ -514,7 +493,7 @@ static int remember(nbrt_kernel *k, int ci, int cj, nbrt_kernel *v,
 	char *o = v && v->rt != k->rt ?
 	          nbrt_aprintf("%s, on %s", origin, v->rt->name) : strdup(origin);
 	if (!o) {
-		nbrt_free(v);
+		nbrt_core_free(v);
 		return nbrt_fail(k->rt, "out of memory");
 	}
 	n[k->ntuned++] = (struct nbrt_tuned){ci, cj, v, o};
@@ -529,7 +508,6 @@ static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
 	nbrt_kernel *best_k = NULL;
 	nbrt_variant best = default_variant(k, ni);
 	*err = -1;
-	k->tuning = 1;
 	if (tune_begin(&t, k, ni, nj, k->tune_budget) ||
 	    reference(&t, &best, nj))
 		goto out;
@@ -553,9 +531,8 @@ static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
 	*err = 0;
 out:
 	tune_end(&t);
-	k->tuning = 0;
 	if (*err) {
-		nbrt_free(best_k);
+		nbrt_core_free(best_k);
 		return NULL;
 	}
 	return best_k;
@@ -572,8 +549,7 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 			return k->tuned[i].v;
 		}
 	const char *off = getenv("NBRT_TUNE");
-	if (nj == 0 || (off && strcmp(off, "0") == 0) ||
-	    strcmp(k->rt->be->target, "amdil") == 0)
+	if (nj == 0 || (off && strcmp(off, "0") == 0) || k->rt->be->interp)
 		return NULL;
 	char *path = entry_path(k, ci, cj);
 	nbrt_kernel *v = NULL;
@@ -651,7 +627,6 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 	Tune t;
 	nbrt_variant def = default_variant(k, ni);
 	int r = -1;
-	k->tuning = 1;
 	/* each variant's runs take about 1/40 of 20 s */
 	if (tune_begin(&t, k, ni, nj, 20) || reference(&t, &def, nj))
 		goto out;
@@ -689,6 +664,5 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 	r = 0;
 out:
 	tune_end(&t);
-	k->tuning = 0;
 	return r;
 }

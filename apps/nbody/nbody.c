@@ -1006,7 +1006,7 @@ static int check_memory(const args *a, force *fc)
 			native &= f->var[v].type == NB_DOUBLE;
 		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
 			return cli_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
-		if (!a->hermite && strcmp(nbrt_target(fc->rt), "opencl") != 0)
+		if (!a->hermite && !nbrt_device_arrays(fc->rt))
 			extra += (double)A_N * sizeof(double) * (double)a->n;
 	}
 	double avail = nbrt_host_memory();

@@ -423,7 +423,7 @@ static int open_device(const Args *a, nbrt **rt)
 		free(err);
 		return r;
 	}
-	if (t && strcmp(t, "opencl") == 0 && nbrt_is_host(*rt))
+	if (t && strcmp(t, nbrt_target(*rt)) != 0 && nbrt_is_host(*rt))
 		return fail(FAILED, "--target opencl: no OpenCL device, only the "
 		            "host (see --list-devices, --device, $NBRT_DEVICE)");
 	return 0;

@@ -197,8 +197,7 @@ static int check_args(args *a)
 		                nb_esc(a->dd));
 	if (a->dd && a->dbl)
 		return cli_fail("--dd is for --precision dd");
-	if (a->target && strcmp(a->target, "c") != 0 &&
-	    strcmp(a->target, "opencl") != 0)
+	if (a->target && nbrt_target_interpreted(a->target) != 0)
 		return cli_fail("--target must be c or opencl, not '%s'",
 		                nb_esc(a->target));
 	if (a->ntext && get_long("--n", a->ntext, &a->n))

@@ -1,0 +1,298 @@
+/* api.c: the runtime's API (nbrt.h), the top of its layers: devices and
+ * kernels through the running layer (core.c), binding by name, and each
+ * run's variant: the tuner's (tune.c) for its size class, else, for a .nbl
+ * on a GPU whose j-split was left open, the split that suits its Ni, else
+ * the kernel as loaded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+#include "tune.h"
+
+/* --- devices ---------------------------------------------------------- */
+
+int nbrt_target_device(const char *target, const char **spec,
+                       const char **where)
+{
+	const struct nbrt_backend *be = nbrt_backend_of(target);
+	if (!be)
+		return -1;
+	if (spec)
+		*spec = be->spec;
+	if (where)
+		*where = be->where;
+	return 0;
+}
+
+const char *nbrt_spec_target(const char *spec)
+{
+	const struct nbrt_backend *be = nbrt_backend_named(spec);
+	return be ? be->target : nbrt_cl_backend.target;
+}
+
+int nbrt_target_interpreted(const char *target)
+{
+	const struct nbrt_backend *be = nbrt_backend_of(target);
+	return be ? be->interp : -1;
+}
+
+nbrt *nbrt_open(const char *spec, char **err)
+{
+	return nbrt_core_open(spec, 0, err);
+}
+
+nbrt *nbrt_open_nth(const char *spec, int nth, char **err)
+{
+	return nbrt_core_open(spec, nth, err);
+}
+
+void nbrt_close(nbrt *rt)
+{
+	nbrt_core_close(rt);
+}
+
+const char *nbrt_device_name(const nbrt *rt)
+{
+	return rt && rt->name ? rt->name : "";
+}
+
+int nbrt_is_host(const nbrt *rt)
+{
+	return rt && rt->be->host;
+}
+
+const char *nbrt_target(const nbrt *rt)
+{
+	return rt ? rt->be->target : "";
+}
+
+const char *nbrt_cache_dir(const nbrt *rt)
+{
+	return rt ? rt->cache : NULL;
+}
+
+/* Only OpenCL has devices to list: the host is always there. */
+int nbrt_list(FILE *out)
+{
+	return nbrt_cl_backend.list(out);
+}
+
+/* The limits that decide what runs where, for tests and users alike: a
+ * test that needs a kernel too big for the device reads local_mem_size
+ * here rather than assuming one driver's value. */
+int nbrt_describe(const nbrt *rt, FILE *out)
+{
+	nbrt_put_str(out, "device", rt->name);
+	return rt->be->describe(rt, out);
+}
+
+/* --- loading --------------------------------------------------------- */
+
+nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
+                              size_t len, const nb_options *opts)
+{
+	nbrt_kernel *k = nbrt_core_load(rt, name, src, len, opts);
+	if (!k)
+		return NULL;
+	/* left open, the j-split is chosen per run where the defaults table
+	 * says (see nbrt_choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on
+	 * or off */
+	const char *as = getenv("NBRT_AUTO_SPLIT");
+	const nb_defaults *row = nbrt_row(rt, k->f->precision);
+	int autosplit = as && *as ? *as == '1' : row && row->split_items > 0;
+	k->autosplit = !rt->be->host && autosplit && k->src &&
+	               k->f->jsplit == 1 &&
+	               !(opts && (opts->given & NB_GIVEN_JSPLIT));
+	return k;
+}
+
+nbrt_kernel *nbrt_load(nbrt *rt, const char *path, const nb_options *opts)
+{
+	if (!rt)
+		return NULL;
+	char err[512];
+	size_t len;
+	char *src = nb_read_file(path, &len, err, sizeof err);
+	if (!src) {
+		nbrt_fail(rt, "%s", err);
+		return NULL;
+	}
+	nbrt_kernel *k = nbrt_load_source(rt, path, src, len, opts);
+	free(src);
+	return k;
+}
+
+void nbrt_free(nbrt_kernel *k)
+{
+	if (!k)
+		return;
+	for (int n = 0; n < 2; n++)
+		for (int l = 0; l < 5; l++)
+			nbrt_core_free(k->alt[n][l]);
+	nbrt_tune_free(k);
+	nbrt_core_free(k);
+}
+
+const nb_iface *nbrt_iface(const nbrt_kernel *k)
+{
+	if (!k)
+		return NULL;
+	return k->last ? k->last->f : k->f;
+}
+
+int nbrt_cache_hit(const nbrt_kernel *k)
+{
+	return k ? k->cache_hit : 0;
+}
+
+/* --- binding ----------------------------------------------------------- */
+
+/* "xi, yi, ..." for messages. */
+static char *names(const nb_iface *f)
+{
+	size_t n = 1;
+	for (int v = 0; v < f->nvar; v++)
+		n += strlen(f->var[v].name) + 16;
+	char *s = malloc(n), *p = s;
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (int v = 0; v < f->nvar; v++)
+		p += sprintf(p, "%s%s %s", v ? ", " : "",
+		             nb_role_name(f->var[v].role), f->var[v].name);
+	return s;
+}
+
+static int find(nbrt_kernel *k, const char *name)
+{
+	int v = name ? nb_iface_find(k->f, name) : -1;
+	if (v < 0) {
+		char *all = names(k->f);
+		nbrt_fail(k->rt, "kernel %s has no variable '%s' (it has %s)",
+		          k->f->kernel, name ? name : "(null)", all ? all : "?");
+		free(all);
+	}
+	return v;
+}
+
+int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host)
+{
+	if (!k)
+		return -1;
+	int v = find(k, name);
+	if (v < 0)
+		return -1;
+	if (k->f->var[v].role == NB_CONST)
+		return nbrt_fail(k->rt, "kernel %s: '%s' is a CONST, a scalar: "
+		                 "set it with nbrt_set_const", k->f->kernel, name);
+	if (t != NBRT_FLOAT && t != NBRT_DOUBLE && t != NBRT_DD)
+		return nbrt_fail(k->rt, "kernel %s: bad host type %d for '%s'",
+		                 k->f->kernel, (int)t, name);
+	k->b[v].set = 1;
+	k->b[v].t = t;
+	k->b[v].host = host;
+	k->b[v].arr = NULL;
+	return 0;
+}
+
+int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a)
+{
+	if (!k)
+		return -1;
+	if (!a)
+		return nbrt_fail(k->rt, "kernel %s: '%s' bound to no array",
+		                 k->f->kernel, name ? name : "(null)");
+	if (a->rt != k->rt)
+		return nbrt_fail(k->rt, "kernel %s: the array for '%s' belongs to "
+		                 "another device", k->f->kernel,
+		                 name ? name : "(null)");
+	if (nbrt_bind(k, name, NBRT_DOUBLE, a->host))
+		return -1;
+	k->b[nb_iface_find(k->f, name)].arr = a;
+	return 0;
+}
+
+int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
+{
+	if (!k)
+		return -1;
+	int v = find(k, name);
+	if (v < 0)
+		return -1;
+	const nb_var *x = &k->f->var[v];
+	if (x->role != NB_CONST)
+		return nbrt_fail(k->rt, "kernel %s: '%s' is %s, an array: bind "
+		                 "it with nbrt_bind", k->f->kernel, name,
+		                 nb_role_name(x->role));
+	k->b[v].set = 1;
+	if (x->type == NB_DD) {
+		k->b[v].hi = hi;
+		k->b[v].lo = lo;
+	} else {
+		k->b[v].hi = hi + lo;
+		k->b[v].lo = 0;
+	}
+	return 0;
+}
+
+/* --- running ------------------------------------------------------------ */
+
+/* Runs the variant with split 2^l, at half the i-unroll if narrow,
+ * loading it the first time; the bindings are the caller's. */
+static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
+{
+	nbrt_kernel *a = k->alt[narrow][l];
+	if (!a) {
+		nb_options o = k->opts;
+		o.jsplit = 1 << l;
+		o.given |= NB_GIVEN_JSPLIT;
+		if (narrow) {
+			o.unroll_i = k->f->unroll_i / 2;
+			o.given |= NB_GIVEN_UNROLL_I;
+		}
+		a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
+		if (!a)
+			return -1;
+		k->alt[narrow][l] = a;
+		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu%s", k->name, 1 << l,
+		          ni, narrow ? ", at half the i-unroll" : "");
+	}
+	return nbrt_run_variant(k, a, ni, nj);
+}
+
+int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	if (!k)
+		return -1;
+	k->last = NULL;
+	k->origin = "defaults";
+	if (k->src && ni > 0) {
+		int e;
+		nbrt_kernel *v = nbrt_tuned_variant(k, ni, nj, &e);
+		if (e)
+			return -1;
+		if (v)
+			return nbrt_run_variant(k, v, ni, nj);
+	}
+	if (k->autosplit && ni > 0) {
+		int l = nbrt_choose_split(k, ni), n = nbrt_narrow(k, ni);
+		if (l > 0 || n)
+			return run_split(k, l, n, ni, nj);
+	}
+	return nbrt_core_run(k, ni, nj);
+}
+
+double nbrt_kernel_time(const nbrt_kernel *k)
+{
+	return k ? k->tkern : 0;
+}
+
+double nbrt_total_time(const nbrt_kernel *k)
+{
+	return k ? k->ttotal : 0;
+}
+
+long nbrt_launches(const nbrt_kernel *k)
+{
+	return k ? k->launches : 0;
+}

@@ -1,0 +1,277 @@
+/* array.c: nbrt_array's device side: the runtime's own kernels
+ * (kernels.cl, with the dd library) built once a device and run for an
+ * array's conversions into a kernel's buffers and back, axpy, the finite
+ * check and the sums of a launch's j-slices (run.c); and the pinned host
+ * memory that arrays and a run's staging copies cross through. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_impl.h"
+
+/* The own kernels' names, in CL_OWN_KERNELS's order. */
+static const char *const ak_name[AK_N] = {
+#define X(id, name) #name,
+	CL_OWN_KERNELS(X)
+#undef X
+};
+
+int nbrt_cl_aux_load(nbrt *rt)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	if (c->aux)
+		return 0;
+	const char *name = "the runtime's array kernels";
+	static const char *const std[] = {CL_STD};
+	cl_program p = nbrt_cl_program(rt, name, nbrt_cl_kernels_src,
+	                               strlen(nbrt_cl_kernels_src), std, 1, NULL);
+	if (!p)
+		return -1;
+	int r = -1;
+	cl_kernel ak[AK_N] = {0};
+	size_t wg = c->maxwg < 128 ? c->maxwg : 128;
+	for (int i = 0; i < AK_N; i++) {
+		size_t kwg = 0;
+		if (!(ak[i] = clCreateKernel(p, ak_name[i], &e))) {
+			nbrt_cl_fail(rt, name, "clCreateKernel", e);
+			goto out;
+		}
+		if ((e = clGetKernelWorkGroupInfo(ak[i], c->dev,
+		                                  CL_KERNEL_WORK_GROUP_SIZE,
+		                                  sizeof kwg, &kwg, NULL))) {
+			nbrt_cl_fail(rt, name, "clGetKernelWorkGroupInfo", e);
+			goto out;
+		}
+		if (kwg < wg)
+			wg = kwg;
+	}
+	c->flag = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL,
+	                         &e);
+	if (!c->flag) {
+		nbrt_cl_fail(rt, name, "clCreateBuffer", e);
+		goto out;
+	}
+	c->aux = p;
+	p = NULL;
+	memcpy(c->ak, ak, sizeof ak);
+	memset(ak, 0, sizeof ak);
+	c->akwg = wg ? wg : 1;
+	r = 0;
+out:
+	for (int i = 0; i < AK_N; i++)
+		if (ak[i])
+			clReleaseKernel(ak[i]);
+	if (p)
+		clReleaseProgram(p);
+	return r;
+}
+
+int nbrt_cl_aux_queue(nbrt *rt, int i, size_t n, cl_event *ev)
+{
+	Cl *c = rt->priv;
+	size_t local = c->akwg, global = (n + local - 1) / local * local;
+	cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
+	                                  &local, 0, NULL, ev);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, ak_name[i], "clEnqueueNDRangeKernel", e);
+	return 0;
+}
+
+int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...)
+{
+	Cl *c = rt->priv;
+	cl_int e = CL_SUCCESS;
+	va_list ap;
+	va_start(ap, n);
+	for (cl_uint a = 0; e == CL_SUCCESS; a++) {
+		size_t sz = va_arg(ap, size_t);
+		if (!sz)
+			break;
+		const void *v = va_arg(ap, const void *);
+		e = clSetKernelArg(c->ak[i], a, sz, v);
+	}
+	va_end(ap);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, ak_name[i], "clSetKernelArg", e);
+	return n ? nbrt_cl_aux_queue(rt, i, n, NULL) : 0;
+}
+
+int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
+                   size_t off, const nbrt_array *a, size_t n)
+{
+	cl_mem src = a->priv;
+	cl_ulong s = stride, o = off, nn = n;
+	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_TO_F, kt), n, ARG(src),
+	                       ARG(dst), ARG(s), ARG(o), ARG(nn), (size_t)0);
+}
+
+int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
+                     size_t n)
+{
+	cl_mem dst = a->priv;
+	cl_ulong nn = n;
+	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_FROM_F, kt), n, ARG(src),
+	                       ARG(dst), ARG(nn), (size_t)0);
+}
+
+/* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a
+ * buffer made with CL_MEM_ALLOC_HOST_PTR (page-locked on NVIDIA's OpenCL),
+ * kept mapped and only grown, so that reusing it costs no page faults or
+ * page locking.  Nothing queued may still use the old one. */
+int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
+                   size_t *cap, size_t bytes)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	if (*cap >= bytes)
+		return 0;
+	if (*ptr && (e = clEnqueueUnmapMemObject(c->q, *mem, *ptr, 0, NULL,
+	                                         NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clEnqueueUnmapMemObject", e);
+	*ptr = NULL;
+	if (*mem && (e = clFinish(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clFinish", e);
+	if (*mem)
+		clReleaseMemObject(*mem);
+	*mem = NULL;
+	*cap = 0;
+	if (bytes > rt->maxalloc)
+		return nbrt_fail(rt, "%s: %zu bytes of pinned memory are more than "
+		                 "%s allows in one buffer", what, bytes, rt->name);
+	*mem = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+	                      bytes, NULL, &e);
+	if (!*mem)
+		return nbrt_cl_fail(rt, what, "clCreateBuffer", e);
+	*ptr = clEnqueueMapBuffer(c->q, *mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+	                          0, bytes, 0, NULL, NULL, &e);
+	if (!*ptr)
+		return nbrt_cl_fail(rt, what, "clEnqueueMapBuffer", e);
+	*cap = bytes;
+	return 0;
+}
+
+/* The device's pinned copy for nbrt_array's transfers. */
+static int pin(nbrt *rt, size_t bytes)
+{
+	Cl *c = rt->priv;
+	return nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp,
+	                      &c->pincap, bytes);
+}
+
+int nbrt_cl_array_new(nbrt_array *a)
+{
+	nbrt *rt = a->rt;
+	Cl *c = rt->priv;
+	cl_int e;
+	size_t bytes = (a->n ? a->n : 1) * sizeof(double);
+	if (bytes / sizeof(double) != (a->n ? a->n : 1) || bytes > rt->maxalloc)
+		return nbrt_fail(rt, "an array of %zu doubles is more than %s "
+		                 "allows in one buffer (%llu bytes)", a->n, rt->name,
+		                 (unsigned long long)rt->maxalloc);
+	if (nbrt_cl_aux_load(rt))
+		return -1;
+	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+	if (!m)
+		return nbrt_cl_fail(rt, "an array", "clCreateBuffer", e);
+	a->priv = m;
+	static const cl_double zero = 0;
+	if ((e = clEnqueueFillBuffer(c->q, m, &zero, sizeof zero, 0, bytes, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
+	    (e = clFinish(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "an array", "clEnqueueFillBuffer", e);
+	return 0;
+}
+
+void nbrt_cl_array_free(nbrt_array *a)
+{
+	const Cl *c = a->rt->priv;
+	clFinish(c->q); /* nothing queued may still use it */
+	clReleaseMemObject((cl_mem)a->priv);
+	a->priv = NULL;
+}
+
+/* All of an array to (write) or from the host, through the pinned copy. */
+static int cross(const nbrt_array *a, double *host, int write)
+{
+	nbrt *rt = a->rt;
+	Cl *c = rt->priv;
+	size_t bytes = a->n * sizeof(double);
+	const char *what = write ? "writing an array" : "reading an array";
+	if (!bytes)
+		return 0;
+	/* the pinned copy may still feed an earlier command */
+	cl_int e = clFinish(c->q);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clFinish", e);
+	if (pin(rt, bytes))
+		return -1;
+	if (write)
+		memcpy(c->pinp, host, bytes);
+	e = write ? clEnqueueWriteBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                 bytes, c->pinp, 0, NULL, NULL)
+	          : clEnqueueReadBuffer(c->q, (cl_mem)a->priv, CL_TRUE, 0,
+	                                bytes, c->pinp, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, write ? "clEnqueueWriteBuffer" :
+		                    "clEnqueueReadBuffer", e);
+	if (!write)
+		memcpy(host, c->pinp, bytes);
+	return 0;
+}
+
+int nbrt_cl_array_write(nbrt_array *a, const double *src)
+{
+	return cross(a, (double *)src, 1);
+}
+
+int nbrt_cl_array_read(const nbrt_array *a, double *dst)
+{
+	return cross(a, dst, 0);
+}
+
+int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
+                       nbrt_array *const *x, int na)
+{
+	cl_mem m[6];
+	for (int i = 0; i < 3; i++) {
+		m[i] = y[i < na ? i : 0]->priv;
+		m[3 + i] = x[i < na ? i : 0]->priv;
+	}
+	cl_double hh = h;
+	cl_int nn = na;
+	cl_ulong n = y[0]->n;
+	return nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]), ARG(m[1]),
+	                       ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]), ARG(hh),
+	                       ARG(nn), ARG(n), (size_t)0);
+}
+
+int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
+{
+	nbrt *rt = a[0]->rt;
+	Cl *c = rt->priv;
+	cl_int e;
+	cl_ulong n = a[0]->n;
+	static const cl_int zero = 0;
+	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
+	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);
+	/* three arrays a launch, one flag for all, read once */
+	for (int g = 0; g < na; g += 3) {
+		cl_mem m[3];
+		cl_int nn = na - g < 3 ? na - g : 3;
+		for (int i = 0; i < 3; i++)
+			m[i] = a[g + (i < nn ? i : 0)]->priv;
+		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
+		                    ARG(m[2]), ARG(nn), ARG(n), ARG(c->flag),
+		                    (size_t)0))
+			return -1;
+	}
+	if (pin(rt, 64))
+		return -1;
+	e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0, sizeof(cl_int),
+	                        c->pinp, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueReadBuffer", e);
+	*finite = *(cl_int *)c->pinp == 0;
+	return 0;
+}

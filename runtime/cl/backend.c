@@ -1,0 +1,29 @@
+/* backend.c: the OpenCL back end (nbrt_cl_backend), the runtime's way to
+ * every OpenCL device, its operations from the files of this folder:
+ * device.c, program.c, array.c and run.c (cl_impl.h), which alone see
+ * OpenCL's headers. */
+#include "cl_impl.h"
+
+const struct nbrt_backend nbrt_cl_backend = {
+	.target = "opencl",
+	.where = "an OpenCL device",
+	.host = 0,
+	.lang = "OpenCL",
+	.ext = ".cl",
+	.other = "host",
+	.split_target = "opencl",
+	.split_class = "gpu",
+	.open = nbrt_cl_open,
+	.close = nbrt_cl_close,
+	.list = nbrt_cl_list,
+	.describe = nbrt_cl_describe,
+	.load = nbrt_cl_load,
+	.run = nbrt_cl_run,
+	.free = nbrt_cl_free,
+	.array_new = nbrt_cl_array_new,
+	.array_free = nbrt_cl_array_free,
+	.array_write = nbrt_cl_array_write,
+	.array_read = nbrt_cl_array_read,
+	.array_axpy = nbrt_cl_array_axpy,
+	.array_finite = nbrt_cl_array_finite,
+};

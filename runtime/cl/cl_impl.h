@@ -1,0 +1,148 @@
+/* cl_impl.h: what the files of the OpenCL back end (nbrt_cl_backend,
+ * backend.c) share: OpenCL's headers, which no other file of the runtime
+ * sees, the device's and a kernel's records, the runtime's own kernels,
+ * and each file's part, lowest last.  Only OpenCL 1.2 calls, so the same
+ * code runs on PoCL and on NVIDIA's OpenCL 3.0. */
+#ifndef NBRT_CL_IMPL_H
+#define NBRT_CL_IMPL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include "nbrt_impl.h"
+
+#define CL_STD "-cl-std=CL1.2"
+
+/* The runtime's own kernels (kernels.cl): each one's index and name.
+ * The three of a kind are in nb_prec's order (float, double, dd), so
+ * the first plus a precision names the one for it. */
+#define CL_OWN_KERNELS(X)                                                  \
+	X(AK_TO_F, nbrt_to_f) X(AK_TO_D, nbrt_to_d) X(AK_TO_DD, nbrt_to_dd)    \
+	X(AK_FROM_F, nbrt_from_f) X(AK_FROM_D, nbrt_from_d)                    \
+	X(AK_FROM_DD, nbrt_from_dd)                                            \
+	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
+	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd)
+enum {
+#define X(id, name) id,
+	CL_OWN_KERNELS(X)
+#undef X
+	AK_N
+};
+/* The own kernel of a kind (AK_TO_F, AK_FROM_F, AK_SUM_F) for precision t. */
+_Static_assert(AK_TO_DD - AK_TO_F == NB_DD - NB_FLOAT &&
+               AK_FROM_DD - AK_FROM_F == NB_DD - NB_FLOAT &&
+               AK_SUM_DD - AK_SUM_F == NB_DD - NB_FLOAT,
+               "CL_OWN_KERNELS: float, double, dd in nb_prec's order");
+static inline int nbrt_cl_own(int kind, nb_prec t)
+{
+	return kind + (int)(t - NB_FLOAT);
+}
+
+/* The device (rt->priv); its limits that others read are in rt. */
+typedef struct Cl {
+	cl_platform_id plat;
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	char *devkey;      /* device, platform and driver versions */
+	int nvidia;
+	int fp64;
+	size_t maxwg;
+	cl_ulong localmem; /* local memory per work group */
+	/* nbrt_array's device side, made with the first array: the
+	 * runtime's own program (kernels.cl), a flag for nbrt_array_finite,
+	 * and pinned memory for what crosses to and from the host */
+	cl_program aux;
+	cl_kernel ak[AK_N];
+	size_t akwg;       /* work-group size of the aux kernels */
+	cl_mem flag;
+	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
+	void *pinp;
+	size_t pincap;
+} Cl;
+
+/* A loaded kernel (k->priv). */
+typedef struct Prog {
+	cl_program prog;
+	cl_kernel kern;
+	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
+	cl_mem *mem;
+	size_t *cap;       /* bytes allocated for each mem */
+	/* each mem's staging copy for conversions on the host: pinned
+	 * (CL_MEM_ALLOC_HOST_PTR), mapped at pinp, kept from run to run */
+	cl_mem *pin;
+	void **pinp;
+	size_t *pincap;
+	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
+	cl_mem *part;
+	size_t *partcap;
+} Prog;
+
+/* error.c: what failed, in OpenCL's words. */
+
+/* "CL_INVALID_VALUE" for -30 */
+const char *nbrt_cl_errname(cl_int e);
+/* The message "WHAT: CALL failed with NAME (CODE) on DEVICE"; returns -1.
+ * _on names the device, which nbrt_cl_fail takes from rt. */
+int nbrt_cl_fail_on(nbrt *rt, const char *what, const char *call, cl_int e,
+                    const char *dev);
+int nbrt_cl_fail(nbrt *rt, const char *what, const char *call, cl_int e);
+
+/* device.c: the platforms' devices, one picked, opened and described. */
+int nbrt_cl_open(nbrt *rt, const char *spec);
+void nbrt_cl_close(nbrt *rt);
+int nbrt_cl_list(FILE *out);
+int nbrt_cl_describe(const nbrt *rt, FILE *out);
+/* s without its leading blanks and trailing blanks and newlines, in
+ * place: what drivers report */
+char *nbrt_cl_trim(char *s);
+
+/* program.c: programs built, or their binaries taken from the cache. */
+
+/* The program of code built for the device with the first of opts[0..n)
+ * that builds (each failure but the last noted), or from the cache,
+ * keyed by the first; NULL with the message of the last failure.  *hit,
+ * if not NULL, says it came from the cache. */
+cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
+                           size_t len, const char *const *opts, int n,
+                           int *hit);
+int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
+void nbrt_cl_free(nbrt_kernel *k);
+
+/* array.c: the runtime's own kernels, nbrt_array's device side and the
+ * pinned memory that crosses to and from the host. */
+
+/* Builds kernels.cl once a device (or takes it from the cache). */
+int nbrt_cl_aux_load(nbrt *rt);
+/* Queues own kernel i over n work items; ev, if not NULL, its event. */
+int nbrt_cl_aux_queue(nbrt *rt, int i, size_t n, cl_event *ev);
+/* Sets the arguments of own kernel i, given as ARG(v) pairs ending in a
+ * size 0, and queues it over n work items (none: n = 0). */
+int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...);
+#define ARG(v) sizeof(v), (const void *)&(v)
+/* An array's values into scalar i * stride + off of a kernel's buffer,
+ * converted to kt; a kernel's n results of type kt into an array. */
+int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
+                   size_t off, const nbrt_array *a, size_t n);
+int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
+                     size_t n);
+/* Pinned host memory of at least bytes in *mem, mapped at *ptr (see
+ * array.c); nothing queued may still use the old one. */
+int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
+                   size_t *cap, size_t bytes);
+int nbrt_cl_array_new(nbrt_array *a);
+void nbrt_cl_array_free(nbrt_array *a);
+int nbrt_cl_array_write(nbrt_array *a, const double *src);
+int nbrt_cl_array_read(const nbrt_array *a, double *dst);
+int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
+                       nbrt_array *const *x, int na);
+int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
+
+/* run.c: a run: uploads, launches, slices, results. */
+int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
+
+/* kernels.cl with compiler/ddlib.h in it, embedded by the build
+ * ($(B)/cl_kernels_src.c) */
+extern const char nbrt_cl_kernels_src[];
+
+#endif

@@ -1,0 +1,358 @@
+/* program.c: OpenCL programs for the device: a kernel's interface checked
+ * against what the device allows, its build options against the lists
+ * below, the program built (its log in the message when it fails) or its
+ * binary taken from the on-disk cache (cache.c), sealed by a digest. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_impl.h"
+
+static char *build_log(nbrt *rt, cl_program p)
+{
+	const Cl *c = rt->priv;
+	size_t n = 0;
+	if (clGetProgramBuildInfo(p, c->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
+	    CL_SUCCESS)
+		return strdup("(no build log)");
+	char *s = calloc(n + 1, 1);
+	if (s && clGetProgramBuildInfo(p, c->dev, CL_PROGRAM_BUILD_LOG, n, s,
+	                               NULL) != CL_SUCCESS)
+		s[0] = 0;
+	return nbrt_cl_trim(s);
+}
+
+/* Builds from source with one set of options; on a build failure leaves
+ * the full message, log included, in rt->err. */
+static cl_program build_src(nbrt *rt, const char *name, const char *code,
+                            size_t len, const char *opts)
+{
+	const Cl *c = rt->priv;
+	cl_int e;
+	cl_program p = clCreateProgramWithSource(c->ctx, 1, &code, &len, &e);
+	if (!p) {
+		nbrt_cl_fail(rt, name, "clCreateProgramWithSource", e);
+		return NULL;
+	}
+	nbrt_note(rt, "building %s for %s (%s)", name, rt->name, opts);
+	e = clBuildProgram(p, 1, &c->dev, opts, NULL, NULL);
+	if (e == CL_SUCCESS)
+		return p;
+	char *log = build_log(rt, p);
+	nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with %s "
+	          "(%d), options '%s'; build log:\n%s", name, rt->name,
+	          nbrt_cl_errname(e), (int)e, opts, log && *log ? log : "(empty)");
+	free(log);
+	clReleaseProgram(p);
+	return NULL;
+}
+
+/* The cached entry: a header line with the lengths of the key, the build
+ * options used and the binary, and the digest of those bytes, then the
+ * bytes.  The whole key is kept so that a hash collision is caught; the
+ * digest catches a damaged binary, on which PoCL may crash. */
+#define CL_MAGIC "nbrt-clbin 2"
+
+static int digest_is(const char *data, size_t len, const char *want)
+{
+	char sum[33];
+	nbrt_digest(data, len, sum);
+	return strcmp(sum, want) == 0;
+}
+
+static cl_program load_cached(nbrt *rt, const char *name, const char *path,
+                              const nbrt_key *key)
+{
+	const Cl *c = rt->priv;
+	size_t len, kl, ol, bl;
+	int h = 0;
+	char want[33];
+	char *data = nbrt_cache_read(path, &len);
+	cl_program p = NULL;
+	if (!data)
+		return NULL;
+	if (sscanf(data, CL_MAGIC " %zu %zu %zu %32[0-9a-f]\n%n", &kl, &ol,
+	           &bl, want, &h) != 4 ||
+	    h <= 0 || kl > len || ol > len || bl > len ||
+	    (size_t)h + kl + ol + bl != len || kl != key->len ||
+	    memcmp(data + h, key->s, kl) != 0 ||
+	    !digest_is(data + h, len - (size_t)h, want)) {
+		nbrt_note(rt, "cache entry %s does not match: ignored", path);
+		goto out;
+	}
+	char *opts = strndup(data + h + kl, ol);
+	const unsigned char *bin = (const unsigned char *)data + h + kl + ol;
+	cl_int st, e;
+	p = clCreateProgramWithBinary(c->ctx, 1, &c->dev, &bl, &bin, &st, &e);
+	if (p && opts && clBuildProgram(p, 1, &c->dev, opts, NULL, NULL) ==
+	                 CL_SUCCESS) {
+		nbrt_note(rt, "cache hit %s (%s)", path, name);
+	} else {
+		nbrt_note(rt, "cached binary %s does not load: rebuilding", path);
+		if (p)
+			clReleaseProgram(p);
+		p = NULL;
+	}
+	free(opts);
+out:
+	free(data);
+	return p;
+}
+
+static void store(nbrt *rt, cl_program p, const char *path,
+                  const nbrt_key *key, const char *opts)
+{
+	size_t bl = 0;
+	if (!path || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bl, &bl,
+	                              NULL) != CL_SUCCESS || bl == 0)
+		return;
+	/* the body first, then the header that carries its digest */
+	size_t ol = strlen(opts), body = key->len + ol + bl;
+	char head[160], sum[33];
+	char *data = malloc(sizeof head + body);
+	if (!data)
+		return;
+	char *b = data + sizeof head;
+	memcpy(b, key->s, key->len);
+	memcpy(b + key->len, opts, ol);
+	unsigned char *bin = (unsigned char *)b + key->len + ol;
+	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
+	    CL_SUCCESS) {
+		nbrt_digest(b, body, sum);
+		int h = snprintf(head, sizeof head, CL_MAGIC " %zu %zu %zu %s\n",
+		                 key->len, ol, bl, sum);
+		if (h > 0 && (size_t)h < sizeof head) {
+			memcpy(b - h, head, (size_t)h);
+			nbrt_cache_write(rt, path, b - h, (size_t)h + body);
+		}
+	}
+	free(data);
+}
+
+cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
+                           size_t len, const char *const *opts, int n,
+                           int *hit)
+{
+	const Cl *c = rt->priv;
+	nbrt_key key = {0};
+	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
+	    nbrt_key_add(&key, c->devkey, strlen(c->devkey)) ||
+	    nbrt_key_add(&key, opts[0], strlen(opts[0])) ||
+	    nbrt_key_add(&key, code, len)) {
+		free(key.s);
+		nbrt_fail(rt, "out of memory");
+		return NULL;
+	}
+	char *path = nbrt_cache_path(rt, &key, ".clbin");
+	cl_program p = path ? load_cached(rt, name, path, &key) : NULL;
+	if (hit)
+		*hit = p != NULL;
+	for (int i = 0; !p && i < n; i++) {
+		p = build_src(rt, name, code, len, opts[i]);
+		if (p)
+			store(rt, p, path, &key, opts[i]);
+		else if (i + 1 < n)
+			nbrt_note(rt, "%s", nbrt_error(rt));
+	}
+	free(path);
+	free(key.s);
+	return p;
+}
+
+/* Checks an interface before trusting it to set kernel arguments. */
+static int check_iface(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	const nb_iface *f = k->f;
+	int dbl = memmem(code, len, "cl_khr_fp64", 11) != NULL;
+	if (f->wg < 1 || f->tile < 0)
+		return nbrt_fail(rt, "%s: interface has no work-group size",
+		                 k->name);
+	for (int p = 0; p < f->npack; p++) {
+		int w = f->pack[p].vwidth;
+		if (w != 1 && w != 2 && w != 4)
+			return nbrt_fail(rt, "%s: pack %d has %d scalars (1, 2 or 4 "
+			                 "expected)", k->name, p, w);
+		dbl |= nb_prec_scalar_bytes(f->pack[p].type) == 8;
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		dbl |= nb_prec_scalar_bytes(x->type) == 8;
+		if (x->role != NB_BMEM)
+			continue;
+		const nb_pack *pk = &f->pack[x->pack];
+		if (x->type != pk->type)
+			return nbrt_fail(rt, "%s: BMEM '%s' is %s in a %s pack",
+			                 k->name, x->name, nb_prec_name(x->type),
+			                 nb_prec_name(pk->type));
+		/* its scalars must lie inside the vector (upload_pack writes
+		 * them there) */
+		int n = nb_prec_scalars(x->type);
+		if (n * x->comp + n - 1 >= pk->vwidth)
+			return nbrt_fail(rt, "%s: BMEM '%s' is value %d of pack %d, "
+			                 "whose vectors have %d scalars", k->name,
+			                 x->name, x->comp, x->pack, pk->vwidth);
+	}
+	if (dbl && !c->fp64)
+		return nbrt_fail(rt, "%s needs double precision, which %s does "
+		                 "not have (no cl_khr_fp64)", k->name, rt->name);
+	if ((size_t)f->wg > c->maxwg)
+		return nbrt_fail(rt, "%s needs work groups of %d; %s allows at "
+		                 "most %zu (compile with --wg=N)", k->name, f->wg,
+		                 rt->name, c->maxwg);
+	return 0;
+}
+
+/* Builds, or takes the program from the cache.  NVIDIA first gets the
+ * inline-PTX shuffles; a build that fails with them is retried without. */
+static int program(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	/* the kernel's own options (checked), then $NBRT_CL_OPTIONS for
+	 * experiments and vendor flags */
+	static const char *const allowed[] = {
+		"-cl-denorms-are-zero", "-cl-fast-relaxed-math", "-cl-mad-enable",
+		"-cl-no-signed-zeros", "-cl-finite-math-only",
+		"-cl-unsafe-math-optimizations", NULL,
+	};
+	/* OpenCL 1.2 options that break dd arithmetic, refused for dd kernels
+	 * from the header and from $NBRT_CL_OPTIONS alike.  Harmless, and let
+	 * through: -cl-opt-disable, -cl-strict-aliasing, -cl-kernel-arg-info,
+	 * -cl-std, -D, -I, -w, -Werror. */
+	static const nbrt_badopt dd_bad[] = {
+		{"-cl-fast-relaxed-math", "it reassociates sums, which turns "
+		 "dd's error terms into zero"},
+		{"-cl-unsafe-math-optimizations", "it reassociates sums, which "
+		 "turns dd's error terms into zero"},
+		/* the selects that catch infinities fold away */
+		{"-cl-finite-math-only", "it drops the handling of infinities, "
+		 "so an overflow gives NaN"},
+		/* clang then folds fma(a, b, 0.0), the product nb__two_prod
+		 * shields, to a * b, which NVIDIA fuses with the next add */
+		{"-cl-no-signed-zeros", "it lets the compiler fuse the product "
+		 "whose rounding error dd counts separately"},
+		/* the spec's mad may truncate the product; contraction to a
+		 * true fma is on anyway, so there is nothing to gain */
+		{"-cl-mad-enable", "its mad may round a * b + c less "
+		 "accurately than dd's error bounds assume"},
+		/* on CPUs one flush mode serves float and double */
+		{"-cl-denorms-are-zero", "it flushes subnormals, and dd's error "
+		 "terms need gradual underflow"},
+		{"-cl-single-precision-constant", "it turns dd's double "
+		 "constants into floats"},
+		{NULL, NULL},
+	};
+	if (nbrt_options_ok(k, allowed))
+		return -1;
+	const char *extra = getenv("NBRT_CL_OPTIONS");
+	const char *own = k->f->options ? k->f->options : "";
+	if (nbrt_dd_options_ok(k, code, len, own, "its interface header",
+	                       dd_bad) ||
+	    nbrt_dd_options_ok(k, code, len, extra, "$NBRT_CL_OPTIONS", dd_bad))
+		return -1;
+	char o0[512], o1[512];
+	snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s %s", CL_STD, own,
+	         extra ? extra : "");
+	snprintf(o1, sizeof o1, "%s %s %s", CL_STD, own, extra ? extra : "");
+	const char *opts[2] = {o0, o1};
+	int first = c->nvidia ? 0 : 1;
+	pg->prog = nbrt_cl_program(rt, k->name, code, len, opts + first,
+	                           2 - first, &k->cache_hit);
+	return pg->prog ? 0 : -1;
+}
+
+int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	const nb_iface *f = k->f;
+	cl_int e;
+	Prog *pg = k->priv = calloc(1, sizeof *pg);
+	if (!pg)
+		return nbrt_fail(rt, "out of memory");
+	if (check_iface(k, code, len) || program(k, code, len))
+		return -1;
+	pg->kern = clCreateKernel(pg->prog, f->entry, &e);
+	if (!pg->kern)
+		return nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
+	cl_uint nargs = 0;
+	size_t kwg = 0;
+	if ((e = clGetKernelInfo(pg->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
+	                         NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
+	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
+	if ((int)nargs != want)
+		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
+		                 "interface says %d", k->name, f->kernel, nargs, want);
+	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev, CL_KERNEL_WORK_GROUP_SIZE,
+	                                  sizeof kwg, &kwg, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	if (kwg < (size_t)f->wg)
+		return nbrt_fail(rt, "%s: work groups of %d are too large for %s "
+		                 "with this kernel (at most %zu; compile with "
+		                 "--wg=N)", k->name, f->wg, rt->name, kwg);
+	/* j-tiles and j-split sums beyond the device's local memory: PoCL
+	 * runs such a kernel anyway, over memory that is not there */
+	cl_ulong lm = 0;
+	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev,
+	                                  CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
+	                                  &lm, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	if (lm > c->localmem)
+		return nbrt_fail(rt, "%s: the kernel needs %llu bytes of local "
+		                 "memory (tiles of %d j-elements, work groups of "
+		                 "%d); %s has %llu (compile with a smaller --tile "
+		                 "or --wg, or --tile=0)", k->name,
+		                 (unsigned long long)lm, f->tile, f->wg, rt->name,
+		                 (unsigned long long)c->localmem);
+	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
+	           nb_iface_count(f, NB_CONST) + f->npack;
+	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
+	pg->cap = calloc((size_t)pg->nmem + 1, sizeof *pg->cap);
+	pg->pin = calloc((size_t)pg->nmem + 1, sizeof *pg->pin);
+	pg->pinp = calloc((size_t)pg->nmem + 1, sizeof *pg->pinp);
+	pg->pincap = calloc((size_t)pg->nmem + 1, sizeof *pg->pincap);
+	pg->part = calloc((size_t)pg->nmem + 1, sizeof *pg->part);
+	pg->partcap = calloc((size_t)pg->nmem + 1, sizeof *pg->partcap);
+	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap ||
+	    !pg->part || !pg->partcap)
+		return nbrt_fail(rt, "out of memory");
+	return 0;
+}
+
+void nbrt_cl_free(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	if (!pg)
+		return;
+	const Cl *c = k->rt->priv;
+	for (int m = 0; pg->pinp && m < pg->nmem; m++)
+		if (pg->pinp[m])
+			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,
+			                        NULL);
+	clFinish(c->q);
+	for (int m = 0; pg->pin && m < pg->nmem; m++)
+		if (pg->pin[m])
+			clReleaseMemObject(pg->pin[m]);
+	for (int m = 0; pg->mem && m < pg->nmem; m++)
+		if (pg->mem[m])
+			clReleaseMemObject(pg->mem[m]);
+	for (int m = 0; pg->part && m < pg->nmem; m++)
+		if (pg->part[m])
+			clReleaseMemObject(pg->part[m]);
+	free(pg->part);
+	free(pg->partcap);
+	free(pg->mem);
+	free(pg->cap);
+	free(pg->pin);
+	free(pg->pinp);
+	free(pg->pincap);
+	if (pg->kern)
+		clReleaseKernel(pg->kern);
+	if (pg->prog)
+		clReleaseProgram(pg->prog);
+	free(pg);
+	k->priv = NULL;
+}

@@ -1,0 +1,479 @@
+/* run.c: a run on the OpenCL device: the kernel's buffers grown to the
+ * run, inputs uploaded (converted and packed into BMEM vectors on the host
+ * through pinned staging copies, or from nbrt_arrays on the device),
+ * launches queued as launch.c cuts the run, each in the j-slices that fill
+ * the device and their sums, results read back, timed by profiling
+ * events. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_impl.h"
+
+/* One run's transient state: the staging copies it used (pinned, alive
+ * until the queue is finished, since writes do not block) and unfinished
+ * launch events. */
+typedef struct Run {
+	void **stage;     /* per mem, into pg->pinp; NULL: none */
+	cl_event ev[256];
+	int nev;
+	size_t wg, u, t;
+	cl_uint rarg;     /* the first RMEM argument */
+	int sliced;       /* RMEM arguments bound to pg->part */
+	int noted;        /* the slices were noted (NBRT_VERBOSE) */
+} Run;
+
+/* Waits for the pending launches and adds up their device time. */
+static int drain(nbrt_kernel *k, Run *r)
+{
+	nbrt *rt = k->rt;
+	cl_int e = r->nev ? clWaitForEvents((cl_uint)r->nev, r->ev) : CL_SUCCESS;
+	for (int i = 0; i < r->nev; i++) {
+		cl_ulong a = 0, b = 0;
+		if (e == CL_SUCCESS &&
+		    (e = clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_START,
+		                                 sizeof a, &a, NULL)) == CL_SUCCESS &&
+		    (e = clGetEventProfilingInfo(r->ev[i], CL_PROFILING_COMMAND_END,
+		                                 sizeof b, &b, NULL)) == CL_SUCCESS)
+			k->tkern += 1e-9 * (double)(b - a);
+		clReleaseEvent(r->ev[i]);
+	}
+	r->nev = 0;
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, k->f->kernel, "waiting for the kernel", e);
+	return 0;
+}
+
+static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v);
+static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
+                cl_mem_flags fl, const char *what);
+
+/* The next event slot of a run, waiting for the pending launches first
+ * when every slot is taken; NULL after a failure. */
+static cl_event *next_event(nbrt_kernel *k, Run *r)
+{
+	if (r->nev == (int)(sizeof r->ev / sizeof r->ev[0]) && drain(k, r))
+		return NULL;
+	return &r->ev[r->nev];
+}
+
+/* Binds the RMEM arguments to the results (ns 1) or to the slices' sums
+ * of a launch of n i-elements in ns slices, growing those as needed. */
+static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
+{
+	const nb_iface *f = k->f;
+	Prog *pg = k->priv;
+	if (ns == 1 && !r->sliced)
+		return 0;
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	cl_uint arg = r->rarg;
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		size_t bytes = (size_t)ns * n * nbrt_prec_size(x->type);
+		if (ns > 1 && grow(k, &pg->part[m], &pg->partcap[m], bytes,
+		                   CL_MEM_READ_WRITE, x->name))
+			return -1;
+		if (set_arg(k, arg++, sizeof(cl_mem),
+		            ns > 1 ? &pg->part[m] : &pg->mem[m]))
+			return -1;
+		m++;
+	}
+	r->sliced = ns > 1;
+	return 0;
+}
+
+/* Adds up the ns slices' sums of a launch into the results, each after
+ * the launch in the queue, timed with it. */
+static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
+                      int accum)
+{
+	nbrt *rt = k->rt;
+	const nb_iface *f = k->f;
+	Prog *pg = k->priv;
+	cl_int nsl = ns, acc = accum;
+	cl_ulong cn = n, off = ib;
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		int i = nbrt_cl_own(AK_SUM_F, x->type);
+		cl_event *ev;
+		if (nbrt_cl_aux_run(rt, i, 0, ARG(pg->part[m]), ARG(pg->mem[m]),
+		                    ARG(nsl), ARG(cn), ARG(off), ARG(acc),
+		                    (size_t)0) ||
+		    !(ev = next_event(k, r)) || nbrt_cl_aux_queue(rt, i, n, ev))
+			return -1;
+		r->nev++;
+		m++;
+	}
+	return 0;
+}
+
+static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
+                  int accum, void *ctx)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	Run *r = ctx;
+	cl_int a[5] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb, accum};
+	cl_int e;
+	for (cl_uint i = 0; i < 5; i++)
+		if ((e = clSetKernelArg(pg->kern, i, sizeof a[i], &a[i])) !=
+		    CL_SUCCESS)
+			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
+	size_t groups = (n + r->u - 1) / r->u * r->t;
+	size_t global[2] = {(groups + r->wg - 1) / r->wg * r->wg, 1};
+	size_t local[2] = {r->wg, 1};
+	/* the runtime's own kernels add the slices up: they need doubles */
+	int ns = c->fp64 ? nbrt_choose_slices(k, n, m) : 1;
+	if (ns < 0 || (ns > 1 && nbrt_cl_aux_load(rt)) || bind_results(k, r, ns, n))
+		return -1;
+	global[1] = (size_t)ns;
+	if (ns > 1 && !r->noted) {
+		nbrt_note(rt, "%s: %d j-slices for a launch of Ni = %zu, Nj = %zu",
+		          k->name, ns, n, m);
+		r->noted = 1;
+	}
+	cl_event *ev = next_event(k, r);
+	if (!ev)
+		return -1;
+	e = clEnqueueNDRangeKernel(c->q, pg->kern, 2, NULL, global, local, 0,
+	                           NULL, ev);
+	if (e != CL_SUCCESS) {
+		char what[256];
+		snprintf(what, sizeof what, "kernel %s (global size %zu x %d, "
+		         "local %zu)", k->f->kernel, global[0], ns, local[0]);
+		return nbrt_cl_fail(rt, what, "clEnqueueNDRangeKernel", e);
+	}
+	r->nev++;
+	if (ns > 1 && add_slices(k, r, ns, ib, n, accum))
+		return -1;
+	k->launches++;
+	/* progress counts launches done, not queued */
+	if (k->plabel && drain(k, r))
+		return -1;
+	return 0;
+}
+
+/* Makes *mem hold at least `bytes`; buffers only grow, so repeated runs
+ * of one size allocate once.  ensure: kernel buffer m. */
+static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
+                cl_mem_flags fl, const char *what)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	cl_int e;
+	if (bytes < 64)
+		bytes = 64;
+	if (*cap >= bytes)
+		return 0;
+	if (*mem)
+		clReleaseMemObject(*mem);
+	*mem = NULL;
+	*cap = 0;
+	if (bytes > rt->maxalloc)
+		return nbrt_fail(rt, "kernel %s: %s needs %zu bytes; %s allows at "
+		                 "most %llu in one buffer", k->f->kernel, what, bytes,
+		                 rt->name, (unsigned long long)rt->maxalloc);
+	*mem = clCreateBuffer(c->ctx, fl, bytes, NULL, &e);
+	if (!*mem)
+		return nbrt_cl_fail(rt, k->f->kernel, "clCreateBuffer", e);
+	*cap = bytes;
+	return 0;
+}
+
+static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
+                  const char *what)
+{
+	Prog *pg = k->priv;
+	return grow(k, &pg->mem[m], &pg->cap[m], bytes, fl, what);
+}
+
+static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
+{
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
+	cl_int e;
+	if (!bytes)
+		return 0;
+	e = clEnqueueWriteBuffer(c->q, pg->mem[m], CL_FALSE, 0, bytes, src, 0,
+	                         NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
+	return 0;
+}
+
+/* The array bound to a slot when it lives on the device (else the
+ * slot's host pointer is its memory, read as any host array's). */
+static nbrt_array *dev_arr(const nbrt_slot *b)
+{
+	return b->host ? NULL : b->arr;
+}
+
+/* Mem m's staging copy of at least `bytes`, pinned, for this run (the
+ * queue was finished after the last run that used it).  A staging copy
+ * that only grows and stays mapped costs no page faults or page locking
+ * from one run to the next. */
+static int stage(nbrt_kernel *k, Run *r, int m, size_t bytes)
+{
+	Prog *pg = k->priv;
+	if (nbrt_cl_pinned(k->rt, k->f->kernel, &pg->pin[m], &pg->pinp[m],
+	                   &pg->pincap[m], bytes))
+		return -1;
+	r->stage[m] = pg->pinp[m];
+	return 0;
+}
+
+/* An LMEM or RMEM array: Ni values of the variable's type.  Inputs are
+ * sent as they are when the host layout is the kernel's, converted on the
+ * device from an nbrt_array bound there. */
+static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
+{
+	const nb_var *x = &k->f->var[v];
+	const nbrt_slot *b = &k->b[v];
+	size_t bytes = ni * nbrt_prec_size(x->type);
+	cl_mem_flags fl = x->role == NB_RMEM ? CL_MEM_READ_WRITE :
+	                  CL_MEM_READ_ONLY;
+	if (ensure(k, m, bytes, fl, x->name))
+		return -1;
+	if (x->role == NB_RMEM)
+		return 0; /* launches with accum = 0 write every result first */
+	if (dev_arr(b))
+		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
+		                      (size_t)nb_prec_scalars(x->type), 0,
+		                      dev_arr(b), ni);
+	if (nbrt_same_layout(b->t, x->type))
+		return put(k, m, b->host, bytes);
+	if (stage(k, r, m, bytes))
+		return -1;
+	nbrt_to_kernel(r->stage[m], x->type, (size_t)nb_prec_scalars(x->type), 0, b->host,
+	               b->t, ni);
+	return put(k, m, r->stage[m], bytes);
+}
+
+/* A BMEM pack: Nj elements of vwidth scalars, value comp of element j in
+ * scalar comp (2 comp, 2 comp + 1 for dd), unused lanes 0. */
+static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
+{
+	const nb_iface *f = k->f;
+	const nb_pack *pk = &f->pack[p];
+	size_t scal = nb_prec_scalar_bytes(pk->type);
+	size_t bytes = nj * (size_t)pk->vwidth * scal;
+	char what[64];
+	snprintf(what, sizeof what, "BMEM pack %d", p);
+	if (ensure(k, m, bytes, CL_MEM_READ_ONLY, what))
+		return -1;
+	if (!bytes)
+		return 0;
+	int only = -1, onhost = 0, lanes = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_BMEM && f->var[v].pack == p) {
+			only = only == -1 ? v : -2;
+			onhost += !dev_arr(&k->b[v]);
+			lanes += nb_prec_scalars(pk->type);
+		}
+	if (only >= 0 && !dev_arr(&k->b[only]) &&
+	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
+	    nbrt_same_layout(k->b[only].t, pk->type))
+		return put(k, m, k->b[only].host, bytes);
+	/* host arrays through the staging copy (its unused lanes 0), then
+	 * device arrays into their lanes, after it in the queue */
+	Prog *pg = k->priv;
+	if (onhost) {
+		if (stage(k, r, m, bytes))
+			return -1;
+		memset(r->stage[m], 0, bytes);
+	} else if (lanes < pk->vwidth) {
+		static const cl_uchar zero = 0;
+		const Cl *c = k->rt->priv;
+		cl_int e = clEnqueueFillBuffer(c->q, pg->mem[m], &zero, 1, 0, bytes,
+		                               0, NULL, NULL);
+		if (e != CL_SUCCESS)
+			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueFillBuffer", e);
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_BMEM || x->pack != p || dev_arr(&k->b[v]))
+			continue;
+		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
+		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
+		               k->b[v].host, k->b[v].t, nj);
+	}
+	if (onhost && put(k, m, r->stage[m], bytes))
+		return -1;
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_BMEM || x->pack != p || !dev_arr(&k->b[v]))
+			continue;
+		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
+		if (nbrt_cl_aux_to(k->rt, pg->mem[m], pk->type, (size_t)pk->vwidth, off,
+		                   dev_arr(&k->b[v]), nj))
+			return -1;
+	}
+	return 0;
+}
+
+static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
+{
+	Prog *pg = k->priv;
+	cl_int e = clSetKernelArg(pg->kern, i, n, v);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
+	return 0;
+}
+
+/* Uploads every input and sets every argument after the first five:
+ * LMEM buffers, BMEM packs, CONSTs by value, RMEM buffers. */
+static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
+{
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	int m = 0;
+	cl_uint arg = 5;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM) {
+			if (upload_var(k, r, m, v, ni) ||
+			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+				return -1;
+			m++;
+		}
+	for (int p = 0; p < f->npack; p++) {
+		if (upload_pack(k, r, m, p, nj) ||
+		    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+			return -1;
+		m++;
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		const nbrt_slot *b = &k->b[v];
+		if (x->role != NB_CONST)
+			continue;
+		cl_float fv = (cl_float)b->hi;
+		cl_double dv = b->hi;
+		cl_double2 d2;
+		d2.s[0] = b->hi;
+		d2.s[1] = b->lo;
+		int r2 = x->type == NB_FLOAT ? set_arg(k, arg, sizeof fv, &fv) :
+		         x->type == NB_DOUBLE ? set_arg(k, arg, sizeof dv, &dv) :
+		         set_arg(k, arg, sizeof d2, &d2);
+		if (r2)
+			return -1;
+		arg++;
+	}
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (upload_var(k, r, m, v, ni) ||
+			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+				return -1;
+			m++;
+		}
+	return 0;
+}
+
+/* Reads every result back, into the host array or its staging copy, or
+ * converts it into the nbrt_array bound to it on the device. */
+static int fetch(nbrt_kernel *k, Run *r, size_t ni)
+{
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		size_t bytes = ni * nbrt_prec_size(x->type);
+		void *dst = k->b[v].host;
+		if (dev_arr(&k->b[v])) {
+			if (nbrt_cl_aux_from(k->rt, pg->mem[m], x->type,
+			                     dev_arr(&k->b[v]), ni))
+				return -1;
+			m++;
+			continue;
+		}
+		if (!nbrt_same_layout(k->b[v].t, x->type)) {
+			if (stage(k, r, m, bytes))
+				return -1;
+			dst = r->stage[m];
+		}
+		cl_int e = clEnqueueReadBuffer(c->q, pg->mem[m], CL_FALSE, 0,
+		                               bytes, dst, 0, NULL, NULL);
+		if (e != CL_SUCCESS)
+			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueReadBuffer", e);
+		m++;
+	}
+	return 0;
+}
+
+/* The largest Ni or Nj whose indices, with the padding of the last work
+ * group, stay within an int. */
+static size_t int_limit(const nb_iface *f)
+{
+	size_t pad = (size_t)f->unroll_i * ((size_t)f->wg + 2) *
+	             (size_t)f->jsplit + (size_t)f->tile + 64 +
+	             (size_t)NBRT_MAX_SLICES * ((size_t)f->tile + 1);
+	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
+}
+
+int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	size_t lim = int_limit(f);
+	if (ni > lim || nj > lim)
+		return nbrt_fail(rt, "kernel %s: Ni = %zu, Nj = %zu: OpenCL "
+		                 "kernels index with int, so both must be at most "
+		                 "%zu", f->kernel, ni, nj, lim);
+	Run r;
+	memset(&r, 0, sizeof r);
+	r.wg = (size_t)f->wg;
+	r.u = (size_t)f->unroll_i;
+	r.t = (size_t)f->jsplit;
+	r.rarg = (cl_uint)(5 + nb_iface_count(f, NB_LMEM) + f->npack +
+	                   nb_iface_count(f, NB_CONST));
+	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
+	int res = -1;
+	if (!r.stage) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	/* per launch, also the global size stays within an int; 16 work
+	 * groups per compute unit fill an H100's SM with 128-item groups */
+	size_t imax = lim / r.t;
+	size_t fill = (size_t)(rt->units ? rt->units : 1) * 16 * r.wg * r.u / r.t;
+	if (prepare(k, &r, ni, nj) ||
+	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r) ||
+	    drain(k, &r) || fetch(k, &r, ni))
+		goto out;
+	cl_int e = clFinish(c->q);
+	if (e != CL_SUCCESS) {
+		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
+		goto out;
+	}
+	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (r.stage[m])
+				nbrt_from_kernel(k->b[v].host, k->b[v].t, r.stage[m],
+				                 f->var[v].type,
+				                 (size_t)nb_prec_scalars(f->var[v].type), 0,
+				                 ni);
+			m++;
+		}
+	res = 0;
+out:
+	/* nothing may still read or write a staging copy when it is freed */
+	if (res) {
+		clFinish(c->q);
+		for (int i = 0; i < r.nev; i++)
+			clReleaseEvent(r.ev[i]);
+	}
+	free(r.stage);
+	return res;
+}

@@ -1,0 +1,37 @@
+/* core.h: the running layer (core.c), under the tuner (tune.c) and the
+ * API (api.c): a device opened on its back end, a kernel loaded on it,
+ * and a kernel run on its bindings, as loaded or as a variant of another.
+ * Nothing here chooses a variant: the layers above do. */
+#ifndef NBRT_CORE_H
+#define NBRT_CORE_H
+
+#include "nbrt_impl.h"
+
+/* The back end a device spec names by its spec or its target ("host" or
+ * "c", "amdil"); NULL: the spec is OpenCL's. */
+const struct nbrt_backend *nbrt_backend_named(const char *spec);
+/* The back end that runs target's kernels; NULL: none does. */
+const struct nbrt_backend *nbrt_backend_of(const char *target);
+
+/* nbrt_open_nth and nbrt_close (nbrt.h), for the API and for the tuner's
+ * other path to this CPU. */
+nbrt *nbrt_core_open(const char *spec, int nth, char **err);
+void nbrt_core_close(nbrt *rt);
+
+/* Loads a kernel as nbrt_load_source says (a .nbl keeps its text in
+ * k->src, for the variants compiled from it), with no j-split of its
+ * own per run; NULL with the message set. */
+nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
+                            size_t len, const nb_options *opts);
+/* Frees what nbrt_core_load made; the layers above free their own
+ * variants (k->alt, k->tuned) first. */
+void nbrt_core_free(nbrt_kernel *k);
+
+/* Runs k as loaded on its bindings: every one checked, the run cut into
+ * launches, timed. */
+int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj);
+/* Runs variant a of k (a kernel of the same interface) on k's bindings,
+ * its times and launches k's; k->last is a. */
+int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);
+
+#endif
