@@ -106,7 +106,7 @@ APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
 APPS_INC    := -Iapps/common -Iapps/nbody
 MAIN_SRC    := apps/nbrun/nbrun.c apps/nbody/nbody.c apps/oneloop/oneloop.c \
-               apps/ilrun/ilrun.c apps/nbapps/nbbench/nbbench.c
+               apps/ilrun/ilrun.c apps/nbbench/nbbench.c
 PROG_BIN := $(PROGS:%=$(BIN)/%)
 
 all: $(BIN)/nbcc $(PROG_BIN)
