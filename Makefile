@@ -95,8 +95,8 @@ APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
 APPS_INC    := -Iapps/common -Iapps/nbody
-MAIN_SRC    := apps/nbrun/nbrun.c apps/nbody/nbody.c apps/oneloop/oneloop.c \
-               apps/ilrun/ilrun.c apps/nbapps/nbbench/nbbench.c
+MAIN_SRC    := apps/nbcc/main.c apps/nbrun/nbrun.c apps/nbody/nbody.c \
+               apps/oneloop/oneloop.c apps/ilrun/ilrun.c apps/nbbench/nbbench.c
 PROG_BIN := $(PROGS:%=$(BIN)/%)
 
 all: $(BIN)/nbcc $(PROG_BIN)
@@ -132,10 +132,6 @@ $(LIBNBCC): $(CC_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
-
-$(BIN)/nbcc: $(B)/compiler/main.o $(LIBNBCC)
-	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/runtime/%.o: runtime/%.c runtime/*.h compiler/nbcc.h il/*.h
 	@mkdir -p $(@D)
@@ -191,7 +187,7 @@ all: shared
 FLAGS_STAMP := $(B)/cflags.stamp
 _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
-$(CC_OBJ) $(RT_OBJ) $(B)/compiler/main.o $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
+$(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
 	$(ONELOOP_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
 	$(B)/oneloop_nbl.o: $(FLAGS_STAMP)
 
@@ -213,6 +209,13 @@ $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 $(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
+
+# nbcc, the compiler's own command line: the compiler's inner header
+# (the targets in words)
+$(B)/apps/nbcc/main.o: compiler/*.h
+$(BIN)/nbcc: $(B)/apps/nbcc/main.o $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
 # oneloop carries dsl-examples/oneloop.nbl the same way, and computes its
 # rule with QD's quad-double (libqd-dev, in scripts/deps.sh)
