@@ -86,7 +86,7 @@ LIBNBRT  := $(B)/libnbrt.a
 # programs and the unit tests link (an archive: each takes what it uses).
 PROGS    := nbrun nbody oneloop ilrun
 APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/par.c \
-                  apps/common/plot.c
+                  apps/common/plot.c apps/common/prog.c
 NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
                apps/nbody/snap_hdf5.c
 # oneloop's own files: quad.c calls QD, which nothing else needs

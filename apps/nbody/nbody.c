@@ -19,6 +19,7 @@
 #include "hermite.h"
 #include "nbrt.h"
 #include "par.h"
+#include "prog.h"
 #include "plot.h"
 #include "sim.h"
 #include "snap.h"
@@ -143,7 +144,7 @@ static int get_double(const char *flag, const char *v, double *out)
 		x = end != d && y != 0 ? x / y : NAN;
 	}
 	if (!*v || *end || errno || !isfinite(x))
-		return cli_fail("%s needs a number, not '%s'", flag, nb_esc(v));
+		return prog_fail("%s needs a number, not '%s'", flag, nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -157,10 +158,10 @@ static int get_long(const char *flag, const char *v, long min, long max,
 	errno = 0;
 	long x = strtol(v, &end, 10);
 	if (!*v || *end || errno)
-		return cli_fail("%s needs an integer, not '%s'", flag, nb_esc(v));
+		return prog_fail("%s needs an integer, not '%s'", flag, nb_esc(v));
 	if (x < min || x > max)
-		return cli_fail("%s must be between %ld and %ld, not %ld", flag, min,
-		                max, x);
+		return prog_fail("%s must be between %ld and %ld, not %ld", flag, min,
+		                 max, x);
 	*out = x;
 	return 0;
 }
@@ -173,8 +174,8 @@ static int get_seed(const char *v, uint64_t *out)
 	errno = 0;
 	unsigned long long x = strtoull(v, &end, 0);
 	if (!*v || *v == '-' || *end || errno)
-		return cli_fail("--seed needs a non-negative integer, not '%s'",
-		                nb_esc(v));
+		return prog_fail("--seed needs a non-negative integer, not '%s'",
+		                 nb_esc(v));
 	*out = x;
 	return 0;
 }
@@ -194,8 +195,8 @@ static int get_ic(args *a, const char *v)
 		a->ic = SIM_PLUMMER; /* its dt and eps are the defaults */
 		return 0;
 	}
-	return cli_fail("unknown --ic '%s' (plummer, cube or collision, or a "
-	                "file NAME.csv or NAME.hdf5)", nb_esc(v));
+	return prog_fail("unknown --ic '%s' (plummer, cube or collision, or a "
+	                 "file NAME.csv or NAME.hdf5)", nb_esc(v));
 }
 
 /* Sets a from argv; returns P_GO, or P_DONE/P_BAD when main should stop. */
@@ -216,7 +217,7 @@ static int parse_args(args *a, int argc, char **argv)
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		int took = nb_options_parse(&a->opt, s, next, err, sizeof err);
 		if (took < 0) {
-			cli_fail("%s", err);
+			prog_fail("%s", err);
 			return P_BAD;
 		}
 		if (took) {
@@ -243,16 +244,16 @@ static int parse_args(args *a, int argc, char **argv)
 			else if (v != cli_missing && strcmp(v, "leapfrog") == 0)
 				a->hermite = 0;
 			else if (v != cli_missing)
-				bad = cli_fail("unknown --integrator '%s' (leapfrog or "
-				               "hermite)", nb_esc(v));
+				bad = prog_fail("unknown --integrator '%s' (leapfrog or "
+				                "hermite)", nb_esc(v));
 		} else if ((v = cli_value(s, "--format", argc, argv, &i))) {
 			if (v != cli_missing && strcmp(v, "hdf5") == 0)
 				a->hdf5 = 1;
 			else if (v != cli_missing && strcmp(v, "csv") == 0)
 				a->hdf5 = 0;
 			else if (v != cli_missing)
-				bad = cli_fail("unknown --format '%s' (csv or hdf5)",
-				               nb_esc(v));
+				bad = prog_fail("unknown --format '%s' (csv or hdf5)",
+				                nb_esc(v));
 		} else if ((v = cli_value(s, "-n", argc, argv, &i))) {
 			bad = get_long("-n", v, 1, (long)MAX_N, &n);
 			a->have_n = 1;
@@ -262,29 +263,29 @@ static int parse_args(args *a, int argc, char **argv)
 		} else if ((v = cli_value(s, "--dt", argc, argv, &i))) {
 			bad = get_double("--dt", v, &a->dt);
 			if (!bad && a->dt <= 0)
-				bad = cli_fail("--dt must be positive, not %s", v);
+				bad = prog_fail("--dt must be positive, not %s", v);
 			a->have_dt = 1;
 		} else if ((v = cli_value(s, "--eps", argc, argv, &i))) {
 			bad = get_double("--eps", v, &a->eps);
 			if (!bad && a->eps < 0)
-				bad = cli_fail("--eps must be positive (the kernel "
-				               "includes j = i), not %s", v);
+				bad = prog_fail("--eps must be positive (the kernel "
+				                "includes j = i), not %s", v);
 			eps_text = v;
 			a->have_eps = 1;
 		} else if ((v = cli_value(s, "--eta", argc, argv, &i))) {
 			bad = get_double("--eta", v, &a->eta);
 			if (!bad && !(a->eta > 0 && a->eta <= 1))
-				bad = cli_fail("--eta must be in (0, 1], not %s", v);
+				bad = prog_fail("--eta must be in (0, 1], not %s", v);
 			a->have_eta = 1;
 		} else if ((v = cli_value(s, "--t-end", argc, argv, &i))) {
 			bad = get_double("--t-end", v, &a->t_end);
 			if (!bad && a->t_end < 0)
-				bad = cli_fail("--t-end must not be negative, not %s", v);
+				bad = prog_fail("--t-end must not be negative, not %s", v);
 			a->have_t_end = 1;
 		} else if ((v = cli_value(s, "--view", argc, argv, &i))) {
 			bad = get_double("--view", v, &a->view);
 			if (!bad && a->view <= 0)
-				bad = cli_fail("--view must be positive, not %s", v);
+				bad = prog_fail("--view must be positive, not %s", v);
 		} else if ((v = cli_value(s, "--steps", argc, argv, &i))) {
 			bad = get_long("--steps", v, 0, 1000000000L, &a->steps);
 			a->have_steps = 1;
@@ -313,11 +314,11 @@ static int parse_args(args *a, int argc, char **argv)
 			a->tune = v == cli_missing ? 0 : strtod(v, &end);
 			if (v != cli_missing &&
 			    (*end || !(a->tune > 0) || a->tune > 1e6))
-				bad = cli_fail("--tune-budget %s: expected seconds "
-				               "above 0", nb_esc(v));
+				bad = prog_fail("--tune-budget %s: expected seconds "
+				                "above 0", nb_esc(v));
 		} else {
-			bad = cli_fail("unknown option '%s' (see nbody --help)",
-			               nb_esc(s));
+			bad = prog_fail("unknown option '%s' (see nbody --help)",
+			                nb_esc(s));
 		}
 		if (bad || v == cli_missing)
 			return P_BAD;
@@ -338,25 +339,25 @@ static int parse_args(args *a, int argc, char **argv)
 	/* the leap-frog's kernel has the j = i term: it needs a softening;
 	 * hermite.nbl drops that term where r = 0 */
 	if (!a->hermite && a->eps <= 0) {
-		cli_fail("--eps must be positive (the kernel includes j = i), not "
-		         "%s", eps_text ? eps_text : "0");
+		prog_fail("--eps must be positive (the kernel includes j = i), not "
+		          "%s", eps_text ? eps_text : "0");
 		return P_BAD;
 	}
 	if ((a->out && !*a->out) || (a->png && !*a->png)) {
-		cli_fail("--out and --png need a directory");
+		prog_fail("--out and --png need a directory");
 		return P_BAD;
 	}
 	if ((a->log && !*a->log) || (a->restart && !*a->restart)) {
-		cli_fail("--log and --restart need a file");
+		prog_fail("--log and --restart need a file");
 		return P_BAD;
 	}
 	if (a->have_steps && a->have_t_end) {
-		cli_fail("--steps and --t-end say the same thing: give one");
+		prog_fail("--steps and --t-end say the same thing: give one");
 		return P_BAD;
 	}
 	if (a->restart && a->ic_file) {
-		cli_fail("--restart continues a run from its snapshot: it takes no "
-		         "--ic");
+		prog_fail("--restart continues a run from its snapshot: it takes no "
+		          "--ic");
 		return P_BAD;
 	}
 	/* the Hermite scheme reaches |dE/E| < 1e-8, which a float force
@@ -375,7 +376,7 @@ static int make_dir(const char *flag, const char *dir)
 {
 	char *p = strdup(dir);
 	if (!p)
-		return cli_fail("out of memory");
+		return prog_fail("out of memory");
 	for (char *c = p + 1;; c++) {
 		if (*c != '/' && *c != 0)
 			continue;
@@ -385,8 +386,8 @@ static int make_dir(const char *flag, const char *dir)
 		if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST) {
 			int e = errno;
 			free(p);
-			return cli_fail("%s: cannot create '%s': %s", flag,
-			                nb_esc(dir), strerror(e));
+			return prog_fail("%s: cannot create '%s': %s", flag,
+			                 nb_esc(dir), strerror(e));
 		}
 		*c = keep;
 		if (!keep)
@@ -395,12 +396,12 @@ static int make_dir(const char *flag, const char *dir)
 	free(p);
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return cli_fail("%s: '%s' is not a directory", flag, nb_esc(dir));
+		return prog_fail("%s: '%s' is not a directory", flag, nb_esc(dir));
 	/* a check that creates nothing: a probe file would be one more
 	 * name for another user to plant a link at */
 	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS))
-		return cli_fail("%s: cannot write in '%s': %s", flag, nb_esc(dir),
-		                strerror(errno));
+		return prog_fail("%s: cannot write in '%s': %s", flag, nb_esc(dir),
+		                 strerror(errno));
 	return 0;
 }
 
@@ -438,14 +439,14 @@ static int check_iface(const nb_iface *f, const char *name, int hermite)
 	for (size_t k = 0; k < nw; k++) {
 		int v = nb_iface_find(f, w[k].name);
 		if (v < 0 || f->var[v].role != w[k].role)
-			return cli_fail("kernel '%s' lacks %s %s: it must have the "
-			                "interface of %s (see --print-kernel)",
-			                name, nb_role_name(w[k].role), w[k].name,
-			                model);
+			return prog_fail("kernel '%s' lacks %s %s: it must have the "
+			                 "interface of %s (see --print-kernel)",
+			                 name, nb_role_name(w[k].role), w[k].name,
+			                 model);
 	}
 	if (f->nvar != (int)nw)
-		return cli_fail("kernel '%s' has variables that %s does not "
-		                "(see --print-kernel)", name, model);
+		return prog_fail("kernel '%s' has variables that %s does not "
+		                 "(see --print-kernel)", name, model);
 	return 0;
 }
 
@@ -457,9 +458,9 @@ static int bind_list(force *fc, const binding *b, size_t nb, double eps)
 	fc->nbind = nb;
 	for (size_t i = 0; i < nb; i++)
 		if (nbrt_bind(fc->k, b[i].name, NBRT_DOUBLE, b[i].p))
-			return cli_fail("%s", nbrt_error(fc->rt));
+			return prog_fail("%s", nbrt_error(fc->rt));
 	if (nbrt_set_const(fc->k, "eps2", eps * eps, 0))
-		return cli_fail("%s", nbrt_error(fc->rt));
+		return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
@@ -502,12 +503,12 @@ static int bind_all(force *fc, sim *s)
 	};
 	for (int i = 0; i < A_N; i++)
 		if (!(fc->arr[i] = nbrt_array_new(fc->rt, s->n)))
-			return cli_fail("%s", nbrt_error(fc->rt));
+			return prog_fail("%s", nbrt_error(fc->rt));
 	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
 		if (nbrt_bind_array(fc->k, b[i].name, fc->arr[b[i].a]))
-			return cli_fail("%s", nbrt_error(fc->rt));
+			return prog_fail("%s", nbrt_error(fc->rt));
 	if (nbrt_set_const(fc->k, "eps2", s->eps * s->eps, 0))
-		return cli_fail("%s", nbrt_error(fc->rt));
+		return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
@@ -522,7 +523,7 @@ static int transfer(force *fc, sim *s, int put, int lo, int hi)
 	for (int i = lo; i < hi; i++)
 		if (put ? nbrt_array_write(fc->arr[i], h[i])
 		        : nbrt_array_read(fc->arr[i], h[i]))
-			return cli_fail("%s", nbrt_error(fc->rt));
+			return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
@@ -627,7 +628,7 @@ static int setup(force *fc, args *a)
 	else
 		fc->k = nbrt_load_source(fc->rt, name, src, strlen(src), &a->opt);
 	if (!fc->k || (a->tune > 0 && nbrt_set_tune(fc->k, a->tune)))
-		return cli_fail("%s", nbrt_error(fc->rt));
+		return prog_fail("%s", nbrt_error(fc->rt));
 	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel : name,
 	                   a->hermite);
 }
@@ -660,14 +661,14 @@ static int output(const args *a, const sim *s, const sim_view *v)
 	             64;
 	char *path = malloc(len);
 	if (!path)
-		return cli_fail("out of memory");
+		return prog_fail("out of memory");
 	int rc = 0;
 	snap_info in;
 	snap_info_of(a, s, &in);
 	if (a->out && a->hdf5) {
 		snprintf(path, len, "%s/snap_%06ld.hdf5", a->out, s->step);
 		if (snap_write_hdf5(s, &in, path, err, sizeof err))
-			rc = cli_fail("%s", err);
+			rc = prog_fail("%s", err);
 	} else if (a->out) {
 		int k = snprintf(info, sizeof info, "ic=%s n=%zu seed=%llu step=%ld "
 		                 "t=%.17g dt=%.17g eps=%.17g G=1 integrator=%s",
@@ -679,12 +680,12 @@ static int output(const args *a, const sim *s, const sim_view *v)
 		snprintf(info + k, sizeof info - (size_t)k, " e0=%.17g", a->e0);
 		snprintf(path, len, "%s/snap_%06ld.csv", a->out, s->step);
 		if (sim_write_snapshot(s, path, info, err, sizeof err))
-			rc = cli_fail("%s", err);
+			rc = prog_fail("%s", err);
 	}
 	if (!rc && a->png) {
 		snprintf(path, len, "%s/frame_%06ld.png", a->png, s->step);
 		if (sim_write_png(s, v, path, err, sizeof err))
-			rc = cli_fail("%s", err);
+			rc = prog_fail("%s", err);
 	}
 	free(path);
 	return rc;
@@ -758,7 +759,7 @@ static int record(const args *a, const sim *s, result *r, nb_out *log,
 		if (e)
 			r->rde = e;
 		if (!t || !e)
-			return cli_fail("out of memory");
+			return prog_fail("out of memory");
 		r->caprec = cap;
 	}
 	r->rt[r->nrec] = s->t;
@@ -784,7 +785,7 @@ static int potential(const args *a, force *fc, herm *h)
 	fc->untimed = 1;
 	int rc = herm_potential(h, hermite_force, fc);
 	fc->untimed = 0;
-	return rc ? cli_fail("%s", fc->err) : 0;
+	return rc ? prog_fail("%s", fc->err) : 0;
 }
 
 static void plot_energy(const args *a, const result *r)
@@ -803,7 +804,7 @@ static void plot_energy(const args *a, const result *r)
 	                800, 520};
 	plot_series se = {NULL, r->rt, r->rde, r->nrec, r->nrec < 64};
 	if (plot_png(&ps, &se, 1, path, err, sizeof err))
-		cli_fail("%s", err);
+		prog_fail("%s", err);
 	free(path);
 }
 
@@ -819,9 +820,9 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (herm_resume(h, &bad)) {
 			char at[512];
 			snap_where(rs, a->restart, bad, at, sizeof at);
-			return cli_fail("%s: dt = %g is not the longest step %g "
-			                "halved a whole number of times", at,
-			                s->tstep[bad], a->dt);
+			return prog_fail("%s: dt = %g is not the longest step %g "
+			                 "halved a whole number of times", at,
+			                 s->tstep[bad], a->dt);
 		}
 		if (potential(a, fc, h))
 			return 1;
@@ -830,12 +831,12 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		int e = herm_start(h, hermite_force, fc);
 		fc->untimed = 0;
 		if (e || potential(a, fc, h))
-			return cli_fail("%s", fc->err);
+			return prog_fail("%s", fc->err);
 	} else {
 		if (transfer(fc, s, 1, 0, A_N))
 			return 1;
 		if (kernel_force(s, fc))
-			return cli_fail("%s", fc->err);
+			return prog_fail("%s", fc->err);
 		/* a restart goes on with the accelerations it saved, whatever
 		 * the force evaluated now rounds to */
 		if (rs) {
@@ -866,16 +867,16 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		return 1;
 	int tty = isatty(2), shown = -1;
 	for (long k = 1; k <= a->steps; k++) {
-		double t0 = cli_now();
+		double t0 = prog_now();
 		int finite = 1;
 		if (a->hermite ? herm_step(h, hermite_force, fc)
 		    : fc->arr[0] ? lf_step(fc, s, a->dt, &finite)
 		                 : sim_step(s, a->dt, kernel_force, fc)) {
 			if (tty)
 				fputc('\n', stderr);
-			return cli_fail("step %ld: %s", s->step + 1, fc->err);
+			return prog_fail("step %ld: %s", s->step + 1, fc->err);
 		}
-		r->t_steps += cli_now() - t0;
+		r->t_steps += prog_now() - t0;
 		if (tty)
 			progress(k, a->steps, &shown);
 		if (!fc->arr[0])
@@ -884,13 +885,13 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 			if (tty)
 				fputc('\n', stderr);
 			if (a->hermite)
-				return cli_fail("step %ld: the positions or velocities are "
-				                "no longer finite (NaN or infinite): eta = %g "
-				                "is too large for this model", s->step,
-				                a->eta);
-			return cli_fail("step %ld: the positions or velocities are no "
-			                "longer finite (NaN or infinite): dt = %g is "
-			                "too long for this model", s->step, a->dt);
+				return prog_fail("step %ld: the positions or velocities are "
+				                 "no longer finite (NaN or infinite): eta = %g "
+				                 "is too large for this model", s->step,
+				                 a->eta);
+			return prog_fail("step %ld: the positions or velocities are no "
+			                 "longer finite (NaN or infinite): dt = %g is "
+			                 "too long for this model", s->step, a->dt);
 		}
 		r->inter = a->hermite ? h->inter
 		                      : (double)k * (double)s->n * (double)s->n;
@@ -913,9 +914,9 @@ static int run(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	sim_measure(s, &r->d1);
 	/* the energy squares velocities: it can overflow where they did not */
 	if (!isfinite(r->d0.etot) || !isfinite(r->d1.etot))
-		return cli_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
-		                "is too long for this model", r->d0.etot, r->d1.etot,
-		                a->dt);
+		return prog_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
+		                 "is too long for this model", r->d0.etot, r->d1.etot,
+		                 a->dt);
 	plot_energy(a, r);
 	return 0;
 }
@@ -1005,7 +1006,7 @@ static int check_memory(const args *a, force *fc)
 		for (int v = 0; v < f->nvar; v++)
 			native &= f->var[v].type == NB_DOUBLE;
 		if (nbrt_run_memory(fc->k, a->n, a->n, native, &extra))
-			return cli_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
+			return prog_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
 		if (!a->hermite && strcmp(nbrt_target(fc->rt), "opencl") != 0)
 			extra += (double)A_N * sizeof(double) * (double)a->n;
 	}
@@ -1018,11 +1019,11 @@ static int check_memory(const args *a, force *fc)
 	nbrt_format_bytes(se, sizeof se, extra);
 	nbrt_format_bytes(sa, sizeof sa, avail);
 	if (fc && fc->k)
-		return cli_fail("-n %zu needs %s of memory (the bodies %s, the "
-		                "runtime %s), and %s is available", a->n, sn, sm, se,
-		                sa);
-	return cli_fail("-n %zu needs %s of memory for the bodies alone, and %s "
-	                "is available", a->n, sn, sa);
+		return prog_fail("-n %zu needs %s of memory (the bodies %s, the "
+		                 "runtime %s), and %s is available", a->n, sn, sm, se,
+		                 sa);
+	return prog_fail("-n %zu needs %s of memory for the bodies alone, and %s "
+	                 "is available", a->n, sn, sa);
 }
 
 /* A parameter the snapshot fixes: given again, it must agree. */
@@ -1030,9 +1031,9 @@ static int agree(const char *flag, int given, double want, double got,
                  const char *path)
 {
 	if (given && want != got)
-		return cli_fail("%s %g differs from the snapshot's %g (%s): a "
-		                "restart continues the run as it was", flag, want,
-		                got, nb_esc(path));
+		return prog_fail("%s %g differs from the snapshot's %g (%s): a "
+		                 "restart continues the run as it was", flag, want,
+		                 got, nb_esc(path));
 	return 0;
 }
 
@@ -1042,20 +1043,20 @@ static int restart_args(args *a, const snap_data *d)
 	const snap_info *in = &d->info;
 	const char *p = a->restart;
 	if (!in->has_step || !in->has_t || !in->has_dt || !in->has_eps)
-		return cli_fail("%s has no step, t, dt or eps: not a snapshot of "
-		                "nbody (--ic reads a file of bodies)", nb_esc(p));
+		return prog_fail("%s has no step, t, dt or eps: not a snapshot of "
+		                 "nbody (--ic reads a file of bodies)", nb_esc(p));
 	int hermite = in->has_integrator && strcmp(in->integrator, "hermite") == 0;
 	if (in->has_integrator && !hermite &&
 	    strcmp(in->integrator, "leapfrog") != 0)
-		return cli_fail("%s: unknown integrator '%s'", nb_esc(p),
-		                in->integrator);
+		return prog_fail("%s: unknown integrator '%s'", nb_esc(p),
+		                 in->integrator);
 	if (a->have_integrator && hermite != a->hermite)
-		return cli_fail("--integrator %s differs from the snapshot's %s "
-		                "(%s): a restart continues the run as it was",
-		                a->hermite ? "hermite" : "leapfrog",
-		                hermite ? "hermite" : "leapfrog", nb_esc(p));
+		return prog_fail("--integrator %s differs from the snapshot's %s "
+		                 "(%s): a restart continues the run as it was",
+		                 a->hermite ? "hermite" : "leapfrog",
+		                 hermite ? "hermite" : "leapfrog", nb_esc(p));
 	if (hermite && !in->has_eta)
-		return cli_fail("%s: a Hermite snapshot without eta", nb_esc(p));
+		return prog_fail("%s: a Hermite snapshot without eta", nb_esc(p));
 	if (agree("-n", a->have_n, (double)a->n, (double)d->n, p) ||
 	    agree("--dt", a->have_dt, a->dt, in->dt, p) ||
 	    agree("--eps", a->have_eps, a->eps, in->eps, p) ||
@@ -1069,14 +1070,14 @@ static int restart_args(args *a, const snap_data *d)
 	int nneed = hermite ? 7 : 3;
 	for (int k = 0; k < nneed; k++)
 		if (!d->col[need[k]])
-			return cli_fail("%s has no '%s' of the bodies: a %s restart "
-			                "needs %s", nb_esc(p), snap_col_name[need[k]],
-			                hermite ? "Hermite" : "leap-frog",
-			                hermite ? "ax, ay, az, jx, jy, jz and dt"
+			return prog_fail("%s has no '%s' of the bodies: a %s restart "
+			                 "needs %s", nb_esc(p), snap_col_name[need[k]],
+			                 hermite ? "Hermite" : "leap-frog",
+			                 hermite ? "ax, ay, az, jx, jy, jz and dt"
 			                        : "ax, ay, az");
 	if (!(in->dt > 0) || (!hermite && !(in->eps > 0)) || in->eps < 0 ||
 	    (hermite && !(in->eta > 0)))
-		return cli_fail("%s: dt, eps or eta out of range", nb_esc(p));
+		return prog_fail("%s: dt, eps or eta out of range", nb_esc(p));
 	a->hermite = hermite;
 	if (hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {
 		a->opt.precision = NB_DOUBLE;
@@ -1107,8 +1108,8 @@ static int steps_to_end(args *a, double t0)
 	double k = (a->t_end - t0) / a->dt;
 	double r = nearbyint(k);
 	if (r < 0 || fabs(k - r) > 1e-9 * fmax(1, fabs(k)) || r > 1e9)
-		return cli_fail("--t-end %g is not t + K dt for a whole K >= 0 (t = "
-		                "%g, dt = %g)", a->t_end, t0, a->dt);
+		return prog_fail("--t-end %g is not t + K dt for a whole K >= 0 (t = "
+		                 "%g, dt = %g)", a->t_end, t0, a->dt);
 	a->steps = (long)r;
 	return 0;
 }
@@ -1119,18 +1120,18 @@ static int read_bodies(args *a, snap_data *d)
 	const char *path = a->restart ? a->restart : a->ic_file;
 	char err[1024];
 	if (snap_read(path, MAX_N, d, err, sizeof err))
-		return cli_fail("%s", err);
+		return prog_fail("%s", err);
 	if (a->restart) {
 		if (restart_args(a, d))
 			return 1;
 	} else if (a->have_n && a->n != d->n) {
-		return cli_fail("-n %zu, and %s holds %zu bodies", a->n,
-		                nb_esc(path), d->n);
+		return prog_fail("-n %zu, and %s holds %zu bodies", a->n,
+		                 nb_esc(path), d->n);
 	} else {
 		a->n = d->n;
 	}
 	if (snap_check(d, path, a->eps, err, sizeof err))
-		return cli_fail("%s", err);
+		return prog_fail("%s", err);
 	return 0;
 }
 
@@ -1176,7 +1177,7 @@ static void ranks_summary(const args *a, force *fc, const result *r)
 
 int main(int argc, char **argv)
 {
-	cli_prog = "nbody";
+	prog_name = "nbody";
 	if (par_init(argc, argv))
 		return par_end(1);
 	args a;
@@ -1206,7 +1207,7 @@ int main(int argc, char **argv)
 	if (!rc && a.log && !par_rank()) {
 		char err[512];
 		if (nb_out_open(&log, a.log, 0, err, sizeof err))
-			rc = cli_fail("--log: %s", err);
+			rc = prog_fail("--log: %s", err);
 		else {
 			logp = &log;
 			fputs("step,t,e,de_rel,ekin,epot,virial,px,py,pz,p,lx,ly,lz,"
@@ -1215,12 +1216,12 @@ int main(int argc, char **argv)
 	}
 	rc = par_agree(rc);
 	if (!rc && par_agree(sim_alloc(&s, a.n, a.eps) ?
-	                     cli_fail("out of memory for %zu bodies", a.n) : 0))
+	                     prog_fail("out of memory for %zu bodies", a.n) : 0))
 		rc = 1;
 	else if (!rc) {
 		h.s = &s;
 		if (a.hermite && herm_alloc(&h, &s, a.eta, a.dt))
-			rc = cli_fail("out of memory for %zu bodies", a.n);
+			rc = prog_fail("out of memory for %zu bodies", a.n);
 		/* a big model takes seconds to make, and a force evaluation
 		 * much longer: say so, and report the evaluations' progress */
 		if (!rc && a.n >= (size_t)1 << 21 && !from_file && !par_rank())
@@ -1249,7 +1250,7 @@ int main(int argc, char **argv)
 		if (rc)
 			nb_out_abort(logp);
 		else if (nb_out_commit(logp, err, sizeof err))
-			rc = cli_fail("--log: %s", err);
+			rc = prog_fail("--log: %s", err);
 	}
 	free(r.rt);
 	free(r.rde);
@@ -1261,6 +1262,6 @@ int main(int argc, char **argv)
 	if (fc.rt)
 		nbrt_close(fc.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
-		rc = cli_fail("cannot write the summary");
+		rc = prog_fail("cannot write the summary");
 	return par_end(rc ? 1 : 0);
 }

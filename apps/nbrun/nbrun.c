@@ -17,6 +17,7 @@
 #include "csv.h"
 #include "nbrt.h"
 #include "par.h"
+#include "prog.h"
 
 /* Exit statuses: a run that failed (data, kernel, device), and a command
  * line that makes no sense (as nbcc). */
@@ -137,7 +138,7 @@ static int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	cli_vfail(fmt, ap);
+	prog_vfail(fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -1017,7 +1018,7 @@ static int describe(nbrt *rt)
 
 int main(int argc, char **argv)
 {
-	cli_prog = "nbrun";
+	prog_name = "nbrun";
 	if (par_init(argc, argv))
 		return par_end(FAILED);
 	Args a;
