@@ -1,30 +1,11 @@
-/* cli.c: the command-line pieces bin/nbody and bin/oneloop share (cli.h),
- * so that their messages and flag syntax cannot drift apart. */
+/* cli.c: what bin/nbody and bin/oneloop share beyond their flags
+ * (cli.h): the device a run asks for, a CSV field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "par.h"
 #include "prog.h"
-
-const char cli_missing[] = "";
-
-const char *cli_value(const char *a, const char *flag, int argc, char **argv,
-                      int *i)
-{
-	size_t n = strlen(flag);
-	if (strncmp(a, flag, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		prog_fail("%s needs a value", flag);
-		return cli_missing;
-	}
-	return argv[++*i];
-}
 
 nbrt *cli_open(const char *device, const char *target, const char *flag)
 {
@@ -41,7 +22,7 @@ nbrt *cli_open(const char *device, const char *target, const char *flag)
 	}
 	if (target && strcmp(target, nbrt_target(rt)) != 0) {
 		prog_fail("%s%s cannot run on %s", flag, target,
-		         nb_esc(nbrt_device_name(rt)));
+		          nb_esc(nbrt_device_name(rt)));
 		nbrt_close(rt);
 		return NULL;
 	}

@@ -1,17 +1,25 @@
-/* cli.h: what the programs' command lines share (bin/nbody, bin/oneloop):
- * flag values as "--flag V" or "--flag=V", opening the device a --target
- * asks for and a quoted CSV field; their messages are prog.h's. */
+/* cli.h: what the programs that run kernels share beyond the parser
+ * (opt.h): the rows of the runtime's tuner, opening the device a --target
+ * and a --device ask for, and a quoted CSV field. */
 #ifndef CLI_H
 #define CLI_H
 
 #include "nbrt.h"
+#include "opt.h"
 
-/* The value of flag `flag` at argv[*i], given as "--flag V" (taking the
- * next argument) or "--flag=V"; NULL if argv[*i] is another flag, or
- * cli_missing (already reported) if the value is. */
-extern const char cli_missing[];
-const char *cli_value(const char *a, const char *flag, int argc, char **argv,
-                      int *i);
+/* --tune and --tune-budget S as rows of a program's table: *on and
+ * *budget, which cli_tune turns into the budget to tune within (S; --tune
+ * alone: NBRT_TUNE_BUDGET; 0: no tuning). */
+#define CLI_TUNE_ROWS(on, budget, help)                                   \
+	OPT(OPT_SET, "--tune", NULL, on, help),                           \
+	OPT(OPT_REAL, "--tune-budget", "S", budget,                       \
+	    "--tune within about S seconds (default 3)", .lo = 0,         \
+	    .hi = 1e6, .open = OPT_ABOVE)
+
+static inline double cli_tune(int on, double budget)
+{
+	return budget > 0 ? budget : on ? NBRT_TUNE_BUDGET : 0;
+}
 
 /* A CSV field on stdout: quoted, with inner quotes doubled (RFC 4180). */
 void cli_csv_str(const char *s);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "opt.h"
 #include "nbrt.h"
 #include "oneloop.h"
 #include "par.h"
@@ -19,7 +20,7 @@
 extern const char nb_oneloop_nbl[];
 
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
-#define MAX_N 46340L
+#define MAX_N 46340
 #define MAX_COUNT 64
 /* the truncation error allowed, relative to I: below dd's 2^-104 */
 #define TAIL_MAX 1e-32
@@ -27,11 +28,11 @@ extern const char nb_oneloop_nbl[];
 typedef struct args {
 	long n, count;
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
-	const char *prec, *ntext; /* as given, checked by check_args */
 	const char *scan;         /* --scan FILE */
 	const char *point;        /* a flag --scan excludes, as given */
 	int extrapolate, dbl, csv;
-	const char *dd;     /* --dd: the kernel's dd arithmetic */
+	const char *dd;     /* --dd given: the kernel's dd arithmetic */
+	int accurate;       /* --dd accurate */
 } args;
 
 /* The parameters, read in the run's precision. */
@@ -63,59 +64,7 @@ typedef struct run {
 	int split;           /* the points divided among MPI ranks */
 } run;
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: oneloop [options]\n"
-	        "The one-loop integral of paper 001 (Eq. 5.1),\n"
-	        "  I = int_0^1 dx int_0^(1-x) dy int_0^(1-x-y) dz 1/D^2,\n"
-	        "  D = -x y s - t z (1-x-y-z) + (x+y) lambda^2\n"
-	        "      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
-	        "by a tanh-sinh rule of N points per axis whose inner sum is\n"
-	        "dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
-	        "I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.\n\n"
-	        "  --n N              points per axis, 2 to %ld (default 256)\n"
-	        "  --s S              s <= 0 (default -1)\n"
-	        "  --t T              t <= 0 (default -1)\n"
-	        "  --me ME            me > 0 (default 1)\n"
-	        "  --mf MF            mf > 0 (default 1)\n"
-	        "  --lambda L         lambda > 0 (default 0.01)\n"
-	        "  --extrapolate      evaluate lambda_k = L0 RATIO^k and extrapolate\n"
-	        "                     A and B with Wynn's epsilon algorithm\n"
-	        "  --lambdas L0,RATIO,COUNT\n"
-	        "                     the sequence: L0 > 0, RATIO in (0, 1),\n"
-	        "                     3 <= COUNT <= %d (default 0.1,0.5,16)\n"
-	        "  --precision P      dd (default) or double: the kernel, the rule\n"
-	        "                     and the host sums all in P\n"
-	        "  --dd A             qd (default) or accurate: the kernel's dd\n"
-	        "                     arithmetic (nbcc --dd; docs/oneloop.md)\n"
-	        "  --target T         c (the host back end) or opencl\n"
-	        "  --device SPEC      host, cpu, gpu, P:D or a name (default:\n"
-	        "                     $NBRT_DEVICE, else a GPU, else a CPU, else\n"
-	        "                     the host)\n"
-	        "  --csv              machine-readable output\n"
-	        "  --scan FILE        one integral for each row of FILE, a CSV\n"
-	        "                     file with the columns s,t,me,mf,lambda;\n"
-	        "                     CSV output, a row for each (MPI ranks\n"
-	        "                     share the rows; docs/oneloop.md)\n"
-	        "  --help\n\n"
-	        "Numbers are decimals, read exactly into the precision.  See\n"
-	        "docs/oneloop.md for the rule, the output and the checks.\n",
-	        MAX_N, MAX_COUNT);
-}
-
 /* --- the command line -------------------------------------------------- */
-
-static int get_long(const char *what, const char *v, long *out)
-{
-	char *end;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (!*v || *end || errno || *v == ' ')
-		return prog_fail("%s needs an integer, not '%s'", what, nb_esc(v));
-	*out = x;
-	return 0;
-}
 
 /* A decimal read exactly into the run's precision (nb_num_read). */
 static int get_num(const char *what, const char *v, int dbl, nb_dd *out)
@@ -130,87 +79,91 @@ static int get_num(const char *what, const char *v, int dbl, nb_dd *out)
 
 enum { P_GO, P_DONE, P_BAD };
 
+static const opt_prog prog = {
+	"oneloop", "[options]",
+	"The one-loop integral of paper 001 (Eq. 5.1),\n"
+	"  I = int_0^1 dx int_0^(1-x) dy int_0^(1-x-y) dz 1/D^2,\n"
+	"  D = -x y s - t z (1-x-y-z) + (x+y) lambda^2\n"
+	"      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
+	"by a tanh-sinh rule of N points per axis whose inner sum is\n"
+	"dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
+	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.",
+	0,
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static int parse_args(args *a, int argc, char **argv)
 {
 	memset(a, 0, sizeof *a);
 	a->n = 256;
 	a->s = a->t = "-1";
 	a->me = a->mf = "1";
-	const char *n = NULL, *prec = "dd";
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i], *v = NULL;
-		int bad = 0;
-		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-			usage(stdout);
-			return P_DONE;
-		} else if (strcmp(s, "--csv") == 0) {
-			a->csv = 1;
-		} else if (strcmp(s, "--extrapolate") == 0) {
-			a->extrapolate = 1;
-		} else if ((v = cli_value(s, "--n", argc, argv, &i))) {
-			n = v;
-		} else if ((v = cli_value(s, "--scan", argc, argv, &i))) {
-			a->scan = v;
-		} else if ((v = cli_value(s, "--s", argc, argv, &i))) {
-			a->s = a->point = v;
-		} else if ((v = cli_value(s, "--t", argc, argv, &i))) {
-			a->t = a->point = v;
-		} else if ((v = cli_value(s, "--me", argc, argv, &i))) {
-			a->me = a->point = v;
-		} else if ((v = cli_value(s, "--mf", argc, argv, &i))) {
-			a->mf = a->point = v;
-		} else if ((v = cli_value(s, "--lambdas", argc, argv, &i))) {
-			a->lambdas = v;
-		} else if ((v = cli_value(s, "--lambda", argc, argv, &i))) {
-			a->lambda = a->point = v;
-		} else if ((v = cli_value(s, "--precision", argc, argv, &i))) {
-			prec = v;
-		} else if ((v = cli_value(s, "--dd", argc, argv, &i))) {
-			a->dd = v;
-		} else if ((v = cli_value(s, "--target", argc, argv, &i))) {
-			a->target = v;
-		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
-			a->device = v;
-		} else {
-			bad = prog_fail("unknown option '%s' (see oneloop --help)",
-			                nb_esc(s));
-		}
-		if (bad || v == cli_missing)
-			return P_BAD;
-	}
-	a->prec = prec;
-	a->ntext = n;
-	return P_GO;
+	const opt t[] = {
+		OPT(OPT_INT, "--n", "N", &a->n,
+		    "points per axis, 2 to " STR(MAX_N) " (default 256)"),
+		OPT(OPT_STR, "--s", "S", &a->s, "s <= 0 (default -1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--t", "T", &a->t, "t <= 0 (default -1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--me", "ME", &a->me, "me > 0 (default 1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--mf", "MF", &a->mf, "mf > 0 (default 1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--lambda", "L", &a->lambda,
+		    "lambda > 0 (default 0.01)", .seen = &a->point),
+		OPT(OPT_SET, "--extrapolate", NULL, &a->extrapolate,
+		    "evaluate lambda_k = L0 RATIO^k and extrapolate\n"
+		    "A and B with Wynn's epsilon algorithm"),
+		OPT(OPT_STR, "--lambdas", "L0,RATIO,COUNT", &a->lambdas,
+		    "the sequence: L0 > 0, RATIO in (0, 1),\n"
+		    "3 <= COUNT <= " STR(MAX_COUNT) " (default 0.1,0.5,16)"),
+		OPT(OPT_CHOICE, "--precision", "P", &a->dbl,
+		    "dd (default) or double: the kernel, the rule\n"
+		    "and the host sums all in P", .words = "dd|double"),
+		OPT(OPT_CHOICE, "--dd", "A", &a->accurate,
+		    "qd (default) or accurate: the kernel's dd\n"
+		    "arithmetic (nbcc --dd; docs/oneloop.md)",
+		    .words = "qd|accurate", .seen = &a->dd),
+		OPT(OPT_STR, "--target", "T", &a->target,
+		    "c (the host back end) or opencl"),
+		OPT(OPT_STR, "--device", "SPEC", &a->device,
+		    "host, cpu, gpu, P:D or a name (default:\n"
+		    "$NBRT_DEVICE, else a GPU, else a CPU, else\n"
+		    "the host)"),
+		OPT(OPT_SET, "--csv", NULL, &a->csv, "machine-readable output"),
+		OPT(OPT_STR, "--scan", "FILE", &a->scan,
+		    "one integral for each row of FILE, a CSV\n"
+		    "file with the columns s,t,me,mf,lambda;\n"
+		    "CSV output, a row for each (MPI ranks\n"
+		    "share the rows; docs/oneloop.md)"),
+		{.kind = OPT_HELP},
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "Numbers are decimals, read exactly into the precision.  See\n"
+		    "docs/oneloop.md for the rule, the output and the checks."),
+		{0},
+	};
+	int rc = opt_parse(&prog, t, argc, argv);
+	return rc == OPT_GO ? P_GO : rc == OPT_DONE ? P_DONE : P_BAD;
 }
 
 /* The command line's consistency, before any number is read. */
 static int check_args(args *a)
 {
-	if (strcmp(a->prec, "dd") == 0)
-		a->dbl = 0;
-	else if (strcmp(a->prec, "double") == 0)
-		a->dbl = 1;
-	else
-		return prog_fail("--precision must be dd or double, not '%s'",
-		                 nb_esc(a->prec));
-	if (a->dd && strcmp(a->dd, "accurate") != 0 && strcmp(a->dd, "qd") != 0)
-		return prog_fail("--dd must be accurate or qd, not '%s'",
-		                 nb_esc(a->dd));
 	if (a->dd && a->dbl)
 		return prog_fail("--dd is for --precision dd");
 	if (a->target && strcmp(a->target, "c") != 0 &&
 	    strcmp(a->target, "opencl") != 0)
 		return prog_fail("--target must be c or opencl, not '%s'",
 		                 nb_esc(a->target));
-	if (a->ntext && get_long("--n", a->ntext, &a->n))
-		return 1;
 	if (a->n < 2)
 		return prog_fail("--n must be at least 2 (points of the rule on each "
 		                 "axis), not %ld", a->n);
 	if (a->n > MAX_N)
 		return prog_fail("--n %ld is too large: the kernel numbers the N^2 "
 		                 "(x, y) points with int, so N is at most %ld", a->n,
-		                 MAX_N);
+		                 (long)MAX_N);
 	if (a->lambda && a->extrapolate)
 		return prog_fail("--lambda and --extrapolate exclude each other "
 		                 "(--lambdas sets the extrapolation's sequence)");
@@ -532,7 +485,7 @@ static int setup(run *r)
 	 * cancellation it would lose digits to (docs/oneloop.md), and it is
 	 * 1.8 times faster on a GPU. */
 	if (!r->a->dbl) {
-		o.dd_qd = !r->a->dd || strcmp(r->a->dd, "qd") == 0;
+		o.dd_qd = !r->a->accurate;
 		o.given |= NB_GIVEN_DD;
 	}
 	r->k = nbrt_load_source(r->rt, "oneloop.nbl", nb_oneloop_nbl,
@@ -577,8 +530,7 @@ static void header(const run *r, const char *what)
 	int dbl = a->dbl;
 	char b1[64], b2[64], b3[64], b4[64];
 	const char *arith = dbl ? "double"
-	                  : a->dd && strcmp(a->dd, "accurate") == 0
-	                        ? "dd (accurate arithmetic)"
+	                  : a->accurate ? "dd (accurate arithmetic)"
 	                        : "dd (QD's arithmetic)";
 	printf("oneloop: %s, N = %ld, s = %s, t = %s, me = %s, mf = %s; %s, "
 	       "target %s on %s\n", what, a->n,
