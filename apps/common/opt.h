@@ -18,8 +18,9 @@ typedef enum {
 	OPT_STR,      /* *(const char **)to = the value */
 	OPT_INT,      /* *(long *)to: [+-]digits, from lo to hi (both 0: any) */
 	OPT_U64,      /* *(unsigned long long *)to: digits, 0 to 2^64 - 1 */
-	OPT_REAL,     /* *(double *)to: a decimal number or a ratio A/B, finite,
-	                 from lo to hi (OPT_ABOVE: above lo; both 0: any) */
+	OPT_REAL,     /* *(double *)to: a number as strtod reads it (no blanks)
+	                 or a ratio A/B, finite, from lo to hi (OPT_ABOVE:
+	                 above lo; both 0: any) */
 	OPT_CHOICE,   /* *(int *)to = the index of the value among `words` */
 	OPT_CALL,     /* call(to, flag, value) checks the value and keeps it */
 	OPT_COMPILER, /* the compiler's flags (nbcc.h's nb_options_parse) into
