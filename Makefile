@@ -95,18 +95,22 @@ LIBNBRT  := $(B)/libnbrt.a
 # objects that are not a program's main go into $(B)/libapps.a, which the
 # programs and the unit tests link (an archive: each takes what it uses).
 PROGS    := nbrun nbody oneloop ilrun
-APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/par.c \
-                  apps/common/plot.c
+APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/opt.c \
+                  apps/common/par.c apps/common/plot.c apps/common/prog.c
 NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
                apps/nbody/snap_hdf5.c
+# nbody's own files besides its main, nbody.c (nbody.h): they need the
+# embedded kernels, so they are linked into bin/nbody alone
+NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
+                  apps/nbody/restart.c apps/nbody/run.c
 # oneloop's own files: quad.c calls QD, which nothing else needs
 ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
 APPS_INC    := -Iapps/common -Iapps/nbody
-MAIN_SRC    := apps/nbrun/nbrun.c apps/nbody/nbody.c apps/oneloop/oneloop.c \
-               apps/ilrun/ilrun.c apps/nbbench/nbbench.c
+MAIN_SRC    := apps/nbcc/main.c apps/nbrun/nbrun.c apps/nbody/nbody.c \
+               apps/oneloop/oneloop.c apps/ilrun/ilrun.c apps/nbbench/nbbench.c
 PROG_BIN := $(PROGS:%=$(BIN)/%)
 
 all: $(BIN)/nbcc $(PROG_BIN)
@@ -143,10 +147,6 @@ $(LIBNBCC): $(CC_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
-
-$(BIN)/nbcc: $(B)/compiler/main.o $(LIBNBCC)
-	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/runtime/%.o: runtime/%.c runtime/*.h runtime/cl/*.h compiler/nbcc.h il/*.h
 	@mkdir -p $(@D)
@@ -210,17 +210,17 @@ all: shared
 FLAGS_STAMP := $(B)/cflags.stamp
 _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
-$(CC_OBJ) $(RT_OBJ) $(B)/compiler/main.o $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
-	$(ONELOOP_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
-	$(B)/oneloop_nbl.o: $(FLAGS_STAMP)
+$(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
+	$(NBODY_PROG_SRC:%.c=$(B)/%.o) $(ONELOOP_SRC:%.c=$(B)/%.o) \
+	$(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_gravity_nbl > $@.tmp && mv $@.tmp $@
 
-$(BIN)/nbody: $(B)/apps/nbody/nbody.o $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
-		$(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbody: $(B)/apps/nbody/nbody.o $(NBODY_PROG_SRC:%.c=$(B)/%.o) \
+		$(B)/gravity_nbl.o $(B)/hermite_nbl.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(HDF5_LIBS) $(LDLIBS)
 
@@ -232,6 +232,13 @@ $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 $(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
+
+# nbcc, the compiler's own command line: the compiler's inner header
+# (the targets in words) and opt.c's table of flags, no runtime
+$(B)/apps/nbcc/main.o: compiler/*.h
+$(BIN)/nbcc: $(B)/apps/nbcc/main.o $(LIBAPPS) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -o $@ $^ $(LDLIBS)
 
 # oneloop carries dsl-examples/oneloop.nbl the same way, and computes its
 # rule with QD's quad-double (libqd-dev, in scripts/deps.sh)

@@ -50,6 +50,17 @@ static const struct {
 	[NB_LOGSUMEXP] = {"logsumexp", 0, 1},
 };
 
+const char *nb_role_name(nb_role r)
+{
+	switch (r) {
+	case NB_LMEM: return "LMEM";
+	case NB_BMEM: return "BMEM";
+	case NB_RMEM: return "RMEM";
+	case NB_CONST: return "CONST";
+	}
+	return "?";
+}
+
 const char *nb_red_name(nb_red r)
 {
 	return (unsigned)r < NB_NRED ? reds[r].name : "?";

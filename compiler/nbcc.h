@@ -82,6 +82,11 @@ void nb_options_init(nb_options *o);
  * in err). */
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen);
+/* Whether arg ("--wg", "--wg=64") is a compiler flag: 2 if it takes a
+ * value, 1 if it takes none, 0 if it is no compiler flag.  So a program
+ * can read its command line with its own flags and the compiler's alike
+ * (apps/common/opt.c). */
+int nb_options_flag(const char *arg);
 /* One line per compiler flag, for --help texts.  The --target line names
  * the compiler's targets (target.c), so the text is made on each thread's
  * first call. */

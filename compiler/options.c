@@ -1,23 +1,14 @@
-/* options.c: compiler flags shared by nbcc, nbrun and nbody, and the file
- * whole-file read every program needs (writes are outfile.c's). */
+/* options.c: the compiler's flags, one table of them that every program
+ * takes (their parsing and their --help lines), and the whole-file read
+ * every program needs (writes are outfile.c's). */
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "emit.h"
-
-const char *nb_role_name(nb_role r)
-{
-	switch (r) {
-	case NB_LMEM: return "LMEM";
-	case NB_BMEM: return "BMEM";
-	case NB_RMEM: return "RMEM";
-	case NB_CONST: return "CONST";
-	}
-	return "?";
-}
 
 void nb_options_init(nb_options *o)
 {
@@ -32,209 +23,259 @@ void nb_options_init(nb_options *o)
 	o->approx = 1;
 }
 
-static const char help_before[] =
-	"  --precision=P      float, double or dd: type of untyped declarations\n"
-	"                     (default float)\n";
-/* then the --target line, from the table of targets */
-static const char help_after[] =
-	"  --unroll-i=N       i-elements per work item (Fig. 3 of paper 001;\n"
-	"                     default: chosen for the target)\n"
-	"  --unroll-j=N       j-elements per inner iteration (Fig. 4;\n"
-	"                     default: chosen for the target)\n"
-	"  --jsplit=T         work items sharing one i-element, each summing a\n"
-	"                     part of the j range (default 1; the runtime picks\n"
-	"                     it per run on a GPU when it is not given)\n"
-	"  --sched=S          none or interleave: order of unrolled copies\n"
-	"                     (default interleave)\n"
-	"  --fast-math        allow reassociation and fast native functions\n"
-	"  --no-fma           do not contract a*b+c into fma\n"
-	"  --device-class=C   gpu (default), cpu, or a narrower class of the\n"
-	"                     defaults table (gpu-nvidia, cpu-avx512, host):\n"
-	"                     the device the default unrolling is chosen for\n"
-	"  --no-ftz           keep subnormal floats in OpenCL float kernels\n"
-	"                     (by default they flush to zero: rsqrt is then\n"
-	"                     one instruction on NVIDIA GPUs)\n"
-	"  --dd=A             accurate or qd: dd arithmetic (default accurate:\n"
-	"                     bounded relative error, IEEE special values);\n"
-	"                     qd is QD's own default, faster: an add's error\n"
-	"                     is relative to |a|+|b|, no infinities\n"
-	"  --no-approx        C back end: float division, sqrt and rsqrt\n"
-	"                     correctly rounded and libm's scalar exp, log,\n"
-	"                     sin, cos, pow (by default: estimates with a\n"
-	"                     Newton step and glibc's vector functions)\n"
-	"  --wg=N             OpenCL work-group size (default 128)\n"
-	"  --tile=N           j-elements staged per local-memory tile (default:\n"
-	"                     the work-group size; 32 KB of them for a split\n"
-	"                     kernel on a GPU); 0 reads them through the\n"
-	"                     cache instead\n"
-	"  --name=K           kernel function name (default: from the file)\n";
+/* --- the compiler's flags, one row each ----------------------------------- */
 
-const char *nb_options_help_text(void)
+/* How a flag's value is read: F_SWITCH takes none and stores lo; F_INT an
+ * integer from lo to hi; F_WORD the index of one of `words`; F_OWN its
+ * own function, which returns 0, or -1 with what it expected in `what`. */
+enum { F_SWITCH, F_INT, F_WORD, F_OWN };
+
+typedef struct Flag {
+	const char *name, *meta; /* meta NULL: takes no value */
+	int kind;
+	size_t off;              /* offsetof the int it sets */
+	int lo, hi;
+	const char *words;       /* F_WORD: "none|interleave" */
+	int (*own)(nb_options *o, const char *v, char *what, size_t n);
+	unsigned given;          /* its NB_GIVEN_* bit */
+	const char *help;        /* --help lines; NULL: not listed */
+} Flag;
+
+static int set_precision(nb_options *o, const char *v, char *what, size_t n)
 {
-	static _Thread_local char text[sizeof help_before + sizeof help_after +
-	                               256];
-	if (!*text)
-		snprintf(text, sizeof text, "%s  --target=T         %s "
-		         "(default: from -o's extension)\n%s", help_before,
-		         target_list(TL_NAMES), help_after);
-	return text;
+	int p = prec_find(v);
+	if (p < 0) {
+		snprintf(what, n, "%s, %s or %s", nb_prec_name(NB_FLOAT),
+		         nb_prec_name(NB_DOUBLE), nb_prec_name(NB_DD));
+		return -1;
+	}
+	o->precision = (nb_prec)p;
+	return 0;
 }
 
-/* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
-static const char *value(const char *arg, const char *flag, const char *next,
-                         int *took)
+static int set_target(nb_options *o, const char *v, char *what, size_t n)
 {
-	size_t n = strlen(flag);
-	if (strncmp(arg, flag, n) != 0)
-		return NULL;
-	if (arg[n] == '=') {
-		*took = 1;
-		return arg + n + 1;
+	const Target *t = target_named(v);
+	if (!t) {
+		snprintf(what, n, "%s", target_list(TL_NAMES));
+		return -1;
 	}
-	if (arg[n] == 0) {
-		*took = 2;
-		return next ? next : "";
-	}
-	return NULL;
+	o->target = t->name;
+	return 0;
 }
 
-static int posint(const char *v, int max, int *out)
+/* an integer from lo to hi, as strtol reads it whole */
+static int int_in(const char *v, long lo, long hi, int *out)
 {
 	char *end;
 	errno = 0;
 	long x = strtol(v, &end, 10);
-	if (!*v || *end || errno || x < 1 || x > max)
+	if (!*v || *end || errno || x < lo || x > hi)
 		return -1;
 	*out = (int)x;
 	return 0;
 }
 
+/* 0: no staging, j-elements come through the cache (-1 here, since 0
+ * means "the default") */
+static int set_tile(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (strcmp(v, "0") == 0)
+		o->tile = -1;
+	else if (int_in(v, 1, 4096, &o->tile)) {
+		snprintf(what, n, "0, or an integer from 1 to 4096");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_name(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (!nb_is_ident(v)) {
+		snprintf(what, n, "an identifier");
+		return -1;
+	}
+	o->kname = v;
+	return 0;
+}
+
+/* a class narrower than cpu or gpu picks its own row */
+static int set_class(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (strcmp(v, "cpu") == 0 || strcmp(v, "gpu") == 0)
+		o->devclass = NULL;
+	else if (nb_defaults_class_ok(v))
+		o->devclass = v;
+	else {
+		snprintf(what, n, "gpu, cpu or a class of the defaults table");
+		return -1;
+	}
+	o->cpu = strncmp(v, "gpu", 3) != 0;
+	return 0;
+}
+
+#define AT(field) offsetof(nb_options, field)
+static const Flag flags[] = {
+	{"--precision", "P", F_OWN, 0, 0, 0, NULL, set_precision,
+	 NB_GIVEN_PRECISION,
+	 "float, double or dd: type of untyped declarations\n"
+	 "(default float)"},
+	/* its help names the targets (target_list): see help_text */
+	{"--target", "T", F_OWN, 0, 0, 0, NULL, set_target, NB_GIVEN_TARGET,
+	 "(default: from -o's extension)"},
+	{"--unroll-i", "N", F_INT, AT(unroll_i), 1, 64, NULL, NULL,
+	 NB_GIVEN_UNROLL_I,
+	 "i-elements per work item (Fig. 3 of paper 001;\n"
+	 "default: chosen for the target)"},
+	{"--unroll-j", "N", F_INT, AT(unroll_j), 1, 64, NULL, NULL,
+	 NB_GIVEN_UNROLL_J,
+	 "j-elements per inner iteration (Fig. 4;\n"
+	 "default: chosen for the target)"},
+	{"--jsplit", "T", F_INT, AT(jsplit), 1, 256, NULL, NULL, NB_GIVEN_JSPLIT,
+	 "work items sharing one i-element, each summing a\n"
+	 "part of the j range (default 1; the runtime picks\n"
+	 "it per run on a GPU when it is not given)"},
+	{"--sched", "S", F_WORD, AT(sched), 0, 0, "none|interleave", NULL,
+	 NB_GIVEN_SCHED,
+	 "none or interleave: order of unrolled copies\n"
+	 "(default interleave)"},
+	{"--fast-math", NULL, F_SWITCH, AT(fast_math), 1, 0, NULL, NULL,
+	 NB_GIVEN_FAST_MATH, "allow reassociation and fast native functions"},
+	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL, NB_GIVEN_FMA,
+	 "do not contract a*b+c into fma"},
+	{"--device-class", "C", F_OWN, 0, 0, 0, NULL, set_class, 0,
+	 "gpu (default), cpu, or a narrower class of the\n"
+	 "defaults table (gpu-nvidia, cpu-avx512, host):\n"
+	 "the device the default unrolling is chosen for"},
+	{"--no-ftz", NULL, F_SWITCH, AT(ftz), 0, 0, NULL, NULL, NB_GIVEN_FTZ,
+	 "keep subnormal floats in OpenCL float kernels\n"
+	 "(by default they flush to zero: rsqrt is then\n"
+	 "one instruction on NVIDIA GPUs)"},
+	{"--dd", "A", F_WORD, AT(dd_qd), 0, 0, "accurate|qd", NULL, NB_GIVEN_DD,
+	 "accurate or qd: dd arithmetic (default accurate:\n"
+	 "bounded relative error, IEEE special values);\n"
+	 "qd is QD's own default, faster: an add's error\n"
+	 "is relative to |a|+|b|, no infinities"},
+	{"--no-approx", NULL, F_SWITCH, AT(approx), 0, 0, NULL, NULL,
+	 NB_GIVEN_APPROX,
+	 "C back end: float division, sqrt and rsqrt\n"
+	 "correctly rounded and libm's scalar exp, log,\n"
+	 "sin, cos, pow (by default: estimates with a\n"
+	 "Newton step and glibc's vector functions)"},
+	{"--wg", "N", F_INT, AT(wg), 1, 1024, NULL, NULL, NB_GIVEN_WG,
+	 "OpenCL work-group size (default 128)"},
+	{"--tile", "N", F_OWN, 0, 0, 0, NULL, set_tile, NB_GIVEN_TILE,
+	 "j-elements staged per local-memory tile (default:\n"
+	 "the work-group size; 32 KB of them for a split\n"
+	 "kernel on a GPU); 0 reads them through the\n"
+	 "cache instead"},
+	{"--name", "K", F_OWN, 0, 0, 0, NULL, set_name, NB_GIVEN_NAME,
+	 "kernel function name (default: from the file)"},
+	/* the default, for a command line that turns it back on */
+	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
+};
+#undef AT
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+/* "  --wg=N             OpenCL ...": the term, its first help line from
+ * column 21, the others under it. */
+static size_t help_row(char *buf, size_t len, const Flag *f, const char *pre)
+{
+	char term[64];
+	snprintf(term, sizeof term, "%s%s%s", f->name, f->meta ? "=" : "",
+	         f->meta ? f->meta : "");
+	size_t n = (size_t)snprintf(buf, len, "  %-17s", term);
+	for (const char *l = f->help; *l && n < len;) {
+		size_t k = strcspn(l, "\n");
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%.*s\n",
+		                      l == f->help ? "  " : "                     ",
+		                      l == f->help ? pre : "", (int)k, l);
+		l += k + (l[k] == '\n');
+	}
+	return n < len ? n : len;
+}
+
+const char *nb_options_help_text(void)
+{
+	static _Thread_local char text[4096];
+	if (*text)
+		return text;
+	size_t n = 0;
+	char targets[128];
+	snprintf(targets, sizeof targets, "%s ", target_list(TL_NAMES));
+	for (size_t i = 0; i < NFLAGS; i++)
+		if (flags[i].help)
+			n += help_row(text + n, sizeof text - n, &flags[i],
+			              flags[i].own == set_target ? targets : "");
+	return text;
+}
+
+/* The row of arg ("--wg" or "--wg=64"), or NULL. */
+static const Flag *flag_of(const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+	for (size_t i = 0; i < NFLAGS; i++)
+		if (strlen(flags[i].name) == n && !strncmp(arg, flags[i].name, n))
+			return arg[n] && !flags[i].meta ? NULL : &flags[i];
+	return NULL;
+}
+
+int nb_options_flag(const char *arg)
+{
+	const Flag *f = flag_of(arg);
+	return !f ? 0 : f->meta ? 2 : 1;
+}
+
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen)
 {
-	const char *v;
-	int took = 0;
-	if ((v = value(arg, "--precision", next, &took))) {
-		int p = prec_find(v);
-		if (p < 0)
+	const Flag *f = flag_of(arg);
+	if (!f)
+		return 0;
+	const char *eq = strchr(arg, '=');
+	int took = f->meta && !eq ? 2 : 1;
+	const char *v = eq ? eq + 1 : next ? next : "";
+	int *at = (int *)((char *)o + f->off);
+	char what[160] = "";
+	switch (f->kind) {
+	case F_SWITCH:
+		*at = f->lo;
+		break;
+	case F_INT:
+		if (int_in(v, f->lo, f->hi, at)) {
+			snprintf(what, sizeof what, "an integer from %d to %d", f->lo,
+			         f->hi);
 			goto bad;
-		o->precision = (nb_prec)p;
-		o->given |= NB_GIVEN_PRECISION;
-		return took;
-	}
-	if ((v = value(arg, "--target", next, &took))) {
-		const Target *t = target_named(v);
-		if (!t)
+		}
+		break;
+	case F_WORD: {
+		const char *w = f->words;
+		int i = 0;
+		for (; *w; i++) {
+			size_t k = strcspn(w, "|");
+			if (strlen(v) == k && !strncmp(w, v, k))
+				break;
+			w += k + (w[k] == '|');
+		}
+		if (!*w) {
+			snprintf(what, sizeof what, "%.*s or %s",
+			         (int)strcspn(f->words, "|"), f->words,
+			         strchr(f->words, '|') + 1);
 			goto bad;
-		o->target = t->name;
-		o->given |= NB_GIVEN_TARGET;
-		return took;
+		}
+		*at = i;
+		break;
 	}
-	if ((v = value(arg, "--unroll-i", next, &took))) {
-		if (posint(v, 64, &o->unroll_i))
-			goto badint;
-		o->given |= NB_GIVEN_UNROLL_I;
-		return took;
-	}
-	if ((v = value(arg, "--unroll-j", next, &took))) {
-		if (posint(v, 64, &o->unroll_j))
-			goto badint;
-		o->given |= NB_GIVEN_UNROLL_J;
-		return took;
-	}
-	if ((v = value(arg, "--jsplit", next, &took))) {
-		if (posint(v, 256, &o->jsplit))
-			goto badint;
-		o->given |= NB_GIVEN_JSPLIT;
-		return took;
-	}
-	if ((v = value(arg, "--sched", next, &took))) {
-		if (strcmp(v, "none") == 0)
-			o->sched = 0;
-		else if (strcmp(v, "interleave") == 0)
-			o->sched = 1;
-		else
+	case F_OWN:
+		if (f->own(o, v, what, sizeof what))
 			goto bad;
-		o->given |= NB_GIVEN_SCHED;
-		return took;
+		break;
 	}
-	if ((v = value(arg, "--wg", next, &took))) {
-		if (posint(v, 1024, &o->wg))
-			goto badint;
-		o->given |= NB_GIVEN_WG;
-		return took;
-	}
-	if ((v = value(arg, "--tile", next, &took))) {
-		/* 0: no staging, j-elements come through the cache (-1 here,
-		 * since 0 means "the default") */
-		if (strcmp(v, "0") == 0)
-			o->tile = -1;
-		else if (posint(v, 4096, &o->tile))
-			goto badint;
-		o->given |= NB_GIVEN_TILE;
-		return took;
-	}
-	if ((v = value(arg, "--name", next, &took))) {
-		if (!nb_is_ident(v))
-			goto bad;
-		o->kname = v;
-		o->given |= NB_GIVEN_NAME;
-		return took;
-	}
-	if (strcmp(arg, "--fast-math") == 0) {
-		o->fast_math = 1;
-		o->given |= NB_GIVEN_FAST_MATH;
-		return 1;
-	}
-	if (strcmp(arg, "--no-fma") == 0) {
-		o->fma = 0;
-		o->given |= NB_GIVEN_FMA;
-		return 1;
-	}
-	if ((v = value(arg, "--device-class", next, &took))) {
-		/* a class narrower than cpu or gpu picks its own row */
-		if (strcmp(v, "cpu") == 0 || strcmp(v, "gpu") == 0)
-			o->devclass = NULL;
-		else if (nb_defaults_class_ok(v))
-			o->devclass = v;
-		else
-			goto bad;
-		o->cpu = strncmp(v, "gpu", 3) != 0;
-		return took;
-	}
-	if ((v = value(arg, "--dd", next, &took))) {
-		if (strcmp(v, "qd") == 0)
-			o->dd_qd = 1;
-		else if (strcmp(v, "accurate") == 0)
-			o->dd_qd = 0;
-		else
-			goto bad;
-		o->given |= NB_GIVEN_DD;
-		return took;
-	}
-	if (strcmp(arg, "--no-ftz") == 0) {
-		o->ftz = 0;
-		o->given |= NB_GIVEN_FTZ;
-		return 1;
-	}
-	if (strcmp(arg, "--no-approx") == 0) {
-		o->approx = 0;
-		o->given |= NB_GIVEN_APPROX;
-		return 1;
-	}
-	if (strcmp(arg, "--fma") == 0) {
-		o->fma = 1;
-		o->given |= NB_GIVEN_FMA;
-		return 1;
-	}
-	return 0;
+	o->given |= f->given;
+	return took;
 bad:
-	snprintf(err, errlen, "bad value '%s' for %.*s", nb_esc(v),
-	         (int)strcspn(arg, "="), arg);
-	return -1;
-badint:
-	snprintf(err, errlen, "bad value '%s' for %.*s: expected a positive "
-	         "integer in range", nb_esc(v), (int)strcspn(arg, "="), arg);
+	snprintf(err, errlen, "bad value '%s' for %s: expected %s", nb_esc(v),
+	         f->name, what);
 	return -1;
 }
 

@@ -1,26 +1,25 @@
-/* cli.h: what the programs' command lines share (bin/nbody, bin/oneloop):
- * the "PROG: error: ..." message, flag values as "--flag V" or "--flag=V",
- * opening the device a --target asks for, a quoted CSV field and a clock. */
+/* cli.h: what the programs that run kernels share beyond the parser
+ * (opt.h): the rows of the runtime's tuner, opening the device a --target
+ * and a --device ask for, and a quoted CSV field. */
 #ifndef CLI_H
 #define CLI_H
 
-#include <stdarg.h>
 #include "nbrt.h"
+#include "opt.h"
 
-/* The program's name in messages; main sets it first. */
-extern const char *cli_prog;
+/* --tune and --tune-budget S as rows of a program's table: *on and
+ * *budget, which cli_tune turns into the budget to tune within (S; --tune
+ * alone: NBRT_TUNE_BUDGET; 0: no tuning). */
+#define CLI_TUNE_ROWS(on, budget, help)                                   \
+	OPT(OPT_SET, "--tune", NULL, on, help),                           \
+	OPT(OPT_REAL, "--tune-budget", "S", budget,                       \
+	    "--tune within about S seconds (default 3)", .lo = 0,         \
+	    .hi = 1e6, .open = OPT_ABOVE)
 
-/* Prints "PROG: error: MSG" on stderr (under MPI through par_error, which
- * names the rank); returns 1, so callers can return cli_fail(...). */
-int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cli_vfail(const char *fmt, va_list ap);
-
-/* The value of flag `flag` at argv[*i], given as "--flag V" (taking the
- * next argument) or "--flag=V"; NULL if argv[*i] is another flag, or
- * cli_missing (already reported) if the value is. */
-extern const char cli_missing[];
-const char *cli_value(const char *a, const char *flag, int argc, char **argv,
-                      int *i);
+static inline double cli_tune(int on, double budget)
+{
+	return budget > 0 ? budget : on ? NBRT_TUNE_BUDGET : 0;
+}
 
 /* A CSV field on stdout: quoted, with inner quotes doubled (RFC 4180). */
 void cli_csv_str(const char *s);
@@ -33,8 +32,5 @@ void cli_csv_str(const char *s);
  * `device` matches (nbrt_open_nth).  NULL, reported, on failure. */
 nbrt *cli_open(const char *device, const char *target,
                       const char *flag);
-
-/* Seconds on a clock that never steps back. */
-double cli_now(void);
 
 #endif

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <omp.h>
-#include "cli.h"
 #include "par.h"
+#include "prog.h"
 #ifdef NB_MPI
 #include <mpi.h>
 #endif
@@ -46,21 +46,16 @@ int par_size(void)
 	return size;
 }
 
-static void put(const char *who, const char *msg)
-{
-	fprintf(stderr, "%s: error: %s%s\n", cli_prog, who, msg);
-}
-
 void par_error(const char *msg)
 {
 	if (size == 1) {
-		put("", msg);
+		prog_error_line("", msg);
 		return;
 	}
 	size_t n = strlen(msg);
 	char *k = realloc(kept, nkept + n + 1);
 	if (!k) { /* the message matters more than its merging */
-		put("", msg);
+		prog_error_line("", msg);
 		return;
 	}
 	kept = k;
@@ -89,7 +84,7 @@ static int on; /* MPI_Init was called */
 static void put_kept(const char *who)
 {
 	for (char *p = kept; p && p < kept + nkept; p += strlen(p) + 1)
-		put(who, p);
+		prog_error_line(who, p);
 	free(kept);
 	kept = NULL;
 	nkept = 0;
@@ -135,12 +130,14 @@ int par_init(int argc, char **argv)
 	int ok = 0;
 	if (MPI_Initialized(&ok) != MPI_SUCCESS || ok ||
 	    MPI_Init(NULL, NULL) != MPI_SUCCESS) {
-		fprintf(stderr, "%s: error: MPI_Init failed\n", cli_prog);
+		fprintf(stderr, "%s: error: MPI_Init failed\n", prog_name);
 		exit(1);
 	}
 	on = 1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size > 1) /* every message is kept until the ranks agree */
+		prog_sink = par_error;
 	share_cores();
 	/* a rank with other arguments would go its own way and leave the
 	 * rest waiting in a collective it never reaches */
@@ -213,20 +210,20 @@ void par_bcast(void *buf, size_t n)
 {
 	if (size == 1)
 		return;
-	double t0 = cli_now();
+	double t0 = prog_now();
 	/* counts are int: a large file goes in parts */
 	for (size_t off = 0; off < n; off += (size_t)1 << 30) {
 		size_t m = n - off < (size_t)1 << 30 ? n - off : (size_t)1 << 30;
 		MPI_Bcast((char *)buf + off, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD);
 	}
-	tcomm += cli_now() - t0;
+	tcomm += prog_now() - t0;
 }
 
 void par_gather(void *buf, size_t n, size_t esize, int all)
 {
 	if (size == 1)
 		return;
-	double t0 = cli_now();
+	double t0 = prog_now();
 	int *cnt = malloc(2 * (size_t)size * sizeof *cnt);
 	MPI_Datatype t;
 	/* counts and displacements are int: the kernels' int indices keep
@@ -235,7 +232,7 @@ void par_gather(void *buf, size_t n, size_t esize, int all)
 	    MPI_Type_contiguous((int)esize, MPI_BYTE, &t) != MPI_SUCCESS ||
 	    MPI_Type_commit(&t) != MPI_SUCCESS) {
 		fprintf(stderr, "%s: error: rank %d: cannot exchange %zu "
-		        "elements\n", cli_prog, rank, n);
+		        "elements\n", prog_name, rank, n);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	int *disp = cnt + size;
@@ -257,7 +254,7 @@ void par_gather(void *buf, size_t n, size_t esize, int all)
 		            MPI_COMM_WORLD);
 	MPI_Type_free(&t);
 	free(cnt);
-	tcomm += cli_now() - t0;
+	tcomm += prog_now() - t0;
 }
 
 void par_max(double *v, int n)
@@ -275,7 +272,7 @@ int par_same(uint64_t digest, const char *msg)
 	MPI_Bcast(&d, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
 	if (d == digest)
 		return 0;
-	cli_fail("%s", msg);
+	par_error(msg);
 	return 1;
 }
 
@@ -289,9 +286,9 @@ int par_init(int argc, char **argv)
 	 * what mpirun -np P was asked for */
 	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
 	if (n && atoi(n) > 1)
-		return cli_fail("built without MPI, so mpirun's %s ranks would "
-		                "each run alone: rebuild with make MPI=1 "
-		                "(docs/mpi.md)", n);
+		return prog_fail("built without MPI, so mpirun's %s ranks would "
+		                 "each run alone: rebuild with make MPI=1 "
+		                 "(docs/mpi.md)", n);
 	return 0;
 }
 

@@ -24,7 +24,8 @@ int par_local_rank(void);
 /* An error message (without "PROG: error: "): printed at once by one
  * rank; under MPI kept until par_agree or par_end, which print each
  * distinct message once: "PROG: error: rank R: MSG", or without the rank
- * where every rank failed alike.  cli_fail calls it. */
+ * where every rank failed alike.  prog_fail hands it here where MPI
+ * runs several ranks (prog_sink). */
 void par_error(const char *msg);
 
 /* Rank `rank`'s part [lo, hi) of n elements: n / P each, the first

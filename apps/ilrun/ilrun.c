@@ -10,6 +10,7 @@
 #include <time.h>
 #include "il.h"
 #include "nbcc.h"
+#include "opt.h"
 
 enum { FAILED = 1, USAGE = 2 };
 
@@ -298,46 +299,40 @@ static void print(const In *in, const Print *p)
 	putchar('\n');
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: ilrun [--time] FILE.il\n"
-	      "Runs a program in nbcc's subset of AMD IL through its interpreter.\n"
-	      "The file's ';!' comment lines give the inputs and the outputs:\n"
-	      "  ;! threads N                 work items 0..N-1 (default: one group)\n"
-	      "  ;! steps N                   the step limit (default 2^40)\n"
-	      "  ;! cbK[n] TYPE V1 [.. V4]    entry n of cb K (x, y, z, w; double:\n"
-	      "                               xy, zw); the rest of the buffer is 0\n"
-	      "  ;! uav(N) TYPE V1 V2 ...     appends values to raw UAV N\n"
-	      "  ;! uav(N) zero BYTES         appends BYTES zero bytes\n"
-	      "  ;! print uav(N) TYPE COUNT [at BYTE]\n"
-	      "                               after the run, COUNT values from BYTE\n"
-	      "TYPE is int, uint, hex, float or double.  Errors go to stderr\n"
-	      "(exit 1); see docs/amdil.md.\n", f);
-}
+static const opt_prog prog = {
+	"ilrun", "[--time] FILE.il",
+	"Runs a program in nbcc's subset of AMD IL through its interpreter.\n"
+	"The file's ';!' comment lines give the inputs and the outputs:\n"
+	"  ;! threads N                 work items 0..N-1 (default: one group)\n"
+	"  ;! steps N                   the step limit (default 2^40)\n"
+	"  ;! cbK[n] TYPE V1 [.. V4]    entry n of cb K (x, y, z, w; double:\n"
+	"                               xy, zw); the rest of the buffer is 0\n"
+	"  ;! uav(N) TYPE V1 V2 ...     appends values to raw UAV N\n"
+	"  ;! uav(N) zero BYTES         appends BYTES zero bytes\n"
+	"  ;! print uav(N) TYPE COUNT [at BYTE]\n"
+	"                               after the run, COUNT values from BYTE\n"
+	"TYPE is int, uint, hex, float or double.  Errors go to stderr\n"
+	"(exit 1); see docs/amdil.md.",
+	0,
+};
 
 int main(int argc, char **argv)
 {
 	const char *file = NULL;
 	int timed = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--time")) {
-			timed = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "ilrun: error: unknown option '%s'\n",
-			        nb_esc(argv[i]));
-			return USAGE;
-		} else if (file) {
-			fprintf(stderr, "ilrun: error: more than one file\n");
-			return USAGE;
-		} else {
-			file = argv[i];
-		}
-	}
+	const opt t[] = {
+		OPT(OPT_ARG, "file", "FILE.il", &file, NULL),
+		OPT(OPT_SET, "--time", NULL, &timed,
+		    "print on stderr the work items run and the\n"
+		    "seconds they took"),
+		{.kind = OPT_HELP},
+		{0},
+	};
+	int rc = opt_parse(&prog, t, argc, argv);
+	if (rc != OPT_GO)
+		return rc == OPT_DONE ? 0 : USAGE;
 	if (!file) {
-		usage(stderr);
+		opt_help(&prog, t, stderr);
 		return USAGE;
 	}
 	char err[512];
@@ -352,7 +347,7 @@ int main(int argc, char **argv)
 	memset(&in, 0, sizeof in);
 	in.file = file;
 	in.p = p;
-	int rc = 0;
+	rc = 0;
 	if (!p) {
 		fprintf(stderr, "%s\n", err);
 		rc = FAILED;

@@ -1,10 +1,7 @@
 /* nbbench.c: times a kernel the way a benchmark should: random inputs
  * (never zeros), one warm-up run that also compiles and uploads, then R
- * timed runs; prints the median as one CSV row.  Used by the scripts under bench/.
- *   nbbench KERNEL.nbl N[,NJ] [-r R] [--device SPEC] [--const NAME=V]
- *           [--header] [--tune] [--tune-budget S] [nbcc flags]
- *   nbbench --sweep KERNEL.nbl N[,NJ] [--device SPEC] [nbcc flags]
- * --tune lets the runtime's tuner choose the variant first (the warm-up
+ * timed runs; prints the median as one CSV row.  Used by the scripts
+ * under bench/; its flags are main's table (nbbench --help).  --tune lets the runtime's tuner choose the variant first (the warm-up
  * run tunes); --sweep prints the table of every variant the tuner knows,
  * with its speed and its ratio to the default (docs/tutorial.md).
  * Kernel time comes from OpenCL events (nbrt_kernel_time), so transfers and
@@ -12,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "nbrt.h"
+#include "opt.h"
+#include "prog.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -29,76 +29,119 @@ static double uniform(void)
 	return ((rng >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
+/* --const NAME=V: the CONSTs set (the others get 0.01) */
+typedef struct consts {
+	const char *name[32];
+	double val[32];
+	int n;
+} consts;
+
+static int get_const(void *to, const char *flag, const char *v)
+{
+	consts *c = to;
+	const char *eq = strchr(v, '=');
+	double x;
+	if (!eq || eq == v || opt_real(eq + 1, strlen(eq + 1), &x))
+		return opt_bad(flag, v, "NAME=VALUE");
+	if (c->n == 32)
+		return prog_fail("more than 32 %s", flag);
+	c->name[c->n] = strndup(v, (size_t)(eq - v));
+	if (!c->name[c->n])
+		return prog_fail("out of memory");
+	c->val[c->n++] = x;
+	return 0;
+}
+
+/* N or NI,NJ */
+static int get_size(void *to, const char *flag, const char *v)
+{
+	long *n = to;
+	const char *comma = strchr(v, ',');
+	size_t k = comma ? (size_t)(comma - v) : strlen(v);
+	if (opt_long(v, k, &n[0]) || n[0] < 0 ||
+	    (comma && (opt_long(comma + 1, strlen(comma + 1), &n[1]) ||
+	               n[1] < 0)))
+		return opt_bad(flag, v, "N or NI,NJ, counts from 0");
+	if (!comma)
+		n[1] = n[0];
+	return 0;
+}
+
+static void free_consts(consts *c)
+{
+	for (int k = 0; k < c->n; k++)
+		free((char *)c->name[k]);
+}
+
+static const opt_prog prog = {
+	"nbbench",
+	"KERNEL N[,NJ] [-r R] [--device S] [--const NAME=V] [--header] "
+	"[--tune] [--tune-budget S] [nbcc flags]\n"
+	"--sweep KERNEL N[,NJ] [--device S] [--const NAME=V] [nbcc flags]",
+	"Times a kernel as a benchmark should: random inputs (never zeros),\n"
+	"one warm-up run that also compiles and uploads, then R timed runs;\n"
+	"prints the median as one CSV row (--header: the header row first).",
+	0,
+};
+
 int main(int argc, char **argv)
 {
 	nb_options o;
 	nb_options_init(&o);
 	const char *kfile = NULL, *dev = NULL;
-	long ni = -1, nj = -1;
-	int reps = 5, header = 0, sweep = 0;
-	double tune = 0;
-	const char *cname[32];
-	double cval[32];
-	int nc = 0;
-	char err[256];
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-		int took = nb_options_parse(&o, a, next, err, sizeof err);
-		if (took < 0) {
-			fprintf(stderr, "nbbench: %s\n", err);
-			return 2;
-		}
-		if (took) {
-			i += took - 1;
-		} else if (strcmp(a, "-r") == 0 && next) {
-			reps = atoi(argv[++i]);
-		} else if (strcmp(a, "--device") == 0 && next) {
-			dev = argv[++i];
-		} else if (strcmp(a, "--header") == 0) {
-			header = 1;
-		} else if (strcmp(a, "--sweep") == 0) {
-			sweep = 1;
-		} else if (strcmp(a, "--tune") == 0) {
-			tune = tune > 0 ? tune : NBRT_TUNE_BUDGET;
-		} else if (strcmp(a, "--tune-budget") == 0 && next) {
-			tune = atof(argv[++i]);
-		} else if (strcmp(a, "--const") == 0 && next && nc < 32) {
-			char *eq = strchr(argv[++i], '=');
-			if (!eq) {
-				fprintf(stderr, "nbbench: --const NAME=VALUE\n");
-				return 2;
-			}
-			*eq = 0;
-			cname[nc] = argv[i];
-			cval[nc++] = atof(eq + 1);
-		} else if (!kfile) {
-			kfile = a;
-		} else if (ni < 0) {
-			char *c;
-			ni = strtol(a, &c, 10);
-			nj = *c == ',' ? strtol(c + 1, NULL, 10) : ni;
-		} else {
-			fprintf(stderr, "nbbench: unexpected '%s'\n", a);
-			return 2;
-		}
+	long size[2] = {-1, -1}, reps = 5;
+	int header = 0, sweep = 0, tune_on = 0;
+	double budget = 0;
+	consts cs = {0};
+	const opt tab[] = {
+		OPT(OPT_ARG, "kernel", "KERNEL", &kfile,
+		    "a .nbl, or a .cl, .c or .il that nbcc wrote"),
+		OPT(OPT_ARG, "size", "N[,NJ]", size,
+		    "N i-elements and NJ j-elements (default N)",
+		    .call = get_size),
+		OPT(OPT_INT, "-r", "R", &reps, "timed runs (default 5)", .lo = 0,
+		    .hi = 1000000),
+		OPT(OPT_STR, "--device", "SPEC", &dev,
+		    "the device, as nbrun --device (default:\n"
+		    "$NBRT_DEVICE, else a GPU, else a CPU)"),
+		OPT(OPT_CALL, "--const", "NAME=V", &cs,
+		    "the value of a CONST (default 0.01)", .call = get_const),
+		OPT(OPT_SET, "--header", NULL, &header,
+		    "print the CSV header row first (alone: only it)"),
+		CLI_TUNE_ROWS(&tune_on, &budget,
+		    "let the runtime's tuner choose the variant first\n"
+		    "(the warm-up run tunes)"),
+		OPT(OPT_SET, "--sweep", NULL, &sweep,
+		    "print the table of every variant the tuner knows,\n"
+		    "its speed and its ratio to the default's\n"
+		    "(docs/tutorial.md)"),
+		{.kind = OPT_HELP},
+		OPT(OPT_COMPILER, NULL, NULL, &o, "Compiler options:"),
+		{0},
+	};
+	int rc = opt_parse(&prog, tab, argc, argv);
+	if (rc != OPT_GO) {
+		free_consts(&cs);
+		return rc == OPT_DONE ? 0 : 2;
 	}
+	long ni = size[0], nj = size[1];
+	double tune = cli_tune(tune_on, budget);
 	if (header)
 		printf("device,kernel,flags,ni,nj,reps,kernel_s,total_s,"
 		       "interactions_per_s,gflops_counted,gflops_38\n");
 	if (!kfile || ni < 0) {
+		free_consts(&cs);
 		if (header)
 			return 0;
-		fprintf(stderr, "usage: nbbench KERNEL N[,NJ] [-r R] [--device S]"
-		        " [--const NAME=V] [--header] [--tune] [--tune-budget S] "
-		        "[nbcc flags]\n       nbbench --sweep KERNEL N[,NJ] "
-		        "[--device S] [--const NAME=V] [nbcc flags]\n");
+		opt_usage(&prog, stderr);
 		return 2;
 	}
 	char *msg = NULL;
 	nbrt *rt = nbrt_open(dev, &msg);
 	if (!rt) {
-		fprintf(stderr, "nbbench: %s\n", msg ? msg : "cannot open device");
+		prog_fail("%s", msg ? msg : "cannot open device");
 		free(msg);
+		free_consts(&cs);
 		return 1;
 	}
 	nbrt_kernel *k = nbrt_load(rt, kfile, &o);
@@ -107,8 +150,9 @@ int main(int argc, char **argv)
 		k = NULL;
 	}
 	if (!k) {
-		fprintf(stderr, "nbbench: %s\n", nbrt_error(rt));
+		prog_fail("%s", nbrt_error(rt));
 		nbrt_close(rt);
+		free_consts(&cs);
 		return 1;
 	}
 	const nb_iface *f = nbrt_iface(k);
@@ -118,9 +162,9 @@ int main(int argc, char **argv)
 		const nb_var *x = &f->var[v];
 		if (x->role == NB_CONST) {
 			double val = 0.01; /* a softening-like value */
-			for (int c = 0; c < nc; c++)
-				if (strcmp(cname[c], x->name) == 0)
-					val = cval[c];
+			for (int c = 0; c < cs.n; c++)
+				if (strcmp(cs.name[c], x->name) == 0)
+					val = cs.val[c];
 			if (nbrt_set_const(k, x->name, val, 0))
 				goto fail;
 			continue;
@@ -162,7 +206,7 @@ int main(int argc, char **argv)
 	for (char *c = dev_name; *c; c++)
 		if (*c == ',')
 			*c = ';';
-	printf("\"%s\",%s,\"%s\",%ld,%ld,%d,%.6e,%.6e,%.4e,%.1f,%.1f\n",
+	printf("\"%s\",%s,\"%s\",%ld,%ld,%ld,%.6e,%.6e,%.4e,%.1f,%.1f\n",
 	       dev_name, f->kernel, f->flags ? f->flags : flags, ni,
 	       nj, reps, med, reps ? tot / reps : 0, med > 0 ? inter / med : 0,
 	       med > 0 ? inter * f->flops / med / 1e9 : 0,
@@ -171,11 +215,12 @@ int main(int argc, char **argv)
 	status = 0;
 fail:
 	if (status)
-		fprintf(stderr, "nbbench: %s\n", nbrt_error(rt));
+		prog_fail("%s", nbrt_error(rt));
 	for (int v = 0; v < f->nvar; v++)
 		free(arr[v]);
 	free(arr);
 	nbrt_free(k);
 	nbrt_close(rt);
+	free_consts(&cs);
 	return status;
 }

@@ -16,14 +16,16 @@
 #include "cli.h"
 #include "csv.h"
 #include "nbrt.h"
+#include "opt.h"
 #include "par.h"
+#include "prog.h"
 
 /* Exit statuses: a run that failed (data, kernel, device), and a command
  * line that makes no sense (as nbcc). */
 enum { FAILED = 1, USAGE = 2, HELP = -1 };
 
 #define MAX_RANDOM ((size_t)INT_MAX) /* OpenCL kernels index with int */
-#define MAX_REPEAT 1000000ULL
+#define MAX_REPEAT 1000000
 
 typedef struct Const {
 	const char *arg;  /* NAME=VALUE as given */
@@ -42,14 +44,16 @@ typedef struct Args {
 	int ncst;
 	Map *map;
 	int nmap;
-	int repeat;         /* --repeat R; 0 when not given */
+	long repeat;        /* --repeat R; 0 when not given */
 	nb_options opt;
 	const char *optflag; /* a compiler flag given, besides --target */
 	int random;
 	size_t rni, rnj;
-	int seeded;
+	const char *seeded; /* --seed given */
 	unsigned long long seed;
 	int time, list, info;
+	int tune_on;        /* --tune */
+	double budget;      /* --tune-budget S; 0 when not given */
 	double tune;        /* --tune's budget in seconds, 0: none */
 } Args;
 
@@ -60,171 +64,45 @@ typedef struct Side {
 	size_t len;
 } Side;
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: nbrun KERNEL --i I.csv --j J.csv [options]\n"
-	        "       nbrun KERNEL --ij P.csv [options]\n"
-	        "       nbrun KERNEL --random NI,NJ [options]\n"
-	        "Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
-	        "reduced over every row j of J.csv; the results are written as CSV.\n\n"
-	        "  KERNEL             a .nbl (compiled here, with the compiler options\n"
-	        "                     below) or a .cl, .c or .il that nbcc wrote\n"
-	        "  --i FILE           the LMEM columns: a header row naming them, in\n"
-	        "                     any order, then one row per i-element (- for\n"
-	        "                     standard input)\n"
-	        "  --j FILE           the BMEM columns, one row per j-element\n"
-	        "  --ij FILE          one file for both: its rows are the i-elements\n"
-	        "                     and the j-elements, its header names every\n"
-	        "                     LMEM and BMEM column (or see --map)\n"
-	        "  --map V=COL,...    read the LMEM or BMEM V from column COL, as in\n"
-	        "                     --map xi=x,xj=x (one column may feed several);\n"
-	        "                     with --map, columns that nothing reads are\n"
-	        "                     skipped\n"
-	        "  --const NAME=V     the value of a CONST (each CONST once)\n"
-	        "  -o FILE            write the results to FILE (a file is replaced\n"
-	        "                     whole, a FIFO or device written straight);\n"
-	        "                     default: standard output\n"
-	        "  --target T         c: run on the host through the C back end;\n"
-	        "                     opencl: on an OpenCL device; amdil: in nbcc's\n"
-	        "                     AMD IL interpreter, on this CPU (default: from\n"
-	        "                     --device, else from KERNEL's extension, else\n"
-	        "                     OpenCL)\n"
-	        "  --device SPEC      gpu, cpu, P:D (see --list-devices), part of a\n"
-	        "                     device name, host, or amdil (default:\n"
-	        "                     $NBRT_DEVICE, else the first GPU, else the\n"
-	        "                     first CPU)\n"
-	        "  --random NI,NJ     random inputs instead of --i and --j: every LMEM\n"
-	        "                     and BMEM uniform in (0,1); CONSTs not given\n"
-	        "                     by --const random in (0,1) too (shown on stderr)\n"
-	        "  --seed S           seed of --random (default: from the clock; the\n"
-	        "                     seed used is shown on stderr)\n"
-	        "  --time             print on stderr the variant that ran ('variant:\n"
-	        "                     kernel, target, device, unroll, j-split, the\n"
-	        "                     compiler flags and build options) and 'time:\n"
-	        "                     T s, interactions/s: X' (T: the kernel's\n"
-	        "                     launches)\n"
-	        "  --tune             time the kernel's variants (unrolling, j-split,\n"
-	        "                     work-group size, tile; on a CPU the C path\n"
-	        "                     and OpenCL) for this size on this device, the\n"
-	        "                     results of each checked against the default's,\n"
-	        "                     and keep the fastest in the cache for later\n"
-	        "                     runs (a .nbl; docs/performance.md)\n"
-	        "  --tune-budget S    --tune within about S seconds (default 3)\n"
-	        "  --repeat R         with --time: run R times (the results are the\n"
-	        "                     last run's); T is the median, and the line\n"
-	        "                     adds the min, the max and their spread\n"
-	        "  --list-devices     list the OpenCL devices and exit\n"
-	        "  --device-info      print the limits of the device --device picks\n"
-	        "                     (local memory, work-group size, extensions...),\n"
-	        "                     one 'key value' per line, and exit\n"
-	        "  --help, --version\n\n"
-	        "CSV files: values separated by commas, blanks around them and\n"
-	        "double quotes allowed; blank lines, lines starting with #, CRLF\n"
-	        "line ends and a byte order mark are fine.  Values are decimal\n"
-	        "numbers ([+-]digits[.digits][e[+-]digits]); nan, inf and hex are\n"
-	        "refused.  They are read at the precision of the kernel's type\n"
-	        "(dd: the nearest double-double) and written with the digits to\n"
-	        "read back the same: %%.9g for float, %%.17g for double, for dd 32\n"
-	        "significant digits or the fewest more that suffice; a count (an\n"
-	        "RMEM summing conditions) or a j index (argmin=, argmax=) as an\n"
-	        "integer.\n\n"
-	        "Compiler options (for a .nbl KERNEL):\n%s",
-	        nb_options_help_text());
-}
-
 static int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	cli_vfail(fmt, ap);
+	prog_vfail(fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 /* --- the command line -------------------------------------------------- */
 
-/* "--flag=value" or "--flag value": the value, or NULL if arg is not flag.
- * *took is how many arguments it used. */
-static const char *value(const char *arg, const char *flag, const char *next,
-                         int *took)
+static int parse_random(void *to, const char *flag, const char *v)
 {
-	size_t n = strlen(flag);
-	if (strncmp(arg, flag, n) != 0)
-		return NULL;
-	if (arg[n] == '=') {
-		*took = 1;
-		return arg + n + 1;
-	}
-	if (arg[n] == 0) {
-		*took = next ? 2 : 1;
-		return next ? next : "";
-	}
-	return NULL;
-}
-
-/* A count or seed: decimal digits only, at most max. */
-static int parse_count(const char *s, size_t n, unsigned long long max,
-                       unsigned long long *out)
-{
-	if (n == 0 || strspn(s, "0123456789") < n)
-		return -1;
-	unsigned long long v = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (max - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_random(Args *a, const char *v)
-{
+	Args *a = to;
 	const char *comma = strchr(v, ',');
-	unsigned long long ni, nj;
-	if (!comma || parse_count(v, (size_t)(comma - v), MAX_RANDOM, &ni) ||
-	    parse_count(comma + 1, strlen(comma + 1), MAX_RANDOM, &nj))
-		return fail(USAGE, "bad value '%s' for --random: expected NI,NJ, "
-		            "two counts from 0 to %zu", nb_esc(v), MAX_RANDOM);
+	long ni, nj;
+	if (!comma || opt_long(v, (size_t)(comma - v), &ni) ||
+	    opt_long(comma + 1, strlen(comma + 1), &nj) || ni < 0 || nj < 0 ||
+	    (size_t)ni > MAX_RANDOM || (size_t)nj > MAX_RANDOM)
+		return opt_bad(flag, v, "NI,NJ, two counts from 0 to %zu",
+		               MAX_RANDOM);
 	a->rni = (size_t)ni;
 	a->rnj = (size_t)nj;
 	a->random = 1;
 	return 0;
 }
 
-static int parse_seed(Args *a, const char *v)
-{
-	if (parse_count(v, strlen(v), ULLONG_MAX, &a->seed))
-		return fail(USAGE, "bad value '%s' for --seed: expected an "
-		            "integer from 0 to %llu", nb_esc(v), ULLONG_MAX);
-	a->seeded = 1;
-	return 0;
-}
-
-static int parse_repeat(Args *a, const char *v)
-{
-	unsigned long long r;
-	if (parse_count(v, strlen(v), MAX_REPEAT, &r) || r == 0)
-		return fail(USAGE, "bad value '%s' for --repeat: expected a "
-		            "number of runs from 1 to %llu", nb_esc(v), MAX_REPEAT);
-	a->repeat = (int)r;
-	return 0;
-}
-
 /* --map VAR=COL[,VAR=COL...]: the pairs are checked against the kernel
  * once it is loaded (check_maps). */
-static int parse_map(Args *a, const char *v)
+static int parse_map(void *to, const char *flag, const char *v)
 {
+	Args *a = to;
 	for (const char *p = v;;) {
 		size_t n = strcspn(p, ",");
 		const char *eq = memchr(p, '=', n);
 		if (!eq || eq == p || eq + 1 == p + n ||
 		    memchr(eq + 1, '=', (size_t)(p + n - eq - 1)))
-			return fail(USAGE, "bad value '%s' for --map: expected "
-			            "VARIABLE=COLUMN, several joined by commas "
-			            "(as in xi=x,xj=x)", nb_esc(v));
+			return opt_bad(flag, v, "VARIABLE=COLUMN, several joined by "
+			               "commas (as in xi=x,xj=x)");
 		Map *m = realloc(a->map, sizeof *m * (size_t)(a->nmap + 1));
 		char *t = malloc(n + 1);
 		if (m)
@@ -251,67 +129,18 @@ static void free_args(Args *a)
 	free(a->map);
 }
 
-static int parse_const(Args *a, const char *v)
+static int parse_const(void *to, const char *flag, const char *v)
 {
+	Args *a = to;
 	const char *eq = strchr(v, '=');
 	if (!eq || eq == v)
-		return fail(USAGE, "bad value '%s' for --const: expected "
-		            "NAME=VALUE", nb_esc(v));
+		return opt_bad(flag, v, "NAME=VALUE");
 	Const *c = realloc(a->cst, sizeof *c * (size_t)(a->ncst + 1));
 	if (!c)
 		return fail(FAILED, "out of memory");
 	a->cst = c;
 	c[a->ncst++] = (Const){v, (size_t)(eq - v), eq + 1};
 	return 0;
-}
-
-/* One of nbrun's own flags: returns how many arguments it took (0: not
- * one of them); sets *rc to an exit status on a bad value. */
-static int own_flag(Args *a, const char *arg, const char *next, int *rc)
-{
-	const char *v;
-	int took = 0;
-	if ((v = value(arg, "--i", next, &took)))
-		a->ifile = v;
-	else if ((v = value(arg, "--j", next, &took)))
-		a->jfile = v;
-	else if ((v = value(arg, "--ij", next, &took)))
-		a->ijfile = v;
-	else if ((v = value(arg, "--map", next, &took)))
-		*rc = *v ? parse_map(a, v) : 0;
-	else if ((v = value(arg, "--repeat", next, &took)))
-		*rc = *v ? parse_repeat(a, v) : 0;
-	else if ((v = value(arg, "--device", next, &took)))
-		a->device = v;
-	else if ((v = value(arg, "-o", next, &took)))
-		a->out = v;
-	else if ((v = value(arg, "--const", next, &took)))
-		*rc = *v ? parse_const(a, v) : 0;
-	else if ((v = value(arg, "--random", next, &took)))
-		*rc = *v ? parse_random(a, v) : 0;
-	else if ((v = value(arg, "--seed", next, &took)))
-		*rc = *v ? parse_seed(a, v) : 0;
-	else if (!strcmp(arg, "--time"))
-		a->time = took = 1;
-	else if (!strcmp(arg, "--tune")) {
-		if (!a->tune)
-			a->tune = NBRT_TUNE_BUDGET;
-		took = 1;
-	} else if ((v = value(arg, "--tune-budget", next, &took))) {
-		char *end;
-		a->tune = *v ? strtod(v, &end) : 0;
-		if (*v && (*end || !(a->tune > 0) || a->tune > 1e6))
-			*rc = fail(USAGE, "--tune-budget %s: expected seconds "
-			           "above 0", nb_esc(v));
-	}
-	else if (!strcmp(arg, "--list-devices"))
-		a->list = took = 1;
-	else if (!strcmp(arg, "--device-info"))
-		a->info = took = 1;
-	if (v && !*v && !*rc)
-		*rc = fail(USAGE, "%.*s needs a value", (int)strcspn(arg, "="),
-		           arg);
-	return took;
 }
 
 /* Conflicts and omissions, once every flag is known. */
@@ -359,45 +188,109 @@ static int check_args(Args *a)
 	return 0;
 }
 
+static const opt_prog prog = {
+	"nbrun",
+	"KERNEL --i I.csv --j J.csv [options]\n"
+	"KERNEL --ij P.csv [options]\n"
+	"KERNEL --random NI,NJ [options]",
+	"Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
+	"reduced over every row j of J.csv; the results are written as CSV.",
+	1,
+};
+
 static int parse_args(int argc, char **argv, Args *a)
 {
 	memset(a, 0, sizeof *a);
 	nb_options_init(&a->opt);
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			usage(stdout);
-			return HELP;
-		}
-		if (!strcmp(arg, "--version")) {
-			printf("nbrun (nbcc) %s\n", NBCC_VERSION);
-			return HELP;
-		}
-		int rc = 0;
-		int took = own_flag(a, arg, next, &rc);
-		if (rc)
-			return rc;
-		if (!took) {
-			char err[256];
-			took = nb_options_parse(&a->opt, arg, next, err, sizeof err);
-			if (took < 0)
-				return fail(USAGE, "%s", err);
-			if (took && strncmp(arg, "--target", 8) != 0)
-				a->optflag = arg;
-		}
-		if (took) {
-			i += took - 1;
-			continue;
-		}
-		if (arg[0] == '-' && arg[1])
-			return fail(USAGE, "unknown option '%s' (see nbrun --help)",
-			            nb_esc(arg));
-		if (a->kernel)
-			return fail(USAGE, "more than one kernel ('%s' and '%s')",
-			            nb_esc(a->kernel), nb_esc(arg));
-		a->kernel = arg;
-	}
+	const opt t[] = {
+		OPT(OPT_ARG, "kernel", "KERNEL", &a->kernel,
+		    "a .nbl (compiled here, with the compiler options\n"
+		    "below) or a .cl, .c or .il that nbcc wrote"),
+		OPT(OPT_STR, "--i", "FILE", &a->ifile,
+		    "the LMEM columns: a header row naming them, in\n"
+		    "any order, then one row per i-element (- for\n"
+		    "standard input)"),
+		OPT(OPT_STR, "--j", "FILE", &a->jfile,
+		    "the BMEM columns, one row per j-element"),
+		OPT(OPT_STR, "--ij", "FILE", &a->ijfile,
+		    "one file for both: its rows are the i-elements\n"
+		    "and the j-elements, its header names every\n"
+		    "LMEM and BMEM column (or see --map)"),
+		OPT(OPT_CALL, "--map", "V=COL,...", a,
+		    "read the LMEM or BMEM V from column COL, as in\n"
+		    "--map xi=x,xj=x (one column may feed several);\n"
+		    "with --map, columns that nothing reads are\n"
+		    "skipped", .call = parse_map),
+		OPT(OPT_CALL, "--const", "NAME=V", a,
+		    "the value of a CONST (each CONST once)",
+		    .call = parse_const),
+		OPT(OPT_STR, "-o", "FILE", &a->out,
+		    "write the results to FILE (a file is replaced\n"
+		    "whole, a FIFO or device written straight);\n"
+		    "default: standard output"),
+		OPT(OPT_COMPILER, "--target", "T", &a->opt,
+		    "c: run on the host through the C back end;\n"
+		    "opencl: on an OpenCL device; amdil: in nbcc's\n"
+		    "AMD IL interpreter, on this CPU (default: from\n"
+		    "--device, else from KERNEL's extension, else\n"
+		    "OpenCL)"),
+		OPT(OPT_STR, "--device", "SPEC", &a->device,
+		    "gpu, cpu, P:D (see --list-devices), part of a\n"
+		    "device name, host, or amdil (default:\n"
+		    "$NBRT_DEVICE, else the first GPU, else the\n"
+		    "first CPU)"),
+		OPT(OPT_CALL, "--random", "NI,NJ", a,
+		    "random inputs instead of --i and --j: every LMEM\n"
+		    "and BMEM uniform in (0,1); CONSTs not given\n"
+		    "by --const random in (0,1) too (shown on stderr)",
+		    .call = parse_random),
+		OPT(OPT_U64, "--seed", "S", &a->seed,
+		    "seed of --random (default: from the clock; the\n"
+		    "seed used is shown on stderr)", .seen = &a->seeded),
+		OPT(OPT_SET, "--time", NULL, &a->time,
+		    "print on stderr the variant that ran ('variant:\n"
+		    "kernel, target, device, unroll, j-split, the\n"
+		    "compiler flags and build options) and 'time:\n"
+		    "T s, interactions/s: X' (T: the kernel's\n"
+		    "launches)"),
+		CLI_TUNE_ROWS(&a->tune_on, &a->budget,
+		    "time the kernel's variants (unrolling, j-split,\n"
+		    "work-group size, tile; on a CPU the C path\n"
+		    "and OpenCL) for this size on this device, the\n"
+		    "results of each checked against the default's,\n"
+		    "and keep the fastest in the cache for later\n"
+		    "runs (a .nbl; docs/performance.md)"),
+		OPT(OPT_INT, "--repeat", "R", &a->repeat,
+		    "with --time: run R times (the results are the\n"
+		    "last run's); T is the median, and the line\n"
+		    "adds the min, the max and their spread", .lo = 1,
+		    .hi = MAX_REPEAT),
+		OPT(OPT_SET, "--list-devices", NULL, &a->list,
+		    "list the OpenCL devices and exit"),
+		OPT(OPT_SET, "--device-info", NULL, &a->info,
+		    "print the limits of the device --device picks\n"
+		    "(local memory, work-group size, extensions...),\n"
+		    "one 'key value' per line, and exit"),
+		{.kind = OPT_HELP},
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "CSV files: values separated by commas, blanks around them and\n"
+		    "double quotes allowed; blank lines, lines starting with #, CRLF\n"
+		    "line ends and a byte order mark are fine.  Values are decimal\n"
+		    "numbers ([+-]digits[.digits][e[+-]digits]); nan, inf and hex are\n"
+		    "refused.  They are read at the precision of the kernel's type\n"
+		    "(dd: the nearest double-double) and written with the digits to\n"
+		    "read back the same: %.9g for float, %.17g for double, for dd 32\n"
+		    "significant digits or the fewest more that suffice; a count (an\n"
+		    "RMEM summing conditions) or a j index (argmin=, argmax=) as an\n"
+		    "integer."),
+		OPT(OPT_COMPILER, NULL, NULL, &a->opt,
+		    "Compiler options (for a .nbl KERNEL):", .seen = &a->optflag),
+		{0},
+	};
+	int rc = opt_parse(&prog, t, argc, argv);
+	if (rc != OPT_GO)
+		return rc == OPT_DONE ? HELP : USAGE;
+	a->tune = cli_tune(a->tune_on, a->budget);
 	if (a->list || a->info)
 		return 0;
 	return check_args(a);
@@ -1017,7 +910,7 @@ static int describe(nbrt *rt)
 
 int main(int argc, char **argv)
 {
-	cli_prog = "nbrun";
+	prog_name = "nbrun";
 	if (par_init(argc, argv))
 		return par_end(FAILED);
 	Args a;

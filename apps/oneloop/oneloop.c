@@ -9,16 +9,18 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "opt.h"
 #include "nbrt.h"
 #include "oneloop.h"
 #include "par.h"
+#include "prog.h"
 
 /* The kernel built in: dsl-examples/oneloop.nbl, embedded at build time
  * (scripts/embed.sh), so that bin/oneloop runs from anywhere. */
 extern const char nb_oneloop_nbl[];
 
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
-#define MAX_N 46340L
+#define MAX_N 46340
 #define MAX_COUNT 64
 /* the truncation error allowed, relative to I: below dd's 2^-104 */
 #define TAIL_MAX 1e-32
@@ -26,11 +28,11 @@ extern const char nb_oneloop_nbl[];
 typedef struct args {
 	long n, count;
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
-	const char *prec, *ntext; /* as given, checked by check_args */
 	const char *scan;         /* --scan FILE */
 	const char *point;        /* a flag --scan excludes, as given */
 	int extrapolate, dbl, csv;
-	const char *dd;     /* --dd: the kernel's dd arithmetic */
+	const char *dd;     /* --dd given: the kernel's dd arithmetic */
+	int accurate;       /* --dd accurate */
 } args;
 
 /* The parameters, read in the run's precision. */
@@ -62,72 +64,35 @@ typedef struct run {
 	int split;           /* the points divided among MPI ranks */
 } run;
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: oneloop [options]\n"
-	        "The one-loop integral of paper 001 (Eq. 5.1),\n"
-	        "  I = int_0^1 dx int_0^(1-x) dy int_0^(1-x-y) dz 1/D^2,\n"
-	        "  D = -x y s - t z (1-x-y-z) + (x+y) lambda^2\n"
-	        "      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
-	        "by a tanh-sinh rule of N points per axis whose inner sum is\n"
-	        "dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
-	        "I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.\n\n"
-	        "  --n N              points per axis, 2 to %ld (default 256)\n"
-	        "  --s S              s <= 0 (default -1)\n"
-	        "  --t T              t <= 0 (default -1)\n"
-	        "  --me ME            me > 0 (default 1)\n"
-	        "  --mf MF            mf > 0 (default 1)\n"
-	        "  --lambda L         lambda > 0 (default 0.01)\n"
-	        "  --extrapolate      evaluate lambda_k = L0 RATIO^k and extrapolate\n"
-	        "                     A and B with Wynn's epsilon algorithm\n"
-	        "  --lambdas L0,RATIO,COUNT\n"
-	        "                     the sequence: L0 > 0, RATIO in (0, 1),\n"
-	        "                     3 <= COUNT <= %d (default 0.1,0.5,16)\n"
-	        "  --precision P      dd (default) or double: the kernel, the rule\n"
-	        "                     and the host sums all in P\n"
-	        "  --dd A             qd (default) or accurate: the kernel's dd\n"
-	        "                     arithmetic (nbcc --dd; docs/oneloop.md)\n"
-	        "  --target T         c (the host back end) or opencl\n"
-	        "  --device SPEC      host, cpu, gpu, P:D or a name (default:\n"
-	        "                     $NBRT_DEVICE, else a GPU, else a CPU, else\n"
-	        "                     the host)\n"
-	        "  --csv              machine-readable output\n"
-	        "  --scan FILE        one integral for each row of FILE, a CSV\n"
-	        "                     file with the columns s,t,me,mf,lambda;\n"
-	        "                     CSV output, a row for each (MPI ranks\n"
-	        "                     share the rows; docs/oneloop.md)\n"
-	        "  --help\n\n"
-	        "Numbers are decimals, read exactly into the precision.  See\n"
-	        "docs/oneloop.md for the rule, the output and the checks.\n",
-	        MAX_N, MAX_COUNT);
-}
-
 /* --- the command line -------------------------------------------------- */
-
-static int get_long(const char *what, const char *v, long *out)
-{
-	char *end;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (!*v || *end || errno || *v == ' ')
-		return cli_fail("%s needs an integer, not '%s'", what, nb_esc(v));
-	*out = x;
-	return 0;
-}
 
 /* A decimal read exactly into the run's precision (nb_num_read). */
 static int get_num(const char *what, const char *v, int dbl, nb_dd *out)
 {
 	double r[2];
 	if (nb_num_read(v, strlen(v), dbl ? NB_DOUBLE : NB_DD, r))
-		return cli_fail("%s needs a finite decimal number, not '%s'", what,
-		                nb_esc(v));
+		return prog_fail("%s needs a finite decimal number, not '%s'", what,
+		                 nb_esc(v));
 	*out = nb_dd_make(r[0], r[1]);
 	return 0;
 }
 
 enum { P_GO, P_DONE, P_BAD };
+
+static const opt_prog prog = {
+	"oneloop", "[options]",
+	"The one-loop integral of paper 001 (Eq. 5.1),\n"
+	"  I = int_0^1 dx int_0^(1-x) dy int_0^(1-x-y) dz 1/D^2,\n"
+	"  D = -x y s - t z (1-x-y-z) + (x+y) lambda^2\n"
+	"      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
+	"by a tanh-sinh rule of N points per axis whose inner sum is\n"
+	"dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
+	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.",
+	0,
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static int parse_args(args *a, int argc, char **argv)
 {
@@ -135,90 +100,79 @@ static int parse_args(args *a, int argc, char **argv)
 	a->n = 256;
 	a->s = a->t = "-1";
 	a->me = a->mf = "1";
-	const char *n = NULL, *prec = "dd";
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i], *v = NULL;
-		int bad = 0;
-		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-			usage(stdout);
-			return P_DONE;
-		} else if (strcmp(s, "--csv") == 0) {
-			a->csv = 1;
-		} else if (strcmp(s, "--extrapolate") == 0) {
-			a->extrapolate = 1;
-		} else if ((v = cli_value(s, "--n", argc, argv, &i))) {
-			n = v;
-		} else if ((v = cli_value(s, "--scan", argc, argv, &i))) {
-			a->scan = v;
-		} else if ((v = cli_value(s, "--s", argc, argv, &i))) {
-			a->s = a->point = v;
-		} else if ((v = cli_value(s, "--t", argc, argv, &i))) {
-			a->t = a->point = v;
-		} else if ((v = cli_value(s, "--me", argc, argv, &i))) {
-			a->me = a->point = v;
-		} else if ((v = cli_value(s, "--mf", argc, argv, &i))) {
-			a->mf = a->point = v;
-		} else if ((v = cli_value(s, "--lambdas", argc, argv, &i))) {
-			a->lambdas = v;
-		} else if ((v = cli_value(s, "--lambda", argc, argv, &i))) {
-			a->lambda = a->point = v;
-		} else if ((v = cli_value(s, "--precision", argc, argv, &i))) {
-			prec = v;
-		} else if ((v = cli_value(s, "--dd", argc, argv, &i))) {
-			a->dd = v;
-		} else if ((v = cli_value(s, "--target", argc, argv, &i))) {
-			a->target = v;
-		} else if ((v = cli_value(s, "--device", argc, argv, &i))) {
-			a->device = v;
-		} else {
-			bad = cli_fail("unknown option '%s' (see oneloop --help)",
-			               nb_esc(s));
-		}
-		if (bad || v == cli_missing)
-			return P_BAD;
-	}
-	a->prec = prec;
-	a->ntext = n;
-	return P_GO;
+	const opt t[] = {
+		OPT(OPT_INT, "--n", "N", &a->n,
+		    "points per axis, 2 to " STR(MAX_N) " (default 256)"),
+		OPT(OPT_STR, "--s", "S", &a->s, "s <= 0 (default -1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--t", "T", &a->t, "t <= 0 (default -1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--me", "ME", &a->me, "me > 0 (default 1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--mf", "MF", &a->mf, "mf > 0 (default 1)",
+		    .seen = &a->point),
+		OPT(OPT_STR, "--lambda", "L", &a->lambda,
+		    "lambda > 0 (default 0.01)", .seen = &a->point),
+		OPT(OPT_SET, "--extrapolate", NULL, &a->extrapolate,
+		    "evaluate lambda_k = L0 RATIO^k and extrapolate\n"
+		    "A and B with Wynn's epsilon algorithm"),
+		OPT(OPT_STR, "--lambdas", "L0,RATIO,COUNT", &a->lambdas,
+		    "the sequence: L0 > 0, RATIO in (0, 1),\n"
+		    "3 <= COUNT <= " STR(MAX_COUNT) " (default 0.1,0.5,16)"),
+		OPT(OPT_CHOICE, "--precision", "P", &a->dbl,
+		    "dd (default) or double: the kernel, the rule\n"
+		    "and the host sums all in P", .words = "dd|double"),
+		OPT(OPT_CHOICE, "--dd", "A", &a->accurate,
+		    "qd (default) or accurate: the kernel's dd\n"
+		    "arithmetic (nbcc --dd; docs/oneloop.md)",
+		    .words = "qd|accurate", .seen = &a->dd),
+		OPT(OPT_STR, "--target", "T", &a->target,
+		    "c (the host back end) or opencl"),
+		OPT(OPT_STR, "--device", "SPEC", &a->device,
+		    "host, cpu, gpu, P:D or a name (default:\n"
+		    "$NBRT_DEVICE, else a GPU, else a CPU, else\n"
+		    "the host)"),
+		OPT(OPT_SET, "--csv", NULL, &a->csv, "machine-readable output"),
+		OPT(OPT_STR, "--scan", "FILE", &a->scan,
+		    "one integral for each row of FILE, a CSV\n"
+		    "file with the columns s,t,me,mf,lambda;\n"
+		    "CSV output, a row for each (MPI ranks\n"
+		    "share the rows; docs/oneloop.md)"),
+		{.kind = OPT_HELP},
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "Numbers are decimals, read exactly into the precision.  See\n"
+		    "docs/oneloop.md for the rule, the output and the checks."),
+		{0},
+	};
+	int rc = opt_parse(&prog, t, argc, argv);
+	return rc == OPT_GO ? P_GO : rc == OPT_DONE ? P_DONE : P_BAD;
 }
 
 /* The command line's consistency, before any number is read. */
 static int check_args(args *a)
 {
-	if (strcmp(a->prec, "dd") == 0)
-		a->dbl = 0;
-	else if (strcmp(a->prec, "double") == 0)
-		a->dbl = 1;
-	else
-		return cli_fail("--precision must be dd or double, not '%s'",
-		                nb_esc(a->prec));
-	if (a->dd && strcmp(a->dd, "accurate") != 0 && strcmp(a->dd, "qd") != 0)
-		return cli_fail("--dd must be accurate or qd, not '%s'",
-		                nb_esc(a->dd));
 	if (a->dd && a->dbl)
-		return cli_fail("--dd is for --precision dd");
+		return prog_fail("--dd is for --precision dd");
 	if (a->target && nbrt_target_interpreted(a->target) != 0)
-		return cli_fail("--target must be c or opencl, not '%s'",
-		                nb_esc(a->target));
-	if (a->ntext && get_long("--n", a->ntext, &a->n))
-		return 1;
+		return prog_fail("--target must be c or opencl, not '%s'",
+		                 nb_esc(a->target));
 	if (a->n < 2)
-		return cli_fail("--n must be at least 2 (points of the rule on each "
-		                "axis), not %ld", a->n);
+		return prog_fail("--n must be at least 2 (points of the rule on each "
+		                 "axis), not %ld", a->n);
 	if (a->n > MAX_N)
-		return cli_fail("--n %ld is too large: the kernel numbers the N^2 "
-		                "(x, y) points with int, so N is at most %ld", a->n,
-		                MAX_N);
+		return prog_fail("--n %ld is too large: the kernel numbers the N^2 "
+		                 "(x, y) points with int, so N is at most %ld", a->n,
+		                 (long)MAX_N);
 	if (a->lambda && a->extrapolate)
-		return cli_fail("--lambda and --extrapolate exclude each other "
-		                "(--lambdas sets the extrapolation's sequence)");
+		return prog_fail("--lambda and --extrapolate exclude each other "
+		                 "(--lambdas sets the extrapolation's sequence)");
 	if (a->lambdas && !a->extrapolate)
-		return cli_fail("--lambdas needs --extrapolate");
+		return prog_fail("--lambdas needs --extrapolate");
 	if (a->scan && (a->extrapolate || a->point))
-		return cli_fail("--scan %s gives s, t, me, mf and lambda for each "
-		                "row: it excludes %s", nb_esc(a->scan),
-		                a->extrapolate ? "--extrapolate" : "--s, --t, --me, "
-		                "--mf and --lambda");
+		return prog_fail("--scan %s gives s, t, me, mf and lambda for each "
+		                 "row: it excludes %s", nb_esc(a->scan),
+		                 a->extrapolate ? "--extrapolate" : "--s, --t, --me, "
+		                 "--mf and --lambda");
 	return 0;
 }
 
@@ -243,8 +197,8 @@ static int split_lambdas(args *a, char *buf, size_t len, const char **l0,
 		goto bad;
 	return 0;
 bad:
-	return cli_fail("--lambdas needs L0,RATIO,COUNT (such as 0.1,0.5,16), "
-	                "not '%s'", nb_esc(v));
+	return prog_fail("--lambdas needs L0,RATIO,COUNT (such as 0.1,0.5,16), "
+	                 "not '%s'", nb_esc(v));
 }
 
 /* D > 0 on the closed simplex: each term is >= 0 for s, t <= 0 and the
@@ -257,11 +211,11 @@ static int positive(const char *where, const char *name, const char *text,
 		"only for s <= 0, t <= 0, me > 0, mf > 0 and lambda > 0 "
 		"(docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
-		return cli_fail("%s%s = %s is positive: %s", where, name,
-		                nb_esc(text), why);
+		return prog_fail("%s%s = %s is positive: %s", where, name,
+		                 nb_esc(text), why);
 	if (sign > 0 && !(v.hi > 0))
-		return cli_fail("%s%s = %s is not positive: %s", where, name,
-		                nb_esc(text), why);
+		return prog_fail("%s%s = %s is not positive: %s", where, name,
+		                 nb_esc(text), why);
 	return 0;
 }
 
@@ -291,17 +245,17 @@ static int check_tail(const char *where, const params *p, double last)
 {
 	double r = tail_bound(p, last);
 	if (!(r <= TAIL_MAX) && !(r < HUGE_VAL))
-		return cli_fail("%sthe parameters are outside the rule's range: at "
-		                "lambda = %.3g the bound on its truncation error "
-		                "overflows; the bound grows as min(lambda, me, mf) "
-		                "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
-		                where, last);
+		return prog_fail("%sthe parameters are outside the rule's range: at "
+		                 "lambda = %.3g the bound on its truncation error "
+		                 "overflows; the bound grows as min(lambda, me, mf) "
+		                 "falls and as |s|, |t|, me, mf grow (docs/oneloop.md)",
+		                 where, last);
 	if (!(r <= TAIL_MAX))
-		return cli_fail("%sthe parameters are outside the rule's range: at "
-		                "lambda = %.3g its truncation error may reach %.1e "
-		                "of I, above dd precision (%.0e); the bound grows as "
-		                "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
-		                "grow (docs/oneloop.md)", where, last, r, TAIL_MAX);
+		return prog_fail("%sthe parameters are outside the rule's range: at "
+		                 "lambda = %.3g its truncation error may reach %.1e "
+		                 "of I, above dd precision (%.0e); the bound grows as "
+		                 "min(lambda, me, mf) falls and as |s|, |t|, me, mf "
+		                 "grow (docs/oneloop.md)", where, last, r, TAIL_MAX);
 	return 0;
 }
 
@@ -330,22 +284,22 @@ static int read_params(args *a, params *p)
 	if (check_point("", p, text))
 		return 1;
 	if (!(p->l0.hi > 0))
-		return cli_fail("%s = %s is not positive: lambda must be > 0 (at "
-		                "lambda = 0, D vanishes at x = 1, y = z = 0 and the "
-		                "integral diverges)", a->extrapolate ? "--lambdas: L0"
-		                : "lambda", nb_esc(l0));
+		return prog_fail("%s = %s is not positive: lambda must be > 0 (at "
+		                 "lambda = 0, D vanishes at x = 1, y = z = 0 and the "
+		                 "integral diverges)", a->extrapolate ? "--lambdas: L0"
+		                 : "lambda", nb_esc(l0));
 	if (ratio && !(p->ratio.hi > 0 && p->ratio.hi < 1))
-		return cli_fail("--lambdas: RATIO = %s is not in (0, 1): the "
-		                "sequence L0 * RATIO^k must decrease toward 0",
-		                nb_esc(ratio));
+		return prog_fail("--lambdas: RATIO = %s is not in (0, 1): the "
+		                 "sequence L0 * RATIO^k must decrease toward 0",
+		                 nb_esc(ratio));
 	if (a->extrapolate && a->count < 3)
-		return cli_fail("--lambdas: COUNT = %ld is less than 3: the "
-		                "extrapolation needs two estimates of A and B, each "
-		                "from two lambdas, and one more to extrapolate",
-		                a->count);
+		return prog_fail("--lambdas: COUNT = %ld is less than 3: the "
+		                 "extrapolation needs two estimates of A and B, each "
+		                 "from two lambdas, and one more to extrapolate",
+		                 a->count);
 	if (a->count > MAX_COUNT)
-		return cli_fail("--lambdas: COUNT = %ld is more than %d", a->count,
-		                MAX_COUNT);
+		return prog_fail("--lambdas: COUNT = %ld is more than %d", a->count,
+		                 MAX_COUNT);
 	/* the smallest lambda is the hardest for the rule */
 	double last = p->l0.hi * pow(p->ratio.hi, (double)(a->count - 1));
 	if (check_tail("", p, last))
@@ -413,7 +367,7 @@ static int grid_make(grid *g, long n, int dbl)
 		free(v);
 		free(w);
 		grid_free(g);
-		return cli_fail("out of memory for N = %ld", n);
+		return prog_fail("out of memory for N = %ld", n);
 	}
 	quad_rule(n, dbl, u, v, w);
 	for (long k = 0; k < n; k++) {
@@ -478,8 +432,8 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
 	    nbrt_set_const(k, "s", p->s.hi, p->s.lo) ||
 	    nbrt_set_const(k, "one", 1, 0) ||
 	    nbrt_run(k, hi - lo, (size_t)g->n))
-		return r->split ? par_agree(cli_fail("%s", nbrt_error(r->rt)))
-		                : cli_fail("%s", nbrt_error(r->rt));
+		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
+		                : prog_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
@@ -502,7 +456,7 @@ static int check_memory(run *r)
 	double mine = grid_bytes(n, r->sc) + grid_bytes(n / 2, r->sc), rt = 0;
 	if (r->k && nbrt_run_memory(r->k, (size_t)n * (size_t)n, (size_t)n, 1,
 	                            &rt))
-		return cli_fail("--n %ld: %s", n, nbrt_error(r->rt));
+		return prog_fail("--n %ld: %s", n, nbrt_error(r->rt));
 	double avail = nbrt_host_memory();
 	if (mine + rt <= avail)
 		return 0;
@@ -511,8 +465,8 @@ static int check_memory(run *r)
 	nbrt_format_bytes(sm, sizeof sm, mine);
 	nbrt_format_bytes(sr, sizeof sr, rt);
 	nbrt_format_bytes(sa, sizeof sa, avail);
-	return cli_fail("--n %ld needs %s of memory (the points %s, the runtime "
-	                "%s), and %s is available", n, sn, sm, sr, sa);
+	return prog_fail("--n %ld needs %s of memory (the points %s, the runtime "
+	                 "%s), and %s is available", n, sn, sm, sr, sa);
 }
 
 /* Opens the device and compiles the kernel in the run's precision, over
@@ -530,13 +484,13 @@ static int setup(run *r)
 	 * cancellation it would lose digits to (docs/oneloop.md), and it is
 	 * 1.8 times faster on a GPU. */
 	if (!r->a->dbl) {
-		o.dd_qd = !r->a->dd || strcmp(r->a->dd, "qd") == 0;
+		o.dd_qd = !r->a->accurate;
 		o.given |= NB_GIVEN_DD;
 	}
 	r->k = nbrt_load_source(r->rt, "oneloop.nbl", nb_oneloop_nbl,
 	                        strlen(nb_oneloop_nbl), &o);
 	if (!r->k)
-		return cli_fail("%s", nbrt_error(r->rt));
+		return prog_fail("%s", nbrt_error(r->rt));
 	nbrt_show_progress(r->k, "oneloop");
 	return 0;
 }
@@ -575,8 +529,7 @@ static void header(const run *r, const char *what)
 	int dbl = a->dbl;
 	char b1[64], b2[64], b3[64], b4[64];
 	const char *arith = dbl ? "double"
-	                  : a->dd && strcmp(a->dd, "accurate") == 0
-	                        ? "dd (accurate arithmetic)"
+	                  : a->accurate ? "dd (accurate arithmetic)"
 	                        : "dd (QD's arithmetic)";
 	printf("oneloop: %s, N = %ld, s = %s, t = %s, me = %s, mf = %s; %s, "
 	       "target %s on %s\n", what, a->n,
@@ -625,7 +578,7 @@ static int one_lambda(run *r)
 		return 1;
 	r->t_kern = tn;
 	r->t_half = th;
-	double err = fabs(num_sub(dbl, in, ih).hi), total = cli_now() - now0;
+	double err = fabs(num_sub(dbl, in, ih).hi), total = prog_now() - now0;
 	char b1[700], b2[700], b3[64];
 	if (a->csv) {
 		char b4[64], b5[64], b6[64], b7[64];
@@ -761,7 +714,7 @@ static int extrapolate(run *r)
 	series x = {.m = m};
 	nb_dd *all = calloc((size_t)m * 9, sizeof *all);
 	if (!all)
-		return cli_fail("out of memory");
+		return prog_fail("out of memory");
 	nb_dd **col[] = {&x.lam, &x.ln, &x.i, &x.ih, &x.A, &x.B, &x.Ae, &x.Be,
 	                 &x.res};
 	for (int c = 0; c < 9; c++)
@@ -780,7 +733,7 @@ static int extrapolate(run *r)
 	}
 	if (!rc) {
 		fit(dbl, &x);
-		print_series(r, &x, cli_now() - now0);
+		print_series(r, &x, prog_now() - now0);
 	}
 	free(all);
 	return rc;
@@ -809,13 +762,13 @@ static char *scan_text(const char *path)
 	size_t n = 0;
 	int rc = 0;
 	if (!par_rank() && !(t = nb_read_file(path, &n, err, sizeof err)))
-		rc = cli_fail("--scan: %s", err);
+		rc = prog_fail("--scan: %s", err);
 	if (par_agree(rc))
 		return NULL;
 	unsigned long long len = n;
 	par_bcast(&len, sizeof len);
 	if (par_rank() && !(t = malloc((size_t)len + 1)))
-		rc = cli_fail("out of memory for --scan %s", nb_esc(path));
+		rc = prog_fail("out of memory for --scan %s", nb_esc(path));
 	if (par_agree(rc)) {
 		free(t);
 		return NULL;
@@ -879,14 +832,14 @@ static long scan_rows(const args *a, char *text, scanrow **out)
 			continue;
 		}
 		if (n != ncol) {
-			cli_fail("%s%d fields, and the header has %d", where, n, ncol);
+			prog_fail("%s%d fields, and the header has %d", where, n, ncol);
 			goto bad;
 		}
 		if (nrow == cap) {
 			cap = cap ? 2 * cap : 64;
 			scanrow *r = realloc(row, (size_t)cap * sizeof *r);
 			if (!r) {
-				cli_fail("out of memory for --scan %s", path);
+				prog_fail("out of memory for --scan %s", path);
 				goto bad;
 			}
 			row = r;
@@ -907,22 +860,22 @@ static long scan_rows(const args *a, char *text, scanrow **out)
 		if (check_point(where, &r->p, r->text))
 			goto bad;
 		if (!(r->p.l0.hi > 0)) {
-			cli_fail("%slambda = %s is not positive: lambda must be > 0",
-			         where, nb_esc(r->text[4]));
+			prog_fail("%slambda = %s is not positive: lambda must be > 0",
+			          where, nb_esc(r->text[4]));
 			goto bad;
 		}
 		if (check_tail(where, &r->p, r->p.l0.hi))
 			goto bad;
 	}
 	if (!ncol) {
-		cli_fail("--scan %s has no header line (s,t,me,mf,lambda)", path);
+		prog_fail("--scan %s has no header line (s,t,me,mf,lambda)", path);
 		goto bad;
 	}
 	*out = row;
 	return nrow;
 bad_header:
-	cli_fail("%sthe header must name the columns s, t, me, mf and lambda, "
-	         "each once, and no other", where);
+	prog_fail("%sthe header must name the columns s, t, me, mf and lambda, "
+	          "each once, and no other", where);
 bad:
 	free(row);
 	return -1;
@@ -933,7 +886,7 @@ bad:
 static int scan(run *r, const scanrow *row, long n)
 {
 	scanres *res = calloc((size_t)n + 1, sizeof *res);
-	int rc = !res ? cli_fail("out of memory") : 0;
+	int rc = !res ? prog_fail("out of memory") : 0;
 	size_t lo = 0, hi = 0;
 	if (!rc)
 		par_range((size_t)n, par_rank(), &lo, &hi);
@@ -972,13 +925,13 @@ static int scan(run *r, const scanrow *row, long n)
 
 int main(int argc, char **argv)
 {
-	cli_prog = "oneloop";
-	now0 = cli_now();
+	prog_name = "oneloop";
+	now0 = prog_now();
 	if (par_init(argc, argv))
 		return par_end(1);
 	/* rank 0 writes the output */
 	if (par_rank() && !freopen("/dev/null", "w", stdout))
-		return par_end(cli_fail("cannot open /dev/null"));
+		return par_end(prog_fail("cannot open /dev/null"));
 	args a;
 	int rc = parse_args(&a, argc, argv);
 	if (par_agree(rc != P_GO && rc != P_DONE) || rc != P_GO)
@@ -1010,6 +963,6 @@ int main(int argc, char **argv)
 	if (r.rt)
 		nbrt_close(r.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
-		rc = cli_fail("cannot write the output");
+		rc = prog_fail("cannot write the output");
 	return par_end(rc ? 1 : 0);
 }

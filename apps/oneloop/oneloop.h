@@ -1,39 +1,10 @@
-/* oneloop.h: what bin/oneloop's files share: the host's arithmetic in dd
- * or in double (one code path serves --precision dd and double), the
- * tanh-sinh rule (quad.c) and Wynn's epsilon algorithm (wynn.c). */
+/* oneloop.h: the numerical methods bin/oneloop's main (oneloop.c) calls:
+ * the tanh-sinh rule (quad.c) and Wynn's epsilon algorithm (wynn.c), in
+ * the host's arithmetic of num.h. */
 #ifndef ONELOOP_H
 #define ONELOOP_H
 
-#include <math.h>
-#include "ddlib.h"
-
-/* The host's numbers are dd pairs in both modes: with dbl set they hold
- * (double, 0) and every operation rounds to double, so --precision double
- * shows what double loses and nothing else changes. */
-static inline nb_dd num_add(int dbl, nb_dd a, nb_dd b)
-{
-	return dbl ? nb_dd_from(a.hi + b.hi) : nb_dd_add(a, b);
-}
-
-static inline nb_dd num_sub(int dbl, nb_dd a, nb_dd b)
-{
-	return dbl ? nb_dd_from(a.hi - b.hi) : nb_dd_sub(a, b);
-}
-
-static inline nb_dd num_mul(int dbl, nb_dd a, nb_dd b)
-{
-	return dbl ? nb_dd_from(a.hi * b.hi) : nb_dd_mul(a, b);
-}
-
-static inline nb_dd num_div(int dbl, nb_dd a, nb_dd b)
-{
-	return dbl ? nb_dd_from(a.hi / b.hi) : nb_dd_div(a, b);
-}
-
-static inline nb_dd num_log(int dbl, nb_dd a)
-{
-	return dbl ? nb_dd_from(log(a.hi)) : nb_dd_log(a);
-}
+#include "num.h"
 
 /* The rule of docs/oneloop.md on (0, 1): t_k = -T + (k + 1/2) h,
  * h = 2T/n; node u_k, its complement v_k = 1 - u_k and weight w_k,

@@ -2,6 +2,7 @@
  * [12]), which bin/oneloop applies to its estimates of A and B as lambda
  * falls: it sums away errors that shrink geometrically in k. */
 #include <stdlib.h>
+#include "num.h"
 #include "oneloop.h"
 
 /* A difference this small next to its operands is rounding, not a trend:

@@ -172,7 +172,7 @@ NBRT_CACHE=0 fails "$(NBRT_CACHE=0 NBRT_CC=false "$BIN/nbrun" $R 2>&1 |
 	sed -n 's/^nbrun: error: /&rank 2: /p')" \
 	-np 2 -x NBRT_CACHE "$BIN/nbrun" $R : -np 1 -x NBRT_CACHE -x NBRT_CC=false "$BIN/nbrun" $R
 # every rank failing alike: the message once, without a rank
-fails "nbody: error: --steps needs an integer, not 'x'" -np 3 "$BIN/nbody" --steps x
+fails "nbody: error: bad value 'x' for --steps: expected an integer from 0 to 1000000000" -np 3 "$BIN/nbody" --steps x
 # the same --ic path, another file on rank 1 (a node of its own)
 mkdir "$T/a" "$T/b"
 "$BIN/nbody" -n 20 --steps 0 --device host --out "$T/a" >/dev/null

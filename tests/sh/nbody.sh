@@ -89,16 +89,16 @@ bad() {
 		{ cat "$T/err"; die "nbody $*: no message about '$want'"; }
 	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
 }
-bad "between 1" -n 0
-bad "between 1" -n -5
+bad "from 1 to" -n 0
+bad "from 1 to" -n -5
 bad "integer" -n 12x
 bad "needs a value" -n
-bad "positive" --dt 0
-bad "positive" --dt=-0.5
+bad "above 0" --dt 0
+bad "above 0" --dt=-0.5
 bad "number" --dt nan
 bad "positive" --eps 0
 bad "unknown --ic" --ic galaxy
-bad "between 0" --steps -1
+bad "from 0 to" --steps -1
 bad "unknown option" --bogus
 bad "precision" --precision=quad
 bad "not a directory" --out "$T/plain"

@@ -162,7 +162,7 @@ bad "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
 bad "not t + K dt" --t-end 0.3 --dt 1/8
 bad "give one" --t-end 1 --steps 3
 bad "positive" --eps 0
-bad "unknown --integrator" --integrator verlet
-bad "unknown --format" --format fits
+bad "for --integrator" --integrator verlet
+bad "for --format" --format fits
 bad "(0, 1]" --integrator hermite --eta 0
 echo "nbody_hermite.sh: ok"

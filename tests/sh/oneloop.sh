@@ -32,7 +32,7 @@ D="D must stay positive on the whole simplex, which is proven only for s <= 0, t
 L="lambda must be > 0 (at lambda = 0, D vanishes at x = 1, y = z = 0 and the integral diverges)"
 refuse "--n must be at least 2 (points of the rule on each axis), not 1" --n 1
 refuse "--n must be at least 2 (points of the rule on each axis), not -4" --n -4
-refuse "--n needs an integer, not '12x'" --n 12x
+refuse "bad value '12x' for --n: expected an integer" --n 12x
 refuse "--n 46341 is too large: the kernel numbers the N^2 (x, y) points with int, so N is at most 46340" --n 46341
 refuse "s = 0.5 is positive: $D" --s 0.5
 refuse "t = 1e-3 is positive: $D" --t 1e-3
@@ -58,7 +58,7 @@ refuse "--lambda and --extrapolate exclude each other (--lambdas sets the extrap
 refuse "the parameters are outside the rule's range: at lambda = 1e-09 its truncation error may reach 8.9e-24 of I, above dd precision (1e-32); the bound grows as min(lambda, me, mf) falls and as |s|, |t|, me, mf grow (docs/oneloop.md)" --lambda 1e-9
 refuse "the parameters are outside the rule's range: at lambda = 1e-18 its truncation error may reach 8.9e+12 of I, above dd precision (1e-32); the bound grows as min(lambda, me, mf) falls and as |s|, |t|, me, mf grow (docs/oneloop.md)" --extrapolate --lambdas 1e-3,0.1,16
 refuse "the parameters are outside the rule's range: at lambda = 0.01 the bound on its truncation error overflows; the bound grows as min(lambda, me, mf) falls and as |s|, |t|, me, mf grow (docs/oneloop.md)" --me 1e200
-refuse "--precision must be dd or double, not 'quad'" --precision quad
+refuse "bad value 'quad' for --precision: expected dd or double" --precision quad
 refuse "--target must be c or opencl, not 'amdil'" --target amdil
 refuse "unknown option '--x' (see oneloop --help)" --x
 refuse "--lambda needs a value" --lambda

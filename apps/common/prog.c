@@ -1,0 +1,46 @@
+/* prog.c: the program's name, its error messages and its clock (prog.h),
+ * the bottom of apps/common: par.c, opt.c and cli.c report through it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "prog.h"
+
+const char *prog_name = "nbcc";
+void (*prog_sink)(const char *msg);
+
+void prog_error_line(const char *who, const char *msg)
+{
+	fprintf(stderr, "%s: error: %s%s\n", prog_name, who, msg);
+}
+
+int prog_vfail(const char *fmt, va_list ap)
+{
+	char *m = NULL;
+	if (vasprintf(&m, fmt, ap) < 0) {
+		prog_error_line("", fmt);
+		return 1;
+	}
+	if (prog_sink)
+		prog_sink(m);
+	else
+		prog_error_line("", m);
+	free(m);
+	return 1;
+}
+
+int prog_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	prog_vfail(fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+double prog_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}

@@ -1,0 +1,166 @@
+/* args.c: bin/nbody's command line: its table of flags (opt.h), which
+ * --help prints, and the defaults and checks that depend on several
+ * flags at once. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "nbody.h"
+#include "opt.h"
+#include "prog.h"
+
+/* A model's name, or a file: a name with a '.' or a '/' in it. */
+static int get_ic(void *to, const char *flag, const char *v)
+{
+	args *a = to;
+	a->ic_file = NULL;
+	if (sim_ic_parse(v, &a->ic) == 0)
+		return 0;
+	if (strchr(v, '.') || strchr(v, '/')) {
+		a->ic_file = v;
+		a->ic = SIM_PLUMMER; /* its dt and eps are the defaults */
+		return 0;
+	}
+	return prog_fail("unknown %s '%s' (plummer, cube or collision, or a "
+	                 "file NAME.csv or NAME.hdf5)", flag, nb_esc(v));
+}
+
+static const opt_prog prog = {
+	"nbody", "[options]",
+	"Gravitational N-body simulation (leap-frog or Hermite, G = 1) with\n"
+	"the force of dsl-examples/gravity.nbl or hermite.nbl compiled by\n"
+	"nbcc.",
+	0,
+};
+
+int args_parse(args *a, int argc, char **argv)
+{
+	long n = 1024;
+	int list = 0;
+	memset(a, 0, sizeof *a);
+	a->ic = SIM_PLUMMER;
+	a->seed = 1;
+	a->steps = 100;
+	a->size = 512;
+	a->eta = 0.01;
+	nb_options_init(&a->opt);
+	const opt t[] = {
+		OPT(OPT_CALL, "--ic", "MODEL", a,
+		    "plummer (default), cube or collision; or a\n"
+		    "file of bodies, FILE.csv or FILE.hdf5", .call = get_ic),
+		OPT(OPT_CHOICE, "--integrator", "I", &a->hermite,
+		    "leapfrog (default) or hermite (4th order,\n"
+		    "block time steps, the force in double)",
+		    .words = "leapfrog|hermite", .seen = &a->have_integrator),
+		OPT(OPT_REAL, "--eta", "ETA", &a->eta,
+		    "Hermite: Aarseth's accuracy parameter\n"
+		    "(default 0.01)", .lo = 0, .hi = 1, .open = OPT_ABOVE,
+		    .seen = &a->have_eta),
+		OPT(OPT_INT, "-n", "N", &n, "number of bodies (default 1024)",
+		    .lo = 1, .hi = (double)MAX_N, .seen = &a->have_n),
+		OPT(OPT_U64, "--seed", "S", &a->seed,
+		    "seed of the initial conditions (default 1)",
+		    .seen = &a->have_seed),
+		OPT(OPT_REAL, "--dt", "DT", &a->dt,
+		    "time step, a number or a ratio such as 1/256\n"
+		    "(default: plummer 1/128, cube 0.01,\n"
+		    "collision 1/64); Hermite: the longest\n"
+		    "step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
+		    .open = OPT_ABOVE, .seen = &a->have_dt),
+		OPT(OPT_REAL, "--eps", "EPS", &a->eps,
+		    "softening length (default: plummer 1/64,\n"
+		    "cube 0.01, collision 1/64); Hermite: >= 0", .lo = 0,
+		    .hi = HUGE_VAL, .seen = &a->have_eps),
+		OPT(OPT_INT, "--steps", "K", &a->steps,
+		    "number of steps (default 100); Hermite: of dt", .lo = 0,
+		    .hi = 1e9, .seen = &a->have_steps),
+		OPT(OPT_REAL, "--t-end", "T", &a->t_end,
+		    "integrate to time T instead", .lo = 0, .hi = HUGE_VAL,
+		    .seen = &a->have_t_end),
+		OPT(OPT_INT, "--every", "M", &a->every,
+		    "snapshot/picture every M steps (default 0:\n"
+		    "the first and the last step only)", .lo = 0, .hi = 1e9),
+		OPT(OPT_STR, "--out", "DIR", &a->out,
+		    "write snapshots DIR/snap_STEP.csv"),
+		OPT(OPT_CHOICE, "--format", "F", &a->hdf5,
+		    "csv (default) or hdf5 (GADGET layout)", .words = "csv|hdf5"),
+		OPT(OPT_STR, "--restart", "FILE", &a->restart,
+		    "continue the run a snapshot of --out saved"),
+		OPT(OPT_STR, "--log", "FILE", &a->log,
+		    "energy, momentum, virial ratio and time at\n"
+		    "each snapshot step (every step if --every 0)"),
+		OPT(OPT_STR, "--png", "DIR", &a->png,
+		    "write pictures DIR/frame_STEP.png (x-y left,\n"
+		    "x-z right) and DIR/energy.png"),
+		OPT(OPT_INT, "--size", "PX", &a->size,
+		    "picture panel size in pixels (default 512)", .lo = 16,
+		    .hi = 4096),
+		OPT(OPT_REAL, "--view", "L", &a->view,
+		    "pictures span [-L, L] (default: from step 0)", .lo = 0,
+		    .hi = HUGE_VAL, .open = OPT_ABOVE),
+		OPT(OPT_STR, "--device", "SPEC", &a->device,
+		    "host, amdil, cpu, gpu, P:D or a name (default:\n"
+		    "$NBRT_DEVICE, else a GPU, else a CPU)"),
+		OPT(OPT_SET, "--list-devices", NULL, &list,
+		    "list OpenCL devices and exit"),
+		OPT(OPT_STR, "--kernel", "FILE", &a->kernel,
+		    "another gravity kernel (.nbl, or .cl/.c/.il from\n"
+		    "nbcc); default: the built-in gravity.nbl"),
+		CLI_TUNE_ROWS(&a->tune_on, &a->budget,
+		    "time the force kernel's variants at this N and\n"
+		    "keep the fastest whose forces agree with the\n"
+		    "default's (the cache keeps it for later runs)"),
+		OPT(OPT_SET, "--print-kernel", NULL, &a->print_kernel,
+		    "print the built-in kernel source and exit\n"
+		    "(hermite.nbl with --integrator hermite)"),
+		OPT(OPT_SET, "--csv", NULL, &a->csv,
+		    "print the summary as one CSV header and row"),
+		{.kind = OPT_HELP},
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "--target=c runs on the host, --target=amdil in nbcc's AMD IL\n"
+		    "interpreter, --target=opencl on an OpenCL device."),
+		OPT(OPT_COMPILER, NULL, NULL, &a->opt, "Compiler options:"),
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "See docs/nbody.md for the models, the snapshot format and the\n"
+		    "summary columns."),
+		{0},
+	};
+	int rc = opt_parse(&prog, t, argc, argv);
+	if (rc != OPT_GO)
+		return rc == OPT_DONE ? P_DONE : P_BAD;
+	if (list)
+		return nbrt_list(stdout) < 0 ? P_BAD : P_DONE;
+	if (a->print_kernel) {
+		fputs(a->hermite ? nb_hermite_nbl : nb_gravity_nbl, stdout);
+		return P_DONE;
+	}
+	a->n = (size_t)n;
+	a->tune = cli_tune(a->tune_on, a->budget);
+	double dt, eps;
+	sim_ic_defaults(a->ic, &dt, &eps);
+	if (a->hermite)
+		dt = 1.0 / 16;
+	if (!a->have_dt)
+		a->dt = dt;
+	if (!a->have_eps)
+		a->eps = eps;
+	/* the leap-frog's kernel has the j = i term: it needs a softening;
+	 * hermite.nbl drops that term where r = 0 */
+	if (!a->hermite && a->eps <= 0)
+		return prog_fail("--eps must be positive (the kernel includes "
+		                 "j = i), not %g", a->eps), P_BAD;
+	if (a->have_steps && a->have_t_end)
+		return prog_fail("--steps and --t-end say the same thing: give "
+		                 "one"), P_BAD;
+	if (a->restart && a->ic_file)
+		return prog_fail("--restart continues a run from its snapshot: it "
+		                 "takes no --ic"), P_BAD;
+	/* the Hermite scheme reaches |dE/E| < 1e-8, which a float force
+	 * cannot: its kernel runs in double unless told otherwise */
+	if (a->hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {
+		a->opt.precision = NB_DOUBLE;
+		a->opt.given |= NB_GIVEN_PRECISION;
+	}
+	a->icname = a->ic_file ? "file" : sim_ic_name(a->ic);
+	return P_GO;
+}

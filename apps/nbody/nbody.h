@@ -1,0 +1,135 @@
+/* nbody.h: bin/nbody's own records and the jobs its files share: the
+ * command line (args.c), the force through the kernel (force.c), the run's
+ * start from a file or a snapshot (restart.c), the steps (run.c), what the
+ * run writes (output.c), and main (nbody.c), which calls them in order. */
+#ifndef NBODY_H
+#define NBODY_H
+
+#include <stddef.h>
+#include "hermite.h"
+#include "nbrt.h"
+#include "sim.h"
+#include "snap.h"
+
+/* The kernels built in: dsl-examples/gravity.nbl and hermite.nbl
+ * themselves, embedded at build time (scripts/embed.sh), so that
+ * bin/nbody runs from anywhere. */
+extern const char nb_gravity_nbl[], nb_hermite_nbl[];
+
+#define MAX_N ((size_t)1 << 26)
+
+typedef struct args {
+	sim_ic ic;
+	size_t n;
+	unsigned long long seed;
+	double dt, eps, view;
+	long steps, every;
+	long size;
+	const char *out, *png, *device, *kernel;
+	int csv;
+	int tune_on;       /* --tune */
+	double budget;     /* --tune-budget S; 0 when not given */
+	double tune;       /* --tune's budget in seconds, 0: none */
+	nb_options opt;
+	/* beyond paper 000 */
+	int hermite, hdf5, print_kernel;
+	double eta, t_end;
+	const char *ic_file, *restart, *log;
+	/* the flag, where it was given */
+	const char *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
+	           *have_steps, *have_t_end, *have_integrator;
+	long step0;        /* the step the run starts from (a restart's) */
+	const char *icname; /* the model's name, or "file" */
+	double e0;         /* the first state's energy, carried by restarts */
+	int have_e0;
+} args;
+
+/* The leap-frog's bodies, in nbrt arrays (on the device where it has
+ * memory of its own), in this order. */
+enum { A_M, A_X, A_Y, A_Z, A_VX, A_VY, A_VZ, A_AX, A_AY, A_AZ, A_POT, A_N };
+
+/* The force through the kernel, and what its launches cost. */
+typedef struct force {
+	nbrt_kernel *k;
+	nbrt *rt;
+	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
+	double t_kernel, t_total; /* summed over the timed evaluations */
+	int untimed;              /* evaluations for the energy alone */
+	double t_comm;            /* par_comm_time() when the steps began */
+	char err[512];
+	/* the arrays bound, which each rank binds again from its part's
+	 * first element (MPI) */
+	struct binding {
+		const char *name;
+		double *p;
+	} bind[24];
+	size_t nbind;
+} force;
+
+/* What the steps measured, for the log, the energy plot and the summary. */
+typedef struct result {
+	sim_diag d0, d1;
+	double t_steps; /* wall time of the steps, output excluded */
+	double inter;   /* interactions of the timed evaluations */
+	long blocks;    /* Hermite block steps */
+	/* the energy error at each record, for the plot */
+	double *rt, *rde;
+	size_t nrec, caprec;
+} result;
+
+/* args.c: sets a from argv; returns P_GO, or P_DONE/P_BAD when main
+ * should stop (P_BAD after the message). */
+enum { P_GO, P_DONE, P_BAD };
+int args_parse(args *a, int argc, char **argv);
+
+/* force.c.  force_setup opens the device and loads the kernel (the
+ * --target given, if any, must suit the device); force_memory refuses
+ * an n whose bodies (and, once fc holds the kernel, the runtime's
+ * buffers) do not fit in memory.  force_bind binds the kernel to the
+ * state (the leap-frog's to nbrt arrays where one rank runs it);
+ * force_move moves the arrays [lo, hi) of that state to them (put) or
+ * back into s.  force_leapfrog and force_hermite are sim.c's and
+ * hermite.c's force functions (ctx: the force); force_step is one
+ * leap-frog step where the bodies are.  Each returns 0, or nonzero with
+ * the message in fc->err (the evaluations, force_step) or given. */
+int force_setup(force *fc, args *a);
+int force_memory(const args *a, force *fc);
+int force_bind(force *fc, const args *a, sim *s, herm *h);
+int force_move(force *fc, sim *s, int put, int lo, int hi);
+int force_leapfrog(sim *s, void *ctx);
+int force_hermite(herm *h, size_t ni, void *ctx);
+int force_step(force *fc, sim *s, double dt, int *finite);
+
+/* restart.c: the bodies of an --ic file or a --restart snapshot, read and
+ * checked (restart_read: a restart's parameters into a too), into s
+ * (restart_take); under MPI, that every rank holds rank 0's
+ * (restart_same); --t-end as a number of steps from t0 (restart_steps). */
+int restart_read(args *a, snap_data *d);
+void restart_take(const args *a, const snap_data *d, sim *s);
+int restart_same(const sim *s);
+int restart_steps(args *a, double t0);
+
+/* run.c: the steps, from the first force evaluation to the last
+ * snapshot; rs is the restart's snapshot, or NULL. */
+int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
+              const snap_data *rs);
+/* The potential of the positions as they are, for the energy. */
+int run_potential(const args *a, force *fc, herm *h);
+
+/* output.c: mkdir -p for --out and --png; the snapshot and picture of a
+ * step, and whether a step has one (out_wanted) or a row of the log
+ * (out_record_wanted); the progress bar; a row of the log; the energy
+ * plot; the summary, and under MPI the ranks' line. */
+int out_make_dir(const char *flag, const char *dir);
+int out_snapshot(const args *a, const sim *s, const sim_view *v);
+int out_wanted(const args *a, long step);
+int out_record_wanted(const args *a, long step);
+void out_progress(long step, long steps, int *shown);
+int out_record(const args *a, const sim *s, result *r, nb_out *log,
+               double wall, double inter, long blocks);
+void out_plot_energy(const args *a, const result *r);
+void out_summary(const args *a, const force *fc, const sim *s,
+                 const result *r);
+void out_ranks(const args *a, force *fc, const result *r);
+
+#endif
