@@ -64,7 +64,7 @@ CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/emit_opencl.c compiler/esc.c compiler/eval.c \
             compiler/explain.c compiler/fma.c compiler/fold.c compiler/hoist.c \
             compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
-            compiler/outfile.c compiler/powred.c compiler/prec.c \
+            compiler/outfile.c compiler/powred.c compiler/prec.c compiler/query.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
             compiler/target.c compiler/unroll.c compiler/vliw.c
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
@@ -75,7 +75,7 @@ LIBNBCC  := $(B)/libnbcc.a
 RT_SRC   := runtime/buildopts.c runtime/cache.c runtime/convert.c \
             runtime/launch.c runtime/machine.c runtime/msg.c runtime/nbrt.c \
             runtime/nbrt_array.c runtime/nbrt_cl.c runtime/nbrt_host.c \
-            runtime/nbrt_il.c runtime/nbrt_mem.c runtime/tune.c \
+            runtime/nbrt_il.c runtime/nbrt_mem.c runtime/query.c runtime/tune.c \
             runtime/tunefile.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o)
 LIBNBRT  := $(B)/libnbrt.a
