@@ -9,7 +9,8 @@
 #   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, ...:
 #                 see "install" below); make uninstall removes it again
 #   make pycheck  the Python package (python/): pip install into a venv
-#                 under $(B), then its pytest suite (part of make check)
+#                 under $(B), then its pytest suite against it, and mypy
+#                 where installed (part of make check)
 #   make man      rewrite the generated part of docs/man/*.1 from --help
 
 PREFIX   ?= /usr/local
@@ -70,7 +71,7 @@ CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/emit_opencl.c compiler/esc.c compiler/eval.c \
             compiler/explain.c compiler/fma.c compiler/fold.c compiler/hoist.c \
             compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
-            compiler/outfile.c compiler/powred.c compiler/prec.c \
+            compiler/outfile.c compiler/powred.c compiler/prec.c compiler/query.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
             compiler/target.c compiler/unroll.c $(AMDIL_SRC)
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
@@ -82,7 +83,7 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c \
             runtime/convert.c runtime/core.c runtime/devclass.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
-            runtime/nbrt_mem.c runtime/tune.c runtime/tunefile.c \
+            runtime/nbrt_mem.c runtime/query.c runtime/tune.c runtime/tunefile.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
 # the OpenCL back end's own kernels, embedded with the dd library
@@ -290,9 +291,11 @@ tests: $(UNIT_BIN)
 # (linking the two libraries from this build's objects, where a user's
 # pip compiles them) that sees the
 # system's pip, numpy, setuptools, wheel and pytest, with no network;
-# then its tests, sharing the kernel cache of the tests above (and
-# their PoCL setting, tests/run.sh, so that PoCL's own cache serves too).  Debian's
-# python3: it is the one scripts/deps.sh gives those packages.
+# then its tests, run from the venv's directory against the installed
+# package (their data from NBCC_SOURCE_DIR), sharing the kernel cache of
+# the tests above (and their PoCL setting, tests/run.sh, so that PoCL's
+# own cache serves too).  Debian's python3: it is the one scripts/deps.sh
+# gives those packages.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYVENV := $(abspath $(B))/pyvenv
 pycheck: all
@@ -300,9 +303,14 @@ pycheck: all
 	$(PYTHON) -m venv --without-pip --system-site-packages $(PYVENV)
 	NBCC_BUILD_DIR=$(abspath $(B)) \
 		$(PYVENV)/bin/python -m pip install -q --no-build-isolation --no-index ./python
-	cd python/tests && NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
+	cd $(PYVENV) && NBCC_SOURCE_DIR=$(CURDIR) \
+		NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
 		POCL_WORK_GROUP_SPECIALIZATION=$${POCL_WORK_GROUP_SPECIALIZATION:-0} \
-		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
+		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
+	@if $(PYVENV)/bin/python -c 'import mypy' 2>/dev/null; then \
+		echo "mypy --strict python/nbcc"; \
+		$(PYVENV)/bin/python -m mypy --strict --cache-dir=$(PYVENV)/mypy-cache python/nbcc; \
+	else echo "pycheck: no mypy (Debian: python3-mypy), the type hints unchecked"; fi
 
 demo: deps
 	$(MAKE) $(JOBS) all

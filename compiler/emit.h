@@ -59,6 +59,8 @@ extern const Target target_opencl, target_c, target_amdil;
 const Target *target_named(const char *name); /* NULL if none */
 /* The target whose ext a path ends in (".cl", "k.c"), NULL if none. */
 const Target *target_of_ext(const char *path);
+/* The extension of a path's last component (".cl"), "" if it has none. */
+const char *path_ext(const char *path);
 /* The targets in words, for help texts and messages:
  * TL_NAMES "opencl, c or amdil", TL_EXTS ".cl, .c or .il",
  * TL_LANGS ".cl (OpenCL C), .c (C11), .il (AMD IL)".  The text lives

@@ -141,7 +141,7 @@ static void line(FILE *out, const char *p, const char *key, const char *v,
 
 void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 {
-	fprintf(out, "%snbcc-interface 1\n", p);
+	fprintf(out, "%s" NB_IFACE_MAGIC "\n", p);
 	line(out, p, "kernel", f->kernel, 1);
 	if (f->entry)
 		line(out, p, "entry", f->entry, 1);
@@ -235,7 +235,7 @@ static int prec_of(const char *s, nb_prec *p)
 
 static int role_of(const char *s, nb_role *r)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NB_NROLE; i++)
 		if (strcmp(s, nb_role_name((nb_role)i)) == 0) {
 			*r = (nb_role)i;
 			return 0;
@@ -447,7 +447,7 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
                          size_t errlen)
 {
 	const char *start = NULL;
-	const char *key = "nbcc-interface 1";
+	const char *key = NB_IFACE_MAGIC;
 	size_t kl = strlen(key);
 	/* the interface sits at the top; do not scan a whole kernel for it */
 	size_t lim = len < 65536 ? len : 65536;
@@ -457,7 +457,7 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 			break;
 		}
 	if (!start) {
-		snprintf(err, errlen, "no 'nbcc-interface 1' header: not a file "
+		snprintf(err, errlen, "no '" NB_IFACE_MAGIC "' header: not a file "
 		         "written by nbcc");
 		return NULL;
 	}

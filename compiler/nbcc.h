@@ -15,6 +15,7 @@
 
 typedef enum { NB_FLOAT, NB_DOUBLE, NB_DD } nb_prec;
 typedef enum { NB_LMEM, NB_BMEM, NB_RMEM, NB_CONST } nb_role;
+#define NB_NROLE 4
 
 const char *nb_prec_name(nb_prec p);   /* "float", "double", "dd" */
 /* A value of precision p in memory is nb_prec_scalars(p) machine scalars
@@ -194,12 +195,21 @@ int nb_iface_count(const nb_iface *f, nb_role role);
 /* Index into var[] of the named variable, -1 if none. */
 int nb_iface_find(const nb_iface *f, const char *name);
 void nb_iface_free(nb_iface *f);
+/* The first line of every interface header (the text a file nbcc wrote
+ * is known by), and the extension of nbcc's sources. */
+#define NB_IFACE_MAGIC "nbcc-interface 1"
+#define NB_SOURCE_EXT ".nbl"
 /* Writes the interface as the header comment lines of generated code, each
  * line started by `prefix` (" * " for C and OpenCL, "; " for AMD IL). */
 void nb_iface_print(const nb_iface *f, FILE *out, const char *prefix);
 /* Reads an interface from the header of a generated file.  Returns NULL and
  * a message in err if the text carries none or it is malformed. */
 nb_iface *nb_iface_parse(const char *text, size_t len, char *err, size_t errlen);
+/* Whether the runtime takes a file as code nbcc wrote (its interface read
+ * from the header) rather than a source to compile: by its name's
+ * extension (a target's, nb_target_of_ext; NB_SOURCE_EXT is a source's),
+ * else by NB_IFACE_MAGIC within the first 4 KiB of its text. */
+int nb_is_generated(const char *name, const char *src, size_t len);
 /* Whether s is a C identifier in ASCII (kernel and variable names). */
 int nb_is_ident(const char *s);
 
@@ -294,6 +304,40 @@ int nb_write_file(const char *path, const char *data, size_t len, char *err,
  * up to 8 may appear in one message; main thread only); very long names
  * are cut short, ending in "...". */
 const char *nb_esc(const char *s);
+
+/* For bindings in other languages (python/nbcc), which read no C header
+ * and so can neither see its constants nor assume a struct's layout
+ * (query.c).  NBCC_VERSION: */
+const char *nb_version(void);
+/* The name of value v of the enum called type, NULL where it has no such
+ * value: "nb_prec" ("float", "double", "dd", as nb_prec_name), "nb_role"
+ * ("LMEM", ...), "nb_red" ("sum", ...), whose values run up from 0, and
+ * "nb_num" (NB_NUM_SYNTAX "syntax", NB_NUM_NONFINITE "nonfinite",
+ * NB_NUM_RANGE "range"), whose values run down from -1, with no gap: a
+ * binding counts them by asking until NULL. */
+const char *nb_enum_name(const char *type, int v);
+/* NB_SOURCE_EXT: ".nbl" */
+const char *nb_source_ext(void);
+/* An nb_options on the heap, nb_options_init'ed (NULL when out of
+ * memory), to fill through nb_options_parse; freed by nb_options_free. */
+nb_options *nb_options_new(void);
+void nb_options_free(nb_options *o);
+/* nb_compile's text alone: the code it produced (malloc'd, NUL-terminated;
+ * the caller frees it with free()) and its length in *outlen, or NULL when
+ * the compile failed (diagnostics in diag, as nb_compile). */
+char *nb_compile_text(const char *path, const char *src, size_t len,
+                      const nb_options *o, const char *emit, FILE *diag,
+                      size_t *outlen);
+/* An interface's field by the key of its line in the header: "kernel",
+ * "entry", "target", "source", "flags", "options" (their text, not
+ * escaped) or "precision" (its name); NULL for a field not set or another
+ * key. */
+const char *nb_iface_field(const nb_iface *f, const char *key);
+/* Variable i of the interface (var[i], from 0): its name, and in *role,
+ * *type and *red (each may be NULL) its nb_role, nb_prec and nb_red; NULL
+ * past the last. */
+const char *nb_iface_var(const nb_iface *f, int i, int *role, int *type,
+                         int *red);
 
 #pragma GCC visibility pop
 

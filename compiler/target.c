@@ -17,13 +17,19 @@ const Target *target_named(const char *name)
 	return NULL;
 }
 
-const Target *target_of_ext(const char *path)
+const char *path_ext(const char *path)
 {
 	/* the extension of the last component: "dir.cl/k" has none */
 	const char *b = strrchr(path, '/');
 	const char *dot = strrchr(b ? b : path, '.');
-	for (size_t i = 0; dot && i < NELEM(targets); i++)
-		if (strcmp(targets[i]->ext, dot) == 0)
+	return dot ? dot : "";
+}
+
+const Target *target_of_ext(const char *path)
+{
+	const char *ext = path_ext(path);
+	for (size_t i = 0; *ext && i < NELEM(targets); i++)
+		if (strcmp(targets[i]->ext, ext) == 0)
 			return targets[i];
 	return NULL;
 }

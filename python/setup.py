@@ -58,8 +58,6 @@ class build_with_libs(build_py):
             # under the soname, the one name the package loads
             shutil.copyfile(os.path.join(out, "%s.so.%s" % (lib, v)),
                             os.path.join(pkg, lib + ".so.0"))
-        with open(os.path.join(pkg, "_version.py"), "w") as f:
-            f.write("version = %r\n" % v)
 
 
 class BinaryDistribution(Distribution):

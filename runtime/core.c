@@ -112,23 +112,11 @@ void nbrt_core_close(nbrt *rt)
 
 /* --- loading --------------------------------------------------------- */
 
-static const char *ext_of(const char *name)
-{
-	const char *b = strrchr(name, '/');
-	const char *d = strrchr(b ? b : name, '.');
-	return d ? d : "";
-}
-
-/* A file nbcc wrote (its interface in the header), or a .nbl to compile.
- * Names without a known extension go by their content. */
+/* A file nbcc wrote (its interface in the header), or a .nbl to compile:
+ * the compiler's rule, which the Python package asks too. */
 static int is_generated(const char *name, const char *src, size_t len)
 {
-	if (nb_target_of_ext(name))
-		return 1;
-	if (strcmp(ext_of(name), ".nbl") == 0)
-		return 0;
-	size_t lim = len < 4096 ? len : 4096;
-	return memmem(src, lim, "nbcc-interface 1", 16) != NULL;
+	return nb_is_generated(name, src, len);
 }
 
 /* Compiles a .nbl for the device; diagnostics go into the message. */

@@ -19,6 +19,10 @@ typedef struct nbrt_kernel nbrt_kernel; /* a loaded kernel on it */
 /* Host element types of bound arrays; the runtime converts to and from the
  * kernel's own types.  NBRT_DD arrays hold (hi, lo) pairs of doubles. */
 typedef enum { NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD } nbrt_type;
+/* For bindings, which read no C header (query.c): the precision whose
+ * layout an array of t has, by name (nb_prec_name: NBRT_DD holds "dd"
+ * pairs); NULL past the last type, the types running up from 0. */
+const char *nbrt_type_name(nbrt_type t);
 
 /* Opens a device.  spec:
  *   "host" or "c"    the C back end, compiled by the system's cc, run on

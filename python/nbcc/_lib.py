@@ -3,16 +3,19 @@ libnbrt.so (built into the package by its setup.py, or named by
 NBCC_LIBDIR, or installed by `make install`), declares the functions of
 nbcc.h and nbrt.h the package calls, and reads text that C writes to a
 FILE *.  ctypes releases the GIL around every call, so a kernel runs
-while other Python threads go on."""
+while other Python threads go on.  What the libraries say of themselves
+(names, sizes, enum values) is _facts.py's."""
 
 import ctypes
 import os
+from typing import Any, Callable, Optional, Tuple
 
+# the soname's version: the one number the package must know to find them
 SOVERSION = "0"
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _open(where):
+def _open(where: str) -> Tuple[ctypes.CDLL, ctypes.CDLL]:
     # libnbcc first and global: libnbrt.so.0 needs libnbcc.so.0, which
     # the loader then finds loaded by its soname whatever the directory
     cc = ctypes.CDLL(os.path.join(where, "libnbcc.so." + SOVERSION),
@@ -21,14 +24,16 @@ def _open(where):
     return cc, rt
 
 
-def _load():
+def _load() -> Tuple[ctypes.CDLL, ctypes.CDLL, str]:
+    """The two libraries, and the directory they came from."""
     env = os.environ.get("NBCC_LIBDIR")
     if env:
-        return _open(env)  # asked for: its failure is the answer
+        return _open(env) + (env,)  # asked for: its failure is the answer
     if os.path.exists(os.path.join(_HERE, "libnbrt.so." + SOVERSION)):
-        return _open(_HERE)
+        return _open(_HERE) + (_HERE,)
     try:
-        return _open("")  # the loader's search: a `make install`
+        # the loader's search: a `make install`
+        return _open("") + ("the loader's search path",)
     except OSError as e:
         raise ImportError(
             "nbcc: libnbrt.so.%s not found: install the package with "
@@ -36,38 +41,43 @@ def _load():
             "NBCC_LIBDIR to a build directory (%s)" % (SOVERSION, e)) from e
 
 
-cc, rt = _load()
+cc, rt, where = _load()
 libc = ctypes.CDLL(None)
 
 c_int, c_double, c_size_t = ctypes.c_int, ctypes.c_double, ctypes.c_size_t
 c_char_p, c_void_p = ctypes.c_char_p, ctypes.c_void_p
+P_int = ctypes.POINTER(c_int)
 P_double = ctypes.POINTER(c_double)
+P_size_t = ctypes.POINTER(c_size_t)
 
 
-class Output(ctypes.Structure):
-    """nb_output of nbcc.h."""
-    _fields_ = [("code", c_void_p), ("len", c_size_t), ("iface", c_void_p),
-                ("errors", c_int), ("warnings", c_int)]
-
-
-def _proto(lib, name, res, *args):
+def _proto(lib: ctypes.CDLL, name: str, res: Any, *args: Any) -> None:
     f = getattr(lib, name)
     f.restype = res
     f.argtypes = list(args)
-    return f
 
 
 # nbcc.h
-_proto(cc, "nb_options_init", None, c_void_p)
+_proto(cc, "nb_version", c_char_p)
+_proto(cc, "nb_enum_name", c_char_p, c_char_p, c_int)
+_proto(cc, "nb_source_ext", c_char_p)
+_proto(cc, "nb_prec_scalars", c_int, c_int)
+_proto(cc, "nb_prec_scalar_bytes", c_size_t, c_int)
+_proto(cc, "nb_target_of_ext", c_char_p, c_char_p)
+_proto(cc, "nb_is_generated", c_int, c_char_p, c_char_p, c_size_t)
+_proto(cc, "nb_options_new", c_void_p)
+_proto(cc, "nb_options_free", None, c_void_p)
 _proto(cc, "nb_options_parse", c_int, c_void_p, c_char_p, c_char_p, c_char_p,
        c_size_t)
-_proto(cc, "nb_compile", c_int, c_char_p, c_char_p, c_size_t, c_void_p,
-       c_char_p, c_void_p, ctypes.POINTER(Output))
-_proto(cc, "nb_output_free", None, ctypes.POINTER(Output))
+_proto(cc, "nb_compile_text", c_void_p, c_char_p, c_char_p, c_size_t,
+       c_void_p, c_char_p, c_void_p, P_size_t)
 _proto(cc, "nb_iface_print", None, c_void_p, c_void_p, c_char_p)
+_proto(cc, "nb_iface_field", c_char_p, c_void_p, c_char_p)
+_proto(cc, "nb_iface_var", c_char_p, c_void_p, c_int, P_int, P_int, P_int)
 _proto(cc, "nb_num_read", c_int, c_char_p, c_size_t, c_int, P_double)
 _proto(cc, "nb_dd_write", c_int, c_char_p, c_size_t, c_double, c_double)
 # nbrt.h
+_proto(rt, "nbrt_type_name", c_char_p, c_int)
 _proto(rt, "nbrt_open", c_void_p, c_char_p, ctypes.POINTER(c_void_p))
 _proto(rt, "nbrt_close", None, c_void_p)
 _proto(rt, "nbrt_device_name", c_char_p, c_void_p)
@@ -92,20 +102,15 @@ _proto(rt, "nbrt_total_time", c_double, c_void_p)
 _proto(rt, "nbrt_launches", ctypes.c_long, c_void_p)
 _proto(rt, "nbrt_cache_hit", c_int, c_void_p)
 _proto(rt, "nbrt_cache_dir", c_char_p, c_void_p)
-# libc: a FILE * that writes into memory, for the functions that print
+# libc: a FILE * that writes into memory, for the functions that print,
+# and free() for what the libraries return malloc'd
 _proto(libc, "open_memstream", c_void_p, ctypes.POINTER(c_void_p),
-       ctypes.POINTER(c_size_t))
+       P_size_t)
 _proto(libc, "fclose", c_int, c_void_p)
 _proto(libc, "free", None, c_void_p)
 
-# nb_prec and nbrt_type values
-NB_FLOAT, NB_DOUBLE, NB_DD = 0, 1, 2
-NBRT_FLOAT, NBRT_DOUBLE, NBRT_DD = 0, 1, 2
-# nb_num_read's refusals
-NB_NUM_SYNTAX, NB_NUM_NONFINITE, NB_NUM_RANGE = -1, -2, -3
 
-
-def printed(fn, *args):
+def printed(fn: Callable[..., Any], *args: Any) -> Tuple[str, Any]:
     """What fn(*args, FILE *) writes, as text; and what it returns."""
     buf, size = c_void_p(), c_size_t()
     f = libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
@@ -120,15 +125,17 @@ def printed(fn, *args):
     return text, r
 
 
-def text(p):
+def text(p: Optional[bytes]) -> str:
     """A C string returned by the libraries, as str ("" for NULL)."""
     return p.decode("utf-8", "replace") if p else ""
 
 
-def take_string(p):
-    """A malloc'd C string, as str, freed."""
+def take_string(p: Optional[int], n: Optional[int] = None) -> str:
+    """A malloc'd C string (of n bytes, else up to its NUL), as str,
+    freed."""
     if not p:
         return ""
-    s = ctypes.string_at(p).decode("utf-8", "replace")
+    s = ctypes.string_at(p, -1 if n is None else n).decode("utf-8",
+                                                           "replace")
     libc.free(p)
     return s

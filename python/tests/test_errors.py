@@ -8,14 +8,16 @@ import numpy as np
 import pytest
 
 import nbcc
-from conftest import example
-
-GAUSS = example("gauss_transform")
 
 
 @pytest.fixture(scope="module")
-def k():
-    return nbcc.Kernel(GAUSS, precision="double", device="host")
+def gauss(example):
+    return example("gauss_transform")
+
+
+@pytest.fixture(scope="module")
+def k(gauss):
+    return nbcc.Kernel(gauss, precision="double", device="host")
 
 
 def args(n=5, m=4, **over):
@@ -113,20 +115,20 @@ def test_compile_error_file(tmp_path):
         [(str(p), 4, 5)]
 
 
-def test_options():
+def test_options(gauss):
     with pytest.raises(TypeError, match="unknown option 'unrol_i'"):
-        nbcc.Kernel(GAUSS, unrol_i=2)
+        nbcc.Kernel(gauss, unrol_i=2)
     with pytest.raises(ValueError, match="bad value '0' for --unroll-i"):
-        nbcc.Kernel(GAUSS, device="host", unroll_i=0)
+        nbcc.Kernel(gauss, device="host", unroll_i=0)
     with pytest.raises(ValueError, match="bad value 'fast' for --sched"):
-        nbcc.Kernel(GAUSS, device="host", sched="fast")
+        nbcc.Kernel(gauss, device="host", sched="fast")
     with pytest.raises(TypeError, match="fast_math=1"):
-        nbcc.Kernel(GAUSS, device="host", fast_math=1)
+        nbcc.Kernel(gauss, device="host", fast_math=1)
     with pytest.raises(ValueError, match="precision must be"):
-        nbcc.Kernel(GAUSS, precision="half")
+        nbcc.Kernel(gauss, precision="half")
 
 
-def test_files_and_devices(tmp_path):
+def test_files_and_devices(gauss, tmp_path):
     with pytest.raises(FileNotFoundError):
         nbcc.Kernel(str(tmp_path / "none.nbl"))
     with pytest.raises(FileNotFoundError):
@@ -137,11 +139,11 @@ def test_files_and_devices(tmp_path):
     with pytest.raises(nbcc.CompileError, match="<string>:1:"):
         nbcc.Kernel("RMEM r", device="host")
     with pytest.raises(nbcc.DeviceError, match="no-such-device"):
-        nbcc.Kernel(GAUSS, device="no-such-device")
+        nbcc.Kernel(gauss, device="no-such-device")
     cl = tmp_path / "g.cl"
-    k = nbcc.Kernel(GAUSS, precision="double", device="host")
+    k = nbcc.Kernel(gauss, precision="double", device="host")
     src = k.source
-    k2 = nbcc.Kernel(GAUSS, precision="double", device="cpu") \
+    k2 = nbcc.Kernel(gauss, precision="double", device="cpu") \
         if any(d.type == "cpu" for d in nbcc.devices()) else None
     if k2 is not None:
         cl.write_text(k2.source)

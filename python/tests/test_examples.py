@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import nbcc
-from conftest import DEVICES, example
 
 TOL = {"float": 1e-5, "double": 1e-12, "dd": 1e-17}
 NI, NJ = 101, 67
@@ -207,8 +206,8 @@ def inputs(name, k, rng):
     return a
 
 
-def check(name, precision, device, seed=1):
-    k = nbcc.Kernel(example(name), precision=precision, device=device)
+def check(path, name, precision, device, seed=1):
+    k = nbcc.Kernel(path, precision=precision, device=device)
     assert k.precision == precision or name == "oneloop"
     a = inputs(name, k, np.random.default_rng(seed))
     if precision == "float":  # the values the kernel sees
@@ -231,20 +230,19 @@ def check(name, precision, device, seed=1):
 NAMES = sorted(CONSTS)
 
 
-@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("precision", ["float", "double", "dd"])
 @pytest.mark.parametrize("name", NAMES)
-def test_example(name, precision, device):
+def test_example(example, name, precision, device):
     if name == "oneloop" and precision == "float":
         pytest.skip("oneloop is written for dd and double")
-    k, errs = check(name, precision, device)
+    k, errs = check(example(name), name, precision, device)
     bad = {n: e for n, e in errs.items() if not e <= TOL[precision]}
     assert not bad, "%s %s on %s: %s over %g" % (name, precision, k.device,
                                                  bad, TOL[precision])
 
 
 @pytest.mark.parametrize("name", ["gravity", "oneloop"])
-def test_dd_beats_double(name):
+def test_dd_beats_double(example, name):
     """The dd tolerance means something: the double kernel misses it."""
-    _, errs = check(name, "double", "host")
+    _, errs = check(example(name), name, "double", "host")
     assert max(errs.values()) > TOL["dd"]

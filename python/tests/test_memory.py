@@ -45,8 +45,9 @@ def _can_measure():
         return False
 
 
-pytestmark = pytest.mark.skipif(not _can_measure(), reason="no VmHWM reset "
-                                "(/proc/self/clear_refs) on this system")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not _can_measure(), reason="no VmHWM reset "
+                                 "(/proc/self/clear_refs) on this system")]
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +105,7 @@ def test_float32_runtime_copy(k):
     nbrt_run_memory counts); the package adds none."""
     x, y, xj, wj = inputs(np.float32)
     extra = ctypes.c_double()
-    assert nbcc._rt.nbrt_run_memory(k._h, NI, NJ, 0, ctypes.byref(extra)) \
+    assert nbcc._lib.rt.nbrt_run_memory(k._h, NI, NJ, 0, ctypes.byref(extra)) \
         == 0
     out, grew = peak(lambda: k(xi=x, yi=y, xj=xj, wj=wj))
     results = 2 * NI * 8

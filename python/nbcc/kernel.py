@@ -1,0 +1,363 @@
+"""kernel.py: Kernel, an nbcc kernel loaded on a device (nbrt_load_source)
+and called on numpy arrays: its interface read through the library's
+accessors, the inputs checked and bound by name without a copy where the
+runtime can take them as they are, the results allocated in the
+runtime's layout of each precision."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import weakref
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, \
+    Tuple, Union
+
+import numpy as np
+
+from . import _facts, _lib, _options
+from ._lib import cc, rt
+from .device import Device, open_device
+from .doubledouble import DD, dd, read_decimal
+from .errors import CompileError, Error
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    # what Kernel() takes as its source, and what a call returns per RMEM
+    Source = Union[str, bytes, os.PathLike[str]]
+    Result = Union[NDArray[Any], DD]
+
+
+class Var(NamedTuple):
+    """A variable of a kernel: name, role (LMEM...), type (float...)."""
+    name: str
+    role: str
+    type: str
+
+
+def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
+    """(name for messages, the text as bytes, path or None)."""
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+    elif isinstance(source, bytes):
+        return "<string>", source, None
+    elif isinstance(source, str):
+        # a kernel's text has a ';' and most often a newline; a path of
+        # no file is still a path where it ends in an extension nbcc knows
+        # or has no blank (so that a typo says "no such file")
+        if "\n" in source or ";" in source or not (
+                os.path.exists(source) or _facts.known_ext(source) or
+                not any(c.isspace() for c in source)):
+            return "<string>", source.encode(), None
+        path = source
+    else:
+        raise TypeError("Kernel(): a path or the source text is needed, "
+                        "not %s" % type(source).__name__)
+    with open(path, "rb") as f:
+        return path, f.read(), path
+
+
+def _free(dev: Device, h: int) -> None:
+    with dev.lock:
+        rt.nbrt_free(h)
+
+
+class Kernel:
+    """An nbcc kernel loaded on a device.
+
+    Kernel(source, precision=None, device=None, **options): source is a
+    path (.nbl, or a .cl/.c nbcc wrote) or the source text itself;
+    precision the type of untyped declarations ("float", "double", "dd";
+    None: the source's own nbcc-options line, else float); device "cpu",
+    "gpu", "host", "P:D" or part of a name (None: as the C programs,
+    $NBRT_DEVICE, else a GPU, else a CPU, else the host).  options are
+    nbcc's flags: unroll_i, unroll_j, jsplit, sched ("none",
+    "interleave"), fast_math, fma, ftz, wg, tile, name.
+
+    k(**inputs) runs it over every pair (i, j): each LMEM and BMEM a 1-D
+    array, each CONST a number, by name; returns {RMEM name: array}."""
+
+    path: Optional[str]
+    name: str
+    target: str
+    precision: str
+    flags: str
+    interface: str
+    variables: Tuple[Var, ...]
+    kernel_time: float
+    total_time: float
+    launches: int
+
+    def __init__(self, source: Source, precision: Optional[str] = None,
+                 device: Optional[str] = None, **options: Any) -> None:
+        self._dev = open_device(device)
+        flags = _options.flags(precision, options)
+        name, text, self.path = _source(source)
+        if self.path is None and "name" not in options and \
+                b"--name" not in text:
+            flags.append("--name=kernel")  # not "_string_"
+        self._opts = _options.Options(flags)
+        self._text = text
+        self._name = name
+        d = self._dev
+        with d.lock:
+            h = rt.nbrt_load_source(d._h, os.fsencode(name), text,
+                                    len(text), self._opts.ptr)
+            msg = None if h else d.error()
+        if not h:
+            assert msg is not None
+            if msg.startswith("cannot compile %s:\n" % name):
+                raise CompileError(msg)
+            raise Error(msg)
+        self._h = h
+        self._fin = weakref.finalize(self, _free, d, h)
+        self.kernel_time = self.total_time = 0.0
+        self.launches = 0
+        self._read_iface()
+
+    def _read_iface(self) -> None:
+        f = self._iface_ptr = rt.nbrt_iface(self._h)
+        self.interface, _ = _lib.printed(
+            lambda fp: cc.nb_iface_print(f, fp, b""))
+
+        def field(key: str) -> str:
+            return _lib.text(cc.nb_iface_field(f, key.encode()))
+
+        self.name = field("kernel")
+        self.target = field("target")
+        self.precision = field("precision")
+        self.flags = field("flags")
+        role, typ = ctypes.c_int(), ctypes.c_int()
+        vs: List[Var] = []
+        while True:
+            n = cc.nb_iface_var(f, len(vs), ctypes.byref(role),
+                                ctypes.byref(typ), None)
+            if not n:
+                break
+            vs.append(Var(_lib.text(n), _facts.ROLES[role.value],
+                          _facts.PREC_OF[typ.value].name))
+        self.variables = tuple(vs)
+        self._var = {v.name: v for v in self.variables}
+
+    def _role(self, role: str) -> List[str]:
+        return [v.name for v in self.variables if v.role == role]
+
+    @property
+    def inputs(self) -> List[str]:
+        """the LMEM then the BMEM names"""
+        return self._role("LMEM") + self._role("BMEM")
+
+    @property
+    def consts(self) -> List[str]:
+        """CONST names"""
+        return self._role("CONST")
+
+    @property
+    def results(self) -> List[str]:
+        """RMEM names"""
+        return self._role("RMEM")
+
+    @property
+    def device(self) -> str:
+        """the device's name"""
+        return self._dev.name
+
+    @property
+    def cache_hit(self) -> bool:
+        """whether the program came from the cache"""
+        return bool(rt.nbrt_cache_hit(self._h))
+
+    def __repr__(self) -> str:
+        sig = ", ".join("%s %s %s" % (v.role, v.type, v.name)
+                        for v in self.variables)
+        return "<nbcc.Kernel %s(%s) on %s>" % (self.name, sig, self.device)
+
+    # what nbcc writes for this kernel, from the flags and target its
+    # interface records (they reproduce it: docs/language.md)
+    def _compile(self, emit: str) -> str:
+        if _facts.is_generated(self._name, self._text):
+            if emit == "code":
+                return self._text.decode("utf-8", "replace")
+            raise ValueError("kernel %s was loaded from generated code: "
+                             "%s needs its .nbl" % (self.name, emit))
+        o = _options.Options(self.flags.split() + ["--target=" + self.target])
+        n = ctypes.c_size_t()
+        code = cc.nb_compile_text(os.fsencode(self._name), self._text,
+                                  len(self._text), o.ptr, emit.encode(),
+                                  None, ctypes.byref(n))
+        if not code:
+            raise Error("kernel %s: nb_compile --emit=%s failed" %
+                        (self.name, emit))
+        return _lib.take_string(code, n.value)
+
+    @property
+    def source(self) -> str:
+        """The generated code (OpenCL C or C) the device runs."""
+        return self._compile("code")
+
+    def explain(self) -> str:
+        """The loop nest after the transforms (nbcc --explain)."""
+        return self._compile("explain")
+
+    def stats(self) -> str:
+        """Operation counts and a register estimate (nbcc --stats)."""
+        return self._compile("stats")
+
+    # --- a run ---------------------------------------------------------
+
+    def _fail(self, what: str) -> str:
+        return "kernel %s: %s" % (self.name, what)
+
+    def _check_names(self, given: Dict[str, Any]) -> None:
+        for name in given:
+            v = self._var.get(name)
+            if v is None:
+                # the runtime's own message, which lists the names
+                with self._dev.lock:
+                    rt.nbrt_set_const(self._h,
+                                      name.replace("\0", "\\0").encode(),
+                                      0.0, 0.0)
+                    raise ValueError(self._dev.error())
+            if v.role == "RMEM":
+                raise ValueError(self._fail(
+                    "'%s' is an RMEM, a result: it is returned, not given"
+                    % name))
+        missing = ["%s '%s'" % (v.role, v.name) for v in self.variables
+                   if v.role != "RMEM" and v.name not in given]
+        if missing:
+            raise ValueError(self._fail("%s %s not given" % (
+                ", ".join(missing), "is" if len(missing) == 1 else "are")))
+
+    def _array(self, v: Var, x: Any) -> Tuple[NDArray[Any], int]:
+        """x as an array the runtime can take for v without another copy:
+        (array, nbrt type)."""
+        what = "%s '%s'" % (v.role, v.name)
+        if isinstance(x, DD):
+            p = x.pairs
+            if p.ndim != 2:
+                raise ValueError(self._fail("%s: a 1-D DD is needed, not "
+                                            "shape %s" % (what, x.shape)))
+            return np.require(p, np.float64, ["C", "A"]), _facts.DD.host
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if a.dtype.kind in "US":
+            # decimals, read exactly into the variable's own layout
+            prec = _facts.PRECS[v.type]
+            flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
+                    for i, s in enumerate(a.ravel().tolist())]
+            pairs = np.array(flat, np.float64).reshape(-1, 2)
+            r = prec.empty(len(flat))
+            r[...] = pairs[:, :prec.scalars].reshape(r.shape)
+            return r, prec.host
+        if a.dtype.kind not in "fiub":
+            raise TypeError(self._fail(
+                "%s: cannot use an array of dtype %s: real numbers are "
+                "needed (float32 and float64 as they are, integers and "
+                "bools as float64, decimal strings read exactly)" %
+                (what, a.dtype)))
+        if a.ndim != 1:
+            raise ValueError(self._fail("%s: a 1-D array is needed, not "
+                                        "shape %s" % (what, a.shape)))
+        if a.dtype == np.longdouble and v.type == _facts.DD.name and \
+                np.dtype(np.longdouble) != np.float64:
+            return dd(a).pairs, _facts.DD.host
+        if a.dtype == _facts.FLOAT.dtype:
+            return np.require(a, a.dtype, ["C", "A"]), _facts.FLOAT.host
+        # float64 as it is; the rest (ints, bools, halves, long doubles)
+        # become float64, which holds them exactly or nearest
+        return np.require(a, _facts.DOUBLE.dtype, ["C", "A"]), \
+            _facts.DOUBLE.host
+
+    def _const(self, v: Var, x: Any) -> Tuple[float, float]:
+        what = "CONST '%s'" % v.name
+        if isinstance(x, DD):
+            if x.shape != ():
+                raise ValueError(self._fail("%s: one value is needed, not "
+                                            "shape %s" % (what, x.shape)))
+            return float(x.hi), float(x.lo)
+        if isinstance(x, (str, bytes)):
+            return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
+        a = np.asarray(x)
+        if a.dtype.kind not in "fiub":
+            raise TypeError(self._fail("%s: a real number is needed, not "
+                                       "%s" % (what, type(x).__name__)))
+        if a.ndim != 0:
+            raise ValueError(self._fail("%s: one value is needed, not shape "
+                                        "%s" % (what, a.shape)))
+        if a.dtype == np.longdouble and np.dtype(np.longdouble) != np.float64:
+            d = dd(a)
+            return float(d.hi), float(d.lo)
+        return float(a), 0.0
+
+    def __call__(self, **inputs: Any) -> Dict[str, Result]:
+        self._check_names(inputs)
+        arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
+        consts: Dict[str, Tuple[float, float]] = {}
+        n: Dict[str, Tuple[str, int]] = {}
+        for v in self.variables:
+            if v.role == "CONST":
+                consts[v.name] = self._const(v, inputs[v.name])
+            elif v.role != "RMEM":
+                a, t = self._array(v, inputs[v.name])
+                arrays[v.name] = (a, t)
+                first = n.setdefault(v.role, (v.name, len(a)))
+                if len(a) != first[1]:
+                    raise ValueError(self._fail(
+                        "%s '%s' has %d elements, but %s '%s' has %d (every "
+                        "%s holds %s elements)" %
+                        (v.role, v.name, len(a), v.role, first[0], first[1],
+                         v.role, "Ni" if v.role == "LMEM" else "Nj")))
+        if "LMEM" not in n:
+            raise ValueError(self._fail("no LMEM, so no array gives Ni"))
+        ni = n["LMEM"][1]
+        nj = n["BMEM"][1] if "BMEM" in n else 0
+        d = self._dev
+        with d.lock:
+            self._check_memory(ni, nj)
+            out: Dict[str, Result] = {}
+            for v in self.variables:
+                if v.role == "RMEM":
+                    # a result in the runtime's layout of its precision:
+                    # a dd comes back as (hi, lo) pairs, a DD
+                    prec = _facts.PRECS[v.type]
+                    a, t = prec.empty(ni), prec.host
+                    out[v.name] = DD.from_pairs(a) if prec is _facts.DD \
+                        else a
+                elif v.role == "CONST":
+                    hi, lo = consts[v.name]
+                    if rt.nbrt_set_const(self._h, v.name.encode(), hi, lo):
+                        raise ValueError(d.error())
+                    continue
+                else:
+                    a, t = arrays[v.name]
+                if rt.nbrt_bind(self._h, v.name.encode(), t,
+                                a.ctypes.data):
+                    raise ValueError(d.error())
+            # the GIL is released for the run (ctypes): other threads go on
+            r = rt.nbrt_run(self._h, ni, nj)
+            self.kernel_time = rt.nbrt_kernel_time(self._h)
+            self.total_time = rt.nbrt_total_time(self._h)
+            self.launches = rt.nbrt_launches(self._h)
+            if r:
+                raise Error(d.error())
+            if rt.nbrt_iface(self._h) != self._iface_ptr:
+                self._read_iface()  # a GPU ran another j-split
+        return out
+
+    def _check_memory(self, ni: int, nj: int) -> None:
+        """What the run needs beyond the caller's arrays (the results and
+        the runtime's copies), checked before anything is allocated."""
+        extra = ctypes.c_double()
+        if rt.nbrt_run_memory(self._h, ni, nj, 1, ctypes.byref(extra)):
+            raise MemoryError(self._dev.error())
+        res = sum(ni * _facts.PRECS[v.type].itemsize
+                  for v in self.variables if v.role == "RMEM")
+        need, avail = res + extra.value, rt.nbrt_host_memory()
+        if need > avail:
+            def b(x: float) -> str:
+                s = ctypes.create_string_buffer(32)
+                rt.nbrt_format_bytes(s, 32, x)
+                return s.value.decode()
+            raise MemoryError(self._fail(
+                "Ni = %d, Nj = %d needs %s of memory (results %s, the "
+                "runtime %s), and %s is available" %
+                (ni, nj, b(need), b(res), b(extra.value), b(avail))))
