@@ -349,9 +349,9 @@ fuzz-check:
 man: $(BIN)/nbcc $(PROG_BIN)
 	BIN=$(BIN) sh scripts/man.sh
 
+# the suite tests/cases/generated, its expectations rewritten
 generated: $(BIN)/nbcc
-	rm -rf generated
-	sh scripts/regen-generated.sh $(BIN)/nbcc generated
+	NBCC_UPDATE=1 sh tests/run.sh $(BIN) generated
 
 $(BIN)/nbbench: $(B)/apps/nbbench/nbbench.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
