@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "nbcc.h"
+#include "seed.h"
 
 #ifndef ROOT
 #define ROOT "."
@@ -250,10 +251,9 @@ END_TEST
 
 int main(void)
 {
-	const char *given = getenv("TEST_SEED");
-	seed = given && *given ? strtoull(given, NULL, 10) :
-	       (unsigned long long)time(NULL) * 2654435761ull + 1;
-	printf("test_equiv: seed %llu (TEST_SEED=%llu repeats it)\n", seed, seed);
+	seed = test_seed("test_equiv");
+	if (!seed)
+		seed = 1;
 	Suite *s = suite_create("equiv");
 	TCase *tc = tcase_create("transforms");
 	tcase_set_timeout(tc, 600);
