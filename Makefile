@@ -285,8 +285,9 @@ demo: deps
 # --- fuzzing (clang's libFuzzer) ----------------------------------------
 # The compiler's sources are built once with the sanitizers and libFuzzer's
 # coverage; each target in tests/fuzz links them, with its seeds in
-# tests/fuzz/corpus/NAME.  New inputs found go to $(B)/fuzz/corpus-NAME,
-# crashes to $(B)/fuzz/.
+# tests/fuzz/corpus/NAME and the tests' own data (tests/fuzz/seeds.sh puts
+# them together in $(B)/fuzz/seeds-NAME).  New inputs found go to
+# $(B)/fuzz/corpus-NAME, crashes to $(B)/fuzz/.
 FUZZ      := parse csv iface il
 FUZZ_BIN  := $(FUZZ:%=$(B)/fuzz/fuzz_%)
 FUZZ_CC   ?= clang
@@ -322,12 +323,13 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz: $(FUZZ_BIN)
 	@for t in $(FUZZ); do \
 		mkdir -p $(B)/fuzz/corpus-$$t; \
+		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
 		echo "fuzz: $$t for $${FUZZ_TIME:-60} s"; \
 		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/$$t- -print_final_stats=1 \
-			$(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t || exit 1; \
 	done
 
 # make check: each target over its seeds once, so the targets cannot rot
@@ -335,9 +337,10 @@ fuzz-check:
 	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
 		$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BIN) >/dev/null && \
 		for t in $(FUZZ); do \
-			$(B)/fuzz/fuzz_$$t -timeout=10 tests/fuzz/corpus/$$t/* \
+			sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t && \
+			$(B)/fuzz/fuzz_$$t -timeout=10 $(B)/fuzz/seeds-$$t/* \
 				>$(B)/fuzz/seeds-$$t.log 2>&1 && \
-			echo "fuzz: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds ok" || \
+			echo "fuzz: $$t: $$(ls $(B)/fuzz/seeds-$$t | wc -l) seeds ok" || \
 			{ tail -40 $(B)/fuzz/seeds-$$t.log; \
 			  echo "fuzz: $$t: FAILED on its seeds"; exit 1; }; \
 		done; \
