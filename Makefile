@@ -3,6 +3,7 @@
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
+#   make check-fast  the tests not tagged slow (under two minutes)
 #   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
@@ -258,6 +259,10 @@ check: deps
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
 	$(MAKE) --no-print-directory fuzz-check
 
+check-fast:
+	$(MAKE) $(JOBS) all tests
+	sh tests/run.sh --fast bin
+
 tests: $(UNIT_BIN)
 
 # The Python package as a user gets it: pip builds it into a fresh venv
@@ -420,6 +425,6 @@ uninstall:
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all check tests demo fuzz fuzz-check bench install clean deps generated
+.PHONY: all check check-fast tests demo fuzz fuzz-check bench install clean deps generated
 .PHONY: shared uninstall pycheck man
 .SECONDARY:

@@ -13,6 +13,7 @@
 # functions that have IL instructions and for the conversions, in the AMD
 # IL interpreter (--target amdil).  Needs PoCL: without it the host runs
 # are checked and the script is skipped.
+# tags: slow
 set -u
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"

@@ -7,6 +7,7 @@
 # rank with one message, never a hang.  Skipped where the programs were
 # built without MPI or mpirun is missing.  Fresh seed each run;
 # NBCC_TEST_SEED=S repeats one.
+# tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
 scratch

@@ -17,6 +17,7 @@
 # tells whether reading them as doubles would explain it.
 # Without $BIN/oneloop the reference's own checks run and the script is
 # skipped (77); without an OpenCL CPU device the PoCL runs are.
+# tags: slow
 set -u
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"

@@ -6,7 +6,8 @@
  * results must be bitwise equal; a j-split adds partial sums in another
  * order, so with T > 1 they must agree to a norm-wise tolerance: 1e-5 for
  * float, 1e-13 for double, 1e-28 for dd.  All variants of one kernel go
- * into one C file, compiled once (cc -O1) and loaded with dlopen. */
+ * into one C file, compiled once (cc -O1) and loaded with dlopen.
+ * tags: slow */
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
