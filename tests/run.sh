@@ -6,8 +6,9 @@
 #     running them must print (NAME.nbl beside NAME.out and NAME.err, the
 #     command in SUITE/cmd; tests/cases.sh says how), generated/ among them;
 #   - every script tests/sh/*.sh, with BIN, NBCC and TESTBUILD set.
-# TEST names some of them: a unit (test_front), a suite (diag) or a script
-# (il.sh, or il); all of them by default.
+# TEST names some of them: a unit (test_front), a script (il.sh), a suite
+# (cases/il), or the script and the suite of one name (il); all of them by
+# default.
 # Switches:
 #   --fast            leaves out the tests tagged slow: a line "tags: slow"
 #                     in the first lines of the script or unit's source
@@ -124,8 +125,13 @@ bad() {
 while read -r kind t n src; do
 	if [ $# -gt 0 ]; then
 		want=0
+		case $kind in
+		script) alias=$n.sh ;;
+		suite) alias=cases/$n ;;
+		*) alias=$n ;;
+		esac
 		for a in "$@"; do
-			[ "$a" = "$n" ] || [ "$a" = "$n.sh" ] && want=1
+			[ "$a" = "$n" ] || [ "$a" = "$alias" ] && want=1
 		done
 		[ $want = 1 ] || continue
 	fi
