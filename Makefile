@@ -3,6 +3,7 @@
 #   make demo     the main job (installs missing packages first)
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
+#   make check-fast  the tests not tagged slow (under two minutes)
 #   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
@@ -285,6 +286,10 @@ check: deps
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
 	$(MAKE) --no-print-directory fuzz-check
 
+check-fast:
+	$(MAKE) $(JOBS) all tests
+	sh tests/run.sh --fast bin
+
 tests: $(UNIT_BIN)
 
 # The Python package as a user gets it: pip builds it into a fresh venv
@@ -319,8 +324,9 @@ demo: deps
 # --- fuzzing (clang's libFuzzer) ----------------------------------------
 # The compiler's sources are built once with the sanitizers and libFuzzer's
 # coverage; each target in tests/fuzz links them, with its seeds in
-# tests/fuzz/corpus/NAME.  New inputs found go to $(B)/fuzz/corpus-NAME,
-# crashes to $(B)/fuzz/.
+# tests/fuzz/corpus/NAME and the tests' own data (tests/fuzz/seeds.sh puts
+# them together in $(B)/fuzz/seeds-NAME).  New inputs found go to
+# $(B)/fuzz/corpus-NAME, crashes to $(B)/fuzz/.
 FUZZ      := parse csv iface il
 FUZZ_BIN  := $(FUZZ:%=$(B)/fuzz/fuzz_%)
 FUZZ_CC   ?= clang
@@ -357,12 +363,13 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz: $(FUZZ_BIN)
 	@for t in $(FUZZ); do \
 		mkdir -p $(B)/fuzz/corpus-$$t; \
+		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
 		echo "fuzz: $$t for $${FUZZ_TIME:-60} s"; \
 		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/$$t- -print_final_stats=1 \
-			$(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t || exit 1; \
 	done
 
 # make check: each target over its seeds once, so the targets cannot rot
@@ -370,9 +377,10 @@ fuzz-check:
 	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
 		$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BIN) >/dev/null && \
 		for t in $(FUZZ); do \
-			$(B)/fuzz/fuzz_$$t -timeout=10 tests/fuzz/corpus/$$t/* \
+			sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t && \
+			$(B)/fuzz/fuzz_$$t -timeout=10 $(B)/fuzz/seeds-$$t/* \
 				>$(B)/fuzz/seeds-$$t.log 2>&1 && \
-			echo "fuzz: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds ok" || \
+			echo "fuzz: $$t: $$(ls $(B)/fuzz/seeds-$$t | wc -l) seeds ok" || \
 			{ tail -40 $(B)/fuzz/seeds-$$t.log; \
 			  echo "fuzz: $$t: FAILED on its seeds"; exit 1; }; \
 		done; \
@@ -384,9 +392,9 @@ fuzz-check:
 man: $(BIN)/nbcc $(PROG_BIN)
 	BIN=$(BIN) sh scripts/man.sh
 
+# the suite tests/cases/generated, its expectations rewritten
 generated: $(BIN)/nbcc
-	rm -rf generated
-	sh scripts/regen-generated.sh $(BIN)/nbcc generated
+	NBCC_UPDATE=1 sh tests/run.sh $(BIN) generated
 
 $(BIN)/nbbench: $(B)/apps/nbbench/nbbench.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
@@ -452,6 +460,6 @@ uninstall:
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all check tests demo fuzz fuzz-check bench install clean deps generated
+.PHONY: all check check-fast tests demo fuzz fuzz-check bench install clean deps generated
 .PHONY: shared uninstall pycheck man
 .SECONDARY:

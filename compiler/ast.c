@@ -1,5 +1,5 @@
 /* ast.c: building and printing the AST.  The printed form (--emit=ast) is
- * what the goldens under tests/cases/ast and tests/examples hold: one line
+ * what tests/cases/ast and tests/cases/examples hold: one line
  * per statement, an S-expression per value, each operator with the type
  * sema gave it. */
 #include <string.h>

@@ -1,12 +1,17 @@
-# tests/lib.sh: what the tests/sh scripts share; sourced by them (tests/run.sh
-# exports ROOT, BIN, NBCC and TESTBUILD).
+# tests/lib.sh: what the tests/sh scripts (and tests/cases.sh) share;
+# sourced by them (tests/run.sh exports ROOT, BIN, NBCC and TESTBUILD).
 #   scratch        T: a new directory, removed when the script exits
-#   shared_cache   NBRT_CACHE_DIR under the build tree: reruns start warm,
-#                  and the plain and the sanitized pass share it (kernels
-#                  are built by cc or the OpenCL driver, never sanitized)
+#   shared_cache   NBRT_CACHE_DIR under build/: reruns start warm, and the
+#                  plain and the sanitized pass share it (kernels are built
+#                  by cc or the OpenCL driver, never sanitized)
+#   test_seed NAME SEED: the seed of the script's random inputs,
+#                  NBCC_TEST_SEED when set (tests/run.sh sets it), else a
+#                  fresh one; printed, so that a failure can be repeated
 #   ok [WHAT]      one more check passed (WHAT is printed when given)
 #   bad WHAT       one more check failed: prints FAIL: WHAT
-#   finish NAME    prints "NAME: C checks, F failed"; exits 1 after a failure
+#   die WHAT       bad WHAT, then exit 1: a check the rest depends on
+#   finish [NAME]  prints "NAME: C checks, F failed" (NAME: the script's);
+#                  exits 1 after a failure, returns otherwise
 
 scratch() {
 	T=$(mktemp -d)
@@ -14,8 +19,13 @@ scratch() {
 }
 
 shared_cache() {
-	export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+	export NBRT_CACHE_DIR="$ROOT/build/nbrun-cache"
 	mkdir -p "$NBRT_CACHE_DIR"
+}
+
+test_seed() {
+	SEED=${NBCC_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	echo "$1: seed $SEED (NBCC_TEST_SEED=$SEED repeats it)"
 }
 
 checks=0
@@ -29,7 +39,11 @@ bad() {
 	fails=$((fails + 1))
 	echo "FAIL: $*"
 }
+die() {
+	bad "$@"
+	exit 1
+}
 finish() {
-	echo "$1: $checks checks, $fails failed"
+	echo "${1:-$(basename "$0" .sh)}: $checks checks, $fails failed"
 	[ "$fails" = 0 ] || exit 1
 }

@@ -1,50 +1,69 @@
 #!/bin/sh
-# tests/run.sh BIN: the one test driver.  Runs, against the programs in BIN
-# (bin or build-san/bin):
-#   1. every unit-test binary built from tests/unit/*.c (Check);
-#   2. every case under tests/cases: NAME.nbl beside NAME.out (expected
-#      standard output, exit 0) and/or NAME.err (expected standard error,
-#      exit 1 when there is no .out).  The first line of NAME.nbl may hold
-#      "// nbcc: FLAGS" (default --emit=ast); nbcc runs in the case's
-#      directory on the bare file name, so messages carry no paths.
-#      Adding a case is adding files.  NBCC_UPDATE=1 rewrites expectations.
-#   3. every script tests/sh/*.sh, with BIN, NBCC and TESTBUILD set.
+# tests/run.sh [--fast] BIN [TEST...]: the one test driver.  Runs, against
+# the programs in BIN (bin or build-san/bin):
+#   - every unit-test binary built from tests/unit/*.c (Check);
+#   - every suite of tests as data, tests/cases/SUITE: inputs beside what
+#     running them must print (NAME.nbl beside NAME.out and NAME.err, the
+#     command in SUITE/cmd; tests/cases.sh says how), generated/ among them;
+#   - every script tests/sh/*.sh, with BIN, NBCC and TESTBUILD set.
+# TEST names some of them: a unit (test_front), a script (il.sh), a suite
+# (cases/il), or the script and the suite of one name (il); all of them by
+# default.
+# Switches:
+#   --fast            leaves out the tests tagged slow: a line "tags: slow"
+#                     in the first lines of the script or unit's source
+#                     (a minute or more on a 2-core machine); the rest
+#                     take under two minutes there (make check-fast)
+#   NBCC_UPDATE=1     rewrites every expectation from what the programs
+#                     print now: the cases' NAME.out and NAME.err,
+#                     generated/, the commands shown in docs/ (docs.sh) and
+#                     the man pages' generated part (man.sh); read the diff
+#   NBCC_TEST_SEED=S  the seed of every test's random inputs; by default a
+#                     fresh one, printed first and after a failure
+#   NBCC_TEST_JOBS=N  tests run N at a time (default: the number of cores),
+#                     each into its own output file; results are reported
+#                     in order with each one's time, so slow ones show
 # Exit status 77 (of a unit-test binary or a script) means skipped: what
 # it tests needs a device this machine lacks (no OpenCL CPU device, no
 # GPU), and whatever else it checked passed.  It prints why; it is
 # counted apart from passes and failures.  A script reads a device's
 # limits from `nbrun --device-info` (tests/device.sh) rather than
-# assuming one driver's.  The closing line is
+# assuming one driver's.  Each case of a suite counts as one test.  The
+# closing line is
 #   tests: N passed, N failed, N skipped (BIN)
-# Unit binaries and scripts run NBCC_TEST_JOBS at a time (default: the
-# number of cores) beside the cases, each into its own output file;
-# results are reported in order with each one's time, so slow ones show.
 set -u
-if [ "${1:-}" = --one ]; then # worker: --one unit|script PATH, into $RES
+if [ "${1:-}" = --one ]; then # worker: --one unit|suite|script PATH, into $RES
 	one_res=$RES/$(basename "$3")
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
 	one_t0=$(date +%s)
 	. "$(dirname "$0")/try.sh"
-	if [ "$2" = unit ]; then
-		try "unit $(basename "$3")" env CK_VERBOSITY=minimal "$3"
-	else
-		try "script $(basename "$3")" sh "$3"
-	fi
+	case $2 in
+	unit) try "unit $(basename "$3")" env CK_VERBOSITY=minimal "$3" ;;
+	suite) try "suite $(basename "$3")" sh "$ROOT/tests/cases.sh" "$3" ;;
+	*) try "script $(basename "$3")" sh "$3" ;;
+	esac
 	echo $(($(date +%s) - one_t0)) >"$one_res.secs"
 	cp "$TMP/out" "$one_res.out"
 	echo "$rc" >"$one_res.rc"
 	exit 0
 fi
-BIN=$(cd "${1:-bin}" && pwd)
+fast=0
+if [ "${1:-}" = --fast ]; then
+	fast=1
+	shift
+fi
+BIN=$(cd "${1:-bin}" && pwd) || exit 2
+[ $# = 0 ] || shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case "$BIN" in
 */build-san/bin) TESTBUILD=$ROOT/build-san ;;
 *) TESTBUILD=$ROOT/build ;;
 esac
 NBCC=$BIN/nbcc
-export BIN NBCC TESTBUILD ROOT
-. "$ROOT/tests/expect.sh"
+NBCC_TEST_SEED=${NBCC_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+export BIN NBCC TESTBUILD ROOT NBCC_TEST_SEED
+echo "tests: random inputs from NBCC_TEST_SEED=$NBCC_TEST_SEED"
 # PoCL, the ICD loader and LLVM leak when PoCL compiles; only those
 # libraries are suppressed (tests/lsan.supp), never our code.
 export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -63,12 +82,12 @@ export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
 pass=0
 fail=0
 skip=0
+left=0
 failed=""
 skipped=""
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-ok() { pass=$((pass + 1)); }
 skip_one() {
 	skip=$((skip + 1))
 	reason=$(grep -i "skip" "$TMP/out" | tail -n 1)
@@ -76,47 +95,67 @@ skip_one() {
   $1${reason:+: $reason}"
 	echo "skipped: $1${reason:+: $reason}"
 }
-bad() {
+record() { # a failure, listed at the end
 	fail=$((fail + 1))
 	failed="$failed
   $1"
+}
+bad() {
+	record "$1"
 	echo "FAIL: $1"
 }
 
-. "$ROOT/tests/try.sh"
-
-# 1. unit tests and 3. scripts start first, NBCC_TEST_JOBS at a time in
-# the background, each into its own files; their results are read in
-# order after the cases.
+# the tests: KIND PATH NAME SOURCE (the file that may carry the tags),
+# those tagged slow first so that the long ones start early
+{
+	for t in "$TESTBUILD"/tests/*; do
+		[ -x "$t" ] && n=$(basename "$t") &&
+			echo "unit $t $n $ROOT/tests/unit/$n.c"
+	done
+	for t in "$ROOT"/tests/sh/*.sh; do
+		[ -f "$t" ] && echo "script $t $(basename "$t" .sh) $t"
+	done
+	for t in "$ROOT"/tests/cases/*/cmd; do
+		[ -f "$t" ] && t=$(dirname "$t") &&
+			echo "suite $t $(basename "$t") $t/cmd"
+	done
+} >"$TMP/all"
+: >"$TMP/slow"
+: >"$TMP/quick"
+while read -r kind t n src; do
+	if [ $# -gt 0 ]; then
+		want=0
+		case $kind in
+		script) alias=$n.sh ;;
+		suite) alias=cases/$n ;;
+		*) alias=$n ;;
+		esac
+		for a in "$@"; do
+			[ "$a" = "$n" ] || [ "$a" = "$alias" ] && want=1
+		done
+		[ $want = 1 ] || continue
+	fi
+	if head -n 40 "$src" 2>/dev/null | grep -q '^[#/ *]*tags:.*\<slow\>'
+	then
+		if [ $fast = 1 ]; then
+			left=$((left + 1))
+			continue
+		fi
+		echo "$kind $t" >>"$TMP/slow"
+	else
+		echo "$kind $t" >>"$TMP/quick"
+	fi
+done <"$TMP/all"
 RES=$TMP/jobs
 export RES
 mkdir -p "$RES"
-{
-	for t in "$TESTBUILD"/tests/*; do
-		[ -x "$t" ] && echo "unit $t"
-	done
-	for t in "$ROOT"/tests/sh/*.sh; do
-		[ -f "$t" ] && echo "script $t"
-	done
-} >"$RES/list"
+cat "$TMP/slow" "$TMP/quick" >"$RES/list"
+[ -s "$RES/list" ] || { echo "tests: nothing matches $*"; exit 2; }
 xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
-	sh "$ROOT/tests/run.sh" --one <"$RES/list" &
-jobs_pid=$!
+	sh "$ROOT/tests/run.sh" --one <"$RES/list"
 
-# 2. data cases
-for src in $(find "$ROOT/tests/cases" -name '*.nbl' | sort); do
-	dir=$(dirname "$src")
-	name=$(basename "$src" .nbl)
-	flags=$(head -n 1 "$src" | sed -n 's|^// nbcc: *||p')
-	[ -n "$flags" ] || flags="--emit=ast"
-	rel=${src#"$ROOT"/tests/cases/}
-	(cd "$dir" && eval "\"$NBCC\" $name.nbl $flags" >"$TMP/out" 2>"$TMP/err")
-	rc=$?
-	expect "$dir" "$name" "$rc" "$TMP/out" "$TMP/err"
-	if [ -z "$why" ]; then ok; else bad "case $rel: $why"; fi
-done
-
-wait $jobs_pid
+. "$ROOT/tests/try.sh"
+total=0
 while read -r kind t; do
 	n=$(basename "$t")
 	if [ ! -f "$RES/$n.rc" ]; then
@@ -124,10 +163,26 @@ while read -r kind t; do
 		continue
 	fi
 	rc=$(cat "$RES/$n.rc")
+	secs=$(cat "$RES/$n.secs")
+	total=$((total + secs))
 	cp "$RES/$n.out" "$TMP/out"
-	echo "$kind $n: exit $rc, $(cat "$RES/$n.secs") s"
+	if [ "$kind" = suite ]; then
+		# a case a test: the counts from cases.sh's last line
+		set -- $(sed -n 's/^cases [^ ]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' \
+			"$TMP/out")
+		echo "suite $n: ${1:-?} cases passed, ${2:-?} failed, $secs s"
+		pass=$((pass + ${1:-0}))
+		if [ "$rc" != 0 ] || [ "${2:-1}" != 0 ]; then
+			sed '$d' "$TMP/out" | head -150
+			sed -n 's/^FAIL: /case /p' "$TMP/out" >"$TMP/why"
+			[ -s "$TMP/why" ] || echo "suite $n (exit $rc)" >"$TMP/why"
+			while read -r line; do record "$line"; done <"$TMP/why"
+		fi
+		continue
+	fi
+	echo "$kind $n: exit $rc, $secs s"
 	case $rc in
-	0) ok ;;
+	0) pass=$((pass + 1)) ;;
 	77) skip_one "$kind $n" ;;
 	*)
 		if [ "$kind" = unit ]; then cat "$TMP/out"; else tail -30 "$TMP/out"; fi
@@ -136,6 +191,12 @@ while read -r kind t; do
 	esac
 done <"$RES/list"
 
+echo "tests: $total s of tests in all"
+[ $left = 0 ] || echo "tests: $left tagged slow left out (--fast)"
 echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
 [ "$skip" = 0 ] || echo "skipped:$skipped"
-[ "$fail" = 0 ] || { echo "failed:$failed"; exit 1; }
+[ "$fail" = 0 ] || {
+	echo "failed:$failed"
+	echo "(NBCC_TEST_SEED=$NBCC_TEST_SEED repeats the random inputs)"
+	exit 1
+}

@@ -3,7 +3,8 @@
  * .c it is given.  The input is the file.  Beyond not crashing or
  * leaking: a refusal carries a message, and what is accepted, written
  * again by nb_iface_print, reads back as the same interface.  Seeds:
- * tests/fuzz/corpus/iface (headers nbcc wrote, and damaged ones). */
+ * tests/fuzz/corpus/iface (headers nbcc wrote, and damaged ones) and
+ * generated/ (tests/fuzz/seeds.sh). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

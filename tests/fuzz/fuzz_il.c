@@ -5,7 +5,7 @@
  * "fuzz.il:LINE: error:" message; an accepted program is well formed
  * (it ends in end, every operand names a row of the register file, every
  * jump lands inside the program); a run that fails says why.  Seeds:
- * tests/fuzz/corpus/il (tests/il's programs, good and malformed). */
+ * tests/cases/il's programs, good and malformed (tests/fuzz/seeds.sh). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

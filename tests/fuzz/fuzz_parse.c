@@ -15,7 +15,8 @@
  * is a bug, and so is generated code whose header comment is cut short or
  * does not read back as what was written (paths and names included: the
  * header escapes them).  Seeds: tests/fuzz/corpus/parse (any three bytes
- * before a .nbl make one); parse.dict lists the tokens.  An input that takes
+ * before a .nbl make one), and every .nbl of dsl-examples and tests/cases
+ * so (tests/fuzz/seeds.sh); parse.dict lists the tokens.  An input that takes
  * more than 10 s counts as a crash too (make fuzz passes -timeout=10). */
 #include <stdint.h>
 #include <stdlib.h>

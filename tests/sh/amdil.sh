@@ -12,6 +12,7 @@
 # 1, 4, 7 and 1000 is met on both sides, under 1x1 and the j-split; 4x1
 # and 4x4 at (4,7) and (1000,1000); the C reference runs once per size.  Under the sanitizers (NBCC_SANITIZED=1) the interpreter is ten
 # times slower: the two extreme settings and the small sizes only.
+# tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"

@@ -18,8 +18,8 @@ cd "$ROOT"
 . tests/device.sh
 scratch
 shared_cache
-seed=${TEST_SEED:-$(date +%s)}
-echo "seed $seed (TEST_SEED=$seed repeats it)"
+test_seed backend_mix
+seed=$SEED
 cat >"$T/mix.nbl" <<'EOF'
 LMEM float xf;
 LMEM double xd;

@@ -7,6 +7,7 @@
 # The two back ends paste the same ddlib.h, so their dd results agree to
 # the last bits except where sums are taken in another order.
 # bench/gpu_check.sh does the same on a GPU with more transform settings.
+# tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"

@@ -15,8 +15,8 @@ cd "$ROOT"
 . tests/device.sh
 scratch
 shared_cache
-seed=${SEED:-$(date +%s)}
-echo "examples_ref: seed $seed (SEED=$seed to repeat)"
+test_seed examples_ref
+seed=$SEED
 status=0
 n=0
 

@@ -1,7 +1,7 @@
 # The functions, pi and the conversions end to end through nbrun, against
 # independent references (tests/sh/fnref.c: long double libm for float and
 # double kernels, QD's quad-double for dd), on fresh random inputs (seed
-# printed; TEST_SEED=S repeats it): x in [-0.9, 4) and y in [-2, 2) as
+# printed; NBCC_TEST_SEED=S repeats it): x in [-0.9, 4) and y in [-2, 2) as
 # multiples of 2^-20, exact in every precision (and written out exactly),
 # every 7th x a half integer (the ties of round).  Tolerances: float and
 # double 16 ulp (OpenCL's bound for erf and erfc; the others are
@@ -13,6 +13,7 @@
 # functions that have IL instructions and for the conversions, in the AMD
 # IL interpreter (--target amdil).  Needs PoCL: without it the host runs
 # are checked and the script is skipped.
+# tags: slow
 set -u
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -21,8 +22,7 @@ scratch
 shared_cache
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/fnref" tests/sh/fnref.c \
 	-lqd -lstdc++ -lm || exit 1
-SEED=${TEST_SEED:-$(date +%s)}
-echo "functions.sh: seed $SEED (TEST_SEED=$SEED repeats it)"
+test_seed functions.sh
 awk -v seed="$SEED" 'BEGIN {
 	srand(seed)
 	print "x,y"

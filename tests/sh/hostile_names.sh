@@ -21,6 +21,7 @@
 # Should names ever collide again, the kernel called kill would call
 # kill(Ni, Nj, ...): Nj = 67 is no signal number, so no process gets one
 # (only the process this script starts for that check).
+# tags: slow
 set -u
 . "$ROOT/tests/lib.sh"
 NBRUN=$BIN/nbrun

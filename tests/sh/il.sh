@@ -1,10 +1,7 @@
 # il.sh: nbcc's AMD IL interpreter (il/il.h) and the runtime's amdil
-# device, as data and end to end:
-#   - every tests/il/NAME.il through bin/ilrun in tests/il (its inputs in
-#     ";!" lines), standard output against NAME.out (exit 0), or standard
-#     error against NAME.err (exit 1) when there is no NAME.out;
-#     NBCC_UPDATE=1 rewrites them, as tests/run.sh does for its cases;
-#   - the hand-written ABI kernels tests/il/gravity.il (NI = 2) and
+# device, end to end (tests/cases/il holds the interpreter's cases as
+# data: programs with their inputs beside what bin/ilrun prints):
+#   - the hand-written ABI kernels tests/cases/il/gravity.il (NI = 2) and
 #     gravity44.il (NI = NJ = 4, a tail) through bin/nbrun, bit for bit
 #     against the C back end at the same unrolling, one launch and cut
 #     into many (accum); 1000 x 1000 timed (printed, not judged);
@@ -15,25 +12,13 @@ set -u
 . "$ROOT/tests/lib.sh"
 ILRUN=$BIN/ilrun
 NBRUN=$BIN/nbrun
-D=$ROOT/tests/il
+D=$ROOT/tests/cases/il
 scratch
+shared_cache
 unset NBRT_DEVICE NBRT_MAX_INTERACTIONS
-. "$ROOT/tests/expect.sh"
-
-# --- tests/il: programs beside their expected output ----------------------
-for src in "$D"/*.il; do
-	name=$(basename "$src" .il)
-	(cd "$D" && "$ILRUN" "$name.il" >"$T/out" 2>"$T/err")
-	rc=$?
-	expect "$D" "$name" "$rc" "$T/out" "$T/err"
-	[ -f "$D/$name.out" ] || [ -f "$D/$name.err" ] ||
-		why="$why; no $name.out or $name.err"
-	if [ -z "$why" ]; then ok; else bad "tests/il/$name.il: $why"; fi
-done
 
 # --- the ABI kernels through nbrun, against the C back end -----------------
 cd "$T" || exit 1
-export NBRT_CACHE_DIR="$ROOT/build/nbrun-cache"
 G=$ROOT/dsl-examples/gravity.nbl
 # Bit for bit against the C back end's exact mode (--no-approx): by
 # default its float kernels take rsqrt from an estimate and a Newton step,
@@ -169,5 +154,4 @@ else
 	echo "il.sh: nbcc writes no AMD IL yet: nbrun --target amdil on a .nbl not tried"
 fi
 
-echo "il.sh: $((checks - fails)) passed, $fails failed"
-[ "$fails" = 0 ]
+finish il.sh

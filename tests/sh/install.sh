@@ -17,11 +17,6 @@ if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
 fi
 scratch
 D=$T/root
-fail=0
-bad() {
-	echo "install: $*"
-	fail=1
-}
 # a make of its own, whatever make runs this test, and with the system's
 # pkg-config: the Makefile's flags depend on what it finds (Open MPI, HDF5),
 # and flags that differ rewrite build/cflags.stamp, after which the next
@@ -33,8 +28,7 @@ mk() {
 
 mk install PREFIX=/usr DESTDIR="$D" >"$T/log" 2>&1 || {
 	cat "$T/log"
-	echo "install: make install failed"
-	exit 1
+	die "make install failed"
 }
 L=$D/usr/lib
 V=$(sed -n 's/^#define NBCC_VERSION "\(.*\)"/\1/p' compiler/nbcc.h)
@@ -43,13 +37,13 @@ for f in bin/nbcc bin/nbrun bin/nbody bin/oneloop include/nbcc.h include/nbrt.h 
 	share/man/man1/nbcc.1 share/man/man1/nbrun.1 share/man/man1/nbody.1 \
 	share/doc/nbcc/README.md share/doc/nbcc/python.md \
 	share/doc/nbcc/examples/gravity.nbl; do
-	[ -f "$D/usr/$f" ] || bad "no /usr/$f"
+	[ -f "$D/usr/$f" ] && ok || bad "no /usr/$f"
 done
 for l in nbcc nbrt; do
-	[ -f "$L/lib$l.so.$V" ] && [ ! -h "$L/lib$l.so.$V" ] || bad "no file lib$l.so.$V"
-	[ "$(readlink "$L/lib$l.so.0")" = "lib$l.so.$V" ] || bad "lib$l.so.0 is not a link to lib$l.so.$V"
-	[ "$(readlink "$L/lib$l.so")" = "lib$l.so.0" ] || bad "lib$l.so is not a link to lib$l.so.0"
-	readelf -d "$L/lib$l.so.$V" | grep -q "SONAME.*\[lib$l.so.0\]" || bad "lib$l.so: soname is not lib$l.so.0"
+	[ -f "$L/lib$l.so.$V" ] && [ ! -h "$L/lib$l.so.$V" ] && ok || bad "no file lib$l.so.$V"
+	[ "$(readlink "$L/lib$l.so.0")" = "lib$l.so.$V" ] && ok || bad "lib$l.so.0 is not a link to lib$l.so.$V"
+	[ "$(readlink "$L/lib$l.so")" = "lib$l.so.0" ] && ok || bad "lib$l.so is not a link to lib$l.so.0"
+	readelf -d "$L/lib$l.so.$V" | grep -q "SONAME.*\[lib$l.so.0\]" && ok || bad "lib$l.so: soname is not lib$l.so.0"
 	# the functions the header declares (comments and all preprocessed away)
 	printf '#include <%s.h>\n' "$l" | cc -E -I"$D/usr/include" - |
 		grep -o "\b${l%cc}[a-z0-9_]*[[:space:]]*(" | tr -d ' (' | sort -u >"$T/decl"
@@ -69,11 +63,11 @@ done
 # a user's program, built from pkg-config's flags alone: the staged tree
 # is the sysroot, and no other .pc file may answer
 export PKG_CONFIG_LIBDIR="$L/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D"
-flags=$(pkg-config --cflags --libs nbrt) || bad "pkg-config --cflags --libs nbrt failed"
+flags=$(pkg-config --cflags --libs nbrt) && ok || bad "pkg-config --cflags --libs nbrt failed"
 for lib in -lnbrt -lnbcc; do
 	case " $flags " in *" $lib "*) ;; *) bad "pkg-config nbrt: '$flags' lacks $lib" ;; esac
 done
-[ "$(pkg-config --modversion nbrt)" = "$V" ] || bad "pkg-config nbrt: not version $V"
+[ "$(pkg-config --modversion nbrt)" = "$V" ] && ok || bad "pkg-config nbrt: not version $V"
 if cc -std=c11 -o "$T/prog" tests/sh/install_prog.c $flags -lm 2>"$T/cc"; then
 	LD_LIBRARY_PATH=$L ldd "$T/prog" | grep -q "libnbrt.so.0 => $L/libnbrt.so.0" ||
 		bad "the program is not linked to the installed libnbrt.so.0"
@@ -85,7 +79,7 @@ else
 	cat "$T/cc"
 	bad "cc \$(pkg-config --cflags --libs nbrt) failed"
 fi
-"$D/usr/bin/nbcc" --version >/dev/null || bad "the installed nbcc does not run"
+"$D/usr/bin/nbcc" --version >/dev/null && ok || bad "the installed nbcc does not run"
 
 # uninstall: the staged files gone, a file of another package kept
 mkdir -p "$D/usr/share/doc/other"
@@ -99,5 +93,5 @@ left=$(cd "$D" && find . ! -type d | sort | tr '\n' ' ')
 [ "$left" = "./usr/lib/libother.so ./usr/share/doc/other/README " ] ||
 	bad "after uninstall: $left"
 [ -d "$D/usr/share/doc/nbcc" ] && bad "uninstall left share/doc/nbcc"
-[ $fail = 0 ] && echo "install: install, pkg-config, uninstall ok"
-exit $fail
+[ "$fails" = 0 ] && echo "install: install, pkg-config, uninstall ok"
+finish install

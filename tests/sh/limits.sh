@@ -12,6 +12,7 @@
 #     tolerance 1e-12 relative, double precision kernel).
 # Under the sanitizers ulimit -v cannot be used (ASan reserves terabytes
 # of address space): the time limit stays, longer.
+# tags: slow
 set -u
 . "$ROOT/tests/lib.sh"
 scratch

@@ -6,22 +6,18 @@
 # kernel build that fails, other arguments, other bodies) that end every
 # rank with one message, never a hang.  Skipped where the programs were
 # built without MPI or mpirun is missing.  Fresh seed each run;
-# MPI_TEST_SEED=S repeats one.
+# NBCC_TEST_SEED=S repeats one.
+# tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
 scratch
-die() {
-	echo "mpi.sh: FAIL: $*"
-	exit 1
-}
 if ! command -v mpirun >/dev/null 2>&1 ||
 	! ldd "$BIN/nbrun" 2>/dev/null | grep -q libmpi; then
 	echo "skipped: bin/nbrun built without MPI, or no mpirun (mpi.sh;" \
 		"Debian: openmpi-bin libopenmpi-dev, then make)"
 	exit 77
 fi
-SEED=${MPI_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-echo "mpi.sh: seed $SEED (MPI_TEST_SEED repeats it)"
+test_seed mpi.sh
 . "$ROOT/tests/device.sh"
 
 # One host, perhaps a container run as root with no network and no ssh:

@@ -3,25 +3,19 @@
 # |dE/E| < 1e-4 (it measures ~1e-5 at most over seeds); one seed gives
 # byte-identical snapshots, pictures and summary numbers (timings aside);
 # user errors exit 1 with a message.  Runs on PoCL where there is one,
-# else (an OpenCL CPU device missing, a GPU alone) on the host back end.  Fresh seed each run; NBODY_TEST_SEED=S
-# repeats one.
+# else (an OpenCL CPU device missing, a GPU alone) on the host back end.
+# Fresh seed each run; NBCC_TEST_SEED=S repeats one.
 set -eu
 . "$ROOT/tests/lib.sh"
 NBODY=$BIN/nbody
 scratch
-SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-echo "nbody.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
+test_seed nbody.sh
 . "$ROOT/tests/device.sh"
 DEV=host
 if have_device cpu; then
 	DEV=cpu
 fi
 echo "nbody.sh: device $DEV"
-
-die() {
-	echo "nbody.sh: FAIL: $*"
-	exit 1
-}
 
 # the built-in kernel is dsl-examples/gravity.nbl (embedded at build
 # time): the same code
@@ -77,7 +71,7 @@ done
 # user errors: exit 1, one clear message, no crash
 : >"$T/plain"
 printf 'LMEM xi;\nBMEM xj;\nRMEM r;\nr += xj - xi;\n' >"$T/other.nbl"
-bad() {
+refused() { # MESSAGE ARGS: nbody ARGS fails with MESSAGE
 	want=$1
 	shift
 	set +e
@@ -88,28 +82,29 @@ bad() {
 	grep -q "^nbody: error: .*$want" "$T/err" ||
 		{ cat "$T/err"; die "nbody $*: no message about '$want'"; }
 	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
+	ok
 }
-bad "from 1 to" -n 0
-bad "from 1 to" -n -5
-bad "integer" -n 12x
-bad "needs a value" -n
-bad "above 0" --dt 0
-bad "above 0" --dt=-0.5
-bad "number" --dt nan
-bad "positive" --eps 0
-bad "unknown --ic" --ic galaxy
-bad "from 0 to" --steps -1
-bad "unknown option" --bogus
-bad "precision" --precision=quad
-bad "not a directory" --out "$T/plain"
-bad "cannot create" --out "$T/plain/sub"
-bad "lacks LMEM yi" --kernel "$T/other.nbl" --device "$DEV" --out "$T/ro"
-bad "cannot run" --target=amdil --device host
-bad "" --kernel "$T/none.nbl" --device "$DEV"
-bad "" --device no-such-device-anywhere
+refused "from 1 to" -n 0
+refused "from 1 to" -n -5
+refused "integer" -n 12x
+refused "needs a value" -n
+refused "above 0" --dt 0
+refused "above 0" --dt=-0.5
+refused "number" --dt nan
+refused "positive" --eps 0
+refused "unknown --ic" --ic galaxy
+refused "from 0 to" --steps -1
+refused "unknown option" --bogus
+refused "precision" --precision=quad
+refused "not a directory" --out "$T/plain"
+refused "cannot create" --out "$T/plain/sub"
+refused "lacks LMEM yi" --kernel "$T/other.nbl" --device "$DEV" --out "$T/ro"
+refused "cannot run" --target=amdil --device host
+refused "" --kernel "$T/none.nbl" --device "$DEV"
+refused "" --device no-such-device-anywhere
 if [ "$DEV" = cpu ]; then
-	bad "cannot run" --target=c --device cpu
+	refused "cannot run" --target=c --device cpu
 fi
 # the failed run above made --out but left nothing in it (no probe file)
 [ -z "$(ls -A "$T/ro")" ] || die "files left behind in --out"
-echo "nbody.sh: ok"
+finish nbody.sh

@@ -9,20 +9,14 @@
 #   - bad files and flags: exit 1, a message naming the file and the row,
 #     and nothing written (no --out directory made).
 # The Hermite run on PoCL's CPU device too where there is one.  Fresh seed
-# each run; NBODY_TEST_SEED=S repeats one.
+# each run; NBCC_TEST_SEED=S repeats one.
 set -eu
 . "$ROOT/tests/lib.sh"
 NBODY=$BIN/nbody
 scratch
-SEED=${NBODY_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-echo "nbody_hermite.sh: seed $SEED (NBODY_TEST_SEED repeats it)"
+test_seed nbody_hermite.sh
 . "$ROOT/tests/device.sh"
 shared_cache
-
-die() {
-	echo "nbody_hermite.sh: FAIL: $*"
-	exit 1
-}
 
 # the built-in Hermite kernel is dsl-examples/hermite.nbl
 "$NBODY" --print-kernel --integrator hermite >"$T/k.nbl"
@@ -114,7 +108,7 @@ if have_device cpu; then
 fi
 
 # bad input: exit 1, the file and row named, nothing written
-bad() {
+refused() { # MESSAGE ARGS: nbody ARGS fails with MESSAGE
 	want=$1
 	shift
 	set +e
@@ -126,6 +120,7 @@ bad() {
 		{ cat "$T/err"; die "nbody $*: no message about '$want'"; }
 	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
 	[ ! -e "$T/never" ] || die "nbody $* made --out"
+	ok
 }
 H='x,y,z,vx,vy,vz,m'
 printf '%s\n0,0,0,0,0,0,1\n1,0,nan,0,0,0,1\n' "$H" >"$T/nan.csv"
@@ -139,30 +134,30 @@ printf '# a comment\n%s\n1,2,3,0,0,0,1\n0,0,0,0,0,0,1\n1,2,3,0,1,0,1\n' "$H" \
 	>"$T/dup.csv"
 printf 'not hdf5' >"$T/junk.hdf5"
 head -c 300 "$T/s/snap_000000.hdf5" >"$T/cut.hdf5"
-bad "nan.csv:3: column 'z': 'nan' is not a finite" --ic "$T/nan.csv"
-bad "zero.csv:3: m = 0, and a body's mass must be positive" --ic "$T/zero.csv"
-bad "neg.csv:2: m = -2" --ic "$T/neg.csv"
-bad "word.csv:3: column 'z': 'x1' is not a number" --ic "$T/word.csv"
-bad "short.csv:3: 5 fields" --ic "$T/short.csv"
-bad "nocol.csv:1: the header lacks column 'vz'" --ic "$T/nocol.csv"
-bad "empty.csv: no bodies" --ic "$T/empty.csv"
-bad "none.csv" --ic "$T/none.csv"
-bad "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
+refused "nan.csv:3: column 'z': 'nan' is not a finite" --ic "$T/nan.csv"
+refused "zero.csv:3: m = 0, and a body's mass must be positive" --ic "$T/zero.csv"
+refused "neg.csv:2: m = -2" --ic "$T/neg.csv"
+refused "word.csv:3: column 'z': 'x1' is not a number" --ic "$T/word.csv"
+refused "short.csv:3: 5 fields" --ic "$T/short.csv"
+refused "nocol.csv:1: the header lacks column 'vz'" --ic "$T/nocol.csv"
+refused "empty.csv: no bodies" --ic "$T/empty.csv"
+refused "none.csv" --ic "$T/none.csv"
+refused "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
 	--ic "$T/dup.csv" --integrator hermite --eps 0
-bad "junk.hdf5: not an HDF5 file" --ic "$T/junk.hdf5"
-bad "cut.hdf5: HDF5 cannot open it" --ic "$T/cut.hdf5"
-bad "unknown --ic 'galaxy'" --ic galaxy
-bad "two.csv has no step" --restart "$T/two.csv"
+refused "junk.hdf5: not an HDF5 file" --ic "$T/junk.hdf5"
+refused "cut.hdf5: HDF5 cannot open it" --ic "$T/cut.hdf5"
+refused "unknown --ic 'galaxy'" --ic galaxy
+refused "two.csv has no step" --restart "$T/two.csv"
 sed '1s/integrator=leapfrog/integrator=hermite eta=0.01/' \
 	"$T/c/snap_000004.csv" >"$T/nojerk.csv"
-bad "nojerk.csv has no 'jx'" --restart "$T/nojerk.csv"
-bad "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" \
+refused "nojerk.csv has no 'jx'" --restart "$T/nojerk.csv"
+refused "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" \
 	--dt 0.5
-bad "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
-bad "not t + K dt" --t-end 0.3 --dt 1/8
-bad "give one" --t-end 1 --steps 3
-bad "positive" --eps 0
-bad "for --integrator" --integrator verlet
-bad "for --format" --format fits
-bad "(0, 1]" --integrator hermite --eta 0
-echo "nbody_hermite.sh: ok"
+refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
+refused "not t + K dt" --t-end 0.3 --dt 1/8
+refused "give one" --t-end 1 --steps 3
+refused "positive" --eps 0
+refused "for --integrator" --integrator verlet
+refused "for --format" --format fits
+refused "(0, 1]" --integrator hermite --eta 0
+finish nbody_hermite.sh

@@ -1,7 +1,7 @@
 # bin/nbrun end to end, on the host (--target c) and on PoCL's OpenCL CPU
 # device (--device cpu):
 #   - gravity (dsl-examples/gravity.nbl) on fresh random CSV files (seed
-#     printed; TEST_SEED=S repeats it) against a direct double sum done
+#     printed; NBCC_TEST_SEED=S repeats it) against a direct double sum done
 #     here in awk.  Tolerance, per column, of the largest sum of the
 #     terms' magnitudes (a cancelling sum keeps its rounding error):
 #     float 1e-5, double 1e-13, dd 1e-13 (the awk reference is double);
@@ -12,8 +12,8 @@
 #     as --i and --j gives, and --map VAR=COL what renamed columns give;
 #   - --random (values in (0,1), seeds reproducible), --time's lines (the
 #     variant that ran, the time; with --repeat R the median, min, max);
-#   - kernels nbcc compiled beforehand (.c, .cl);
-#   - every bad input in tests/nbrun/cases.txt, with its exact message.
+#   - kernels nbcc compiled beforehand (.c, .cl).
+# Its bad inputs, with their exact messages, are tests/cases/nbrun.
 # Needs PoCL's OpenCL CPU device: skipped (exit 77) without one.
 set -u
 . "$ROOT/tests/lib.sh"
@@ -22,16 +22,12 @@ need_device cpu
 NBRUN=$BIN/nbrun
 G=$ROOT/dsl-examples/gravity.nbl
 scratch
-# a cache under the build tree keeps reruns quick and leaves $HOME alone;
-# the plain and the sanitizer pass share it (kernels are built by cc or the
-# OpenCL driver either way, not with the sanitizers)
-export NBRT_CACHE_DIR="$ROOT/build/nbrun-cache"
+shared_cache
 unset NBRT_DEVICE
 # PoCL as a user has it: its launch-shape specializations on (tests/run.sh
 # turns them off for the other tests)
 unset POCL_WORK_GROUP_SPECIALIZATION
-SEED=${TEST_SEED:-$(date +%s)}
-echo "nbrun.sh: seed $SEED (TEST_SEED=$SEED repeats it)"
+test_seed nbrun.sh
 
 # gen SEED N COLS: a CSV of N random rows; names starting with m (masses)
 # get values in [0.1, 1), the others [0, 1).
@@ -373,25 +369,4 @@ if "$NBRUN" --device no-such-device-anywhere --device-info >info 2>err; then
 elif grep -q "no OpenCL device matches 'no-such-device-anywhere'" err &&
 	[ ! -s info ]; then ok; else bad "--device-info on a missing device:"; cat err; fi
 
-# --- bad inputs: tests/nbrun/cases.txt ---------------------------------------
-D=$ROOT/tests/nbrun
-mkdir cases
-cp "$D"/*.csv "$D"/*.nbl cases/ && cp "$G" cases/
-while read -r name want args; do
-	case $name in '#'* | '') continue ;; esac
-	# shellcheck disable=SC2086
-	(cd cases && "$NBRUN" $args >../out 2>../err </dev/null)
-	rc=$?
-	[ "${NBRUN_UPDATE:-0}" = 1 ] && cp err "$D/$name.err"
-	why=""
-	[ "$rc" = "$want" ] || why="exit $rc, expected $want"
-	[ -s out ] && why="$why; wrote to standard output"
-	if ! cmp -s err "$D/$name.err"; then
-		why="$why; messages differ"
-		diff -u "$D/$name.err" err | head -10
-	fi
-	if [ -z "$why" ]; then ok; else bad "case $name: $why"; fi
-done <"$D/cases.txt"
-
-echo "nbrun.sh: $((checks - fails)) passed, $fails failed"
-[ "$fails" = 0 ]
+finish nbrun.sh

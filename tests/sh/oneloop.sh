@@ -12,11 +12,6 @@ scratch
 shared_cache
 . "$ROOT/tests/device.sh"
 
-die() {
-	echo "oneloop.sh: FAIL: $*"
-	exit 1
-}
-
 # --- refusals: exit 1, nothing on stdout, exactly this on stderr ---------
 refuse() { # message, then the arguments
 	want="oneloop: error: $1"

@@ -12,6 +12,7 @@
 # column but logsumexp, which is within 2e-4 in float (an ulp of 800 is
 # 6e-5) and 1e-12 in double and dd; its argument is 800 - r2, whose exp
 # overflows a double, so a sum without the running maximum would fail.
+# tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"

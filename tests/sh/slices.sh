@@ -2,11 +2,12 @@
 # second dimension cuts the j range, each slice's sums added up by the
 # runtime's own kernels.  Forced on PoCL with NBRT_SLICES (the GPU rows'
 # rule is measured in docs/performance.md), against the C back end on
-# fresh random inputs: float within 1e-5 and double within 1e-12 norm-wise
-# (bench/compare.awk), dd within 1e-28 as dd (tests/sh/ddcmp.c, QD).
-# Sizes below a tile, with fewer j than slices, and over several tiles; a
-# j-split, no staging, j-chunked launches that add to earlier ones; and
-# kernels whose reductions are not sums, which must not be sliced.
+# fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats it): float
+# within 1e-5 and double within 1e-12 norm-wise (bench/compare.awk), dd
+# within 1e-28 as dd (tests/sh/ddcmp.c, QD).  Sizes below a tile, with
+# fewer j than slices, and over several tiles; a j-split, no staging,
+# j-chunked launches that add to earlier ones; and kernels whose
+# reductions are not sums, which must not be sliced.
 # Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
@@ -17,8 +18,8 @@ scratch
 shared_cache
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
 	-lqd -lstdc++ -lm
-seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-echo "seed $seed"
+test_seed slices
+seed=$SEED
 # check NAME PRECISION SIZE SLICES [nbrun flags...]: sliced OpenCL against C
 check() {
 	ex=$1 p=$2 n=$3 s=$4

@@ -16,9 +16,6 @@ scratch
 export NBRT_CACHE_DIR="$T/cache"
 unset NBRT_TUNE NBRT_TUNE_WRONG
 G=dsl-examples/gravity.nbl
-status=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; status=1; }
 # the reference: the C back end as loaded, its cache apart
 NBRT_CACHE_DIR="$T/refcache" "$BIN/nbrun" $G --random 200,150 --seed 5 \
 	--target c -o "$T/ref.csv" 2>/dev/null
@@ -106,4 +103,4 @@ if [ "$devs" = host ]; then
 		ok "host: the wrong candidate is rejected"
 	else bad "host: wrong candidate"; cat "$T/e5"; fi
 fi
-exit $status
+finish tune

@@ -1,6 +1,6 @@
 /* test_csv.c: nbrun's CSV module.  Values read from decimal text are
  * checked against independent references on fresh random inputs (seed
- * printed; TEST_SEED=S repeats a run): float and double against strtof and
+ * printed; NBCC_TEST_SEED=S repeats a run): float and double against strtof and
  * strtod, dd against __float128 arithmetic (113 bits, more than dd's 107)
  * and against QD's own reader.  Every value written must read back to the
  * same bits; files with every accepted quirk parse, and each malformed one
@@ -15,6 +15,8 @@
 #include "csv.h"
 
 #include "seed.h"
+
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
 static long rnd(long n) { return (long)(erand48(rng) * (double)n); }
 
@@ -510,7 +512,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng("test_csv");
+	seed_rng("test_csv", rng);
 	Suite *s = suite_create("csv");
 	TCase *tc = tcase_create("csv");
 	tcase_set_timeout(tc, 60);

@@ -1,6 +1,6 @@
 /* test_ddlib.c: the dd library (compiler/ddlib.h) against QD, as C and as
- * OpenCL C.  Every function runs on fresh random operands (seed from the
- * clock, printed; NB_SEED=n repeats a run) over wide exponent ranges, with
+ * OpenCL C.  Every function runs on fresh random operands (seed printed;
+ * NBCC_TEST_SEED=n repeats a run) over wide exponent ranges, with
  * cancellation cases for add/sub and sweeps over every table entry, and is
  * compared with two references:
  *   - QD's quad-double (c_qd_*, 212 bits), so the difference is our own
@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ddlib.h"
+#include "seed.h"
 #include "emit.h"
 
 #define N 3000
@@ -962,15 +963,9 @@ END_TEST
 
 int main(void)
 {
-	const char *s = getenv("NB_SEED");
-	seed = s ? strtoull(s, NULL, 10)
-	         : (unsigned long long)time(NULL) * 2654435761ULL ^
-	           (unsigned long long)getpid();
+	seed = test_seed("test_ddlib");
 	if (!seed)
 		seed = 1;
-	printf("test_ddlib: seed %llu (NB_SEED=%llu repeats this run)\n", seed,
-	       seed);
-	fflush(stdout);
 
 	int missing = cl_missing();
 	Suite *su = suite_create("ddlib");

@@ -1,5 +1,5 @@
 /* test_ddqd.c: ddlib.h's --dd=qd arithmetic (NB_DD_QD) against QD.  On
- * fresh random operands (seed from the clock, printed; NB_SEED=n repeats)
+ * fresh random operands (seed printed; NBCC_TEST_SEED=n repeats)
  * over exponents -300..300, with cancellation cases for add and sub, each
  * of add, sub, mul and div is compared with QD's quad-double (c_qd_*) and
  * held to the bounds docs/oneloop.md states, eps = 2^-104: add and sub
@@ -20,6 +20,7 @@
 #include <time.h>
 #define NB_DD_QD 1
 #include "ddlib.h"
+#include "seed.h"
 
 #define N 200000
 #define EPS 0x1p-104
@@ -86,10 +87,7 @@ static double err(double h, double l, const double ex[4], double scale)
 
 START_TEST(qd_arith)
 {
-	const char *s = getenv("NB_SEED");
-	rng = s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL);
-	printf("test_ddqd: NB_SEED=%llu\n", rng);
-	rng = rng * 0x9e3779b97f4a7c15ull | 1;
+	rng = test_seed("test_ddqd") * 0x9e3779b97f4a7c15ull | 1;
 	for (int op = 0; op < NOPS; op++) {
 		double worst = 0, worst_qd = 0;
 		for (int i = 0; i < N; i++) {

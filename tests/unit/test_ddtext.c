@@ -1,5 +1,5 @@
 /* test_ddtext.c: exact decimal <-> double-double (compiler/ddtext.c), on
- * fresh random inputs each run (seed printed; TEST_SEED=S repeats one).
+ * fresh random inputs each run (seed printed; NBCC_TEST_SEED=S repeats one).
  * Reading: decimals of 1 to 40 digits, values over the whole double range
  * and below it, against quad-double (QD's c_qd_*, ~209 bits) on exact
  * operands: x = K 10^p = (K 5^p) 2^p, the first factor in qd, compared
@@ -25,6 +25,8 @@
 #include "nbcc.h"
 
 #include "seed.h"
+
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
 static long rnd(long n) { return (long)(erand48(rng) * (double)n); }
 
@@ -552,7 +554,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng("test_ddtext");
+	seed_rng("test_ddtext", rng);
 	Suite *s = suite_create("ddtext");
 	TCase *tc = tcase_create("ddtext");
 	tcase_set_timeout(tc, 120);

@@ -6,7 +6,8 @@
  * results must be bitwise equal; a j-split adds partial sums in another
  * order, so with T > 1 they must agree to a norm-wise tolerance: 1e-5 for
  * float, 1e-13 for double, 1e-28 for dd.  All variants of one kernel go
- * into one C file, compiled once (cc -O1) and loaded with dlopen. */
+ * into one C file, compiled once (cc -O1) and loaded with dlopen.
+ * tags: slow */
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "nbcc.h"
+#include "seed.h"
 
 #ifndef ROOT
 #define ROOT "."
@@ -250,10 +252,9 @@ END_TEST
 
 int main(void)
 {
-	const char *given = getenv("TEST_SEED");
-	seed = given && *given ? strtoull(given, NULL, 10) :
-	       (unsigned long long)time(NULL) * 2654435761ull + 1;
-	printf("test_equiv: seed %llu (TEST_SEED=%llu repeats it)\n", seed, seed);
+	seed = test_seed("test_equiv");
+	if (!seed)
+		seed = 1;
 	Suite *s = suite_create("equiv");
 	TCase *tc = tcase_create("transforms");
 	tcase_set_timeout(tc, 600);

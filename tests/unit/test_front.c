@@ -3,7 +3,8 @@
  * what the language defines; precedence and associativity are checked on
  * random expression trees against an independent printer; hostile inputs
  * (NUL bytes, bad UTF-8, deep nesting, random bytes) must end in messages,
- * never in a crash.  Random tests print their seed (NB_SEED=N repeats). */
+ * never in a crash.  Random tests print their seed (NBCC_TEST_SEED=N
+ * repeats). */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "ast.h"
+#include "seed.h"
 
 static nb_options opt;
 static unsigned long long seed, seed0; /* rng state, and where it began */
@@ -656,12 +658,10 @@ END_TEST
 
 int main(void)
 {
-	const char *env = getenv("NB_SEED");
-	seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL);
+	seed = test_seed("test_front");
 	if (!seed)
 		seed = 1;
 	seed0 = seed;
-	printf("test_front: seed %llu (NB_SEED=%llu repeats)\n", seed, seed);
 	Suite *s = suite_create("front");
 	TCase *lex = tcase_create("lexer");
 	tcase_add_checked_fixture(lex, setup, NULL);

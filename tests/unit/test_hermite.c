@@ -5,7 +5,7 @@
  * end) on a Plummer sphere; and dsl-examples/hermite.nbl, loaded as
  * bin/nbody loads it (double, host back end), gives the acceleration,
  * jerk and potential of the direct sum to 1e-12.  Seed printed;
- * NBODY_TEST_SEED=S repeats it. */
+ * NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hermite.h"
+#include "seed.h"
 #include "nbrt.h"
 
 #ifndef ROOT
@@ -171,11 +172,7 @@ END_TEST
 
 int main(void)
 {
-	const char *e = getenv("NBODY_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 0)
-	         : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-	printf("test_hermite: seed %llu (NBODY_TEST_SEED repeats it)\n",
-	       (unsigned long long)seed);
+	seed = test_seed("test_hermite");
 	Suite *s = suite_create("hermite");
 	TCase *tc = tcase_create("hermite");
 	tcase_set_timeout(tc, 120);

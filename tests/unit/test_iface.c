@@ -3,7 +3,7 @@
  * nb_iface_parse unchanged, and what is printed can neither end the
  * comment it sits in ("*" "/"), open another, form a trigraph nor break
  * the line: fixed hostile strings and random byte strings (seed printed;
- * TEST_SEED=S repeats a run).  Malformed escapes, raw control bytes,
+ * NBCC_TEST_SEED=S repeats a run).  Malformed escapes, raw control bytes,
  * names that are not identifiers and lines given twice are refused with
  * their message (and, under LeakSanitizer, without a leak). */
 #include <check.h>
@@ -14,6 +14,8 @@
 #include "nbcc.h"
 
 #include "seed.h"
+
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
 static char *dup(const char *s)
 {
@@ -305,7 +307,7 @@ END_TEST
 
 int main(void)
 {
-	seed_rng("test_iface");
+	seed_rng("test_iface", rng);
 	Suite *s = suite_create("iface");
 	TCase *tc = tcase_create("iface");
 	tcase_set_timeout(tc, 60);

@@ -1,7 +1,7 @@
 /* test_nbody_force.c: the force bin/nbody gets from gravity.nbl through
  * the runtime, bound as bin/nbody binds it, matches a direct sum in double
  * written here, on a fresh Plummer sphere (N = 1024, seed printed;
- * NBODY_TEST_SEED=S repeats it) and on an odd N with i-unrolling tails.
+ * NBCC_TEST_SEED=S repeats it) and on an odd N with i-unrolling tails.
  * Tolerance, per body: |a - a_ref| <= tol * sum_j |m_j r_ij| / (r^2 +
  * eps^2)^(3/2), and the same for the potential with sum_j m_j / (r^2 +
  * eps^2)^(1/2): the sums of the terms' sizes bound float rounding without
@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "nbrt.h"
+#include "seed.h"
 #include "sim.h"
 
 #ifndef ROOT
@@ -145,11 +146,7 @@ static int cpu_missing(void)
 
 int main(void)
 {
-	const char *e = getenv("NBODY_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 0)
-	         : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-	printf("test_nbody_force: seed %llu (NBODY_TEST_SEED repeats it)\n",
-	       (unsigned long long)seed);
+	seed = test_seed("test_nbody_force");
 	int missing = cpu_missing();
 	Suite *s = suite_create("nbody_force");
 	TCase *tc = tcase_create("force");

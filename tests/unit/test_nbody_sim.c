@@ -3,7 +3,7 @@
  * profile checked by sums written here, not sim.c's), the leap-frog
  * against the analytic circular two-body orbit, and the snapshot and PNG
  * writers read back.  Seeds are fresh each run and printed;
- * NBODY_TEST_SEED=S repeats a run. */
+ * NBCC_TEST_SEED=S repeats a run. */
 #include <check.h>
 #include <math.h>
 #include <png.h>
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "seed.h"
 #include "sim.h"
 
 static uint64_t seed;
@@ -335,11 +336,7 @@ END_TEST
 
 int main(void)
 {
-	const char *e = getenv("NBODY_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 0)
-	         : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-	printf("test_nbody_sim: seed %llu (NBODY_TEST_SEED repeats it)\n",
-	       (unsigned long long)seed);
+	seed = test_seed("test_nbody_sim");
 	Suite *s = suite_create("nbody_sim");
 	TCase *tc = tcase_create("sim");
 	tcase_set_timeout(tc, 60);

@@ -1,6 +1,6 @@
 /* test_nbrt.c: the runtime on both devices, the host C path and OpenCL
  * (PoCL here; NBRT_DEVICE=gpu, say, picks another).  Gravity kernels run
- * on fresh random inputs (seed printed; TEST_SEED=S repeats a run) for
+ * on fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats a run) for
  * every Ni, Nj in {0, 1, 7, 1000, 1023} against a direct double sum
  * written here; a dd kernel against QD; other launch shapes, split
  * launches, conversions between host and kernel types, arrays kept on
@@ -27,6 +27,9 @@
 #define GRAVITY ROOT "/dsl-examples/gravity.nbl"
 
 #include "seed.h"
+
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
+
 static char cachedir[] = "/tmp/test_nbrt-XXXXXX";
 
 /* The devices: 0 the host, 1 OpenCL; and kernels loaded on each. */
@@ -952,7 +955,7 @@ static void restore_env(void)
 
 int main(void)
 {
-	seed_rng("test_nbrt");
+	seed_rng("test_nbrt", rng);
 	/* a cache of our own: runs start cold and leave nothing behind */
 	/* the OpenCL device: PoCL's CPU here, NBRT_DEVICE=gpu on a GPU */
 	const char *e = getenv("NBRT_DEVICE");

@@ -1,6 +1,6 @@
 /* test_powexp.c: the exponent of ** is a literal in the type of its base.
  * A dd kernel computing w * x**0.1 + x**(1/3) + x**2.5 on the host runs
- * on fresh random inputs (seed printed; TEST_SEED=S repeats a run) and is
+ * on fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats a run) and is
  * held to QD: x**e = exp(e log x) with e = 1/10 and 1/3 divided in dd, and
  * x**2.5 = x*x*sqrt(x).  The tolerance is 1e-29 relative to each result
  * (the library's pow is good to about (1 + |e log x|) 2^-104); an exponent
@@ -15,12 +15,13 @@
 #include <unistd.h>
 #include <qd/c_dd.h>
 #include "nbrt.h"
+#include "seed.h"
 
 static const char src[] =
 	"LMEM dd x;\nBMEM dd w;\nRMEM dd r;\n"
 	"r += w*x**0.1 + x**(1/3) + x**2.5;\n";
 
-static unsigned short rng[3];
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
 static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
 
@@ -104,13 +105,7 @@ END_TEST
 
 int main(void)
 {
-	const char *e = getenv("TEST_SEED");
-	unsigned long long s = e ? strtoull(e, NULL, 10)
-	                         : (unsigned long long)time(NULL);
-	printf("test_powexp: seed %llu (TEST_SEED=%llu repeats it)\n", s, s);
-	rng[0] = (unsigned short)s;
-	rng[1] = (unsigned short)(s >> 16);
-	rng[2] = (unsigned short)(s >> 32);
+	seed_rng("test_powexp", rng);
 	Suite *su = suite_create("powexp");
 	TCase *tc = tcase_create("powexp");
 	tcase_set_timeout(tc, 60);
