@@ -16,7 +16,7 @@ enum {
 	IL_MAXGROUP = 1024, /* dcl_num_thread_per_group */
 };
 
-/* The step limit of one il_run call unless the caller gives another. */
+/* The step limit of one nb_il_run call unless the caller gives another. */
 #define IL_MAX_STEPS ((uint64_t)1 << 40)
 
 typedef enum { IC_FLOAT, IC_TRANS, IC_DOUBLE, IC_INT, IC_MEM, IC_FLOW } IlClass;
@@ -112,14 +112,16 @@ typedef struct IlProg {
  * built -fvisibility=hidden, exports them (and nothing else of il/) so
  * that libnbrt.so's amdil device calls them there and il/ is linked once.
  * They are not installed API (il.h is not installed); tests/sh/install.sh
- * expects them beside nbcc.h's functions. */
+ * expects them beside nbcc.h's functions.  They carry the
+ * library's prefix (nb_): a program with a function il_read of its own
+ * would otherwise take libnbrt.so's calls to it. */
 #pragma GCC visibility push(default)
 
 /* Reads IL text; name is used in messages.  NULL with "NAME:LINE: error:
  * MSG" in err (without a newline) when the text is not in the subset. */
-IlProg *il_read(const char *text, size_t len, const char *name, char *err,
+IlProg *nb_il_read(const char *text, size_t len, const char *name, char *err,
                 size_t errlen);
-void il_free(IlProg *p);
+void nb_il_free(IlProg *p);
 
 /* What a run reads and writes: the bytes of each raw UAV, and each
  * constant buffer's entries (four dwords each). */
@@ -135,11 +137,11 @@ typedef struct IlMem {
  * program is only read, so calls on disjoint work items may run at once
  * where their stores do not meet.  Returns 0, or -1 with "NAME:LINE:
  * error: MSG (work item G)" in err. */
-int il_run(const IlProg *p, const IlMem *m, uint64_t first, uint64_t n,
+int nb_il_run(const IlProg *p, const IlMem *m, uint64_t first, uint64_t n,
            uint64_t maxsteps, char *err, size_t errlen);
 
 /* A register as written ("r5", "l0", "cb1[2]", "vAbsTidFlat") into buf. */
-void il_reg_name(const IlProg *p, uint32_t row, char *buf, size_t len);
+void nb_il_reg_name(const IlProg *p, uint32_t row, char *buf, size_t len);
 
 #pragma GCC visibility pop
 

@@ -196,7 +196,7 @@ static int unwritten(Run *r, const IlIns *in, const Row *R, uint64_t g)
 		if (!miss)
 			continue;
 		char name[32];
-		il_reg_name(r->p, x->reg, name, sizeof name);
+		nb_il_reg_name(r->p, x->reg, name, sizeof name);
 		int c = 0;
 		while (!(miss >> c & 1))
 			c++;
@@ -457,7 +457,7 @@ static int item(Run *r, Row *R, const IlMem *m, uint64_t g, uint64_t *steps)
 	}
 }
 
-int il_run(const IlProg *p, const IlMem *m, uint64_t first, uint64_t n,
+int nb_il_run(const IlProg *p, const IlMem *m, uint64_t first, uint64_t n,
            uint64_t maxsteps, char *err, size_t errlen)
 {
 	Run r = {p, err, errlen};

@@ -692,7 +692,7 @@ static int layout(Rd *r)
 	return 0;
 }
 
-IlProg *il_read(const char *text, size_t len, const char *name, char *err,
+IlProg *nb_il_read(const char *text, size_t len, const char *name, char *err,
                 size_t errlen)
 {
 	Rd *r = calloc(1, sizeof *r);
@@ -753,13 +753,13 @@ IlProg *il_read(const char *text, size_t len, const char *name, char *err,
 	free(r->cbrow);
 	free(r);
 	if (rc) {
-		il_free(p);
+		nb_il_free(p);
 		return NULL;
 	}
 	return p;
 }
 
-void il_free(IlProg *p)
+void nb_il_free(IlProg *p)
 {
 	if (!p)
 		return;
@@ -770,7 +770,7 @@ void il_free(IlProg *p)
 	free(p);
 }
 
-void il_reg_name(const IlProg *p, uint32_t row, char *buf, size_t len)
+void nb_il_reg_name(const IlProg *p, uint32_t row, char *buf, size_t len)
 {
 	const IlReg *g = &p->reg[row];
 	switch (g->kind) {

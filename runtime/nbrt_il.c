@@ -75,7 +75,7 @@ static int il_load(nbrt_kernel *k, const char *code, size_t len)
 	char err[512];
 	if (!name)
 		return nbrt_fail(rt, "out of memory");
-	g->il = il_read(code, len, name, err, sizeof err);
+	g->il = nb_il_read(code, len, name, err, sizeof err);
 	free(name);
 	if (!g->il)
 		return nbrt_fail(rt, "%s", err);
@@ -130,7 +130,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		uint64_t first = (uint64_t)c * chunk;
 		uint64_t cnt = total - first < chunk ? total - first : chunk;
 		char e[512];
-		if (il_run(g->il, &r->mem, first, cnt, 0, e, sizeof e)) {
+		if (nb_il_run(g->il, &r->mem, first, cnt, 0, e, sizeof e)) {
 			/* the first chunk's failure, whichever core saw it */
 			#pragma omp critical
 			if (c < failed) {
@@ -236,7 +236,7 @@ static void il_free_kernel(nbrt_kernel *k)
 {
 	Prog *g = k->priv;
 	if (g) {
-		il_free(g->il);
+		nb_il_free(g->il);
 		free(g->off);
 		free(g);
 	}

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ilrun: error: %s\n", err);
 		return FAILED;
 	}
-	IlProg *p = il_read(text, len, nb_esc(file), err, sizeof err);
+	IlProg *p = nb_il_read(text, len, nb_esc(file), err, sizeof err);
 	In in;
 	memset(&in, 0, sizeof in);
 	in.file = file;
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
 		uint64_t n = in.threads_set ? in.threads : (uint64_t)p->group;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (il_run(p, &m, 0, n, in.steps, err, sizeof err)) {
+		if (nb_il_run(p, &m, 0, n, in.steps, err, sizeof err)) {
 			fprintf(stderr, "%s\n", err);
 			rc = FAILED;
 		}
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 	for (int u = 0; u < IL_NUAV; u++)
 		free(in.uav[u].b);
 	free(in.print);
-	il_free(p);
+	nb_il_free(p);
 	free(text);
 	return rc;
 }

@@ -45,7 +45,7 @@ static void report_region(Buf *out, const IlProg *p, const char *text,
 void amdil_vliw_report(const Func *f, const char *text, size_t len, Buf *out)
 {
 	char err[512];
-	IlProg *p = il_read(text, len, f->name, err, sizeof err);
+	IlProg *p = nb_il_read(text, len, f->name, err, sizeof err);
 	if (!p) {
 		ICE("the amdil back end wrote IL its reader refuses: %s", err);
 		return;
@@ -63,5 +63,5 @@ void amdil_vliw_report(const Func *f, const char *text, size_t len, Buf *out)
 	report_region(out, p, text, len, "j-loop tail", f->ni);
 	buf_printf(out, "whole kernel: %d ALU bundles reordered, %d in order; "
 	           "GPRs %d\n", lst.bundles, ord.bundles, p->ntemp);
-	il_free(p);
+	nb_il_free(p);
 }

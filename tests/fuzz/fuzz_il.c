@@ -1,5 +1,5 @@
-/* fuzz_il.c: the libFuzzer target for the AMD IL reader (il_read,
- * il/ilread.c) and, on what it accepts, the interpreter (il_run,
+/* fuzz_il.c: the libFuzzer target for the AMD IL reader (nb_il_read,
+ * il/ilread.c) and, on what it accepts, the interpreter (nb_il_run,
  * il/ilexec.c) with a bounded number of steps.  The input is the
  * program.  Beyond not crashing or leaking: a refusal carries a
  * "fuzz.il:LINE: error:" message; an accepted program is well formed
@@ -41,7 +41,7 @@ static void check(const IlProg *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512] = "";
-	IlProg *p = il_read((const char *)data, size, "fuzz.il", err, sizeof err);
+	IlProg *p = nb_il_read((const char *)data, size, "fuzz.il", err, sizeof err);
 	if (!p) {
 		if (strncmp(err, "fuzz.il:", 8) != 0 || !strstr(err, ": error: "))
 			abort();
@@ -65,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint64_t n = p->group < 8 ? (uint64_t)p->group : 8;
 	err[0] = 0;
-	if (il_run(p, &m, 0, n, 20000, err, sizeof err) &&
+	if (nb_il_run(p, &m, 0, n, 20000, err, sizeof err) &&
 	    strncmp(err, "fuzz.il:", 8) != 0)
 		abort();
-	il_free(p);
+	nb_il_free(p);
 	return 0;
 }

@@ -72,9 +72,9 @@ static int comment_whole(const char *code)
 			p++;
 		}
 		char err[256];
-		IlProg *prog = il_read(code, strlen(code), "fuzz.il", err,
+		IlProg *prog = nb_il_read(code, strlen(code), "fuzz.il", err,
 		                       sizeof err);
-		il_free(prog);
+		nb_il_free(prog);
 		return prog != NULL;
 	}
 	const char *end = strstr(code, "\n * end\n");

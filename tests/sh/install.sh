@@ -51,7 +51,7 @@ for l in nbcc nbrt; do
 	[ $l = nbrt ] && grep '^nbrt_' "$T/decl" >"$T/d" && mv "$T/d" "$T/decl"
 	# libnbcc.so also exports il/il.h's functions for libnbrt.so's amdil
 	# device, so that il/ is linked once (il.h says why); not installed
-	[ $l = nbcc ] && cc -E "$ROOT/il/il.h" | grep -o '\bil_[a-z0-9_]*[[:space:]]*(' |
+	[ $l = nbcc ] && cc -E "$ROOT/il/il.h" | grep -o '\bnb_il_[a-z0-9_]*[[:space:]]*(' |
 		tr -d ' (' | sort -u - "$T/decl" -o "$T/decl"
 	nm -D --defined-only "$L/lib$l.so.$V" | awk '{ print $3 }' | sort -u >"$T/exp"
 	if ! cmp -s "$T/decl" "$T/exp"; then
