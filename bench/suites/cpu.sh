@@ -62,7 +62,8 @@ one() {
 		"$BIN/nbbench" "$5" "$4" $6
 }
 
-# table EXAMPLE LABELS BASE: the median of each row of EXAMPLE whose label
+# table EXAMPLE LABELS BASE: the median of each row of EXAMPLE ("series":
+# float gravity's series of the first part) whose label
 # matches LABELS (first-seen order), and its ratio to the row BASE
 table() {
 	awk -F, -v ex="$1" -v pick="$2" -v base="$3" '
@@ -100,24 +101,24 @@ suite_run() {
 	: >"$T/cpurows"
 	echo "round,example,n,wall_per_s,cpu_per_s,variant"
 	for r in $(seq "$rounds"); do
-		row "$r" gravity "plain loop, 1 core" "$n" "$T/a1" "$n" 5
-		row "$r" gravity "plain loop, OpenMP, all cores" "$n" "$T/a2" "$n" 5
-		nb "$r" gravity "nbcc default, default device" "$n" $G ""
-		nb "$r" gravity "host default" "$n" $G "--device host"
+		row "$r" series "plain loop, 1 core" "$n" "$T/a1" "$n" 5
+		row "$r" series "plain loop, OpenMP, all cores" "$n" "$T/a2" "$n" 5
+		nb "$r" series "nbcc default, default device" "$n" $G ""
+		nb "$r" series "host default" "$n" $G "--device host"
 		if [ $cl = 1 ]; then
-			nb "$r" gravity "PoCL default" "$n" $G "--device cpu"
-			nb "$r" gravity "PoCL 8x2" "$n" $G "--device cpu --unroll-i=8 --unroll-j=2"
-			nb "$r" gravity "PoCL 16x1" "$n" $G "--device cpu --unroll-i=16"
+			nb "$r" series "PoCL default" "$n" $G "--device cpu"
+			nb "$r" series "PoCL 8x2" "$n" $G "--device cpu --unroll-i=8 --unroll-j=2"
+			nb "$r" series "PoCL 16x1" "$n" $G "--device cpu --unroll-i=16"
 		fi
 		for v in "" "--unroll-j=2" "--unroll-j=4" "--unroll-i=16" "--unroll-i=16 --unroll-j=2" "--no-approx"; do
-			one "$r" gravity "1 core: host ${v:-default}" "$n" $G "--device host $v"
+			one "$r" series "1 core: host ${v:-default}" "$n" $G "--device host $v"
 		done
 		[ $cl = 1 ] || continue
 		for v in "" "--unroll-i=8" "--unroll-i=8 --unroll-j=2" "--unroll-i=4 --unroll-j=2" "--unroll-i=16" "--unroll-i=16 --unroll-j=2"; do
-			one "$r" gravity "1 core: PoCL ${v:-default}" "$n" $G "--device cpu $v"
+			one "$r" series "1 core: PoCL ${v:-default}" "$n" $G "--device cpu $v"
 		done
 	done
-	table gravity . "plain loop, 1 core"
+	table series . "plain loop, 1 core"
 	[ $cl = 1 ] || { note "no OpenCL CPU device: no PoCL rows"; return 0; }
 	[ "$examples" = 1 ] || return 0
 	for k in dsl-examples/*.nbl; do
