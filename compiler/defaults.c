@@ -70,7 +70,8 @@ static const nb_defaults table[] = {
 	 * the 2-core AMD EPYC: 16 x 2 is 1.27, 1.59 and 1.43 times 8 x 2 on
 	 * gravity, Biot-Savart and the Gauss transform, 8 x 2 1.5 to 2.1
 	 * times the 4 x 1 of the "cpu" row; double 16 x 1 best (suite rows
-	 * device=cpu, the source below). */
+	 * device=cpu, the source below; again 2026-11-26, 4 x 1 at 0.3 to 0.5
+	 * of the row: bench/results/2026-11-26-rows-pocl-amd-epyc.txt). */
 	{.target = "opencl", .devclass = "cpu-avx512", .prec = NB_FLOAT,
 	 .unroll_i = 16, .unroll_j = 2,
 	 .source = "sh bench/run.sh rows device=cpu: "
@@ -95,7 +96,8 @@ static const nb_defaults table[] = {
 	 * default in every one; double 8 x 1 is within 4% of 8 x 2, 8 x 4
 	 * and 16 x 1 and 4.2 times 4 x 1; dd (oneloop) 8 x 4 is 2.4 times
 	 * 4 x 1 (suite rows device=host kernels=examples one=1 ref=cpu, the
-	 * source below). */
+	 * source below; again 2026-11-26, float 0.84 to 6.0 times PoCL's
+	 * default: bench/results/2026-11-26-rows-amd-epyc-every-example.txt). */
 	{.target = "c", .devclass = "host-avx512", .prec = NB_FLOAT,
 	 .unroll_i = 16, .unroll_j = 1,
 	 .source = "sh bench/run.sh rows device=host: "
