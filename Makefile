@@ -400,13 +400,16 @@ $(BIN)/nbbench: $(B)/apps/nbbench/nbbench.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
-# the figures of docs/nbody.md (bench/hermite_vs_leapfrog.sh)
+# the figures of docs/nbody.md (sh bench/run.sh hermite-vs-leapfrog)
 $(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Iapps/common -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the CPU suite, and the GPU transforms where a GPU answers, each into a
+# dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
+# SUITE, sh bench/run.sh list)
 bench: all $(BIN)/nbbench
-	sh bench/run.sh
+	BIN=$(BIN) sh bench/run.sh
 
 # --- install ----------------------------------------------------------------
 # The GNU directory names, each overridable (a distribution sets PREFIX=/usr,

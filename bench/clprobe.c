@@ -1,7 +1,8 @@
 /* clprobe.c: what an OpenCL device offers that nbcc's back end can use:
  * its version and extensions, and whether kernels using sub-group
  * shuffles or NVIDIA inline PTX shuffles build and give the right sums.
- * Used once per new device kind; the findings go into docs/performance.md. */
+ * Used once per new device kind (the probe suite, sh bench/run.sh probe,
+ * builds and runs it); the findings go into docs/performance.md. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

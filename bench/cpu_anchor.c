@@ -1,8 +1,9 @@
-/* cpu_anchor.c: the CPU anchor of bench/cpu.sh: float gravity with
- * potential (dsl-examples/gravity.nbl's formula) as one writes it in plain
- * C, built by cpu.sh with gcc -O3 -march=native -ffast-math (and -fopenmp
- * for the run on every core).  Prints interactions/s of the median of R
- * timed runs after a warm-up, by the wall clock and per CPU-second.
+/* cpu_anchor.c: the CPU anchor of the cpu suite (bench/suites/cpu.sh):
+ * float gravity with potential (dsl-examples/gravity.nbl's formula) as one
+ * writes it in plain C, built by the suite with gcc -O3 -march=native
+ * -ffast-math (and -fopenmp for the run on every core).  Prints
+ * interactions/s of the median of R timed runs after a warm-up, by the
+ * wall clock and per CPU-second.
  *   cpu_anchor N [R] */
 #include <math.h>
 #include <stdio.h>

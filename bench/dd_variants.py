@@ -6,6 +6,8 @@
 # tests/sh/oneloop_ref.sh check what became --dd=qd).
 #   bin/nbcc dsl-examples/oneloop.nbl -o ol.cl
 #   python3 bench/dd_variants.py ol.cl OUTDIR    # writes OUTDIR/ol_NAME.cl
+# The dd-variants suite (sh bench/run.sh dd-variants) does this and times
+# each.
 import os
 import re
 import sys

@@ -1,5 +1,5 @@
-/* nbplot.c: the figures of docs/nbody.md from bench/hermite_vs_leapfrog.sh's
- * CSV: |dE/E| against wall time, one series a method, log-log, drawn by
+/* nbplot.c: the figures of docs/nbody.md from the rows of the
+ * hermite-vs-leapfrog suite (bench/suites/hermite-vs-leapfrog.sh): |dE/E| against wall time, one series a method, log-log, drawn by
  * apps/common/plot.c (no plotting library needed).
  * usage: nbplot IN.csv OUT.png TITLE [XLABEL]
  * IN.csv: header, then rows "series,x,y" (x: by default seconds, y:

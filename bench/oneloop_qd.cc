@@ -1,4 +1,5 @@
-// bench/oneloop_qd.cc: the baseline of issue 10's rate target: bin/oneloop's
+// bench/oneloop_qd.cc: the baseline of issue 10's rate target (the oneloop
+// suite, bench/suites/oneloop.sh, builds and runs it): bin/oneloop's
 // N-point sums of the one-loop integral written plainly with QD's dd_real
 // on one core, as the paper's Core i7 row ran them.
 //

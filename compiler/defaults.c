@@ -1,7 +1,9 @@
 /* defaults.c: the table of default variants, one row per target, device
- * class and precision, each written from a sweep that docs/performance.md
- * names ("The defaults table").  The back ends' defaults hooks and the
- * runtime's j-split rule read it; nothing else chooses an unrolling. */
+ * class and precision, each with the rule it states and the benchmark
+ * suite and result file that support it (bench/run.sh; the story of each
+ * row: docs/performance.md, "The defaults table").  The back ends'
+ * defaults hooks and the runtime's j-split rule read it; nothing else
+ * chooses an unrolling. */
 #include <string.h>
 #include "emit.h"
 
@@ -9,82 +11,124 @@
  * class of a target's last row serves every class it has no row for.  wg and tile 0
  * leave the back end's own (128 work items, a tile of one work group). */
 static const nb_defaults table[] = {
-	/* H200, 2026-11-22, bench/device_run1.sh and device_run3.sh: 2 x 2
-	 * best or within 2% from N = 16384 to 524288 once the j-split gives
-	 * 480 work items per compute unit (8, 4, 1 at 16384, 32768, 131072);
-	 * with 32 KB tiles (2026-11-23, bench/device_run5.sh) a split of at
-	 * least 4 is within 1% of the best from 32768 to 1048576, where the
-	 * unsplit kernel's groups spread unevenly over 132 units (3-11%).
-	 * With 16 j-slices (2026-11-23 15:30 UTC, device_run10.sh and
-	 * device_run12.sh, every float example at N = 131072 and 524288):
-	 * 2 x 4 is 0.99 to 1.04 times 2 x 2 (geometric mean 1.012); 4 x 4
-	 * in groups of 64 gains gravity 7% but loses Biot-Savart 15% and
-	 * gauss_logsumexp 36%.  The latter was logsumexp's branch; the
-	 * others are the kernels whose register estimate at 4 x 4 is over
-	 * 120 words (device_run15.sh, 2026-11-23 17:20 UTC: four kernels
-	 * held out of the choice fell on the side it predicts), so 4 x 4 in
-	 * groups of 64 within the budget, 2 x 4 in groups of 128 over it; a
-	 * group of 8 rows at least (a split of 16: 128; device_run16.sh);
-	 * 1.00 to 1.07 times the 2 x 4 row from N = 16384 to 524288 on every
-	 * float example, gauss_logsumexp 1.4 to 2.4 (device_run17.sh, 18) */
-	{"opencl", "gpu-nvidia", NB_FLOAT, 4, 4, 64, 0, 960, 4,
-	 "H200 sweeps 2026-11-22 and 23 (device_run1, 3, 10, 12, 15)", 16, 120, 8},
-	/* 2026-11-23 14:40 UTC, nbbench --sweep (docs/performance.md):
-	 * double gravity at N = 131072 gains 12% from a split of 4 where the
-	 * 480 rule gave 1 (unrollings within 8%); dd gravity and oneloop at
-	 * 32768 10% from a split of 8 where it gave 2 (1 x 1 best); 16
-	 * j-slices gain double gravity 7% at 131072 and 524288, dd 2 to 5%
-	 * at 32768 and 131072 (device_run11.sh) */
-	{"opencl", "gpu-nvidia", NB_DOUBLE, 2, 1, 0, 0, 960, 4,
-	 "H200 sweeps 2026-11-23 (nbbench --sweep, device_run7.sh)", 16, 0, 0},
-	{"opencl", "gpu-nvidia", NB_DD, 1, 1, 0, 0, 480, 8,
-	 "H200 sweeps 2026-11-23 (nbbench --sweep, device_run7.sh)", 16, 0, 0},
-	/* other GPUs have no sweep of their own yet: the H200's rows */
-	{"opencl", "gpu", NB_FLOAT, 4, 4, 64, 0, 960, 4,
-	 "the H200 row (no sweep of this GPU)", 16, 120, 8},
-	{"opencl", "gpu", -1, 2, 1, 0, 0, 960, 4,
-	 "the H200 row (no sweep of this GPU)", 16, 0, 0},
-	{"opencl", "gpu", NB_DD, 1, 1, 0, 0, 480, 8,
-	 "the H200 row (no sweep of this GPU)", 16, 0, 0},
-	/* PoCL on the 2-core AMD EPYC (AVX-512), 2026-11-23, bench/cpu_rows.sh
-	 * cpu 8192: 16 floats fill a 512-bit vector; 16 x 2 is 1.27, 1.59 and
-	 * 1.43 times 8 x 2 on gravity, Biot-Savart and the Gauss transform,
-	 * 8 x 2 1.5 to 2.1 times the 4 x 1 of the "cpu" row */
-	{"opencl", "cpu-avx512", NB_FLOAT, 16, 2, 0, 0, 0, 0,
-	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)", 0, 0, 0},
-	{"opencl", "cpu-avx512", NB_DOUBLE, 16, 1, 0, 0, 0, 0,
-	 "PoCL AVX-512 sweep 2026-11-23 (bench/cpu_rows.sh cpu 8192)", 0, 0, 0},
-	/* PoCL, earlier: 4 i-elements twice as fast as 2 x 2 (2-core) */
-	{"opencl", "cpu", -1, 4, 1, 0, 0, 0, 0,
-	 "PoCL 2-core measurement before the table (4 x 1 against 2 x 2)", 0, 0, 0},
-	{"opencl", "cpu", NB_DD, 1, 1, 0, 0, 0, 0,
-	 "not swept: a dd is four registers", 0, 0, 0},
-	/* the host's C (gcc -O3 -march=native), 2-core AMD EPYC with
-	 * AVX-512, 2026-11-23, one core, every example (KERNELS=all UI="8 16"
-	 * UJ="1 2 4" ONE=1 REF=cpu sh bench/cpu_rows.sh host):
-	 * float 16 x 1 is 1.0 to 1.6 times 8 x 2 in all of them but gravity
-	 * (the same) and the only row at least 0.88 of PoCL's default in
-	 * every one; double 8 x 1 is within 4% of 8 x 2, 8 x 4, 16 x 1 and
-	 * 4.2 times 4 x 1; dd (oneloop) 8 x 4 is 2.4 times 4 x 1 */
-	{"c", "host-avx512", NB_FLOAT, 16, 1, 0, 0, 0, 0,
-	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host, every example)", 0, 0, 0},
-	{"c", "host-avx512", NB_DOUBLE, 8, 1, 0, 0, 0, 0,
-	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host 8192)", 0, 0, 0},
-	{"c", "host-avx512", NB_DD, 8, 4, 0, 0, 0, 0,
-	 "host C sweep 2026-11-23 (bench/cpu_rows.sh host, every example)", 0, 0, 0},
-	/* before the table: a lane loop of 8 fills a 256-bit vector of
-	 * floats; double and dd half that (dd not swept) */
-	{"c", "host", NB_FLOAT, 8, 1, 0, 0, 0, 0,
-	 "a 256-bit vector of floats (before the table)", 0, 0, 0},
-	{"c", "host", -1, 4, 1, 0, 0, 0, 0,
-	 "half float's lanes (before the table; dd not swept)", 0, 0, 0},
-	/* paper 000's fastest gravity ("double-unrolling", Table II) and
-	 * paper 001's Fig. 4: 16 independent float operations a step fill
-	 * the 5-slot VLIW bundles; a double takes several slots, so two
-	 * i-elements; a dd's operations are long chains already */
-	{"amdil", "", NB_FLOAT, 4, 4, 0, 0, 0, 0, "papers 000 and 001 (RV770)", 0, 0, 0},
-	{"amdil", "", NB_DOUBLE, 2, 1, 0, 0, 0, 0, "papers 000 and 001 (RV770)", 0, 0, 0},
-	{"amdil", "", NB_DD, 1, 1, 0, 0, 0, 0, "papers 000 and 001 (RV770)", 0, 0, 0},
+	/* Float on NVIDIA GPUs: 4 x 4 in groups of 64 where the kernel's
+	 * register estimate at 4 x 4 is at most 120 words, else half the
+	 * i-unroll in twice the group (2 x 4 in 128); a group holds at least
+	 * 8 rows of i-elements; the least j-split giving 960 i-elements x
+	 * split a compute unit, and at least 4; 16 j-slices.  Why, on an
+	 * H200: 4 x 4 gains the kernels within the budget 0.5 to 7% and
+	 * loses those over it up to 14%, the four held-out kernels falling
+	 * on the side it predicts (suite examples, the source below); a
+	 * split of 4 is within 1% of the best from N = 32768 up once split
+	 * kernels stage 32 KB tiles (jsplit, ...-from-device_run5.txt); a
+	 * group of 64 at a split of 16 ran 20% slower than one of 128
+	 * (variants, ...-from-device_run16.txt); 16 slices gain 3 to 4% from
+	 * N = 32768 (slices, ...-from-device_run9-run10.txt).  With it,
+	 * float gravity runs 2.04e12 and 2.06e12 at N = 131072 and 524288
+	 * (gpu-gravity, ...-from-device_run18.txt). */
+	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
+	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
+	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
+	 .source = "sh bench/run.sh examples: "
+	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
+	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.
+	 * Why, on an H200: no unrolling beat 2 x 1 by more than 8%, and at
+	 * N = 131072 a split of 4 ran 1.12 times the 480 rule's 1 (tuner,
+	 * the source below); slices gain 7% at 131072 and 524288 (gpu-gravity
+	 * variants=";NBRT_SLICES=1", ...-from-device_run11.txt). */
+	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_DOUBLE,
+	 .unroll_i = 2, .unroll_j = 1, .split_items = 960, .split_min = 4,
+	 .slices = 16,
+	 .source = "sh bench/run.sh tuner: "
+	           "bench/results/2026-11-23-nvidia-h200-from-device_run7.txt"},
+	/* dd on NVIDIA GPUs: 1 x 1, 480 i-elements x split, at least 8, 16
+	 * slices.  Why, on an H200: a dd's operations are long chains, 1 x 1
+	 * best; at N = 32768 a split of 8 ran 1.10 times the rule's 2
+	 * (tuner, the source below); slices gain 2 to 5% (gpu-gravity,
+	 * ...-from-device_run11.txt). */
+	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_DD,
+	 .unroll_i = 1, .unroll_j = 1, .split_items = 480, .split_min = 8,
+	 .slices = 16,
+	 .source = "sh bench/run.sh tuner: "
+	           "bench/results/2026-11-23-nvidia-h200-from-device_run7.txt"},
+	/* Other GPUs: no sweep of their own yet, so the H200's rows (an H100
+	 * runs them as well: gpu-gravity, ...-from-device_run19.txt) */
+	{.target = "opencl", .devclass = "gpu", .prec = NB_FLOAT,
+	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
+	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
+	 .source = "the gpu-nvidia row (no sweep of this GPU)"},
+	{.target = "opencl", .devclass = "gpu", .prec = -1,
+	 .unroll_i = 2, .unroll_j = 1, .split_items = 960, .split_min = 4,
+	 .slices = 16,
+	 .source = "the gpu-nvidia row (no sweep of this GPU)"},
+	{.target = "opencl", .devclass = "gpu", .prec = NB_DD,
+	 .unroll_i = 1, .unroll_j = 1, .split_items = 480, .split_min = 8,
+	 .slices = 16,
+	 .source = "the gpu-nvidia row (no sweep of this GPU)"},
+	/* PoCL on AVX-512: 16 i-elements a work item, the lanes of a 512-bit
+	 * vector of floats, and 2 j-elements in float, 1 in double.  Why, on
+	 * the 2-core AMD EPYC: 16 x 2 is 1.27, 1.59 and 1.43 times 8 x 2 on
+	 * gravity, Biot-Savart and the Gauss transform, 8 x 2 1.5 to 2.1
+	 * times the 4 x 1 of the "cpu" row; double 16 x 1 best (suite rows
+	 * device=cpu, the source below; again 2026-11-26, 4 x 1 at 0.3 to 0.5
+	 * of the row: bench/results/2026-11-26-rows-pocl-amd-epyc.txt). */
+	{.target = "opencl", .devclass = "cpu-avx512", .prec = NB_FLOAT,
+	 .unroll_i = 16, .unroll_j = 2,
+	 .source = "sh bench/run.sh rows device=cpu: "
+	           "bench/results/2026-11-23-pocl-amd-epyc-from-cpu_rows.txt"},
+	{.target = "opencl", .devclass = "cpu-avx512", .prec = NB_DOUBLE,
+	 .unroll_i = 16, .unroll_j = 1,
+	 .source = "sh bench/run.sh rows device=cpu: "
+	           "bench/results/2026-11-23-pocl-amd-epyc-from-cpu_rows.txt"},
+	/* Other OpenCL CPUs: 4 i-elements, twice as fast as 2 x 2 on the
+	 * 2-core machine before the table (no suite; an AVX2 CPU has not
+	 * been swept); dd not swept: a dd is four registers */
+	{.target = "opencl", .devclass = "cpu", .prec = -1,
+	 .unroll_i = 4, .unroll_j = 1,
+	 .source = "PoCL 2-core measurement before the table (4 x 1 against 2 x 2)"},
+	{.target = "opencl", .devclass = "cpu", .prec = NB_DD,
+	 .unroll_i = 1, .unroll_j = 1,
+	 .source = "not swept: a dd is four registers"},
+	/* The host's C (gcc -O3 -march=native) on AVX-512: float 16 x 1,
+	 * double 8 x 1, dd 8 x 4, one core's work.  Why, on the 2-core AMD
+	 * EPYC, every example: float 16 x 1 is 1.0 to 1.6 times 8 x 2 in all
+	 * but gravity (the same) and the only row at least 0.82 of PoCL's
+	 * default in every one; double 8 x 1 is within 4% of 8 x 2, 8 x 4
+	 * and 16 x 1 and 4.2 times 4 x 1; dd (oneloop) 8 x 4 is 2.4 times
+	 * 4 x 1 (suite rows device=host kernels=examples one=1 ref=cpu, the
+	 * source below; again 2026-11-26, float 0.84 to 6.0 times PoCL's
+	 * default: bench/results/2026-11-26-rows-amd-epyc-every-example.txt). */
+	{.target = "c", .devclass = "host-avx512", .prec = NB_FLOAT,
+	 .unroll_i = 16, .unroll_j = 1,
+	 .source = "sh bench/run.sh rows device=host: "
+	           "bench/results/2026-11-23-host-amd-epyc-from-cpu_rows.txt"},
+	{.target = "c", .devclass = "host-avx512", .prec = NB_DOUBLE,
+	 .unroll_i = 8, .unroll_j = 1,
+	 .source = "sh bench/run.sh rows device=host: "
+	           "bench/results/2026-11-23-host-amd-epyc-from-cpu_rows.txt"},
+	{.target = "c", .devclass = "host-avx512", .prec = NB_DD,
+	 .unroll_i = 8, .unroll_j = 4,
+	 .source = "sh bench/run.sh rows device=host: "
+	           "bench/results/2026-11-23-host-amd-epyc-from-cpu_rows.txt"},
+	/* Other hosts: a lane loop of 8 fills a 256-bit vector of floats;
+	 * double and dd half that (before the table; not swept) */
+	{.target = "c", .devclass = "host", .prec = NB_FLOAT,
+	 .unroll_i = 8, .unroll_j = 1,
+	 .source = "a 256-bit vector of floats (before the table)"},
+	{.target = "c", .devclass = "host", .prec = -1,
+	 .unroll_i = 4, .unroll_j = 1,
+	 .source = "half float's lanes (before the table; dd not swept)"},
+	/* AMD IL (the RV770): paper 000's fastest gravity ("double-unrolling",
+	 * Table II) and paper 001's Fig. 4: 16 independent float operations
+	 * a step fill the 5-slot VLIW bundles; a double takes several slots,
+	 * so two i-elements; a dd's operations are long chains already (no
+	 * such device to measure on: docs/amdil.md) */
+	{.target = "amdil", .devclass = "", .prec = NB_FLOAT,
+	 .unroll_i = 4, .unroll_j = 4, .source = "papers 000 and 001 (RV770)"},
+	{.target = "amdil", .devclass = "", .prec = NB_DOUBLE,
+	 .unroll_i = 2, .unroll_j = 1, .source = "papers 000 and 001 (RV770)"},
+	{.target = "amdil", .devclass = "", .prec = NB_DD,
+	 .unroll_i = 1, .unroll_j = 1, .source = "papers 000 and 001 (RV770)"},
 };
 
 /* The row of exactly this class and precision (or any precision). */
@@ -164,7 +208,9 @@ const nb_defaults *defaults_apply(const char *target, Type widest,
 /* A group of fewer i-elements than the row's loads each j tile for fewer
  * interactions, so the group grows as the i-unroll shrinks, and as the
  * j-split grows (at a split of 16, 4 x 4 float gravity at N = 16384 ran
- * 1.35e12 in groups of 64, 4 rows, and 1.67 in groups of 128). */
+ * 1.35e12 in groups of 64, 4 rows, and 1.67 in groups of 128 on an
+ * H200: suite variants,
+ * bench/results/2026-11-23-nvidia-h200-from-device_run16.txt). */
 int defaults_wg(const nb_defaults *r, const nb_options *o)
 {
 	if (!r->regs || r->wg <= 0)

@@ -6,7 +6,8 @@
 # sums the differences with QD, so a lost low word (1e-16 relative) fails.
 # The two back ends paste the same ddlib.h, so their dd results agree to
 # the last bits except where sums are taken in another order.
-# bench/gpu_check.sh does the same on a GPU with more transform settings.
+# The check suite (sh bench/run.sh check) does the same on a GPU with more
+# transform settings.
 # tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"

@@ -1,0 +1,213 @@
+# bench/lib.sh: what the suites of bench/suites/ share, sourced by
+# bench/run.sh: kernels by name, variants, one nbbench run as one row of
+# the result, the naive CUDA kernel's rows, and the summary of interleaved
+# rounds (the median of each variant, its ratio to a base variant).
+#
+# A variant is a string of words: NAME=VALUE words (NAME in capitals) go
+# to the environment (NBRT_SLICES=4, NBRT_CL_OPTIONS=-cl-fast-relaxed-math),
+# the others to nbbench as flags; the empty variant is nbcc's defaults.  A
+# list of variants separates them with ';' (";--jsplit=2" is the defaults
+# and a split of 2).  Rows of nbbench-based suites are
+#   round,variant,<nbbench's CSV row>
+# under one header line; the summary follows as comment lines ("# ").
+
+# note TEXT: a comment line in the result
+note() {
+	echo "# $*"
+}
+
+# kernel_file NAME: the file of a kernel named by its example's name
+# (dsl-examples/NAME.nbl), a held-out kernel's (bench/heldout/NAME.nbl),
+# "naive" (bench/naive.cl, the hand-written OpenCL kernel), or a path
+kernel_file() {
+	case $1 in
+	naive) echo bench/naive.cl ;;
+	*/* | *.nbl | *.cl) echo "$1" ;;
+	*) if [ ! -f "dsl-examples/$1.nbl" ] && [ -f "bench/heldout/$1.nbl" ]; then
+		echo "bench/heldout/$1.nbl"
+	else
+		echo "dsl-examples/$1.nbl"
+	fi ;;
+	esac
+}
+
+# kernel_list WORDS: one kernel a line; "examples" is every example,
+# "float-examples" every one but oneloop (dd) and hermite (double, two
+# results a pair), "heldout" the kernels of bench/heldout/ (written after
+# the GPU float row's register budget was chosen, to test it).  A word
+# NAME:PRECISION runs NAME in that precision.
+kernel_list() {
+	for _w in $1; do
+		case $_w in
+		examples | float-examples)
+			for _f in dsl-examples/*.nbl; do
+				_b=$(basename "$_f" .nbl)
+				case $_w:$_b in float-examples:oneloop | float-examples:hermite) ;;
+				*) echo "$_b" ;;
+				esac
+			done ;;
+		heldout) for _f in bench/heldout/*.nbl; do basename "$_f" .nbl; done ;;
+		*) echo "$_w" ;;
+		esac
+	done
+}
+
+# variant_label VARIANT: how the rows name it
+variant_label() {
+	if [ -n "$1" ]; then echo "$1"; else echo defaults; fi
+}
+
+# each_variant LIST: writes the variants of LIST into $T/variants, one a
+# line, for `while IFS= read -r v; do ...; done <"$T/variants"`
+each_variant() {
+	printf '%s\n' "$1" | tr ';' '\n' | sed 's/^ *//; s/ *$//' >"$T/variants"
+}
+
+# bench_row ROUND LABEL KERNEL[:PRECISION] N[,NJ] VARIANT [NBBENCH]: one
+# run of nbbench (or of an older build's, NBBENCH: its own cache) on
+# $device, $reps timed runs, in the kernel's precision unless it names
+# one, with $consts (NAME=V words); appends "ROUND,LABEL,<row>" to the result
+# and to $T/rows.  A failure is a comment line.
+bench_row() {
+	_br=$1 _bl=$2 _bk=$3 _bn=$4 _bv=$5 _bnb=${6:-$BIN/nbbench}
+	_bp=
+	case $_bk in *:*) _bp=${_bk#*:} _bk=${_bk%:*} ;; esac
+	[ "$_bk" = naive ] && _bp= # hand-written, float only
+	_be="NBRT_CACHE_DIR=$NBRT_CACHE_DIR" _bfl=
+	[ "$_bnb" = "$BIN/nbbench" ] || _be="NBRT_CACHE_DIR=$T/cache-old"
+	for _bw in $_bv; do
+		case $_bw in
+		[A-Z]*=*) _be="$_be $_bw" ;;
+		*) _bfl="$_bfl $_bw" ;;
+		esac
+	done
+	for _bw in ${consts:-}; do _bfl="$_bfl --const $_bw"; done
+	# shellcheck disable=SC2086 # words on purpose
+	if env $_be "$_bnb" "$(kernel_file "$_bk")" "$_bn" -r "${reps:-5}" \
+		--device "$device" ${_bp:+--precision=$_bp} $_bfl \
+		</dev/null >"$T/row" 2>"$T/err" && [ -s "$T/row" ]; then
+		echo "$_br,\"$_bl\",$(tail -n 1 "$T/row")" | tee -a "$T/rows"
+	else
+		note "failed: $_bl, $_bk, N = $_bn: $(tail -n 1 "$T/err")"
+	fi
+}
+
+# rows_header: the header line of nbbench-based rows
+rows_header() {
+	echo "round,variant,$("$BIN/nbbench" --header)"
+}
+
+# naive_cuda_build: bench/naive.cu (hand-written CUDA, K = 1, 2, 4
+# i-elements a thread) with nvcc -O3 -arch=$arch into $T/naive_cuda;
+# fails (with a note) where there is no nvcc
+naive_cuda_build() {
+	_nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null) || {
+		note "no nvcc: no naive CUDA rows"
+		return 1
+	}
+	"$_nvcc" -O3 -arch="${arch:-native}" -o "$T/naive_cuda" bench/naive.cu \
+		>"$T/err" 2>&1 || {
+		note "nvcc failed: $(tail -n 1 "$T/err")"
+		return 1
+	}
+}
+
+# naive_cuda_rows ROUND N...: the best K of bench/naive.cu at each N (the
+# median of its 7 timed runs), as rows like nbbench's
+naive_cuda_rows() {
+	_cr=$1
+	shift
+	"$T/naive_cuda" "$@" </dev/null >"$T/cuda" 2>"$T/err" ||
+		note "naive CUDA failed: $(tail -n 1 "$T/err")"
+	awk -F, -v r="$_cr" -v d="${GPU_NAME:-CUDA}" '$1 == "naive_cuda_best" {
+		printf "%s,\"naive CUDA\",\"%s\",naive_cuda,\"--precision=float best K=%s\",%s,%s,7,%s,%s,%s,,\n",
+			r, d, $3, $2, $2, $4, $4, $5 }' "$T/cuda" | tee -a "$T/rows"
+}
+
+# summary BASE [BY]: for the rows so far ($T/rows), each variant's median
+# interactions/s over its runs (in the order first run), and its ratio to
+# the fastest variant whose label matches the regular expression BASE in
+# the same group: the same N and precision, and with BY=kernel (the
+# default) the same kernel
+summary() {
+	[ -s "$T/rows" ] || return 0
+	awk -v base="$1" -v by="${2:-kernel}" '
+	function csv(s, f,   n, i, c, q, cur) {
+		n = 0; cur = ""; q = 0
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (q) {
+				if (c != "\"") cur = cur c
+				else if (substr(s, i + 1, 1) == "\"") { cur = cur c; i++ }
+				else q = 0
+			} else if (c == "\"") q = 1
+			else if (c == ",") { f[++n] = cur; cur = "" }
+			else cur = cur c
+		}
+		f[++n] = cur
+		return n
+	}
+	function med(k,   m, i, j, t, v) {
+		m = cnt[k]
+		for (i = 1; i <= m; i++) v[i] = val[k, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		lo[k] = v[1]; hi[k] = v[m]
+		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+	}
+	{
+		csv($0, f)
+		prec = "float"
+		if (match(f[5], /--precision=[a-z]+/))
+			prec = substr(f[5], RSTART + 12, RLENGTH - 12)
+		g = f[6] " " prec (by == "kernel" ? " " f[4] : "")
+		k = f[4] SUBSEP f[6] SUBSEP prec SUBSEP f[2]
+		if (!(k in cnt)) { order[++nk] = k; grp[k] = g; lab[k] = f[2] }
+		val[k, ++cnt[k]] = f[11] + 0
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = order[i]; m[k] = med(k)
+			if (lab[k] ~ base && m[k] > best[grp[k]]) best[grp[k]] = m[k]
+		}
+		print "# summary: the median interactions/s of each variant over its runs;"
+		print "# ratio: to the fastest variant matching /" base "/ of the same N, precision" (by == "kernel" ? " and kernel" : "")
+		printf "# %-18s %8s %-6s %-50s %4s %10s %10s %10s %7s\n", "kernel", "N", "prec", "variant", "runs", "median", "min", "max", "ratio"
+		for (i = 1; i <= nk; i++) {
+			k = order[i]; split(k, p, SUBSEP)
+			b = best[grp[k]]
+			printf "# %-18s %8s %-6s %-50s %4d %10.4g %10.4g %10.4g %7s\n", p[1], p[2], p[3], p[4], cnt[k], m[k], lo[k], hi[k], (b > 0 ? sprintf("%.3f", m[k] / b) : "-")
+		}
+	}' "$T/rows"
+}
+
+# compare: every N x kernel x precision x variant of the suite's
+# parameters ($precision a list; empty: each kernel's own), in
+# $rounds interleaved rounds, so that a shared machine's load falls on
+# every variant alike; with naive=cl the hand-written OpenCL kernel at
+# each N, with old=NBBENCH an older build's nbbench beside each variant;
+# then the summary against $base (default: nbcc's defaults)
+compare() {
+	rows_header
+	each_variant "${variants:-}"
+	for _round in $(seq "$rounds"); do
+		for _n in $ns; do
+			case " ${naive:-} " in *" cl "*)
+				bench_row "$_round" "naive OpenCL" naive "$_n" "" ;;
+			esac
+			for _k in $(kernel_list "$kernels"); do
+				for _p in ${precision:-own}; do
+					_kp=$_k
+					case $_p:$_k in own:* | *:*:*) ;; *) _kp=$_k:$_p ;; esac
+					while IFS= read -r _v; do
+						_lab=$(variant_label "$_v")
+						[ -z "${old:-}" ] || bench_row "$_round" \
+							"old: $_lab" "$_kp" "$_n" "$_v" "$old"
+						bench_row "$_round" "$_lab" "$_kp" "$_n" "$_v"
+					done <"$T/variants"
+				done
+			done
+		done
+	done
+	summary "^${base:-defaults}\$"
+}

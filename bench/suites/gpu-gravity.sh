@@ -1,0 +1,51 @@
+# suites/gpu-gravity.sh: issue 13's figures: float gravity with nbcc's
+# defaults beside the hand-written kernels (bench/naive.cl through
+# nbbench, bench/naive.cu's best of 1, 2 and 4 i-elements a thread), and
+# double and dd gravity with the defaults, in interleaved rounds.
+# old=NBBENCH runs an older build's nbbench beside each variant (a past
+# commit's defaults in the same call).  NBRT_TUNE=0: the defaults, never
+# a tuned pick from the cache.
+about="float, double and dd gravity with nbcc's defaults beside the naive OpenCL and CUDA kernels"
+params="device ns double_ns dd_ns rounds reps naive arch variants old"
+device=gpu
+ns="4096 16384 131072 524288"
+double_ns="16384 131072 524288"
+dd_ns="8192 32768 131072"
+rounds=3
+reps=9
+naive="cl cu"
+arch=native
+variants=""
+old=""
+
+# gravity_rows ROUND PRECISION N...: the variants (and the old build's)
+gravity_rows() {
+	gr=$1 gp=$2
+	shift 2
+	for gn; do
+		case "$gp: $naive " in "float:"*" cl "*)
+			bench_row "$gr" "naive OpenCL" naive "$gn" "" ;;
+		esac
+		while IFS= read -r gv; do
+			gl=$(variant_label "$gv")
+			[ -z "$old" ] ||
+				bench_row "$gr" "old: $gl" "gravity:$gp" "$gn" "$gv" "$old"
+			bench_row "$gr" "$gl" "gravity:$gp" "$gn" "$gv"
+		done <"$T/variants"
+	done
+}
+
+suite_run() {
+	export NBRT_TUNE=0
+	cu=0
+	case " $naive " in *" cu "*) naive_cuda_build && cu=1 ;; esac
+	rows_header
+	each_variant "$variants"
+	for round in $(seq "$rounds"); do
+		[ $cu = 0 ] || naive_cuda_rows "$round" $ns
+		gravity_rows "$round" float $ns
+		gravity_rows "$round" double $double_ns
+		gravity_rows "$round" dd $dd_ns
+	done
+	summary '^naive' n
+}
