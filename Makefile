@@ -56,13 +56,13 @@ OCL_LIBS   += $(MPI_LIBS)
 endif
 
 # --- the IL module, the compiler library and nbcc -------------------------
-# il/: nbcc's AMD IL read back and interpreted, the VLIW model, the kernel
-# ABI's record layout (docs/amdil.md); the amdil back end (compiler/amdil)
-# and the runtime's amdil device both use it.
-IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c il/ilabi.c
+# il/: nbcc's AMD IL read back and interpreted, and the VLIW model
+# (docs/amdil.md); the amdil back end (compiler/amdil) and the runtime's
+# amdil device both use it, and it uses nothing of theirs.
+IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c
 IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
 # compiler/amdil/: the AMD IL back end, one file a part (amdil.h)
-AMDIL_SRC := compiler/amdil/analyse.c compiler/amdil/dd.c \
+AMDIL_SRC := compiler/amdil/abi.c compiler/amdil/analyse.c compiler/amdil/dd.c \
              compiler/amdil/insn.c compiler/amdil/kernel.c \
              compiler/amdil/reduce.c compiler/amdil/regs.c \
              compiler/amdil/vliw.c

@@ -213,7 +213,7 @@ int nb_is_generated(const char *name, const char *src, size_t len);
 /* Whether s is a C identifier in ASCII (kernel and variable names). */
 int nb_is_ident(const char *s);
 
-/* The kernel ABI of AMD IL (docs/amdil.md; il/ilabi.c): the elements of
+/* The kernel ABI of AMD IL (docs/amdil.md; compiler/amdil/abi.c): the elements of
  * each role (LMEM: i, BMEM: j, RMEM: results) are records in one raw UAV.
  * Sets off[v], for each of the f->nvar variables, to its byte offset in
  * its role's record (-1 for the other roles) and returns the record's

@@ -1,7 +1,8 @@
-/* ilabi.c: the record layout of the AMD IL kernel ABI (docs/amdil.md, "The
+/* abi.c: the record layout of the AMD IL kernel ABI (docs/amdil.md, "The
  * kernel ABI"), nb_il_record of nbcc.h: the one statement of it, which the
  * amdil back end writes its loads and stores by and the runtime's amdil
- * device packs its UAVs by.  The rest of il/ knows nothing of nbcc.h. */
+ * device packs its UAVs by (through libnbcc's API).  It lays out nbcc's
+ * interface, so it is the compiler's, not il/'s: il/ knows no nbcc.h. */
 #include "nbcc.h"
 
 /* A role's elements are records in one raw UAV: its variables in
