@@ -150,6 +150,10 @@ header() {
 			--format=csv,noheader 2>/dev/null | head -n 1)"
 	fi
 	echo "# cpu: $cpu, $(nproc 2>/dev/null || echo '?') cores; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+	# the environment that changes what runs (threads, the runtime's and
+	# PoCL's switches, the GPU a process sees)
+	e=$(env | grep -E '^(NBRT_|OMP_|POCL_|CUDA_VISIBLE_DEVICES=)' | grep -v '^NBRT_CACHE_DIR=' | sort | tr '\n' ' ' | sed 's/ $//')
+	[ -z "$e" ] || echo "# environment: $e"
 	echo "# commit: $commit"
 	echo "# host: $(uname -n), $(uname -sr)"
 }

@@ -46,12 +46,13 @@ suite_run() {
 	png=${R%.txt}.png
 	cut -d, -f1,3,4 "$T/hvl.csv" >"$T/xy"
 	dev=$(tail -n 1 "$T/hvl.csv" | sed 's/.*,"\(.*\)","[^"]*"$/\1/; s/""/"/g')
-	"$BIN/nbplot" "$T/xy" "$png" "Plummer N = $n, t = 1, $dev" && note "figure: $png"
+	"$BIN/nbplot" "$T/xy" "$png" "Plummer N = $n, t = 1, $dev" &&
+		note "figure: ${png#"$ROOT"/}"
 	awk -F, -v n="$n" 'NR == 1 { print "method,evals,de_max" }
 		NR > 1 { printf "%s,%.6g,%s\n", $1, $21 * $20 * $8 / n / n, $4 }' \
 		"$T/hvl.csv" >"$T/xy"
 	"$BIN/nbplot" "$T/xy" "${R%.txt}-evals.png" \
 		"Plummer N = $n, t = 1: cost in force evaluations" \
 		"force evaluations a body to t = 1 (interactions / N^2)" &&
-		note "figure: ${R%.txt}-evals.png"
+		note "figure: ${R#"$ROOT"/}" | sed 's/\.txt$/-evals.png/'
 }
