@@ -61,12 +61,6 @@ const Target *target_named(const char *name); /* NULL if none */
 const Target *target_of_ext(const char *path);
 /* The extension of a path's last component (".cl"), "" if it has none. */
 const char *path_ext(const char *path);
-/* The targets in words, for help texts and messages:
- * TL_NAMES "opencl, c or amdil", TL_EXTS ".cl, .c or .il",
- * TL_LANGS ".cl (OpenCL C), .c (C11), .il (AMD IL)".  The text lives
- * in a static buffer of the calling thread, made on its first call. */
-enum { TL_NAMES, TL_EXTS, TL_LANGS };
-const char *target_list(int what);
 
 /* defaults.c: sets the options o leaves open from the defaults table's
  * row for the target, o's device class and the widest type, and returns

@@ -96,6 +96,12 @@ const char *nb_options_help_text(void);
 /* The target ("opencl", "c", ...) whose output extension a file name ends
  * in: "k.cl" and ".cl" give "opencl"; NULL if none does. */
 const char *nb_target_of_ext(const char *path);
+/* The targets in words, for help texts and messages: NB_TL_NAMES "opencl,
+ * c or amdil", NB_TL_EXTS ".cl, .c or .il", NB_TL_LANGS ".cl (OpenCL C),
+ * .c (C11), .il (AMD IL)".  The text lives in a static buffer of the
+ * calling thread, made on its first call. */
+enum { NB_TL_NAMES, NB_TL_EXTS, NB_TL_LANGS };
+const char *nb_target_list(int what);
 
 /* The defaults table (compiler/defaults.c): the variant a kernel gets
  * when neither its command line nor its source fixes one, per target,

@@ -57,7 +57,7 @@ static int set_target(nb_options *o, const char *v, char *what, size_t n)
 {
 	const Target *t = target_named(v);
 	if (!t) {
-		snprintf(what, n, "%s", target_list(TL_NAMES));
+		snprintf(what, n, "%s", nb_target_list(NB_TL_NAMES));
 		return -1;
 	}
 	o->target = t->name;
@@ -120,7 +120,7 @@ static const Flag flags[] = {
 	 NB_GIVEN_PRECISION,
 	 "float, double or dd: type of untyped declarations\n"
 	 "(default float)"},
-	/* its help names the targets (target_list): see help_text */
+	/* its help names the targets (nb_target_list): see help_text */
 	{"--target", "T", F_OWN, 0, 0, 0, NULL, set_target, NB_GIVEN_TARGET,
 	 "(default: from -o's extension)"},
 	{"--unroll-i", "N", F_INT, AT(unroll_i), 1, 64, NULL, NULL,
@@ -202,7 +202,7 @@ const char *nb_options_help_text(void)
 		return text;
 	size_t n = 0;
 	char targets[128];
-	snprintf(targets, sizeof targets, "%s ", target_list(TL_NAMES));
+	snprintf(targets, sizeof targets, "%s ", nb_target_list(NB_TL_NAMES));
 	for (size_t i = 0; i < NFLAGS; i++)
 		if (flags[i].help)
 			n += help_row(text + n, sizeof text - n, &flags[i],

@@ -42,7 +42,7 @@ const char *nb_target_of_ext(const char *path)
 
 /* Built on first use, one text per kind: the table is constant, so the
  * texts are too (per thread, so that no two threads write one buffer). */
-const char *target_list(int what)
+const char *nb_target_list(int what)
 {
 	static _Thread_local char text[3][256];
 	char *b = text[what];
@@ -52,15 +52,15 @@ const char *target_list(int what)
 	for (size_t i = 0; i < NELEM(targets) && n < sizeof text[0]; i++) {
 		const Target *t = targets[i];
 		const char *sep = i == 0 ? "" :
-		                  what != TL_LANGS && i + 1 == NELEM(targets) ?
+		                  what != NB_TL_LANGS && i + 1 == NELEM(targets) ?
 		                  " or " : ", ";
 		int k;
-		if (what == TL_LANGS)
+		if (what == NB_TL_LANGS)
 			k = snprintf(b + n, sizeof text[0] - n, "%s%s (%s)", sep,
 			             t->ext, t->lang);
 		else
 			k = snprintf(b + n, sizeof text[0] - n, "%s%s", sep,
-			             what == TL_NAMES ? t->name : t->ext);
+			             what == NB_TL_NAMES ? t->name : t->ext);
 		n += (size_t)k;
 	}
 	return b;

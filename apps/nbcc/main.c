@@ -4,7 +4,7 @@
  * touches an existing output). */
 #include <stdlib.h>
 #include <string.h>
-#include "emit.h"
+#include "nbcc.h"
 #include "opt.h"
 #include "prog.h"
 
@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL, *emit = NULL;
 	char err[512], oh[256];
 	snprintf(oh, sizeof oh, "output file; its extension picks the target:\n%s",
-	         target_list(TL_LANGS));
+	         nb_target_list(NB_TL_LANGS));
 	const opt t[] = {
 		OPT(OPT_ARG, "input file", "FILE.nbl", &in, NULL),
 		OPT(OPT_STR, "-o", "OUT", &out, oh),
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		if (out && !o.target && !emit)
 			return 2 * prog_fail("cannot tell the target from '%s'; name "
 			                     "it %s, or give --target", nb_esc(out),
-			                     target_list(TL_EXTS));
+			                     nb_target_list(NB_TL_EXTS));
 	}
 	size_t len;
 	char *src = nb_read_file_max(in, NB_MAX_SOURCE, &len, err, sizeof err);
