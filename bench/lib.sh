@@ -98,14 +98,15 @@ rows_header() {
 }
 
 # naive_cuda_build: bench/naive.cu (hand-written CUDA, K = 1, 2, 4
-# i-elements a thread) with nvcc -O3 -arch=$arch into $T/naive_cuda;
+# i-elements a thread) with nvcc -O3 --use_fast_math -arch=$arch (fast
+# math, as the reference figures' naive kernel) into $T/naive_cuda;
 # fails (with a note) where there is no nvcc
 naive_cuda_build() {
 	_nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null) || {
 		note "no nvcc: no naive CUDA rows"
 		return 1
 	}
-	"$_nvcc" -O3 -arch="${arch:-native}" -o "$T/naive_cuda" bench/naive.cu \
+	"$_nvcc" -O3 --use_fast_math -arch="${arch:-native}" -o "$T/naive_cuda" bench/naive.cu \
 		>"$T/err" 2>&1 || {
 		note "nvcc failed: $(tail -n 1 "$T/err")"
 		return 1

@@ -2,7 +2,8 @@
  * potential, float) that nbcc's OpenCL kernels are measured against on
  * NVIDIA GPUs: K i-elements per thread, every j read as a float4 through
  * the cache, no tiling.  Prints the best of K = 1, 2, 4 per N.
- *   nvcc -O3 -arch=sm_90 -o naive_cuda bench/naive.cu && ./naive_cuda N...
+ *   nvcc -O3 --use_fast_math -arch=sm_90 -o naive_cuda bench/naive.cu &&
+ *   ./naive_cuda N...
  * Random inputs, warm-up, median of 7 timed runs (events); a few i are
  * checked against a double sum on the host. */
 #include <cuda_runtime.h>
