@@ -65,7 +65,7 @@
  * __RECIPROCAL_MATH__ and __NO_SIGNED_ZEROS__ under
  * -funsafe-math-optimizations.  clang's -funsafe-math-optimizations and
  * -cl-unsafe-math-optimizations define nothing: the runtime refuses those
- * (runtime/nbrt_cl.c, nbrt_host.c). */
+ * (runtime/cl/program.c, nbrt_host.c). */
 #if defined(__FAST_MATH__) || defined(__FAST_RELAXED_MATH__) || \
     defined(__ASSOCIATIVE_MATH__) || defined(__RECIPROCAL_MATH__) || \
     defined(__NO_SIGNED_ZEROS__) || \
