@@ -156,6 +156,58 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
  * must fit the kernel's int indices (a little under 2^31).  Returns 0 or
  * -1.  A kernel is not to be run from two threads at once. */
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj);
+/* Block-sparse runs (docs/neighbours.md): i-groups against lists of
+ * j-ranges, in the CSR form of KeOps' ranges and FDPS's interaction
+ * lists.  Group g covers i in [group[2g], group[2g+1]); its j-ranges are
+ * entries offset[g] .. offset[g+1]-1 of range, entry e covering j in
+ * [range[2e], range[2e+1]).  offset[0] is 0 and offset never decreases.
+ * Groups must not overlap each other, nor the ranges of one group each
+ * other (a pair would count twice); empty groups and ranges are allowed,
+ * in any order.  An i in no group, or in a group without ranges, gets
+ * the reduction's identity, as nbrt_run gives every i when nj = 0. */
+typedef struct nbrt_ranges {
+	size_t ngroups;
+	const size_t *group;  /* 2 * ngroups */
+	const size_t *offset; /* ngroups + 1 */
+	const size_t *range;  /* 2 * offset[ngroups] */
+} nbrt_ranges;
+/* Runs for the pairs the ranges name, every reduction as nbrt_run runs
+ * it (the kernel's source is the same), results into the bound arrays
+ * for all of [0, ni).  The ranges are checked before anything runs:
+ * out-of-bounds or overlapping ones are refused, naming the first.
+ * Returns 0 or -1. */
+int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                    const nbrt_ranges *r);
+/* Pairs (interactions) the last run computed: ni * nj for nbrt_run, the
+ * ranges' pairs for nbrt_run_ranges and nbrt_run_cutoff. */
+double nbrt_pairs(const nbrt_kernel *k);
+
+/* Cell lists built by the runtime (docs/neighbours.md): the kernel runs
+ * for the pairs of i and j within `cutoff` of each other (and some more:
+ * whole cells), for a kernel that is zero beyond the cutoff the same
+ * results as nbrt_run's, within rounding.  ipos and jpos name the LMEM
+ * and BMEM position columns, dim (1 to 3) of each.  period[d] > 0 makes
+ * axis d periodic with that length: positions must lie in [0, period),
+ * and j-elements near the faces are met again as images shifted by the
+ * period, so the kernel sees plain coordinates (the nearest image, for a
+ * cutoff below half the period).  0 leaves the axis open. */
+typedef struct nbrt_cutoff {
+	double cutoff;
+	int dim;
+	const char *ipos[3], *jpos[3];
+	double period[3];
+} nbrt_cutoff;
+/* Sorts i and j along a Morton curve, bins them into cells no smaller
+ * than the cutoff, lists each i-cell's neighbour j-ranges, runs the
+ * kernel on them and stores the results in the caller's order (indices
+ * the kernel sees, `i`, `j` and argmin's, are the caller's too).  The
+ * position columns must be bound to host arrays or nbrt_arrays.  Bad
+ * cutoffs, periods, positions (NaN, outside a periodic box) and names
+ * are refused before anything runs, and memory is checked before it is
+ * allocated.  Returns 0 or -1. */
+int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
+                    const nbrt_cutoff *c);
+
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available
  * memory, its cgroup's limit and what ulimit -v leaves).  nbrt_run_memory:

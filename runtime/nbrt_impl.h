@@ -191,6 +191,15 @@ typedef int (*nbrt_launch_fn)(nbrt_kernel *k, size_t ibase, size_t ni,
 int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
                      size_t fill, nbrt_launch_fn fn, void *ctx);
 
+/* ranges.c: block-sparse runs (nbrt_run_ranges).  The mapped form is
+ * the cell lists' (cutoff.c): its inputs are sorted copies, so the kernel
+ * sees i as imap[i] and j as jmap[j] (NULL: as they are) wherever the
+ * source reads `i` or `j`, argmin's index included; its ranges were built
+ * by the runtime and are trusted (checked only in debug builds). */
+int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
+                           const nbrt_ranges *r, const size_t *imap,
+                           const size_t *jmap);
+
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);
 
