@@ -196,6 +196,11 @@ typedef struct nbrt_cutoff {
 	int dim;
 	const char *ipos[3], *jpos[3];
 	double period[3];
+	/* 1: i and j are the same elements (ni == nj, each ipos column
+	 * holding what its jpos column holds, in the same order), so that a
+	 * kernel declaring its results SYMMETRIC or ANTISYMMETRIC may compute
+	 * each pair once (Newton's third law, docs/language.md) */
+	int self;
 } nbrt_cutoff;
 /* Sorts i and j along a Morton curve, bins them into cells no smaller
  * than the cutoff, lists each i-cell's neighbour j-ranges, runs the
