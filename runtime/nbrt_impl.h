@@ -154,8 +154,9 @@ struct nbrt_kernel {
 	struct nbrt_kernel *alt[2][5];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 	/* block-sparse runs of a .nbl: the variants with the ranges entry,
-	 * by log2 of their j-split (ranges.c) */
-	struct nbrt_kernel *ranges[5];
+	 * by shape (ranges.c: 1 for small groups on a GPU) and log2 of their
+	 * j-split */
+	struct nbrt_kernel *ranges[2][5];
 	double pairs;               /* pairs the last run computed */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class

@@ -32,8 +32,8 @@ static int by_start(const void *a, const void *b)
 	       x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* Group indices in the order of their first i (qsort's context is
- * global-free through an array of (first, index) pairs). */
+/* Group indices in the order of their first i: as given where they
+ * already are (the usual case: no sort), else sorted. */
 static size_t *group_order(nbrt *rt, const nbrt_ranges *r)
 {
 	size_t n = r->ngroups;
@@ -42,17 +42,39 @@ static size_t *group_order(nbrt *rt, const nbrt_ranges *r)
 		nbrt_fail(rt, "out of memory for %zu i-groups", n);
 		return NULL;
 	}
+	int sorted = 1;
 	for (size_t g = 0; g < n; g++) {
 		o[2 * g] = r->group[2 * g];
 		o[2 * g + 1] = g;
+		sorted &= g == 0 || o[2 * g] >= o[2 * g - 2];
 	}
-	qsort(o, n, 2 * sizeof *o, by_start);
+	if (!sorted)
+		qsort(o, n, 2 * sizeof *o, by_start);
 	return o;
 }
 
-/* Everything the caller gave, checked before anything runs: groups
- * within [0, ni) and disjoint, ranges within [0, nj) and disjoint within
- * their group.  The first fault is named. */
+/* Sorts n (first, last) pairs: insertion for the few of one group's
+ * list (most lists come sorted, and cost one pass then). */
+static void sort_pairs(size_t *s, size_t n)
+{
+	if (n > 32) {
+		qsort(s, n, 2 * sizeof *s, by_start);
+		return;
+	}
+	for (size_t e = 1; e < n; e++)
+		for (size_t f = e; f > 0 && by_start(s + 2 * f - 2, s + 2 * f) > 0;
+		     f--) {
+			size_t a = s[2 * f], b = s[2 * f + 1];
+			s[2 * f] = s[2 * f - 2];
+			s[2 * f + 1] = s[2 * f - 1];
+			s[2 * f - 2] = a;
+			s[2 * f - 1] = b;
+		}
+}
+
+/* What the caller gave, checked before anything runs: groups within
+ * [0, ni), ranges within [0, nj), offsets in order.  Overlaps are found
+ * by plan_make, which sorts. */
 static int check(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_ranges *r)
 {
 	nbrt *rt = k->rt;
@@ -92,54 +114,7 @@ static int check(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_ranges *r)
 			                 "%zu), not within [0, Nj = %zu)%s", kn, e, a, b,
 			                 nj, a > b ? " (first > last)" : "");
 	}
-	size_t *o = group_order(rt, r);
-	if (!o)
-		return -1;
-	int bad = 0;
-	size_t end = 0, last = 0;
-	for (size_t q = 0; q < r->ngroups && !bad; q++) {
-		size_t g = o[2 * q + 1];
-		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
-		if (a == b)
-			continue;
-		if (a < end) {
-			nbrt_fail(rt, "kernel %s: ranges: groups %zu [%zu, %zu) and "
-			          "%zu [%zu, %zu) overlap; an i may be in one group "
-			          "only", kn, last, r->group[2 * last],
-			          r->group[2 * last + 1], g, a, b);
-			bad = 1;
-		}
-		end = b;
-		last = g;
-	}
-	free(o);
-	if (bad)
-		return -1;
-	/* ranges within a group: sorted copies, neighbours compared */
-	size_t most = 0;
-	for (size_t g = 0; g < r->ngroups; g++)
-		if (r->offset[g + 1] - r->offset[g] > most)
-			most = r->offset[g + 1] - r->offset[g];
-	size_t *s = malloc(2 * (most ? most : 1) * sizeof *s);
-	if (!s)
-		return nbrt_fail(rt, "out of memory for a group of %zu ranges",
-		                 most);
-	for (size_t g = 0; g < r->ngroups && !bad; g++) {
-		size_t n = r->offset[g + 1] - r->offset[g];
-		memcpy(s, r->range + 2 * r->offset[g], 2 * n * sizeof *s);
-		qsort(s, n, 2 * sizeof *s, by_start);
-		for (size_t e = 1; e < n && !bad; e++)
-			if (s[2 * e] < s[2 * e - 1] && s[2 * e] < s[2 * e + 1]) {
-				nbrt_fail(rt, "kernel %s: ranges: group %zu has the "
-				          "overlapping j-ranges [%zu, %zu) and [%zu, "
-				          "%zu); a pair may be listed once only", kn, g,
-				          s[2 * e - 2], s[2 * e - 1], s[2 * e],
-				          s[2 * e + 1]);
-				bad = 1;
-			}
-	}
-	free(s);
-	return bad ? -1 : 0;
+	return 0;
 }
 
 /* Tasks of at most `width` i-elements over [a, b), of group g. */
@@ -155,11 +130,14 @@ static void add_tasks(Plan *pl, size_t a, size_t b, size_t g, size_t width)
 
 /* The back end's plan: groups in order of their first i, each group's
  * ranges sorted, empty ones dropped and neighbours joined, tasks over
- * all of [0, ni).  The memory is checked before it is taken. */
+ * all of [0, ni).  The memory is checked before it is taken.  Where
+ * `checked`, overlapping groups and ranges are refused, naming the
+ * first pair. */
 static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
-                     size_t width, Plan *pl)
+                     size_t width, int checked, Plan *pl)
 {
 	nbrt *rt = k->rt;
+	const char *kn = k->f->kernel;
 	memset(pl, 0, sizeof *pl);
 	size_t ng = r->ngroups, nr = ng ? r->offset[ng] : 0;
 	/* tasks: at most one per width of each group and of each gap */
@@ -170,7 +148,7 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 		nbrt_format_bytes(b, sizeof b, need);
 		return nbrt_fail(rt, "kernel %s: the plan of %zu groups and %zu "
 		                 "ranges needs %s, more than this process may use",
-		                 k->f->kernel, ng, nr, b);
+		                 kn, ng, nr, b);
 	}
 	pl->task = malloc(3 * ntask * sizeof(size_t));
 	pl->offset = malloc((ng + 2) * sizeof(size_t));
@@ -184,16 +162,37 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 		                 ng);
 	}
 	/* group q of the plan is the caller's group o[2q + 1] */
-	size_t at = 0;
+	size_t at = 0, end = 0, last = 0;
 	for (size_t q = 0; q < ng; q++) {
 		size_t g = o[2 * q + 1], n = r->offset[g + 1] - r->offset[g];
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (checked && a < b && a < end) {
+			nbrt_fail(rt, "kernel %s: ranges: groups %zu [%zu, %zu) and "
+			          "%zu [%zu, %zu) overlap; an i may be in one group "
+			          "only", kn, last, r->group[2 * last],
+			          r->group[2 * last + 1], g, a, b);
+			goto bad;
+		}
+		if (a < b) {
+			end = b;
+			last = g;
+		}
 		size_t *s = pl->range + 2 * at;
 		memcpy(s, r->range + 2 * r->offset[g], 2 * n * sizeof *s);
-		qsort(s, n, 2 * sizeof *s, by_start);
+		sort_pairs(s, n);
 		size_t m = 0;
 		for (size_t e = 0; e < n; e++) {
 			if (s[2 * e] == s[2 * e + 1])
 				continue;
+			if (checked && m && s[2 * e] < s[2 * m - 1]) {
+				nbrt_fail(rt, "kernel %s: ranges: group %zu has the "
+				          "overlapping j-ranges [%zu, %zu) and [%zu, %zu); "
+				          "a pair may be listed once only", kn, g,
+				          s[2 * m - 2], s[2 * m - 1], s[2 * e],
+				          s[2 * e + 1]);
+				goto bad;
+			}
+			pl->glen[q] += s[2 * e + 1] - s[2 * e];
 			if (m && s[2 * m - 1] == s[2 * e])
 				s[2 * m - 1] = s[2 * e + 1];
 			else {
@@ -201,7 +200,6 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 				s[2 * m + 1] = s[2 * e + 1];
 				m++;
 			}
-			pl->glen[q] += s[2 * e + 1] - s[2 * e];
 		}
 		pl->offset[q] = at;
 		at += m;
@@ -228,27 +226,46 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 	pl->p.range = pl->range;
 	pl->p.glen = pl->glen;
 	return 0;
+bad:
+	free(o);
+	plan_free(pl);
+	return -1;
 }
 
-/* The j-split that fills a work group with the average group: T work
- * items share an i-group of NI elements, so a group of n i-elements
- * keeps T * n / NI of the work group's items busy. */
-static int ranges_split(const nbrt_kernel *k, const Plan *pl)
+/* The launch shape of a GPU's ranges variant.  Small groups (a cell of
+ * a cutoff holds tens of elements) and short ranges leave a work group
+ * of 128 with its NI = 4 and its tiles mostly idle, behind two barriers
+ * a range: on an H100, Lennard-Jones over cells of 12 (N = 2^20, float)
+ * ran in 1.87 ms so, and in 0.58 ms with one i-element a work item,
+ * j read through the cache (no tiles), work groups of 32 and a j-split
+ * of 2 (docs/neighbours.md).  Larger groups keep the dense defaults. */
+typedef struct Shape {
+	int small;  /* the small-group shape */
+	int l;      /* log2 of the j-split */
+} Shape;
+
+static Shape ranges_shape(const nbrt_kernel *k, const Plan *pl)
 {
+	Shape sh = {0, 0};
 	if (!k->autosplit || !pl->busy)
-		return 0;
-	const nb_iface *f = k->f;
-	size_t items = (pl->cover / pl->busy + (size_t)f->unroll_i - 1) /
-	               (size_t)f->unroll_i;
-	int l = 0;
-	while (l < 4 && (size_t)(2 << l) * items <= (size_t)(f->wg ? f->wg : 128))
-		l++;
-	return l;
+		return sh;
+	size_t avg = pl->cover / pl->busy;
+	unsigned given = k->opts.given;
+	sh.small = k->rt->gpu && avg < 64 &&
+	           !(given & (NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG));
+	size_t ni = sh.small ? 1 : (size_t)k->f->unroll_i;
+	size_t wg = sh.small ? 32 : (size_t)(k->f->wg ? k->f->wg : 128);
+	/* T work items share an i-group of NI elements: a group of avg
+	 * i-elements keeps T * avg / NI of them busy */
+	size_t items = (avg + ni - 1) / ni;
+	while (sh.l < 4 && (size_t)(2 << sh.l) * items <= wg)
+		sh.l++;
+	return sh;
 }
 
 /* The kernel that runs the plan: k itself when it carries the ranges
  * entry or its back end needs none, else k's .nbl compiled with it. */
-static nbrt_kernel *ranges_kernel(nbrt_kernel *k, int l)
+static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 {
 	nbrt *rt = k->rt;
 	if (!rt->be->rentry || (k->f->ranges && !k->src))
@@ -259,14 +276,20 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, int l)
 		          k->name);
 		return NULL;
 	}
-	if (k->ranges[l])
-		return k->ranges[l];
+	if (k->ranges[sh.small][sh.l])
+		return k->ranges[sh.small][sh.l];
 	nb_options o = k->opts;
 	o.ranges = 1;
 	o.given |= NB_GIVEN_RANGES;
 	if (k->autosplit) {
-		o.jsplit = 1 << l;
+		o.jsplit = 1 << sh.l;
 		o.given |= NB_GIVEN_JSPLIT;
+	}
+	if (sh.small) {
+		o.unroll_i = 1;
+		o.tile = -1;
+		o.wg = 32;
+		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG;
 	}
 	nbrt_kernel *a = nbrt_core_load(rt, k->path, k->src, k->srclen, &o);
 	if (a && !a->f->ranges) {
@@ -275,10 +298,11 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, int l)
 		          "runs", k->name, rt->be->target);
 		return NULL;
 	}
-	if (a && l)
-		nbrt_note(rt, "%s: j-split %d for block-sparse runs", k->name,
-		          1 << l);
-	return k->ranges[l] = a;
+	if (a)
+		nbrt_note(rt, "%s: block-sparse runs with j-split %d%s", k->name,
+		          1 << sh.l, sh.small ? ", one i-element a work item, "
+		          "no tiles, work groups of 32 (small groups)" : "");
+	return k->ranges[sh.small][sh.l] = a;
 }
 
 /* Back ends without a ranges entry launch the dense one once a range,
@@ -313,7 +337,7 @@ static int dense_limits(nbrt_kernel *k, const Plan *pl, int mapped)
 
 static int run_plan(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_ranges *r, const size_t *imap,
-                    const size_t *jmap)
+                    const size_t *jmap, int checked)
 {
 	nbrt *rt = k->rt;
 	k->last = NULL;
@@ -327,10 +351,10 @@ static int run_plan(nbrt_kernel *k, size_t ni, size_t nj,
 	               f->wg ? (size_t)(f->wg / f->jsplit * f->unroll_i) :
 	               4 * (size_t)f->unroll_i;
 	nbrt_ranges none = {0, NULL, NULL, NULL};
-	if (plan_make(k, ni, r ? r : &none, width, &pl))
+	if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
 		return -1;
 	int res = -1;
-	nbrt_kernel *a = ranges_kernel(k, ranges_split(k, &pl));
+	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, &pl));
 	if (!a)
 		goto out;
 	if (a->f->wg && (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i) !=
@@ -338,7 +362,7 @@ static int run_plan(nbrt_kernel *k, size_t ni, size_t nj,
 		/* the variant's work group holds another count: cut again */
 		plan_free(&pl);
 		width = (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i);
-		if (plan_make(k, ni, r ? r : &none, width, &pl))
+		if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
 			return -1;
 	}
 	if (!rt->be->rentry && dense_limits(k, &pl, imap || jmap))
@@ -361,7 +385,7 @@ int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
 		return -1;
 	if (check(k, ni, nj, r))
 		return -1;
-	return run_plan(k, ni, nj, r, NULL, NULL);
+	return run_plan(k, ni, nj, r, NULL, NULL, 1);
 }
 
 int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
@@ -370,11 +394,7 @@ int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
 {
 	if (!k)
 		return -1;
-#ifndef NDEBUG
-	if (check(k, ni, nj, r))
-		return -1;
-#endif
-	return run_plan(k, ni, nj, r, imap, jmap);
+	return run_plan(k, ni, nj, r, imap, jmap, 0);
 }
 
 double nbrt_pairs(const nbrt_kernel *k)
