@@ -19,6 +19,7 @@ typedef struct nbrt_rplan {
 	const size_t *glen;   /* ngroups + 1 */
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
+	int accum;            /* 1: add into the results as they are */
 } nbrt_rplan;
 
 /* A back end: how kernels reach one kind of device.  The running layer
@@ -225,6 +226,14 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
                            const nbrt_ranges *r, const size_t *imap,
                            const size_t *jmap);
+/* The same, adding into the results as they are where accum is set
+ * (every reduction but argmin's and argmax's, refused then): a second
+ * list over the same i, as a treecode's near field after its far field.
+ * `checked`: the ranges come from a caller and are checked as
+ * nbrt_run_ranges checks them. */
+int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_ranges *r, const size_t *imap,
+                       const size_t *jmap, int accum, int checked);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);
