@@ -105,9 +105,8 @@ typedef struct Prec {
 	                       step, exp, log, sin, cos and pow with glibc's
 	                       vector functions (a few ulp, as OpenCL allows;
 	                       docs/performance.md), and an OpenCL kernel for
-	                       a CPU rsqrt and division from estimates and a
-	                       Newton step (emit_opencl.c), unless
-	                       --no-approx */
+	                       a CPU rsqrt from an estimate and a Newton step
+	                       (emit_opencl.c), unless --no-approx */
 	int eft;            /* built of error-free transformations, which
 	                       fast math or flushing turns into zeros: never
 	                       built with either */

@@ -27,9 +27,9 @@ static const Spelling cl_spelling = {0, 1, "native_", 0};
  * (vrsqrtps without AVX-512) and one Newton step. */
 static const Spelling cl_cpu_spelling = {0, 0, "native_", 0};
 
-/* Whether a kernel for a CPU computes rsqrt and division from estimates
- * (prec.c's approx): the C back end's rule, taken by OpenCL on a CPU.
- * On a GPU rsqrt is already one instruction. */
+/* Whether a kernel for a CPU computes rsqrt from an estimate (prec.c's
+ * approx): the C back end's rule, taken by OpenCL on a CPU.  On a GPU
+ * rsqrt is already one instruction. */
 static int cpu_approx(Type widest, const nb_options *o)
 {
 	return o->cpu && emit_approx(widest, o);
