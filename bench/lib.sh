@@ -92,6 +92,15 @@ bench_row() {
 	fi
 }
 
+# task_ms COMMAND...: the task-clock milliseconds of a command, all its
+# threads (perf stat), its output in $T/out; fails where perf does not
+# work.  Per CPU-second rates divide by it: on a shared machine another
+# job's load moves it much less than the wall clock.
+task_ms() {
+	perf stat -x, -e task-clock -o "$T/perf" "$@" </dev/null >"$T/out" 2>/dev/null &&
+		grep task-clock "$T/perf" | cut -d, -f1
+}
+
 # rows_header: the header line of nbbench-based rows
 rows_header() {
 	echo "round,variant,$("$BIN/nbbench" --header)"

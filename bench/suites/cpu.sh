@@ -20,12 +20,6 @@ examples=1
 cc=gcc
 G=dsl-examples/gravity.nbl
 
-# ms COMMAND...: task-clock milliseconds of a command (all its threads)
-ms() {
-	perf stat -x, -e task-clock -o "$T/perf" "$@" </dev/null >"$T/out" 2>/dev/null &&
-		grep task-clock "$T/perf" | cut -d, -f1
-}
-
 # row ROUND EXAMPLE LABEL N COMMAND...: one row
 # "round,example,n,wall_per_s,cpu_per_s,variant" (the label last: it
 # may hold commas); the anchor times
@@ -43,7 +37,7 @@ row() {
 		return ;;
 	esac
 	if [ $perf = 1 ]; then
-		m0=$(ms "$@" -r 0) && m5=$(ms "$@" -r 5) || { note "failed: $rl"; return; }
+		m0=$(task_ms "$@" -r 0) && m5=$(task_ms "$@" -r 5) || { note "failed: $rl"; return; }
 	else
 		"$@" -r 5 </dev/null >"$T/out" 2>/dev/null || { note "failed: $rl"; return; }
 		m0=0 m5=0
