@@ -9,21 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "../timing.h"
 #include "pikg_classes.h"
 #include "kernel.h"
-
-static double clk(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* in (0, 1), never zero: bench/cpu_anchor.c's inputs */
 static float unit(void)

@@ -53,26 +53,19 @@ peer_row() {
 
 # peer_table: each variant's median at each N, and its ratio to PIKG's
 peer_table() {
-	awk -F, '
+	awk -F, "$MEDIAN"'
 	{ l = $0; for (i = 0; i < 4; i++) l = substr(l, index(l, ",") + 1); gsub(/"/, "", l)
 	  k = $2 SUBSEP l
 	  if (!(k in cnt)) order[++nk] = k
 	  cnt[k]++; w[k, cnt[k]] = $3; c[k, cnt[k]] = $4 }
-	function med(a, k,   i, j, t, m, v) {
-		m = cnt[k]
-		for (i = 1; i <= m; i++) v[i] = a[k, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-	}
 	END {
 		print "# summary: median interactions/s of each row; ratios to PIKG on one core at the same N"
 		printf "# %6s %-38s %4s %11s %6s %11s %6s\n", "N", "variant", "runs", "wall /s", "ratio", "per CPU-s", "ratio"
 		for (i = 1; i <= nk; i++) {
 			split(order[i], p, SUBSEP)
 			b = p[1] SUBSEP "PIKG AVX-512, 1 core"
-			bw = (b in cnt) ? med(w, b) : 0; bc = (b in cnt) ? med(c, b) : 0
-			mw = med(w, order[i]); mc = med(c, order[i])
+			bw = (b in cnt) ? med(w, b, cnt[b]) : 0; bc = (b in cnt) ? med(c, b, cnt[b]) : 0
+			k = order[i]; mw = med(w, k, cnt[k]); mc = med(c, k, cnt[k])
 			printf "# %6s %-38s %4d %11.3e %6.2f %11.3e %6.2f\n", p[1], p[2], cnt[order[i]],
 			       mw, (bw > 0 ? mw / bw : 0), mc, (bc > 0 ? mc / bc : 0)
 		}
@@ -90,12 +83,7 @@ suite_run() {
 	}
 	note "PIKG: $(abs "$pikg")$(cd "$(abs "$pikg")" && git rev-parse --short=12 HEAD 2>/dev/null | sed 's/^/ at /')," \
 		"kernel built with ${CXX:-g++} -O3 -march=native -ffast-math ($(${CXX:-g++} --version | head -n 1))"
-	perf=0
-	perf stat -x, -e task-clock true >/dev/null 2>&1 && perf=1
-	[ $perf = 1 ] || note "no perf: per CPU-s of nbbench rows is 0"
-	cl=0
-	"$BIN/nbbench" $G 64 --device cpu -r 1 </dev/null >/dev/null 2>&1 && cl=1
-	note "default device: $("$BIN/nbbench" $G 64 -r 1 </dev/null | cut -d, -f1)"
+	cpu_probe $G
 	one="env OMP_NUM_THREADS=1 POCL_MAX_PTHREAD_COUNT=1"
 	: >"$T/peerrows"
 	echo "round,n,wall_per_s,cpu_per_s,variant"
