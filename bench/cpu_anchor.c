@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "timing.h"
 
 static void gravity(int n, const float *x, const float *y, const float *z,
                     const float *m, float eps2, float *ax, float *ay,
@@ -34,19 +35,6 @@ static void gravity(int n, const float *x, const float *y, const float *z,
 		az[i] = sz;
 		pot[i] = sp;
 	}
-}
-
-static double clk(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)

@@ -92,6 +92,37 @@ bench_row() {
 	fi
 }
 
+# task_ms COMMAND...: the task-clock milliseconds of a command, all its
+# threads (perf stat), its output in $T/out; fails where perf does not
+# work.  Per CPU-second rates divide by it: on a shared machine another
+# job's load moves it much less than the wall clock.
+task_ms() {
+	perf stat -x, -e task-clock -o "$T/perf" "$@" </dev/null >"$T/out" 2>/dev/null &&
+		grep task-clock "$T/perf" | cut -d, -f1
+}
+
+# cpu_probe KERNEL: for the CPU suites, perf=1 where perf stat works
+# (task_ms; else a note), cl=1 where KERNEL runs on an OpenCL CPU device
+# (PoCL), and a note naming the default device
+cpu_probe() {
+	perf=0
+	perf stat -x, -e task-clock true >/dev/null 2>&1 && perf=1
+	[ $perf = 1 ] || note "no perf: per CPU-s of nbbench rows is 0"
+	cl=0
+	"$BIN/nbbench" "$1" 64 --device cpu -r 1 </dev/null >/dev/null 2>&1 && cl=1
+	note "default device: $("$BIN/nbbench" "$1" 64 -r 1 </dev/null | cut -d, -f1)"
+}
+
+# MEDIAN: an awk function for the suites' tables, med(a, k, m): the
+# median of a[k, 1] .. a[k, m]
+MEDIAN='
+function med(a, k, m,   i, j, t, v) {
+	for (i = 1; i <= m; i++) v[i] = a[k, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+		if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}'
+
 # rows_header: the header line of nbbench-based rows
 rows_header() {
 	echo "round,variant,$("$BIN/nbbench" --header)"

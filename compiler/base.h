@@ -104,7 +104,9 @@ typedef struct Prec {
 	                       rsqrt from hardware estimates and a Newton
 	                       step, exp, log, sin, cos and pow with glibc's
 	                       vector functions (a few ulp, as OpenCL allows;
-	                       docs/performance.md), unless --no-approx */
+	                       docs/performance.md), and an OpenCL kernel for
+	                       a CPU rsqrt from an estimate and a Newton step
+	                       (emit_opencl.c), unless --no-approx */
 	int eft;            /* built of error-free transformations, which
 	                       fast math or flushing turns into zeros: never
 	                       built with either */

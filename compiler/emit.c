@@ -6,6 +6,11 @@
 #include <string.h>
 #include "emit.h"
 
+int emit_approx(Type widest, const nb_options *o)
+{
+	return prec[widest].approx && (o->approx || o->fast_math);
+}
+
 const char *ctype(Type t)
 {
 	return type_numeric(t) ? prec[t].ctype : "int";

@@ -93,6 +93,9 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 /* The interface header, each line after prefix, which must be made of
  * the characters the reader skips: spaces, tabs, '*', ';' and '/'. */
 void iface_put(Buf *out, const nb_iface *fc, const char *prefix);
+/* Whether a kernel computing in `widest` may take float's estimates
+ * (prec.c's approx): unless --no-approx, or under --fast-math. */
+int emit_approx(Type widest, const nb_options *o);
 /* The C-family spelling of a type: "float", "double", "nb_dd", "int". */
 const char *ctype(Type t);
 /* Writes a literal of type t so that it reads back exactly. */

@@ -51,8 +51,9 @@ typedef struct nb_options {
 	int fma;              /* contract a*b+c into fma (float, double) */
 	int ftz;              /* float-only GPU kernels flush subnormals */
 	int dd_qd;            /* dd arithmetic as QD's defaults (--dd=qd) */
-	int approx;           /* C back end: approximate float functions where
-	                         the precision allows (prec.c); --no-approx */
+	int approx;           /* C back end, and OpenCL for a CPU: approximate
+	                         float functions where the precision allows
+	                         (prec.c); --no-approx */
 	int cpu;              /* the OpenCL device is a CPU (defaults differ) */
 	const char *devclass; /* the device class whose row of the defaults
 	                         table applies ("gpu-nvidia", "cpu-avx512",

@@ -165,7 +165,9 @@ static const Flag flags[] = {
 	 "C back end: float division, sqrt and rsqrt\n"
 	 "correctly rounded and libm's scalar exp, log,\n"
 	 "sin, cos, pow (by default: estimates with a\n"
-	 "Newton step and glibc's vector functions)"},
+	 "Newton step and glibc's vector functions);\n"
+	 "OpenCL for a CPU: float rsqrt as written (by\n"
+	 "default: an estimate with a Newton step)"},
 	{"--wg", "N", F_INT, AT(wg), 1, 1024, NULL, NULL, NB_GIVEN_WG,
 	 "OpenCL work-group size (default 128)"},
 	{"--tile", "N", F_OWN, 0, 0, 0, NULL, set_tile, NB_GIVEN_TILE,

@@ -1,15 +1,17 @@
 # suites/accuracy.sh: the accuracy of the float functions of the C back
-# end (host path) against double: each computed by a one-line kernel
-# through nbrun --device host on ni random float inputs (log-uniform over
+# end (host path; device=cpu: PoCL's OpenCL CPU device) against double:
+# each computed by a one-line kernel through nbrun --device $device on
+# ni random float inputs (log-uniform over
 # a wide range; exact floats, so the double reference sees what the
 # kernel saw), compared in awk (double libm): the largest error in units
 # in the last place of a float (ulp of the exact result) and the largest
 # relative error, for nbcc's default (estimates with a Newton step,
 # glibc's libmvec) and for --no-approx.
-about="float functions of the host C path against double: worst ulp and relative error"
-params="ni seed"
+about="float functions of the host C path (or device=cpu) against double: worst ulp and relative error"
+params="ni seed device"
 ni=200000
 seed=1
+device=host
 
 suite_run() {
 	printf 'm\n1\n' >"$T/j.csv"
@@ -36,7 +38,7 @@ suite_run() {
 		for mode in default --no-approx; do
 			fl=
 			[ $mode = default ] || fl=$mode
-			"$BIN/nbrun" "$T/k.nbl" --device host --i "$T/i.csv" \
+			"$BIN/nbrun" "$T/k.nbl" --device "$device" --i "$T/i.csv" \
 				--j "$T/j.csv" $fl -o "$T/r.csv" </dev/null 2>"$T/err" ||
 				{ note "failed: $name $mode: $(tail -n 1 "$T/err")"; return 1; }
 			paste -d, "$T/i.csv" "$T/r.csv" | awk -F, -v f="$name" -v mode="$mode" '

@@ -20,12 +20,6 @@ examples=1
 cc=gcc
 G=dsl-examples/gravity.nbl
 
-# ms COMMAND...: task-clock milliseconds of a command (all its threads)
-ms() {
-	perf stat -x, -e task-clock -o "$T/perf" "$@" </dev/null >"$T/out" 2>/dev/null &&
-		grep task-clock "$T/perf" | cut -d, -f1
-}
-
 # row ROUND EXAMPLE LABEL N COMMAND...: one row
 # "round,example,n,wall_per_s,cpu_per_s,variant" (the label last: it
 # may hold commas); the anchor times
@@ -43,7 +37,7 @@ row() {
 		return ;;
 	esac
 	if [ $perf = 1 ]; then
-		m0=$(ms "$@" -r 0) && m5=$(ms "$@" -r 5) || { note "failed: $rl"; return; }
+		m0=$(task_ms "$@" -r 0) && m5=$(task_ms "$@" -r 5) || { note "failed: $rl"; return; }
 	else
 		"$@" -r 5 </dev/null >"$T/out" 2>/dev/null || { note "failed: $rl"; return; }
 		m0=0 m5=0
@@ -66,22 +60,15 @@ one() {
 # float gravity's series of the first part) whose label
 # matches LABELS (first-seen order), and its ratio to the row BASE
 table() {
-	awk -F, -v ex="$1" -v pick="$2" -v base="$3" '
+	awk -F, -v ex="$1" -v pick="$2" -v base="$3" "$MEDIAN"'
 	{ l = $0; for (i = 0; i < 5; i++) l = substr(l, index(l, ",") + 1); gsub(/"/, "", l) }
 	$2 != ex || l !~ pick { next }
 	{ if (!(l in n)) order[++k] = l; n[l]++; w[l, n[l]] = $4; c[l, n[l]] = $5 }
-	function med(a, l,   i, j, t, m, v) {
-		m = n[l]
-		for (i = 1; i <= m; i++) v[i] = a[l, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-	}
 	END {
-		bw = med(w, base); bc = med(c, base)
+		bw = med(w, base, n[base]); bc = med(c, base, n[base])
 		printf "# %-44s %11s %6s %11s %6s\n", ex ": ratio to " base, "wall /s", "ratio", "per CPU-s", "ratio"
 		for (i = 1; i <= k; i++) {
-			l = order[i]; mw = med(w, l); mc = med(c, l)
+			l = order[i]; mw = med(w, l, n[l]); mc = med(c, l, n[l])
 			printf "# %-44s %11.3e %6.2f %11.3e %6.2f\n", l, mw,
 			       (bw > 0 ? mw / bw : 0), mc, (bc > 0 ? mc / bc : 0)
 		}
@@ -92,12 +79,7 @@ suite_run() {
 	$cc -O3 -march=native -ffast-math bench/cpu_anchor.c -o "$T/a1" -lm &&
 		$cc -O3 -march=native -ffast-math -fopenmp bench/cpu_anchor.c -o "$T/a2" -lm ||
 		return 1
-	perf=0
-	perf stat -x, -e task-clock true >/dev/null 2>&1 && perf=1
-	[ $perf = 1 ] || note "no perf: per CPU-s of nbbench rows is 0"
-	cl=0
-	"$BIN/nbbench" $G 64 --device cpu -r 1 </dev/null >/dev/null 2>&1 && cl=1
-	note "default device: $("$BIN/nbbench" $G 64 -r 1 </dev/null | cut -d, -f1)"
+	cpu_probe $G
 	: >"$T/cpurows"
 	echo "round,example,n,wall_per_s,cpu_per_s,variant"
 	for r in $(seq "$rounds"); do

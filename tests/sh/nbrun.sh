@@ -319,7 +319,7 @@ for dev in "--target c" "--device cpu"; do
 	# the unrolling is the defaults table's row for the device's class
 	# (compiler/defaults.c), which the flags name
 	*c) want='target c, device host C .*, unroll [0-9]+ x [0-9]+, jsplit 1, flags --precision=float --unroll-i=[0-9]+( --unroll-j=[0-9]+)? --device-class=host-[a-z0-9]+, build options -funsafe-math-optimizations -ffinite-math-only -fno-associative-math -fsigned-zeros, wg 0, tile 0, chosen by defaults' ;;
-	*) want='target opencl, device .*, unroll [0-9]+ x [0-9]+, jsplit 1, flags --precision=float --unroll-i=[0-9]+( --unroll-j=[0-9]+)? --device-class=cpu-[a-z0-9]+, build options -cl-denorms-are-zero, wg [0-9]+, tile [0-9]+, chosen by defaults' ;;
+	*) want='target opencl, device .*, unroll [0-9]+ x [0-9]+, jsplit 1, flags --precision=float --unroll-i=[0-9]+( --unroll-j=[0-9]+)? --device-class=cpu-[a-z0-9]+, build options -cl-denorms-are-zero -cl-unsafe-math-optimizations, wg [0-9]+, tile [0-9]+, chosen by defaults' ;;
 	esac
 	# shellcheck disable=SC2086
 	"$NBRUN" "$G" --i i.csv --j j.csv --const eps2=0.01 $dev --time \
