@@ -119,6 +119,15 @@ awk -F, '/^#/ || /^id/ { next }
 	}' "$T/d/snap_000003.csv" "$T/dc/snap_000003.csv" && ok "2-D cells = dense" ||
 	bad "the 2-D kernel's cell lists differ from its dense sweep"
 
+# a kernel without eps2 runs with eps = 0, and restarts from its snapshot
+# to the same end
+"$NBODY" --kernel "$T/k2.nbl" --const rc2=2.25 --ic "$T/b2.csv" --steps 4 \
+	--dt 0.01 --every 2 --out "$T/r" --csv $RUN | cut -d, -f6-9 >"$T/r1" &&
+	"$NBODY" --kernel "$T/k2.nbl" --const rc2=2.25 --restart \
+		"$T/r/snap_000002.csv" --steps 2 --csv $RUN | cut -d, -f6-9 >"$T/r2" &&
+	cmp -s "$T/r1" "$T/r2" && ok "restart of a kernel without eps2" ||
+	bad "a restart of a kernel without eps2 differs: $(cat "$T/r1" "$T/r2")"
+
 # 3. a Lennard-Jones liquid conserves energy and momentum; wrapped
 # positions stay in [0, L)
 "$NBODY" --kernel "$LJ" --const rc2=6.25 --cutoff 2.5 --ic lattice \
