@@ -148,12 +148,13 @@ int args_parse(args *a, int argc, char **argv)
 		OPT(OPT_REAL, "--dt", "DT", &a->dt,
 		    "time step, a number or a ratio such as 1/256\n"
 		    "(default: plummer 1/128, cube 0.01,\n"
-		    "collision 1/64); Hermite: the longest\n"
-		    "step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
+		    "collision 1/64, lattice 0.005); Hermite:\n"
+		    "the longest step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
 		    .open = OPT_ABOVE, .seen = &a->have_dt),
 		OPT(OPT_REAL, "--eps", "EPS", &a->eps,
 		    "softening length (default: plummer 1/64,\n"
-		    "cube 0.01, collision 1/64); Hermite: >= 0", .lo = 0,
+		    "cube 0.01, collision 1/64); Hermite: >= 0;\n"
+		    "only for a kernel with CONST eps2", .lo = 0,
 		    .hi = HUGE_VAL, .seen = &a->have_eps),
 		OPT(OPT_INT, "--steps", "K", &a->steps,
 		    "number of steps (default 100); Hermite: of dt", .lo = 0,
