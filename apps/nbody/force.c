@@ -103,12 +103,18 @@ static int check_leapfrog(const nb_iface *f, const char *name, int *dim)
 	return 0;
 }
 
+/* The NAME of --const NAME=V is name. */
+static int names(const char *arg, const char *name)
+{
+	size_t len = strlen(name);
+	return !strncmp(arg, name, len) && arg[len] == '=';
+}
+
 /* eps2 is --eps's, every other CONST --const's: each given once, and
  * none left without a value. */
 static int set_consts(force *fc, args *a, const char *name)
 {
 	const nb_iface *f = nbrt_iface(fc->k);
-	char given[64] = {0};
 	for (int c = 0; c < a->ncst; c++) {
 		const char *arg = a->cst[c], *eq = strchr(arg, '=');
 		char cn[128];
@@ -120,9 +126,10 @@ static int set_consts(force *fc, args *a, const char *name)
 		if (!strcmp(cn, "eps2"))
 			return prog_fail("--const %s: eps2 is the softening's, which "
 			                 "--eps gives", nb_esc(arg));
-		if (v < (int)sizeof given && given[v])
-			return prog_fail("--const %s: CONST '%s' is given twice",
-			                 nb_esc(arg), cn);
+		for (int d = 0; d < c; d++)
+			if (names(a->cst[d], cn))
+				return prog_fail("--const %s: CONST '%s' is given twice",
+				                 nb_esc(arg), cn);
 		double x[2];
 		csv_status st = csv_number(eq + 1, strlen(eq + 1), f->var[v].type,
 		                           x);
@@ -134,15 +141,17 @@ static int set_consts(force *fc, args *a, const char *name)
 		}
 		if (nbrt_set_const(fc->k, cn, x[0], x[1]))
 			return prog_fail("%s", nbrt_error(fc->rt));
-		if (v < (int)sizeof given)
-			given[v] = 1;
 	}
-	for (int v = 0; v < f->nvar && v < (int)sizeof given; v++)
-		if (f->var[v].role == NB_CONST && !given[v] &&
+	for (int v = 0; v < f->nvar; v++) {
+		int c = 0;
+		while (c < a->ncst && !names(a->cst[c], f->var[v].name))
+			c++;
+		if (f->var[v].role == NB_CONST && c == a->ncst &&
 		    strcmp(f->var[v].name, "eps2"))
 			return prog_fail("kernel '%s' has CONST %s: give it with "
 			                 "--const %s=VALUE", name, f->var[v].name,
 			                 f->var[v].name);
+	}
 	return 0;
 }
 
