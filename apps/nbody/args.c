@@ -45,7 +45,8 @@ static int get_const(void *to, const char *flag, const char *v)
 	return 0;
 }
 
-/* --periodic L or Lx,Ly,Lz: each length finite and positive. */
+/* --periodic L, Lx,Ly or Lx,Ly,Lz: each length finite and positive
+ * (force.c matches their count to the kernel's dimension). */
 static int get_period(void *to, const char *flag, const char *v)
 {
 	args *a = to;
@@ -56,14 +57,12 @@ static int get_period(void *to, const char *flag, const char *v)
 		size_t len = c ? (size_t)(c - p) : strlen(p);
 		double x;
 		if (a->nperiod == 3 || opt_real(p, len, &x) || !(x > 0))
-			return opt_bad(flag, v, "L or Lx,Ly,Lz, lengths above 0");
+			return opt_bad(flag, v, "L or Lx,Ly[,Lz], lengths above 0");
 		a->period[a->nperiod++] = x;
 		if (!c)
 			break;
 		p = c + 1;
 	}
-	if (a->nperiod == 2)
-		return opt_bad(flag, v, "L or Lx,Ly,Lz, lengths above 0");
 	return 0;
 }
 
@@ -200,7 +199,7 @@ int args_parse(args *a, int argc, char **argv)
 		    "closer than RC (and some more) are computed;\n"
 		    "for a kernel that is zero beyond RC",
 		    .lo = 0, .hi = HUGE_VAL, .open = OPT_ABOVE),
-		OPT(OPT_CALL, "--periodic", "L[,Ly,Lz]", a,
+		OPT(OPT_CALL, "--periodic", "L[,Ly[,Lz]]", a,
 		    "a periodic box [0, L) on each axis (with\n"
 		    "--cutoff RC <= L/2); positions wrap after\n"
 		    "each drift", .call = get_period),

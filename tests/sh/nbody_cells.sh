@@ -165,7 +165,8 @@ refused "needs --cutoff" $K --periodic 10
 refused "more than half" $K --cutoff 2.5 --periodic 4
 refused "more than half the box" $K --cutoff 2.5 --ic lattice -n 64
 refused "lengths above 0" $K --cutoff 1 --periodic 0
-refused "lengths above 0" $K --cutoff 1 --periodic 5,5
+refused "2 lengths to a 3-D kernel" $K --cutoff 1 --periodic 5,5 $RUN
+refused "lengths above 0" $K --cutoff 1 --periodic 5,5,5,5
 refused "outside the periodic box" $K --cutoff 2.5 --periodic 8 --ic "$T/out.csv" $RUN
 refused "outside the periodic box" $K --cutoff 2.5 --periodic 8 -n 100 $RUN
 refused "of one mass" $K --ic "$T/mass.csv" $RUN
