@@ -538,6 +538,8 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 		nb_iface_free(f);
 		return NULL;
 	}
+	if (!(seen & 1u << K_RANGES))
+		f->indices = 3; /* unknown: either may be read */
 	for (int i = 0; i < f->nvar; i++) {
 		nb_var *v = &f->var[i];
 		if (v->role == NB_BMEM &&

@@ -190,7 +190,8 @@ typedef struct nb_iface {
 	/* ranges: 1 when the code has the entry of block-sparse runs, named
 	 * entry "_ranges" (nb_options.ranges); indices: which of the indices
 	 * i (1) and j (2) the kernel reads, which a run on sorted copies must
-	 * map back to the caller's */
+	 * map back to the caller's (from a file without the ranges line, 3:
+	 * unknown, so taken as both) */
 	int ranges, indices;
 	int slices;        /* 1: the launch's second dimension may cut the j
 	                      range into slices (OpenCL, sums only): slice s
