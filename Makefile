@@ -80,7 +80,7 @@ CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library ----------------------------------------------------
-RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c \
+RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c runtime/cutoff.c \
             runtime/convert.c runtime/core.c runtime/devclass.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \

@@ -482,8 +482,8 @@ static int run_plan(nbrt_kernel *k, const nbrt_rplan *pl, Args *a)
 	/* size_t and long share their representation (LP64, C11 6.5p7) */
 	p->ranges((long)pl->ntask, (const long *)pl->task,
 	          (const long *)pl->offset, (const long *)pl->range,
-	          (const long *)pl->imap, (const long *)pl->jmap, 0, a->arr,
-	          a->cst);
+	          (const long *)pl->imap, (const long *)pl->jmap, pl->accum,
+	          a->arr, a->cst);
 	k->tkern += nbrt_now() - t;
 	k->launches++;
 	return 0;
@@ -529,7 +529,7 @@ static int host_go(nbrt_kernel *k, size_t ni, size_t nj,
 				          f->kernel, x->name);
 				goto out;
 			}
-			if (x->role != NB_RMEM)
+			if (x->role != NB_RMEM || (pl && pl->accum))
 				nbrt_to_kernel(stage[na], x->type, (size_t)nb_prec_scalars(x->type),
 				               0, b->host, b->t, n);
 			arr[na] = stage[na];

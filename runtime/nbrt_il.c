@@ -173,11 +173,12 @@ static int launch_plan(nbrt_kernel *k, const nbrt_rplan *p, Run *r)
 		size_t ib = p->task[3 * t], n = p->task[3 * t + 1];
 		size_t g = p->task[3 * t + 2];
 		size_t e0 = p->offset[g], e1 = p->offset[g + 1];
-		if (e0 == e1 && launch(k, ib, n, 0, 0, 0, r))
+		if (e0 == e1 && !p->accum && launch(k, ib, n, 0, 0, 0, r))
 			return -1;
 		for (size_t e = e0; e < e1; e++)
 			if (launch(k, ib, n, p->range[2 * e],
-			           p->range[2 * e + 1] - p->range[2 * e], e > e0, r))
+			           p->range[2 * e + 1] - p->range[2 * e],
+			           e > e0 || p->accum, r))
 				return -1;
 	}
 	return 0;
@@ -224,7 +225,7 @@ static int il_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 			c++;
 			continue;
 		}
-		if (x->role == NB_RMEM)
+		if (x->role == NB_RMEM && !(p && p->accum))
 			continue; /* launches with accum = 0 write every result */
 		size_t n = x->role == NB_BMEM ? nj : ni;
 		size_t sb = nb_prec_scalar_bytes(x->type);

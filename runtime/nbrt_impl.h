@@ -19,6 +19,7 @@ typedef struct nbrt_rplan {
 	const size_t *glen;   /* ngroups + 1 */
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
+	int accum;            /* 1: add into the results as they are */
 } nbrt_rplan;
 
 /* A back end: how kernels reach one kind of device.  The running layer
@@ -225,6 +226,14 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
                            const nbrt_ranges *r, const size_t *imap,
                            const size_t *jmap);
+/* The same, adding into the results as they are where accum is set
+ * (every reduction but argmin's and argmax's, refused then): a second
+ * list over the same i, as a treecode's near field after its far field.
+ * `checked`: the ranges come from a caller and are checked as
+ * nbrt_run_ranges checks them. */
+int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_ranges *r, const size_t *imap,
+                       const size_t *jmap, int accum, int checked);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);
@@ -298,5 +307,46 @@ void nbrt_put_str(FILE *out, const char *key, const char *s);
 
 /* machine.c */
 double nbrt_now(void);
+
+/* cells.c: the cell lists of nbrt_run_cutoff, pure (no kernel, no
+ * device; docs/neighbours.md).  Positions are dim columns of doubles,
+ * ipos[d][0..ni) and jpos[d][0..nj).  The i-elements are sorted by the
+ * Morton key of their cell, and so are the j-elements with their
+ * periodic images: a j in the first (last) cell layer of a periodic axis
+ * is met again in the layer outside the box, its coordinate shifted by
+ * +period (-period), edges and corners included.  Group g of r is the
+ * g-th occupied i-cell, a range of sorted i; its j-ranges (over sorted
+ * j and images) are its 3^dim neighbour cells, in order, adjacent ones
+ * merged.  Every pair within the cutoff (through the one image within
+ * it, on periodic axes) is in exactly one (group, range), with whole
+ * cells around it. */
+typedef struct nbrt_cells {
+	size_t ni, njimg;    /* i-elements; j-elements with their images */
+	size_t *iperm;       /* ni: sorted i -> the caller's i */
+	size_t *jsrc;        /* njimg: sorted j or image -> the caller's j */
+	/* 3 * njimg: element e's position along axis d is the caller's plus
+	 * jshift[3e + d] (-1, 0 or 1) times period[d] */
+	signed char *jshift;
+	nbrt_ranges r;       /* over sorted i and sorted j, in the arrays: */
+	size_t *group, *offset, *range;
+	double pairs;        /* sum over groups of |group| * its j-elements */
+	long long ncell[3];  /* cells of each axis (images not counted) */
+	double width[3];     /* and their width, at least the cutoff */
+} nbrt_cells;
+/* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before
+ * it reads a position).  0, or -1 with a message naming the value and
+ * what is allowed in err (len bytes). */
+int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len);
+/* Builds cl from positions and c (its ipos and jpos name the columns in
+ * messages): nbrt_cells_check, every position finite and on periodic
+ * axes in [0, period), then at most `memory` bytes allocated, the need
+ * checked before each allocation.  0, or -1 with the message in err and
+ * nothing left allocated.  nbrt_cells_free frees a built cl (or a zeroed
+ * one). */
+int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
+                     const double *const ipos[3], size_t ni,
+                     const double *const jpos[3], size_t nj, double memory,
+                     char *err, size_t len);
+void nbrt_cells_free(nbrt_cells *cl);
 
 #endif

@@ -335,11 +335,22 @@ static int dense_limits(nbrt_kernel *k, const Plan *pl, int mapped)
 	return 0;
 }
 
-static int run_plan(nbrt_kernel *k, size_t ni, size_t nj,
-                    const nbrt_ranges *r, const size_t *imap,
-                    const size_t *jmap, int checked)
+int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_ranges *r, const size_t *imap,
+                       const size_t *jmap, int accum, int checked)
 {
+	if (!k || (checked && check(k, ni, nj, r)))
+		return -1;
 	nbrt *rt = k->rt;
+	for (int v = 0; accum && v < k->f->nvar; v++) {
+		nb_red red = k->f->var[v].red;
+		if (k->f->var[v].role == NB_RMEM &&
+		    (red == NB_ARGMIN || red == NB_ARGMAX))
+			return nbrt_fail(rt, "kernel %s: %s '%s' cannot add into the "
+			                 "results of an earlier run (an index does "
+			                 "not resume)", k->f->kernel, nb_red_name(red),
+			                 k->f->var[v].name);
+	}
 	k->last = NULL;
 	k->origin = "defaults";
 	k->pairs = 0;
@@ -369,6 +380,7 @@ static int run_plan(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	pl.p.imap = imap;
 	pl.p.jmap = jmap;
+	pl.p.accum = accum;
 	if (nbrt_core_run_ranges(k, a, ni, nj, &pl.p))
 		goto out;
 	k->pairs = pl.pairs;
@@ -381,20 +393,14 @@ out:
 int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_ranges *r)
 {
-	if (!k)
-		return -1;
-	if (check(k, ni, nj, r))
-		return -1;
-	return run_plan(k, ni, nj, r, NULL, NULL, 1);
+	return nbrt_run_ranges_ex(k, ni, nj, r, NULL, NULL, 0, 1);
 }
 
 int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
                            const nbrt_ranges *r, const size_t *imap,
                            const size_t *jmap)
 {
-	if (!k)
-		return -1;
-	return run_plan(k, ni, nj, r, imap, jmap, 0);
+	return nbrt_run_ranges_ex(k, ni, nj, r, imap, jmap, 0, 0);
 }
 
 double nbrt_pairs(const nbrt_kernel *k)

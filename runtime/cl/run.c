@@ -22,6 +22,7 @@ typedef struct Run {
 	int sliced;       /* RMEM arguments bound to pg->part */
 	int noted;        /* the slices were noted (NBRT_VERBOSE) */
 	cl_kernel kern;   /* the entry launched: dense, or ranges */
+	int accum;        /* the results are uploaded first, to add into */
 	cl_uint arg0;     /* its first argument after the launch's own */
 } Run;
 
@@ -243,7 +244,7 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 	                  CL_MEM_READ_ONLY;
 	if (ensure(k, m, bytes, fl, x->name))
 		return -1;
-	if (x->role == NB_RMEM)
+	if (x->role == NB_RMEM && !r->accum)
 		return 0; /* launches with accum = 0 write every result first */
 	if (dev_arr(b))
 		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
@@ -465,7 +466,7 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
                     size_t nj)
 {
 	Prog *pg = k->priv;
-	cl_int mapped = p->imap || p->jmap, accum = 0;
+	cl_int mapped = p->imap || p->jmap, accum = p->accum;
 	size_t nr = p->offset[p->ngroups + 1];
 	if (p->ntask > INT_MAX / 4 || nr > INT_MAX / 2)
 		return nbrt_fail(k->rt, "kernel %s: %zu tasks and %zu ranges: more "
@@ -552,6 +553,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
 	r.kern = p ? pg->rkern : pg->kern;
+	r.accum = p && p->accum;
 	r.arg0 = p ? 8 : 5;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));

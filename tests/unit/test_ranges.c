@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt.h"
+#include "nbrt_impl.h" /* nbrt_run_ranges_ex: accum */
 
 #include "seed.h"
 
@@ -290,6 +291,54 @@ START_TEST(every_reduction)
 }
 END_TEST
 
+/* A run adding into the results of an earlier one over the same i (a
+ * treecode's near field after its far field) equals one run of both
+ * lists: each group's ranges cut in two at a random j. */
+START_TEST(accumulate)
+{
+	for (int d = 0; d < NDEVS; d++) {
+		if (!have[d])
+			continue;
+		nbrt_kernel *k = load(d, src_noarg, d == 2 ? NB_FLOAT : NB_DOUBLE);
+		size_t ni = 97, nj = 89;
+		double x[97], y[97], jx[89], jy[89], w[89], a[6][97], b[6][97];
+		for (size_t i = 0; i < ni; i++)
+			x[i] = (float)urand(0, 1), y[i] = (float)urand(0, 1);
+		for (size_t j = 0; j < nj; j++)
+			jx[j] = (float)urand(0, 1), jy[j] = (float)urand(0, 1),
+			w[j] = (float)urand(0.1, 1);
+		static const char *const on[] = {"s", "c", "mn", "mx", "l", "sj"};
+		ck_assert(nbrt_bind(k, "xi", NBRT_DOUBLE, x) == 0);
+		ck_assert(nbrt_bind(k, "yi", NBRT_DOUBLE, y) == 0);
+		ck_assert(nbrt_bind(k, "xj", NBRT_DOUBLE, jx) == 0);
+		ck_assert(nbrt_bind(k, "yj", NBRT_DOUBLE, jy) == 0);
+		ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, w) == 0);
+		size_t g[4] = {0, 40, 50, 97}, o[3] = {0, 1, 2}, cut = 1 +
+		    (size_t)(erand48(rng) * 80);
+		size_t whole[4] = {0, nj, 3, 60}, lo[4] = {0, cut, 3, 30},
+		       hi[4] = {cut, nj, 30, 60};
+		nbrt_ranges rw = {2, g, o, whole}, rl = {2, g, o, lo},
+		            rh = {2, g, o, hi};
+		for (int q = 0; q < 6; q++)
+			ck_assert(nbrt_bind(k, on[q], NBRT_DOUBLE, a[q]) == 0);
+		ck_assert_msg(nbrt_run_ranges(k, ni, nj, &rw) == 0, "%s",
+		              nbrt_error(dev[d]));
+		for (int q = 0; q < 6; q++)
+			ck_assert(nbrt_bind(k, on[q], NBRT_DOUBLE, b[q]) == 0);
+		ck_assert(nbrt_run_ranges_ex(k, ni, nj, &rl, NULL, NULL, 0, 1) == 0);
+		ck_assert_msg(nbrt_run_ranges_ex(k, ni, nj, &rh, NULL, NULL, 1, 1)
+		              == 0, "%s", nbrt_error(dev[d]));
+		for (int q = 0; q < 6; q++)
+			for (size_t i = 0; i < ni; i++)
+				ck_assert_msg(close_to(b[q][i], a[q][i], d == 2 ? 1e-5 :
+				                       1e-12), "%s: %s[%zu] = %.17g, in one "
+				              "run %.17g", devs[d], on[q], i, b[q][i],
+				              a[q][i]);
+		nbrt_free(k);
+	}
+}
+END_TEST
+
 /* A bad list names its fault; nothing runs. */
 static void refused(nbrt_kernel *k, nbrt *rt, size_t ni, size_t nj,
                     const nbrt_ranges *r, const char *want)
@@ -364,6 +413,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, every_reduction);
 	tcase_add_test(tc, bad_lists);
+	tcase_add_test(tc, accumulate);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
