@@ -59,7 +59,7 @@ suite_run() {
 	$1 == "nearfield" {
 		printf "# paper 004 P = %d (N = %d): cell %.2f ms, %.3g pairs a needed pair", $2, $3, $4 * 1e3, $8
 		if ($10 != "") printf "; dense %.2f ms (%.1fx the cell path)", $10 * 1e3, $13
-		if ($2 in paper) printf "; paper %.3f ms: %.1fx faster than the C1060", paper[$2], paper[$2] / ($4 * 1e3)
+		if ($2 in paper) printf "; paper %.3f ms: paper / cell = %.2f", paper[$2], paper[$2] / ($4 * 1e3)
 		printf "\n"
 	}' "$T/rows"
 }
