@@ -80,7 +80,7 @@ CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
 
 # --- the runtime library ----------------------------------------------------
-RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c \
+RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c runtime/cutoff.c \
             runtime/convert.c runtime/core.c runtime/devclass.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
@@ -405,6 +405,11 @@ $(BIN)/nbbench: $(B)/apps/nbbench/nbbench.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 $(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Iapps/common -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# the neighbours suite's driver (sh bench/run.sh neighbours)
+$(BIN)/nbneighbours: bench/neighbours.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the CPU suite, and the GPU transforms where a GPU answers, each into a
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh

@@ -365,3 +365,10 @@ int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj)
 	k->launches = a->launches;
 	return r;
 }
+
+/* For nbrt_run_cutoff (cutoff.c), which reads the bound positions and
+ * inputs before any run checks them. */
+int nbrt_core_ready(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	return ready(k, ni, nj);
+}

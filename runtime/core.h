@@ -27,6 +27,9 @@ nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
  * variants (k->alt, k->tuned) first. */
 void nbrt_core_free(nbrt_kernel *k);
 
+/* Every array of k bound (to enough values for ni, nj), every CONST
+ * set: 0, or -1 with the message naming the first that is not. */
+int nbrt_core_ready(nbrt_kernel *k, size_t ni, size_t nj);
 /* Runs k as loaded on its bindings: every one checked, the run cut into
  * launches, timed. */
 int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj);

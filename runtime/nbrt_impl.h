@@ -308,4 +308,45 @@ void nbrt_put_str(FILE *out, const char *key, const char *s);
 /* machine.c */
 double nbrt_now(void);
 
+/* cells.c: the cell lists of nbrt_run_cutoff, pure (no kernel, no
+ * device; docs/neighbours.md).  Positions are dim columns of doubles,
+ * ipos[d][0..ni) and jpos[d][0..nj).  The i-elements are sorted by the
+ * Morton key of their cell, and so are the j-elements with their
+ * periodic images: a j in the first (last) cell layer of a periodic axis
+ * is met again in the layer outside the box, its coordinate shifted by
+ * +period (-period), edges and corners included.  Group g of r is the
+ * g-th occupied i-cell, a range of sorted i; its j-ranges (over sorted
+ * j and images) are its 3^dim neighbour cells, in order, adjacent ones
+ * merged.  Every pair within the cutoff (through the one image within
+ * it, on periodic axes) is in exactly one (group, range), with whole
+ * cells around it. */
+typedef struct nbrt_cells {
+	size_t ni, njimg;    /* i-elements; j-elements with their images */
+	size_t *iperm;       /* ni: sorted i -> the caller's i */
+	size_t *jsrc;        /* njimg: sorted j or image -> the caller's j */
+	/* 3 * njimg: element e's position along axis d is the caller's plus
+	 * jshift[3e + d] (-1, 0 or 1) times period[d] */
+	signed char *jshift;
+	nbrt_ranges r;       /* over sorted i and sorted j, in the arrays: */
+	size_t *group, *offset, *range;
+	double pairs;        /* sum over groups of |group| * its j-elements */
+	long long ncell[3];  /* cells of each axis (images not counted) */
+	double width[3];     /* and their width, at least the cutoff */
+} nbrt_cells;
+/* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before
+ * it reads a position).  0, or -1 with a message naming the value and
+ * what is allowed in err (len bytes). */
+int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len);
+/* Builds cl from positions and c (its ipos and jpos name the columns in
+ * messages): nbrt_cells_check, every position finite and on periodic
+ * axes in [0, period), then at most `memory` bytes allocated, the need
+ * checked before each allocation.  0, or -1 with the message in err and
+ * nothing left allocated.  nbrt_cells_free frees a built cl (or a zeroed
+ * one). */
+int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
+                     const double *const ipos[3], size_t ni,
+                     const double *const jpos[3], size_t nj, double memory,
+                     char *err, size_t len);
+void nbrt_cells_free(nbrt_cells *cl);
+
 #endif

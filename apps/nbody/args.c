@@ -14,6 +14,11 @@ static int get_ic(void *to, const char *flag, const char *v)
 {
 	args *a = to;
 	a->ic_file = NULL;
+	a->lattice = strcmp(v, "lattice") == 0;
+	if (a->lattice) {
+		a->ic = SIM_PLUMMER; /* unused: sim_lattice makes the bodies */
+		return 0;
+	}
 	if (sim_ic_parse(v, &a->ic) == 0)
 		return 0;
 	if (strchr(v, '.') || strchr(v, '/')) {
@@ -21,15 +26,82 @@ static int get_ic(void *to, const char *flag, const char *v)
 		a->ic = SIM_PLUMMER; /* its dt and eps are the defaults */
 		return 0;
 	}
-	return prog_fail("unknown %s '%s' (plummer, cube or collision, or a "
-	                 "file NAME.csv or NAME.hdf5)", flag, nb_esc(v));
+	return prog_fail("unknown %s '%s' (plummer, cube, collision or "
+	                 "lattice, or a file NAME.csv or NAME.hdf5)", flag,
+	                 nb_esc(v));
+}
+
+/* --const NAME=V, kept as given: force.c checks it against the kernel. */
+static int get_const(void *to, const char *flag, const char *v)
+{
+	args *a = to;
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v || !eq[1])
+		return opt_bad(flag, v, "NAME=VALUE");
+	if (a->ncst == (int)(sizeof a->cst / sizeof a->cst[0]))
+		return prog_fail("%s %s: more than %zu CONSTs given", flag,
+		                 nb_esc(v), sizeof a->cst / sizeof a->cst[0]);
+	a->cst[a->ncst++] = v;
+	return 0;
+}
+
+/* --periodic L, Lx,Ly or Lx,Ly,Lz: each length finite and positive
+ * (force.c matches their count to the kernel's dimension). */
+static int get_period(void *to, const char *flag, const char *v)
+{
+	args *a = to;
+	const char *p = v;
+	a->nperiod = 0;
+	for (;;) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+		double x;
+		if (a->nperiod == 3 || opt_real(p, len, &x) || !(x > 0))
+			return opt_bad(flag, v, "L or Lx,Ly[,Lz], lengths above 0");
+		a->period[a->nperiod++] = x;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return 0;
+}
+
+/* The checks of --cutoff, --periodic and --ic lattice that need nothing
+ * of the kernel. */
+static int check_cells(args *a)
+{
+	if (a->nperiod && !(a->cutoff > 0))
+		return prog_fail("--periodic needs --cutoff RC: the images of the "
+		                 "box are met through the cell lists");
+	if (a->lattice && a->nperiod)
+		return prog_fail("--ic lattice makes its own periodic box from -n "
+		                 "and --density: it takes no --periodic");
+	if (a->lattice && !(a->cutoff > 0))
+		return prog_fail("--ic lattice fills a periodic box, which needs "
+		                 "--cutoff RC");
+	if (!a->lattice && (a->have_density || a->have_temp))
+		return prog_fail("%s is for --ic lattice", a->have_density ?
+		                 a->have_density : a->have_temp);
+	if (a->cutoff > 0 && a->hermite)
+		return prog_fail("--cutoff runs the leap-frog: the Hermite scheme "
+		                 "takes the dense sweep");
+	if (a->cutoff > 0 && a->restart)
+		return prog_fail("--cutoff and --periodic are not kept in "
+		                 "snapshots: a --restart takes the dense sweep");
+	for (int d = 0; d < a->nperiod; d++)
+		if (a->cutoff > 0.5 * a->period[d])
+			return prog_fail("--cutoff %g is more than half the periodic "
+			                 "box %g: a body would meet two images of "
+			                 "another", a->cutoff, a->period[d]);
+	return 0;
 }
 
 static const opt_prog prog = {
 	"nbody", "[options]",
-	"Gravitational N-body simulation (leap-frog or Hermite, G = 1) with\n"
-	"the force of dsl-examples/gravity.nbl or hermite.nbl compiled by\n"
-	"nbcc.",
+	"N-body simulation (leap-frog or Hermite) with the force of an nbcc\n"
+	"kernel: gravity (G = 1) of dsl-examples/gravity.nbl or hermite.nbl\n"
+	"built in, or any --kernel that yields accelerations, through cell\n"
+	"lists with --cutoff, in a --periodic box.",
 	0,
 };
 
@@ -43,11 +115,22 @@ int args_parse(args *a, int argc, char **argv)
 	a->steps = 100;
 	a->size = 512;
 	a->eta = 0.01;
+	a->density = 0.8;
+	a->temp = 1.0;
 	nb_options_init(&a->opt);
 	const opt t[] = {
 		OPT(OPT_CALL, "--ic", "MODEL", a,
-		    "plummer (default), cube or collision; or a\n"
+		    "plummer (default), cube or collision; lattice\n"
+		    "(a periodic box at --density, --temp); or a\n"
 		    "file of bodies, FILE.csv or FILE.hdf5", .call = get_ic),
+		OPT(OPT_REAL, "--density", "RHO", &a->density,
+		    "--ic lattice: bodies per unit volume (area\n"
+		    "in 2-D; default 0.8)", .lo = 0, .hi = HUGE_VAL,
+		    .open = OPT_ABOVE, .seen = &a->have_density),
+		OPT(OPT_REAL, "--temp", "T", &a->temp,
+		    "--ic lattice: the temperature of the random\n"
+		    "velocities (unit masses, k = 1; default 1)", .lo = 0,
+		    .hi = HUGE_VAL, .seen = &a->have_temp),
 		OPT(OPT_CHOICE, "--integrator", "I", &a->hermite,
 		    "leapfrog (default) or hermite (4th order,\n"
 		    "block time steps, the force in double)",
@@ -64,12 +147,13 @@ int args_parse(args *a, int argc, char **argv)
 		OPT(OPT_REAL, "--dt", "DT", &a->dt,
 		    "time step, a number or a ratio such as 1/256\n"
 		    "(default: plummer 1/128, cube 0.01,\n"
-		    "collision 1/64); Hermite: the longest\n"
-		    "step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
+		    "collision 1/64, lattice 0.005); Hermite:\n"
+		    "the longest step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
 		    .open = OPT_ABOVE, .seen = &a->have_dt),
 		OPT(OPT_REAL, "--eps", "EPS", &a->eps,
 		    "softening length (default: plummer 1/64,\n"
-		    "cube 0.01, collision 1/64); Hermite: >= 0", .lo = 0,
+		    "cube 0.01, collision 1/64); Hermite: >= 0;\n"
+		    "only for a kernel with CONST eps2", .lo = 0,
 		    .hi = HUGE_VAL, .seen = &a->have_eps),
 		OPT(OPT_INT, "--steps", "K", &a->steps,
 		    "number of steps (default 100); Hermite: of dt", .lo = 0,
@@ -104,8 +188,21 @@ int args_parse(args *a, int argc, char **argv)
 		OPT(OPT_SET, "--list-devices", NULL, &list,
 		    "list OpenCL devices and exit"),
 		OPT(OPT_STR, "--kernel", "FILE", &a->kernel,
-		    "another gravity kernel (.nbl, or .cl/.c/.il from\n"
-		    "nbcc); default: the built-in gravity.nbl"),
+		    "another kernel that yields accelerations (.nbl,\n"
+		    "or .cl/.c/.il from nbcc; its interface: see\n"
+		    "docs/nbody.md); default: the built-in gravity.nbl"),
+		OPT(OPT_CALL, "--const", "NAME=V", a,
+		    "the kernel's CONST NAME (all but eps2, which\n"
+		    "--eps sets)", .call = get_const),
+		OPT(OPT_REAL, "--cutoff", "RC", &a->cutoff,
+		    "the force through cell lists: only pairs\n"
+		    "closer than RC (and some more) are computed;\n"
+		    "for a kernel that is zero beyond RC",
+		    .lo = 0, .hi = HUGE_VAL, .open = OPT_ABOVE),
+		OPT(OPT_CALL, "--periodic", "L[,Ly[,Lz]]", a,
+		    "a periodic box [0, L) on each axis (with\n"
+		    "--cutoff RC <= L/2); positions wrap after\n"
+		    "each drift", .call = get_period),
 		CLI_TUNE_ROWS(&a->tune_on, &a->budget,
 		    "time the force kernel's variants at this N and\n"
 		    "keep the fastest whose forces agree with the\n"
@@ -138,6 +235,11 @@ int args_parse(args *a, int argc, char **argv)
 	a->tune = cli_tune(a->tune_on, a->budget);
 	double dt, eps;
 	sim_ic_defaults(a->ic, &dt, &eps);
+	/* Lennard-Jones units: a step of 0.005 tau; no softening */
+	if (a->lattice) {
+		dt = 0.005;
+		eps = 0;
+	}
 	if (a->hermite)
 		dt = 1.0 / 16;
 	if (!a->have_dt)
@@ -146,7 +248,7 @@ int args_parse(args *a, int argc, char **argv)
 		a->eps = eps;
 	/* the leap-frog's kernel has the j = i term: it needs a softening;
 	 * hermite.nbl drops that term where r = 0 */
-	if (!a->hermite && a->eps <= 0)
+	if (!a->hermite && !a->kernel && a->eps <= 0)
 		return prog_fail("--eps must be positive (the kernel includes "
 		                 "j = i), not %g", a->eps), P_BAD;
 	if (a->have_steps && a->have_t_end)
@@ -161,6 +263,9 @@ int args_parse(args *a, int argc, char **argv)
 		a->opt.precision = NB_DOUBLE;
 		a->opt.given |= NB_GIVEN_PRECISION;
 	}
-	a->icname = a->ic_file ? "file" : sim_ic_name(a->ic);
+	if (check_cells(a))
+		return P_BAD;
+	a->icname = a->ic_file ? "file" : a->lattice ? "lattice"
+	                                             : sim_ic_name(a->ic);
 	return P_GO;
 }

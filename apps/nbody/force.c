@@ -1,30 +1,25 @@
 /* force.c: bin/nbody's force through an nbcc kernel: the device and the
- * kernel (which must have gravity.nbl's or hermite.nbl's interface), the
- * binding of the bodies to it, the evaluations (under MPI, each rank's
+ * kernel (any that yields accelerations for the leap-frog, hermite.nbl's
+ * interface for the Hermite scheme) with its CONSTs and cell lists, the
+ * bodies it needs, the binding of the bodies to it, the evaluations (under MPI, each rank's
  * part of the i-elements, then the exchange), the leap-frog's step where
  * the bodies are, and the memory a run needs. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "csv.h"
 #include "nbody.h"
 #include "par.h"
 #include "prog.h"
 
-/* The kernel must be gravity.nbl's interface (hermite.nbl's for the
- * Hermite scheme), nothing more nor less, for the binding below to cover
- * every argument. */
+/* The Hermite scheme's kernel must be hermite.nbl's interface, nothing
+ * more nor less, for bind_hermite to cover every argument. */
 typedef struct want {
 	const char *name;
 	nb_role role;
 } want;
-
-static const want want_gravity[] = {
-	{"xi", NB_LMEM}, {"yi", NB_LMEM}, {"zi", NB_LMEM},
-	{"xj", NB_BMEM}, {"yj", NB_BMEM}, {"zj", NB_BMEM}, {"mj", NB_BMEM},
-	{"ax", NB_RMEM}, {"ay", NB_RMEM}, {"az", NB_RMEM}, {"pot", NB_RMEM},
-	{"eps2", NB_CONST},
-};
 
 static const want want_hermite[] = {
 	{"xi", NB_LMEM}, {"yi", NB_LMEM}, {"zi", NB_LMEM},
@@ -36,23 +31,212 @@ static const want want_hermite[] = {
 	{"eps2", NB_CONST},
 };
 
-static int check_iface(const nb_iface *f, const char *name, int hermite)
+static int check_hermite(const nb_iface *f, const char *name)
 {
-	const want *w = hermite ? want_hermite : want_gravity;
-	size_t nw = hermite ? sizeof want_hermite / sizeof want_hermite[0]
-	                    : sizeof want_gravity / sizeof want_gravity[0];
-	const char *model = hermite ? "hermite.nbl" : "gravity.nbl";
+	size_t nw = sizeof want_hermite / sizeof want_hermite[0];
 	for (size_t k = 0; k < nw; k++) {
-		int v = nb_iface_find(f, w[k].name);
-		if (v < 0 || f->var[v].role != w[k].role)
+		int v = nb_iface_find(f, want_hermite[k].name);
+		if (v < 0 || f->var[v].role != want_hermite[k].role)
 			return prog_fail("kernel '%s' lacks %s %s: it must have the "
-			                 "interface of %s (see --print-kernel)",
-			                 name, nb_role_name(w[k].role), w[k].name,
-			                 model);
+			                 "interface of hermite.nbl (see "
+			                 "--print-kernel)", name,
+			                 nb_role_name(want_hermite[k].role),
+			                 want_hermite[k].name);
 	}
 	if (f->nvar != (int)nw)
-		return prog_fail("kernel '%s' has variables that %s does not "
-		                 "(see --print-kernel)", name, model);
+		return prog_fail("kernel '%s' has variables that hermite.nbl "
+		                 "does not (see --print-kernel)", name);
+	return 0;
+}
+
+/* The leap-frog's kernel: any that yields accelerations from positions,
+ * in 2 or 3 dimensions (docs/nbody.md, "Any kernel"): the rows it binds
+ * to the state, `dim` 3 for the z rows, `opt` for those it may lack.
+ * Its CONSTs are eps2 (--eps) and what --const gives. */
+static const struct slot {
+	const char *name;
+	nb_role role;
+	int a, dim, opt;
+} slots[] = {
+	{"xi", NB_LMEM, A_X, 2, 0}, {"yi", NB_LMEM, A_Y, 2, 0},
+	{"zi", NB_LMEM, A_Z, 3, 0},
+	{"xj", NB_BMEM, A_X, 2, 0}, {"yj", NB_BMEM, A_Y, 2, 0},
+	{"zj", NB_BMEM, A_Z, 3, 0}, {"mj", NB_BMEM, A_M, 2, 1},
+	{"ax", NB_RMEM, A_AX, 2, 0}, {"ay", NB_RMEM, A_AY, 2, 0},
+	{"az", NB_RMEM, A_AZ, 3, 0}, {"pot", NB_RMEM, A_POT, 2, 1},
+};
+#define NSLOTS (sizeof slots / sizeof slots[0])
+
+static int has(const nb_iface *f, const char *name)
+{
+	return nb_iface_find(f, name) >= 0;
+}
+
+/* The kernel's dimension, and that it has every row of it in its role
+ * and nothing but the rows and CONSTs. */
+static int check_leapfrog(const nb_iface *f, const char *name, int *dim)
+{
+	*dim = has(f, "zi") || has(f, "zj") || has(f, "az") ? 3 : 2;
+	for (size_t k = 0; k < NSLOTS; k++) {
+		int v = nb_iface_find(f, slots[k].name);
+		if (slots[k].dim > *dim || (v < 0 && slots[k].opt))
+			continue;
+		if (v < 0 || f->var[v].role != slots[k].role)
+			return prog_fail("kernel '%s' lacks %s %s: a %d-D kernel of "
+			                 "nbody has LMEM xi, yi%s, BMEM xj, yj%s "
+			                 "(and mj), RMEM ax, ay%s (and pot)", name,
+			                 nb_role_name(slots[k].role), slots[k].name,
+			                 *dim, *dim == 3 ? ", zi" : "",
+			                 *dim == 3 ? ", zj" : "",
+			                 *dim == 3 ? ", az" : "");
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		size_t k = 0;
+		while (k < NSLOTS && strcmp(slots[k].name, f->var[v].name))
+			k++;
+		if (k == NSLOTS && f->var[v].role != NB_CONST)
+			return prog_fail("kernel '%s' has %s %s, which nbody does not "
+			                 "bind: see docs/nbody.md for the rows a "
+			                 "kernel may have", name,
+			                 nb_role_name(f->var[v].role), f->var[v].name);
+	}
+	return 0;
+}
+
+/* The NAME of --const NAME=V is name. */
+static int names(const char *arg, const char *name)
+{
+	size_t len = strlen(name);
+	return !strncmp(arg, name, len) && arg[len] == '=';
+}
+
+/* eps2 is --eps's, every other CONST --const's: each given once, and
+ * none left without a value. */
+static int set_consts(force *fc, args *a, const char *name)
+{
+	const nb_iface *f = nbrt_iface(fc->k);
+	for (int c = 0; c < a->ncst; c++) {
+		const char *arg = a->cst[c], *eq = strchr(arg, '=');
+		char cn[128];
+		snprintf(cn, sizeof cn, "%.*s", (int)(eq - arg), arg);
+		int v = nb_iface_find(f, cn);
+		if (v < 0 || f->var[v].role != NB_CONST)
+			return prog_fail("--const %s: kernel '%s' has no CONST '%s'",
+			                 nb_esc(arg), name, nb_esc(cn));
+		if (!strcmp(cn, "eps2"))
+			return prog_fail("--const %s: eps2 is the softening's, which "
+			                 "--eps gives", nb_esc(arg));
+		for (int d = 0; d < c; d++)
+			if (names(a->cst[d], cn))
+				return prog_fail("--const %s: CONST '%s' is given twice",
+				                 nb_esc(arg), cn);
+		double x[2];
+		csv_status st = csv_number(eq + 1, strlen(eq + 1), f->var[v].type,
+		                           x);
+		if (st != CSV_OK) {
+			char m[160];
+			csv_value_msg(m, sizeof m, st, eq + 1, strlen(eq + 1),
+			              f->var[v].type);
+			return prog_fail("--const %s: %s", nb_esc(arg), m);
+		}
+		if (nbrt_set_const(fc->k, cn, x[0], x[1]))
+			return prog_fail("%s", nbrt_error(fc->rt));
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		int c = 0;
+		while (c < a->ncst && !names(a->cst[c], f->var[v].name))
+			c++;
+		if (f->var[v].role == NB_CONST && c == a->ncst &&
+		    strcmp(f->var[v].name, "eps2"))
+			return prog_fail("kernel '%s' has CONST %s: give it with "
+			                 "--const %s=VALUE", name, f->var[v].name,
+			                 f->var[v].name);
+	}
+	return 0;
+}
+
+/* What the kernel's interface asks of the run: the softening where it
+ * has eps2 (gravity's j = i term needs one; without eps2 the kernel must
+ * leave j = i out itself, and --eps has no use), the cell lists'
+ * positions and box. */
+static int kernel_run(force *fc, args *a, const char *name)
+{
+	const nb_iface *f = nbrt_iface(fc->k);
+	if (!has(f, "eps2")) {
+		if (a->have_eps)
+			return prog_fail("--eps: kernel '%s' has no CONST eps2 to "
+			                 "soften", name);
+		a->eps = 0;
+	} else if (!a->hermite && a->eps <= 0) {
+		return prog_fail("--eps must be positive (the kernel includes "
+		                 "j = i), not %g", a->eps);
+	}
+	if (a->nperiod != 1 && a->nperiod && a->nperiod != a->dim)
+		return prog_fail("--periodic gives %d lengths to a %d-D kernel: "
+		                 "give one for every axis, or one for all",
+		                 a->nperiod, a->dim);
+	if (a->lattice) {
+		a->nperiod = 1;
+		a->period[0] = pow((double)a->n / a->density, 1.0 / a->dim);
+		if (a->cutoff > 0.5 * a->period[0])
+			return prog_fail("--cutoff %g is more than half the box %g of "
+			                 "%zu bodies at --density %g: give more bodies "
+			                 "or a shorter cutoff", a->cutoff, a->period[0],
+			                 a->n, a->density);
+	}
+	for (int d = 1; d < a->dim && a->nperiod == 1; d++)
+		a->period[d] = a->period[0];
+	if (a->nperiod)
+		a->nperiod = a->dim;
+	if (!(a->cutoff > 0))
+		return 0;
+	if (par_size() > 1)
+		return prog_fail("--cutoff runs on one rank: the cell lists are "
+		                 "not shared among %d", par_size());
+	static const char *ipos[] = {"xi", "yi", "zi"}, *jpos[] = {"xj", "yj",
+	                                                           "zj"};
+	fc->cut.cutoff = a->cutoff;
+	fc->cut.dim = a->dim;
+	fc->cut.self = 1;
+	for (int d = 0; d < a->dim; d++) {
+		fc->cut.ipos[d] = ipos[d];
+		fc->cut.jpos[d] = jpos[d];
+		fc->cut.period[d] = a->nperiod ? a->period[d] : 0;
+	}
+	return 0;
+}
+
+/* The bodies a run starts from, as the kernel and the box need them:
+ * all of one mass where the kernel has no mj (its accelerations do not
+ * weigh the bodies, and the energy is then right for equal masses
+ * alone), and inside a periodic box.  `from` names the file, or NULL. */
+int force_bodies(const args *a, const sim *s, const snap_data *d,
+                 const char *from)
+{
+	char at[512];
+	for (size_t i = 0; i < s->n && !a->hermite; i++) {
+		if (a->have_mj || s->m[i] == s->m[0])
+			continue;
+		if (from)
+			snap_where(d, from, i, at, sizeof at);
+		else
+			snprintf(at, sizeof at, "body %zu", i);
+		return prog_fail("%s: mass %g is not body 0's %g: the kernel has "
+		                 "no mj, so the bodies must be of one mass", at,
+		                 s->m[i], s->m[0]);
+	}
+	const double *c[3] = {s->x, s->y, s->z};
+	for (int k = 0; k < a->nperiod; k++)
+		for (size_t i = 0; i < s->n; i++) {
+			if (c[k][i] >= 0 && c[k][i] < a->period[k])
+				continue;
+			if (from)
+				snap_where(d, from, i, at, sizeof at);
+			else
+				snprintf(at, sizeof at, "--ic %s: body %zu", a->icname, i);
+			return prog_fail("%s: %c = %g lies outside the periodic box "
+			                 "[0, %g)", at, "xyz"[k], c[k][i], a->period[k]);
+		}
 	return 0;
 }
 
@@ -65,7 +249,8 @@ static int bind_list(force *fc, const binding *b, size_t nb, double eps)
 	for (size_t i = 0; i < nb; i++)
 		if (nbrt_bind(fc->k, b[i].name, NBRT_DOUBLE, b[i].p))
 			return prog_fail("%s", nbrt_error(fc->rt));
-	if (nbrt_set_const(fc->k, "eps2", eps * eps, 0))
+	if (has(nbrt_iface(fc->k), "eps2") &&
+	    nbrt_set_const(fc->k, "eps2", eps * eps, 0))
 		return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
@@ -84,36 +269,34 @@ static double **state(sim *s, double **h)
  * the bodies come back to the host only for the energy, a snapshot or a
  * picture.  Across MPI ranks each rank computes a slice of the forces
  * and every rank needs all of them each step, so the bodies stay on the
- * host there (bind_host, sim_step) and fc->arr stays NULL. */
+ * host there (bind_host, sim_step) and fc->arr stays NULL; so they do in
+ * a periodic box, where sim_step's drift wraps them. */
 static int bind_host(force *fc, sim *s)
 {
-	binding b[] = {
-		{"xi", s->x}, {"yi", s->y}, {"zi", s->z}, {"xj", s->x},
-		{"yj", s->y}, {"zj", s->z}, {"mj", s->m}, {"ax", s->ax},
-		{"ay", s->ay}, {"az", s->az}, {"pot", s->pot},
-	};
-	return bind_list(fc, b, sizeof b / sizeof b[0], s->eps);
+	const nb_iface *f = nbrt_iface(fc->k);
+	double *h[A_N];
+	binding b[NSLOTS];
+	size_t nb = 0;
+	state(s, h);
+	for (size_t k = 0; k < NSLOTS; k++)
+		if (has(f, slots[k].name))
+			b[nb++] = (binding){slots[k].name, h[slots[k].a]};
+	return bind_list(fc, b, nb, s->eps);
 }
 
 static int bind_all(force *fc, sim *s)
 {
-	if (par_size() > 1)
+	if (par_size() > 1 || s->box[0] > 0)
 		return bind_host(fc, s);
-	static const struct {
-		const char *name;
-		int a;
-	} b[] = {
-		{"xi", A_X}, {"yi", A_Y}, {"zi", A_Z}, {"xj", A_X}, {"yj", A_Y},
-		{"zj", A_Z}, {"mj", A_M}, {"ax", A_AX}, {"ay", A_AY},
-		{"az", A_AZ}, {"pot", A_POT},
-	};
+	const nb_iface *f = nbrt_iface(fc->k);
 	for (int i = 0; i < A_N; i++)
 		if (!(fc->arr[i] = nbrt_array_new(fc->rt, s->n)))
 			return prog_fail("%s", nbrt_error(fc->rt));
-	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
-		if (nbrt_bind_array(fc->k, b[i].name, fc->arr[b[i].a]))
+	for (size_t k = 0; k < NSLOTS; k++)
+		if (has(f, slots[k].name) &&
+		    nbrt_bind_array(fc->k, slots[k].name, fc->arr[slots[k].a]))
 			return prog_fail("%s", nbrt_error(fc->rt));
-	if (nbrt_set_const(fc->k, "eps2", s->eps * s->eps, 0))
+	if (has(f, "eps2") && nbrt_set_const(fc->k, "eps2", s->eps * s->eps, 0))
 		return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
@@ -170,7 +353,8 @@ static int run_kernel(force *fc, size_t ni, size_t nj)
 			rc = nbrt_bind(fc->k, fc->bind[b].name, NBRT_DOUBLE,
 			               fc->bind[b].p + lo);
 	}
-	if (rc || nbrt_run(fc->k, hi - lo, nj)) {
+	if (rc || (fc->cut.cutoff > 0 ? nbrt_run_cutoff(fc->k, ni, nj, &fc->cut)
+	                              : nbrt_run(fc->k, hi - lo, nj))) {
 		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 		rc = -1;
 	}
@@ -182,6 +366,7 @@ static int run_kernel(force *fc, size_t ni, size_t nj)
 	if (!fc->untimed) {
 		fc->t_kernel += nbrt_kernel_time(fc->k);
 		fc->t_total += nbrt_total_time(fc->k);
+		fc->pairs += nbrt_pairs(fc->k);
 	}
 	return 0;
 }
@@ -240,8 +425,14 @@ int force_setup(force *fc, args *a)
 		fc->k = nbrt_load_source(fc->rt, name, src, strlen(src), &a->opt);
 	if (!fc->k || (a->tune > 0 && nbrt_set_tune(fc->k, a->tune)))
 		return prog_fail("%s", nbrt_error(fc->rt));
-	return check_iface(nbrt_iface(fc->k), a->kernel ? a->kernel : name,
-	                   a->hermite);
+	const nb_iface *f = nbrt_iface(fc->k);
+	const char *kn = a->kernel ? nb_esc(a->kernel) : name;
+	a->dim = 3;
+	if (a->hermite ? check_hermite(f, kn) : check_leapfrog(f, kn, &a->dim))
+		return 1;
+	a->have_mj = has(f, "mj");
+	a->have_pot = has(f, "pot");
+	return set_consts(fc, a, kn) || kernel_run(fc, a, kn);
 }
 
 /* Memory for n bodies, checked before anything is allocated: the model's

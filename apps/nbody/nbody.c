@@ -64,14 +64,20 @@ int main(int argc, char **argv)
 		if (!rc && a.n >= (size_t)1 << 21 && !from_file && !par_rank())
 			fprintf(stderr, "nbody: making the %s model of %zu bodies, "
 			        "then %ld force evaluation%s of %.3g interactions "
-			        "each\n", sim_ic_name(a.ic), a.n, a.steps + 1,
+			        "each\n", a.icname, a.n, a.steps + 1,
 			        a.steps ? "s" : "", (double)a.n * (double)a.n);
 		if (!rc) {
 			nbrt_show_progress(fc.k, par_rank() ? NULL : "nbody: force");
 			if (from_file)
 				restart_take(&a, &d, &s);
+			else if (a.lattice)
+				sim_lattice(&s, a.seed, a.dim, a.density, a.temp);
 			else
 				sim_ic_make(&s, a.ic, a.seed);
+			for (int k = 0; k < a.nperiod; k++)
+				s.box[k] = a.period[k];
+			rc = force_bodies(&a, &s, &d, from_file ? (a.restart ?
+			                  a.restart : a.ic_file) : NULL);
 		}
 		if (!par_agree(rc) && !(rc = par_agree(restart_same(&s))))
 			rc = run_steps(&a, &fc, &s, &h, &r, logp, a.restart ? &d : NULL);

@@ -38,6 +38,15 @@ typedef struct args {
 	/* the flag, where it was given */
 	const char *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
 	           *have_steps, *have_t_end, *have_integrator;
+	/* any kernel (force.c): --const NAME=V, its dimension (2 or 3) */
+	const char *cst[16];
+	int ncst, dim, have_mj, have_pot;
+	/* cell lists and periodic boxes: --cutoff RC (0: the dense sweep),
+	 * --periodic's lengths (0: open), --ic lattice's density and
+	 * temperature */
+	double cutoff, period[3], density, temp;
+	int lattice, nperiod;
+	const char *have_density, *have_temp;
 	long step0;        /* the step the run starts from (a restart's) */
 	const char *icname; /* the model's name, or "file" */
 	double e0;         /* the first state's energy, carried by restarts */
@@ -56,6 +65,8 @@ typedef struct force {
 	double t_kernel, t_total; /* summed over the timed evaluations */
 	int untimed;              /* evaluations for the energy alone */
 	double t_comm;            /* par_comm_time() when the steps began */
+	double pairs;             /* pairs of the timed evaluations */
+	nbrt_cutoff cut;          /* cut.cutoff > 0: cell lists */
 	char err[512];
 	/* the arrays bound, which each rank binds again from its part's
 	 * first element (MPI) */
@@ -83,7 +94,8 @@ enum { P_GO, P_DONE, P_BAD };
 int args_parse(args *a, int argc, char **argv);
 
 /* force.c.  force_setup opens the device and loads the kernel (the
- * --target given, if any, must suit the device); force_memory refuses
+ * --target given, if any, must suit the device), checks its interface,
+ * sets its CONSTs and a's dim, box and cell lists from it; force_memory refuses
  * an n whose bodies (and, once fc holds the kernel, the runtime's
  * buffers) do not fit in memory.  force_bind binds the kernel to the
  * state (the leap-frog's to nbrt arrays where one rank runs it);
@@ -99,6 +111,11 @@ int force_move(force *fc, sim *s, int put, int lo, int hi);
 int force_leapfrog(sim *s, void *ctx);
 int force_hermite(herm *h, size_t ni, void *ctx);
 int force_step(force *fc, sim *s, double dt, int *finite);
+/* The bodies a run starts from against the kernel and the box (one mass
+ * where the kernel has no mj; inside a periodic box), `from` the file
+ * they came from (d), or NULL for a model. */
+int force_bodies(const args *a, const sim *s, const snap_data *d,
+                 const char *from);
 
 /* restart.c: the bodies of an --ic file or a --restart snapshot, read and
  * checked (restart_read: a restart's parameters into a too), into s

@@ -217,7 +217,7 @@ void out_summary(const args *a, const force *fc, const sim *s,
 	double t_kern = fc->t_kernel / steps;
 	/* interactions a step: N^2 for the leap-frog, the active blocks' sum
 	 * for the Hermite scheme */
-	double inter = a->hermite ? r->inter / steps
+	double inter = a->hermite || fc->cut.cutoff > 0 ? r->inter / steps
 	                          : (double)s->n * (double)s->n;
 	double ips = a->steps && t_kern > 0 ? inter / t_kern : 0;
 	/* by convention 38 flops an interaction for the force, 60 for the

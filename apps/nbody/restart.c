@@ -58,8 +58,9 @@ static int restart_args(args *a, const snap_data *d)
 			                 hermite ? "Hermite" : "leap-frog",
 			                 hermite ? "ax, ay, az, jx, jy, jz and dt"
 			                        : "ax, ay, az");
-	if (!(in->dt > 0) || (!hermite && !(in->eps > 0)) || in->eps < 0 ||
-	    (hermite && !(in->eta > 0)))
+	/* eps = 0 is a kernel's without eps2; force_setup refuses it for
+	 * one with eps2 */
+	if (!(in->dt > 0) || !(in->eps >= 0) || (hermite && !(in->eta > 0)))
 		return prog_fail("%s: dt, eps or eta out of range", nb_esc(p));
 	a->hermite = hermite;
 	if (hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {

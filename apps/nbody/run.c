@@ -107,7 +107,7 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 			                 "longer finite (NaN or infinite): dt = %g is "
 			                 "too long for this model", s->step, a->dt);
 		}
-		r->inter = a->hermite ? h->inter
+		r->inter = a->hermite ? h->inter : fc->cut.cutoff > 0 ? fc->pairs
 		                      : (double)k * (double)s->n * (double)s->n;
 		r->blocks = a->hermite ? h->blocks : k;
 		/* the leap-frog's bodies back from the device where needed */

@@ -377,6 +377,47 @@ void sim_ic_make(sim *s, sim_ic ic, uint64_t seed)
 	s->step = 0;
 }
 
+void sim_lattice(sim *s, uint64_t seed, int dim, double rho, double temp)
+{
+	sim_rng r;
+	sim_rng_seed(&r, seed);
+	double side = pow((double)s->n / rho, 1.0 / dim);
+	size_t m = (size_t)floor(pow((double)s->n, 1.0 / dim));
+	while ((dim == 3 ? m * m * m : m * m) < s->n)
+		m++;
+	double a = side / (double)m;
+	double *c[3] = {s->x, s->y, s->z}, *v[3] = {s->vx, s->vy, s->vz};
+	for (size_t i = 0; i < s->n; i++) {
+		size_t site = i;
+		for (int d = 0; d < dim; d++) {
+			c[d][i] = ((double)(site % m) + 0.5) * a;
+			site /= m;
+			v[d][i] = sqrt(temp) * normal(&r);
+		}
+		s->m[i] = 1;
+	}
+	double k = 0;
+	for (int d = 0; d < dim; d++) {
+		double mean = 0;
+		for (size_t i = 0; i < s->n; i++)
+			mean += v[d][i];
+		mean /= (double)s->n;
+		for (size_t i = 0; i < s->n; i++) {
+			v[d][i] -= mean;
+			k += 0.5 * v[d][i] * v[d][i];
+		}
+	}
+	double dof = (double)dim * (double)(s->n - 1);
+	double f = k > 0 ? sqrt(0.5 * dof * temp / k) : 0;
+	for (int d = 0; d < dim; d++) {
+		for (size_t i = 0; i < s->n; i++)
+			v[d][i] *= f;
+		s->box[d] = side;
+	}
+	s->t = 0;
+	s->step = 0;
+}
+
 /* --- force, integration, diagnostics ------------------------------------ */
 
 int sim_force_direct(sim *s, void *unused)
@@ -415,6 +456,15 @@ static void kick(sim *s, double h)
 	}
 }
 
+/* x into [0, l): floor's rounding may give l itself, which is 0 */
+static double wrap(double x, double l)
+{
+	if ((x >= 0 && x < l) || !isfinite(x))
+		return x; /* NaN stays for sim_finite to see */
+	x -= l * floor(x / l);
+	return x < l && x >= 0 ? x : 0;
+}
+
 static void drift(sim *s, double dt)
 {
 #pragma omp parallel for if (s->n >= 65536) schedule(static)
@@ -423,6 +473,11 @@ static void drift(sim *s, double dt)
 		s->y[i] += dt * s->vy[i];
 		s->z[i] += dt * s->vz[i];
 	}
+	double *c[3] = {s->x, s->y, s->z};
+	for (int d = 0; d < 3; d++)
+		if (s->box[d] > 0)
+			for (size_t i = 0; i < s->n; i++)
+				c[d][i] = wrap(c[d][i], s->box[d]);
 }
 
 /* v(1/2) = v + a dt/2 (Eq. 1), x' = x + v(1/2) dt, which is Eq. 2, then

@@ -24,7 +24,9 @@ double sim_rng_uniform(sim_rng *r); /* [0, 1), 53 random bits */
  * hermite.nbl allows). */
 typedef struct sim {
 	size_t n;
-	double eps;    /* Plummer softening length, > 0 (>= 0 for Hermite) */
+	double eps;    /* Plummer softening length, > 0 (>= 0 for Hermite;
+	                  0 for a kernel without eps2) */
+	double box[3]; /* > 0: a periodic axis [0, box), wrapped by drifts */
 	double t;
 	long step;
 	double *m;
@@ -55,6 +57,14 @@ void sim_ic_make(sim *s, sim_ic ic, uint64_t seed);
 /* A force evaluation: fills s->ax, ay, az, pot from the positions (the
  * convention above).  Returns 0, or -1 with its own message kept by ctx. */
 typedef int (*sim_force_fn)(sim *s, void *ctx);
+
+/* A periodic box of `dim` (2 or 3) axes of side (n / rho)^(1/dim) with
+ * the bodies (unit masses) on a square or cubic lattice of it, the first n
+ * sites of the smallest lattice that holds them, row by row; Gaussian
+ * velocities of temperature `temp` (k = 1), at rest as a whole and scaled
+ * to that temperature exactly (dim (n - 1) degrees of freedom); z and vz
+ * 0 in 2-D.  Sets s->box. */
+void sim_lattice(sim *s, uint64_t seed, int dim, double rho, double temp);
 
 /* Direct summation in double, the same formula as dsl-examples/gravity.nbl */
 int sim_force_direct(sim *s, void *unused);

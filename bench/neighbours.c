@@ -1,0 +1,268 @@
+/* neighbours.c: the driver of the neighbours suite (bench/suites/
+ * neighbours.sh, issue 25): one kernel on one set of inputs through the
+ * runtime's cell lists (nbrt_run_cutoff) and through the dense sweep
+ * (nbrt_run), both timed by the wall clock, their results compared, and
+ * one CSV row of what each costs.
+ *   nbneighbours lj N [--device D] [--reps R] [--dense 0|1]
+ *     dsl-examples/lennard_jones_self.nbl in float, N points uniform in a
+ *     cube at the density that puts 50 neighbours within the cutoff
+ *     (rc = 1, open boundaries); the needed pairs are its count RMEM n.
+ *   nbneighbours nearfield P [...]
+ *     paper 004: dsl-examples/nearfield2d.nbl in float, P points uniform
+ *     in each of the 128 x 128 boxes of [0,1)^2, cutoff = the box side;
+ *     the needed pairs are those of distinct points of the 3x3 neighbour
+ *     boxes, P (145924 P - 16384) (paper 004's count).
+ * The row: case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,
+ * needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,device
+ * (maxdiff: norm-wise, cell against dense, of the first RMEM; with
+ * --dense 0 the dense columns are empty). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nbrt.h"
+
+enum { MAXV = 8 };
+
+typedef struct run {
+	const char *kernel;
+	int dim, nres;
+	const char *pos[2][3]; /* LMEM and BMEM position columns */
+	const char *res[5];    /* the RMEMs, the count last where there is one */
+	int counted;           /* res[nres - 1] counts the needed pairs */
+	double cutoff;
+} run;
+
+static const run lj = {
+	"dsl-examples/lennard_jones_self.nbl", 3, 5,
+	{{"xi", "yi", "zi"}, {"xj", "yj", "zj"}},
+	{"fx", "fy", "fz", "u", "n"}, 1, 1.0,
+};
+static const run nearfield = {
+	"dsl-examples/nearfield2d.nbl", 2, 3,
+	{{"xi", "yi"}, {"xj", "yj"}},
+	{"ax", "ay", "pot"}, 0, 1.0 / 128,
+};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* xorshift64*: the same inputs on every machine */
+static double uniform(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+}
+
+static int fail(nbrt *rt, const char *what)
+{
+	fprintf(stderr, "nbneighbours: %s: %s\n", what, rt ? nbrt_error(rt) : "");
+	return 1;
+}
+
+/* The median wall time of reps runs (after one warm-up run that builds
+ * the program); cutoff: the cell lists, else the dense sweep. */
+static int timed(nbrt_kernel *k, size_t n, const nbrt_cutoff *c, int reps,
+                 double *wall, double *kern)
+{
+	double t[64];
+	double kt[64];
+	if (reps > 64)
+		reps = 64;
+	for (int r = -1; r < reps; r++) {
+		double t0 = now();
+		if (c ? nbrt_run_cutoff(k, n, n, c) : nbrt_run(k, n, n))
+			return -1;
+		if (r >= 0) {
+			t[r] = now() - t0;
+			kt[r] = nbrt_kernel_time(k);
+		}
+	}
+	qsort(t, (size_t)reps, sizeof t[0], cmp);
+	qsort(kt, (size_t)reps, sizeof kt[0], cmp);
+	*wall = t[reps / 2];
+	*kern = kt[reps / 2];
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *device = NULL;
+	int reps = 3, dense = 1;
+	if (argc < 3) {
+usage:
+		fprintf(stderr, "usage: nbneighbours lj N | nearfield P [--device D] "
+		        "[--reps R] [--dense 0|1]\n");
+		return 2;
+	}
+	const run *w = !strcmp(argv[1], "lj") ? &lj
+	             : !strcmp(argv[1], "nearfield") ? &nearfield : NULL;
+	char *end;
+	long size = strtol(argv[2], &end, 10);
+	if (!w || *end || size < 1 || size > (1L << 26))
+		goto usage;
+	for (int a = 3; a < argc; a += 2) {
+		if (a + 1 >= argc)
+			goto usage;
+		if (!strcmp(argv[a], "--device"))
+			device = argv[a + 1];
+		else if (!strcmp(argv[a], "--reps"))
+			reps = atoi(argv[a + 1]);
+		else if (!strcmp(argv[a], "--dense"))
+			dense = atoi(argv[a + 1]);
+		else
+			goto usage;
+	}
+	if (reps < 1 || reps > 64)
+		goto usage;
+	size_t n = w == &lj ? (size_t)size : (size_t)size * 16384;
+	int rc = 1;
+	float *col[2 * 3] = {0}, *res[2][5] = {{0}};
+	nbrt *rt = NULL;
+	nbrt_kernel *k = NULL;
+	char *err = NULL;
+	if (!(rt = nbrt_open(device, &err))) {
+		fprintf(stderr, "nbneighbours: %s\n", err ? err : "no device");
+		free(err);
+		return 1;
+	}
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = NB_FLOAT;
+	o.given |= NB_GIVEN_PRECISION;
+	if (!(k = nbrt_load(rt, w->kernel, &o))) {
+		rc = fail(rt, w->kernel);
+		goto out;
+	}
+	for (int c = 0; c < w->dim; c++)
+		if (!(col[c] = malloc(n * sizeof(float))))
+			goto oom;
+	for (int s = 0; s < 2; s++)
+		for (int r = 0; r < w->nres; r++)
+			if (!(res[s][r] = malloc(n * sizeof(float))))
+				goto oom;
+	/* the inputs: i and j are the same points */
+	unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+	double side = 1;
+	if (w == &lj) { /* 50 neighbours within rc = 1 */
+		double rho = 50 / (4.0 / 3.0 * M_PI);
+		side = cbrt((double)n / rho);
+		for (size_t i = 0; i < n; i++)
+			for (int c = 0; c < 3; c++)
+				col[c][i] = (float)(side * uniform(&seed));
+	} else { /* P a box of the level-7 quadtree, box after box */
+		for (size_t i = 0; i < n; i++) {
+			size_t b = i / (size_t)size;
+			col[0][i] = (float)(((double)(b % 128) + uniform(&seed)) / 128);
+			col[1][i] = (float)(((double)(b / 128) + uniform(&seed)) / 128);
+			for (int c = 0; c < 2; c++) /* float rounding may reach 1 */
+				if (col[c][i] >= 1.0f)
+					col[c][i] = nextafterf(1.0f, 0.0f);
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		for (int c = 0; c < w->dim; c++)
+			if (nbrt_bind(k, w->pos[s][c], NBRT_FLOAT, col[c])) {
+				rc = fail(rt, "bind");
+				goto out;
+			}
+	if (w == &lj ? nbrt_set_const(k, "sig2", 0.01, 0) ||
+	               nbrt_set_const(k, "eps", 1, 0) ||
+	               nbrt_set_const(k, "rc2", w->cutoff * w->cutoff, 0)
+	             : nbrt_set_const(k, "eps2", 1e-8, 0)) {
+		rc = fail(rt, "const");
+		goto out;
+	}
+	if (w == &nearfield) { /* unit total mass */
+		if (!(col[2] = malloc(n * sizeof(float))))
+			goto oom;
+		for (size_t i = 0; i < n; i++)
+			col[2][i] = (float)(1.0 / (double)n);
+	}
+	if (w == &nearfield && nbrt_bind(k, "mj", NBRT_FLOAT, col[2])) {
+		rc = fail(rt, "bind mj");
+		goto out;
+	}
+	nbrt_cutoff c = {.cutoff = w->cutoff, .dim = w->dim, .self = 1};
+	for (int d = 0; d < w->dim; d++) {
+		c.ipos[d] = w->pos[0][d];
+		c.jpos[d] = w->pos[1][d];
+	}
+	double cell_s, cell_k, dense_s = 0, dense_k, pairs, needed;
+	for (int r = 0; r < w->nres; r++)
+		if (nbrt_bind(k, w->res[r], NBRT_FLOAT, res[0][r])) {
+			rc = fail(rt, "bind");
+			goto out;
+		}
+	if (timed(k, n, &c, reps, &cell_s, &cell_k)) {
+		rc = fail(rt, "nbrt_run_cutoff");
+		goto out;
+	}
+	pairs = nbrt_pairs(k);
+	if (w->counted) {
+		needed = 0;
+		for (size_t i = 0; i < n; i++)
+			needed += res[0][w->nres - 1][i];
+	} else {
+		needed = (double)size * (145924.0 * (double)size - 16384);
+	}
+	double maxdiff = -1;
+	if (dense) {
+		for (int r = 0; r < w->nres; r++)
+			if (nbrt_bind(k, w->res[r], NBRT_FLOAT, res[1][r])) {
+				rc = fail(rt, "bind");
+				goto out;
+			}
+		if (timed(k, n, NULL, 1, &dense_s, &dense_k)) {
+			rc = fail(rt, "nbrt_run");
+			goto out;
+		}
+		double d2 = 0, r2 = 0;
+		for (size_t i = 0; i < n; i++) {
+			double d = (double)res[0][0][i] - (double)res[1][0][i];
+			d2 += d * d;
+			r2 += (double)res[1][0][i] * res[1][0][i];
+		}
+		maxdiff = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+	}
+	double nn = (double)n * (double)n;
+	printf("case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,"
+	       "needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,"
+	       "device\n");
+	printf("%s,%ld,%zu,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,", argv[1],
+	       w == &lj ? 0L : size, n, cell_s, cell_k, pairs, needed,
+	       pairs / needed, needed / cell_s);
+	if (dense)
+		printf("%.6g,%.4g,%.4g,%.4g,%.3g,", dense_s, nn / dense_s,
+		       needed / cell_s / (nn / dense_s), dense_s / cell_s, maxdiff);
+	else
+		printf(",,,,,");
+	printf("\"%s\"\n", nbrt_device_name(rt));
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "nbneighbours: out of memory for %zu points\n", n);
+out:
+	for (int i = 0; i < 6; i++)
+		free(col[i]);
+	for (int s = 0; s < 2; s++)
+		for (int r = 0; r < 5; r++)
+			free(res[s][r]);
+	if (k)
+		nbrt_free(k);
+	nbrt_close(rt);
+	return rc;
+}

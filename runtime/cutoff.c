@@ -1,0 +1,328 @@
+/* cutoff.c: nbrt_run_cutoff (nbrt.h), a kernel over the pairs of a cell
+ * list.  Reads the bound position columns, has cells.c build the lists,
+ * binds sorted copies of every input in the caller's place (j-images
+ * shifted along the position columns), runs them through ranges.c's
+ * mapped form and scatters the results back in the caller's order. */
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static size_t type_size(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? sizeof(float) : t == NBRT_DOUBLE ? sizeof(double)
+	                                                          : 2 * sizeof(double);
+}
+
+/* "xi, yi, zi": the kernel's variables of a role, for messages. */
+static void role_names(const nb_iface *f, nb_role role, char *buf,
+                       size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int v = 0; v < f->nvar && n < len; v++)
+		if (f->var[v].role == role)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+			                      f->var[v].name);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* The variable of position column d of one side (ipos or jpos), which
+ * must be of the role, named once among the side's dim columns. */
+static int pos_var(nbrt_kernel *k, const nbrt_cutoff *c, int side, int d)
+{
+	const nb_iface *f = k->f;
+	const char *const *names = side ? c->jpos : c->ipos;
+	const char *key = side ? "jpos" : "ipos", *what = side ? "j" : "i";
+	nb_role role = side ? NB_BMEM : NB_LMEM;
+	const char *name = names[d];
+	char all[512];
+	role_names(f, role, all, sizeof all);
+	if (!name)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] is "
+		                 "NULL: dim %d needs a %s position column there, "
+		                 "one of its %s (%s)", f->kernel, key, d, c->dim,
+		                 what, nb_role_name(role), all);
+	int v = nb_iface_find(f, name);
+	if (v < 0)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] = "
+		                 "'%s': the kernel has no variable of that name; its "
+		                 "%s are %s", f->kernel, key, d, name,
+		                 nb_role_name(role), all);
+	if (f->var[v].role != role)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] = "
+		                 "'%s' is %s; the %s positions must be %s (%s)",
+		                 f->kernel, key, d, name,
+		                 nb_role_name(f->var[v].role), what,
+		                 nb_role_name(role), all);
+	for (int e = 0; e < d; e++)
+		if (names[e] && nb_iface_find(f, names[e]) == v)
+			return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] "
+			                 "and %s[%d] both name '%s': each axis needs "
+			                 "its own column", f->kernel, key, e, key, d,
+			                 name);
+	return v;
+}
+
+/* Column v's first n values as doubles (a dd's high part): the bound
+ * array itself where it holds doubles in host memory, else a copy in
+ * *own. */
+static int read_column(nbrt_kernel *k, int v, size_t n, const double **val,
+                       double **own)
+{
+	const nbrt_slot *b = &k->b[v];
+	*own = NULL;
+	*val = NULL;
+	if (n == 0)
+		return 0;
+	if (b->host && b->t == NBRT_DOUBLE) {
+		*val = b->host;
+		return 0;
+	}
+	size_t m = b->host ? n : b->arr->n;
+	double *x = malloc(m * sizeof *x);
+	if (!x)
+		return nbrt_fail(k->rt, "out of memory for %zu positions", m);
+	if (!b->host) {
+		if (nbrt_array_read(b->arr, x)) {
+			free(x);
+			return -1;
+		}
+	} else if (b->t == NBRT_FLOAT) {
+		for (size_t e = 0; e < n; e++)
+			x[e] = ((const float *)b->host)[e];
+	} else {
+		for (size_t e = 0; e < n; e++)
+			x[e] = ((const double *)b->host)[2 * e];
+	}
+	*own = x;
+	*val = x;
+	return 0;
+}
+
+/* hi + lo + s as a dd, s a multiple of a period (Knuth's two-sum, then
+ * the low parts). */
+static void dd_add(double *hi, double *lo, double s)
+{
+	double h = *hi + s, bb = h - *hi;
+	double e = (*hi - (h - bb)) + (s - bb) + *lo;
+	*hi = h + e;
+	*lo = e - (*hi - h);
+}
+
+/* One bound input or result and its sorted copy. */
+typedef struct Copy {
+	int v, axis;   /* axis: the position axis of a BMEM column, else -1 */
+	nbrt_type t;   /* of the copy: the caller's, doubles for an nbrt_array */
+	size_t n;      /* elements of the copy */
+	void *data;
+} Copy;
+
+/* Fills the copy of input v: element s is the caller's src[s] (NULL:
+ * s), shifted by shift[3s + axis] periods on a position column. */
+static int fill_copy(nbrt_kernel *k, Copy *cp, const size_t *src,
+                     const signed char *shift, double period)
+{
+	const nbrt_slot *b = &k->b[cp->v];
+	const void *from = b->host;
+	double *dev = NULL;
+	if (!from && cp->n) { /* an nbrt_array in device memory */
+		dev = malloc(b->arr->n * sizeof *dev);
+		if (!dev)
+			return nbrt_fail(k->rt, "out of memory for %zu values",
+			                 b->arr->n);
+		if (nbrt_array_read(b->arr, dev)) {
+			free(dev);
+			return -1;
+		}
+		from = dev;
+	}
+	size_t es = type_size(cp->t);
+	for (size_t s = 0; s < cp->n; s++) {
+		size_t e = src ? src[s] : s;
+		char *to = (char *)cp->data + s * es;
+		memcpy(to, (const char *)from + e * es, es);
+		int sh = cp->axis >= 0 ? shift[3 * s + cp->axis] : 0;
+		if (!sh)
+			continue;
+		/* the image's coordinate, rounded to the array's type */
+		if (cp->t == NBRT_FLOAT)
+			*(float *)to = (float)((double)*(float *)to + sh * period);
+		else if (cp->t == NBRT_DOUBLE)
+			*(double *)to += sh * period;
+		else
+			dd_add((double *)to, (double *)to + 1, sh * period);
+	}
+	free(dev);
+	return 0;
+}
+
+/* Result v's sorted values, back in the caller's order and array. */
+static int scatter(nbrt_kernel *k, const Copy *cp, const size_t *iperm)
+{
+	const nbrt_slot *b = &k->b[cp->v];
+	size_t es = type_size(cp->t);
+	if (b->host) {
+		for (size_t s = 0; s < cp->n; s++)
+			memcpy((char *)b->host + iperm[s] * es,
+			       (const char *)cp->data + s * es, es);
+		return 0;
+	}
+	/* an nbrt_array on the device: written whole, its values past Ni
+	 * kept */
+	nbrt_array *a = b->arr;
+	double *x = malloc((a->n ? a->n : 1) * sizeof *x);
+	if (!x)
+		return nbrt_fail(k->rt, "out of memory for %zu results", a->n);
+	int r = a->n > cp->n ? nbrt_array_read(a, x) : 0;
+	for (size_t s = 0; !r && s < cp->n; s++)
+		x[iperm[s]] = ((const double *)cp->data)[s];
+	if (!r)
+		r = nbrt_array_write(a, x);
+	free(x);
+	return r;
+}
+
+static int too_big(nbrt_kernel *k, const char *what, size_t ni, size_t nj,
+                   double need)
+{
+	double have = nbrt_host_memory();
+	if (need <= have)
+		return 0;
+	char a[32], b[32];
+	nbrt_format_bytes(a, sizeof a, need);
+	nbrt_format_bytes(b, sizeof b, have);
+	return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s of Ni = %zu, "
+	                 "Nj = %zu need %s; this process may use %s",
+	                 k->f->kernel, what, ni, nj, a, b);
+}
+
+int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
+                    const nbrt_cutoff *c)
+{
+	if (!k)
+		return -1;
+	const nb_iface *f = k->f;
+	double t0 = nbrt_now();
+	char err[512];
+	if (!c)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: no cutoff "
+		                 "(NULL)", f->kernel);
+	if (nbrt_cells_check(c, err, sizeof err))
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s",
+		                 f->kernel, err);
+	int pv[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < c->dim; d++)
+			if ((pv[side][d] = pos_var(k, c, side, d)) < 0)
+				return -1;
+	if (nbrt_core_ready(k, ni, nj))
+		return -1;
+
+	/* the positions as doubles */
+	double need = 0;
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < c->dim; d++) {
+			const nbrt_slot *b = &k->b[pv[side][d]];
+			size_t n = side ? nj : ni;
+			if (n && !(b->host && b->t == NBRT_DOUBLE))
+				need += (double)(b->host ? n : b->arr->n) * 8;
+		}
+	if (too_big(k, "the positions as doubles", ni, nj, need))
+		return -1;
+	int res = -1, nc = 0;
+	double *own[2][3] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}};
+	const double *pos[2][3] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}};
+	nbrt_cells cl;
+	memset(&cl, 0, sizeof cl);
+	Copy *copy = calloc((size_t)f->nvar + 1, sizeof *copy);
+	nbrt_slot *saved = malloc(((size_t)f->nvar + 1) * sizeof *saved);
+	if (!copy || !saved) {
+		nbrt_fail(k->rt, "out of memory");
+		goto out;
+	}
+	memcpy(saved, k->b, (size_t)f->nvar * sizeof *saved);
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < c->dim; d++)
+			if (read_column(k, pv[side][d], side ? nj : ni, &pos[side][d],
+			                &own[side][d]))
+				goto out;
+
+	if (nbrt_cells_build(&cl, c, pos[0], ni, pos[1], nj, nbrt_host_memory(),
+	                     err, sizeof err)) {
+		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);
+		goto out;
+	}
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < c->dim; d++) {
+			free(own[side][d]);
+			own[side][d] = NULL;
+		}
+
+	/* sorted copies of every array, and the largest nbrt_array read
+	 * through the host at once */
+	need = 0;
+	double dev = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		nb_role role = f->var[v].role;
+		const nbrt_slot *b = &k->b[v];
+		if (role == NB_CONST)
+			continue;
+		Copy *cp = &copy[nc++];
+		cp->v = v;
+		cp->axis = -1;
+		for (int d = 0; d < c->dim; d++)
+			if (v == pv[1][d] && c->period[d] > 0)
+				cp->axis = d;
+		cp->t = b->host ? b->t : NBRT_DOUBLE;
+		cp->n = role == NB_BMEM ? cl.njimg : ni;
+		need += (double)cp->n * (double)type_size(cp->t);
+		if (!b->host && b->arr && (double)b->arr->n * 8 > dev)
+			dev = (double)b->arr->n * 8;
+	}
+	if (too_big(k, "the sorted copies", ni, nj, need + dev))
+		goto out;
+	for (int q = 0; q < nc; q++) {
+		Copy *cp = &copy[q];
+		cp->data = malloc(cp->n ? cp->n * type_size(cp->t) : 1);
+		if (!cp->data) {
+			nbrt_fail(k->rt, "out of memory for the sorted copies");
+			goto out;
+		}
+		nb_role role = f->var[cp->v].role;
+		if (role != NB_RMEM &&
+		    fill_copy(k, cp, role == NB_BMEM ? cl.jsrc : cl.iperm, cl.jshift,
+		              cp->axis >= 0 ? c->period[cp->axis] : 0))
+			goto out;
+	}
+
+	/* the run on the copies, then the results in the caller's order;
+	 * the caller's bindings back whatever happens */
+	for (int q = 0; q < nc; q++) {
+		nbrt_slot *b = &k->b[copy[q].v];
+		b->t = copy[q].t;
+		b->host = copy[q].data;
+		b->arr = NULL;
+	}
+	int r = nbrt_run_ranges_mapped(k, ni, cl.njimg, &cl.r, cl.iperm,
+	                               cl.jsrc);
+	memcpy(k->b, saved, (size_t)f->nvar * sizeof *saved);
+	if (r)
+		goto out;
+	for (int q = 0; q < nc; q++)
+		if (f->var[copy[q].v].role == NB_RMEM &&
+		    scatter(k, &copy[q], cl.iperm))
+			goto out;
+	k->ttotal = nbrt_now() - t0;
+	res = 0;
+out:
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < 3; d++)
+			free(own[side][d]);
+	for (int q = 0; q < nc; q++)
+		free(copy[q].data);
+	free(copy);
+	free(saved);
+	nbrt_cells_free(&cl);
+	return res;
+}

@@ -1,0 +1,581 @@
+/* test_cells.c: the runtime's cell lists (runtime/cells.c) against brute
+ * force, on fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats a
+ * run): in 1, 2 and 3-D, open, periodic and mixed axes, sizes 0, 1,
+ * primes and thousands, clustered and degenerate positions.  Every pair
+ * (i, j, image) within the cutoff must be listed by exactly one (group,
+ * range), with the image's shift; groups must be disjoint and cover i;
+ * iperm, jsrc and the pair count must be right.  Every bad input is
+ * refused with its message, and "pairs computed per needed pair" of
+ * uniform points with about 50 neighbours is printed for each dim. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt_impl.h"
+
+#include "seed.h"
+
+static unsigned short rng[3]; /* erand48's state, from seed_rng */
+
+static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
+
+/* Positions of one side, dim columns. */
+typedef struct Side {
+	size_t n;
+	double *x[3];
+} Side;
+
+static void side_new(Side *s, size_t n)
+{
+	s->n = n;
+	for (int d = 0; d < 3; d++) {
+		s->x[d] = malloc((n ? n : 1) * sizeof(double));
+		ck_assert(s->x[d] != NULL);
+	}
+}
+
+static void side_free(Side *s)
+{
+	for (int d = 0; d < 3; d++)
+		free(s->x[d]);
+}
+
+static const char *const iname[3] = {"xi", "yi", "zi"};
+static const char *const jname[3] = {"xj", "yj", "zj"};
+
+static nbrt_cutoff params(int dim, double rc, const double period[3])
+{
+	nbrt_cutoff c;
+	memset(&c, 0, sizeof c);
+	c.cutoff = rc;
+	c.dim = dim;
+	for (int d = 0; d < 3; d++) {
+		c.ipos[d] = iname[d];
+		c.jpos[d] = jname[d];
+		c.period[d] = period ? period[d] : 0;
+	}
+	return c;
+}
+
+/* j's coordinate along d through an image shifted by s periods: the
+ * same expression as the sorted copies of runtime/cutoff.c. */
+static double image(double x, int s, double L)
+{
+	return s ? x + s * L : x;
+}
+
+static double dist2(const nbrt_cutoff *c, const Side *I, size_t i,
+                    const Side *J, size_t j, const int sh[3])
+{
+	double r2 = 0;
+	for (int d = 0; d < c->dim; d++) {
+		double dx = I->x[d][i] - image(J->x[d][j], sh[d], c->period[d]);
+		r2 += dx * dx;
+	}
+	return r2;
+}
+
+/* A pair of the lists: the caller's j and the image's shift as one code
+ * (base-3 digits, shift + 1, axis 0 lowest). */
+typedef struct Hit {
+	size_t j;
+	int code;
+} Hit;
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const Hit *x = a, *y = b;
+	if (x->j != y->j)
+		return x->j < y->j ? -1 : 1;
+	return (x->code > y->code) - (x->code < y->code);
+}
+
+static int code_of(const int sh[3])
+{
+	return (sh[0] + 1) + 3 * (sh[1] + 1) + 9 * (sh[2] + 1);
+}
+
+/* The pairs within the cutoff of caller's i, by brute force: every j
+ * and every image of it a periodic axis allows (shifts -1, 0, 1). */
+static size_t brute(const nbrt_cutoff *c, const Side *I, size_t i,
+                    const Side *J, Hit *out)
+{
+	double rc2 = c->cutoff * c->cutoff;
+	size_t n = 0;
+	for (size_t j = 0; j < J->n; j++) {
+		int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+		for (int d = 0; d < c->dim; d++)
+			if (c->period[d] > 0)
+				lo[d] = -1, hi[d] = 1;
+		int sh[3];
+		for (sh[2] = lo[2]; sh[2] <= hi[2]; sh[2]++)
+			for (sh[1] = lo[1]; sh[1] <= hi[1]; sh[1]++)
+				for (sh[0] = lo[0]; sh[0] <= hi[0]; sh[0]++) {
+					/* one axis at a time first: most pairs end here */
+					int far = 0;
+					for (int d = 0; d < c->dim && !far; d++) {
+						double dx = I->x[d][i] -
+						            image(J->x[d][j], sh[d], c->period[d]);
+						far = dx * dx >= rc2;
+					}
+					if (!far && dist2(c, I, i, J, j, sh) < rc2) {
+						out[n].j = j;
+						out[n].code = code_of(sh);
+						n++;
+					}
+				}
+	}
+	return n;
+}
+
+/* Builds the lists and checks them against brute force; returns the
+ * pairs within the cutoff (the needed ones). */
+static double check_lists(const nbrt_cutoff *c, const Side *I, const Side *J)
+{
+	nbrt_cells cl;
+	char err[512] = "";
+	const double *const *ip = (const double *const *)I->x;
+	const double *const *jp = (const double *const *)J->x;
+	int rc = nbrt_cells_build(&cl, c, ip, I->n, jp, J->n, 1e18, err,
+	                          sizeof err);
+	ck_assert_msg(rc == 0, "build: %s", err);
+	size_t ni = I->n, nj = J->n, njimg = cl.njimg;
+	ck_assert_uint_eq(cl.ni, ni);
+	ck_assert(njimg >= nj);
+	for (int d = 0; d < c->dim; d++)
+		ck_assert_msg(cl.width[d] >= c->cutoff, "axis %d: cells %g < "
+		              "cutoff %g", d, cl.width[d], c->cutoff);
+
+	/* iperm a permutation; every real j once in jsrc, images only on
+	 * periodic axes */
+	char *seen = calloc(ni + nj + 1, 1);
+	for (size_t s = 0; s < ni; s++) {
+		ck_assert(cl.iperm[s] < ni);
+		ck_assert_msg(!seen[cl.iperm[s]], "i %zu sorted twice", cl.iperm[s]);
+		seen[cl.iperm[s]] = 1;
+	}
+	memset(seen, 0, ni + nj + 1);
+	for (size_t e = 0; e < njimg; e++) {
+		ck_assert(cl.jsrc[e] < nj);
+		int real = 1;
+		for (int d = 0; d < 3; d++) {
+			int s = cl.jshift[3 * e + d];
+			ck_assert(s >= -1 && s <= 1);
+			ck_assert_msg(s == 0 || (d < c->dim && c->period[d] > 0),
+			              "image shifted along open axis %d", d);
+			real &= s == 0;
+		}
+		if (real) {
+			ck_assert_msg(!seen[cl.jsrc[e]], "j %zu sorted twice",
+			              cl.jsrc[e]);
+			seen[cl.jsrc[e]] = 1;
+		}
+	}
+	for (size_t j = 0; j < nj; j++)
+		ck_assert_msg(seen[j], "j %zu missing", j);
+	free(seen);
+
+	/* groups disjoint and covering, in order; ranges inside, sorted,
+	 * disjoint; each sorted i's group */
+	const nbrt_ranges *r = &cl.r;
+	size_t *gof = malloc((ni ? ni : 1) * sizeof *gof);
+	ck_assert_uint_eq(r->offset[0], 0);
+	size_t next = 0;
+	double pairs = 0;
+	for (size_t g = 0; g < r->ngroups; g++) {
+		ck_assert_uint_eq(r->group[2 * g], next);
+		ck_assert(r->group[2 * g + 1] > next);
+		next = r->group[2 * g + 1];
+		for (size_t s = r->group[2 * g]; s < next; s++)
+			gof[s] = g;
+		ck_assert(r->offset[g + 1] >= r->offset[g]);
+		size_t js = 0, last = 0;
+		for (size_t e = r->offset[g]; e < r->offset[g + 1]; e++) {
+			size_t a = r->range[2 * e], b = r->range[2 * e + 1];
+			ck_assert_msg(a < b && b <= njimg, "group %zu range [%zu, %zu) "
+			              "of %zu", g, a, b, njimg);
+			ck_assert_msg(e == r->offset[g] || a > last, "group %zu: "
+			              "ranges overlap or touch at %zu", g, a);
+			last = b;
+			js += b - a;
+		}
+		pairs += (double)(next - r->group[2 * g]) * (double)js;
+	}
+	ck_assert_uint_eq(next, ni);
+	ck_assert_msg(pairs == cl.pairs, "pairs %g, lists say %g", cl.pairs,
+	              pairs);
+
+	/* every caller's i: the listed pairs within the cutoff are the brute
+	 * force ones, each once */
+	double rc2 = c->cutoff * c->cutoff, needed = 0;
+	Hit *got = malloc((njimg ? njimg : 1) * sizeof *got);
+	Hit *want = malloc((27 * nj + 1) * sizeof *want);
+	for (size_t s = 0; s < ni; s++) {
+		size_t i = cl.iperm[s], g = gof[s], n = 0;
+		for (size_t e = r->offset[g]; e < r->offset[g + 1]; e++)
+			for (size_t t = r->range[2 * e]; t < r->range[2 * e + 1]; t++) {
+				int sh[3] = {cl.jshift[3 * t], cl.jshift[3 * t + 1],
+				             cl.jshift[3 * t + 2]};
+				if (dist2(c, I, i, J, cl.jsrc[t], sh) < rc2) {
+					got[n].j = cl.jsrc[t];
+					got[n].code = code_of(sh);
+					n++;
+				}
+			}
+		qsort(got, n, sizeof *got, hit_cmp);
+		size_t m = brute(c, I, i, J, want);
+		for (size_t q = 0; q < n && q < m; q++)
+			ck_assert_msg(got[q].j == want[q].j &&
+			              got[q].code == want[q].code,
+			              "i %zu: listed j %zu (image %d), brute force j %zu "
+			              "(image %d)", i, got[q].j, got[q].code, want[q].j,
+			              want[q].code);
+		ck_assert_msg(n == m, "i %zu: %zu pairs listed within the cutoff, "
+		              "%zu by brute force", i, n, m);
+		needed += (double)n;
+	}
+	ck_assert(needed <= cl.pairs);
+	free(got);
+	free(want);
+	free(gof);
+	nbrt_cells_free(&cl);
+	return needed;
+}
+
+/* --- inputs ------------------------------------------------------------ */
+
+enum { UNIFORM, CLUSTER, POINT, FACES, LINE, EXTREME, NKIND };
+
+/* n positions of a kind in the box: [0, L) on periodic axes, [lo, lo +
+ * span) on open ones. */
+static void fill(Side *s, int kind, const nbrt_cutoff *c, double lo,
+                 double span)
+{
+	double p0[3];
+	for (int d = 0; d < 3; d++)
+		p0[d] = c->period[d] > 0 ? urand(0, c->period[d])
+		                         : urand(lo, lo + span);
+	for (size_t e = 0; e < s->n; e++) {
+		double t = erand48(rng);
+		for (int d = 0; d < 3; d++) {
+			double L = c->period[d], a = L > 0 ? 0 : lo, w = L > 0 ? L : span;
+			double x;
+			switch (kind) {
+			case CLUSTER: /* all within a third of the cutoff */
+				x = p0[d] + urand(0, c->cutoff / 3);
+				if (L > 0 && x >= L)
+					x -= L;
+				break;
+			case POINT:
+				x = p0[d];
+				break;
+			case FACES: /* multiples of the cutoff and of L / n */
+				x = erand48(rng) < 0.5
+				        ? a + c->cutoff * floor(urand(0, w / c->cutoff))
+				        : a + w / fmax(1, floor(w / c->cutoff)) *
+				                  floor(urand(0, floor(w / c->cutoff)));
+				if (L > 0 && x >= L)
+					x = 0;
+				break;
+			case LINE: /* one parameter for every axis */
+				x = a + t * w;
+				break;
+			case EXTREME: /* log-uniform magnitudes, both signs */
+				x = (erand48(rng) < 0.5 ? -1 : 1) * pow(10, urand(-10, 10));
+				break;
+			default:
+				x = a + urand(0, w);
+				break;
+			}
+			if (L > 0 && !(x >= 0 && x < L))
+				x = 0; /* rounding at the top of the box */
+			s->x[d][e] = x;
+		}
+	}
+}
+
+/* One case: dim, which axes are periodic (bit d), a kind, sizes. */
+static double run_case(int dim, int per, int kind, size_t ni, size_t nj,
+                       int self)
+{
+	double L[3] = {0, 0, 0}, rc;
+	double lo = urand(-5, 5), span = urand(1, 10);
+	if (kind == EXTREME) {
+		rc = pow(10, urand(-10, 1));
+	} else {
+		/* on average some tens of neighbours, from fractions of a cell */
+		double n = (double)(nj ? nj : 1);
+		rc = span * pow(urand(1, 40) / n, 1.0 / dim) / 2;
+	}
+	for (int d = 0; d < dim; d++)
+		if (per >> d & 1) {
+			/* at least two cutoffs; sometimes exactly two or three */
+			double u = erand48(rng);
+			L[d] = u < 0.1 ? 2 * rc : u < 0.2 ? 3 * rc
+			                                   : fmax(span, 2 * rc) * urand(1, 2);
+		}
+	nbrt_cutoff c = params(dim, rc, L);
+	Side I, J;
+	side_new(&I, ni);
+	fill(&I, kind, &c, lo, span);
+	if (self) {
+		J = I;
+	} else {
+		side_new(&J, nj);
+		fill(&J, kind, &c, lo, span);
+	}
+	double needed = check_lists(&c, &I, &J);
+	side_free(&I);
+	if (!self)
+		side_free(&J);
+	return needed;
+}
+
+static const size_t sizes[][2] = {
+	{0, 0}, {0, 5}, {5, 0}, {1, 1}, {1, 13}, {7, 1}, {13, 11}, {97, 101},
+	{1009, 997}};
+
+/* Every dim, every mix of open and periodic axes, every kind, at the
+ * sizes above (a thousand and more take the uniform and clustered
+ * kinds only, to keep brute force short). */
+START_TEST(against_brute_force)
+{
+	int dim = _i + 1;
+	for (int per = 0; per < 1 << dim; per++)
+		for (int kind = 0; kind < NKIND; kind++) {
+			if (kind == EXTREME && per)
+				continue; /* extreme ranges are of open boxes */
+			for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+				if (sizes[z][0] > 500 && kind > CLUSTER)
+					continue;
+				run_case(dim, per, kind, sizes[z][0], sizes[z][1], 0);
+			}
+			run_case(dim, per, kind, 61, 61, 1);
+		}
+}
+END_TEST
+
+/* A few thousand, uniform and in one cell, the largest brute force. */
+START_TEST(thousands)
+{
+	int dim = _i + 1;
+	run_case(dim, 0, UNIFORM, 3001, 2999, 0);
+	run_case(dim, (1 << dim) - 1, UNIFORM, 2003, 2003, 1);
+	run_case(dim, 1, CLUSTER, 2003, 1999, 0);
+}
+END_TEST
+
+/* The same lists for the same input: sorting is stable. */
+START_TEST(deterministic)
+{
+	double L[3] = {3, 0, 5};
+	nbrt_cutoff c = params(3, 0.7, L);
+	Side I;
+	side_new(&I, 500);
+	fill(&I, UNIFORM, &c, 0, 4);
+	const double *const *p = (const double *const *)I.x;
+	nbrt_cells a, b;
+	char err[256];
+	ck_assert(nbrt_cells_build(&a, &c, p, 500, p, 500, 1e18, err,
+	                           sizeof err) == 0);
+	ck_assert(nbrt_cells_build(&b, &c, p, 500, p, 500, 1e18, err,
+	                           sizeof err) == 0);
+	ck_assert_uint_eq(a.njimg, b.njimg);
+	ck_assert_uint_eq(a.r.ngroups, b.r.ngroups);
+	ck_assert(!memcmp(a.iperm, b.iperm, 500 * sizeof *a.iperm));
+	ck_assert(!memcmp(a.jsrc, b.jsrc, a.njimg * sizeof *a.jsrc));
+	ck_assert(!memcmp(a.range, b.range,
+	                  2 * a.offset[a.r.ngroups] * sizeof *a.range));
+	nbrt_cells_free(&a);
+	nbrt_cells_free(&b);
+	side_free(&I);
+}
+END_TEST
+
+/* --- bad input ---------------------------------------------------------- */
+
+static void refused(const nbrt_cutoff *c, const Side *I, const Side *J,
+                    double memory, const char *want)
+{
+	nbrt_cells cl;
+	char err[512] = "";
+	int rc = nbrt_cells_build(&cl, c, (const double *const *)I->x, I->n,
+	                          (const double *const *)J->x, J->n, memory,
+	                          err, sizeof err);
+	ck_assert_msg(rc == -1, "accepted, expected: %s", want);
+	ck_assert_msg(strstr(err, want) != NULL, "message \"%s\", expected "
+	              "\"%s\"", err, want);
+	ck_assert(cl.iperm == NULL && cl.range == NULL);
+}
+
+START_TEST(bad_input)
+{
+	Side I, J;
+	side_new(&I, 4);
+	side_new(&J, 3);
+	for (int d = 0; d < 3; d++) {
+		for (size_t e = 0; e < 4; e++)
+			I.x[d][e] = 0.5 * (double)e;
+		for (size_t e = 0; e < 3; e++)
+			J.x[d][e] = 0.25 + 0.5 * (double)e;
+	}
+	double L[3] = {4, 4, 4};
+	nbrt_cutoff c = params(3, 1, L);
+
+	c.cutoff = 0;
+	refused(&c, &I, &J, 1e18, "cutoff 0: must be finite and > 0");
+	c.cutoff = -1;
+	refused(&c, &I, &J, 1e18, "cutoff -1: must be finite and > 0");
+	c.cutoff = NAN;
+	refused(&c, &I, &J, 1e18, "cutoff nan: must be finite and > 0");
+	c.cutoff = INFINITY;
+	refused(&c, &I, &J, 1e18, "cutoff inf: must be finite and > 0");
+	c.cutoff = 1e-320;
+	refused(&c, &I, &J, 1e18, "cutoff 9.99989e-321: must be at least "
+	        "2.2250738585072014e-308 (the least normal double)");
+	c.cutoff = 2.0000000000000004;
+	refused(&c, &I, &J, 1e18, "cutoff 2.0000000000000004 is larger than "
+	        "half the period 4 of axis 0: at most 2 is allowed");
+	c.cutoff = 1;
+	c.dim = 0;
+	refused(&c, &I, &J, 1e18, "dim 0: must be 1, 2 or 3");
+	c.dim = 4;
+	refused(&c, &I, &J, 1e18, "dim 4: must be 1, 2 or 3");
+	c.dim = 3;
+	c.period[1] = -1;
+	refused(&c, &I, &J, 1e18, "period[1] = -1: must be finite and >= 0 "
+	        "(0: an open axis)");
+	c.period[1] = NAN;
+	refused(&c, &I, &J, 1e18, "period[1] = nan: must be finite");
+	c.period[1] = INFINITY;
+	refused(&c, &I, &J, 1e18, "period[1] = inf: must be finite");
+	c.period[1] = 4;
+
+	I.x[2][3] = NAN;
+	refused(&c, &I, &J, 1e18, "zi[3] = nan: positions must be finite");
+	I.x[2][3] = 1;
+	J.x[1][2] = -INFINITY;
+	refused(&c, &I, &J, 1e18, "yj[2] = -inf: positions must be finite");
+	c.period[1] = 0; /* open axes too */
+	refused(&c, &I, &J, 1e18, "yj[2] = -inf: positions must be finite");
+	c.period[1] = 4;
+	J.x[1][2] = 4;
+	refused(&c, &I, &J, 1e18, "yj[2] = 4 lies outside the periodic box "
+	        "[0, 4) of axis 1");
+	J.x[1][2] = -1e-300;
+	refused(&c, &I, &J, 1e18, "yj[2] = -1e-300 lies outside the periodic "
+	        "box [0, 4) of axis 1");
+	J.x[1][2] = 1;
+	I.x[0][0] = 7;
+	refused(&c, &I, &J, 1e18, "xi[0] = 7 lies outside the periodic box "
+	        "[0, 4) of axis 0");
+	I.x[0][0] = 0;
+	/* unnamed columns */
+	c.ipos[0] = NULL;
+	I.x[0][1] = NAN;
+	refused(&c, &I, &J, 1e18, "ipos[0][1] = nan: positions must be finite");
+	I.x[0][1] = 0.5;
+
+	/* memory: too little for the keys, then for the lists */
+	refused(&c, &I, &J, 100, "the cell list of Ni = 4, Nj = 3 (24 with "
+	        "periodic images) needs ");
+	refused(&c, &I, &J, 100, "with its sorted keys; this process may use "
+	        "100 bytes");
+	/* the least memory the keys take, by bisection, leaves too little
+	 * for the lists of a lattice, one point a cell, 27 neighbours each */
+	nbrt_cells cl;
+	char err[256];
+	Side G;
+	side_new(&G, 1000);
+	for (size_t e = 0; e < 1000; e++)
+		for (int d = 0; d < 3; d++)
+			G.x[d][e] = 0.05 + (double)(e / (d == 0 ? 1 : d == 1 ? 10 : 100) % 10);
+	double gl[3] = {10, 10, 10};
+	nbrt_cutoff gc = params(3, 0.99, gl);
+	const double *const *gp = (const double *const *)G.x;
+	double lo = 100, hi = 1e9;
+	while (hi - lo > 1) {
+		double m = floor((lo + hi) / 2);
+		if (nbrt_cells_build(&cl, &gc, gp, 1000, gp, 1000, m, err,
+		                     sizeof err) && strstr(err, "sorted keys"))
+			lo = m;
+		else
+			hi = m;
+	}
+	refused(&gc, &G, &G, hi, "the cell list of Ni = 1000, Nj = 1000 "
+	        "(1728 with periodic images) needs ");
+	refused(&gc, &G, &G, hi, " with its lists; this process may use ");
+	side_free(&G);
+	/* and enough */
+	ck_assert(nbrt_cells_build(&cl, &c, (const double *const *)I.x, 4,
+	                           (const double *const *)J.x, 3, 1e18, err,
+	                           sizeof err) == 0);
+	nbrt_cells_free(&cl);
+	side_free(&I);
+	side_free(&J);
+}
+END_TEST
+
+/* --- cost ------------------------------------------------------------- */
+
+/* Pairs computed per needed pair for uniform points in a periodic box,
+ * about 50 neighbours within the cutoff: 27/(4pi/3) = 6.4 in 3-D, 9/pi =
+ * 2.9 in 2-D, 3/2 in 1-D for cells of one cutoff (here a cutoff a little
+ * below L / k, k cells an axis, and N for 50 neighbours). */
+START_TEST(cost)
+{
+	static const double ideal[4] = {0, 1.5, 9 / M_PI, 27 / (4 * M_PI / 3)};
+	int dim = _i + 1;
+	double vol[4] = {0, 2, M_PI, 4 * M_PI / 3}; /* of a unit ball */
+	static const int k[4] = {0, 100, 16, 8};
+	double L = 1, rc = L / k[dim] * (1 - 0x1p-9);
+	size_t n = (size_t)(50 / (vol[dim] * pow(rc, dim)));
+	double per[3] = {L, L, L};
+	nbrt_cutoff c = params(dim, rc, per);
+	Side P;
+	side_new(&P, n);
+	fill(&P, UNIFORM, &c, 0, L);
+	nbrt_cells cl;
+	char err[256];
+	const double *const *p = (const double *const *)P.x;
+	ck_assert(nbrt_cells_build(&cl, &c, p, n, p, n, 1e18, err,
+	                           sizeof err) == 0);
+	double computed = cl.pairs, width = cl.width[0];
+	long long cells = cl.ncell[0];
+	nbrt_cells_free(&cl);
+	double needed = check_lists(&c, &P, &P);
+	double ratio = computed / needed;
+	printf("test_cells: %d-D, N = %zu, cutoff %.4g, %lld cells of %.4g an "
+	       "axis, %.1f neighbours: %.3g pairs computed per needed pair "
+	       "(%.3g for cells of one cutoff, x %.3g here)\n",
+	       dim, n, rc, cells, width, needed / (double)n, ratio, ideal[dim],
+	       pow(width / rc, dim));
+	fflush(stdout);
+	/* the cells' volume against the ball's, within sampling noise */
+	ck_assert(ratio < 1.2 * ideal[dim] * pow(width / rc, dim));
+	ck_assert(ratio > 0.8 * ideal[dim]);
+	side_free(&P);
+}
+END_TEST
+
+int main(void)
+{
+	seed_rng("test_cells", rng);
+	Suite *s = suite_create("cells");
+	TCase *t = tcase_create("cells");
+	tcase_set_timeout(t, 600);
+	tcase_add_loop_test(t, against_brute_force, 0, 3);
+	tcase_add_loop_test(t, thousands, 0, 3);
+	tcase_add_test(t, deterministic);
+	tcase_add_test(t, bad_input);
+	tcase_add_loop_test(t, cost, 0, 3);
+	suite_add_tcase(s, t);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,757 @@
+/* test_cutoff.c: cell-list runs (nbrt_run_cutoff) against the dense sweep
+ * (nbrt_run) of the same kernel on the same device, for kernels zero
+ * beyond the cutoff: every reduction (sum, count, min, max, argmin,
+ * argmax, logsumexp, and a sum of the indices i and j), each masked by r2
+ * < rc2 so that its dense result is the reference.  Periodic runs are
+ * compared with a dense sweep over every image of j (the index taken
+ * modulo Nj).  Fresh random inputs (NBCC_TEST_SEED repeats a run) in 1, 2
+ * and 3-D, open, periodic and mixed boxes, uniform, in one cell, at one
+ * point and on cell faces, sizes 0, 1, primes and a thousand; float,
+ * double and dd; on the host C path, on OpenCL (PoCL here; left out
+ * without an OpenCL CPU device) and on the AMD IL interpreter (small
+ * sizes, no argmin/argmax nor indices, which it cannot map back from
+ * sorted copies, and logsumexp in float only).  Tolerances: counts,
+ * min/max and their indices exact (the index where some j is within the
+ * cutoff); sums of positive terms and logsumexp within 4 (count + 1)
+ * units of the precision's rounding of their size (the bound of a sum in
+ * another order).  Also the dsl-examples zero beyond a cutoff
+ * (Lennard-Jones, Coulomb, SPH) on the host and PoCL, nbrt_arrays,
+ * nbrt_pairs, and every bad input.
+ * tags: slow */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt.h"
+#include "nbrt_impl.h" /* nbrt_cells_build: the pair count */
+
+#include "seed.h"
+
+#ifndef ROOT
+#define ROOT "."
+#endif
+
+static unsigned short rng[3];
+
+static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
+
+/* Every reduction masked by the cutoff, and the indices. */
+#define INPUTS "LMEM xi, yi, zi;\nBMEM xj, yj, zj, wj;\n"
+#define NEAR                                                                 \
+	"CONST rc2, inf;\n"                                                    \
+	"dx = xi - xj;\n"                                                      \
+	"dy = yi - yj;\n"                                                      \
+	"dz = zi - zj;\n"                                                      \
+	"r2 = dx*dx + dy*dy + dz*dz;\n"                                        \
+	"near = r2 < rc2;\n"                                                   \
+	"s += near ? wj*(rc2 - r2) : 0;\n"                                     \
+	"c += near;\n"                                                         \
+	"mn min= near ? r2 + wj : inf;\n"                                      \
+	"mx max= near ? wj - r2 : -inf;\n"
+static const char src_all[] =
+    INPUTS "RMEM s, c, mn, am, mx, ax, l, sj;\n" NEAR
+    "am argmin= near ? r2 + wj : inf;\n"
+    "ax argmax= near ? wj - r2 : -inf;\n"
+    "l logsumexp= near ? -r2/rc2 : -inf;\n"
+    "sj += near ? j + 0.5*i : 0;\n";
+/* The IL interpreter's: no argmin or argmax (their index is mapped back
+ * from the sorted copies, which it cannot do), and logsumexp in float
+ * only (it has no double or dd form there). */
+static const char src_il[] =
+    INPUTS "RMEM s, c, mn, mx, l;\n" NEAR
+    "l logsumexp= near ? -r2/rc2 : -inf;\n";
+static const char src_il_nolse[] = INPUTS "RMEM s, c, mn, mx;\n" NEAR;
+
+enum { S, C, MN, AM, MX, AX, L, SJ, NOUT };
+static const char *const outn[NOUT] = {"s", "c", "mn", "am", "mx", "ax",
+                                       "l", "sj"};
+static const char *const in_i[3] = {"xi", "yi", "zi"};
+static const char *const in_j[3] = {"xj", "yj", "zj"};
+
+static const char *const devs[] = {"host", "cpu", "amdil"};
+enum { HOST, OCL, IL, NDEVS };
+static nbrt *dev[NDEVS];
+static int tried[NDEVS];
+
+static nbrt *device(int d)
+{
+	if (!tried[d]) {
+		char *err = NULL;
+		tried[d] = 1;
+		dev[d] = nbrt_open(devs[d], &err);
+		if (!dev[d]) {
+			ck_assert_msg(d == OCL, "nbrt_open(%s): %s", devs[d], err);
+			printf("test_cutoff: no OpenCL CPU device (%s): OpenCL left "
+			       "out\n", err);
+		} else {
+			printf("test_cutoff: %s: %s\n", devs[d],
+			       nbrt_device_name(dev[d]));
+		}
+		free(err);
+		fflush(stdout);
+	}
+	return dev[d];
+}
+
+static nbrt_type host_type(nb_prec p)
+{
+	return p == NB_FLOAT ? NBRT_FLOAT : p == NB_DOUBLE ? NBRT_DOUBLE : NBRT_DD;
+}
+
+static const char *pname(nb_prec p)
+{
+	return p == NB_FLOAT ? "float" : p == NB_DOUBLE ? "double" : "dd";
+}
+
+/* 2^-24, 2^-53, 2^-104: a unit of each precision's rounding */
+static double unit(nb_prec p)
+{
+	return p == NB_FLOAT ? 0x1p-24 : p == NB_DOUBLE ? 0x1p-53 : 0x1p-104;
+}
+
+static nbrt_kernel *load(nbrt *rt, const char *name, const char *text,
+                         nb_prec p)
+{
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
+	nbrt_kernel *k = nbrt_load_source(rt, name, text, strlen(text), &o);
+	ck_assert_msg(k != NULL, "load %s: %s", name, nbrt_error(rt));
+	return k;
+}
+
+/* --- host arrays of a type -------------------------------------------- */
+
+static size_t tsize(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? 4 : t == NBRT_DOUBLE ? 8 : 16;
+}
+
+static void *array(nbrt_type t, size_t n)
+{
+	void *a = calloc(n ? n : 1, tsize(t));
+	ck_assert(a != NULL);
+	return a;
+}
+
+static void put(void *a, nbrt_type t, size_t e, double hi, double lo)
+{
+	if (t == NBRT_FLOAT) {
+		((float *)a)[e] = (float)hi;
+	} else if (t == NBRT_DOUBLE) {
+		((double *)a)[e] = hi;
+	} else {
+		((double *)a)[2 * e] = hi;
+		((double *)a)[2 * e + 1] = lo;
+	}
+}
+
+static double get(const void *a, nbrt_type t, size_t e)
+{
+	if (t == NBRT_FLOAT)
+		return ((const float *)a)[e];
+	if (t == NBRT_DOUBLE)
+		return ((const double *)a)[e];
+	return ((const double *)a)[2 * e] + ((const double *)a)[2 * e + 1];
+}
+
+/* x + s as the runtime's image copies round it in type t: float and
+ * double once, dd exactly (two-sum). */
+static void put_shifted(void *a, nbrt_type t, size_t e, double x, double s)
+{
+	if (t != NBRT_DD) {
+		put(a, t, e, t == NBRT_FLOAT ? (double)(float)(x + s) : x + s, 0);
+		return;
+	}
+	double h = x + s, bb = h - x, err = (x - (h - bb)) + (s - bb);
+	double hi = h + err;
+	put(a, t, e, hi, err - (hi - h));
+}
+
+/* --- one comparison ------------------------------------------------------- */
+
+typedef struct Case {
+	int dim, per;      /* per: bit d, axis d periodic */
+	double rc, L[3];
+	size_t ni, nj;
+	double *x[3], *y[3], *w; /* positions of i and j (floats), weights */
+} Case;
+
+enum { UNIFORM, CLUSTER, POINT, FACES, NKIND };
+
+static void make_case(Case *cs, int dim, int per, int kind, size_t ni,
+                      size_t nj)
+{
+	memset(cs, 0, sizeof *cs);
+	cs->dim = dim;
+	cs->per = per;
+	cs->ni = ni;
+	cs->nj = nj;
+	double span = urand(1, 4);
+	/* some tens of neighbours on average */
+	cs->rc = (float)(span * pow(urand(3, 30) / (double)(nj ? nj : 1),
+	                            1.0 / dim) / 2);
+	for (int d = 0; d < dim; d++)
+		if (per >> d & 1)
+			cs->L[d] = erand48(rng) < 0.2 ? 2 * cs->rc
+			                              : (float)fmax(span, 2 * cs->rc);
+	double p0[3];
+	for (int d = 0; d < 3; d++)
+		p0[d] = urand(0, cs->L[d] > 0 ? cs->L[d] : span);
+	for (int side = 0; side < 2; side++) {
+		size_t n = side ? nj : ni;
+		double **col = side ? cs->y : cs->x;
+		for (int d = 0; d < 3; d++) {
+			col[d] = calloc(n ? n : 1, sizeof(double));
+			double L = cs->L[d], w = L > 0 ? L : span;
+			for (size_t e = 0; e < n && d < dim; e++) {
+				double v;
+				switch (kind) {
+				case CLUSTER:
+					v = p0[d] + urand(0, cs->rc / 3);
+					break;
+				case POINT:
+					v = p0[d];
+					break;
+				case FACES:
+					v = cs->rc * floor(urand(0, w / cs->rc));
+					break;
+				default:
+					v = urand(0, w);
+				}
+				v = (float)v;
+				if (L > 0 && !(v >= 0 && v < L))
+					v = 0;
+				col[d][e] = v;
+			}
+		}
+	}
+	cs->w = malloc((nj ? nj : 1) * sizeof(double));
+	for (size_t e = 0; e < nj; e++)
+		cs->w[e] = (float)urand(0.1, 1);
+}
+
+static void free_case(Case *cs)
+{
+	for (int d = 0; d < 3; d++) {
+		free(cs->x[d]);
+		free(cs->y[d]);
+	}
+	free(cs->w);
+}
+
+static nbrt_cutoff params(const Case *cs)
+{
+	nbrt_cutoff c;
+	memset(&c, 0, sizeof c);
+	c.cutoff = cs->rc;
+	c.dim = cs->dim;
+	for (int d = 0; d < 3; d++) {
+		c.ipos[d] = in_i[d];
+		c.jpos[d] = in_j[d];
+		c.period[d] = cs->L[d];
+	}
+	return c;
+}
+
+/* The cell-list run and the dense one (over every image of j where an
+ * axis is periodic) of kernel k, compared output by output. */
+static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
+                    const char *where)
+{
+	nbrt_type t = host_type(p);
+	const nb_iface *f = nbrt_iface(k);
+	size_t ni = cs->ni, nj = cs->nj;
+	/* images: every shift of the periodic axes, the unshifted first */
+	int nimg = 1;
+	for (int d = 0; d < cs->dim; d++)
+		nimg *= cs->per >> d & 1 ? 3 : 1;
+	size_t njd = nj * (size_t)nimg;
+	void *xi[3], *xj[3], *xjd[3], *w = array(t, nj), *wd = array(t, njd);
+	for (int d = 0; d < 3; d++) {
+		xi[d] = array(t, ni);
+		xj[d] = array(t, nj);
+		xjd[d] = array(t, njd);
+		for (size_t e = 0; e < ni; e++)
+			put(xi[d], t, e, cs->x[d][e], 0);
+		for (size_t e = 0; e < nj; e++)
+			put(xj[d], t, e, cs->y[d][e], 0);
+	}
+	for (size_t e = 0; e < nj; e++)
+		put(w, t, e, cs->w[e], 0);
+	for (int m = 0; m < nimg; m++) {
+		int sh[3] = {0, 0, 0}, r = m;
+		for (int d = 0; d < cs->dim; d++)
+			if (cs->per >> d & 1) {
+				sh[d] = (r % 3 + 1) % 3 - 1; /* 0, 1, -1 */
+				r /= 3;
+			}
+		for (size_t e = 0; e < nj; e++) {
+			size_t q = (size_t)m * nj + e;
+			for (int d = 0; d < 3; d++)
+				put_shifted(xjd[d], t, q, cs->y[d][e], sh[d] * cs->L[d]);
+			put(wd, t, q, cs->w[e], 0);
+		}
+	}
+	void *got[NOUT] = {0}, *want[NOUT] = {0};
+	int has[NOUT] = {0};
+	for (int o = 0; o < NOUT; o++) {
+		has[o] = nb_iface_find(f, outn[o]) >= 0;
+		if (has[o]) {
+			got[o] = array(t, ni);
+			want[o] = array(t, ni);
+		}
+	}
+	double rc2 = (double)cs->rc * cs->rc;
+	ck_assert(nbrt_set_const(k, "rc2", rc2, 0) == 0);
+	ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+
+	/* dense over the images */
+	for (int d = 0; d < 3; d++) {
+		ck_assert(nbrt_bind(k, in_i[d], t, xi[d]) == 0);
+		ck_assert(nbrt_bind(k, in_j[d], t, xjd[d]) == 0);
+	}
+	ck_assert(nbrt_bind(k, "wj", t, wd) == 0);
+	for (int o = 0; o < NOUT; o++)
+		if (has[o])
+			ck_assert(nbrt_bind(k, outn[o], t, want[o]) == 0);
+	ck_assert_msg(nbrt_run(k, ni, njd) == 0, "%s: dense: %s", where,
+	              nbrt_error(rt));
+
+	/* cell lists */
+	for (int d = 0; d < 3; d++)
+		ck_assert(nbrt_bind(k, in_j[d], t, xj[d]) == 0);
+	ck_assert(nbrt_bind(k, "wj", t, w) == 0);
+	for (int o = 0; o < NOUT; o++)
+		if (has[o])
+			ck_assert(nbrt_bind(k, outn[o], t, got[o]) == 0);
+	nbrt_cutoff c = params(cs);
+	if (nbrt_run_cutoff(k, ni, nj, &c) != 0)
+		ck_abort_msg("%s: nbrt_run_cutoff: %s", where, nbrt_error(rt));
+
+	/* the pair count is the cell list's */
+	nbrt_cells cl;
+	char err[256];
+	const double *ip[3] = {cs->x[0], cs->x[1], cs->x[2]};
+	const double *jp[3] = {cs->y[0], cs->y[1], cs->y[2]};
+	ck_assert(nbrt_cells_build(&cl, &c, ip, ni, jp, nj, 1e18, err,
+	                           sizeof err) == 0);
+	ck_assert_msg(nbrt_pairs(k) == cl.pairs, "%s: nbrt_pairs %g, the cells "
+	              "%g", where, nbrt_pairs(k), cl.pairs);
+	nbrt_cells_free(&cl);
+
+	double u = unit(p);
+	for (size_t i = 0; i < ni; i++) {
+		double cnt = has[C] ? get(want[C], t, i) : 27;
+		for (int o = 0; o < NOUT; o++) {
+			if (!has[o] || (o == SJ && cs->per))
+				continue; /* the dense images' j are not the caller's */
+			double g = get(got[o], t, i), v = get(want[o], t, i);
+			if (o == AM || o == AX) {
+				/* with no j within the cutoff every value is masked
+				 * (min = inf), and the index one of equals: the dense
+				 * sweep's smallest j, the lists' first or none */
+				if (cnt == 0)
+					continue;
+				v = fmod(v, (double)nj);
+			}
+			/* a sum of cnt positive terms in another order: within
+			 * (cnt - 1) u of their sum, here 4 (cnt + 1) u; logsumexp
+			 * of values in [-1, 0] the same on the log scale */
+			double tol = 0;
+			if (o == S || o == SJ)
+				tol = 4 * (cnt + 1) * u * fabs(v);
+			else if (o == L)
+				tol = 4 * (cnt + 1) * u * (2 + fabs(v));
+			int ok = o == S || o == L || o == SJ
+			             ? (isinf(v) ? g == v : fabs(g - v) <= tol)
+			             : g == v;
+			ck_assert_msg(ok, "%s: %s[%zu] = %.17g, dense %.17g (tolerance "
+			              "%.3g, %g neighbours)", where, outn[o], i, g, v,
+			              tol, cnt);
+		}
+	}
+	for (int d = 0; d < 3; d++) {
+		free(xi[d]);
+		free(xj[d]);
+		free(xjd[d]);
+	}
+	free(w);
+	free(wd);
+	for (int o = 0; o < NOUT; o++) {
+		free(got[o]);
+		free(want[o]);
+	}
+}
+
+static const size_t sizes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1},
+                                  {13, 11}, {97, 101}, {1009, 997}};
+static const size_t il_sizes[][2] = {{0, 3}, {3, 0}, {1, 1}, {13, 11},
+                                     {61, 59}};
+
+/* Device d, precision p: every dim, box and kind. */
+static void sweep(int d, nb_prec p)
+{
+	nbrt *rt = device(d);
+	if (!rt)
+		return;
+	nbrt_kernel *k = d != IL      ? load(rt, "cut_all", src_all, p)
+	                 : p == NB_FLOAT ? load(rt, "cut_il", src_il, p)
+	                                 : load(rt, "cut_il", src_il_nolse, p);
+	const size_t(*sz)[2] = d == IL ? il_sizes : sizes;
+	size_t nsz = d == IL ? sizeof il_sizes / sizeof *il_sizes
+	                     : sizeof sizes / sizeof *sizes;
+	for (int dim = 1; dim <= 3; dim++) {
+		int pers[3] = {0, (1 << dim) - 1, 1};
+		for (int q = 0; q < (dim > 1 ? 3 : 2); q++)
+			for (int kind = 0; kind < NKIND; kind++)
+				for (size_t z = 0; z < nsz; z++) {
+					if (sz[z][0] > 500 && kind != UNIFORM)
+						continue;
+					Case cs;
+					make_case(&cs, dim, pers[q], kind, sz[z][0], sz[z][1]);
+					char where[160];
+					snprintf(where, sizeof where, "%s %s, %d-D, periodic "
+					         "axes %d, kind %d, Ni %zu, Nj %zu, cutoff %g",
+					         devs[d], pname(p), dim, pers[q], kind, cs.ni,
+					         cs.nj, cs.rc);
+					compare(rt, k, p, &cs, where);
+					free_case(&cs);
+				}
+	}
+	nbrt_free(k);
+}
+
+/* --- the examples ----------------------------------------------------- */
+
+/* Each dsl-example zero beyond its cutoff, one set of particles for both
+ * sides (a jittered lattice: no pair closer than 0.6), against the dense
+ * sweep: within 1e-12 (double) or 1e-4 (float) of the output's largest
+ * |value|, counts exact.  lennard_jones_self reads i and j (j != i), so
+ * it checks the maps back to the caller's indices. */
+typedef struct Example {
+	const char *file;
+	const char *extra[2]; /* LMEM and BMEM beyond the positions */
+	const char *cname[3];
+	double cval[3];
+	const char *out[5];
+} Example;
+
+static const Example examples[] = {
+	{"lennard_jones_self.nbl", {NULL, NULL}, {"sig2", "eps", "rc2"},
+	 {0.25, 1, 6.25}, {"fx", "fy", "fz", "u", "n"}},
+	{"coulomb_cutoff.nbl", {NULL, "qj"}, {"rc2", "rcinv", NULL},
+	 {6.25, 0.4, 0}, {"ex", "ey", "ez", "phi", NULL}},
+	{"sph_density.nbl", {"hi", "mj"}, {NULL, NULL, NULL}, {0, 0, 0},
+	 {"rho", NULL, NULL, NULL, NULL}},
+};
+
+static void example(int d, nb_prec p, const Example *ex)
+{
+	nbrt *rt = device(d);
+	if (!rt)
+		return;
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
+	char path[512];
+	snprintf(path, sizeof path, "%s/dsl-examples/%s", ROOT, ex->file);
+	nbrt_kernel *k = nbrt_load(rt, path, &o);
+	ck_assert_msg(k != NULL, "%s: %s", path, nbrt_error(rt));
+	nbrt_type t = host_type(p);
+	enum { M = 9, N = M * M * M };
+	void *pos[3], *other[2], *got[5], *want[5];
+	for (int a = 0; a < 3; a++) {
+		pos[a] = array(t, N);
+		for (size_t e = 0; e < N; e++) {
+			size_t c = a == 0 ? e % M : a == 1 ? e / M % M : e / (M * M);
+			put(pos[a], t, e, (float)((double)c + urand(-0.2, 0.2)), 0);
+		}
+		ck_assert(nbrt_bind(k, in_i[a], t, pos[a]) == 0);
+		ck_assert(nbrt_bind(k, in_j[a], t, pos[a]) == 0);
+	}
+	for (int q = 0; q < 2; q++) {
+		other[q] = array(t, N);
+		for (size_t e = 0; e < N; e++)
+			put(other[q], t, e,
+			    q == 0 ? (float)urand(1, 1.25) /* h <= rc / 2 */
+			           : (float)urand(-1, 1), 0);
+		if (ex->extra[q])
+			ck_assert(nbrt_bind(k, ex->extra[q], t, other[q]) == 0);
+	}
+	for (int c = 0; c < 3; c++)
+		if (ex->cname[c])
+			ck_assert(nbrt_set_const(k, ex->cname[c], ex->cval[c], 0) == 0);
+	for (int r = 0; r < 5; r++) {
+		got[r] = array(t, N);
+		want[r] = array(t, N);
+	}
+	for (int r = 0; r < 5 && ex->out[r]; r++)
+		ck_assert(nbrt_bind(k, ex->out[r], t, want[r]) == 0);
+	ck_assert_msg(nbrt_run(k, N, N) == 0, "%s: %s", ex->file, nbrt_error(rt));
+	for (int r = 0; r < 5 && ex->out[r]; r++)
+		ck_assert(nbrt_bind(k, ex->out[r], t, got[r]) == 0);
+	nbrt_cutoff c;
+	memset(&c, 0, sizeof c);
+	c.cutoff = 2.5;
+	c.dim = 3;
+	for (int a = 0; a < 3; a++) {
+		c.ipos[a] = in_i[a];
+		c.jpos[a] = in_j[a];
+	}
+	ck_assert_msg(nbrt_run_cutoff(k, N, N, &c) == 0, "%s: %s", ex->file,
+	              nbrt_error(rt));
+	ck_assert(nbrt_pairs(k) < 0.5 * N * N);
+	double rel = p == NB_FLOAT ? 1e-4 : 1e-12;
+	for (int r = 0; r < 5 && ex->out[r]; r++) {
+		double big = 0;
+		for (size_t e = 0; e < N; e++)
+			big = fmax(big, fabs(get(want[r], t, e)));
+		int exact = !strcmp(ex->out[r], "n");
+		for (size_t e = 0; e < N; e++) {
+			double g = get(got[r], t, e), v = get(want[r], t, e);
+			ck_assert_msg(exact ? g == v : fabs(g - v) <= rel * big,
+			              "%s on %s, %s: %s[%zu] = %.17g, dense %.17g (the "
+			              "largest %g)", ex->file, devs[d], pname(p),
+			              ex->out[r], e, g, v, big);
+		}
+	}
+	for (int a = 0; a < 3; a++)
+		free(pos[a]);
+	for (int q = 0; q < 2; q++)
+		free(other[q]);
+	for (int r = 0; r < 5; r++) {
+		free(got[r]);
+		free(want[r]);
+	}
+	nbrt_free(k);
+}
+
+START_TEST(examples_host)
+{
+	for (size_t e = 0; e < sizeof examples / sizeof *examples; e++) {
+		example(HOST, NB_DOUBLE, &examples[e]);
+		example(HOST, NB_FLOAT, &examples[e]);
+	}
+}
+END_TEST
+
+START_TEST(examples_opencl)
+{
+	for (size_t e = 0; e < sizeof examples / sizeof *examples; e++)
+		example(OCL, NB_DOUBLE, &examples[e]);
+}
+END_TEST
+
+/* --- nbrt_arrays ------------------------------------------------------ */
+
+/* Positions and a result in nbrt_arrays (on the device where it keeps
+ * them) give the bits of host arrays; the result's values past Ni stay. */
+static void arrays(int d)
+{
+	nbrt *rt = device(d);
+	if (!rt)
+		return;
+	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
+	Case cs;
+	make_case(&cs, 3, 5, UNIFORM, 301, 283);
+	nbrt_cutoff c = params(&cs);
+	size_t ni = cs.ni, nj = cs.nj;
+	nbrt_array *ai[3], *aj[3], *as = nbrt_array_new(rt, ni + 3);
+	ck_assert(as != NULL);
+	double *s1 = calloc(ni, sizeof *s1), *s2 = calloc(ni + 3, sizeof *s2);
+	double *outs[NOUT];
+	for (int o = 0; o < NOUT; o++) {
+		outs[o] = calloc(ni, sizeof(double));
+		ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, outs[o]) == 0);
+	}
+	ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+	ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+	ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, cs.w) == 0);
+	for (int a = 0; a < 3; a++) {
+		ck_assert(nbrt_bind(k, in_i[a], NBRT_DOUBLE, cs.x[a]) == 0);
+		ck_assert(nbrt_bind(k, in_j[a], NBRT_DOUBLE, cs.y[a]) == 0);
+	}
+	ck_assert(nbrt_bind(k, "s", NBRT_DOUBLE, s1) == 0);
+	ck_assert_msg(nbrt_run_cutoff(k, ni, nj, &c) == 0, "%s", nbrt_error(rt));
+	for (int a = 0; a < 3; a++) {
+		ai[a] = nbrt_array_new(rt, ni);
+		aj[a] = nbrt_array_new(rt, nj + 5);
+		ck_assert(ai[a] && aj[a]);
+		double *tmp = calloc(nj + 5, sizeof *tmp);
+		memcpy(tmp, cs.y[a], nj * sizeof *tmp);
+		ck_assert(nbrt_array_write(ai[a], cs.x[a]) == 0);
+		ck_assert(nbrt_array_write(aj[a], tmp) == 0);
+		free(tmp);
+		ck_assert(nbrt_bind_array(k, in_i[a], ai[a]) == 0);
+		ck_assert(nbrt_bind_array(k, in_j[a], aj[a]) == 0);
+	}
+	for (size_t e = 0; e < ni + 3; e++)
+		s2[e] = -7;
+	ck_assert(nbrt_array_write(as, s2) == 0);
+	ck_assert(nbrt_bind_array(k, "s", as) == 0);
+	ck_assert_msg(nbrt_run_cutoff(k, ni, nj, &c) == 0, "%s", nbrt_error(rt));
+	ck_assert(nbrt_array_read(as, s2) == 0);
+	for (size_t e = 0; e < ni; e++)
+		ck_assert_msg(s1[e] == s2[e], "%s: s[%zu] = %.17g from nbrt_arrays, "
+		              "%.17g from host arrays", devs[d], e, s2[e], s1[e]);
+	for (size_t e = ni; e < ni + 3; e++)
+		ck_assert_msg(s2[e] == -7, "%s: s[%zu] past Ni clobbered", devs[d], e);
+	for (int a = 0; a < 3; a++) {
+		nbrt_array_free(ai[a]);
+		nbrt_array_free(aj[a]);
+	}
+	nbrt_array_free(as);
+	for (int o = 0; o < NOUT; o++)
+		free(outs[o]);
+	free(s1);
+	free(s2);
+	free_case(&cs);
+	nbrt_free(k);
+}
+
+START_TEST(nbrt_arrays)
+{
+	arrays(HOST);
+	arrays(OCL);
+}
+END_TEST
+
+/* --- bad input ---------------------------------------------------------- */
+
+static void refused(nbrt_kernel *k, size_t ni, size_t nj,
+                    const nbrt_cutoff *c, const char *want)
+{
+	nbrt *rt = device(HOST);
+	ck_assert_msg(nbrt_run_cutoff(k, ni, nj, c) == -1, "accepted: %s", want);
+	ck_assert_msg(strstr(nbrt_error(rt), want) != NULL, "message \"%s\", "
+	              "expected \"%s\"", nbrt_error(rt), want);
+}
+
+START_TEST(bad_input)
+{
+	nbrt *rt = device(HOST);
+	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_FLOAT);
+	enum { N = 5 };
+	float x[3][N], w[N], out[NOUT][N];
+	for (int a = 0; a < 3; a++) {
+		for (int e = 0; e < N; e++)
+			x[a][e] = (float)e / 4;
+		ck_assert(nbrt_bind(k, in_i[a], NBRT_FLOAT, x[a]) == 0);
+		ck_assert(nbrt_bind(k, in_j[a], NBRT_FLOAT, x[a]) == 0);
+	}
+	for (int e = 0; e < N; e++)
+		w[e] = 1;
+	ck_assert(nbrt_bind(k, "wj", NBRT_FLOAT, w) == 0);
+	ck_assert(nbrt_set_const(k, "rc2", 1, 0) == 0);
+	ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+	for (int o = 0; o < NOUT; o++) {
+		for (int e = 0; e < N; e++)
+			out[o][e] = 42;
+		ck_assert(nbrt_bind(k, outn[o], NBRT_FLOAT, out[o]) == 0);
+	}
+	nbrt_cutoff c;
+	memset(&c, 0, sizeof c);
+	c.cutoff = 1;
+	c.dim = 3;
+	for (int a = 0; a < 3; a++) {
+		c.ipos[a] = in_i[a];
+		c.jpos[a] = in_j[a];
+		c.period[a] = 2;
+	}
+	const char *pre = "kernel cut_all: nbrt_run_cutoff: ";
+	char want[512];
+#define REFUSED(msg)                                                         \
+	do {                                                                     \
+		snprintf(want, sizeof want, "%s%s", pre, msg);                       \
+		refused(k, N, N, &c, want);                                          \
+	} while (0)
+	refused(k, N, N, NULL, "kernel cut_all: nbrt_run_cutoff: no cutoff "
+	        "(NULL)");
+	c.cutoff = 0;
+	REFUSED("cutoff 0: must be finite and > 0");
+	c.cutoff = NAN;
+	REFUSED("cutoff nan: must be finite and > 0");
+	c.cutoff = 1.5;
+	REFUSED("cutoff 1.5 is larger than half the period 2 of axis 0: at "
+	        "most 1 is allowed");
+	c.cutoff = 1;
+	c.dim = 0;
+	REFUSED("dim 0: must be 1, 2 or 3");
+	c.dim = 3;
+	c.period[2] = -2;
+	REFUSED("period[2] = -2: must be finite and >= 0 (0: an open axis)");
+	c.period[2] = 2;
+	c.ipos[1] = NULL;
+	REFUSED("ipos[1] is NULL: dim 3 needs a i position column there, one "
+	        "of its LMEM (xi, yi, zi)");
+	c.ipos[1] = "qq";
+	REFUSED("ipos[1] = 'qq': the kernel has no variable of that name; its "
+	        "LMEM are xi, yi, zi");
+	c.ipos[1] = "xj";
+	REFUSED("ipos[1] = 'xj' is BMEM; the i positions must be LMEM (xi, yi, "
+	        "zi)");
+	c.ipos[1] = "xi";
+	REFUSED("ipos[0] and ipos[1] both name 'xi': each axis needs its own "
+	        "column");
+	c.ipos[1] = "yi";
+	c.jpos[2] = "s";
+	REFUSED("jpos[2] = 's' is RMEM; the j positions must be BMEM (xj, yj, "
+	        "zj, wj)");
+	c.jpos[2] = "wj"; /* a BMEM, allowed: its values are checked */
+	w[3] = 2;
+	REFUSED("wj[3] = 2 lies outside the periodic box [0, 2) of axis 2");
+	w[3] = 1;
+	c.jpos[2] = "zj";
+	x[1][4] = NAN;
+	REFUSED("yi[4] = nan: positions must be finite");
+	x[1][4] = -0.5f;
+	REFUSED("yi[4] = -0.5 lies outside the periodic box [0, 2) of axis 1");
+	x[1][4] = 0.5f;
+	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, NULL) == 0);
+	refused(k, N, N, &c, "kernel cut_all: BMEM 'zj' is bound to NULL");
+	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, x[2]) == 0);
+	/* nothing written by a refused run */
+	for (int o = 0; o < NOUT; o++)
+		for (int e = 0; e < N; e++)
+			ck_assert(out[o][e] == 42);
+	/* and the caller's bindings as they were: a run now works */
+	ck_assert_msg(nbrt_run_cutoff(k, N, N, &c) == 0, "%s", nbrt_error(rt));
+	/* points on the diagonal, sqrt(3)/4 apart: 0 meets 0, 1 and 2 */
+	ck_assert_msg(out[C][0] == 3, "c[0] = %g", out[C][0]);
+#undef REFUSED
+	nbrt_free(k);
+}
+END_TEST
+
+START_TEST(host) { sweep(HOST, (nb_prec)_i); }
+END_TEST
+START_TEST(opencl) { sweep(OCL, (nb_prec)_i); }
+END_TEST
+START_TEST(amdil) { sweep(IL, (nb_prec)_i); }
+END_TEST
+
+int main(void)
+{
+	seed_rng("test_cutoff", rng);
+	Suite *s = suite_create("cutoff");
+	TCase *t = tcase_create("cutoff");
+	tcase_set_timeout(t, 1200);
+	tcase_add_loop_test(t, host, NB_FLOAT, NB_DD + 1);
+	tcase_add_loop_test(t, opencl, NB_FLOAT, NB_DD + 1);
+	tcase_add_loop_test(t, amdil, NB_FLOAT, NB_DD + 1);
+	tcase_add_test(t, examples_host);
+	tcase_add_test(t, examples_opencl);
+	tcase_add_test(t, nbrt_arrays);
+	tcase_add_test(t, bad_input);
+	suite_add_tcase(s, t);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	for (int d = 0; d < NDEVS; d++)
+		nbrt_close(dev[d]);
+	return failed ? 1 : 0;
+}
