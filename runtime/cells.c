@@ -2,8 +2,9 @@
  * and no device: i and j sorted along a Morton curve of cells no smaller
  * than the cutoff, images of the j-elements near periodic faces, and each
  * occupied i-cell's neighbour j-ranges as an nbrt_ranges.  No grid is
- * allocated: cells are runs of equal keys, found by binary search, so the
- * memory is O(Ni + Nj) whatever the box (docs/neighbours.md). */
+ * allocated: cells are runs of equal keys, found through a hash of the
+ * occupied ones, so the memory is O(Ni + Nj) whatever the box
+ * (docs/neighbours.md). */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -271,25 +272,49 @@ static int shifts(const Axis ax[3], int dim, const double *const pos[3],
 	return images - 1;
 }
 
-/* First index in key[0, n) not below k. */
-static size_t lower(const uint64_t *key, size_t n, uint64_t k)
+/* The occupied j-cells: their keys, sorted, where each one's run of
+ * sorted j starts (start[n] = the end of the last), and a hash of the
+ * keys (open addressing, slot: cell + 1, 0 empty) so that a neighbour is
+ * found in about one probe rather than a binary search's twenty. */
+typedef struct Cells {
+	size_t n;
+	uint64_t *key;
+	size_t *start;
+	size_t *slot;
+	int bits; /* 2^bits slots, at least 2 n */
+} Cells;
+
+static size_t hash_of(uint64_t key, int bits)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (key[m] < k)
-			lo = m + 1;
-		else
-			hi = m;
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+static void cells_hash(Cells *jc)
+{
+	size_t mask = ((size_t)1 << jc->bits) - 1;
+	for (size_t c = 0; c < jc->n; c++) {
+		size_t h = hash_of(jc->key[c], jc->bits);
+		while (jc->slot[h])
+			h = (h + 1) & mask;
+		jc->slot[h] = c + 1;
 	}
-	return lo;
+}
+
+/* The index of the cell of key k, or jc->n for none. */
+static size_t cells_find(const Cells *jc, uint64_t k)
+{
+	size_t mask = ((size_t)1 << jc->bits) - 1;
+	for (size_t h = hash_of(k, jc->bits); jc->slot[h]; h = (h + 1) & mask)
+		if (jc->key[jc->slot[h] - 1] == k)
+			return jc->slot[h] - 1;
+	return jc->n;
 }
 
 /* The j-ranges of the i-cell at coordinates u: its 3^dim neighbour
- * cells' runs in jkey, sorted, empty ones dropped, adjacent ones merged.
+ * cells' runs, sorted, empty ones dropped, adjacent ones merged.
  * Returns their count, written to out (27 pairs at most). */
-static int neighbours(const uint64_t u[3], int dim, const uint64_t *jkey,
-                      size_t nj, size_t out[54])
+static int neighbours(const uint64_t u[3], int dim, const Cells *jc,
+                      size_t out[54])
 {
 	int n = 0, total = dim == 1 ? 3 : dim == 2 ? 9 : 27;
 	for (int o = 0; o < total; o++) {
@@ -298,10 +323,10 @@ static int neighbours(const uint64_t u[3], int dim, const uint64_t *jkey,
 		for (int d = 0; d < dim; d++, r /= 3)
 			v[d] = u[d] + (uint64_t)(r % 3) - 1;
 		uint64_t k = morton(v, dim);
-		size_t s = lower(jkey, nj, k);
-		if (s == nj || jkey[s] != k)
+		size_t c = cells_find(jc, k);
+		if (c == jc->n)
 			continue;
-		size_t e = lower(jkey + s, nj - s, k + 1) + s;
+		size_t s = jc->start[c], e = jc->start[c + 1];
 		/* insertion by start */
 		int p = n++;
 		while (p > 0 && out[2 * (p - 1)] > s) {
@@ -383,6 +408,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		                 len);
 
 	int rc = -1;
+	Cells jc = {0, NULL, NULL, NULL, 1};
 	Item *item = malloc((nmax ? nmax : 1) * sizeof *item);
 	Item *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
 	uint64_t *ikey = malloc((ni ? ni : 1) * sizeof *ikey);
@@ -403,8 +429,9 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		cl->width[d] = ax[d].w / ax[d].scale;
 	}
 
-	/* i sorted by cell */
+	/* i sorted by cell (keys in parallel: each element its own) */
 	static const int none[3] = {0, 0, 0};
+#pragma omp parallel for if (ni >= 65536) schedule(static)
 	for (size_t e = 0; e < ni; e++) {
 		item[e].key = key_of(ax, dim, ipos, e, none);
 		item[e].src = e;
@@ -416,12 +443,19 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		cl->iperm[e] = s[e].src;
 	}
 
-	/* j and its images sorted by cell */
-	size_t m = 0;
+	/* j sorted by cell, its images after it: they are never in a cell
+	 * of the box, so each cell's order is still the caller's */
+	unsigned real = dim == 1 ? 1 : dim == 2 ? 4 : 13; /* shifts 0 */
+#pragma omp parallel for if (nj >= 65536) schedule(static)
 	for (size_t e = 0; e < nj; e++) {
+		item[e].key = key_of(ax, dim, jpos, e, none);
+		item[e].src = e;
+		item[e].code = real;
+	}
+	for (size_t e = 0, m = nj; e < nj && m < njimg; e++) {
 		int opt[3][3], nopt[3];
 		int images = shifts(ax, dim, jpos, e, opt, nopt) + 1;
-		for (int k = 0; k < images; k++) {
+		for (int k = 1; k < images; k++) {
 			int sh[3] = {0, 0, 0}, r = k;
 			unsigned code = 0, pw = 1;
 			for (int d = 0; d < dim; d++) {
@@ -437,8 +471,10 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		}
 	}
 	s = radix_sort(item, tmp, njimg);
+	size_t ncells = 0;
 	for (size_t e = 0; e < njimg; e++) {
 		jkey[e] = s[e].key;
+		ncells += e == 0 || jkey[e] != jkey[e - 1];
 		cl->jsrc[e] = s[e].src;
 		unsigned code = s[e].code;
 		for (int d = 0; d < 3; d++, code /= 3)
@@ -449,55 +485,89 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	free(tmp);
 	item = tmp = NULL;
 
-	/* the groups, runs of one i-cell, and their ranges: counted, the
-	 * memory checked, then written */
-	size_t ngroups = 0, nranges = 0, buf[54];
-	for (size_t e = 0; e < ni; e++) {
-		if (e > 0 && ikey[e] == ikey[e - 1])
-			continue;
-		uint64_t u[3];
-		unmorton(ikey[e], dim, u);
-		ngroups++;
-		nranges += (size_t)neighbours(u, dim, jkey, njimg, buf);
-	}
-	/* what is held now (keys, iperm, jsrc, jshift) and the lists */
+	/* the occupied j-cells, then the groups (runs of one i-cell): what
+	 * is held now, and then the groups' ranges, checked before each is
+	 * allocated */
+	size_t ngroups = 0;
+	for (size_t e = 0; e < ni; e++)
+		ngroups += e == 0 || ikey[e] != ikey[e - 1];
+	while (jc.bits < 62 && ((size_t)1 << jc.bits) < 2 * ncells + 2)
+		jc.bits++;
 	need = (double)ni * 2 * sizeof(size_t) +
 	       (double)njimg * (2 * sizeof(size_t) + 3) +
-	       (double)ngroups * 3 * sizeof(size_t) +
-	       (double)nranges * 2 * sizeof(size_t);
+	       (double)(ncells + 1) * 2 * sizeof(size_t) +
+	       (double)((size_t)1 << jc.bits) * sizeof(size_t) +
+	       (double)(ngroups + 1) * 3 * sizeof(size_t);
 	if (need > memory) {
 		no_memory("lists", ni, nj, njimg, need, memory, err, len);
 		goto out;
 	}
+	jc.key = malloc((ncells + 1) * sizeof *jc.key);
+	jc.start = malloc((ncells + 1) * sizeof *jc.start);
+	jc.slot = calloc((size_t)1 << jc.bits, sizeof *jc.slot);
 	cl->group = malloc((2 * ngroups + 1) * sizeof *cl->group);
 	cl->offset = malloc((ngroups + 1) * sizeof *cl->offset);
-	cl->range = malloc((2 * nranges + 1) * sizeof *cl->range);
-	if (!cl->group || !cl->offset || !cl->range) {
+	if (!jc.key || !jc.start || !jc.slot || !cl->group || !cl->offset) {
 		fail(err, len, "out of memory for the lists of %zu cells", ngroups);
 		goto out;
 	}
-	size_t g = 0, r = 0;
-	double pairs = 0;
+	for (size_t e = 0; e < njimg; e++)
+		if (e == 0 || jkey[e] != jkey[e - 1]) {
+			jc.key[jc.n] = jkey[e];
+			jc.start[jc.n++] = e;
+		}
+	jc.start[jc.n] = njimg;
+	cells_hash(&jc);
+	free(jkey);
+	jkey = NULL;
+	for (size_t e = 0, g = 0; e < ni; e++)
+		if (e == 0 || ikey[e] != ikey[e - 1]) {
+			cl->group[2 * g] = e;
+			if (g > 0)
+				cl->group[2 * g - 1] = e;
+			g++;
+		}
+	if (ngroups)
+		cl->group[2 * ngroups - 1] = ni;
+
+	/* each group's ranges counted (in parallel), then written */
 	cl->offset[0] = 0;
-	for (size_t e = 0; e < ni; g++) {
-		size_t end = e + 1;
-		while (end < ni && ikey[end] == ikey[e])
-			end++;
+#pragma omp parallel for if (ngroups >= 4096) schedule(dynamic, 256)
+	for (size_t g = 0; g < ngroups; g++) {
 		uint64_t u[3];
-		unmorton(ikey[e], dim, u);
-		int n = neighbours(u, dim, jkey, njimg, buf);
-		size_t js = 0;
-		for (int q = 0; q < n; q++) {
+		size_t buf[54];
+		unmorton(ikey[cl->group[2 * g]], dim, u);
+		cl->offset[g + 1] = (size_t)neighbours(u, dim, &jc, buf);
+	}
+	for (size_t g = 0; g < ngroups; g++)
+		cl->offset[g + 1] += cl->offset[g];
+	size_t nranges = cl->offset[ngroups];
+	need += (double)nranges * 2 * sizeof(size_t);
+	if (need > memory) {
+		no_memory("lists", ni, nj, njimg, need, memory, err, len);
+		goto out;
+	}
+	cl->range = malloc((2 * nranges + 1) * sizeof *cl->range);
+	if (!cl->range) {
+		fail(err, len, "out of memory for the lists of %zu cells", ngroups);
+		goto out;
+	}
+	double pairs = 0;
+#pragma omp parallel for if (ngroups >= 4096) schedule(dynamic, 256) \
+	reduction(+ : pairs)
+	for (size_t g = 0; g < ngroups; g++) {
+		uint64_t u[3];
+		size_t buf[54], js = 0, r = cl->offset[g];
+		unmorton(ikey[cl->group[2 * g]], dim, u);
+		int n = neighbours(u, dim, &jc, buf);
+		for (int q = 0; q < n; q++, r++) {
 			cl->range[2 * r] = buf[2 * q];
 			cl->range[2 * r + 1] = buf[2 * q + 1];
 			js += buf[2 * q + 1] - buf[2 * q];
-			r++;
 		}
-		cl->group[2 * g] = e;
-		cl->group[2 * g + 1] = end;
-		cl->offset[g + 1] = r;
-		pairs += (double)(end - e) * (double)js;
-		e = end;
+		/* exact: pair counts are integers below 2^53 */
+		pairs += (double)(cl->group[2 * g + 1] - cl->group[2 * g]) *
+		         (double)js;
 	}
 	cl->r.ngroups = ngroups;
 	cl->r.group = cl->group;
@@ -510,6 +580,9 @@ out:
 	free(tmp);
 	free(ikey);
 	free(jkey);
+	free(jc.key);
+	free(jc.start);
+	free(jc.slot);
 	if (rc)
 		nbrt_cells_free(cl);
 	return rc;

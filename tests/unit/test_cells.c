@@ -498,8 +498,11 @@ START_TEST(bad_input)
 	double lo = 100, hi = 1e9;
 	while (hi - lo > 1) {
 		double m = floor((lo + hi) / 2);
-		if (nbrt_cells_build(&cl, &gc, gp, 1000, gp, 1000, m, err,
-		                     sizeof err) && strstr(err, "sorted keys"))
+		int r = nbrt_cells_build(&cl, &gc, gp, 1000, gp, 1000, m, err,
+		                         sizeof err);
+		if (r == 0)
+			nbrt_cells_free(&cl);
+		if (r && strstr(err, "sorted keys"))
 			lo = m;
 		else
 			hi = m;
