@@ -1,0 +1,409 @@
+/* ranges.c: block-sparse runs (nbrt_run_ranges): the caller's i-groups
+ * and j-ranges checked, put in order and cut into the back end's tasks,
+ * then run through the kernel's ranges entry -- for a .nbl, a variant
+ * compiled with it, on a GPU with the j-split that fills a work group
+ * from the groups' sizes.  The cell lists (cutoff.c) call the mapped
+ * form with lists of their own. */
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+/* The plan and the storage behind it. */
+typedef struct Plan {
+	nbrt_rplan p;
+	size_t *task, *offset, *range, *glen;
+	double pairs;
+	size_t cover, busy; /* i-elements in groups; groups with ranges */
+} Plan;
+
+static void plan_free(Plan *pl)
+{
+	free(pl->task);
+	free(pl->offset);
+	free(pl->range);
+	free(pl->glen);
+}
+
+/* For qsort: pairs (first, last) by first, then last. */
+static int by_start(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 :
+	       x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Group indices in the order of their first i: as given where they
+ * already are (the usual case: no sort), else sorted. */
+static size_t *group_order(nbrt *rt, const nbrt_ranges *r)
+{
+	size_t n = r->ngroups;
+	size_t *o = malloc(2 * (n ? n : 1) * sizeof *o);
+	if (!o) {
+		nbrt_fail(rt, "out of memory for %zu i-groups", n);
+		return NULL;
+	}
+	int sorted = 1;
+	for (size_t g = 0; g < n; g++) {
+		o[2 * g] = r->group[2 * g];
+		o[2 * g + 1] = g;
+		sorted &= g == 0 || o[2 * g] >= o[2 * g - 2];
+	}
+	if (!sorted)
+		qsort(o, n, 2 * sizeof *o, by_start);
+	return o;
+}
+
+/* Sorts n (first, last) pairs: insertion for the few of one group's
+ * list (most lists come sorted, and cost one pass then). */
+static void sort_pairs(size_t *s, size_t n)
+{
+	if (n > 32) {
+		qsort(s, n, 2 * sizeof *s, by_start);
+		return;
+	}
+	for (size_t e = 1; e < n; e++)
+		for (size_t f = e; f > 0 && by_start(s + 2 * f - 2, s + 2 * f) > 0;
+		     f--) {
+			size_t a = s[2 * f], b = s[2 * f + 1];
+			s[2 * f] = s[2 * f - 2];
+			s[2 * f + 1] = s[2 * f - 1];
+			s[2 * f - 2] = a;
+			s[2 * f - 1] = b;
+		}
+}
+
+/* What the caller gave, checked before anything runs: groups within
+ * [0, ni), ranges within [0, nj), offsets in order.  Overlaps are found
+ * by plan_make, which sorts. */
+static int check(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_ranges *r)
+{
+	nbrt *rt = k->rt;
+	const char *kn = k->f->kernel;
+	if (!r)
+		return nbrt_fail(rt, "kernel %s: nbrt_run_ranges: no ranges (NULL)",
+		                 kn);
+	if (!r->ngroups)
+		return 0;
+	if (!r->group || !r->offset)
+		return nbrt_fail(rt, "kernel %s: nbrt_run_ranges: %zu groups but "
+		                 "no %s array", kn, r->ngroups,
+		                 r->group ? "offset" : "group");
+	if (r->offset[0] != 0)
+		return nbrt_fail(rt, "kernel %s: ranges: offset[0] is %zu; it must "
+		                 "be 0", kn, r->offset[0]);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (a > b || b > ni)
+			return nbrt_fail(rt, "kernel %s: ranges: group %zu covers i "
+			                 "in [%zu, %zu), not within [0, Ni = %zu)%s", kn,
+			                 g, a, b, ni, a > b ? " (first > last)" : "");
+		if (r->offset[g + 1] < r->offset[g])
+			return nbrt_fail(rt, "kernel %s: ranges: offset[%zu] = %zu is "
+			                 "less than offset[%zu] = %zu; offsets never "
+			                 "decrease", kn, g + 1, r->offset[g + 1], g,
+			                 r->offset[g]);
+	}
+	size_t nr = r->offset[r->ngroups];
+	if (nr && !r->range)
+		return nbrt_fail(rt, "kernel %s: ranges: %zu j-ranges but no range "
+		                 "array", kn, nr);
+	for (size_t e = 0; e < nr; e++) {
+		size_t a = r->range[2 * e], b = r->range[2 * e + 1];
+		if (a > b || b > nj)
+			return nbrt_fail(rt, "kernel %s: ranges: j-range %zu is [%zu, "
+			                 "%zu), not within [0, Nj = %zu)%s", kn, e, a, b,
+			                 nj, a > b ? " (first > last)" : "");
+	}
+	return 0;
+}
+
+/* Tasks of at most `width` i-elements over [a, b), of group g. */
+static void add_tasks(Plan *pl, size_t a, size_t b, size_t g, size_t width)
+{
+	for (; a < b; a += width) {
+		size_t *t = pl->task + 3 * pl->p.ntask++;
+		t[0] = a;
+		t[1] = b - a < width ? b - a : width;
+		t[2] = g;
+	}
+}
+
+/* The back end's plan: groups in order of their first i, each group's
+ * ranges sorted, empty ones dropped and neighbours joined, tasks over
+ * all of [0, ni).  The memory is checked before it is taken.  Where
+ * `checked`, overlapping groups and ranges are refused, naming the
+ * first pair. */
+static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
+                     size_t width, int checked, Plan *pl)
+{
+	nbrt *rt = k->rt;
+	const char *kn = k->f->kernel;
+	memset(pl, 0, sizeof *pl);
+	size_t ng = r->ngroups, nr = ng ? r->offset[ng] : 0;
+	/* tasks: at most one per width of each group and of each gap */
+	size_t ntask = ni / width + 2 * ng + 2;
+	double need = (double)(3 * ntask + 2 * nr + 2 * ng + 4) * sizeof(size_t);
+	if (need > nbrt_host_memory()) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, need);
+		return nbrt_fail(rt, "kernel %s: the plan of %zu groups and %zu "
+		                 "ranges needs %s, more than this process may use",
+		                 kn, ng, nr, b);
+	}
+	pl->task = malloc(3 * ntask * sizeof(size_t));
+	pl->offset = malloc((ng + 2) * sizeof(size_t));
+	pl->range = malloc(2 * (nr ? nr : 1) * sizeof(size_t));
+	pl->glen = calloc(ng + 1, sizeof(size_t));
+	size_t *o = group_order(rt, r);
+	if (!pl->task || !pl->offset || !pl->range || !pl->glen || !o) {
+		free(o);
+		plan_free(pl);
+		return nbrt_fail(rt, "out of memory for the plan of %zu groups",
+		                 ng);
+	}
+	/* group q of the plan is the caller's group o[2q + 1] */
+	size_t at = 0, end = 0, last = 0;
+	for (size_t q = 0; q < ng; q++) {
+		size_t g = o[2 * q + 1], n = r->offset[g + 1] - r->offset[g];
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (checked && a < b && a < end) {
+			nbrt_fail(rt, "kernel %s: ranges: groups %zu [%zu, %zu) and "
+			          "%zu [%zu, %zu) overlap; an i may be in one group "
+			          "only", kn, last, r->group[2 * last],
+			          r->group[2 * last + 1], g, a, b);
+			goto bad;
+		}
+		if (a < b) {
+			end = b;
+			last = g;
+		}
+		size_t *s = pl->range + 2 * at;
+		memcpy(s, r->range + 2 * r->offset[g], 2 * n * sizeof *s);
+		sort_pairs(s, n);
+		size_t m = 0;
+		for (size_t e = 0; e < n; e++) {
+			if (s[2 * e] == s[2 * e + 1])
+				continue;
+			if (checked && m && s[2 * e] < s[2 * m - 1]) {
+				nbrt_fail(rt, "kernel %s: ranges: group %zu has the "
+				          "overlapping j-ranges [%zu, %zu) and [%zu, %zu); "
+				          "a pair may be listed once only", kn, g,
+				          s[2 * m - 2], s[2 * m - 1], s[2 * e],
+				          s[2 * e + 1]);
+				goto bad;
+			}
+			pl->glen[q] += s[2 * e + 1] - s[2 * e];
+			if (m && s[2 * m - 1] == s[2 * e])
+				s[2 * m - 1] = s[2 * e + 1];
+			else {
+				s[2 * m] = s[2 * e];
+				s[2 * m + 1] = s[2 * e + 1];
+				m++;
+			}
+		}
+		pl->offset[q] = at;
+		at += m;
+	}
+	pl->offset[ng] = pl->offset[ng + 1] = at;
+	size_t cur = 0;
+	for (size_t q = 0; q < ng; q++) {
+		size_t g = o[2 * q + 1];
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (a == b)
+			continue;
+		add_tasks(pl, cur, a, ng, width);
+		add_tasks(pl, a, b, q, width);
+		cur = b;
+		pl->pairs += (double)(b - a) * (double)pl->glen[q];
+		pl->cover += b - a;
+		pl->busy += pl->glen[q] > 0;
+	}
+	add_tasks(pl, cur, ni, ng, width);
+	free(o);
+	pl->p.ngroups = ng;
+	pl->p.task = pl->task;
+	pl->p.offset = pl->offset;
+	pl->p.range = pl->range;
+	pl->p.glen = pl->glen;
+	return 0;
+bad:
+	free(o);
+	plan_free(pl);
+	return -1;
+}
+
+/* The launch shape of a GPU's ranges variant.  Small groups (a cell of
+ * a cutoff holds tens of elements) and short ranges leave a work group
+ * of 128 with its NI = 4 and its tiles mostly idle, behind two barriers
+ * a range: on an H100, Lennard-Jones over cells of 12 (N = 2^20, float)
+ * ran in 1.87 ms so, and in 0.58 ms with one i-element a work item,
+ * j read through the cache (no tiles), work groups of 32 and a j-split
+ * of 2 (docs/neighbours.md).  Larger groups keep the dense defaults. */
+typedef struct Shape {
+	int small;  /* the small-group shape */
+	int l;      /* log2 of the j-split */
+} Shape;
+
+static Shape ranges_shape(const nbrt_kernel *k, const Plan *pl)
+{
+	Shape sh = {0, 0};
+	if (!k->autosplit || !pl->busy)
+		return sh;
+	size_t avg = pl->cover / pl->busy;
+	unsigned given = k->opts.given;
+	sh.small = k->rt->gpu && avg < 64 &&
+	           !(given & (NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG));
+	size_t ni = sh.small ? 1 : (size_t)k->f->unroll_i;
+	size_t wg = sh.small ? 32 : (size_t)(k->f->wg ? k->f->wg : 128);
+	/* T work items share an i-group of NI elements: a group of avg
+	 * i-elements keeps T * avg / NI of them busy */
+	size_t items = (avg + ni - 1) / ni;
+	while (sh.l < 4 && (size_t)(2 << sh.l) * items <= wg)
+		sh.l++;
+	return sh;
+}
+
+/* The kernel that runs the plan: k itself when it carries the ranges
+ * entry or its back end needs none, else k's .nbl compiled with it. */
+static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
+{
+	nbrt *rt = k->rt;
+	if (!rt->be->rentry || (k->f->ranges && !k->src))
+		return k;
+	if (!k->src) {
+		nbrt_fail(rt, "%s was generated without the entry of block-sparse "
+		          "runs: compile it with nbcc --ranges, or load its .nbl",
+		          k->name);
+		return NULL;
+	}
+	if (k->ranges[sh.small][sh.l])
+		return k->ranges[sh.small][sh.l];
+	nb_options o = k->opts;
+	o.ranges = 1;
+	o.given |= NB_GIVEN_RANGES;
+	if (k->autosplit) {
+		o.jsplit = 1 << sh.l;
+		o.given |= NB_GIVEN_JSPLIT;
+	}
+	if (sh.small) {
+		o.unroll_i = 1;
+		o.tile = -1;
+		o.wg = 32;
+		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG;
+	}
+	nbrt_kernel *a = nbrt_core_load(rt, k->path, k->src, k->srclen, &o);
+	if (a && !a->f->ranges) {
+		nbrt_core_free(a);
+		nbrt_fail(rt, "%s: the %s back end writes no entry of block-sparse "
+		          "runs", k->name, rt->be->target);
+		return NULL;
+	}
+	if (a)
+		nbrt_note(rt, "%s: block-sparse runs with j-split %d%s", k->name,
+		          1 << sh.l, sh.small ? ", one i-element a work item, "
+		          "no tiles, work groups of 32 (small groups)" : "");
+	return k->ranges[sh.small][sh.l] = a;
+}
+
+/* Back ends without a ranges entry launch the dense one once a range,
+ * which resumes every reduction but an index's (nb_red_resumes) and
+ * reads the run's own indices, not those of sorted copies. */
+static int dense_limits(nbrt_kernel *k, const Plan *pl, int mapped)
+{
+	const nb_iface *f = k->f;
+	if (mapped && f->indices)
+		return nbrt_fail(k->rt, "kernel %s reads the index %s, which %s "
+		                 "cannot map back from the sorted copies of cell "
+		                 "lists; run it on another device", f->kernel,
+		                 f->indices == 1 ? "i" : f->indices == 2 ? "j" :
+		                 "i or j", k->rt->name);
+	for (int v = 0; v < f->nvar; v++) {
+		nb_red red = f->var[v].red;
+		if (f->var[v].role != NB_RMEM ||
+		    (red != NB_ARGMIN && red != NB_ARGMAX))
+			continue;
+		for (size_t g = 0; g < pl->p.ngroups; g++)
+			if (pl->offset[g + 1] - pl->offset[g] > 1)
+				return nbrt_fail(k->rt, "kernel %s: %s '%s' over several "
+				                 "j-ranges of one group: %s launches one "
+				                 "range at a time, and an index cannot be "
+				                 "resumed; join the group's ranges, or run "
+				                 "on another device", f->kernel,
+				                 nb_red_name(red), f->var[v].name,
+				                 k->rt->name);
+	}
+	return 0;
+}
+
+int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_ranges *r, const size_t *imap,
+                       const size_t *jmap, int accum, int checked)
+{
+	if (!k || (checked && check(k, ni, nj, r)))
+		return -1;
+	nbrt *rt = k->rt;
+	for (int v = 0; accum && v < k->f->nvar; v++) {
+		nb_red red = k->f->var[v].red;
+		if (k->f->var[v].role == NB_RMEM &&
+		    (red == NB_ARGMIN || red == NB_ARGMAX))
+			return nbrt_fail(rt, "kernel %s: %s '%s' cannot add into the "
+			                 "results of an earlier run (an index does "
+			                 "not resume)", k->f->kernel, nb_red_name(red),
+			                 k->f->var[v].name);
+	}
+	k->last = NULL;
+	k->origin = "defaults";
+	k->pairs = 0;
+	Plan pl;
+	/* the width of a task: a work group's i-elements, or on the host a
+	 * few groups of NI; one task a group where each range is a launch */
+	const nb_iface *f = k->f;
+	size_t width = !rt->be->rentry ? (ni ? ni : 1) :
+	               f->wg ? (size_t)(f->wg / f->jsplit * f->unroll_i) :
+	               4 * (size_t)f->unroll_i;
+	nbrt_ranges none = {0, NULL, NULL, NULL};
+	if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
+		return -1;
+	int res = -1;
+	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, &pl));
+	if (!a)
+		goto out;
+	if (a->f->wg && (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i) !=
+	                width) {
+		/* the variant's work group holds another count: cut again */
+		plan_free(&pl);
+		width = (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i);
+		if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
+			return -1;
+	}
+	if (!rt->be->rentry && dense_limits(k, &pl, imap || jmap))
+		goto out;
+	pl.p.imap = imap;
+	pl.p.jmap = jmap;
+	pl.p.accum = accum;
+	if (nbrt_core_run_ranges(k, a, ni, nj, &pl.p))
+		goto out;
+	k->pairs = pl.pairs;
+	res = 0;
+out:
+	plan_free(&pl);
+	return res;
+}
+
+int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                    const nbrt_ranges *r)
+{
+	return nbrt_run_ranges_ex(k, ni, nj, r, NULL, NULL, 0, 1);
+}
+
+int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
+                           const nbrt_ranges *r, const size_t *imap,
+                           const size_t *jmap)
+{
+	return nbrt_run_ranges_ex(k, ni, nj, r, imap, jmap, 0, 0);
+}
+
+double nbrt_pairs(const nbrt_kernel *k)
+{
+	return k ? k->pairs : 0;
+}
