@@ -596,26 +596,37 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 	return 0;
 }
 
+char *csv_read_text(const char *path, size_t *len, char **err)
+{
+	char msg[512];
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	/* the text, then what is read from it: half of what there is for
+	 * the text */
+	double avail = nbrt_host_memory() / 2;
+	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
+	char *text = nb_read_file_max(path, max, len, msg, sizeof msg);
+	*err = NULL;
+	if (!text) {
+		csv_buf b = {0};
+		buf_printf(&b, "%s: error: %s\n", nb_esc(name), msg);
+		*err = b.s;
+	}
+	return text;
+}
+
 int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
              int flags, size_t *nrow, char **err)
 {
-	char msg[512];
 	size_t len;
-	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	/* the text, then the columns: half of what there is for the text */
-	double avail = nbrt_host_memory() / 2;
-	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
-	char *text = nb_read_file_max(path, max, &len, msg, sizeof msg);
+	char *text = csv_read_text(path, &len, err);
 	if (!text) {
 		for (int k = 0; k < ncol; k++)
 			cols[k].data = NULL;
 		*nrow = 0;
-		csv_buf b = {0};
-		buf_printf(&b, "%s: error: %s\n", nb_esc(name), msg);
-		*err = b.s;
 		return -1;
 	}
-	int rc = csv_parse(name, text, len, cols, ncol, what, flags, nrow, err);
+	int rc = csv_parse(strcmp(path, "-") == 0 ? "<stdin>" : path, text, len,
+	                   cols, ncol, what, flags, nrow, err);
 	free(text);
 	return rc;
 }

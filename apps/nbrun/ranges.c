@@ -374,24 +374,14 @@ out:
 
 int ranges_read(const char *path, ranges_file *rf, char **err)
 {
-	char msg[512];
 	size_t len;
-	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	/* the text, then the lists: half of what there is for the text */
-	double avail = nbrt_host_memory() / 2;
-	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
-	char *text = nb_read_file_max(path, max, &len, msg, sizeof msg);
+	char *text = csv_read_text(path, &len, err);
 	if (!text) {
 		memset(rf, 0, sizeof *rf);
-		csv_buf b = {0};
-		csv_buf_put(&b, nb_esc(name), strlen(nb_esc(name)));
-		csv_buf_put(&b, ": error: ", 9);
-		csv_buf_put(&b, msg, strlen(msg));
-		csv_buf_put(&b, "\n", 1);
-		*err = b.s;
 		return -1;
 	}
-	if (ranges_parse(name, text, len, rf, err)) {
+	if (ranges_parse(strcmp(path, "-") == 0 ? "<stdin>" : path, text, len,
+	                 rf, err)) {
 		free(text);
 		return -1;
 	}
