@@ -4,7 +4,7 @@
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
 #   make check-fast  the tests not tagged slow (under two minutes)
-#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges) for FUZZ_TIME
 #                 seconds (default 60)
 #   make bench    benchmarks under bench/
 #   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, ...:
@@ -108,10 +108,12 @@ NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
                   apps/nbody/restart.c apps/nbody/run.c
 # oneloop's own files: quad.c calls QD, which nothing else needs
 ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c
+# nbrun's own files: the reader of --ranges files
+NBRUN_SRC   := apps/nbrun/ranges.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
-APPS_INC    := -Iapps/common -Iapps/nbody
+APPS_INC    := -Iapps/common -Iapps/nbody -Iapps/nbrun
 MAIN_SRC    := apps/nbcc/main.c apps/nbrun/nbrun.c apps/nbody/nbody.c \
                apps/oneloop/oneloop.c apps/ilrun/ilrun.c apps/nbbench/nbbench.c
 PROG_BIN := $(PROGS:%=$(BIN)/%)
@@ -215,7 +217,7 @@ _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
 $(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
 	$(NBODY_PROG_SRC:%.c=$(B)/%.o) $(ONELOOP_SRC:%.c=$(B)/%.o) \
-	$(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
+	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
@@ -254,7 +256,8 @@ $(BIN)/oneloop: $(B)/apps/oneloop/oneloop.o $(ONELOOP_SRC:%.c=$(B)/%.o) \
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) -lqd -lstdc++ $(LDLIBS)
 
-$(BIN)/nbrun: $(B)/apps/nbrun/nbrun.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbrun: $(B)/apps/nbrun/nbrun.o $(NBRUN_SRC:%.c=$(B)/%.o) $(LIBAPPS) \
+		$(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
@@ -343,6 +346,10 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/common/csv.o $(B)/fuzz/obj/runtime/machine.o
 FUZZ      += ic
 FUZZ_BIN  += $(B)/fuzz/fuzz_ic
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
+# nbrun's reader of --ranges files (apps/nbrun/ranges.c)
+FUZZ      += ranges
+FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
+FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/ranges.o
 # the tuner's cache entries (runtime/tunefile.c), sealed by cache.c's digest
 FUZZ      += tune
 FUZZ_BIN  += $(B)/fuzz/fuzz_tune

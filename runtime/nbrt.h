@@ -212,6 +212,15 @@ typedef struct nbrt_cutoff {
  * allocated.  Returns 0 or -1. */
 int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_cutoff *c);
+/* The two for bindings, which read no C header (query.c): the structs'
+ * fields as arguments; ipos, jpos and period hold dim (1 to 3) each. */
+int nbrt_run_ranges_csr(nbrt_kernel *k, size_t ni, size_t nj,
+                        size_t ngroups, const size_t *group,
+                        const size_t *offset, const size_t *range);
+int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
+                         int dim, const char *const *ipos,
+                         const char *const *jpos, const double *period,
+                         int self);
 
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available

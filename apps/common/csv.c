@@ -252,33 +252,39 @@ static int skippable(const Reader *R)
 	return i == R->le || R->s[i] == '#';
 }
 
-/* Sets *err to "FILE:LINE:COL: error: MSG", then the line and a caret
- * (as the compiler prints them; unprintables shown as '?'). */
-static int fail_at(Reader *R, size_t off, const char *fmt, ...)
+char *csv_error_at(const char *path, int line, const char *s, size_t n,
+                   size_t at, const char *msg)
 {
 	csv_buf b = {0};
+	buf_printf(&b, "%s:%d:%zu: error: %s\n  ", nb_esc(path), line, at + 1,
+	           msg);
+	size_t from = 0, to = n;
+	if (to - from > 200) { /* a window around the column */
+		from = at > 80 ? at - 80 : 0;
+		to = from + 160 < to ? from + 160 : to;
+	}
+	for (size_t i = from; i < to; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char ch = c == '\t' || (c >= 32 && c < 127) ? (char)c : '?';
+		csv_buf_put(&b, &ch, 1);
+	}
+	buf_puts(&b, "\n  ");
+	for (size_t i = from; i < at && i < to; i++)
+		buf_puts(&b, s[i] == '\t' ? "\t" : " ");
+	buf_puts(&b, "^\n");
+	return b.s;
+}
+
+/* Sets *err to csv_error_at's message at byte off of the current line. */
+static int fail_at(Reader *R, size_t off, const char *fmt, ...)
+{
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	buf_printf(&b, "%s:%d:%zu: error: %s\n  ", nb_esc(R->path), R->line,
-	           off - R->lb + 1, msg);
-	size_t from = R->lb, to = R->le;
-	if (to - from > 200) { /* a window around the column */
-		from = off > from + 80 ? off - 80 : from;
-		to = from + 160 < to ? from + 160 : to;
-	}
-	for (size_t i = from; i < to; i++) {
-		unsigned char c = (unsigned char)R->s[i];
-		char ch = c == '\t' || (c >= 32 && c < 127) ? (char)c : '?';
-		csv_buf_put(&b, &ch, 1);
-	}
-	buf_puts(&b, "\n  ");
-	for (size_t i = from; i < off && i < to; i++)
-		buf_puts(&b, R->s[i] == '\t' ? "\t" : " ");
-	buf_puts(&b, "^\n");
-	*R->err = b.s;
+	*R->err = csv_error_at(R->path, R->line, R->s + R->lb, R->le - R->lb,
+	                       off - R->lb, msg);
 	return -1;
 }
 
@@ -590,26 +596,37 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 	return 0;
 }
 
+char *csv_read_text(const char *path, size_t *len, char **err)
+{
+	char msg[512];
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	/* the text, then what is read from it: half of what there is for
+	 * the text */
+	double avail = nbrt_host_memory() / 2;
+	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
+	char *text = nb_read_file_max(path, max, len, msg, sizeof msg);
+	*err = NULL;
+	if (!text) {
+		csv_buf b = {0};
+		buf_printf(&b, "%s: error: %s\n", nb_esc(name), msg);
+		*err = b.s;
+	}
+	return text;
+}
+
 int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
              int flags, size_t *nrow, char **err)
 {
-	char msg[512];
 	size_t len;
-	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	/* the text, then the columns: half of what there is for the text */
-	double avail = nbrt_host_memory() / 2;
-	size_t max = avail < (double)(SIZE_MAX / 4) ? (size_t)avail : SIZE_MAX / 4;
-	char *text = nb_read_file_max(path, max, &len, msg, sizeof msg);
+	char *text = csv_read_text(path, &len, err);
 	if (!text) {
 		for (int k = 0; k < ncol; k++)
 			cols[k].data = NULL;
 		*nrow = 0;
-		csv_buf b = {0};
-		buf_printf(&b, "%s: error: %s\n", nb_esc(name), msg);
-		*err = b.s;
 		return -1;
 	}
-	int rc = csv_parse(name, text, len, cols, ncol, what, flags, nrow, err);
+	int rc = csv_parse(strcmp(path, "-") == 0 ? "<stdin>" : path, text, len,
+	                   cols, ncol, what, flags, nrow, err);
 	free(text);
 	return rc;
 }

@@ -42,6 +42,17 @@ int csv_parse(const char *path, const char *text, size_t len, csv_col *cols,
 /* The same on a file ("-": standard input, named <stdin>). */
 int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
              int flags, size_t *nrow, char **err);
+/* The text of a file for a reader of nbrun's inputs ("-": standard
+ * input, named <stdin>), no larger than half the memory there is (the
+ * rest is for what is read from it); malloc'd, its length in *len.  NULL
+ * on failure, with *err a malloc'd "FILE: error: MSG", newline-ended. */
+char *csv_read_text(const char *path, size_t *len, char **err);
+/* The form of every error in nbrun's input files (CSV, --ranges), as a
+ * malloc'd text: "FILE:LINE:COL: error: MSG", then the line s[0..n) (a
+ * window of it where long; unprintables as '?') and a caret under its
+ * byte `at` (COL is at + 1), newline-ended. */
+char *csv_error_at(const char *path, int line, const char *s, size_t n,
+                   size_t at, const char *msg);
 
 /* Why a value was refused. */
 typedef enum {

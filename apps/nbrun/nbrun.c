@@ -19,6 +19,7 @@
 #include "opt.h"
 #include "par.h"
 #include "prog.h"
+#include "ranges.h"
 
 /* Exit statuses: a run that failed (data, kernel, device), and a command
  * line that makes no sense (as nbcc). */
@@ -55,6 +56,18 @@ typedef struct Args {
 	int tune_on;        /* --tune */
 	double budget;      /* --tune-budget S; 0 when not given */
 	double tune;        /* --tune's budget in seconds, 0: none */
+	/* the pairs that run: --ranges FILE, or cell lists of --cutoff RC
+	 * over the positions --pos names (ipos, jpos: dim of each, in posbuf),
+	 * periodic along the axes --periodic gives lengths (nperiod: 1 for
+	 * all, else dim) */
+	const char *ranges;
+	const char *cutoff_seen;
+	const char *pos_arg, *periodic_arg; /* their values as given */
+	double cutoff;
+	char *posbuf;
+	int dim, nperiod, self;
+	const char *ipos[3], *jpos[3];
+	double period[3];
 } Args;
 
 /* One side's columns (LMEM, BMEM or RMEM) and its element count. */
@@ -121,8 +134,78 @@ static int parse_map(void *to, const char *flag, const char *v)
 	}
 }
 
+/* The names of one side of --pos: 1 to 3, joined by commas, into
+ * name[]; returns how many, or 0 for a bad list. */
+static int pos_names(char *v, const char **name)
+{
+	int n = 0;
+	for (char *p = v;; p++) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = 0;
+		if (!*p || n == 3)
+			return 0;
+		name[n++] = p;
+		if (!c)
+			return n;
+		p = c;
+	}
+}
+
+/* --pos xi,yi,zi:xj,yj,zj: the names are checked against the kernel once
+ * it is loaded (check_cutoff). */
+static int parse_pos(void *to, const char *flag, const char *v)
+{
+	Args *a = to;
+	free(a->posbuf);
+	a->posbuf = strdup(v);
+	if (!a->posbuf)
+		return fail(FAILED, "out of memory");
+	char *colon = strchr(a->posbuf, ':');
+	int ni = 0, nj = 0;
+	if (colon) {
+		*colon = 0;
+		ni = pos_names(a->posbuf, a->ipos);
+		nj = strchr(colon + 1, ':') ? 0 : pos_names(colon + 1, a->jpos);
+	}
+	if (!ni || ni != nj)
+		return opt_bad(flag, v, "the LMEM position columns, ':', the "
+		               "BMEM ones, 1 to 3 of each and as many of each "
+		               "(as in xi,yi,zi:xj,yj,zj)");
+	a->dim = ni;
+	a->pos_arg = v;
+	return 0;
+}
+
+/* --periodic L or Lx,Ly[,Lz]: lengths 0 (an open axis) or above. */
+static int parse_periodic(void *to, const char *flag, const char *v)
+{
+	Args *a = to;
+	int n = 0, open = 0;
+	for (const char *p = v;; n++) {
+		size_t k = strcspn(p, ",");
+		double x;
+		if (n == 3 || opt_real(p, k, &x) || x < 0)
+			return opt_bad(flag, v, "L, or Lx,Ly[,Lz]: one length for "
+			               "every axis or one per axis, each 0 (open) "
+			               "or above");
+		a->period[n] = x;
+		open += x == 0;
+		if (!p[k])
+			break;
+		p += k + 1;
+	}
+	if (open == n + 1)
+		return opt_bad(flag, v, "a length above 0: 0 leaves an axis open, "
+		               "and without --periodic every axis is");
+	a->nperiod = n + 1;
+	a->periodic_arg = v;
+	return 0;
+}
+
 static void free_args(Args *a)
 {
+	free(a->posbuf);
 	free(a->cst);
 	for (int m = 0; m < a->nmap; m++)
 		free(a->map[m].var);
@@ -140,6 +223,37 @@ static int parse_const(void *to, const char *flag, const char *v)
 		return fail(FAILED, "out of memory");
 	a->cst = c;
 	c[a->ncst++] = (Const){v, (size_t)(eq - v), eq + 1};
+	return 0;
+}
+
+/* The flags that choose the pairs: --ranges, or --cutoff with --pos
+ * and perhaps --periodic and --self. */
+static int check_pairs(const Args *a)
+{
+	if (a->ranges && a->cutoff_seen)
+		return fail(USAGE, "--ranges and --cutoff both choose the pairs "
+		            "that run: give one or the other");
+	if (a->cutoff_seen && !a->pos_arg)
+		return fail(USAGE, "--cutoff needs the position columns: give "
+		            "--pos xi,yi,zi:xj,yj,zj (1 to 3 LMEM, then as many "
+		            "BMEM)");
+	if (!a->cutoff_seen && a->pos_arg)
+		return fail(USAGE, "--pos names the positions of --cutoff: give "
+		            "--cutoff RC too");
+	if (!a->cutoff_seen && a->periodic_arg)
+		return fail(USAGE, "--periodic is for --cutoff: give --cutoff RC "
+		            "and --pos too");
+	if (!a->cutoff_seen && a->self)
+		return fail(USAGE, "--self is for --cutoff: give --cutoff RC and "
+		            "--pos too");
+	if (a->self && !a->ijfile)
+		return fail(USAGE, "--self says that the i-elements are the "
+		            "j-elements: that is so only with --ij FILE");
+	if (a->nperiod > 1 && a->dim && a->nperiod != a->dim)
+		return fail(USAGE, "--periodic %s gives %d lengths for %d "
+		            "position axes (--pos %s): give one for every axis, "
+		            "or one per axis", nb_esc(a->periodic_arg), a->nperiod,
+		            a->dim, nb_esc(a->pos_arg));
 	return 0;
 }
 
@@ -178,13 +292,16 @@ static int check_args(Args *a)
 		            "files: --random has none");
 	if (a->repeat && !a->time)
 		return fail(USAGE, "--repeat is for --time: it times R runs");
-	int stdins = !strcmp(a->kernel, "-") +
+	if (check_pairs(a))
+		return USAGE;
+	int stdins = (a->ranges && !strcmp(a->ranges, "-")) +
+	             !strcmp(a->kernel, "-") +
 	             (a->ifile && !strcmp(a->ifile, "-")) +
 	             (a->jfile && !strcmp(a->jfile, "-")) +
 	             (a->ijfile && !strcmp(a->ijfile, "-"));
 	if (stdins > 1)
-		return fail(USAGE, "only one of the kernel, --i, --j and --ij "
-		            "can be standard input (-)");
+		return fail(USAGE, "only one of the kernel, --i, --j, --ij and "
+		            "--ranges can be standard input (-)");
 	return 0;
 }
 
@@ -221,6 +338,30 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "--map xi=x,xj=x (one column may feed several);\n"
 		    "with --map, columns that nothing reads are\n"
 		    "skipped", .call = parse_map),
+		OPT(OPT_STR, "--ranges", "FILE", &a->ranges,
+		    "run only the pairs FILE lists: one i-group a\n"
+		    "line, 'I0 I1: J0 J1, J0 J1, ...', i in [I0, I1)\n"
+		    "meeting j in each [J0, J1) (see below)"),
+		OPT(OPT_REAL, "--cutoff", "RC", &a->cutoff,
+		    "run only the pairs closer than about RC (whole\n"
+		    "cells of cell lists the runtime builds): for a\n"
+		    "kernel that is zero beyond RC the results of\n"
+		    "the dense run, within rounding", .lo = 0,
+		    .hi = HUGE_VAL, .open = OPT_ABOVE, .seen = &a->cutoff_seen),
+		OPT(OPT_CALL, "--pos", "XI,..:XJ,..", a,
+		    "--cutoff's positions: 1 to 3 LMEM columns, then\n"
+		    "as many BMEM, as in --pos xi,yi,zi:xj,yj,zj",
+		    .call = parse_pos),
+		OPT(OPT_CALL, "--periodic", "L[,L,L]", a,
+		    "--cutoff in a periodic box: one length for every\n"
+		    "axis of --pos, or one per axis (0: that axis is\n"
+		    "open); positions must lie in [0, L), and the\n"
+		    "cutoff below L/2", .call = parse_periodic),
+		OPT(OPT_SET, "--self", NULL, &a->self,
+		    "with --cutoff and --ij: the i-elements are the\n"
+		    "j-elements (each --pos pair read from one column,\n"
+		    "as --map xi=x,xj=x does), so a kernel declared\n"
+		    "symmetric may compute each pair once"),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
 		    .call = parse_const),
@@ -252,7 +393,9 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "kernel, target, device, unroll, j-split, the\n"
 		    "compiler flags and build options) and 'time:\n"
 		    "T s, interactions/s: X' (T: the kernel's\n"
-		    "launches)"),
+		    "launches; with --ranges or --cutoff, X counts\n"
+		    "Ni x Nj, and ', pairs: P, pairs/s: Y' follows,\n"
+		    "the pairs computed)"),
 		CLI_TUNE_ROWS(&a->tune_on, &a->budget,
 		    "time the kernel's variants (unrolling, j-split,\n"
 		    "work-group size, tile; on a CPU the C path\n"
@@ -283,6 +426,13 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "significant digits or the fewest more that suffice; a count (an\n"
 		    "RMEM summing conditions) or a j index (argmin=, argmax=) as an\n"
 		    "integer."),
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "--ranges files: one i-group a line, 'I0 I1: J0 J1, J0 J1, ...': the\n"
+		    "i-elements [I0, I1) meet the j-elements of each range [J0, J1) (all\n"
+		    "half-open, indices from 0 as rows count in the CSV files).  A group\n"
+		    "may have no ranges, a range may be empty; i-groups must not overlap,\n"
+		    "nor the ranges of one group; an i in no group gets the reduction's\n"
+		    "identity.  Blank lines, # comments and CRLF line ends are fine."),
 		OPT(OPT_COMPILER, NULL, NULL, &a->opt,
 		    "Compiler options (for a .nbl KERNEL):", .seen = &a->optflag),
 		{0},
@@ -437,6 +587,111 @@ static int check_maps(const Args *a, const nb_iface *f)
 				            p->var, nb_esc(a->map[d].col));
 	}
 	return 0;
+}
+
+/* --- --cutoff and --ranges ----------------------------------------------- */
+
+/* The CSV column a variable is read from: its --map, else its name. */
+static const char *column_of(const Args *a, const char *var)
+{
+	for (int m = 0; m < a->nmap; m++)
+		if (!strcmp(a->map[m].var, var))
+			return a->map[m].col;
+	return var;
+}
+
+/* name, one of --pos's names: an LMEM (before the ':') or BMEM of the
+ * kernel, named once. */
+static int check_pos_name(const Args *a, const nb_iface *f, const char *name,
+                          nb_role want)
+{
+	const char *pos = nb_esc(a->pos_arg);
+	char all[512];
+	list_role(all, sizeof all, f, want);
+	int v = nb_iface_find(f, name);
+	if (v < 0)
+		return fail(FAILED, "--pos %s: kernel %s has no %s '%s' (its %s: "
+		            "%s)", pos, f->kernel, nb_role_name(want),
+		            nb_esc(name), nb_role_name(want), all);
+	nb_role r = f->var[v].role;
+	if (r != want)
+		return fail(FAILED, "--pos %s: '%s' is %s %s, not %s %s: the "
+		            "names %s ':' are %s (its %s: %s)", pos, nb_esc(name),
+		            r == NB_BMEM || r == NB_CONST ? "a" : "an",
+		            nb_role_name(r), want == NB_LMEM ? "an" : "a",
+		            nb_role_name(want), want == NB_LMEM ? "before" : "after",
+		            nb_role_name(want), nb_role_name(want), all);
+	int n = 0;
+	for (int d = 0; d < a->dim; d++)
+		n += !strcmp(a->ipos[d], name) + !strcmp(a->jpos[d], name);
+	if (n > 1)
+		return fail(FAILED, "--pos %s: '%s' is named twice: each axis has "
+		            "its own column", pos, nb_esc(name));
+	return 0;
+}
+
+/* --pos's names against the kernel; --self's columns. */
+static int check_cutoff(const Args *a, const nb_iface *f)
+{
+	for (int d = 0; d < a->dim; d++)
+		if (check_pos_name(a, f, a->ipos[d], NB_LMEM) ||
+		    check_pos_name(a, f, a->jpos[d], NB_BMEM))
+			return FAILED;
+	for (int d = 0; a->self && d < a->dim; d++) {
+		const char *ci = column_of(a, a->ipos[d]);
+		const char *cj = column_of(a, a->jpos[d]);
+		if (strcmp(ci, cj) != 0)
+			return fail(FAILED, "--self: %s and %s are read from the "
+			            "columns '%s' and '%s': with --self each --pos "
+			            "pair reads one column of the --ij file (--map "
+			            "%s=COL,%s=COL)", a->ipos[d], a->jpos[d],
+			            nb_esc(ci), nb_esc(cj), a->ipos[d], a->jpos[d]);
+	}
+	return 0;
+}
+
+/* The --ranges file, checked against Ni and Nj. */
+static int read_ranges(const Args *a, ranges_file *rf, size_t ni, size_t nj)
+{
+	if (par_size() > 1 && !strcmp(a->ranges, "-"))
+		return fail(FAILED, "--ranges -: under MPI every rank reads the "
+		            "file, and only rank 0 has standard input");
+	char *err = NULL;
+	if (!ranges_read(a->ranges, rf, &err) &&
+	    !ranges_check(rf, ni, nj, &err))
+		return 0;
+	if (!par_rank())
+		fputs(err, stderr);
+	free(err);
+	return FAILED;
+}
+
+static nbrt_cutoff make_cutoff(const Args *a)
+{
+	nbrt_cutoff c = {.cutoff = a->cutoff, .dim = a->dim};
+	for (int d = 0; d < a->dim; d++) {
+		c.ipos[d] = a->ipos[d];
+		c.jpos[d] = a->jpos[d];
+		c.period[d] = a->period[a->nperiod > 1 ? d : 0];
+	}
+	/* a rank runs a part of the i-elements against all of the j */
+	c.self = a->self && par_size() == 1;
+	return c;
+}
+
+/* The pairs every rank computed, summed. */
+static double all_pairs(nbrt_kernel *k)
+{
+	int n = par_size();
+	double *v = calloc((size_t)n, sizeof *v), sum = 0;
+	if (!v)
+		return -1;
+	v[par_rank()] = nbrt_pairs(k);
+	par_max(v, n);
+	for (int r = 0; r < n; r++)
+		sum += v[r];
+	free(v);
+	return sum;
 }
 
 /* The columns the maps name, in the sides' csv_col. */
@@ -772,14 +1027,19 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* t[0..reps): the kernel time of each run.  One run: its time; more: the
- * median (of the middle two for an even count), then the spread. */
-static void report_time(double *t, int reps, size_t ni, size_t nj)
+ * median (of the middle two for an even count), then the spread.  pairs:
+ * those computed by a run of --ranges or --cutoff, else < 0. */
+static void report_time(double *t, int reps, size_t ni, size_t nj,
+                        double pairs)
 {
 	qsort(t, (size_t)reps, sizeof *t, cmp_double);
 	double med = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
 	double n = (double)ni * (double)nj;
 	fprintf(stderr, "time: %.6g s, interactions/s: %e", med,
 	        med > 0 ? n / med : 0.0);
+	if (pairs >= 0)
+		fprintf(stderr, ", pairs: %.0f, pairs/s: %e", pairs,
+		        med > 0 ? pairs / med : 0.0);
 	if (reps > 1)
 		fprintf(stderr, " (median of %d runs; min %.6g s, max %.6g s, "
 		        "spread %.3g%%)", reps, t[0], t[reps - 1],
@@ -787,13 +1047,31 @@ static void report_time(double *t, int reps, size_t ni, size_t nj)
 	fputc('\n', stderr);
 }
 
+/* The cell lists (runtime/cells.c) come to main from another branch:
+ * until then nbrun links without them and says so (drop this at that
+ * merge). */
+#pragma weak nbrt_run_cutoff
+
+/* Which pairs run: all, the lists of --ranges (this rank's part), or
+ * the cell lists of --cutoff. */
+typedef struct Pairs {
+	const nbrt_ranges *ranges;
+	const nbrt_cutoff *cut;
+} Pairs;
+
 /* The run, R times under --repeat; the kernel times into t. */
 static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
-                     size_t nj, double *t)
+                     size_t nj, const Pairs *p, double *t)
 {
 	int reps = a->repeat ? a->repeat : 1;
 	for (int r = 0; r < reps; r++) {
-		if (nbrt_run(k, ni, nj))
+		if (p->cut && !nbrt_run_cutoff)
+			return fail(FAILED, "--cutoff: this build's runtime has no "
+			            "cell lists yet (nbrt_run_cutoff)");
+		int rc = p->ranges ? nbrt_run_ranges(k, ni, nj, p->ranges)
+		       : p->cut ? nbrt_run_cutoff(k, ni, nj, p->cut)
+		                : nbrt_run(k, ni, nj);
+		if (rc)
 			return fail(FAILED, "%s", nbrt_error(rt));
 		t[r] = nbrt_kernel_time(k);
 	}
@@ -834,6 +1112,8 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = set_given_consts(a, rt, k, set);
 	if (!rc)
 		rc = check_maps(a, f);
+	if (!rc)
+		rc = check_cutoff(a, f);
 	rc = par_agree(rc);
 	if (!rc && a->random) {
 		unsigned long long s = a->seeded ? a->seed : clock_seed();
@@ -852,6 +1132,9 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = share_inputs(&l, &b);
 	if (!rc && !a->random)
 		rc = check_memory(a, rt, k, &l, &b, &r, l.len, b.len, 0);
+	ranges_file rf = {0};
+	if (!rc && a->ranges)
+		rc = read_ranges(a, &rf, l.len, b.len);
 	if (!rc)
 		rc = other_consts(a, rt, k, set);
 	rc = par_agree(rc);
@@ -859,13 +1142,25 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = side_alloc(&r, l.len);
 	size_t lo, hi;
 	par_range(l.len, par_rank(), &lo, &hi);
+	nbrt_ranges part;
+	size_t *pgroup = NULL;
+	nbrt_cutoff cut = make_cutoff(a);
+	Pairs pairs = {NULL, a->cutoff_seen ? &cut : NULL};
+	if (!rc && a->ranges) {
+		if (ranges_part(&rf, lo, hi, &part, &pgroup))
+			rc = fail(FAILED, "out of memory");
+		pairs.ranges = &part;
+	}
 	if (!rc)
 		rc = bind_side(k, &l, rt, lo) || bind_side(k, &b, rt, 0) ||
 		     bind_side(k, &r, rt, lo) ? FAILED : 0;
 	nbrt_show_progress(k, par_rank() ? NULL : "nbrun");
 	if (!rc)
-		rc = run_timed(a, rt, k, hi - lo, b.len, t);
+		rc = run_timed(a, rt, k, hi - lo, b.len, &pairs, t);
+	double npairs = -1;
 	if (!(rc = par_agree(rc))) {
+		if (pairs.ranges || pairs.cut)
+			npairs = all_pairs(k);
 		for (int c = 0; c < r.n; c++)
 			par_gather(r.col[c].data, r.len, esize(r.col[c].type), 0);
 		/* a run takes as long as its slowest rank */
@@ -877,11 +1172,13 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	}
 	if (!rc && a->time && !par_rank()) {
 		report_variant(rt, k);
-		report_time(t, a->repeat ? a->repeat : 1, l.len, b.len);
+		report_time(t, a->repeat ? a->repeat : 1, l.len, b.len, npairs);
 	}
 	side_free(&l);
 	side_free(&b);
 	side_free(&r);
+	ranges_free(&rf);
+	free(pgroup);
 	free(set);
 	free(t);
 	return rc;

@@ -9,12 +9,12 @@ from __future__ import annotations
 import ctypes
 import os
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, \
-    Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, \
+    Optional, Tuple, Union
 
 import numpy as np
 
-from . import _facts, _lib, _options
+from . import _facts, _lib, _options, _pairs
 from ._lib import cc, rt
 from .device import Device, open_device
 from .doubledouble import DD, dd, read_decimal
@@ -75,7 +75,13 @@ class Kernel:
     "interleave"), fast_math, fma, ftz, wg, tile, name.
 
     k(**inputs) runs it over every pair (i, j): each LMEM and BMEM a 1-D
-    array, each CONST a number, by name; returns {RMEM name: array}."""
+    array, each CONST a number, by name; returns {RMEM name: array}.
+    Keywords choose fewer pairs (docs/python.md): ranges=(groups,
+    offsets, ranges), the block-sparse lists of nbrt_run_ranges; or
+    cutoff=RC with pos=(("xi", ...), ("xj", ...)), periodic=L or
+    (Lx, ...) and self=True, cell lists (nbrt_run_cutoff).  A kernel
+    variable of one of those names is an input: k.run(inputs, **options)
+    keeps the two apart."""
 
     path: Optional[str]
     name: str
@@ -87,6 +93,7 @@ class Kernel:
     kernel_time: float
     total_time: float
     launches: int
+    pairs: float
 
     def __init__(self, source: Source, precision: Optional[str] = None,
                  device: Optional[str] = None, **options: Any) -> None:
@@ -111,7 +118,7 @@ class Kernel:
             raise Error(msg)
         self._h = h
         self._fin = weakref.finalize(self, _free, d, h)
-        self.kernel_time = self.total_time = 0.0
+        self.kernel_time = self.total_time = self.pairs = 0.0
         self.launches = 0
         self._read_iface()
 
@@ -288,8 +295,24 @@ class Kernel:
             return float(d.hi), float(d.lo)
         return float(a), 0.0
 
-    def __call__(self, **inputs: Any) -> Dict[str, Result]:
+    def __call__(self, /, **given: Any) -> Dict[str, Result]:
+        inputs, options = _pairs.split([v.name for v in self.variables],
+                                       given)
+        return self.run(inputs, **options)
+
+    def run(self, inputs: Mapping[str, Any], /,
+            **options: Any) -> Dict[str, Result]:
+        """The run of k(**inputs, **options), the inputs by name in a
+        mapping and the options (ranges=, cutoff=, pos=, periodic=,
+        self=) apart, whatever the kernel's variables are called."""
+        for k in options:
+            if k not in _pairs.OPTIONS:
+                raise TypeError(self._fail(
+                    "run() has no option '%s' (its options: %s)" %
+                    (k, ", ".join(_pairs.OPTIONS))))
+        inputs = dict(inputs)
         self._check_names(inputs)
+        pairs = _pairs.Pairs(self._fail, options)
         arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
         consts: Dict[str, Tuple[float, float]] = {}
         n: Dict[str, Tuple[str, int]] = {}
@@ -333,7 +356,8 @@ class Kernel:
                                 a.ctypes.data):
                     raise ValueError(d.error())
             # the GIL is released for the run (ctypes): other threads go on
-            r = rt.nbrt_run(self._h, ni, nj)
+            r = pairs.run(self._h, ni, nj)
+            self.pairs = rt.nbrt_pairs(self._h)
             self.kernel_time = rt.nbrt_kernel_time(self._h)
             self.total_time = rt.nbrt_total_time(self._h)
             self.launches = rt.nbrt_launches(self._h)

@@ -8,6 +8,9 @@
 #          one file to the next, and 0x37 (make everything, a CPU class)
 #   iface  every file of generated/, headers nbcc wrote
 #   il     every tests/cases/il/*.il, programs good and malformed
+#   ranges every tests/cases/nbrun/*.ranges behind the three bytes
+#          fuzz_ranges.c reads first: Ni = Nj = 2 as the cases' CSV
+#          files have, and a part [1, 3)
 set -eu
 name=$1
 dir=$2
@@ -27,4 +30,9 @@ parse)
 	;;
 iface) for f in generated/*; do cp "$f" "$dir/generated-${f##*/}"; done ;;
 il) for f in tests/cases/il/*.il; do cp "$f" "$dir/"; done ;;
+ranges)
+	for f in tests/cases/nbrun/*.ranges; do
+		{ byte 2; byte 2; byte $((0x21)); cat "$f"; } >"$dir/${f##*/}"
+	done
+	;;
 esac

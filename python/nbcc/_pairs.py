@@ -1,0 +1,160 @@
+"""_pairs.py: which pairs a call runs when not every (i, j): the
+block-sparse lists of ranges= (nbrt_run_ranges) or the cell lists of
+cutoff=, pos=, periodic= and self= (nbrt_run_cutoff), checked here for
+their shapes and types and handed to the library's flat entries
+(runtime/query.c); the values (bounds, overlaps, a cutoff of 0, names)
+are the runtime's to judge, and its message is raised."""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, \
+    Sequence, Tuple
+
+import numpy as np
+
+from ._lib import rt
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+# the keyword arguments a call takes besides the kernel's variables
+OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self")
+
+
+def _index_array(fail: Callable[[str], str], what: str, x: Any,
+                 ncol: int) -> NDArray[Any]:
+    """x as size_t indices: shape (n, ncol), or (n,) for ncol 0."""
+    a = np.asarray(x)
+    shape = "(n,)" if ncol == 0 else "(n, %d)" % ncol
+    if a.dtype.kind not in "iu":
+        raise TypeError(fail("ranges: %s must be an array of integers %s, "
+                             "not of dtype %s" % (what, shape, a.dtype)))
+    if a.ndim != (1 if ncol == 0 else 2) or (ncol and a.shape[1] != ncol):
+        raise ValueError(fail("ranges: %s must have shape %s, not %s" %
+                              (what, shape, a.shape)))
+    if a.size and a.min() < 0:
+        k = np.unravel_index(int(np.argmin(a)), a.shape)
+        raise ValueError(fail("ranges: %s%s is %d: indices count from 0" %
+                              (what, list(map(int, k)), a.min())))
+    return np.ascontiguousarray(a, dtype=np.uintp)
+
+
+class Pairs:
+    """The pairs of one call, checked: run(h, ni, nj) runs them."""
+
+    def __init__(self, fail: Callable[[str], str],
+                 options: Dict[str, Any]) -> None:
+        self.arrays: List[NDArray[Any]] = []
+        self.ngroups = 0
+        self.cutoff: Optional[float] = None
+        self.names: Tuple[List[bytes], List[bytes]] = ([], [])
+        self.period: List[float] = []
+        self.same = False
+        given = [k for k in OPTIONS if options.get(k) is not None]
+        if "ranges" in given and "cutoff" in given:
+            raise ValueError(fail("ranges= and cutoff= both choose the "
+                                  "pairs that run: give one or the other"))
+        if "ranges" in given:
+            self._ranges(fail, options["ranges"])
+        for k in ("pos", "periodic", "self"):
+            if k in given and "cutoff" not in given:
+                raise ValueError(fail("%s= is for cutoff=: give cutoff= and "
+                                      "pos= too" % k))
+        if "cutoff" in given:
+            self._cutoff(fail, options)
+
+    def _ranges(self, fail: Callable[[str], str], r: Any) -> None:
+        if not isinstance(r, (tuple, list)) or len(r) != 3:
+            raise TypeError(fail("ranges= takes (groups, offsets, ranges): "
+                                 "integer arrays of shapes (G, 2), (G + 1,) "
+                                 "and (R, 2)"))
+        g = _index_array(fail, "groups", r[0], 2)
+        o = _index_array(fail, "offsets", r[1], 0)
+        e = _index_array(fail, "ranges", r[2], 2)
+        if len(o) != len(g) + 1:
+            raise ValueError(fail("ranges: offsets has %d entries for %d "
+                                  "groups: it needs one more than groups" %
+                                  (len(o), len(g))))
+        # what the runtime reads through them: offsets from 0 to R
+        if o[0] != 0 or o[-1] != len(e) or np.any(o[1:] < o[:-1]):
+            raise ValueError(fail("ranges: offsets must run from 0 up to "
+                                  "the number of ranges (%d), never "
+                                  "decreasing" % len(e)))
+        self.arrays = [g, o, e]
+        self.ngroups = len(g)
+
+    def _cutoff(self, fail: Callable[[str], str],
+                options: Dict[str, Any]) -> None:
+        rc = options["cutoff"]
+        if not isinstance(rc, numbers.Real) or isinstance(rc, bool):
+            raise TypeError(fail("cutoff= takes a number, not %s" %
+                                 type(rc).__name__))
+        self.cutoff = float(rc)
+        pos = options.get("pos")
+        sides: List[List[bytes]] = []
+        for side in pos if isinstance(pos, (tuple, list)) and \
+                len(pos) == 2 else ():
+            if isinstance(side, str) or not isinstance(side, (tuple, list)) \
+                    or not 1 <= len(side) <= 3 or \
+                    not all(isinstance(n, str) for n in side):
+                break
+            sides.append([n.encode() for n in side])
+        if len(sides) != 2 or len(sides[0]) != len(sides[1]):
+            raise ValueError(fail("cutoff= needs pos=((\"xi\", \"yi\", "
+                                  "\"zi\"), (\"xj\", \"yj\", \"zj\")): 1 to "
+                                  "3 LMEM names, then as many BMEM"))
+        self.names = (sides[0], sides[1])
+        dim = len(sides[0])
+        per = options.get("periodic")
+        if per is None:
+            per = [0.0] * dim
+        elif isinstance(per, numbers.Real) and not isinstance(per, bool):
+            per = [float(per)] * dim
+        if not isinstance(per, (tuple, list, np.ndarray)) or \
+                len(per) != dim or not all(
+                    isinstance(p, numbers.Real) and not isinstance(p, bool)
+                    for p in per):
+            raise ValueError(fail("periodic= takes one length for every "
+                                  "axis or %d, one per axis of pos= (0: "
+                                  "open)" % dim))
+        self.period = [float(p) for p in per]
+        same = options.get("self")
+        if same is not None and not isinstance(same, (bool, np.bool_)):
+            raise TypeError(fail("self= takes True or False, not %s" %
+                                 type(same).__name__))
+        self.same = bool(same)
+
+    def run(self, h: int, ni: int, nj: int) -> int:
+        """The run (0, or -1 with the runtime's message set)."""
+        if self.arrays:
+            g, o, e = self.arrays
+
+            def p(a: NDArray[Any]) -> Any:
+                return a.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t))
+            r: int = rt.nbrt_run_ranges_csr(h, ni, nj, self.ngroups, p(g),
+                                            p(o), p(e))
+            return r
+        if self.cutoff is not None:
+            dim = len(self.names[0])
+            names = ctypes.c_char_p * 3
+            per = (ctypes.c_double * 3)(*self.period)
+            r = rt.nbrt_run_cutoff_args(
+                h, ni, nj, self.cutoff, dim, names(*self.names[0]),
+                names(*self.names[1]), per, int(self.same))
+            return r
+        r = rt.nbrt_run(h, ni, nj)
+        return r
+
+
+def split(names: Sequence[str], given: Dict[str, Any]) \
+        -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """A call's keywords: (the inputs, the options).  A keyword that names
+    a variable of the kernel is an input; Kernel.run takes the options
+    apart where one does."""
+    inputs = {k: v for k, v in given.items()
+              if k in names or k not in OPTIONS}
+    options = {k: v for k, v in given.items()
+               if k not in names and k in OPTIONS}
+    return inputs, options
