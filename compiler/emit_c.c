@@ -23,6 +23,10 @@ typedef struct C {
 	int *jl;   /* j-lane, likewise */
 	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
 	int simd;   /* lane loops marked `omp simd`: they call libmvec */
+	/* Newton's third law (pairs_emit): each sink updates the i-side,
+	 * "" for the result array itself, else a lane array of that prefix,
+	 * and the j-side lane array jside; NULL: one accumulator */
+	const char *iside, *jside;
 } C;
 
 /* C's <math.h> has sqrtf for float and no rsqrt. */
@@ -112,6 +116,27 @@ static void accname(C *c, const Ins *in, const char *acc, char *r, size_t n)
 		snprintf(r, n, "%s%d_%d", acc, in->var, in->lane);
 }
 
+/* A sink's accumulator in a task of Newton's third law: the lane's
+ * element of the array prefix<var>, or with prefix "" of the result array
+ * (a dd element through an nb_dd lvalue, which may alias its doubles). */
+static void pairs_acc(C *c, const Ins *in, const char *prefix, char *r,
+                      size_t n)
+{
+	char lane[16];
+	if (c->lanes)
+		snprintf(lane, sizeof lane, "k");
+	else
+		snprintf(lane, sizeof lane, "%d", in->lane);
+	const Var *v = &c->f->var[in->var];
+	if (*prefix)
+		snprintf(r, n, "%s%d[%s]", prefix, in->var, lane);
+	else if (v->type == T_DD)
+		snprintf(r, n, "*(nb_dd *)&" NB_VPFX "%s[2 * (i + %s)]", v->name,
+		         lane);
+	else
+		snprintf(r, n, NB_VPFX "%s[i + %s]", v->name, lane);
+}
+
 static void emit_ins(C *c, int k, const char *ind, const char *acc)
 {
 	const Func *f = c->f;
@@ -120,6 +145,16 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	const Var *v = in->var >= 0 ? &f->var[in->var] : NULL;
 	if (in->op == O_IMM)
 		return; /* literals are written where they are used */
+	if ((opinfo[in->op].props & P_SINK) && c->jside) {
+		char r[320];
+		pairs_acc(c, in, c->iside, r, sizeof r);
+		buf_puts(out, ind);
+		emit_sink(out, f, k, r, target_c.spell, name, c);
+		pairs_acc(c, in, c->jside, r, sizeof r);
+		buf_puts(out, ind);
+		emit_sink(out, f, k, r, target_c.spell, name, c);
+		return;
+	}
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
 		accname(c, in, acc, r, sizeof r);
@@ -321,10 +356,229 @@ static int mvec_decls(const Func *f, Buf *out)
 	return 1;
 }
 
+/* The kernel function's arguments from an entry's table: arrays in
+ * interface order (LMEM, BMEM, RMEM), every CONST as a (hi, lo) pair. */
+static void call_args(const Func *f, Buf *out, const char *ind)
+{
+	int ia = 0, ic = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST) {
+			if (x->type == T_DD)
+				buf_printf(out, ",\n%snb_dd_make(cst[%d], cst[%d])", ind,
+				           2 * ic, 2 * ic + 1);
+			else
+				buf_printf(out, ",\n%s(%s)cst[%d]", ind, ctype(x->type),
+				           2 * ic);
+			ic++;
+		} else {
+			buf_printf(out, ",\n%s(%s%s *)arr[%d]", ind,
+			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
+			           ia++);
+		}
+	}
+}
+
+/* --- Newton's third law ------------------------------------------------
+ * The pairs entry (nb_iface pairs) runs a list of tasks, each i in
+ * [i0, i1) against each j in [j0, j1), in phases: the tasks of a phase in
+ * parallel, the phases in order.  A task on one range (i0 = j0, i1 = j1)
+ * is the kernel function itself, every pair of the range in both orders;
+ * any other adds the term t of each pair to the result at i and +-t (the
+ * RMEM's symmetry) to the j-side array J<var> at j.  Its loop runs over j
+ * outside and i-groups inside: the i-side is a vector update of the
+ * results in memory, the j-side a lane array summed once per j in a fixed
+ * order, so a result's bits do not depend on the threads.  The entry ends
+ * by adding the j-sides to the results.  The runtime (runtime/newton.c)
+ * makes the tasks, so that no block is written by two tasks of a phase,
+ * and zeroes the results and J<var> first. */
+
+/* Declares prefix<v>[NI] at the sum's identity for each RMEM. */
+static void pairs_lanes(C *c, const char *prefix, const char *ind)
+{
+	const Func *f = c->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			Type t = f->var[v].type;
+			buf_printf(c->out, "%s%s %s%d[%d];\n%sfor (int k = 0; k < %d; "
+			           "k++)\n%s\t%s%d[k] = %s;\n", ind, ctype(t), prefix,
+			           v, f->ni, ind, f->ni, ind, prefix, v,
+			           red_identity(f->var[v].red, t));
+		}
+}
+
+/* One i-group at i of a task for one j: the hoisted block and the body,
+ * each sink into iside and jside. */
+static void pairs_group(C *c, const char *iside, const char *jside,
+                        const char *ind)
+{
+	const Func *f = c->f;
+	if (!c->lanes)
+		for (int l = 0; l < f->ni; l++)
+			buf_printf(c->out, "%sconst long i%d = i + %d <= ilast ? i + %d "
+			           ": ilast;\n%s(void)i%d;\n", ind, l, l, l, ind, l);
+	c->iside = iside;
+	c->jside = jside;
+	emit_block(c, B_PRE, ind, "r");
+	/* one j: the body, or after a j-unroll the remainder's */
+	emit_block(c, f->nj > 1 ? B_TAIL : B_BODY, ind, "r");
+	c->iside = c->jside = NULL;
+}
+
+/* dst[k] += src[k] in the RMEM's type. */
+static void pairs_add(Buf *out, Type t, const char *ind, const char *dst,
+                      const char *src)
+{
+	if (t == T_DD)
+		buf_printf(out, "%s%s = nb_dd_add(%s, %s);\n", ind, dst, dst, src);
+	else
+		buf_printf(out, "%s%s = %s + %s;\n", ind, dst, dst, src);
+}
+
+static void pairs_task(C *c)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni;
+	buf_printf(out, "static void " NB_KPFX "%s_task(long ibeg, long iend, "
+	           "long jbeg, long jend", f->name);
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST)
+			buf_printf(out, ",\n\t%s " NB_VPFX "%s", ctype(x->type),
+			           x->name);
+		else
+			buf_printf(out, ",\n\t%s%s *restrict " NB_VPFX "%s",
+			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
+			           x->name);
+	}
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *restrict J%d", ctype(f->var[v].type),
+			           v);
+	buf_printf(out, ")\n{\n\tconst long nfull = (iend - ibeg) / %d, "
+	           "ilast = iend - 1;\n\tconst long irest = ibeg + nfull * %d;\n",
+	           ni, ni);
+	/* the last, partial i-group: its i-side in T, added at the end */
+	pairs_lanes(c, "T", "\t");
+	buf_puts(out, "\tfor (long j = jbeg; j < jend; j++) {\n");
+	pairs_lanes(c, "a", "\t\t");
+	buf_puts(out, "\t\tfor (long g = 0; g < nfull; g++) {\n"
+	         "\t\t\tconst long i = ibeg + g * ");
+	buf_printf(out, "%d;\n", ni);
+	pairs_group(c, "", "a", "\t\t\t");
+	buf_puts(out, "\t\t}\n\t\tif (irest < iend) {\n"
+	         "\t\t\tconst long i = irest;\n");
+	pairs_lanes(c, "b", "\t\t\t");
+	pairs_group(c, "T", "b", "\t\t\t");
+	/* lanes past ilast repeat the last element: their terms go nowhere */
+	buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n"
+	           "\t\t\t\tif (i + k <= ilast) {\n", ni);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			pairs_add(out, f->var[v].type, "\t\t\t\t\t",
+			          cprintf(f->ctx, "a%d[k]", v),
+			          cprintf(f->ctx, "b%d[k]", v));
+	buf_puts(out, "\t\t\t\t}\n\t\t}\n");
+	/* the lanes' j-sides in a fixed order: halving, or in turn */
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		Type t = f->var[v].type;
+		if ((ni & (ni - 1)) == 0) {
+			for (int w = ni / 2; w >= 1; w /= 2) {
+				buf_printf(out, "\t\tfor (int k = 0; k < %d; k++)\n", w);
+				pairs_add(out, t, "\t\t\t", cprintf(f->ctx, "a%d[k]", v),
+				          cprintf(f->ctx, "a%d[k + %d]", v, w));
+			}
+		} else {
+			buf_printf(out, "\t\tfor (int k = 1; k < %d; k++)\n", ni);
+			pairs_add(out, t, "\t\t\t", cprintf(f->ctx, "a%d[0]", v),
+			          cprintf(f->ctx, "a%d[k]", v));
+		}
+		const char *jv = cprintf(f->ctx, "J%d[j]", v);
+		const char *av = cprintf(f->ctx, "a%d[0]", v);
+		if (t == T_DD)
+			buf_printf(out, "\t\t%s = nb_dd_%s(%s, %s);\n", jv,
+			           f->var[v].sym > 0 ? "add" : "sub", jv, av);
+		else
+			buf_printf(out, "\t\t%s = %s %c %s;\n", jv, jv,
+			           f->var[v].sym > 0 ? '+' : '-', av);
+	}
+	buf_puts(out, "\t}\n");
+	buf_printf(out, "\tfor (int k = 0; k < %d && irest + k < iend; k++) {\n",
+	           ni);
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		const char *nm = f->var[v].name;
+		const char *r = f->var[v].type == T_DD ?
+		                cprintf(f->ctx, "*(nb_dd *)&" NB_VPFX "%s[2 * "
+		                        "(irest + k)]", nm) :
+		                cprintf(f->ctx, NB_VPFX "%s[irest + k]", nm);
+		pairs_add(out, f->var[v].type, "\t\t", r,
+		          cprintf(f->ctx, "T%d[k]", v));
+	}
+	buf_puts(out, "\t}\n}\n\n");
+}
+
+/* The entry: n elements; ntask tasks of 4 longs (i0 i1 j0 j1), phase p
+ * the tasks phase[p] .. phase[p+1]-1; arr and cst as the entry's, jarr
+ * the j-side arrays in the RMEMs' kernel types, one per RMEM. */
+static void pairs_emit(C *c, const nb_iface *fc)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	buf_puts(out, "\n");
+	pairs_task(c);
+	buf_printf(out, "void %s(long n, const long *task, long nphase, "
+	           "const long *phase,\n\tvoid *const *arr, void *const *jarr, "
+	           "const double *cst)\n{\n\t(void)arr;\n\t(void)cst;\n",
+	           fc->pairs);
+	buf_puts(out, "\tfor (long p = 0; p < nphase; p++) {\n"
+	         "#ifdef _OPENMP\n\t\t#pragma omp parallel for "
+	         "schedule(dynamic)\n#endif\n"
+	         "\t\tfor (long t = phase[p]; t < phase[p + 1]; t++) {\n"
+	         "\t\t\tconst long *q = task + 4 * t;\n"
+	         "\t\t\tif (q[0] == q[2] && q[1] == q[3])\n");
+	buf_printf(out, "\t\t\t\t" NB_KPFX "%s(q[1] - q[0], q[3] - q[2], q[0], "
+	           "q[2], 1", f->name);
+	call_args(f, out, "\t\t\t\t\t");
+	buf_printf(out, ");\n\t\t\telse\n\t\t\t\t" NB_KPFX "%s_task(q[0], q[1], "
+	           "q[2], q[3]", f->name);
+	call_args(f, out, "\t\t\t\t\t");
+	int r = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t\t\t\t\t(%s *)jarr[%d]",
+			           ctype(f->var[v].type), r++);
+	buf_puts(out, ");\n\t\t}\n\t}\n");
+	/* the results: i-side + j-side, element by element */
+	int ia = 0;
+	r = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST)
+			continue;
+		if (x->role == NB_RMEM) {
+			Type t = x->type;
+			buf_printf(out, "\t{\n\t\t%s *restrict R = arr[%d];\n"
+			           "\t\tconst %s *restrict J = jarr[%d];\n"
+			           "#ifdef _OPENMP\n\t\t#pragma omp parallel for\n"
+			           "#endif\n\t\tfor (long i = 0; i < n; i++)\n",
+			           ctype(t), ia, ctype(t), r++);
+			pairs_add(out, t, "\t\t\t", "R[i]", "J[i]");
+			buf_puts(out, "\t}\n");
+		}
+		ia++;
+	}
+	buf_puts(out, "}\n");
+}
+
 static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
 	int ni = f->ni, nj = f->nj, t = f->jsplit;
-	C c = {f, out, 0, NULL, NULL, 0, 0};
+	C c = {f, out, 0, NULL, NULL, 0, 0, NULL, NULL};
 	c.lanes = lane_analysis(&c);
 	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
 	iface_put(out, fc, " * ");
@@ -471,8 +725,6 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 		}
 	}
 	buf_puts(out, "\t}\n}\n\n");
-	free(c.il);
-	free(c.jl);
 
 	/* the entry for the runtime: arrays in interface order (LMEM, BMEM,
 	 * RMEM), every CONST as a (hi, lo) pair */
@@ -482,24 +734,12 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
 	buf_printf(out, "\t" NB_KPFX "%s(ni, nj, ibase, jbase, accum",
 	           f->name);
-	int ia = 0, ic = 0;
-	for (int v = 0; v < f->nvar; v++) {
-		const Var *x = &f->var[v];
-		if (x->role == NB_CONST) {
-			if (x->type == T_DD)
-				buf_printf(out, ",\n\t\tnb_dd_make(cst[%d], cst[%d])",
-				           2 * ic, 2 * ic + 1);
-			else
-				buf_printf(out, ",\n\t\t(%s)cst[%d]", ctype(x->type),
-				           2 * ic);
-			ic++;
-		} else {
-			buf_printf(out, ",\n\t\t(%s%s *)arr[%d]",
-			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
-			           ia++);
-		}
-	}
+	call_args(f, out, "\t\t");
 	buf_puts(out, ");\n}\n");
+	if (fc->pairs)
+		pairs_emit(&c, fc);
+	free(c.il);
+	free(c.jl);
 }
 
 /* cc is asked for fast math only where no dd arithmetic would lose its
@@ -522,7 +762,7 @@ static const char *c_build_options(Type widest, const nb_options *o)
  * the arrays as a table (nbk_K_entry); no launch shape. */
 const Target target_c = {
 	.name = "c", .ext = ".c", .lang = "C11",
-	.pack_bmem = 0, .entry_suffix = "_entry",
+	.pack_bmem = 0, .entry_suffix = "_entry", .pairs_suffix = "_pairs",
 	.defaults = c_defaults, .build_options = c_build_options,
 	.spell = &c_spelling, .emit = c_emit,
 };
