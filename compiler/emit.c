@@ -104,6 +104,10 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		int scalars = k->width * prec[k->type].scalars;
 		k->vwidth = scalars == 3 ? 4 : scalars;
 	}
+	fc->ranges = o->ranges && t->ranges;
+	for (int k = 0; k < f->n; k++)
+		fc->indices |= f->ins[k].op == O_IDXI ? 1 :
+		               f->ins[k].op == O_IDXJ ? 2 : 0;
 	/* last: the launch shape may depend on the packs (tile bytes) */
 	if (t->launch)
 		t->launch(f, o, fc);

@@ -48,6 +48,9 @@ typedef struct Target {
 	 * the fixed list the runtime checks, for the widest type it computes
 	 * in (NULL: none) */
 	const char *(*build_options)(Type widest, const nb_options *o);
+	/* 1: it writes the entry of block-sparse runs when asked
+	 * (nb_options.ranges) */
+	int ranges;
 	/* how it spells math functions (emit_rhs); NULL if it does not
 	 * write C-family code */
 	const Spelling *spell;

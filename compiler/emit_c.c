@@ -23,6 +23,7 @@ typedef struct C {
 	int *jl;   /* j-lane, likewise */
 	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
 	int simd;   /* lane loops marked `omp simd`: they call libmvec */
+	int rmode;  /* writing the entry of block-sparse runs */
 	/* Newton's third law (pairs_emit): each sink updates the i-side,
 	 * "" for the result array itself, else a lane array of that prefix,
 	 * and the j-side lane array jside; NULL: one accumulator */
@@ -185,13 +186,23 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	case O_IDXI: /* the global index: the kernel's i counts from ibase */
-		if (c->lanes)
+		if (c->rmode && c->lanes) /* the sorted copies' map, if any */
+			buf_puts(out, "(int)(nb_imap ? nb_imap[i + k <= ilast ? i + k "
+			         ": ilast] : i + k)");
+		else if (c->rmode)
+			buf_printf(out, "(int)(nb_imap ? nb_imap[i%d] : i + %d)",
+			           in->lane, in->lane);
+		else if (c->lanes)
 			buf_puts(out, "(int)(i + k)");
 		else
 			buf_printf(out, "(int)(i + %d)", in->lane);
 		break;
 	case O_IDXJ:
-		buf_printf(out, "(int)(j + %d)", in->lane * f->jsplit);
+		if (c->rmode)
+			buf_printf(out, "(int)(nb_jmap ? nb_jmap[j + %d] : j + %d)",
+			           in->lane * f->jsplit, in->lane * f->jsplit);
+		else
+			buf_printf(out, "(int)(j + %d)", in->lane * f->jsplit);
 		break;
 	case O_EXP:
 		if (c->simd) { /* nb_expf: see mvec_decls */
@@ -254,9 +265,11 @@ static void emit_block(C *c, int blk, const char *ind, const char *acc)
 	buf_printf(c->out, "%s}\n", ind);
 }
 
-static void params(const Func *f, Buf *out)
+/* The arrays and CONSTs, after the launch's range where lead is set. */
+static void params(const Func *f, Buf *out, int lead)
 {
-	buf_puts(out, "long ni, long nj, long ibase, long jbase, int accum");
+	if (lead)
+		buf_puts(out, "long ni, long nj, long ibase, long jbase, int accum");
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		switch (x->role) {
@@ -354,6 +367,170 @@ static int mvec_decls(const Func *f, Buf *out)
 		         "}\n");
 	buf_putc(out, '\n');
 	return 1;
+}
+
+/* The work of one group of NI i-elements (g of the launch's or the
+ * task's), from its first i to its stores; in the entry of block-sparse
+ * runs the j loops run once per range of the task's group. */
+static void c_group(C *c)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni, nj = f->nj, t = f->jsplit;
+	buf_printf(out, "\t\tconst long i = ibase + g * %d, ilast = ibase + ni - 1;\n",
+	           ni);
+	/* lanes past the last element read a valid one and store nothing */
+	if (!c->lanes)
+		for (int l = 0; l < ni; l++)
+			buf_printf(out, "\t\tconst long i%d = i + %d <= ilast ? i + %d : "
+			           "ilast;\n\t\t(void)i%d;\n", l, l, l, l);
+	accumulators(c, "r", "\t\t");
+	emit_block(c, B_PRE, "\t\t", "r");
+	const char *ind = "\t\t";
+	const char *acc = "r";
+	if (t > 1) {
+		buf_printf(out, "\t\tfor (long p = 0; p < %d; p++) {\n", t);
+		accumulators(c, "s", "\t\t\t");
+		ind = "\t\t\t";
+		acc = "s";
+	}
+	if (c->rmode) /* the group's ranges, each as a launch's j range */
+		buf_printf(out, "%sfor (long nb_r = nb_roff[nb_g]; nb_r < "
+		           "nb_roff[nb_g + 1]; nb_r++) {\n%sconst long jbase = "
+		           "nb_rng[2 * nb_r], jend = nb_rng[2 * nb_r + 1];\n", ind,
+		           ind);
+	buf_printf(out, "%slong j = jbase%s;\n", ind, t > 1 ? " + p" : "");
+	char *ind1 = cprintf(f->ctx, "%s\t", ind);
+	if (nj > 1) {
+		buf_printf(out, "%sfor (; j + %d < jend; j += %d) {\n", ind,
+		           (nj - 1) * t, nj * t);
+		emit_block(c, B_BODY, ind1, acc);
+		buf_printf(out, "%s}\n", ind);
+		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
+		emit_block(c, B_TAIL, ind1, acc);
+		buf_printf(out, "%s}\n", ind);
+	} else {
+		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
+		emit_block(c, B_BODY, ind1, acc);
+		buf_printf(out, "%s}\n", ind);
+	}
+	if (c->rmode)
+		buf_printf(out, "%s}\n", ind);
+	if (t > 1) {
+		/* partial sums combined in the order of p, as documented */
+		for (int v = 0; v < f->nvar; v++) {
+			if (f->var[v].role != NB_RMEM)
+				continue;
+			int dd = f->var[v].type == T_DD;
+			for (int l = 0; l < (c->lanes ? 1 : ni); l++) {
+				char r[32], s[32], rx[40], sx[40];
+				if (c->lanes) {
+					snprintf(r, sizeof r, "r%d[k]", v);
+					snprintf(s, sizeof s, "s%d[k]", v);
+					buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n\t",
+					           ni);
+				} else {
+					snprintf(r, sizeof r, "r%d_%d", v, l);
+					snprintf(s, sizeof s, "s%d_%d", v, l);
+				}
+				snprintf(rx, sizeof rx, "rx%s", r + 1);
+				snprintf(sx, sizeof sx, "sx%s", s + 1);
+				if (f->var[v].red > NB_COUNT) {
+					/* the partial state: the order of p does not
+					 * matter to these */
+					buf_puts(out, "\t\t\t");
+					red_combine(out, f, v, target_c.spell, r, rx, s, sx);
+				} else if (dd)
+					buf_printf(out, "\t\t\t%s = p ? nb_dd_add(%s, %s) : %s;\n",
+					           r, r, s, s);
+				else
+					buf_printf(out, "\t\t\t%s = p ? %s + %s : %s;\n", r, r,
+					           s, s);
+			}
+		}
+		buf_puts(out, "\t\t}\n");
+	}
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		const char *nm = f->var[v].name;
+		for (int l = 0; l < (c->lanes ? 1 : ni); l++) {
+			char r[32], ix[32];
+			const char *ind2 = "\t\t";
+			if (c->lanes) {
+				snprintf(r, sizeof r, "r%d[k]", v);
+				snprintf(ix, sizeof ix, "i + k");
+				buf_printf(out, "\t\tfor (int k = 0; k < %d; k++) {\n", ni);
+				ind2 = "\t\t\t";
+			} else {
+				snprintf(r, sizeof r, "r%d_%d", v, l);
+				snprintf(ix, sizeof ix, "i + %d", l);
+			}
+			buf_printf(out, "%sif (%s <= ilast) {\n", ind2, ix);
+			if (f->var[v].red > NB_COUNT) {
+				char rx[40], old[128];
+				snprintf(rx, sizeof rx, "rx%s", r + 1);
+				Buf in = {0};
+				load(&in, f->var[v].type, cprintf(f->ctx, NB_VPFX "%s",
+				     nm), ix);
+				snprintf(old, sizeof old, "%s", in.s);
+				buf_free(&in);
+				red_final(out, cprintf(f->ctx, "%s\t", ind2), f, v,
+				          target_c.spell, r, rx, old);
+				if (f->var[v].type == T_DD)
+					buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = %s.hi;\n"
+					           "%s\t" NB_VPFX "%s[2 * (%s) + 1] = %s.lo;\n",
+					           ind2, nm, ix, r, ind2, nm, ix, r);
+				else
+					buf_printf(out, "%s\t" NB_VPFX "%s[%s] = %s;\n", ind2,
+					           nm, ix, r);
+			} else if (f->var[v].type == T_DD) {
+				buf_printf(out, "%s\tnb_dd x = %s;\n", ind2, r);
+				buf_printf(out, "%s\tif (accum)\n%s\t\tx = nb_dd_add("
+				           "nb_dd_make(" NB_VPFX "%s[2 * (%s)], "
+				           NB_VPFX "%s[2 * (%s) + 1]), x);\n", ind2, ind2, nm,
+				           ix, nm, ix);
+				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = x.hi;\n",
+				           ind2, nm, ix);
+				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s) + 1] = x.lo;\n",
+				           ind2, nm, ix);
+			} else {
+				buf_printf(out, "%s\t" NB_VPFX "%s[%s] = accum ? "
+				           NB_VPFX "%s[%s] + %s : %s;\n", ind2, nm, ix, nm,
+				           ix, r, r);
+			}
+			buf_printf(out, "%s}\n", ind2);
+			if (c->lanes)
+				buf_puts(out, "\t\t}\n");
+		}
+	}
+}
+
+/* The entry of block-sparse runs: a task (nb_task: first i, count,
+ * group) to each iteration, its groups of NI i-elements as a launch's,
+ * over the group's j-ranges (nb_roff, nb_rng); nb_imap and nb_jmap, when
+ * not NULL, give the indices the source reads (sorted copies' own). */
+static void c_ranges(C *c)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	buf_printf(out, "void " NB_KPFX "%s_ranges(long ntask, const long "
+	           "*nb_task,\n\tconst long *nb_roff, const long *nb_rng, "
+	           "const long *nb_imap,\n\tconst long *nb_jmap, int accum",
+	           f->name);
+	params(f, out, 0);
+	buf_puts(out, ")\n{\n\t(void)nb_imap;\n\t(void)nb_jmap;\n");
+	buf_puts(out, "#ifdef _OPENMP\n\t#pragma omp parallel for "
+	         "schedule(dynamic)\n#endif\n");
+	buf_puts(out, "\tfor (long nb_t = 0; nb_t < ntask; nb_t++) {\n"
+	         "\tconst long ibase = nb_task[3 * nb_t], ni = nb_task[3 * nb_t "
+	         "+ 1], nb_g = nb_task[3 * nb_t + 2];\n");
+	buf_printf(out, "\tfor (long g = 0; g < (ni + %d) / %d; g++) {\n",
+	           f->ni - 1, f->ni);
+	c->rmode = 1;
+	c_group(c);
+	c->rmode = 0;
+	buf_puts(out, "\t}\n\t}\n}\n\n");
 }
 
 /* The kernel function's arguments from an entry's table: arrays in
@@ -575,10 +752,34 @@ static void pairs_emit(C *c, const nb_iface *fc)
 	buf_puts(out, "}\n");
 }
 
+/* The entry for the runtime (or, rm, of block-sparse runs): arrays in
+ * interface order (LMEM, BMEM, RMEM), every CONST as a (hi, lo) pair. */
+static void table_entry(const Func *f, const nb_iface *fc, Buf *out, int rm)
+{
+	if (rm) {
+		buf_printf(out, "\nvoid %s_ranges(long ntask, const long *task, "
+		           "const long *roff,\n\tconst long *rng, const long "
+		           "*imap, const long *jmap, int accum,\n\tvoid *const "
+		           "*arr, const double *cst)\n{\n", fc->entry);
+		buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
+		buf_printf(out, "\t" NB_KPFX "%s_ranges(ntask, task, roff, rng, "
+		           "imap, jmap, accum", f->name);
+	} else {
+		buf_printf(out, "void %s(long ni, long nj, long ibase, long jbase, "
+		           "int accum,\n\tvoid *const *arr, const double *cst)\n"
+		           "{\n", fc->entry);
+		buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
+		buf_printf(out, "\t" NB_KPFX "%s(ni, nj, ibase, jbase, accum",
+		           f->name);
+	}
+	call_args(f, out, "\t\t");
+	buf_puts(out, ");\n}\n");
+}
+
 static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
-	int ni = f->ni, nj = f->nj, t = f->jsplit;
-	C c = {f, out, 0, NULL, NULL, 0, 0, NULL, NULL};
+	int ni = f->ni;
+	C c = {f, out, 0, NULL, NULL, 0, 0, 0, NULL, NULL};
 	c.lanes = lane_analysis(&c);
 	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
 	iface_put(out, fc, " * ");
@@ -594,7 +795,7 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	red_prelude(out, f, target_c.spell);
 
 	buf_printf(out, "void " NB_KPFX "%s(", f->name);
-	params(f, out);
+	params(f, out, 1);
 	buf_puts(out, ")\n{\n");
 	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
 	buf_puts(out, "\tconst long jend = jbase + nj;\n");
@@ -604,138 +805,14 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	buf_puts(out, "#ifdef _OPENMP\n\t#pragma omp parallel for "
 	         "schedule(dynamic)\n#endif\n");
 	buf_puts(out, "\tfor (long g = 0; g < ngroup; g++) {\n");
-	buf_printf(out, "\t\tconst long i = ibase + g * %d, ilast = ibase + ni - 1;\n",
-	           ni);
-	/* lanes past the last element read a valid one and store nothing */
-	if (!c.lanes)
-		for (int l = 0; l < ni; l++)
-			buf_printf(out, "\t\tconst long i%d = i + %d <= ilast ? i + %d : "
-			           "ilast;\n\t\t(void)i%d;\n", l, l, l, l);
-	accumulators(&c, "r", "\t\t");
-	emit_block(&c, B_PRE, "\t\t", "r");
-	const char *ind = "\t\t";
-	const char *acc = "r";
-	if (t > 1) {
-		buf_printf(out, "\t\tfor (long p = 0; p < %d; p++) {\n", t);
-		accumulators(&c, "s", "\t\t\t");
-		ind = "\t\t\t";
-		acc = "s";
-	}
-	buf_printf(out, "%slong j = jbase%s;\n", ind, t > 1 ? " + p" : "");
-	char *ind1 = cprintf(f->ctx, "%s\t", ind);
-	if (nj > 1) {
-		buf_printf(out, "%sfor (; j + %d < jend; j += %d) {\n", ind,
-		           (nj - 1) * t, nj * t);
-		emit_block(&c, B_BODY, ind1, acc);
-		buf_printf(out, "%s}\n", ind);
-		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
-		emit_block(&c, B_TAIL, ind1, acc);
-		buf_printf(out, "%s}\n", ind);
-	} else {
-		buf_printf(out, "%sfor (; j < jend; j += %d) {\n", ind, t);
-		emit_block(&c, B_BODY, ind1, acc);
-		buf_printf(out, "%s}\n", ind);
-	}
-	if (t > 1) {
-		/* partial sums combined in the order of p, as documented */
-		for (int v = 0; v < f->nvar; v++) {
-			if (f->var[v].role != NB_RMEM)
-				continue;
-			int dd = f->var[v].type == T_DD;
-			for (int l = 0; l < (c.lanes ? 1 : ni); l++) {
-				char r[32], s[32], rx[40], sx[40];
-				if (c.lanes) {
-					snprintf(r, sizeof r, "r%d[k]", v);
-					snprintf(s, sizeof s, "s%d[k]", v);
-					buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n\t",
-					           ni);
-				} else {
-					snprintf(r, sizeof r, "r%d_%d", v, l);
-					snprintf(s, sizeof s, "s%d_%d", v, l);
-				}
-				snprintf(rx, sizeof rx, "rx%s", r + 1);
-				snprintf(sx, sizeof sx, "sx%s", s + 1);
-				if (f->var[v].red > NB_COUNT) {
-					/* the partial state: the order of p does not
-					 * matter to these */
-					buf_puts(out, "\t\t\t");
-					red_combine(out, f, v, target_c.spell, r, rx, s, sx);
-				} else if (dd)
-					buf_printf(out, "\t\t\t%s = p ? nb_dd_add(%s, %s) : %s;\n",
-					           r, r, s, s);
-				else
-					buf_printf(out, "\t\t\t%s = p ? %s + %s : %s;\n", r, r,
-					           s, s);
-			}
-		}
-		buf_puts(out, "\t\t}\n");
-	}
-	for (int v = 0; v < f->nvar; v++) {
-		if (f->var[v].role != NB_RMEM)
-			continue;
-		const char *nm = f->var[v].name;
-		for (int l = 0; l < (c.lanes ? 1 : ni); l++) {
-			char r[32], ix[32];
-			const char *ind2 = "\t\t";
-			if (c.lanes) {
-				snprintf(r, sizeof r, "r%d[k]", v);
-				snprintf(ix, sizeof ix, "i + k");
-				buf_printf(out, "\t\tfor (int k = 0; k < %d; k++) {\n", ni);
-				ind2 = "\t\t\t";
-			} else {
-				snprintf(r, sizeof r, "r%d_%d", v, l);
-				snprintf(ix, sizeof ix, "i + %d", l);
-			}
-			buf_printf(out, "%sif (%s <= ilast) {\n", ind2, ix);
-			if (f->var[v].red > NB_COUNT) {
-				char rx[40], old[128];
-				snprintf(rx, sizeof rx, "rx%s", r + 1);
-				Buf in = {0};
-				load(&in, f->var[v].type, cprintf(f->ctx, NB_VPFX "%s",
-				     nm), ix);
-				snprintf(old, sizeof old, "%s", in.s);
-				buf_free(&in);
-				red_final(out, cprintf(f->ctx, "%s\t", ind2), f, v,
-				          target_c.spell, r, rx, old);
-				if (f->var[v].type == T_DD)
-					buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = %s.hi;\n"
-					           "%s\t" NB_VPFX "%s[2 * (%s) + 1] = %s.lo;\n",
-					           ind2, nm, ix, r, ind2, nm, ix, r);
-				else
-					buf_printf(out, "%s\t" NB_VPFX "%s[%s] = %s;\n", ind2,
-					           nm, ix, r);
-			} else if (f->var[v].type == T_DD) {
-				buf_printf(out, "%s\tnb_dd x = %s;\n", ind2, r);
-				buf_printf(out, "%s\tif (accum)\n%s\t\tx = nb_dd_add("
-				           "nb_dd_make(" NB_VPFX "%s[2 * (%s)], "
-				           NB_VPFX "%s[2 * (%s) + 1]), x);\n", ind2, ind2, nm,
-				           ix, nm, ix);
-				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s)] = x.hi;\n",
-				           ind2, nm, ix);
-				buf_printf(out, "%s\t" NB_VPFX "%s[2 * (%s) + 1] = x.lo;\n",
-				           ind2, nm, ix);
-			} else {
-				buf_printf(out, "%s\t" NB_VPFX "%s[%s] = accum ? "
-				           NB_VPFX "%s[%s] + %s : %s;\n", ind2, nm, ix, nm,
-				           ix, r, r);
-			}
-			buf_printf(out, "%s}\n", ind2);
-			if (c.lanes)
-				buf_puts(out, "\t\t}\n");
-		}
-	}
+	c_group(&c);
 	buf_puts(out, "\t}\n}\n\n");
+	if (fc->ranges)
+		c_ranges(&c);
 
-	/* the entry for the runtime: arrays in interface order (LMEM, BMEM,
-	 * RMEM), every CONST as a (hi, lo) pair */
-	buf_printf(out, "void %s(long ni, long nj, long ibase, long jbase, "
-	           "int accum,\n\tvoid *const *arr, const double *cst)\n{\n",
-	           fc->entry);
-	buf_puts(out, "\t(void)arr;\n\t(void)cst;\n");
-	buf_printf(out, "\t" NB_KPFX "%s(ni, nj, ibase, jbase, accum",
-	           f->name);
-	call_args(f, out, "\t\t");
-	buf_puts(out, ");\n}\n");
+	table_entry(f, fc, out, 0);
+	if (fc->ranges)
+		table_entry(f, fc, out, 1);
 	if (fc->pairs)
 		pairs_emit(&c, fc);
 	free(c.il);
@@ -764,5 +841,5 @@ const Target target_c = {
 	.name = "c", .ext = ".c", .lang = "C11",
 	.pack_bmem = 0, .entry_suffix = "_entry", .pairs_suffix = "_pairs",
 	.defaults = c_defaults, .build_options = c_build_options,
-	.spell = &c_spelling, .emit = c_emit,
+	.spell = &c_spelling, .emit = c_emit, .ranges = 1,
 };

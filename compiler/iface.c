@@ -14,6 +14,10 @@
  *   precision float
  *   unroll 4 1 1                NI NJ T
  *   launch 128 128              work-group size, tile
+ *   ranges 1 2                  the entry of block-sparse runs is there
+ *                               (entry_ranges), and the kernel reads the
+ *                               indices i (1) and j (2): their sum; absent:
+ *                               no such entry
  *   slices 1                    1: a second launch dimension may cut the
  *                               j range (nb_iface.slices); absent: 0
  *   pairs nbk_lj_pairs          C: the entry of Newton's third law, where
@@ -158,6 +162,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 	fprintf(out, "%sunroll %d %d %d\n", p, f->unroll_i, f->unroll_j,
 	        f->jsplit);
 	fprintf(out, "%slaunch %d %d\n", p, f->wg, f->tile);
+	if (f->ranges)
+		fprintf(out, "%sranges %d %d\n", p, f->ranges, f->indices);
 	if (f->slices)
 		fprintf(out, "%sslices %d\n", p, f->slices);
 	if (f->pairs)
@@ -308,11 +314,11 @@ static int byname(const void *a, const void *b)
  * once, except pack and var. */
 static const char *const keys[] = {
 	"kernel", "entry", "target", "source", "flags", "options", "precision",
-	"unroll", "launch", "slices", "pairs", "flops", "pack", "var", "end",
-	NULL,
+	"unroll", "launch", "ranges", "slices", "pairs", "flops", "pack", "var",
+	"end", NULL,
 };
 enum { K_KERNEL, K_ENTRY, K_TARGET, K_SOURCE, K_FLAGS, K_OPTIONS, K_PREC,
-       K_UNROLL, K_LAUNCH, K_SLICES, K_PAIRS, K_FLOPS, K_PACK, K_VAR,
+       K_UNROLL, K_LAUNCH, K_RANGES, K_SLICES, K_PAIRS, K_FLOPS, K_PACK, K_VAR,
        K_END };
 
 /* Reads one line (s: its text after the comment prefix) into f.  Returns
@@ -381,6 +387,10 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		return n == 3 && !num(w[1], 0, &f->wg) &&
 		       !num(w[2], 0, &f->tile) ? NULL :
 		       "expected two integers >= 0";
+	case K_RANGES:
+		return n == 3 && !num(w[1], 1, &f->ranges) && f->ranges == 1 &&
+		       !num(w[2], 0, &f->indices) && f->indices <= 3 ? NULL :
+		       "expected 1 and the indices read, 0 to 3";
 	case K_SLICES:
 		return n == 2 && !num(w[1], 0, &f->slices) && f->slices <= 1 ?
 		       NULL : "expected 0 or 1";
@@ -549,6 +559,8 @@ nb_iface *nb_iface_parse(const char *text, size_t len, char *err,
 		nb_iface_free(f);
 		return NULL;
 	}
+	if (!(seen & 1u << K_RANGES))
+		f->indices = 3; /* unknown: either may be read */
 	for (int i = 0; i < f->nvar; i++) {
 		nb_var *v = &f->var[i];
 		if (v->role == NB_BMEM &&

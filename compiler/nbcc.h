@@ -61,6 +61,8 @@ typedef struct nb_options {
 	int tile;             /* j-elements per local-memory tile, 0: default,
 	                         -1: none (read through the cache) */
 	const char *kname;    /* kernel name, NULL: from the file name */
+	int ranges;           /* also write the entry of block-sparse runs
+	                         (nbrt_run_ranges): C and OpenCL */
 	unsigned given;       /* NB_GIVEN_* bits: set by nb_options_parse */
 } nb_options;
 
@@ -71,7 +73,7 @@ enum {
 	NB_GIVEN_JSPLIT = 8, NB_GIVEN_SCHED = 16, NB_GIVEN_FAST_MATH = 32,
 	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
 	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024, NB_GIVEN_FTZ = 2048,
-	NB_GIVEN_DD = 4096, NB_GIVEN_APPROX = 8192,
+	NB_GIVEN_DD = 4096, NB_GIVEN_APPROX = 8192, NB_GIVEN_RANGES = 16384,
 };
 
 void nb_options_init(nb_options *o);
@@ -188,6 +190,12 @@ typedef struct nb_iface {
 	nb_prec precision; /* default precision used */
 	int unroll_i, unroll_j, jsplit;
 	int wg, tile;      /* OpenCL launch shape; tile 0: no local staging */
+	/* ranges: 1 when the code has the entry of block-sparse runs, named
+	 * entry "_ranges" (nb_options.ranges); indices: which of the indices
+	 * i (1) and j (2) the kernel reads, which a run on sorted copies must
+	 * map back to the caller's (from a file without the ranges line, 3:
+	 * unknown, so taken as both) */
+	int ranges, indices;
 	int slices;        /* 1: the launch's second dimension may cut the j
 	                      range into slices (OpenCL, sums only): slice s
 	                      of S stores its sums at s * ni + (i - ibase) of

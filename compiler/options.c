@@ -139,6 +139,10 @@ static const Flag flags[] = {
 	 NB_GIVEN_SCHED,
 	 "none or interleave: order of unrolled copies\n"
 	 "(default interleave)"},
+	{"--ranges", NULL, F_SWITCH, AT(ranges), 1, 0, NULL, NULL,
+	 NB_GIVEN_RANGES,
+	 "also write the entry of block-sparse runs (i-groups\n"
+	 "against j-ranges: docs/neighbours.md)"},
 	{"--fast-math", NULL, F_SWITCH, AT(fast_math), 1, 0, NULL, NULL,
 	 NB_GIVEN_FAST_MATH, "allow reassociation and fast native functions"},
 	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL, NB_GIVEN_FMA,
@@ -303,6 +307,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --jsplit=%d", o->jsplit);
 	if (o->sched != d.sched)
 		ADD(" --sched=%s", o->sched ? "interleave" : "none");
+	if (o->ranges)
+		ADD(" --ranges");
 	if (o->fast_math)
 		ADD(" --fast-math");
 	if (!o->fma)

@@ -129,6 +129,8 @@ void nbrt_free(nbrt_kernel *k)
 	for (int n = 0; n < 2; n++)
 		for (int l = 0; l < 5; l++)
 			nbrt_core_free(k->alt[n][l]);
+	for (int l = 0; l < 5; l++)
+		nbrt_core_free(k->ranges[l]);
 	nbrt_tune_free(k);
 	nbrt_core_free(k);
 }
@@ -260,10 +262,21 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 	return nbrt_run_variant(k, a, ni, nj);
 }
 
+static int run_dense(nbrt_kernel *k, size_t ni, size_t nj);
+
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	if (!k)
 		return -1;
+	k->pairs = 0;
+	int r = run_dense(k, ni, nj);
+	if (!r)
+		k->pairs = (double)ni * (double)nj;
+	return r;
+}
+
+static int run_dense(nbrt_kernel *k, size_t ni, size_t nj)
+{
 	k->last = NULL;
 	k->origin = "defaults";
 	if (k->src && ni > 0) {

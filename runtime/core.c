@@ -327,6 +327,31 @@ int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj)
 	return r;
 }
 
+int nbrt_core_run_ranges(nbrt_kernel *k, nbrt_kernel *a, size_t ni,
+                         size_t nj, const nbrt_rplan *p)
+{
+	if (ready(k, ni, nj))
+		return -1;
+	if (a != k) {
+		memcpy(a->b, k->b, sizeof *k->b * (size_t)k->f->nvar);
+		a->plabel = k->plabel;
+		k->last = a;
+	}
+	double t0 = nbrt_now();
+	a->tkern = a->ttotal = 0;
+	a->launches = 0;
+	a->pstart = a->plast = t0;
+	a->pshown = 0;
+	if (nbrt_max_interactions(a->rt, &a->maxint))
+		return -1;
+	int r = ni > 0 ? a->rt->be->run_ranges(a, ni, nj, p) : 0;
+	a->ttotal = nbrt_now() - t0;
+	k->tkern = a->tkern;
+	k->ttotal = a->ttotal;
+	k->launches = a->launches;
+	return r;
+}
+
 int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj)
 {
 	if (ready(k, ni, nj))

@@ -30,6 +30,11 @@ void nbrt_core_free(nbrt_kernel *k);
 /* Runs k as loaded on its bindings: every one checked, the run cut into
  * launches, timed. */
 int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj);
+/* Runs a block-sparse plan with variant a of k (k itself, or a kernel of
+ * the same interface with the ranges entry) on k's bindings, as
+ * nbrt_run_variant runs a variant. */
+int nbrt_core_run_ranges(nbrt_kernel *k, nbrt_kernel *a, size_t ni,
+                         size_t nj, const nbrt_rplan *p);
 /* Runs variant a of k (a kernel of the same interface) on k's bindings,
  * its times and launches k's; k->last is a. */
 int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);

@@ -43,10 +43,17 @@ typedef struct Host {
 typedef void (*entry_fn)(long ni, long nj, long ibase, long jbase,
                          int accum, void *const *arr, const double *cst);
 
+/* Its entry of block-sparse runs (nbrt_rplan's arrays as longs). */
+typedef void (*ranges_fn)(long ntask, const long *task, const long *roff,
+                          const long *rng, const long *imap,
+                          const long *jmap, int accum, void *const *arr,
+                          const double *cst);
+
 /* A loaded kernel (k->priv). */
 typedef struct Prog {
 	void *dl;
 	entry_fn entry;
+	ranges_fn ranges; /* NULL: none */
 } Prog;
 
 static int host_open(nbrt *rt, const char *spec)
@@ -175,6 +182,22 @@ static int host_key(nbrt *rt)
 	return 0;
 }
 
+/* On the handle, never RTLD_DEFAULT; and since a handle answers for the
+ * libraries the object needs too, the function found must be the
+ * object's own: an entry line naming kill finds libc's. */
+static int own_symbol(nbrt_kernel *k, void *dl, const char *sym, void **fn)
+{
+	dlerror();
+	*fn = dlsym(dl, sym);
+	struct link_map *own = NULL, *at = NULL;
+	Dl_info di;
+	if (!*fn || dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
+	    !dladdr1(*fn, &di, (void **)&at, RTLD_DL_LINKMAP) || at != own)
+		return nbrt_fail(k->rt, "%s: the compiled kernel has no function "
+		                 "'%s'%s", k->name, sym, *fn ? " of its own" : "");
+	return 0;
+}
+
 static int open_so(nbrt_kernel *k, const char *so)
 {
 	Prog *p = k->priv;
@@ -185,22 +208,18 @@ static int open_so(nbrt_kernel *k, const char *so)
 		const char *e = dlerror();
 		return nbrt_fail(k->rt, "%s: dlopen: %s", k->name, e ? e : "failed");
 	}
-	/* On the handle, never RTLD_DEFAULT; and since a handle answers for
-	 * the libraries the object needs too, the function found must be
-	 * the object's own: an entry line naming kill finds libc's. */
-	const char *sym = k->f->entry;
-	dlerror();
-	void *fn = dlsym(dl, sym);
-	struct link_map *own = NULL, *at = NULL;
-	Dl_info di;
-	if (!fn || dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
-	    !dladdr1(fn, &di, (void **)&at, RTLD_DL_LINKMAP) || at != own) {
+	void *fn, *rfn = NULL;
+	char rsym[300];
+	snprintf(rsym, sizeof rsym, "%s_ranges", k->f->entry);
+	if (own_symbol(k, dl, k->f->entry, &fn) ||
+	    (k->f->ranges && own_symbol(k, dl, rsym, &rfn))) {
 		dlclose(dl);
-		return nbrt_fail(k->rt, "%s: the compiled kernel has no function "
-		                 "'%s'%s", k->name, sym, fn ? " of its own" : "");
+		return -1;
 	}
 	/* POSIX lets a data pointer from dlsym hold a function's address */
 	memcpy(&p->entry, &fn, sizeof fn);
+	if (rfn)
+		memcpy(&p->ranges, &rfn, sizeof rfn);
 	p->dl = dl;
 	return 0;
 }
@@ -452,9 +471,29 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	return 0;
 }
 
+/* A block-sparse run: every task in one call of the ranges entry. */
+static int run_plan(nbrt_kernel *k, const nbrt_rplan *pl, Args *a)
+{
+	const Prog *p = k->priv;
+	if (pl->ntask > (size_t)LONG_MAX / 3)
+		return nbrt_fail(k->rt, "kernel %s: %zu tasks: too many",
+		                 k->f->kernel, pl->ntask);
+	double t = nbrt_now();
+	/* size_t and long share their representation (LP64, C11 6.5p7) */
+	p->ranges((long)pl->ntask, (const long *)pl->task,
+	          (const long *)pl->offset, (const long *)pl->range,
+	          (const long *)pl->imap, (const long *)pl->jmap, 0, a->arr,
+	          a->cst);
+	k->tkern += nbrt_now() - t;
+	k->launches++;
+	return 0;
+}
+
 /* Arrays go to the kernel as they are where the host type is the
- * kernel's, else through a converted copy. */
-static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
+ * kernel's, else through a converted copy; then the dense launches, or
+ * the plan of a block-sparse run. */
+static int host_go(nbrt_kernel *k, size_t ni, size_t nj,
+                   const nbrt_rplan *pl)
 {
 	const nb_iface *f = k->f;
 	size_t lim = (size_t)LONG_MAX < SIZE_MAX / 16 ? (size_t)LONG_MAX :
@@ -501,7 +540,8 @@ static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
 	/* wide enough that every core has several groups of unroll_i */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 16 * (size_t)f->unroll_i;
-	if (nbrt_each_launch(k, ni, nj, lim, fill, launch, &a))
+	if (pl ? run_plan(k, pl, &a) :
+	    nbrt_each_launch(k, ni, nj, lim, fill, launch, &a))
 		goto out;
 	for (int i = 0; i < na; i++) {
 		const nb_var *x = &f->var[of[i]];
@@ -519,6 +559,17 @@ out:
 	free(cst);
 	free(of);
 	return r;
+}
+
+static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	return host_go(k, ni, nj, NULL);
+}
+
+static int host_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                           const nbrt_rplan *p)
+{
+	return host_go(k, ni, nj, p);
 }
 
 static void host_free(nbrt_kernel *k)
@@ -544,5 +595,7 @@ const struct nbrt_backend nbrt_host_backend = {
 	.describe = host_describe,
 	.load = host_load,
 	.run = host_run,
+	.run_ranges = host_run_ranges,
+	.rentry = 1,
 	.free = host_free,
 };

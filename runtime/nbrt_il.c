@@ -163,7 +163,27 @@ static int uav(nbrt_kernel *k, Run *r, int u, size_t n, size_t rec,
 	return 0;
 }
 
-static int il_run_kernel(nbrt_kernel *k, size_t ni, size_t nj)
+/* A block-sparse run without an entry of its own: each task's group
+ * launched once a range, later ranges resuming the results (ranges.c has
+ * refused what cannot resume); a group without ranges once with Nj = 0,
+ * which writes the identity. */
+static int launch_plan(nbrt_kernel *k, const nbrt_rplan *p, Run *r)
+{
+	for (size_t t = 0; t < p->ntask; t++) {
+		size_t ib = p->task[3 * t], n = p->task[3 * t + 1];
+		size_t g = p->task[3 * t + 2];
+		size_t e0 = p->offset[g], e1 = p->offset[g + 1];
+		if (e0 == e1 && launch(k, ib, n, 0, 0, 0, r))
+			return -1;
+		for (size_t e = e0; e < e1; e++)
+			if (launch(k, ib, n, p->range[2 * e],
+			           p->range[2 * e + 1] - p->range[2 * e], e > e0, r))
+				return -1;
+	}
+	return 0;
+}
+
+static int il_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 {
 	const nb_iface *f = k->f;
 	const Prog *g = k->priv;
@@ -214,7 +234,8 @@ static int il_run_kernel(nbrt_kernel *k, size_t ni, size_t nj)
 	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 64 * (size_t)f->unroll_i;
-	if (nbrt_each_launch(k, ni, nj, INT_MAX, fill, launch, &r))
+	if (p ? launch_plan(k, p, &r) :
+	    nbrt_each_launch(k, ni, nj, INT_MAX, fill, launch, &r))
 		goto out;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
@@ -230,6 +251,17 @@ out:
 		free(r.mem.uav[u]);
 	free(r.cb1);
 	return rc;
+}
+
+static int il_run_kernel(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	return il_go(k, ni, nj, NULL);
+}
+
+static int il_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                         const nbrt_rplan *p)
+{
+	return il_go(k, ni, nj, p);
 }
 
 static void il_free_kernel(nbrt_kernel *k)
@@ -258,5 +290,7 @@ const struct nbrt_backend nbrt_il_backend = {
 	.describe = il_describe,
 	.load = il_load,
 	.run = il_run_kernel,
+	.run_ranges = il_run_ranges,
+	.rentry = 0,
 	.free = il_free_kernel,
 };

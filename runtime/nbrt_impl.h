@@ -6,6 +6,21 @@
 
 #include "nbrt.h"
 
+/* A block-sparse run as the back ends take it (ranges.c makes it from an
+ * nbrt_ranges): tasks of at most the back end's width of i-elements, each
+ * a slice of one group, covering [0, ni) in order; group ngroups is the
+ * i-elements of no group, with no ranges.  Groups' ranges are sorted and
+ * disjoint; glen[g] is group g's j count. */
+typedef struct nbrt_rplan {
+	size_t ntask, ngroups;
+	const size_t *task;   /* 3 a task: first i, count, group */
+	const size_t *offset; /* ngroups + 2 */
+	const size_t *range;  /* 2 a range */
+	const size_t *glen;   /* ngroups + 1 */
+	const size_t *imap, *jmap; /* the indices the source reads; NULL:
+	                              the run's own */
+} nbrt_rplan;
+
 /* A back end: how kernels reach one kind of device.  The running layer
  * (core.c) picks one when it opens a device; the back ends call only the
  * layers below (messages, cache, build options, conversion, launches).
@@ -42,6 +57,12 @@ struct nbrt_backend {
 	int (*describe)(const nbrt *rt, FILE *out); /* after the device line */
 	int (*load)(nbrt_kernel *k, const char *code, size_t len);
 	int (*run)(nbrt_kernel *k, size_t ni, size_t nj); /* ni > 0, ready */
+	/* a block-sparse run (ni > 0, ready) through the kernel's ranges
+	 * entry (nb_iface.ranges), or where `rentry` is 0 through launches
+	 * of the dense entry, one a range */
+	int (*run_ranges)(nbrt_kernel *k, size_t ni, size_t nj,
+	                  const nbrt_rplan *p);
+	int rentry;
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
 	/* Arrays in device memory, where its open set rt->devarrays
 	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
@@ -132,6 +153,10 @@ struct nbrt_kernel {
 	 * (nbrt_narrow) */
 	struct nbrt_kernel *alt[2][5];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
+	/* block-sparse runs of a .nbl: the variants with the ranges entry,
+	 * by log2 of their j-split (ranges.c) */
+	struct nbrt_kernel *ranges[5];
+	double pairs;               /* pairs the last run computed */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the

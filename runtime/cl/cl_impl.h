@@ -65,6 +65,11 @@ typedef struct Cl {
 typedef struct Prog {
 	cl_program prog;
 	cl_kernel kern;
+	/* the entry of block-sparse runs (nb_iface.ranges) and its plan's
+	 * buffers: tasks, offsets, ranges, i-map, j-map (run.c) */
+	cl_kernel rkern;
+	cl_mem rmem[5];
+	size_t rcap[5];
 	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
 	cl_mem *mem;
 	size_t *cap;       /* bytes allocated for each mem */
@@ -138,8 +143,11 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
                        nbrt_array *const *x, int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
 
-/* run.c: a run: uploads, launches, slices, results. */
+/* run.c: a run: uploads, launches, slices, results; and a block-sparse
+ * run through the ranges entry. */
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
+int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_rplan *p);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */

@@ -286,6 +286,20 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	if ((int)nargs != want)
 		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
 		                 "interface says %d", k->name, f->kernel, nargs, want);
+	if (f->ranges) {
+		char rname[300];
+		snprintf(rname, sizeof rname, "%s_ranges", f->entry);
+		pg->rkern = clCreateKernel(pg->prog, rname, &e);
+		if (!pg->rkern)
+			return nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
+		if ((e = clGetKernelInfo(pg->rkern, CL_KERNEL_NUM_ARGS, sizeof nargs,
+		                         &nargs, NULL)) != CL_SUCCESS)
+			return nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
+		if ((int)nargs != want + 3)
+			return nbrt_fail(rt, "%s: kernel %s_ranges takes %u arguments, "
+			                 "its interface says %d", k->name, f->kernel,
+			                 nargs, want + 3);
+	}
 	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev, CL_KERNEL_WORK_GROUP_SIZE,
 	                                  sizeof kwg, &kwg, NULL)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
@@ -349,6 +363,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 	free(pg->pin);
 	free(pg->pinp);
 	free(pg->pincap);
+	for (int m = 0; m < 5; m++)
+		if (pg->rmem[m])
+			clReleaseMemObject(pg->rmem[m]);
+	if (pg->rkern)
+		clReleaseKernel(pg->rkern);
 	if (pg->kern)
 		clReleaseKernel(pg->kern);
 	if (pg->prog)

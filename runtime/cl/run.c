@@ -21,6 +21,8 @@ typedef struct Run {
 	cl_uint rarg;     /* the first RMEM argument */
 	int sliced;       /* RMEM arguments bound to pg->part */
 	int noted;        /* the slices were noted (NBRT_VERBOSE) */
+	cl_kernel kern;   /* the entry launched: dense, or ranges */
+	cl_uint arg0;     /* its first argument after the launch's own */
 } Run;
 
 /* Waits for the pending launches and adds up their device time. */
@@ -44,7 +46,8 @@ static int drain(nbrt_kernel *k, Run *r)
 	return 0;
 }
 
-static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v);
+static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
+                   const void *v);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
                 cl_mem_flags fl, const char *what);
 
@@ -75,7 +78,7 @@ static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
 		if (ns > 1 && grow(k, &pg->part[m], &pg->partcap[m], bytes,
 		                   CL_MEM_READ_WRITE, x->name))
 			return -1;
-		if (set_arg(k, arg++, sizeof(cl_mem),
+		if (set_arg(k, r, arg++, sizeof(cl_mem),
 		            ns > 1 ? &pg->part[m] : &pg->mem[m]))
 			return -1;
 		m++;
@@ -317,10 +320,10 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	return 0;
 }
 
-static int set_arg(nbrt_kernel *k, cl_uint i, size_t n, const void *v)
+static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
+                   const void *v)
 {
-	Prog *pg = k->priv;
-	cl_int e = clSetKernelArg(pg->kern, i, n, v);
+	cl_int e = clSetKernelArg(r->kern, i, n, v);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
 	return 0;
@@ -333,17 +336,17 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	int m = 0;
-	cl_uint arg = 5;
+	cl_uint arg = r->arg0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_LMEM) {
 			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+			    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
 				return -1;
 			m++;
 		}
 	for (int p = 0; p < f->npack; p++) {
 		if (upload_pack(k, r, m, p, nj) ||
-		    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+		    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
 			return -1;
 		m++;
 	}
@@ -357,9 +360,9 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 		cl_double2 d2;
 		d2.s[0] = b->hi;
 		d2.s[1] = b->lo;
-		int r2 = x->type == NB_FLOAT ? set_arg(k, arg, sizeof fv, &fv) :
-		         x->type == NB_DOUBLE ? set_arg(k, arg, sizeof dv, &dv) :
-		         set_arg(k, arg, sizeof d2, &d2);
+		int r2 = x->type == NB_FLOAT ? set_arg(k, r, arg, sizeof fv, &fv) :
+		         x->type == NB_DOUBLE ? set_arg(k, r, arg, sizeof dv, &dv) :
+		         set_arg(k, r, arg, sizeof d2, &d2);
 		if (r2)
 			return -1;
 		arg++;
@@ -367,7 +370,7 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, arg++, sizeof(cl_mem), &pg->mem[m]))
+			    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
 				return -1;
 			m++;
 		}
@@ -419,7 +422,120 @@ static size_t int_limit(const nb_iface *f)
 	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
 }
 
+static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p);
+
+/* One plan array as the kernel takes it, cl_ints, into buffer m of the
+ * plan (written before the call returns: the copy is freed then). */
+static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
+                    int pad, const char *what)
+{
+	Prog *pg = k->priv;
+	const Cl *c = k->rt->priv;
+	size_t w = n / (size_t)(pad ? pad : 1) * 4;
+	size_t cnt = pad ? w : n;
+	cl_int *b = calloc(cnt ? cnt : 1, sizeof *b);
+	if (!b)
+		return nbrt_fail(k->rt, "out of memory for the %s of a plan", what);
+	for (size_t i = 0, o = 0; i < n; i++) {
+		if (v[i] > INT_MAX) {
+			free(b);
+			return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold "
+			                 "%zu, beyond OpenCL's int indices", k->f->kernel,
+			                 what, v[i]);
+		}
+		/* a task (first, count, group) fills an int4 */
+		b[o++] = (cl_int)v[i];
+		if (pad == 3 && i % 3 == 2)
+			o++;
+	}
+	int r = grow(k, &pg->rmem[m], &pg->rcap[m], cnt * sizeof *b,
+	             CL_MEM_READ_ONLY, what);
+	cl_int e = CL_SUCCESS;
+	if (!r && cnt)
+		e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_TRUE, 0,
+		                         cnt * sizeof *b, b, 0, NULL, NULL);
+	free(b);
+	if (!r && e != CL_SUCCESS)
+		r = nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
+	return r;
+}
+
+/* The plan into its buffers and the ranges entry's arguments 1 to 7. */
+static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
+                    size_t nj)
+{
+	Prog *pg = k->priv;
+	cl_int mapped = p->imap || p->jmap, accum = 0;
+	size_t nr = p->offset[p->ngroups + 1];
+	if (p->ntask > INT_MAX / 4 || nr > INT_MAX / 2)
+		return nbrt_fail(k->rt, "kernel %s: %zu tasks and %zu ranges: more "
+		                 "than OpenCL's int indices reach", k->f->kernel,
+		                 p->ntask, nr);
+	if (put_ints(k, 0, p->task, 3 * p->ntask, 3, "tasks") ||
+	    put_ints(k, 1, p->offset, p->ngroups + 2, 0, "offsets") ||
+	    put_ints(k, 2, p->range, 2 * nr, 0, "ranges") ||
+	    put_ints(k, 3, p->imap, p->imap ? ni : 0, 0, "i-map") ||
+	    put_ints(k, 4, p->jmap, p->jmap ? nj : 0, 0, "j-map"))
+		return -1;
+	for (cl_uint a = 0; a < 5; a++)
+		if (set_arg(k, r, a + 1, sizeof(cl_mem), &pg->rmem[a]))
+			return -1;
+	return set_arg(k, r, 6, sizeof mapped, &mapped) ||
+	       set_arg(k, r, 7, sizeof accum, &accum);
+}
+
+/* The tasks, a work group each, in launches of at most k->maxint pairs
+ * (one task at least). */
+static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
+{
+	const Cl *c = k->rt->priv;
+	for (size_t t0 = 0; t0 < p->ntask;) {
+		size_t t1 = t0;
+		double pairs = 0;
+		while (t1 < p->ntask && (t1 == t0 || pairs +
+		       (double)p->task[3 * t1 + 1] * (double)p->glen[p->task[3 * t1 +
+		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg) {
+			pairs += (double)p->task[3 * t1 + 1] *
+			         (double)p->glen[p->task[3 * t1 + 2]];
+			t1++;
+		}
+		cl_int base = (cl_int)t0;
+		size_t global = (t1 - t0) * r->wg, local = r->wg;
+		cl_event *ev;
+		cl_int e;
+		if (set_arg(k, r, 0, sizeof base, &base) || !(ev = next_event(k, r)))
+			return -1;
+		e = clEnqueueNDRangeKernel(c->q, r->kern, 1, NULL, &global, &local,
+		                           0, NULL, ev);
+		if (e != CL_SUCCESS) {
+			char what[256];
+			snprintf(what, sizeof what, "kernel %s_ranges (global size %zu, "
+			         "local %zu)", k->f->kernel, global, local);
+			return nbrt_cl_fail(k->rt, what, "clEnqueueNDRangeKernel", e);
+		}
+		r->nev++;
+		k->launches++;
+		if (k->plabel && drain(k, r))
+			return -1;
+		t0 = t1;
+	}
+	return 0;
+}
+
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	return cl_go(k, ni, nj, NULL);
+}
+
+int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
+                       const nbrt_rplan *p)
+{
+	return cl_go(k, ni, nj, p);
+}
+
+/* A run: the dense launches, or (p) a block-sparse plan through the
+ * ranges entry; the inputs, arguments and results alike. */
+static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -435,8 +551,13 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 	r.wg = (size_t)f->wg;
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
-	r.rarg = (cl_uint)(5 + nb_iface_count(f, NB_LMEM) + f->npack +
+	r.kern = p ? pg->rkern : pg->kern;
+	r.arg0 = p ? 8 : 5;
+	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
+	if (p && !r.kern)
+		return nbrt_fail(rt, "%s has no entry of block-sparse runs",
+		                 k->name);
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
 	if (!r.stage) {
@@ -448,7 +569,8 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 	size_t imax = lim / r.t;
 	size_t fill = (size_t)(rt->units ? rt->units : 1) * 16 * r.wg * r.u / r.t;
 	if (prepare(k, &r, ni, nj) ||
-	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r) ||
+	    (p ? put_plan(k, &r, p, ni, nj) || launch_tasks(k, &r, p) :
+	     nbrt_each_launch(k, ni, nj, imax, fill, launch, &r)) ||
 	    drain(k, &r) || fetch(k, &r, ni))
 		goto out;
 	cl_int e = clFinish(c->q);
