@@ -133,6 +133,10 @@ typedef struct nb_defaults {
 	/* with a budget: the least rows of i-elements a group holds (its
 	 * work items over the j-split); the group doubles until it does */
 	int rows;
+	/* the host C path: a self run (nbrt_run_self) of a kernel with a
+	 * pairs entry computes each pair once from this many elements up,
+	 * where it was measured faster; 0: never (Newton's third law) */
+	int newton_min;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

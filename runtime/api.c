@@ -131,6 +131,7 @@ void nbrt_free(nbrt_kernel *k)
 			nbrt_core_free(k->alt[n][l]);
 	for (int l = 0; l < 5; l++)
 		nbrt_core_free(k->ranges[l]);
+	nbrt_core_free(k->newton_alt);
 	nbrt_tune_free(k);
 	nbrt_core_free(k);
 }

@@ -21,6 +21,17 @@ typedef struct nbrt_rplan {
 	                              the run's own */
 } nbrt_rplan;
 
+/* A run of Newton's third law as the back ends take it (newton.c makes
+ * it): tasks of i in [i0, i1) against j in [j0, j1), 4 longs each, in
+ * phases (phase p: tasks phase[p] .. phase[p+1]-1) whose tasks write
+ * disjoint blocks on each side; jside: for each RMEM in order an array
+ * of its kernel type over the n elements, zeroed. */
+typedef struct nbrt_nplan {
+	long ntask, nphase;
+	const long *task, *phase;
+	void *const *jside;
+} nbrt_nplan;
+
 /* A back end: how kernels reach one kind of device.  The running layer
  * (core.c) picks one when it opens a device; the back ends call only the
  * layers below (messages, cache, build options, conversion, launches).
@@ -63,6 +74,10 @@ struct nbrt_backend {
 	int (*run_ranges)(nbrt_kernel *k, size_t ni, size_t nj,
 	                  const nbrt_rplan *p);
 	int rentry;
+	/* a run of Newton's third law over n elements (n > 0, ready) through
+	 * the kernel's pairs entry (nb_iface.pairs), the results zeroed
+	 * first; NULL: the back end has none */
+	int (*run_pairs)(nbrt_kernel *k, size_t n, const nbrt_nplan *p);
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
 	/* Arrays in device memory, where its open set rt->devarrays
 	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
@@ -157,6 +172,9 @@ struct nbrt_kernel {
 	 * by log2 of their j-split (ranges.c) */
 	struct nbrt_kernel *ranges[5];
 	double pairs;               /* pairs the last run computed */
+	nbrt_newton newton;         /* nbrt_set_newton's mode */
+	struct nbrt_kernel *newton_alt; /* a .nbl's variant for it (newton.c) */
+	int newton_used;            /* the last run computed each pair once */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the
@@ -224,6 +242,21 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
                            const nbrt_ranges *r, const size_t *imap,
                            const size_t *jmap);
+
+/* newton.c: Newton's third law.  The hook of the cell lists (cutoff.c,
+ * nbrt_cutoff.self) and of nbrt_run_self: runs the kernel's pairs entry
+ * on its bindings (the n elements as both i and j; in cell lists the
+ * sorted, imaged copies, so that `i` and `j` in the source are their
+ * indices) over tasks of 4 longs (i0 i1 j0 j1), phase p the tasks
+ * phase[p] .. phase[p+1]-1, phase[nphase] the count.  Within a phase no
+ * two tasks may share an i-range or a j-range, nor one task's i-range
+ * another's j-range partly (ranges are blocks: equal or disjoint); a task
+ * whose i-range is its j-range computes all of that block's pairs, any
+ * other adds each pair's term to i and +- to j.  Each unordered pair
+ * must come once.  Allocates the j-side sums (memory checked first).
+ * Returns 0 or -1. */
+int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
+                          long nphase, const long *phase);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);
