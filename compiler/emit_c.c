@@ -28,6 +28,7 @@ typedef struct C {
 	 * "" for the result array itself, else a lane array of that prefix,
 	 * and the j-side lane array jside; NULL: one accumulator */
 	const char *iside, *jside;
+	int whole;  /* every lane of the group is an element: no clamping */
 } C;
 
 /* C's <math.h> has sqrtf for float and no rsqrt. */
@@ -118,18 +119,23 @@ static void accname(C *c, const Ins *in, const char *acc, char *r, size_t n)
 }
 
 /* A sink's accumulator in a task of Newton's third law: the lane's
- * element of the array prefix<var>, or with prefix "" of the result array
- * (a dd element through an nb_dd lvalue, which may alias its doubles). */
-static void pairs_acc(C *c, const Ins *in, const char *prefix, char *r,
+ * element of the array prefix<var> (a j-side's, prefix<var>_<j-lane>),
+ * or with prefix "" of the result array (a dd element through an nb_dd
+ * lvalue, which may alias its doubles). */
+static void pairs_acc(C *c, int k, const char *prefix, int jside, char *r,
                       size_t n)
 {
+	const Ins *in = &c->f->ins[k];
 	char lane[16];
 	if (c->lanes)
 		snprintf(lane, sizeof lane, "k");
 	else
 		snprintf(lane, sizeof lane, "%d", in->lane);
 	const Var *v = &c->f->var[in->var];
-	if (*prefix)
+	if (jside)
+		snprintf(r, n, "%s%d_%d[%s]", prefix, in->var,
+		         c->jl[k] > 0 ? c->jl[k] : 0, lane);
+	else if (*prefix)
 		snprintf(r, n, "%s%d[%s]", prefix, in->var, lane);
 	else if (v->type == T_DD)
 		snprintf(r, n, "*(nb_dd *)&" NB_VPFX "%s[2 * (i + %s)]", v->name,
@@ -148,10 +154,10 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 		return; /* literals are written where they are used */
 	if ((opinfo[in->op].props & P_SINK) && c->jside) {
 		char r[320];
-		pairs_acc(c, in, c->iside, r, sizeof r);
+		pairs_acc(c, k, c->iside, 0, r, sizeof r);
 		buf_puts(out, ind);
 		emit_sink(out, f, k, r, target_c.spell, name, c);
-		pairs_acc(c, in, c->jside, r, sizeof r);
+		pairs_acc(c, k, c->jside, 1, r, sizeof r);
 		buf_puts(out, ind);
 		emit_sink(out, f, k, r, target_c.spell, name, c);
 		return;
@@ -172,7 +178,9 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	char ix[64];
 	switch (in->op) {
 	case O_LDI:
-		if (c->lanes)
+		if (c->lanes && c->whole)
+			snprintf(ix, sizeof ix, "i + k");
+		else if (c->lanes)
 			snprintf(ix, sizeof ix, "i + k <= ilast ? i + k : ilast");
 		else
 			snprintf(ix, sizeof ix, "i%d", in->lane);
@@ -570,39 +578,50 @@ static void call_args(const Func *f, Buf *out, const char *ind)
  * makes the tasks, so that no block is written by two tasks of a phase,
  * and zeroes the results and J<var> first. */
 
-/* Declares prefix<v>[NI] at the sum's identity for each RMEM. */
-static void pairs_lanes(C *c, const char *prefix, const char *ind)
+/* Declares prefix<v>[NI] at the sum's identity for each RMEM, or with
+ * nq > 0 prefix<v>_<q>[NI] for each q < nq. */
+static void pairs_lanes(C *c, const char *prefix, int nq, const char *ind)
 {
 	const Func *f = c->f;
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
+		for (int q = 0; q < (nq ? nq : 1) && f->var[v].role == NB_RMEM;
+		     q++) {
 			Type t = f->var[v].type;
-			buf_printf(c->out, "%s%s %s%d[%d];\n%sfor (int k = 0; k < %d; "
-			           "k++)\n%s\t%s%d[k] = %s;\n", ind, ctype(t), prefix,
-			           v, f->ni, ind, f->ni, ind, prefix, v,
-			           red_identity(f->var[v].red, t));
+			const char *nm = nq ? cprintf(f->ctx, "%s%d_%d", prefix, v, q) :
+			                 cprintf(f->ctx, "%s%d", prefix, v);
+			buf_printf(c->out, "%s%s %s[%d];\n%sfor (int k = 0; k < %d; "
+			           "k++)\n%s\t%s[k] = %s;\n", ind, ctype(t), nm, f->ni,
+			           ind, f->ni, ind, nm, red_identity(f->var[v].red, t));
 		}
 }
 
-/* One i-group at i of a task for one j: the hoisted block and the body,
- * each sink into iside and jside. */
-static void pairs_group(C *c, const char *iside, const char *jside,
+/* One i-group at i of a task for the j-step's j-elements (block blk):
+ * the hoisted block and the body, each sink into iside and jside. */
+static void pairs_group(C *c, int blk, const char *iside, const char *jside,
                         const char *ind)
 {
 	const Func *f = c->f;
-	if (!c->lanes)
-		for (int l = 0; l < f->ni; l++)
-			buf_printf(c->out, "%sconst long i%d = i + %d <= ilast ? i + %d "
-			           ": ilast;\n%s(void)i%d;\n", ind, l, l, l, ind, l);
+	/* a whole group reads its lanes straight (a clamped index would be
+	 * a gather, here once a pair) */
+	int whole = !*iside;
+	for (int l = 0; !c->lanes && l < f->ni; l++) {
+		if (whole)
+			buf_printf(c->out, "%sconst long i%d = i + %d;\n", ind, l, l);
+		else
+			buf_printf(c->out, "%sconst long i%d = i + %d <= ilast ? "
+			           "i + %d : ilast;\n", ind, l, l, l);
+		buf_printf(c->out, "%s(void)i%d;\n", ind, l);
+	}
 	c->iside = iside;
 	c->jside = jside;
+	c->whole = whole;
 	emit_block(c, B_PRE, ind, "r");
-	/* one j: the body, or after a j-unroll the remainder's */
-	emit_block(c, f->nj > 1 ? B_TAIL : B_BODY, ind, "r");
+	emit_block(c, blk, ind, "r");
 	c->iside = c->jside = NULL;
+	c->whole = 0;
 }
 
-/* dst[k] += src[k] in the RMEM's type. */
+/* dst += src in the RMEM's type. */
 static void pairs_add(Buf *out, Type t, const char *ind, const char *dst,
                       const char *src)
 {
@@ -612,11 +631,78 @@ static void pairs_add(Buf *out, Type t, const char *ind, const char *dst,
 		buf_printf(out, "%s%s = %s + %s;\n", ind, dst, dst, src);
 }
 
-static void pairs_task(C *c)
+/* One step of a task's j loop: the nq j-elements from j (block blk)
+ * against every i-group of the task; each j's lanes summed in a fixed
+ * order (halving, or in turn) into its j-side. */
+static void pairs_jstep(C *c, int blk, int nq)
 {
 	const Func *f = c->f;
 	Buf *out = c->out;
 	int ni = f->ni;
+	pairs_lanes(c, "a", nq, "\t\t");
+	buf_printf(out, "\t\tfor (long g = 0; g < nfull; g++) {\n"
+	           "\t\t\tconst long i = ibeg + g * %d;\n", ni);
+	pairs_group(c, blk, "", "a", "\t\t\t");
+	buf_puts(out, "\t\t}\n\t\tif (irest < iend) {\n"
+	         "\t\t\tconst long i = irest;\n");
+	/* the last, partial i-group: its i-side in T, added at the end; its
+	 * lanes past ilast repeat the last element, their terms go nowhere */
+	pairs_lanes(c, "b", nq, "\t\t\t");
+	pairs_group(c, blk, "T", "b", "\t\t\t");
+	buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n"
+	           "\t\t\t\tif (i + k <= ilast) {\n", ni);
+	for (int v = 0; v < f->nvar; v++)
+		for (int q = 0; q < nq && f->var[v].role == NB_RMEM; q++)
+			pairs_add(out, f->var[v].type, "\t\t\t\t\t",
+			          cprintf(f->ctx, "a%d_%d[k]", v, q),
+			          cprintf(f->ctx, "b%d_%d[k]", v, q));
+	buf_puts(out, "\t\t\t\t}\n\t\t}\n");
+	for (int v = 0; v < f->nvar; v++)
+		for (int q = 0; q < nq && f->var[v].role == NB_RMEM; q++) {
+			Type t = f->var[v].type;
+			const char *a0 = cprintf(f->ctx, "a%d_%d[0]", v, q);
+			if ((ni & (ni - 1)) == 0) {
+				for (int w = ni / 2; w >= 1; w /= 2) {
+					buf_printf(out, "\t\tfor (int k = 0; k < %d; k++)\n", w);
+					pairs_add(out, t, "\t\t\t",
+					          cprintf(f->ctx, "a%d_%d[k]", v, q),
+					          cprintf(f->ctx, "a%d_%d[k + %d]", v, q, w));
+				}
+			} else {
+				buf_printf(out, "\t\tfor (int k = 1; k < %d; k++)\n", ni);
+				pairs_add(out, t, "\t\t\t", a0,
+				          cprintf(f->ctx, "a%d_%d[k]", v, q));
+			}
+			const char *jv = cprintf(f->ctx, "J%d[j + %d]", v, q);
+			if (t == T_DD)
+				buf_printf(out, "\t\t%s = nb_dd_%s(%s, %s);\n", jv,
+				           f->var[v].sym > 0 ? "add" : "sub", jv, a0);
+			else
+				buf_printf(out, "\t\t%s = %s %c %s;\n", jv, jv,
+				           f->var[v].sym > 0 ? '+' : '-', a0);
+		}
+}
+
+/* Whether the j-unrolled body serves a task's steps: its j-lanes one
+ * apart (no j-split), every sink in one of them.  Then each i-group
+ * updates its i-side in memory once a step of nj j-elements. */
+static int pairs_unrolled(const C *c)
+{
+	const Func *f = c->f;
+	if (f->nj < 2 || f->jsplit != 1)
+		return 0;
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].blk == B_BODY && (opinfo[f->ins[k].op].props & P_SINK)
+		    && c->jl[k] < 0)
+			return 0;
+	return 1;
+}
+
+static void pairs_task(C *c)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni, nj = f->nj;
 	buf_printf(out, "static void " NB_KPFX "%s_task(long ibeg, long iend, "
 	           "long jbeg, long jend", f->name);
 	for (int v = 0; v < f->nvar; v++) {
@@ -636,52 +722,16 @@ static void pairs_task(C *c)
 	buf_printf(out, ")\n{\n\tconst long nfull = (iend - ibeg) / %d, "
 	           "ilast = iend - 1;\n\tconst long irest = ibeg + nfull * %d;\n",
 	           ni, ni);
-	/* the last, partial i-group: its i-side in T, added at the end */
-	pairs_lanes(c, "T", "\t");
-	buf_puts(out, "\tfor (long j = jbeg; j < jend; j++) {\n");
-	pairs_lanes(c, "a", "\t\t");
-	buf_puts(out, "\t\tfor (long g = 0; g < nfull; g++) {\n"
-	         "\t\t\tconst long i = ibeg + g * ");
-	buf_printf(out, "%d;\n", ni);
-	pairs_group(c, "", "a", "\t\t\t");
-	buf_puts(out, "\t\t}\n\t\tif (irest < iend) {\n"
-	         "\t\t\tconst long i = irest;\n");
-	pairs_lanes(c, "b", "\t\t\t");
-	pairs_group(c, "T", "b", "\t\t\t");
-	/* lanes past ilast repeat the last element: their terms go nowhere */
-	buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n"
-	           "\t\t\t\tif (i + k <= ilast) {\n", ni);
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			pairs_add(out, f->var[v].type, "\t\t\t\t\t",
-			          cprintf(f->ctx, "a%d[k]", v),
-			          cprintf(f->ctx, "b%d[k]", v));
-	buf_puts(out, "\t\t\t\t}\n\t\t}\n");
-	/* the lanes' j-sides in a fixed order: halving, or in turn */
-	for (int v = 0; v < f->nvar; v++) {
-		if (f->var[v].role != NB_RMEM)
-			continue;
-		Type t = f->var[v].type;
-		if ((ni & (ni - 1)) == 0) {
-			for (int w = ni / 2; w >= 1; w /= 2) {
-				buf_printf(out, "\t\tfor (int k = 0; k < %d; k++)\n", w);
-				pairs_add(out, t, "\t\t\t", cprintf(f->ctx, "a%d[k]", v),
-				          cprintf(f->ctx, "a%d[k + %d]", v, w));
-			}
-		} else {
-			buf_printf(out, "\t\tfor (int k = 1; k < %d; k++)\n", ni);
-			pairs_add(out, t, "\t\t\t", cprintf(f->ctx, "a%d[0]", v),
-			          cprintf(f->ctx, "a%d[k]", v));
-		}
-		const char *jv = cprintf(f->ctx, "J%d[j]", v);
-		const char *av = cprintf(f->ctx, "a%d[0]", v);
-		if (t == T_DD)
-			buf_printf(out, "\t\t%s = nb_dd_%s(%s, %s);\n", jv,
-			           f->var[v].sym > 0 ? "add" : "sub", jv, av);
-		else
-			buf_printf(out, "\t\t%s = %s %c %s;\n", jv, jv,
-			           f->var[v].sym > 0 ? '+' : '-', av);
+	pairs_lanes(c, "T", 0, "\t");
+	buf_puts(out, "\tlong j = jbeg;\n");
+	if (pairs_unrolled(c)) {
+		buf_printf(out, "\tfor (; j + %d < jend; j += %d) {\n", nj - 1, nj);
+		pairs_jstep(c, B_BODY, nj);
+		buf_puts(out, "\t}\n");
 	}
+	/* one j: the body, or after a j-unroll the remainder's */
+	buf_puts(out, "\tfor (; j < jend; j++) {\n");
+	pairs_jstep(c, nj > 1 ? B_TAIL : B_BODY, 1);
 	buf_puts(out, "\t}\n");
 	buf_printf(out, "\tfor (int k = 0; k < %d && irest + k < iend; k++) {\n",
 	           ni);
@@ -779,7 +829,7 @@ static void table_entry(const Func *f, const nb_iface *fc, Buf *out, int rm)
 static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
 	int ni = f->ni;
-	C c = {f, out, 0, NULL, NULL, 0, 0, 0, NULL, NULL};
+	C c = {f, out, 0, NULL, NULL, 0, 0, 0, NULL, NULL, 0};
 	c.lanes = lane_analysis(&c);
 	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
 	iface_put(out, fc, " * ");
