@@ -566,17 +566,19 @@ static void call_args(const Func *f, Buf *out, const char *ind)
 
 /* --- Newton's third law ------------------------------------------------
  * The pairs entry (nb_iface pairs) runs a list of tasks, each i in
- * [i0, i1) against each j in [j0, j1), in phases: the tasks of a phase in
- * parallel, the phases in order.  A task on one range (i0 = j0, i1 = j1)
- * is the kernel function itself, every pair of the range in both orders;
- * any other adds the term t of each pair to the result at i and +-t (the
- * RMEM's symmetry) to the j-side array J<var> at j.  Its loop runs over j
- * outside and i-groups inside: the i-side is a vector update of the
- * results in memory, the j-side a lane array summed once per j in a fixed
- * order, so a result's bits do not depend on the threads.  The entry ends
- * by adding the j-sides to the results.  The runtime (runtime/newton.c)
- * makes the tasks, so that no block is written by two tasks of a phase,
- * and zeroes the results and J<var> first. */
+ * [i0, i1) against each j in [j0, j1), on the threads as they come free,
+ * a task starting once the tasks before it in the list that write its
+ * blocks are done (counters of integers: no floating-point atomics), so
+ * that each block takes its terms in the list's order.  A task on one
+ * range (i0 = j0, i1 = j1) is the kernel function itself, every pair of
+ * the range in both orders; any other adds the term t of each pair to
+ * the result at i and +-t (the RMEM's symmetry) to the j-side array
+ * J<var> at j.  Its loop runs over j outside and i-groups inside: the
+ * i-side is a vector update of the results in memory, the j-side a lane
+ * array summed once per j in a fixed order, so a result's bits do not
+ * depend on the threads.  The entry ends by adding the j-sides to the
+ * results.  The runtime (runtime/newton.c) makes the tasks and zeroes
+ * the results, J<var> and the counters first. */
 
 /* Declares prefix<v>[NI] at the sum's identity for each RMEM, or with
  * nq > 0 prefix<v>_<q>[NI] for each q < nq. */
@@ -749,37 +751,59 @@ static void pairs_task(C *c)
 	buf_puts(out, "\t}\n}\n\n");
 }
 
-/* The entry: n elements; ntask tasks of 4 longs (i0 i1 j0 j1), phase p
- * the tasks phase[p] .. phase[p+1]-1; arr and cst as the entry's, jarr
- * the j-side arrays in the RMEMs' kernel types, one per RMEM. */
+/* The entry: n elements; ntask tasks of 8 longs: i0 i1 j0 j1, the
+ * counter of the i-side's block and of the j-side's (-1: a task on one
+ * range, which writes no j-side), and how many tasks before it in the
+ * list write each (done: the counters, zeroed); arr and cst as the
+ * entry's, jarr the j-side arrays in the RMEMs' kernel types, one per
+ * RMEM. */
 static void pairs_emit(C *c, const nb_iface *fc)
 {
 	const Func *f = c->f;
 	Buf *out = c->out;
-	buf_puts(out, "\n");
+	/* a waiting thread yields its core: on a busy machine the task it
+	 * waits for may be one whose thread lost its own */
+	buf_puts(out, "\n#ifdef __unix__\nint sched_yield(void);\n#endif\n");
 	pairs_task(c);
-	buf_printf(out, "void %s(long n, const long *task, long nphase, "
-	           "const long *phase,\n\tvoid *const *arr, void *const *jarr, "
+	buf_printf(out, "void %s(long n, long ntask, const long *task, "
+	           "long *done,\n\tvoid *const *arr, void *const *jarr, "
 	           "const double *cst)\n{\n\t(void)arr;\n\t(void)cst;\n",
 	           fc->pairs);
-	buf_puts(out, "\tfor (long p = 0; p < nphase; p++) {\n"
-	         "#ifdef _OPENMP\n\t\t#pragma omp parallel for "
-	         "schedule(dynamic)\n#endif\n"
-	         "\t\tfor (long t = phase[p]; t < phase[p + 1]; t++) {\n"
-	         "\t\t\tconst long *q = task + 4 * t;\n"
-	         "\t\t\tif (q[0] == q[2] && q[1] == q[3])\n");
-	buf_printf(out, "\t\t\t\t" NB_KPFX "%s(q[1] - q[0], q[3] - q[2], q[0], "
+	/* tasks in the list's order to whichever thread asks; one waits
+	 * (rarely: the list is in round-robin phases) until the earlier
+	 * tasks on its blocks are done, so each block takes its terms in
+	 * the list's order whatever the threads */
+	buf_puts(out, "\tlong next = 0;\n"
+	         "#ifdef _OPENMP\n\t#pragma omp parallel\n#endif\n"
+	         "\tfor (;;) {\n\t\tlong t;\n"
+	         "#ifdef _OPENMP\n\t\t#pragma omp atomic capture seq_cst\n#endif\n"
+	         "\t\tt = next++;\n\t\tif (t >= ntask)\n\t\t\tbreak;\n"
+	         "\t\tconst long *q = task + 8 * t;\n"
+	         "\t\tfor (int ready = 0; !ready;) {\n\t\t\tlong a, b = q[7];\n"
+	         "#ifdef _OPENMP\n\t\t\t#pragma omp atomic read seq_cst\n#endif\n"
+	         "\t\t\ta = done[q[4]];\n\t\t\tif (q[5] >= 0) {\n"
+	         "#ifdef _OPENMP\n\t\t\t\t#pragma omp atomic read seq_cst\n#endif\n"
+	         "\t\t\t\tb = done[q[5]];\n\t\t\t}\n"
+	         "\t\t\tready = a >= q[6] && b >= q[7];\n"
+	         "#ifdef __unix__\n\t\t\tif (!ready)\n\t\t\t\tsched_yield();\n"
+	         "#endif\n\t\t}\n"
+	         "\t\tif (q[5] < 0)\n");
+	buf_printf(out, "\t\t\t" NB_KPFX "%s(q[1] - q[0], q[3] - q[2], q[0], "
 	           "q[2], 1", f->name);
-	call_args(f, out, "\t\t\t\t\t");
-	buf_printf(out, ");\n\t\t\telse\n\t\t\t\t" NB_KPFX "%s_task(q[0], q[1], "
+	call_args(f, out, "\t\t\t\t");
+	buf_printf(out, ");\n\t\telse\n\t\t\t" NB_KPFX "%s_task(q[0], q[1], "
 	           "q[2], q[3]", f->name);
-	call_args(f, out, "\t\t\t\t\t");
+	call_args(f, out, "\t\t\t\t");
 	int r = 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, ",\n\t\t\t\t\t(%s *)jarr[%d]",
+			buf_printf(out, ",\n\t\t\t\t(%s *)jarr[%d]",
 			           ctype(f->var[v].type), r++);
-	buf_puts(out, ");\n\t\t}\n\t}\n");
+	buf_puts(out, ");\n"
+	         "#ifdef _OPENMP\n\t\t#pragma omp atomic update seq_cst\n#endif\n"
+	         "\t\tdone[q[4]]++;\n\t\tif (q[5] >= 0) {\n"
+	         "#ifdef _OPENMP\n\t\t\t#pragma omp atomic update seq_cst\n#endif\n"
+	         "\t\t\tdone[q[5]]++;\n\t\t}\n\t}\n");
 	/* the results: i-side + j-side, element by element */
 	int ia = 0;
 	r = 0;

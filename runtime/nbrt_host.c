@@ -49,10 +49,10 @@ typedef void (*ranges_fn)(long ntask, const long *task, const long *roff,
                           const long *jmap, int accum, void *const *arr,
                           const double *cst);
 
-/* Its entry of Newton's third law (nbrt_nplan's tasks and phases). */
-typedef void (*pairs_fn)(long n, const long *task, long nphase,
-                         const long *phase, void *const *arr,
-                         void *const *jarr, const double *cst);
+/* Its entry of Newton's third law (nbrt_nplan's tasks and counters). */
+typedef void (*pairs_fn)(long n, long ntask, const long *task, long *done,
+                         void *const *arr, void *const *jarr,
+                         const double *cst);
 
 /* A loaded kernel (k->priv). */
 typedef struct Prog {
@@ -508,7 +508,7 @@ static int run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 		return nbrt_fail(k->rt, "kernel %s has no entry of Newton's third "
 		                 "law", k->f->kernel);
 	double t = nbrt_now();
-	p->pairs((long)n, np->task, np->nphase, np->phase, a->arr, np->jside,
+	p->pairs((long)n, np->ntask, np->task, np->done, a->arr, np->jside,
 	         a->cst);
 	k->tkern += nbrt_now() - t;
 	k->launches++;

@@ -22,13 +22,15 @@ typedef struct nbrt_rplan {
 } nbrt_rplan;
 
 /* A run of Newton's third law as the back ends take it (newton.c makes
- * it): tasks of i in [i0, i1) against j in [j0, j1), 4 longs each, in
- * phases (phase p: tasks phase[p] .. phase[p+1]-1) whose tasks write
- * disjoint blocks on each side; jside: for each RMEM in order an array
- * of its kernel type over the n elements, zeroed. */
+ * it): tasks of i in [i0, i1) against j in [j0, j1), 8 longs each: i0 i1
+ * j0 j1, the counter of its i-side block and of its j-side block in done
+ * (-1: a task on one range, no j-side), and how many tasks before it
+ * write each; done: the zeroed counters; jside: for each RMEM in order an
+ * array of its kernel type over the n elements, zeroed. */
 typedef struct nbrt_nplan {
-	long ntask, nphase;
-	const long *task, *phase;
+	long ntask;
+	const long *task;
+	long *done;
 	void *const *jside;
 } nbrt_nplan;
 
@@ -247,16 +249,17 @@ int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
  * nbrt_cutoff.self) and of nbrt_run_self: runs the kernel's pairs entry
  * on its bindings (the n elements as both i and j; in cell lists the
  * sorted, imaged copies, so that `i` and `j` in the source are their
- * indices) over tasks of 4 longs (i0 i1 j0 j1), phase p the tasks
- * phase[p] .. phase[p+1]-1, phase[nphase] the count.  Within a phase no
- * two tasks may share an i-range or a j-range, nor one task's i-range
- * another's j-range partly (ranges are blocks: equal or disjoint); a task
- * whose i-range is its j-range computes all of that block's pairs, any
- * other adds each pair's term to i and +- to j.  Each unordered pair
- * must come once.  Allocates the j-side sums (memory checked first).
- * Returns 0 or -1. */
+ * indices) over ntask tasks of 4 longs (i0 i1 j0 j1).  Ranges are
+ * blocks: two of them (of any tasks, either side) are equal or
+ * disjoint.  A task whose i-range is its j-range computes all of that
+ * block's pairs, any other adds each pair's term to i and +- to j; each
+ * unordered pair must come once.  Each block takes its terms in the
+ * list's order, whatever the threads; the list should come in rounds
+ * that touch each block once a side (nbrt_run_self's round robin; the
+ * half stencil's offsets, one a round), so that threads rarely wait.
+ * Allocates the j-side sums (memory checked first).  Returns 0 or -1. */
 int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
-                          long nphase, const long *phase);
+                          long ntask);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);

@@ -1,10 +1,13 @@
 /* newton.c: Newton's third law (nbrt_run_self, nbrt_set_newton).  A self
  * run of a kernel whose results are all SYMMETRIC or ANTISYMMETRIC is cut
  * into blocks of elements; the tasks (block A, block B) cover each
- * unordered pair of blocks once, in round-robin phases in which no block
- * is written twice on either side, so the back end's pairs entry needs
- * no atomics and the results' bits do not depend on the threads.  Here:
- * the blocks, the tasks and phases, the j-side arrays. */
+ * unordered pair of blocks once, in round-robin rounds in which no block
+ * is written twice on either side.  The back end's pairs entry runs a
+ * task once the tasks before it on its blocks are done (integer
+ * counters, no floating-point atomics), so every block takes its terms
+ * in the list's order and the results' bits do not depend on the
+ * threads.  Here: the blocks, the tasks, their counters, the j-side
+ * arrays. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,29 +67,26 @@ static const char *why_not(const nbrt_kernel *k, size_t n)
 	return NULL;
 }
 
-/* The tasks: phase 0 each block with itself, phase s (1 <= s <= nb/2)
- * each block A with block A + s (mod nb) -- for an even nb the last
- * phase only the first half of them, so that no pair of blocks comes
- * twice.  Within a phase every block is an i-side once and a j-side
- * once. */
-static int plan_make(nbrt_kernel *k, size_t n, long **task, long **phase,
-                     long *ntask, long *nphase)
+/* The tasks, in rounds: round 0 each block with itself, round s (1 <= s
+ * <= nb/2) each block A with block A + s (mod nb) -- for an even nb the
+ * last round only the first half of them, so that no pair of blocks
+ * comes twice.  Within a round every block is an i-side once and a
+ * j-side once, so the threads rarely wait for each other. */
+static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 {
 	size_t ui = (size_t)k->f->unroll_i;
 	const char *e = getenv("NBRT_NEWTON_BLOCK");
 	size_t want = e && atol(e) > 0 ? (size_t)atol(e) : NEWTON_BLOCK;
 	size_t bs = (want + ui - 1) / ui * ui;
 	size_t nb = (n + bs - 1) / bs;
-	size_t np = 1 + nb / 2, nt = nb * np;
-	*task = malloc(4 * nt * sizeof **task);
-	*phase = malloc((np + 1) * sizeof **phase);
-	if (!*task || !*phase)
-		return nbrt_fail(k->rt, "kernel %s: out of memory for %zu tasks",
-		                 k->f->kernel, nt);
-	long *t = *task;
-	size_t m = 0;
-	for (size_t s = 0; s < np; s++) {
-		(*phase)[s] = (long)m;
+	size_t nr = 1 + nb / 2, m = 0;
+	long *t = malloc(4 * nb * nr * sizeof *t);
+	if (!t) {
+		nbrt_fail(k->rt, "kernel %s: out of memory for %zu tasks",
+		          k->f->kernel, nb * nr);
+		return NULL;
+	}
+	for (size_t s = 0; s < nr; s++) {
 		size_t na = s > 0 && 2 * s == nb ? nb / 2 : nb;
 		for (size_t a = 0; a < na; a++, m++) {
 			size_t b = (a + s) % nb;
@@ -96,10 +96,8 @@ static int plan_make(nbrt_kernel *k, size_t n, long **task, long **phase,
 			t[4 * m + 3] = (long)(b * bs + bs < n ? b * bs + bs : n);
 		}
 	}
-	(*phase)[np] = (long)m;
 	*ntask = (long)m;
-	*nphase = (long)np;
-	return 0;
+	return t;
 }
 
 /* The kernel a self run uses: k, or for a .nbl the variant of NEWTON_UJ;
@@ -132,12 +130,70 @@ static double plan_pairs(const long *t, long ntask)
 	return p;
 }
 
+static int by_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The index of v in the sorted s[0..n). */
+static long find(const long *s, long n, long v)
+{
+	const long *p = bsearch(&v, s, (size_t)n, sizeof *s, by_long);
+	return p ? (long)(p - s) : -1;
+}
+
+/* The back end's records (nbrt_nplan): blocks numbered by their first
+ * element, i-sides' counters first, then j-sides'; how many tasks before
+ * each write its blocks.  NULL when out of memory. */
+static long *records(const long *task, long ntask, long *ncount)
+{
+	long *start = malloc(((size_t)ntask + 1) * sizeof *start);
+	long *rec = malloc(8 * ((size_t)ntask + 1) * sizeof *rec);
+	long *seen = NULL, nb = 0;
+	if (!start || !rec)
+		goto fail;
+	for (long m = 0; m < ntask; m++)
+		start[m] = task[4 * m];
+	qsort(start, (size_t)ntask, sizeof *start, by_long);
+	for (long m = 0; m < ntask; m++)
+		if (m == 0 || start[m] != start[nb - 1])
+			start[nb++] = start[m];
+	if (!(seen = calloc(2 * (size_t)nb + 1, sizeof *seen)))
+		goto fail;
+	for (long m = 0; m < ntask; m++) {
+		const long *q = task + 4 * m;
+		long *r = rec + 8 * m;
+		int one = q[0] == q[2] && q[1] == q[3];
+		memcpy(r, q, 4 * sizeof *r);
+		r[4] = find(start, nb, q[0]);
+		/* a j-range that is no i-range: a counter of its own */
+		long jb = one ? -1 : find(start, nb, q[2]);
+		r[5] = one ? -1 : jb >= 0 ? nb + jb : -1;
+		if (!one && jb < 0)
+			goto fail; /* the hook's rule: every j-block an i-block */
+		r[6] = seen[r[4]]++;
+		r[7] = one ? 0 : seen[r[5]]++;
+	}
+	*ncount = 2 * nb;
+	free(start);
+	free(seen);
+	return rec;
+fail:
+	free(start);
+	free(rec);
+	free(seen);
+	return NULL;
+}
+
 int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
-                          long nphase, const long *phase)
+                          long ntask)
 {
 	const nb_iface *f = k->f;
 	int nres = nb_iface_count(f, NB_RMEM), r = -1;
 	void **js = calloc((size_t)nres + 1, sizeof *js);
+	long ncount = 0, *rec = records(task, ntask, &ncount);
+	long *done = rec ? calloc((size_t)ncount + 1, sizeof *done) : NULL;
 	double bytes = 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
@@ -150,24 +206,27 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
 		          "may use", f->kernel, n, b);
 		goto out;
 	}
-	for (int v = 0, e = 0; js && v < f->nvar; v++)
+	if (!js || !done)
+		goto oom;
+	for (int v = 0, e = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM &&
 		    !(js[e++] = calloc(n ? n : 1, nbrt_prec_size(f->var[v].type))))
 			goto oom;
-	if (!js)
-		goto oom;
 	nbrt_kernel *a = newton_kernel(k);
-	nbrt_nplan p = {phase[nphase], nphase, task, phase, js};
+	nbrt_nplan p = {ntask, rec, done, js};
 	if (a)
 		r = nbrt_core_run_pairs(k, a, n, &p);
 	goto out;
 oom:
 	nbrt_fail(k->rt, "kernel %s: out of memory for the j-side sums of %zu "
-	          "elements", f->kernel, n);
+	          "elements, or the tasks (a j-range that is no i-range?)",
+	          f->kernel, n);
 out:
 	for (int e = 0; js && e < nres; e++)
 		free(js[e]);
 	free(js);
+	free(rec);
+	free(done);
 	return r;
 }
 
@@ -182,18 +241,17 @@ int nbrt_run_self(nbrt_kernel *k, size_t n)
 		          "Newton's third law %s", k->name, n, why);
 		return nbrt_run(k, n, n);
 	}
-	long *task = NULL, *phase = NULL, ntask = 0, nphase = 0;
+	long ntask = 0;
 	int r = -1;
 	k->last = NULL;
 	k->origin = "defaults";
 	k->pairs = 0;
-	if (plan_make(k, n, &task, &phase, &ntask, &nphase) == 0 &&
-	    nbrt_run_newton_tasks(k, n, task, nphase, phase) == 0) {
+	long *task = plan_make(k, n, &ntask);
+	if (task && nbrt_run_newton_tasks(k, n, task, ntask) == 0) {
 		k->pairs = plan_pairs(task, ntask);
 		k->newton_used = 1;
 		r = 0;
 	}
 	free(task);
-	free(phase);
 	return r;
 }
