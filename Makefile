@@ -84,7 +84,8 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/convert.c runtime/core.c runtime/devclass.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
-            runtime/nbrt_mem.c runtime/query.c runtime/ranges.c \
+            runtime/nbrt_mem.c runtime/newton.c runtime/query.c \
+            runtime/ranges.c \
             runtime/tune.c runtime/tunefile.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
@@ -415,6 +416,11 @@ $(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 
 # the neighbours suite's driver (sh bench/run.sh neighbours)
 $(BIN)/nbneighbours: bench/neighbours.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# the timer of Newton's third law (sh bench/run.sh newton)
+$(BIN)/selfrun: bench/selfrun.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 

@@ -155,6 +155,12 @@ void ast_print(Prog *p, Buf *out)
 		case S_DECL: {
 			Decl *d = s->decl;
 			buf_printf(out, "%s", d->rolename);
+			if (d->sym) { /* names, not declarations */
+				for (int k = 0; k < d->n; k++)
+					buf_printf(out, " %s", d->names[k]);
+				buf_putc(out, '\n');
+				break;
+			}
 			for (int k = 0; k < d->n; k++) {
 				/* the type sema settled on, typed or not */
 				const char *t = d->typename;

@@ -38,6 +38,8 @@ typedef struct Sym {
 	                          * its kind (+= and -= are one kind) */
 	Loc redloc;      /* RMEM: where that first reduction is */
 	int nocount;     /* RMEM: some += takes a value, not a condition */
+	int sym;         /* RMEM: 1 SYMMETRIC, -1 ANTISYMMETRIC, 0 neither */
+	Loc symloc;      /* RMEM: where it is named so */
 	Node *def;       /* SYM_TEMP: its defining expression */
 	struct Sym *next;/* in the symbol table's bucket */
 } Sym;
@@ -111,6 +113,9 @@ typedef struct Decl {
 	Loc *locs;
 	Sym **syms;            /* after sema; NULL where a name was refused */
 	int n;
+	/* SYMMETRIC 1, ANTISYMMETRIC -1: names RMEMs declared before (role
+	 * SYM_RMEM), whose pair terms it describes; 0: declares its names */
+	int sym;
 } Decl;
 
 typedef struct Stmt {

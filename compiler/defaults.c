@@ -102,8 +102,12 @@ static const nb_defaults table[] = {
 	 .unroll_i = 16, .unroll_j = 1,
 	 .source = "sh bench/run.sh rows device=host: "
 	           "bench/results/2026-11-23-host-amd-epyc-from-cpu_rows.txt"},
+	/* Newton's third law (newton_min): double self runs, 1.3 to 1.8
+	 * times faster from N = 16384 on 1 and 2 threads, Lennard-Jones and
+	 * force-form gravity; float and N = 4096 not on 2 threads (sh
+	 * bench/run.sh newton: bench/results/2026-11-26-newton-amd-epyc.txt) */
 	{.target = "c", .devclass = "host-avx512", .prec = NB_DOUBLE,
-	 .unroll_i = 8, .unroll_j = 1,
+	 .unroll_i = 8, .unroll_j = 1, .newton_min = 16384,
 	 .source = "sh bench/run.sh rows device=host: "
 	           "bench/results/2026-11-23-host-amd-epyc-from-cpu_rows.txt"},
 	{.target = "c", .devclass = "host-avx512", .prec = NB_DD,

@@ -37,6 +37,16 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	fc->kernel = xstrdup(f->name);
 	fc->entry = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
 	                            t->entry_suffix ? t->entry_suffix : ""));
+	/* Newton's third law needs every result's j-side term */
+	int nres = 0, nsym = 0;
+	for (int i = 0; i < f->nvar; i++)
+		if (f->var[i].role == NB_RMEM) {
+			nres++;
+			nsym += f->var[i].sym != 0;
+		}
+	if (t->pairs_suffix && nres && nsym == nres)
+		fc->pairs = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
+		                            t->pairs_suffix));
 	fc->target = xstrdup(t->name);
 	fc->source = xstrdup(source ? source : "-");
 	fc->flags = xstrdup(flags);
@@ -80,6 +90,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 		v->role = f->var[i].role;
 		v->type = (nb_prec)f->var[i].type;
 		v->red = f->var[i].red;
+		v->sym = f->var[i].sym;
 		v->pack = v->comp = -1;
 		if (v->role != NB_BMEM)
 			continue;

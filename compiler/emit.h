@@ -34,6 +34,10 @@ typedef struct Target {
 	 * interface files from before the entry line, to the bare name
 	 * (NULL: nothing) */
 	const char *entry_suffix;
+	/* appended likewise for the entry of Newton's third law (nb_iface
+	 * pairs), given where every RMEM is SYMMETRIC or ANTISYMMETRIC; NULL:
+	 * the target has none */
+	const char *pairs_suffix;
 	/* chooses the options left to the target (not in o->given), from
 	 * the widest type the kernel declares; returns the row it used (or
 	 * NULL) */

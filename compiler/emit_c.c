@@ -24,6 +24,11 @@ typedef struct C {
 	int inloop; /* inside the lane loop: lane-specific PRE values are v[k] */
 	int simd;   /* lane loops marked `omp simd`: they call libmvec */
 	int rmode;  /* writing the entry of block-sparse runs */
+	/* Newton's third law (pairs_emit): each sink updates the i-side,
+	 * "" for the result array itself, else a lane array of that prefix,
+	 * and the j-side lane array jside; NULL: one accumulator */
+	const char *iside, *jside;
+	int whole;  /* every lane of the group is an element: no clamping */
 } C;
 
 /* C's <math.h> has sqrtf for float and no rsqrt. */
@@ -113,6 +118,32 @@ static void accname(C *c, const Ins *in, const char *acc, char *r, size_t n)
 		snprintf(r, n, "%s%d_%d", acc, in->var, in->lane);
 }
 
+/* A sink's accumulator in a task of Newton's third law: the lane's
+ * element of the array prefix<var> (a j-side's, prefix<var>_<j-lane>),
+ * or with prefix "" of the result array (a dd element through an nb_dd
+ * lvalue, which may alias its doubles). */
+static void pairs_acc(C *c, int k, const char *prefix, int jside, char *r,
+                      size_t n)
+{
+	const Ins *in = &c->f->ins[k];
+	char lane[16];
+	if (c->lanes)
+		snprintf(lane, sizeof lane, "k");
+	else
+		snprintf(lane, sizeof lane, "%d", in->lane);
+	const Var *v = &c->f->var[in->var];
+	if (jside)
+		snprintf(r, n, "%s%d_%d[%s]", prefix, in->var,
+		         c->jl[k] > 0 ? c->jl[k] : 0, lane);
+	else if (*prefix)
+		snprintf(r, n, "%s%d[%s]", prefix, in->var, lane);
+	else if (v->type == T_DD)
+		snprintf(r, n, "*(nb_dd *)&" NB_VPFX "%s[2 * (i + %s)]", v->name,
+		         lane);
+	else
+		snprintf(r, n, NB_VPFX "%s[i + %s]", v->name, lane);
+}
+
 static void emit_ins(C *c, int k, const char *ind, const char *acc)
 {
 	const Func *f = c->f;
@@ -121,6 +152,16 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	const Var *v = in->var >= 0 ? &f->var[in->var] : NULL;
 	if (in->op == O_IMM)
 		return; /* literals are written where they are used */
+	if ((opinfo[in->op].props & P_SINK) && c->jside) {
+		char r[320];
+		pairs_acc(c, k, c->iside, 0, r, sizeof r);
+		buf_puts(out, ind);
+		emit_sink(out, f, k, r, target_c.spell, name, c);
+		pairs_acc(c, k, c->jside, 1, r, sizeof r);
+		buf_puts(out, ind);
+		emit_sink(out, f, k, r, target_c.spell, name, c);
+		return;
+	}
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
 		accname(c, in, acc, r, sizeof r);
@@ -137,7 +178,9 @@ static void emit_ins(C *c, int k, const char *ind, const char *acc)
 	char ix[64];
 	switch (in->op) {
 	case O_LDI:
-		if (c->lanes)
+		if (c->lanes && c->whole)
+			snprintf(ix, sizeof ix, "i + k");
+		else if (c->lanes)
 			snprintf(ix, sizeof ix, "i + k <= ilast ? i + k : ilast");
 		else
 			snprintf(ix, sizeof ix, "i%d", in->lane);
@@ -491,6 +534,322 @@ static void c_ranges(C *c)
 	buf_puts(out, "\t}\n\t}\n}\n\n");
 }
 
+/* The kernel function (NB_KPFX name suffix), its i-groups spread over
+ * the threads or (parallel 0: Newton's tasks, already on a thread each)
+ * on the calling thread alone. */
+static void kernel_fn(C *c, const char *linkage, const char *suffix,
+                      int parallel)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni;
+	buf_printf(out, "%s" NB_KPFX "%s%s(", linkage, f->name, suffix);
+	params(f, out, 1);
+	buf_puts(out, ")\n{\n");
+	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
+	buf_puts(out, "\tconst long jend = jbase + nj;\n");
+	/* dynamic: on a shared machine a thread that loses its core leaves
+	 * its groups to the others instead of holding up the launch; a group
+	 * is NI x Nj interactions, so taking one costs nothing measurable */
+	if (parallel)
+		buf_puts(out, "#ifdef _OPENMP\n\t#pragma omp parallel for "
+		         "schedule(dynamic)\n#endif\n");
+	buf_puts(out, "\tfor (long g = 0; g < ngroup; g++) {\n");
+	c_group(c);
+	buf_puts(out, "\t}\n}\n\n");
+}
+
+/* The kernel function's arguments from an entry's table: arrays in
+ * interface order (LMEM, BMEM, RMEM), every CONST as a (hi, lo) pair. */
+static void call_args(const Func *f, Buf *out, const char *ind)
+{
+	int ia = 0, ic = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST) {
+			if (x->type == T_DD)
+				buf_printf(out, ",\n%snb_dd_make(cst[%d], cst[%d])", ind,
+				           2 * ic, 2 * ic + 1);
+			else
+				buf_printf(out, ",\n%s(%s)cst[%d]", ind, ctype(x->type),
+				           2 * ic);
+			ic++;
+		} else {
+			buf_printf(out, ",\n%s(%s%s *)arr[%d]", ind,
+			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
+			           ia++);
+		}
+	}
+}
+
+/* --- Newton's third law ------------------------------------------------
+ * The pairs entry (nb_iface pairs) runs a list of tasks, each i in
+ * [i0, i1) against each j in [j0, j1), on the threads as they come free,
+ * a task starting once the tasks before it in the list that write its
+ * blocks are done (counters of integers: no floating-point atomics), so
+ * that each block takes its terms in the list's order.  A task on one
+ * range (i0 = j0, i1 = j1) is the kernel function itself, every pair of
+ * the range in both orders; any other adds the term t of each pair to
+ * the result at i and +-t (the RMEM's symmetry) to the j-side array
+ * J<var> at j.  Its loop runs over j outside and i-groups inside: the
+ * i-side is a vector update of the results in memory, the j-side a lane
+ * array summed once per j in a fixed order, so a result's bits do not
+ * depend on the threads.  The entry ends by adding the j-sides to the
+ * results.  The runtime (runtime/newton.c) makes the tasks and zeroes
+ * the results, J<var> and the counters first. */
+
+/* Declares prefix<v>[NI] at the sum's identity for each RMEM, or with
+ * nq > 0 prefix<v>_<q>[NI] for each q < nq. */
+static void pairs_lanes(C *c, const char *prefix, int nq, const char *ind)
+{
+	const Func *f = c->f;
+	for (int v = 0; v < f->nvar; v++)
+		for (int q = 0; q < (nq ? nq : 1) && f->var[v].role == NB_RMEM;
+		     q++) {
+			Type t = f->var[v].type;
+			const char *nm = nq ? cprintf(f->ctx, "%s%d_%d", prefix, v, q) :
+			                 cprintf(f->ctx, "%s%d", prefix, v);
+			buf_printf(c->out, "%s%s %s[%d];\n%sfor (int k = 0; k < %d; "
+			           "k++)\n%s\t%s[k] = %s;\n", ind, ctype(t), nm, f->ni,
+			           ind, f->ni, ind, nm, red_identity(f->var[v].red, t));
+		}
+}
+
+/* One i-group at i of a task for the j-step's j-elements (block blk):
+ * the hoisted block and the body, each sink into iside and jside. */
+static void pairs_group(C *c, int blk, const char *iside, const char *jside,
+                        const char *ind)
+{
+	const Func *f = c->f;
+	/* a whole group reads its lanes straight (a clamped index would be
+	 * a gather, here once a pair) */
+	int whole = !*iside;
+	for (int l = 0; !c->lanes && l < f->ni; l++) {
+		if (whole)
+			buf_printf(c->out, "%sconst long i%d = i + %d;\n", ind, l, l);
+		else
+			buf_printf(c->out, "%sconst long i%d = i + %d <= ilast ? "
+			           "i + %d : ilast;\n", ind, l, l, l);
+		buf_printf(c->out, "%s(void)i%d;\n", ind, l);
+	}
+	c->iside = iside;
+	c->jside = jside;
+	c->whole = whole;
+	emit_block(c, B_PRE, ind, "r");
+	emit_block(c, blk, ind, "r");
+	c->iside = c->jside = NULL;
+	c->whole = 0;
+}
+
+/* dst += src in the RMEM's type. */
+static void pairs_add(Buf *out, Type t, const char *ind, const char *dst,
+                      const char *src)
+{
+	if (t == T_DD)
+		buf_printf(out, "%s%s = nb_dd_add(%s, %s);\n", ind, dst, dst, src);
+	else
+		buf_printf(out, "%s%s = %s + %s;\n", ind, dst, dst, src);
+}
+
+/* One step of a task's j loop: the nq j-elements from j (block blk)
+ * against every i-group of the task; each j's lanes summed in a fixed
+ * order (halving, or in turn) into its j-side. */
+static void pairs_jstep(C *c, int blk, int nq)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni;
+	pairs_lanes(c, "a", nq, "\t\t");
+	buf_printf(out, "\t\tfor (long g = 0; g < nfull; g++) {\n"
+	           "\t\t\tconst long i = ibeg + g * %d;\n", ni);
+	pairs_group(c, blk, "", "a", "\t\t\t");
+	buf_puts(out, "\t\t}\n\t\tif (irest < iend) {\n"
+	         "\t\t\tconst long i = irest;\n");
+	/* the last, partial i-group: its i-side in T, added at the end; its
+	 * lanes past ilast repeat the last element, their terms go nowhere */
+	pairs_lanes(c, "b", nq, "\t\t\t");
+	pairs_group(c, blk, "T", "b", "\t\t\t");
+	buf_printf(out, "\t\t\tfor (int k = 0; k < %d; k++)\n"
+	           "\t\t\t\tif (i + k <= ilast) {\n", ni);
+	for (int v = 0; v < f->nvar; v++)
+		for (int q = 0; q < nq && f->var[v].role == NB_RMEM; q++)
+			pairs_add(out, f->var[v].type, "\t\t\t\t\t",
+			          cprintf(f->ctx, "a%d_%d[k]", v, q),
+			          cprintf(f->ctx, "b%d_%d[k]", v, q));
+	buf_puts(out, "\t\t\t\t}\n\t\t}\n");
+	for (int v = 0; v < f->nvar; v++)
+		for (int q = 0; q < nq && f->var[v].role == NB_RMEM; q++) {
+			Type t = f->var[v].type;
+			const char *a0 = cprintf(f->ctx, "a%d_%d[0]", v, q);
+			if ((ni & (ni - 1)) == 0) {
+				for (int w = ni / 2; w >= 1; w /= 2) {
+					buf_printf(out, "\t\tfor (int k = 0; k < %d; k++)\n", w);
+					pairs_add(out, t, "\t\t\t",
+					          cprintf(f->ctx, "a%d_%d[k]", v, q),
+					          cprintf(f->ctx, "a%d_%d[k + %d]", v, q, w));
+				}
+			} else {
+				buf_printf(out, "\t\tfor (int k = 1; k < %d; k++)\n", ni);
+				pairs_add(out, t, "\t\t\t", a0,
+				          cprintf(f->ctx, "a%d_%d[k]", v, q));
+			}
+			const char *jv = cprintf(f->ctx, "J%d[j + %d]", v, q);
+			if (t == T_DD)
+				buf_printf(out, "\t\t%s = nb_dd_%s(%s, %s);\n", jv,
+				           f->var[v].sym > 0 ? "add" : "sub", jv, a0);
+			else
+				buf_printf(out, "\t\t%s = %s %c %s;\n", jv, jv,
+				           f->var[v].sym > 0 ? '+' : '-', a0);
+		}
+}
+
+/* Whether the j-unrolled body serves a task's steps: its j-lanes one
+ * apart (no j-split), every sink in one of them.  Then each i-group
+ * updates its i-side in memory once a step of nj j-elements. */
+static int pairs_unrolled(const C *c)
+{
+	const Func *f = c->f;
+	if (f->nj < 2 || f->jsplit != 1)
+		return 0;
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].blk == B_BODY && (opinfo[f->ins[k].op].props & P_SINK)
+		    && c->jl[k] < 0)
+			return 0;
+	return 1;
+}
+
+static void pairs_task(C *c)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	int ni = f->ni, nj = f->nj;
+	buf_printf(out, "static void " NB_KPFX "%s_task(long ibeg, long iend, "
+	           "long jbeg, long jend", f->name);
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST)
+			buf_printf(out, ",\n\t%s " NB_VPFX "%s", ctype(x->type),
+			           x->name);
+		else
+			buf_printf(out, ",\n\t%s%s *restrict " NB_VPFX "%s",
+			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
+			           x->name);
+	}
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *restrict J%d", ctype(f->var[v].type),
+			           v);
+	buf_printf(out, ")\n{\n\tconst long nfull = (iend - ibeg) / %d, "
+	           "ilast = iend - 1;\n\tconst long irest = ibeg + nfull * %d;\n",
+	           ni, ni);
+	pairs_lanes(c, "T", 0, "\t");
+	buf_puts(out, "\tlong j = jbeg;\n");
+	if (pairs_unrolled(c)) {
+		buf_printf(out, "\tfor (; j + %d < jend; j += %d) {\n", nj - 1, nj);
+		pairs_jstep(c, B_BODY, nj);
+		buf_puts(out, "\t}\n");
+	}
+	/* one j: the body, or after a j-unroll the remainder's */
+	buf_puts(out, "\tfor (; j < jend; j++) {\n");
+	pairs_jstep(c, nj > 1 ? B_TAIL : B_BODY, 1);
+	buf_puts(out, "\t}\n");
+	buf_printf(out, "\tfor (int k = 0; k < %d && irest + k < iend; k++) {\n",
+	           ni);
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		const char *nm = f->var[v].name;
+		const char *r = f->var[v].type == T_DD ?
+		                cprintf(f->ctx, "*(nb_dd *)&" NB_VPFX "%s[2 * "
+		                        "(irest + k)]", nm) :
+		                cprintf(f->ctx, NB_VPFX "%s[irest + k]", nm);
+		pairs_add(out, f->var[v].type, "\t\t", r,
+		          cprintf(f->ctx, "T%d[k]", v));
+	}
+	buf_puts(out, "\t}\n}\n\n");
+}
+
+/* The entry: n elements; ntask tasks of 8 longs: i0 i1 j0 j1, the
+ * counter of the i-side's block and of the j-side's (-1: a task on one
+ * range, which writes no j-side), and how many tasks before it in the
+ * list write each (done: the counters, zeroed); arr and cst as the
+ * entry's, jarr the j-side arrays in the RMEMs' kernel types, one per
+ * RMEM. */
+static void pairs_emit(C *c, const nb_iface *fc)
+{
+	const Func *f = c->f;
+	Buf *out = c->out;
+	/* a waiting thread yields its core: on a busy machine the task it
+	 * waits for may be one whose thread lost its own */
+	buf_puts(out, "\n#ifdef __unix__\nint sched_yield(void);\n#endif\n");
+	/* a task on one block: the kernel on this thread alone (a nested
+	 * parallel region would leave the team's other threads spinning) */
+	kernel_fn(c, "static void ", "_block", 0);
+	pairs_task(c);
+	buf_printf(out, "void %s(long n, long ntask, const long *task, "
+	           "long *done,\n\tvoid *const *arr, void *const *jarr, "
+	           "const double *cst)\n{\n\t(void)arr;\n\t(void)cst;\n",
+	           fc->pairs);
+	/* tasks in the list's order to whichever thread asks; one waits
+	 * (rarely: the list is in round-robin phases) until the earlier
+	 * tasks on its blocks are done, so each block takes its terms in
+	 * the list's order whatever the threads */
+	buf_puts(out, "\tlong next = 0;\n"
+	         "#ifdef _OPENMP\n\t#pragma omp parallel\n#endif\n"
+	         "\t{\n\tfor (;;) {\n\t\tlong t;\n"
+	         "#ifdef _OPENMP\n\t\t#pragma omp atomic capture seq_cst\n#endif\n"
+	         "\t\tt = next++;\n\t\tif (t >= ntask)\n\t\t\tbreak;\n"
+	         "\t\tconst long *q = task + 8 * t;\n"
+	         "\t\tfor (int ready = 0; !ready;) {\n\t\t\tlong a, b = q[7];\n"
+	         "#ifdef _OPENMP\n\t\t\t#pragma omp atomic read seq_cst\n#endif\n"
+	         "\t\t\ta = done[q[4]];\n\t\t\tif (q[5] >= 0) {\n"
+	         "#ifdef _OPENMP\n\t\t\t\t#pragma omp atomic read seq_cst\n#endif\n"
+	         "\t\t\t\tb = done[q[5]];\n\t\t\t}\n"
+	         "\t\t\tready = a >= q[6] && b >= q[7];\n"
+	         "#ifdef __unix__\n\t\t\tif (!ready)\n\t\t\t\tsched_yield();\n"
+	         "#endif\n\t\t}\n"
+	         "\t\tif (q[5] < 0)\n");
+	buf_printf(out, "\t\t\t" NB_KPFX "%s_block(q[1] - q[0], q[3] - q[2], "
+	           "q[0], q[2], 1", f->name);
+	call_args(f, out, "\t\t\t\t");
+	buf_printf(out, ");\n\t\telse\n\t\t\t" NB_KPFX "%s_task(q[0], q[1], "
+	           "q[2], q[3]", f->name);
+	call_args(f, out, "\t\t\t\t");
+	int r = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t\t\t\t(%s *)jarr[%d]",
+			           ctype(f->var[v].type), r++);
+	buf_puts(out, ");\n"
+	         "#ifdef _OPENMP\n\t\t#pragma omp atomic update seq_cst\n#endif\n"
+	         "\t\tdone[q[4]]++;\n\t\tif (q[5] >= 0) {\n"
+	         "#ifdef _OPENMP\n\t\t\t#pragma omp atomic update seq_cst\n#endif\n"
+	         "\t\t\tdone[q[5]]++;\n\t\t}\n\t}\n"
+	         "#ifdef _OPENMP\n\t#pragma omp barrier\n#endif\n");
+	/* the results: i-side + j-side, element by element */
+	int ia = 0;
+	r = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const Var *x = &f->var[v];
+		if (x->role == NB_CONST)
+			continue;
+		if (x->role == NB_RMEM) {
+			Type t = x->type;
+			buf_printf(out, "\t{\n\t\t%s *restrict R = arr[%d];\n"
+			           "\t\tconst %s *restrict J = jarr[%d];\n"
+			           "#ifdef _OPENMP\n\t\t#pragma omp for\n"
+			           "#endif\n\t\tfor (long i = 0; i < n; i++)\n",
+			           ctype(t), ia, ctype(t), r++);
+			pairs_add(out, t, "\t\t\t", "R[i]", "J[i]");
+			buf_puts(out, "\t}\n");
+		}
+		ia++;
+	}
+	/* one parallel region in all: each ending one leaves threads
+	 * spinning, which on a busy machine take cores from the rest */
+	buf_puts(out, "\t}\n}\n");
+}
+
 /* The entry for the runtime (or, rm, of block-sparse runs): arrays in
  * interface order (LMEM, BMEM, RMEM), every CONST as a (hi, lo) pair. */
 static void table_entry(const Func *f, const nb_iface *fc, Buf *out, int rm)
@@ -511,30 +870,13 @@ static void table_entry(const Func *f, const nb_iface *fc, Buf *out, int rm)
 		buf_printf(out, "\t" NB_KPFX "%s(ni, nj, ibase, jbase, accum",
 		           f->name);
 	}
-	int ia = 0, ic = 0;
-	for (int v = 0; v < f->nvar; v++) {
-		const Var *x = &f->var[v];
-		if (x->role == NB_CONST) {
-			if (x->type == T_DD)
-				buf_printf(out, ",\n\t\tnb_dd_make(cst[%d], cst[%d])",
-				           2 * ic, 2 * ic + 1);
-			else
-				buf_printf(out, ",\n\t\t(%s)cst[%d]", ctype(x->type),
-				           2 * ic);
-			ic++;
-		} else {
-			buf_printf(out, ",\n\t\t(%s%s *)arr[%d]",
-			           x->role == NB_RMEM ? "" : "const ", stype(x->type),
-			           ia++);
-		}
-	}
+	call_args(f, out, "\t\t");
 	buf_puts(out, ");\n}\n");
 }
 
 static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
-	int ni = f->ni;
-	C c = {f, out, 0, NULL, NULL, 0, 0, 0};
+	C c = {f, out, 0, NULL, NULL, 0, 0, 0, NULL, NULL, 0};
 	c.lanes = lane_analysis(&c);
 	buf_printf(out, "/* Generated by nbcc %s; do not edit.\n", NBCC_VERSION);
 	iface_put(out, fc, " * ");
@@ -549,27 +891,17 @@ static void c_emit(const Func *f, const nb_iface *fc, Buf *out)
 	}
 	red_prelude(out, f, target_c.spell);
 
-	buf_printf(out, "void " NB_KPFX "%s(", f->name);
-	params(f, out, 1);
-	buf_puts(out, ")\n{\n");
-	buf_printf(out, "\tconst long ngroup = (ni + %d) / %d;\n", ni - 1, ni);
-	buf_puts(out, "\tconst long jend = jbase + nj;\n");
-	/* dynamic: on a shared machine a thread that loses its core leaves
-	 * its groups to the others instead of holding up the launch; a group
-	 * is NI x Nj interactions, so taking one costs nothing measurable */
-	buf_puts(out, "#ifdef _OPENMP\n\t#pragma omp parallel for "
-	         "schedule(dynamic)\n#endif\n");
-	buf_puts(out, "\tfor (long g = 0; g < ngroup; g++) {\n");
-	c_group(&c);
-	buf_puts(out, "\t}\n}\n\n");
+	kernel_fn(&c, "void ", "", 1);
 	if (fc->ranges)
 		c_ranges(&c);
-	free(c.il);
-	free(c.jl);
 
 	table_entry(f, fc, out, 0);
 	if (fc->ranges)
 		table_entry(f, fc, out, 1);
+	if (fc->pairs)
+		pairs_emit(&c, fc);
+	free(c.il);
+	free(c.jl);
 }
 
 /* cc is asked for fast math only where no dd arithmetic would lose its
@@ -592,7 +924,7 @@ static const char *c_build_options(Type widest, const nb_options *o)
  * the arrays as a table (nbk_K_entry); no launch shape. */
 const Target target_c = {
 	.name = "c", .ext = ".c", .lang = "C11",
-	.pack_bmem = 0, .entry_suffix = "_entry",
+	.pack_bmem = 0, .entry_suffix = "_entry", .pairs_suffix = "_pairs",
 	.defaults = c_defaults, .build_options = c_build_options,
 	.spell = &c_spelling, .emit = c_emit, .ranges = 1,
 };

@@ -240,6 +240,22 @@ void explain_print(const Func *f, Buf *out)
 				           "partial sums\n", f->var[v].name,
 				           ni > 1 ? "[i+k]" : "[i]", t);
 	}
+	/* Newton's third law, where the source declares symmetries */
+	int nsym = 0;
+	const char *plain = NULL;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			nsym += f->var[v].sym != 0;
+			if (!f->var[v].sym && !plain)
+				plain = f->var[v].name;
+		}
+	if (nsym && plain)
+		buf_printf(out, "// Newton's third law: off, every pair computed: "
+		           "'%s' is neither SYMMETRIC nor ANTISYMMETRIC\n", plain);
+	else if (nsym)
+		buf_printf(out, "// Newton's third law: a self run (i and j the "
+		           "same elements, C back end) computes each pair i != j "
+		           "once, its term to i and +- to j\n");
 	free(x.il);
 	free(x.jl);
 }

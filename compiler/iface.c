@@ -20,11 +20,14 @@
  *                               no such entry
  *   slices 1                    1: a second launch dimension may cut the
  *                               j range (nb_iface.slices); absent: 0
+ *   pairs nbk_lj_pairs          C: the entry of Newton's third law, where
+ *                               every RMEM is (anti)symmetric; absent: none
  *   flops 20 38                 per interaction: counted, 38-convention
  *   pack 0 float 4 4            BMEM pack: index type values scalars
  *   var xi LMEM float           name role type [pack comp]
  *   var xj BMEM float 0 0
  *   var k RMEM double argmin    an RMEM's reduction, unless a sum
+ *   var fx RMEM float antisymmetric   and its symmetry, if declared
  *   end
  *
  * The text of the values comes from outside (the source path above all)
@@ -113,6 +116,7 @@ void nb_iface_free(nb_iface *f)
 	free(f->source);
 	free(f->flags);
 	free(f->options);
+	free(f->pairs);
 	free(f);
 }
 
@@ -162,6 +166,8 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 		fprintf(out, "%sranges %d %d\n", p, f->ranges, f->indices);
 	if (f->slices)
 		fprintf(out, "%sslices %d\n", p, f->slices);
+	if (f->pairs)
+		line(out, p, "pairs", f->pairs, 1);
 	fprintf(out, "%sflops %.17g %.17g\n", p, f->flops, f->flops_conv);
 	for (int i = 0; i < f->npack; i++)
 		fprintf(out, "%spack %d %s %d %d\n", p, i,
@@ -177,6 +183,9 @@ void nb_iface_print(const nb_iface *f, FILE *out, const char *p)
 			fprintf(out, " %d %d", v->pack, v->comp);
 		if (v->role == NB_RMEM && v->red != NB_SUM)
 			fprintf(out, " %s", nb_red_name(v->red));
+		if (v->role == NB_RMEM && v->sym)
+			fprintf(out, " %s", v->sym > 0 ? "symmetric" :
+			        "antisymmetric");
 		fputc('\n', out);
 	}
 	fprintf(out, "%send\n", p);
@@ -305,11 +314,11 @@ static int byname(const void *a, const void *b)
  * once, except pack and var. */
 static const char *const keys[] = {
 	"kernel", "entry", "target", "source", "flags", "options", "precision",
-	"unroll", "launch", "ranges", "slices", "flops", "pack", "var", "end",
-	NULL,
+	"unroll", "launch", "ranges", "slices", "pairs", "flops", "pack", "var",
+	"end", NULL,
 };
 enum { K_KERNEL, K_ENTRY, K_TARGET, K_SOURCE, K_FLAGS, K_OPTIONS, K_PREC,
-       K_UNROLL, K_LAUNCH, K_RANGES, K_SLICES, K_FLOPS, K_PACK, K_VAR,
+       K_UNROLL, K_LAUNCH, K_RANGES, K_SLICES, K_PAIRS, K_FLOPS, K_PACK, K_VAR,
        K_END };
 
 /* Reads one line (s: its text after the comment prefix) into f.  Returns
@@ -353,6 +362,7 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 	switch (key) {
 	case K_KERNEL:
 	case K_ENTRY:
+	case K_PAIRS:
 	case K_TARGET: {
 		if (n != 2)
 			return "expected one word after the key";
@@ -360,7 +370,7 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		if (key != K_TARGET && !nb_is_ident(w[1]))
 			return "not an identifier";
 		char **to = key == K_KERNEL ? &f->kernel : key == K_ENTRY ?
-		            &f->entry : &f->target;
+		            &f->entry : key == K_PAIRS ? &f->pairs : &f->target;
 		if (!(*to = dupn(w[1], strlen(w[1]))))
 			*oom = 1;
 		return NULL;
@@ -407,15 +417,26 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		return NULL;
 	}
 	case K_VAR: {
-		nb_var v = {NULL, NB_LMEM, NB_FLOAT, -1, -1, NB_SUM};
-		if ((n != 4 && n != 5 && n != 6) || role_of(w[2], &v.role) ||
-		    prec_of(w[3], &v.type) || (n == 6) != (v.role == NB_BMEM) ||
-		    (n == 5 && (v.role != NB_RMEM || red_of(w[4], &v.red))) ||
-		    (n == 6 && (num(w[4], 0, &v.pack) ||
-		                num(w[5], 0, &v.comp))))
+		nb_var v = {NULL, NB_LMEM, NB_FLOAT, -1, -1, NB_SUM, 0};
+		/* an RMEM's words after its type: a reduction, then a
+		 * symmetry, each optional */
+		int rw = 4;
+		if (n > 4 && role_of(w[2], &v.role) == 0 && v.role == NB_RMEM) {
+			if (rw < n && red_of(w[rw], &v.red) == 0)
+				rw++;
+			if (rw < n && (strcmp(w[rw], "symmetric") == 0 ||
+			               strcmp(w[rw], "antisymmetric") == 0))
+				v.sym = w[rw++][0] == 's' ? 1 : -1;
+		}
+		if (n < 4 || n > 6 || role_of(w[2], &v.role) ||
+		    prec_of(w[3], &v.type) ||
+		    (v.role == NB_BMEM ? n != 6 || num(w[4], 0, &v.pack) ||
+		                         num(w[5], 0, &v.comp) :
+		     v.role == NB_RMEM ? rw != n : n != 4))
 			return "expected: var NAME ROLE TYPE, PACK COMP for a "
 			       "BMEM, and a reduction (count, min, max, argmin, "
-			       "argmax, logsumexp) or none for an RMEM";
+			       "argmax, logsumexp) or none, then symmetric, "
+			       "antisymmetric or none for an RMEM";
 		if (!nb_is_ident(w[1]))
 			return "the name is not an identifier";
 		nb_var *nv = realloc(f->var, sizeof(nb_var) *

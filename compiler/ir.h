@@ -81,6 +81,7 @@ typedef struct Var {
 	nb_role role;
 	Type type;
 	nb_red red;    /* RMEM: its reduction */
+	int sym;       /* RMEM: 1 SYMMETRIC, -1 ANTISYMMETRIC, 0 neither */
 } Var;
 
 typedef struct Func {

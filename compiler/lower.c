@@ -257,6 +257,7 @@ Func *lower(Ctx *c, Prog *p)
 			const Sym *y = p->sym[k][i];
 			v->red = !y->red ? NB_SUM : y->red->red == NB_SUM &&
 			         !y->nocount ? NB_COUNT : y->red->red;
+			v->sym = y->sym;
 		}
 	}
 	l.tempval = cnew(c, sizeof(int) * (size_t)(p->nsym[SYM_TEMP] + 1));

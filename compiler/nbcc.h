@@ -134,6 +134,10 @@ typedef struct nb_defaults {
 	/* with a budget: the least rows of i-elements a group holds (its
 	 * work items over the j-split); the group doubles until it does */
 	int rows;
+	/* the host C path: a self run (nbrt_run_self) of a kernel with a
+	 * pairs entry computes each pair once from this many elements up,
+	 * where it was measured faster; 0: never (Newton's third law) */
+	int newton_min;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL
@@ -155,6 +159,9 @@ typedef struct nb_var {
 	int pack;   /* BMEM: which packed vector holds it; -1 otherwise */
 	int comp;   /* BMEM: component within that vector */
 	nb_red red; /* RMEM: its reduction (NB_SUM otherwise) */
+	/* RMEM: the pair term for j is +1 (SYMMETRIC) or -1 (ANTISYMMETRIC)
+	 * times the term for i; 0: neither (docs/language.md) */
+	int sym;
 } nb_var;
 
 /* A BMEM pack: `width` values of `type` fetched by one vector load.  In
@@ -202,6 +209,10 @@ typedef struct nb_iface {
 	nb_var *var;
 	int npack;
 	nb_pack *pack;
+	/* The C entry of Newton's third law (nbk_K_pairs), where every RMEM
+	 * is SYMMETRIC or ANTISYMMETRIC: runtime/newton.c says what it
+	 * takes; NULL: none */
+	char *pairs;
 	double flops;      /* counted flops per interaction */
 	double flops_conv; /* by the 38-flop convention where it applies, else 0 */
 } nb_iface;

@@ -68,13 +68,14 @@ static void decl_add(Ctx *c, Decl *d, Span l, const char *name);
 %token <s> IDENT "name"
 %token <s> NUMBER "number"
 %token <s> LMEM "LMEM" BMEM "BMEM" RMEM "RMEM" CONST "CONST"
+%token <s> SYMMETRIC "SYMMETRIC" ANTISYMMETRIC "ANTISYMMETRIC"
 %token PLUSEQ "'+='" MINUSEQ "'-='" POW "'**'"
 %token <s> REDOP "a reduction operator"
 %token LE "'<='" GE "'>='" EQ "'=='" NE "'!='" AND "'&&'" OR "'||'"
 
 %type <node> expr cond or and cmp sum term unary power primary
 %type <decl> names
-%type <kind> role
+%type <kind> role symmetry
 %type <list> args
 
 %%
@@ -110,6 +111,22 @@ decl:
 		s->decl = $3;
 		push(ctx, prog, s);
 	}
+	/* Newton's third law: the pair terms of these RMEMs (sema.c) */
+	| symmetry names ';' {
+		$2->sym = $1;
+		$2->role = SYM_RMEM;
+		$2->loc = @1.a;
+		$2->rolename = cstrndup(ctx, ctx->src + @1.a.off,
+		                        (size_t)(@1.b.off - @1.a.off));
+		Stmt *s = stmt(ctx, S_DECL, @1, @1, NULL, NULL);
+		s->decl = $2;
+		push(ctx, prog, s);
+	}
+	;
+
+symmetry:
+	SYMMETRIC       { $$ = 1; }
+	| ANTISYMMETRIC { $$ = -1; }
 	;
 
 role:
@@ -557,7 +574,8 @@ int lex_dump(Ctx *c, Buf *out)
 		buf_printf(out, "%d:%d %s", l.a.line, l.a.col, yysymbol_name(k));
 		if (k == YYSYMBOL_IDENT || k == YYSYMBOL_NUMBER ||
 		    k == YYSYMBOL_LMEM || k == YYSYMBOL_BMEM ||
-		    k == YYSYMBOL_RMEM || k == YYSYMBOL_CONST)
+		    k == YYSYMBOL_RMEM || k == YYSYMBOL_CONST ||
+		    k == YYSYMBOL_SYMMETRIC || k == YYSYMBOL_ANTISYMMETRIC)
 			buf_printf(out, " %s", v.s);
 		buf_putc(out, '\n');
 	}

@@ -591,6 +591,78 @@ static void declare(Ctx *c, Scope *sc, Decl *d, int after_body)
 	}
 }
 
+/* SYMMETRIC and ANTISYMMETRIC (Newton's third law, docs/language.md):
+ * each name an RMEM declared before, named once.  What its reduction
+ * allows is known only after the body (symmetry_check). */
+static void symmetry(Ctx *c, Scope *sc, Decl *d, int after_body)
+{
+	const char *w = d->rolename;
+	if (after_body)
+		error(c, d->loc, "declarations must come before the loop body");
+	for (int i = 0; i < d->n; i++) {
+		Sym *r = lookup(sc, d->names[i]);
+		if (!r) {
+			if (!set_add(c, &sc->undeclared, d->names[i]))
+				error(c, d->locs[i], "'%s' is not declared; %s names "
+				      "results declared before it with RMEM", d->names[i],
+				      w);
+			continue;
+		}
+		if (r->kind != SYM_RMEM) {
+			error(c, d->locs[i], "%s names RMEM results, and '%s' is %s "
+			      "%s: the symmetry is that of the pair's term in a "
+			      "result", w, d->names[i],
+			      r->kind == SYM_LMEM ? "an" : "a",
+			      kind_word(r->kind));
+			continue;
+		}
+		if (r->sym) {
+			error(c, d->locs[i], "'%s' is named %s already (at %d:%d); "
+			      "name it once", d->names[i],
+			      r->sym > 0 ? "SYMMETRIC" : "ANTISYMMETRIC",
+			      r->symloc.line, r->symloc.col);
+			continue;
+		}
+		r->sym = d->sym;
+		r->symloc = d->locs[i];
+	}
+}
+
+/* After the body: only sums and counts split into an i-side and a j-side
+ * term; a count is never antisymmetric.  A kernel with some results
+ * declared and some not computes every pair (its j-sides are unknown). */
+static void symmetry_check(Ctx *c, Prog *p)
+{
+	int nsym = 0;
+	const Sym *plain = NULL;
+	for (int i = 0; i < p->nsym[SYM_RMEM]; i++) {
+		const Sym *r = p->sym[SYM_RMEM][i];
+		if (!r->sym) {
+			if (!plain)
+				plain = r;
+			continue;
+		}
+		nsym++;
+		const char *w = r->sym > 0 ? "SYMMETRIC" : "ANTISYMMETRIC";
+		if (r->red && r->red->red != NB_SUM) {
+			error(c, r->symloc, "'%s' is a %s (%s at %d:%d), which cannot "
+			      "be %s: only sums (+=, -=) and counts split into a term "
+			      "for i and one for j; declare the sums alone",
+			      r->name, r->red->what, r->red->op, r->redloc.line,
+			      r->redloc.col, w);
+		} else if (r->red && !r->nocount && r->sym < 0) {
+			error(c, r->symloc, "'%s' is a count, which cannot be "
+			      "ANTISYMMETRIC (a pair counts +1 for both elements); "
+			      "declare it SYMMETRIC", r->name);
+		}
+	}
+	if (nsym && plain && c->errors == 0)
+		warn(c, plain->loc, "RMEM '%s' is neither SYMMETRIC nor "
+		     "ANTISYMMETRIC, so its j-side term is unknown: runs compute "
+		     "every pair (Newton's third law needs every RMEM declared)",
+		     plain->name);
+}
+
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
@@ -764,7 +836,10 @@ int sema(Ctx *c, Prog *p)
 		Stmt *s = p->stmt[i];
 		switch (s->kind) {
 		case S_DECL:
-			declare(c, &sc, s->decl, body);
+			if (s->decl->sym)
+				symmetry(c, &sc, s->decl, body);
+			else
+				declare(c, &sc, s->decl, body);
 			break;
 		case S_LET:
 			body = 1;
@@ -795,6 +870,7 @@ int sema(Ctx *c, Prog *p)
 			      "accumulate into an RMEM name with %s", ops.s);
 		buf_free(&ops);
 	}
+	symmetry_check(c, p);
 	unused(c, p);
 	return c->errors ? -1 : 0;
 }

@@ -132,6 +132,7 @@ void nbrt_free(nbrt_kernel *k)
 	for (int n = 0; n < 2; n++)
 		for (int l = 0; l < 5; l++)
 			nbrt_core_free(k->ranges[n][l]);
+	nbrt_core_free(k->newton_alt);
 	nbrt_tune_free(k);
 	nbrt_core_free(k);
 }

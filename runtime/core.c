@@ -352,6 +352,26 @@ int nbrt_core_run_ranges(nbrt_kernel *k, nbrt_kernel *a, size_t ni,
 	return r;
 }
 
+int nbrt_core_run_pairs(nbrt_kernel *k, nbrt_kernel *a, size_t n,
+                        const nbrt_nplan *p)
+{
+	if (ready(k, n, n))
+		return -1;
+	if (a != k) {
+		memcpy(a->b, k->b, sizeof *k->b * (size_t)k->f->nvar);
+		k->last = a;
+	}
+	double t0 = nbrt_now();
+	a->tkern = a->ttotal = 0;
+	a->launches = 0;
+	int r = n > 0 ? a->rt->be->run_pairs(a, n, p) : 0;
+	a->ttotal = nbrt_now() - t0;
+	k->tkern = a->tkern;
+	k->ttotal = a->ttotal;
+	k->launches = a->launches;
+	return r;
+}
+
 int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj)
 {
 	if (ready(k, ni, nj))

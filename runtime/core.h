@@ -38,6 +38,10 @@ int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj);
  * nbrt_run_variant runs a variant. */
 int nbrt_core_run_ranges(nbrt_kernel *k, nbrt_kernel *a, size_t ni,
                          size_t nj, const nbrt_rplan *p);
+/* Runs a plan of Newton's third law over n elements with variant a of k
+ * (k itself, or a kernel of the same interface) on k's bindings. */
+int nbrt_core_run_pairs(nbrt_kernel *k, nbrt_kernel *a, size_t n,
+                        const nbrt_nplan *p);
 /* Runs variant a of k (a kernel of the same interface) on k's bindings,
  * its times and launches k's; k->last is a. */
 int nbrt_run_variant(nbrt_kernel *k, nbrt_kernel *a, size_t ni, size_t nj);

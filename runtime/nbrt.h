@@ -222,6 +222,25 @@ int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
                          const char *const *jpos, const double *period,
                          int self);
 
+/* Newton's third law (docs/language.md, "Newton's third law"): a self
+ * run, i and j the same n elements (each LMEM holding what a BMEM holds,
+ * in the same order, as nbrun --ij maps them), of a kernel whose RMEMs
+ * are all SYMMETRIC or ANTISYMMETRIC computes the pair (i, j), i != j,
+ * once and adds its term to i and +- to j.  The results are nbrt_run(k,
+ * n, n)'s within rounding where the declarations hold, and their bits
+ * depend on the inputs and n alone, not on the threads: the elements
+ * are cut into blocks, a phase's tasks write disjoint blocks, and the
+ * j-side sums are added in a fixed order, with no atomics.  Only the host
+ * C back end has the entry; elsewhere, and where the mode says off, it is
+ * nbrt_run(k, n, n).  NBRT_NEWTON_AUTO (the default) uses it from the
+ * size the defaults table's row gives (measured: bench/suites/
+ * newton.sh).  Returns 0 or -1. */
+typedef enum { NBRT_NEWTON_AUTO, NBRT_NEWTON_ON, NBRT_NEWTON_OFF } nbrt_newton;
+int nbrt_set_newton(nbrt_kernel *k, nbrt_newton mode);
+int nbrt_run_self(nbrt_kernel *k, size_t n);
+/* 1 when the last run computed each pair once, else 0. */
+int nbrt_newton_used(const nbrt_kernel *k);
+
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available
  * memory, its cgroup's limit and what ulimit -v leaves).  nbrt_run_memory:

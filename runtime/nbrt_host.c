@@ -49,11 +49,17 @@ typedef void (*ranges_fn)(long ntask, const long *task, const long *roff,
                           const long *jmap, int accum, void *const *arr,
                           const double *cst);
 
+/* Its entry of Newton's third law (nbrt_nplan's tasks and counters). */
+typedef void (*pairs_fn)(long n, long ntask, const long *task, long *done,
+                         void *const *arr, void *const *jarr,
+                         const double *cst);
+
 /* A loaded kernel (k->priv). */
 typedef struct Prog {
 	void *dl;
 	entry_fn entry;
 	ranges_fn ranges; /* NULL: none */
+	pairs_fn pairs;   /* NULL: none */
 } Prog;
 
 static int host_open(nbrt *rt, const char *spec)
@@ -208,11 +214,12 @@ static int open_so(nbrt_kernel *k, const char *so)
 		const char *e = dlerror();
 		return nbrt_fail(k->rt, "%s: dlopen: %s", k->name, e ? e : "failed");
 	}
-	void *fn, *rfn = NULL;
+	void *fn, *rfn = NULL, *pfn = NULL;
 	char rsym[300];
 	snprintf(rsym, sizeof rsym, "%s_ranges", k->f->entry);
 	if (own_symbol(k, dl, k->f->entry, &fn) ||
-	    (k->f->ranges && own_symbol(k, dl, rsym, &rfn))) {
+	    (k->f->ranges && own_symbol(k, dl, rsym, &rfn)) ||
+	    (k->f->pairs && own_symbol(k, dl, k->f->pairs, &pfn))) {
 		dlclose(dl);
 		return -1;
 	}
@@ -220,6 +227,8 @@ static int open_so(nbrt_kernel *k, const char *so)
 	memcpy(&p->entry, &fn, sizeof fn);
 	if (rfn)
 		memcpy(&p->ranges, &rfn, sizeof rfn);
+	if (pfn)
+		memcpy(&p->pairs, &pfn, sizeof pfn);
 	p->dl = dl;
 	return 0;
 }
@@ -489,11 +498,29 @@ static int run_plan(nbrt_kernel *k, const nbrt_rplan *pl, Args *a)
 	return 0;
 }
 
+/* A run of Newton's third law: every phase in one call of the pairs
+ * entry, on results it adds to from zero. */
+static int run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                     Args *a)
+{
+	const Prog *p = k->priv;
+	if (!p->pairs)
+		return nbrt_fail(k->rt, "kernel %s has no entry of Newton's third "
+		                 "law", k->f->kernel);
+	double t = nbrt_now();
+	p->pairs((long)n, np->ntask, np->task, np->done, a->arr, np->jside,
+	         a->cst);
+	k->tkern += nbrt_now() - t;
+	k->launches++;
+	return 0;
+}
+
 /* Arrays go to the kernel as they are where the host type is the
- * kernel's, else through a converted copy; then the dense launches, or
- * the plan of a block-sparse run. */
+ * kernel's, else through a converted copy; then the dense launches, the
+ * plan of a block-sparse run, or of Newton's third law (np: the results
+ * zeroed first). */
 static int host_go(nbrt_kernel *k, size_t ni, size_t nj,
-                   const nbrt_rplan *pl)
+                   const nbrt_rplan *pl, const nbrt_nplan *np)
 {
 	const nb_iface *f = k->f;
 	size_t lim = (size_t)LONG_MAX < SIZE_MAX / 16 ? (size_t)LONG_MAX :
@@ -534,13 +561,15 @@ static int host_go(nbrt_kernel *k, size_t ni, size_t nj,
 				               0, b->host, b->t, n);
 			arr[na] = stage[na];
 		}
+		if (np && x->role == NB_RMEM && n)
+			memset(arr[na], 0, n * nbrt_prec_size(x->type));
 		na++;
 	}
 	Args a = {arr, cst};
 	/* wide enough that every core has several groups of unroll_i */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 16 * (size_t)f->unroll_i;
-	if (pl ? run_plan(k, pl, &a) :
+	if (np ? run_pairs(k, ni, np, &a) : pl ? run_plan(k, pl, &a) :
 	    nbrt_each_launch(k, ni, nj, lim, fill, launch, &a))
 		goto out;
 	for (int i = 0; i < na; i++) {
@@ -563,13 +592,18 @@ out:
 
 static int host_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
-	return host_go(k, ni, nj, NULL);
+	return host_go(k, ni, nj, NULL, NULL);
 }
 
 static int host_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                            const nbrt_rplan *p)
 {
-	return host_go(k, ni, nj, p);
+	return host_go(k, ni, nj, p, NULL);
+}
+
+static int host_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *p)
+{
+	return host_go(k, n, n, NULL, p);
 }
 
 static void host_free(nbrt_kernel *k)
@@ -597,5 +631,6 @@ const struct nbrt_backend nbrt_host_backend = {
 	.run = host_run,
 	.run_ranges = host_run_ranges,
 	.rentry = 1,
+	.run_pairs = host_run_pairs,
 	.free = host_free,
 };

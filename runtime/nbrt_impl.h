@@ -22,6 +22,19 @@ typedef struct nbrt_rplan {
 	int accum;            /* 1: add into the results as they are */
 } nbrt_rplan;
 
+/* A run of Newton's third law as the back ends take it (newton.c makes
+ * it): tasks of i in [i0, i1) against j in [j0, j1), 8 longs each: i0 i1
+ * j0 j1, the counter of its i-side block and of its j-side block in done
+ * (-1: a task on one range, no j-side), and how many tasks before it
+ * write each; done: the zeroed counters; jside: for each RMEM in order an
+ * array of its kernel type over the n elements, zeroed. */
+typedef struct nbrt_nplan {
+	long ntask;
+	const long *task;
+	long *done;
+	void *const *jside;
+} nbrt_nplan;
+
 /* A back end: how kernels reach one kind of device.  The running layer
  * (core.c) picks one when it opens a device; the back ends call only the
  * layers below (messages, cache, build options, conversion, launches).
@@ -64,6 +77,10 @@ struct nbrt_backend {
 	int (*run_ranges)(nbrt_kernel *k, size_t ni, size_t nj,
 	                  const nbrt_rplan *p);
 	int rentry;
+	/* a run of Newton's third law over n elements (n > 0, ready) through
+	 * the kernel's pairs entry (nb_iface.pairs), the results zeroed
+	 * first; NULL: the back end has none */
+	int (*run_pairs)(nbrt_kernel *k, size_t n, const nbrt_nplan *p);
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
 	/* Arrays in device memory, where its open set rt->devarrays
 	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
@@ -159,6 +176,9 @@ struct nbrt_kernel {
 	 * j-split */
 	struct nbrt_kernel *ranges[2][5];
 	double pairs;               /* pairs the last run computed */
+	nbrt_newton newton;         /* nbrt_set_newton's mode */
+	struct nbrt_kernel *newton_alt; /* a .nbl's variant for it (newton.c) */
+	int newton_used;            /* the last run computed each pair once */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the
@@ -234,6 +254,22 @@ int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked);
+
+/* newton.c: Newton's third law.  The hook of the cell lists (cutoff.c,
+ * nbrt_cutoff.self) and of nbrt_run_self: runs the kernel's pairs entry
+ * on its bindings (the n elements as both i and j; in cell lists the
+ * sorted, imaged copies, so that `i` and `j` in the source are their
+ * indices) over ntask tasks of 4 longs (i0 i1 j0 j1).  Ranges are
+ * blocks: two of them (of any tasks, either side) are equal or
+ * disjoint.  A task whose i-range is its j-range computes all of that
+ * block's pairs, any other adds each pair's term to i and +- to j; each
+ * unordered pair must come once.  Each block takes its terms in the
+ * list's order, whatever the threads; the list should come in rounds
+ * that touch each block once a side (nbrt_run_self's round robin; the
+ * half stencil's offsets, one a round), so that threads rarely wait.
+ * Allocates the j-side sums (memory checked first).  Returns 0 or -1. */
+int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
+                          long ntask);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);

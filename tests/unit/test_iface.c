@@ -46,7 +46,7 @@ static nb_iface *sample(const char *source, const char *flags,
 	for (int i = 0; i < 4; i++)
 		f->var[i] = (nb_var){dup(names[i]), (nb_role)i, NB_FLOAT,
 		                     i == NB_BMEM ? 0 : -1, i == NB_BMEM ? 0 : -1,
-		                     NB_SUM};
+		                     NB_SUM, 0};
 	return f;
 }
 
@@ -242,6 +242,45 @@ START_TEST(slices_line)
 }
 END_TEST
 
+/* Newton's third law: an RMEM's symmetry word after its reduction, the
+ * pairs line once; printed and read back. */
+START_TEST(symmetry_words)
+{
+	char text[1024], err[256];
+	snprintf(text, sizeof text, "%s%s", head,
+	         " * pairs nbk_k_pairs\n * unroll 1 1 1\n"
+	         " * var s RMEM float symmetric\n"
+	         " * var c RMEM float count symmetric\n"
+	         " * var f RMEM double antisymmetric\n * end\n");
+	nb_iface *f = nb_iface_parse(text, strlen(text), err, sizeof err);
+	ck_assert_msg(f != NULL, "%s", err);
+	ck_assert_str_eq(f->pairs, "nbk_k_pairs");
+	int sym[3] = {1, 1, -1};
+	for (int v = 0; v < 3; v++)
+		ck_assert_int_eq(f->var[nb_iface_find(f, v == 0 ? "s" : v == 1 ?
+		                                      "c" : "f")].sym, sym[v]);
+	ck_assert_int_eq(f->var[nb_iface_find(f, "c")].red, NB_COUNT);
+	size_t len;
+	char *out = NULL;
+	print(f, &out, &len);
+	ck_assert_ptr_nonnull(strstr(out, " * var c RMEM float count "
+	                              "symmetric\n"));
+	ck_assert_ptr_nonnull(strstr(out, " * pairs nbk_k_pairs\n"));
+	nb_iface *g = nb_iface_parse(out, len, err, sizeof err);
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_int_eq(g->var[nb_iface_find(g, "f")].sym, -1);
+	nb_iface_free(g);
+	nb_iface_free(f);
+	free(out);
+	refused(" * var s RMEM float symmetric count\n", "symmetric, "
+	        "antisymmetric or none for an RMEM");
+	refused(" * var s LMEM float symmetric\n", "expected: var");
+	refused(" * var s RMEM float odd\n", "expected: var");
+	refused(" * pairs 1x\n", "not an identifier");
+	refused(" * pairs a\n * pairs a\n", "given twice");
+}
+END_TEST
+
 /* Headers without an entry line (hand-written ones, nbcc's before it
  * wrote one) name the functions as nbcc did then. */
 START_TEST(default_entry)
@@ -316,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, malformed);
 	tcase_add_test(tc, duplicates);
 	tcase_add_test(tc, slices_line);
+	tcase_add_test(tc, symmetry_words);
 	tcase_add_test(tc, default_entry);
 	tcase_add_test(tc, compiled_names);
 	suite_add_tcase(s, tc);
