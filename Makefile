@@ -85,7 +85,7 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
             runtime/nbrt_mem.c runtime/query.c runtime/ranges.c \
-            runtime/tune.c runtime/tunefile.c \
+            runtime/tree.c runtime/tune.c runtime/tunefile.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
 # the OpenCL back end's own kernels, embedded with the dd library
