@@ -406,6 +406,11 @@ $(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Iapps/common -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the treecode against direct summation (sh bench/run.sh tree)
+$(BIN)/treebench: bench/treebench.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 # the CPU suite, and the GPU transforms where a GPU answers, each into a
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
 # SUITE, sh bench/run.sh list)

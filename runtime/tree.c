@@ -293,8 +293,9 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 }
 
 /* One group's walk over the tree: the cells taken whole into far, the
- * leaves' body ranges (neighbours joined) into near; with NULL lists it
- * only counts.  A cell is taken when side < theta * the distance from
+ * leaves' body ranges into near, both as ranges (of cells, of bodies),
+ * neighbours joined: siblings sit side by side in the cell array, leaves
+ * in the bodies' order.  With NULL lists it only counts.  A cell is taken when side < theta * the distance from
  * the group's box to its centre of mass. */
 static void walk(const nbrt_octree *t, const double box[6], double th2,
                  size_t *near, size_t *nn, size_t *far, size_t *nf)
@@ -303,7 +304,7 @@ static void walk(const nbrt_octree *t, const double box[6], double th2,
 	*nn = *nf = 0;
 	if (t->ncell)
 		stack[top++] = 0;
-	size_t end = (size_t)-1; /* the last near range's end */
+	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
 	while (top) {
 		const nbrt_cell *p = &t->cell[stack[--top]];
 		double d2 = 0;
@@ -312,9 +313,18 @@ static void walk(const nbrt_octree *t, const double box[6], double th2,
 			d2 += g * g;
 		}
 		if (p->side * p->side < th2 * d2) {
-			if (far)
-				far[*nf] = (size_t)(p - t->cell);
-			++*nf;
+			size_t c = (size_t)(p - t->cell);
+			if (c == fend) {
+				if (far)
+					far[2 * *nf - 1] = c + 1;
+			} else {
+				if (far) {
+					far[2 * *nf] = c;
+					far[2 * *nf + 1] = c + 1;
+				}
+				++*nf;
+			}
+			fend = c + 1;
 		} else if (!p->nchild) {
 			if (p->a == end) {
 				if (near)
@@ -338,7 +348,7 @@ static void walk(const nbrt_octree *t, const double box[6], double th2,
  * checked and taken, then filled. */
 typedef struct Lists {
 	size_t ng, *grp;
-	size_t *noff, *near, *foff, *far, *frange;
+	size_t *noff, *near, *foff, *far;
 	double *exp[NEXP];
 } Lists;
 
@@ -349,9 +359,27 @@ static void lists_free(Lists *L)
 	free(L->near);
 	free(L->foff);
 	free(L->far);
-	free(L->frange);
 	for (int c = 0; c < NEXP; c++)
 		free(L->exp[c]);
+}
+
+/* Octants under the limit hold a quarter of it on average: neighbours
+ * in Morton order are joined while they fit, so a walk serves more
+ * bodies (fewer, longer lists), as Bonsai's groups of consecutive keys. */
+static void merge_groups(Lists *L, size_t gmax)
+{
+	size_t m = 0;
+	for (size_t g = 0; g < L->ng; g++) {
+		size_t a = L->grp[2 * g], b = L->grp[2 * g + 1];
+		if (m && b - L->grp[2 * m - 2] <= gmax)
+			L->grp[2 * m - 1] = b;
+		else {
+			L->grp[2 * m] = a;
+			L->grp[2 * m + 1] = b;
+			m++;
+		}
+	}
+	L->ng = m;
 }
 
 static void group_box(const Side *s, size_t a, size_t b, double box[6])
@@ -373,8 +401,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	double th2 = theta * theta;
 	L->noff = calloc(ng + 1, sizeof *L->noff);
 	L->foff = calloc(ng + 1, sizeof *L->foff);
-	L->frange = malloc(2 * (ng ? ng : 1) * sizeof *L->frange);
-	if (!L->noff || !L->foff || !L->frange)
+	if (!L->noff || !L->foff)
 		return nbrt_fail(rt, "out of memory for %zu i-groups", ng);
 	long long g;
 #pragma omp parallel for schedule(dynamic, 16)
@@ -388,20 +415,21 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		L->foff[q + 1] += L->foff[q];
 	}
 	size_t nn = L->noff[ng], nf = L->foff[ng];
-	double need = (2.0 * (double)nn + (double)nf) * sizeof(size_t) +
-	              (double)nf * NEXP * sizeof(double);
+	double need = 2.0 * (double)(nn + nf) * sizeof(size_t) +
+	              (double)t->ncell * NEXP * sizeof(double);
 	if (need > nbrt_host_memory()) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
 		return nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%zu "
-		                 "near ranges, %zu far cells) need %s, more than "
+		                 "near ranges, %zu far ranges) need %s, more than "
 		                 "this process may use", ng, nn, nf, b);
 	}
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
-	L->far = malloc((nf ? nf : 1) * sizeof *L->far);
+	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
 	int bad = !L->near || !L->far;
 	for (int c = 0; c < NEXP; c++)
-		bad |= !(L->exp[c] = malloc((nf ? nf : 1) * sizeof(double)));
+		bad |= !(L->exp[c] = malloc((t->ncell ? t->ncell : 1) *
+		                            sizeof(double)));
 	if (bad)
 		return nbrt_fail(rt, "out of memory for the lists of %zu groups",
 		                 ng);
@@ -411,19 +439,17 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		size_t a, b;
 		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
 		walk(t, box, th2, L->near + 2 * L->noff[g], &a,
-		     L->far + L->foff[g], &b);
-		L->frange[2 * g] = L->foff[g];
-		L->frange[2 * g + 1] = L->foff[g + 1];
-		/* the group's far cells, one expansion each, side by side */
-		for (size_t e = L->foff[g]; e < L->foff[g + 1]; e++) {
-			const nbrt_cell *p = &t->cell[L->far[e]];
-			L->exp[CX][e] = p->c[0];
-			L->exp[CY][e] = p->c[1];
-			L->exp[CZ][e] = p->c[2];
-			L->exp[CM][e] = p->m;
-			for (int w = 0; w < 6; w++)
-				L->exp[QXX + w][e] = p->q[w];
-		}
+		     L->far + 2 * L->foff[g], &b);
+	}
+	/* the cells' expansions, the far kernel's j-elements */
+	for (size_t e = 0; e < t->ncell; e++) {
+		const nbrt_cell *p = &t->cell[e];
+		L->exp[CX][e] = p->c[0];
+		L->exp[CY][e] = p->c[1];
+		L->exp[CZ][e] = p->c[2];
+		L->exp[CM][e] = p->m;
+		for (int w = 0; w < 6; w++)
+			L->exp[QXX + w][e] = p->q[w];
 	}
 	return 0;
 }
@@ -666,6 +692,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	if (ni)
 		cut_groups(si.key, 0, ni, 0, t->group, L.grp, &L.ng);
+	merge_groups(&L, t->group);
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
@@ -678,21 +705,10 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	if (copies_make(k, &cp, &si, &sj))
 		goto restore;
 	far_bind(k, far, &L);
-	nbrt_ranges fr = {L.ng, L.grp, NULL, L.frange};
+	nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
-	/* one far range a group: offsets 0, 1, 2, ... */
-	size_t *one = malloc((L.ng + 1) * sizeof *one);
-	if (!one) {
-		nbrt_fail(rt, "out of memory");
-		goto restore;
-	}
-	for (size_t g = 0; g <= L.ng; g++)
-		one[g] = g;
-	fr.offset = one;
-	int bad = nbrt_run_ranges_ex(far, ni, L.foff ? L.foff[L.ng] : 0, &fr,
-	                             si.order, NULL, 0, 0);
-	free(one);
-	if (bad) /* its message is the device's, k's too */
+	/* its message is the device's, k's too */
+	if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0, 0))
 		goto restore;
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
