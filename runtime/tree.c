@@ -190,6 +190,10 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 	if (!s->set || (!s->host && !s->arr && n))
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the %s column "
 		                 "'%s' is not bound", k->f->kernel, what, name);
+	if (!s->host && s->arr && s->arr->n < n)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array bound "
+		                 "to '%s' holds %zu values, fewer than the %zu "
+		                 "bodies", k->f->kernel, name, s->arr->n, n);
 	if (!s->host && s->arr) {
 		double *tmp = malloc((s->arr->n ? s->arr->n : 1) * sizeof *tmp);
 		if (!tmp || nbrt_array_read(s->arr, tmp)) {
@@ -549,6 +553,11 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 		size_t n = sd->n, es;
 		c->t[v] = s->t;
 		c->host[v] = s->host;
+		if (!s->host && s->arr && s->arr->n < n)
+			return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array "
+			                 "bound to '%s' holds %zu values, fewer than "
+			                 "%zu", f->kernel,
+			                 f->var[v].name, s->arr->n, n);
 		if (!s->host && s->arr) {
 			/* an array in device memory: its values through doubles */
 			double *h = malloc((s->arr->n ? s->arr->n : 1) * sizeof *h);

@@ -295,6 +295,45 @@ START_TEST(degenerate)
 }
 END_TEST
 
+/* Columns in nbrt_arrays (on PoCL, in the device's memory: read and
+ * written back through doubles): the direct sum at theta 1e-9, and an
+ * array shorter than the bodies refused. */
+START_TEST(device_arrays)
+{
+	nbrt *rt = dev[have[1] ? 1 : 0];
+	Bodies b;
+	make(&b, 300, 300, PLUMMER, 1);
+	nbrt_kernel *k = load(rt, ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+	nbrt_kernel *far = load(rt, ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	nbrt_array *a[NCOL];
+	for (int c = 0; c < NCOL; c++) {
+		a[c] = nbrt_array_new(rt, 300);
+		ck_assert_msg(a[c] != NULL, "%s", nbrt_error(rt));
+		ck_assert(nbrt_array_write(a[c], b.c[c]) == 0);
+		ck_assert(nbrt_bind_array(k, coln[c], a[c]) == 0);
+	}
+	ck_assert(nbrt_set_const(k, "eps2", eps2, 0) == 0);
+	nbrt_tree t = params(1e-9);
+	ck_assert_msg(nbrt_run_tree(k, far, 300, 300, &t) == 0, "%s",
+	              nbrt_error(rt));
+	for (int c = AX; c <= POT; c++)
+		ck_assert(nbrt_array_read(a[c], b.c[c]) == 0);
+	double *e = malloc(300 * sizeof *e), perr;
+	errors(&b, e, &perr);
+	ck_assert_msg(e[299] < 1e-12 && perr < 1e-12, "arrays: %g, %g", e[299],
+	              perr);
+	free(e);
+	ck_assert(nbrt_run_tree(k, far, 301, 300, &t) == -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "holds 300 values, fewer than"),
+	              "%s", nbrt_error(rt));
+	nbrt_free(far);
+	nbrt_free(k);
+	for (int c = 0; c < NCOL; c++)
+		nbrt_array_free(a[c]);
+	release(&b);
+}
+END_TEST
+
 /* A refusal: -1, the message names `want`, no result written. */
 static void refused(nbrt *rt, nbrt_kernel *k, nbrt_kernel *far, Bodies *b,
                     const nbrt_tree *t, const char *want)
@@ -409,6 +448,7 @@ int main(void)
 	tcase_add_test(tc, theta_half);
 	tcase_add_test(tc, degenerate);
 	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, device_arrays);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
