@@ -85,7 +85,7 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
             runtime/nbrt_mem.c runtime/newton.c runtime/query.c \
-            runtime/ranges.c \
+            runtime/ranges.c runtime/tree.c \
             runtime/tune.c runtime/tunefile.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
@@ -421,6 +421,11 @@ $(BIN)/nbneighbours: bench/neighbours.c $(LIBNBRT) $(LIBNBCC)
 
 # the timer of Newton's third law (sh bench/run.sh newton)
 $(BIN)/selfrun: bench/selfrun.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# the treecode against direct summation (sh bench/run.sh tree)
+$(BIN)/treebench: bench/treebench.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 

@@ -241,6 +241,45 @@ int nbrt_run_self(nbrt_kernel *k, size_t n);
 /* 1 when the last run computed each pair once, else 0. */
 int nbrt_newton_used(const nbrt_kernel *k);
 
+/* The treecode (docs/treecode.md): an octree over the j-bodies sorted
+ * along a Morton curve, cells of at most `bucket` bodies (more only where
+ * the tree reaches its depth limit: coincident bodies), their monopole and
+ * quadrupole in double; i-groups of at most `group` bodies nearby in
+ * Morton order, each sharing one walk.  A cell whose side over the
+ * distance from the group's box to its centre of mass is below theta is
+ * taken whole, as one expansion, by the far kernel; the bodies of the
+ * other leaves by the kernel itself.  The far kernel (a .nbl of far/) reads
+ * the expansions as BMEM cx, cy, cz (centre of mass), cm (mass) and qxx,
+ * qyy, qzz, qxy, qxz, qyz (the traceless quadrupole sum m (3 d d - d^2 I)
+ * about the centre); each of its LMEMs and CONSTs is one of the kernel's
+ * (bound or set there, read from there), and its RMEMs are the kernel's,
+ * every one, as sums. */
+typedef struct nbrt_tree {
+	double theta;   /* the opening angle, > 0 (0.5 is usual) */
+	size_t bucket;  /* most bodies in a leaf, > 0 (16 is usual) */
+	size_t group;   /* most bodies in an i-group, > 0 (64 is usual) */
+	const char *ipos[3], *jpos[3]; /* the kernel's LMEM and BMEM x, y, z */
+	const char *jmass;             /* its BMEM mass */
+	/* NULL, or filled by the run: seconds of each phase (sorting and
+	 * building, moments, walk, far run, near run) and the counts */
+	struct nbrt_tree_stats {
+		double time[5];
+		size_t cells, groups;
+		double near_pairs, far_pairs;
+	} *stats;
+} nbrt_tree;
+/* Runs k for i in [0, ni) and j in [0, nj) through the tree: far, loaded
+ * on k's device, for the far list (its results first), then k for the
+ * near lists adding into them; results into k's bound arrays in the
+ * caller's order (the kernel's i and j are the caller's too), k's and
+ * far's bindings left as they were.  i and j may be the same bodies or
+ * not.  Refused before anything runs, with the reason: theta <= 0 or NaN,
+ * a bucket or group of 0, positions or masses NaN or infinite, names k
+ * lacks or far needs and k does not have.  Memory is checked before it
+ * is allocated.  Returns 0 or -1. */
+int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
+                  const nbrt_tree *t);
+
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available
  * memory, its cgroup's limit and what ulimit -v leaves).  nbrt_run_memory:

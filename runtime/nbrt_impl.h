@@ -271,6 +271,36 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
                           long ntask);
 
+/* tree.c: the treecode's octree (nbrt_run_tree).  Cells in breadth-first
+ * order, a cell's children after it and next to each other, so moments
+ * are made in one pass from the last cell back. */
+#define NBRT_TREE_DEPTH 21 /* levels: 3 x 21 bits of a Morton key */
+typedef struct nbrt_cell {
+	size_t a, b;     /* its bodies [a, b) in Morton order */
+	size_t child;    /* its first child; nchild 0: a leaf */
+	int nchild, level;
+	double side;     /* of its cube */
+	double m, c[3];  /* mass, centre of mass */
+	double q[6];     /* xx, yy, zz, xy, xz, yz about c, traceless */
+} nbrt_cell;
+typedef struct nbrt_octree {
+	size_t n, ncell, cap;
+	nbrt_cell *cell;
+} nbrt_octree;
+/* The Morton key of a point in the cube [lo, lo + side)^3: 21 bits an
+ * axis, interleaved x lowest. */
+unsigned long long nbrt_morton(const double x[3], const double lo[3],
+                               double side);
+/* Builds the cells over n bodies whose keys key[0..n) are sorted, in the
+ * cube (lo, side): a cell of more than bucket bodies is split unless at
+ * NBRT_TREE_DEPTH.  Returns 0, or -1 with the message set (memory). */
+int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const unsigned long long *key,
+                      size_t n, size_t bucket, double side);
+/* Monopole and quadrupole of every cell from the sorted bodies' x[3][n]
+ * and m[n], in double. */
+void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m);
+void nbrt_octree_free(nbrt_octree *t);
+
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */
 void nbrt_progress(nbrt_kernel *k, double done, double total);
 

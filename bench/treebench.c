@@ -1,0 +1,130 @@
+/* treebench.c: the treecode against direct summation in one run
+ * (bench/suites/tree.sh): float gravity (dsl-examples/gravity.nbl, far
+ * field far/gravity_quad.nbl) on a Plummer sphere of N bodies, the tree's
+ * phases timed, and its force error against the direct run's.
+ * usage: treebench N THETA DEVICE [BUCKET GROUP SEED]; prints one CSV row
+ * after a header. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nbrt.h"
+
+enum { XI, YI, ZI, XJ, YJ, ZJ, MJ, AX, AY, AZ, POT, NCOL };
+static const char *const coln[NCOL] = {"xi", "yi", "zi", "xj", "yj", "zj",
+                                       "mj", "ax", "ay", "az", "pot"};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int fail(nbrt *rt, const char *what)
+{
+	fprintf(stderr, "treebench: %s: %s\n", what, nbrt_error(rt));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: treebench N THETA DEVICE [BUCKET GROUP "
+		        "SEED]\n");
+		return 2;
+	}
+	size_t n = strtoull(argv[1], NULL, 10);
+	double theta = strtod(argv[2], NULL);
+	size_t bucket = argc > 4 ? strtoull(argv[4], NULL, 10) : 16;
+	size_t group = argc > 5 ? strtoull(argv[5], NULL, 10) : 64;
+	unsigned short rng[3] = {1, 2, (unsigned short)(argc > 6 ?
+	                                                atoi(argv[6]) : 3)};
+	if (!n)
+		return 2;
+	char *err = NULL;
+	nbrt *rt = nbrt_open(argv[3], &err);
+	if (!rt) {
+		fprintf(stderr, "treebench: %s\n", err);
+		free(err);
+		return 1;
+	}
+	float *c[NCOL], *direct[4];
+	for (int q = 0; q < NCOL; q++)
+		c[q] = malloc(n * sizeof(float));
+	for (int q = 0; q < 4; q++)
+		direct[q] = malloc(n * sizeof(float));
+	for (size_t e = 0; e < n; e++) {
+		double r = 1 / sqrt(pow(1e-6 + (1 - 1e-6) * erand48(rng), -2.0 / 3) -
+		                    1);
+		double z = 2 * erand48(rng) - 1, ph = 2 * M_PI * erand48(rng);
+		double s = sqrt(1 - z * z);
+		c[XI][e] = c[XJ][e] = (float)(r * s * cos(ph));
+		c[YI][e] = c[YJ][e] = (float)(r * s * sin(ph));
+		c[ZI][e] = c[ZJ][e] = (float)(r * z);
+		c[MJ][e] = (float)(1.0 / (double)n);
+	}
+	nbrt_kernel *k = nbrt_load(rt, ROOT "/dsl-examples/gravity.nbl", NULL);
+	nbrt_kernel *far = nbrt_load(rt, ROOT "/far/gravity_quad.nbl", NULL);
+	if (!k || !far)
+		return fail(rt, "load");
+	for (int q = 0; q < NCOL; q++)
+		if (nbrt_bind(k, coln[q], NBRT_FLOAT, q >= AX ? direct[q - AX] : c[q]))
+			return fail(rt, "bind");
+	if (nbrt_set_const(k, "eps2", 1e-4, 0))
+		return fail(rt, "eps2");
+	/* the direct run twice, the second timed (builds and caches out) */
+	if (nbrt_run(k, n, n))
+		return fail(rt, "direct");
+	double t0 = now();
+	if (nbrt_run(k, n, n))
+		return fail(rt, "direct");
+	double tdirect = now() - t0;
+	for (int q = AX; q <= POT; q++)
+		nbrt_bind(k, coln[q], NBRT_FLOAT, c[q]);
+	struct nbrt_tree_stats st;
+	nbrt_tree t = {theta, bucket, group, {"xi", "yi", "zi"},
+	               {"xj", "yj", "zj"}, "mj", &st};
+	if (nbrt_run_tree(k, far, n, n, &t))
+		return fail(rt, "tree");
+	t0 = now();
+	if (nbrt_run_tree(k, far, n, n, &t))
+		return fail(rt, "tree");
+	double ttree = now() - t0;
+	double *e = malloc(n * sizeof *e);
+	for (size_t i = 0; i < n; i++) {
+		double d2 = 0, a2 = 0;
+		for (int d = 0; d < 3; d++) {
+			double x = (double)c[AX + d][i] - direct[d][i];
+			d2 += x * x;
+			a2 += (double)direct[d][i] * direct[d][i];
+		}
+		e[i] = a2 > 0 ? sqrt(d2 / a2) : 0;
+	}
+	qsort(e, n, sizeof *e, cmp);
+	printf("n,theta,bucket,group,direct_s,tree_s,speedup,build_s,moments_s,"
+	       "walk_s,far_s,near_s,cells,groups,near_pairs,far_pairs,"
+	       "err_median,err_99,device\n");
+	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%zu,%zu,"
+	       "%.4g,%.4g,%.3g,%.3g,%s\n", n, theta, bucket, group, tdirect,
+	       ttree, tdirect / ttree, st.time[0], st.time[1], st.time[2],
+	       st.time[3], st.time[4], st.cells, st.groups, st.near_pairs,
+	       st.far_pairs, e[n / 2], e[(size_t)(0.99 * (double)(n - 1))],
+	       nbrt_device_name(rt));
+	free(e);
+	for (int q = 0; q < NCOL; q++)
+		free(c[q]);
+	for (int q = 0; q < 4; q++)
+		free(direct[q]);
+	nbrt_free(far);
+	nbrt_free(k);
+	nbrt_close(rt);
+	return 0;
+}

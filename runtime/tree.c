@@ -1,0 +1,748 @@
+/* tree.c: the treecode (nbrt_run_tree, docs/treecode.md): an octree over
+ * Morton-sorted j-bodies with monopole and quadrupole moments in double,
+ * i-groups cut from Morton-sorted i-bodies, a Barnes-Hut walk a group
+ * giving a far list of cell expansions and a near list of body j-ranges,
+ * then the far kernel and the user's kernel, adding in, on sorted copies. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+typedef unsigned long long u64;
+
+/* The BMEM names of a far kernel, in the order of Exp's columns. */
+enum { CX, CY, CZ, CM, QXX, QYY, QZZ, QXY, QXZ, QYZ, NEXP };
+static const char *const expname[NEXP] = {
+	"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"};
+
+/* 21 bits of v spread to every third bit. */
+static u64 spread(u64 v)
+{
+	v &= 0x1fffff;
+	v = (v | v << 32) & 0x1f00000000ffffULL;
+	v = (v | v << 16) & 0x1f0000ff0000ffULL;
+	v = (v | v << 8) & 0x100f00f00f00f00fULL;
+	v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+	v = (v | v << 2) & 0x1249249249249249ULL;
+	return v;
+}
+
+/* Written apart from the cell lists' (cutoff.c) to be joined with it. */
+u64 nbrt_morton(const double x[3], const double lo[3], double side)
+{
+	u64 key = 0;
+	for (int d = 0; d < 3; d++) {
+		double u = (x[d] - lo[d]) / side * 2097152.0;
+		if (!(u >= 0))
+			u = 0;
+		if (u > 2097151)
+			u = 2097151;
+		key |= spread((u64)u) << d;
+	}
+	return key;
+}
+
+void nbrt_octree_free(nbrt_octree *t)
+{
+	free(t->cell);
+	memset(t, 0, sizeof *t);
+}
+
+/* Room for `more` cells; growth checked against the memory left. */
+static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
+{
+	if (t->ncell + more <= t->cap)
+		return 0;
+	size_t cap = 2 * t->cap + more;
+	double need = (double)cap * sizeof(nbrt_cell);
+	nbrt_cell *c = need <= nbrt_host_memory() ?
+	               realloc(t->cell, cap * sizeof *c) : NULL;
+	if (!c) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, need);
+		return nbrt_fail(rt, "nbrt_run_tree: no memory for %zu tree cells "
+		                 "(%s)", cap, b);
+	}
+	t->cell = c;
+	t->cap = cap;
+	return 0;
+}
+
+/* Breadth-first: each cell over its limit gets its non-empty octants
+ * appended, so children always come after their parent. */
+int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
+                      size_t bucket, double side)
+{
+	memset(t, 0, sizeof *t);
+	t->n = n;
+	if (!n)
+		return 0;
+	if (reserve(rt, t, 2 * (n / bucket) + 16))
+		return -1;
+	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
+	t->ncell = 1;
+	for (size_t c = 0; c < t->ncell; c++) {
+		size_t a = t->cell[c].a, b = t->cell[c].b;
+		int level = t->cell[c].level;
+		if (b - a <= bucket || level == NBRT_TREE_DEPTH)
+			continue;
+		if (reserve(rt, t, 8))
+			return -1;
+		int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
+		t->cell[c].child = t->ncell;
+		for (size_t s = a, e; s < b; s = e) {
+			u64 dig = key[s] >> shift & 7;
+			for (e = s + 1; e < b && (key[e] >> shift & 7) == dig; e++)
+				;
+			t->cell[t->ncell++] = (nbrt_cell){
+			    .a = s, .b = e, .level = level + 1,
+			    .side = 0.5 * t->cell[c].side};
+			t->cell[c].nchild++;
+		}
+	}
+	return 0;
+}
+
+/* Adds mass m at offset d from the centre to a traceless quadrupole. */
+static void add_quad(double q[6], double m, const double d[3])
+{
+	double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	q[0] += m * (3 * d[0] * d[0] - r2);
+	q[1] += m * (3 * d[1] * d[1] - r2);
+	q[2] += m * (3 * d[2] * d[2] - r2);
+	q[3] += m * 3 * d[0] * d[1];
+	q[4] += m * 3 * d[0] * d[2];
+	q[5] += m * 3 * d[1] * d[2];
+}
+
+/* From the last cell back: leaves from their bodies, the others from
+ * their children (the parallel-axis shift of each child's quadrupole).
+ * A cell of no mass takes the plain mean of its points as its centre. */
+void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
+{
+	for (size_t c = t->ncell; c-- > 0;) {
+		nbrt_cell *p = &t->cell[c];
+		size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+		double sm = 0, s[3] = {0, 0, 0}, u[3] = {0, 0, 0};
+		for (size_t e = 0; e < n; e++) {
+			const nbrt_cell *ch = p->nchild ? &t->cell[p->child + e] : NULL;
+			double me = ch ? ch->m : m[p->a + e];
+			sm += me;
+			for (int d = 0; d < 3; d++) {
+				double xe = ch ? ch->c[d] : x[d][p->a + e];
+				s[d] += me * xe;
+				u[d] += xe;
+			}
+		}
+		p->m = sm;
+		for (int d = 0; d < 3; d++)
+			p->c[d] = sm != 0 ? s[d] / sm : u[d] / (double)n;
+		memset(p->q, 0, sizeof p->q);
+		for (size_t e = 0; e < n; e++) {
+			const nbrt_cell *ch = p->nchild ? &t->cell[p->child + e] : NULL;
+			double dd[3];
+			for (int d = 0; d < 3; d++)
+				dd[d] = (ch ? ch->c[d] : x[d][p->a + e]) - p->c[d];
+			add_quad(p->q, ch ? ch->m : m[p->a + e], dd);
+			for (int w = 0; ch && w < 6; w++)
+				p->q[w] += ch->q[w];
+		}
+	}
+}
+
+/* For qsort: (key, index) pairs by key, then index. */
+static int by_key(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 :
+	       x[1] > y[1];
+}
+
+/* One side of the run (i or j): positions (and masses) in the caller's
+ * order as doubles, then the Morton order and the sorted copies. */
+typedef struct Side {
+	size_t n;
+	double *x[3], *m;     /* caller's order */
+	double *sx[3], *sm;   /* sorted */
+	size_t *order;        /* sorted s is the caller's order[s] */
+	u64 *key;             /* sorted keys */
+} Side;
+
+static void side_free(Side *s)
+{
+	for (int d = 0; d < 3; d++) {
+		free(s->x[d]);
+		free(s->sx[d]);
+	}
+	free(s->m);
+	free(s->sm);
+	free(s->order);
+	free(s->key);
+}
+
+/* Column v of k as n doubles (a host array of any type, or an
+ * nbrt_array), finite or refused naming the value. */
+static int column(nbrt_kernel *k, const char *what, int v, size_t n,
+                  double *out)
+{
+	const nbrt_slot *s = &k->b[v];
+	const char *name = k->f->var[v].name;
+	if (!s->set || (!s->host && !s->arr && n))
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the %s column "
+		                 "'%s' is not bound", k->f->kernel, what, name);
+	if (!s->host && s->arr && s->arr->n < n)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array bound "
+		                 "to '%s' holds %zu values, fewer than the %zu "
+		                 "bodies", k->f->kernel, name, s->arr->n, n);
+	if (!s->host && s->arr) {
+		double *tmp = malloc((s->arr->n ? s->arr->n : 1) * sizeof *tmp);
+		if (!tmp || nbrt_array_read(s->arr, tmp)) {
+			free(tmp);
+			return tmp ? -1 : nbrt_fail(k->rt, "out of memory");
+		}
+		memcpy(out, tmp, n * sizeof *out);
+		free(tmp);
+	} else
+		for (size_t e = 0; e < n; e++)
+			out[e] = s->t == NBRT_FLOAT ? ((const float *)s->host)[e] :
+			         s->t == NBRT_DOUBLE ? ((const double *)s->host)[e] :
+			         ((const double *)s->host)[2 * e] +
+			         ((const double *)s->host)[2 * e + 1];
+	for (size_t e = 0; e < n; e++)
+		if (!isfinite(out[e]))
+			return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: %s '%s' at "
+			                 "%zu is %g; it must be finite", k->f->kernel,
+			                 what, name, e, out[e]);
+	return 0;
+}
+
+/* The variable of k named name, of the role given; -1 refused. */
+static int named(nbrt_kernel *k, const char *name, nb_role role,
+                 const char *what)
+{
+	int v = name ? nb_iface_find(k->f, name) : -1;
+	if (v < 0 || k->f->var[v].role != role)
+		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the %s '%s' is "
+		                 "no %s of the kernel", k->f->kernel, what,
+		                 name ? name : "(null)", nb_role_name(role));
+	return v;
+}
+
+/* Reads a side's columns: positions, and the mass where mv >= 0. */
+static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
+                     int mv)
+{
+	s->n = n;
+	size_t bytes = (n ? n : 1) * sizeof(double);
+	for (int d = 0; d < 3; d++) {
+		s->x[d] = malloc(bytes);
+		s->sx[d] = malloc(bytes);
+	}
+	s->m = calloc(n ? n : 1, sizeof(double)); /* i: no masses */
+	s->sm = malloc(bytes);
+	s->order = malloc((n ? n : 1) * sizeof *s->order);
+	s->key = malloc(2 * (n ? n : 1) * sizeof *s->key);
+	for (int d = 0; d < 3; d++)
+		if (!s->x[d] || !s->sx[d])
+			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	if (!s->m || !s->sm || !s->order || !s->key)
+		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	for (int d = 0; d < 3; d++)
+		if (column(k, "position", pv[d], n, s->x[d]))
+			return -1;
+	if (mv >= 0 && column(k, "mass", mv, n, s->m))
+		return -1;
+	return 0;
+}
+
+/* Sorts a side along the Morton curve of the cube (lo, side). */
+static void side_sort(Side *s, const double lo[3], double side)
+{
+	u64 *pair = s->key; /* (key, index), 2n, then the keys alone */
+	for (size_t e = 0; e < s->n; e++) {
+		double p[3] = {s->x[0][e], s->x[1][e], s->x[2][e]};
+		pair[2 * e] = nbrt_morton(p, lo, side);
+		pair[2 * e + 1] = e;
+	}
+	qsort(pair, s->n, 2 * sizeof *pair, by_key);
+	for (size_t e = 0; e < s->n; e++) {
+		size_t o = (size_t)pair[2 * e + 1];
+		s->order[e] = o;
+		for (int d = 0; d < 3; d++)
+			s->sx[d][e] = s->x[d][o];
+		s->sm[e] = s->m[o];
+	}
+	for (size_t e = 0; e < s->n; e++)
+		pair[e] = pair[2 * e];
+}
+
+/* i-groups: octants of the sorted i-keys, split until at most gmax bodies
+ * (or the depth limit), in Morton order, as FDPS's n_group_limit. */
+static void cut_groups(const u64 *key, size_t a, size_t b, int level,
+                       size_t gmax, size_t *grp, size_t *ng)
+{
+	if (b - a <= gmax || level == NBRT_TREE_DEPTH) {
+		grp[2 * *ng] = a;
+		grp[2 * *ng + 1] = b;
+		++*ng;
+		return;
+	}
+	int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
+	for (size_t s = a, e; s < b; s = e) {
+		u64 dig = key[s] >> shift & 7;
+		for (e = s + 1; e < b && (key[e] >> shift & 7) == dig; e++)
+			;
+		cut_groups(key, s, e, level + 1, gmax, grp, ng);
+	}
+}
+
+/* One group's walk over the tree: the cells taken whole into far, the
+ * leaves' body ranges into near, both as ranges (of cells, of bodies),
+ * neighbours joined: siblings sit side by side in the cell array, leaves
+ * in the bodies' order.  With NULL lists it only counts.  A cell is taken when side < theta * the distance from
+ * the group's box to its centre of mass. */
+static void walk(const nbrt_octree *t, const double box[6], double th2,
+                 size_t *near, size_t *nn, size_t *far, size_t *nf)
+{
+	size_t stack[8 * (NBRT_TREE_DEPTH + 2)], top = 0;
+	*nn = *nf = 0;
+	if (t->ncell)
+		stack[top++] = 0;
+	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
+	while (top) {
+		const nbrt_cell *p = &t->cell[stack[--top]];
+		double d2 = 0;
+		for (int d = 0; d < 3; d++) {
+			double g = fmax(fmax(box[d] - p->c[d], p->c[d] - box[3 + d]), 0);
+			d2 += g * g;
+		}
+		if (p->side * p->side < th2 * d2) {
+			size_t c = (size_t)(p - t->cell);
+			if (c == fend) {
+				if (far)
+					far[2 * *nf - 1] = c + 1;
+			} else {
+				if (far) {
+					far[2 * *nf] = c;
+					far[2 * *nf + 1] = c + 1;
+				}
+				++*nf;
+			}
+			fend = c + 1;
+		} else if (!p->nchild) {
+			if (p->a == end) {
+				if (near)
+					near[2 * *nn - 1] = p->b;
+			} else {
+				if (near) {
+					near[2 * *nn] = p->a;
+					near[2 * *nn + 1] = p->b;
+				}
+				++*nn;
+			}
+			end = p->b;
+		} else
+			/* last child first: leaves come off in Morton order */
+			for (int c = p->nchild; c-- > 0;)
+				stack[top++] = p->child + (size_t)c;
+	}
+}
+
+/* The lists of every group, counted first (in parallel), then the memory
+ * checked and taken, then filled. */
+typedef struct Lists {
+	size_t ng, *grp;
+	size_t *noff, *near, *foff, *far;
+	double *exp[NEXP];
+} Lists;
+
+static void lists_free(Lists *L)
+{
+	free(L->grp);
+	free(L->noff);
+	free(L->near);
+	free(L->foff);
+	free(L->far);
+	for (int c = 0; c < NEXP; c++)
+		free(L->exp[c]);
+}
+
+/* Octants under the limit hold a quarter of it on average: neighbours
+ * in Morton order are joined while they fit, so a walk serves more
+ * bodies (fewer, longer lists), as Bonsai's groups of consecutive keys. */
+static void merge_groups(Lists *L, size_t gmax)
+{
+	size_t m = 0;
+	for (size_t g = 0; g < L->ng; g++) {
+		size_t a = L->grp[2 * g], b = L->grp[2 * g + 1];
+		if (m && b - L->grp[2 * m - 2] <= gmax)
+			L->grp[2 * m - 1] = b;
+		else {
+			L->grp[2 * m] = a;
+			L->grp[2 * m + 1] = b;
+			m++;
+		}
+	}
+	L->ng = m;
+}
+
+static void group_box(const Side *s, size_t a, size_t b, double box[6])
+{
+	for (int d = 0; d < 3; d++) {
+		box[d] = INFINITY;
+		box[3 + d] = -INFINITY;
+		for (size_t e = a; e < b; e++) {
+			box[d] = fmin(box[d], s->sx[d][e]);
+			box[3 + d] = fmax(box[3 + d], s->sx[d][e]);
+		}
+	}
+}
+
+static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
+                      double theta, Lists *L)
+{
+	size_t ng = L->ng;
+	double th2 = theta * theta;
+	L->noff = calloc(ng + 1, sizeof *L->noff);
+	L->foff = calloc(ng + 1, sizeof *L->foff);
+	if (!L->noff || !L->foff)
+		return nbrt_fail(rt, "out of memory for %zu i-groups", ng);
+	long long g;
+#pragma omp parallel for schedule(dynamic, 16)
+	for (g = 0; g < (long long)ng; g++) {
+		double box[6];
+		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
+		walk(t, box, th2, NULL, &L->noff[g + 1], NULL, &L->foff[g + 1]);
+	}
+	for (size_t q = 0; q < ng; q++) {
+		L->noff[q + 1] += L->noff[q];
+		L->foff[q + 1] += L->foff[q];
+	}
+	size_t nn = L->noff[ng], nf = L->foff[ng];
+	double need = 2.0 * (double)(nn + nf) * sizeof(size_t) +
+	              (double)t->ncell * NEXP * sizeof(double);
+	if (need > nbrt_host_memory()) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, need);
+		return nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%zu "
+		                 "near ranges, %zu far ranges) need %s, more than "
+		                 "this process may use", ng, nn, nf, b);
+	}
+	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
+	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
+	int bad = !L->near || !L->far;
+	for (int c = 0; c < NEXP; c++)
+		bad |= !(L->exp[c] = malloc((t->ncell ? t->ncell : 1) *
+		                            sizeof(double)));
+	if (bad)
+		return nbrt_fail(rt, "out of memory for the lists of %zu groups",
+		                 ng);
+#pragma omp parallel for schedule(dynamic, 16)
+	for (g = 0; g < (long long)ng; g++) {
+		double box[6];
+		size_t a, b;
+		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
+		walk(t, box, th2, L->near + 2 * L->noff[g], &a,
+		     L->far + 2 * L->foff[g], &b);
+	}
+	/* the cells' expansions, the far kernel's j-elements */
+	for (size_t e = 0; e < t->ncell; e++) {
+		const nbrt_cell *p = &t->cell[e];
+		L->exp[CX][e] = p->c[0];
+		L->exp[CY][e] = p->c[1];
+		L->exp[CZ][e] = p->c[2];
+		L->exp[CM][e] = p->m;
+		for (int w = 0; w < 6; w++)
+			L->exp[QXX + w][e] = p->q[w];
+	}
+	return 0;
+}
+
+/* The far kernel's variables against the kernel's: its LMEMs and CONSTs
+ * the kernel's, its BMEMs expansions, its RMEMs the kernel's, all of
+ * them, as sums. */
+static int far_check(nbrt_kernel *k, nbrt_kernel *far)
+{
+	const nb_iface *f = far->f, *kf = k->f;
+	nbrt *rt = k->rt;
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		int kv = nb_iface_find(kf, x->name);
+		if (x->role == NB_BMEM) {
+			int c = 0;
+			while (c < NEXP && strcmp(expname[c], x->name))
+				c++;
+			if (c == NEXP)
+				return nbrt_fail(rt, "far kernel %s: BMEM '%s' is no cell "
+				                 "expansion (cx, cy, cz, cm, qxx, qyy, qzz, "
+				                 "qxy, qxz, qyz)", f->kernel, x->name);
+			continue;
+		}
+		if (kv < 0 || kf->var[kv].role != x->role)
+			return nbrt_fail(rt, "far kernel %s: %s '%s' is no %s of kernel "
+			                 "%s, which it must come from", f->kernel,
+			                 nb_role_name(x->role), x->name,
+			                 nb_role_name(x->role), kf->kernel);
+		if (x->role == NB_RMEM &&
+		    (x->red != NB_SUM || kf->var[kv].red != NB_SUM))
+			return nbrt_fail(rt, "far kernel %s: RMEM '%s' must be a sum "
+			                 "in both kernels, near and far add together",
+			                 f->kernel, x->name);
+		if (x->role == NB_CONST && !k->b[kv].set)
+			return nbrt_fail(rt, "kernel %s: CONST '%s', which far kernel %s "
+			                 "reads, is not set", kf->kernel, x->name,
+			                 f->kernel);
+	}
+	for (int v = 0; v < kf->nvar; v++) {
+		int fv = nb_iface_find(f, kf->var[v].name);
+		if (kf->var[v].role == NB_RMEM &&
+		    (fv < 0 || f->var[fv].role != NB_RMEM))
+			return nbrt_fail(rt, "kernel %s: RMEM '%s' has no far field: "
+			                 "far kernel %s computes no '%s'", kf->kernel,
+			                 kf->var[v].name, f->kernel, kf->var[v].name);
+	}
+	return 0;
+}
+
+static size_t type_size(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
+}
+
+/* The kernel's arrays, sorted: inputs gathered in Morton order, results
+ * made in it and scattered back at the end.  A host array keeps its own
+ * type (dd keeps its low words); an nbrt_array goes through doubles. */
+typedef struct Copies {
+	int nvar;
+	nbrt_type *t;
+	void **host;  /* the caller's array, or its doubles read */
+	void **sorted;
+} Copies;
+
+static void copies_free(Copies *c)
+{
+	for (int v = 0; v < c->nvar; v++) {
+		if (c->sorted)
+			free(c->sorted[v]);
+		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
+			free(c->host[v]);
+	}
+	free(c->t);
+	free(c->host);
+	free(c->sorted);
+}
+
+/* Makes the sorted copies and binds them to k in place of the caller's
+ * arrays (saved in `saved`). */
+static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
+                       const Side *sj)
+{
+	const nb_iface *f = k->f;
+	c->nvar = f->nvar;
+	c->t = calloc((size_t)f->nvar, sizeof *c->t);
+	c->host = calloc((size_t)f->nvar, sizeof *c->host);
+	c->sorted = calloc((size_t)f->nvar, sizeof *c->sorted);
+	if (!c->t || !c->host || !c->sorted)
+		return nbrt_fail(k->rt, "out of memory");
+	for (int v = 0; v < f->nvar; v++) {
+		nbrt_slot *s = &k->b[v];
+		nb_role role = f->var[v].role;
+		if (role == NB_CONST || !s->set)
+			continue;
+		const Side *sd = role == NB_BMEM ? sj : si;
+		size_t n = sd->n, es;
+		c->t[v] = s->t;
+		c->host[v] = s->host;
+		if (!s->host && s->arr && s->arr->n < n)
+			return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array "
+			                 "bound to '%s' holds %zu values, fewer than "
+			                 "%zu", f->kernel,
+			                 f->var[v].name, s->arr->n, n);
+		if (!s->host && s->arr) {
+			/* an array in device memory: its values through doubles */
+			double *h = malloc((s->arr->n ? s->arr->n : 1) * sizeof *h);
+			if (!h)
+				return nbrt_fail(k->rt, "out of memory");
+			c->host[v] = h;
+			c->t[v] = (nbrt_type)-1; /* ours to free */
+			if (nbrt_array_read(s->arr, h))
+				return -1;
+		}
+		nbrt_type t = c->t[v] == (nbrt_type)-1 ? NBRT_DOUBLE : c->t[v];
+		es = type_size(t);
+		c->sorted[v] = malloc((n ? n : 1) * es);
+		if (!c->sorted[v])
+			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
+			                 "'%s'", f->var[v].name);
+		if (role != NB_RMEM)
+			for (size_t e = 0; e < n; e++)
+				memcpy((char *)c->sorted[v] + e * es,
+				       (const char *)c->host[v] + sd->order[e] * es, es);
+		s->t = t;
+		s->host = c->sorted[v];
+		s->arr = NULL;
+	}
+	return 0;
+}
+
+/* Results back in the caller's order, into its arrays. */
+static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
+                          const nbrt_slot *saved)
+{
+	const nb_iface *f = k->f;
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM || !c->sorted[v])
+			continue;
+		nbrt_type t = c->t[v] == (nbrt_type)-1 ? NBRT_DOUBLE : c->t[v];
+		size_t es = type_size(t);
+		for (size_t e = 0; e < si->n; e++)
+			memcpy((char *)c->host[v] + si->order[e] * es,
+			       (const char *)c->sorted[v] + e * es, es);
+		if (c->t[v] == (nbrt_type)-1 &&
+		    nbrt_array_write(saved[v].arr, c->host[v]))
+			return -1;
+	}
+	return 0;
+}
+
+/* The far kernel bound to the sorted copies (LMEMs, RMEMs), the
+ * expansions (BMEMs) and the kernel's CONSTs. */
+static void far_bind(nbrt_kernel *k, nbrt_kernel *far, Lists *L)
+{
+	const nb_iface *f = far->f;
+	for (int v = 0; v < f->nvar; v++) {
+		nbrt_slot *s = &far->b[v];
+		if (f->var[v].role == NB_BMEM) {
+			int c = 0;
+			while (strcmp(expname[c], f->var[v].name))
+				c++;
+			*s = (nbrt_slot){.set = 1, .t = NBRT_DOUBLE, .host = L->exp[c]};
+		} else
+			*s = k->b[nb_iface_find(k->f, f->var[v].name)];
+	}
+}
+
+int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
+                  const nbrt_tree *t)
+{
+	if (!k)
+		return -1;
+	nbrt *rt = k->rt;
+	const char *kn = k->f->kernel;
+	if (!far || !t)
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: no %s (NULL)", kn,
+		                 far ? "tree parameters" : "far kernel");
+	if (far->rt != rt)
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: far kernel %s is "
+		                 "loaded on another device", kn, far->f->kernel);
+	if (!(t->theta > 0) || !isfinite(t->theta))
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: theta = %g; it must "
+		                 "be a finite number > 0 (0.5 is usual)", kn,
+		                 t->theta);
+	if (!t->bucket || !t->group)
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: a %s size of 0; "
+		                 "it must be at least 1 (%s is usual)", kn,
+		                 t->bucket ? "group" : "bucket",
+		                 t->bucket ? "64" : "16");
+	int pi[3], pj[3], mj = named(k, t->jmass, NB_BMEM, "mass");
+	for (int d = 0; d < 3; d++)
+		if ((pi[d] = named(k, t->ipos[d], NB_LMEM, "i-position")) < 0 ||
+		    (pj[d] = named(k, t->jpos[d], NB_BMEM, "j-position")) < 0)
+			return -1;
+	if (mj < 0 || far_check(k, far))
+		return -1;
+
+	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0};
+	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
+	Side si, sj;
+	memset(&si, 0, sizeof si);
+	memset(&sj, 0, sizeof sj);
+	nbrt_octree tree;
+	memset(&tree, 0, sizeof tree);
+	Lists L;
+	memset(&L, 0, sizeof L);
+	Copies cp;
+	memset(&cp, 0, sizeof cp);
+	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
+	if (!saved) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
+	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
+	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj))
+		goto out;
+	/* the cube around both sides, a little wider so its top face is
+	 * inside the last key */
+	double lo[3], hi[3], side = 0;
+	for (int d = 0; d < 3; d++) {
+		lo[d] = INFINITY;
+		hi[d] = -INFINITY;
+		for (size_t e = 0; e < ni; e++) {
+			lo[d] = fmin(lo[d], si.x[d][e]);
+			hi[d] = fmax(hi[d], si.x[d][e]);
+		}
+		for (size_t e = 0; e < nj; e++) {
+			lo[d] = fmin(lo[d], sj.x[d][e]);
+			hi[d] = fmax(hi[d], sj.x[d][e]);
+		}
+		side = fmax(side, hi[d] - lo[d]);
+	}
+	side = side > 0 && isfinite(side) ? side * (1 + 0x1p-20) :
+	       side > 0 ? HUGE_VAL : 1;
+	side_sort(&si, lo, side);
+	side_sort(&sj, lo, side);
+	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
+		goto out;
+	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
+	if (!L.grp) {
+		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
+		goto out;
+	}
+	if (ni)
+		cut_groups(si.key, 0, ni, 0, t->group, L.grp, &L.ng);
+	merge_groups(&L, t->group);
+	double t1 = nbrt_now();
+	tm[0] = t1 - t0;
+	nbrt_octree_moments(&tree, sj.sx, sj.sm);
+	double t2 = nbrt_now();
+	tm[1] = t2 - t1;
+	if (make_lists(rt, &tree, &si, t->theta, &L))
+		goto out;
+	double t3 = nbrt_now();
+	tm[2] = t3 - t2;
+	if (copies_make(k, &cp, &si, &sj))
+		goto restore;
+	far_bind(k, far, &L);
+	nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
+	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
+	/* its message is the device's, k's too */
+	if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0, 0))
+		goto restore;
+	double t4 = nbrt_now();
+	tm[3] = t4 - t3;
+	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1, 0))
+		goto restore;
+	tm[4] = nbrt_now() - t4;
+	if (t->stats) {
+		memcpy(t->stats->time, tm, sizeof tm);
+		t->stats->cells = tree.ncell;
+		t->stats->groups = L.ng;
+		t->stats->near_pairs = k->pairs;
+		t->stats->far_pairs = far->pairs;
+	}
+	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
+	res = copies_scatter(k, &cp, &si, saved);
+	k->pairs += far->pairs;
+restore:
+	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
+	memcpy(far->b, saved + nv, (size_t)fnv * sizeof *saved);
+out:
+	free(saved);
+	copies_free(&cp);
+	lists_free(&L);
+	nbrt_octree_free(&tree);
+	side_free(&si);
+	side_free(&sj);
+	return res;
+}

@@ -1,0 +1,461 @@
+/* test_tree.c: the treecode (nbrt_run_tree) with dsl-examples/gravity.nbl
+ * and far/gravity_quad.nbl against a direct sum in long double written
+ * here, on fresh random Plummer and uniform-cube bodies: every cell opened
+ * (theta 1e-9) gives the direct sum to rounding; theta 0.5 keeps the
+ * relative force error's median and 99th percentile under stated bounds;
+ * degenerate bodies (one, coincident, on a line, 1e-10 to 1e10) and sizes
+ * 0, 1 and primes, i and j the same bodies or not, on the host C path and
+ * OpenCL (PoCL here); every bad input refused with the caller's arrays and
+ * bindings untouched. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt.h"
+
+#include "seed.h"
+
+static unsigned short rng[3];
+
+static const char *const devs[] = {"host", "cpu"};
+enum { NDEVS = 2 };
+static nbrt *dev[NDEVS];
+static int have[NDEVS];
+
+/* gravity.nbl's columns */
+enum { XI, YI, ZI, XJ, YJ, ZJ, MJ, AX, AY, AZ, POT, NCOL };
+static const char *const coln[NCOL] = {"xi", "yi", "zi", "xj", "yj", "zj",
+                                       "mj", "ax", "ay", "az", "pot"};
+static const double eps2 = 1e-4;
+
+typedef struct Bodies {
+	size_t ni, nj;
+	double *c[NCOL];  /* the columns, i's and j's, results */
+	long double *ref; /* ax, ay, az, pot, and sum m/r^2, a body */
+} Bodies;
+
+static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
+
+enum { UNIFORM, PLUMMER, LINE, RANGE, COINCIDENT };
+
+/* A point of the distribution into p[3]. */
+static void draw(int kind, double p[3])
+{
+	if (kind == PLUMMER) {
+		double r = 1 / sqrt(pow(urand(1e-6, 1), -2.0 / 3) - 1);
+		double z = urand(-1, 1), ph = urand(0, 2 * M_PI);
+		double s = sqrt(1 - z * z);
+		p[0] = r * s * cos(ph);
+		p[1] = r * s * sin(ph);
+		p[2] = r * z;
+	} else if (kind == LINE) {
+		double u = urand(-1, 1);
+		p[0] = u;
+		p[1] = 2 * u + 0.5;
+		p[2] = -u;
+	} else if (kind == RANGE) {
+		for (int d = 0; d < 3; d++)
+			p[d] = (erand48(rng) < 0.5 ? -1 : 1) * pow(10, urand(-10, 10));
+	} else if (kind == COINCIDENT) {
+		p[0] = p[1] = p[2] = 0.25;
+	} else
+		for (int d = 0; d < 3; d++)
+			p[d] = urand(-1, 1);
+}
+
+/* ni i-bodies and nj j-bodies of a distribution; same: the i-bodies are
+ * the j-bodies (ni == nj). */
+static void make(Bodies *b, size_t ni, size_t nj, int kind, int same)
+{
+	b->ni = ni;
+	b->nj = nj;
+	for (int c = 0; c < NCOL; c++)
+		b->c[c] = calloc((c >= XJ && c <= MJ ? nj : ni) + 1,
+		                 sizeof(double));
+	b->ref = calloc(5 * (ni + 1), sizeof *b->ref);
+	for (size_t j = 0; j < nj; j++) {
+		double p[3];
+		draw(kind, p);
+		for (int d = 0; d < 3; d++)
+			b->c[XJ + d][j] = p[d];
+		b->c[MJ][j] = urand(0.5, 1.5) / (double)nj;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		double p[3];
+		draw(kind, p);
+		for (int d = 0; d < 3; d++)
+			b->c[XI + d][i] = same ? b->c[XJ + d][i] : p[d];
+	}
+	for (size_t i = 0; i < ni; i++) {
+		long double *r = b->ref + 5 * i;
+		for (size_t j = 0; j < nj; j++) {
+			long double dx = (long double)b->c[XJ][j] - b->c[XI][i];
+			long double dy = (long double)b->c[YJ][j] - b->c[YI][i];
+			long double dz = (long double)b->c[ZJ][j] - b->c[ZI][i];
+			long double r2 = eps2 + dx * dx + dy * dy + dz * dz;
+			long double ri = 1 / sqrtl(r2), m = b->c[MJ][j];
+			r[0] += m * ri * ri * ri * dx;
+			r[1] += m * ri * ri * ri * dy;
+			r[2] += m * ri * ri * ri * dz;
+			r[3] -= m * ri;
+			r[4] += m * ri * ri;
+		}
+	}
+}
+
+static void release(Bodies *b)
+{
+	for (int c = 0; c < NCOL; c++)
+		free(b->c[c]);
+	free(b->ref);
+}
+
+static nbrt_kernel *load(nbrt *rt, const char *path, nb_prec p)
+{
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
+	o.given |= NB_GIVEN_PRECISION;
+	nbrt_kernel *k = nbrt_load(rt, path, &o);
+	ck_assert_msg(k != NULL, "%s: %s", path, nbrt_error(rt));
+	return k;
+}
+
+static void bind(nbrt_kernel *k, Bodies *b)
+{
+	for (int c = 0; c < NCOL; c++)
+		ck_assert(nbrt_bind(k, coln[c], NBRT_DOUBLE, b->c[c]) == 0);
+	ck_assert(nbrt_set_const(k, "eps2", eps2, 0) == 0);
+}
+
+static nbrt_tree params(double theta)
+{
+	nbrt_tree t = {theta, 16, 64, {"xi", "yi", "zi"}, {"xj", "yj", "zj"},
+	               "mj", NULL};
+	return t;
+}
+
+/* Relative force errors a body, sorted into e[ni]; the largest potential
+ * error relative to |pot| into *perr. */
+static void errors(const Bodies *b, double *e, double *perr)
+{
+	*perr = 0;
+	for (size_t i = 0; i < b->ni; i++) {
+		const long double *r = b->ref + 5 * i;
+		long double d2 = 0, a2 = 0;
+		for (int d = 0; d < 3; d++) {
+			long double x = b->c[AX + d][i] - r[d];
+			d2 += x * x;
+			a2 += r[d] * r[d];
+		}
+		/* a force summing to ~0 measures against its terms' size */
+		long double scale = fmaxl(sqrtl(a2), 1e-3L * r[4]);
+		e[i] = scale > 0 ? (double)(sqrtl(d2) / scale) :
+		       d2 == 0 ? 0 : INFINITY; /* nothing to feel: exactly 0 */
+		double pe = (double)(fabsl(b->c[POT][i] - r[3]) / fabsl(r[3]));
+		if (!b->nj)
+			pe = b->c[POT][i] == 0 ? 0 : INFINITY;
+		if (!(pe <= *perr))
+			*perr = isnan(pe) ? INFINITY : pe;
+	}
+	for (size_t x = 1; x < b->ni; x++)
+		for (size_t y = x; y > 0 && !(e[y - 1] <= e[y]); y--) {
+			double t = e[y];
+			e[y] = e[y - 1];
+			e[y - 1] = t;
+		}
+}
+
+/* Runs the tree and returns the median and the 99th percentile of the
+ * force errors and the largest potential error. */
+static struct nbrt_tree_stats st;
+
+static void run(nbrt *rt, nb_prec p, Bodies *b, double theta, double q[3])
+{
+	nbrt_kernel *k = load(rt, ROOT "/dsl-examples/gravity.nbl", p);
+	nbrt_kernel *far = load(rt, ROOT "/far/gravity_quad.nbl", p);
+	bind(k, b);
+	for (int c = AX; c <= POT; c++)
+		for (size_t i = 0; i < b->ni; i++)
+			b->c[c][i] = NAN;
+	nbrt_tree t = params(theta);
+	t.stats = &st;
+	ck_assert_msg(nbrt_run_tree(k, far, b->ni, b->nj, &t) == 0, "%s",
+	              nbrt_error(rt));
+	double *e = malloc((b->ni + 1) * sizeof *e);
+	errors(b, e, &q[2]);
+	q[0] = b->ni ? e[b->ni / 2] : 0;
+	q[1] = b->ni ? e[(size_t)(0.99 * (double)(b->ni - 1))] : 0;
+	if (b->ni)
+		ck_assert_msg(!isnan(e[b->ni - 1]), "a NaN force, %zu x %zu, "
+		              "theta %g", b->ni, b->nj, theta);
+	free(e);
+	nbrt_free(far);
+	nbrt_free(k);
+}
+
+/* theta 1e-9 opens every cell: the direct sum to rounding, for sizes 0,
+ * 1 and primes, i and j the same or not, every distribution. */
+START_TEST(every_cell_opened)
+{
+	static const size_t n[][2] = {{0, 0}, {1, 1}, {0, 5}, {7, 0}, {2, 2},
+	                              {97, 97}, {13, 211}, {1009, 1009},
+	                              {401, 97}};
+	for (int d = 0; d < NDEVS; d++) {
+		if (!have[d])
+			continue;
+		for (size_t s = 0; s < sizeof n / sizeof *n; s++)
+			for (int kind = UNIFORM; kind <= COINCIDENT; kind++) {
+				Bodies b;
+				int same = n[s][0] == n[s][1] && s % 2;
+				make(&b, n[s][0], n[s][1], kind, same);
+				double q[3];
+				run(dev[d], NB_DOUBLE, &b, 1e-9, q);
+				ck_assert_msg(q[1] < 1e-12 && (b.ni == 0 || q[2] < 1e-12),
+				              "%s: %zu x %zu, distribution %d: force "
+				              "error %g (99%%), potential %g", devs[d], b.ni,
+				              b.nj, kind, q[1], q[2]);
+				ck_assert(st.far_pairs == 0);
+				release(&b);
+			}
+	}
+}
+END_TEST
+
+/* Bounds at theta 0.5, bucket 16, group 64, N = 3001, about three times
+ * the largest of seeds 1 to 3 on host and PoCL (docs/treecode.md: median
+ * 1.7e-4, 99th percentile 1.1e-3, potential 3.2e-4); bodies on a line,
+ * whose cells are long and thin, reached 1.1e-2 at the 99th percentile
+ * and 9.7e-4 in the potential. */
+static const double bound_med = 5e-4, bound_99 = 3.5e-3, bound_pot = 1e-3;
+static const double line_99 = 5e-2, line_pot = 3e-3;
+
+START_TEST(theta_half)
+{
+	for (int d = 0; d < NDEVS; d++) {
+		if (!have[d])
+			continue;
+		for (int kind = UNIFORM; kind <= PLUMMER; kind++)
+			for (int p = 0; p < 2; p++) {
+				Bodies b;
+				make(&b, 3001, 3001, kind, 1);
+				double q[3];
+				run(dev[d], p ? NB_FLOAT : NB_DOUBLE, &b, 0.5, q);
+				printf("test_tree: %s %s %s N = 3001 theta 0.5: force error "
+				       "median %.3g, 99%% %.3g; potential %.3g at most\n",
+				       devs[d], p ? "float" : "double",
+				       kind ? "Plummer" : "uniform", q[0], q[1], q[2]);
+				ck_assert_msg(q[0] < bound_med && q[1] < bound_99 &&
+				              q[2] < bound_pot, "error over the bounds");
+				/* and it does approximate: cells taken whole, fewer pairs */
+				ck_assert_msg(st.far_pairs > 0 &&
+				              st.near_pairs + st.far_pairs < 3001.0 * 3001,
+				              "near %g + far %g pairs", st.near_pairs,
+				              st.far_pairs);
+				release(&b);
+			}
+	}
+}
+END_TEST
+
+/* Degenerate bodies at theta 0.5: finite, and within the bounds (a line
+ * and coincident bodies, where the depth limit leaves big buckets, and
+ * positions over 20 decades). */
+START_TEST(degenerate)
+{
+	for (int d = 0; d < NDEVS; d++) {
+		if (!have[d])
+			continue;
+		for (int kind = LINE; kind <= COINCIDENT; kind++) {
+			Bodies b;
+			make(&b, 600, 600, kind, 1);
+			double q[3];
+			run(dev[d], NB_DOUBLE, &b, 0.5, q);
+			printf("test_tree: %s distribution %d, N = 600: force error "
+			       "median %.3g, 99%% %.3g; potential %.3g\n", devs[d],
+			       kind, q[0], q[1], q[2]);
+			int line = kind == LINE;
+			ck_assert_msg(q[0] < bound_med &&
+			              q[1] < (line ? line_99 : bound_99) &&
+			              q[2] < (line ? line_pot : bound_pot),
+			              "distribution %d over the bounds", kind);
+			release(&b);
+		}
+		/* one body alone; two coincident */
+		for (size_t n = 1; n <= 2; n++) {
+			Bodies b;
+			make(&b, n, n, COINCIDENT, 1);
+			double q[3];
+			run(dev[d], NB_DOUBLE, &b, 0.5, q);
+			ck_assert_msg(q[1] < 1e-12 && q[2] < 1e-12, "%zu bodies", n);
+			release(&b);
+		}
+	}
+}
+END_TEST
+
+/* Columns in nbrt_arrays (on PoCL, in the device's memory: read and
+ * written back through doubles): the direct sum at theta 1e-9, and an
+ * array shorter than the bodies refused. */
+START_TEST(device_arrays)
+{
+	nbrt *rt = dev[have[1] ? 1 : 0];
+	Bodies b;
+	make(&b, 300, 300, PLUMMER, 1);
+	nbrt_kernel *k = load(rt, ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+	nbrt_kernel *far = load(rt, ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	nbrt_array *a[NCOL];
+	for (int c = 0; c < NCOL; c++) {
+		a[c] = nbrt_array_new(rt, 300);
+		ck_assert_msg(a[c] != NULL, "%s", nbrt_error(rt));
+		ck_assert(nbrt_array_write(a[c], b.c[c]) == 0);
+		ck_assert(nbrt_bind_array(k, coln[c], a[c]) == 0);
+	}
+	ck_assert(nbrt_set_const(k, "eps2", eps2, 0) == 0);
+	nbrt_tree t = params(1e-9);
+	ck_assert_msg(nbrt_run_tree(k, far, 300, 300, &t) == 0, "%s",
+	              nbrt_error(rt));
+	for (int c = AX; c <= POT; c++)
+		ck_assert(nbrt_array_read(a[c], b.c[c]) == 0);
+	double *e = malloc(300 * sizeof *e), perr;
+	errors(&b, e, &perr);
+	ck_assert_msg(e[299] < 1e-12 && perr < 1e-12, "arrays: %g, %g", e[299],
+	              perr);
+	free(e);
+	ck_assert(nbrt_run_tree(k, far, 301, 300, &t) == -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "holds 300 values, fewer than"),
+	              "%s", nbrt_error(rt));
+	nbrt_free(far);
+	nbrt_free(k);
+	for (int c = 0; c < NCOL; c++)
+		nbrt_array_free(a[c]);
+	release(&b);
+}
+END_TEST
+
+/* A refusal: -1, the message names `want`, no result written. */
+static void refused(nbrt *rt, nbrt_kernel *k, nbrt_kernel *far, Bodies *b,
+                    const nbrt_tree *t, const char *want)
+{
+	for (size_t i = 0; i < b->ni; i++)
+		b->c[AX][i] = 12345;
+	ck_assert(nbrt_run_tree(k, far, b->ni, b->nj, t) == -1);
+	const char *msg = nbrt_error(rt);
+	ck_assert_msg(strstr(msg, want), "message \"%s\" lacks \"%s\"", msg,
+	              want);
+	for (size_t i = 0; i < b->ni; i++)
+		ck_assert(b->c[AX][i] == 12345);
+}
+
+START_TEST(bad_input)
+{
+	nbrt *rt = dev[0];
+	Bodies b;
+	make(&b, 50, 50, UNIFORM, 1);
+	nbrt_kernel *k = load(rt, ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+	nbrt_kernel *far = load(rt, ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	bind(k, &b);
+	nbrt_tree t = params(0);
+	refused(rt, k, far, &b, &t, "theta = 0");
+	t.theta = -1;
+	refused(rt, k, far, &b, &t, "theta = -1");
+	t.theta = NAN;
+	refused(rt, k, far, &b, &t, "theta = nan");
+	t.theta = INFINITY;
+	refused(rt, k, far, &b, &t, "theta = inf");
+	t = params(0.5);
+	t.bucket = 0;
+	refused(rt, k, far, &b, &t, "bucket size of 0");
+	t = params(0.5);
+	t.group = 0;
+	refused(rt, k, far, &b, &t, "group size of 0");
+	t = params(0.5);
+	t.ipos[1] = "nope";
+	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
+	t = params(0.5);
+	t.jmass = "ax";
+	refused(rt, k, far, &b, &t, "'ax' is no BMEM");
+	t = params(0.5);
+	refused(rt, k, NULL, &b, &t, "no far kernel");
+	double keep = b.c[YJ][17];
+	b.c[YJ][17] = NAN;
+	refused(rt, k, far, &b, &t, "position 'yj' at 17 is nan");
+	b.c[YJ][17] = keep;
+	keep = b.c[MJ][3];
+	b.c[MJ][3] = INFINITY;
+	refused(rt, k, far, &b, &t, "mass 'mj' at 3 is inf");
+	b.c[MJ][3] = keep;
+	/* far kernels that do not fit gravity.nbl */
+	static const struct {
+		const char *src, *want;
+	} bad[] = {
+	    {"LMEM xi, yi, zi; BMEM cx, cy, cz, cm; RMEM ax, ay, az;\n"
+	     "ax += cm*(cx - xi); ay += cm*(cy - yi); az += cm*(cz - zi);\n",
+	     "RMEM 'pot' has no far field"},
+	    {"LMEM xi; BMEM cx, foo; RMEM ax, ay, az, pot;\n"
+	     "ax += foo*(cx - xi); ay += 0; az += 0; pot += 0;\n",
+	     "BMEM 'foo' is no cell expansion"},
+	    {"LMEM xi, wi; BMEM cx, cm; RMEM ax, ay, az, pot;\n"
+	     "ax += cm*(cx - xi - wi); ay += 0; az += 0; pot += 0;\n",
+	     "LMEM 'wi' is no LMEM of kernel"},
+	    {"LMEM xi; BMEM cx, cm; RMEM ax, ay, az, pot;\n"
+	     "ax += cm*(cx - xi); ay += 0; az += 0; pot min= cm;\n",
+	     "must be a sum"},
+	    {"LMEM xi; BMEM cx, cm; RMEM ax, ay, az, pot; CONST g;\n"
+	     "ax += g*cm*(cx - xi); ay += 0; az += 0; pot += 0;\n",
+	     "CONST 'g' is no CONST of kernel"},
+	};
+	for (size_t q = 0; q < sizeof bad / sizeof *bad; q++) {
+		nbrt_kernel *f = nbrt_load_source(rt, "far-test", bad[q].src,
+		                                  strlen(bad[q].src), NULL);
+		ck_assert_msg(f != NULL, "%s", nbrt_error(rt));
+		refused(rt, k, f, &b, &t, bad[q].want);
+		nbrt_free(f);
+	}
+	/* the bindings are the caller's after all that, and after a run */
+	ck_assert(nbrt_run_tree(k, far, b.ni, b.nj, &t) == 0);
+	ck_assert(nbrt_run(k, b.ni, b.nj) == 0);
+	double *e = malloc(b.ni * sizeof *e), perr;
+	errors(&b, e, &perr);
+	ck_assert_msg(e[b.ni - 1] < 1e-12, "direct run after the tree: %g",
+	              e[b.ni - 1]);
+	free(e);
+	nbrt_free(far);
+	nbrt_free(k);
+	release(&b);
+}
+END_TEST
+
+int main(void)
+{
+	seed_rng("test_tree", rng);
+	for (int d = 0; d < NDEVS; d++) {
+		char *err = NULL;
+		dev[d] = nbrt_open(devs[d], &err);
+		have[d] = dev[d] != NULL;
+		if (!have[d]) {
+			printf("test_tree: no device %s: %s\n", devs[d], err);
+			free(err);
+		}
+	}
+	if (!have[0])
+		return 1;
+	Suite *s = suite_create("tree");
+	TCase *tc = tcase_create("tree");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, every_cell_opened);
+	tcase_add_test(tc, theta_half);
+	tcase_add_test(tc, degenerate);
+	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, device_arrays);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	for (int d = 0; d < NDEVS; d++)
+		nbrt_close(dev[d]);
+	return failed ? 1 : 0;
+}
