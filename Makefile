@@ -74,7 +74,7 @@ CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
             compiler/outfile.c compiler/powred.c compiler/prec.c compiler/query.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
-            compiler/target.c compiler/unroll.c $(AMDIL_SRC)
+            compiler/target.c compiler/tmpfiles.c compiler/unroll.c $(AMDIL_SRC)
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
 CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
