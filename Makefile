@@ -447,7 +447,10 @@ install: all
 		    $$p.pc.in > $(D)$(PKGCONFIGDIR)/$${p#*/}.pc || exit 1; \
 		chmod 644 $(D)$(PKGCONFIGDIR)/$${p#*/}.pc; \
 	done
-	install -m 644 $(INST_MAN:%=docs/man/%) $(D)$(MANDIR)/man1
+	for m in $(INST_MAN); do \
+		sed 's|PREFIX/share/doc/nbcc|$(DOCDIR)|g' docs/man/$$m > $(D)$(MANDIR)/man1/$$m || exit 1; \
+		chmod 644 $(D)$(MANDIR)/man1/$$m; \
+	done
 	install -m 644 README.md $(wildcard docs/*.md) $(D)$(DOCDIR)
 	install -m 644 $(INST_EX:%=dsl-examples/%) $(D)$(DOCDIR)/examples
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
