@@ -282,8 +282,8 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
  * exclusively and renamed over a new file or a regular file, keeping its
  * mode and owner, or the data written in place where a replacement could
  * not keep them (hard links, a read-only directory); FIFOs and devices
- * written straight; symbolic links never replaced; an input of this
- * process never written).  "-" is standard output.
+ * written straight; symbolic links never replaced; an input of the run
+ * never written).  "-" is standard output.
  *   nb_out o;
  *   if (nb_out_open(&o, path, 0, err, n)) fail;
  *   fprintf(o.f, ...);
@@ -303,8 +303,11 @@ int nb_out_open(nb_out *o, const char *path, int flags, char *err,
                 size_t errlen);
 int nb_out_commit(nb_out *o, char *err, size_t errlen);
 void nb_out_abort(nb_out *o);
-/* The file open as fd is an input of this process, never to be written
- * by nb_out_* (nb_read_file notes every file it reads). */
+/* The file open as fd is an input of this run, never to be written by
+ * nb_out_* (nb_read_file notes every file it reads); only once
+ * nb_in_guard was called, as a program's run calls it (apps/common/opt.c):
+ * a library's long-lived user may write what it read long before. */
+void nb_in_guard(void);
 void nb_in_note(int fd);
 /* The whole of data through nb_out_*.  Returns 0, or -1 with a message. */
 int nb_write_file_mode(const char *path, const char *data, size_t len,

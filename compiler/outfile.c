@@ -27,8 +27,9 @@
  *     rules above apply to its target, a regular target being replaced in
  *     its own directory; a link to nothing is refused.
  *   - a file this process has read as an input (nb_in_note: every file
- *     nb_read_file reads): refused, when opened and again when the data
- *     would replace it, as gcc and cp refuse to write over their input.
+ *     nb_read_file reads, once nb_in_guard was called, as every program's
+ *     opt_parse does): refused, when opened and again when the data would
+ *     replace it, as gcc and cp refuse to write over their input.
  *   - a directory or anything else: refused.
  * A temporary is removed if a fatal signal ends the process (tmpfiles.c). */
 #include <errno.h>
@@ -41,18 +42,31 @@
 #include <unistd.h>
 #include "nbcc.h"
 
-/* The inputs read so far, by device and inode. */
+/* The inputs read so far, by device and inode, once a program has asked
+ * for it: in a library's long-lived process (Python, a user's program),
+ * a file read an hour ago is no reason to refuse writing it now. */
 static struct in_file {
 	dev_t dev;
 	ino_t ino;
 } *inputs;
 static size_t ninputs, capinputs;
+static int guarding;
 static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void nb_in_guard(void)
+{
+	pthread_mutex_lock(&inputs_lock);
+	guarding = 1;
+	pthread_mutex_unlock(&inputs_lock);
+}
 
 void nb_in_note(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	pthread_mutex_lock(&inputs_lock);
+	int on = guarding;
+	pthread_mutex_unlock(&inputs_lock);
+	if (!on || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return;
 	pthread_mutex_lock(&inputs_lock);
 	size_t i = 0;

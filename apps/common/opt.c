@@ -291,6 +291,8 @@ static int has(const opt *t, opt_kind k)
 int opt_parse(const opt_prog *p, const opt *t, int argc, char **argv)
 {
 	prog_name = p->name;
+	/* a program's run: no file it reads is ever one of its outputs */
+	nb_in_guard();
 	size_t n = 0;
 	while (t[n].kind != OPT_END)
 		n++;
