@@ -6,6 +6,8 @@
 #   make check-fast  the tests not tagged slow (under two minutes)
 #   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges) for FUZZ_TIME
 #                 seconds (default 60)
+#   make fuzz-long  each for FUZZ_LONG s (1800) past crashes, keeping what
+#                 fails as regression seeds in tests/fuzz/corpus
 #   make bench    benchmarks under bench/
 #   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, ...:
 #                 see "install" below); make uninstall removes it again
@@ -74,7 +76,7 @@ CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
             compiler/outfile.c compiler/powred.c compiler/prec.c compiler/query.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
-            compiler/target.c compiler/unroll.c $(AMDIL_SRC)
+            compiler/target.c compiler/tmpfiles.c compiler/unroll.c $(AMDIL_SRC)
 CC_GEN   := $(B)/parse.c $(B)/lex.c $(B)/ddlib_src.c
 CC_OBJ   := $(CC_SRC:%.c=$(B)/%.o) $(CC_GEN:.c=.o) $(IL_OBJ)
 LIBNBCC  := $(B)/libnbcc.a
@@ -351,7 +353,8 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
 FUZZ      += ranges
 FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/ranges.o
-# the tuner's cache entries (runtime/tunefile.c), sealed by cache.c's digest
+# the tuner's cache entries (runtime/tunefile.c), whose digest is cache.c's:
+# the target reaches the fields' parser straight
 FUZZ      += tune
 FUZZ_BIN  += $(B)/fuzz/fuzz_tune
 FUZZ_OBJ  += $(B)/fuzz/obj/runtime/tunefile.o $(B)/fuzz/obj/runtime/cache.o \
@@ -397,6 +400,35 @@ fuzz-check:
 		echo "fuzz: skipped: $(FUZZ_CC) cannot build libFuzzer targets" \
 		     "(Debian: clang and libclang-rt-14-dev)"; \
 	fi
+
+# make fuzz-long [FUZZ_LONG=S]: every target for S seconds (default 1800),
+# going on past a crash (libFuzzer's fork mode); each crash, leak, timeout
+# or out-of-memory input is copied to tests/fuzz/corpus/NAME/ (named by
+# its hash), a regression seed that fuzz-check runs from then on: commit it
+# with the fix.  Fails when any target found one.
+FUZZ_LONG ?= 1800
+fuzz-long: $(FUZZ_BIN)
+	@found=0; for t in $(FUZZ); do \
+		mkdir -p $(B)/fuzz/corpus-$$t $(B)/fuzz/long-$$t; \
+		rm -f $(B)/fuzz/long-$$t/*; \
+		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		echo "fuzz-long: $$t for $(FUZZ_LONG) s"; \
+		$(B)/fuzz/fuzz_$$t -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
+			-ignore_ooms=1 -max_total_time=$(FUZZ_LONG) -max_len=4096 \
+			-timeout=10 -rss_limit_mb=2048 $$dict \
+			-artifact_prefix=$(B)/fuzz/long-$$t/ -print_final_stats=1 \
+			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t \
+			>$(B)/fuzz/long-$$t.log 2>&1; \
+		tail -3 $(B)/fuzz/long-$$t.log; \
+		for a in $(B)/fuzz/long-$$t/*; do \
+			[ -f "$$a" ] || continue; \
+			mkdir -p tests/fuzz/corpus/$$t; \
+			s=tests/fuzz/corpus/$$t/$${a##*/}; cp "$$a" "$$s"; \
+			echo "fuzz-long: $$t: $$s (a regression seed now)"; found=1; \
+		done; \
+	done; \
+	[ $$found = 0 ] || { echo "fuzz-long: inputs found that fail"; exit 1; }
 
 man: $(BIN)/nbcc $(PROG_BIN)
 	BIN=$(BIN) sh scripts/man.sh
@@ -471,7 +503,10 @@ install: all
 		    $$p.pc.in > $(D)$(PKGCONFIGDIR)/$${p#*/}.pc || exit 1; \
 		chmod 644 $(D)$(PKGCONFIGDIR)/$${p#*/}.pc; \
 	done
-	install -m 644 $(INST_MAN:%=docs/man/%) $(D)$(MANDIR)/man1
+	for m in $(INST_MAN); do \
+		sed 's|PREFIX/share/doc/nbcc|$(DOCDIR)|g' docs/man/$$m > $(D)$(MANDIR)/man1/$$m || exit 1; \
+		chmod 644 $(D)$(MANDIR)/man1/$$m; \
+	done
 	install -m 644 README.md $(wildcard docs/*.md) $(D)$(DOCDIR)
 	install -m 644 $(INST_EX:%=dsl-examples/%) $(D)$(DOCDIR)/examples
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
@@ -487,6 +522,6 @@ uninstall:
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all check check-fast tests demo fuzz fuzz-check bench install clean deps generated
+.PHONY: all check check-fast tests demo fuzz fuzz-check fuzz-long bench install clean deps generated
 .PHONY: shared uninstall pycheck man
 .SECONDARY:

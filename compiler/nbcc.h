@@ -299,8 +299,11 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 /* The largest source nbcc compiles (docs/language.md, "Limits"). */
 #define NB_MAX_SOURCE ((size_t)16 << 20)
 /* Output files (outfile.c, whose header gives the rules: a temporary made
- * exclusively and renamed over a regular file, FIFOs and devices written
- * straight, symbolic links never replaced).  "-" is standard output.
+ * exclusively and renamed over a new file or a regular file, keeping its
+ * mode and owner, or the data written in place where a replacement could
+ * not keep them (hard links, a read-only directory); FIFOs and devices
+ * written straight; symbolic links never replaced; an input of the run
+ * never written).  "-" is standard output.
  *   nb_out o;
  *   if (nb_out_open(&o, path, 0, err, n)) fail;
  *   fprintf(o.f, ...);
@@ -312,17 +315,34 @@ typedef struct nb_out {
 	char *path; /* what the temporary replaces; NULL: written straight */
 	char *tmp;  /* the temporary, or NULL */
 	int std;    /* f is stdout itself */
+	int slot;   /* the temporary's in nb_tmp_add, or -1 */
+	int fd;     /* written in place: the file, f a staging copy; or -1 */
 } nb_out;
-enum { NB_OUT_PRIVATE = 1 }; /* mode 0600 whatever the umask: the cache */
+enum { NB_OUT_PRIVATE = 1 }; /* a new file's mode 0600 whatever the umask */
 int nb_out_open(nb_out *o, const char *path, int flags, char *err,
                 size_t errlen);
 int nb_out_commit(nb_out *o, char *err, size_t errlen);
 void nb_out_abort(nb_out *o);
+/* The file open as fd is an input of this run, never to be written by
+ * nb_out_* (nb_read_file notes every file it reads); only once
+ * nb_in_guard was called, as a program's run calls it (apps/common/opt.c):
+ * a library's long-lived user may write what it read long before. */
+void nb_in_guard(void);
+void nb_in_note(int fd);
 /* The whole of data through nb_out_*.  Returns 0, or -1 with a message. */
 int nb_write_file_mode(const char *path, const char *data, size_t len,
                        int flags, char *err, size_t errlen);
 int nb_write_file(const char *path, const char *data, size_t len, char *err,
                   size_t errlen);
+
+/* Temporaries removed should a fatal signal end the process (SIGHUP,
+ * SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ, where their
+ * action is the default one: a program's own handlers stay): tmpfiles.c.
+ * nb_tmp_add keeps a copy of path (a file, or a directory emptied first)
+ * and returns its slot, -1 if it cannot (the temporary is then only not
+ * removed on a signal); nb_tmp_drop forgets it again. */
+int nb_tmp_add(const char *path);
+void nb_tmp_drop(int slot);
 
 /* s with the bytes a terminal would act on escaped (\n, \x1b, \\; bytes
  * that are not UTF-8 as \xHH), for a file or device name in a message.

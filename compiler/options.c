@@ -363,6 +363,8 @@ char *nb_read_file_max(const char *path, size_t max, size_t *len, char *err,
 		         strerror(errno));
 		return NULL;
 	}
+	/* never to be overwritten by an output of this run (outfile.c) */
+	nb_in_note(fileno(f));
 	size_t cap = 65536, n = 0;
 	char *s = malloc(cap);
 	for (;;) {

@@ -19,7 +19,9 @@ void lex_parsing(void *scanner);
 }
 
 %code {
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 #define yylex nblex
 /* A rule's span runs from its first symbol's start to its last one's end;
  * an empty rule sits at the end of what came before. */
@@ -456,6 +458,29 @@ static int c_statement(Ctx *c, void *sc, const char *word)
 	return 0;
 }
 
+/* The keyword that word is in another case ("lmem"), or NULL. */
+static const char *keyword_case(const char *word)
+{
+	static const char *const kw[] = {"LMEM", "BMEM", "RMEM", "CONST",
+	                                 "VARI", "VARJ", "VARF"};
+	for (size_t i = 0; word && i < sizeof kw / sizeof *kw; i++)
+		if (strcasecmp(word, kw[i]) == 0)
+			return kw[i];
+	return NULL;
+}
+
+/* Whether the statement around offset `at` begins with CONST. */
+static int in_const(const Ctx *c, size_t at)
+{
+	size_t b = at;
+	while (b > 0 && c->src[b - 1] != ';')
+		b--;
+	while (b < at && isspace((unsigned char)c->src[b]))
+		b++;
+	return at - b > 5 && strncmp(c->src + b, "CONST", 5) == 0 &&
+	       isspace((unsigned char)c->src[b + 5]);
+}
+
 /* Says what the grammar allows where it stopped, in the terms a user
  * thinks in: "an expression", "a declaration or a statement", "';' or an
  * operator", or the few tokens that fit.  A missing ';' at the end of a
@@ -540,6 +565,23 @@ static int yyreport_syntax_error(const yypcontext_t *pc, void *sc, Ctx *c,
 	    (size_t)l->b.off < c->len && c->src[l->b.off] == '=')
 		buf_printf(&b, " ('%c=' is not an operator)",
 		           c->src[l->a.off]);
+	/* "lmem x;": the statement's first word was a keyword but for case */
+	const char *w = lex_prev_word(sc), *kw = keyword_case(w);
+	if (stmt_op && kw)
+		buf_printf(&b, " (keywords are upper case: '%s', not '%s')", kw,
+		           w);
+	/* "CONST eps2 = 0.01;": the value comes with each run */
+	if (has_semi && is_char(tok, "=") && w &&
+	    in_const(c, (size_t)l->a.off)) {
+		size_t v = (size_t)l->b.off, e;
+		while (v < c->len && isspace((unsigned char)c->src[v]))
+			v++;
+		for (e = v; e < c->len && e - v < 24 && !strchr(";\n", c->src[e]);)
+			e++;
+		buf_printf(&b, " (a CONST's value is given at run time, as in "
+		           "nbrun --const %s=%.*s, or nbrt_set_const)", w,
+		           e > v ? (int)(e - v) : 1, e > v ? c->src + v : "V");
+	}
 	error(c, at, "%s", b.s);
 	buf_free(&b);
 	return 0;

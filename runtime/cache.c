@@ -2,6 +2,7 @@
  * where it lives, the keys and digests that name and seal its entries, and
  * reading and writing them with the checks that make them safe to load. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,38 +68,125 @@ char *nbrt_cache_path(const nbrt *rt, const nbrt_key *k, const char *ext)
 	return nbrt_aprintf("%s/%s%s", rt->cache, h, ext);
 }
 
-/* Only files of our own that nobody else may write are loaded: a cached
- * shared object is code we run. */
-int nbrt_cache_trusted(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	return st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
+/* An entry is its data, then the whole key it was made for, then this
+ * trailer: the key's length and the digest of data and key.  So an entry
+ * copied over another's name, cut short or damaged is never used (the
+ * digest alone would let a sound entry of another key pass), and the data
+ * comes first, where the loader looks for a shared object's image. */
+#define TRAILER_MAGIC "\nnbrt-cache 1 "
+#define TRAILER_LEN (sizeof TRAILER_MAGIC - 1 + 16 + 1 + 32 + 1)
+/* far above any program or binary; a larger file is not ours */
+#define ENTRY_MAX ((size_t)1 << 30)
 
-char *nbrt_cache_read(const char *path, size_t *len)
+/* The whole of a regular file of ours that no one else may write, read
+ * without following a link or blocking on a FIFO at its name. */
+static char *read_private(const char *path, size_t *len)
 {
-	if (!path || !nbrt_cache_trusted(path))
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	              O_NOCTTY);
+	if (fd < 0)
 		return NULL;
-	char err[256];
-	return nb_read_file(path, len, err, sizeof err);
+	struct stat st;
+	char *d = NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size < 0 ||
+	    (size_t)st.st_size > ENTRY_MAX ||
+	    !(d = malloc((size_t)st.st_size + 1)))
+		goto fail;
+	size_t n = 0, want = (size_t)st.st_size;
+	while (n < want) {
+		ssize_t r = read(fd, d + n, want - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto fail; /* cut short meanwhile: not the entry we saw */
+		n += (size_t)r;
+	}
+	close(fd);
+	d[n] = 0;
+	*len = n;
+	return d;
+fail:
+	free(d);
+	close(fd);
+	return NULL;
 }
 
-void nbrt_cache_write(const nbrt *rt, const char *path, const void *data,
-                      size_t len)
+char *nbrt_cache_get(const nbrt *rt, const char *path, const nbrt_key *k,
+                     size_t *len)
 {
-	char err[512];
-	if (!path)
-		return;
-	/* 0600 from its creation, whatever the umask: no one else ever
-	 * holds a descriptor to write it, and nbrt_cache_trusted loads it */
-	if (nb_write_file_mode(path, data, len, NB_OUT_PRIVATE, err,
-	                       sizeof err)) {
-		nbrt_note(rt, "not cached: %s", err);
-		return;
+	size_t n;
+	char *d = path ? read_private(path, &n) : NULL;
+	if (!d)
+		return NULL;
+	char sum[33], *t = d + (n >= TRAILER_LEN ? n - TRAILER_LEN : 0);
+	unsigned long long kl = 0;
+	int ok = n >= TRAILER_LEN &&
+	         memcmp(t, TRAILER_MAGIC, sizeof TRAILER_MAGIC - 1) == 0 &&
+	         sscanf(t + sizeof TRAILER_MAGIC - 1, "%16llx", &kl) == 1 &&
+	         kl == k->len && kl <= n - TRAILER_LEN &&
+	         memcmp(t - kl, k->s, kl) == 0;
+	if (ok) {
+		nbrt_digest(d, (size_t)(t - d), sum);
+		ok = memcmp(t + TRAILER_LEN - 33, sum, 32) == 0;
 	}
-	nbrt_note(rt, "cached %s", nb_esc(path));
+	if (!ok) {
+		nbrt_note(rt, "cache entry %s is damaged or another key's: "
+		          "ignored", nb_esc(path));
+		free(d);
+		return NULL;
+	}
+	*len = n - TRAILER_LEN - (size_t)kl;
+	d[*len] = 0;
+	return d;
+}
+
+/* Never through the rules of users' output files (outfile.c), which
+ * write through a link or into a FIFO: an entry is made private and
+ * whole under a name of our own, then renamed over whatever the entry's
+ * name held. */
+void nbrt_cache_put(const nbrt *rt, const char *path, const nbrt_key *k,
+                    const void *data, size_t len)
+{
+	if (!path || !rt->cache)
+		return;
+	char *tmp = nbrt_aprintf("%s/.tmp-XXXXXX", rt->cache);
+	char *all = malloc(len + k->len + TRAILER_LEN + 1);
+	int fd = tmp && all ? mkstemp(tmp) : -1; /* 0600, O_EXCL */
+	int slot = fd >= 0 ? nb_tmp_add(tmp) : -1;
+	const char *why = fd >= 0 ? NULL : tmp && all ? strerror(errno) :
+	                  "out of memory";
+	if (!why) {
+		memcpy(all, data, len);
+		memcpy(all + len, k->s, k->len);
+		char sum[33];
+		nbrt_digest(all, len + k->len, sum);
+		snprintf(all + len + k->len, TRAILER_LEN + 1,
+		         TRAILER_MAGIC "%016llx %s\n", (unsigned long long)k->len,
+		         sum);
+		size_t n = 0, want = len + k->len + TRAILER_LEN;
+		while (n < want && !why) {
+			ssize_t w = write(fd, all + n, want - n);
+			if (w < 0 && errno != EINTR)
+				why = strerror(errno);
+			else if (w > 0)
+				n += (size_t)w;
+		}
+	}
+	if (fd >= 0 && close(fd) && !why)
+		why = strerror(errno);
+	if (!why && rename(tmp, path))
+		why = strerror(errno);
+	if (why) {
+		if (fd >= 0)
+			unlink(tmp);
+		nbrt_note(rt, "not cached %s: %s", nb_esc(path), why);
+	} else {
+		nbrt_note(rt, "cached %s", nb_esc(path));
+	}
+	nb_tmp_drop(slot);
+	free(all);
+	free(tmp);
 }
 
 /* mkdir -p, private to the user. */

@@ -233,48 +233,20 @@ static int open_so(nbrt_kernel *k, const char *so)
 	return 0;
 }
 
-/* A cached object ends in a trailer with the digest of the bytes before
- * it (the loader ignores what follows the ELF image), so a truncated or
- * damaged object is rebuilt instead of loaded: dlopen maps a segment cut
- * short and the process dies of SIGBUS. */
-#define SO_MAGIC "\nnbrt-so 1 "
-#define SO_TRAILER (sizeof SO_MAGIC - 1 + 32)
-
-static int sealed(const char *path)
-{
-	size_t len;
-	char *d = nbrt_cache_read(path, &len);
-	int ok = 0;
-	if (d && len > SO_TRAILER) {
-		size_t n = len - SO_TRAILER;
-		char sum[33];
-		nbrt_digest(d, n, sum);
-		ok = memcmp(d + n, SO_MAGIC, sizeof SO_MAGIC - 1) == 0 &&
-		     memcmp(d + n + sizeof SO_MAGIC - 1, sum, 32) == 0;
-	}
-	free(d);
-	return ok;
-}
-
-/* Copies the object at so into the cache at path, sealed: written
- * through nbrt_cache_write, so it is 0600 from its creation and appears
- * whole or not at all. */
-static int seal(nbrt *rt, const char *so, const char *path)
+/* Copies the object at so into the cache at path (cache.c binds it to
+ * its key and seals it; the loader ignores what follows the ELF image):
+ * private from its creation, whole or not at all. */
+static void seal(nbrt *rt, const char *so, const char *path,
+                 const nbrt_key *key)
 {
 	char err[512];
 	size_t len;
 	char *d = nb_read_file(so, &len, err, sizeof err);
-	char *t = d ? realloc(d, len + SO_TRAILER + 1) : NULL;
-	if (!t) {
-		nbrt_note(rt, "not cached: %s", d ? "out of memory" : err);
-		free(d);
-		return -1;
-	}
-	nbrt_digest(t, len, t + len + sizeof SO_MAGIC - 1);
-	memcpy(t + len, SO_MAGIC, sizeof SO_MAGIC - 1);
-	nbrt_cache_write(rt, path, t, len + SO_TRAILER);
-	free(t);
-	return nbrt_cache_trusted(path) && sealed(path) ? 0 : -1;
+	if (d)
+		nbrt_cache_put(rt, path, key, d, len);
+	else
+		nbrt_note(rt, "not cached: %s", err);
+	free(d);
 }
 
 /* gcc and clang options that break dd arithmetic, refused for dd kernels
@@ -332,9 +304,9 @@ static int dd_flags_ok(nbrt_kernel *k, const char *code, size_t len)
 	       -1 : 0;
 }
 
-/* Compiles code into the shared object `so`; sources go to tmpdir. */
+/* Compiles code, written to src, into the shared object `so`. */
 static int cc(nbrt_kernel *k, const char *code, size_t len,
-              const char *tmpdir, const char *so)
+              const char *src, const char *so)
 {
 	nbrt *rt = k->rt;
 	const Host *h = rt->priv;
@@ -347,10 +319,7 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	};
 	if (nbrt_options_ok(k, allowed))
 		return -1;
-	/* not named after the kernel: a 255-character name would make too
-	 * long a file name */
-	char *src = nbrt_aprintf("%s/kernel.c", tmpdir);
-	char *qs = src ? shq(src) : NULL, *qo = shq(so);
+	char *qs = shq(src), *qo = shq(so);
 	const char *own = k->f->options ? k->f->options : "";
 	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s -o %s %s -lm 2>&1",
 	                                    h->cc, own, qo, qs) : NULL;
@@ -374,7 +343,6 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	free(log);
 	remove(src);
 out:
-	free(src);
 	free(qs);
 	free(qo);
 	free(cmd);
@@ -386,13 +354,13 @@ out:
  * the umask's mode, which may let others write it before a chmod), and
  * loads it. */
 static int build(nbrt_kernel *k, const char *code, size_t len,
-                 const char *cached, const char *hash)
+                 const char *cached, const nbrt_key *key, const char *hash)
 {
 	nbrt *rt = k->rt;
 	const char *t = getenv("TMPDIR");
 	char *tmpdir = nbrt_aprintf("%s/nbrt-XXXXXX", t && *t ? t : "/tmp");
-	char *so = NULL;
-	int r = -1;
+	char *so = NULL, *src = NULL;
+	int r = -1, dslot = -1, sslot = -1, cslot = -1;
 	if (!tmpdir || !mkdtemp(tmpdir)) {
 		nbrt_fail(rt, "%s: cannot make a temporary directory: %s", k->name,
 		          strerror(errno));
@@ -401,20 +369,34 @@ static int build(nbrt_kernel *k, const char *code, size_t len,
 	/* named by its hash, so dlopen never mistakes one for another
 	 * it loaded before under the same name */
 	so = nbrt_aprintf("%s/%s.so", tmpdir, hash);
-	if (!so) {
-		nbrt_fail(rt, "out of memory");
-		goto out;
+	/* not named after the kernel: a 255-character name would make too
+	 * long a file name */
+	src = nbrt_aprintf("%s/kernel.c", tmpdir);
+	/* removed should a signal end the process while cc runs */
+	dslot = nb_tmp_add(tmpdir);
+	if (so && src) {
+		sslot = nb_tmp_add(so);
+		cslot = nb_tmp_add(src);
 	}
-	if (cc(k, code, len, tmpdir, so))
+	int bad = !so || !src ? nbrt_fail(rt, "out of memory") :
+	          cc(k, code, len, src, so);
+	if (bad)
 		goto out;
-	r = cached && seal(rt, so, cached) == 0 ? open_so(k, cached) :
-	    open_so(k, so);
+	/* loaded from where it was built: a damaged or swapped cache entry
+	 * is found on the next run's read, never dlopened unread */
+	if (cached)
+		seal(rt, so, cached, key);
+	r = open_so(k, so);
 out:
+	nb_tmp_drop(cslot);
+	free(src);
 	if (so)
 		remove(so);
+	nb_tmp_drop(sslot);
 	free(so);
 	if (tmpdir)
 		rmdir(tmpdir);
+	nb_tmp_drop(dslot);
 	free(tmpdir);
 	return r;
 }
@@ -442,21 +424,19 @@ static int host_load(nbrt_kernel *k, const char *code, size_t len)
 	char hash[33];
 	nbrt_key_hash(&key, hash);
 	char *cached = nbrt_cache_path(rt, &key, ".so");
-	if (cached && nbrt_cache_trusted(cached)) {
-		if (!sealed(cached))
-			nbrt_note(rt, "cached object %s is damaged: rebuilding",
-			          cached);
-		else if (open_so(k, cached) == 0) {
-			nbrt_note(rt, "cache hit %s (%s)", cached, k->name);
-			k->cache_hit = 1;
-			r = 0;
-			goto out;
-		} else {
-			nbrt_note(rt, "cached object unusable, rebuilding: %s",
-			          nbrt_error(rt));
-		}
+	size_t n;
+	char *entry = nbrt_cache_get(rt, cached, &key, &n);
+	free(entry);
+	if (entry && open_so(k, cached) == 0) {
+		nbrt_note(rt, "cache hit %s (%s)", cached, k->name);
+		k->cache_hit = 1;
+		r = 0;
+		goto out;
+	} else if (entry) {
+		nbrt_note(rt, "cached object unusable, rebuilding: %s",
+		          nbrt_error(rt));
 	}
-	r = build(k, code, len, cached, hash);
+	r = build(k, code, len, cached, &key, hash);
 out:
 	free(cached);
 	free(key.s);

@@ -351,12 +351,18 @@ void nbrt_key_hash(const nbrt_key *k, char out[33]);
  * carry the digest of their contents, so a damaged one is rebuilt rather
  * than handed to the loader or the OpenCL driver (which may crash on it). */
 void nbrt_digest(const void *data, size_t len, char out[33]);
-/* Reads a cache entry written by this user; NULL when absent or not
- * trusted. */
-char *nbrt_cache_read(const char *path, size_t *len);
-void nbrt_cache_write(const nbrt *rt, const char *path, const void *data,
-                      size_t len);
-int nbrt_cache_trusted(const char *path);
+/* Cache entries (cache.c): the data, then the whole key it was made for,
+ * then its length and the digest of both.  nbrt_cache_get returns the
+ * data (len bytes, NUL after them) of the entry at path made for key k;
+ * NULL when there is none, it is not a regular file of ours that only we
+ * may write, or it is damaged or another key's (noted).  It never follows
+ * a link nor blocks on a FIFO.  nbrt_cache_put writes one: a private
+ * temporary of its own, renamed over whatever path held (a link is
+ * replaced, never followed); a failure is noted, the run goes on. */
+char *nbrt_cache_get(const nbrt *rt, const char *path, const nbrt_key *k,
+                     size_t *len);
+void nbrt_cache_put(const nbrt *rt, const char *path, const nbrt_key *k,
+                    const void *data, size_t len);
 
 /* msg.c: failures, notes and listings. */
 

@@ -457,26 +457,23 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 
 /* --- the cache and the variant of a run ------------------------------- */
 
-static char *entry_path(nbrt_kernel *k, int ci, int cj)
+/* The key of size class (ci, cj)'s entry into *key (the caller frees
+ * key->s), and the entry's path. */
+static char *entry_path(nbrt_kernel *k, int ci, int cj, nbrt_key *key)
 {
-	nbrt_key key = {0};
 	char opts[512], cls[32];
 	nb_options_str(&k->opts, opts, sizeof opts);
 	snprintf(cls, sizeof cls, "%d %d", ci, cj);
 	const char *prec = nb_prec_name(k->f->precision);
-	if (nbrt_key_add(&key, "nbcc-tune", 9) ||
-	    nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
-	    nbrt_key_add(&key, k->rt->ident, strlen(k->rt->ident)) ||
-	    nbrt_key_add(&key, k->src, k->srclen) ||
-	    nbrt_key_add(&key, opts, strlen(opts)) ||
-	    nbrt_key_add(&key, prec, strlen(prec)) ||
-	    nbrt_key_add(&key, cls, strlen(cls))) {
-		free(key.s);
+	if (nbrt_key_add(key, "nbcc-tune", 9) ||
+	    nbrt_key_add(key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
+	    nbrt_key_add(key, k->rt->ident, strlen(k->rt->ident)) ||
+	    nbrt_key_add(key, k->src, k->srclen) ||
+	    nbrt_key_add(key, opts, strlen(opts)) ||
+	    nbrt_key_add(key, prec, strlen(prec)) ||
+	    nbrt_key_add(key, cls, strlen(cls)))
 		return NULL;
-	}
-	char *p = nbrt_cache_path(k->rt, &key, ".tune");
-	free(key.s);
-	return p;
+	return nbrt_cache_path(k->rt, key, ".tune");
 }
 
 static int remember(nbrt_kernel *k, int ci, int cj, nbrt_kernel *v,
@@ -502,7 +499,7 @@ static int remember(nbrt_kernel *k, int ci, int cj, nbrt_kernel *v,
 }
 
 static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
-                             const char *path, int *err)
+                             const char *path, const nbrt_key *key, int *err)
 {
 	Tune t;
 	nbrt_kernel *best_k = NULL;
@@ -526,7 +523,7 @@ static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
 	        t.rejected);
 	char *text = nbrt_tunefile_write(&best, rate, rate / t.ref_rate);
 	if (text)
-		nbrt_cache_write(k->rt, path, text, strlen(text));
+		nbrt_cache_put(k->rt, path, key, text, strlen(text));
 	free(text);
 	*err = 0;
 out:
@@ -551,15 +548,16 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 	const char *off = getenv("NBRT_TUNE");
 	if (nj == 0 || (off && strcmp(off, "0") == 0) || k->rt->be->interp)
 		return NULL;
-	char *path = entry_path(k, ci, cj);
+	nbrt_key key = {0};
+	char *path = entry_path(k, ci, cj, &key);
 	nbrt_kernel *v = NULL;
 	const char *origin = "defaults";
 	if (k->tune_budget > 0) {
-		v = tune_now(k, ni, nj, path, err);
+		v = tune_now(k, ni, nj, path, &key, err);
 		origin = "tuned now";
 	} else {
 		size_t len;
-		char *data = nbrt_cache_read(path, &len);
+		char *data = nbrt_cache_get(k->rt, path, &key, &len);
 		nbrt_variant var;
 		double rate;
 		if (data && nbrt_tunefile_read(data, len, &var, &rate) == 0) {
@@ -574,6 +572,7 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 			origin = "defaults";
 	}
 	free(path);
+	free(key.s);
 	if (*err)
 		return NULL;
 	if (remember(k, ci, cj, v, origin)) {

@@ -184,7 +184,10 @@ page() {
 		echo "man: $bindir/$prog --help failed" >&2
 		return 1
 	}
-	torof <"$T/help" >"$T/gen"
+	# --help cites the tree's docs/X.md; a page is read where it is
+	# installed, beside the documents in PREFIX/share/doc/nbcc
+	torof <"$T/help" |
+		sed 's|docs/\([A-Za-z0-9_-]*\.md\)|PREFIX/share/doc/nbcc/\1|g' >"$T/gen"
 	awk -v gen="$T/gen" -v ver="$VERSION" -v prog="$prog" '
 	/^\.TH / {
 		n = split($0, f, "\"")

@@ -344,6 +344,27 @@ static int next_field(Reader *R, size_t *p, Field *f)
 	return 0;
 }
 
+/* Whether a name of the header's fields from p on (plain or quoted) is
+ * one of the columns. */
+static int any_known(const Reader *R, size_t p)
+{
+	while (p < R->le) {
+		const char *c = memchr(R->s + p, ',', R->le - p);
+		size_t b = p, e = c ? (size_t)(c - R->s) : R->le;
+		p = e + 1;
+		while (b < e && (blank(R->s[b]) || R->s[b] == '"'))
+			b++;
+		while (e > b && (blank(R->s[e - 1]) || R->s[e - 1] == '"'))
+			e--;
+		for (int k = 0; k < R->ncol; k++) {
+			const char *src = source(&R->cols[k]);
+			if (strlen(src) == e - b && !memcmp(src, R->s + b, e - b))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* The header's names: R->map[field] is the first column read from it
  * (-1: none, with CSV_OTHER_COLUMNS), R->next chains the others, first[k]
  * is where column k was named; *seen gets the header's names. */
@@ -386,9 +407,23 @@ static int header_fields(Reader *R, size_t *first, csv_buf *seen)
 		} else if (k < 0) {
 			csv_buf b = {0};
 			names(&b, R->cols, R->ncol);
+			/* what is likely wrong with the file as a whole */
+			const char *sep = memchr(nm, ';', n) ? ";" :
+			                  memchr(nm, '\t', n) ? "\\t" : NULL;
+			int role = !strcmp(R->what, "LMEM") ||
+			           !strcmp(R->what, "BMEM");
+			char hint[160] = "";
+			if (sep)
+				snprintf(hint, sizeof hint, " (columns are separated by "
+				         "commas, and this header has '%s' between its "
+				         "names: write the file with commas)", sep);
+			else if (role && nf == 0 && !any_known(R, f.e))
+				snprintf(hint, sizeof hint, " (no column of this file "
+				         "is one of them: are the --i and --j files "
+				         "swapped?)");
 			int rc = fail_at(R, f.at, "unknown column '%s': the "
-			                 "kernel's %s are %s", q, R->what,
-			                 b.s ? b.s : "none");
+			                 "kernel's %s are %s%s", q, R->what,
+			                 b.s ? b.s : "none", hint);
 			csv_buf_free(&b);
 			return rc;
 		} else if (first[k] != (size_t)-1) {

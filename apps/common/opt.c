@@ -291,16 +291,25 @@ static int has(const opt *t, opt_kind k)
 int opt_parse(const opt_prog *p, const opt *t, int argc, char **argv)
 {
 	prog_name = p->name;
+	/* a program's run: no file it reads is ever one of its outputs */
+	nb_in_guard();
 	size_t n = 0;
 	while (t[n].kind != OPT_END)
 		n++;
 	const char **filled = calloc(n + 1, sizeof *filled);
 	if (!filled)
 		return prog_fail("out of memory"), OPT_BAD;
-	int rc = OPT_GO;
+	int rc = OPT_GO, flags = 1;
 	for (int i = 1; i < argc && rc == OPT_GO; i++) {
 		const char *a = argv[i];
-		if (has(t, OPT_HELP) && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+		if (!flags) {
+			rc = operand(t, a, filled) ? OPT_BAD : OPT_GO;
+		} else if (!strcmp(a, "--")) {
+			/* the end of the flags, as getopt has it: a kernel or a
+			 * file named "-x" follows */
+			flags = 0;
+		} else if (has(t, OPT_HELP) &&
+		           (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
 			opt_help(p, t, stdout);
 			rc = OPT_DONE;
 		} else if (p->version && !strcmp(a, "--version")) {

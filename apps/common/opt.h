@@ -70,7 +70,8 @@ typedef struct opt_prog {
 
 enum { OPT_GO, OPT_DONE, OPT_BAD };
 
-/* Sets prog_name and reads argv into the table's places.  Returns OPT_GO;
+/* Sets prog_name and reads argv into the table's places; after "--"
+ * every argument is an operand (a kernel or a file named "-k.nbl").  Returns OPT_GO;
  * OPT_DONE after --help or --version (printed on stdout); OPT_BAD after
  * the message (prog_fail), for the program to exit with its own status. */
 int opt_parse(const opt_prog *p, const opt *t, int argc, char **argv);

@@ -46,45 +46,29 @@ static cl_program build_src(nbrt *rt, const char *name, const char *code,
 	return NULL;
 }
 
-/* The cached entry: a header line with the lengths of the key, the build
- * options used and the binary, and the digest of those bytes, then the
- * bytes.  The whole key is kept so that a hash collision is caught; the
- * digest catches a damaged binary, on which PoCL may crash. */
-#define CL_MAGIC "nbrt-clbin 2"
-
-static int digest_is(const char *data, size_t len, const char *want)
-{
-	char sum[33];
-	nbrt_digest(data, len, sum);
-	return strcmp(sum, want) == 0;
-}
-
+/* The cached entry's data (cache.c binds it to its whole key and seals
+ * it with a digest, since PoCL may crash on a damaged binary): the build
+ * options used, a NUL, the binary. */
 static cl_program load_cached(nbrt *rt, const char *name, const char *path,
                               const nbrt_key *key)
 {
 	const Cl *c = rt->priv;
-	size_t len, kl, ol, bl;
-	int h = 0;
-	char want[33];
-	char *data = nbrt_cache_read(path, &len);
+	size_t len;
+	char *data = nbrt_cache_get(rt, path, key, &len);
 	cl_program p = NULL;
 	if (!data)
 		return NULL;
-	if (sscanf(data, CL_MAGIC " %zu %zu %zu %32[0-9a-f]\n%n", &kl, &ol,
-	           &bl, want, &h) != 4 ||
-	    h <= 0 || kl > len || ol > len || bl > len ||
-	    (size_t)h + kl + ol + bl != len || kl != key->len ||
-	    memcmp(data + h, key->s, kl) != 0 ||
-	    !digest_is(data + h, len - (size_t)h, want)) {
-		nbrt_note(rt, "cache entry %s does not match: ignored", path);
-		goto out;
+	size_t ol = strnlen(data, len);
+	if (ol + 1 >= len) {
+		nbrt_note(rt, "cache entry %s holds no binary: ignored", path);
+		free(data);
+		return NULL;
 	}
-	char *opts = strndup(data + h + kl, ol);
-	const unsigned char *bin = (const unsigned char *)data + h + kl + ol;
+	size_t bl = len - ol - 1;
+	const unsigned char *bin = (const unsigned char *)data + ol + 1;
 	cl_int st, e;
 	p = clCreateProgramWithBinary(c->ctx, 1, &c->dev, &bl, &bin, &st, &e);
-	if (p && opts && clBuildProgram(p, 1, &c->dev, opts, NULL, NULL) ==
-	                 CL_SUCCESS) {
+	if (p && clBuildProgram(p, 1, &c->dev, data, NULL, NULL) == CL_SUCCESS) {
 		nbrt_note(rt, "cache hit %s (%s)", path, name);
 	} else {
 		nbrt_note(rt, "cached binary %s does not load: rebuilding", path);
@@ -92,8 +76,6 @@ static cl_program load_cached(nbrt *rt, const char *name, const char *path,
 			clReleaseProgram(p);
 		p = NULL;
 	}
-	free(opts);
-out:
 	free(data);
 	return p;
 }
@@ -105,26 +87,15 @@ static void store(nbrt *rt, cl_program p, const char *path,
 	if (!path || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bl, &bl,
 	                              NULL) != CL_SUCCESS || bl == 0)
 		return;
-	/* the body first, then the header that carries its digest */
-	size_t ol = strlen(opts), body = key->len + ol + bl;
-	char head[160], sum[33];
-	char *data = malloc(sizeof head + body);
+	size_t ol = strlen(opts);
+	char *data = malloc(ol + 1 + bl);
 	if (!data)
 		return;
-	char *b = data + sizeof head;
-	memcpy(b, key->s, key->len);
-	memcpy(b + key->len, opts, ol);
-	unsigned char *bin = (unsigned char *)b + key->len + ol;
+	memcpy(data, opts, ol + 1);
+	unsigned char *bin = (unsigned char *)data + ol + 1;
 	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) ==
-	    CL_SUCCESS) {
-		nbrt_digest(b, body, sum);
-		int h = snprintf(head, sizeof head, CL_MAGIC " %zu %zu %zu %s\n",
-		                 key->len, ol, bl, sum);
-		if (h > 0 && (size_t)h < sizeof head) {
-			memcpy(b - h, head, (size_t)h);
-			nbrt_cache_write(rt, path, b - h, (size_t)h + body);
-		}
-	}
+	    CL_SUCCESS)
+		nbrt_cache_put(rt, path, key, data, ol + 1 + bl);
 	free(data);
 }
 

@@ -4,7 +4,9 @@
 # (every function nbcc.h and nbrt.h declare, no other symbol, but for
 # il/il.h's functions in libnbcc.so, which libnbrt.so calls); a C program
 # built by `cc prog.c $(pkg-config --cflags --libs nbrt)` alone loads the
-# installed example .nbl and runs it on the host; the programs, pages and
+# installed example .nbl and runs it on the host, and so does one linked
+# with the static libraries through pkg-config --static; the programs,
+# pages (one a program, citing the documents where they are installed) and
 # examples are there.  Then `make uninstall` removes exactly what install
 # put there, and nothing of another package.  Once, in the plain pass
 # (the sanitized pass builds other libraries and installs nothing).
@@ -39,6 +41,16 @@ for f in bin/nbcc bin/nbrun bin/nbody bin/oneloop include/nbcc.h include/nbrt.h 
 	share/doc/nbcc/examples/gravity.nbl; do
 	[ -f "$D/usr/$f" ] && ok || bad "no /usr/$f"
 done
+# a page cites the installed documents by their installed paths
+for p in "$D"/usr/share/man/man1/*.1; do
+	for doc in $(grep -o '/usr/share/doc/nbcc/[A-Za-z0-9_-]*\.md' "$p"); do
+		[ -f "$D$doc" ] && ok || bad "$(basename "$p") cites $doc, not installed"
+	done
+	grep -q 'PREFIX/share\|docs/[A-Za-z0-9_-]*\.md' "$p" &&
+		bad "$(basename "$p") cites documents by other than their installed path"
+done
+[ "$(ls "$D"/usr/share/man/man1 | sed 's/\.1$//' | sort)" = \
+	"$(ls "$D"/usr/bin | sort)" ] && ok || bad "a page for each program installed"
 for l in nbcc nbrt; do
 	[ -f "$L/lib$l.so.$V" ] && [ ! -h "$L/lib$l.so.$V" ] && ok || bad "no file lib$l.so.$V"
 	[ "$(readlink "$L/lib$l.so.0")" = "lib$l.so.$V" ] && ok || bad "lib$l.so.0 is not a link to lib$l.so.$V"
@@ -78,6 +90,20 @@ if cc -std=c11 -o "$T/prog" tests/sh/install_prog.c $flags -lm 2>"$T/cc"; then
 else
 	cat "$T/cc"
 	bad "cc \$(pkg-config --cflags --libs nbrt) failed"
+fi
+# the same, static: libnbrt.a and libnbcc.a with pkg-config --static's
+# private flags (OpenMP's among them: the host back end's conversions)
+sflags=$(pkg-config --cflags --libs --static nbrt |
+	sed 's/\(-lnb\(rt\|cc\)\) /-Wl,-Bstatic \1 -Wl,-Bdynamic /g')
+if cc -std=c11 -o "$T/sprog" tests/sh/install_prog.c $sflags 2>"$T/cc"; then
+	LD_LIBRARY_PATH=$L ldd "$T/sprog" | grep -q "libnbrt\|libnbcc" &&
+		bad "the static program still loads libnbrt.so or libnbcc.so"
+	out=$(NBRT_DEVICE=host NBRT_CACHE_DIR=$T/cache "$T/sprog" \
+		"$D/usr/share/doc/nbcc/examples/gauss_transform.nbl" 2>&1) &&
+		ok "static: $out" || bad "the static program failed: $out"
+else
+	cat "$T/cc"
+	bad "cc \$(pkg-config --cflags --libs --static nbrt), libraries static, failed"
 fi
 "$D/usr/bin/nbcc" --version >/dev/null && ok || bad "the installed nbcc does not run"
 

@@ -14,6 +14,9 @@ else
 	BIN=$BIN sh scripts/man.sh --check
 fi
 if [ $? = 0 ]; then ok; else bad "scripts/man.sh: the pages are stale"; fi
+# the documents a page cites are where make install puts them
+cited=$(grep -n 'docs/[A-Za-z0-9_-]*\.md' docs/man/*.1)
+[ -z "$cited" ] && ok || bad "pages cite the tree's docs/, not PREFIX/share/doc/nbcc: $cited"
 scratch
 n=0
 for page in docs/man/*.1; do

@@ -48,7 +48,7 @@ for d in $devs; do
 	n=$(find "$T/cache" -name '*.tune' | wc -l)
 	f=$(find "$T/cache" -name '*.tune' | head -1)
 	if [ "$n" = 1 ] && [ "$(stat -c %a "$f")" = 600 ] &&
-		head -1 "$f" | grep -qx 'nbcc-tune 1'; then
+		head -1 "$f" | grep -qx 'nbcc-tune 2'; then
 		ok "$d: one private entry ($(sed -n 2p "$f"))"
 	else bad "$d: cache entries: $n"; ls -l "$T/cache"; fi
 	# the next run, without --tune, starts tuned
