@@ -691,8 +691,9 @@ static const char *shown(char *buf, size_t len, const run *r, nb_dd x,
  * h I_N/2 and e |I_N - I_N/2|.  With eps, each of the four sequences over
  * eps_k is extrapolated to eps -> 0 (Wynn), v and h are the extrapolants
  * at N and N/2, and e is |v - h| (the rule's error, carried through the
- * extrapolation) plus the difference of the last two extrapolants at N
- * (the extrapolation's). */
+ * extrapolation) plus the differences of the last three extrapolants at
+ * N (the extrapolation's: the last one alone was measured to
+ * underestimate it, docs/oneloop.md). */
 typedef struct value {
 	nb_dd v[2], h[2];
 	double e[2];
@@ -755,7 +756,8 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 			o->last[part][0] = x[m - 2];
 			o->last[part][1] = x[m - 1];
 			o->e[part] = fabs(num_sub(dbl, x[m - 1], xh[m - 1]).hi) +
-			             fabs(num_sub(dbl, x[m - 1], x[m - 2]).hi);
+			             fabs(num_sub(dbl, x[m - 1], x[m - 2]).hi) +
+			             fabs(num_sub(dbl, x[m - 2], x[m - 3]).hi);
 		}
 		double mag = hypot(o->v[0].hi, o->v[1].hi);
 		o->ok = fmax(o->e[0], o->e[1]) <= CONVERGED * mag;
@@ -868,7 +870,8 @@ static int one_lambda(run *r)
 		print_eps_table(r, tab);
 		printf("Re I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
 		printf("error estimate of Re I: %.3g (|extrapolant at N - at N/2| "
-		       "+ |last two extrapolants|)\n", o.e[0]);
+		       "+ the differences of the last three extrapolants)\n",
+		       o.e[0]);
 		printf("Im I = %s\n", shown(b1, sizeof b1, r, o.v[1], o.e[1]));
 		printf("error estimate of Im I: %.3g\n", o.e[1]);
 	} else {
