@@ -97,7 +97,10 @@ static const opt_prog prog = {
 	"      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
 	"by a tanh-sinh rule of N points per axis whose inner sum is\n"
 	"dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
-	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.",
+	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.  For s > 0,\n"
+	"1/(D - i eps)^2 (dsl-examples/oneloop_ieps.nbl), extrapolated\n"
+	"to eps -> 0.  Values are printed to the digits their error\n"
+	"estimates support.",
 	0,
 };
 
@@ -126,7 +129,7 @@ static int parse_args(args *a, int argc, char **argv)
 		    "lambda > 0 (default 0.01)", .seen = &a->point),
 		OPT(OPT_SET, "--extrapolate", NULL, &a->extrapolate,
 		    "evaluate lambda_k = L0 RATIO^k and extrapolate\n"
-		    "A and B with Wynn's epsilon algorithm"),
+		    "A and B by fits of I's asymptotic form"),
 		OPT(OPT_STR, "--lambdas", "L0,RATIO,COUNT", &a->lambdas,
 		    "the sequence: L0 > 0, RATIO in (0, 1),\n"
 		    "3 <= COUNT <= " STR(MAX_COUNT) " (default 0.1,0.5,16)"),
@@ -155,9 +158,10 @@ static int parse_args(args *a, int argc, char **argv)
 		    "those its error estimate supports"),
 		OPT(OPT_STR, "--scan", "FILE", &a->scan,
 		    "one integral for each row of FILE, a CSV\n"
-		    "file with the columns s,t,me,mf,lambda;\n"
-		    "CSV output, a row for each (MPI ranks\n"
-		    "share the rows; docs/oneloop.md)"),
+		    "file with the columns s,t,me,mf,lambda\n"
+		    "(no lambda with --extrapolate); CSV output,\n"
+		    "a row for each (MPI ranks share the rows;\n"
+		    "docs/oneloop.md)"),
 		{.kind = OPT_HELP},
 		OPT(OPT_TEXT, NULL, NULL, NULL,
 		    "Numbers are decimals, read exactly into the precision.  See\n"
