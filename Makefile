@@ -110,7 +110,8 @@ NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
 NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
                   apps/nbody/restart.c apps/nbody/run.c
 # oneloop's own files: quad.c calls QD, which nothing else needs
-ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c
+ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c apps/oneloop/digits.c \
+               apps/oneloop/fit.c
 # nbrun's own files: the reader of --ranges files
 NBRUN_SRC   := apps/nbrun/ranges.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
@@ -220,7 +221,8 @@ _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
 $(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
 	$(NBODY_PROG_SRC:%.c=$(B)/%.o) $(ONELOOP_SRC:%.c=$(B)/%.o) \
-	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/oneloop_nbl.o: $(FLAGS_STAMP)
+	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
+	$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
@@ -253,9 +255,13 @@ $(BIN)/nbcc: $(B)/apps/nbcc/main.o $(LIBAPPS) $(LIBNBCC)
 $(B)/oneloop_nbl.c: dsl-examples/oneloop.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_oneloop_nbl > $@.tmp && mv $@.tmp $@
+$(B)/oneloop_ieps_nbl.c: dsl-examples/oneloop_ieps.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_oneloop_ieps_nbl > $@.tmp && mv $@.tmp $@
 
 $(BIN)/oneloop: $(B)/apps/oneloop/oneloop.o $(ONELOOP_SRC:%.c=$(B)/%.o) \
-		$(B)/oneloop_nbl.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
+		$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o $(LIBAPPS) $(LIBNBRT) \
+		$(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) -lqd -lstdc++ $(LDLIBS)
 

@@ -18,16 +18,24 @@
 /* The kernel built in: dsl-examples/oneloop.nbl, embedded at build time
  * (scripts/embed.sh), so that bin/oneloop runs from anywhere. */
 extern const char nb_oneloop_nbl[];
+/* and dsl-examples/oneloop_ieps.nbl, 1/(D - i eps)^2, for s > 0 */
+extern const char nb_oneloop_ieps_nbl[];
 
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
 #define MAX_N 46340
 #define MAX_COUNT 64
 /* the truncation error allowed, relative to I: below dd's 2^-104 */
 #define TAIL_MAX 1e-32
+/* the eps sequence for s > 0 (docs/oneloop.md, "The physical region") */
+#define EPS_DEFAULT "0.1,0.7,12"
 
 typedef struct args {
 	long n, count;
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
+	const char *eps;          /* --eps E0,RATIO,COUNT */
+	long ecount;
+	int all_digits;
+	int ieps;                 /* 1/(D - i eps)^2: s > 0, or --eps given */
 	const char *scan;         /* --scan FILE */
 	const char *point;        /* a flag --scan excludes, as given */
 	int extrapolate, dbl, csv;
@@ -40,6 +48,7 @@ typedef struct params {
 	nb_dd s, t, me, mf;
 	nb_dd l0, ratio; /* the sequence; l0 alone for one lambda */
 	const char *l0_text;
+	nb_dd e0, eratio; /* the eps sequence, where ieps */
 } params;
 
 /* The (x, y) points of an N-point rule and what a kernel run needs: each
@@ -48,6 +57,7 @@ typedef struct grid {
 	long n;
 	size_t np;                  /* n * n points, i-element i*n + j */
 	double *xx, *yy, *c4, *res; /* LMEM xx, yy, cnt4 and RMEM res */
+	double *im;                 /* RMEM im of the ieps kernel (res: re) */
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
 	nb_dd *row;                 /* the sum of one row */
@@ -87,7 +97,10 @@ static const opt_prog prog = {
 	"      + (1-x-y-z)(1-x-y) me^2 + z (1-x-y) mf^2,\n"
 	"by a tanh-sinh rule of N points per axis whose inner sum is\n"
 	"dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
-	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.",
+	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.  For s > 0,\n"
+	"1/(D - i eps)^2 (dsl-examples/oneloop_ieps.nbl), extrapolated\n"
+	"to eps -> 0.  Values are printed to the digits their error\n"
+	"estimates support.",
 	0,
 };
 
@@ -103,7 +116,8 @@ static int parse_args(args *a, int argc, char **argv)
 	const opt t[] = {
 		OPT(OPT_INT, "--n", "N", &a->n,
 		    "points per axis, 2 to " STR(MAX_N) " (default 256)"),
-		OPT(OPT_STR, "--s", "S", &a->s, "s <= 0 (default -1)",
+		OPT(OPT_STR, "--s", "S", &a->s, "s (default -1); s > 0 is the\n"
+		    "physical region, by the eps sequence",
 		    .seen = &a->point),
 		OPT(OPT_STR, "--t", "T", &a->t, "t <= 0 (default -1)",
 		    .seen = &a->point),
@@ -115,10 +129,16 @@ static int parse_args(args *a, int argc, char **argv)
 		    "lambda > 0 (default 0.01)", .seen = &a->point),
 		OPT(OPT_SET, "--extrapolate", NULL, &a->extrapolate,
 		    "evaluate lambda_k = L0 RATIO^k and extrapolate\n"
-		    "A and B with Wynn's epsilon algorithm"),
+		    "A and B by fits of I's asymptotic form"),
 		OPT(OPT_STR, "--lambdas", "L0,RATIO,COUNT", &a->lambdas,
 		    "the sequence: L0 > 0, RATIO in (0, 1),\n"
 		    "3 <= COUNT <= " STR(MAX_COUNT) " (default 0.1,0.5,16)"),
+		OPT(OPT_STR, "--eps", "E0,RATIO,COUNT", &a->eps,
+		    "1/(D - i eps)^2 for eps_k = E0 RATIO^k,\n"
+		    "extrapolated to eps -> 0 (Wynn): E0 > 0,\n"
+		    "RATIO in (0, 1), 3 <= COUNT <= " STR(MAX_COUNT) "; for\n"
+		    "s > 0 (default " EPS_DEFAULT "), or to check it\n"
+		    "where s <= 0"),
 		OPT(OPT_CHOICE, "--precision", "P", &a->dbl,
 		    "dd (default) or double: the kernel, the rule\n"
 		    "and the host sums all in P", .words = "dd|double"),
@@ -133,11 +153,15 @@ static int parse_args(args *a, int argc, char **argv)
 		    "$NBRT_DEVICE, else a GPU, else a CPU, else\n"
 		    "the host)"),
 		OPT(OPT_SET, "--csv", NULL, &a->csv, "machine-readable output"),
+		OPT(OPT_SET, "--all-digits", NULL, &a->all_digits,
+		    "print every digit of a value, not only\n"
+		    "those its error estimate supports"),
 		OPT(OPT_STR, "--scan", "FILE", &a->scan,
 		    "one integral for each row of FILE, a CSV\n"
-		    "file with the columns s,t,me,mf,lambda;\n"
-		    "CSV output, a row for each (MPI ranks\n"
-		    "share the rows; docs/oneloop.md)"),
+		    "file with the columns s,t,me,mf,lambda\n"
+		    "(no lambda with --extrapolate); CSV output,\n"
+		    "a row for each (MPI ranks share the rows;\n"
+		    "docs/oneloop.md)"),
 		{.kind = OPT_HELP},
 		OPT(OPT_TEXT, NULL, NULL, NULL,
 		    "Numbers are decimals, read exactly into the precision.  See\n"
@@ -168,19 +192,21 @@ static int check_args(args *a)
 		                 "(--lambdas sets the extrapolation's sequence)");
 	if (a->lambdas && !a->extrapolate)
 		return prog_fail("--lambdas needs --extrapolate");
-	if (a->scan && (a->extrapolate || a->point))
+	if (a->scan && a->point)
 		return prog_fail("--scan %s gives s, t, me, mf and lambda for each "
-		                 "row: it excludes %s", nb_esc(a->scan),
-		                 a->extrapolate ? "--extrapolate" : "--s, --t, --me, "
-		                 "--mf and --lambda");
+		                 "row: it excludes --s, --t, --me, --mf and --lambda",
+		                 nb_esc(a->scan));
 	return 0;
 }
 
-/* "0.1,0.5,16" into its three texts and the count */
-static int split_lambdas(args *a, char *buf, size_t len, const char **l0,
-                         const char **ratio)
+/* "0.1,0.5,16" (v, or def where v is NULL) into its three texts and the
+ * count; what names the option */
+static int split_seq(const char *what, const char *v, const char *def,
+                     char *buf, size_t len, const char **l0,
+                     const char **ratio, long *count)
 {
-	const char *v = a->lambdas ? a->lambdas : "0.1,0.5,16";
+	if (!v)
+		v = def;
 	if (strlen(v) >= len)
 		goto bad;
 	strcpy(buf, v);
@@ -192,24 +218,26 @@ static int split_lambdas(args *a, char *buf, size_t len, const char **l0,
 	*ratio = c1 + 1;
 	char *end;
 	errno = 0;
-	a->count = strtol(c2 + 1, &end, 10);
+	*count = strtol(c2 + 1, &end, 10);
 	if (!c2[1] || *end || errno || c2[1] == ' ')
 		goto bad;
 	return 0;
 bad:
-	return prog_fail("--lambdas needs L0,RATIO,COUNT (such as 0.1,0.5,16), "
-	                 "not '%s'", nb_esc(v));
+	return prog_fail("%s needs %s,RATIO,COUNT (such as %s), not '%s'", what,
+	                 what[2] == 'l' ? "L0" : "E0", def, nb_esc(v));
 }
 
-/* D > 0 on the closed simplex: each term is >= 0 for s, t <= 0 and the
- * last two cannot vanish with (x+y) lambda^2 (docs/oneloop.md). */
+/* t <= 0, me, mf > 0: with s <= 0 and lambda > 0, D > 0 on the closed
+ * simplex (each term is >= 0 and the last two cannot vanish with (x+y)
+ * lambda^2); with s > 0 the eps sequence takes D's zeros
+ * (docs/oneloop.md). */
 static int positive(const char *where, const char *name, const char *text,
                     nb_dd v, int sign)
 {
 	static const char why[] =
-		"D must stay positive on the whole simplex, which is proven "
-		"only for s <= 0, t <= 0, me > 0, mf > 0 and lambda > 0 "
-		"(docs/oneloop.md)";
+		"the integral is supported for t <= 0, me > 0, mf > 0 and "
+		"lambda > 0, with any s (s > 0, where D vanishes inside, by the "
+		"eps sequence; docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
 		return prog_fail("%s%s = %s is positive: %s", where, name,
 		                 nb_esc(text), why);
@@ -230,19 +258,58 @@ static double tail_bound(const params *p, double lambda)
 	return 36 * quad_tail() * (dmax / dmin) * (dmax / dmin);
 }
 
-/* s, t <= 0 and me, mf > 0, as their texts say */
+/* t <= 0 and me, mf > 0, as their texts say */
 static int check_point(const char *where, const params *p,
                        const char *const text[4])
 {
-	return positive(where, "s", text[0], p->s, -1) ||
-	       positive(where, "t", text[1], p->t, -1) ||
+	return positive(where, "t", text[1], p->t, -1) ||
 	       positive(where, "me", text[2], p->me, 1) ||
 	       positive(where, "mf", text[3], p->mf, 1);
 }
 
-/* The rule's truncation at lambdas down to `last`, below dd's. */
-static int check_tail(const char *where, const params *p, double last)
+static const char *param(char *buf, size_t len, int dbl, nb_dd x);
+
+/* s > 0 exactly at the threshold 4 lambda^2 of one of the n lambdas
+ * (lambda_k = l0 ratio^k, formed as the run forms them; equal within
+ * the rounding of the decimals read, as s = 0.04 and lambda = 0.1 are
+ * in dd): there D's zero
+ * set reaches the edge x + y = 1 at x = y = 1/2, where the extrapolation
+ * in eps has no expansion to use. */
+static int check_threshold(const char *where, int dbl, const params *p,
+                           const char *s_text, long n)
 {
+	nb_dd l = p->l0;
+	for (long k = 0; k < n; k++) {
+		nb_dd four = num_mul(dbl, nb_dd_from(4), num_mul(dbl, l, l));
+		/* "exactly": as the decimals are, within their rounding */
+		double d = fabs(num_sub(dbl, four, p->s).hi);
+		if (d <= p->s.hi * (dbl ? 0x1p-50 : 0x1p-100)) {
+			char b[64];
+			return prog_fail("%ss = %s is exactly at the threshold s = 4 "
+			                 "lambda^2 of lambda = %s, where D vanishes at x "
+			                 "= y = 1/2, z = 0, on the edge of the simplex: "
+			                 "move s or lambda off it (docs/oneloop.md)", where,
+			                 nb_esc(s_text), param(b, sizeof b, dbl, l));
+		}
+		l = num_mul(dbl, l, p->ratio);
+	}
+	return 0;
+}
+
+/* The rule's truncation at lambdas down to `last`, below dd's; with eps,
+ * whose integrand is at most 1/eps^2 wherever D vanishes, at eps down to
+ * elast as well (an absolute bound: I may be near 0 there). */
+static int check_tail(const char *where, const params *p, double last,
+                      double elast)
+{
+	if (elast > 0 && !(6 * quad_tail() / (elast * elast) <= TAIL_MAX))
+		return prog_fail("%sthe eps sequence goes down to %.3g, where the "
+		                 "rule's truncation error may reach %.1e, above dd "
+		                 "precision (%.0e): end it above 5e-15 "
+		                 "(docs/oneloop.md)", where, elast,
+		                 6 * quad_tail() / (elast * elast), TAIL_MAX);
+	if (p->s.hi > 0) /* D vanishes: the relative bound has no Dmin */
+		return 0;
 	double r = tail_bound(p, last);
 	if (!(r <= TAIL_MAX) && !(r < HUGE_VAL))
 		return prog_fail("%sthe parameters are outside the rule's range: at "
@@ -259,6 +326,24 @@ static int check_tail(const char *where, const params *p, double last)
 	return 0;
 }
 
+/* A sequence's ratio in (0, 1) and count in [3, MAX_COUNT]. */
+static int check_seq(const char *what, const char *ratio_text, nb_dd ratio,
+                     long count)
+{
+	if (!(ratio.hi > 0 && ratio.hi < 1))
+		return prog_fail("%s: RATIO = %s is not in (0, 1): the sequence %s * "
+		                 "RATIO^k must decrease toward 0", what,
+		                 nb_esc(ratio_text), what[2] == 'l' ? "L0" : "E0");
+	if (count < 3)
+		return prog_fail("%s: COUNT = %ld is less than 3: the extrapolation "
+		                 "needs two estimates, each from two values, and one "
+		                 "more to extrapolate", what, count);
+	if (count > MAX_COUNT)
+		return prog_fail("%s: COUNT = %ld is more than %d", what, count,
+		                 MAX_COUNT);
+	return 0;
+}
+
 static int read_params(args *a, params *p)
 {
 	if (check_args(a))
@@ -269,10 +354,12 @@ static int read_params(args *a, params *p)
 	    get_num("--me", a->me, dbl, &p->me) ||
 	    get_num("--mf", a->mf, dbl, &p->mf))
 		return 1;
-	char buf[256];
+	char buf[256], ebuf[256];
 	const char *l0 = a->lambda ? a->lambda : "0.01", *ratio = NULL;
 	a->count = 1;
-	if (a->extrapolate && split_lambdas(a, buf, sizeof buf, &l0, &ratio))
+	if (a->extrapolate &&
+	    split_seq("--lambdas", a->lambdas, "0.1,0.5,16", buf, sizeof buf, &l0,
+	              &ratio, &a->count))
 		return 1;
 	if (get_num(a->extrapolate ? "--lambdas: L0" : "--lambda", l0, dbl,
 	            &p->l0))
@@ -285,24 +372,36 @@ static int read_params(args *a, params *p)
 		return 1;
 	if (!(p->l0.hi > 0))
 		return prog_fail("%s = %s is not positive: lambda must be > 0 (at "
-		                 "lambda = 0, D vanishes at x = 1, y = z = 0 and the "
-		                 "integral diverges)", a->extrapolate ? "--lambdas: L0"
-		                 : "lambda", nb_esc(l0));
-	if (ratio && !(p->ratio.hi > 0 && p->ratio.hi < 1))
-		return prog_fail("--lambdas: RATIO = %s is not in (0, 1): the "
-		                 "sequence L0 * RATIO^k must decrease toward 0",
-		                 nb_esc(ratio));
-	if (a->extrapolate && a->count < 3)
-		return prog_fail("--lambdas: COUNT = %ld is less than 3: the "
-		                 "extrapolation needs two estimates of A and B, each "
-		                 "from two lambdas, and one more to extrapolate",
-		                 a->count);
-	if (a->count > MAX_COUNT)
-		return prog_fail("--lambdas: COUNT = %ld is more than %d", a->count,
-		                 MAX_COUNT);
+		                 "lambda = 0, D vanishes at x = 1, y = z = 0 and at "
+		                 "x = 0, y = 1, z = 0, and the integral diverges)",
+		                 a->extrapolate ? "--lambdas: L0" : "lambda",
+		                 nb_esc(l0));
+	if (ratio && check_seq("--lambdas", ratio, p->ratio, a->count))
+		return 1;
+	/* the eps sequence: for s > 0, or where asked for (a scan's rows
+	 * may ask for it too: read in any case) */
+	const char *e0, *eratio;
+	if (split_seq("--eps", a->eps, EPS_DEFAULT, ebuf, sizeof ebuf, &e0,
+	              &eratio, &a->ecount) ||
+	    get_num("--eps: E0", e0, dbl, &p->e0) ||
+	    get_num("--eps: RATIO", eratio, dbl, &p->eratio))
+		return 1;
+	if (!(p->e0.hi > 0))
+		return prog_fail("--eps: E0 = %s is not positive: the sequence E0 * "
+		                 "RATIO^k must decrease toward 0 from above",
+		                 nb_esc(e0));
+	if (check_seq("--eps", eratio, p->eratio, a->ecount))
+		return 1;
+	a->ieps = a->eps || (p->s.hi > 0 && !a->scan);
+	double elast = 0;
+	if (a->ieps) {
+		elast = p->e0.hi * pow(p->eratio.hi, (double)(a->ecount - 1));
+		if (p->s.hi > 0 && check_threshold("", dbl, p, a->s, a->count))
+			return 1;
+	}
 	/* the smallest lambda is the hardest for the rule */
 	double last = p->l0.hi * pow(p->ratio.hi, (double)(a->count - 1));
-	if (check_tail("", p, last))
+	if (check_tail("", p, last, elast))
 		return 1;
 	p->l0_text = l0;
 	return 0;
@@ -328,6 +427,7 @@ static void grid_free(grid *g)
 	free(g->yy);
 	free(g->c4);
 	free(g->res);
+	free(g->im);
 	free(g->zu);
 	free(g->zw);
 	free(g->wt);
@@ -339,7 +439,7 @@ static void grid_free(grid *g)
 static double grid_bytes(long n, int sc)
 {
 	double np = (double)n * (double)n, s = 8.0 * sc;
-	return np * (4 * s + sizeof(nb_dd)) + (double)n * (2 * s + 4 * 16.0);
+	return np * (5 * s + sizeof(nb_dd)) + (double)n * (2 * s + 4 * 16.0);
 }
 
 /* x = u_i, y = v_i u_j, cnt4 = v_i v_j (= 1 - x - y without the
@@ -357,11 +457,12 @@ static int grid_make(grid *g, long n, int dbl)
 	g->yy = malloc(np * sc * sizeof(double));
 	g->c4 = malloc(np * sc * sizeof(double));
 	g->res = malloc(np * sc * sizeof(double));
+	g->im = malloc(np * sc * sizeof(double));
 	g->zu = malloc((size_t)n * sc * sizeof(double));
 	g->zw = malloc((size_t)n * sc * sizeof(double));
 	g->wt = malloc(np * sizeof *g->wt);
 	g->row = malloc((size_t)n * sizeof *g->row);
-	if (!u || !v || !w || !g->xx || !g->yy || !g->c4 || !g->res || !g->zu ||
+	if (!u || !v || !w || !g->xx || !g->yy || !g->c4 || !g->res || !g->im || !g->zu ||
 	    !g->zw || !g->wt || !g->row) {
 		free(u);
 		free(v);
@@ -409,8 +510,10 @@ static nb_dd psum(int dbl, const nb_dd *a, const double *b, int sc,
 	               psum(dbl, a, b, sc, mid, hi));
 }
 
-/* I on grid g at lambda: the kernel's inner sums, then the outer ones. */
-static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
+/* I on grid g at lambda (and eps, for the ieps kernel, whose imaginary
+ * part goes to out[1]): the kernel's inner sums, then the outer ones. */
+static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
+                    double *tk)
 {
 	int dbl = r->a->dbl, sc = r->sc;
 	nbrt_type ty = dbl ? NBRT_DOUBLE : NBRT_DD;
@@ -424,7 +527,10 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
 	o = lo * (size_t)sc;
 	if (nbrt_bind(k, "xx", ty, g->xx + o) || nbrt_bind(k, "yy", ty, g->yy + o) ||
 	    nbrt_bind(k, "cnt4", ty, g->c4 + o) || nbrt_bind(k, "x30_1", ty, g->zu) ||
-	    nbrt_bind(k, "gw30", ty, g->zw) || nbrt_bind(k, "res", ty, g->res + o) ||
+	    nbrt_bind(k, "gw30", ty, g->zw) ||
+	    nbrt_bind(k, r->a->ieps ? "re" : "res", ty, g->res + o) ||
+	    (r->a->ieps && (nbrt_bind(k, "im", ty, g->im + o) ||
+	                    nbrt_set_const(k, "eps", eps.hi, eps.lo))) ||
 	    nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
 	    nbrt_set_const(k, "ramda", lambda.hi, lambda.lo) ||
 	    nbrt_set_const(k, "fme", p->me.hi, p->me.lo) ||
@@ -437,14 +543,19 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd *out, double *tk)
 	*tk = nbrt_kernel_time(k);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
+		if (r->a->ieps)
+			par_gather(g->im, g->np, (size_t)sc * sizeof(double), 1);
 		par_max(tk, 1); /* the slowest rank's */
 	}
 	long n = g->n;
+	for (int part = 0; part < 1 + r->a->ieps; part++) {
+		const double *v = part ? g->im : g->res;
 #pragma omp parallel for schedule(dynamic, 16)
-	for (long i = 0; i < n; i++)
-		g->row[i] = psum(dbl, g->wt, g->res, sc, (size_t)(i * n),
-		                 (size_t)((i + 1) * n));
-	*out = psum(dbl, g->row, NULL, sc, 0, (size_t)n);
+		for (long i = 0; i < n; i++)
+			g->row[i] = psum(dbl, g->wt, v, sc, (size_t)(i * n),
+			                 (size_t)((i + 1) * n));
+		out[part] = psum(dbl, g->row, NULL, sc, 0, (size_t)n);
+	}
 	return 0;
 }
 
@@ -487,8 +598,10 @@ static int setup(run *r)
 		o.dd_qd = !r->a->accurate;
 		o.given |= NB_GIVEN_DD;
 	}
-	r->k = nbrt_load_source(r->rt, "oneloop.nbl", nb_oneloop_nbl,
-	                        strlen(nb_oneloop_nbl), &o);
+	const char *src = r->a->ieps ? nb_oneloop_ieps_nbl : nb_oneloop_nbl;
+	r->k = nbrt_load_source(r->rt, r->a->ieps ? "oneloop_ieps.nbl"
+	                                          : "oneloop.nbl", src,
+	                        strlen(src), &o);
 	if (!r->k)
 		return prog_fail("%s", nbrt_error(r->rt));
 	nbrt_show_progress(r->k, "oneloop");
@@ -497,15 +610,9 @@ static int setup(run *r)
 
 /* --- output ------------------------------------------------------------- */
 
-/* All the digits: dd as the runtime's writer does (32 significant digits
- * at least, exactly read back), double with 17. */
 static const char *full(char *buf, size_t len, int dbl, nb_dd x)
 {
-	if (dbl)
-		snprintf(buf, len, "%.17g", x.hi);
-	else
-		nb_dd_write(buf, len, x.hi, x.lo);
-	return buf;
+	return num_full(buf, len, dbl, x);
 }
 
 /* a parameter: the shortest text that reads back as it */
@@ -542,7 +649,9 @@ static void header(const run *r, const char *what)
 static double rate(const run *r, double t)
 {
 	double n = (double)r->a->n;
-	return t > 0 ? 28 * n * n * n * (double)r->a->count / t : 0;
+	double evals = (double)r->a->count * (r->a->ieps ? (double)r->a->ecount
+	                                                : 1);
+	return t > 0 ? 28 * n * n * n * evals / t : 0;
 }
 
 static const char *opname(const run *r)
@@ -553,9 +662,10 @@ static const char *opname(const run *r)
 static void timing_lines(const run *r, double total)
 {
 	const args *a = r->a;
-	if (a->count > 1)
+	long evals = a->count * (a->ieps ? a->ecount : 1);
+	if (evals > 1)
 		printf("kernel time: %.6g s (%ld evaluations at N = %ld; at N/2 = "
-		       "%ld: %.6g s)\n", r->t_kern, a->count, a->n, a->n / 2,
+		       "%ld: %.6g s)\n", r->t_kern, evals, a->n, a->n / 2,
 		       r->t_half);
 	else
 		printf("kernel time: %.6g s (N = %ld; N/2 = %ld: %.6g s)\n",
@@ -566,101 +676,287 @@ static void timing_lines(const run *r, double total)
 	       "convention)\n", rate(r, r->t_kern), opname(r));
 }
 
+/* A value beside its error estimate: the digits the estimate supports,
+ * or all of them under --all-digits. */
+static const char *shown(char *buf, size_t len, const run *r, nb_dd x,
+                         double err)
+{
+	return r->a->all_digits ? full(buf, len, r->a->dbl, x)
+	                        : num_earned(buf, len, r->a->dbl, x, err);
+}
+
+/* A value is taken as converged where its error estimate is at most this
+ * much of its size: below it, what the extrapolation gives is reported as
+ * not converging, with its last extrapolants, never as a value. */
+#define CONVERGED 1e-3
+
+/* The integral at one lambda: at N and N/2, its real part (and, with eps,
+ * its imaginary part) and their error estimates.  Without eps, v is I_N,
+ * h I_N/2 and e |I_N - I_N/2|.  With eps, each of the four sequences over
+ * eps_k is extrapolated to eps -> 0 (Wynn), v and h are the extrapolants
+ * at N and N/2, and e is |v - h| (the rule's error, carried through the
+ * extrapolation) plus the differences of the last three extrapolants at
+ * N (the extrapolation's: the last one alone was measured to
+ * underestimate it, docs/oneloop.md). */
+typedef struct value {
+	nb_dd v[2], h[2];
+	double e[2];
+	nb_dd last[2][2]; /* with eps: the last two extrapolants at N */
+	int ok;           /* e within CONVERGED of |v| */
+} value;
+
+/* The eps table of one lambda: for each eps_k the values at N and N/2,
+ * real and imaginary, and the extrapolants at N: 7 columns of ecount. */
+enum { T_EPS, T_RE, T_REH, T_IM, T_IMH, T_XRE, T_XIM, T_XREH, T_XIMH,
+       T_COLS };
+
+static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
+{
+	const args *a = r->a;
+	int dbl = a->dbl;
+	double th, tn;
+	memset(o, 0, sizeof *o);
+	o->ok = 1;
+	if (!a->ieps) {
+		nb_dd zero = nb_dd_from(0);
+		if (evaluate(r, &r->h, lambda, zero, o->h, &th) ||
+		    evaluate(r, &r->g, lambda, zero, o->v, &tn))
+			return 1;
+		r->t_kern += tn;
+		r->t_half += th;
+		o->e[0] = fabs(num_sub(dbl, o->v[0], o->h[0]).hi);
+		return 0;
+	}
+	int m = (int)a->ecount;
+	nb_dd *t = tab ? tab : calloc((size_t)m * T_COLS, sizeof *t);
+	if (!t)
+		return prog_fail("out of memory");
+#define COL(c) (t + (size_t)(c) * (size_t)m)
+	nb_dd e = r->p.e0;
+	int rc = 0;
+	for (int k = 0; k < m && !rc; k++) {
+		nb_dd vh[2], vn[2];
+		rc = evaluate(r, &r->h, lambda, e, vh, &th) ||
+		     evaluate(r, &r->g, lambda, e, vn, &tn);
+		r->t_kern += tn;
+		r->t_half += th;
+		COL(T_EPS)[k] = e;
+		COL(T_RE)[k] = vn[0];
+		COL(T_REH)[k] = vh[0];
+		COL(T_IM)[k] = vn[1];
+		COL(T_IMH)[k] = vh[1];
+		e = num_mul(dbl, e, r->p.eratio);
+	}
+	if (!rc) {
+		wynn(dbl, COL(T_RE), m, COL(T_XRE));
+		wynn(dbl, COL(T_IM), m, COL(T_XIM));
+		wynn(dbl, COL(T_REH), m, COL(T_XREH));
+		wynn(dbl, COL(T_IMH), m, COL(T_XIMH));
+		for (int part = 0; part < 2; part++) {
+			const nb_dd *x = COL(part ? T_XIM : T_XRE),
+			            *xh = COL(part ? T_XIMH : T_XREH);
+			o->v[part] = x[m - 1];
+			o->h[part] = xh[m - 1];
+			o->last[part][0] = x[m - 2];
+			o->last[part][1] = x[m - 1];
+			o->e[part] = fabs(num_sub(dbl, x[m - 1], xh[m - 1]).hi) +
+			             fabs(num_sub(dbl, x[m - 1], x[m - 2]).hi) +
+			             fabs(num_sub(dbl, x[m - 2], x[m - 3]).hi);
+		}
+		double mag = hypot(o->v[0].hi, o->v[1].hi);
+		o->ok = fmax(o->e[0], o->e[1]) <= CONVERGED * mag;
+	}
+#undef COL
+	if (!tab)
+		free(t);
+	return rc;
+}
+
+/* The failure of a value that did not converge: its last extrapolants. */
+static int no_convergence(const run *r, const char *what, nb_dd lambda,
+                          const value *o)
+{
+	int dbl = r->a->dbl;
+	char l[64], a[4][700];
+	for (int k = 0; k < 4; k++)
+		full(a[k], sizeof a[k], dbl, o->last[k / 2][k % 2]);
+	return prog_fail("%sthe extrapolation eps -> 0 at lambda = %s does not "
+	                 "converge: its last two extrapolants are %s and %s "
+	                 "(real part), %s and %s (imaginary part), error "
+	                 "estimates %.2g and %.2g, above %g of |I|; eps well "
+	                 "below the distance of D's critical values from 0, and "
+	                 "an N that resolves the smallest eps, may help "
+	                 "(docs/oneloop.md)", what, param(l, sizeof l, dbl, lambda),
+	                 a[0], a[1], a[2], a[3], o->e[0], o->e[1], CONVERGED);
+}
+
+static void print_eps_table(const run *r, const nb_dd *t)
+{
+	int dbl = r->a->dbl, m = (int)r->a->ecount;
+	char b1[700], b2[700];
+#define COL(c) (t + (size_t)(c) * (size_t)m)
+	printf("eps_k = %s * %s^k, k = 0..%d, each at N and N/2; the "
+	       "extrapolants eps -> 0 (Wynn) of the values at N 0..k\n\n",
+	       param(b1, sizeof b1, dbl, r->p.e0),
+	       param(b2, sizeof b2, dbl, r->p.eratio), m - 1);
+	printf(" k  %-10s %-22s %-9s %-22s %-9s %-22s %s\n", "eps_k", "Re I_k",
+	       "error", "Im I_k", "error", "extrapolant Re", "extrapolant Im");
+	for (int k = 0; k < m; k++) {
+		double er = fabs(num_sub(dbl, COL(T_RE)[k], COL(T_REH)[k]).hi),
+		       ei = fabs(num_sub(dbl, COL(T_IM)[k], COL(T_IMH)[k]).hi);
+		/* an extrapolant's error: its change from the one before */
+		double xr = k ? fabs(num_sub(dbl, COL(T_XRE)[k],
+		                             COL(T_XRE)[k - 1]).hi) : er,
+		       xi = k ? fabs(num_sub(dbl, COL(T_XIM)[k],
+		                             COL(T_XIM)[k - 1]).hi) : ei;
+		char c[4][700];
+		printf("%2d  %-10.4g %-22s %-9.2e %-22s %-9.2e %-22s %s\n", k,
+		       COL(T_EPS)[k].hi, shown(c[0], 700, r, COL(T_RE)[k], er), er,
+		       shown(c[1], 700, r, COL(T_IM)[k], ei), ei,
+		       shown(c[2], 700, r, COL(T_XRE)[k], xr),
+		       shown(c[3], 700, r, COL(T_XIM)[k], xi));
+	}
+	puts("error: |I_N - I_N/2|; an extrapolant is shown to the digits its "
+	     "change from the one before supports\n");
+#undef COL
+}
+
 static int one_lambda(run *r)
 {
 	const args *a = r->a;
 	int dbl = a->dbl;
-	nb_dd ih, in;
-	double th, tn;
-	/* N/2 first: it also takes the one-off costs of a first run */
-	if (evaluate(r, &r->h, r->p.l0, &ih, &th) ||
-	    evaluate(r, &r->g, r->p.l0, &in, &tn))
+	value o;
+	nb_dd *tab = NULL;
+	if (a->ieps && !(tab = calloc((size_t)a->ecount * T_COLS, sizeof *tab)))
+		return prog_fail("out of memory");
+	if (integral(r, r->p.l0, &o, tab)) {
+		free(tab);
 		return 1;
-	r->t_kern = tn;
-	r->t_half = th;
-	double err = fabs(num_sub(dbl, in, ih).hi), total = prog_now() - now0;
+	}
+	double total = prog_now() - now0;
 	char b1[700], b2[700], b3[64];
+	if (!o.ok) {
+		free(tab);
+		return no_convergence(r, "", r->p.l0, &o);
+	}
 	if (a->csv) {
 		char b4[64], b5[64], b6[64], b7[64];
-		puts("n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
-		     "kernel_half_s,total_s,rate,target,device");
+		printf("n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
+		       "kernel_half_s,total_s,rate,target,device%s\n", a->ieps ?
+		       ",I_im,I_im_half,I_im_error,E0,eps_ratio,eps_count" : "");
 		printf("%ld,%s,%s,%s,%s,%s,%s,%s,%s,%.3g,%.6g,%.6g,%.6g,%.6g,%s,",
 		       a->n, param(b3, sizeof b3, dbl, r->p.l0),
 		       param(b4, sizeof b4, dbl, r->p.s),
 		       param(b5, sizeof b5, dbl, r->p.t),
 		       param(b6, sizeof b6, dbl, r->p.me),
 		       param(b7, sizeof b7, dbl, r->p.mf), dbl ? "double" : "dd",
-		       full(b1, sizeof b1, dbl, in), full(b2, sizeof b2, dbl, ih),
-		       err, tn, th, total, rate(r, tn), nbrt_target(r->rt));
+		       full(b1, sizeof b1, dbl, o.v[0]), full(b2, sizeof b2, dbl,
+		       o.h[0]), o.e[0], r->t_kern, r->t_half, total,
+		       rate(r, r->t_kern), nbrt_target(r->rt));
 		cli_csv_str(nbrt_device_name(r->rt));
+		if (a->ieps) {
+			printf(",%s,", full(b1, sizeof b1, dbl, o.v[1]));
+			printf("%s,%.3g,", full(b1, sizeof b1, dbl, o.h[1]), o.e[1]);
+			printf("%s,", param(b3, sizeof b3, dbl, r->p.e0));
+			printf("%s,%ld", param(b3, sizeof b3, dbl, r->p.eratio),
+			       a->ecount);
+		}
 		putchar('\n');
+		free(tab);
 		return 0;
 	}
 	char what[96];
 	snprintf(what, sizeof what, "lambda = %s",
 	         param(b3, sizeof b3, dbl, r->p.l0));
 	header(r, what);
-	printf("I = %s\n", full(b1, sizeof b1, dbl, in));
-	printf("error estimate: %.3g (|I_N - I_N/2|, N/2 = %ld)\n", err,
-	       a->n / 2);
+	if (a->ieps) {
+		putchar('\n');
+		print_eps_table(r, tab);
+		printf("Re I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
+		printf("error estimate of Re I: %.3g (|extrapolant at N - at N/2| "
+		       "+ the differences of the last three extrapolants)\n",
+		       o.e[0]);
+		printf("Im I = %s\n", shown(b1, sizeof b1, r, o.v[1], o.e[1]));
+		printf("error estimate of Im I: %.3g\n", o.e[1]);
+	} else {
+		printf("I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
+		printf("error estimate: %.3g (|I_N - I_N/2|, N/2 = %ld)\n", o.e[0],
+		       a->n / 2);
+	}
 	timing_lines(r, total);
+	free(tab);
 	return 0;
 }
 
-/* A table of the extrapolation, and the fit's residuals; all of it in the
- * run's precision. */
+/* The extrapolation lambda -> 0 of one part (real or imaginary) of the
+ * values: the fit of fit.c, and its model's residuals. */
+typedef struct part {
+	fit_out a, b;
+	int ok;
+} part;
+
+/* A table of the lambdas, each value, and the fits of both parts. */
 typedef struct series {
-	int m;                     /* count: lambdas */
-	nb_dd *lam, *ln, *i, *ih;  /* lambda_k, ln lambda_k, I_N, I_N/2 */
-	nb_dd *A, *B, *Ae, *Be;    /* m - 1 estimates and extrapolants */
-	nb_dd *res;                /* I_k - (A ln lambda_k + B) */
-	nb_dd a, b;
-	double ea, eb;
+	int m;
+	nb_dd *lam, *ln;
+	value *v;
+	part p[2];
+	int bad;      /* the first lambda whose eps extrapolation failed, or -1 */
 } series;
 
-static void fit(int dbl, series *x)
+static int fit_part(int dbl, series *x, int which)
 {
-	int m = x->m, q = m - 1;
-	for (int k = 0; k < q; k++) {
-		x->A[k] = num_div(dbl, num_sub(dbl, x->i[k + 1], x->i[k]),
-		                  num_sub(dbl, x->ln[k + 1], x->ln[k]));
-		x->B[k] = num_sub(dbl, x->i[k], num_mul(dbl, x->A[k], x->ln[k]));
+	nb_dd *val = calloc((size_t)x->m, sizeof *val);
+	double *err = calloc((size_t)x->m, sizeof *err);
+	int rc = !val || !err;
+	if (!rc) {
+		for (int k = 0; k < x->m; k++) {
+			val[k] = x->v[k].v[which];
+			err[k] = x->v[k].e[which];
+		}
+		fit_in in = {x->m, dbl, x->lam, val, err};
+		part *p = &x->p[which];
+		rc = fit_best(&in, &p->a, &p->b);
+		double scale = fabs(p->a.a.hi);
+		p->ok = !rc && p->a.ea <= CONVERGED * scale &&
+		        p->b.eb <= CONVERGED * scale;
 	}
-	wynn(dbl, x->A, q, x->Ae);
-	wynn(dbl, x->B, q, x->Be);
-	x->a = x->Ae[q - 1];
-	x->b = x->Be[q - 1];
-	x->ea = fabs(num_sub(dbl, x->Ae[q - 1], x->Ae[q - 2]).hi);
-	x->eb = fabs(num_sub(dbl, x->Be[q - 1], x->Be[q - 2]).hi);
-	for (int k = 0; k < m; k++)
-		x->res[k] = num_sub(dbl, x->i[k],
-		                    num_add(dbl, num_mul(dbl, x->a, x->ln[k]), x->b));
+	free(val);
+	free(err);
+	return rc ? prog_fail("out of memory") : 0;
+}
+
+/* I_k - (A ln lambda_k + B) */
+static nb_dd residual(int dbl, const series *x, int which, int k)
+{
+	const part *p = &x->p[which];
+	return num_sub(dbl, x->v[k].v[which],
+	               num_add(dbl, num_mul(dbl, p->a.a, x->ln[k]), p->b.b));
 }
 
 static void print_series(const run *r, const series *x, double total)
 {
 	const args *a = r->a;
-	int dbl = a->dbl, m = x->m;
+	int dbl = a->dbl, m = x->m, parts = 1 + a->ieps;
 	char b1[700], b2[700], b3[64], b4[64];
+	const char *pname[2] = {"", " (imaginary part)"};
 	if (a->csv) {
-		puts("k,lambda,I,I_half,error,A_k,B_k,A_eps,B_eps,residual");
+		puts("k,lambda,I,I_half,error,I_im,I_im_half,I_im_error,residual,"
+		     "residual_im");
 		for (int k = 0; k < m; k++) {
+			const value *v = &x->v[k];
 			printf("%d,%s,", k, param(b3, sizeof b3, dbl, x->lam[k]));
-			printf("%s,", full(b1, sizeof b1, dbl, x->i[k]));
-			printf("%s,%.3g,", full(b1, sizeof b1, dbl, x->ih[k]),
-			       fabs(num_sub(dbl, x->i[k], x->ih[k]).hi));
-			if (k < m - 1) {
-				printf("%s,", full(b1, sizeof b1, dbl, x->A[k]));
-				printf("%s,", full(b1, sizeof b1, dbl, x->B[k]));
-				printf("%s,", full(b1, sizeof b1, dbl, x->Ae[k]));
-				printf("%s,", full(b1, sizeof b1, dbl, x->Be[k]));
-			} else {
-				fputs(",,,,", stdout);
+			for (int w = 0; w < 2; w++) {
+				printf("%s,", full(b1, sizeof b1, dbl, v->v[w]));
+				printf("%s,%.3g,", full(b1, sizeof b1, dbl, v->h[w]),
+				       v->e[w]);
 			}
-			printf("%.3g\n", x->res[k].hi);
+			printf("%.3g,%.3g\n", residual(dbl, x, 0, k).hi,
+			       a->ieps ? residual(dbl, x, 1, k).hi : 0.0);
 		}
 		puts("");
 		puts("n,s,t,me,mf,L0,ratio,count,precision,A,A_error,B,B_error,"
+		     "A_im,A_im_error,B_im,B_im_error,E0,eps_ratio,eps_count,"
 		     "kernel_s,kernel_half_s,total_s,rate,target,device");
 		printf("%ld,%s,", a->n, param(b3, sizeof b3, dbl, r->p.s));
 		printf("%s,", param(b3, sizeof b3, dbl, r->p.t));
@@ -669,73 +965,142 @@ static void print_series(const run *r, const series *x, double total)
 		printf("%s,", param(b3, sizeof b3, dbl, r->p.l0));
 		printf("%s,%ld,%s,", param(b3, sizeof b3, dbl, r->p.ratio),
 		       a->count, dbl ? "double" : "dd");
-		printf("%s,%.3g,%s,%.3g,%.6g,%.6g,%.6g,%.6g,%s,",
-		       full(b1, sizeof b1, dbl, x->a), x->ea,
-		       full(b2, sizeof b2, dbl, x->b), x->eb, r->t_kern,
-		       r->t_half, total, rate(r, r->t_kern), nbrt_target(r->rt));
+		for (int w = 0; w < 2; w++) {
+			if (w < parts) {
+				const part *p = &x->p[w];
+				printf("%s,%.3g,", full(b1, sizeof b1, dbl, p->a.a), p->a.ea);
+				printf("%s,%.3g,", full(b2, sizeof b2, dbl, p->b.b), p->b.eb);
+			} else {
+				fputs("0,0,0,0,", stdout);
+			}
+		}
+		if (a->ieps) {
+			printf("%s,", param(b3, sizeof b3, dbl, r->p.e0));
+			printf("%s,%ld,", param(b3, sizeof b3, dbl, r->p.eratio),
+			       a->ecount);
+		} else {
+			fputs(",,,", stdout);
+		}
+		printf("%.6g,%.6g,%.6g,%.6g,%s,", r->t_kern, r->t_half, total,
+		       rate(r, r->t_kern), nbrt_target(r->rt));
 		cli_csv_str(nbrt_device_name(r->rt));
 		putchar('\n');
 		return;
 	}
 	header(r, "extrapolation lambda -> 0");
 	printf("lambda_k = %s * %s^k, k = 0..%d; model I(lambda) = A ln(lambda) "
-	       "+ B + o(1)\n\n", param(b3, sizeof b3, dbl, r->p.l0),
+	       "+ B + sum_p lambda^p (c_p + d_p ln lambda)\n",
+	       param(b3, sizeof b3, dbl, r->p.l0),
 	       param(b4, sizeof b4, dbl, r->p.ratio), m - 1);
-	int wide = dbl ? 24 : 40;
-	printf(" k  %-13s %-*s %-10s %s\n", "lambda_k", wide, "I_k", "error",
-	       "residual");
-	for (int k = 0; k < m; k++)
-		printf("%2d  %-13.6g %-*s %-10.2e %.2e\n", k, x->lam[k].hi, wide,
-		       full(b1, sizeof b1, dbl, x->i[k]),
-		       fabs(num_sub(dbl, x->i[k], x->ih[k]).hi), x->res[k].hi);
-	printf("error: |I_N - I_N/2|; residual: I_k - (A ln lambda_k + B), "
-	       "A and B the final values below\n\n");
-	printf("A_k = (I_k+1 - I_k) / (ln lambda_k+1 - ln lambda_k), "
-	       "B_k = I_k - A_k ln lambda_k;\n"
-	       "eps: Wynn's epsilon extrapolant of the estimates 0..k\n\n");
-	printf(" k  %-*s %s\n", wide, "A_k", "eps(A)_k");
-	for (int k = 0; k < m - 1; k++)
-		printf("%2d  %-*s %s\n", k, wide, full(b1, sizeof b1, dbl, x->A[k]),
-		       full(b2, sizeof b2, dbl, x->Ae[k]));
-	printf("\n k  %-*s %s\n", wide, "B_k", "eps(B)_k");
-	for (int k = 0; k < m - 1; k++)
-		printf("%2d  %-*s %s\n", k, wide, full(b1, sizeof b1, dbl, x->B[k]),
-		       full(b2, sizeof b2, dbl, x->Be[k]));
-	printf("\nA = %s\n", full(b1, sizeof b1, dbl, x->a));
-	printf("error estimate of A: %.3g (the last two extrapolants)\n", x->ea);
-	printf("B = %s\n", full(b1, sizeof b1, dbl, x->b));
-	printf("error estimate of B: %.3g (the last two extrapolants)\n", x->eb);
+	if (a->ieps)
+		printf("each I_k extrapolated eps -> 0 over eps_j = %s * %s^j, "
+		       "j = 0..%ld (Wynn)\n", param(b3, sizeof b3, dbl, r->p.e0),
+		       param(b4, sizeof b4, dbl, r->p.eratio), a->ecount - 1);
+	putchar('\n');
+	for (int w = 0; w < parts; w++) {
+		int wide = dbl ? 24 : 36;
+		printf(" k  %-13s %-*s %-10s %s\n", "lambda_k", wide,
+		       w ? "Im I_k" : a->ieps ? "Re I_k" : "I_k", "error",
+		       "residual");
+		for (int k = 0; k < m; k++)
+			printf("%2d  %-13.6g %-*s %-10.2e %.2e\n", k, x->lam[k].hi,
+			       wide, shown(b1, sizeof b1, r, x->v[k].v[w],
+			                   x->v[k].e[w]),
+			       x->v[k].e[w], residual(dbl, x, w, k).hi);
+		putchar('\n');
+	}
+	printf("error: %s; residual: I_k - (A ln lambda_k + B), A and B the "
+	       "values below\n", a->ieps ? "the eps extrapolation's estimate"
+	                                 : "|I_N - I_N/2|");
+	printf("A and B: the exact fit of the model with P power terms to 2 + "
+	       "2P consecutive lambdas,\nthe fit of least error estimate (the "
+	       "change from the window one lambda larger,\nplus the values' "
+	       "errors carried through the fit)\n\n");
+	for (int w = 0; w < parts; w++) {
+		const part *p = &x->p[w];
+		printf("A%s = %s\n", pname[w], shown(b1, sizeof b1, r, p->a.a,
+		                                     p->a.ea));
+		printf("error estimate of A%s: %.3g (P = %d, lambda_%d .. "
+		       "lambda_%d; the values' errors give %.2g)\n", pname[w],
+		       p->a.ea, p->a.p, p->a.j, p->a.j + 1 + 2 * p->a.p, p->a.pa);
+		printf("B%s = %s\n", pname[w], shown(b2, sizeof b2, r, p->b.b,
+		                                     p->b.eb));
+		printf("error estimate of B%s: %.3g (P = %d, lambda_%d .. "
+		       "lambda_%d; the values' errors give %.2g)\n", pname[w],
+		       p->b.eb, p->b.p, p->b.j, p->b.j + 1 + 2 * p->b.p, p->b.pb);
+	}
 	timing_lines(r, total);
+}
+
+/* The extrapolation of the values at lambda_0 .. lambda_(m-1) into x,
+ * which the caller frees (series_free); x->bad tells of a value that did
+ * not converge (the rest then not evaluated), the parts' ok of a fit. */
+static int series_run(run *r, series *x)
+{
+	int dbl = r->a->dbl, m = (int)r->a->count;
+	memset(x, 0, sizeof *x);
+	x->m = m;
+	x->lam = calloc((size_t)m * 2, sizeof *x->lam);
+	x->v = calloc((size_t)m, sizeof *x->v);
+	if (!x->lam || !x->v)
+		return prog_fail("out of memory");
+	x->ln = x->lam + m;
+	x->bad = -1;
+	nb_dd lam = r->p.l0;
+	for (int k = 0; k < m; k++) {
+		x->lam[k] = lam;
+		x->ln[k] = num_log(dbl, lam);
+		if (integral(r, lam, &x->v[k], NULL))
+			return 1;
+		if (!x->v[k].ok) {
+			x->bad = k;
+			return 0;
+		}
+		lam = num_mul(dbl, lam, r->p.ratio);
+	}
+	for (int w = 0; w < 1 + r->a->ieps; w++)
+		if (fit_part(dbl, x, w))
+			return 1;
+	return 0;
+}
+
+static void series_free(series *x)
+{
+	free(x->lam);
+	free(x->v);
+}
+
+/* The failure of a fit whose error estimate is too large. */
+static int fit_failed(const run *r, const char *where, const series *x)
+{
+	int dbl = r->a->dbl;
+	for (int w = 0; w < 1 + r->a->ieps; w++) {
+		const part *p = &x->p[w];
+		if (p->ok)
+			continue;
+		char a[700], b[700];
+		return prog_fail("%sthe extrapolation lambda -> 0%s does not "
+		                 "converge: its best fits give A = %s (error "
+		                 "estimate %.2g) and B = %s (%.2g), above %g of |A|; "
+		                 "more lambdas, smaller ones (with a larger N) or a "
+		                 "smaller RATIO may help (docs/oneloop.md)", where,
+		                 w ? " of the imaginary part" : "",
+		                 full(a, sizeof a, dbl, p->a.a), p->a.ea,
+		                 full(b, sizeof b, dbl, p->b.b), p->b.eb, CONVERGED);
+	}
+	return 0;
 }
 
 static int extrapolate(run *r)
 {
-	int dbl = r->a->dbl, m = (int)r->a->count;
-	series x = {.m = m};
-	nb_dd *all = calloc((size_t)m * 9, sizeof *all);
-	if (!all)
-		return prog_fail("out of memory");
-	nb_dd **col[] = {&x.lam, &x.ln, &x.i, &x.ih, &x.A, &x.B, &x.Ae, &x.Be,
-	                 &x.res};
-	for (int c = 0; c < 9; c++)
-		*col[c] = all + (size_t)c * (size_t)m;
-	int rc = 0;
-	nb_dd lam = r->p.l0;
-	for (int k = 0; k < m && !rc; k++) {
-		double th, tn;
-		x.lam[k] = lam;
-		x.ln[k] = num_log(dbl, lam);
-		rc = evaluate(r, &r->h, lam, &x.ih[k], &th) ||
-		     evaluate(r, &r->g, lam, &x.i[k], &tn);
-		r->t_kern += tn;
-		r->t_half += th;
-		lam = num_mul(dbl, lam, r->p.ratio);
-	}
-	if (!rc) {
-		fit(dbl, &x);
+	series x;
+	int rc = series_run(r, &x);
+	if (!rc && x.bad >= 0)
+		rc = no_convergence(r, "", x.lam[x.bad], &x.v[x.bad]);
+	rc = rc || fit_failed(r, "", &x);
+	if (!rc)
 		print_series(r, &x, prog_now() - now0);
-	}
-	free(all);
+	series_free(&x);
 	return rc;
 }
 
@@ -747,11 +1112,6 @@ typedef struct scanrow {
 	const char *text[5]; /* s t me mf lambda, pointing into the file */
 	long line;
 } scanrow;
-
-/* What a row's evaluation gives rank 0. */
-typedef struct scanres {
-	double i[2], ih[2], tn, th;
-} scanres;
 
 static const char *const scan_col[5] = {"s", "t", "me", "mf", "lambda"};
 
@@ -794,11 +1154,15 @@ static int fields(char *line, char **f, int max)
 }
 
 /* The rows of the scan, every one read and checked: the header names
- * each column once, then a row of decimals a line; blank lines and lines
- * that start with '#' are skipped.  Returns the count, or -1. */
-static long scan_rows(const args *a, char *text, scanrow **out)
+ * each column once (lambda only without --extrapolate), then a row of
+ * decimals a line; blank lines and lines that start with '#' are skipped.
+ * A row with s > 0 makes the whole scan use eps.  Returns the count, or
+ * -1. */
+static long scan_rows(args *a, const params *base, char *text, scanrow **out)
 {
 	const char *path = nb_esc(a->scan);
+	/* with --extrapolate the lambdas are --lambdas', for every row */
+	int ncols = a->extrapolate ? 4 : 5;
 	int col[5], ncol = 0;
 	long nrow = 0, cap = 0, line = 0;
 	scanrow *row = NULL;
@@ -819,13 +1183,13 @@ static long scan_rows(const args *a, char *text, scanrow **out)
 				col[c] = -1;
 			for (int k = 0; k < n && k < 6; k++) {
 				int c = 0;
-				while (c < 5 && strcmp(f[k], scan_col[c]))
+				while (c < ncols && strcmp(f[k], scan_col[c]))
 					c++;
-				if (c == 5 || col[c] >= 0 || n > 5)
+				if (c == ncols || col[c] >= 0 || n > ncols)
 					goto bad_header;
 				col[c] = k;
 			}
-			for (int c = 0; c < 5; c++)
+			for (int c = 0; c < ncols; c++)
 				if (col[c] < 0)
 					goto bad_header;
 			ncol = n;
@@ -847,16 +1211,17 @@ static long scan_rows(const args *a, char *text, scanrow **out)
 		scanrow *r = &row[nrow++];
 		memset(r, 0, sizeof *r);
 		r->line = line;
+		r->p = *base;
 		nb_dd *v[5] = {&r->p.s, &r->p.t, &r->p.me, &r->p.mf, &r->p.l0};
-		for (int c = 0; c < 5; c++) {
+		for (int c = 0; c < ncols; c++) {
 			char what[700];
 			snprintf(what, sizeof what, "%s%s", where, scan_col[c]);
 			r->text[c] = f[col[c]];
 			if (get_num(what, r->text[c], a->dbl, v[c]))
 				goto bad;
 		}
-		r->p.ratio = nb_dd_from(1);
-		r->p.l0_text = r->text[4];
+		if (!a->extrapolate)
+			r->p.l0_text = r->text[4];
 		if (check_point(where, &r->p, r->text))
 			goto bad;
 		if (!(r->p.l0.hi > 0)) {
@@ -864,63 +1229,150 @@ static long scan_rows(const args *a, char *text, scanrow **out)
 			          where, nb_esc(r->text[4]));
 			goto bad;
 		}
-		if (check_tail(where, &r->p, r->p.l0.hi))
-			goto bad;
 	}
 	if (!ncol) {
-		prog_fail("--scan %s has no header line (s,t,me,mf,lambda)", path);
+		prog_fail("--scan %s has no header line (%s)", path, a->extrapolate
+		          ? "s,t,me,mf" : "s,t,me,mf,lambda");
 		goto bad;
+	}
+	/* one kernel for the whole scan: with eps if any row needs it */
+	for (long k = 0; k < nrow; k++)
+		a->ieps |= row[k].p.s.hi > 0;
+	for (long k = 0; k < nrow; k++) {
+		scanrow *r = &row[k];
+		snprintf(where, sizeof where, "--scan %s, line %ld: ", path, r->line);
+		double last = r->p.l0.hi * pow(r->p.ratio.hi, (double)(a->count - 1));
+		double elast = a->ieps ? r->p.e0.hi * pow(r->p.eratio.hi,
+		                                          (double)(a->ecount - 1))
+		                       : 0;
+		if ((r->p.s.hi > 0 && check_threshold(where, a->dbl, &r->p,
+		                                      r->text[0], a->count)) ||
+		    check_tail(where, &r->p, last, elast))
+			goto bad;
 	}
 	*out = row;
 	return nrow;
 bad_header:
-	prog_fail("%sthe header must name the columns s, t, me, mf and lambda, "
-	          "each once, and no other", where);
+	prog_fail("%sthe header must name the columns s, t, me, mf%s, each "
+	          "once, and no other", where, a->extrapolate ? " (the lambdas "
+	          "are --lambdas')" : " and lambda");
 bad:
 	free(row);
 	return -1;
+}
+
+/* What a row's evaluation gives rank 0: the values (I, I_half, I_im,
+ * I_im_half; or A, B, A_im, B_im), their errors, and how it ended: 0
+ * converged, 1 the eps extrapolation not (v then the real and imaginary
+ * parts' last two extrapolants), 2 the fit not (v A, B, A_im, B_im). */
+typedef struct scanres {
+	double v[4][2], e[4], tn, th;
+	int status;
+} scanres;
+
+static void keep(scanres *s, int k, nb_dd x)
+{
+	s->v[k][0] = x.hi;
+	s->v[k][1] = x.lo;
+}
+
+static int scan_one(run *r, scanres *o)
+{
+	const args *a = r->a;
+	double k0 = r->t_kern, h0 = r->t_half;
+	int rc = 0;
+	if (!a->extrapolate) {
+		value v;
+		rc = integral(r, r->p.l0, &v, NULL);
+		for (int w = 0; w < 2; w++) {
+			keep(o, 2 * w, v.ok ? v.v[w] : v.last[w][0]);
+			keep(o, 2 * w + 1, v.ok ? v.h[w] : v.last[w][1]);
+			o->e[2 * w] = o->e[2 * w + 1] = v.e[w];
+		}
+		o->status = !v.ok;
+	} else {
+		series x;
+		rc = series_run(r, &x);
+		if (!rc && x.bad >= 0) {
+			const value *v = &x.v[x.bad];
+			for (int k = 0; k < 4; k++) {
+				keep(o, k, v->last[k / 2][k % 2]);
+				o->e[k] = v->e[k / 2];
+			}
+			o->status = 1;
+		} else if (!rc) {
+			for (int w = 0; w < 2; w++) {
+				const part *p = &x.p[w];
+				keep(o, 2 * w, p->a.a);
+				keep(o, 2 * w + 1, p->b.b);
+				o->e[2 * w] = p->a.ea;
+				o->e[2 * w + 1] = p->b.eb;
+			}
+			o->status = !x.p[0].ok || (a->ieps && !x.p[1].ok) ? 2 : 0;
+		}
+		series_free(&x);
+	}
+	o->tn = r->t_kern - k0;
+	o->th = r->t_half - h0;
+	return rc;
 }
 
 /* Each rank evaluates its share of the n rows on its own device; rank 0
  * writes a CSV row for each, in the file's order. */
 static int scan(run *r, const scanrow *row, long n)
 {
+	const args *a = r->a;
 	scanres *res = calloc((size_t)n + 1, sizeof *res);
 	int rc = !res ? prog_fail("out of memory") : 0;
 	size_t lo = 0, hi = 0;
 	if (!rc)
 		par_range((size_t)n, par_rank(), &lo, &hi);
 	for (size_t k = lo; k < hi && !rc; k++) {
-		nb_dd in, ih;
 		r->p = row[k].p;
-		rc = evaluate(r, &r->h, r->p.l0, &ih, &res[k].th) ||
-		     evaluate(r, &r->g, r->p.l0, &in, &res[k].tn);
-		res[k].i[0] = in.hi;
-		res[k].i[1] = in.lo;
-		res[k].ih[0] = ih.hi;
-		res[k].ih[1] = ih.lo;
+		rc = scan_one(r, &res[k]);
 	}
-	if (!par_agree(rc)) {
-		par_gather(res, (size_t)n, sizeof *res, 0);
-		int dbl = r->a->dbl;
-		puts("line,n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
-		     "kernel_half_s");
-		for (long k = 0; k < n; k++) {
-			char b[5][64], bi[700], bh[700];
-			const params *p = &row[k].p;
-			nb_dd in = nb_dd_make(res[k].i[0], res[k].i[1]);
-			nb_dd ih = nb_dd_make(res[k].ih[0], res[k].ih[1]);
-			printf("%ld,%ld,%s,%s,%s,%s,%s,%s,%s,%s,%.3g,%.6g,%.6g\n",
-			       row[k].line, r->a->n, param(b[0], 64, dbl, p->l0),
-			       param(b[1], 64, dbl, p->s), param(b[2], 64, dbl, p->t),
-			       param(b[3], 64, dbl, p->me), param(b[4], 64, dbl, p->mf),
-			       dbl ? "double" : "dd", full(bi, sizeof bi, dbl, in),
-			       full(bh, sizeof bh, dbl, ih),
-			       fabs(num_sub(dbl, in, ih).hi), res[k].tn, res[k].th);
-		}
+	if (par_agree(rc)) {
+		free(res);
+		return 1;
+	}
+	par_gather(res, (size_t)n, sizeof *res, 0);
+	int dbl = a->dbl;
+	static const char *const status[3] = {
+		"ok", "no convergence in eps: last extrapolants in the value columns",
+		"no convergence in lambda: best fits in the value columns"};
+	if (a->extrapolate)
+		printf("line,n,s,t,me,mf,precision,A,A_error,B,B_error,A_im,"
+		       "A_im_error,B_im,B_im_error,kernel_s,kernel_half_s,status\n");
+	else
+		printf("line,n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
+		       "kernel_half_s%s\n", a->ieps ? ",I_im,I_im_half,I_im_error,"
+		       "status" : "");
+	for (long k = 0; k < n; k++) {
+		char b[5][64], v[4][700];
+		const params *p = &row[k].p;
+		const scanres *s = &res[k];
+		for (int c = 0; c < 4; c++)
+			full(v[c], sizeof v[c], dbl, nb_dd_make(s->v[c][0], s->v[c][1]));
+		printf("%ld,%ld,", row[k].line, a->n);
+		if (!a->extrapolate)
+			printf("%s,", param(b[0], 64, dbl, p->l0));
+		printf("%s,%s,%s,%s,%s,", param(b[1], 64, dbl, p->s),
+		       param(b[2], 64, dbl, p->t), param(b[3], 64, dbl, p->me),
+		       param(b[4], 64, dbl, p->mf), dbl ? "double" : "dd");
+		if (a->extrapolate)
+			printf("%s,%.3g,%s,%.3g,%s,%.3g,%s,%.3g,%.6g,%.6g,%s\n", v[0],
+			       s->e[0], v[1], s->e[1], v[2], s->e[2], v[3], s->e[3],
+			       s->tn, s->th, status[s->status]);
+		else if (a->ieps)
+			printf("%s,%s,%.3g,%.6g,%.6g,%s,%s,%.3g,%s\n", v[0], v[1],
+			       s->e[0], s->tn, s->th, v[2], v[3], s->e[2],
+			       status[s->status]);
+		else
+			printf("%s,%s,%.3g,%.6g,%.6g\n", v[0], v[1], s->e[0], s->tn,
+			       s->th);
 	}
 	free(res);
-	return rc;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -944,7 +1396,7 @@ int main(int argc, char **argv)
 	long nrow = 0;
 	if (!rc && a.scan) {
 		text = scan_text(a.scan);
-		nrow = text ? scan_rows(&a, text, &row) : -1;
+		nrow = text ? scan_rows(&a, &r.p, text, &row) : -1;
 		rc = par_agree(nrow < 0);
 	}
 	r.sc = a.dbl ? 1 : 2;

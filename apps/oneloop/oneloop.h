@@ -4,6 +4,7 @@
 #ifndef ONELOOP_H
 #define ONELOOP_H
 
+#include <stddef.h>
 #include "num.h"
 
 /* The rule of docs/oneloop.md on (0, 1): t_k = -T + (k + 1/2) h,
@@ -20,5 +21,34 @@ double quad_tail(void);
  * them (s[k] itself for k < 2, or where every higher entry divided by a
  * difference lost in rounding).  Arithmetic in dd, or double when dbl. */
 void wynn(int dbl, const nb_dd *s, int n, nb_dd *ext);
+
+/* The extrapolation lambda -> 0 by the asymptotic form (fit.c):
+ *   I(lambda) = A ln lambda + B + sum_(p=1..P) lambda^p (c_p + d_p ln lambda),
+ * its 2 + 2P unknowns solved from as many consecutive points in
+ * quad-double, P = 0 .. FIT_MAXP. */
+#define FIT_MAXP 8
+typedef struct fit_in {
+	int m, dbl;
+	const nb_dd *lam, *val; /* lambda_k (decreasing), I_k */
+	const double *err;      /* I_k's error estimates */
+} fit_in;
+typedef struct fit_out {
+	nb_dd a, b;
+	double pa, pb; /* the inputs' errors propagated into A and B */
+	double ea, eb; /* the error estimates: pa, pb and the model's */
+	int p, j;      /* P, and the window's first point */
+} fit_out;
+/* The fits of least error estimate for A (into *a) and for B (*b);
+ * nonzero where no fit could be made (fewer than 3 points). */
+int fit_best(const fit_in *in, fit_out *a, fit_out *b);
+
+/* The text of x in the run's precision: every digit that reads back (dd:
+ * nb_dd_write, 32 significant digits at least; double: %.17g). */
+const char *num_full(char *buf, size_t len, int dbl, nb_dd x);
+/* The text of x to the digits its error estimate err supports: rounded at
+ * the decade of err's leading digit, "0" where |x| is below that; the full
+ * text where err is 0 or not finite, or below the full text's last digit
+ * (digits.c, docs/oneloop.md "Output"). */
+const char *num_earned(char *buf, size_t len, int dbl, nb_dd x, double err);
 
 #endif

@@ -139,6 +139,12 @@ mpi 2 "$BIN/oneloop" --n 24 --device host --scan "$T/scan.csv" \
 	sed -n 2p | cut -d, -f8 >"$T/one"
 [ "$(sed -n 3p "$T/c2.csv" | cut -d, -f9)" = "$(cat "$T/one")" ] ||
 	die "oneloop --scan: line 5 is not the integral at its parameters"
+# s > 0: both RMEMs of the iε kernel (re and im) gathered from the ranks
+E="--n 32 --device host --s 0.5 --lambda 1 --eps 0.05,0.5,8 --csv"
+"$BIN/oneloop" $E >"$T/e1.csv"
+mpi 2 "$BIN/oneloop" $E >"$T/e2.csv" || die "oneloop --eps -np 2"
+[ "$(cut -d, -f8-10,17- "$T/e1.csv")" = "$(cut -d, -f8-10,17- "$T/e2.csv")" ] ||
+	die "oneloop --eps -np 2 differs"
 
 # failures on one rank end all of them, with one message: mpirun's own
 # report aside, the lines of PROG: error:, and a non-zero status

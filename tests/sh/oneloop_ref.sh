@@ -122,7 +122,7 @@ for set in $sets; do
 			esac
 			what="oneloop N = $n, s t me mf lambda = $p, $how --dd $ar"
 			if ! "$BIN/oneloop" --n $n --s $1 --t $2 --me $3 --mf $4 \
-				--lambda $5 $how --dd $ar >"$T/out" 2>"$T/err"; then
+				--lambda $5 $how --dd $ar --all-digits >"$T/out" 2>"$T/err"; then
 				cat "$T/err"
 				bad "$what: exit status"
 				continue
