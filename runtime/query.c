@@ -22,17 +22,11 @@ int nbrt_run_ranges_csr(nbrt_kernel *k, size_t ni, size_t nj,
 	return nbrt_run_ranges(k, ni, nj, &r);
 }
 
-/* until the cell lists reach main (nbrun.c says the same) */
-#pragma weak nbrt_run_cutoff
-
 int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
                          int dim, const char *const *ipos,
                          const char *const *jpos, const double *period,
                          int self)
 {
-	if (!nbrt_run_cutoff)
-		return nbrt_fail(k->rt, "nbrt_run_cutoff: this build has no cell "
-		                 "lists yet");
 	nbrt_cutoff c = {.cutoff = cutoff, .dim = dim, .self = self};
 	/* a bad dim reaches nbrt_run_cutoff, which names it */
 	for (int d = 0; d < dim && d < 3; d++) {

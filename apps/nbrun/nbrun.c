@@ -1047,11 +1047,6 @@ static void report_time(double *t, int reps, size_t ni, size_t nj,
 	fputc('\n', stderr);
 }
 
-/* The cell lists (runtime/cells.c) come to main from another branch:
- * until then nbrun links without them and says so (drop this at that
- * merge). */
-#pragma weak nbrt_run_cutoff
-
 /* Which pairs run: all, the lists of --ranges (this rank's part), or
  * the cell lists of --cutoff. */
 typedef struct Pairs {
@@ -1065,9 +1060,6 @@ static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
 {
 	int reps = a->repeat ? a->repeat : 1;
 	for (int r = 0; r < reps; r++) {
-		if (p->cut && !nbrt_run_cutoff)
-			return fail(FAILED, "--cutoff: this build's runtime has no "
-			            "cell lists yet (nbrt_run_cutoff)");
 		int rc = p->ranges ? nbrt_run_ranges(k, ni, nj, p->ranges)
 		       : p->cut ? nbrt_run_cutoff(k, ni, nj, p->cut)
 		                : nbrt_run(k, ni, nj);
