@@ -142,7 +142,7 @@ static const Flag flags[] = {
 	{"--ranges", NULL, F_SWITCH, AT(ranges), 1, 0, NULL, NULL,
 	 NB_GIVEN_RANGES,
 	 "also write the entry of block-sparse runs (i-groups\n"
-	 "against j-ranges: docs/neighbours.md)"},
+	 "against j-ranges, for nbrt_run_ranges)"},
 	{"--fast-math", NULL, F_SWITCH, AT(fast_math), 1, 0, NULL, NULL,
 	 NB_GIVEN_FAST_MATH, "allow reassociation and fast native functions"},
 	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL, NB_GIVEN_FMA,
