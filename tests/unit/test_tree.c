@@ -259,6 +259,43 @@ START_TEST(theta_half)
 }
 END_TEST
 
+/* The far field streamed (gathered per group, in batches: here of at
+ * most 500 expansions, so many) against the cells' ranges read in
+ * place, on the host C path, whose default those are: the same pairs,
+ * and the same forces but for the order of the far sums. */
+START_TEST(far_stream)
+{
+	Bodies b;
+	make(&b, 3001, 3001, PLUMMER, 1);
+	double q[3], *a[4];
+	for (int c = 0; c < 4; c++)
+		a[c] = malloc(b.ni * sizeof **a);
+	ck_assert(setenv("NBRT_TREE_FAR", "cells", 1) == 0);
+	run(dev[0], NB_DOUBLE, &b, 0.5, q);
+	double fp = st.far_pairs, np = st.near_pairs;
+	for (int c = 0; c < 4; c++)
+		memcpy(a[c], b.c[AX + c], b.ni * sizeof **a);
+	ck_assert(setenv("NBRT_TREE_FAR", "stream,500", 1) == 0);
+	run(dev[0], NB_DOUBLE, &b, 0.5, q);
+	ck_assert(unsetenv("NBRT_TREE_FAR") == 0);
+	ck_assert_msg(st.far_pairs == fp && st.near_pairs == np && fp > 0,
+	              "far pairs %g and %g, near %g and %g", fp, st.far_pairs,
+	              np, st.near_pairs);
+	/* against the force's size: a component near 0 is a cancellation,
+	 * which another order of the sum moves by more than its rounding */
+	for (int c = 0; c < 4; c++)
+		for (size_t i = 0; i < b.ni; i++)
+			ck_assert_msg(fabs(b.c[AX + c][i] - a[c][i]) <= 1e-10 *
+			              (c == 3 ? fabs(a[3][i]) : fabs(a[0][i]) +
+			               fabs(a[1][i]) + fabs(a[2][i])),
+			              "column %d, body %zu: %.17g streamed, %.17g in "
+			              "place", c, i, b.c[AX + c][i], a[c][i]);
+	for (int c = 0; c < 4; c++)
+		free(a[c]);
+	release(&b);
+}
+END_TEST
+
 /* Degenerate bodies at theta 0.5: finite, and within the bounds (a line
  * and coincident bodies, where the depth limit leaves big buckets, and
  * positions over 20 decades). */
@@ -447,6 +484,7 @@ int main(void)
 	tcase_add_test(tc, every_cell_opened);
 	tcase_add_test(tc, theta_half);
 	tcase_add_test(tc, degenerate);
+	tcase_add_test(tc, far_stream);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, device_arrays);
 	suite_add_tcase(s, tc);
