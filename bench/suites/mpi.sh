@@ -39,7 +39,7 @@ one() {
 			x=$(sed -n 's/.*exchanges \([0-9.e+-]*\) s.*/\1/p' "$T/err")
 		fi
 		awk -F, -v k="$1" -v p="$2" -v n="$3" -v x="${x:-0}" 'NR == 2 {
-			printf "%s,%d,%d,%s,%s,%s\n", k, p, n, $14, $16, x }' "$T/o.csv"
+			printf "%s,%d,%d,%s,%s,%s,%s\n", k, p, n, $14, $16, x, $15 }' "$T/o.csv"
 	done | sort -t, -k4,4g | head -n 1 | tee -a "$T/mpirows"
 }
 
@@ -76,7 +76,8 @@ suite_run() {
 			grep '^device ' | sed 's/^/# ranks: /'
 	fi
 	: >"$T/mpirows"
-	echo "kind,ranks,n,time_step,time_kernel,time_exchange"
+	# time_force: the whole nbrt_run call (conversion, copies, kernel)
+	echo "kind,ranks,n,time_step,time_kernel,time_exchange,time_force"
 	for n in $ns; do
 		for p in $ranks; do
 			[ "$p" = 1 ] || [ $mp = 1 ] || continue
@@ -103,7 +104,7 @@ suite_run() {
 			else mpirun -np "$p" "$BIN/oneloop" --n 256 --scan "$T/scan.csv" --extrapolate --device "$device" >"$T/scan.out" 2>"$T/err"; fi ||
 				{ note "failed: scan on $p: $(tail -n 1 "$T/err")"; continue; }
 			t1=$(date +%s.%N)
-			echo "scan,$p,$scan,$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'),0,0" | tee -a "$T/mpirows"
+			echo "scan,$p,$scan,$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'),0,0,0" | tee -a "$T/mpirows"
 		done
 	fi
 	if [ -n "$nbrun" ]; then
@@ -114,7 +115,7 @@ suite_run() {
 			if [ "$p" = 1 ]; then "$@" 2>"$T/err" >/dev/null; else mpirun -np "$p" "$@" 2>"$T/err" >/dev/null; fi ||
 				{ note "failed: nbrun on $p: $(tail -n 1 "$T/err")"; continue; }
 			x=$(sed -n 's/^.*time: *\([0-9.e+-]*\) s.*$/\1/p' "$T/err" | sort -g | tail -n 1)
-			echo "nbrun,$p,$nbrun,${x:-0},0,0" | tee -a "$T/mpirows"
+			echo "nbrun,$p,$nbrun,${x:-0},0,0,0" | tee -a "$T/mpirows"
 			grep -i "time" "$T/err" | head -n 4 | sed 's/^/# nbrun: /'
 		done
 	fi
