@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt_impl.h"
+#include "order.h"
 
 /* Cells are wider than the cutoff by this factor, so that no pair a
  * kernel may find within it is two cells apart: not through rounding in
@@ -27,8 +28,6 @@
  * (63 bits), 31 in 1-D and 2-D (indices below 2^31 keep the rounding
  * argument above).  A coordinate is the cell plus 1, from 0 (the image
  * layer below a periodic axis) to n + 1 (the one above). */
-static const int key_bits[4] = {0, 31, 31, 21};
-
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -126,7 +125,7 @@ typedef struct Axis {
 static void axes_make(const nbrt_cutoff *c, const double lo[3],
                       const double hi[3], Axis ax[3])
 {
-	long long maxn = (1LL << key_bits[c->dim]) - 2;
+	long long maxn = (1LL << nbrt_order_bits(c->dim)) - 2;
 	for (int d = 0; d < c->dim; d++) {
 		Axis *a = &ax[d];
 		double L = c->period[d], rc = c->cutoff * MARGIN;
@@ -164,81 +163,10 @@ static long long cell_of(const Axis *a, double x)
 	return t < 0 ? 0 : t >= (double)a->n ? a->n - 1 : (long long)t;
 }
 
-/* Morton keys: coordinate bits interleaved, axis 0 lowest. */
-static uint64_t spread3(uint64_t v)
-{
-	v &= 0x1fffff;
-	v = (v | v << 32) & 0x1f00000000ffffULL;
-	v = (v | v << 16) & 0x1f0000ff0000ffULL;
-	v = (v | v << 8) & 0x100f00f00f00f00fULL;
-	v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-	v = (v | v << 2) & 0x1249249249249249ULL;
-	return v;
-}
-
-static uint64_t spread2(uint64_t v)
-{
-	v &= 0xffffffffULL;
-	v = (v | v << 16) & 0x0000ffff0000ffffULL;
-	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
-	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
-	v = (v | v << 2) & 0x3333333333333333ULL;
-	v = (v | v << 1) & 0x5555555555555555ULL;
-	return v;
-}
-
-static uint64_t morton(const uint64_t u[3], int dim)
-{
-	if (dim == 1)
-		return u[0];
-	if (dim == 2)
-		return spread2(u[0]) | spread2(u[1]) << 1;
-	return spread3(u[0]) | spread3(u[1]) << 1 | spread3(u[2]) << 2;
-}
-
-static void unmorton(uint64_t key, int dim, uint64_t u[3])
-{
-	int bits = key_bits[dim];
-	for (int d = 0; d < dim; d++) {
-		u[d] = 0;
-		for (int b = 0; b < bits; b++)
-			u[d] |= (key >> (b * dim + d) & 1) << b;
-	}
-}
-
-/* An element to sort: its key, the caller's index, and for a j-image its
- * shift in periods, one base-3 digit an axis (13: none in 3-D). */
-typedef struct Item {
-	uint64_t key;
-	size_t src;
-	unsigned code;
-} Item;
-
-/* Stable LSD radix sort by key, 8 bits a pass, passes over bits no key
- * has skipped: equal keys keep the input order (by caller's index), so
- * the lists are the same for the same input.  The result is in a or tmp,
- * which is returned. */
-static Item *radix_sort(Item *a, Item *tmp, size_t n)
-{
-	uint64_t all = 0;
-	for (size_t e = 0; e < n; e++)
-		all |= a[e].key;
-	for (int shift = 0; shift < 64 && all >> shift; shift += 8) {
-		size_t count[257] = {0};
-		for (size_t e = 0; e < n; e++)
-			count[(a[e].key >> shift & 0xff) + 1]++;
-		if (count[(a[0].key >> shift & 0xff) + 1] == n)
-			continue; /* one digit for all */
-		for (int b = 0; b < 256; b++)
-			count[b + 1] += count[b];
-		for (size_t e = 0; e < n; e++)
-			tmp[count[a[e].key >> shift & 0xff]++] = a[e];
-		Item *t = a;
-		a = tmp;
-		tmp = t;
-	}
-	return a;
-}
+/* An element to sort (order.h): its cell's key, and the caller's index
+ * shifted left CODE_BITS with, for a j-image, its shift in periods, one
+ * base-3 digit an axis (13: none in 3-D). */
+#define CODE_BITS 5
 
 /* The key of element e's cell, shifted by sh[d] periods (the image
  * layers). */
@@ -248,7 +176,7 @@ static uint64_t key_of(const Axis ax[3], int dim, const double *const pos[3],
 	uint64_t u[3] = {0, 0, 0};
 	for (int d = 0; d < dim; d++)
 		u[d] = (uint64_t)(cell_of(&ax[d], pos[d][e]) + 1 + sh[d] * ax[d].n);
-	return morton(u, dim);
+	return nbrt_order_morton(u, dim);
 }
 
 /* The shifts of j-element e's images, per axis: +1 from the first layer
@@ -322,7 +250,7 @@ static int neighbours(const uint64_t u[3], int dim, const Cells *jc,
 		int r = o;
 		for (int d = 0; d < dim; d++, r /= 3)
 			v[d] = u[d] + (uint64_t)(r % 3) - 1;
-		uint64_t k = morton(v, dim);
+		uint64_t k = nbrt_order_morton(v, dim);
 		size_t c = cells_find(jc, k);
 		if (c == jc->n)
 			continue;
@@ -397,9 +325,9 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		njimg += (size_t)shifts(ax, dim, jpos, e, opt, nopt);
 	}
 	size_t nmax = ni > njimg ? ni : njimg;
-	/* the sort's two Item arrays and the keys (the larger side), iperm,
+	/* the sort's two pair arrays and the keys (the larger side), iperm,
 	 * jsrc and jshift */
-	double need = (double)nmax * (2 * sizeof(Item) + sizeof(uint64_t)) +
+	double need = (double)nmax * (2 * sizeof(nbrt_kv) + sizeof(uint64_t)) +
 	              (double)njimg * sizeof(uint64_t) +
 	              (double)ni * sizeof(size_t) +
 	              (double)njimg * (sizeof(size_t) + 3);
@@ -409,8 +337,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 
 	int rc = -1;
 	Cells jc = {0, NULL, NULL, NULL, 1};
-	Item *item = malloc((nmax ? nmax : 1) * sizeof *item);
-	Item *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+	nbrt_kv *item = malloc((nmax ? nmax : 1) * sizeof *item);
+	nbrt_kv *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
 	uint64_t *ikey = malloc((ni ? ni : 1) * sizeof *ikey);
 	uint64_t *jkey = malloc((njimg ? njimg : 1) * sizeof *jkey);
 	cl->iperm = malloc((ni ? ni : 1) * sizeof *cl->iperm);
@@ -434,13 +362,13 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 #pragma omp parallel for if (ni >= 65536) schedule(static)
 	for (size_t e = 0; e < ni; e++) {
 		item[e].key = key_of(ax, dim, ipos, e, none);
-		item[e].src = e;
-		item[e].code = 0;
+		item[e].val = e;
 	}
-	Item *s = radix_sort(item, tmp, ni);
+	nbrt_kv *s = nbrt_order_sort(item, tmp, ni);
+#pragma omp parallel for if (ni >= 65536) schedule(static)
 	for (size_t e = 0; e < ni; e++) {
 		ikey[e] = s[e].key;
-		cl->iperm[e] = s[e].src;
+		cl->iperm[e] = (size_t)s[e].val;
 	}
 
 	/* j sorted by cell, its images after it: they are never in a cell
@@ -449,8 +377,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 #pragma omp parallel for if (nj >= 65536) schedule(static)
 	for (size_t e = 0; e < nj; e++) {
 		item[e].key = key_of(ax, dim, jpos, e, none);
-		item[e].src = e;
-		item[e].code = real;
+		item[e].val = (uint64_t)e << CODE_BITS | real;
 	}
 	for (size_t e = 0, m = nj; e < nj && m < njimg; e++) {
 		int opt[3][3], nopt[3];
@@ -465,18 +392,19 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 				pw *= 3;
 			}
 			item[m].key = key_of(ax, dim, jpos, e, sh);
-			item[m].src = e;
-			item[m].code = code;
+			item[m].val = (uint64_t)e << CODE_BITS | code;
 			m++;
 		}
 	}
-	s = radix_sort(item, tmp, njimg);
+	s = nbrt_order_sort(item, tmp, njimg);
 	size_t ncells = 0;
+#pragma omp parallel for if (njimg >= 65536) schedule(static) \
+	reduction(+ : ncells)
 	for (size_t e = 0; e < njimg; e++) {
 		jkey[e] = s[e].key;
-		ncells += e == 0 || jkey[e] != jkey[e - 1];
-		cl->jsrc[e] = s[e].src;
-		unsigned code = s[e].code;
+		ncells += e == 0 || s[e].key != s[e - 1].key;
+		cl->jsrc[e] = (size_t)(s[e].val >> CODE_BITS);
+		unsigned code = (unsigned)(s[e].val & ((1u << CODE_BITS) - 1));
 		for (int d = 0; d < 3; d++, code /= 3)
 			cl->jshift[3 * e + d] =
 			    (signed char)(d < dim ? (int)(code % 3) - 1 : 0);
@@ -536,7 +464,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	for (size_t g = 0; g < ngroups; g++) {
 		uint64_t u[3];
 		size_t buf[54];
-		unmorton(ikey[cl->group[2 * g]], dim, u);
+		nbrt_order_unmorton(ikey[cl->group[2 * g]], dim, u);
 		cl->offset[g + 1] = (size_t)neighbours(u, dim, &jc, buf);
 	}
 	for (size_t g = 0; g < ngroups; g++)
@@ -558,7 +486,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	for (size_t g = 0; g < ngroups; g++) {
 		uint64_t u[3];
 		size_t buf[54], js = 0, r = cl->offset[g];
-		unmorton(ikey[cl->group[2 * g]], dim, u);
+		nbrt_order_unmorton(ikey[cl->group[2 * g]], dim, u);
 		int n = neighbours(u, dim, &jc, buf);
 		for (int q = 0; q < n; q++, r++) {
 			cl->range[2 * r] = buf[2 * q];

@@ -102,6 +102,10 @@ export OPAL_LIBEXECDIR="$R/usr/libexec"
 export PMIX_INSTALL_PREFIX="$R/usr/lib/$A/pmix2"
 export PMIX_MCA_mca_base_component_path="$R/usr/lib/$A/pmix2/lib/pmix"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# mpirun's hwloc must not list OpenCL devices: through CUDA's ICD loader
+# that cuts OCL_ICD_FILENAMES at its first ':' in mpirun's environment,
+# and the ranks inherit the cut (docs/mpi.md, "Ranks that find their GPU")
+export HWLOC_COMPONENTS=-opencl
 unset R A
 EOF
 sed -i "s|^A=ARCH|A=$ARCH|" "$D/env.sh"

@@ -2,6 +2,7 @@
  * one a spec names picked (nbrt_open's rules), opened with a context and
  * a queue, its limits queried for the launch plan and its class in the
  * defaults table, and described (nbrt_describe). */
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,57 @@ static void free_devs(Dev *d, int n)
 	free(d);
 }
 
+/* clGetPlatformIDs, leaving OCL_ICD_FILENAMES as it was.  The Khronos
+ * ICD loader (the libOpenCL of CUDA's toolkit) splits that variable at its
+ * ':'s in place, inside this process's environment, so every process
+ * started afterwards saw only its first entry: the ranks of an mpirun
+ * whose hwloc had loaded the OpenCL plugin lost the NVIDIA driver that way
+ * (docs/mpi.md, "Ranks that find their GPU"), and so would the host back
+ * end's compiler or a Python subprocess after a first run. */
+static cl_int platforms(cl_uint n, cl_platform_id *ps, cl_uint *np)
+{
+	const char *v = getenv("OCL_ICD_FILENAMES");
+	char *keep = v ? strdup(v) : NULL;
+	cl_int e = clGetPlatformIDs(n, ps, np);
+	v = getenv("OCL_ICD_FILENAMES");
+	if (keep && (!v || strcmp(v, keep) != 0))
+		setenv("OCL_ICD_FILENAMES", keep, 1);
+	free(keep);
+	return e;
+}
+
+/* What the ICD loader was told, for a message about missing devices:
+ * OCL_ICD_FILENAMES and the vendors directory's entries, escaped. */
+static char *icd_setup(void)
+{
+	const char *f = getenv("OCL_ICD_FILENAMES");
+	const char *dir = getenv("OCL_ICD_VENDORS");
+	if (!dir || !*dir)
+		dir = "/etc/OpenCL/vendors";
+	char *names = strdup("");
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && names && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (n < 4 || strcmp(e->d_name + n - 4, ".icd") != 0)
+			continue;
+		char *t = nbrt_aprintf("%s%s%s", names, *names ? " " : "",
+		                       nb_esc(e->d_name));
+		free(names);
+		names = t;
+	}
+	if (d)
+		closedir(d);
+	char *fe = f ? strdup(nb_esc(f)) : NULL;
+	char *s = nbrt_aprintf("the OpenCL ICD setup seen: OCL_ICD_FILENAMES=%s%s%s, "
+	                       "%s holds %s", f ? "'" : "", fe ? fe : "(unset)",
+	                       f ? "'" : "", nb_esc(dir),
+	                       !d ? "nothing (no such directory)" :
+	                       names && *names ? names : "no .icd file");
+	free(fe);
+	free(names);
+	return s;
+}
+
 /* Every device of every platform.  No platform at all (no ICD) is not an
  * error: the list is just empty. */
 static int devices(nbrt *rt, Dev **out, int *nout)
@@ -68,7 +120,7 @@ static int devices(nbrt *rt, Dev **out, int *nout)
 	*out = NULL;
 	*nout = 0;
 	cl_uint np = 0;
-	cl_int e = clGetPlatformIDs(0, NULL, &np);
+	cl_int e = platforms(0, NULL, &np);
 	if (e == -1001 || (e == CL_SUCCESS && np == 0))
 		return 0;
 	if (e != CL_SUCCESS)
@@ -81,7 +133,7 @@ static int devices(nbrt *rt, Dev **out, int *nout)
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
-	if ((e = clGetPlatformIDs(np, ps, NULL)) != CL_SUCCESS) {
+	if ((e = platforms(np, ps, NULL)) != CL_SUCCESS) {
 		nbrt_cl_fail(rt, "listing OpenCL platforms", "clGetPlatformIDs", e);
 		goto out;
 	}
@@ -194,13 +246,37 @@ static int matches(const char *spec, const Dev *d, int cpu)
 	return d->name && strcasestr(d->name, spec);
 }
 
-/* The rt->nth (modulo their count) of the devices that match spec. */
+static int share(void)
+{
+	const char *v = getenv("NBRT_SHARE_DEVICES");
+	return v && strcmp(v, "1") == 0;
+}
+
+/* The rt->nth (modulo their count) of the devices that match spec.  nth
+ * is an MPI rank's node-local rank: a GPU spec matching fewer GPUs than
+ * that is refused (ranks would silently share one), unless
+ * NBRT_SHARE_DEVICES=1 says sharing is meant; CPU devices are shared. */
 static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 {
 	for (int cpu = 0; cpu < 2; cpu++) {
-		int m = 0;
+		int m = 0, gpus = 1;
 		for (int k = 0; k < n; k++)
-			m += matches(spec, &d[k], cpu);
+			if (matches(spec, &d[k], cpu)) {
+				m++;
+				gpus &= (d[k].type & CL_DEVICE_TYPE_GPU) != 0;
+			}
+		if (m && gpus && rt->nth >= m && !share()) {
+			char *icd = icd_setup();
+			nbrt_fail(rt, "rank %d of this node found only %d GPU%s matching "
+			          "'%s', fewer than the node's ranks; %s (an mpirun "
+			          "whose hwloc loads CUDA's OpenCL loader cuts that "
+			          "variable at its first ':': HWLOC_COMPONENTS=-opencl, "
+			          "docs/mpi.md; NBRT_SHARE_DEVICES=1 lets ranks share)",
+			          rt->nth, m, m == 1 ? "" : "s", spec ? spec : "(default)",
+			          icd ? icd : "?");
+			free(icd);
+			return -1;
+		}
 		for (int k = 0, c = 0; m && k < n; k++)
 			if (matches(spec, &d[k], cpu) && c++ == rt->nth % m)
 				return k;
@@ -209,10 +285,12 @@ static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 	}
 	if (!spec)
 		return 0; /* neither GPU nor CPU: the first device */
-	char *l = dev_list(d, n);
-	nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; 'host' "
-	          "runs kernels on this CPU through C)", spec, l ? l : "?");
+	char *l = dev_list(d, n), *icd = icd_setup();
+	nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; %s; 'host' "
+	          "runs kernels on this CPU through C)", spec, l ? l : "?",
+	          icd ? icd : "?");
 	free(l);
+	free(icd);
 	return -1;
 }
 
@@ -278,9 +356,12 @@ int nbrt_cl_open(nbrt *rt, const char *spec)
 	if (n == 0) {
 		if (!spec)
 			return 1;
-		return nbrt_fail(rt, "no OpenCL device for '%s': no OpenCL platform "
-		                 "is installed ('host' runs kernels on this CPU "
-		                 "through C)", spec);
+		char *icd = icd_setup();
+		nbrt_fail(rt, "no OpenCL device for '%s': no OpenCL platform "
+		          "is installed (%s; 'host' runs kernels on this CPU "
+		          "through C)", spec, icd ? icd : "?");
+		free(icd);
+		return -1;
 	}
 	Cl *c = NULL;
 	int i = pick(rt, spec, d, n);

@@ -6,7 +6,9 @@
  * range), with the image's shift; groups must be disjoint and cover i;
  * iperm, jsrc and the pair count must be right.  Every bad input is
  * refused with its message, and "pairs computed per needed pair" of
- * uniform points with about 50 neighbours is printed for each dim. */
+ * uniform points with about 50 neighbours is printed for each dim.
+ * order.c's sort against qsort, its keys against per-bit interleaving,
+ * its gathers and scatters against loops. */
 #include <check.h>
 #include <float.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt_impl.h"
+#include "order.h"
 
 #include "seed.h"
 
@@ -563,6 +566,143 @@ START_TEST(cost)
 }
 END_TEST
 
+/* For qsort: (key, val) pairs by key, then val (the stable order of
+ * pairs made with val = their index). */
+static int by_key_val(const void *a, const void *b)
+{
+	const nbrt_kv *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->val > y->val) - (x->val < y->val);
+}
+
+/* Sizes on both sides of the parallel threshold, keys of few and many
+ * distinct values (the skipped digits, the stability). */
+START_TEST(order_sort)
+{
+	static const size_t sizes[] = {0, 1, 2, 7, 257, 65537, 200003};
+	static const int bits[] = {1, 8, 20, 63};
+	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+		for (size_t b = 0; b < sizeof bits / sizeof *bits; b++) {
+			size_t n = sizes[z];
+			nbrt_kv *a = malloc((n + 1) * sizeof *a);
+			nbrt_kv *t = malloc((n + 1) * sizeof *t);
+			nbrt_kv *ref = malloc((n + 1) * sizeof *ref);
+			ck_assert(a && t && ref);
+			for (size_t e = 0; e < n; e++) {
+				uint64_t k = (uint64_t)(erand48(rng) * 0x1p32) << 32 |
+				             (uint64_t)(erand48(rng) * 0x1p32);
+				/* a high bit too, where all keys but their top share */
+				a[e].key = (k >> (64 - bits[b])) << (63 - bits[b]);
+				a[e].val = e;
+			}
+			memcpy(ref, a, n * sizeof *a);
+			qsort(ref, n, sizeof *ref, by_key_val);
+			nbrt_kv *s = nbrt_order_sort(a, t, n);
+			for (size_t e = 0; e < n; e++) {
+				ck_assert_uint_eq(s[e].key, ref[e].key);
+				ck_assert_uint_eq(s[e].val, ref[e].val);
+			}
+			free(a);
+			free(t);
+			free(ref);
+		}
+}
+END_TEST
+
+/* Keys against bit-by-bit interleaving, through unmorton and back; keys
+ * from doubles against floor((x - lo) / side * 2^bits), clamped. */
+START_TEST(order_keys)
+{
+	for (int dim = 1; dim <= 3; dim++) {
+		int bits = nbrt_order_bits(dim);
+		for (int r = 0; r < 1000; r++) {
+			uint64_t u[3] = {0, 0, 0}, v[3], key = 0;
+			for (int d = 0; d < dim; d++) {
+				u[d] = (uint64_t)(erand48(rng) * ldexp(1, bits));
+				for (int q = 0; q < bits; q++)
+					key |= (u[d] >> q & 1) << (q * dim + d);
+			}
+			ck_assert_uint_eq(nbrt_order_morton(u, dim), key);
+			nbrt_order_unmorton(key, dim, v);
+			for (int d = 0; d < 3; d++)
+				ck_assert_uint_eq(v[d], u[d]);
+		}
+		size_t n = 1000;
+		Side P;
+		side_new(&P, n);
+		double lo[3] = {-1, 0.5, 2}, side = 3;
+		for (size_t e = 0; e < n; e++)
+			for (int d = 0; d < 3; d++)
+				P.x[d][e] = urand(lo[d] - 0.5, lo[d] + side + 0.5);
+		nbrt_kv *kv = malloc(n * sizeof *kv);
+		ck_assert(kv != NULL);
+		nbrt_order_keys(kv, (const double *const *)P.x, n, dim, lo, side);
+		for (size_t e = 0; e < n; e++) {
+			uint64_t u[3] = {0, 0, 0};
+			for (int d = 0; d < dim; d++) {
+				double c = floor((P.x[d][e] - lo[d]) / side * ldexp(1, bits));
+				c = fmin(fmax(c, 0), ldexp(1, bits) - 1);
+				u[d] = (uint64_t)c;
+			}
+			ck_assert_uint_eq(kv[e].val, e);
+			ck_assert_uint_eq(kv[e].key, nbrt_order_morton(u, dim));
+		}
+		free(kv);
+		side_free(&P);
+	}
+}
+END_TEST
+
+/* Gathers and scatters of 4, 8 and 12-byte elements, and the float
+ * gather, through a random permutation, serial and parallel sizes. */
+START_TEST(order_gather)
+{
+	static const size_t sizes[] = {0, 1, 1000, 70001};
+	static const size_t es[] = {4, 8, 12};
+	for (size_t z = 0; z < 4; z++) {
+		size_t n = sizes[z];
+		size_t *perm = malloc((n + 1) * sizeof *perm);
+		ck_assert(perm != NULL);
+		for (size_t e = 0; e < n; e++)
+			perm[e] = e;
+		for (size_t e = n; e > 1; e--) {
+			size_t k = (size_t)(erand48(rng) * (double)e), t = perm[e - 1];
+			perm[e - 1] = perm[k];
+			perm[k] = t;
+		}
+		for (size_t q = 0; q < 3; q++) {
+			unsigned char *src = malloc(n * es[q] + 1);
+			unsigned char *dst = malloc(n * es[q] + 1);
+			unsigned char *back = malloc(n * es[q] + 1);
+			ck_assert(src && dst && back);
+			for (size_t e = 0; e < n * es[q]; e++)
+				src[e] = (unsigned char)(erand48(rng) * 256);
+			nbrt_order_gather(dst, src, perm, n, es[q]);
+			for (size_t e = 0; e < n; e++)
+				ck_assert(!memcmp(dst + e * es[q], src + perm[e] * es[q],
+				                  es[q]));
+			nbrt_order_scatter(back, dst, perm, n, es[q]);
+			ck_assert(n == 0 || !memcmp(back, src, n * es[q]));
+			free(src);
+			free(dst);
+			free(back);
+		}
+		double *x = malloc((n + 1) * sizeof *x);
+		float *f = malloc((n + 1) * sizeof *f);
+		ck_assert(x && f);
+		for (size_t e = 0; e < n; e++)
+			x[e] = urand(-1e3, 1e3);
+		nbrt_order_gather_float(f, x, perm, n);
+		for (size_t e = 0; e < n; e++)
+			ck_assert(f[e] == (float)x[perm[e]]);
+		free(x);
+		free(f);
+		free(perm);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_cells", rng);
@@ -574,6 +714,9 @@ int main(void)
 	tcase_add_test(t, deterministic);
 	tcase_add_test(t, bad_input);
 	tcase_add_loop_test(t, cost, 0, 3);
+	tcase_add_test(t, order_sort);
+	tcase_add_test(t, order_keys);
+	tcase_add_test(t, order_gather);
 	suite_add_tcase(s, t);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

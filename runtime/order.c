@@ -1,0 +1,237 @@
+/* order.c: Morton keys, the stable radix sort of (key, value) pairs and
+ * the gathers and scatters of sorted copies (order.h), shared by the cell
+ * lists and the treecode.  Every loop runs in parallel above PAR
+ * elements, serially below, so small calls pay no thread start. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "order.h"
+
+/* Below this many elements a loop is serial. */
+#define PAR 65536
+
+static const int key_bits[4] = {0, 31, 31, 21};
+
+int nbrt_order_bits(int dim)
+{
+	return key_bits[dim];
+}
+
+static uint64_t spread3(uint64_t v)
+{
+	v &= 0x1fffff;
+	v = (v | v << 32) & 0x1f00000000ffffULL;
+	v = (v | v << 16) & 0x1f0000ff0000ffULL;
+	v = (v | v << 8) & 0x100f00f00f00f00fULL;
+	v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+	v = (v | v << 2) & 0x1249249249249249ULL;
+	return v;
+}
+
+static uint64_t spread2(uint64_t v)
+{
+	v &= 0xffffffffULL;
+	v = (v | v << 16) & 0x0000ffff0000ffffULL;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	v = (v | v << 2) & 0x3333333333333333ULL;
+	v = (v | v << 1) & 0x5555555555555555ULL;
+	return v;
+}
+
+/* The inverses of the spreads. */
+static uint64_t compact3(uint64_t v)
+{
+	v &= 0x1249249249249249ULL;
+	v = (v | v >> 2) & 0x10c30c30c30c30c3ULL;
+	v = (v | v >> 4) & 0x100f00f00f00f00fULL;
+	v = (v | v >> 8) & 0x1f0000ff0000ffULL;
+	v = (v | v >> 16) & 0x1f00000000ffffULL;
+	v = (v | v >> 32) & 0x1fffff;
+	return v;
+}
+
+static uint64_t compact2(uint64_t v)
+{
+	v &= 0x5555555555555555ULL;
+	v = (v | v >> 1) & 0x3333333333333333ULL;
+	v = (v | v >> 2) & 0x0f0f0f0f0f0f0f0fULL;
+	v = (v | v >> 4) & 0x00ff00ff00ff00ffULL;
+	v = (v | v >> 8) & 0x0000ffff0000ffffULL;
+	v = (v | v >> 16) & 0xffffffffULL;
+	return v;
+}
+
+uint64_t nbrt_order_morton(const uint64_t u[3], int dim)
+{
+	if (dim == 1)
+		return u[0];
+	if (dim == 2)
+		return spread2(u[0]) | spread2(u[1]) << 1;
+	return spread3(u[0]) | spread3(u[1]) << 1 | spread3(u[2]) << 2;
+}
+
+void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3])
+{
+	u[0] = u[1] = u[2] = 0;
+	if (dim == 1)
+		u[0] = key;
+	else if (dim == 2) {
+		u[0] = compact2(key);
+		u[1] = compact2(key >> 1);
+	} else {
+		u[0] = compact3(key);
+		u[1] = compact3(key >> 1);
+		u[2] = compact3(key >> 2);
+	}
+}
+
+void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
+                     int dim, const double lo[3], double side)
+{
+	double cells = (double)((uint64_t)1 << key_bits[dim]);
+	double top = cells - 1, scale = cells / side;
+#pragma omp parallel for if (n >= PAR) schedule(static)
+	for (size_t e = 0; e < n; e++) {
+		uint64_t u[3] = {0, 0, 0};
+		for (int d = 0; d < dim; d++) {
+			double t = (pos[d][e] - lo[d]) * scale;
+			/* NaN and below to 0 */
+			u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
+		}
+		kv[e].key = nbrt_order_morton(u, dim);
+		kv[e].val = e;
+	}
+}
+
+/* One counting pass of 8 bits at shift, a to b, stable: each thread
+ * counts its own slice, and its slice's elements of each digit go after
+ * those of the threads before it. */
+static void pass_serial(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift)
+{
+	size_t count[257] = {0};
+	for (size_t e = 0; e < n; e++)
+		count[(a[e].key >> shift & 0xff) + 1]++;
+	for (int d = 0; d < 256; d++)
+		count[d + 1] += count[d];
+	for (size_t e = 0; e < n; e++)
+		b[count[a[e].key >> shift & 0xff]++] = a[e];
+}
+
+#ifdef _OPENMP
+static void pass_parallel(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift,
+                          size_t (*hist)[256], int nt)
+{
+#pragma omp parallel num_threads(nt)
+	{
+		int t = omp_get_thread_num(), T = omp_get_num_threads();
+		size_t lo = n * (size_t)t / (size_t)T;
+		size_t hi = n * (size_t)(t + 1) / (size_t)T;
+		size_t *h = hist[t];
+		memset(h, 0, 256 * sizeof *h);
+		for (size_t e = lo; e < hi; e++)
+			h[a[e].key >> shift & 0xff]++;
+#pragma omp barrier
+#pragma omp single
+		{
+			size_t sum = 0;
+			for (int d = 0; d < 256; d++)
+				for (int s = 0; s < T; s++) {
+					size_t c = hist[s][d];
+					hist[s][d] = sum;
+					sum += c;
+				}
+		}
+		for (size_t e = lo; e < hi; e++)
+			b[h[a[e].key >> shift & 0xff]++] = a[e];
+	}
+}
+#endif
+
+nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
+{
+	if (n < 2)
+		return kv;
+	uint64_t any = 0, all = ~(uint64_t)0;
+#pragma omp parallel for if (n >= PAR) schedule(static) \
+	reduction(| : any) reduction(& : all)
+	for (size_t e = 0; e < n; e++) {
+		any |= kv[e].key;
+		all &= kv[e].key;
+	}
+	uint64_t differ = any ^ all; /* bits some keys have and some not */
+	size_t (*hist)[256] = NULL;
+	int nt = 1;
+#ifdef _OPENMP
+	if (n >= PAR) {
+		nt = omp_get_max_threads();
+		hist = nt > 1 ? malloc((size_t)nt * sizeof *hist) : NULL;
+	}
+#endif
+	for (int shift = 0; shift < 64 && differ >> shift; shift += 8) {
+		if (!(differ >> shift & 0xff))
+			continue;
+#ifdef _OPENMP
+		if (hist)
+			pass_parallel(kv, tmp, n, shift, hist, nt);
+		else
+#endif
+			pass_serial(kv, tmp, n, shift);
+		nbrt_kv *t = kv;
+		kv = tmp;
+		tmp = t;
+	}
+	free(hist);
+	return kv;
+}
+
+void nbrt_order_gather(void *dst, const void *src, const size_t *perm,
+                       size_t n, size_t es)
+{
+	char *d = dst;
+	const char *s = src;
+	/* the common sizes by assignment, so the copy is one move */
+	if (es == 8) {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 8 * e, s + 8 * perm[e], 8);
+	} else if (es == 4) {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 4 * e, s + 4 * perm[e], 4);
+	} else {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + es * e, s + es * perm[e], es);
+	}
+}
+
+void nbrt_order_gather_float(float *dst, const double *src,
+                             const size_t *perm, size_t n)
+{
+#pragma omp parallel for if (n >= PAR) schedule(static)
+	for (size_t e = 0; e < n; e++)
+		dst[e] = (float)src[perm[e]];
+}
+
+void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
+                        size_t n, size_t es)
+{
+	char *d = dst;
+	const char *s = src;
+	if (es == 8) {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 8 * perm[e], s + 8 * e, 8);
+	} else if (es == 4) {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 4 * perm[e], s + 4 * e, 4);
+	} else {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + es * perm[e], s + es * e, es);
+	}
+}

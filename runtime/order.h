@@ -1,0 +1,47 @@
+/* order.h: Morton order for the runtime's spatial paths (order.c): keys
+ * from cell coordinates or from doubles, a stable parallel radix sort of
+ * (key, value) pairs, and gathers and scatters through a permutation, for
+ * the cell lists (cells.c, cutoff.c) and the treecode (tree.c). */
+#ifndef NBRT_ORDER_H
+#define NBRT_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An element to sort: its key, and a value carried along (an index, or
+ * an index with a few bits of the caller's packed in). */
+typedef struct nbrt_kv {
+	uint64_t key;
+	uint64_t val;
+} nbrt_kv;
+
+/* Bits of a coordinate in a key of dim axes: 31 in 1-D and 2-D, 21 in
+ * 3-D (63 bits). */
+int nbrt_order_bits(int dim);
+/* The Morton key of cell coordinates u[0..dim): bits interleaved, axis 0
+ * lowest; each coordinate below 2^nbrt_order_bits(dim). */
+uint64_t nbrt_order_morton(const uint64_t u[3], int dim);
+/* The coordinates of a Morton key (the inverse of the above). */
+void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3]);
+/* Keys of n points pos[d][e] in the cube [lo, lo + side)^dim, 2^bits
+ * cells an axis, points outside it clamped to its faces; kv[e] gets the
+ * key and the value e.  In parallel for large n. */
+void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
+                     int dim, const double lo[3], double side);
+/* Sorts kv[0..n) by key, stably (equal keys keep their order), with tmp
+ * of n elements as room; the result is in kv or tmp, which is returned.
+ * Passes over digits that no two keys differ in are skipped.  Parallel
+ * (per-thread histograms) for large n. */
+nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
+/* dst[e] = src[perm[e]] for e < n, elements of es bytes. */
+void nbrt_order_gather(void *dst, const void *src, const size_t *perm,
+                       size_t n, size_t es);
+/* The same from doubles into floats (a float kernel's sorted copy). */
+void nbrt_order_gather_float(float *dst, const double *src,
+                             const size_t *perm, size_t n);
+/* dst[perm[e]] = src[e] for e < n: sorted results back to the caller's
+ * order. */
+void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
+                        size_t n, size_t es);
+
+#endif
