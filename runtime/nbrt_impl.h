@@ -287,10 +287,6 @@ typedef struct nbrt_octree {
 	size_t n, ncell, cap;
 	nbrt_cell *cell;
 } nbrt_octree;
-/* The Morton key of a point in the cube [lo, lo + side)^3: 21 bits an
- * axis, interleaved x lowest. */
-unsigned long long nbrt_morton(const double x[3], const double lo[3],
-                               double side);
 /* Builds the cells over n bodies whose keys key[0..n) are sorted, in the
  * cube (lo, side): a cell of more than bucket bodies is split unless at
  * NBRT_TREE_DEPTH.  Returns 0, or -1 with the message set (memory). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+#include "order.h"
 
 typedef unsigned long long u64;
 
@@ -14,33 +15,6 @@ typedef unsigned long long u64;
 enum { CX, CY, CZ, CM, QXX, QYY, QZZ, QXY, QXZ, QYZ, NEXP };
 static const char *const expname[NEXP] = {
 	"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"};
-
-/* 21 bits of v spread to every third bit. */
-static u64 spread(u64 v)
-{
-	v &= 0x1fffff;
-	v = (v | v << 32) & 0x1f00000000ffffULL;
-	v = (v | v << 16) & 0x1f0000ff0000ffULL;
-	v = (v | v << 8) & 0x100f00f00f00f00fULL;
-	v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-	v = (v | v << 2) & 0x1249249249249249ULL;
-	return v;
-}
-
-/* Written apart from the cell lists' (cutoff.c) to be joined with it. */
-u64 nbrt_morton(const double x[3], const double lo[3], double side)
-{
-	u64 key = 0;
-	for (int d = 0; d < 3; d++) {
-		double u = (x[d] - lo[d]) / side * 2097152.0;
-		if (!(u >= 0))
-			u = 0;
-		if (u > 2097151)
-			u = 2097151;
-		key |= spread((u64)u) << d;
-	}
-	return key;
-}
 
 void nbrt_octree_free(nbrt_octree *t)
 {
@@ -68,6 +42,24 @@ static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
 	return 0;
 }
 
+/* The end of the run of keys from s whose octant digit at shift is
+ * key[s]'s, within a cell's sorted keys [s, b) (whose digits ascend): a
+ * binary search, so a cell of many bodies costs its children's count
+ * times a logarithm, not a pass over its bodies. */
+static size_t digit_end(const u64 *key, size_t s, size_t b, int shift)
+{
+	u64 dig = key[s] >> shift & 7;
+	size_t lo = s + 1, hi = b;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((key[mid] >> shift & 7) == dig)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Breadth-first: each cell over its limit gets its non-empty octants
  * appended, so children always come after their parent. */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
@@ -91,9 +83,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
 		t->cell[c].child = t->ncell;
 		for (size_t s = a, e; s < b; s = e) {
-			u64 dig = key[s] >> shift & 7;
-			for (e = s + 1; e < b && (key[e] >> shift & 7) == dig; e++)
-				;
+			e = digit_end(key, s, b, shift);
 			t->cell[t->ncell++] = (nbrt_cell){
 			    .a = s, .b = e, .level = level + 1,
 			    .side = 0.5 * t->cell[c].side};
@@ -148,14 +138,6 @@ void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
 				p->q[w] += ch->q[w];
 		}
 	}
-}
-
-/* For qsort: (key, index) pairs by key, then index. */
-static int by_key(const void *a, const void *b)
-{
-	const u64 *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 :
-	       x[1] > y[1];
 }
 
 /* One side of the run (i or j): positions (and masses) in the caller's
@@ -241,7 +223,7 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 	s->m = calloc(n ? n : 1, sizeof(double)); /* i: no masses */
 	s->sm = malloc(bytes);
 	s->order = malloc((n ? n : 1) * sizeof *s->order);
-	s->key = malloc(2 * (n ? n : 1) * sizeof *s->key);
+	s->key = malloc((n ? n : 1) * sizeof *s->key);
 	for (int d = 0; d < 3; d++)
 		if (!s->x[d] || !s->sx[d])
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
@@ -255,25 +237,27 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 	return 0;
 }
 
-/* Sorts a side along the Morton curve of the cube (lo, side). */
-static void side_sort(Side *s, const double lo[3], double side)
+/* Sorts a side along the Morton curve of the cube (lo, side): keys,
+ * radix sort and gathers of order.c, in parallel. */
+static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 {
-	u64 *pair = s->key; /* (key, index), 2n, then the keys alone */
-	for (size_t e = 0; e < s->n; e++) {
-		double p[3] = {s->x[0][e], s->x[1][e], s->x[2][e]};
-		pair[2 * e] = nbrt_morton(p, lo, side);
-		pair[2 * e + 1] = e;
+	size_t n = s->n;
+	nbrt_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv);
+	if (!kv)
+		return nbrt_fail(rt, "out of memory for the keys of %zu bodies", n);
+	nbrt_order_keys(kv, (const double *const *)s->x, n, 3, lo, side);
+	nbrt_kv *r = nbrt_order_sort(kv, kv + n, n);
+	long long e;
+#pragma omp parallel for schedule(static)
+	for (e = 0; e < (long long)n; e++) {
+		s->order[e] = (size_t)r[e].val;
+		s->key[e] = r[e].key;
 	}
-	qsort(pair, s->n, 2 * sizeof *pair, by_key);
-	for (size_t e = 0; e < s->n; e++) {
-		size_t o = (size_t)pair[2 * e + 1];
-		s->order[e] = o;
-		for (int d = 0; d < 3; d++)
-			s->sx[d][e] = s->x[d][o];
-		s->sm[e] = s->m[o];
-	}
-	for (size_t e = 0; e < s->n; e++)
-		pair[e] = pair[2 * e];
+	free(kv);
+	for (int d = 0; d < 3; d++)
+		nbrt_order_gather(s->sx[d], s->x[d], s->order, n, sizeof(double));
+	nbrt_order_gather(s->sm, s->m, s->order, n, sizeof(double));
+	return 0;
 }
 
 /* i-groups: octants of the sorted i-keys, split until at most gmax bodies
@@ -289,35 +273,61 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 	}
 	int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
 	for (size_t s = a, e; s < b; s = e) {
-		u64 dig = key[s] >> shift & 7;
-		for (e = s + 1; e < b && (key[e] >> shift & 7) == dig; e++)
-			;
+		e = digit_end(key, s, b, shift);
 		cut_groups(key, s, e, level + 1, gmax, grp, ng);
 	}
+}
+
+/* What a walk reads of a cell, packed (64 bytes, a cache line, against
+ * nbrt_cell's 136): its centre of mass, the squared distance within
+ * which it is opened (side^2 / theta^2), and its children or bodies. */
+typedef struct Wcell {
+	double c[3], open2;
+	size_t a, b, child;
+	int nchild;
+} Wcell;
+
+static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
+{
+	Wcell *w = malloc((t->ncell ? t->ncell : 1) * sizeof *w);
+	if (!w) {
+		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
+		return NULL;
+	}
+	long long c;
+#pragma omp parallel for schedule(static)
+	for (c = 0; c < (long long)t->ncell; c++) {
+		const nbrt_cell *p = &t->cell[c];
+		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
+		               p->a, p->b, p->child, p->nchild};
+	}
+	return w;
 }
 
 /* One group's walk over the tree: the cells taken whole into far, the
  * leaves' body ranges into near, both as ranges (of cells, of bodies),
  * neighbours joined: siblings sit side by side in the cell array, leaves
- * in the bodies' order.  With NULL lists it only counts.  A cell is taken when side < theta * the distance from
- * the group's box to its centre of mass. */
-static void walk(const nbrt_octree *t, const double box[6], double th2,
+ * in the bodies' order.  With NULL lists it only counts.  A cell is
+ * taken when side < theta * the distance from the group's box to its
+ * centre of mass. */
+static void walk(const Wcell *cell, size_t ncell, const double box[6],
                  size_t *near, size_t *nn, size_t *far, size_t *nf)
 {
 	size_t stack[8 * (NBRT_TREE_DEPTH + 2)], top = 0;
 	*nn = *nf = 0;
-	if (t->ncell)
+	if (ncell)
 		stack[top++] = 0;
 	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
 	while (top) {
-		const nbrt_cell *p = &t->cell[stack[--top]];
+		size_t c = stack[--top];
+		const Wcell *p = &cell[c];
 		double d2 = 0;
 		for (int d = 0; d < 3; d++) {
-			double g = fmax(fmax(box[d] - p->c[d], p->c[d] - box[3 + d]), 0);
-			d2 += g * g;
+			double g = box[d] - p->c[d], h = p->c[d] - box[3 + d];
+			g = g > h ? g : h;
+			d2 += g > 0 ? g * g : 0;
 		}
-		if (p->side * p->side < th2 * d2) {
-			size_t c = (size_t)(p - t->cell);
+		if (p->open2 < d2) {
 			if (c == fend) {
 				if (far)
 					far[2 * *nf - 1] = c + 1;
@@ -343,8 +353,8 @@ static void walk(const nbrt_octree *t, const double box[6], double th2,
 			end = p->b;
 		} else
 			/* last child first: leaves come off in Morton order */
-			for (int c = p->nchild; c-- > 0;)
-				stack[top++] = p->child + (size_t)c;
+			for (int k = p->nchild; k-- > 0;)
+				stack[top++] = p->child + (size_t)k;
 	}
 }
 
@@ -354,6 +364,7 @@ typedef struct Lists {
 	size_t ng, *grp;
 	size_t *noff, *near, *foff, *far;
 	double *exp[NEXP];
+	Wcell *wc;
 } Lists;
 
 static void lists_free(Lists *L)
@@ -363,6 +374,7 @@ static void lists_free(Lists *L)
 	free(L->near);
 	free(L->foff);
 	free(L->far);
+	free(L->wc);
 	for (int c = 0; c < NEXP; c++)
 		free(L->exp[c]);
 }
@@ -392,8 +404,9 @@ static void group_box(const Side *s, size_t a, size_t b, double box[6])
 		box[d] = INFINITY;
 		box[3 + d] = -INFINITY;
 		for (size_t e = a; e < b; e++) {
-			box[d] = fmin(box[d], s->sx[d][e]);
-			box[3 + d] = fmax(box[3 + d], s->sx[d][e]);
+			double x = s->sx[d][e];
+			box[d] = x < box[d] ? x : box[d];
+			box[3 + d] = x > box[3 + d] ? x : box[3 + d];
 		}
 	}
 }
@@ -402,17 +415,20 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
                       double theta, Lists *L)
 {
 	size_t ng = L->ng;
-	double th2 = theta * theta;
 	L->noff = calloc(ng + 1, sizeof *L->noff);
 	L->foff = calloc(ng + 1, sizeof *L->foff);
 	if (!L->noff || !L->foff)
 		return nbrt_fail(rt, "out of memory for %zu i-groups", ng);
+	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
+	if (!wc)
+		return -1;
 	long long g;
 #pragma omp parallel for schedule(dynamic, 16)
 	for (g = 0; g < (long long)ng; g++) {
 		double box[6];
 		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
-		walk(t, box, th2, NULL, &L->noff[g + 1], NULL, &L->foff[g + 1]);
+		walk(wc, t->ncell, box, NULL, &L->noff[g + 1], NULL,
+		     &L->foff[g + 1]);
 	}
 	for (size_t q = 0; q < ng; q++) {
 		L->noff[q + 1] += L->noff[q];
@@ -442,7 +458,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		double box[6];
 		size_t a, b;
 		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
-		walk(t, box, th2, L->near + 2 * L->noff[g], &a,
+		walk(wc, t->ncell, box, L->near + 2 * L->noff[g], &a,
 		     L->far + 2 * L->foff[g], &b);
 	}
 	/* the cells' expansions, the far kernel's j-elements */
@@ -575,9 +591,7 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
 			                 "'%s'", f->var[v].name);
 		if (role != NB_RMEM)
-			for (size_t e = 0; e < n; e++)
-				memcpy((char *)c->sorted[v] + e * es,
-				       (const char *)c->host[v] + sd->order[e] * es, es);
+			nbrt_order_gather(c->sorted[v], c->host[v], sd->order, n, es);
 		s->t = t;
 		s->host = c->sorted[v];
 		s->arr = NULL;
@@ -595,9 +609,7 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 			continue;
 		nbrt_type t = c->t[v] == (nbrt_type)-1 ? NBRT_DOUBLE : c->t[v];
 		size_t es = type_size(t);
-		for (size_t e = 0; e < si->n; e++)
-			memcpy((char *)c->host[v] + si->order[e] * es,
-			       (const char *)c->sorted[v] + e * es, es);
+		nbrt_order_scatter(c->host[v], c->sorted[v], si->order, si->n, es);
 		if (c->t[v] == (nbrt_type)-1 &&
 		    nbrt_array_write(saved[v].arr, c->host[v]))
 			return -1;
@@ -754,6 +766,21 @@ static int far_streamed(const nbrt *rt, size_t *batch)
 	return !rt->be->host;
 }
 
+/* Widens [*lo, *hi] to hold x[0..n) (finite: checked on reading). */
+static void extent(const double *x, size_t n, double *lo, double *hi)
+{
+	double a = *lo, b = *hi;
+	long long e;
+#pragma omp parallel for reduction(min : a) reduction(max : b) \
+	schedule(static) if (n >= 65536)
+	for (e = 0; e < (long long)n; e++) {
+		a = x[e] < a ? x[e] : a;
+		b = x[e] > b ? x[e] : b;
+	}
+	*lo = a;
+	*hi = b;
+}
+
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t)
 {
@@ -810,20 +837,14 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	for (int d = 0; d < 3; d++) {
 		lo[d] = INFINITY;
 		hi[d] = -INFINITY;
-		for (size_t e = 0; e < ni; e++) {
-			lo[d] = fmin(lo[d], si.x[d][e]);
-			hi[d] = fmax(hi[d], si.x[d][e]);
-		}
-		for (size_t e = 0; e < nj; e++) {
-			lo[d] = fmin(lo[d], sj.x[d][e]);
-			hi[d] = fmax(hi[d], sj.x[d][e]);
-		}
+		extent(si.x[d], ni, &lo[d], &hi[d]);
+		extent(sj.x[d], nj, &lo[d], &hi[d]);
 		side = fmax(side, hi[d] - lo[d]);
 	}
 	side = side > 0 && isfinite(side) ? side * (1 + 0x1p-20) :
 	       side > 0 ? HUGE_VAL : 1;
-	side_sort(&si, lo, side);
-	side_sort(&sj, lo, side);
+	if (side_sort(rt, &si, lo, side) || side_sort(rt, &sj, lo, side))
+		goto out;
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
 	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
