@@ -3,7 +3,8 @@
  * field far/gravity_quad.nbl) on a Plummer sphere of N bodies, the tree's
  * phases timed, and its force error against the direct run's.
  * usage: treebench N THETA DEVICE [BUCKET GROUP SEED]; prints one CSV row
- * after a header. */
+ * after a header (mbodies_s: N over the tree's whole time, in millions;
+ * far_mode: NBRT_TREE_FAR, how the far field ran). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,14 +110,21 @@ int main(int argc, char **argv)
 		e[i] = a2 > 0 ? sqrt(d2 / a2) : 0;
 	}
 	qsort(e, n, sizeof *e, cmp);
+	/* other_s: the tree's time outside its phases (reading the columns,
+	 * the sorted copies, the results scattered back) */
+	double other = ttree;
+	for (int q = 0; q < 5; q++)
+		other -= st.time[q];
 	printf("n,theta,bucket,group,direct_s,tree_s,speedup,build_s,moments_s,"
-	       "walk_s,far_s,near_s,cells,groups,near_pairs,far_pairs,"
-	       "err_median,err_99,device\n");
-	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%zu,%zu,"
-	       "%.4g,%.4g,%.3g,%.3g,%s\n", n, theta, bucket, group, tdirect,
-	       ttree, tdirect / ttree, st.time[0], st.time[1], st.time[2],
-	       st.time[3], st.time[4], st.cells, st.groups, st.near_pairs,
-	       st.far_pairs, e[n / 2], e[(size_t)(0.99 * (double)(n - 1))],
+	       "walk_s,far_s,near_s,other_s,mbodies_s,cells,groups,near_pairs,"
+	       "far_pairs,err_median,err_99,far_mode,device\n");
+	const char *mode = getenv("NBRT_TREE_FAR");
+	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,"
+	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,%s\n", n, theta, bucket,
+	       group, tdirect, ttree, tdirect / ttree, st.time[0], st.time[1],
+	       st.time[2], st.time[3], st.time[4], other, 1e-6 * (double)n / ttree,
+	       st.cells, st.groups, st.near_pairs, st.far_pairs, e[n / 2],
+	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default",
 	       nbrt_device_name(rt));
 	free(e);
 	for (int q = 0; q < NCOL; q++)

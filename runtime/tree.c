@@ -8,8 +8,15 @@
 #include <string.h>
 #include "core.h"
 #include "order.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef unsigned long long u64;
+
+/* Loops over fewer elements run on one thread: a parallel region costs
+ * more than they do (and on a loaded machine, a time slice). */
+enum { PAR = 65536 };
 
 /* The BMEM names of a far kernel, in the order of Exp's columns. */
 enum { CX, CY, CZ, CM, QXX, QYY, QZZ, QXY, QXZ, QYZ, NEXP };
@@ -248,7 +255,7 @@ static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 	nbrt_order_keys(kv, (const double *const *)s->x, n, 3, lo, side);
 	nbrt_kv *r = nbrt_order_sort(kv, kv + n, n);
 	long long e;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= PAR)
 	for (e = 0; e < (long long)n; e++) {
 		s->order[e] = (size_t)r[e].val;
 		s->key[e] = r[e].key;
@@ -295,7 +302,7 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 		return NULL;
 	}
 	long long c;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
 	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
@@ -411,25 +418,75 @@ static void group_box(const Side *s, size_t a, size_t b, double box[6])
 	}
 }
 
+/* A thread's lists, grown before each walk to room for one more list
+ * of each kind (at most a range a cell). */
+typedef struct Buf {
+	size_t *near, *far, nn, nf, cap;
+	int bad;
+} Buf;
+
+static void buf_room(Buf *u, size_t ncell)
+{
+	if (u->bad || (u->nn + ncell <= u->cap && u->nf + ncell <= u->cap))
+		return;
+	size_t cap = 2 * u->cap + ncell;
+	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
+	            realloc(u->near, 2 * cap * sizeof *n) : NULL;
+	if (n)
+		u->near = n;
+	size_t *f = n ? realloc(u->far, 2 * cap * sizeof *f) : NULL;
+	if (f)
+		u->far = f;
+	u->bad = !n || !f;
+	if (!u->bad)
+		u->cap = cap;
+}
+
+/* Every group walked once (in parallel), its lists into its thread's
+ * buffer; then the memory checked, the lists joined in group order. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
                       double theta, Lists *L)
 {
 	size_t ng = L->ng;
 	L->noff = calloc(ng + 1, sizeof *L->noff);
 	L->foff = calloc(ng + 1, sizeof *L->foff);
-	if (!L->noff || !L->foff)
-		return nbrt_fail(rt, "out of memory for %zu i-groups", ng);
+	size_t *at = malloc(3 * (ng ? ng : 1) * sizeof *at); /* thread, n, f */
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	Buf *buf = calloc((size_t)nt, sizeof *buf);
+	int res = -1, bad = 0;
+	if (!L->noff || !L->foff || !at || !buf) {
+		nbrt_fail(rt, "out of memory for %zu i-groups", ng);
+		goto out;
+	}
 	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
-		return -1;
+		goto out;
 	long long g;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (ng >= 256)
 	for (g = 0; g < (long long)ng; g++) {
+		int me = 0;
+#ifdef _OPENMP
+		me = omp_get_thread_num();
+#endif
+		Buf *u = &buf[me];
 		double box[6];
+		buf_room(u, t->ncell);
+		if (u->bad)
+			continue;
 		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
-		walk(wc, t->ncell, box, NULL, &L->noff[g + 1], NULL,
-		     &L->foff[g + 1]);
+		at[3 * g] = (size_t)me;
+		at[3 * g + 1] = u->nn;
+		at[3 * g + 2] = u->nf;
+		walk(wc, t->ncell, box, u->near + 2 * u->nn, &L->noff[g + 1],
+		     u->far + 2 * u->nf, &L->foff[g + 1]);
+		u->nn += L->noff[g + 1];
+		u->nf += L->foff[g + 1];
 	}
+	for (int q = 0; q < nt; q++)
+		bad |= buf[q].bad;
 	for (size_t q = 0; q < ng; q++) {
 		L->noff[q + 1] += L->noff[q];
 		L->foff[q + 1] += L->foff[q];
@@ -437,29 +494,31 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	size_t nn = L->noff[ng], nf = L->foff[ng];
 	double need = 2.0 * (double)(nn + nf) * sizeof(size_t) +
 	              (double)t->ncell * NEXP * sizeof(double);
-	if (need > nbrt_host_memory()) {
+	if (bad || need > nbrt_host_memory()) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
-		return nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%zu "
-		                 "near ranges, %zu far ranges) need %s, more than "
-		                 "this process may use", ng, nn, nf, b);
+		nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%s%zu near "
+		          "ranges, %zu far ranges) need %s, more than this process "
+		          "may use", ng, bad ? "more than " : "", nn, nf, b);
+		goto out;
 	}
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
 	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
-	int bad = !L->near || !L->far;
+	bad = !L->near || !L->far;
 	for (int c = 0; c < NEXP; c++)
 		bad |= !(L->exp[c] = malloc((t->ncell ? t->ncell : 1) *
 		                            sizeof(double)));
-	if (bad)
-		return nbrt_fail(rt, "out of memory for the lists of %zu groups",
-		                 ng);
-#pragma omp parallel for schedule(dynamic, 16)
+	if (bad) {
+		nbrt_fail(rt, "out of memory for the lists of %zu groups", ng);
+		goto out;
+	}
+#pragma omp parallel for schedule(static) if (ng >= 256)
 	for (g = 0; g < (long long)ng; g++) {
-		double box[6];
-		size_t a, b;
-		group_box(si, L->grp[2 * g], L->grp[2 * g + 1], box);
-		walk(wc, t->ncell, box, L->near + 2 * L->noff[g], &a,
-		     L->far + 2 * L->foff[g], &b);
+		const Buf *u = &buf[at[3 * g]];
+		memcpy(L->near + 2 * L->noff[g], u->near + 2 * at[3 * g + 1],
+		       2 * (L->noff[g + 1] - L->noff[g]) * sizeof *L->near);
+		memcpy(L->far + 2 * L->foff[g], u->far + 2 * at[3 * g + 2],
+		       2 * (L->foff[g + 1] - L->foff[g]) * sizeof *L->far);
 	}
 	/* the cells' expansions, the far kernel's j-elements */
 	for (size_t e = 0; e < t->ncell; e++) {
@@ -471,7 +530,15 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		for (int w = 0; w < 6; w++)
 			L->exp[QXX + w][e] = p->q[w];
 	}
-	return 0;
+	res = 0;
+out:
+	for (int q = 0; buf && q < nt; q++) {
+		free(buf[q].near);
+		free(buf[q].far);
+	}
+	free(buf);
+	free(at);
+	return res;
 }
 
 /* The far kernel's variables against the kernel's: its LMEMs and CONSTs
@@ -659,7 +726,7 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 	}
 	size_t most = 1, total = 0;
 	long long g;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ng >= PAR / 64)
 	for (g = 0; g < (long long)ng; g++) {
 		size_t c = 0;
 		for (size_t e = L->foff[g]; e < L->foff[g + 1]; e++)
@@ -670,10 +737,10 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 		most = len[q] > most ? len[q] : most;
 		total += len[q];
 	}
-	/* a stream of at most 2^22 expansions or an eighth of the memory
+	/* a stream of at most 2^24 expansions or an eighth of the memory
 	 * left, and at least the longest list */
 	double room = nbrt_host_memory() / 8 / (NEXP * sizeof(double));
-	size_t cap = total < ((size_t)1 << 22) ? total : (size_t)1 << 22;
+	size_t cap = total < ((size_t)1 << 24) ? total : (size_t)1 << 24;
 	if ((double)cap > room)
 		cap = (size_t)room;
 	if (batch && cap > batch)
@@ -712,7 +779,7 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 			rg[2 * (g1 - g0) + 1] = at += len[g1];
 		}
 		off[g1 - g0] = g1 - g0;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (at >= PAR)
 		for (g = (long long)g0; g < (long long)g1; g++) {
 			size_t to = rg[2 * ((size_t)g - g0)];
 			for (size_t e = L->foff[g]; e < L->foff[g + 1]; e++)
@@ -772,7 +839,7 @@ static void extent(const double *x, size_t n, double *lo, double *hi)
 	double a = *lo, b = *hi;
 	long long e;
 #pragma omp parallel for reduction(min : a) reduction(max : b) \
-	schedule(static) if (n >= 65536)
+	schedule(static) if (n >= PAR)
 	for (e = 0; e < (long long)n; e++) {
 		a = x[e] < a ? x[e] : a;
 		b = x[e] > b ? x[e] : b;

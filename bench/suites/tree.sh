@@ -3,16 +3,22 @@
 # far/gravity_quad.nbl) on a Plummer sphere, theta 0.5, buckets of 16 and
 # groups of 64, for each N: both runs' wall times (the second of two, so
 # builds are out), the tree's phases (sort and build, moments, walk, far
-# run, near run), its pairs and its force error against the direct run
-# (median, 99th percentile).  bench/treebench.c, built by make
-# bin/treebench; the tree is built and walked on the host (OpenMP).
-about="treecode against direct summation: float gravity, theta 0.5, phases timed"
-params="device ns theta bucket group"
+# run, near run, the rest: copies and scatter), its rate in millions of
+# bodies a second, its pairs and its force error against the direct run
+# (median, 99th percentile); then the crossover, the least N from which
+# the tree is faster.  bench/treebench.c, built by make bin/treebench; the
+# tree is built and walked on the host (OpenMP).  far=stream or cells
+# picks how the far field runs (NBRT_TREE_FAR; "" the default: the
+# stream but on the host C path).  The issue's headline on a GPU:
+# ns="8192 16384 32768 65536 131072 262144 4194304".
+about="treecode against direct summation: float gravity, theta 0.5, phases timed, crossover"
+params="device ns theta bucket group far"
 device=host
-ns="16384 65536"
+ns="8192 16384 32768 65536"
 theta=0.5
 bucket=16
 group=64
+far=
 
 suite_run() {
 	[ -x "$BIN/treebench" ] || {
@@ -20,13 +26,19 @@ suite_run() {
 		return 1
 	}
 	first=1
+	: >"$T/treerows"
 	for n in $ns; do
-		"$BIN/treebench" "$n" "$theta" "$device" "$bucket" "$group" \
-			</dev/null >"$T/row" 2>"$T/err" ||
+		NBRT_TREE_FAR=$far "$BIN/treebench" "$n" "$theta" "$device" \
+			"$bucket" "$group" </dev/null >"$T/row" 2>"$T/err" ||
 			{ note "failed at N = $n: $(tail -n 1 "$T/err")"; continue; }
 		if [ $first = 1 ]; then head -n 1 "$T/row"; first=0; fi
-		tail -n 1 "$T/row"
+		tail -n 1 "$T/row" | tee -a "$T/treerows"
 	done
-	note "speedup = direct_s / tree_s; phases in seconds, the tree's total"
-	note "tree_s also holds sorting the results back and the copies"
+	note "speedup = direct_s / tree_s; phases in seconds; other_s: the"
+	note "tree's time outside them (columns read, sorted copies, scatter)"
+	note "$(awk -F, '{ if (!c && $7 > 1) c = $1; last = $1 }
+		END { if (c) print "crossover: the tree is faster from N = " c;
+		      else print "crossover: direct is faster up to N = " last }' \
+		"$T/treerows")"
+	awk -F, '{ printf "# N %8d  direct %8.4g s  tree %8.4g s  (%5.3g Mbodies/s)  build %.3g  moments %.3g  walk %.3g  far %.3g  near %.3g  other %.3g\n", $1, $5, $6, $14, $8, $9, $10, $11, $12, $13 }' "$T/treerows"
 }
