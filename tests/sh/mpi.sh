@@ -115,9 +115,18 @@ done
 if [ -n "$POCL" ]; then
 	A="-n 300 --steps 3 --seed $SEED --csv --device cpu --out"
 	"$BIN/nbody" $A "$T/q1" >/dev/null
-	mpi 2 "$BIN/nbody" $A "$T/q2" >/dev/null 2>&1 || die "nbody PoCL -np 2"
-	close "$T/q1/snap_000003.csv" "$T/q2/snap_000003.csv" 1e-5 ||
-		die "nbody PoCL -np 2: the last snapshot differs"
+	# (the bodies stay on the device, each rank's part in arrays of
+	# its own; with fewer bodies than ranks, on the host)
+	for np in $NPS; do
+		mpi $np "$BIN/nbody" $A "$T/q$np" >/dev/null 2>&1 || die "nbody PoCL -np $np"
+		close "$T/q1/snap_000003.csv" "$T/q$np/snap_000003.csv" 1e-5 ||
+			die "nbody PoCL -np $np: the last snapshot differs"
+	done
+	"$BIN/nbody" -n 2 --steps 2 --csv --device cpu >"$T/n1.csv"
+	mpi 3 "$BIN/nbody" -n 2 --steps 2 --csv --device cpu >"$T/n3.csv" 2>/dev/null ||
+		die "nbody PoCL, 2 bodies on 3 ranks"
+	[ "$(cut -d, -f1-11 "$T/n1.csv")" = "$(cut -d, -f1-11 "$T/n3.csv")" ] ||
+		die "nbody PoCL, 2 bodies on 3 ranks: the summary differs"
 fi
 
 # oneloop: the points shared, and a scan's rows shared (columns in
