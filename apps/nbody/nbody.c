@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	free(r.rde);
 	snap_data_free(&d);
 	for (int i = 0; i < A_N; i++)
-		nbrt_array_free(fc.arr[i]);
+		nbrt_array_free(fc.arr[i]), nbrt_array_free(fc.own[i]);
 	if (fc.k)
 		nbrt_free(fc.k);
 	if (fc.rt)

@@ -62,6 +62,11 @@ typedef struct force {
 	nbrt_kernel *k;
 	nbrt *rt;
 	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
+	/* under MPI on a device with doubles: this rank's part [lo, hi) of
+	 * the state from A_X on, which its kernel reads and writes (NULL:
+	 * one rank, or the bodies on the host) */
+	nbrt_array *own[A_N];
+	size_t lo, hi;
 	double t_kernel, t_total; /* summed over the timed evaluations */
 	int untimed;              /* evaluations for the energy alone */
 	double t_comm;            /* par_comm_time() when the steps began */
