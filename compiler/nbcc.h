@@ -364,6 +364,8 @@ const char *nb_version(void);
 const char *nb_enum_name(const char *type, int v);
 /* NB_SOURCE_EXT: ".nbl" */
 const char *nb_source_ext(void);
+/* NB_MAX_SOURCE, so a binding refuses a larger file before reading it */
+size_t nb_max_source(void);
 /* An nb_options on the heap, nb_options_init'ed (NULL when out of
  * memory), to fill through nb_options_parse; freed by nb_options_free. */
 nb_options *nb_options_new(void);

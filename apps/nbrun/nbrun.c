@@ -383,7 +383,9 @@ static int parse_args(int argc, char **argv, Args *a)
 		OPT(OPT_CALL, "--random", "NI,NJ", a,
 		    "random inputs instead of --i and --j: every LMEM\n"
 		    "and BMEM uniform in (0,1); CONSTs not given\n"
-		    "by --const random in (0,1) too (shown on stderr)",
+		    "by --const random in (0,1) too (shown on stderr);\n"
+		    "one seed gives every precision the same values\n"
+		    "(float's rounded, dd's with random low parts)",
 		    .call = parse_random),
 		OPT(OPT_U64, "--seed", "S", &a->seed,
 		    "seed of --random (default: from the clock; the\n"
@@ -707,28 +709,35 @@ static void apply_maps(const Args *a, Side *l, Side *b)
 
 /* --- random inputs ------------------------------------------------------ */
 
-static unsigned short rng[3];
+/* Two streams: rng gives every value's high part and rng_lo only dd low
+ * parts, so one seed gives float, double and dd the same high parts
+ * (float's rounded from double's) and precisions compare on equal inputs. */
+static unsigned short rng[3], rng_lo[3];
 
 static void seed_rng(unsigned long long s)
 {
 	rng[0] = (unsigned short)s;
 	rng[1] = (unsigned short)(s >> 16);
 	rng[2] = (unsigned short)((s >> 32) ^ (s >> 48));
+	for (int k = 0; k < 3; k++)
+		rng_lo[k] = rng[k] ^ 0x5a5a;
 }
 
 /* Uniform in (0,1) at the precision of t; a dd gets a random low part
- * below half an ulp of its high part, so it is a normalized dd. */
+ * below half an ulp of its high part, so it is a normalized dd.  Draws
+ * that round to 0 or 1 in float are skipped in every precision, to keep
+ * the streams in step. */
 static void uniform(nb_prec t, double v[2])
 {
 	double u;
 	do
 		u = erand48(rng);
-	while (u == 0 || (t == NB_FLOAT && ((float)u == 0 || (float)u == 1)));
+	while (u == 0 || (float)u == 0 || (float)u == 1);
 	v[0] = t == NB_FLOAT ? (float)u : u;
 	v[1] = 0;
 	if (t == NB_DD) {
 		double ulp = nextafter(u, 2) - u;
-		v[1] = (erand48(rng) - 0.5) * ulp;
+		v[1] = (erand48(rng_lo) - 0.5) * ulp;
 	}
 }
 

@@ -61,6 +61,7 @@ def _proto(lib: ctypes.CDLL, name: str, res: Any, *args: Any) -> None:
 _proto(cc, "nb_version", c_char_p)
 _proto(cc, "nb_enum_name", c_char_p, c_char_p, c_int)
 _proto(cc, "nb_source_ext", c_char_p)
+_proto(cc, "nb_max_source", c_size_t)
 _proto(cc, "nb_prec_scalars", c_int, c_int)
 _proto(cc, "nb_prec_scalar_bytes", c_size_t, c_int)
 _proto(cc, "nb_target_of_ext", c_char_p, c_char_p)

@@ -54,7 +54,14 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         raise TypeError("Kernel(): a path or the source text is needed, "
                         "not %s" % type(source).__name__)
     with open(path, "rb") as f:
-        return path, f.read(), path
+        # as nbcc reads a file: no more than one byte past the limit, so
+        # that /dev/zero or a huge file is refused, not loaded
+        text = f.read(_facts.MAX_SOURCE + 1)
+    if len(text) > _facts.MAX_SOURCE:
+        raise ValueError("Kernel(): '%s' is larger than %d MiB, the largest "
+                         "source nbcc compiles" %
+                         (path, _facts.MAX_SOURCE >> 20))
+    return path, text, path
 
 
 def _free(dev: Device, h: int) -> None:
@@ -102,7 +109,8 @@ class Kernel:
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
                 b"--name" not in text:
-            flags.append("--name=kernel")  # not "_string_"
+            # not "_string_", nor "kernel" ("kernel kernel: ...")
+            flags.append("--name=unnamed")
         self._opts = _options.Options(flags)
         self._text = text
         self._name = name
@@ -280,7 +288,11 @@ class Kernel:
             if x.shape != ():
                 raise ValueError(self._fail("%s: one value is needed, not "
                                             "shape %s" % (what, x.shape)))
-            return float(x.hi), float(x.lo)
+            hi, lo = float(x.hi), float(x.lo)
+            if not np.isfinite(hi + lo):
+                raise ValueError(self._fail("%s: %r is not a finite number"
+                                            % (what, hi + lo)))
+            return hi, lo
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
         a = np.asarray(x)
@@ -292,8 +304,14 @@ class Kernel:
                                         "%s" % (what, a.shape)))
         if a.dtype == np.longdouble and np.dtype(np.longdouble) != np.float64:
             d = dd(a)
-            return float(d.hi), float(d.lo)
-        return float(a), 0.0
+            hi, lo = float(d.hi), float(d.lo)
+        else:
+            hi, lo = float(a), 0.0
+        if not np.isfinite(hi):
+            # as nbrun --const and read_decimal refuse it
+            raise ValueError(self._fail("%s: %r is not a finite number" %
+                                        (what, hi)))
+        return hi, lo
 
     def __call__(self, /, **given: Any) -> Dict[str, Result]:
         inputs, options = _pairs.split([v.name for v in self.variables],
