@@ -138,6 +138,8 @@ typedef struct nb_defaults {
 	 * pairs entry computes each pair once from this many elements up,
 	 * where it was measured faster; 0: never (Newton's third law) */
 	int newton_min;
+	/* and so in cell lists (nbrt_run_cutoff, self) */
+	int newton_cells_min;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

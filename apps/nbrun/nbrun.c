@@ -66,6 +66,7 @@ typedef struct Args {
 	double cutoff;
 	char *posbuf;
 	int dim, nperiod, self;
+	int newton; /* --newton: nbrt_newton's order, auto on off */
 	const char *ipos[3], *jpos[3];
 	double period[3];
 } Args;
@@ -243,9 +244,6 @@ static int check_pairs(const Args *a)
 	if (!a->cutoff_seen && a->periodic_arg)
 		return fail(USAGE, "--periodic is for --cutoff: give --cutoff RC "
 		            "and --pos too");
-	if (!a->cutoff_seen && a->self)
-		return fail(USAGE, "--self is for --cutoff: give --cutoff RC and "
-		            "--pos too");
 	if (a->self && !a->ijfile)
 		return fail(USAGE, "--self says that the i-elements are the "
 		            "j-elements: that is so only with --ij FILE");
@@ -361,7 +359,13 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "with --cutoff and --ij: the i-elements are the\n"
 		    "j-elements (each --pos pair read from one column,\n"
 		    "as --map xi=x,xj=x does), so a kernel declared\n"
-		    "symmetric may compute each pair once"),
+		    "symmetric may compute each pair once (with\n"
+		    "--cutoff in its cell lists, else in the dense run)"),
+		OPT(OPT_CHOICE, "--newton", "M", &a->newton,
+		    "with --self: auto (default: where the defaults\n"
+		    "table measured it faster), on or off, Newton's\n"
+		    "third law for a kernel declared symmetric",
+		    .words = "auto|on|off"),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
 		    .call = parse_const),
@@ -481,7 +485,8 @@ static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
 		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
 	*k = nbrt_load(rt, a->kernel, &a->opt);
-	if (!*k || (a->tune > 0 && nbrt_set_tune(*k, a->tune)))
+	if (!*k || (a->tune > 0 && nbrt_set_tune(*k, a->tune)) ||
+	    nbrt_set_newton(*k, (nbrt_newton)a->newton))
 		return fail(FAILED, "%s", nbrt_error(rt));
 	if (a->tune > 0 && !nbl)
 		fprintf(stderr, "nbrun: warning: --tune is ignored: %s is compiled "
@@ -1061,6 +1066,7 @@ static void report_time(double *t, int reps, size_t ni, size_t nj,
 typedef struct Pairs {
 	const nbrt_ranges *ranges;
 	const nbrt_cutoff *cut;
+	int self; /* without cut: a dense self run (nbrt_run_self) */
 } Pairs;
 
 /* The run, R times under --repeat; the kernel times into t. */
@@ -1071,7 +1077,8 @@ static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
 	for (int r = 0; r < reps; r++) {
 		int rc = p->ranges ? nbrt_run_ranges(k, ni, nj, p->ranges)
 		       : p->cut ? nbrt_run_cutoff(k, ni, nj, p->cut)
-		                : nbrt_run(k, ni, nj);
+		       : p->self ? nbrt_run_self(k, ni)
+		                 : nbrt_run(k, ni, nj);
 		if (rc)
 			return fail(FAILED, "%s", nbrt_error(rt));
 		t[r] = nbrt_kernel_time(k);
@@ -1146,7 +1153,7 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	nbrt_ranges part;
 	size_t *pgroup = NULL;
 	nbrt_cutoff cut = make_cutoff(a);
-	Pairs pairs = {NULL, a->cutoff_seen ? &cut : NULL};
+	Pairs pairs = {NULL, a->cutoff_seen ? &cut : NULL, cut.self};
 	if (!rc && a->ranges) {
 		if (ranges_part(&rf, lo, hi, &part, &pgroup))
 			rc = fail(FAILED, "out of memory");
@@ -1160,7 +1167,7 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = run_timed(a, rt, k, hi - lo, b.len, &pairs, t);
 	double npairs = -1;
 	if (!(rc = par_agree(rc))) {
-		if (pairs.ranges || pairs.cut)
+		if (pairs.ranges || pairs.cut || pairs.self)
 			npairs = all_pairs(k);
 		for (int c = 0; c < r.n; c++)
 			par_gather(r.col[c].data, r.len, esize(r.col[c].type), 0);

@@ -1,6 +1,8 @@
 """_pairs.py: which pairs a call runs when not every (i, j): the
 block-sparse lists of ranges= (nbrt_run_ranges) or the cell lists of
-cutoff=, pos=, periodic= and self= (nbrt_run_cutoff), checked here for
+cutoff=, pos=, periodic= and self= (nbrt_run_cutoff), or with self=
+alone the dense self run (nbrt_run_self), newton= saying whether a self
+run may use Newton's third law (nbrt_set_newton); checked here for
 their shapes and types and handed to the library's flat entries
 (runtime/query.c); the values (bounds, overlaps, a cutoff of 0, names)
 are the runtime's to judge, and its message is raised."""
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 # the keyword arguments a call takes besides the kernel's variables
-OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self")
+OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self", "newton")
+# newton='s words, in nbrt_newton's order
+NEWTON = ("auto", "on", "off")
 
 
 def _index_array(fail: Callable[[str], str], what: str, x: Any,
@@ -52,18 +56,35 @@ class Pairs:
         self.names: Tuple[List[bytes], List[bytes]] = ([], [])
         self.period: List[float] = []
         self.same = False
+        self.newton = 0
         given = [k for k in OPTIONS if options.get(k) is not None]
         if "ranges" in given and "cutoff" in given:
             raise ValueError(fail("ranges= and cutoff= both choose the "
                                   "pairs that run: give one or the other"))
         if "ranges" in given:
             self._ranges(fail, options["ranges"])
-        for k in ("pos", "periodic", "self"):
+        for k in ("pos", "periodic"):
             if k in given and "cutoff" not in given:
                 raise ValueError(fail("%s= is for cutoff=: give cutoff= and "
                                       "pos= too" % k))
+        if "self" in given and "ranges" in given:
+            raise ValueError(fail("self= is for cutoff= or the dense run, "
+                                  "not ranges="))
+        self.same = self._same(fail, options.get("self"))
         if "cutoff" in given:
             self._cutoff(fail, options)
+        m = options.get("newton")
+        if m is not None and (not isinstance(m, str) or m not in NEWTON):
+            raise ValueError(fail("newton=%r: expected \"auto\", \"on\" or "
+                                  "\"off\"" % (m,)))
+        self.newton = NEWTON.index(m) if m is not None else 0
+
+    @staticmethod
+    def _same(fail: Callable[[str], str], same: Any) -> bool:
+        if same is not None and not isinstance(same, (bool, np.bool_)):
+            raise TypeError(fail("self= takes True or False, not %s" %
+                                 type(same).__name__))
+        return bool(same)
 
     def _ranges(self, fail: Callable[[str], str], r: Any) -> None:
         if not isinstance(r, (tuple, list)) or len(r) != 3:
@@ -120,14 +141,11 @@ class Pairs:
                                   "axis or %d, one per axis of pos= (0: "
                                   "open)" % dim))
         self.period = [float(p) for p in per]
-        same = options.get("self")
-        if same is not None and not isinstance(same, (bool, np.bool_)):
-            raise TypeError(fail("self= takes True or False, not %s" %
-                                 type(same).__name__))
-        self.same = bool(same)
 
     def run(self, h: int, ni: int, nj: int) -> int:
         """The run (0, or -1 with the runtime's message set)."""
+        if rt.nbrt_set_newton(h, self.newton):
+            return -1
         if self.arrays:
             g, o, e = self.arrays
 
@@ -144,7 +162,7 @@ class Pairs:
                 h, ni, nj, self.cutoff, dim, names(*self.names[0]),
                 names(*self.names[1]), per, int(self.same))
             return r
-        r = rt.nbrt_run(h, ni, nj)
+        r = rt.nbrt_run_self(h, ni) if self.same else rt.nbrt_run(h, ni, nj)
         return r
 
 

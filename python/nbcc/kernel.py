@@ -86,7 +86,11 @@ class Kernel:
     Keywords choose fewer pairs (docs/python.md): ranges=(groups,
     offsets, ranges), the block-sparse lists of nbrt_run_ranges; or
     cutoff=RC with pos=(("xi", ...), ("xj", ...)), periodic=L or
-    (Lx, ...) and self=True, cell lists (nbrt_run_cutoff).  A kernel
+    (Lx, ...) and self=True, cell lists (nbrt_run_cutoff).  self=True
+    alone: i and j are the same elements, a dense self run
+    (nbrt_run_self); newton="auto" (default), "on" or "off": whether a
+    self run of a kernel declared SYMMETRIC/ANTISYMMETRIC computes each
+    pair once (k.newton_used says whether the last run did).  A kernel
     variable of one of those names is an input: k.run(inputs, **options)
     keeps the two apart."""
 
@@ -101,6 +105,7 @@ class Kernel:
     total_time: float
     launches: int
     pairs: float
+    newton_used: bool
 
     def __init__(self, source: Source, precision: Optional[str] = None,
                  device: Optional[str] = None, **options: Any) -> None:
@@ -127,6 +132,7 @@ class Kernel:
         self._h = h
         self._fin = weakref.finalize(self, _free, d, h)
         self.kernel_time = self.total_time = self.pairs = 0.0
+        self.newton_used = False
         self.launches = 0
         self._read_iface()
 
@@ -322,7 +328,7 @@ class Kernel:
             **options: Any) -> Dict[str, Result]:
         """The run of k(**inputs, **options), the inputs by name in a
         mapping and the options (ranges=, cutoff=, pos=, periodic=,
-        self=) apart, whatever the kernel's variables are called."""
+        self=, newton=) apart, whatever the kernel's variables are called."""
         for k in options:
             if k not in _pairs.OPTIONS:
                 raise TypeError(self._fail(
@@ -351,6 +357,10 @@ class Kernel:
             raise ValueError(self._fail("no LMEM, so no array gives Ni"))
         ni = n["LMEM"][1]
         nj = n["BMEM"][1] if "BMEM" in n else 0
+        if pairs.same and ni != nj:
+            raise ValueError(self._fail(
+                "self=True: the i-elements are the j-elements, but Ni = %d "
+                "and Nj = %d" % (ni, nj)))
         d = self._dev
         with d.lock:
             self._check_memory(ni, nj)
@@ -376,6 +386,7 @@ class Kernel:
             # the GIL is released for the run (ctypes): other threads go on
             r = pairs.run(self._h, ni, nj)
             self.pairs = rt.nbrt_pairs(self._h)
+            self.newton_used = bool(rt.nbrt_newton_used(self._h))
             self.kernel_time = rt.nbrt_kernel_time(self._h)
             self.total_time = rt.nbrt_total_time(self._h)
             self.launches = rt.nbrt_launches(self._h)
