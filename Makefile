@@ -113,7 +113,7 @@ NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
 ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c apps/oneloop/digits.c \
                apps/oneloop/fit.c
 # nbrun's own files: the reader of --ranges files
-NBRUN_SRC   := apps/nbrun/ranges.c
+NBRUN_SRC   := apps/nbrun/ranges.c apps/nbrun/tree.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
