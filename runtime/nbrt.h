@@ -282,6 +282,12 @@ typedef struct nbrt_tree {
  * is allocated.  Returns 0 or -1. */
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t);
+/* The same for bindings (query.c): nbrt_tree's fields as arguments,
+ * ipos and jpos three names each, jsrc three or NULL; no stats. */
+int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
+                       size_t nj, double theta, size_t bucket, size_t group,
+                       const char *const *ipos, const char *const *jpos,
+                       const char *jmass, const char *const *jsrc);
 
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available
