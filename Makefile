@@ -472,6 +472,11 @@ $(BIN)/treebench: bench/treebench.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the treecode's accuracy against double direct (sh bench/run.sh treeacc)
+$(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 # the CPU suite, and the GPU transforms where a GPU answers, each into a
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
 # SUITE, sh bench/run.sh list)
