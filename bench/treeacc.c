@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "nbrt.h"
+#include "timing.h"
 
 /* the columns of either kernel: positions, sources, results */
 enum { XI, YI, ZI, XJ, YJ, ZJ, S0, S1, S2, R0, R1, R2, NCOL };
@@ -26,19 +27,6 @@ static const char *const cname[2] = {"eps2", "isig3"};
 static const double cval[2] = {1e-4, 8000}; /* sigma 0.05 */
 
 static unsigned short rng[3];
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static void plummer(double p[3])
 {
@@ -139,11 +127,11 @@ int main(int argc, char **argv)
 		nbrt_tree t = {theta, 16, 64, {"xi", "yi", "zi"}, {"xj", "yj", "zj"},
 		               vk ? NULL : "mj", &st,
 		               {vk ? "gx" : NULL, vk ? "gy" : NULL, vk ? "gz" : NULL}};
-		double t0 = now();
+		double t0 = clk(CLOCK_MONOTONIC);
 		if (nbrt_run_tree(k, far, n, n, &t))
 			return fprintf(stderr, "treeacc: tree: %s\n", nbrt_error(rt)),
 			       1;
-		double tt = now() - t0;
+		double tt = clk(CLOCK_MONOTONIC) - t0;
 		for (size_t s = 0; s < ns; s++) {
 			double d2 = 0, a2 = 0;
 			for (int d = 0; d < 3; d++) {
