@@ -10,10 +10,91 @@
 
 typedef unsigned long long u64;
 
-/* The BMEM names of a far kernel, in the order of Exp's columns. */
-enum { CX, CY, CZ, CM, QXX, QYY, QZZ, QXY, QXZ, QYZ, NEXP };
-static const char *const expname[NEXP] = {
-	"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"};
+/* The expansion kinds.  A far kernel's BMEMs name columns of one kind
+ * (the first kind holding them all is taken); the kind says which source
+ * columns of the bodies it needs (nsrc 1: nbrt_tree's jmass; 3: jsrc, a
+ * vector) and fills its columns, one value a cell, bottom-up in double.
+ * The walk's centre is the centre of mass, or of |source| for a vector. */
+enum { MAXCOL = 15 };
+typedef struct Kind {
+	const char *what;
+	int nsrc, ncol;
+	const char *col[MAXCOL];
+	void (*fill)(const nbrt_octree *t, double *const x[3],
+	             double *const s[3], double *const col[]);
+} Kind;
+
+static void fill_gravity(const nbrt_octree *, double *const[3],
+                         double *const[3], double *const[]);
+static void fill_vortex(const nbrt_octree *, double *const[3],
+                        double *const[3], double *const[]);
+
+static const Kind kinds[] = {
+	{"gravity monopole and quadrupole (far/gravity_quad.nbl)", 1, 10,
+	 {"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"},
+	 fill_gravity},
+	{"vortex strength and first moments (far/biot_savart_dipole.nbl)", 3,
+	 15, {"cx", "cy", "cz", "cgx", "cgy", "cgz", "dxx", "dxy", "dxz", "dyx",
+	      "dyy", "dyz", "dzx", "dzy", "dzz"}, fill_vortex},
+};
+enum { NKIND = sizeof kinds / sizeof kinds[0] };
+
+/* The column of kind named name, or -1. */
+static int kind_col(const Kind *kd, const char *name)
+{
+	for (int c = 0; c < kd->ncol; c++)
+		if (!strcmp(kd->col[c], name))
+			return c;
+	return -1;
+}
+
+/* Gravity: the cells' own moments (nbrt_octree_moments). */
+static void fill_gravity(const nbrt_octree *t, double *const x[3],
+                         double *const s[3], double *const col[])
+{
+	(void)x;
+	(void)s;
+	for (size_t e = 0; e < t->ncell; e++) {
+		const nbrt_cell *p = &t->cell[e];
+		for (int d = 0; d < 3; d++)
+			col[d][e] = p->c[d];
+		col[3][e] = p->m;
+		for (int w = 0; w < 6; w++)
+			col[4 + w][e] = p->q[w];
+	}
+}
+
+/* Vortices (docs/treecode.md): about the cell's centre c, the strength
+ * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
+ * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children come after
+ * their parent, so the cells are done from the last back. */
+static void fill_vortex(const nbrt_octree *t, double *const x[3],
+                        double *const s[3], double *const col[])
+{
+	for (size_t e = t->ncell; e-- > 0;) {
+		const nbrt_cell *p = &t->cell[e];
+		double a[3] = {0, 0, 0}, dm[9] = {0};
+		size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+		for (size_t h = 0; h < n; h++) {
+			size_t ch = p->child + h, b = p->a + h;
+			for (int kk = 0; kk < 3; kk++) {
+				double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
+				a[kk] += g;
+				for (int l = 0; l < 3; l++)
+					dm[3 * kk + l] += p->nchild ?
+					    col[6 + 3 * kk + l][ch] +
+					    g * (col[l][ch] - p->c[l]) :
+					    g * (x[l][b] - p->c[l]);
+			}
+		}
+		for (int d = 0; d < 3; d++) {
+			col[d][e] = p->c[d];
+			col[3 + d][e] = a[d];
+		}
+		for (int w = 0; w < 9; w++)
+			col[6 + w][e] = dm[w];
+	}
+}
 
 /* 21 bits of v spread to every third bit. */
 static u64 spread(u64 v)
@@ -353,7 +434,7 @@ static void walk(const nbrt_octree *t, const double box[6], double th2,
 typedef struct Lists {
 	size_t ng, *grp;
 	size_t *noff, *near, *foff, *far;
-	double *exp[NEXP];
+	double *exp[MAXCOL]; /* the far kernel's columns, a value a cell */
 } Lists;
 
 static void lists_free(Lists *L)
@@ -363,7 +444,7 @@ static void lists_free(Lists *L)
 	free(L->near);
 	free(L->foff);
 	free(L->far);
-	for (int c = 0; c < NEXP; c++)
+	for (int c = 0; c < MAXCOL; c++)
 		free(L->exp[c]);
 }
 
@@ -419,8 +500,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		L->foff[q + 1] += L->foff[q];
 	}
 	size_t nn = L->noff[ng], nf = L->foff[ng];
-	double need = 2.0 * (double)(nn + nf) * sizeof(size_t) +
-	              (double)t->ncell * NEXP * sizeof(double);
+	double need = 2.0 * (double)(nn + nf) * sizeof(size_t);
 	if (need > nbrt_host_memory()) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -430,11 +510,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	}
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
 	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
-	int bad = !L->near || !L->far;
-	for (int c = 0; c < NEXP; c++)
-		bad |= !(L->exp[c] = malloc((t->ncell ? t->ncell : 1) *
-		                            sizeof(double)));
-	if (bad)
+	if (!L->near || !L->far)
 		return nbrt_fail(rt, "out of memory for the lists of %zu groups",
 		                 ng);
 #pragma omp parallel for schedule(dynamic, 16)
@@ -445,51 +521,64 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		walk(t, box, th2, L->near + 2 * L->noff[g], &a,
 		     L->far + 2 * L->foff[g], &b);
 	}
-	/* the cells' expansions, the far kernel's j-elements */
-	for (size_t e = 0; e < t->ncell; e++) {
-		const nbrt_cell *p = &t->cell[e];
-		L->exp[CX][e] = p->c[0];
-		L->exp[CY][e] = p->c[1];
-		L->exp[CZ][e] = p->c[2];
-		L->exp[CM][e] = p->m;
-		for (int w = 0; w < 6; w++)
-			L->exp[QXX + w][e] = p->q[w];
-	}
 	return 0;
 }
+
+/* A far kernel's kind: the first whose columns hold all its BMEMs. */
+static const Kind *far_kind(nbrt_kernel *far)
+{
+	const nb_iface *f = far->f;
+	for (int q = 0; q < NKIND; q++) {
+		int v = 0;
+		while (v < f->nvar && (f->var[v].role != NB_BMEM ||
+		                       kind_col(&kinds[q], f->var[v].name) >= 0))
+			v++;
+		if (v == f->nvar)
+			return &kinds[q];
+	}
+	char list[512];
+	size_t at = 0;
+	for (int q = 0; q < NKIND; q++)
+		for (int c = -1; c < kinds[q].ncol; c++)
+			at += (size_t)snprintf(list + at, at < sizeof list ?
+			                       sizeof list - at : 0, "%s%s",
+			                       c < 0 ? (q ? "; " : "") : " ",
+			                       c < 0 ? kinds[q].what : kinds[q].col[c]);
+	nbrt_fail(far->rt, "far kernel %s: its BMEMs are not the columns of "
+	          "one kind of cell expansion (%s)", f->kernel, list);
+	return NULL;
+}
+
+/* nbrt_fail, returning no kind. */
+#define far_fail(...) (nbrt_fail(__VA_ARGS__), (const Kind *)NULL)
 
 /* The far kernel's variables against the kernel's: its LMEMs and CONSTs
  * the kernel's, its BMEMs expansions, its RMEMs the kernel's, all of
  * them, as sums. */
-static int far_check(nbrt_kernel *k, nbrt_kernel *far)
+static const Kind *far_check(nbrt_kernel *k, nbrt_kernel *far)
 {
 	const nb_iface *f = far->f, *kf = k->f;
 	nbrt *rt = k->rt;
+	const Kind *kd = far_kind(far);
+	if (!kd)
+		return NULL;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		int kv = nb_iface_find(kf, x->name);
-		if (x->role == NB_BMEM) {
-			int c = 0;
-			while (c < NEXP && strcmp(expname[c], x->name))
-				c++;
-			if (c == NEXP)
-				return nbrt_fail(rt, "far kernel %s: BMEM '%s' is no cell "
-				                 "expansion (cx, cy, cz, cm, qxx, qyy, qzz, "
-				                 "qxy, qxz, qyz)", f->kernel, x->name);
+		if (x->role == NB_BMEM)
 			continue;
-		}
 		if (kv < 0 || kf->var[kv].role != x->role)
-			return nbrt_fail(rt, "far kernel %s: %s '%s' is no %s of kernel "
+			return far_fail(rt, "far kernel %s: %s '%s' is no %s of kernel "
 			                 "%s, which it must come from", f->kernel,
 			                 nb_role_name(x->role), x->name,
 			                 nb_role_name(x->role), kf->kernel);
 		if (x->role == NB_RMEM &&
 		    (x->red != NB_SUM || kf->var[kv].red != NB_SUM))
-			return nbrt_fail(rt, "far kernel %s: RMEM '%s' must be a sum "
+			return far_fail(rt, "far kernel %s: RMEM '%s' must be a sum "
 			                 "in both kernels, near and far add together",
 			                 f->kernel, x->name);
 		if (x->role == NB_CONST && !k->b[kv].set)
-			return nbrt_fail(rt, "kernel %s: CONST '%s', which far kernel %s "
+			return far_fail(rt, "kernel %s: CONST '%s', which far kernel %s "
 			                 "reads, is not set", kf->kernel, x->name,
 			                 f->kernel);
 	}
@@ -497,11 +586,11 @@ static int far_check(nbrt_kernel *k, nbrt_kernel *far)
 		int fv = nb_iface_find(f, kf->var[v].name);
 		if (kf->var[v].role == NB_RMEM &&
 		    (fv < 0 || f->var[fv].role != NB_RMEM))
-			return nbrt_fail(rt, "kernel %s: RMEM '%s' has no far field: "
+			return far_fail(rt, "kernel %s: RMEM '%s' has no far field: "
 			                 "far kernel %s computes no '%s'", kf->kernel,
 			                 kf->var[v].name, f->kernel, kf->var[v].name);
 	}
-	return 0;
+	return kd;
 }
 
 static size_t type_size(nbrt_type t)
@@ -607,19 +696,58 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 
 /* The far kernel bound to the sorted copies (LMEMs, RMEMs), the
  * expansions (BMEMs) and the kernel's CONSTs. */
-static void far_bind(nbrt_kernel *k, nbrt_kernel *far, Lists *L)
+static void far_bind(nbrt_kernel *k, nbrt_kernel *far, const Kind *kd,
+                     Lists *L)
 {
 	const nb_iface *f = far->f;
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_slot *s = &far->b[v];
 		if (f->var[v].role == NB_BMEM) {
-			int c = 0;
-			while (strcmp(expname[c], f->var[v].name))
-				c++;
+			int c = kind_col(kd, f->var[v].name);
 			*s = (nbrt_slot){.set = 1, .t = NBRT_DOUBLE, .host = L->exp[c]};
 		} else
 			*s = k->b[nb_iface_find(k->f, f->var[v].name)];
 	}
+}
+
+/* A vector kind's sources: the columns named by t->jsrc, read in the
+ * caller's order into src, and |source| as the walk's weights (sj->m). */
+static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
+                        double *src[6])
+{
+	size_t n = sj->n;
+	for (int d = 0; d < 6; d++)
+		if (!(src[d] = malloc((n ? n : 1) * sizeof(double))))
+			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	for (int d = 0; d < 3; d++)
+		if (column(k, "source", gv[d], n, src[d]))
+			return -1;
+	for (size_t e = 0; e < n; e++)
+		sj->m[e] = sqrt(src[0][e] * src[0][e] + src[1][e] * src[1][e] +
+		                src[2][e] * src[2][e]);
+	return 0;
+}
+
+/* The far kernel's columns, a value a cell, filled by its kind from the
+ * sorted bodies (and the sorted sources, src[3..5], of a vector kind). */
+static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
+                       const Side *sj, double *src[6], Lists *L)
+{
+	size_t nc = tree->ncell ? tree->ncell : 1;
+	double need = (double)nc * kd->ncol * sizeof(double);
+	if (need > nbrt_host_memory())
+		return nbrt_fail(rt, "nbrt_run_tree: the expansions of %zu cells "
+		                 "need more memory than this process may use",
+		                 tree->ncell);
+	for (int c = 0; c < kd->ncol; c++)
+		if (!(L->exp[c] = malloc(nc * sizeof(double))))
+			return nbrt_fail(rt, "out of memory for the expansions of %zu "
+			                 "cells", tree->ncell);
+	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
+		for (size_t e = 0; e < sj->n; e++)
+			src[3 + d][e] = src[d][sj->order[e]];
+	kd->fill(tree, sj->sx, src + 3, L->exp);
+	return 0;
 }
 
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
@@ -644,13 +772,18 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		                 "it must be at least 1 (%s is usual)", kn,
 		                 t->bucket ? "group" : "bucket",
 		                 t->bucket ? "64" : "16");
-	int pi[3], pj[3], mj = named(k, t->jmass, NB_BMEM, "mass");
+	const Kind *kd = far_check(k, far);
+	if (!kd)
+		return -1;
+	int pi[3], pj[3], gv[3], mj = -1;
+	if (kd->nsrc == 1 && (mj = named(k, t->jmass, NB_BMEM, "mass")) < 0)
+		return -1;
 	for (int d = 0; d < 3; d++)
 		if ((pi[d] = named(k, t->ipos[d], NB_LMEM, "i-position")) < 0 ||
-		    (pj[d] = named(k, t->jpos[d], NB_BMEM, "j-position")) < 0)
+		    (pj[d] = named(k, t->jpos[d], NB_BMEM, "j-position")) < 0 ||
+		    (kd->nsrc == 3 &&
+		     (gv[d] = named(k, t->jsrc[d], NB_BMEM, "source")) < 0))
 			return -1;
-	if (mj < 0 || far_check(k, far))
-		return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0};
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
@@ -663,6 +796,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memset(&L, 0, sizeof L);
 	Copies cp;
 	memset(&cp, 0, sizeof cp);
+	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
 	if (!saved) {
 		nbrt_fail(rt, "out of memory");
@@ -670,7 +804,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj))
+	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj) ||
+	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	/* the cube around both sides, a little wider so its top face is
 	 * inside the last key */
@@ -705,6 +840,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
+	if (far_columns(rt, kd, &tree, &sj, src, &L))
+		goto out;
 	double t2 = nbrt_now();
 	tm[1] = t2 - t1;
 	if (make_lists(rt, &tree, &si, t->theta, &L))
@@ -713,7 +850,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[2] = t3 - t2;
 	if (copies_make(k, &cp, &si, &sj))
 		goto restore;
-	far_bind(k, far, &L);
+	far_bind(k, far, kd, &L);
 	nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	/* its message is the device's, k's too */
@@ -744,5 +881,7 @@ out:
 	nbrt_octree_free(&tree);
 	side_free(&si);
 	side_free(&sj);
+	for (int d = 0; d < 6; d++)
+		free(src[d]);
 	return res;
 }

@@ -405,7 +405,9 @@ static int run_kernel(force *fc, sim *s, size_t ni, size_t nj)
 			               fc->bind[b].p + lo);
 	}
 	if (rc || (fc->cut.cutoff > 0 ? nbrt_run_cutoff(fc->k, ni, nj, &fc->cut)
-	                              : nbrt_run(fc->k, hi - lo, nj))) {
+	           : fc->far ? nbrt_run_tree(fc->k, fc->far, hi - lo, nj,
+	                                     &fc->tree)
+	                     : nbrt_run(fc->k, hi - lo, nj))) {
 		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 		rc = -1;
 	}
@@ -462,6 +464,29 @@ bad:
 	return -1;
 }
 
+/* --tree: the far kernel (--far, else the built-in gravity_quad.nbl),
+ * loaded with the kernel's options, and the tree over the bodies'
+ * positions and masses (bucket 16, group 64, as bench/suites/tree.sh). */
+static int tree_setup(force *fc, const args *a, const char *kn)
+{
+	if (!a->tree)
+		return 0;
+	if (a->dim != 3 || !a->have_mj)
+		return prog_fail("--tree: kernel '%s' is %s: the tree needs "
+		                 "xi, yi, zi, xj, yj, zj and the masses mj", kn,
+		                 a->dim != 3 ? "2-D" : "without mj");
+	const char *src = nb_gravity_quad_nbl;
+	fc->far = a->far ? nbrt_load(fc->rt, a->far, &a->opt) :
+	          nbrt_load_source(fc->rt, "gravity_quad.nbl", src, strlen(src),
+	                           &a->opt);
+	if (!fc->far)
+		return prog_fail("%s", nbrt_error(fc->rt));
+	fc->tree = (nbrt_tree){a->theta > 0 ? a->theta : 0.5, 16, 64,
+	                       {"xi", "yi", "zi"}, {"xj", "yj", "zj"}, "mj",
+	                       NULL, {NULL, NULL, NULL}};
+	return 0;
+}
+
 /* Opens the device and loads the kernel; the --target given, if any, must
  * suit the device. */
 int force_setup(force *fc, args *a)
@@ -490,7 +515,8 @@ int force_setup(force *fc, args *a)
 		return 1;
 	a->have_mj = has(f, "mj");
 	a->have_pot = has(f, "pot");
-	return set_consts(fc, a, kn) || kernel_run(fc, a, kn);
+	return set_consts(fc, a, kn) || kernel_run(fc, a, kn) ||
+	       tree_setup(fc, a, kn);
 }
 
 /* Memory for n bodies, checked before anything is allocated: the model's

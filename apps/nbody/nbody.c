@@ -102,6 +102,7 @@ int main(int argc, char **argv)
 		nbrt_array_free(fc.arr[i]), nbrt_array_free(fc.own[i]);
 	if (fc.k)
 		nbrt_free(fc.k);
+	nbrt_free(fc.far);
 	if (fc.rt)
 		nbrt_close(fc.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))

@@ -90,8 +90,10 @@ class Kernel:
     alone: i and j are the same elements, a dense self run
     (nbrt_run_self); newton="auto" (default), "on" or "off": whether a
     self run of a kernel declared SYMMETRIC/ANTISYMMETRIC computes each
-    pair once (k.newton_used says whether the last run did).  A kernel
-    variable of one of those names is an input: k.run(inputs, **options)
+    pair once (k.newton_used says whether the last run did).  Or
+    theta=T with bucket=B, group=G, far= (a Kernel or a path; default:
+    found beside the kernel in far/) and pos=, the treecode
+    (nbrt_run_tree, docs/treecode.md).  A kernel variable of one of those names is an input: k.run(inputs, **options)
     keeps the two apart."""
 
     path: Optional[str]
@@ -109,7 +111,9 @@ class Kernel:
 
     def __init__(self, source: Source, precision: Optional[str] = None,
                  device: Optional[str] = None, **options: Any) -> None:
-        self._dev = open_device(device)
+        # a Device: the far kernel of theta= on its kernel's own
+        self._dev = device if isinstance(device, Device) else \
+            open_device(device)
         flags = _options.flags(precision, options)
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
@@ -328,7 +332,7 @@ class Kernel:
             **options: Any) -> Dict[str, Result]:
         """The run of k(**inputs, **options), the inputs by name in a
         mapping and the options (ranges=, cutoff=, pos=, periodic=,
-        self=, newton=) apart, whatever the kernel's variables are called."""
+        self=, newton=, theta=, bucket=, group=, far=) apart, whatever the kernel's variables are called."""
         for k in options:
             if k not in _pairs.OPTIONS:
                 raise TypeError(self._fail(
@@ -337,6 +341,8 @@ class Kernel:
         inputs = dict(inputs)
         self._check_names(inputs)
         pairs = _pairs.Pairs(self._fail, options)
+        if pairs.theta is not None:
+            pairs.tree_for(self, self._fail)
         arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
         consts: Dict[str, Tuple[float, float]] = {}
         n: Dict[str, Tuple[str, int]] = {}
