@@ -113,7 +113,7 @@ NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
 ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c apps/oneloop/digits.c \
                apps/oneloop/fit.c
 # nbrun's own files: the reader of --ranges files
-NBRUN_SRC   := apps/nbrun/ranges.c
+NBRUN_SRC   := apps/nbrun/ranges.c apps/nbrun/tree.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
@@ -221,7 +221,7 @@ _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(ALLCFLAGS)' > $(FLAGS_STAMP))
 $(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
 	$(NBODY_PROG_SRC:%.c=$(B)/%.o) $(ONELOOP_SRC:%.c=$(B)/%.o) \
-	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o \
+	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/gravity_quad_nbl.o \
 	$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
@@ -230,7 +230,8 @@ $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
 	sh scripts/embed.sh $< nb_gravity_nbl > $@.tmp && mv $@.tmp $@
 
 $(BIN)/nbody: $(B)/apps/nbody/nbody.o $(NBODY_PROG_SRC:%.c=$(B)/%.o) \
-		$(B)/gravity_nbl.o $(B)/hermite_nbl.o $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
+		$(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/gravity_quad_nbl.o \
+		$(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(HDF5_LIBS) $(LDLIBS)
 
@@ -239,6 +240,10 @@ $(BIN)/nbody: $(B)/apps/nbody/nbody.o $(NBODY_PROG_SRC:%.c=$(B)/%.o) \
 $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_hermite_nbl > $@.tmp && mv $@.tmp $@
+# and far/gravity_quad.nbl, gravity's far field for --tree
+$(B)/gravity_quad_nbl.c: far/gravity_quad.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_gravity_quad_nbl > $@.tmp && mv $@.tmp $@
 $(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
@@ -464,6 +469,11 @@ $(BIN)/selfrun: bench/selfrun.c $(LIBNBRT) $(LIBNBCC)
 
 # the treecode against direct summation (sh bench/run.sh tree)
 $(BIN)/treebench: bench/treebench.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
+# the treecode's accuracy against double direct (sh bench/run.sh treeacc)
+$(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 

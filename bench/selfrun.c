@@ -2,10 +2,16 @@
  * self run (nbrt_run_self) of a kernel on N random elements, each LMEM
  * NAMEi holding what its BMEM NAMEj holds, with Newton's third law on and
  * off in turn on one device, R rounds.  Prints a CSV row a mode: the
- * median and least seconds of the kernel, pairs computed, pairs of the
+ * median and least seconds of the kernel, pairs computed (asked-on: the
+ * device computed every pair, having no pairs entry), pairs of the
  * full sweep (N^2) per second of the median, and the largest difference
  * of the on-results from the off-results relative to the largest
  * magnitude of that result (the check that the declarations hold).
+ * With @cutoff=RC the run is nbrt_run_cutoff's with self, over the
+ * positions xi, yi, zi (@periodic=1: in the periodic unit box), and the
+ * rate is of the off-run's pairs (the cell lists'), the times whole
+ * (the lists built, sorted and scattered back); the last column is the
+ * kernel's median alone.
  *   selfrun KERNEL.nbl N [R [precision [device [NAME=VALUE ...]]]] */
 #define _XOPEN_SOURCE 700 /* erand48 */
 #include <math.h>
@@ -47,11 +53,22 @@ int main(int argc, char **argv)
 	if (!k)
 		die(path, nbrt_error(rt));
 	const nb_iface *f = nbrt_iface(k);
+	nbrt_cutoff cut = {.dim = 3, .ipos = {"xi", "yi", "zi"},
+	                   .jpos = {"xj", "yj", "zj"}, .self = 1};
 	for (int a = 6; a < argc; a++) {
 		char *eq = strchr(argv[a], '=');
 		if (!eq)
 			die(argv[a], "expected NAME=VALUE");
 		*eq = 0;
+		if (!strcmp(argv[a], "@cutoff")) {
+			cut.cutoff = strtod(eq + 1, NULL);
+			continue;
+		}
+		if (!strcmp(argv[a], "@periodic")) {
+			for (int d = 0; d < 3; d++)
+				cut.period[d] = atoi(eq + 1) ? 1 : 0;
+			continue;
+		}
 		if (nbrt_set_const(k, argv[a], strtod(eq + 1, NULL), 0))
 			die(argv[a], nbrt_error(rt));
 	}
@@ -85,9 +102,11 @@ int main(int argc, char **argv)
 			die(x->name, nbrt_error(rt));
 	}
 	printf("kernel,precision,n,newton,median_s,min_s,pairs,"
-	       "full_pairs_per_s,max_rel_diff\n");
+	       "full_pairs_per_s,max_rel_diff,kernel_median_s\n");
 	double *t[2] = {malloc((size_t)reps * sizeof(double)),
 	                malloc((size_t)reps * sizeof(double))};
+	double *tk[2] = {malloc((size_t)reps * sizeof(double)),
+	                 malloc((size_t)reps * sizeof(double))};
 	double pairs[2] = {0, 0};
 	int used[2] = {0, 0};
 	for (int r = -1; r < reps; r++) /* -1: the warm-up (compiles) */
@@ -97,10 +116,13 @@ int main(int argc, char **argv)
 				if (f->var[v].role == NB_RMEM &&
 				    nbrt_bind(k, f->var[v].name, NBRT_DOUBLE, res[m][v]))
 					die(f->var[v].name, nbrt_error(rt));
-			if (nbrt_run_self(k, n))
+			if (cut.cutoff > 0 ? nbrt_run_cutoff(k, n, n, &cut)
+			                   : nbrt_run_self(k, n))
 				die("run", nbrt_error(rt));
-			if (r >= 0)
-				t[m][r] = nbrt_kernel_time(k);
+			if (r >= 0) {
+				tk[m][r] = nbrt_kernel_time(k);
+				t[m][r] = cut.cutoff > 0 ? nbrt_total_time(k) : tk[m][r];
+			}
 			pairs[m] = nbrt_pairs(k);
 			used[m] = nbrt_newton_used(k);
 		}
@@ -119,11 +141,14 @@ int main(int argc, char **argv)
 	const char *kn = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	for (int m = 0; m < 2; m++) {
 		qsort(t[m], (size_t)reps, sizeof(double), cmp);
+		qsort(tk[m], (size_t)reps, sizeof(double), cmp);
 		double med = t[m][reps / 2];
-		printf("%s,%s,%zu,%s,%.6f,%.6f,%.0f,%.4g,%.3g\n", kn,
-		       nb_prec_name(f->precision), n, used[m] ? "on" : "off", med,
-		       t[m][0], pairs[m], (double)n * (double)n / med,
-		       m ? diff : 0.0);
+		printf("%s,%s,%zu,%s,%.6f,%.6f,%.0f,%.4g,%.3g,%.6f\n", kn,
+		       nb_prec_name(f->precision), n,
+		       m ? used[m] ? "on" : "asked-on" : "off", med,
+		       t[m][0], pairs[m],
+		       (cut.cutoff > 0 ? pairs[0] : (double)n * (double)n) / med,
+		       m ? diff : 0.0, tk[m][reps / 2]);
 	}
 	for (int v = 0; v < f->nvar; v++) {
 		free(arr[v]);
@@ -133,8 +158,10 @@ int main(int argc, char **argv)
 	free(arr);
 	free(res[0]);
 	free(res[1]);
-	free(t[0]);
-	free(t[1]);
+	for (int m = 0; m < 2; m++) {
+		free(t[m]);
+		free(tk[m]);
+	}
 	nbrt_free(k);
 	nbrt_close(rt);
 	return 0;

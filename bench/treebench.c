@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 		nbrt_bind(k, coln[q], NBRT_FLOAT, c[q]);
 	struct nbrt_tree_stats st;
 	nbrt_tree t = {theta, bucket, group, {"xi", "yi", "zi"},
-	               {"xj", "yj", "zj"}, "mj", &st};
+	               {"xj", "yj", "zj"}, "mj", &st, {NULL, NULL, NULL}};
 	if (nbrt_run_tree(k, far, n, n, &t))
 		return fail(rt, "tree");
 	t0 = now();

@@ -105,7 +105,9 @@ static const nb_defaults table[] = {
 	/* Newton's third law (newton_min): double self runs, 1.3 to 1.8
 	 * times faster from N = 16384 on 1 and 2 threads, Lennard-Jones and
 	 * force-form gravity; float and N = 4096 not on 2 threads (sh
-	 * bench/run.sh newton: bench/results/2026-11-26-newton-amd-epyc.txt) */
+	 * bench/run.sh newton: bench/results/2026-11-26-newton-amd-epyc.txt);
+	 * in cell lists (newton_cells_min) not faster on the whole run,
+	 * float or double, N = 2^18 and 2^20 (...-newton-amd-epyc-2.txt) */
 	{.target = "c", .devclass = "host-avx512", .prec = NB_DOUBLE,
 	 .unroll_i = 8, .unroll_j = 1, .newton_min = 16384,
 	 .source = "sh bench/run.sh rows device=host: "

@@ -138,6 +138,8 @@ typedef struct nb_defaults {
 	 * pairs entry computes each pair once from this many elements up,
 	 * where it was measured faster; 0: never (Newton's third law) */
 	int newton_min;
+	/* and so in cell lists (nbrt_run_cutoff, self) */
+	int newton_cells_min;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL
@@ -364,6 +366,8 @@ const char *nb_version(void);
 const char *nb_enum_name(const char *type, int v);
 /* NB_SOURCE_EXT: ".nbl" */
 const char *nb_source_ext(void);
+/* NB_MAX_SOURCE, so a binding refuses a larger file before reading it */
+size_t nb_max_source(void);
 /* An nb_options on the heap, nb_options_init'ed (NULL when out of
  * memory), to fill through nb_options_parse; freed by nb_options_free. */
 nb_options *nb_options_new(void);

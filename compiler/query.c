@@ -11,6 +11,8 @@ const char *nb_version(void) { return NBCC_VERSION; }
 
 const char *nb_source_ext(void) { return NB_SOURCE_EXT; }
 
+size_t nb_max_source(void) { return NB_MAX_SOURCE; }
+
 static const char *prec_at(int v)
 {
 	return (unsigned)v < NPREC ? prec[v].name : NULL;

@@ -304,8 +304,10 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		b->host = copy[q].data;
 		b->arr = NULL;
 	}
-	int r = nbrt_run_ranges_mapped(k, ni, cl.njimg, &cl.r, cl.iperm,
-	                               cl.jsrc);
+	int r = c->self ? nbrt_run_newton_cells(k, ni, &cl) : 1;
+	if (r > 0)
+		r = nbrt_run_ranges_mapped(k, ni, cl.njimg, &cl.r, cl.iperm,
+		                           cl.jsrc);
 	memcpy(k->b, saved, (size_t)f->nvar * sizeof *saved);
 	if (r)
 		goto out;

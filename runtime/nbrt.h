@@ -259,7 +259,7 @@ typedef struct nbrt_tree {
 	size_t bucket;  /* most bodies in a leaf, > 0 (16 is usual) */
 	size_t group;   /* most bodies in an i-group, > 0 (64 is usual) */
 	const char *ipos[3], *jpos[3]; /* the kernel's LMEM and BMEM x, y, z */
-	const char *jmass;             /* its BMEM mass */
+	const char *jmass;             /* its BMEM mass (gravity kinds) */
 	/* NULL, or filled by the run: seconds of each phase (sorting and
 	 * building, moments, walk, far run, near run) and the counts */
 	struct nbrt_tree_stats {
@@ -267,6 +267,9 @@ typedef struct nbrt_tree {
 		size_t cells, groups;
 		double near_pairs, far_pairs;
 	} *stats;
+	/* a vector kind's BMEM source x, y, z (vortex strengths: biot_savart's
+	 * gx, gy, gz); NULL for a gravity kind, which reads jmass */
+	const char *jsrc[3];
 } nbrt_tree;
 /* Runs k for i in [0, ni) and j in [0, nj) through the tree: far, loaded
  * on k's device, for the far list (its results first), then k for the
@@ -279,6 +282,12 @@ typedef struct nbrt_tree {
  * is allocated.  Returns 0 or -1. */
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t);
+/* The same for bindings (query.c): nbrt_tree's fields as arguments,
+ * ipos and jpos three names each, jsrc three or NULL; no stats. */
+int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
+                       size_t nj, double theta, size_t bucket, size_t group,
+                       const char *const *ipos, const char *const *jpos,
+                       const char *jmass, const char *const *jsrc);
 
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available

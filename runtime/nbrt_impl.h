@@ -270,6 +270,14 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
  * Allocates the j-side sums (memory checked first).  Returns 0 or -1. */
 int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
                           long ntask);
+/* The cell lists' (nbrt_run_cutoff with self, cl built from the same n
+ * elements as i and j, the sorted copies bound to host arrays): each
+ * pair of cells once, through the hook; the results in sorted i.  1
+ * when it does not apply (noted: mode, device, size, orders), the
+ * caller then runs the lists; 0 or -1. */
+struct nbrt_cells;
+int nbrt_run_newton_cells(nbrt_kernel *k, size_t n,
+                          const struct nbrt_cells *cl);
 
 /* tree.c: the treecode's octree (nbrt_run_tree).  Cells in breadth-first
  * order, a cell's children after it and next to each other, so moments

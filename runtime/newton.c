@@ -42,8 +42,9 @@ int nbrt_newton_used(const nbrt_kernel *k)
 	return k ? k->newton_used : 0;
 }
 
-/* Why a self run of n computes every pair; NULL: it computes each once. */
-static const char *why_not(const nbrt_kernel *k, size_t n)
+/* Why a self run of n (in cell lists: cells) computes every pair; NULL:
+ * it computes each once. */
+static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 {
 	const nbrt *rt = k->rt;
 	if (k->newton == NBRT_NEWTON_OFF)
@@ -59,10 +60,12 @@ static const char *why_not(const nbrt_kernel *k, size_t n)
 		return "too many elements";
 	if (k->newton == NBRT_NEWTON_AUTO) {
 		const nb_defaults *row = nbrt_row(rt, k->f->precision);
-		if (!row || row->newton_min <= 0 ||
-		    n < (size_t)row->newton_min)
-			return "below the size from which the defaults table's row "
-			       "measured it faster";
+		int min = !row ? 0 : cells ? row->newton_cells_min : row->newton_min;
+		if (min <= 0 || n < (size_t)min)
+			return cells ? "not measured faster in cell lists on this "
+			               "device class (the defaults table's row)"
+			             : "below the size from which the defaults "
+			               "table's row measured it faster";
 	}
 	return NULL;
 }
@@ -148,15 +151,18 @@ static long find(const long *s, long n, long v)
  * each write its blocks.  NULL when out of memory. */
 static long *records(const long *task, long ntask, long *ncount)
 {
-	long *start = malloc(((size_t)ntask + 1) * sizeof *start);
+	long *start = malloc((2 * (size_t)ntask + 1) * sizeof *start);
 	long *rec = malloc(8 * ((size_t)ntask + 1) * sizeof *rec);
 	long *seen = NULL, nb = 0;
 	if (!start || !rec)
 		goto fail;
-	for (long m = 0; m < ntask; m++)
-		start[m] = task[4 * m];
-	qsort(start, (size_t)ntask, sizeof *start, by_long);
-	for (long m = 0; m < ntask; m++)
+	/* blocks of either side: a cell list's j-images are never i-sides */
+	for (long m = 0; m < ntask; m++) {
+		start[2 * m] = task[4 * m];
+		start[2 * m + 1] = task[4 * m + 2];
+	}
+	qsort(start, 2 * (size_t)ntask, sizeof *start, by_long);
+	for (long m = 0; m < 2 * ntask; m++)
 		if (m == 0 || start[m] != start[nb - 1])
 			start[nb++] = start[m];
 	if (!(seen = calloc(2 * (size_t)nb + 1, sizeof *seen)))
@@ -167,11 +173,7 @@ static long *records(const long *task, long ntask, long *ncount)
 		int one = q[0] == q[2] && q[1] == q[3];
 		memcpy(r, q, 4 * sizeof *r);
 		r[4] = find(start, nb, q[0]);
-		/* a j-range that is no i-range: a counter of its own */
-		long jb = one ? -1 : find(start, nb, q[2]);
-		r[5] = one ? -1 : jb >= 0 ? nb + jb : -1;
-		if (!one && jb < 0)
-			goto fail; /* the hook's rule: every j-block an i-block */
+		r[5] = one ? -1 : nb + find(start, nb, q[2]);
 		r[6] = seen[r[4]]++;
 		r[7] = one ? 0 : seen[r[5]]++;
 	}
@@ -219,7 +221,7 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
 	goto out;
 oom:
 	nbrt_fail(k->rt, "kernel %s: out of memory for the j-side sums of %zu "
-	          "elements, or the tasks (a j-range that is no i-range?)",
+	          "elements, or the tasks",
 	          f->kernel, n);
 out:
 	for (int e = 0; js && e < nres; e++)
@@ -235,7 +237,7 @@ int nbrt_run_self(nbrt_kernel *k, size_t n)
 	if (!k)
 		return -1;
 	k->newton_used = 0;
-	const char *why = why_not(k, n);
+	const char *why = why_not(k, n, 0);
 	if (why) {
 		nbrt_note(k->rt, "%s: a self run of %zu computes every pair: "
 		          "Newton's third law %s", k->name, n, why);
@@ -252,6 +254,229 @@ int nbrt_run_self(nbrt_kernel *k, size_t n)
 		k->newton_used = 1;
 		r = 0;
 	}
+	free(task);
+	return r;
+}
+
+/* --- The cell lists (nbrt_run_cutoff with self) ------------------------
+ * The run is in the lists' j-order (the sorted j with their periodic
+ * images between them), where a real element's place follows sorted
+ * i's: each i-cell meets the cells of its stencil that come after it
+ * in that order, and the images whose shift is positive in its first
+ * non-zero axis (the pair (A, B + s) is the pair (B, A - s), and one of
+ * s, -s is positive).  The images' j-side sums then go to their
+ * elements, in the images' order. */
+
+/* The sign of j-element e's shift: of its first non-zero axis. */
+static int shift_sign(const nbrt_cells *cl, size_t e)
+{
+	for (int d = 0; d < 3; d++)
+		if (cl->jshift[3 * e + d])
+			return cl->jshift[3 * e + d];
+	return 0;
+}
+
+/* What the cell lists' Newton needs beside the tasks: where sorted i's
+ * elements stand in j-order, sorted i of the caller's index, and each
+ * j-element's cell's end. */
+typedef struct Cellmap {
+	size_t *pos, *inv, *cend;
+} Cellmap;
+
+/* 0, or 1 when the i- and j-orders disagree (the columns are not the
+ * same elements), or -1 out of memory. */
+static int cellmap_make(const nbrt_cells *cl, size_t n, Cellmap *m)
+{
+	size_t nj = cl->njimg, *gi = malloc((n ? n : 1) * sizeof *gi);
+	m->pos = malloc((n ? n : 1) * sizeof *m->pos);
+	m->inv = malloc((n ? n : 1) * sizeof *m->inv);
+	m->cend = malloc((nj ? nj : 1) * sizeof *m->cend);
+	int r = -1;
+	if (!gi || !m->pos || !m->inv || !m->cend)
+		goto out;
+	r = 1;
+	size_t q = 0;
+	for (size_t e = 0; e < nj; e++)
+		if (!shift_sign(cl, e)) {
+			if (q == n || cl->jsrc[e] != cl->iperm[q])
+				goto out;
+			m->pos[q++] = e;
+		}
+	if (q != n)
+		goto out;
+	for (size_t s = 0; s < n; s++)
+		m->inv[cl->iperm[s]] = s;
+	for (size_t g = 0; g < cl->r.ngroups; g++)
+		for (size_t s = cl->group[2 * g]; s < cl->group[2 * g + 1]; s++)
+			gi[s] = g;
+	/* a cell: a run of one i-cell's elements or of its images of one
+	 * shift */
+	for (size_t e = nj; e-- > 0;) {
+		size_t g = gi[m->inv[cl->jsrc[e]]];
+		int same = e + 1 < nj && gi[m->inv[cl->jsrc[e + 1]]] == g &&
+		           !memcmp(cl->jshift + 3 * e, cl->jshift + 3 * e + 3, 3);
+		m->cend[e] = same ? m->cend[e + 1] : e + 1;
+	}
+	r = 0;
+out:
+	free(gi);
+	return r;
+}
+
+/* The tasks in j-order, in rounds: every i-cell's k-th task in round k
+ * (its own cell first), so that a round's tasks rarely share a block.
+ * NULL when out of memory. */
+static long *cell_tasks(const nbrt_cells *cl, const Cellmap *m, long *ntask)
+{
+	/* a group's ranges are its 3^dim neighbour cells, merged */
+	size_t ng = cl->r.ngroups, nt = 0, most = 0, cap = 27 * ng + 1;
+	long *raw = malloc(5 * cap * sizeof *raw), *t = NULL;
+	size_t count[27] = {0};
+	if (!raw)
+		return NULL;
+	for (size_t g = 0; g < ng; g++) {
+		size_t a0 = m->pos[cl->group[2 * g]];
+		size_t a1 = a0 + cl->group[2 * g + 1] - cl->group[2 * g];
+		size_t rank = 0;
+		for (size_t x = cl->offset[g]; x < cl->offset[g + 1]; x++)
+			for (size_t b0 = cl->range[2 * x], b1; b0 < cl->range[2 * x + 1];
+			     b0 = b1) {
+				b1 = m->cend[b0];
+				int keep = b0 == a0 || (shift_sign(cl, b0) ? shift_sign(cl, b0) > 0
+				                                           : b0 > a0);
+				if (!keep || nt == cap)
+					continue;
+				long *r = raw + 5 * nt++;
+				r[0] = (long)a0;
+				r[1] = (long)a1;
+				r[2] = (long)b0;
+				r[3] = (long)b1;
+				r[4] = b0 == a0 ? 0 : (long)++rank;
+			}
+	}
+	for (size_t x = 0; x < nt; x++)
+		count[raw[5 * x + 4]]++;
+	for (int s = 0; s < 27; s++) {
+		size_t c = count[s];
+		count[s] = most;
+		most += c;
+	}
+	if ((t = malloc((4 * nt + 4) * sizeof *t)))
+		for (size_t x = 0; x < nt; x++)
+			memcpy(t + 4 * count[raw[5 * x + 4]]++, raw + 5 * x,
+			       4 * sizeof *t);
+	free(raw);
+	*ntask = (long)nt;
+	return t;
+}
+
+/* to += from, one value of t. */
+static void add_values(void *to, const void *from, nbrt_type t)
+{
+	if (t == NBRT_FLOAT) {
+		*(float *)to += *(const float *)from;
+	} else if (t == NBRT_DOUBLE) {
+		*(double *)to += *(const double *)from;
+	} else { /* a dd: two-sum of the high parts, then the low parts */
+		double *a = to;
+		const double *b = from;
+		double h = a[0] + b[0], bb = h - a[0];
+		double e = (a[0] - (h - bb)) + (b[0] - bb) + a[1] + b[1];
+		a[0] = h + e;
+		a[1] = e - (a[0] - h);
+	}
+}
+
+int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
+{
+	const nb_iface *f = k->f;
+	k->newton_used = 0;
+	const char *why = why_not(k, n, 1);
+	if (why) {
+		nbrt_note(k->rt, "%s: a self run of %zu in cell lists computes "
+		          "every pair: Newton's third law %s", k->name, n, why);
+		return 1;
+	}
+	size_t nj = cl->njimg, width = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_RMEM)
+			width += nbrt_prec_size((nb_prec)k->b[v].t);
+	/* the j-order's i-inputs and results, the maps, the tasks */
+	double need = (double)nj * (double)width +
+	              (double)(2 * n + nj) * sizeof(size_t) +
+	              (double)cl->r.ngroups * 27 * 9 * sizeof(long);
+	if (need > nbrt_host_memory()) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, need);
+		return nbrt_fail(k->rt, "kernel %s: Newton's third law in the cell "
+		                 "lists of %zu elements needs %s, more than this "
+		                 "process may use", f->kernel, n, b);
+	}
+	int r = -1;
+	long ntask = 0, *task = NULL;
+	Cellmap m = {NULL, NULL, NULL};
+	void **arr = calloc((size_t)f->nvar + 1, sizeof *arr);
+	nbrt_slot *saved = malloc(((size_t)f->nvar + 1) * sizeof *saved);
+	int mk = arr && saved ? cellmap_make(cl, n, &m) : -1;
+	if (mk > 0) {
+		nbrt_note(k->rt, "%s: a self run of %zu in cell lists computes "
+		          "every pair: its i- and j-positions sort apart (not the "
+		          "same elements?)", k->name, n);
+		r = 1;
+		goto out;
+	}
+	if (mk < 0 || !(task = cell_tasks(cl, &m, &ntask)))
+		goto oom;
+	memcpy(saved, k->b, (size_t)f->nvar * sizeof *saved);
+	for (int v = 0; v < f->nvar; v++) {
+		nb_role role = f->var[v].role;
+		if (role != NB_LMEM && role != NB_RMEM)
+			continue;
+		size_t es = nbrt_prec_size((nb_prec)k->b[v].t);
+		/* zeros where the kernel never reads: images are no i-side */
+		if (!(arr[v] = calloc(nj ? nj : 1, es)))
+			goto oom;
+		if (role == NB_LMEM)
+			for (size_t s = 0; s < n; s++)
+				memcpy((char *)arr[v] + m.pos[s] * es,
+				       (const char *)k->b[v].host + s * es, es);
+		k->b[v].host = arr[v];
+	}
+	k->last = NULL;
+	k->origin = "defaults";
+	r = nbrt_run_newton_tasks(k, nj, task, ntask);
+	memcpy(k->b, saved, (size_t)f->nvar * sizeof *saved);
+	if (r)
+		goto out;
+	/* the results in sorted i: each element's, then its images' j-sides
+	 * in their order */
+	for (int v = 0; v < f->nvar; v++) {
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		nbrt_type t = k->b[v].t;
+		size_t es = nbrt_prec_size((nb_prec)t);
+		char *res = k->b[v].host;
+		for (size_t s = 0; s < n; s++)
+			memcpy(res + s * es, (char *)arr[v] + m.pos[s] * es, es);
+		for (size_t e = 0; e < nj; e++)
+			if (shift_sign(cl, e))
+				add_values(res + m.inv[cl->jsrc[e]] * es,
+				           (char *)arr[v] + e * es, t);
+	}
+	k->pairs = plan_pairs(task, ntask);
+	k->newton_used = 1;
+	goto out;
+oom:
+	nbrt_fail(k->rt, "kernel %s: out of memory for Newton's third law in "
+	          "the cell lists of %zu elements", f->kernel, n);
+out:
+	for (int v = 0; arr && v < f->nvar; v++)
+		free(arr[v]);
+	free(arr);
+	free(saved);
+	free(m.pos);
+	free(m.inv);
+	free(m.cend);
 	free(task);
 	return r;
 }

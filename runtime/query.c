@@ -12,8 +12,8 @@ const char *nbrt_type_name(nbrt_type t)
 	return NULL;
 }
 
-/* nbrt_run_ranges and nbrt_run_cutoff with their structs' fields as
- * arguments, so that a binding need not know the structs' layout. */
+/* nbrt_run_ranges, nbrt_run_cutoff (and nbrt_run_tree, below) with their
+ * structs' fields as arguments, so that a binding need not know the structs' layout. */
 int nbrt_run_ranges_csr(nbrt_kernel *k, size_t ni, size_t nj,
                         size_t ngroups, const size_t *group,
                         const size_t *offset, const size_t *range)
@@ -35,4 +35,19 @@ int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
 		c.period[d] = period[d];
 	}
 	return nbrt_run_cutoff(k, ni, nj, &c);
+}
+
+/* nbrt_run_tree with nbrt_tree's fields as arguments (no stats): jmass
+ * NULL for a vector kind's jsrc, jsrc NULL for a gravity kind's. */
+int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
+                       size_t nj, double theta, size_t bucket, size_t group,
+                       const char *const *ipos, const char *const *jpos,
+                       const char *jmass, const char *const *jsrc)
+{
+	nbrt_tree t = {theta, bucket, group, {ipos[0], ipos[1], ipos[2]},
+	               {jpos[0], jpos[1], jpos[2]}, jmass, NULL,
+	               {NULL, NULL, NULL}};
+	for (int d = 0; d < 3 && jsrc; d++)
+		t.jsrc[d] = jsrc[d];
+	return nbrt_run_tree(k, far, ni, nj, &t);
 }

@@ -18,10 +18,91 @@ typedef unsigned long long u64;
  * more than they do (and on a loaded machine, a time slice). */
 enum { PAR = 65536 };
 
-/* The BMEM names of a far kernel, in the order of Exp's columns. */
-enum { CX, CY, CZ, CM, QXX, QYY, QZZ, QXY, QXZ, QYZ, NEXP };
-static const char *const expname[NEXP] = {
-	"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"};
+/* The expansion kinds.  A far kernel's BMEMs name columns of one kind
+ * (the first kind holding them all is taken); the kind says which source
+ * columns of the bodies it needs (nsrc 1: nbrt_tree's jmass; 3: jsrc, a
+ * vector) and fills its columns, one value a cell, bottom-up in double.
+ * The walk's centre is the centre of mass, or of |source| for a vector. */
+enum { MAXCOL = 15 };
+typedef struct Kind {
+	const char *what;
+	int nsrc, ncol;
+	const char *col[MAXCOL];
+	void (*fill)(const nbrt_octree *t, double *const x[3],
+	             double *const s[3], double *const col[]);
+} Kind;
+
+static void fill_gravity(const nbrt_octree *, double *const[3],
+                         double *const[3], double *const[]);
+static void fill_vortex(const nbrt_octree *, double *const[3],
+                        double *const[3], double *const[]);
+
+static const Kind kinds[] = {
+	{"gravity monopole and quadrupole (far/gravity_quad.nbl)", 1, 10,
+	 {"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz"},
+	 fill_gravity},
+	{"vortex strength and first moments (far/biot_savart_dipole.nbl)", 3,
+	 15, {"cx", "cy", "cz", "cgx", "cgy", "cgz", "dxx", "dxy", "dxz", "dyx",
+	      "dyy", "dyz", "dzx", "dzy", "dzz"}, fill_vortex},
+};
+enum { NKIND = sizeof kinds / sizeof kinds[0] };
+
+/* The column of kind named name, or -1. */
+static int kind_col(const Kind *kd, const char *name)
+{
+	for (int c = 0; c < kd->ncol; c++)
+		if (!strcmp(kd->col[c], name))
+			return c;
+	return -1;
+}
+
+/* Gravity: the cells' own moments (nbrt_octree_moments). */
+static void fill_gravity(const nbrt_octree *t, double *const x[3],
+                         double *const s[3], double *const col[])
+{
+	(void)x;
+	(void)s;
+	for (size_t e = 0; e < t->ncell; e++) {
+		const nbrt_cell *p = &t->cell[e];
+		for (int d = 0; d < 3; d++)
+			col[d][e] = p->c[d];
+		col[3][e] = p->m;
+		for (int w = 0; w < 6; w++)
+			col[4 + w][e] = p->q[w];
+	}
+}
+
+/* Vortices (docs/treecode.md): about the cell's centre c, the strength
+ * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
+ * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children come after
+ * their parent, so the cells are done from the last back. */
+static void fill_vortex(const nbrt_octree *t, double *const x[3],
+                        double *const s[3], double *const col[])
+{
+	for (size_t e = t->ncell; e-- > 0;) {
+		const nbrt_cell *p = &t->cell[e];
+		double a[3] = {0, 0, 0}, dm[9] = {0};
+		size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+		for (size_t h = 0; h < n; h++) {
+			size_t ch = p->child + h, b = p->a + h;
+			for (int kk = 0; kk < 3; kk++) {
+				double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
+				a[kk] += g;
+				for (int l = 0; l < 3; l++)
+					dm[3 * kk + l] += p->nchild ?
+					    col[6 + 3 * kk + l][ch] +
+					    g * (col[l][ch] - p->c[l]) :
+					    g * (x[l][b] - p->c[l]);
+			}
+		}
+		for (int d = 0; d < 3; d++) {
+			col[d][e] = p->c[d];
+			col[3 + d][e] = a[d];
+		}
+		for (int w = 0; w < 9; w++)
+			col[6 + w][e] = dm[w];
+	}
+}
 
 void nbrt_octree_free(nbrt_octree *t)
 {
@@ -370,7 +451,7 @@ static void walk(const Wcell *cell, size_t ncell, const double box[6],
 typedef struct Lists {
 	size_t ng, *grp;
 	size_t *noff, *near, *foff, *far;
-	double *exp[NEXP];
+	double *exp[MAXCOL]; /* the far kernel's columns, a value a cell */
 	Wcell *wc;
 } Lists;
 
@@ -382,7 +463,7 @@ static void lists_free(Lists *L)
 	free(L->foff);
 	free(L->far);
 	free(L->wc);
-	for (int c = 0; c < NEXP; c++)
+	for (int c = 0; c < MAXCOL; c++)
 		free(L->exp[c]);
 }
 
@@ -492,8 +573,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		L->foff[q + 1] += L->foff[q];
 	}
 	size_t nn = L->noff[ng], nf = L->foff[ng];
-	double need = 2.0 * (double)(nn + nf) * sizeof(size_t) +
-	              (double)t->ncell * NEXP * sizeof(double);
+	double need = 2.0 * (double)(nn + nf) * sizeof(size_t);
 	if (bad || need > nbrt_host_memory()) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -504,11 +584,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	}
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
 	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
-	bad = !L->near || !L->far;
-	for (int c = 0; c < NEXP; c++)
-		bad |= !(L->exp[c] = malloc((t->ncell ? t->ncell : 1) *
-		                            sizeof(double)));
-	if (bad) {
+	if (!L->near || !L->far) {
 		nbrt_fail(rt, "out of memory for the lists of %zu groups", ng);
 		goto out;
 	}
@@ -519,16 +595,6 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		       2 * (L->noff[g + 1] - L->noff[g]) * sizeof *L->near);
 		memcpy(L->far + 2 * L->foff[g], u->far + 2 * at[3 * g + 2],
 		       2 * (L->foff[g + 1] - L->foff[g]) * sizeof *L->far);
-	}
-	/* the cells' expansions, the far kernel's j-elements */
-	for (size_t e = 0; e < t->ncell; e++) {
-		const nbrt_cell *p = &t->cell[e];
-		L->exp[CX][e] = p->c[0];
-		L->exp[CY][e] = p->c[1];
-		L->exp[CZ][e] = p->c[2];
-		L->exp[CM][e] = p->m;
-		for (int w = 0; w < 6; w++)
-			L->exp[QXX + w][e] = p->q[w];
 	}
 	res = 0;
 out:
@@ -541,38 +607,61 @@ out:
 	return res;
 }
 
+/* A far kernel's kind: the first whose columns hold all its BMEMs. */
+static const Kind *far_kind(nbrt_kernel *far)
+{
+	const nb_iface *f = far->f;
+	for (int q = 0; q < NKIND; q++) {
+		int v = 0;
+		while (v < f->nvar && (f->var[v].role != NB_BMEM ||
+		                       kind_col(&kinds[q], f->var[v].name) >= 0))
+			v++;
+		if (v == f->nvar)
+			return &kinds[q];
+	}
+	char list[512];
+	size_t at = 0;
+	for (int q = 0; q < NKIND; q++)
+		for (int c = -1; c < kinds[q].ncol; c++)
+			at += (size_t)snprintf(list + at, at < sizeof list ?
+			                       sizeof list - at : 0, "%s%s",
+			                       c < 0 ? (q ? "; " : "") : " ",
+			                       c < 0 ? kinds[q].what : kinds[q].col[c]);
+	nbrt_fail(far->rt, "far kernel %s: its BMEMs are not the columns of "
+	          "one kind of cell expansion (%s)", f->kernel, list);
+	return NULL;
+}
+
+/* nbrt_fail, returning no kind. */
+#define far_fail(...) (nbrt_fail(__VA_ARGS__), (const Kind *)NULL)
+
 /* The far kernel's variables against the kernel's: its LMEMs and CONSTs
  * the kernel's, its BMEMs expansions, its RMEMs the kernel's, all of
  * them, as sums. */
-static int far_check(nbrt_kernel *k, nbrt_kernel *far)
+static const Kind *far_check(nbrt_kernel *k, nbrt_kernel *far)
 {
 	const nb_iface *f = far->f, *kf = k->f;
 	nbrt *rt = k->rt;
+	const Kind *kd = far_kind(far);
+	if (!kd)
+		return NULL;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		int kv = nb_iface_find(kf, x->name);
-		if (x->role == NB_BMEM) {
-			int c = 0;
-			while (c < NEXP && strcmp(expname[c], x->name))
-				c++;
-			if (c == NEXP)
-				return nbrt_fail(rt, "far kernel %s: BMEM '%s' is no cell "
-				                 "expansion (cx, cy, cz, cm, qxx, qyy, qzz, "
-				                 "qxy, qxz, qyz)", f->kernel, x->name);
+		if (x->role == NB_BMEM)
 			continue;
-		}
 		if (kv < 0 || kf->var[kv].role != x->role)
-			return nbrt_fail(rt, "far kernel %s: %s '%s' is no %s of kernel "
+			return far_fail(rt, "far kernel %s: %s '%s' is no %s of kernel "
 			                 "%s, which it must come from", f->kernel,
 			                 nb_role_name(x->role), x->name,
 			                 nb_role_name(x->role), kf->kernel);
 		if (x->role == NB_RMEM &&
 		    (x->red != NB_SUM || kf->var[kv].red != NB_SUM))
-			return nbrt_fail(rt, "far kernel %s: RMEM '%s' must be a sum "
+			return far_fail(rt, "far kernel %s: RMEM '%s' must be a sum "
 			                 "in both kernels, near and far add together",
 			                 f->kernel, x->name);
 		if (x->role == NB_CONST && !k->b[kv].set)
-			return nbrt_fail(rt, "kernel %s: CONST '%s', which far kernel %s "
+			return far_fail(rt, "kernel %s: CONST '%s', which far kernel %s "
 			                 "reads, is not set", kf->kernel, x->name,
 			                 f->kernel);
 	}
@@ -580,11 +669,11 @@ static int far_check(nbrt_kernel *k, nbrt_kernel *far)
 		int fv = nb_iface_find(f, kf->var[v].name);
 		if (kf->var[v].role == NB_RMEM &&
 		    (fv < 0 || f->var[fv].role != NB_RMEM))
-			return nbrt_fail(rt, "kernel %s: RMEM '%s' has no far field: "
+			return far_fail(rt, "kernel %s: RMEM '%s' has no far field: "
 			                 "far kernel %s computes no '%s'", kf->kernel,
 			                 kf->var[v].name, f->kernel, kf->var[v].name);
 	}
-	return 0;
+	return kd;
 }
 
 static size_t type_size(nbrt_type t)
@@ -686,19 +775,58 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 
 /* The far kernel bound to the sorted copies (LMEMs, RMEMs), the
  * expansions (BMEMs) and the kernel's CONSTs. */
-static void far_bind(nbrt_kernel *k, nbrt_kernel *far, Lists *L)
+static void far_bind(nbrt_kernel *k, nbrt_kernel *far, const Kind *kd,
+                     Lists *L)
 {
 	const nb_iface *f = far->f;
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_slot *s = &far->b[v];
 		if (f->var[v].role == NB_BMEM) {
-			int c = 0;
-			while (strcmp(expname[c], f->var[v].name))
-				c++;
+			int c = kind_col(kd, f->var[v].name);
 			*s = (nbrt_slot){.set = 1, .t = NBRT_DOUBLE, .host = L->exp[c]};
 		} else
 			*s = k->b[nb_iface_find(k->f, f->var[v].name)];
 	}
+}
+
+/* A vector kind's sources: the columns named by t->jsrc, read in the
+ * caller's order into src, and |source| as the walk's weights (sj->m). */
+static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
+                        double *src[6])
+{
+	size_t n = sj->n;
+	for (int d = 0; d < 6; d++)
+		if (!(src[d] = malloc((n ? n : 1) * sizeof(double))))
+			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	for (int d = 0; d < 3; d++)
+		if (column(k, "source", gv[d], n, src[d]))
+			return -1;
+	for (size_t e = 0; e < n; e++)
+		sj->m[e] = sqrt(src[0][e] * src[0][e] + src[1][e] * src[1][e] +
+		                src[2][e] * src[2][e]);
+	return 0;
+}
+
+/* The far kernel's columns, a value a cell, filled by its kind from the
+ * sorted bodies (and the sorted sources, src[3..5], of a vector kind). */
+static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
+                       const Side *sj, double *src[6], Lists *L)
+{
+	size_t nc = tree->ncell ? tree->ncell : 1;
+	double need = (double)nc * kd->ncol * sizeof(double);
+	if (need > nbrt_host_memory())
+		return nbrt_fail(rt, "nbrt_run_tree: the expansions of %zu cells "
+		                 "need more memory than this process may use",
+		                 tree->ncell);
+	for (int c = 0; c < kd->ncol; c++)
+		if (!(L->exp[c] = malloc(nc * sizeof(double))))
+			return nbrt_fail(rt, "out of memory for the expansions of %zu "
+			                 "cells", tree->ncell);
+	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
+		for (size_t e = 0; e < sj->n; e++)
+			src[3 + d][e] = src[d][sj->order[e]];
+	kd->fill(tree, sj->sx, src + 3, L->exp);
+	return 0;
 }
 
 /* The far field as a dense stream.  A far list of cells is mostly ranges
@@ -709,9 +837,9 @@ static void far_bind(nbrt_kernel *k, nbrt_kernel *far, Lists *L)
  * contiguous run of expansions, and its far list becomes one range of
  * it.  Groups go in batches whose stream fits the memory budget, the
  * first batch writing every result, the later ones adding in. */
-static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
-                      const Side *si, const Lists *L, size_t batch,
-                      double *pairs)
+static int far_stream(nbrt_kernel *k, nbrt_kernel *far, const Kind *kd,
+                      size_t ni, const Side *si, const Lists *L,
+                      size_t batch, double *pairs)
 {
 	nbrt *rt = k->rt;
 	size_t ng = L->ng, *len = malloc((ng + 1) * sizeof *len);
@@ -739,7 +867,7 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 	}
 	/* a stream of at most 2^24 expansions or an eighth of the memory
 	 * left, and at least the longest list */
-	double room = nbrt_host_memory() / 8 / (NEXP * sizeof(double));
+	double room = nbrt_host_memory() / 8 / ((double)kd->ncol * sizeof(double));
 	size_t cap = total < ((size_t)1 << 24) ? total : (size_t)1 << 24;
 	if ((double)cap > room)
 		cap = (size_t)room;
@@ -747,9 +875,10 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 		cap = batch;
 	if (cap < most)
 		cap = most;
-	if ((double)cap * NEXP * sizeof(double) > nbrt_host_memory()) {
+	if ((double)cap * kd->ncol * sizeof(double) > nbrt_host_memory()) {
 		char b[32];
-		nbrt_format_bytes(b, sizeof b, (double)cap * NEXP * sizeof(double));
+		nbrt_format_bytes(b, sizeof b,
+		                  (double)cap * kd->ncol * sizeof(double));
 		nbrt_fail(rt, "nbrt_run_tree: a far list of %zu cells needs %s, "
 		          "more than this process may use", most, b);
 		goto out;
@@ -760,13 +889,13 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 	for (int v = 0; v < far->f->nvar; v++)
 		f32 &= far->f->var[v].role != NB_BMEM ||
 		       far->f->var[v].type == NB_FLOAT;
-	for (int c = 0; c < NEXP; c++)
+	for (int c = 0; c < kd->ncol; c++)
 		if (!(S.exp[c] = malloc(cap * (f32 ? sizeof(float) :
 		                               sizeof(double))))) {
 			nbrt_fail(rt, "out of memory for %zu far expansions", cap);
 			goto out;
 		}
-	far_bind(k, far, &S);
+	far_bind(k, far, kd, &S);
 	for (int v = 0; f32 && v < far->f->nvar; v++)
 		if (far->f->var[v].role == NB_BMEM)
 			far->b[v].t = NBRT_FLOAT;
@@ -785,7 +914,7 @@ static int far_stream(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 			for (size_t e = L->foff[g]; e < L->foff[g + 1]; e++)
 				for (size_t c = L->far[2 * e]; c < L->far[2 * e + 1]; c++,
 				     to++)
-					for (int w = 0; w < NEXP; w++) {
+					for (int w = 0; w < kd->ncol; w++) {
 						if (f32)
 							((float *)(void *)S.exp[w])[to] =
 							    (float)L->exp[w][c];
@@ -870,13 +999,18 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		                 "it must be at least 1 (%s is usual)", kn,
 		                 t->bucket ? "group" : "bucket",
 		                 t->bucket ? "64" : "16");
-	int pi[3], pj[3], mj = named(k, t->jmass, NB_BMEM, "mass");
+	const Kind *kd = far_check(k, far);
+	if (!kd)
+		return -1;
+	int pi[3], pj[3], gv[3], mj = -1;
+	if (kd->nsrc == 1 && (mj = named(k, t->jmass, NB_BMEM, "mass")) < 0)
+		return -1;
 	for (int d = 0; d < 3; d++)
 		if ((pi[d] = named(k, t->ipos[d], NB_LMEM, "i-position")) < 0 ||
-		    (pj[d] = named(k, t->jpos[d], NB_BMEM, "j-position")) < 0)
+		    (pj[d] = named(k, t->jpos[d], NB_BMEM, "j-position")) < 0 ||
+		    (kd->nsrc == 3 &&
+		     (gv[d] = named(k, t->jsrc[d], NB_BMEM, "source")) < 0))
 			return -1;
-	if (mj < 0 || far_check(k, far))
-		return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0};
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
@@ -889,6 +1023,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memset(&L, 0, sizeof L);
 	Copies cp;
 	memset(&cp, 0, sizeof cp);
+	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
 	if (!saved) {
 		nbrt_fail(rt, "out of memory");
@@ -896,7 +1031,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj))
+	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj) ||
+	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	/* the cube around both sides, a little wider so its top face is
 	 * inside the last key */
@@ -925,6 +1061,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
+	if (far_columns(rt, kd, &tree, &sj, src, &L))
+		goto out;
 	double t2 = nbrt_now();
 	tm[1] = t2 - t1;
 	if (make_lists(rt, &tree, &si, t->theta, &L))
@@ -937,11 +1075,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double fpairs;
 	size_t batch;
 	if (far_streamed(rt, &batch)) {
-		if (far_stream(k, far, ni, &si, &L, batch, &fpairs))
+		if (far_stream(k, far, kd, ni, &si, &L, batch, &fpairs))
 			goto restore;
 	} else {
 		nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
-		far_bind(k, far, &L);
+		far_bind(k, far, kd, &L);
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
 		                       0))
@@ -974,5 +1112,7 @@ out:
 	nbrt_octree_free(&tree);
 	side_free(&si);
 	side_free(&sj);
+	for (int d = 0; d < 6; d++)
+		free(src[d]);
 	return res;
 }

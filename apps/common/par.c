@@ -71,6 +71,54 @@ int par_local_rank(void)
 	return v ? atoi(v) : 0;
 }
 
+/* Node `node`'s count in Slurm's tasks-per-node list, "4(x2),3": 4 on
+ * nodes 0 and 1, 3 on node 2; 0 where the list is malformed or short. */
+static long slurm_tasks(const char *list, long node)
+{
+	for (const char *p = list; *p;) {
+		char *e;
+		long n = strtol(p, &e, 10), times = 1;
+		if (e == p || n < 1)
+			return 0;
+		if (!strncmp(e, "(x", 2)) {
+			p = e + 2;
+			times = strtol(p, &e, 10);
+			if (e == p || times < 1 || *e != ')')
+				return 0;
+			e++;
+		}
+		if (node < times)
+			return n;
+		node -= times;
+		if (*e != ',')
+			return 0;
+		p = e + 1;
+	}
+	return 0;
+}
+
+int par_local_size(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (v)
+		return atoi(v) > 0 ? atoi(v) : 1;
+	/* srun: this step's tasks on each node (the allocation's may be
+	 * more), indexed by this node's number; --ntasks-per-node's alone
+	 * where neither list is there */
+	const char *node = getenv("SLURM_NODEID");
+	static const char *const lists[] = {
+		"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE",
+	};
+	for (size_t i = 0; node && i < sizeof lists / sizeof lists[0]; i++) {
+		const char *l = getenv(lists[i]);
+		long n = l ? slurm_tasks(l, atol(node)) : 0;
+		if (n > 0)
+			return n < INT_MAX ? (int)n : INT_MAX;
+	}
+	v = getenv("SLURM_NTASKS_PER_NODE");
+	return v && atoi(v) > 0 ? atoi(v) : 1;
+}
+
 double par_comm_time(void)
 {
 	return tcomm;
@@ -109,10 +157,7 @@ static int launched(void)
  * Hermite run on 2 cores took 50 s, against 1.8 s.) */
 static void share_cores(void)
 {
-	const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (!v)
-		v = getenv("SLURM_NTASKS_PER_NODE");
-	long local = v ? atol(v) : 1, cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long local = par_local_size(), cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (local <= 1 || cores < 1)
 		return;
 	long each = cores / local > 1 ? cores / local : 1;

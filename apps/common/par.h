@@ -21,6 +21,11 @@ int par_size(void);
 /* The rank among those on this node: $OMPI_COMM_WORLD_LOCAL_RANK, or
  * Slurm's $SLURM_LOCALID, else 0 (what picks each rank's device). */
 int par_local_rank(void);
+/* The ranks on this node: $OMPI_COMM_WORLD_LOCAL_SIZE, or under srun
+ * this node's entry ($SLURM_NODEID) of $SLURM_STEP_TASKS_PER_NODE or
+ * $SLURM_TASKS_PER_NODE ("4(x2),3"), or $SLURM_NTASKS_PER_NODE, else 1
+ * (what shares the node's cores among its ranks). */
+int par_local_size(void);
 /* An error message (without "PROG: error: "): printed at once by one
  * rank; under MPI kept until par_agree or par_end, which print each
  * distinct message once: "PROG: error: rank R: MSG", or without the rank

@@ -82,6 +82,23 @@ static int check_cells(args *a)
 	if (!a->lattice && (a->have_density || a->have_temp))
 		return prog_fail("%s is for --ic lattice", a->have_density ?
 		                 a->have_density : a->have_temp);
+	if (!a->tree && a->have_tree_flag)
+		return prog_fail("%s is for --tree: give --tree too",
+		                 a->have_tree_flag);
+	if (a->tree && a->hermite)
+		return prog_fail("--tree runs the leap-frog: the Hermite scheme "
+		                 "needs the jerk, which the far field does not "
+		                 "give, and its block steps would walk the tree "
+		                 "for a few bodies each");
+	if (a->tree && (a->cutoff > 0 || a->nperiod || a->lattice))
+		return prog_fail("--tree and %s: the tree has open boundaries "
+		                 "and sums every body: give one or the other",
+		                 a->cutoff > 0 ? "--cutoff" : a->lattice ?
+		                 "--ic lattice" : "--periodic");
+	if (a->tree && a->kernel && !a->far)
+		return prog_fail("--tree with --kernel %s: give its far field "
+		                 "with --far FILE (docs/treecode.md)",
+		                 nb_esc(a->kernel));
 	if (a->cutoff > 0 && a->hermite)
 		return prog_fail("--cutoff runs the leap-frog: the Hermite scheme "
 		                 "takes the dense sweep");
@@ -101,7 +118,8 @@ static const opt_prog prog = {
 	"N-body simulation (leap-frog or Hermite) with the force of an nbcc\n"
 	"kernel: gravity (G = 1) of dsl-examples/gravity.nbl or hermite.nbl\n"
 	"built in, or any --kernel that yields accelerations, through cell\n"
-	"lists with --cutoff, in a --periodic box.",
+	"lists with --cutoff, in a --periodic box, or through a treecode\n"
+	"with --tree.",
 	0,
 };
 
@@ -199,6 +217,16 @@ int args_parse(args *a, int argc, char **argv)
 		    "closer than RC (and some more) are computed;\n"
 		    "for a kernel that is zero beyond RC",
 		    .lo = 0, .hi = HUGE_VAL, .open = OPT_ABOVE),
+		OPT(OPT_SET, "--tree", NULL, &a->tree,
+		    "the force through a treecode (leap-frog, 3-D,\n"
+		    "a kernel with mj): far cells by their\n"
+		    "multipoles; --theta T its opening angle"),
+		OPT(OPT_REAL, "--theta", "T", &a->theta,
+		    "--tree's opening angle (default 0.5)", .lo = 0,
+		    .hi = HUGE_VAL, .open = OPT_ABOVE, .seen = &a->have_tree_flag),
+		OPT(OPT_STR, "--far", "FILE", &a->far,
+		    "--tree's far kernel for --kernel (default: the\n"
+		    "built-in gravity_quad.nbl)", .seen = &a->have_tree_flag),
 		OPT(OPT_CALL, "--periodic", "L[,Ly[,Lz]]", a,
 		    "a periodic box [0, L) on each axis (with\n"
 		    "--cutoff RC <= L/2); positions wrap after\n"

@@ -267,10 +267,16 @@ static double **state(sim *s, double **h)
  * arrays: device memory on an OpenCL device with doubles): a step then
  * moves nothing between host and device but the finite check's flag, and
  * the bodies come back to the host only for the energy, a snapshot or a
- * picture.  Across MPI ranks each rank computes a slice of the forces
- * and every rank needs all of them each step, so the bodies stay on the
- * host there (bind_host, sim_step) and fc->arr stays NULL; so they do in
- * a periodic box, where sim_step's drift wraps them. */
+ * picture.  Across MPI ranks each rank computes a slice of the forces and
+ * every rank needs all of them each step: on such a device each rank
+ * keeps every body there all the same, and its own part [lo, hi) again
+ * in arrays of their own (fc->own) for the kernel's LMEM and RMEM, since
+ * a bound array starts at its first element; a step then moves its part
+ * of the forces to the host, the exchange, and every force back (docs/mpi.md,
+ * "The step under MPI").  Elsewhere (the host and amdil back ends, fewer
+ * bodies than ranks) the bodies stay on the host under MPI (bind_host,
+ * sim_step) and fc->arr stays NULL; so they do in a periodic box, where
+ * sim_step's drift wraps them. */
 static int bind_host(force *fc, sim *s)
 {
 	const nb_iface *f = nbrt_iface(fc->k);
@@ -286,33 +292,49 @@ static int bind_host(force *fc, sim *s)
 
 static int bind_all(force *fc, sim *s)
 {
-	if (par_size() > 1 || s->box[0] > 0)
+	int ranks = par_size() > 1;
+	if (s->box[0] > 0 ||
+	    (ranks && (!nbrt_device_arrays(fc->rt) || s->n < (size_t)par_size())))
 		return bind_host(fc, s);
 	const nb_iface *f = nbrt_iface(fc->k);
+	fc->lo = 0;
+	fc->hi = s->n;
+	if (ranks)
+		par_range(s->n, par_rank(), &fc->lo, &fc->hi);
 	for (int i = 0; i < A_N; i++)
-		if (!(fc->arr[i] = nbrt_array_new(fc->rt, s->n)))
+		if (!(fc->arr[i] = nbrt_array_new(fc->rt, s->n)) ||
+		    (ranks && i >= A_X &&
+		     !(fc->own[i] = nbrt_array_new(fc->rt, fc->hi - fc->lo))))
 			return prog_fail("%s", nbrt_error(fc->rt));
-	for (size_t k = 0; k < NSLOTS; k++)
-		if (has(f, slots[k].name) &&
-		    nbrt_bind_array(fc->k, slots[k].name, fc->arr[slots[k].a]))
+	for (size_t k = 0; k < NSLOTS; k++) {
+		nbrt_array *a = fc->own[slots[k].a] && slots[k].role != NB_BMEM ?
+		                fc->own[slots[k].a] : fc->arr[slots[k].a];
+		if (has(f, slots[k].name) && nbrt_bind_array(fc->k, slots[k].name, a))
 			return prog_fail("%s", nbrt_error(fc->rt));
+	}
 	if (has(f, "eps2") && nbrt_set_const(fc->k, "eps2", s->eps * s->eps, 0))
 		return prog_fail("%s", nbrt_error(fc->rt));
 	return 0;
 }
 
 /* Arrays [lo, hi) of the state from s (put) or into s; nothing to do
- * where the bodies are on the host (fc->arr NULL). */
+ * where the bodies are on the host (fc->arr NULL).  Under MPI the host's
+ * forces are every rank's already (the exchange's), the device's the
+ * same bits. */
 int force_move(force *fc, sim *s, int put, int lo, int hi)
 {
 	if (!fc->arr[0])
 		return 0;
 	double *h[A_N];
 	state(s, h);
-	for (int i = lo; i < hi; i++)
-		if (put ? nbrt_array_write(fc->arr[i], h[i])
+	for (int i = lo; i < hi; i++) {
+		if (!put && fc->own[i] && i >= A_AX)
+			continue;
+		if (put ? nbrt_array_write(fc->arr[i], h[i]) ||
+		          (fc->own[i] && nbrt_array_write(fc->own[i], h[i] + fc->lo))
 		        : nbrt_array_read(fc->arr[i], h[i]))
 			return prog_fail("%s", nbrt_error(fc->rt));
+	}
 	return 0;
 }
 
@@ -338,29 +360,62 @@ int force_bind(force *fc, const args *a, sim *s, herm *h)
 	return a->hermite ? bind_hermite(fc, h) : bind_all(fc, s);
 }
 
+/* This rank's forces from its own arrays to the host, every rank's to
+ * every rank, and all of them back to the device for the kick (the
+ * potential stays on the host, which alone needs it). */
+static int exchange_own(force *fc, sim *s)
+{
+	const nb_iface *f = nbrt_iface(fc->k);
+	double *h[A_N];
+	state(s, h);
+	int rc = 0;
+	for (size_t k = 0; k < NSLOTS && !rc; k++)
+		if (slots[k].role == NB_RMEM && has(f, slots[k].name))
+			rc = nbrt_array_read(fc->own[slots[k].a], h[slots[k].a] + fc->lo);
+	if (rc)
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+	if (par_agree(rc))
+		return -1;
+	for (size_t k = 0; k < NSLOTS; k++)
+		if (slots[k].role == NB_RMEM && has(f, slots[k].name))
+			par_gather(h[slots[k].a], s->n, sizeof(double), 1);
+	for (int i = A_AX; i <= A_AZ && !rc; i++)
+		rc = nbrt_array_write(fc->arr[i], h[i]);
+	if (rc) {
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+		return -1;
+	}
+	return 0;
+}
+
 /* The force on ni i-elements: under MPI this rank's part of them, then
  * every rank's results to every rank, so that each holds the same state
- * and integrates all of it alike (the exchange is the step's one). */
-static int run_kernel(force *fc, size_t ni, size_t nj)
+ * and integrates all of it alike (the exchange is the step's one).  s is
+ * the leap-frog's state (NULL for the Hermite scheme's). */
+static int run_kernel(force *fc, sim *s, size_t ni, size_t nj)
 {
 	const nb_iface *f = nbrt_iface(fc->k);
 	size_t lo, hi;
 	par_range(ni, par_rank(), &lo, &hi);
-	int rc = 0;
-	for (size_t b = 0; par_size() > 1 && b < fc->nbind && !rc; b++) {
+	int rc = 0, own = fc->own[A_X] != NULL;
+	for (size_t b = 0; par_size() > 1 && !own && b < fc->nbind && !rc; b++) {
 		nb_role r = f->var[nb_iface_find(f, fc->bind[b].name)].role;
 		if (r == NB_LMEM || r == NB_RMEM)
 			rc = nbrt_bind(fc->k, fc->bind[b].name, NBRT_DOUBLE,
 			               fc->bind[b].p + lo);
 	}
 	if (rc || (fc->cut.cutoff > 0 ? nbrt_run_cutoff(fc->k, ni, nj, &fc->cut)
-	                              : nbrt_run(fc->k, hi - lo, nj))) {
+	           : fc->far ? nbrt_run_tree(fc->k, fc->far, hi - lo, nj,
+	                                     &fc->tree)
+	                     : nbrt_run(fc->k, hi - lo, nj))) {
 		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 		rc = -1;
 	}
 	if (par_agree(rc))
 		return -1;
-	for (size_t b = 0; par_size() > 1 && b < fc->nbind; b++)
+	if (own && exchange_own(fc, s))
+		return -1;
+	for (size_t b = 0; par_size() > 1 && !own && b < fc->nbind; b++)
 		if (f->var[nb_iface_find(f, fc->bind[b].name)].role == NB_RMEM)
 			par_gather(fc->bind[b].p, ni, sizeof(double), 1);
 	if (!fc->untimed) {
@@ -373,12 +428,12 @@ static int run_kernel(force *fc, size_t ni, size_t nj)
 
 int force_leapfrog(sim *s, void *ctx)
 {
-	return run_kernel(ctx, s->n, s->n);
+	return run_kernel(ctx, s, s->n, s->n);
 }
 
 int force_hermite(herm *h, size_t ni, void *ctx)
 {
-	return run_kernel(ctx, ni, h->s->n);
+	return run_kernel(ctx, NULL, ni, h->s->n);
 }
 
 /* One kick-drift-kick step where the bodies are, as sim_step does it on
@@ -386,14 +441,19 @@ int force_hermite(herm *h, size_t ni, void *ctx)
  * of sim_finite.  Returns 0, or -1 with the message in fc->err. */
 int force_step(force *fc, sim *s, double dt, int *finite)
 {
-	nbrt_array **a = fc->arr;
+	nbrt_array **a = fc->arr, **o = fc->own;
 	double h = 0.5 * dt;
+	/* this rank's part (o) takes the same steps as every body's (a):
+	 * the same bits */
 	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
-	    nbrt_array_axpy(a + A_X, dt, a + A_VX, 3))
+	    nbrt_array_axpy(a + A_X, dt, a + A_VX, 3) ||
+	    (o[A_X] && (nbrt_array_axpy(o + A_VX, h, o + A_AX, 3) ||
+	                nbrt_array_axpy(o + A_X, dt, o + A_VX, 3))))
 		goto bad;
-	if (run_kernel(fc, s->n, s->n))
+	if (run_kernel(fc, s, s->n, s->n))
 		return -1;
 	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
+	    (o[A_X] && nbrt_array_axpy(o + A_VX, h, o + A_AX, 3)) ||
 	    nbrt_array_finite(a + A_X, 9, finite))
 		goto bad;
 	s->t += dt;
@@ -402,6 +462,29 @@ int force_step(force *fc, sim *s, double dt, int *finite)
 bad:
 	snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 	return -1;
+}
+
+/* --tree: the far kernel (--far, else the built-in gravity_quad.nbl),
+ * loaded with the kernel's options, and the tree over the bodies'
+ * positions and masses (bucket 16, group 64, as bench/suites/tree.sh). */
+static int tree_setup(force *fc, const args *a, const char *kn)
+{
+	if (!a->tree)
+		return 0;
+	if (a->dim != 3 || !a->have_mj)
+		return prog_fail("--tree: kernel '%s' is %s: the tree needs "
+		                 "xi, yi, zi, xj, yj, zj and the masses mj", kn,
+		                 a->dim != 3 ? "2-D" : "without mj");
+	const char *src = nb_gravity_quad_nbl;
+	fc->far = a->far ? nbrt_load(fc->rt, a->far, &a->opt) :
+	          nbrt_load_source(fc->rt, "gravity_quad.nbl", src, strlen(src),
+	                           &a->opt);
+	if (!fc->far)
+		return prog_fail("%s", nbrt_error(fc->rt));
+	fc->tree = (nbrt_tree){a->theta > 0 ? a->theta : 0.5, 16, 64,
+	                       {"xi", "yi", "zi"}, {"xj", "yj", "zj"}, "mj",
+	                       NULL, {NULL, NULL, NULL}};
+	return 0;
 }
 
 /* Opens the device and loads the kernel; the --target given, if any, must
@@ -432,7 +515,8 @@ int force_setup(force *fc, args *a)
 		return 1;
 	a->have_mj = has(f, "mj");
 	a->have_pot = has(f, "pot");
-	return set_consts(fc, a, kn) || kernel_run(fc, a, kn);
+	return set_consts(fc, a, kn) || kernel_run(fc, a, kn) ||
+	       tree_setup(fc, a, kn);
 }
 
 /* Memory for n bodies, checked before anything is allocated: the model's

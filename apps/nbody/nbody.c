@@ -99,9 +99,10 @@ int main(int argc, char **argv)
 	free(r.rde);
 	snap_data_free(&d);
 	for (int i = 0; i < A_N; i++)
-		nbrt_array_free(fc.arr[i]);
+		nbrt_array_free(fc.arr[i]), nbrt_array_free(fc.own[i]);
 	if (fc.k)
 		nbrt_free(fc.k);
+	nbrt_free(fc.far);
 	if (fc.rt)
 		nbrt_close(fc.rt);
 	if (!rc && (fflush(stdout) || ferror(stdout)))

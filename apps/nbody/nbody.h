@@ -15,6 +15,8 @@
  * themselves, embedded at build time (scripts/embed.sh), so that
  * bin/nbody runs from anywhere. */
 extern const char nb_gravity_nbl[], nb_hermite_nbl[];
+/* far/gravity_quad.nbl, gravity.nbl's far field for --tree */
+extern const char nb_gravity_quad_nbl[];
 
 #define MAX_N ((size_t)1 << 26)
 
@@ -47,6 +49,11 @@ typedef struct args {
 	double cutoff, period[3], density, temp;
 	int lattice, nperiod;
 	const char *have_density, *have_temp;
+	/* --tree: the treecode's opening angle (0: not given, 0.5) and far
+	 * kernel (--far; default the built-in gravity_quad.nbl) */
+	int tree;
+	double theta;
+	const char *far, *have_tree_flag;
 	long step0;        /* the step the run starts from (a restart's) */
 	const char *icname; /* the model's name, or "file" */
 	double e0;         /* the first state's energy, carried by restarts */
@@ -62,11 +69,18 @@ typedef struct force {
 	nbrt_kernel *k;
 	nbrt *rt;
 	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
+	/* under MPI on a device with doubles: this rank's part [lo, hi) of
+	 * the state from A_X on, which its kernel reads and writes (NULL:
+	 * one rank, or the bodies on the host) */
+	nbrt_array *own[A_N];
+	size_t lo, hi;
 	double t_kernel, t_total; /* summed over the timed evaluations */
 	int untimed;              /* evaluations for the energy alone */
 	double t_comm;            /* par_comm_time() when the steps began */
 	double pairs;             /* pairs of the timed evaluations */
 	nbrt_cutoff cut;          /* cut.cutoff > 0: cell lists */
+	nbrt_kernel *far;         /* not NULL: the treecode, tree */
+	nbrt_tree tree;
 	char err[512];
 	/* the arrays bound, which each rank binds again from its part's
 	 * first element (MPI) */

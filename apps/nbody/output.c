@@ -226,15 +226,21 @@ void out_summary(const args *a, const force *fc, const sim *s,
 	double g38 = ips * conv * 1e-9, gnb = ips * f->flops * 1e-9;
 	double g38_step = a->steps && t_step > 0 ? inter / t_step * conv * 1e-9
 	                                        : 0;
+	/* a seed says something only of bodies a model made: not of an --ic
+	 * file's, nor of a restart whose snapshot says its IC was a file */
+	int seeded = !a->ic_file && strcmp(a->icname, "file") != 0;
+	char seed[24] = "";
+	if (seeded)
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seed);
 	if (a->csv) {
 		/* numbers first, quoted strings last: `cut -d, -f1-20` works */
 		puts("ic,n,seed,steps,dt,eps,t,e0,e,de_rel,dp,flops_nbcc,"
 		     "flops_conv,time_step,time_force,time_kernel,"
 		     "interactions_per_s,gflops_conv,gflops_nbcc,gflops_conv_step,"
 		     "target,device,flags");
-		printf("%s,%zu,%llu,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+		printf("%s,%zu,%s,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
 		       "%g,%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,",
-		       a->icname, s->n, (unsigned long long)a->seed,
+		       a->icname, s->n, seed,
 		       a->steps, a->dt, s->eps, s->t, e0, e1, de, dp, f->flops, conv,
 		       t_step, t_force, t_kern, ips, g38, gnb, g38_step, f->target);
 		cli_csv_str(nbrt_device_name(fc->rt));
@@ -243,16 +249,24 @@ void out_summary(const args *a, const force *fc, const sim *s,
 		putchar('\n');
 		return;
 	}
-	const char *what = a->ic_file ? nb_esc(a->ic_file) : a->icname;
-	if (a->hermite)
-		printf("nbody: %s, N = %zu, seed %llu, hermite eta = %g, dt <= %g, "
-		       "eps = %g, %ld steps (t = %g)\n", what, s->n,
-		       (unsigned long long)a->seed, a->eta, a->dt, s->eps,
-		       a->steps, s->t);
+	/* where the bodies came from: the model, the --ic file, or the
+	 * --restart snapshot and the IC its run began from */
+	char what[512];
+	if (a->ic_file)
+		snprintf(what, sizeof what, "%s", nb_esc(a->ic_file));
+	else if (a->restart)
+		snprintf(what, sizeof what, "%s (a restart; IC %s)",
+		         nb_esc(a->restart), seeded ? a->icname : "from a file");
 	else
-		printf("nbody: %s, N = %zu, seed %llu, dt = %g, eps = %g, %ld steps "
-		       "(t = %g)\n", what, s->n, (unsigned long long)a->seed,
-		       a->dt, s->eps, a->steps, s->t);
+		snprintf(what, sizeof what, "%s", a->icname);
+	printf("nbody: %s, N = %zu%s%s, ", what, s->n, seeded ? ", seed " : "",
+	       seed);
+	if (a->hermite)
+		printf("hermite eta = %g, dt <= %g, eps = %g, %ld steps (t = %g)\n",
+		       a->eta, a->dt, s->eps, a->steps, s->t);
+	else
+		printf("dt = %g, eps = %g, %ld steps (t = %g)\n", a->dt, s->eps,
+		       a->steps, s->t);
 	printf("device:      %s\n", nb_esc(nbrt_device_name(fc->rt)));
 	printf("kernel:      %s, target %s, %s (%s)\n", f->kernel, f->target,
 	       f->flags ? f->flags : "", nbrt_variant_origin(fc->k));

@@ -20,6 +20,7 @@
 #include "par.h"
 #include "prog.h"
 #include "ranges.h"
+#include "tree.h"
 
 /* Exit statuses: a run that failed (data, kernel, device), and a command
  * line that makes no sense (as nbcc). */
@@ -66,8 +67,15 @@ typedef struct Args {
 	double cutoff;
 	char *posbuf;
 	int dim, nperiod, self;
+	int newton; /* --newton: nbrt_newton's order, auto on off */
 	const char *ipos[3], *jpos[3];
 	double period[3];
+	/* --tree: the far kernel (--far, else found: tree.c) and the tree's
+	 * parameters (0: not given, the usual values) */
+	int tree;
+	const char *far, *tree_flag; /* tree_flag: --far, --theta ... given */
+	double theta;
+	long bucket, group;
 } Args;
 
 /* One side's columns (LMEM, BMEM or RMEM) and its element count. */
@@ -233,19 +241,26 @@ static int check_pairs(const Args *a)
 	if (a->ranges && a->cutoff_seen)
 		return fail(USAGE, "--ranges and --cutoff both choose the pairs "
 		            "that run: give one or the other");
+	if (a->tree && (a->ranges || a->cutoff_seen))
+		return fail(USAGE, "--tree and %s both choose the pairs that run: "
+		            "give one or the other", a->ranges ? "--ranges" :
+		            "--cutoff");
+	if (!a->tree && a->tree_flag)
+		return fail(USAGE, "%s is for --tree: give --tree too",
+		            a->tree_flag);
+	if (a->tree && a->periodic_arg)
+		return fail(USAGE, "--periodic is for --cutoff: the tree has open "
+		            "boundaries");
 	if (a->cutoff_seen && !a->pos_arg)
 		return fail(USAGE, "--cutoff needs the position columns: give "
 		            "--pos xi,yi,zi:xj,yj,zj (1 to 3 LMEM, then as many "
 		            "BMEM)");
-	if (!a->cutoff_seen && a->pos_arg)
-		return fail(USAGE, "--pos names the positions of --cutoff: give "
-		            "--cutoff RC too");
+	if (!a->cutoff_seen && !a->tree && a->pos_arg)
+		return fail(USAGE, "--pos names the positions of --cutoff or "
+		            "--tree: give --cutoff RC or --tree too");
 	if (!a->cutoff_seen && a->periodic_arg)
 		return fail(USAGE, "--periodic is for --cutoff: give --cutoff RC "
 		            "and --pos too");
-	if (!a->cutoff_seen && a->self)
-		return fail(USAGE, "--self is for --cutoff: give --cutoff RC and "
-		            "--pos too");
 	if (a->self && !a->ijfile)
 		return fail(USAGE, "--self says that the i-elements are the "
 		            "j-elements: that is so only with --ij FILE");
@@ -361,7 +376,35 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "with --cutoff and --ij: the i-elements are the\n"
 		    "j-elements (each --pos pair read from one column,\n"
 		    "as --map xi=x,xj=x does), so a kernel declared\n"
-		    "symmetric may compute each pair once"),
+		    "symmetric may compute each pair once (with\n"
+		    "--cutoff in its cell lists, else in the dense run)"),
+		OPT(OPT_CHOICE, "--newton", "M", &a->newton,
+		    "with --self: auto (default: where the defaults\n"
+		    "table measured it faster), on or off, Newton's\n"
+		    "third law for a kernel declared symmetric",
+		    .words = "auto|on|off"),
+		OPT(OPT_SET, "--tree", NULL, &a->tree,
+		    "run through a treecode: near pairs by the kernel,\n"
+		    "distant cells by its far kernel's expansions;\n"
+		    "positions from --pos, else the first three\n"
+		    "LMEMs and BMEMs; sources: the other BMEMs\n"
+		    "(one, a mass, or three, a vector)"),
+		OPT(OPT_STR, "--far", "FILE", &a->far,
+		    "--tree's far kernel (default: the one file\n"
+		    "far/STEM_*.nbl beside kernel STEM.nbl, in its\n"
+		    "folder, the folder above, or the source tree)",
+		    .seen = &a->tree_flag),
+		OPT(OPT_REAL, "--theta", "T", &a->theta,
+		    "--tree's opening angle (0.5): a cell is taken\n"
+		    "whole when its side is below T times its distance",
+		    .lo = 0, .hi = HUGE_VAL, .open = OPT_ABOVE,
+		    .seen = &a->tree_flag),
+		OPT(OPT_INT, "--bucket", "B", &a->bucket,
+		    "--tree's most bodies in a leaf cell (16)", .lo = 1,
+		    .hi = 1e9, .seen = &a->tree_flag),
+		OPT(OPT_INT, "--group", "G", &a->group,
+		    "--tree's most i-elements sharing one walk (64)",
+		    .lo = 1, .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
 		    .call = parse_const),
@@ -383,7 +426,9 @@ static int parse_args(int argc, char **argv, Args *a)
 		OPT(OPT_CALL, "--random", "NI,NJ", a,
 		    "random inputs instead of --i and --j: every LMEM\n"
 		    "and BMEM uniform in (0,1); CONSTs not given\n"
-		    "by --const random in (0,1) too (shown on stderr)",
+		    "by --const random in (0,1) too (shown on stderr);\n"
+		    "one seed gives every precision the same values\n"
+		    "(float's rounded, dd's with random low parts)",
 		    .call = parse_random),
 		OPT(OPT_U64, "--seed", "S", &a->seed,
 		    "seed of --random (default: from the clock; the\n"
@@ -479,7 +524,8 @@ static int load(const Args *a, nbrt *rt, nbrt_kernel **k)
 		fprintf(stderr, "nbrun: warning: %s is ignored: %s is compiled "
 		        "already\n", nb_esc(a->optflag), nb_esc(a->kernel));
 	*k = nbrt_load(rt, a->kernel, &a->opt);
-	if (!*k || (a->tune > 0 && nbrt_set_tune(*k, a->tune)))
+	if (!*k || (a->tune > 0 && nbrt_set_tune(*k, a->tune)) ||
+	    nbrt_set_newton(*k, (nbrt_newton)a->newton))
 		return fail(FAILED, "%s", nbrt_error(rt));
 	if (a->tune > 0 && !nbl)
 		fprintf(stderr, "nbrun: warning: --tune is ignored: %s is compiled "
@@ -707,28 +753,35 @@ static void apply_maps(const Args *a, Side *l, Side *b)
 
 /* --- random inputs ------------------------------------------------------ */
 
-static unsigned short rng[3];
+/* Two streams: rng gives every value's high part and rng_lo only dd low
+ * parts, so one seed gives float, double and dd the same high parts
+ * (float's rounded from double's) and precisions compare on equal inputs. */
+static unsigned short rng[3], rng_lo[3];
 
 static void seed_rng(unsigned long long s)
 {
 	rng[0] = (unsigned short)s;
 	rng[1] = (unsigned short)(s >> 16);
 	rng[2] = (unsigned short)((s >> 32) ^ (s >> 48));
+	for (int k = 0; k < 3; k++)
+		rng_lo[k] = rng[k] ^ 0x5a5a;
 }
 
 /* Uniform in (0,1) at the precision of t; a dd gets a random low part
- * below half an ulp of its high part, so it is a normalized dd. */
+ * below half an ulp of its high part, so it is a normalized dd.  Draws
+ * that round to 0 or 1 in float are skipped in every precision, to keep
+ * the streams in step. */
 static void uniform(nb_prec t, double v[2])
 {
 	double u;
 	do
 		u = erand48(rng);
-	while (u == 0 || (t == NB_FLOAT && ((float)u == 0 || (float)u == 1)));
+	while (u == 0 || (float)u == 0 || (float)u == 1);
 	v[0] = t == NB_FLOAT ? (float)u : u;
 	v[1] = 0;
 	if (t == NB_DD) {
 		double ulp = nextafter(u, 2) - u;
-		v[1] = (erand48(rng) - 0.5) * ulp;
+		v[1] = (erand48(rng_lo) - 0.5) * ulp;
 	}
 }
 
@@ -1047,11 +1100,29 @@ static void report_time(double *t, int reps, size_t ni, size_t nj,
 	fputc('\n', stderr);
 }
 
+/* --tree's far kernel, loaded with the kernel's options, and the tree's
+ * columns. */
+static int load_far(const Args *a, nbrt *rt, const nb_iface *f,
+                    nbrt_kernel **far, nbrt_tree *t)
+{
+	char *path = a->far ? NULL : tree_find_far(a->kernel);
+	if (!a->far && !path)
+		return FAILED;
+	*far = nbrt_load(rt, a->far ? a->far : path, &a->opt);
+	free(path);
+	if (!*far)
+		return fail(FAILED, "%s", nbrt_error(rt));
+	return tree_columns(f, a->dim, a->ipos, a->jpos, t) ? FAILED : 0;
+}
+
 /* Which pairs run: all, the lists of --ranges (this rank's part), or
  * the cell lists of --cutoff. */
 typedef struct Pairs {
 	const nbrt_ranges *ranges;
 	const nbrt_cutoff *cut;
+	int self; /* without cut: a dense self run (nbrt_run_self) */
+	const nbrt_tree *tree;
+	nbrt_kernel *far;
 } Pairs;
 
 /* The run, R times under --repeat; the kernel times into t. */
@@ -1062,7 +1133,9 @@ static int run_timed(const Args *a, nbrt *rt, nbrt_kernel *k, size_t ni,
 	for (int r = 0; r < reps; r++) {
 		int rc = p->ranges ? nbrt_run_ranges(k, ni, nj, p->ranges)
 		       : p->cut ? nbrt_run_cutoff(k, ni, nj, p->cut)
-		                : nbrt_run(k, ni, nj);
+		       : p->self ? nbrt_run_self(k, ni)
+		       : p->tree ? nbrt_run_tree(k, p->far, ni, nj, p->tree)
+		                 : nbrt_run(k, ni, nj);
 		if (rc)
 			return fail(FAILED, "%s", nbrt_error(rt));
 		t[r] = nbrt_kernel_time(k);
@@ -1104,8 +1177,14 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = set_given_consts(a, rt, k, set);
 	if (!rc)
 		rc = check_maps(a, f);
-	if (!rc)
+	if (!rc && !a->tree)
 		rc = check_cutoff(a, f);
+	nbrt_kernel *far = NULL;
+	struct nbrt_tree_stats st;
+	nbrt_tree tree = {a->theta ? a->theta : 0.5, a->bucket ? (size_t)a->bucket
+	                  : 16, a->group ? (size_t)a->group : 64, .stats = &st};
+	if (!rc && a->tree)
+		rc = load_far(a, rt, f, &far, &tree);
 	rc = par_agree(rc);
 	if (!rc && a->random) {
 		unsigned long long s = a->seeded ? a->seed : clock_seed();
@@ -1137,7 +1216,8 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	nbrt_ranges part;
 	size_t *pgroup = NULL;
 	nbrt_cutoff cut = make_cutoff(a);
-	Pairs pairs = {NULL, a->cutoff_seen ? &cut : NULL};
+	Pairs pairs = {NULL, a->cutoff_seen ? &cut : NULL, cut.self,
+	               a->tree ? &tree : NULL, far};
 	if (!rc && a->ranges) {
 		if (ranges_part(&rf, lo, hi, &part, &pgroup))
 			rc = fail(FAILED, "out of memory");
@@ -1151,7 +1231,7 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 		rc = run_timed(a, rt, k, hi - lo, b.len, &pairs, t);
 	double npairs = -1;
 	if (!(rc = par_agree(rc))) {
-		if (pairs.ranges || pairs.cut)
+		if (pairs.ranges || pairs.cut || pairs.self || pairs.tree)
 			npairs = all_pairs(k);
 		for (int c = 0; c < r.n; c++)
 			par_gather(r.col[c].data, r.len, esize(r.col[c].type), 0);
@@ -1165,7 +1245,10 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	if (!rc && a->time && !par_rank()) {
 		report_variant(rt, k);
 		report_time(t, a->repeat ? a->repeat : 1, l.len, b.len, npairs);
+		if (a->tree)
+			tree_report(&st);
 	}
+	nbrt_free(far);
 	side_free(&l);
 	side_free(&b);
 	side_free(&r);

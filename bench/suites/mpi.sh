@@ -91,6 +91,7 @@ suite_run() {
 		done
 	done
 	# kind,ranks,n,time_step: the scan's wall seconds, nbrun's kernel time
+	# (the final table gives each step's rest: neither kernel nor exchange)
 	if [ -n "$scan" ]; then
 		awk -v p="$scan" 'BEGIN { k = int(sqrt(p)); if (k * k < p) k++
 			print "s,t,me,mf"
@@ -126,7 +127,8 @@ suite_run() {
 				n1 = f[1] == "weak" ? int(f[3] / sqrt(f[2]) + 0.5) : f[3]
 				k = (f[1] == "weak" ? "strong" : f[1]) n1
 				if (f[2] > 1 && (k in one))
-					printf "#   %s, N = %d, %d ranks: %.1f%%\n", f[1], f[3], f[2],
-						100 * one[k] / ((f[1] == "weak" ? 1 : f[2]) * f[4]) }
+					printf "#   %s, N = %d, %d ranks: %.1f%%%s\n", f[1], f[3], f[2],
+						100 * one[k] / ((f[1] == "weak" ? 1 : f[2]) * f[4]),
+						(f[1] == "scan" || f[1] == "nbrun") ? "" : sprintf(" (a step %.4g s: kernel %.4g, exchange %.4g, rest %.4g)", f[4], f[5], f[6], f[4] - f[5] - f[6]) }
 		}' "$T/mpirows"
 }

@@ -78,6 +78,7 @@ PREC_OF: Dict[int, Prec] = {p.value: p for p in PRECS.values()}
 ROLES: Dict[int, str] = _enum_named("nb_role")
 NUM: Dict[str, int] = {n: v for v, n in _enum_named("nb_num", -1).items()}
 SOURCE_EXT = text(cc.nb_source_ext())
+MAX_SOURCE: int = cc.nb_max_source()  # bytes
 
 _need("precision", list(PRECS), ("float", "double", "dd"))
 _need("role", list(ROLES.values()), ("LMEM", "BMEM", "RMEM", "CONST"))

@@ -61,6 +61,7 @@ def _proto(lib: ctypes.CDLL, name: str, res: Any, *args: Any) -> None:
 _proto(cc, "nb_version", c_char_p)
 _proto(cc, "nb_enum_name", c_char_p, c_char_p, c_int)
 _proto(cc, "nb_source_ext", c_char_p)
+_proto(cc, "nb_max_source", c_size_t)
 _proto(cc, "nb_prec_scalars", c_int, c_int)
 _proto(cc, "nb_prec_scalar_bytes", c_size_t, c_int)
 _proto(cc, "nb_target_of_ext", c_char_p, c_char_p)
@@ -98,6 +99,12 @@ _proto(rt, "nbrt_run_ranges_csr", c_int, c_void_p, c_size_t, c_size_t,
 _proto(rt, "nbrt_run_cutoff_args", c_int, c_void_p, c_size_t, c_size_t,
        c_double, c_int, ctypes.POINTER(c_char_p), ctypes.POINTER(c_char_p),
        P_double, c_int)
+_proto(rt, "nbrt_set_newton", c_int, c_void_p, c_int)
+_proto(rt, "nbrt_run_self", c_int, c_void_p, c_size_t)
+_proto(rt, "nbrt_newton_used", c_int, c_void_p)
+_proto(rt, "nbrt_run_tree_args", c_int, c_void_p, c_void_p, c_size_t,
+       c_size_t, c_double, c_size_t, c_size_t, ctypes.POINTER(c_char_p),
+       ctypes.POINTER(c_char_p), c_char_p, ctypes.POINTER(c_char_p))
 _proto(rt, "nbrt_pairs", c_double, c_void_p)
 _proto(rt, "nbrt_host_memory", c_double)
 _proto(rt, "nbrt_run_memory", c_int, c_void_p, c_size_t, c_size_t, c_int,

@@ -53,6 +53,10 @@ def flags(precision: Optional[str], options: Dict[str, Any]) -> List[str]:
         if k in _VALUED:
             if isinstance(v, bool) or not isinstance(v, (int, str)):
                 raise TypeError("%s=%r: an int or str is needed" % (k, v))
+            if isinstance(v, str) and "\0" in v:
+                # the C flag would end at it, silently
+                raise ValueError("%s=%r: a NUL character is not allowed" %
+                                 (k, v))
             out.append("%s=%s" % (_VALUED[k], v))
         elif k in _SWITCH:
             if not isinstance(v, bool):

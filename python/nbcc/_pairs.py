@@ -1,6 +1,9 @@
 """_pairs.py: which pairs a call runs when not every (i, j): the
 block-sparse lists of ranges= (nbrt_run_ranges) or the cell lists of
-cutoff=, pos=, periodic= and self= (nbrt_run_cutoff), checked here for
+cutoff=, pos=, periodic= and self= (nbrt_run_cutoff), or with self=
+alone the dense self run (nbrt_run_self), newton= saying whether a self
+run may use Newton's third law (nbrt_set_newton), or the treecode of
+theta=, bucket=, group=, far= and pos= (nbrt_run_tree), checked here for
 their shapes and types and handed to the library's flat entries
 (runtime/query.c); the values (bounds, overlaps, a cutoff of 0, names)
 are the runtime's to judge, and its message is raised."""
@@ -8,7 +11,9 @@ are the runtime's to judge, and its message is raised."""
 from __future__ import annotations
 
 import ctypes
+import glob
 import numbers
+import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, \
     Sequence, Tuple
 
@@ -20,7 +25,10 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 # the keyword arguments a call takes besides the kernel's variables
-OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self")
+OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self", "newton",
+           "theta", "bucket", "group", "far")
+# newton='s words, in nbrt_newton's order
+NEWTON = ("auto", "on", "off")
 
 
 def _index_array(fail: Callable[[str], str], what: str, x: Any,
@@ -52,18 +60,53 @@ class Pairs:
         self.names: Tuple[List[bytes], List[bytes]] = ([], [])
         self.period: List[float] = []
         self.same = False
+        self.newton = 0
+        self.theta: Optional[float] = None
+        self.far: Any = None
         given = [k for k in OPTIONS if options.get(k) is not None]
+        if "theta" in given:
+            if "ranges" in given or "cutoff" in given:
+                raise ValueError(fail("theta= and %s= both choose the pairs "
+                                      "that run: give one or the other" %
+                                      ("ranges" if "ranges" in given else
+                                       "cutoff")))
+            for k in ("self", "newton", "periodic"):
+                if k in given:
+                    raise ValueError(fail("%s= is not for theta=, the "
+                                          "treecode" % k))
+            self._tree(fail, options)
+            return
+        for k in ("bucket", "group", "far"):
+            if k in given:
+                raise ValueError(fail("%s= is for theta=, the treecode: "
+                                      "give theta= too" % k))
         if "ranges" in given and "cutoff" in given:
             raise ValueError(fail("ranges= and cutoff= both choose the "
                                   "pairs that run: give one or the other"))
         if "ranges" in given:
             self._ranges(fail, options["ranges"])
-        for k in ("pos", "periodic", "self"):
+        for k in ("pos", "periodic"):
             if k in given and "cutoff" not in given:
                 raise ValueError(fail("%s= is for cutoff=: give cutoff= and "
                                       "pos= too" % k))
+        if "self" in given and "ranges" in given:
+            raise ValueError(fail("self= is for cutoff= or the dense run, "
+                                  "not ranges="))
+        self.same = self._same(fail, options.get("self"))
         if "cutoff" in given:
             self._cutoff(fail, options)
+        m = options.get("newton")
+        if m is not None and (not isinstance(m, str) or m not in NEWTON):
+            raise ValueError(fail("newton=%r: expected \"auto\", \"on\" or "
+                                  "\"off\"" % (m,)))
+        self.newton = NEWTON.index(m) if m is not None else 0
+
+    @staticmethod
+    def _same(fail: Callable[[str], str], same: Any) -> bool:
+        if same is not None and not isinstance(same, (bool, np.bool_)):
+            raise TypeError(fail("self= takes True or False, not %s" %
+                                 type(same).__name__))
+        return bool(same)
 
     def _ranges(self, fail: Callable[[str], str], r: Any) -> None:
         if not isinstance(r, (tuple, list)) or len(r) != 3:
@@ -120,14 +163,86 @@ class Pairs:
                                   "axis or %d, one per axis of pos= (0: "
                                   "open)" % dim))
         self.period = [float(p) for p in per]
-        same = options.get("self")
-        if same is not None and not isinstance(same, (bool, np.bool_)):
-            raise TypeError(fail("self= takes True or False, not %s" %
-                                 type(same).__name__))
-        self.same = bool(same)
+
+    def _tree(self, fail: Callable[[str], str],
+              options: Dict[str, Any]) -> None:
+        """theta= and its company; the runtime judges the values."""
+        def number(k: str, default: Any, kind: Any) -> Any:
+            x = options.get(k)
+            if x is None:
+                return default
+            if not isinstance(x, kind) or isinstance(x, bool):
+                raise TypeError(fail("%s= takes %s, not %s" % (
+                    k, "a number" if kind is numbers.Real else
+                    "an integer", type(x).__name__)))
+            if kind is numbers.Integral and x < 0:
+                raise ValueError(fail("%s= is %d: a count of bodies, at "
+                                      "least 1" % (k, x)))
+            return x
+        self.theta = float(number("theta", 0.5, numbers.Real))
+        self.bucket = int(number("bucket", 16, numbers.Integral))
+        self.group = int(number("group", 64, numbers.Integral))
+        self.far = options.get("far")
+        self.pos = options.get("pos")
+        if self.pos is not None and not (
+                isinstance(self.pos, (tuple, list)) and len(self.pos) == 2
+                and all(isinstance(s, (tuple, list)) and len(s) == 3 and
+                        all(isinstance(n, str) for n in s)
+                        for s in self.pos)):
+            raise ValueError(fail("theta= takes pos=((\"xi\", \"yi\", "
+                                  "\"zi\"), (\"xj\", \"yj\", \"zj\")): "
+                                  "three LMEM names, then three BMEM"))
+
+    def tree_for(self, k: Any, fail: Callable[[str], str]) -> None:
+        """The far kernel (far=: a Kernel or a path; else the one
+        far/STEM_*.nbl beside kernel k's STEM.nbl: in its folder or the
+        one above), and the tree's columns: pos=, else k's first three LMEMs and
+        BMEMs; the sources, k's other BMEMs (one, a mass; three, a
+        vector), as nbrun --tree reads them."""
+        far = self.far
+        if far is None:
+            stem = os.path.splitext(os.path.basename(k.path or ""))[0]
+            dirs = [os.path.join(os.path.dirname(k.path), d)
+                    for d in ("far", os.path.join("..", "far"))] \
+                if k.path else []
+            found: List[str] = []
+            for d in dirs:
+                found = sorted(glob.glob(os.path.join(glob.escape(d),
+                                                      glob.escape(stem) +
+                                                      "_*.nbl")))
+                if found:
+                    break
+            if len(found) != 1:
+                raise ValueError(fail(
+                    "theta=: kernel %s has %s: give far= (a Kernel or a "
+                    "path; docs/treecode.md)" % (k.name, "no far-field kernel"
+                                                 " far/%s_*.nbl" % stem
+                                                 if not found else
+                                                 "several far kernels, " +
+                                                 " and ".join(found))))
+            far = found[0]
+        if isinstance(far, (str, os.PathLike)):
+            far = type(k)(os.fspath(far), precision=k.precision,
+                          device=k._dev)
+        self.far = far
+        lm = [v.name for v in k.variables if v.role == "LMEM"]
+        bm = [v.name for v in k.variables if v.role == "BMEM"]
+        ipos, jpos = (list(self.pos[0]), list(self.pos[1])) if self.pos \
+            else (lm[:3], bm[:3])
+        src = [n for n in bm if n not in jpos]
+        if len(ipos) < 3 or len(jpos) < 3 or len(src) not in (1, 3):
+            raise ValueError(fail(
+                "theta=: kernel %s needs three LMEM and three BMEM "
+                "positions and one source (a mass) or three (a vector) "
+                "among its other BMEMs; it has LMEM %s, BMEM %s" %
+                (k.name, ", ".join(lm), ", ".join(bm))))
+        self.names = ([n.encode() for n in ipos], [n.encode() for n in jpos])
+        self.src = [n.encode() for n in src]
 
     def run(self, h: int, ni: int, nj: int) -> int:
         """The run (0, or -1 with the runtime's message set)."""
+        if rt.nbrt_set_newton(h, self.newton):
+            return -1
         if self.arrays:
             g, o, e = self.arrays
 
@@ -135,6 +250,14 @@ class Pairs:
                 return a.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t))
             r: int = rt.nbrt_run_ranges_csr(h, ni, nj, self.ngroups, p(g),
                                             p(o), p(e))
+            return r
+        if self.theta is not None:
+            names = ctypes.c_char_p * 3
+            src = names(*self.src) if len(self.src) == 3 else None
+            r = rt.nbrt_run_tree_args(
+                h, self.far._h, ni, nj, self.theta, self.bucket, self.group,
+                names(*self.names[0]), names(*self.names[1]),
+                self.src[0] if len(self.src) == 1 else None, src)
             return r
         if self.cutoff is not None:
             dim = len(self.names[0])
@@ -144,7 +267,7 @@ class Pairs:
                 h, ni, nj, self.cutoff, dim, names(*self.names[0]),
                 names(*self.names[1]), per, int(self.same))
             return r
-        r = rt.nbrt_run(h, ni, nj)
+        r = rt.nbrt_run_self(h, ni) if self.same else rt.nbrt_run(h, ni, nj)
         return r
 
 

@@ -54,7 +54,14 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         raise TypeError("Kernel(): a path or the source text is needed, "
                         "not %s" % type(source).__name__)
     with open(path, "rb") as f:
-        return path, f.read(), path
+        # as nbcc reads a file: no more than one byte past the limit, so
+        # that /dev/zero or a huge file is refused, not loaded
+        text = f.read(_facts.MAX_SOURCE + 1)
+    if len(text) > _facts.MAX_SOURCE:
+        raise ValueError("Kernel(): '%s' is larger than %d MiB, the largest "
+                         "source nbcc compiles" %
+                         (path, _facts.MAX_SOURCE >> 20))
+    return path, text, path
 
 
 def _free(dev: Device, h: int) -> None:
@@ -79,8 +86,14 @@ class Kernel:
     Keywords choose fewer pairs (docs/python.md): ranges=(groups,
     offsets, ranges), the block-sparse lists of nbrt_run_ranges; or
     cutoff=RC with pos=(("xi", ...), ("xj", ...)), periodic=L or
-    (Lx, ...) and self=True, cell lists (nbrt_run_cutoff).  A kernel
-    variable of one of those names is an input: k.run(inputs, **options)
+    (Lx, ...) and self=True, cell lists (nbrt_run_cutoff).  self=True
+    alone: i and j are the same elements, a dense self run
+    (nbrt_run_self); newton="auto" (default), "on" or "off": whether a
+    self run of a kernel declared SYMMETRIC/ANTISYMMETRIC computes each
+    pair once (k.newton_used says whether the last run did).  Or
+    theta=T with bucket=B, group=G, far= (a Kernel or a path; default:
+    found beside the kernel in far/) and pos=, the treecode
+    (nbrt_run_tree, docs/treecode.md).  A kernel variable of one of those names is an input: k.run(inputs, **options)
     keeps the two apart."""
 
     path: Optional[str]
@@ -94,15 +107,19 @@ class Kernel:
     total_time: float
     launches: int
     pairs: float
+    newton_used: bool
 
     def __init__(self, source: Source, precision: Optional[str] = None,
                  device: Optional[str] = None, **options: Any) -> None:
-        self._dev = open_device(device)
+        # a Device: the far kernel of theta= on its kernel's own
+        self._dev = device if isinstance(device, Device) else \
+            open_device(device)
         flags = _options.flags(precision, options)
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
                 b"--name" not in text:
-            flags.append("--name=kernel")  # not "_string_"
+            # not "_string_", nor "kernel" ("kernel kernel: ...")
+            flags.append("--name=unnamed")
         self._opts = _options.Options(flags)
         self._text = text
         self._name = name
@@ -119,6 +136,7 @@ class Kernel:
         self._h = h
         self._fin = weakref.finalize(self, _free, d, h)
         self.kernel_time = self.total_time = self.pairs = 0.0
+        self.newton_used = False
         self.launches = 0
         self._read_iface()
 
@@ -280,7 +298,11 @@ class Kernel:
             if x.shape != ():
                 raise ValueError(self._fail("%s: one value is needed, not "
                                             "shape %s" % (what, x.shape)))
-            return float(x.hi), float(x.lo)
+            hi, lo = float(x.hi), float(x.lo)
+            if not np.isfinite(hi + lo):
+                raise ValueError(self._fail("%s: %r is not a finite number"
+                                            % (what, hi + lo)))
+            return hi, lo
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
         a = np.asarray(x)
@@ -292,8 +314,14 @@ class Kernel:
                                         "%s" % (what, a.shape)))
         if a.dtype == np.longdouble and np.dtype(np.longdouble) != np.float64:
             d = dd(a)
-            return float(d.hi), float(d.lo)
-        return float(a), 0.0
+            hi, lo = float(d.hi), float(d.lo)
+        else:
+            hi, lo = float(a), 0.0
+        if not np.isfinite(hi):
+            # as nbrun --const and read_decimal refuse it
+            raise ValueError(self._fail("%s: %r is not a finite number" %
+                                        (what, hi)))
+        return hi, lo
 
     def __call__(self, /, **given: Any) -> Dict[str, Result]:
         inputs, options = _pairs.split([v.name for v in self.variables],
@@ -304,7 +332,7 @@ class Kernel:
             **options: Any) -> Dict[str, Result]:
         """The run of k(**inputs, **options), the inputs by name in a
         mapping and the options (ranges=, cutoff=, pos=, periodic=,
-        self=) apart, whatever the kernel's variables are called."""
+        self=, newton=, theta=, bucket=, group=, far=) apart, whatever the kernel's variables are called."""
         for k in options:
             if k not in _pairs.OPTIONS:
                 raise TypeError(self._fail(
@@ -313,6 +341,8 @@ class Kernel:
         inputs = dict(inputs)
         self._check_names(inputs)
         pairs = _pairs.Pairs(self._fail, options)
+        if pairs.theta is not None:
+            pairs.tree_for(self, self._fail)
         arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
         consts: Dict[str, Tuple[float, float]] = {}
         n: Dict[str, Tuple[str, int]] = {}
@@ -333,6 +363,10 @@ class Kernel:
             raise ValueError(self._fail("no LMEM, so no array gives Ni"))
         ni = n["LMEM"][1]
         nj = n["BMEM"][1] if "BMEM" in n else 0
+        if pairs.same and ni != nj:
+            raise ValueError(self._fail(
+                "self=True: the i-elements are the j-elements, but Ni = %d "
+                "and Nj = %d" % (ni, nj)))
         d = self._dev
         with d.lock:
             self._check_memory(ni, nj)
@@ -358,6 +392,7 @@ class Kernel:
             # the GIL is released for the run (ctypes): other threads go on
             r = pairs.run(self._h, ni, nj)
             self.pairs = rt.nbrt_pairs(self._h)
+            self.newton_used = bool(rt.nbrt_newton_used(self._h))
             self.kernel_time = rt.nbrt_kernel_time(self._h)
             self.total_time = rt.nbrt_total_time(self._h)
             self.launches = rt.nbrt_launches(self._h)

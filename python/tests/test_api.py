@@ -89,7 +89,7 @@ def test_sources(grav, tmp_path):
     with open(grav) as f:
         text = f.read()
     kt = nbcc.Kernel(text, precision="double", device="host")
-    assert kt.name == "kernel"
+    assert kt.name == "unnamed"
     assert nbcc.Kernel(text, device="host", name="grav").name == "grav"
     kp = nbcc.Kernel(pathlib.Path(grav), precision="double", device="host")
     c = tmp_path / "gravity.c"

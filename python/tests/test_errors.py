@@ -92,6 +92,31 @@ def test_shapes_and_values(k):
     with pytest.raises(ValueError, match=r"BMEM 'w'\[2\]: 'nan' is not a "
                                          "finite number"):
         k(**args(w=["1", "2", "nan", "3"]))
+    # numbers as nbrun --const takes them: finite only
+    for bad in (float("nan"), np.inf, -np.float32("inf"),
+                nbcc.DD(np.inf, 0.0)):
+        with pytest.raises(ValueError, match="CONST 'h2': .* is not a "
+                                             "finite number"):
+            k(**args(h2=bad))
+
+
+def test_limits(gauss, tmp_path):
+    # a source larger than nbcc's 16 MiB is refused before it is read:
+    # /dev/zero would never end
+    with pytest.raises(ValueError, match="'/dev/zero' is larger than 16 "
+                                         "MiB"):
+        nbcc.Kernel("/dev/zero", device="host")
+    big = tmp_path / "big.nbl"
+    big.write_bytes(b"// " + b"x" * (16 << 20) + b"\n")
+    with pytest.raises(ValueError, match="is larger than 16 MiB"):
+        nbcc.Kernel(big, device="host")
+    with pytest.raises(ValueError, match="a NUL character is not allowed"):
+        nbcc.Kernel(gauss, device="host", name="ab\0cd")
+    # an inline kernel's messages do not say "kernel kernel"
+    k = nbcc.Kernel("LMEM x; BMEM y; RMEM r; r += x*y;", device="host")
+    with pytest.raises(ValueError) as e:
+        k(x=[1.0])
+    assert str(e.value) == "kernel unnamed: BMEM 'y' is not given"
 
 
 def test_compile_error_text():

@@ -7,7 +7,10 @@ cutoff= gives the dense call's results for a kernel that is zero beyond
 the cutoff.  Tolerance: the sum within 1e-12 of the sum of its terms'
 magnitudes; min, argmin and counts exactly.  The options' shapes and
 types are refused by the package, their values by the runtime, both
-with messages that name them."""
+with messages that name them.  newton= (Newton's third law in a self
+run, dense or in cell lists) gives a gravity-like force the results of
+a numpy double reference, within 1e-12 of the sum of the terms'
+magnitudes, counts exactly."""
 
 import os
 
@@ -113,10 +116,13 @@ def test_options_refused():
     rl = (np.zeros((0, 2), int), np.zeros(1, int), np.zeros((0, 2), int))
     with pytest.raises(ValueError, match="give one or the other"):
         k(**a, ranges=rl, cutoff=1.0, pos=(["xi"], ["xj"]))
-    for opt in (dict(pos=(["xi"], ["xj"])), dict(periodic=1.0),
-                dict(self=True)):
+    for opt in (dict(pos=(["xi"], ["xj"])), dict(periodic=1.0)):
         with pytest.raises(ValueError, match="is for cutoff="):
             k(**a, **opt)
+    with pytest.raises(ValueError, match="Ni = 4 and Nj = 5"):
+        k(**a, self=True)
+    with pytest.raises(ValueError, match="newton='sometimes'"):
+        k(**a, newton="sometimes")
     for pos in (("xi", "xj"), (["xi", "xi"], ["xj"]), (["xi"] * 4,) * 2,
                 ([], []), (["xi"],)):
         with pytest.raises(ValueError, match="cutoff= needs pos="):
@@ -189,3 +195,44 @@ def test_cutoff_equals_dense(device, n):
         np.testing.assert_allclose(got["rho"], dense["rho"], rtol=1e-12,
                                    atol=0, err_msg=why)
     assert k.pairs >= dense["n"].sum(), why
+
+
+NEWTON = """
+LMEM xi, yi, zi;
+BMEM xj, yj, zj;
+RMEM fx, fy, fz, n;
+ANTISYMMETRIC fx, fy, fz;
+SYMMETRIC n;
+CONST rc2;
+dx = xj - xi; dy = yj - yi; dz = zj - zi;
+d2 = dx*dx + dy*dy + dz*dz;
+w = d2 < rc2;
+f = w*(0.01 + d2)**-1.5;
+fx += f*dx; fy += f*dy; fz += f*dz;
+n += w;
+"""
+
+
+@pytest.mark.parametrize("n", [1, 97, 601])
+def test_newton(n):
+    rng = np.random.default_rng([SEED, n, 2])
+    k = nbcc.Kernel(NEWTON, precision="double", device="host")
+    p = rng.random((3, n))
+    a = dict(xi=p[0], yi=p[1], zi=p[2], xj=p[0], yj=p[1], zj=p[2],
+             rc2=0.04)
+    d = p[:, None, :] - p[:, :, None]  # d[c, i, j] = x_j - x_i
+    d2 = (d * d).sum(0)
+    w = d2 < 0.04
+    f = w * (0.01 + d2) ** -1.5
+    ref = {"f" + c: (f * d[q]).sum(1) for q, c in enumerate("xyz")}
+    mag = {"f" + c: np.abs(f * d[q]).sum(1) for q, c in enumerate("xyz")}
+    why = "seed %d, N %d" % (SEED, n)
+    cut = dict(cutoff=0.2, pos=(("xi", "yi", "zi"), ("xj", "yj", "zj")))
+    for opts in (dict(), cut):
+        for mode in ("on", "off"):
+            got = k(**a, **opts, self=True, newton=mode)
+            assert k.newton_used == (mode == "on"), why
+            np.testing.assert_array_equal(got["n"], w.sum(1), why)
+            for c in ref:
+                assert np.all(np.abs(got[c] - ref[c]) <=
+                              1e-12 * mag[c]), (why, opts, mode, c)

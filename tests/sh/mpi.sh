@@ -3,8 +3,9 @@
 # than this 2-core machine has cores) on the host back end, bit for bit,
 # and on PoCL within float's rounding; a split with more ranks than
 # i-elements; and failures on one rank (a device it cannot open, a
-# kernel build that fails, other arguments, other bodies) that end every
-# rank with one message, never a hang.  Skipped where the programs were
+# kernel build that fails, other arguments, other bodies, a rank killed
+# mid-run; no GPU for --device gpu) that end every rank with one
+# message, never a hang.  Skipped where the programs were
 # built without MPI or mpirun is missing.  Fresh seed each run;
 # NBCC_TEST_SEED=S repeats one.
 # tags: slow
@@ -115,9 +116,18 @@ done
 if [ -n "$POCL" ]; then
 	A="-n 300 --steps 3 --seed $SEED --csv --device cpu --out"
 	"$BIN/nbody" $A "$T/q1" >/dev/null
-	mpi 2 "$BIN/nbody" $A "$T/q2" >/dev/null 2>&1 || die "nbody PoCL -np 2"
-	close "$T/q1/snap_000003.csv" "$T/q2/snap_000003.csv" 1e-5 ||
-		die "nbody PoCL -np 2: the last snapshot differs"
+	# (the bodies stay on the device, each rank's part in arrays of
+	# its own; with fewer bodies than ranks, on the host)
+	for np in $NPS; do
+		mpi $np "$BIN/nbody" $A "$T/q$np" >/dev/null 2>&1 || die "nbody PoCL -np $np"
+		close "$T/q1/snap_000003.csv" "$T/q$np/snap_000003.csv" 1e-5 ||
+			die "nbody PoCL -np $np: the last snapshot differs"
+	done
+	"$BIN/nbody" -n 2 --steps 2 --csv --device cpu >"$T/n1.csv"
+	mpi 3 "$BIN/nbody" -n 2 --steps 2 --csv --device cpu >"$T/n3.csv" 2>/dev/null ||
+		die "nbody PoCL, 2 bodies on 3 ranks"
+	[ "$(cut -d, -f1-11 "$T/n1.csv")" = "$(cut -d, -f1-11 "$T/n3.csv")" ] ||
+		die "nbody PoCL, 2 bodies on 3 ranks: the summary differs"
 fi
 
 # oneloop: the points shared, and a scan's rows shared (columns in
@@ -182,4 +192,20 @@ mkdir "$T/a" "$T/b"
 fails "nbody: error: rank 1: its bodies differ from rank 0's (--ic or --restart: is the file the same on every node?)" \
 	-np 1 -wdir "$T/a" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host : \
 	-np 1 -wdir "$T/b" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host
+# no GPU here: --device gpu ends every rank alike, the message once
+if ! have_device gpu; then
+	fails "nbody: error: no OpenCL device matches 'gpu'" \
+		-np 2 "$BIN/nbody" -n 100 --steps 1 --device gpu
+fi
+# a rank killed mid-run (kill -9 of rank 1 after 2 s of a long run):
+# mpirun ends the others within seconds and names the rank and signal
+t0=$(date +%s)
+rc=0
+timeout 60 mpirun -np 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] &&
+	(sleep 2; kill -9 $$) & exec "$0" "$@"' "$BIN/nbody" -n 3000 \
+	--steps 1000000 --device host >/dev/null 2>"$T/err" || rc=$?
+[ $rc != 124 ] || die "a hang after a rank was killed"
+[ $rc != 0 ] || die "exit 0 after a rank was killed"
+[ $(($(date +%s) - t0)) -lt 30 ] || die "a killed rank: the others ran on"
+grep -q "rank 1 .*signal 9" "$T/err" || { cat "$T/err"; die "a killed rank: no report"; }
 echo "mpi.sh: ok"

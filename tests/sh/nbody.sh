@@ -67,6 +67,25 @@ head -c 2 "$T/a/snap/snap_000010.csv" | grep -q '^#' || die "snapshot header"
 for w in "energy:" "momentum:" "time/step:" "GFLOPS:" "device:"; do
 	grep -q "^$w" "$T/sum.txt" || die "summary lacks '$w'"
 done
+# where the bodies came from: an --ic file is named and claims no seed; a
+# restart names its snapshot and the IC the run began from, and one from
+# a run of a file's bodies says so
+S0=$T/a/snap/snap_000000.csv S10=$T/a/snap/snap_000010.csv
+first() { "$NBODY" "$@" --steps 1 --device "$DEV" | sed -n 1p; }
+[ "$(first --ic "$S0")" = "nbody: $S0, N = 300, dt = 0.0078125, eps = 0.015625, 1 steps (t = 0.0078125)" ] ||
+	die "an --ic file's summary: $(first --ic "$S0")"
+"$NBODY" --ic "$S0" --steps 1 --device "$DEV" --csv |
+	awk -F, 'NR == 2 { exit !($1 == "file" && $3 == "") }' ||
+	die "an --ic file's CSV line has a seed"
+case $(first --restart "$S10") in
+"nbody: $S10 (a restart; IC collision), N = 300, seed $SEED, dt = "*) ok ;;
+*) die "a restart's summary: $(first --restart "$S10")" ;;
+esac
+"$NBODY" --ic "$S0" --steps 1 --device "$DEV" --out "$T/fromfile" >/dev/null
+case $(first --restart "$T/fromfile/snap_000001.csv") in
+"nbody: $T/fromfile/snap_000001.csv (a restart; IC from a file), N = 300, dt = "*) ok ;;
+*) die "a restart of a file's run: $(first --restart "$T/fromfile/snap_000001.csv")" ;;
+esac
 
 # user errors: exit 1, one clear message, no crash
 : >"$T/plain"

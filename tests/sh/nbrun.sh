@@ -10,7 +10,8 @@
 #     come out as the same text, for float, double and dd;
 #   - one particle file for both sides: --ij FILE gives what the same file
 #     as --i and --j gives, and --map VAR=COL what renamed columns give;
-#   - --random (values in (0,1), seeds reproducible), --time's lines (the
+#   - --random (values in (0,1), seeds reproducible, one seed the same
+#     values in every precision), --time's lines (the
 #     variant that ran, the time; with --repeat R the median, min, max);
 #   - kernels nbcc compiled beforehand (.c, .cl).
 # Its bad inputs, with their exact messages, are tests/cases/nbrun.
@@ -295,7 +296,20 @@ for p in float double dd; do
 	if awk -F, 'NR > 1 { if (!($1 > 0 && $1 < 1 && $2 > 0 && $2 < 1)) bad = 1
 		seen[$1]++ } END { exit bad || NR != 201 || length(seen) < 190 }' \
 		r.csv; then ok; else bad "--random $p: values not in (0,1)"; fi
+	cp r.csv r_$p.csv
 done
+# one seed, one set of values: double's exactly dd's high parts (a dd
+# printed and read back as a double is its high part), float's them
+# rounded to float (relative 2^-24)
+if awk -F, 'FNR == 1 { f++; next }
+	f == 1 { d[FNR] = $1; e[FNR] = $2; next }
+	f == 2 { if ($1 + 0 != d[FNR] || $2 + 0 != e[FNR]) bad = 1; next }
+	{ if ((d[FNR] - $1) / d[FNR] > 6e-8 || ($1 - d[FNR]) / d[FNR] > 6e-8 ||
+	      (e[FNR] - $2) / e[FNR] > 6e-8 || ($2 - e[FNR]) / e[FNR] > 6e-8)
+		bad = 1 }
+	END { exit bad || f != 3 }' r_double.csv r_dd.csv r_float.csv &&
+	! cmp -s r_double.csv r_dd.csv
+then ok; else bad "--random: one seed gave precisions different values"; fi
 "$NBRUN" "$G" --target c --random 5,7 --seed 42 >r1.csv 2>e1
 "$NBRUN" "$G" --target c --random 5,7 --seed 42 >r2.csv 2>e2
 if cmp -s r1.csv r2.csv && cmp -s e1 e2 && [ "$(wc -l <r1.csv)" = 6 ] &&

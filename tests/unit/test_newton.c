@@ -184,6 +184,153 @@ START_TEST(against_every_pair)
 }
 END_TEST
 
+/* --- In cell lists (nbrt_run_cutoff with self) --------------------------
+ * The same force cut off at rc: the reference meets every image of j on
+ * the periodic axes (the box [0, 4)^3, rc at most half of it).
+ * Positions on a grid of 2^-8, so that images, differences and squared
+ * distances are exact in float: every precision and order masks the
+ * same pairs as the reference. */
+static const char cut_src[] =
+    "LMEM xi, yi, zi, mi;\n"
+    "BMEM xj, yj, zj, mj;\n"
+    "RMEM fx, fy, fz, pot, n;\n"
+    "ANTISYMMETRIC fx, fy, fz;\n"
+    "SYMMETRIC pot, n;\n"
+    "CONST eps2, rc2;\n"
+    "dx = xj - xi; dy = yj - yi; dz = zj - zi;\n"
+    "d2 = dx*dx + dy*dy + dz*dz;\n"
+    "w = d2 < rc2;\n"
+    "r2 = eps2 + d2;\n"
+    "rinv = r2**-0.5;\n"
+    "mm = w*mi*mj*rinv;\n"
+    "f = mm*rinv*rinv;\n"
+    "fx += f*dx; fy += f*dy; fz += f*dz;\n"
+    "pot -= mm;\n"
+    "n += w;\n";
+#define BOX 4.0
+
+static void cut_reference(size_t n, const double *period, double rc,
+                          double *ref, double *mag)
+{
+	const double *x = in[0], *y = in[1], *z = in[2], *m = in[3];
+	int lim[3];
+	for (int d = 0; d < 3; d++)
+		lim[d] = period[d] > 0;
+	for (size_t i = 0; i < n; i++) {
+		double *r = ref + NOUT * i, *a = mag + NOUT * i;
+		memset(r, 0, NOUT * sizeof *r);
+		memset(a, 0, NOUT * sizeof *a);
+		for (size_t j = 0; j < n; j++)
+			for (int sx = -lim[0]; sx <= lim[0]; sx++)
+				for (int sy = -lim[1]; sy <= lim[1]; sy++)
+					for (int sz = -lim[2]; sz <= lim[2]; sz++) {
+						double dx = x[j] + sx * period[0] - x[i];
+						double dy = y[j] + sy * period[1] - y[i];
+						double dz = z[j] + sz * period[2] - z[i];
+						double d2 = dx * dx + dy * dy + dz * dz;
+						if (!(d2 < rc * rc))
+							continue;
+						double ri = 1 / sqrt(EPS2 + d2), mm = m[i] * m[j] * ri;
+						double f = mm * ri * ri;
+						double t[NOUT] = {f * dx, f * dy, f * dz, -mm, 1};
+						for (int o = 0; o < NOUT; o++) {
+							r[o] += t[o];
+							a[o] += fabs(t[o]);
+						}
+					}
+	}
+}
+
+static void cut_inputs(nbrt_kernel *k, size_t n, double rc)
+{
+	static const char *const ln[] = {"xi", "yi", "zi", "mi"};
+	static const char *const bn[] = {"xj", "yj", "zj", "mj"};
+	for (int c = 0; c < 4; c++) {
+		free(in[c]);
+		in[c] = malloc((n ? n : 1) * sizeof(double));
+		for (size_t i = 0; i < n; i++)
+			in[c][i] = c < 3 ? floor(urand(0, BOX) * 0x1p8) * 0x1p-8
+			                 : (float)urand(0.5, 1);
+		ck_assert(nbrt_bind(k, ln[c], NBRT_DOUBLE, in[c]) == 0);
+		ck_assert(nbrt_bind(k, bn[c], NBRT_DOUBLE, in[c]) == 0);
+	}
+	ck_assert(nbrt_set_const(k, "eps2", EPS2, 0) == 0);
+	ck_assert(nbrt_set_const(k, "rc2", rc * rc, 0) == 0);
+}
+
+START_TEST(cell_lists)
+{
+	static const size_t sizes[] = {0, 1, 2, 97, 1009};
+	/* open; periodic, 3 cells an axis; periodic with one cell an axis
+	 * (rc half the box: both images of a face); mixed */
+	static const struct {
+		double rc, period[3];
+	} box[] = {{0.7, {0, 0, 0}}, {1.2, {BOX, BOX, BOX}},
+	           {BOX / 2, {BOX, BOX, BOX}}, {0.9, {BOX, 0, BOX}}};
+	static const char *const devs[] = {"host", "cpu"};
+	for (int d = 0; d < 2; d++) {
+		nbrt *rt = nbrt_open(devs[d], NULL);
+		if (!rt)
+			continue; /* no OpenCL CPU device */
+		for (int pi = 0; pi < 2; pi++) {
+			nb_prec p = pi ? NB_DOUBLE : NB_FLOAT;
+			nbrt_kernel *k = load(rt, cut_src, p);
+			ck_assert(nbrt_set_newton(k, NBRT_NEWTON_ON) == 0);
+			double *res[NOUT] = {0}, *again[NOUT] = {0};
+			for (size_t b = 0; b < sizeof box / sizeof *box; b++)
+				for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+					size_t n = sizes[s];
+					if (box[b].rc == BOX / 2 && n > 97)
+						continue; /* every pair: slow */
+					cut_inputs(k, n, box[b].rc);
+					nbrt_cutoff c = {.cutoff = box[b].rc, .dim = 3,
+					                 .ipos = {"xi", "yi", "zi"},
+					                 .jpos = {"xj", "yj", "zj"},
+					                 .self = 1};
+					memcpy(c.period, box[b].period, sizeof c.period);
+					double *ref = malloc(NOUT * (n ? n : 1) * sizeof *ref);
+					double *mag = malloc(NOUT * (n ? n : 1) * sizeof *mag);
+					cut_reference(n, box[b].period, box[b].rc, ref, mag);
+					outputs(k, p, res, n);
+					ck_assert_msg(nbrt_run_cutoff(k, n, n, &c) == 0, "%s",
+					              nbrt_error(rt));
+					/* PoCL has no pairs entry: every pair */
+					ck_assert_int_eq(nbrt_newton_used(k), (d == 0));
+					check_res(res, p, n, ref, mag, "cells");
+					double pairs = nbrt_pairs(k);
+					/* the same bits twice; every pair's run the same
+					 * within rounding, with more pairs */
+					outputs(k, p, again, n);
+					ck_assert(nbrt_run_cutoff(k, n, n, &c) == 0);
+					for (int o = 0; o < NOUT; o++)
+						ck_assert_msg(memcmp(res[o], again[o], n *
+						                     sizeof(double)) == 0,
+						              "%s n %zu box %zu: %s differs run to "
+						              "run", nb_prec_name(p), n, b, outn[o]);
+					ck_assert(nbrt_set_newton(k, NBRT_NEWTON_OFF) == 0);
+					outputs(k, p, again, n);
+					ck_assert(nbrt_run_cutoff(k, n, n, &c) == 0);
+					ck_assert_int_eq(nbrt_newton_used(k), 0);
+					check_res(again, p, n, ref, mag, "cells off");
+					if (d == 0 && n > 97)
+						ck_assert_msg(pairs < 0.7 * nbrt_pairs(k),
+						              "n %zu box %zu: %g pairs, %g without",
+						              n, b, pairs, nbrt_pairs(k));
+					ck_assert(nbrt_set_newton(k, NBRT_NEWTON_ON) == 0);
+					free(ref);
+					free(mag);
+				}
+			for (int o = 0; o < NOUT; o++) {
+				free(res[o]);
+				free(again[o]);
+			}
+			nbrt_free(k);
+		}
+		nbrt_close(rt);
+	}
+}
+END_TEST
+
 /* Without every result declared, or on a device without the entry, a
  * self run is nbrt_run(k, n, n). */
 START_TEST(falls_back)
@@ -242,6 +389,7 @@ int main(void)
 	TCase *tc = tcase_create("newton");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, against_every_pair);
+	tcase_add_test(tc, cell_lists);
 	tcase_add_test(tc, falls_back);
 	tcase_add_test(tc, bad_mode);
 	suite_add_tcase(s, tc);

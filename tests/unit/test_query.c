@@ -46,6 +46,7 @@ START_TEST(enum_names)
 	ck_assert_ptr_null(nb_enum_name(NULL, 0));
 	ck_assert_str_eq(nb_version(), NBCC_VERSION);
 	ck_assert_str_eq(nb_source_ext(), ".nbl");
+	ck_assert_uint_eq(nb_max_source(), (size_t)16 << 20);
 }
 END_TEST
 

@@ -132,7 +132,7 @@ static void bind(nbrt_kernel *k, Bodies *b)
 static nbrt_tree params(double theta)
 {
 	nbrt_tree t = {theta, 16, 64, {"xi", "yi", "zi"}, {"xj", "yj", "zj"},
-	               "mj", NULL};
+	               "mj", NULL, {NULL, NULL, NULL}};
 	return t;
 }
 
@@ -432,7 +432,7 @@ START_TEST(bad_input)
 	     "RMEM 'pot' has no far field"},
 	    {"LMEM xi; BMEM cx, foo; RMEM ax, ay, az, pot;\n"
 	     "ax += foo*(cx - xi); ay += 0; az += 0; pot += 0;\n",
-	     "BMEM 'foo' is no cell expansion"},
+	     "not the columns of one kind"},
 	    {"LMEM xi, wi; BMEM cx, cm; RMEM ax, ay, az, pot;\n"
 	     "ax += cm*(cx - xi - wi); ay += 0; az += 0; pot += 0;\n",
 	     "LMEM 'wi' is no LMEM of kernel"},

@@ -1,0 +1,87 @@
+# nbrun --self --newton=on|off|auto: Newton's third law through nbrun, on
+# fresh random particles (seed printed; NBCC_TEST_SEED=S repeats it) at
+# N = 1 and primes, on the host: Lennard-Jones
+# (bench/newton/lennard_jones_self.nbl, every result declared) in the
+# dense self run and in --cutoff's cell lists, open and --periodic 1.
+# Each on-run's neighbour counts equal the off-run's exactly, its forces
+# and energies within 1e-9 of the column's largest value (double: only
+# the order of the sums differs); --time's pairs fall to about half
+# (the dense run: past one block of 256).  A
+# bad --newton value is refused by name.
+set -u
+. "$ROOT/tests/lib.sh"
+NBRUN=$BIN/nbrun
+LJ=$ROOT/bench/newton/lennard_jones_self.nbl
+scratch
+shared_cache
+unset NBRT_DEVICE
+test_seed nbrun_newton.sh
+cd "$T" || exit 1
+
+MAP=xi=x,yi=y,zi=z,xj=x,yj=y,zj=z
+CONSTS="--const sig2=0.0004 --const eps=1 --const rc2=0.01"
+
+gen() {
+	echo x,y,z
+	awk -v seed="$1" -v n="$2" 'BEGIN {
+		srand(seed)
+		for (i = 0; i < n; i++)
+			printf "%.9f,%.9f,%.9f\n", rand(), rand(), rand() }'
+}
+
+# same A B: counts equal, the rest within 1e-9 of the column's largest
+same() {
+	awk -F, 'NR == FNR { a[FNR] = $0; next }
+		FNR == 1 { next }
+		{ split(a[FNR], v, ",")
+		  for (c = 1; c <= NF; c++) {
+			d = v[c] - $c; if (d < 0) d = -d
+			if (c == NF && d != 0) { print "row " FNR " count " v[c] " vs " $c; bad = 1 }
+			if (d > diff[c]) diff[c] = d
+			m = $c < 0 ? -$c : $c; if (m > big[c]) big[c] = m } }
+		END { for (c in diff) if (diff[c] > 1e-9 * big[c]) {
+			print "column " c ": " diff[c] " apart, largest " big[c]; bad = 1 }
+		  exit bad }' "$1" "$2"
+}
+
+# pairs PREFIX: the pairs of --time's line in PREFIX.err
+pairs() { sed -n 's/.*pairs: \([0-9]*\),.*/\1/p' "$1.err"; }
+
+k=0
+for n in 1 211 1201; do
+	k=$((k + 1))
+	gen $((SEED + k)) $n >p.csv
+	for how in dense open periodic; do
+		case $how in
+		dense) extra= ;;
+		open) extra="--cutoff 0.1 --pos xi,yi,zi:xj,yj,zj" ;;
+		periodic) extra="--cutoff 0.1 --pos xi,yi,zi:xj,yj,zj --periodic 1" ;;
+		esac
+		for m in on off; do
+			# shellcheck disable=SC2086
+			"$NBRUN" "$LJ" --device host --precision=double --ij p.csv \
+				--map "$MAP" $CONSTS $extra --self --newton=$m --time \
+				-o "$m.csv" 2>"$m.err" ||
+				{ bad "$how n $n --newton=$m: $(tail -n 1 "$m.err")"; continue 2; }
+		done
+		if same on.csv off.csv >diff.txt; then ok; else
+			bad "$how n $n: on and off differ: $(head -n 3 diff.txt)"; fi
+		pon=$(pairs on) poff=$(pairs off)
+		# the dense run's blocks are 256 wide: one block, every pair
+		small=2
+		[ $how = dense ] && small=512
+		if [ "$n" -gt $small ] && ! awk -v a="$pon" -v b="$poff" \
+			'BEGIN { exit !(a > 0 && a < 0.75 * b) }'; then
+			bad "$how n $n: $pon pairs on, $poff off"
+		else
+			ok
+		fi
+	done
+done
+
+"$NBRUN" "$LJ" --device host --ij p.csv --map "$MAP" $CONSTS --self \
+	--newton=sometimes -o x.csv 2>err.txt
+st=$?
+if [ $st != 0 ] && grep -q "sometimes" err.txt; then ok; else
+	bad "--newton=sometimes: status $st, $(cat err.txt)"; fi
+finish nbrun_newton.sh
