@@ -508,9 +508,10 @@ typedef struct Buf {
 
 static void buf_room(Buf *u, size_t ncell)
 {
-	if (u->bad || (u->nn + ncell <= u->cap && u->nf + ncell <= u->cap))
+	if (u->bad || (u->near && u->nn + ncell <= u->cap &&
+	                u->nf + ncell <= u->cap))
 		return;
-	size_t cap = 2 * u->cap + ncell;
+	size_t cap = 2 * u->cap + ncell + 1;
 	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
 	            realloc(u->near, 2 * cap * sizeof *n) : NULL;
 	if (n)
@@ -591,10 +592,12 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 #pragma omp parallel for schedule(static) if (ng >= 256)
 	for (g = 0; g < (long long)ng; g++) {
 		const Buf *u = &buf[at[3 * g]];
-		memcpy(L->near + 2 * L->noff[g], u->near + 2 * at[3 * g + 1],
-		       2 * (L->noff[g + 1] - L->noff[g]) * sizeof *L->near);
-		memcpy(L->far + 2 * L->foff[g], u->far + 2 * at[3 * g + 2],
-		       2 * (L->foff[g + 1] - L->foff[g]) * sizeof *L->far);
+		if (L->noff[g + 1] > L->noff[g])
+			memcpy(L->near + 2 * L->noff[g], u->near + 2 * at[3 * g + 1],
+			       2 * (L->noff[g + 1] - L->noff[g]) * sizeof *L->near);
+		if (L->foff[g + 1] > L->foff[g])
+			memcpy(L->far + 2 * L->foff[g], u->far + 2 * at[3 * g + 2],
+			       2 * (L->foff[g + 1] - L->foff[g]) * sizeof *L->far);
 	}
 	res = 0;
 out:
