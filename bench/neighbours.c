@@ -13,7 +13,9 @@
  *     the needed pairs are those of distinct points of the 3x3 neighbour
  *     boxes, P (145924 P - 16384) (paper 004's count).
  * The row: case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,
- * needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,device
+ * needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff, then
+ * the cell path's phases in ms (nbrt_cutoff_stats: keys_ms, sort_ms, ...,
+ * of the run of the median time), device
  * (maxdiff: norm-wise, cell against dense, of the first RMEM; with
  * --dense 0 the dense columns are empty). */
 #include <math.h>
@@ -76,22 +78,31 @@ static int fail(nbrt *rt, const char *what)
 /* The median wall time of reps runs (after one warm-up run that builds
  * the program); cutoff: the cell lists, else the dense sweep. */
 static int timed(nbrt_kernel *k, size_t n, const nbrt_cutoff *c, int reps,
-                 double *wall, double *kern)
+                 double *wall, double *kern, struct nbrt_cutoff_stats *st)
 {
-	double t[64];
+	double t[64], u[64];
 	double kt[64];
+	struct nbrt_cutoff_stats all[64];
 	if (reps > 64)
 		reps = 64;
 	for (int r = -1; r < reps; r++) {
 		double t0 = now();
-		if (c ? nbrt_run_cutoff(k, n, n, c) : nbrt_run(k, n, n))
+		nbrt_cutoff cs;
+		if (c) {
+			cs = *c;
+			cs.stats = &all[r < 0 ? 0 : r];
+		}
+		if (c ? nbrt_run_cutoff(k, n, n, &cs) : nbrt_run(k, n, n))
 			return -1;
 		if (r >= 0) {
-			t[r] = now() - t0;
+			t[r] = u[r] = now() - t0;
 			kt[r] = nbrt_kernel_time(k);
 		}
 	}
 	qsort(t, (size_t)reps, sizeof t[0], cmp);
+	for (int r = 0; st && r < reps; r++)
+		if (u[r] == t[reps / 2])
+			*st = all[r];
 	qsort(kt, (size_t)reps, sizeof kt[0], cmp);
 	*wall = t[reps / 2];
 	*kern = kt[reps / 2];
@@ -202,12 +213,13 @@ usage:
 		c.jpos[d] = w->pos[1][d];
 	}
 	double cell_s, cell_k, dense_s = 0, dense_k, pairs, needed;
+	struct nbrt_cutoff_stats st = {{0}, 0, 0};
 	for (int r = 0; r < w->nres; r++)
 		if (nbrt_bind(k, w->res[r], NBRT_FLOAT, res[0][r])) {
 			rc = fail(rt, "bind");
 			goto out;
 		}
-	if (timed(k, n, &c, reps, &cell_s, &cell_k)) {
+	if (timed(k, n, &c, reps, &cell_s, &cell_k, &st)) {
 		rc = fail(rt, "nbrt_run_cutoff");
 		goto out;
 	}
@@ -226,7 +238,7 @@ usage:
 				rc = fail(rt, "bind");
 				goto out;
 			}
-		if (timed(k, n, NULL, 1, &dense_s, &dense_k)) {
+		if (timed(k, n, NULL, 1, &dense_s, &dense_k, NULL)) {
 			rc = fail(rt, "nbrt_run");
 			goto out;
 		}
@@ -240,8 +252,10 @@ usage:
 	}
 	double nn = (double)n * (double)n;
 	printf("case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,"
-	       "needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,"
-	       "device\n");
+	       "needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,");
+	for (int p = 0; nbrt_cutoff_phase(p); p++)
+		printf("%s_ms,", nbrt_cutoff_phase(p));
+	printf("device\n");
 	printf("%s,%ld,%zu,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,", argv[1],
 	       w == &lj ? 0L : size, n, cell_s, cell_k, pairs, needed,
 	       pairs / needed, needed / cell_s);
@@ -250,6 +264,8 @@ usage:
 		       needed / cell_s / (nn / dense_s), dense_s / cell_s, maxdiff);
 	else
 		printf(",,,,,");
+	for (int p = 0; nbrt_cutoff_phase(p); p++)
+		printf("%.4g,", st.time[p] * 1e3);
 	printf("\"%s\"\n", nbrt_device_name(rt));
 	rc = 0;
 	goto out;

@@ -309,6 +309,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	if (nbrt_cells_check(c, err, len))
 		return -1;
 	int dim = c->dim;
+	double t0 = nbrt_now();
 	double lo[3] = {INFINITY, INFINITY, INFINITY};
 	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	if (check_positions(c, ipos, ni, "i", lo, hi, err, len) ||
@@ -364,12 +365,16 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		item[e].key = key_of(ax, dim, ipos, e, none);
 		item[e].val = e;
 	}
+	double t1 = nbrt_now();
+	cl->time[0] += t1 - t0;
 	nbrt_kv *s = nbrt_order_sort(item, tmp, ni);
 #pragma omp parallel for if (ni >= 65536) schedule(static)
 	for (size_t e = 0; e < ni; e++) {
 		ikey[e] = s[e].key;
 		cl->iperm[e] = (size_t)s[e].val;
 	}
+	t0 = nbrt_now();
+	cl->time[1] += t0 - t1;
 
 	/* j sorted by cell, its images after it: they are never in a cell
 	 * of the box, so each cell's order is still the caller's */
@@ -396,6 +401,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 			m++;
 		}
 	}
+	t1 = nbrt_now();
+	cl->time[0] += t1 - t0;
 	s = nbrt_order_sort(item, tmp, njimg);
 	size_t ncells = 0;
 #pragma omp parallel for if (njimg >= 65536) schedule(static) \
@@ -412,6 +419,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	free(item);
 	free(tmp);
 	item = tmp = NULL;
+	t0 = nbrt_now();
+	cl->time[1] += t0 - t1;
 
 	/* the occupied j-cells, then the groups (runs of one i-cell): what
 	 * is held now, and then the groups' ranges, checked before each is
@@ -458,6 +467,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	if (ngroups)
 		cl->group[2 * ngroups - 1] = ni;
 
+	t1 = nbrt_now();
+	cl->time[2] = t1 - t0;
 	/* each group's ranges counted (in parallel), then written */
 	cl->offset[0] = 0;
 #pragma omp parallel for if (ngroups >= 4096) schedule(dynamic, 256)
@@ -502,6 +513,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	cl->r.offset = cl->offset;
 	cl->r.range = cl->range;
 	cl->pairs = pairs;
+	cl->time[3] = nbrt_now() - t1;
 	rc = 0;
 out:
 	free(item);

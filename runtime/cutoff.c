@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
+#include "order.h"
 
 static size_t type_size(nbrt_type t)
 {
@@ -113,13 +114,18 @@ static void dd_add(double *hi, double *lo, double s)
 /* One bound input or result and its sorted copy. */
 typedef struct Copy {
 	int v, axis;   /* axis: the position axis of a BMEM column, else -1 */
-	nbrt_type t;   /* of the copy: the caller's, doubles for an nbrt_array */
+	nbrt_type t;   /* of the copy: floats for a float kernel's input of
+	                * doubles, else the caller's (doubles for an
+	                * nbrt_array) */
+	nbrt_type from; /* of the caller's values */
 	size_t n;      /* elements of the copy */
 	void *data;
 } Copy;
 
-/* Fills the copy of input v: element s is the caller's src[s] (NULL:
- * s), shifted by shift[3s + axis] periods on a position column. */
+/* Fills the copy of input v: element s is the caller's src[s], shifted
+ * by shift[3s + axis] periods on a position column; straight into the
+ * copy's type (an image's coordinate is shifted in the caller's type,
+ * then rounded once, as staging would round it). */
 static int fill_copy(nbrt_kernel *k, Copy *cp, const size_t *src,
                      const signed char *shift, double period)
 {
@@ -137,21 +143,30 @@ static int fill_copy(nbrt_kernel *k, Copy *cp, const size_t *src,
 		}
 		from = dev;
 	}
-	size_t es = type_size(cp->t);
-	for (size_t s = 0; s < cp->n; s++) {
-		size_t e = src ? src[s] : s;
-		char *to = (char *)cp->data + s * es;
-		memcpy(to, (const char *)from + e * es, es);
-		int sh = cp->axis >= 0 ? shift[3 * s + cp->axis] : 0;
-		if (!sh)
-			continue;
-		/* the image's coordinate, rounded to the array's type */
-		if (cp->t == NBRT_FLOAT)
-			*(float *)to = (float)((double)*(float *)to + sh * period);
-		else if (cp->t == NBRT_DOUBLE)
-			*(double *)to += sh * period;
-		else
-			dd_add((double *)to, (double *)to + 1, sh * period);
+	size_t n = cp->n;
+	if (cp->t != cp->from)
+		nbrt_order_gather_float(cp->data, from, src, n);
+	else
+		nbrt_order_gather(cp->data, from, src, n, type_size(cp->t));
+	if (cp->axis >= 0) {
+		int ax = cp->axis;
+		const double *x = from;
+#pragma omp parallel for if (n >= 65536) schedule(static)
+		for (size_t s = 0; s < n; s++) {
+			int sh = shift[3 * s + ax];
+			if (!sh)
+				continue;
+			if (cp->t != cp->from)
+				((float *)cp->data)[s] = (float)(x[src[s]] + sh * period);
+			else if (cp->t == NBRT_FLOAT)
+				((float *)cp->data)[s] =
+				    (float)((double)((float *)cp->data)[s] + sh * period);
+			else if (cp->t == NBRT_DOUBLE)
+				((double *)cp->data)[s] += sh * period;
+			else
+				dd_add((double *)cp->data + 2 * s,
+				       (double *)cp->data + 2 * s + 1, sh * period);
+		}
 	}
 	free(dev);
 	return 0;
@@ -163,9 +178,7 @@ static int scatter(nbrt_kernel *k, const Copy *cp, const size_t *iperm)
 	const nbrt_slot *b = &k->b[cp->v];
 	size_t es = type_size(cp->t);
 	if (b->host) {
-		for (size_t s = 0; s < cp->n; s++)
-			memcpy((char *)b->host + iperm[s] * es,
-			       (const char *)cp->data + s * es, es);
+		nbrt_order_scatter(b->host, cp->data, iperm, cp->n, es);
 		return 0;
 	}
 	/* an nbrt_array on the device: written whole, its values past Ni
@@ -175,12 +188,42 @@ static int scatter(nbrt_kernel *k, const Copy *cp, const size_t *iperm)
 	if (!x)
 		return nbrt_fail(k->rt, "out of memory for %zu results", a->n);
 	int r = a->n > cp->n ? nbrt_array_read(a, x) : 0;
-	for (size_t s = 0; !r && s < cp->n; s++)
-		x[iperm[s]] = ((const double *)cp->data)[s];
-	if (!r)
+	if (!r) {
+		nbrt_order_scatter(x, cp->data, iperm, cp->n, sizeof *x);
 		r = nbrt_array_write(a, x);
+	}
 	free(x);
 	return r;
+}
+
+/* The run step: the kernel on the sorted copies bound in the caller's
+ * place, over the lists; the caller's bindings back whatever happens. */
+static int run_lists(nbrt_kernel *k, size_t ni, const nbrt_cells *cl,
+                     int self, const Copy *copy, int nc,
+                     const nbrt_slot *saved)
+{
+	for (int q = 0; q < nc; q++) {
+		nbrt_slot *b = &k->b[copy[q].v];
+		b->t = copy[q].t;
+		b->host = copy[q].data;
+		b->arr = NULL;
+	}
+	/* Newton's third law where it may and pays (newton.c), else the lists */
+	int r = self ? nbrt_run_newton_cells(k, ni, cl) : 1;
+	if (r > 0)
+		r = nbrt_run_ranges_mapped(k, ni, cl->njimg, &cl->r, cl->iperm,
+		                           cl->jsrc);
+	memcpy(k->b, saved, (size_t)k->f->nvar * sizeof *saved);
+	return r;
+}
+
+static const char *const phase[] = {"keys", "sort", "cells", "lists",
+                                    "plan", "copies", "run", "scatter"};
+
+const char *nbrt_cutoff_phase(int p)
+{
+	return p >= 0 && p < (int)(sizeof phase / sizeof *phase) ? phase[p]
+	                                                         : NULL;
 }
 
 static int too_big(nbrt_kernel *k, const char *what, size_t ni, size_t nj,
@@ -242,6 +285,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	}
 	memcpy(saved, k->b, (size_t)f->nvar * sizeof *saved);
+	double time[8] = {0}, t1 = nbrt_now();
 	for (int side = 0; side < 2; side++)
 		for (int d = 0; d < c->dim; d++)
 			if (read_column(k, pv[side][d], side ? nj : ni, &pos[side][d],
@@ -258,6 +302,12 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 			free(own[side][d]);
 			own[side][d] = NULL;
 		}
+	for (int p = 0; p < 4; p++)
+		time[p] = cl.time[p];
+	/* reading the positions counts with their keys */
+	time[0] += nbrt_now() - t1 - (cl.time[0] + cl.time[1] + cl.time[2] +
+	                              cl.time[3]);
+	t1 = nbrt_now();
 
 	/* sorted copies of every array, and the largest nbrt_array read
 	 * through the host at once */
@@ -274,7 +324,9 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		for (int d = 0; d < c->dim; d++)
 			if (v == pv[1][d] && c->period[d] > 0)
 				cp->axis = d;
-		cp->t = b->host ? b->t : NBRT_DOUBLE;
+		cp->from = b->host ? b->t : NBRT_DOUBLE;
+		cp->t = role != NB_RMEM && cp->from == NBRT_DOUBLE &&
+		        f->var[v].type == NB_FLOAT ? NBRT_FLOAT : cp->from;
 		cp->n = role == NB_BMEM ? cl.njimg : ni;
 		need += (double)cp->n * (double)type_size(cp->t);
 		if (!b->host && b->arr && (double)b->arr->n * 8 > dev)
@@ -296,26 +348,26 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 			goto out;
 	}
 
-	/* the run on the copies, then the results in the caller's order;
-	 * the caller's bindings back whatever happens */
-	for (int q = 0; q < nc; q++) {
-		nbrt_slot *b = &k->b[copy[q].v];
-		b->t = copy[q].t;
-		b->host = copy[q].data;
-		b->arr = NULL;
-	}
-	int r = c->self ? nbrt_run_newton_cells(k, ni, &cl) : 1;
-	if (r > 0)
-		r = nbrt_run_ranges_mapped(k, ni, cl.njimg, &cl.r, cl.iperm,
-		                           cl.jsrc);
-	memcpy(k->b, saved, (size_t)f->nvar * sizeof *saved);
-	if (r)
+	/* the run on the copies, then the results in the caller's order */
+	double t2 = nbrt_now();
+	time[5] = t2 - t1;
+	k->tplan = 0;
+	if (run_lists(k, ni, &cl, c->self, copy, nc, saved))
 		goto out;
+	t1 = nbrt_now();
+	time[4] = k->tplan;
+	time[6] = t1 - t2 - k->tplan;
 	for (int q = 0; q < nc; q++)
 		if (f->var[copy[q].v].role == NB_RMEM &&
 		    scatter(k, &copy[q], cl.iperm))
 			goto out;
 	k->ttotal = nbrt_now() - t0;
+	time[7] = nbrt_now() - t1;
+	if (c->stats) {
+		memcpy(c->stats->time, time, sizeof time);
+		c->stats->total = k->ttotal;
+		c->stats->pairs = cl.pairs;
+	}
 	res = 0;
 out:
 	for (int side = 0; side < 2; side++)

@@ -201,7 +201,20 @@ typedef struct nbrt_cutoff {
 	 * kernel declaring its results SYMMETRIC or ANTISYMMETRIC may compute
 	 * each pair once (Newton's third law, docs/language.md) */
 	int self;
+	/* NULL, or filled by the run: seconds of each phase, in the order
+	 * of nbrt_cutoff_phase's names (reading the positions and keying
+	 * them, sorting, finding the cells, listing their neighbours, the
+	 * back end's plan, the sorted copies, the run with its transfers,
+	 * the results back in the caller's order), the whole call, and the
+	 * pairs the lists hold */
+	struct nbrt_cutoff_stats {
+		double time[8], total;
+		double pairs;
+	} *stats;
 } nbrt_cutoff;
+/* The name of phase p of nbrt_cutoff_stats.time ("keys", ...); NULL
+ * past the last. */
+const char *nbrt_cutoff_phase(int p);
 /* Sorts i and j along a Morton curve, bins them into cells no smaller
  * than the cutoff, lists each i-cell's neighbour j-ranges, runs the
  * kernel on them and stores the results in the caller's order (indices

@@ -176,6 +176,7 @@ struct nbrt_kernel {
 	 * j-split */
 	struct nbrt_kernel *ranges[2][5];
 	double pairs;               /* pairs the last run computed */
+	double tplan;               /* seconds of the last ranges run's plan */
 	nbrt_newton newton;         /* nbrt_set_newton's mode */
 	struct nbrt_kernel *newton_alt; /* a .nbl's variant for it (newton.c) */
 	int newton_used;            /* the last run computed each pair once */
@@ -408,6 +409,7 @@ typedef struct nbrt_cells {
 	double pairs;        /* sum over groups of |group| * its j-elements */
 	long long ncell[3];  /* cells of each axis (images not counted) */
 	double width[3];     /* and their width, at least the cutoff */
+	double time[4];      /* seconds: keys, sort, cells, lists */
 } nbrt_cells;
 /* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before
  * it reads a position).  0, or -1 with a message naming the value and

@@ -362,8 +362,10 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	               f->wg ? (size_t)(f->wg / f->jsplit * f->unroll_i) :
 	               4 * (size_t)f->unroll_i;
 	nbrt_ranges none = {0, NULL, NULL, NULL};
+	double t0 = nbrt_now();
 	if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
 		return -1;
+	k->tplan = nbrt_now() - t0;
 	int res = -1;
 	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, &pl));
 	if (!a)
@@ -375,6 +377,7 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 		width = (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i);
 		if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
 			return -1;
+		k->tplan = nbrt_now() - t0;
 	}
 	if (!rt->be->rentry && dense_limits(k, &pl, imap || jmap))
 		goto out;

@@ -4,7 +4,8 @@
 # self = 1) and by the dense sweep (nbrt_run), both in float, timed by the
 # wall clock in one run (the cell path's median of `reps` runs after a
 # warm-up: sorting, binning, lists and launches; the dense sweep once
-# after a warm-up), and compared (maxdiff: the first result, norm-wise).
+# after a warm-up), and compared (maxdiff: the first result, norm-wise);
+# each row's phases of the cell path (nbrt_cutoff.stats) summed up too.
 #   - Lennard-Jones (dsl-examples/lennard_jones_self.nbl), n points uniform
 #     in a cube at about 50 neighbours within the cutoff: pairs computed
 #     per needed pair (needed: the kernel's count RMEM), needed pairs/s,
@@ -55,6 +56,9 @@ suite_run() {
 		printf "# Lennard-Jones N = %d: cell %.4g s; %.3g pairs computed a needed pair; %.4g needed pairs/s", $3, $4, $8, $9
 		if ($10 != "") printf "; dense %.4g s, %.4g interactions/s; rate ratio %.3f; speedup %.1fx; maxdiff %.2g", $10, $11, $12, $13, $14
 		printf "\n"
+	}
+	NR > 0 && $15 != "" {
+		printf "#   %s phases (ms): keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s\n", $1, $15, $16, $17, $18, $19, $20, $21, $22
 	}
 	$1 == "nearfield" {
 		printf "# paper 004 P = %d (N = %d): cell %.2f ms, %.3g pairs a needed pair", $2, $3, $4 * 1e3, $8
