@@ -427,7 +427,6 @@ int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 	}
 	if (mk < 0 || !(task = cell_tasks(cl, &m, &ntask)))
 		goto oom;
-	memcpy(saved, k->b, (size_t)f->nvar * sizeof *saved);
 	for (int v = 0; v < f->nvar; v++) {
 		nb_role role = f->var[v].role;
 		if (role != NB_LMEM && role != NB_RMEM)
@@ -440,8 +439,11 @@ int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 			for (size_t s = 0; s < n; s++)
 				memcpy((char *)arr[v] + m.pos[s] * es,
 				       (const char *)k->b[v].host + s * es, es);
-		k->b[v].host = arr[v];
 	}
+	memcpy(saved, k->b, (size_t)f->nvar * sizeof *saved);
+	for (int v = 0; v < f->nvar; v++)
+		if (arr[v])
+			k->b[v].host = arr[v];
 	k->last = NULL;
 	k->origin = "defaults";
 	r = nbrt_run_newton_tasks(k, nj, task, ntask);
