@@ -115,15 +115,21 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		    (out_record_wanted(a, s->step) || out_wanted(a, s->step) ||
 		     k == a->steps) && force_move(fc, s, 0, 0, A_N))
 			return 1;
-		if (out_record_wanted(a, s->step) &&
-		    (run_potential(a, fc, h) ||
-		     par_agree(out_record(a, s, r, log, r->t_steps, r->inter,
-		                      r->blocks))))
+		/* a snapshot's Potential too comes from the corrected
+		 * positions, with or without --log (issue 28 item 1) */
+		int rec = out_record_wanted(a, s->step);
+		int snap = out_wanted(a, s->step);
+		if ((rec || snap) && run_potential(a, fc, h))
 			return 1;
-		if (out_wanted(a, s->step) && par_agree(out_snapshot(a, s, &v)))
+		if (rec && par_agree(out_record(a, s, r, log, r->t_steps, r->inter,
+		                                r->blocks)))
+			return 1;
+		if (snap && par_agree(out_snapshot(a, s, &v)))
 			return 1;
 	}
-	if (!out_record_wanted(a, s->step) && run_potential(a, fc, h))
+	if (!(a->steps > 0 && (out_record_wanted(a, s->step) ||
+	                       out_wanted(a, s->step))) &&
+	    run_potential(a, fc, h))
 		return 1;
 	sim_measure(s, &r->d1);
 	/* the energy squares velocities: it can overflow where they did not */

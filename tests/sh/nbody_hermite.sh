@@ -5,7 +5,9 @@
 #     both integrators and both snapshot formats;
 #   - --ic reads a CSV or HDF5 file of bodies (a snapshot of nbody's own
 #     included) and starts from the same state the model gave;
-#   - --log writes a row a record step, --png an energy plot;
+#   - --log writes a row a record step, --png an energy plot; a
+#     snapshot's Potential is the corrected positions' with or without
+#     --log (the same bytes);
 #   - bad files and flags: exit 1, a message naming the file and the row,
 #     and nothing written (no --out directory made).
 # The Hermite run on PoCL's CPU device too where there is one.  Fresh seed
@@ -17,6 +19,20 @@ scratch
 test_seed nbody_hermite.sh
 . "$ROOT/tests/device.sh"
 shared_cache
+
+# snapshots, Potential included, do not depend on --log: every one comes
+# from corrected positions, not the block step's predicted ones
+for w in nolog log; do
+	set -- --integrator hermite -n 64 --steps 4 --every 2 --seed "$SEED" \
+		--device host --out "$T/pot_$w"
+	[ $w = log ] && set -- "$@" --log "$T/pot.log"
+	"$NBODY" "$@" >/dev/null || die "nbody $*"
+done
+for s in 000002 000004; do
+	cmp -s "$T/pot_nolog/snap_$s.csv" "$T/pot_log/snap_$s.csv" ||
+		die "a Hermite snapshot (step $s) depends on --log"
+done
+ok
 
 # the built-in Hermite kernel is dsl-examples/hermite.nbl
 "$NBODY" --print-kernel --integrator hermite >"$T/k.nbl"
