@@ -333,7 +333,7 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 			s.lane = in.lane;
 			s.loc = in.loc;
 			ins_add(f, s);
-		} else if (red != NB_COUNT && d != ZERO &&
+		} else if (red != NB_SUM && red != NB_COUNT && d != ZERO &&
 		           (red != NB_ARGMIN && red != NB_ARGMAX)) {
 			error(f->ctx, in.loc, "this %s= reduction depends on what "
 			      "is differentiated, and only sums (+=, -=) are "
@@ -359,7 +359,7 @@ int ad_derive(Func *f, const char *jvp, const char *grad)
 		ICE("out of memory");
 	if (jvp) {
 		/* x:v gives input x the tangent input v; r:d names result r's
-		 * derivative d (default d_r) */
+		 * derivative d (default d_r), r:- drops it */
 		for (int v = 0; v < nv0; v++) {
 			seed[v] = ZERO;
 			if (f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM)
@@ -378,7 +378,7 @@ int ad_derive(Func *f, const char *jvp, const char *grad)
 			int v = var_find(f, x);
 			if (v >= 0 && v < nv0 && f->var[v].role == NB_RMEM &&
 			    f->var[v].red == NB_SUM) {
-				dname[v] = t;
+				dname[v] = strcmp(t, "-") == 0 ? NULL : t;
 			} else {
 				if ((v = wrt_var(f, "--jvp", x)) < 0)
 					goto out;

@@ -200,8 +200,8 @@ static const Flag flags[] = {
 	 "kernel function name (default: from the file)"},
 	{"--jvp", "X:V,..", F_OWN, 0, 0, 0, NULL, set_jvp, 0,
 	 "derive: input X's tangent is input V; each sum result\n"
-	 "r gets its derivative d_r (R:NAME names it;\n"
-	 "docs/autodiff.md)"},
+	 "r gets its derivative d_r (R:NAME names it, R:-\n"
+	 "drops it)"},
 	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0,
 	 "derive: each sum result r gets its gradient dr_dX\n"
 	 "with respect to LMEM or CONST input X"},
