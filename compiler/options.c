@@ -359,6 +359,10 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --tile=%d", o->tile < 0 ? 0 : o->tile);
 	if (o->kname)
 		ADD(" --name=%s", o->kname);
+	if (o->jvp)
+		ADD(" --jvp=%s", o->jvp);
+	if (o->grad)
+		ADD(" --grad=%s", o->grad);
 #undef ADD
 }
 
