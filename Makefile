@@ -68,12 +68,12 @@ AMDIL_SRC := compiler/amdil/abi.c compiler/amdil/analyse.c compiler/amdil/dd.c \
              compiler/amdil/insn.c compiler/amdil/kernel.c \
              compiler/amdil/reduce.c compiler/amdil/regs.c \
              compiler/amdil/vliw.c
-CC_SRC   := compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
+CC_SRC   := compiler/ad.c compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \
             compiler/ddtext.c compiler/defaults.c compiler/driver.c \
             compiler/emit.c compiler/emit_c.c \
             compiler/emit_opencl.c compiler/esc.c compiler/eval.c \
             compiler/explain.c compiler/fma.c compiler/fold.c compiler/hoist.c \
-            compiler/iface.c compiler/ir.c compiler/lower.c compiler/options.c \
+            compiler/iface.c compiler/ir.c compiler/lower.c compiler/nblprint.c compiler/options.c \
             compiler/outfile.c compiler/powred.c compiler/prec.c compiler/query.c \
             compiler/reassoc.c compiler/sched.c compiler/sema.c compiler/stats.c \
             compiler/target.c compiler/tmpfiles.c compiler/unroll.c $(AMDIL_SRC)

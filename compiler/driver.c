@@ -16,6 +16,7 @@ typedef struct Dump {
 	Buf *live;        /* --stats: live values after each pass */
 	const char *ran[32]; /* the passes so far, to number repeats */
 	int nran;
+	int nbl;          /* --emit=nbl: the source after lower and ad */
 } Dump;
 
 static void step(Dump *d, Func *f, const char *pass)
@@ -117,6 +118,16 @@ static Func *optimize(Ctx *c, Prog *p, nb_options *o, Dump *d,
 	if (c->errors)
 		return f;
 	step(d, f, "lower");
+	if (o->jvp || o->grad) {
+		if (ad_derive(f, o->jvp, o->grad) < 0)
+			return f;
+		step(d, f, "ad");
+		run(d, f, "dce", pass_dce); /* the rules' unused terms */
+	}
+	if (d->nbl) {
+		nbl_print(f, d->out);
+		return f;
+	}
 	run(d, f, "fold", pass_fold);
 	run(d, f, "dce", pass_dce);
 	run(d, f, "powred", pass_powred);
@@ -276,7 +287,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 		emit = "code";
 	if (strcmp(emit, "code") == 0 || strcmp(emit, "stats") == 0 ||
 	    strcmp(emit, "explain") == 0 || strcmp(emit, "vliw") == 0 ||
-	    strncmp(emit, "ir", 2) == 0) {
+	    strncmp(emit, "ir", 2) == 0 || strcmp(emit, "nbl") == 0) {
 		t = target_named(o.target ? o.target : "opencl");
 		if (!t) {
 			error_file(&c, "unknown target '%s'", o.target);
@@ -314,6 +325,8 @@ int nb_compile(const char *path, const char *src, size_t len,
 		d.live = &live;
 	if (strncmp(emit, "ir:", 3) == 0)
 		d.want = emit + 3;
+	else if (strcmp(emit, "nbl") == 0)
+		d.nbl = 1;
 	else if (strcmp(emit, "ir") != 0 && strcmp(emit, "code") != 0 &&
 	         strcmp(emit, "stats") != 0 && strcmp(emit, "explain") != 0 &&
 	         strcmp(emit, "vliw") != 0) {
@@ -358,7 +371,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 		d.hit = d.nran = 0;
 		f = optimize(&c, p, &o, &d, name);
 	}
-	if (c.errors)
+	if (c.errors || d.nbl)
 		goto done;
 	if (d.want) {
 		if (!d.hit)

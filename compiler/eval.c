@@ -14,7 +14,7 @@
  * once. */
 #define F(e) *r = (e); return 1;
 #define NOFOLD return 0;
-#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp) \
+#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp, deriv) \
 	case O_##n: fold
 
 int eval_f32(int op, const double *x, const double *y, const double *z,
@@ -36,7 +36,7 @@ int eval_f64(int op, const double *x, const double *y, const double *z,
 	(void)a, (void)b, (void)c;
 	r[1] = 0;
 	switch (op) {
-#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp) \
+#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp, deriv) \
 	case O_##n: fold
 #include "ops.h"
 	}
@@ -52,7 +52,7 @@ int eval_dd(int op, const double *a, const double *b, const double *c,
 	(void)x, (void)y, (void)z;
 #define F(e) v = (e); break;
 	switch (op) {
-#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp) \
+#define OP(n, na, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp, deriv) \
 	case O_##n: ddfold
 #include "ops.h"
 	default:

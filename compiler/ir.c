@@ -7,8 +7,8 @@
 #include "ir.h"
 
 const OpInfo opinfo[O_COUNT] = {
-#define OP(n, a, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp) \
-	[O_##n] = {#n, a, p, k, fl, lat, sym, fn, call, dd, il, ilp},
+#define OP(n, a, p, k, fl, lat, sym, fn, call, dd, fold, ddfold, il, ilp, deriv) \
+	[O_##n] = {#n, a, p, k, fl, lat, sym, fn, call, dd, il, ilp, deriv},
 #include "ops.h"
 };
 

@@ -37,6 +37,7 @@ typedef struct OpInfo {
 	const char *sym, *fn, *call, *dd;
 	const char *il; /* ops.h's il and ilp */
 	int ilp;
+	const char *deriv; /* ops.h's deriv: the derivative rule */
 } OpInfo;
 /* The precisions of an AMD IL form (ops.h's ilp). */
 enum { IL_F = 1, IL_D = 2, IL_DD = 4, IL_FD = 3, IL_ALL = 7 };
@@ -130,6 +131,14 @@ Type ir_widest(const Func *f, int vars_only);
 /* lower.c: the checked AST to IR (one BODY block, NI = NJ = T = 1).  On a
  * body of more than MAX_INS instructions it reports an error and stops. */
 Func *lower(Ctx *c, Prog *p);
+
+/* ad.c: derives the lowered Func in forward mode (docs/autodiff.md):
+ * jvp "x:v,..." seeds input x with tangent input v ("r:d" names result r's
+ * derivative d), grad "x,..." seeds each input with 1 in turn.  Adds the
+ * new variables and results; -1 after an error. */
+int ad_derive(Func *f, const char *jvp, const char *grad);
+/* nblprint.c: the lowered Func as .nbl source (--emit=nbl) */
+void nbl_print(const Func *f, Buf *out);
 
 /* The passes, in the order driver.c runs them.  Each keeps the program's
  * meaning; only those that say so may change rounding. */

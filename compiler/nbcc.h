@@ -64,6 +64,8 @@ typedef struct nb_options {
 	const char *kname;    /* kernel name, NULL: from the file name */
 	int ranges;           /* also write the entry of block-sparse runs
 	                         (nbrt_run_ranges): C and OpenCL */
+	const char *jvp;      /* --jvp=x:v,...: forward-mode derivatives */
+	const char *grad;     /* --grad=x,...: gradients (docs/autodiff.md) */
 	unsigned given;       /* NB_GIVEN_* bits: set by nb_options_parse */
 } nb_options;
 

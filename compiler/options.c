@@ -99,6 +99,27 @@ static int set_name(nb_options *o, const char *v, char *what, size_t n)
 	return 0;
 }
 
+/* a list of names, checked against the kernel by ad.c */
+static int set_jvp(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (!*v || !strchr(v, ':')) {
+		snprintf(what, n, "NAME:TANGENT pairs, as xi:vxi,yi:vyi");
+		return -1;
+	}
+	o->jvp = v;
+	return 0;
+}
+
+static int set_grad(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (!*v) {
+		snprintf(what, n, "input names, as xi,yi,zi");
+		return -1;
+	}
+	o->grad = v;
+	return 0;
+}
+
 /* a class narrower than cpu or gpu picks its own row */
 static int set_class(nb_options *o, const char *v, char *what, size_t n)
 {
@@ -177,6 +198,13 @@ static const Flag flags[] = {
 	 "cache instead"},
 	{"--name", "K", F_OWN, 0, 0, 0, NULL, set_name, NB_GIVEN_NAME,
 	 "kernel function name (default: from the file)"},
+	{"--jvp", "X:V,..", F_OWN, 0, 0, 0, NULL, set_jvp, 0,
+	 "derive: input X's tangent is input V; each sum result\n"
+	 "r gets its derivative d_r (R:NAME names it, R:-\n"
+	 "drops it)"},
+	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0,
+	 "derive: each sum result r gets its gradient dr_dX\n"
+	 "with respect to LMEM or CONST input X"},
 	/* the default, for a command line that turns it back on */
 	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
 };
@@ -331,6 +359,10 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --tile=%d", o->tile < 0 ? 0 : o->tile);
 	if (o->kname)
 		ADD(" --name=%s", o->kname);
+	if (o->jvp)
+		ADD(" --jvp=%s", o->jvp);
+	if (o->grad)
+		ADD(" --grad=%s", o->grad);
 #undef ADD
 }
 

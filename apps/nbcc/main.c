@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		    "print a stage instead of code: tokens, ast,\n"
 		    "ir (after all passes), ir:PASS (after one\n"
 		    "pass), ir:all (after each), stats, explain,\n"
-		    "vliw"),
+		    "vliw, nbl (the lowered, derived source)"),
 		OPT(OPT_ALIAS, "--stats", NULL, &emit, "same as --emit=stats",
 		    .words = "stats"),
 		OPT(OPT_ALIAS, "--explain", NULL, &emit, "same as --emit=explain",

@@ -14,7 +14,8 @@ from ._lib import cc
 # package's own words, each flag checked by nb_options_parse
 _VALUED = {"unroll_i": "--unroll-i", "unroll_j": "--unroll-j",
            "jsplit": "--jsplit", "sched": "--sched", "wg": "--wg",
-           "tile": "--tile", "name": "--name"}
+           "tile": "--tile", "name": "--name", "jvp": "--jvp",
+           "grad": "--grad"}
 # a switch's flags for True and for False (None: the default, no flag)
 _SWITCH = {"fast_math": ("--fast-math", None), "fma": ("--fma", "--no-fma"),
            "ftz": (None, "--no-ftz")}

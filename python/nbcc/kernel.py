@@ -79,7 +79,8 @@ class Kernel:
     "gpu", "host", "P:D" or part of a name (None: as the C programs,
     $NBRT_DEVICE, else a GPU, else a CPU, else the host).  options are
     nbcc's flags: unroll_i, unroll_j, jsplit, sched ("none",
-    "interleave"), fast_math, fma, ftz, wg, tile, name.
+    "interleave"), fast_math, fma, ftz, wg, tile, name, and jvp and
+    grad, which derive the kernel (docs/autodiff.md).
 
     k(**inputs) runs it over every pair (i, j): each LMEM and BMEM a 1-D
     array, each CONST a number, by name; returns {RMEM name: array}.

@@ -205,3 +205,20 @@ def test_gil_released(grav):
     t.join()
     # held by the runs, the GIL would let the loop tick between runs only
     assert len(ticks) > 3 * n + 10, (len(ticks), n)
+
+
+def test_grad_is_minus_the_force(grav):
+    """--grad through the keyword: the gradient of a Plummer potential
+    with respect to the i-positions is minus gravity.nbl's acceleration"""
+    plummer = ("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
+               "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
+               "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
+    g = nbcc.Kernel(plummer, precision="double", device="host",
+                    grad="xi,yi,zi")
+    assert g.results == ["pot", "dpot_dxi", "dpot_dyi", "dpot_dzi"]
+    b = bodies(23)
+    d = g(**b, eps2=1e-2)
+    a = nbcc.Kernel(grav, precision="double", device="host")(**b, eps2=1e-2)
+    for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
+        np.testing.assert_allclose(-d["dpot_d" + x], a[ax], rtol=1e-13,
+                                   atol=1e-13 * np.abs(a[ax]).max())

@@ -1,0 +1,107 @@
+# Derived kernels (nbcc --jvp, --grad; docs/autodiff.md) against
+# independent references, on the host (C) and PoCL: the jerk derived from
+# gravity.nbl against hand-written hermite.nbl (double, 1e-13 of the
+# column's largest value), minus the gradient of a Plummer potential
+# against gravity.nbl's accelerations (float 1e-5, double 1e-14, dd 1e-28),
+# and every derivative rule of ops.h (a kernel calling each function)
+# against central differences of the primal run in dd with h = 1e-12,
+# differenced exactly in Python's decimal (float 1e-5, double 1e-12, dd
+# 1e-18: the difference's own error is about 1e-20; on the host only, as
+# PoCL takes minutes to build that kernel).  Sizes 0, 1 and primes.
+# Then the derived source (--emit=nbl) compiled again gives the direct
+# route's operations and results, nbody's Hermite integrator runs on the
+# derived jerk, and bad requests get their messages.
+# tags: slow
+set -eu
+. "$ROOT/tests/lib.sh"
+cd "$ROOT"
+. tests/device.sh
+scratch
+shared_cache
+test_seed autodiff
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+
+devs=host
+have_device cpu && devs="$devs cpu"
+# shellcheck disable=SC2086
+python3 tests/sh/autodiff_ref.py "$BIN" "$T" "$SEED" $devs || bad "autodiff_ref.py"
+
+# the printed source compiles to what the direct route compiles: the same
+# operations (--stats) and, in double, results within 1e-15 (the code may
+# differ in the order of commutative operands and the values' numbering:
+# lowering creates a literal at each use, the derivation once)
+printf 'xi,yi,zi,vxi,vyi,vzi\n0.1,0.2,0.3,1,0.5,-0.5\n-0.4,0.25,0.5,0.3,0.2,0.1\n' >"$T/i.csv"
+printf 'xj,yj,zj,vxj,vyj,vzj,mj\n0.5,-0.2,0.1,0.1,0.2,0.3,0.5\n1,0.75,-0.5,-1,0.5,0.2,0.25\n' >"$T/j.csv"
+cut -d, -f1-3 "$T/i.csv" >"$T/i3.csv"
+cut -d, -f1-3,7 "$T/j.csv" >"$T/j3.csv"
+for req in "--jvp=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz" \
+	"--grad=xi,yi,zi,eps2"; do
+	i=i.csv j=j.csv
+	case $req in --grad*) i=i3.csv j=j3.csv ;; esac
+	for p in float double dd; do
+		"$BIN/nbcc" $req --precision=$p --emit=nbl dsl-examples/gravity.nbl \
+			>"$T/derived.nbl" || die "nbcc $req --emit=nbl"
+		"$BIN/nbcc" $req --precision=$p --stats dsl-examples/gravity.nbl |
+			sed -n '2,/^flops/p' >"$T/a"
+		"$BIN/nbcc" --precision=$p --stats "$T/derived.nbl" |
+			sed -n '2,/^flops/p' >"$T/b"
+		if cmp -s "$T/a" "$T/b"; then
+			ok
+		else
+			diff "$T/a" "$T/b" | head -20
+			bad "$req $p: the derived source compiles to other operations"
+		fi
+	done
+	"$BIN/nbrun" dsl-examples/gravity.nbl $req --precision=double --device host \
+		--i "$T/$i" --j "$T/$j" --const eps2=0.01 >"$T/a.csv"
+	"$BIN/nbcc" $req --precision=double --emit=nbl dsl-examples/gravity.nbl \
+		>"$T/derived.nbl"
+	"$BIN/nbrun" "$T/derived.nbl" --device host --i "$T/$i" \
+		--j "$T/$j" --const eps2=0.01 >"$T/b.csv"
+	if [ "$(head -1 "$T/a.csv")" = "$(head -1 "$T/b.csv")" ] &&
+		awk -F, 'NR == FNR { for (k = 1; k <= NF; k++) a[FNR, k] = $k; next }
+		FNR > 1 { for (k = 1; k <= NF; k++) { d = a[FNR, k] - $k
+			if (d < 0) d = -d; m = $k < 0 ? -$k : $k
+			if (d > 1e-15 * m) exit 1 } }' "$T/a.csv" "$T/b.csv"; then
+		ok
+	else
+		bad "$req: the derived source's results differ from the direct route's"
+	fi
+done
+
+# nbody's Hermite integrator runs on the derived kernel (pot:- drops
+# d_pot, so its interface is hermite.nbl's): the same energy
+J=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz,pot:-
+"$BIN/nbody" --integrator hermite -n 64 --steps 8 --device host \
+	--kernel dsl-examples/gravity.nbl --jvp=$J >"$T/derived.txt" 2>&1 ||
+	bad "nbody --integrator hermite on the derived kernel"
+"$BIN/nbody" --integrator hermite -n 64 --steps 8 --device host \
+	>"$T/hand.txt" 2>&1 || bad "nbody --integrator hermite"
+e1=$(sed -n 's/^energy: .* E = \([^ ]*\) .*/\1/p' "$T/derived.txt")
+e2=$(sed -n 's/^energy: .* E = \([^ ]*\) .*/\1/p' "$T/hand.txt")
+if [ -n "$e1" ] && awk -v a="$e1" -v b="$e2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9) }'
+then ok; else bad "nbody's Hermite energy: derived $e1, hermite.nbl $e2"; fi
+
+# bad requests: each a clear message and a failure
+expect_error() { # WANT ARGS...: nbcc ARGS fails saying WANT
+	want=$1
+	shift
+	if "$BIN/nbcc" --target=c -o "$T/x.c" "$@" 2>"$T/err"; then
+		bad "nbcc $*: no error"
+	elif grep -q -- "$want" "$T/err"; then
+		ok
+	else
+		cat "$T/err"
+		bad "nbcc $*: the message lacks '$want'"
+	fi
+}
+printf 'LMEM x;\nBMEM y;\nRMEM r, k, s;\nr min= (x - y)*(x - y);\nk argmin= x*y;\ns += x*y;\n' >"$T/m.nbl"
+expect_error "'foo' is not an input" --grad=foo dsl-examples/gravity.nbl
+expect_error "'ax' is an RMEM" --grad=ax dsl-examples/gravity.nbl
+expect_error "'i' is the integer index" --grad=i dsl-examples/gravity.nbl
+expect_error "'k' is the result of argmin=" --grad=k "$T/m.nbl"
+expect_error "m.nbl:4:1: error: this min= reduction" --grad=x "$T/m.nbl"
+expect_error "a BMEM input needs the runtime" --grad=xj dsl-examples/gravity.nbl
+expect_error "expected NAME:TANGENT" --jvp=xi dsl-examples/gravity.nbl
+expect_error "is declared already" --jvp=xi:yi,ax:ay dsl-examples/gravity.nbl
+finish

@@ -1,0 +1,169 @@
+# tests/sh/autodiff_ref.py: the checks of autodiff.sh.  Writes random
+# inputs, runs nbrun, and compares derived results with central finite
+# differences of the primal in dd, differenced exactly (decimal), and with
+# hand-written kernels.  Usage: autodiff_ref.py BIN DIR SEED DEVICE...
+# (the rules' check runs on the first device only)
+import random
+import subprocess
+import sys
+from decimal import Decimal, getcontext
+
+getcontext().prec = 60
+BIN, T, SEED = sys.argv[1], sys.argv[2], int(sys.argv[3])
+DEVICES = sys.argv[4:]
+rng = random.Random(SEED)
+fails = checks = 0
+
+
+def check(ok, what):
+    global fails, checks
+    checks += 1
+    if not ok:
+        fails += 1
+        print("FAIL: " + what)
+
+
+def write(path, cols, rows):
+    with open(path, "w") as f:
+        f.write(",".join(cols) + "\n")
+        for r in rows:
+            f.write(",".join(str(v) for v in r) + "\n")
+
+
+def nbrun(kernel, icsv, jcsv, consts, *flags):
+    cmd = [BIN + "/nbrun", kernel, "--i", icsv, "--j", jcsv]
+    for k, v in consts.items():
+        cmd += ["--const", "%s=%s" % (k, v)]
+    out = subprocess.run(cmd + list(flags), capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit("nbrun failed: %s\n%s" % (" ".join(cmd + list(flags)),
+                                                     out.stderr))
+    lines = out.stdout.split("\n")
+    head = lines[0].split(",")
+    cols = {h: [] for h in head}
+    for ln in lines[1:]:
+        if ln:
+            for h, v in zip(head, ln.split(",")):
+                cols[h].append(Decimal(v))
+    return cols
+
+
+def close(a, b, tol, what):
+    """a, b: columns; within tol of the larger column's largest value"""
+    scale = max([abs(x) for x in a + b] + [Decimal(1e-300)])
+    worst = max([abs(x - y) for x, y in zip(a, b)] + [Decimal(0)])
+    check(len(a) == len(b) and worst <= Decimal(tol) * scale,
+          "%s: off by %.3g of %.3g (tolerance %g)" % (what, worst, scale, tol))
+
+
+def rnd(n, cols, lo=-1.0, hi=1.0):
+    return [[rng.uniform(lo, hi) for _ in cols] for _ in range(n)]
+
+
+# 1. the jerk derived from gravity.nbl is hermite.nbl's (eps2 > 0: where
+# r2 > 0 hermite's select picks what the derivative computes)
+TAN = "xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz"
+for dev in DEVICES:
+    for n in (0, 1, 7, 13):
+        icol = ["xi", "yi", "zi", "vxi", "vyi", "vzi"]
+        jcol = ["xj", "yj", "zj", "vxj", "vyj", "vzj", "mj"]
+        write(T + "/i.csv", icol, rnd(n, icol))
+        write(T + "/j.csv", jcol, rnd(n + 2, jcol, 0.1, 1.0))
+        c = {"eps2": 0.01}
+        flags = ["--device", dev, "--precision=double"]
+        d = nbrun("dsl-examples/gravity.nbl", T + "/i.csv", T + "/j.csv", c,
+                  "--jvp=" + TAN, *flags)
+        h = nbrun("dsl-examples/hermite.nbl", T + "/i.csv", T + "/j.csv", c,
+                  *flags)
+        for r in ("ax", "ay", "az", "jx", "jy", "jz", "pot"):
+            close(d[r], h[r], 1e-13, "%s n=%d: derived %s against "
+                  "hermite.nbl" % (dev, n, r))
+
+# 2. minus the gradient of the Plummer potential is gravity's acceleration
+PLUM = T + "/plummer.nbl"
+with open(PLUM, "w") as f:
+    f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
+            "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
+            "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
+for dev in DEVICES:
+    for prec, tol in (("float", 1e-5), ("double", 1e-14), ("dd", 1e-28)):
+        n = 11
+        icol, jcol = ["xi", "yi", "zi"], ["xj", "yj", "zj", "mj"]
+        write(T + "/i.csv", icol, rnd(n, icol))
+        write(T + "/j.csv", jcol, rnd(n, jcol, 0.1, 1.0))
+        c = {"eps2": 0.01}
+        fl = ["--device", dev, "--precision=" + prec]
+        g = nbrun(PLUM, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,zi", *fl)
+        a = nbrun("dsl-examples/gravity.nbl", T + "/i.csv", T + "/j.csv", c,
+                  *fl)
+        for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
+            close([-v for v in g["dpot_d" + x]], a[ax], tol,
+                  "%s %s: -dpot_d%s against gravity's %s" % (dev, prec, x, ax))
+
+# 3. every rule against central differences of the primal in dd, h = 1e-12
+FN = T + "/fn.nbl"
+with open(FN, "w") as f:
+    f.write("LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, u, k;\n"
+            "d = xi - xj;\ne = yi*yj + c;\n"
+            "s += exp(-d*d)*sin(e) + log(1 + d*d)*cos(xi) + "
+            "sqrt(e*e + 1)/(2 + tanh(d)) + expm1(d)*log1p(e*e) + "
+            "rsqrt(2 + e);\n"
+            "u -= atan2(d, e + 3) + erf(d)*fabs(e) + erfc(e) + "
+            "max(d, e)*floor(yj*4) + min(d, 0.5*e) + "
+            "(d > 0 ? d**3 : cbrt(e*e + 1)) + pow(e*e + 1, xi) + "
+            "round(xi*3) + trunc(e)*e;\n"
+            "k += d < e;\n")
+H = Decimal("1e-12")
+for dev in DEVICES[:1]:  # host only: PoCL takes minutes to build these
+    n = 5
+    icol, jcol = ["xi", "yi"], ["xj", "yj"]
+    irows, jrows = rnd(n, icol), rnd(n + 2, jcol)
+    c = {"c": 0.375}
+    write(T + "/i.csv", icol, irows)
+    write(T + "/j.csv", jcol, jrows)
+    fl = ["--device", dev, "--precision=dd"]
+    want = {}
+    for prec in ("float", "double", "dd"):
+        g = nbrun(FN, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,c",
+                  "--device", dev, "--precision=" + prec)
+        for w in ("xi", "yi", "c"):
+            for r in ("s", "u"):
+                key = "d%s_d%s" % (r, w)
+                if key not in want:
+                    # central difference: perturb w, run the primal in dd
+                    col = {}
+                    for sgn in (1, -1):
+                        ir = [[Decimal(repr(v)) for v in row] for row in irows]
+                        cc = {"c": Decimal(repr(c["c"]))}
+                        if w == "c":
+                            cc["c"] += sgn * H
+                        else:
+                            for row in ir:
+                                row[icol.index(w)] += sgn * H
+                        write(T + "/ih.csv", icol, ir)
+                        col[sgn] = nbrun(FN, T + "/ih.csv", T + "/j.csv",
+                                         cc, *fl)[r]
+                    want[key] = [(p - m) / (2 * H)
+                                 for p, m in zip(col[1], col[-1])]
+                tol = {"float": 1e-5, "double": 1e-12, "dd": 1e-18}[prec]
+                close(g[key], want[key], tol, "%s %s: %s against central "
+                      "differences in dd" % (dev, prec, key))
+        check("dk_dxi" not in g, "%s: a count has no derived result" % dev)
+    # forward mode with a BMEM tangent, in dd
+    vrows = [[rng.uniform(-1, 1)] for _ in jrows]
+    write(T + "/jv.csv", ["xj", "yj", "vxj"],
+          [r + v for r, v in zip(jrows, vrows)])
+    d = nbrun(FN, T + "/i.csv", T + "/jv.csv", c, "--jvp=xj:vxj", *fl)
+    col = {}
+    for sgn in (1, -1):
+        jr = [[Decimal(repr(a)) + sgn * H * Decimal(repr(v[0])),
+               Decimal(repr(b))] for (a, b), v in zip(jrows, vrows)]
+        write(T + "/jh.csv", jcol, jr)
+        col[sgn] = nbrun(FN, T + "/i.csv", T + "/jh.csv", c, *fl)
+    for r in ("s", "u"):
+        close(d["d_" + r], [(p - m) / (2 * H) for p, m in
+                            zip(col[1][r], col[-1][r])], 1e-18,
+              "%s dd: d_%s along vxj against central differences" % (dev, r))
+
+print("autodiff_ref: %d checks, %d failed" % (checks, fails))
+sys.exit(1 if fails else 0)
