@@ -625,9 +625,8 @@ static const Kind *far_kind(nbrt_kernel *far)
 	char list[512];
 	size_t at = 0;
 	for (int q = 0; q < NKIND; q++)
-		for (int c = -1; c < kinds[q].ncol; c++)
-			at += (size_t)snprintf(list + at, at < sizeof list ?
-			                       sizeof list - at : 0, "%s%s",
+		for (int c = -1; c < kinds[q].ncol && at < sizeof list; c++)
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
 			                       c < 0 ? (q ? "; " : "") : " ",
 			                       c < 0 ? kinds[q].what : kinds[q].col[c]);
 	nbrt_fail(far->rt, "far kernel %s: its BMEMs are not the columns of "
