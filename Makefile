@@ -480,7 +480,8 @@ $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 # the CPU suite, and the GPU transforms where a GPU answers, each into a
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
 # SUITE, sh bench/run.sh list)
-bench: all $(BIN)/nbbench
+bench: all $(BIN)/nbbench $(BIN)/nbneighbours $(BIN)/selfrun $(BIN)/treebench \
+	$(BIN)/treeacc
 	BIN=$(BIN) sh bench/run.sh
 
 # --- install ----------------------------------------------------------------
