@@ -13,11 +13,12 @@ set -eu
 # The Python package (python/) is built by pip in a venv that sees the
 # system's numpy, setuptools and wheel, and tested with its pytest: no
 # network (make pycheck), and its type hints checked by mypy --strict;
-# groff-base formats the manual pages' check.
+# groff-base formats the manual pages' check; mpmath is oneloop_ieps.sh's
+# independent reference.
 PKGS="gcc g++ make flex bison pkg-config ocl-icd-opencl-dev opencl-c-headers \
 pocl-opencl-icd libqd-dev check libpng-dev clang libclang-rt-14-dev \
 python3 python3-venv python3-pip python3-setuptools python3-wheel \
-python3-numpy python3-pytest python3-mypy groff-base \
+python3-numpy python3-pytest python3-mypy python3-mpmath groff-base \
 libhdf5-dev openmpi-bin libopenmpi-dev"
 
 missing=""
