@@ -4,7 +4,8 @@
  * phases timed, and its force error against the direct run's.
  * usage: treebench N THETA DEVICE [BUCKET GROUP SEED]; prints one CSV row
  * after a header (mbodies_s: N over the tree's whole time, in millions;
- * far_mode: NBRT_TREE_FAR, how the far field ran). */
+ * far_mode: NBRT_TREE_FAR, how the far field ran; near_kernel_s and
+ * far_kernel_s: the device's time in the two kernels' last launches). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,15 +118,16 @@ int main(int argc, char **argv)
 		other -= st.time[q];
 	printf("n,theta,bucket,group,direct_s,tree_s,speedup,build_s,moments_s,"
 	       "walk_s,far_s,near_s,other_s,mbodies_s,cells,groups,near_pairs,"
-	       "far_pairs,err_median,err_99,far_mode,device\n");
+	       "far_pairs,err_median,err_99,far_mode,device,near_kernel_s,"
+	       "far_kernel_s\n");
 	const char *mode = getenv("NBRT_TREE_FAR");
 	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,"
-	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,%s\n", n, theta, bucket,
+	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,%s,%.4g,%.4g\n", n, theta, bucket,
 	       group, tdirect, ttree, tdirect / ttree, st.time[0], st.time[1],
 	       st.time[2], st.time[3], st.time[4], other, 1e-6 * (double)n / ttree,
 	       st.cells, st.groups, st.near_pairs, st.far_pairs, e[n / 2],
 	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default",
-	       nbrt_device_name(rt));
+	       nbrt_device_name(rt), nbrt_kernel_time(k), nbrt_kernel_time(far));
 	free(e);
 	for (int q = 0; q < NCOL; q++)
 		free(c[q]);

@@ -122,6 +122,12 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			buf_printf(out, "i + %d", in->lane);
 		break;
 	case O_IDXJ: /* global: jbase, the tile, the step, the lane */
+		if (e->rmode && e->fc->tile) { /* packed tiles keep each slot's j */
+			buf_printf(out, "nb_mapped ? nb_jmap[nb_tj[jj + %d]] : "
+			           "nb_tj[jj + %d]", in->lane * f->jsplit,
+			           in->lane * f->jsplit);
+			break;
+		}
 		if (e->rmode)
 			buf_printf(out, "nb_mapped ? nb_jmap[jbase + %sjj + %d] : ",
 			           e->fc->tile ? "jt + " : "", in->lane * f->jsplit);
@@ -287,6 +293,43 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 	buf_puts(out, "#define NB_ADD(a, b) ((a) + (b))\n");
 }
 
+static int uses_idxj(const Func *f)
+{
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].op == O_IDXJ)
+			return 1;
+	return 0;
+}
+
+/* A staged tile of cnt j-elements, its loads done: the sweep over it. */
+static void emit_tile_sweep(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	int nj = f->nj, t = f->jsplit, step = nj * t;
+	buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	buf_puts(out, "\t\tint jj = p;\n");
+	/* a full tile has a trip count the compiler knows */
+	buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
+	/* NVIDIA unrolls a known trip count by 4 when asked (the
+	 * measured tables); others warn when they cannot */
+	buf_puts(out, "#ifdef cl_nv_pragma_unroll\n\t\t\t#pragma unroll 4\n"
+	         "#endif\n");
+	buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
+	           (nj - 1) * t, step);
+	emit_block(e, B_BODY, "\t\t\t\t");
+	buf_puts(out, "\t\t\t}\n\t\t} else {\n");
+	buf_printf(out, "\t\t\tfor (; jj + %d < cnt; jj += %d) {\n",
+	           (nj - 1) * t, step);
+	emit_block(e, B_BODY, "\t\t\t\t");
+	buf_puts(out, "\t\t\t}\n\t\t}\n");
+	if (nj > 1) {
+		buf_printf(out, "\t\tfor (; jj < cnt; jj += %d) {\n", t);
+		emit_block(e, B_TAIL, "\t\t\t");
+		buf_puts(out, "\t\t}\n");
+	}
+}
+
 /* The kernel's parameters after the leading ones, and its body. */
 static void cl_rest(E *e)
 {
@@ -319,6 +362,9 @@ static void cl_rest(E *e)
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
 		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
+	int tj = rm && fc->tile && uses_idxj(f);
+	if (tj)
+		buf_puts(out, "\t__local int nb_tj[NB_TILE];\n");
 	if (t > 1) {
 		int nacc[NPREC + 1] = {0}; /* and the indices' */
 		for (int v = 0; v < f->nvar; v++)
@@ -386,11 +432,39 @@ static void cl_rest(E *e)
 	}
 	emit_block(e, B_PRE, "\t");
 	int step = nj * t;
-	if (rm) /* the group's ranges, each as a launch's j range */
+	if (rm && !fc->tile) /* each range as a launch's j range */
 		buf_puts(out, "\tfor (int nb_r = nb_roff[nb_tk.z]; nb_r < "
 		         "nb_roff[nb_tk.z + 1]; nb_r++) {\n\tconst int jbase = "
 		         "nb_rng[nb_r].x, nj = nb_rng[nb_r].y - jbase;\n");
-	if (!fc->tile) {
+	if (rm && fc->tile) {
+		/* Tiles are packed from consecutive ranges, so that short ones
+		 * (a cell's dozen, a tree bucket's 16) still fill whole tiles and
+		 * take the unrolled loop: one range a tile left a treecode's near
+		 * field at 3e10 pairs/s on an H100 (docs/performance.md).  The
+		 * cursor (range, offset) is the same in every work item. */
+		buf_puts(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		         "\tint nb_r = nb_roff[nb_tk.z], nb_o = 0;\n"
+		         "\twhile (nb_r < nb_r1) {\n"
+		         "\t\tint cnt = 0;\n"
+		         "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+		         "\t\twhile (cnt < NB_TILE && nb_r < nb_r1) {\n"
+		         "\t\t\tconst int2 nb_g = nb_rng[nb_r];\n"
+		         "\t\t\tconst int nb_s = nb_g.x + nb_o;\n"
+		         "\t\t\tconst int nb_n = min(nb_g.y - nb_s, NB_TILE - cnt);\n"
+		         "\t\t\tfor (int l = lid; l < nb_n; l += NB_WG) {\n");
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "\t\t\t\tt%d[cnt + l] = b%d[nb_s + l];\n", p, p);
+		if (tj)
+			buf_puts(out, "\t\t\t\tnb_tj[cnt + l] = nb_s + l;\n");
+		buf_puts(out, "\t\t\t}\n"
+		         "\t\t\tcnt += nb_n;\n"
+		         "\t\t\tif (nb_s + nb_n >= nb_g.y) {\n"
+		         "\t\t\t\tnb_r++;\n\t\t\t\tnb_o = 0;\n"
+		         "\t\t\t} else {\n\t\t\t\tnb_o += nb_n;\n\t\t\t}\n"
+		         "\t\t}\n");
+		emit_tile_sweep(e);
+		buf_puts(out, "\t}\n");
+	} else if (!fc->tile) {
 		/* no staging: every work item reads the j-elements itself and
 		 * the cache serves the repeats (paper 000 on RV770) */
 		buf_puts(out, "\tint jj = p;\n");
@@ -411,30 +485,10 @@ static void cl_rest(E *e)
 		for (int p = 0; p < fc->npack; p++)
 			buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
 		buf_puts(out, "\t\t}\n");
-		buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
-		buf_puts(out, "\t\tint jj = p;\n");
-		/* a full tile has a trip count the compiler knows */
-		buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
-		/* NVIDIA unrolls a known trip count by 4 when asked (the
-		 * measured tables); others warn when they cannot */
-		buf_puts(out, "#ifdef cl_nv_pragma_unroll\n\t\t\t#pragma unroll 4\n"
-		         "#endif\n");
-		buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
-		           (nj - 1) * t, step);
-		emit_block(e, B_BODY, "\t\t\t\t");
-		buf_puts(out, "\t\t\t}\n\t\t} else {\n");
-		buf_printf(out, "\t\t\tfor (; jj + %d < cnt; jj += %d) {\n",
-		           (nj - 1) * t, step);
-		emit_block(e, B_BODY, "\t\t\t\t");
-		buf_puts(out, "\t\t\t}\n\t\t}\n");
-		if (nj > 1) {
-			buf_printf(out, "\t\tfor (; jj < cnt; jj += %d) {\n", t);
-			emit_block(e, B_TAIL, "\t\t\t");
-			buf_puts(out, "\t\t}\n");
-		}
+		emit_tile_sweep(e);
 		buf_puts(out, "\t}\n");
 	}
-	if (rm)
+	if (rm && !fc->tile)
 		buf_puts(out, "\t}\n");
 	if (t > 1)
 		emit_combine(e);

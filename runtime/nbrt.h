@@ -267,10 +267,14 @@ int nbrt_newton_used(const nbrt_kernel *k);
  * about the centre); each of its LMEMs and CONSTs is one of the kernel's
  * (bound or set there, read from there), and its RMEMs are the kernel's,
  * every one, as sums. */
+/* The programs' and Python's defaults.  Groups of 256 beat 64 at every N
+ * from 2^14 to 2^22 on an H100 (fewer, longer lists: docs/treecode.md). */
+#define NBRT_TREE_BUCKET 16
+#define NBRT_TREE_GROUP 256
 typedef struct nbrt_tree {
 	double theta;   /* the opening angle, > 0 (0.5 is usual) */
-	size_t bucket;  /* most bodies in a leaf, > 0 (16 is usual) */
-	size_t group;   /* most bodies in an i-group, > 0 (64 is usual) */
+	size_t bucket;  /* most bodies in a leaf, > 0 (NBRT_TREE_BUCKET) */
+	size_t group;   /* most bodies in an i-group, > 0 (NBRT_TREE_GROUP) */
 	const char *ipos[3], *jpos[3]; /* the kernel's LMEM and BMEM x, y, z */
 	const char *jmass;             /* its BMEM mass (gravity kinds) */
 	/* NULL, or filled by the run: seconds of each phase (sorting and

@@ -54,9 +54,14 @@ static size_t *group_order(nbrt *rt, const nbrt_ranges *r)
 }
 
 /* Sorts n (first, last) pairs: insertion for the few of one group's
- * list (most lists come sorted, and cost one pass then). */
+ * list; most lists come sorted, and cost one pass then. */
 static void sort_pairs(size_t *s, size_t n)
 {
+	size_t e = 1;
+	while (e < n && by_start(s + 2 * e - 2, s + 2 * e) <= 0)
+		e++;
+	if (e >= n) /* sorted: a tree's lists (thousands a group) come so */
+		return;
 	if (n > 32) {
 		qsort(s, n, 2 * sizeof *s, by_start);
 		return;

@@ -466,7 +466,7 @@ bad:
 
 /* --tree: the far kernel (--far, else the built-in gravity_quad.nbl),
  * loaded with the kernel's options, and the tree over the bodies'
- * positions and masses (bucket 16, group 64, as bench/suites/tree.sh). */
+ * positions and masses (the runtime's usual bucket and group). */
 static int tree_setup(force *fc, const args *a, const char *kn)
 {
 	if (!a->tree)
@@ -481,7 +481,8 @@ static int tree_setup(force *fc, const args *a, const char *kn)
 	                           &a->opt);
 	if (!fc->far)
 		return prog_fail("%s", nbrt_error(fc->rt));
-	fc->tree = (nbrt_tree){a->theta > 0 ? a->theta : 0.5, 16, 64,
+	fc->tree = (nbrt_tree){a->theta > 0 ? a->theta : 0.5, NBRT_TREE_BUCKET,
+	                       NBRT_TREE_GROUP,
 	                       {"xi", "yi", "zi"}, {"xj", "yj", "zj"}, "mj",
 	                       NULL, {NULL, NULL, NULL}};
 	return 0;

@@ -403,7 +403,7 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "--tree's most bodies in a leaf cell (16)", .lo = 1,
 		    .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_INT, "--group", "G", &a->group,
-		    "--tree's most i-elements sharing one walk (64)",
+		    "--tree's most i-elements sharing one walk (256)",
 		    .lo = 1, .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
@@ -1182,7 +1182,8 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	nbrt_kernel *far = NULL;
 	struct nbrt_tree_stats st;
 	nbrt_tree tree = {a->theta ? a->theta : 0.5, a->bucket ? (size_t)a->bucket
-	                  : 16, a->group ? (size_t)a->group : 64, .stats = &st};
+	                  : NBRT_TREE_BUCKET, a->group ? (size_t)a->group :
+	                  NBRT_TREE_GROUP, .stats = &st};
 	if (!rc && a->tree)
 		rc = load_far(a, rt, f, &far, &tree);
 	rc = par_agree(rc);

@@ -181,7 +181,7 @@ class Pairs:
             return x
         self.theta = float(number("theta", 0.5, numbers.Real))
         self.bucket = int(number("bucket", 16, numbers.Integral))
-        self.group = int(number("group", 64, numbers.Integral))
+        self.group = int(number("group", 256, numbers.Integral))
         self.far = options.get("far")
         self.pos = options.get("pos")
         if self.pos is not None and not (
