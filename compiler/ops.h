@@ -34,8 +34,8 @@
  *    ilp      the precisions it has an AMD IL form in (IL_F float and the
  *             conditions, IL_D double, IL_DD dd; IL_FD, IL_ALL), or 0:
  *             refused at the source position.  Double has no
- *             transcendentals in IL: exp, log and pow are ddlib.h's dd
- *             sequences (amdil/fn.c), the others are refused (docs/amdil.md)
+ *             transcendentals in IL: exp, log, pow, sin and cos are
+ *             ddlib.h's dd sequences (amdil/fn.c) in double and dd
  *    deriv    its derivative along tangents da, db, dc of its operands a,
  *             b, c, as a .nbl expression (r: its result; sel and the
  *             comparisons by their names here), which ad.c builds into the
@@ -70,8 +70,8 @@ OP(SQRT,    1, P_NATIVE, K_SQRT,  1, 16, 0,    "sqrt", "sqrt",  "sqrt", F(sqrt(a
 OP(RSQRT,   1, P_NATIVE, K_RSQRT, 1, 16, 0,    "rsqrt","rsqrt", "rsqrt",F(1 / sqrt(a)),  F(nb_dd_rsqrt(x)), "rsq_vec", IL_ALL, "-0.5*r*r*r*da")
 OP(EXP,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)), 0,       IL_ALL, "r*da")
 OP(LOG,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)), 0,       IL_ALL, "da/a")
-OP(SIN,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)), "sin_vec", IL_F, "cos(a)*da")
-OP(COS,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)), "cos_vec", IL_F, "-sin(a)*da")
+OP(SIN,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)), "sin_vec", IL_ALL, "cos(a)*da")
+OP(COS,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)), "cos_vec", IL_ALL, "-sin(a)*da")
 OP(POW,     2, P_MVEC,   K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)), 0,       IL_ALL, "b*pow(a, b - 1)*da + r*log(a)*db")
 OP(FABS,    1, 0,        K_OTHER, 0, 1,  0,    "fabs", "fabs",  "fabs", F(fabs(a)),      F(nb_dd_fabs(x)), 0,       IL_ALL, "sel(lt(a, 0), -da, da)")
 OP(FMIN,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmin", "fmin",  "fmin", F(fmin(a, b)),   F(nb_dd_fmin(x, y)), "min",   IL_ALL, "sel(le(a, b), da, db)")

@@ -1,4 +1,4 @@
-/* fn.c: ddlib.h's exp, log and pow expanded into double and integer
+/* fn.c: ddlib.h's exp, log, pow, sin and cos expanded into double and integer
  * instructions, the same operations in the same order (IL has no double
  * transcendental); double computes them as dd on (x, 0), rounded once.
  * ddlib.h's tables become literals picked by the index (no IL indexing). */
@@ -253,6 +253,70 @@ static void log_dd(E *e, Opd R, Opd a)
 	GIVE(e, b, f, u, kd, ex, t1, sub, ki, m, num, den, t, z, s, lm, el);
 }
 
+/* ---- sin, cos ------------------------------------------------------------ */
+
+/* nb__sin_poly: r + r z S(z), z = r^2 */
+static void sin_poly(E *e, Opd R, Opd r)
+{
+	static const double c8[] = {-0x1.d1ab1c2dccea3p-94, 0x1.3f3ccdd165fa9p-84,
+	                            -0x1.761b41316381ap-75, 0x1.71b8ef6dcf572p-66,
+	                            -0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49};
+	static const double cdd[][2] = { /* -1/15!, 1/13!, ..., -1/3! */
+		{-0x1.ae7f3e733b81fp-41, -0x1.1d8656b0ee8cbp-97},
+		{0x1.6124613a86d09p-33, 0x1.f28e0cc748ebep-87},
+		{-0x1.ae64567f544e4p-26, 0x1.c062e06d1f209p-80},
+		{0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+		{-0x1.a01a01a01a01ap-13, -0x1.a01a01a01a01ap-73},
+		{0x1.1111111111111p-7, 0x1.1111111111111p-63},
+		{-0x1.5555555555555p-3, -0x1.5555555555555p-57},
+	};
+	Opd z = take(e, 4), s = take(e, 4), u = take(e, 2);
+	sqr(e, z, r);
+	d4(e, "dfma", u, lit_d(e, c8[0]), hi(z), lit_d(e, c8[1]));
+	for (int i = 2; i < (int)NELEM(c8); i++)
+		d4(e, "dfma", u, u, hi(z), lit_d(e, c8[i]));
+	mul_d(e, s, lo(s), z, u);
+	add_fast(e, s, lit_dd(e, cdd[0][0], cdd[0][1]), s);
+	for (int i = 1; i < (int)NELEM(cdd); i++) {
+		dd_mul(e, s, z, s);
+		add_fast(e, s, lit_dd(e, cdd[i][0], cdd[i][1]), s);
+	}
+	dd_mul(e, z, r, z);
+	dd_mul(e, z, z, s);
+	add_fast(e, R, r, z);
+	GIVE(e, z, s, u);
+}
+
+/* nb__sin_quarter: sin(x + quarter pi/2); the quadrant from the low
+ * bits of rint's int32, which are n's for every |n| < 2^51 */
+static void sin_dd(E *e, Opd R, Opd x, int quarter)
+{
+	Opd n = take(e, 2), u = take(e, 2), ni = take(e, 1), c = take(e, 1);
+	Opd r = take(e, 4), P = take(e, 4), S = take(e, 4), C = take(e, 4);
+	d3(e, "dmul", u, hi(x), lit_d(e, 0x1.45f306dc9c883p-1)); /* 2/pi */
+	rint_d(e, n, ni, u);
+	two_prod(e, P, lo(P), n, lit_d(e, 0x1.921fb54442d18p+0));
+	d3(e, "dadd", u, hi(x), neg(hi(P)));
+	two_sum(e, r, lo(r), u, lo(x));
+	add_d(e, r, r, neg(lo(P)));
+	two_prod(e, P, lo(P), n, lit_d(e, 0x1.1a62633145c07p-54));
+	dd_add(e, r, r, neg(P));
+	d3(e, "dmul", u, n, lit_d(e, 0x1.f1976b7ed8fbcp-110));
+	add_d(e, r, r, u);
+	sin_poly(e, S, r);
+	sqr(e, P, S);
+	add_d(e, P, neg(P), lit_d(e, 1.0));
+	dd_sqrt(e, C, P);
+	iop(e, "iadd", ni, ni, lit_i(e, quarter));
+	iop(e, "iand", c, ni, lit_i(e, 1));
+	sel_dd(e, S, c, C, S);
+	iop(e, "iand", c, ni, lit_i(e, 2));
+	sel_dd(e, S, c, neg(S), S);
+	dcmp(e, "dlt", c, absv(hi(x)), lit_d(e, 0x1p45));
+	sel_dd(e, R, c, S, lit_dd(e, NAN, 0.0));
+	GIVE(e, n, u, ni, c, r, P, S, C);
+}
+
 /* ---- pow --------------------------------------------------------------- */
 
 /* nb_dd_pow: exp(b log a); 1 where b is 0 or a is 1 */
@@ -277,6 +341,8 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_EXP: exp_dd(e, R, a); break;
 	case O_LOG: log_dd(e, R, a); break;
 	case O_POW: pow_dd(e, R, a, b); break;
+	case O_SIN: sin_dd(e, R, a, 0); break;
+	case O_COS: sin_dd(e, R, a, 1); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }

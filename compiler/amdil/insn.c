@@ -153,7 +153,9 @@ static void op_f64(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	case O_FMAX: d3(e, "dmax", d, a, b); break;
 	case O_EXP:
 	case O_LOG:
-	case O_POW: fn_double(e, in->op, d, a, b); break;
+	case O_POW:
+	case O_SIN:
+	case O_COS: fn_double(e, in->op, d, a, b); break;
 	case O_SEL:
 		emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, d, 2), src(e, a, S1),
 		      src(e, b, SP), src(e, c, SP));
@@ -179,7 +181,9 @@ static void op_dd(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	case O_FMAX: dd_minmax(e, in->op, d, a, b); break;
 	case O_EXP:
 	case O_LOG:
-	case O_POW: fn_dd(e, in->op, d, a, b); break;
+	case O_POW:
+	case O_SIN:
+	case O_COS: fn_dd(e, in->op, d, a, b); break;
 	case O_FABS: { /* signbit(a.hi) ? -a : a */
 		Opd s = take(e, 1), h = a;
 		h.comp = 1;
