@@ -110,6 +110,6 @@ OP(ACCMIN,  1, P_SINK,   K_OTHER, 1, 4,  "min=", 0,    0,       0,      NOFOLD, 
 OP(ACCMAX,  1, P_SINK,   K_OTHER, 1, 4,  "max=", 0,    0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = max(r, a) */
 OP(ACCARGMIN, 2, P_SINK, K_CMP,   1, 4,  "argmin=", 0, 0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = j of min a */
 OP(ACCARGMAX, 2, P_SINK, K_CMP,   1, 4,  "argmax=", 0, 0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = j of max a */
-OP(ACCLSE,  1, P_SINK,   K_TRANS, 3, 24, "logsumexp=", 0, 0,    0,      NOFOLD,          NOFOLD, 0,       IL_F, "0")  /* r = log sum exp a */
+OP(ACCLSE,  1, P_SINK,   K_TRANS, 3, 24, "logsumexp=", 0, 0,    0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = log sum exp a */
 
 #undef OP

@@ -152,6 +152,7 @@ void red_update(E *e, int v, Opd A, Opd X, Opd a, Opd b);
 Opd *take_aux(E *e);
 void give_aux(E *e, Opd *x);
 void red_init(E *e, const Opd *set, const Opd *aux);
+void lse_end(E *e, Opd r, Opd X, Type t);
 
 /* insn.c: the IL of the IR's instructions */
 void itot(E *e, Opd d, Opd i, Type t);

@@ -316,7 +316,8 @@ static void emit_ins(E *e, int k)
 		if (sink_red(in->op) != NB_SUM)
 			red_update(e, in->var, acc_at(e, set, in->var, in->lane),
 			           aux[in->lane * f->nvar + in->var], a[0],
-			           in->op == O_ACCLSE ? lit_f(e, 1) : a[1]);
+			           in->op == O_ACCLSE ?
+			           lit_t(e, f->var[in->var].type, 1) : a[1]);
 		else
 			sink(e, in, acc_at(e, set, in->var, in->lane), a[0], a[1]);
 		for (int j = 0; j < nd; j++)
