@@ -34,8 +34,8 @@
  *    ilp      the precisions it has an AMD IL form in (IL_F float and the
  *             conditions, IL_D double, IL_DD dd; IL_FD, IL_ALL), or 0:
  *             refused at the source position.  Double has no
- *             transcendentals in IL: exp, log, pow, sin and cos are
- *             ddlib.h's dd sequences (amdil/fn.c) in double and dd
+ *             transcendentals in IL: exp, log, pow, sin, cos, floor,
+ *             trunc and round are ddlib.h's sequences (amdil/fn.c)
  *    deriv    its derivative along tangents da, db, dc of its operands a,
  *             b, c, as a .nbl expression (r: its result; sel and the
  *             comparisons by their names here), which ad.c builds into the
@@ -76,9 +76,9 @@ OP(POW,     2, P_MVEC,   K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a,
 OP(FABS,    1, 0,        K_OTHER, 0, 1,  0,    "fabs", "fabs",  "fabs", F(fabs(a)),      F(nb_dd_fabs(x)), 0,       IL_ALL, "sel(lt(a, 0), -da, da)")
 OP(FMIN,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmin", "fmin",  "fmin", F(fmin(a, b)),   F(nb_dd_fmin(x, y)), "min",   IL_ALL, "sel(le(a, b), da, db)")
 OP(FMAX,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmax", "fmax",  "fmax", F(fmax(a, b)),   F(nb_dd_fmax(x, y)), "max",   IL_ALL, "sel(ge(a, b), da, db)")
-OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(a)),     F(nb_dd_floor(x)), "round_neginf", IL_F, "0")
-OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       0, "0")  /* IL: round_nearest ties to even */
-OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_F, "0")
+OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(a)),     F(nb_dd_floor(x)), "round_neginf", IL_ALL, "0")
+OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       IL_ALL, "0")  /* IL: amdil/fn.c (round_nearest ties to even) */
+OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_ALL, "0")
 OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a)),      F(nb_dd_cbrt(x)), 0,       0, "da/(3*r*r)")
 OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       0, "(r + 1)*da")
 OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       0, "da/(1 + a)")

@@ -317,6 +317,104 @@ static void sin_dd(E *e, Opd R, Opd x, int quarter)
 	GIVE(e, n, u, ni, c, r, P, S, C);
 }
 
+/* ---- floor, trunc, round -------------------------------------------------- */
+
+/* copysign(v, x) for a power of two v, from its exponent bits (hexp: its
+ * high dword) and x's sign bit, which sgn holds */
+static void signed_pow2(E *e, Opd d, Opd sgn, int32_t hexp)
+{
+	emitf(e, "mov %s, %s", dst(e, low_word(d), 1), src(e, lit_i(e, 0), S1));
+	iop(e, "ior", high_word(d), sgn, lit_i(e, hexp));
+}
+
+/* C's floor, trunc or round of the double x into d: rint by
+ * (x + copysign(2^52, x)) - copysign(2^52, x), exact for |x| < 2^52,
+ * then the step by one that the function wants; x itself where |x| >=
+ * 2^52 (an integer), is infinite or NaN; the result takes x's sign bit,
+ * as all three keep it (floor(-0.5) is -1, trunc(-0.5) -0). */
+static void round_d(E *e, int op, Opd d, Opd x)
+{
+	Opd m = take(e, 2), one = take(e, 2), r = take(e, 2), u = take(e, 2);
+	Opd sgn = take(e, 1), c = take(e, 1), y = {0};
+	if (x.neg) { /* _abs would act before _neg: -|x| */
+		y = take(e, 2);
+		emitf(e, "mov %s, %s", dst(e, y, 2), src(e, x, SP));
+		x = y;
+	}
+	iop(e, "iand", sgn, high_word(x), lit_i(e, (int32_t)0x80000000u));
+	signed_pow2(e, m, sgn, 0x43300000);   /* 2^52 */
+	signed_pow2(e, one, sgn, 0x3ff00000); /* 1 */
+	d3(e, "dadd", r, x, m);
+	d3(e, "dadd", r, r, neg(m));
+	if (op == O_FLOOR) {
+		dcmp(e, "dlt", c, x, r);
+		d3(e, "dadd", u, r, lit_d(e, -1.0));
+	} else { /* trunc: back toward zero where rint went away from it */
+		dcmp(e, "dlt", c, absv(x), absv(r));
+		d3(e, "dadd", u, r, neg(one));
+	}
+	sel_d(e, r, c, u, r);
+	if (op == O_ROUND) { /* the tie and above away from zero */
+		d3(e, "dadd", u, x, neg(r)); /* exact */
+		dcmp(e, "dge", c, absv(u), lit_d(e, 0.5));
+		d3(e, "dadd", u, r, one);
+		sel_d(e, r, c, u, r);
+	}
+	dcmp(e, "dlt", c, absv(x), lit_d(e, 0x1p52));
+	sel_d(e, r, c, r, x);
+	iop(e, "iand", high_word(r), high_word(r), lit_i(e, 0x7fffffff));
+	iop(e, "ior", high_word(r), high_word(r), sgn);
+	emitf(e, "mov %s, %s", dst(e, d, 2), src(e, r, SP));
+	GIVE(e, m, one, r, u, sgn, c, y);
+}
+
+/* nb_dd_floor, nb_dd_trunc, nb_dd_round: hi's function where hi is no
+ * integer (or 0), else nb__int_plus(hi, l) with lo's part l */
+static void round_dd(E *e, int op, Opd R, Opd a)
+{
+	Opd t = take(e, 2), l = take(e, 2), u = take(e, 2), v = take(e, 2);
+	Opd c = take(e, 1), c2 = take(e, 1);
+	round_d(e, op == O_ROUND ? O_TRUNC : op, t, hi(a));
+	if (op == O_FLOOR)
+		round_d(e, O_FLOOR, l, lo(a));
+	else if (op == O_TRUNC) { /* hi > 0 ? floor(lo) : ceil(lo) */
+		round_d(e, O_FLOOR, l, lo(a));
+		round_d(e, O_FLOOR, u, neg(lo(a)));
+		dcmp(e, "dlt", c, lit_d(e, 0.0), hi(a));
+		sel_d(e, l, c, l, neg(u));
+	} else {
+		/* r = round(lo), a tie going the way of hi's sign */
+		round_d(e, O_ROUND, l, lo(a));
+		d3(e, "dadd", u, l, neg(lo(a)));
+		dcmp(e, "deq", c, absv(u), lit_d(e, 0.5));
+		iop(e, "iand", c2, high_word(hi(a)), lit_i(e, (int32_t)0x80000000u));
+		signed_pow2(e, v, c2, 0x3fe00000); /* copysign(0.5, hi) */
+		d3(e, "dadd", u, lo(a), v);
+		sel_d(e, l, c, u, l);
+		/* up: hi > 0 ? (f - 0.5 >= -lo) : -(f + 0.5 <= -lo), f = hi - t */
+		d3(e, "dadd", u, hi(a), neg(t));
+		d3(e, "dadd", v, u, lit_d(e, -0.5));
+		dcmp(e, "dge", c, v, neg(lo(a)));
+		d3(e, "dadd", v, u, lit_d(e, 0.5));
+		dcmp(e, "dge", c2, neg(lo(a)), v);
+		sel_d(e, u, c, lit_d(e, 1.0), lit_d(e, 0.0));
+		sel_d(e, v, c2, lit_d(e, -1.0), lit_d(e, 0.0));
+		dcmp(e, "dlt", c, lit_d(e, 0.0), hi(a));
+		sel_d(e, u, c, u, v);
+	}
+	/* t == hi && t != 0 && finite: fast_sum(t, l); else (t (+ up), 0) */
+	dcmp(e, "deq", c, t, hi(a));
+	dcmp(e, "dne", c2, t, lit_d(e, 0.0));
+	iop(e, "iand", c, c, c2);
+	is_finite(e, c2, t);
+	iop(e, "iand", c, c, c2);
+	fast_sum(e, R, lo(R), t, l);
+	if (op == O_ROUND)
+		d3(e, "dadd", t, t, u);
+	keep_or(e, R, c, t);
+	GIVE(e, t, l, u, v, c, c2);
+}
+
 /* ---- pow --------------------------------------------------------------- */
 
 /* nb_dd_pow: exp(b log a); 1 where b is 0 or a is 1 */
@@ -343,6 +441,9 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_POW: pow_dd(e, R, a, b); break;
 	case O_SIN: sin_dd(e, R, a, 0); break;
 	case O_COS: sin_dd(e, R, a, 1); break;
+	case O_FLOOR:
+	case O_TRUNC:
+	case O_ROUND: round_dd(e, op, R, a); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }
@@ -379,9 +480,14 @@ static void pow_sign(E *e, Opd y, Opd a, Opd b)
 	GIVE(e, ab, t, r, c, isint, odd, u);
 }
 
-/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out */
+/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out; floor, trunc
+ * and round directly */
 void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 {
+	if (op == O_FLOOR || op == O_TRUNC || op == O_ROUND) {
+		round_d(e, op, d, a);
+		return;
+	}
 	Opd x[2] = {take(e, 4), take(e, 4)}, y = take(e, 4);
 	const Opd in[2] = {a, b};
 	for (int i = 0; i < 1 + (op == O_POW); i++) {

@@ -109,6 +109,15 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		emitf(e, "mul %s, %s, %s", D, src(e, d, S1),
 		      src(e, lit_f(e, (float)0.6931471805599453), S1));
 		break;
+	case O_ROUND: { /* no instruction (round_nearest ties to even): the
+	                   double's, exact both ways */
+		Opd x = take(e, 2);
+		emitf(e, "ftod %s, %s", dst(e, x, 2), src(e, a, S1));
+		fn_double(e, O_ROUND, x, x, x);
+		emitf(e, "dtof %s, %s", dst(e, d, 1), src(e, x, SD));
+		give(e, x);
+		break;
+	}
 	case O_POW: /* 2^(b log2 a): for a > 0 only (docs/amdil.md) */
 		emitf(e, "log_vec %s, %s", D, src(e, a, S1));
 		emitf(e, "mul %s, %s, %s", D, src(e, b, S1), src(e, d, S1));
@@ -155,7 +164,10 @@ static void op_f64(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	case O_LOG:
 	case O_POW:
 	case O_SIN:
-	case O_COS: fn_double(e, in->op, d, a, b); break;
+	case O_COS:
+	case O_FLOOR:
+	case O_TRUNC:
+	case O_ROUND: fn_double(e, in->op, d, a, b); break;
 	case O_SEL:
 		emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, d, 2), src(e, a, S1),
 		      src(e, b, SP), src(e, c, SP));
@@ -183,7 +195,10 @@ static void op_dd(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	case O_LOG:
 	case O_POW:
 	case O_SIN:
-	case O_COS: fn_dd(e, in->op, d, a, b); break;
+	case O_COS:
+	case O_FLOOR:
+	case O_TRUNC:
+	case O_ROUND: fn_dd(e, in->op, d, a, b); break;
 	case O_FABS: { /* signbit(a.hi) ? -a : a */
 		Opd s = take(e, 1), h = a;
 		h.comp = 1;
