@@ -1,6 +1,7 @@
-/* fn.c: ddlib.h's exp, log, pow, sin and cos expanded into double and integer
- * instructions, the same operations in the same order (IL has no double
- * transcendental); double computes them as dd on (x, 0), rounded once.
+/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
+ * expanded into double and integer instructions, the same operations in
+ * the same order (IL has no double transcendental); double takes the dd
+ * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
  * ddlib.h's tables become literals picked by the index (no IL indexing). */
 #include <math.h>
 #include "amdil.h"
@@ -431,6 +432,17 @@ static void pow_dd(E *e, Opd R, Opd a, Opd b)
 	iop(e, "ior", c, c, t);
 	sel_dd(e, R, c, lit_dd(e, 1.0, 0.0), R);
 	GIVE(e, L, c, t, u);
+}
+
+/* the operations this file writes, in dd and double */
+int fn_has(int op)
+{
+	switch (op) {
+	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
+	case O_FLOOR: case O_TRUNC: case O_ROUND:
+		return 1;
+	}
+	return 0;
 }
 
 void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
