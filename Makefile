@@ -65,7 +65,7 @@ IL_SRC   := il/ilread.c il/ilexec.c il/ilvliw.c
 IL_OBJ   := $(IL_SRC:%.c=$(B)/%.o)
 # compiler/amdil/: the AMD IL back end, one file a part (amdil.h)
 AMDIL_SRC := compiler/amdil/abi.c compiler/amdil/analyse.c compiler/amdil/dd.c \
-             compiler/amdil/insn.c compiler/amdil/kernel.c \
+             compiler/amdil/fn.c compiler/amdil/insn.c compiler/amdil/kernel.c \
              compiler/amdil/reduce.c compiler/amdil/regs.c \
              compiler/amdil/vliw.c
 CC_SRC   := compiler/ad.c compiler/ast.c compiler/base.c compiler/cse.c compiler/dce.c \

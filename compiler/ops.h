@@ -34,8 +34,8 @@
  *    ilp      the precisions it has an AMD IL form in (IL_F float and the
  *             conditions, IL_D double, IL_DD dd; IL_FD, IL_ALL), or 0:
  *             refused at the source position.  Double has no
- *             transcendentals in IL, and dd's table-driven functions are
- *             not expanded into it (docs/amdil.md)
+ *             transcendentals in IL: exp, log, pow, sin, cos, floor,
+ *             trunc and round are ddlib.h's sequences (amdil/fn.c)
  *    deriv    its derivative along tangents da, db, dc of its operands a,
  *             b, c, as a .nbl expression (r: its result; sel and the
  *             comparisons by their names here), which ad.c builds into the
@@ -68,17 +68,17 @@ OP(FNMA,    3, 0,        K_FMA,   2, 4,  0,    "fma",  0,       0,      F(fma(-a
 /* the built-in functions, in the order their list is shown to users */
 OP(SQRT,    1, P_NATIVE, K_SQRT,  1, 16, 0,    "sqrt", "sqrt",  "sqrt", F(sqrt(a)),      F(nb_dd_sqrt(x)), "sqrt_vec", IL_ALL, "0.5*da/r")
 OP(RSQRT,   1, P_NATIVE, K_RSQRT, 1, 16, 0,    "rsqrt","rsqrt", "rsqrt",F(1 / sqrt(a)),  F(nb_dd_rsqrt(x)), "rsq_vec", IL_ALL, "-0.5*r*r*r*da")
-OP(EXP,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)), 0,       IL_F, "r*da")
-OP(LOG,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)), 0,       IL_F, "da/a")
-OP(SIN,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)), "sin_vec", IL_F, "cos(a)*da")
-OP(COS,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)), "cos_vec", IL_F, "-sin(a)*da")
-OP(POW,     2, P_MVEC,   K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)), 0,       IL_F, "b*pow(a, b - 1)*da + r*log(a)*db")
+OP(EXP,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "exp",  "exp",   "exp",  F(exp(a)),       F(nb_dd_exp(x)), 0,       IL_ALL, "r*da")
+OP(LOG,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "log",  "log",   "log",  F(log(a)),       F(nb_dd_log(x)), 0,       IL_ALL, "da/a")
+OP(SIN,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "sin",  "sin",   "sin",  F(sin(a)),       F(nb_dd_sin(x)), "sin_vec", IL_ALL, "cos(a)*da")
+OP(COS,     1, P_NATIVE|P_MVEC, K_TRANS, 1, 20, 0,    "cos",  "cos",   "cos",  F(cos(a)),       F(nb_dd_cos(x)), "cos_vec", IL_ALL, "-sin(a)*da")
+OP(POW,     2, P_MVEC,   K_TRANS, 1, 40, 0,    "pow",  "pow",   "pow",  F(pow(a, b)),    F(nb_dd_pow(x, y)), 0,       IL_ALL, "b*pow(a, b - 1)*da + r*log(a)*db")
 OP(FABS,    1, 0,        K_OTHER, 0, 1,  0,    "fabs", "fabs",  "fabs", F(fabs(a)),      F(nb_dd_fabs(x)), 0,       IL_ALL, "sel(lt(a, 0), -da, da)")
 OP(FMIN,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmin", "fmin",  "fmin", F(fmin(a, b)),   F(nb_dd_fmin(x, y)), "min",   IL_ALL, "sel(le(a, b), da, db)")
 OP(FMAX,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmax", "fmax",  "fmax", F(fmax(a, b)),   F(nb_dd_fmax(x, y)), "max",   IL_ALL, "sel(ge(a, b), da, db)")
-OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(a)),     F(nb_dd_floor(x)), "round_neginf", IL_F, "0")
-OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       0, "0")  /* IL: round_nearest ties to even */
-OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_F, "0")
+OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(a)),     F(nb_dd_floor(x)), "round_neginf", IL_ALL, "0")
+OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       IL_ALL, "0")  /* IL: amdil/fn.c (round_nearest ties to even) */
+OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_ALL, "0")
 OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a)),      F(nb_dd_cbrt(x)), 0,       0, "da/(3*r*r)")
 OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       0, "(r + 1)*da")
 OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       0, "da/(1 + a)")
@@ -110,6 +110,6 @@ OP(ACCMIN,  1, P_SINK,   K_OTHER, 1, 4,  "min=", 0,    0,       0,      NOFOLD, 
 OP(ACCMAX,  1, P_SINK,   K_OTHER, 1, 4,  "max=", 0,    0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = max(r, a) */
 OP(ACCARGMIN, 2, P_SINK, K_CMP,   1, 4,  "argmin=", 0, 0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = j of min a */
 OP(ACCARGMAX, 2, P_SINK, K_CMP,   1, 4,  "argmax=", 0, 0,       0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = j of max a */
-OP(ACCLSE,  1, P_SINK,   K_TRANS, 3, 24, "logsumexp=", 0, 0,    0,      NOFOLD,          NOFOLD, 0,       IL_F, "0")  /* r = log sum exp a */
+OP(ACCLSE,  1, P_SINK,   K_TRANS, 3, 24, "logsumexp=", 0, 0,    0,      NOFOLD,          NOFOLD, 0,       IL_ALL, "0")  /* r = log sum exp a */
 
 #undef OP

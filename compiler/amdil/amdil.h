@@ -1,7 +1,7 @@
 /* amdil.h: the AMD IL back end's files (paper 001 programmed Cypress in
  * IL; docs/amdil.md) share this: the emission's state E, operands and each
  * file's functions.  Calls go one way, down: kernel, analyse, insn, reduce,
- * dd, regs (vliw.c, the --vliw report, apart). */
+ * fn, dd, regs (vliw.c, the --vliw report, apart). */
 #ifndef NB_AMDIL_H
 #define NB_AMDIL_H
 
@@ -127,6 +127,13 @@ void d3(E *e, const char *op, Opd d, Opd a, Opd b);
 void d4(E *e, const char *op, Opd d, Opd a, Opd b, Opd c);
 void dcmp(E *e, const char *op, Opd d, Opd a, Opd b);
 void iop(E *e, const char *op, Opd d, Opd a, Opd b);
+void is_finite(E *e, Opd d, Opd x);
+void positive(E *e, Opd ok, Opd ok2, Opd h);
+void two_sum(E *e, Opd s, Opd err, Opd a, Opd b);
+void fast_sum(E *e, Opd s, Opd err, Opd a, Opd b);
+void two_prod(E *e, Opd p, Opd err, Opd a, Opd b);
+void mul_d(E *e, Opd s, Opd err, Opd a, Opd b);
+void keep_or(E *e, Opd R, Opd ok, Opd h);
 void dd_add(E *e, Opd R, Opd a, Opd b);
 void dd_mul(E *e, Opd R, Opd a, Opd b);
 void dd_div(E *e, Opd R, Opd a, Opd b);
@@ -135,11 +142,18 @@ void dd_rsqrt(E *e, Opd R, Opd a);
 void dd_cmp(E *e, int op, Opd d, Opd a, Opd b);
 void dd_minmax(E *e, int op, Opd R, Opd a, Opd b);
 
+/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
+ * expanded into double and integer instructions, in dd and double */
+int fn_has(int op);
+void fn_dd(E *e, int op, Opd R, Opd a, Opd b);
+void fn_double(E *e, int op, Opd d, Opd a, Opd b);
+
 /* reduce.c: the reductions beyond the sum (emit.c says how) */
 void red_update(E *e, int v, Opd A, Opd X, Opd a, Opd b);
 Opd *take_aux(E *e);
 void give_aux(E *e, Opd *x);
 void red_init(E *e, const Opd *set, const Opd *aux);
+void lse_end(E *e, Opd r, Opd X, Type t);
 
 /* insn.c: the IL of the IR's instructions */
 void itot(E *e, Opd d, Opd i, Type t);

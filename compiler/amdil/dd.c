@@ -32,14 +32,14 @@ void iop(E *e, const char *op, Opd d, Opd a, Opd b)
 }
 
 /* nb__finite(x): |x| < infinity, into d */
-static void is_finite(E *e, Opd d, Opd x)
+void is_finite(E *e, Opd d, Opd x)
 {
 	dcmp(e, "dlt", d, absv(x), lit_d(e, INFINITY));
 }
 
 /* nb__two_sum: s + err = a + b exactly (6 operations).  s is written
  * first, so it must not be a or b. */
-static void two_sum(E *e, Opd s, Opd err, Opd a, Opd b)
+void two_sum(E *e, Opd s, Opd err, Opd a, Opd b)
 {
 	Opd bb = take(e, 2), x = take(e, 2);
 	d3(e, "dadd", s, a, b);
@@ -53,7 +53,7 @@ static void two_sum(E *e, Opd s, Opd err, Opd a, Opd b)
 
 /* nb__fast_sum: the same for |a| >= |b| (3 operations); s must not be a
  * or b, err may be either */
-static void fast_sum(E *e, Opd s, Opd err, Opd a, Opd b)
+void fast_sum(E *e, Opd s, Opd err, Opd a, Opd b)
 {
 	Opd t = take(e, 2);
 	d3(e, "dadd", s, a, b);
@@ -65,7 +65,7 @@ static void fast_sum(E *e, Opd s, Opd err, Opd a, Opd b)
 /* nb__two_prod: p + err = a * b; p is NB__MUL_RN, fma(a, b, 0.0), the
  * form ddlib.h takes wherever the hardware fuses (OpenCL, and C built
  * with -march=native on an FMA machine) */
-static void two_prod(E *e, Opd p, Opd err, Opd a, Opd b)
+void two_prod(E *e, Opd p, Opd err, Opd a, Opd b)
 {
 	d4(e, "dfma", p, a, b, lit_d(e, 0.0));
 	d4(e, "dfma", err, a, b, neg(p));
@@ -73,7 +73,7 @@ static void two_prod(E *e, Opd p, Opd err, Opd a, Opd b)
 
 /* nb__mul_d: dd a times double b into (s, err), 6 operations; a and b
  * are read before s and err are written */
-static void mul_d(E *e, Opd s, Opd err, Opd a, Opd b)
+void mul_d(E *e, Opd s, Opd err, Opd a, Opd b)
 {
 	Opd p = take(e, 2), f = take(e, 2);
 	two_prod(e, p, f, hi(a), b);
@@ -84,7 +84,7 @@ static void mul_d(E *e, Opd s, Opd err, Opd a, Opd b)
 
 /* The special-value select that ends most dd operations:
  * R = ok ? R : (h, 0). */
-static void keep_or(E *e, Opd R, Opd ok, Opd h)
+void keep_or(E *e, Opd R, Opd ok, Opd h)
 {
 	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, R, 2), src(e, ok, S1),
 	      src(e, R, SP), src(e, h, SP));
@@ -152,7 +152,7 @@ void dd_div(E *e, Opd R, Opd a, Opd b)
 }
 
 /* a.hi > 0 && a.hi < INFINITY, into ok (ok2 a scratch component) */
-static void positive(E *e, Opd ok, Opd ok2, Opd h)
+void positive(E *e, Opd ok, Opd ok2, Opd h)
 {
 	dcmp(e, "dlt", ok, lit_d(e, 0.0), h);
 	dcmp(e, "dlt", ok2, h, lit_d(e, INFINITY));

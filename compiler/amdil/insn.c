@@ -109,6 +109,15 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		emitf(e, "mul %s, %s, %s", D, src(e, d, S1),
 		      src(e, lit_f(e, (float)0.6931471805599453), S1));
 		break;
+	case O_ROUND: { /* no instruction (round_nearest ties to even): the
+	                   double's, exact both ways */
+		Opd x = take(e, 2);
+		emitf(e, "ftod %s, %s", dst(e, x, 2), src(e, a, S1));
+		fn_double(e, O_ROUND, x, x, x);
+		emitf(e, "dtof %s, %s", dst(e, d, 1), src(e, x, SD));
+		give(e, x);
+		break;
+	}
 	case O_POW: /* 2^(b log2 a): for a > 0 only (docs/amdil.md) */
 		emitf(e, "log_vec %s, %s", D, src(e, a, S1));
 		emitf(e, "mul %s, %s, %s", D, src(e, b, S1), src(e, d, S1));
@@ -155,8 +164,10 @@ static void op_f64(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, d, 2), src(e, a, S1),
 		      src(e, b, SP), src(e, c, SP));
 		break;
-	default:
-		ICE("no double form of %s", opinfo[in->op].name);
+	default: /* the functions IL has no double instruction for */
+		if (!fn_has(in->op))
+			ICE("no double form of %s", opinfo[in->op].name);
+		fn_double(e, in->op, d, a, b);
 	}
 }
 
@@ -188,7 +199,9 @@ static void op_dd(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		      src(e, b, SW), src(e, c, SW));
 		break;
 	default:
-		ICE("no dd form of %s", opinfo[in->op].name);
+		if (!fn_has(in->op))
+			ICE("no dd form of %s", opinfo[in->op].name);
+		fn_dd(e, in->op, d, a, b);
 	}
 }
 
@@ -306,7 +319,8 @@ static void emit_ins(E *e, int k)
 		if (sink_red(in->op) != NB_SUM)
 			red_update(e, in->var, acc_at(e, set, in->var, in->lane),
 			           aux[in->lane * f->nvar + in->var], a[0],
-			           in->op == O_ACCLSE ? lit_f(e, 1) : a[1]);
+			           in->op == O_ACCLSE ?
+			           lit_t(e, f->var[in->var].type, 1) : a[1]);
 		else
 			sink(e, in, acc_at(e, set, in->var, in->lane), a[0], a[1]);
 		for (int j = 0; j < nd; j++)

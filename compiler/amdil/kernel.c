@@ -215,18 +215,7 @@ static void stores(E *e)
 				    f->var[v].red == NB_ARGMAX) {
 					itot(e, r, X, f->var[v].type);
 				} else if (f->var[v].red == NB_LOGSUMEXP) {
-					/* m + log(s), -inf where s = 0 */
-					Opd w = take(e, 1), z = take(e, 1);
-					emitf(e, "log_vec %s, %s", dst(e, w, 1), src(e, X, S1));
-					emitf(e, "mad %s, %s, %s, %s", dst(e, w, 1),
-					      src(e, w, S1), src(e, lit_f(e, (float)
-					      0.6931471805599453), S1), src(e, r, S1));
-					emitf(e, "eq %s, %s, %s", dst(e, z, 1), src(e, X, S1),
-					      src(e, lit_f(e, 0), S1));
-					emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, r, 1),
-					      src(e, z, S1), src(e, lit_f(e, -INFINITY), S1),
-					      src(e, w, S1));
-					GIVE(e, w, z);
+					lse_end(e, r, X, f->var[v].type);
 				}
 			}
 			emitf(e, "uav_raw_store_id(2) %s, %s, %s", masked(e, "mem", mask),

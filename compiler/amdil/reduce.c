@@ -33,6 +33,67 @@ static void cmpv(E *e, int op, Opd d, Opd a, Opd b, Type t)
 		      src(e, op == O_GT ? a : b, S1));
 }
 
+/* d = a + b, a - b or a * b in double or dd */
+static void arith(E *e, int op, Opd d, Opd a, Opd b, Type t)
+{
+	if (op == O_SUB)
+		b = neg(b);
+	if (t == T_DD)
+		(op == O_MUL ? dd_mul : dd_add)(e, d, a, b);
+	else
+		d3(e, op == O_MUL ? "dmul" : "dadd", d, a, b);
+}
+
+/* nb_lse_d and nb_lse_dd (emit.c) in double or dd: one exp and selects */
+static void lse_update(E *e, Opd m, Opd s, Opd a, Opd b, Type t)
+{
+	int w = width(t);
+	Opd up = take(e, 1), add = take(e, 1), c = take(e, 1);
+	Opd x = take(e, w), y = take(e, w), su = take(e, w);
+	cmpv(e, O_GT, up, a, m, t);
+	dcmp(e, "dne", add, hi(a), lit_d(e, -INFINITY));
+	dcmp(e, "dne", c, hi(m), lit_d(e, INFINITY));
+	iop(e, "iand", add, add, c);
+	arith(e, O_SUB, x, m, a, t);
+	arith(e, O_SUB, y, a, m, t);
+	cmovv(e, x, up, x, y, t);
+	(t == T_DD ? fn_dd : fn_double)(e, O_EXP, y, x, x); /* e */
+	arith(e, O_MUL, su, s, y, t);
+	arith(e, O_ADD, su, su, b, t);
+	dcmp(e, "deq", c, hi(m), lit_d(e, -INFINITY));
+	cmovv(e, su, c, b, su, t);
+	arith(e, O_MUL, x, b, y, t);
+	arith(e, O_ADD, x, s, x, t);
+	cmovv(e, x, add, x, s, t); /* sa */
+	cmovv(e, s, up, su, x, t);
+	cmovv(e, m, up, a, m, t);
+	GIVE(e, up, add, c, x, y, su);
+}
+
+/* nb_lse_end: r = s == 0 ? -inf : m + log(s), the state (r, s) */
+void lse_end(E *e, Opd r, Opd X, Type t)
+{
+	if (t == T_F32) {
+		Opd w = take(e, 1), z = take(e, 1);
+		emitf(e, "log_vec %s, %s", dst(e, w, 1), src(e, X, S1));
+		emitf(e, "mad %s, %s, %s, %s", dst(e, w, 1), src(e, w, S1),
+		      src(e, lit_f(e, (float)0.6931471805599453), S1),
+		      src(e, r, S1));
+		emitf(e, "eq %s, %s, %s", dst(e, z, 1), src(e, X, S1),
+		      src(e, lit_f(e, 0), S1));
+		emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, r, 1), src(e, z, S1),
+		      src(e, lit_f(e, -INFINITY), S1), src(e, w, S1));
+		GIVE(e, w, z);
+		return;
+	}
+	Opd w = take(e, width(t)), z = take(e, 1);
+	(t == T_DD ? fn_dd : fn_double)(e, O_LOG, w, X, X);
+	arith(e, O_ADD, w, r, w, t);
+	dcmp(e, "deq", z, hi(X), lit_d(e, 0.0));
+	cmovv(e, r, z, lit_t(e, t, -INFINITY), w, t);
+	GIVE(e, w, z);
+}
+
 /* The state (A, X) of RMEM v takes in (a, b): a value, or a partial
  * state, as emit.c's red_combine (X: the j index, or the sum of exp). */
 void red_update(E *e, int v, Opd A, Opd X, Opd a, Opd b)
@@ -64,7 +125,11 @@ void red_update(E *e, int v, Opd A, Opd X, Opd a, Opd b)
 		GIVE(e, c, q, u);
 		break;
 	}
-	case NB_LOGSUMEXP: { /* float only (refuse): exp as O_EXP spells it */
+	case NB_LOGSUMEXP: { /* float: exp as O_EXP spells it */
+		if (t != T_F32) {
+			lse_update(e, A, X, a, b, t);
+			break;
+		}
 		Opd c = take(e, 1), s1 = take(e, 1), s2 = take(e, 1),
 		    ok = take(e, 1), w = take(e, 1);
 		Opd l2e = lit_f(e, (float)1.4426950408889634);

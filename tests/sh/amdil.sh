@@ -5,9 +5,10 @@
 # the example compiles in.  Tolerances, norm-wise per result column as in
 # cl_vs_c.sh: float 1e-5 (the interpreter's rsq_vec and transcendentals
 # round differently from C's libm), double 1e-12, dd 1e-28 compared with
-# QD (tests/sh/ddcmp.c).  Operations the IL target refuses (double and dd
-# transcendentals, docs/amdil.md) must be refused with the documented
-# message, never compiled: those combinations are checked for that.
+# QD (tests/sh/ddcmp.c); the double and dd transcendentals are
+# compiler/amdil/fn.c's sequences.  Operations the IL target refuses
+# (docs/amdil.md) must be refused with the documented message, never
+# compiled: those combinations are checked for that.
 # Sizes: (1,1) (4,7) (7,4) (7,1000) (1000,7), so that each of 1, 4, 7
 # and 1000 is met on both sides, under 1x1 and the j-split; 4x1 and 4x4
 # at (7,4); the C reference runs once per size.  (1000,1000), a million

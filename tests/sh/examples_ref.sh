@@ -170,8 +170,8 @@ for ex in lennard_jones_self nearest gauss_logsumexp; do
 	[ $cl = 1 ] &&
 		run $ex "opencl float $tf" --device cpu --precision=float $tf
 	run $ex "amdil float" --target amdil --precision=float
-	[ $ex = gauss_logsumexp ] ||
-		run $ex "amdil double" --target amdil --precision=double
+	run $ex "amdil double" --target amdil --precision=double
+	run $ex "amdil dd" --target amdil --precision=dd
 done
 echo "examples_ref: $n checked"
 exit $status

@@ -82,6 +82,20 @@ static int ref_qd(const char *f, double x, double y, double r[4])
 		c_qd_copy_d(fmax(x, y), r);
 	else if (strcmp(f, "r_pi") == 0)
 		c_qd_pi(r);
+	else if (strcmp(f, "r_exp") == 0)
+		c_qd_exp(q, r);
+	else if (strcmp(f, "r_log") == 0)	/* x > 0: the others by ref_ld */
+		c_qd_log(q, r);
+	else if (strcmp(f, "r_pow") == 0) {	/* x > 0: exp(y log x) */
+		c_qd_log(q, t);
+		c_qd_mul_qd_d(t, y, r);
+		c_qd_exp(r, r);
+	} else if (strcmp(f, "r_sin") == 0)
+		c_qd_sin(q, r);
+	else if (strcmp(f, "r_cos") == 0)
+		c_qd_cos(q, r);
+	else if (strcmp(f, "r_sqrt") == 0)	/* x >= 0 */
+		c_qd_sqrt(q, r);
 	else
 		return 0;
 	return 1;
@@ -96,6 +110,8 @@ static int ref_ld(const char *f, long double x, long double y, long double *r)
 		{"r_floor", floorl}, {"r_round", roundl}, {"r_trunc", truncl},
 		{"r_cbrt", cbrtl}, {"r_expm1", expm1l}, {"r_log1p", log1pl},
 		{"r_tanh", tanhl}, {"r_erf", erfl}, {"r_erfc", erfcl},
+		{"r_exp", expl}, {"r_log", logl}, {"r_sin", sinl}, {"r_cos", cosl},
+		{"r_sqrt", sqrtl},
 	};
 	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
 		if (strcmp(f, one[i].name) == 0) {
@@ -104,6 +120,8 @@ static int ref_ld(const char *f, long double x, long double y, long double *r)
 		}
 	if (strcmp(f, "r_atan2") == 0)
 		*r = atan2l(x, y);
+	else if (strcmp(f, "r_pow") == 0)
+		*r = powl(x, y);
 	else if (strcmp(f, "r_min") == 0)
 		*r = fminl(x, y);
 	else if (strcmp(f, "r_max") == 0)
@@ -162,6 +180,7 @@ int main(int argc, char **argv)
 		double x = strtod(vi[cx], NULL), y = strtod(vi[cy], NULL);
 		for (int c = 0; c < no; c++) {
 			double e = INFINITY;
+			long double rl;
 			const char *f = ho[c];
 			if (mixed) {	/* a: float(x - y), b: dd(x) dd(y), c: double(dd(x)/dd(y)) */
 				double r[4], g[4], d[4], q[4];
@@ -193,6 +212,12 @@ int main(int argc, char **argv)
 				long double g = (long double)q[0] + q[1];
 				e = (double)(fabsl(g - r) /
 				             (0x1p-58L * fabsl(r) + 0x1p-1000L));
+			} else if (isdd && ref_ld(f, x, y, &rl) &&
+			           (!isfinite(rl) || rl == 0)) {
+				/* log, pow, sqrt at 0 or outside their domain: C's
+				 * special values, and a zero, exactly */
+				double g = strtod(vo[c], NULL);
+				e = (isnan(rl) ? isnan(g) : g == rl) ? 0 : INFINITY;
 			} else if (isdd) {
 				double r[4], g[4], d[4];
 				if (!ref_qd(f, x, y, r))
@@ -219,6 +244,8 @@ int main(int argc, char **argv)
 					continue;
 				else if (strstr("r_floor r_round r_trunc r_min r_max", f))
 					e = g == r ? 0 : INFINITY;
+				else if (!isfinite(r))	/* C's special values */
+					e = (isnan(r) ? isnan(g) : g == r) ? 0 : INFINITY;
 				else
 					e = (double)(fabsl(g - r) / (tol * fabsl(r) + 0x1p-1000L));
 			}

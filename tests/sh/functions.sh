@@ -55,7 +55,7 @@ kernel() {
 		done
 		for f in "$@"; do
 			case $f in
-			atan2|min|max) echo "r_$f += w * $f(x, y);" ;;
+			atan2|min|max|pow) echo "r_$f += w * $f(x, y);" ;;
 			*) echo "r_$f += w * $f(x);" ;;
 			esac
 		done
@@ -67,6 +67,12 @@ kernel float $ALL >"$T/float.nbl"
 kernel double $ALL >"$T/double.nbl"
 kernel dd $ALL >"$T/dd.nbl"
 kernel float floor trunc min max >"$T/il.nbl"
+# the transcendentals, on every target: float by IL's own instructions,
+# double and dd by the sequences of compiler/amdil/fn.c
+FN="exp log pow sin cos sqrt floor trunc round"
+for p in float double dd; do
+	kernel $p $FN >"$T/fn_$p.nbl"
+done
 cat >"$T/mixed.nbl" <<'K'
 LMEM double x, y;
 BMEM float w;
@@ -106,6 +112,10 @@ done
 check dd dd --target c --unroll-i=3 --unroll-j=2
 check mixed mixed --target c --unroll-i=3 --unroll-j=2
 check float il --target amdil
+for p in float double dd; do
+	check $p fn_$p --target c
+	check $p fn_$p --target amdil
+done
 check mixed mixed --target amdil
 
 if have_device cpu; then

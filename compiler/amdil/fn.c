@@ -1,0 +1,518 @@
+/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
+ * expanded into double and integer instructions, the same operations in
+ * the same order (IL has no double transcendental); double takes the dd
+ * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
+ * ddlib.h's tables become literals picked by the index (no IL indexing). */
+#include <math.h>
+#include "amdil.h"
+#include "ddlib.h"
+
+/* 1.5 * 2^52: x + RND rounds x (|x| < 2^51) to an integer, nearest even
+ * (rint), with that integer as the low dword of the sum */
+#define RND 0x1.8p52
+
+static Opd low_word(Opd d) { return d; }
+
+static Opd high_word(Opd d)
+{
+	d.comp++;
+	return d;
+}
+
+/* ---- the dd helpers ddlib.h keeps to itself ---------------------------- */
+
+/* nb__add_fast: R may be a or b */
+static void add_fast(E *e, Opd R, Opd a, Opd b)
+{
+	Opd sh = take(e, 2), sl = take(e, 2), t = take(e, 2);
+	two_sum(e, sh, sl, hi(a), hi(b));
+	d3(e, "dadd", t, lo(a), lo(b));
+	d3(e, "dadd", sl, sl, t);
+	fast_sum(e, R, lo(R), sh, sl);
+	GIVE(e, sh, sl, t);
+}
+
+/* nb__add_d: dd a plus double b */
+static void add_d(E *e, Opd R, Opd a, Opd b)
+{
+	Opd sh = take(e, 2), sl = take(e, 2);
+	two_sum(e, sh, sl, hi(a), b);
+	d3(e, "dadd", sl, lo(a), sl);
+	fast_sum(e, R, lo(R), sh, sl);
+	GIVE(e, sh, sl);
+}
+
+/* nb__sqr */
+static void sqr(E *e, Opd R, Opd a)
+{
+	Opd ph = take(e, 2), pl = take(e, 2), t = take(e, 2);
+	two_prod(e, ph, pl, hi(a), hi(a));
+	d3(e, "dadd", t, hi(a), hi(a));
+	d4(e, "dfma", t, t, lo(a), pl);
+	fast_sum(e, R, lo(R), ph, t);
+	GIVE(e, ph, pl, t);
+}
+
+/* R = c ? a : b, dd */
+static void sel_dd(E *e, Opd R, Opd c, Opd a, Opd b)
+{
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, R, 4), src(e, c, S1),
+	      src(e, a, SW), src(e, b, SW));
+}
+
+/* R = c ? a : b, double */
+static void sel_d(E *e, Opd R, Opd c, Opd a, Opd b)
+{
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, R, 2), src(e, c, S1),
+	      src(e, a, SP), src(e, b, SP));
+}
+
+/* rint(x) into the double n and its int32 into the component ni (|x| <
+ * 2^31): the sum with RND holds it in its low dword */
+static void rint_d(E *e, Opd n, Opd ni, Opd x)
+{
+	Opd t = take(e, 2);
+	d3(e, "dadd", t, x, lit_d(e, RND));
+	emitf(e, "mov %s, %s", dst(e, ni, 1), src(e, low_word(t), S1));
+	d3(e, "dadd", n, t, lit_d(e, -RND));
+	give(e, t);
+}
+
+/* R = A * 2^k (k an int32 component, |k| < 2^11), as ldexp on each word:
+ * two exact powers of two, 2^(k >> 1) then 2^(k - (k >> 1)), built from
+ * their exponent bits, so only the second product rounds (a subnormal
+ * result once, as ldexp) */
+static void ldexp_dd(E *e, Opd R, Opd A, Opd k)
+{
+	Opd h = take(e, 1), p = take(e, 2);
+	emitf(e, "mov %s, %s", dst(e, low_word(p), 1), src(e, lit_i(e, 0), S1));
+	for (int step = 0; step < 2; step++) {
+		if (step == 0)
+			iop(e, "ishr", h, k, lit_i(e, 1));
+		else {
+			iop(e, "iadd", h, k, lit_i(e, 1));
+			iop(e, "ishr", h, h, lit_i(e, 1));
+		}
+		iop(e, "iadd", h, h, lit_i(e, 1023));
+		iop(e, "ishl", high_word(p), h, lit_i(e, 20));
+		d3(e, "dmul", hi(R), hi(step ? R : A), p);
+		d3(e, "dmul", lo(R), lo(step ? R : A), p);
+	}
+	GIVE(e, h, p);
+}
+
+/* tab[2i], tab[2i + 1] for i = k - base, k in [a, b): a tree of selects
+ * on k (IL cannot index its literals).  A literal, or a temporary the
+ * caller gives back. */
+static Opd pick(E *e, Opd k, const double *tab, int base, int a, int b)
+{
+	if (b - a == 1)
+		return lit_dd(e, tab[2 * (a - base)], tab[2 * (a - base) + 1]);
+	int mid = (a + b) / 2;
+	Opd x = pick(e, k, tab, base, a, mid);
+	Opd y = pick(e, k, tab, base, mid, b);
+	Opd c = take(e, 1), R = x.file == 'r' ? x : take(e, 4);
+	iop(e, "ige", c, k, lit_i(e, mid));
+	sel_dd(e, R, c, y, x);
+	give(e, c);
+	give(e, y);
+	return R;
+}
+
+/* ---- exp --------------------------------------------------------------- */
+
+/* nb__expm1_poly */
+static void expm1_poly(E *e, Opd R, Opd r)
+{
+	static const double c[] = {0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19,
+	                           0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-13,
+	                           0x1.6c16c16c16c17p-10};
+	Opd p6 = take(e, 2), p = take(e, 4), s = take(e, 4);
+	d4(e, "dfma", p6, lit_d(e, c[0]), hi(r), lit_d(e, c[1]));
+	for (int i = 2; i < 5; i++)
+		d4(e, "dfma", p6, p6, hi(r), lit_d(e, c[i]));
+	mul_d(e, p, lo(p), r, p6);
+	add_fast(e, p, lit_dd(e, 0x1.1111111111111p-7, 0x1.1111111111111p-63), p);
+	dd_mul(e, p, r, p);
+	add_fast(e, p, lit_dd(e, 0x1.5555555555555p-5, 0x1.5555555555555p-59), p);
+	dd_mul(e, p, r, p);
+	add_fast(e, p, lit_dd(e, 0x1.5555555555555p-3, 0x1.5555555555555p-57), p);
+	dd_mul(e, p, r, p);
+	add_d(e, p, p, lit_d(e, 0.5));
+	sqr(e, s, r);
+	dd_mul(e, s, s, p);
+	add_fast(e, R, r, s);
+	GIVE(e, p6, p, s);
+}
+
+/* nb_dd_exp */
+static void exp_dd(E *e, Opd R, Opd x)
+{
+	Opd xc = take(e, 2), m = take(e, 2), u = take(e, 2);
+	Opd mi = take(e, 1), q = take(e, 1), j = take(e, 1), c = take(e, 1);
+	Opd r = take(e, 4), P = take(e, 4), p = take(e, 4), y = take(e, 4);
+	d3(e, "dmax", xc, hi(x), lit_d(e, -746.0));
+	d3(e, "dmin", xc, xc, lit_d(e, 710.0));
+	d3(e, "dmul", u, xc, lit_d(e, 0x1.71547652b82fep+6)); /* 64/ln2 */
+	rint_d(e, m, mi, u);
+	iop(e, "ishr", q, mi, lit_i(e, 6)); /* floor(m / 64) */
+	iop(e, "iand", j, mi, lit_i(e, 63)); /* m - 64 q */
+	d4(e, "dfma", u, neg(m), lit_d(e, 0x1.62e42fefa0000p-7), xc); /* exact */
+	two_sum(e, r, lo(r), u, lo(x));
+	two_prod(e, P, lo(P), m, lit_d(e, 0x1.cf79abc9e3b3ap-46));
+	dd_add(e, r, r, neg(P));
+	d3(e, "dmul", u, m, lit_d(e, 0x1.ff0342542fc33p-100));
+	add_d(e, r, r, u);
+	expm1_poly(e, p, r);
+	Opd t = pick(e, j, nb__exp2_tab, 0, 0, 64);
+	dd_mul(e, y, t, p);
+	add_fast(e, y, t, y);
+	give(e, t);
+	ldexp_dd(e, y, y, q);
+	is_finite(e, c, hi(y));
+	keep_or(e, y, c, hi(y));
+	dcmp(e, "dlt", c, hi(x), lit_d(e, -745.2));
+	sel_dd(e, y, c, lit_dd(e, 0.0, 0.0), y);
+	dcmp(e, "dlt", c, lit_d(e, 709.8), hi(x));
+	sel_dd(e, y, c, lit_dd(e, INFINITY, 0.0), y);
+	dcmp(e, "dne", c, hi(x), hi(x));
+	sel_dd(e, R, c, x, y);
+	GIVE(e, xc, m, u, mi, q, j, c, r, P, p, y);
+}
+
+/* ---- log --------------------------------------------------------------- */
+
+/* nb_dd_log.  frexp from the exponent bits, a subnormal hi scaled by 2^54
+ * first; for hi 0, negative, infinite or NaN the exponent is garbage the
+ * final select discards, and the clamp of k keeps the pick in bounds. */
+static void log_dd(E *e, Opd R, Opd a)
+{
+	Opd b = take(e, 2), f = take(e, 2), u = take(e, 2), kd = take(e, 2);
+	Opd ex = take(e, 1), t1 = take(e, 1), sub = take(e, 1), ki = take(e, 1);
+	Opd m = take(e, 4), num = take(e, 4), den = take(e, 4), t = take(e, 4);
+	Opd z = take(e, 4), s = take(e, 4), lm = take(e, 4), el = take(e, 4);
+	dcmp(e, "dlt", sub, absv(hi(a)), lit_d(e, 0x1p-1022));
+	sel_d(e, u, sub, lit_d(e, 0x1p54), lit_d(e, 1.0));
+	d3(e, "dmul", b, hi(a), u); /* exact */
+	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
+	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t1, 1), src(e, sub, S1),
+	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
+	iop(e, "iadd", ex, ex, t1);
+	/* f = b's mantissa in [0.5, 1): exponent bits 1022 */
+	emitf(e, "mov %s, %s", dst(e, low_word(f), 1), src(e, low_word(b), S1));
+	iop(e, "iand", t1, high_word(b), lit_i(e, (int32_t)0x800fffffu));
+	iop(e, "ior", high_word(f), t1, lit_i(e, 0x3fe00000));
+	dcmp(e, "dlt", t1, f, lit_d(e, 0x1.6a09e667f3bcdp-1)); /* sqrt(1/2) */
+	iop(e, "iadd", ex, ex, t1);  /* e -= f < sqrt(1/2): true is -1 */
+	emitf(e, "inegate %s, %s", dst(e, t1, 1), src(e, ex, S1));
+	ldexp_dd(e, m, a, t1);
+	d3(e, "dadd", u, hi(m), lit_d(e, -1.0));
+	d3(e, "dmul", u, u, lit_d(e, 64.0));
+	rint_d(e, kd, ki, u);
+	d3(e, "dmax", kd, kd, lit_d(e, -19.0));
+	d3(e, "dmin", kd, kd, lit_d(e, 27.0));
+	rint_d(e, kd, ki, kd); /* the clamped k's int32 */
+	d4(e, "dfma", f, kd, lit_d(e, 1.0 / 64), lit_d(e, 1.0)); /* c, exact */
+	d3(e, "dadd", u, hi(m), neg(f));
+	two_sum(e, num, lo(num), u, lo(m));
+	add_d(e, den, m, f);
+	dd_div(e, t, num, den);
+	sqr(e, z, t);
+	d4(e, "dfma", u, lit_d(e, 0x1.3b13b13b13b14p-3), hi(z),
+	   lit_d(e, 0x1.745d1745d1746p-3));
+	d4(e, "dfma", u, u, hi(z), lit_d(e, 0x1.c71c71c71c71cp-3));
+	mul_d(e, s, lo(s), z, u);
+	add_fast(e, s, lit_dd(e, 0x1.2492492492492p-2, 0x1.2492492492492p-56), s);
+	dd_mul(e, s, z, s);
+	add_fast(e, s, lit_dd(e, 0x1.999999999999ap-2, -0x1.999999999999ap-56), s);
+	dd_mul(e, s, z, s);
+	add_fast(e, s, lit_dd(e, 0x1.5555555555555p-1, 0x1.5555555555555p-55), s);
+	dd_mul(e, lm, t, z);
+	dd_mul(e, lm, lm, s);
+	d3(e, "dmul", hi(t), hi(t), lit_d(e, 2.0));
+	d3(e, "dmul", lo(t), lo(t), lit_d(e, 2.0));
+	add_fast(e, lm, t, lm);
+	Opd lc = pick(e, ki, nb__log_tab, -19, -19, 28);
+	/* e ln2 */
+	emitf(e, "itof %s, %s", dst(e, t1, 1), src(e, ex, S1)); /* exact */
+	emitf(e, "ftod %s, %s", dst(e, kd, 2), src(e, t1, S1));
+	two_prod(e, el, lo(el), kd, lit_d(e, 0x1.62e42fefa39efp-1));
+	d4(e, "dfma", u, kd, lit_d(e, 0x1.abc9e3b39803fp-56), lo(el));
+	fast_sum(e, z, lo(z), hi(el), u);
+	dd_add(e, z, z, lc);
+	give(e, lc);
+	dd_add(e, R, z, lm);
+	/* a.hi > 0 ? a.hi : a.hi == 0 ? -inf : NaN, where a.hi is not a
+	 * positive finite number */
+	dcmp(e, "deq", sub, hi(a), lit_d(e, 0.0));
+	sel_d(e, u, sub, lit_d(e, -INFINITY), lit_d(e, NAN));
+	dcmp(e, "dlt", sub, lit_d(e, 0.0), hi(a));
+	sel_d(e, u, sub, hi(a), u);
+	positive(e, sub, t1, hi(a));
+	keep_or(e, R, sub, u);
+	GIVE(e, b, f, u, kd, ex, t1, sub, ki, m, num, den, t, z, s, lm, el);
+}
+
+/* ---- sin, cos ------------------------------------------------------------ */
+
+/* nb__sin_poly: r + r z S(z), z = r^2 */
+static void sin_poly(E *e, Opd R, Opd r)
+{
+	static const double c8[] = {-0x1.d1ab1c2dccea3p-94, 0x1.3f3ccdd165fa9p-84,
+	                            -0x1.761b41316381ap-75, 0x1.71b8ef6dcf572p-66,
+	                            -0x1.2f49b46814157p-57, 0x1.952c77030ad4ap-49};
+	static const double cdd[][2] = { /* -1/15!, 1/13!, ..., -1/3! */
+		{-0x1.ae7f3e733b81fp-41, -0x1.1d8656b0ee8cbp-97},
+		{0x1.6124613a86d09p-33, 0x1.f28e0cc748ebep-87},
+		{-0x1.ae64567f544e4p-26, 0x1.c062e06d1f209p-80},
+		{0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+		{-0x1.a01a01a01a01ap-13, -0x1.a01a01a01a01ap-73},
+		{0x1.1111111111111p-7, 0x1.1111111111111p-63},
+		{-0x1.5555555555555p-3, -0x1.5555555555555p-57},
+	};
+	Opd z = take(e, 4), s = take(e, 4), u = take(e, 2);
+	sqr(e, z, r);
+	d4(e, "dfma", u, lit_d(e, c8[0]), hi(z), lit_d(e, c8[1]));
+	for (int i = 2; i < (int)NELEM(c8); i++)
+		d4(e, "dfma", u, u, hi(z), lit_d(e, c8[i]));
+	mul_d(e, s, lo(s), z, u);
+	add_fast(e, s, lit_dd(e, cdd[0][0], cdd[0][1]), s);
+	for (int i = 1; i < (int)NELEM(cdd); i++) {
+		dd_mul(e, s, z, s);
+		add_fast(e, s, lit_dd(e, cdd[i][0], cdd[i][1]), s);
+	}
+	dd_mul(e, z, r, z);
+	dd_mul(e, z, z, s);
+	add_fast(e, R, r, z);
+	GIVE(e, z, s, u);
+}
+
+/* nb__sin_quarter: sin(x + quarter pi/2); the quadrant from the low
+ * bits of rint's int32, which are n's for every |n| < 2^51 */
+static void sin_dd(E *e, Opd R, Opd x, int quarter)
+{
+	Opd n = take(e, 2), u = take(e, 2), ni = take(e, 1), c = take(e, 1);
+	Opd r = take(e, 4), P = take(e, 4), S = take(e, 4), C = take(e, 4);
+	d3(e, "dmul", u, hi(x), lit_d(e, 0x1.45f306dc9c883p-1)); /* 2/pi */
+	rint_d(e, n, ni, u);
+	two_prod(e, P, lo(P), n, lit_d(e, 0x1.921fb54442d18p+0));
+	d3(e, "dadd", u, hi(x), neg(hi(P)));
+	two_sum(e, r, lo(r), u, lo(x));
+	add_d(e, r, r, neg(lo(P)));
+	two_prod(e, P, lo(P), n, lit_d(e, 0x1.1a62633145c07p-54));
+	dd_add(e, r, r, neg(P));
+	d3(e, "dmul", u, n, lit_d(e, 0x1.f1976b7ed8fbcp-110));
+	add_d(e, r, r, u);
+	sin_poly(e, S, r);
+	sqr(e, P, S);
+	add_d(e, P, neg(P), lit_d(e, 1.0));
+	dd_sqrt(e, C, P);
+	iop(e, "iadd", ni, ni, lit_i(e, quarter));
+	iop(e, "iand", c, ni, lit_i(e, 1));
+	sel_dd(e, S, c, C, S);
+	iop(e, "iand", c, ni, lit_i(e, 2));
+	sel_dd(e, S, c, neg(S), S);
+	dcmp(e, "dlt", c, absv(hi(x)), lit_d(e, 0x1p45));
+	sel_dd(e, R, c, S, lit_dd(e, NAN, 0.0));
+	GIVE(e, n, u, ni, c, r, P, S, C);
+}
+
+/* ---- floor, trunc, round -------------------------------------------------- */
+
+/* copysign(v, x) for a power of two v, from its exponent bits (hexp: its
+ * high dword) and x's sign bit, which sgn holds */
+static void signed_pow2(E *e, Opd d, Opd sgn, int32_t hexp)
+{
+	emitf(e, "mov %s, %s", dst(e, low_word(d), 1), src(e, lit_i(e, 0), S1));
+	iop(e, "ior", high_word(d), sgn, lit_i(e, hexp));
+}
+
+/* C's floor, trunc or round of the double x into d: rint by
+ * (x + copysign(2^52, x)) - copysign(2^52, x), exact for |x| < 2^52,
+ * then the step by one that the function wants; x itself where |x| >=
+ * 2^52 (an integer), is infinite or NaN; the result takes x's sign bit,
+ * as all three keep it (floor(-0.5) is -1, trunc(-0.5) -0). */
+static void round_d(E *e, int op, Opd d, Opd x)
+{
+	Opd m = take(e, 2), one = take(e, 2), r = take(e, 2), u = take(e, 2);
+	Opd sgn = take(e, 1), c = take(e, 1), y = {0};
+	if (x.neg) { /* _abs would act before _neg: -|x| */
+		y = take(e, 2);
+		emitf(e, "mov %s, %s", dst(e, y, 2), src(e, x, SP));
+		x = y;
+	}
+	iop(e, "iand", sgn, high_word(x), lit_i(e, (int32_t)0x80000000u));
+	signed_pow2(e, m, sgn, 0x43300000);   /* 2^52 */
+	signed_pow2(e, one, sgn, 0x3ff00000); /* 1 */
+	d3(e, "dadd", r, x, m);
+	d3(e, "dadd", r, r, neg(m));
+	if (op == O_FLOOR) {
+		dcmp(e, "dlt", c, x, r);
+		d3(e, "dadd", u, r, lit_d(e, -1.0));
+	} else { /* trunc: back toward zero where rint went away from it */
+		dcmp(e, "dlt", c, absv(x), absv(r));
+		d3(e, "dadd", u, r, neg(one));
+	}
+	sel_d(e, r, c, u, r);
+	if (op == O_ROUND) { /* the tie and above away from zero */
+		d3(e, "dadd", u, x, neg(r)); /* exact */
+		dcmp(e, "dge", c, absv(u), lit_d(e, 0.5));
+		d3(e, "dadd", u, r, one);
+		sel_d(e, r, c, u, r);
+	}
+	dcmp(e, "dlt", c, absv(x), lit_d(e, 0x1p52));
+	sel_d(e, r, c, r, x);
+	iop(e, "iand", high_word(r), high_word(r), lit_i(e, 0x7fffffff));
+	iop(e, "ior", high_word(r), high_word(r), sgn);
+	emitf(e, "mov %s, %s", dst(e, d, 2), src(e, r, SP));
+	GIVE(e, m, one, r, u, sgn, c, y);
+}
+
+/* nb_dd_floor, nb_dd_trunc, nb_dd_round: hi's function where hi is no
+ * integer (or 0), else nb__int_plus(hi, l) with lo's part l */
+static void round_dd(E *e, int op, Opd R, Opd a)
+{
+	Opd t = take(e, 2), l = take(e, 2), u = take(e, 2), v = take(e, 2);
+	Opd c = take(e, 1), c2 = take(e, 1);
+	round_d(e, op == O_ROUND ? O_TRUNC : op, t, hi(a));
+	if (op == O_FLOOR)
+		round_d(e, O_FLOOR, l, lo(a));
+	else if (op == O_TRUNC) { /* hi > 0 ? floor(lo) : ceil(lo) */
+		round_d(e, O_FLOOR, l, lo(a));
+		round_d(e, O_FLOOR, u, neg(lo(a)));
+		dcmp(e, "dlt", c, lit_d(e, 0.0), hi(a));
+		sel_d(e, l, c, l, neg(u));
+	} else {
+		/* r = round(lo), a tie going the way of hi's sign */
+		round_d(e, O_ROUND, l, lo(a));
+		d3(e, "dadd", u, l, neg(lo(a)));
+		dcmp(e, "deq", c, absv(u), lit_d(e, 0.5));
+		iop(e, "iand", c2, high_word(hi(a)), lit_i(e, (int32_t)0x80000000u));
+		signed_pow2(e, v, c2, 0x3fe00000); /* copysign(0.5, hi) */
+		d3(e, "dadd", u, lo(a), v);
+		sel_d(e, l, c, u, l);
+		/* up: hi > 0 ? (f - 0.5 >= -lo) : -(f + 0.5 <= -lo), f = hi - t */
+		d3(e, "dadd", u, hi(a), neg(t));
+		d3(e, "dadd", v, u, lit_d(e, -0.5));
+		dcmp(e, "dge", c, v, neg(lo(a)));
+		d3(e, "dadd", v, u, lit_d(e, 0.5));
+		dcmp(e, "dge", c2, neg(lo(a)), v);
+		sel_d(e, u, c, lit_d(e, 1.0), lit_d(e, 0.0));
+		sel_d(e, v, c2, lit_d(e, -1.0), lit_d(e, 0.0));
+		dcmp(e, "dlt", c, lit_d(e, 0.0), hi(a));
+		sel_d(e, u, c, u, v);
+	}
+	/* t == hi && t != 0 && finite: fast_sum(t, l); else (t (+ up), 0) */
+	dcmp(e, "deq", c, t, hi(a));
+	dcmp(e, "dne", c2, t, lit_d(e, 0.0));
+	iop(e, "iand", c, c, c2);
+	is_finite(e, c2, t);
+	iop(e, "iand", c, c, c2);
+	fast_sum(e, R, lo(R), t, l);
+	if (op == O_ROUND)
+		d3(e, "dadd", t, t, u);
+	keep_or(e, R, c, t);
+	GIVE(e, t, l, u, v, c, c2);
+}
+
+/* ---- pow --------------------------------------------------------------- */
+
+/* nb_dd_pow: exp(b log a); 1 where b is 0 or a is 1 */
+static void pow_dd(E *e, Opd R, Opd a, Opd b)
+{
+	Opd L = take(e, 4), c = take(e, 1), t = take(e, 1), u = take(e, 1);
+	log_dd(e, L, a);
+	dd_mul(e, L, b, L);
+	exp_dd(e, R, L);
+	dcmp(e, "deq", c, hi(b), lit_d(e, 0.0));
+	dcmp(e, "deq", t, hi(a), lit_d(e, 1.0));
+	dcmp(e, "deq", u, lo(a), lit_d(e, 0.0));
+	iop(e, "iand", t, t, u);
+	iop(e, "ior", c, c, t);
+	sel_dd(e, R, c, lit_dd(e, 1.0, 0.0), R);
+	GIVE(e, L, c, t, u);
+}
+
+/* the operations this file writes, in dd and double */
+int fn_has(int op)
+{
+	switch (op) {
+	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
+	case O_FLOOR: case O_TRUNC: case O_ROUND:
+		return 1;
+	}
+	return 0;
+}
+
+void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
+{
+	switch (op) {
+	case O_EXP: exp_dd(e, R, a); break;
+	case O_LOG: log_dd(e, R, a); break;
+	case O_POW: pow_dd(e, R, a, b); break;
+	case O_SIN: sin_dd(e, R, a, 0); break;
+	case O_COS: sin_dd(e, R, a, 1); break;
+	case O_FLOOR:
+	case O_TRUNC:
+	case O_ROUND: round_dd(e, op, R, a); break;
+	default: ICE("no dd sequence for %s", opinfo[op].name);
+	}
+}
+
+/* C's pow for a negative (or -0, -inf) base, which ddlib.h's exp(b log a)
+ * leaves NaN: pow(|a|, b) in y, negated for an odd integer b, NaN for a
+ * finite a < 0 and a b that is no integer.  b is an integer where |b|
+ * rounded by 2^52 is itself (every |b| >= 2^52 is), odd where that
+ * integer's low bit is (the low dword of |b| + 2^52, or of |b|). */
+static void pow_sign(E *e, Opd y, Opd a, Opd b)
+{
+	Opd ab = take(e, 2), t = take(e, 2), r = take(e, 2);
+	Opd c = take(e, 1), isint = take(e, 1), odd = take(e, 1), u = take(e, 1);
+	emitf(e, "mov %s, %s", dst(e, low_word(ab), 1), src(e, low_word(b), S1));
+	iop(e, "iand", high_word(ab), high_word(b), lit_i(e, 0x7fffffff));
+	dcmp(e, "dlt", c, ab, lit_d(e, 0x1p52));
+	d3(e, "dadd", t, ab, lit_d(e, 0x1p52));
+	sel_d(e, t, c, t, ab);
+	d3(e, "dadd", r, t, lit_d(e, -0x1p52));
+	sel_d(e, r, c, r, ab);
+	dcmp(e, "deq", isint, r, ab);
+	iop(e, "iand", odd, low_word(t), lit_i(e, 1));
+	iop(e, "ine", odd, odd, lit_i(e, 0));
+	iop(e, "iand", odd, odd, isint);
+	iop(e, "ilt", c, high_word(a), lit_i(e, 0)); /* the sign bit */
+	iop(e, "iand", odd, odd, c);
+	sel_dd(e, y, odd, neg(y), y);
+	dcmp(e, "dlt", c, a, lit_d(e, 0.0));
+	is_finite(e, u, a);
+	iop(e, "iand", c, c, u);
+	emitf(e, "inot %s, %s", dst(e, isint, 1), src(e, isint, S1));
+	iop(e, "iand", c, c, isint);
+	sel_dd(e, y, c, lit_dd(e, NAN, 0.0), y);
+	GIVE(e, ab, t, r, c, isint, odd, u);
+}
+
+/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out; floor, trunc
+ * and round directly */
+void fn_double(E *e, int op, Opd d, Opd a, Opd b)
+{
+	if (op == O_FLOOR || op == O_TRUNC || op == O_ROUND) {
+		round_d(e, op, d, a);
+		return;
+	}
+	Opd x[2] = {take(e, 4), take(e, 4)}, y = take(e, 4);
+	const Opd in[2] = {a, b};
+	for (int i = 0; i < 1 + (op == O_POW); i++) {
+		emitf(e, "mov %s, %s", dst(e, x[i], 2), src(e, in[i], SP));
+		emitf(e, "mov %s, %s", dst(e, lo(x[i]), 2),
+		      src(e, lit_d(e, 0.0), SW));
+	}
+	if (op == O_POW)
+		iop(e, "iand", high_word(x[0]), high_word(x[0]),
+		    lit_i(e, 0x7fffffff));
+	fn_dd(e, op, y, x[0], x[1]);
+	if (op == O_POW)
+		pow_sign(e, y, a, b);
+	d3(e, "dadd", d, hi(y), lo(y));
+	GIVE(e, x[0], x[1], y);
+}

@@ -1,0 +1,99 @@
+# The AMD IL sequences of compiler/amdil/fn.c at their edges, against the
+# C back end: double exp, log, pow, sqrt, floor, trunc and round at C's
+# special values (0 of either sign, negative numbers, infinities, NaN,
+# overflow, underflow into the subnormals, a subnormal argument, pow's
+# negative bases and integer exponents), which must print exactly as
+# libm's do (1/r shows a zero's sign); and dd, which must give ddlib.h's
+# results bit for bit, there and for floor, trunc and round of dd values
+# whose low word decides (hi an integer, lo of either sign, ties).
+# Infinities and NaN cannot be read from a CSV, so the kernels make them:
+# v = x / z is +-inf or NaN where z is 0, and -0 where x * z underflows.
+set -u
+. "$ROOT/tests/lib.sh"
+cd "$ROOT"
+scratch
+shared_cache
+unset NBRT_DEVICE NBRT_MAX_INTERACTIONS
+status=0
+cat >"$T/double.nbl" <<'NBL'
+LMEM double x, z, y, t;
+BMEM double w;
+RMEM double e, l, p, q, s, f, tr, r;
+v = x / z;
+u = y / t;
+e += w * exp(v);
+l += w * log(v);
+p += w * pow(v, u);
+q += w * pow(u, v);
+s += w * sqrt(v);
+f += w / floor(v);
+tr += w / trunc(v);
+r += w / round(v);
+NBL
+sed 's/double/dd/g' "$T/double.nbl" >"$T/dd.nbl"
+cat >"$T/i.csv" <<'CSV'
+x,z,y,t
+0,1,2,1
+-1e-300,1e300,-1,1
+-1e-300,1e300,-3,1
+-1e-300,1e300,0.5,1
+-1,1,0.5,1
+1,0,2,1
+-1,0,3,1
+-1,0,0.5,1
+0,0,0,1
+1,1,0,0
+-1,1,0,0
+4.9406564584124654e-324,1,-0.5,1
+2.2250738585072014e-308,1,1,1
+1e308,1,0.001,1
+1000,1,-2,1
+-1000,1,3,1
+-745.1,1,1,1
+-746,1,1,1
+709.7,1,0.5,1
+710,1,0.5,1
+-2,1,2,1
+-2,1,3,1
+-2,1,1e300,1
+-1,1,1,0
+0.5,1,-1,0
+2.5,1,-2.5,1
+-0.5,1,1.5,1
+0.49999999999999994,1,-0.49999999999999994,1
+4503599627370495.5,1,-4503599627370495.5,1
+CSV
+printf 'w\n1\n' >"$T/j.csv"
+cat >"$T/di.csv" <<'CSV'
+x,z,y,t
+3,1e-17,-3,1e-17
+3,-1e-17,-3,-1e-17
+2.5,1e-17,-2.5,1e-17
+2.5,-1e-17,-2.5,-1e-17
+1e17,0.5,-1e17,0.5
+1e17,-0.5,-1e17,-0.5
+1e17,1.5,-1e17,1.5
+1e17,-1.5,-1e17,-1.5
+9007199254740993,0.25,-9007199254740993,-0.75
+0,1e-17,-0,-1e-17
+1,1e-17,1,-1e-17
+CSV
+# the dd inputs that need a low word: x + z and y + t in dd
+sed -e 's/^v = x \/ z;/v = x + z;/' -e 's/^u = y \/ t;/u = y + t;/' \
+	"$T/dd.nbl" >"$T/ddlo.nbl"
+for k in double:i dd:i ddlo:di; do
+	n=${k%:*} in=$T/${k#*:}.csv
+	for tg in c amdil; do
+		"$BIN/nbrun" "$T/$n.nbl" --i "$in" --j "$T/j.csv" --target $tg \
+			-o "$T/$n.$tg.csv" 2>"$T/err" ||
+			{ cat "$T/err"; echo "FAIL $n $tg: nbrun failed"; status=1; }
+	done
+	if cmp -s "$T/$n.c.csv" "$T/$n.amdil.csv"; then
+		echo "ok   $n: $(($(wc -l <"$in") - 1)) rows, the C back end's text exactly"
+	else
+		echo "FAIL $n: the IL differs from the C back end (C | IL):"
+		paste -d'|' "$T/$n.c.csv" "$T/$n.amdil.csv" | head -40
+		status=1
+	fi
+done
+exit $status
