@@ -3,12 +3,14 @@
 # independent references, on the host (C) and PoCL: the jerk derived from
 # gravity.nbl against hand-written hermite.nbl (double, 1e-13 of the
 # column's largest value), minus the gradient of a Plummer potential
-# against gravity.nbl's accelerations (float 1e-5, double 1e-14, dd 1e-28),
-# and every derivative rule of ops.h (a kernel calling each function)
-# against central differences of the primal run in dd with h = 1e-12,
-# differenced exactly in Python's decimal (float 1e-5, double 1e-12, dd
-# 1e-18: the difference's own error is about 1e-20; on the host only, as
-# PoCL takes minutes to build that kernel).  Sizes 0, 1 and primes.
+# against gravity.nbl's accelerations, per i and (BMEM) per j (float 1e-5,
+# double 1e-14, dd 1e-28; also on the AMD IL interpreter), and every
+# derivative rule of ops.h (a kernel calling each function), reverse and
+# forward, per i and per j, against central differences of the primal run
+# in dd with h = 1e-12, differenced exactly in Python's decimal (float
+# 1e-5, double 1e-12, dd 1e-18: the difference's own error is about 1e-20;
+# on the host only, as PoCL takes minutes to build that kernel).  Sizes 0,
+# 1 and primes.
 # Then the derived source (--emit=nbl) compiled again gives the direct
 # route's operations and results, nbody's Hermite integrator runs on the
 # derived jerk, and bad requests get their messages.

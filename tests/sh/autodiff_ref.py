@@ -91,14 +91,20 @@ with open(PLUM, "w") as f:
     f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
             "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
             "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
-for dev in DEVICES:
+def where(dev):
+    """nbrun's flags running on dev: a device, or amdil, nbcc's AMD IL
+    interpreter"""
+    return ["--target", "amdil"] if dev == "amdil" else ["--device", dev]
+
+
+for dev in DEVICES + ["amdil"]:
     for prec, tol in (("float", 1e-5), ("double", 1e-14), ("dd", 1e-28)):
         n = 11
         icol, jcol = ["xi", "yi", "zi"], ["xj", "yj", "zj", "mj"]
         write(T + "/i.csv", icol, rnd(n, icol))
         write(T + "/j.csv", jcol, rnd(n, jcol, 0.1, 1.0))
         c = {"eps2": 0.01}
-        fl = ["--device", dev, "--precision=" + prec]
+        fl = where(dev) + ["--precision=" + prec]
         g = nbrun(PLUM, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,zi", *fl)
         a = nbrun("dsl-examples/gravity.nbl", T + "/i.csv", T + "/j.csv", c,
                   *fl)
@@ -205,7 +211,7 @@ for dev in DEVICES[:1]:  # host only: PoCL takes minutes to build these
 # 5. the Plummer potential's BMEM gradient is m_j times minus the
 # acceleration gravity.nbl gives the j-elements from the i-elements as
 # sources of unit mass (float, double, dd; sizes 0, 1 and primes)
-for dev in DEVICES:
+for dev in DEVICES + ["amdil"]:
     for prec, tol in (("float", 1e-5), ("double", 1e-14), ("dd", 1e-28)):
         for n in (0, 1, 7):
             icol, jcol = ["xi", "yi", "zi"], ["xj", "yj", "zj", "mj"]
@@ -215,7 +221,7 @@ for dev in DEVICES:
             write(T + "/ji.csv", icol, [r[:3] for r in jrows])
             write(T + "/ij.csv", jcol, [r + [1] for r in irows])
             c = {"eps2": 0.01}
-            fl = ["--device", dev, "--precision=" + prec]
+            fl = where(dev) + ["--precision=" + prec]
             g = nbrun(PLUM, T + "/j.csv", T + "/i.csv", c,
                       "--grad=xj,yj,zj", *fl)
             a = nbrun("dsl-examples/gravity.nbl", T + "/ji.csv",
