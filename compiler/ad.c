@@ -406,6 +406,21 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 	return v;
 }
 
+/* Sink `in` accumulates a value depending on what is differentiated:
+ * -1 after the error where its reduction has no derivative built (docs/
+ * autodiff.md's table), else 0. */
+static int refused(Func *f, const Ins *in)
+{
+	nb_red red = f->var[in->var].red;
+	if (red == NB_SUM || red == NB_COUNT || red == NB_ARGMIN ||
+	    red == NB_ARGMAX)
+		return 0;
+	error(f->ctx, in->loc, "this %s= reduction depends on what is "
+	      "differentiated, and only sums (+=, -=) are differentiated "
+	      "(docs/autodiff.md)", nb_red_name(red));
+	return -1;
+}
+
 /* Builds every tangent of one forward sweep over the first n0
  * instructions (seed[v]: the tangent of the loads of variable v < nv, or
  * ZERO) and the derived sinks; dname(r) names the
@@ -444,18 +459,15 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 		if (red == NB_SUM && dvar[in.var] >= 0) {
 			Ins s = ins_make(in.op, f->ins[in.arg[0]].type, B_BODY,
 			                 -1, -1, -1);
-			R r = {f, in.arg[0], f->ins[in.arg[0]].type, tan, NULL, 0, ZERO};
+			R r = {f, in.arg[0], f->ins[in.arg[0]].type, tan, NULL, 0,
+			       ZERO};
 			s.arg[0] = real(&r, d);
 			s.var = dvar[in.var];
 			s.lane = in.lane;
 			s.loc = in.loc;
 			ins_add(f, s);
-		} else if (red != NB_SUM && red != NB_COUNT && d != ZERO &&
-		           (red != NB_ARGMIN && red != NB_ARGMAX)) {
-			error(f->ctx, in.loc, "this %s= reduction depends on what "
-			      "is differentiated, and only sums (+=, -=) are "
-			      "differentiated (docs/autodiff.md)", nb_red_name(red));
-			rc = -1;
+		} else if (d != ZERO) {
+			rc = refused(f, &in);
 		}
 	}
 	free(tan);
@@ -492,15 +504,8 @@ static int reverse(Func *f, int n0, int nv0, const int *wv, int nw)
 	int rc = 0;
 	for (int k = 0; k < n0 && rc == 0; k++) {
 		const Ins *in = &f->ins[k];
-		nb_red red = (opinfo[in->op].props & P_SINK) ? f->var[in->var].red
-		                                             : NB_SUM;
-		if (red != NB_SUM && red != NB_COUNT && red != NB_ARGMIN &&
-		    red != NB_ARGMAX && active[in->arg[0]]) {
-			error(f->ctx, in->loc, "this %s= reduction depends on what "
-			      "is differentiated, and only sums (+=, -=) are "
-			      "differentiated (docs/autodiff.md)", nb_red_name(red));
-			rc = -1;
-		}
+		if ((opinfo[in->op].props & P_SINK) && active[in->arg[0]])
+			rc = refused(f, in);
 	}
 	for (int r = 0; r < nv0 && rc == 0; r++) {
 		if (f->var[r].role != NB_RMEM || f->var[r].red != NB_SUM)
