@@ -4,7 +4,7 @@
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
 #   make check-fast  the tests not tagged slow (under two minutes)
-#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges, ad) for FUZZ_TIME
 #                 seconds (default 60)
 #   make fuzz-long  each for FUZZ_LONG s (1800) past crashes, keeping what
 #                 fails as regression seeds in tests/fuzz/corpus
@@ -370,6 +370,9 @@ FUZZ      += tune
 FUZZ_BIN  += $(B)/fuzz/fuzz_tune
 FUZZ_OBJ  += $(B)/fuzz/obj/runtime/tunefile.o $(B)/fuzz/obj/runtime/cache.o \
              $(B)/fuzz/obj/runtime/msg.o
+# derived kernels (compiler/ad.c): round trip and central differences
+FUZZ      += ad
+FUZZ_BIN  += $(B)/fuzz/fuzz_ad
 
 $(B)/fuzz/obj/gen/%.o: $(B)/%.c $(B)/parse.h
 	@mkdir -p $(@D)

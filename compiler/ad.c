@@ -1,8 +1,10 @@
 /* ad.c: automatic differentiation of the lowered IR (docs/autodiff.md).
  * Forward mode carries a tangent for each value, built from the deriv
- * column of ops.h; --jvp seeds named tangent inputs, --grad seeds one unit
- * tangent per input it differentiates by, and each sum result gets a
- * derived result with the same reduction.  The passes then see one kernel. */
+ * column of ops.h (--jvp: named tangent inputs); reverse mode carries
+ * adjoints back from each sum by the same column (--grad, or one forward
+ * sweep per input where that sweeps less; BMEM inputs by the kernel turned
+ * around).  Each sum result gets derived results with the same reduction,
+ * and the passes then see one kernel. */
 #include <stdlib.h>
 #include <string.h>
 #include "ir.h"
@@ -15,6 +17,9 @@ typedef struct R {
 	Type t;       /* its type, the tangent's */
 	int *tan;     /* tangent of each original instruction, or ZERO */
 	const char *p; /* the rule text, read from here */
+	int slot;     /* reverse: 1 + the operand whose adjoint is built (its
+	                 tangent is adj, the others' zero); 0 forward */
+	int adj;      /* reverse: the instruction's adjoint */
 } R;
 
 static int mk(R *r, int op, Type t, int a, int b, int c)
@@ -156,6 +161,8 @@ static int primary(R *r)
 		return as_t(r, in->arg[*s - 'a']);
 	if (n == 2 && s[0] == 'd' && s[1] >= 'a' && s[1] <= 'c') {
 		int a = in->arg[s[1] - 'a'];
+		if (r->slot)
+			return s[1] - 'a' == r->slot - 1 ? r->adj : ZERO;
 		return a < 0 ? ZERO : as_t(r, r->tan[a]);
 	}
 	ICE("ops.h: unknown name '%.*s' in a derivative rule", (int)n, s);
@@ -199,18 +206,128 @@ static int expr(R *r)
 	}
 }
 
+/* Builds r's rule from where r->p points; its value, or ZERO. */
+static int rule(R *r)
+{
+	int v = expr(r);
+	skip(r);
+	if (*r->p)
+		ICE("ops.h: %s's derivative rule does not parse at '%s'",
+		    opinfo[r->f->ins[r->k].op].name, r->p);
+	return v;
+}
+
 /* The tangent of instruction k by its rule, given its operands'. */
 static int derive(Func *f, int k, int *tan)
 {
-	R r = {f, k, f->ins[k].type, tan, opinfo[f->ins[k].op].deriv};
+	R r = {f, k, f->ins[k].type, tan, opinfo[f->ins[k].op].deriv, 0, ZERO};
 	if (f->ins[k].type == T_BOOL || f->ins[k].type == T_INT)
 		return ZERO;
-	int v = expr(&r);
-	skip(&r);
-	if (*r.p)
-		ICE("ops.h: %s's derivative rule does not parse at '%s'",
-		    opinfo[f->ins[k].op].name, r.p);
-	return v;
+	return rule(&r);
+}
+
+/* --- reverse mode ------------------------------------------------------ */
+
+/* *sum += v in type t, converting v; built at instruction k's position. */
+static void acc(Func *f, int k, Type t, int *sum, int v)
+{
+	R r = {f, k, t, NULL, NULL, 0, ZERO};
+	if (f->ins[v].type != t)
+		v = mk(&r, O_CVT, t, v, -1, -1);
+	*sum = add(&r, *sum, v);
+}
+
+/* active[k]: value k is a number depending on an input in wrt[] (so only
+ * its adjoint is built: a rule's terms for the others would be dead). */
+static char *activity(const Func *f, int n0, const char *wrt)
+{
+	char *active = calloc((size_t)(n0 ? n0 : 1), 1);
+	if (!active)
+		ICE("out of memory");
+	for (int k = 0; k < n0; k++) {
+		const Ins *in = &f->ins[k];
+		if (in->type == T_BOOL || in->type == T_INT)
+			continue;
+		if (opinfo[in->op].props & P_LEAF) {
+			active[k] = in->var >= 0 && in->op != O_IMM && wrt[in->var];
+			continue;
+		}
+		for (int s = 0; s < ins_nargs(in); s++)
+			if (in->arg[s] >= 0 && active[in->arg[s]])
+				active[k] = 1;
+	}
+	return active;
+}
+
+/* One reverse sweep over the first n0 instructions: seeds the adjoint of
+ * what the sinks of sum result res accumulate (1, or -1 for -=), carries
+ * adjoints back through each operation by its deriv rule, read with the
+ * operand's tangent set to the adjoint (the rules are linear in the
+ * tangents), and accumulates the gradient with respect to each input v
+ * with dvar[v] >= 0 into that new result: all of them in one pass. */
+static void rsweep(Func *f, int n0, int nv0, int res, const char *active,
+                   const int *dvar)
+{
+	int *adj = malloc(sizeof(int) * (size_t)(n0 ? n0 : 1));
+	int *g = malloc(sizeof(int) * (size_t)(f->nvar ? f->nvar : 1));
+	if (!adj || !g)
+		ICE("out of memory");
+	for (int v = 0; v < f->nvar; v++)
+		g[v] = ZERO;
+	int sink = -1;
+	for (int k = 0; k < n0; k++) {
+		adj[k] = ZERO;
+		Ins in = f->ins[k];
+		if (!(opinfo[in.op].props & P_SINK) || in.var != res)
+			continue;
+		if (in.op != O_ACC && in.op != O_ACCSUB)
+			ICE("ad: a sum's sink before fusion is += or -=");
+		int a = in.arg[0];
+		sink = sink < 0 ? k : sink;
+		if (!active[a])
+			continue;
+		R r = {f, k, f->ins[a].type, NULL, NULL, 0, ZERO};
+		int one = imm(&r, r.t, "1");
+		acc(f, k, r.t, &adj[a], in.op == O_ACCSUB ? neg(&r, one) : one);
+	}
+	for (int k = n0 - 1; k >= 0; k--) {
+		Ins in = f->ins[k]; /* a copy: building moves f->ins */
+		if (adj[k] == ZERO)
+			continue;
+		if (opinfo[in.op].props & P_LEAF) {
+			acc(f, k, in.type, &g[in.var], adj[k]);
+			continue;
+		}
+		for (int s = 0; s < ins_nargs(&in); s++) {
+			int a = in.arg[s];
+			if (a < 0 || !active[a])
+				continue;
+			R r = {f, k, in.type, NULL, opinfo[in.op].deriv, s + 1,
+			       adj[k]};
+			int v = rule(&r);
+			if (v != ZERO)
+				acc(f, k, f->ins[a].type, &adj[a], v);
+		}
+	}
+	if (sink >= 0) {
+		Ins p = f->ins[sink];
+		Type t = f->ins[p.arg[0]].type;
+		for (int v = 0; v < nv0; v++) {
+			if (dvar[v] < 0)
+				continue;
+			R r = {f, sink, t, NULL, NULL, 0, ZERO};
+			int d = real(&r, g[v]);
+			if (f->ins[d].type != t)
+				d = mk(&r, O_CVT, t, d, -1, -1);
+			Ins s = ins_make(O_ACC, t, B_BODY, d, -1, -1);
+			s.var = dvar[v];
+			s.lane = p.lane;
+			s.loc = p.loc;
+			ins_add(f, s);
+		}
+	}
+	free(adj);
+	free(g);
 }
 
 /* --- the derived kernel's variables ------------------------------------ */
@@ -289,6 +406,21 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 	return v;
 }
 
+/* Sink `in` accumulates a value depending on what is differentiated:
+ * -1 after the error where its reduction has no derivative built (docs/
+ * autodiff.md's table), else 0. */
+static int refused(Func *f, const Ins *in)
+{
+	nb_red red = f->var[in->var].red;
+	if (red == NB_SUM || red == NB_COUNT || red == NB_ARGMIN ||
+	    red == NB_ARGMAX)
+		return 0;
+	error(f->ctx, in->loc, "this %s= reduction depends on what is "
+	      "differentiated, and only sums (+=, -=) are differentiated "
+	      "(docs/autodiff.md)", nb_red_name(red));
+	return -1;
+}
+
 /* Builds every tangent of one forward sweep over the first n0
  * instructions (seed[v]: the tangent of the loads of variable v < nv, or
  * ZERO) and the derived sinks; dname(r) names the
@@ -327,18 +459,15 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 		if (red == NB_SUM && dvar[in.var] >= 0) {
 			Ins s = ins_make(in.op, f->ins[in.arg[0]].type, B_BODY,
 			                 -1, -1, -1);
-			R r = {f, in.arg[0], f->ins[in.arg[0]].type, tan, NULL};
+			R r = {f, in.arg[0], f->ins[in.arg[0]].type, tan, NULL, 0,
+			       ZERO};
 			s.arg[0] = real(&r, d);
 			s.var = dvar[in.var];
 			s.lane = in.lane;
 			s.loc = in.loc;
 			ins_add(f, s);
-		} else if (red != NB_SUM && red != NB_COUNT && d != ZERO &&
-		           (red != NB_ARGMIN && red != NB_ARGMAX)) {
-			error(f->ctx, in.loc, "this %s= reduction depends on what "
-			      "is differentiated, and only sums (+=, -=) are "
-			      "differentiated (docs/autodiff.md)", nb_red_name(red));
-			rc = -1;
+		} else if (d != ZERO) {
+			rc = refused(f, &in);
 		}
 	}
 	free(tan);
@@ -347,6 +476,170 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 }
 
 static char *word(Ctx *c, const char *s, size_t n) { return cstrndup(c, s, n); }
+
+/* Reverse mode: the sums depending on the inputs wrt[] get their
+ * gradients, dr_dX for X in order, from one reverse sweep each.  -1 after
+ * an error (a non-sum reduction depending on them). */
+static int reverse(Func *f, int n0, int nv0, const int *wv, int nw)
+{
+	char *wrt = calloc((size_t)(nv0 ? nv0 : 1), 1);
+	int *dv = malloc(sizeof(int) * (size_t)(nw * nv0 + 1));
+	int *dvar = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
+	if (!wrt || !dv || !dvar)
+		ICE("out of memory");
+	for (int w = 0; w < nw; w++) {
+		wrt[wv[w]] = 1;
+		for (int v = 0; v < nv0; v++) {
+			Var x = f->var[v];
+			dv[w * nv0 + v] = -1;
+			if (x.role != NB_RMEM || x.red != NB_SUM)
+				continue;
+			x.name = cprintf(f->ctx, "d%s_d%s", x.name,
+			                 f->var[wv[w]].name);
+			x.sym = 0;
+			dv[w * nv0 + v] = var_add(f, x);
+		}
+	}
+	char *active = activity(f, n0, wrt);
+	int rc = 0;
+	for (int k = 0; k < n0 && rc == 0; k++) {
+		const Ins *in = &f->ins[k];
+		if ((opinfo[in->op].props & P_SINK) && active[in->arg[0]])
+			rc = refused(f, in);
+	}
+	for (int r = 0; r < nv0 && rc == 0; r++) {
+		if (f->var[r].role != NB_RMEM || f->var[r].red != NB_SUM)
+			continue;
+		for (int v = 0; v < nv0; v++)
+			dvar[v] = -1;
+		for (int w = 0; w < nw; w++)
+			dvar[wv[w]] = dv[w * nv0 + r];
+		rsweep(f, n0, nv0, r, active, dvar);
+	}
+	free(active);
+	free(wrt);
+	free(dv);
+	free(dvar);
+	return rc;
+}
+
+/* The gradient with respect to BMEM inputs: a per-j result, a sum over
+ * i for each j.  The kernel is turned around (LMEM and BMEM, i and j
+ * exchange roles), so the inputs are per-i and reverse mode reduces over
+ * the (new) j; the source's own results, per-i, go.  The caller runs it
+ * with the BMEM arrays as the i-side and the LMEM arrays as the j-side. */
+static int per_j(Func *f, int n0, int nv0, const int *wv, int nw)
+{
+	static const int swap[][2] = {{O_LDI, O_LDJ}, {O_IDXI, O_IDXJ}};
+	if (f->n != n0 || f->nvar != nv0) {
+		error_file(f->ctx, "--grad=%s: a BMEM's gradient is a kernel of "
+		           "its own, with i and j exchanged: ask for --jvp "
+		           "apart", f->var[wv[0]].name);
+		return -1;
+	}
+	for (int v = 0; v < nv0; v++)
+		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM)
+			f->var[v].role = f->var[v].role == NB_LMEM ? NB_BMEM : NB_LMEM;
+	for (int k = 0; k < f->n; k++)
+		for (size_t s = 0; s < sizeof swap / sizeof swap[0]; s++)
+			for (int e = 0; e < 2; e++)
+				if (f->ins[k].op == swap[s][e]) {
+					f->ins[k].op = swap[s][!e];
+					break;
+				}
+	if (reverse(f, n0, nv0, wv, nw) < 0)
+		return -1;
+	int *keep = malloc(sizeof(int) * (size_t)f->n);
+	int *map = malloc(sizeof(int) * (size_t)f->nvar);
+	if (!keep || !map)
+		ICE("out of memory");
+	for (int k = 0; k < f->n; k++)
+		keep[k] = k >= n0 || !(opinfo[f->ins[k].op].props & P_SINK);
+	func_rewrite(f, keep, NULL, NULL);
+	int m = 0;
+	for (int v = 0; v < f->nvar; v++) {
+		map[v] = -1;
+		if (v >= nv0 || f->var[v].role != NB_RMEM) {
+			map[v] = m;
+			f->var[m++] = f->var[v];
+		}
+	}
+	f->nvar = m;
+	for (int k = 0; k < f->n; k++)
+		if (f->ins[k].var >= 0)
+			f->ins[k].var = map[f->ins[k].var];
+	free(keep);
+	free(map);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			return 0;
+	error_file(f->ctx, "--grad=%s: the kernel has no sum result (+=, -=) "
+	           "to differentiate", f->var[wv[0]].name);
+	return -1;
+}
+
+/* --grad: the inputs named get their gradients, in reverse mode when
+ * that sweeps fewer times (fewer sum results than inputs), else one
+ * forward sweep an input with the tangent 1. */
+static int gradient(Func *f, int n0, int nv0, const char *grad)
+{
+	Ctx *c = f->ctx;
+	int nw = 0, nr = 0, rc = -1;
+	int *wv = malloc(sizeof(int) * (strlen(grad) + 1));
+	int *seed = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
+	const char **dname = calloc((size_t)(nv0 ? nv0 : 1), sizeof *dname);
+	if (!wv || !seed || !dname)
+		ICE("out of memory");
+	for (const char *p = grad; *p;) {
+		size_t n = strcspn(p, ",");
+		char *x = word(c, p, n);
+		int v = wrt_var(f, "--grad", x);
+		if (v < 0)
+			goto out;
+		if (nw && (f->var[v].role == NB_BMEM) !=
+		          (f->var[wv[0]].role == NB_BMEM)) {
+			error_file(c, "--grad=%s: a BMEM's gradient is per "
+			           "j-element, from a kernel of its own with i and "
+			           "j exchanged: ask for the BMEM inputs apart from "
+			           "the LMEM and CONST ones (docs/autodiff.md)", grad);
+			goto out;
+		}
+		wv[nw++] = v;
+		p += n + (p[n] == ',');
+	}
+	if (nw && f->var[wv[0]].role == NB_BMEM) {
+		rc = per_j(f, n0, nv0, wv, nw);
+		goto out;
+	}
+	for (int v = 0; v < nv0; v++)
+		nr += f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM;
+	const char *mode = getenv("NBCC_AD_MODE"); /* tests: force one */
+	if (mode && (!strcmp(mode, "reverse") || !strcmp(mode, "forward"))
+	    ? *mode == 'r' : nr < nw) {
+		rc = reverse(f, n0, nv0, wv, nw);
+		goto out;
+	}
+	for (int w = 0; w < nw; w++) {
+		for (int v = 0; v < nv0; v++) {
+			seed[v] = ZERO;
+			dname[v] = NULL;
+			if (f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM)
+				dname[v] = cprintf(c, "d%s_d%s", f->var[v].name,
+				                   f->var[wv[w]].name);
+		}
+		Ins one = ins_make(O_IMM, f->var[wv[w]].type, B_BODY, -1, -1, -1);
+		one.imm[0] = 1;
+		seed[wv[w]] = ins_add(f, one);
+		if (sweep(f, n0, nv0, seed, dname) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(wv);
+	free(seed);
+	free(dname);
+	return rc;
+}
 
 int ad_derive(Func *f, const char *jvp, const char *grad)
 {
@@ -411,34 +704,8 @@ int ad_derive(Func *f, const char *jvp, const char *grad)
 		if (sweep(f, n0, nv0, seed, dname) < 0)
 			goto out;
 	}
-	if (grad) {
-		for (const char *p = grad; *p;) {
-			size_t n = strcspn(p, ",");
-			char *x = word(c, p, n);
-			int v = wrt_var(f, "--grad", x);
-			if (v < 0)
-				goto out;
-			if (f->var[v].role == NB_BMEM) {
-				error_file(c, "--grad=%s: a gradient with respect to "
-				           "a BMEM input needs the runtime to exchange "
-				           "i and j, which it does not yet; use --jvp "
-				           "with a BMEM tangent (docs/autodiff.md)", x);
-				goto out;
-			}
-			for (int w = 0; w < nv0; w++) {
-				seed[w] = ZERO;
-				dname[w] = NULL;
-				if (f->var[w].role == NB_RMEM && f->var[w].red == NB_SUM)
-					dname[w] = cprintf(c, "d%s_d%s", f->var[w].name, x);
-			}
-			Ins one = ins_make(O_IMM, f->var[v].type, B_BODY, -1, -1, -1);
-			one.imm[0] = 1;
-			seed[v] = ins_add(f, one);
-			if (sweep(f, n0, nv0, seed, dname) < 0)
-				goto out;
-			p += n + (p[n] == ',');
-		}
-	}
+	if (grad && gradient(f, n0, nv0, grad) < 0)
+		goto out;
 	for (int v = 0; v < f->nvar; v++)
 		for (int w = 0; w < v; w++)
 			if (strcmp(f->var[v].name, f->var[w].name) == 0) {

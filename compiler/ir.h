@@ -132,10 +132,12 @@ Type ir_widest(const Func *f, int vars_only);
  * body of more than MAX_INS instructions it reports an error and stops. */
 Func *lower(Ctx *c, Prog *p);
 
-/* ad.c: derives the lowered Func in forward mode (docs/autodiff.md):
- * jvp "x:v,..." seeds input x with tangent input v ("r:d" names result r's
- * derivative d), grad "x,..." seeds each input with 1 in turn.  Adds the
- * new variables and results; -1 after an error. */
+/* ad.c: derives the lowered Func (docs/autodiff.md): jvp "x:v,..." seeds
+ * input x with tangent input v in forward mode ("r:d" names result r's
+ * derivative d), grad "x,..." gives each sum its gradient with respect to
+ * the inputs (reverse or forward mode; BMEM inputs: the Func turned
+ * around, i and j exchanged).  Adds the new variables and results; -1
+ * after an error. */
 int ad_derive(Func *f, const char *jvp, const char *grad);
 /* nblprint.c: the lowered Func as .nbl source (--emit=nbl) */
 void nbl_print(const Func *f, Buf *out);

@@ -107,7 +107,9 @@ void nbl_print(const Func *f, Buf *out)
 			buf_printf(out, "%s(", prec[in->type].name);
 			operand(f, nm, in->arg[0], out);
 			buf_putc(out, ')');
-		} else if (in->op == O_POW) {
+		} else if (in->op == O_POW && f->ins[in->arg[1]].op == O_IMM) {
+			/* ** takes literal exponents only; pow() the others (a
+			 * derived pow(a, b - 1)) */
 			operand(f, nm, in->arg[0], out);
 			buf_puts(out, "**");
 			operand(f, nm, in->arg[1], out);

@@ -204,7 +204,7 @@ static const Flag flags[] = {
 	 "drops it)"},
 	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0,
 	 "derive: each sum result r gets its gradient dr_dX\n"
-	 "with respect to LMEM or CONST input X"},
+	 "with respect to input X (BMEM: per j, i and j swapped)"},
 	/* the default, for a command line that turns it back on */
 	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
 };

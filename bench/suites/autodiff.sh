@@ -1,6 +1,7 @@
 # suites/autodiff.sh: what derived kernels cost (docs/autodiff.md, issue
 # 29's speed goals): the gradient of a Gaussian kernel sum with respect to
-# the i-positions (nbcc --grad=xi,yi,zi) against the sum alone (goal: at
+# the i-positions (nbcc --grad=xi,yi,zi, reverse mode) and the
+# j-positions (--grad=xj,yj,zj, per j) against the sum alone (goal: at
 # most 2.5x on a GPU), and the jerk derived from gravity.nbl (--jvp) against
 # hand-written hermite.nbl (goal: within 10%), in double.  Each time is
 # nbrun --time's median kernel time over reps runs of N x N random inputs.
@@ -30,6 +31,8 @@ suite_run() {
 			t gauss "$n" "$p" bench/autodiff/gauss.nbl --const g=1
 			t gauss_grad "$n" "$p" bench/autodiff/gauss.nbl --const g=1 \
 				--grad=xi,yi,zi
+			t gauss_gradj "$n" "$p" bench/autodiff/gauss.nbl --const g=1 \
+				--grad=xj,yj,zj
 		done
 		t hermite "$n" double dsl-examples/hermite.nbl --const eps2=0.01
 		t derived_jerk "$n" double dsl-examples/gravity.nbl \
@@ -37,5 +40,6 @@ suite_run() {
 	done | tee "$T/rows"
 	awk -F, '{ v[$1 FS $2 FS $3] = $4 }
 		$1 == "gauss_grad" { printf "# Gaussian gradient / primal, N=%s %s: %.2fx (goal <= 2.5 on a GPU)\n", $2, $3, $4 / v["gauss" FS $2 FS $3] }
+		$1 == "gauss_gradj" { printf "# Gaussian BMEM gradient (per j, i and j exchanged) / primal, N=%s %s: %.2fx\n", $2, $3, $4 / v["gauss" FS $2 FS $3] }
 		$1 == "derived_jerk" { printf "# derived jerk / hermite.nbl, N=%s double: %.2fx (goal <= 1.10)\n", $2, $4 / v["hermite" FS $2 FS $3] }' "$T/rows"
 }

@@ -1,13 +1,16 @@
-# Derived kernels (nbcc --jvp, --grad; docs/autodiff.md) against
+# Derived kernels (nbcc --jvp, --grad in reverse and forward mode, BMEM
+# gradients from the kernel turned around; docs/autodiff.md) against
 # independent references, on the host (C) and PoCL: the jerk derived from
 # gravity.nbl against hand-written hermite.nbl (double, 1e-13 of the
 # column's largest value), minus the gradient of a Plummer potential
-# against gravity.nbl's accelerations (float 1e-5, double 1e-14, dd 1e-28),
-# and every derivative rule of ops.h (a kernel calling each function)
-# against central differences of the primal run in dd with h = 1e-12,
-# differenced exactly in Python's decimal (float 1e-5, double 1e-12, dd
-# 1e-18: the difference's own error is about 1e-20; on the host only, as
-# PoCL takes minutes to build that kernel).  Sizes 0, 1 and primes.
+# against gravity.nbl's accelerations, per i and (BMEM) per j (float 1e-5,
+# double 1e-14, dd 1e-28; also on the AMD IL interpreter), and every
+# derivative rule of ops.h (a kernel calling each function), reverse and
+# forward, per i and per j, against central differences of the primal run
+# in dd with h = 1e-12, differenced exactly in Python's decimal (float
+# 1e-5, double 1e-12, dd 1e-18: the difference's own error is about 1e-20;
+# on the host only, as PoCL takes minutes to build that kernel).  Sizes 0,
+# 1 and primes.
 # Then the derived source (--emit=nbl) compiled again gives the direct
 # route's operations and results, nbody's Hermite integrator runs on the
 # derived jerk, and bad requests get their messages.
@@ -101,7 +104,12 @@ expect_error "'ax' is an RMEM" --grad=ax dsl-examples/gravity.nbl
 expect_error "'i' is the integer index" --grad=i dsl-examples/gravity.nbl
 expect_error "'k' is the result of argmin=" --grad=k "$T/m.nbl"
 expect_error "m.nbl:4:1: error: this min= reduction" --grad=x "$T/m.nbl"
-expect_error "a BMEM input needs the runtime" --grad=xj dsl-examples/gravity.nbl
+expect_error "ask for the BMEM inputs apart" --grad=xi,xj dsl-examples/gravity.nbl
+expect_error "ask for --jvp apart" --grad=xj --jvp=xi:vxi dsl-examples/gravity.nbl
+printf 'LMEM x;\nBMEM y;\nRMEM r;\nr min= (x - y)*(x - y);\n' >"$T/n.nbl"
+printf 'LMEM x;\nBMEM y;\nRMEM r;\nr min= x;\n' >"$T/n2.nbl"
+expect_error "no sum result" --grad=y "$T/n2.nbl"
+expect_error "n.nbl:4:1: error: this min= reduction" --grad=y "$T/n.nbl"
 expect_error "expected NAME:TANGENT" --jvp=xi dsl-examples/gravity.nbl
 expect_error "is declared already" --jvp=xi:yi,ax:ay dsl-examples/gravity.nbl
 finish

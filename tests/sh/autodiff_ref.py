@@ -3,6 +3,7 @@
 # differences of the primal in dd, differenced exactly (decimal), and with
 # hand-written kernels.  Usage: autodiff_ref.py BIN DIR SEED DEVICE...
 # (the rules' check runs on the first device only)
+import os
 import random
 import subprocess
 import sys
@@ -30,11 +31,16 @@ def write(path, cols, rows):
             f.write(",".join(str(v) for v in r) + "\n")
 
 
-def nbrun(kernel, icsv, jcsv, consts, *flags):
+def nbrun(kernel, icsv, jcsv, consts, *flags, env=None):
+    """env: NBCC_AD_MODE, forward or reverse, for --grad"""
     cmd = [BIN + "/nbrun", kernel, "--i", icsv, "--j", jcsv]
     for k, v in consts.items():
         cmd += ["--const", "%s=%s" % (k, v)]
-    out = subprocess.run(cmd + list(flags), capture_output=True, text=True)
+    environ = dict(os.environ)
+    if env:
+        environ["NBCC_AD_MODE"] = env
+    out = subprocess.run(cmd + list(flags), capture_output=True, text=True,
+                         env=environ)
     if out.returncode:
         raise SystemExit("nbrun failed: %s\n%s" % (" ".join(cmd + list(flags)),
                                                      out.stderr))
@@ -85,14 +91,20 @@ with open(PLUM, "w") as f:
     f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
             "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
             "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
-for dev in DEVICES:
+def where(dev):
+    """nbrun's flags running on dev: a device, or amdil, nbcc's AMD IL
+    interpreter"""
+    return ["--target", "amdil"] if dev == "amdil" else ["--device", dev]
+
+
+for dev in DEVICES + ["amdil"]:
     for prec, tol in (("float", 1e-5), ("double", 1e-14), ("dd", 1e-28)):
         n = 11
         icol, jcol = ["xi", "yi", "zi"], ["xj", "yj", "zj", "mj"]
         write(T + "/i.csv", icol, rnd(n, icol))
         write(T + "/j.csv", jcol, rnd(n, jcol, 0.1, 1.0))
         c = {"eps2": 0.01}
-        fl = ["--device", dev, "--precision=" + prec]
+        fl = where(dev) + ["--precision=" + prec]
         g = nbrun(PLUM, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,zi", *fl)
         a = nbrun("dsl-examples/gravity.nbl", T + "/i.csv", T + "/j.csv", c,
                   *fl)
@@ -164,6 +176,61 @@ for dev in DEVICES[:1]:  # host only: PoCL takes minutes to build these
         close(d["d_" + r], [(p - m) / (2 * H) for p, m in
                             zip(col[1][r], col[-1][r])], 1e-18,
               "%s dd: d_%s along vxj against central differences" % (dev, r))
+
+    # forward mode's --grad (reverse is the default with more inputs than
+    # sums): the same rules, against the same differences
+    g = nbrun(FN, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,c", *fl,
+              env="forward")
+    for key in sorted(want):
+        close(g[key], want[key], 1e-18, "%s dd forward: %s against central "
+              "differences" % (dev, key))
+
+    # 4. BMEM gradients: per j-element, from the kernel turned around (its
+    # i-side the BMEM file); d(sum_i r[i])/d xj[j] by central differences
+    # perturbing one j-element at a time
+    jn = 3
+    write(T + "/j3.csv", jcol, jrows[:jn])
+    g = nbrun(FN, T + "/j3.csv", T + "/i.csv", c, "--grad=xj,yj", *fl)
+    check(sorted(g) == ["ds_dxj", "ds_dyj", "du_dxj", "du_dyj"],
+          "%s: the BMEM gradient's results are %s" % (dev, sorted(g)))
+    for w in ("xj", "yj"):
+        want = {"s": [], "u": []}
+        for e in range(jn):
+            tot = {}
+            for sgn in (1, -1):
+                jr = [[Decimal(repr(v)) for v in row] for row in jrows[:jn]]
+                jr[e][jcol.index(w)] += sgn * H
+                write(T + "/jh.csv", jcol, jr)
+                tot[sgn] = nbrun(FN, T + "/i.csv", T + "/jh.csv", c, *fl)
+            for r in want:
+                want[r].append((sum(tot[1][r]) - sum(tot[-1][r])) / (2 * H))
+        for r in want:
+            close(g["d%s_d%s" % (r, w)], want[r], 1e-18, "%s dd: d%s_d%s per "
+                  "j against central differences" % (dev, r, w))
+
+# 5. the Plummer potential's BMEM gradient is m_j times minus the
+# acceleration gravity.nbl gives the j-elements from the i-elements as
+# sources of unit mass (float, double, dd; sizes 0, 1 and primes)
+for dev in DEVICES + ["amdil"]:
+    for prec, tol in (("float", 1e-5), ("double", 1e-14), ("dd", 1e-28)):
+        for n in (0, 1, 7):
+            icol, jcol = ["xi", "yi", "zi"], ["xj", "yj", "zj", "mj"]
+            irows, jrows = rnd(n, icol), rnd(n + 4, jcol, 0.1, 1.0)
+            write(T + "/i.csv", icol, irows)
+            write(T + "/j.csv", jcol, jrows)
+            write(T + "/ji.csv", icol, [r[:3] for r in jrows])
+            write(T + "/ij.csv", jcol, [r + [1] for r in irows])
+            c = {"eps2": 0.01}
+            fl = where(dev) + ["--precision=" + prec]
+            g = nbrun(PLUM, T + "/j.csv", T + "/i.csv", c,
+                      "--grad=xj,yj,zj", *fl)
+            a = nbrun("dsl-examples/gravity.nbl", T + "/ji.csv",
+                      T + "/ij.csv", c, *fl)
+            m = [Decimal(repr(r[3])) for r in jrows]
+            for x, ax in (("xj", "ax"), ("yj", "ay"), ("zj", "az")):
+                close(g["dpot_d" + x], [-mj * v for mj, v in zip(m, a[ax])],
+                      tol, "%s %s n=%d: dpot_d%s against -mj*gravity's %s"
+                      % (dev, prec, n, x, ax))
 
 print("autodiff_ref: %d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)

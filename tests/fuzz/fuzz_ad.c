@@ -1,0 +1,364 @@
+/* fuzz_ad.c: the libFuzzer target for derived kernels (compiler/ad.c,
+ * docs/autodiff.md).  The input's bytes build a random double kernel of
+ * two sums (and a count) over xi, yi (LMEM), xj, yj (BMEM) and c (CONST);
+ * it is derived by --grad with respect to some of them, in reverse or
+ * forward mode (NBCC_AD_MODE).  Then:
+ *   - the derived kernel printed as .nbl (nbl_print) and lowered again
+ *     gives the same results as the derived IR itself;
+ *   - each derivative agrees with central differences of the primal,
+ *     wherever the differences at steps h and h/2 agree with each other
+ *     (so kinks, jumps and overflow are left out, not reported).
+ * Both run on a small interpreter of the IR in double through op_eval
+ * (eval.c, the compiler's own arithmetic).  Byte 0: which inputs (bits
+ * 0-2: xi, yi, c; bit 3: xj and yj instead, the BMEM gradient), bit 4:
+ * forward mode; byte 1: the input values' seed; the rest: the
+ * expressions (gen()).  Any crash, sanitizer report, ICE or disagreement
+ * aborts.  Seeds: tests/fuzz/corpus/ad. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir.h"
+
+enum { NI = 2, NJ = 3, NV = 5 };
+static const char *const names[NV] = {"xi", "yi", "xj", "yj", "c"};
+
+typedef struct Gen {
+	const uint8_t *d;
+	size_t n, at;
+	char *out;
+	size_t len, cap;
+} Gen;
+
+static void put(Gen *g, const char *s)
+{
+	size_t n = strlen(s);
+	if (g->len + n + 1 > g->cap) {
+		g->cap = (g->len + n + 1) * 2;
+		g->out = realloc(g->out, g->cap);
+		if (!g->out)
+			abort();
+	}
+	memcpy(g->out + g->len, s, n + 1);
+	g->len += n;
+}
+
+static int next(Gen *g) { return g->at < g->n ? g->d[g->at++] : -1; }
+
+/* An expression: each byte picks a leaf, an operator or a function; the
+ * arguments of sqrt, log and the like are kept in their domains. */
+static void gen(Gen *g, int depth)
+{
+	static const char *const un[] = {
+		"exp(", "sin(", "cos(", "tanh(", "erf(", "erfc(", "cbrt(",
+		"expm1(", "fabs(", "floor(", "round(", "trunc(", "-("};
+	static const char *const dom[] = {
+		"sqrt(1 + ", "log(2 + ", "rsqrt(1.5 + ", "log1p(1 + "};
+	static const char *const bin[] = {" + ", " - ", " * ", " / (2 + "};
+	static const char *const fn2[] = {"atan2(", "min(", "max(", "pow(1.5 + ("};
+	int b = next(g);
+	if (b < 0 || depth > 6) {
+		char s[32];
+		if (b < 0 || b % 7 < 5) {
+			put(g, names[(b < 0 ? g->at : (size_t)b) % NV]);
+		} else {
+			snprintf(s, sizeof s, "%d.%d", b % 3, b % 10);
+			put(g, s);
+		}
+		return;
+	}
+	int k = b % 8;
+	put(g, "(");
+	if (k == 0 || k == 1) {
+		put(g, names[b / 8 % NV]);
+	} else if (k == 2) {
+		put(g, un[b / 8 % NELEM(un)]);
+		gen(g, depth + 1);
+		put(g, ")");
+	} else if (k == 3) {
+		put(g, dom[b / 8 % NELEM(dom)]);
+		put(g, "(");
+		gen(g, depth + 1);
+		put(g, ") ** 2)");
+	} else if (k == 4 || k == 5) {
+		const char *op = bin[b / 8 % NELEM(bin)];
+		gen(g, depth + 1);
+		put(g, op);
+		if (strchr(op, '(')) {
+			put(g, "(");
+			gen(g, depth + 1);
+			put(g, ") ** 2)");
+		} else {
+			gen(g, depth + 1);
+		}
+	} else if (k == 6) {
+		const char *f = fn2[b / 8 % NELEM(fn2)];
+		put(g, f);
+		gen(g, depth + 1);
+		if (strchr(f, '+'))
+			put(g, ") ** 2");
+		put(g, ", ");
+		gen(g, depth + 1);
+		put(g, ")");
+	} else {
+		gen(g, depth + 1);
+		put(g, b & 64 ? " < " : " >= ");
+		gen(g, depth + 1);
+		put(g, " ? ");
+		gen(g, depth + 1);
+		put(g, " : ");
+		gen(g, depth + 1);
+	}
+	put(g, ")");
+}
+
+/* The inputs: each name's values (a BMEM's NJ, the others' NI; c one). */
+typedef struct In {
+	double v[NV][NJ];
+} In;
+
+/* Runs f over its i- and j-elements: the LMEMs' values are the arrays
+ * of their names in `in` (so a kernel turned around runs on xj and yj as
+ * its i-side), res[r][i] each RMEM's.  Returns 0 when the IR has an
+ * operation this interpreter does not evaluate. */
+static int interp(const Func *f, const In *in, double res[][NJ], int nres)
+{
+	int ni = 0, nj = 0, name[64];
+	if (f->nvar > 64 || nres < f->nvar)
+		abort();
+	for (int v = 0; v < f->nvar; v++) {
+		name[v] = -1;
+		for (int k = 0; k < NV; k++)
+			if (strcmp(f->var[v].name, names[k]) == 0)
+				name[v] = k;
+		int len = name[v] >= 2 && name[v] < 4 ? NJ : NI;
+		if (f->var[v].role == NB_LMEM)
+			ni = len;
+		if (f->var[v].role == NB_BMEM)
+			nj = len;
+		for (int i = 0; i < NJ; i++)
+			res[v][i] = 0;
+	}
+	double (*val)[2] = malloc(sizeof *val * (size_t)(f->n ? f->n : 1));
+	if (!val)
+		abort();
+	int ok = 1;
+	for (int i = 0; i < ni && ok; i++)
+		for (int j = 0; j < nj && ok; j++)
+			for (int k = 0; k < f->n && ok; k++) {
+				const Ins *x = &f->ins[k];
+				const double *a = x->arg[0] >= 0 ? val[x->arg[0]] : NULL,
+				             *b = x->arg[1] >= 0 ? val[x->arg[1]] : NULL,
+				             *c = x->arg[2] >= 0 ? val[x->arg[2]] : NULL;
+				double *r = val[k];
+				r[1] = 0;
+				int nm = x->var >= 0 ? name[x->var] : -1;
+				switch (x->op) {
+				case O_IMM: r[0] = x->imm[0]; break;
+				case O_LDI: r[0] = in->v[nm][i]; break;
+				case O_LDJ: r[0] = in->v[nm][j]; break;
+				case O_CONST: r[0] = in->v[nm][0]; break;
+				case O_IDXI: r[0] = i; break;
+				case O_IDXJ: r[0] = j; break;
+				case O_LT: r[0] = a[0] < b[0]; break;
+				case O_LE: r[0] = a[0] <= b[0]; break;
+				case O_GT: r[0] = a[0] > b[0]; break;
+				case O_GE: r[0] = a[0] >= b[0]; break;
+				case O_EQ: r[0] = a[0] == b[0]; break;
+				case O_NE: r[0] = a[0] != b[0]; break;
+				case O_AND: r[0] = a[0] && b[0]; break;
+				case O_OR: r[0] = a[0] || b[0]; break;
+				case O_NOT: r[0] = !a[0]; break;
+				case O_SEL: r[0] = a[0] ? b[0] : c[0]; break;
+				case O_ACC: res[x->var][i] += a[0]; break;
+				case O_ACCSUB: res[x->var][i] -= a[0]; break;
+				default:
+					if (x->type != T_F64 && x->type != T_INT &&
+					    x->type != T_BOOL)
+						ok = 0;
+					else if (!op_eval(x->op, T_F64, a, b, c, r))
+						ok = 0;
+				}
+				if (x->type == T_BOOL && x->op == O_CVT)
+					r[0] = a[0] != 0;
+			}
+	free(val);
+	return ok;
+}
+
+/* The lowered (and derived, with grad) kernel of src; NULL on an error. */
+static Func *build(Ctx *c, const char *src, const char *grad)
+{
+	static FILE *null;
+	if (!null)
+		null = fopen("/dev/null", "w");
+	static nb_options o;
+	nb_options_init(&o);
+	o.precision = NB_DOUBLE;
+	ctx_init(c, "fuzz.nbl", src, strlen(src), &o, null);
+	Prog *p = parse(c);
+	if (c->errors || sema(c, p) || c->errors)
+		return NULL;
+	Func *f = lower(c, p);
+	if (c->errors)
+		return NULL;
+	if (grad && ad_derive(f, NULL, grad) < 0)
+		return NULL;
+	ir_verify(f, 1);
+	return f;
+}
+
+static int var_of(const Func *f, const char *name)
+{
+	for (int v = 0; v < f->nvar; v++)
+		if (strcmp(f->var[v].name, name) == 0)
+			return v;
+	return -1;
+}
+
+static int agree(double a, double b, double tol)
+{
+	double s = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+	return fabs(a - b) <= tol * (s > 1 ? s : 1);
+}
+
+/* The sum of result r over the i-elements of the primal on `in`, or the
+ * per-i values (i < NI) into col. */
+static int primal(const Func *f, const In *in, const char *r, double *col)
+{
+	double res[64][NJ];
+	if (!interp(f, in, res, 64))
+		return 0;
+	int v = var_of(f, r);
+	for (int i = 0; i < NI; i++)
+		col[i] = res[v][i];
+	return 1;
+}
+
+/* Central differences of result r by input w at step h: per i for an
+ * LMEM or CONST, per j of the sum over i for a BMEM. */
+static int diff(const Func *f, const In *in, const char *r, int w, double h,
+                double *d)
+{
+	int per_j = w == 2 || w == 3;
+	for (int e = 0; e < (per_j ? NJ : 1); e++) {
+		double col[2][NI];
+		for (int s = 0; s < 2; s++) {
+			In p = *in;
+			for (int i = 0; i < (per_j ? 1 : NJ); i++)
+				p.v[w][per_j ? e : i] += s ? -h : h;
+			if (!primal(f, &p, r, col[s]))
+				return 0;
+		}
+		if (per_j) {
+			d[e] = 0;
+			for (int i = 0; i < NI; i++)
+				d[e] += (col[0][i] - col[1][i]) / (2 * h);
+		} else {
+			for (int i = 0; i < NI; i++)
+				d[i] = (col[0][i] - col[1][i]) / (2 * h);
+		}
+	}
+	return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2 || size > 600)
+		return 0;
+	uint8_t sel = data[0];
+	Gen g = {data, size, 2, NULL, 0, 0};
+	put(&g, "LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, t, k;\ns += ");
+	gen(&g, 0);
+	put(&g, ";\nt -= ");
+	gen(&g, 0);
+	put(&g, ";\nk += ");
+	gen(&g, 0);
+	put(&g, " < yj;\n");
+	char grad[32] = "";
+	for (int w = 0; w < NV; w++) {
+		int want = sel & 8 ? (w == 2 || w == 3) :
+		           (w < 2 ? sel >> w & 1 : w == 4 ? sel >> 2 & 1 : 0);
+		if (want) {
+			strcat(grad, *grad ? "," : "");
+			strcat(grad, names[w]);
+		}
+	}
+	if (!*grad)
+		strcpy(grad, "xi");
+	setenv("NBCC_AD_MODE", sel & 16 ? "forward" : "reverse", 1);
+
+	In in;
+	srand(data[1]);
+	for (int w = 0; w < NV; w++)
+		for (int e = 0; e < NJ; e++)
+			in.v[w][e] = (double)rand() / RAND_MAX * 2 - 1;
+	Ctx c0, c1, c2;
+	Func *f = build(&c0, g.out, NULL);
+	Func *d = build(&c1, g.out, grad);
+	if (!f || !d)
+		goto done;
+	double dres[64][NJ], rres[64][NJ];
+	if (!interp(d, &in, dres, 64))
+		goto done;
+
+	/* the printed derived source lowers to the same results */
+	Buf text = {0};
+	nbl_print(d, &text);
+	Func *r = build(&c2, text.s, NULL);
+	if (!r) {
+		fprintf(stderr, "the derived source does not compile:\n%s\n",
+		        text.s);
+		abort();
+	}
+	if (r->nvar != d->nvar || !interp(r, &in, rres, 64))
+		abort();
+	for (int v = 0; v < d->nvar; v++) {
+		int w = var_of(r, d->var[v].name);
+		if (w < 0 || r->var[w].role != d->var[v].role)
+			abort();
+		for (int i = 0; i < NJ; i++)
+			if (!agree(dres[v][i], rres[w][i], 1e-13) &&
+			    isfinite(dres[v][i])) {
+				fprintf(stderr, "%s: derived %.17g, its source %.17g\n",
+				        d->var[v].name, dres[v][i], rres[w][i]);
+				abort();
+			}
+	}
+	ctx_free(&c2);
+	buf_free(&text);
+
+	/* each derivative against central differences */
+	for (int w = 0; w < NV; w++) {
+		char rn[16];
+		for (const char *rs = "st"; *rs; rs++) {
+			snprintf(rn, sizeof rn, "d%c_d%s", *rs, names[w]);
+			int v = var_of(d, rn);
+			if (v < 0)
+				continue;
+			char pn[2] = {*rs, 0};
+			double a[NJ], b[NJ];
+			if (!diff(f, &in, pn, w, 1e-5, a) ||
+			    !diff(f, &in, pn, w, 0.5e-5, b))
+				continue;
+			int n = w == 2 || w == 3 ? NJ : NI;
+			for (int e = 0; e < n; e++) {
+				double x = dres[v][e];
+				if (!isfinite(a[e]) || !isfinite(b[e]) || !isfinite(x) ||
+				    !agree(a[e], b[e], 1e-7) || agree(x, b[e], 1e-5))
+					continue;
+				fprintf(stderr, "%s[%d] = %.17g, central differences "
+				        "%.17g (h), %.17g (h/2)\n%s--grad=%s %s\n", rn,
+				        e, x, a[e], b[e], g.out, grad,
+				        getenv("NBCC_AD_MODE"));
+				abort();
+			}
+		}
+	}
+done:
+	ctx_free(&c0);
+	ctx_free(&c1);
+	free(g.out);
+	return 0;
+}
