@@ -250,8 +250,8 @@ static int positive(const char *where, const char *name, const char *text,
 {
 	static const char why[] =
 		"the integral is supported for t <= 0, me > 0, mf > 0 and "
-		"lambda > 0, with any s (s > 0, where D vanishes inside, by the "
-		"eps sequence; docs/oneloop.md)";
+		"lambda > 0, with any s (s > 0, where D vanishes inside, by a "
+		"deformed contour; docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
 		return prog_fail("%s%s = %s is positive: %s", where, name,
 		                 nb_esc(text), why);
@@ -826,7 +826,7 @@ typedef struct value {
 
 /* The deformed contour is valid where Im D <= 0 on it; where the nodes
  * show Im D > 0, kappa is halved, at most this many times. */
-#define KAPPA_TRIES 6
+#define KAPPA_HALVINGS 7
 
 /* The eps table of one lambda: for each eps_k the values at N and N/2,
  * real and imaginary, and the extrapolants at N: 7 columns of ecount. */
@@ -847,7 +847,7 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 		double kap = r->p.kappa > 0 ? r->p.kappa
 		                            : 8 / fmax(fabs(r->p.s.hi), 1);
 		int rungs = r->p.kappa > 0 ? 1 : 2, valid = 0;
-		for (int tries = 0; tries <= KAPPA_TRIES + 1 && rungs; tries++,
+		for (int tries = 0; tries <= KAPPA_HALVINGS && rungs; tries++,
 		     kap /= 2) {
 			nb_dd vh[3], vn[3], k = nb_dd_from(kap);
 			if (evaluate(r, &r->h, lambda, k, vh, &th) ||
