@@ -147,8 +147,8 @@ static int parse_args(args *a, int argc, char **argv)
 		    "1/(D - i eps)^2 for eps_k = E0 RATIO^k,\n"
 		    "extrapolated to eps -> 0 (Wynn): E0 > 0,\n"
 		    "RATIO in (0, 1), 3 <= COUNT <= " STR(MAX_COUNT) "; for\n"
-		    "s > 0 (default " EPS_DEFAULT "), or to check it\n"
-		    "where s <= 0"),
+		    "s > 0 in place of the contour (default\n"
+		    EPS_DEFAULT "), or to check it where s <= 0"),
 		OPT(OPT_STR, "--kappa", "K", &a->kappa,
 		    "K > 0: the deformed contour's scale (default\n"
 		    "8/max(|s|, 1)), halved where it crosses D = 0;\n"
