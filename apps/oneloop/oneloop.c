@@ -615,29 +615,29 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
-	if (r->a->deform) {
-		if (nbrt_bind(k, "a1", ty, g->xx + o) ||
-		    nbrt_bind(k, "b1", ty, g->c4 + o) ||
-		    nbrt_bind(k, "a2", ty, g->yy + o) ||
-		    nbrt_bind(k, "b2", ty, g->q + o) ||
-		    nbrt_bind(k, "a3", ty, g->zu) || nbrt_bind(k, "b3", ty, g->zv) ||
-		    nbrt_bind(k, "gw", ty, g->zw) ||
-		    nbrt_bind(k, "re", ty, g->res + o) ||
-		    nbrt_bind(k, "im", ty, g->im + o) ||
-		    nbrt_bind(k, "dimax", ty, g->dmax + o) ||
-		    nbrt_set_const(k, "kappa", eps.hi, eps.lo))
-			return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
-			                : prog_fail("%s", nbrt_error(r->rt));
-	} else if (nbrt_bind(k, "xx", ty, g->xx + o) || nbrt_bind(k, "yy", ty, g->yy + o) ||
-	    nbrt_bind(k, "cnt4", ty, g->c4 + o) || nbrt_bind(k, "x30_1", ty, g->zu) ||
-	    nbrt_bind(k, "gw30", ty, g->zw) ||
-	    nbrt_bind(k, r->a->ieps ? "re" : "res", ty, g->res + o) ||
-	    (r->a->ieps && (nbrt_bind(k, "im", ty, g->im + o) ||
-	                    nbrt_set_const(k, "eps", eps.hi, eps.lo))) ||
-	    nbrt_set_const(k, "one", 1, 0))
-		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
-		                : prog_fail("%s", nbrt_error(r->rt));
-	if (nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
+	int bad;
+	if (r->a->deform)
+		bad = nbrt_bind(k, "a1", ty, g->xx + o) ||
+		      nbrt_bind(k, "b1", ty, g->c4 + o) ||
+		      nbrt_bind(k, "a2", ty, g->yy + o) ||
+		      nbrt_bind(k, "b2", ty, g->q + o) ||
+		      nbrt_bind(k, "a3", ty, g->zu) || nbrt_bind(k, "b3", ty, g->zv) ||
+		      nbrt_bind(k, "gw", ty, g->zw) ||
+		      nbrt_bind(k, "re", ty, g->res + o) ||
+		      nbrt_bind(k, "im", ty, g->im + o) ||
+		      nbrt_bind(k, "dimax", ty, g->dmax + o) ||
+		      nbrt_set_const(k, "kappa", eps.hi, eps.lo);
+	else
+		bad = nbrt_bind(k, "xx", ty, g->xx + o) ||
+		      nbrt_bind(k, "yy", ty, g->yy + o) ||
+		      nbrt_bind(k, "cnt4", ty, g->c4 + o) ||
+		      nbrt_bind(k, "x30_1", ty, g->zu) ||
+		      nbrt_bind(k, "gw30", ty, g->zw) ||
+		      nbrt_bind(k, r->a->ieps ? "re" : "res", ty, g->res + o) ||
+		      (r->a->ieps && (nbrt_bind(k, "im", ty, g->im + o) ||
+		                      nbrt_set_const(k, "eps", eps.hi, eps.lo))) ||
+		      nbrt_set_const(k, "one", 1, 0);
+	if (bad || nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
 	    nbrt_set_const(k, "ramda", lambda.hi, lambda.lo) ||
 	    nbrt_set_const(k, "fme", p->me.hi, p->me.lo) ||
 	    nbrt_set_const(k, "fmf", p->mf.hi, p->mf.lo) ||
