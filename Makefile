@@ -222,7 +222,7 @@ _ := $(shell mkdir -p $(B) && echo '$(ALLCFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
 $(CC_OBJ) $(RT_OBJ) $(APPS_OBJ) $(MAIN_SRC:%.c=$(B)/%.o) \
 	$(NBODY_PROG_SRC:%.c=$(B)/%.o) $(ONELOOP_SRC:%.c=$(B)/%.o) \
 	$(NBRUN_SRC:%.c=$(B)/%.o) $(B)/gravity_nbl.o $(B)/hermite_nbl.o $(B)/gravity_quad_nbl.o \
-	$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o: $(FLAGS_STAMP)
+	$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o $(B)/oneloop_deform_nbl.o: $(FLAGS_STAMP)
 
 # nbody carries dsl-examples/gravity.nbl, embedded like the dd library
 $(B)/gravity_nbl.c: dsl-examples/gravity.nbl scripts/embed.sh
@@ -263,9 +263,13 @@ $(B)/oneloop_nbl.c: dsl-examples/oneloop.nbl scripts/embed.sh
 $(B)/oneloop_ieps_nbl.c: dsl-examples/oneloop_ieps.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_oneloop_ieps_nbl > $@.tmp && mv $@.tmp $@
+$(B)/oneloop_deform_nbl.c: dsl-examples/oneloop_deform.nbl scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh $< nb_oneloop_deform_nbl > $@.tmp && mv $@.tmp $@
 
 $(BIN)/oneloop: $(B)/apps/oneloop/oneloop.o $(ONELOOP_SRC:%.c=$(B)/%.o) \
-		$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o $(LIBAPPS) $(LIBNBRT) \
+		$(B)/oneloop_nbl.o $(B)/oneloop_ieps_nbl.o $(B)/oneloop_deform_nbl.o \
+		$(LIBAPPS) $(LIBNBRT) \
 		$(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) -lqd -lstdc++ $(LDLIBS)

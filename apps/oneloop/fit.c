@@ -132,9 +132,14 @@ int fit_best(const fit_in *in, fit_out *a, fit_out *b)
 	int found = 0;
 	for (int p = 0; p <= FIT_MAXP; p++) {
 		int q = 2 + 2 * p;
-		for (int j = 0; j + q + 1 <= in->m; j++) {
-			fit_out f0, f1;
-			if (fit_one(in, p, j, &f0) || fit_one(in, p, j + 1, &f1))
+		/* each window's fit serves twice: as the second of a pair, then
+		 * as the first of the next */
+		fit_out f0, f1;
+		int have = 0;
+		for (int j = 0; j + q <= in->m; j++, f0 = f1) {
+			int had = have;
+			have = !fit_one(in, p, j, &f1);
+			if (!had || !have)
 				continue;
 			f1.ea = fabs(num_sub(0, f1.a, f0.a).hi) + f1.pa;
 			f1.eb = fabs(num_sub(0, f1.b, f0.b).hi) + f1.pb;

@@ -18,8 +18,10 @@
 /* The kernel built in: dsl-examples/oneloop.nbl, embedded at build time
  * (scripts/embed.sh), so that bin/oneloop runs from anywhere. */
 extern const char nb_oneloop_nbl[];
-/* and dsl-examples/oneloop_ieps.nbl, 1/(D - i eps)^2, for s > 0 */
+/* and dsl-examples/oneloop_ieps.nbl, 1/(D - i eps)^2, for --eps */
 extern const char nb_oneloop_ieps_nbl[];
+/* and dsl-examples/oneloop_deform.nbl, the deformed contour, for s > 0 */
+extern const char nb_oneloop_deform_nbl[];
 
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
 #define MAX_N 46340
@@ -29,13 +31,18 @@ extern const char nb_oneloop_ieps_nbl[];
 /* the eps sequence for s > 0 (docs/oneloop.md, "The physical region") */
 #define EPS_DEFAULT "0.1,0.7,12"
 
+/* two parts, real and imaginary */
+#define CPLX(a) ((a)->ieps || (a)->deform)
+
 typedef struct args {
 	long n, count;
 	const char *s, *t, *me, *mf, *lambda, *lambdas, *target, *device;
 	const char *eps;          /* --eps E0,RATIO,COUNT */
 	long ecount;
 	int all_digits;
-	int ieps;                 /* 1/(D - i eps)^2: s > 0, or --eps given */
+	int ieps;                 /* 1/(D - i eps)^2: --eps given */
+	const char *kappa;        /* --kappa K */
+	int deform;               /* the deformed contour: s > 0, or --kappa */
 	const char *scan;         /* --scan FILE */
 	const char *point;        /* a flag --scan excludes, as given */
 	int extrapolate, dbl, csv;
@@ -49,6 +56,7 @@ typedef struct params {
 	nb_dd l0, ratio; /* the sequence; l0 alone for one lambda */
 	const char *l0_text;
 	nb_dd e0, eratio; /* the eps sequence, where ieps */
+	double kappa;     /* the contour's scale, where deform (0: 8/s) */
 } params;
 
 /* The (x, y) points of an N-point rule and what a kernel run needs: each
@@ -58,6 +66,7 @@ typedef struct grid {
 	size_t np;                  /* n * n points, i-element i*n + j */
 	double *xx, *yy, *c4, *res; /* LMEM xx, yy, cnt4 and RMEM res */
 	double *im;                 /* RMEM im of the ieps kernel (res: re) */
+	double *q, *zv, *dmax;      /* deform: v_j a point, v_k, RMEM dimax */
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
 	nb_dd *row;                 /* the sum of one row */
@@ -98,9 +107,10 @@ static const opt_prog prog = {
 	"by a tanh-sinh rule of N points per axis whose inner sum is\n"
 	"dsl-examples/oneloop.nbl compiled by nbcc; or its extrapolation\n"
 	"I(lambda) = A ln(lambda) + B + o(1) as lambda -> 0.  For s > 0,\n"
-	"1/(D - i eps)^2 (dsl-examples/oneloop_ieps.nbl), extrapolated\n"
-	"to eps -> 0.  Values are printed to the digits their error\n"
-	"estimates support.",
+	"the integral over a contour moved into the complex plane\n"
+	"(dsl-examples/oneloop_deform.nbl), or with --eps 1/(D - i eps)^2\n"
+	"(dsl-examples/oneloop_ieps.nbl) extrapolated to eps -> 0.\n"
+	"Values are printed to the digits their error estimates support.",
 	0,
 };
 
@@ -117,7 +127,7 @@ static int parse_args(args *a, int argc, char **argv)
 		OPT(OPT_INT, "--n", "N", &a->n,
 		    "points per axis, 2 to " STR(MAX_N) " (default 256)"),
 		OPT(OPT_STR, "--s", "S", &a->s, "s (default -1); s > 0 is the\n"
-		    "physical region, by the eps sequence",
+		    "physical region, by a deformed contour",
 		    .seen = &a->point),
 		OPT(OPT_STR, "--t", "T", &a->t, "t <= 0 (default -1)",
 		    .seen = &a->point),
@@ -137,8 +147,12 @@ static int parse_args(args *a, int argc, char **argv)
 		    "1/(D - i eps)^2 for eps_k = E0 RATIO^k,\n"
 		    "extrapolated to eps -> 0 (Wynn): E0 > 0,\n"
 		    "RATIO in (0, 1), 3 <= COUNT <= " STR(MAX_COUNT) "; for\n"
-		    "s > 0 (default " EPS_DEFAULT "), or to check it\n"
-		    "where s <= 0"),
+		    "s > 0 in place of the contour (default\n"
+		    EPS_DEFAULT "), or to check it where s <= 0"),
+		OPT(OPT_STR, "--kappa", "K", &a->kappa,
+		    "K > 0: the deformed contour's scale (default\n"
+		    "8/max(|s|, 1)), halved where it crosses D = 0;\n"
+		    "the contour is taken for s > 0 without --eps"),
 		OPT(OPT_CHOICE, "--precision", "P", &a->dbl,
 		    "dd (default) or double: the kernel, the rule\n"
 		    "and the host sums all in P", .words = "dd|double"),
@@ -236,8 +250,8 @@ static int positive(const char *where, const char *name, const char *text,
 {
 	static const char why[] =
 		"the integral is supported for t <= 0, me > 0, mf > 0 and "
-		"lambda > 0, with any s (s > 0, where D vanishes inside, by the "
-		"eps sequence; docs/oneloop.md)";
+		"lambda > 0, with any s (s > 0, where D vanishes inside, by a "
+		"deformed contour; docs/oneloop.md)";
 	if (sign < 0 && v.hi > 0)
 		return prog_fail("%s%s = %s is positive: %s", where, name,
 		                 nb_esc(text), why);
@@ -392,7 +406,25 @@ static int read_params(args *a, params *p)
 		                 nb_esc(e0));
 	if (check_seq("--eps", eratio, p->eratio, a->ecount))
 		return 1;
-	a->ieps = a->eps || (p->s.hi > 0 && !a->scan);
+	a->ieps = !!a->eps;
+	a->deform = !a->eps && (a->kappa || (p->s.hi > 0 && !a->scan));
+	if (a->eps && a->kappa)
+		return prog_fail("--eps and --kappa exclude each other: the eps "
+		                 "sequence evaluates 1/(D - i eps)^2 on the real "
+		                 "contour, --kappa deforms the contour");
+	if (a->kappa) {
+		nb_dd k;
+		if (get_num("--kappa", a->kappa, dbl, &k))
+			return 1;
+		if (!(k.hi > 0))
+			return prog_fail("--kappa = %s is not positive: the contour "
+			                 "moves by -kappa u (1 - u) dD/du, to Im D < 0",
+			                 nb_esc(a->kappa));
+		p->kappa = k.hi;
+	}
+	if (a->deform && p->s.hi > 0 &&
+	    check_threshold("", dbl, p, a->s, a->count))
+		return 1;
 	double elast = 0;
 	if (a->ieps) {
 		elast = p->e0.hi * pow(p->eratio.hi, (double)(a->ecount - 1));
@@ -428,6 +460,9 @@ static void grid_free(grid *g)
 	free(g->c4);
 	free(g->res);
 	free(g->im);
+	free(g->q);
+	free(g->zv);
+	free(g->dmax);
 	free(g->zu);
 	free(g->zw);
 	free(g->wt);
@@ -436,15 +471,19 @@ static void grid_free(grid *g)
 }
 
 /* Host bytes of an N-point grid (its arrays, rule included). */
-static double grid_bytes(long n, int sc)
+static double grid_bytes(long n, int sc, int deform)
 {
 	double np = (double)n * (double)n, s = 8.0 * sc;
-	return np * (5 * s + sizeof(nb_dd)) + (double)n * (2 * s + 4 * 16.0);
+	return np * ((5 + 2 * deform) * s + sizeof(nb_dd)) +
+	       (double)n * ((2 + deform) * s + 4 * 16.0);
 }
 
 /* x = u_i, y = v_i u_j, cnt4 = v_i v_j (= 1 - x - y without the
- * cancellation), z = cnt4 u_k: the cube onto the simplex. */
-static int grid_make(grid *g, long n, int dbl)
+ * cancellation), z = cnt4 u_k: the cube onto the simplex.  For the
+ * deformed contour (deform), whose kernel maps the cube itself, the
+ * arrays hold the cube's coordinates instead: xx = u_i, c4 = v_i, yy =
+ * u_j, q = v_j, zv = v_k, and the outer weight is w_i w_j alone. */
+static int grid_make(grid *g, long n, int dbl, int deform)
 {
 	int sc = dbl ? 1 : 2;
 	size_t np = (size_t)n * (size_t)n;
@@ -462,8 +501,14 @@ static int grid_make(grid *g, long n, int dbl)
 	g->zw = malloc((size_t)n * sc * sizeof(double));
 	g->wt = malloc(np * sizeof *g->wt);
 	g->row = malloc((size_t)n * sizeof *g->row);
+	if (deform) {
+		g->q = malloc(np * sc * sizeof(double));
+		g->zv = malloc((size_t)n * sc * sizeof(double));
+		g->dmax = malloc(np * sc * sizeof(double));
+	}
 	if (!u || !v || !w || !g->xx || !g->yy || !g->c4 || !g->res || !g->im || !g->zu ||
-	    !g->zw || !g->wt || !g->row) {
+	    !g->zw || !g->wt || !g->row ||
+	    (deform && (!g->q || !g->zv || !g->dmax))) {
 		free(u);
 		free(v);
 		free(w);
@@ -474,6 +519,8 @@ static int grid_make(grid *g, long n, int dbl)
 	for (long k = 0; k < n; k++) {
 		put(g->zu, (size_t)k, sc, u[k]);
 		put(g->zw, (size_t)k, sc, w[k]);
+		if (deform)
+			put(g->zv, (size_t)k, sc, v[k]);
 	}
 #pragma omp parallel for schedule(static)
 	for (long i = 0; i < n; i++) {
@@ -481,6 +528,14 @@ static int grid_make(grid *g, long n, int dbl)
 		for (long j = 0; j < n; j++) {
 			size_t p = (size_t)i * (size_t)n + (size_t)j;
 			nb_dd c = num_mul(dbl, v[i], v[j]);
+			if (deform) {
+				put(g->xx, p, sc, u[i]);
+				put(g->c4, p, sc, v[i]);
+				put(g->yy, p, sc, u[j]);
+				put(g->q, p, sc, v[j]);
+				g->wt[p] = num_mul(dbl, w[i], w[j]);
+				continue;
+			}
 			put(g->xx, p, sc, u[i]);
 			put(g->yy, p, sc, num_mul(dbl, v[i], u[j]));
 			put(g->c4, p, sc, c);
@@ -493,25 +548,60 @@ static int grid_make(grid *g, long n, int dbl)
 	return 0;
 }
 
-/* sum of a[k] * b[k] (or of a[k] where b is NULL), k in [lo, hi): pairwise,
- * so the rounding grows as log2 of the count; the terms are all positive */
-static nb_dd psum(int dbl, const nb_dd *a, const double *b, int sc,
-                  size_t lo, size_t hi)
+/* sum of a[k] (k in [lo, hi)): pairwise, so the rounding grows as log2
+ * of the count */
+static nb_dd psum(int dbl, const nb_dd *a, size_t lo, size_t hi)
 {
 	if (hi - lo <= 8) {
 		nb_dd s = nb_dd_from(0);
 		for (size_t k = lo; k < hi; k++)
-			s = num_add(dbl, s, b ? num_mul(dbl, a[k], get(b, k, sc))
-			                     : a[k]);
+			s = num_add(dbl, s, a[k]);
 		return s;
 	}
 	size_t mid = lo + (hi - lo) / 2;
-	return num_add(dbl, psum(dbl, a, b, sc, lo, mid),
-	               psum(dbl, a, b, sc, mid, hi));
+	return num_add(dbl, psum(dbl, a, lo, mid), psum(dbl, a, mid, hi));
 }
 
-/* I on grid g at lambda (and eps, for the ieps kernel, whose imaginary
- * part goes to out[1]): the kernel's inner sums, then the outer ones. */
+/* The outer sum's hot loop, N^2 dd products and sums an evaluation: where
+ * GCC can, a second copy for CPUs with FMA (x86-64-v3), chosen when the
+ * program starts, since the portable build's fma() is a call into libm. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HOT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HOT_CLONES
+#endif
+#define LANES 8
+
+/* sum of a[k] * b[k], k in [lo, hi), b holding sc doubles a value: LANES
+ * running sums of every LANES-th term, then summed pairwise.  The lanes
+ * are independent chains, which the CPU overlaps, where one running sum
+ * waits for each addition's whole latency (2.5 times faster with FMA at
+ * N = 256).  The sum's rounding grows as (hi - lo)/LANES + log2 LANES
+ * units of 2^-104 of the sum of |terms|, 35 for the rows of N = 256. */
+HOT_CLONES
+static nb_dd dot(int dbl, const nb_dd *a, const double *b, int sc, size_t lo,
+                 size_t hi)
+{
+	nb_dd acc[LANES];
+	for (int l = 0; l < LANES; l++)
+		acc[l] = nb_dd_from(0);
+	size_t k = lo;
+	for (; k + LANES <= hi; k += LANES)
+		for (int l = 0; l < LANES; l++)
+			acc[l] = num_add(dbl, acc[l],
+			                 num_mul(dbl, a[k + l], get(b, k + l, sc)));
+	for (; k < hi; k++)
+		acc[0] = num_add(dbl, acc[0], num_mul(dbl, a[k], get(b, k, sc)));
+	for (int w = LANES / 2; w; w /= 2)
+		for (int l = 0; l < w; l++)
+			acc[l] = num_add(dbl, acc[l], acc[l + w]);
+	return acc[0];
+}
+
+/* I on grid g at lambda (and eps, for the ieps kernel, or kappa for the
+ * deformed contour: the imaginary part goes to out[1], and the deformed
+ * contour's largest Im D to out[2]): the kernel's inner sums, then the
+ * outer ones. */
 static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
                     double *tk)
 {
@@ -525,36 +615,59 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
-	if (nbrt_bind(k, "xx", ty, g->xx + o) || nbrt_bind(k, "yy", ty, g->yy + o) ||
-	    nbrt_bind(k, "cnt4", ty, g->c4 + o) || nbrt_bind(k, "x30_1", ty, g->zu) ||
-	    nbrt_bind(k, "gw30", ty, g->zw) ||
-	    nbrt_bind(k, r->a->ieps ? "re" : "res", ty, g->res + o) ||
-	    (r->a->ieps && (nbrt_bind(k, "im", ty, g->im + o) ||
-	                    nbrt_set_const(k, "eps", eps.hi, eps.lo))) ||
-	    nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
+	int bad;
+	if (r->a->deform)
+		bad = nbrt_bind(k, "a1", ty, g->xx + o) ||
+		      nbrt_bind(k, "b1", ty, g->c4 + o) ||
+		      nbrt_bind(k, "a2", ty, g->yy + o) ||
+		      nbrt_bind(k, "b2", ty, g->q + o) ||
+		      nbrt_bind(k, "a3", ty, g->zu) || nbrt_bind(k, "b3", ty, g->zv) ||
+		      nbrt_bind(k, "gw", ty, g->zw) ||
+		      nbrt_bind(k, "re", ty, g->res + o) ||
+		      nbrt_bind(k, "im", ty, g->im + o) ||
+		      nbrt_bind(k, "dimax", ty, g->dmax + o) ||
+		      nbrt_set_const(k, "kappa", eps.hi, eps.lo);
+	else
+		bad = nbrt_bind(k, "xx", ty, g->xx + o) ||
+		      nbrt_bind(k, "yy", ty, g->yy + o) ||
+		      nbrt_bind(k, "cnt4", ty, g->c4 + o) ||
+		      nbrt_bind(k, "x30_1", ty, g->zu) ||
+		      nbrt_bind(k, "gw30", ty, g->zw) ||
+		      nbrt_bind(k, r->a->ieps ? "re" : "res", ty, g->res + o) ||
+		      (r->a->ieps && (nbrt_bind(k, "im", ty, g->im + o) ||
+		                      nbrt_set_const(k, "eps", eps.hi, eps.lo))) ||
+		      nbrt_set_const(k, "one", 1, 0);
+	if (bad || nbrt_set_const(k, "tt", p->t.hi, p->t.lo) ||
 	    nbrt_set_const(k, "ramda", lambda.hi, lambda.lo) ||
 	    nbrt_set_const(k, "fme", p->me.hi, p->me.lo) ||
 	    nbrt_set_const(k, "fmf", p->mf.hi, p->mf.lo) ||
 	    nbrt_set_const(k, "s", p->s.hi, p->s.lo) ||
-	    nbrt_set_const(k, "one", 1, 0) ||
 	    nbrt_run(k, hi - lo, (size_t)g->n))
 		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
 		                : prog_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
-		if (r->a->ieps)
+		if (CPLX(r->a))
 			par_gather(g->im, g->np, (size_t)sc * sizeof(double), 1);
+		if (r->a->deform)
+			par_gather(g->dmax, g->np, (size_t)sc * sizeof(double), 1);
 		par_max(tk, 1); /* the slowest rank's */
 	}
 	long n = g->n;
-	for (int part = 0; part < 1 + r->a->ieps; part++) {
+	if (r->a->deform) { /* the largest Im D on the nodes, into out[2] */
+		double m = -HUGE_VAL;
+		for (size_t i = 0; i < g->np; i++)
+			m = fmax(m, g->dmax[i * (size_t)sc]);
+		out[2] = nb_dd_from(m);
+	}
+	for (int part = 0; part < 1 + CPLX(r->a); part++) {
 		const double *v = part ? g->im : g->res;
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(static)
 		for (long i = 0; i < n; i++)
-			g->row[i] = psum(dbl, g->wt, v, sc, (size_t)(i * n),
-			                 (size_t)((i + 1) * n));
-		out[part] = psum(dbl, g->row, NULL, sc, 0, (size_t)n);
+			g->row[i] = dot(dbl, g->wt, v, sc, (size_t)(i * n),
+			                (size_t)((i + 1) * n));
+		out[part] = psum(dbl, g->row, 0, (size_t)n);
 	}
 	return 0;
 }
@@ -564,7 +677,9 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 static int check_memory(run *r)
 {
 	long n = r->a->n;
-	double mine = grid_bytes(n, r->sc) + grid_bytes(n / 2, r->sc), rt = 0;
+	int d = r->a->deform;
+	double mine = grid_bytes(n, r->sc, d) + grid_bytes(n / 2, r->sc, d),
+	       rt = 0;
 	if (r->k && nbrt_run_memory(r->k, (size_t)n * (size_t)n, (size_t)n, 1,
 	                            &rt))
 		return prog_fail("--n %ld: %s", n, nbrt_error(r->rt));
@@ -598,8 +713,10 @@ static int setup(run *r)
 		o.dd_qd = !r->a->accurate;
 		o.given |= NB_GIVEN_DD;
 	}
-	const char *src = r->a->ieps ? nb_oneloop_ieps_nbl : nb_oneloop_nbl;
-	r->k = nbrt_load_source(r->rt, r->a->ieps ? "oneloop_ieps.nbl"
+	const char *src = r->a->deform ? nb_oneloop_deform_nbl
+	                  : r->a->ieps ? nb_oneloop_ieps_nbl : nb_oneloop_nbl;
+	r->k = nbrt_load_source(r->rt, r->a->deform ? "oneloop_deform.nbl"
+	                        : r->a->ieps ? "oneloop_ieps.nbl"
 	                                          : "oneloop.nbl", src,
 	                        strlen(src), &o);
 	if (!r->k)
@@ -703,7 +820,13 @@ typedef struct value {
 	double e[2];
 	nb_dd last[2][2]; /* with eps: the last two extrapolants at N */
 	int ok;           /* e within CONVERGED of |v| */
+	double kappa;     /* the deformed contour's scale, as used */
+	double dimax;     /* and its largest Im D on the nodes */
 } value;
+
+/* The deformed contour is valid where Im D <= 0 on it; where the nodes
+ * show Im D > 0, kappa is halved, at most this many times. */
+#define KAPPA_HALVINGS 7
 
 /* The eps table of one lambda: for each eps_k the values at N and N/2,
  * real and imaginary, and the extrapolants at N: 7 columns of ecount. */
@@ -717,6 +840,45 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 	double th, tn;
 	memset(o, 0, sizeof *o);
 	o->ok = 1;
+	if (a->deform) {
+		/* --kappa's, or 8/max(|s|, 1) and half that, whichever has the
+		 * smaller error estimate: the best kappa falls from about 4 to
+		 * 1.5 as lambda grows from 0.05 to 0.5 at s = 2 (docs) */
+		double kap = r->p.kappa > 0 ? r->p.kappa
+		                            : 8 / fmax(fabs(r->p.s.hi), 1);
+		int rungs = r->p.kappa > 0 ? 1 : 2, valid = 0;
+		for (int tries = 0; tries <= KAPPA_HALVINGS && rungs; tries++,
+		     kap /= 2) {
+			nb_dd vh[3], vn[3], k = nb_dd_from(kap);
+			if (evaluate(r, &r->h, lambda, k, vh, &th) ||
+			    evaluate(r, &r->g, lambda, k, vn, &tn))
+				return 1;
+			r->t_kern += tn;
+			r->t_half += th;
+			double dimax = fmax(vh[2].hi, vn[2].hi), e[2];
+			for (int w = 0; w < 2; w++)
+				e[w] = fabs(num_sub(dbl, vn[w], vh[w]).hi);
+			int ok = dimax <= 0;
+			if (ok)
+				rungs--;
+			/* a valid contour's values, the better of two, or the last
+			 * crossing one's where none is valid */
+			if ((ok && (!valid || fmax(e[0], e[1]) < fmax(o->e[0], o->e[1]))) ||
+			    (!ok && !valid)) {
+				o->kappa = kap;
+				o->dimax = dimax;
+				for (int w = 0; w < 2; w++) {
+					o->v[w] = o->last[w][1] = vn[w];
+					o->h[w] = o->last[w][0] = vh[w];
+					o->e[w] = e[w];
+				}
+			}
+			valid |= ok;
+		}
+		double mag = hypot(o->v[0].hi, o->v[1].hi);
+		o->ok = o->dimax <= 0 && fmax(o->e[0], o->e[1]) <= CONVERGED * mag;
+		return 0;
+	}
 	if (!a->ieps) {
 		nb_dd zero = nb_dd_from(0);
 		if (evaluate(r, &r->h, lambda, zero, o->h, &th) ||
@@ -780,6 +942,20 @@ static int no_convergence(const run *r, const char *what, nb_dd lambda,
 	char l[64], a[4][700];
 	for (int k = 0; k < 4; k++)
 		full(a[k], sizeof a[k], dbl, o->last[k / 2][k % 2]);
+	if (r->a->deform && o->dimax > 0)
+		return prog_fail("%sthe deformed contour at lambda = %s crosses a "
+		                 "zero of D even at kappa = %.3g (Im D reaches %.2g "
+		                 "on the nodes): a smaller --kappa may help "
+		                 "(docs/oneloop.md)", what,
+		                 param(l, sizeof l, dbl, lambda), o->kappa, o->dimax);
+	if (r->a->deform)
+		return prog_fail("%sthe deformed contour at lambda = %s does not "
+		                 "converge in N: I_N/2 = %s + %s i, I_N = %s + %s i, "
+		                 "differences %.2g and %.2g, above %g of |I|; a "
+		                 "larger N, or another --kappa, may help "
+		                 "(docs/oneloop.md)", what,
+		                 param(l, sizeof l, dbl, lambda), a[0], a[2], a[1],
+		                 a[3], o->e[0], o->e[1], CONVERGED);
 	return prog_fail("%sthe extrapolation eps -> 0 at lambda = %s does not "
 	                 "converge: its last two extrapolants are %s and %s "
 	                 "(real part), %s and %s (imaginary part), error "
@@ -843,7 +1019,8 @@ static int one_lambda(run *r)
 		char b4[64], b5[64], b6[64], b7[64];
 		printf("n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
 		       "kernel_half_s,total_s,rate,target,device%s\n", a->ieps ?
-		       ",I_im,I_im_half,I_im_error,E0,eps_ratio,eps_count" : "");
+		       ",I_im,I_im_half,I_im_error,E0,eps_ratio,eps_count" :
+		       a->deform ? ",I_im,I_im_half,I_im_error,kappa,dimax" : "");
 		printf("%ld,%s,%s,%s,%s,%s,%s,%s,%s,%.3g,%.6g,%.6g,%.6g,%.6g,%s,",
 		       a->n, param(b3, sizeof b3, dbl, r->p.l0),
 		       param(b4, sizeof b4, dbl, r->p.s),
@@ -860,6 +1037,10 @@ static int one_lambda(run *r)
 			printf("%s,", param(b3, sizeof b3, dbl, r->p.e0));
 			printf("%s,%ld", param(b3, sizeof b3, dbl, r->p.eratio),
 			       a->ecount);
+		} else if (a->deform) {
+			printf(",%s,", full(b1, sizeof b1, dbl, o.v[1]));
+			printf("%s,%.3g,", full(b1, sizeof b1, dbl, o.h[1]), o.e[1]);
+			printf("%.6g,%.3g", o.kappa, o.dimax);
 		}
 		putchar('\n');
 		free(tab);
@@ -878,6 +1059,14 @@ static int one_lambda(run *r)
 		       o.e[0]);
 		printf("Im I = %s\n", shown(b1, sizeof b1, r, o.v[1], o.e[1]));
 		printf("error estimate of Im I: %.3g\n", o.e[1]);
+	} else if (a->deform) {
+		printf("Re I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
+		printf("error estimate of Re I: %.3g (|I_N - I_N/2|, N/2 = %ld)\n",
+		       o.e[0], a->n / 2);
+		printf("Im I = %s\n", shown(b1, sizeof b1, r, o.v[1], o.e[1]));
+		printf("error estimate of Im I: %.3g\n", o.e[1]);
+		printf("contour: deformed with kappa = %.6g (largest Im D on the "
+		       "nodes %.2g, below 0)\n", o.kappa, o.dimax);
 	} else {
 		printf("I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
 		printf("error estimate: %.3g (|I_N - I_N/2|, N/2 = %ld)\n", o.e[0],
@@ -937,7 +1126,7 @@ static nb_dd residual(int dbl, const series *x, int which, int k)
 static void print_series(const run *r, const series *x, double total)
 {
 	const args *a = r->a;
-	int dbl = a->dbl, m = x->m, parts = 1 + a->ieps;
+	int dbl = a->dbl, m = x->m, parts = 1 + CPLX(a);
 	char b1[700], b2[700], b3[64], b4[64];
 	const char *pname[2] = {"", " (imaginary part)"};
 	if (a->csv) {
@@ -952,7 +1141,7 @@ static void print_series(const run *r, const series *x, double total)
 				       v->e[w]);
 			}
 			printf("%.3g,%.3g\n", residual(dbl, x, 0, k).hi,
-			       a->ieps ? residual(dbl, x, 1, k).hi : 0.0);
+			       CPLX(a) ? residual(dbl, x, 1, k).hi : 0.0);
 		}
 		puts("");
 		puts("n,s,t,me,mf,L0,ratio,count,precision,A,A_error,B,B_error,"
@@ -996,11 +1185,15 @@ static void print_series(const run *r, const series *x, double total)
 		printf("each I_k extrapolated eps -> 0 over eps_j = %s * %s^j, "
 		       "j = 0..%ld (Wynn)\n", param(b3, sizeof b3, dbl, r->p.e0),
 		       param(b4, sizeof b4, dbl, r->p.eratio), a->ecount - 1);
+	if (a->deform)
+		printf("each I_k on the deformed contour, kappa = %.6g at "
+		       "lambda_0, %.6g at lambda_%d\n", x->v[0].kappa,
+		       x->v[m - 1].kappa, m - 1);
 	putchar('\n');
 	for (int w = 0; w < parts; w++) {
 		int wide = dbl ? 24 : 36;
 		printf(" k  %-13s %-*s %-10s %s\n", "lambda_k", wide,
-		       w ? "Im I_k" : a->ieps ? "Re I_k" : "I_k", "error",
+		       w ? "Im I_k" : CPLX(a) ? "Re I_k" : "I_k", "error",
 		       "residual");
 		for (int k = 0; k < m; k++)
 			printf("%2d  %-13.6g %-*s %-10.2e %.2e\n", k, x->lam[k].hi,
@@ -1058,7 +1251,7 @@ static int series_run(run *r, series *x)
 		}
 		lam = num_mul(dbl, lam, r->p.ratio);
 	}
-	for (int w = 0; w < 1 + r->a->ieps; w++)
+	for (int w = 0; w < 1 + CPLX(r->a); w++)
 		if (fit_part(dbl, x, w))
 			return 1;
 	return 0;
@@ -1074,7 +1267,7 @@ static void series_free(series *x)
 static int fit_failed(const run *r, const char *where, const series *x)
 {
 	int dbl = r->a->dbl;
-	for (int w = 0; w < 1 + r->a->ieps; w++) {
+	for (int w = 0; w < 1 + CPLX(r->a); w++) {
 		const part *p = &x->p[w];
 		if (p->ok)
 			continue;
@@ -1237,7 +1430,10 @@ static long scan_rows(args *a, const params *base, char *text, scanrow **out)
 	}
 	/* one kernel for the whole scan: with eps if any row needs it */
 	for (long k = 0; k < nrow; k++)
-		a->ieps |= row[k].p.s.hi > 0;
+		if (a->eps)
+			a->ieps |= row[k].p.s.hi > 0;
+		else
+			a->deform |= row[k].p.s.hi > 0;
 	for (long k = 0; k < nrow; k++) {
 		scanrow *r = &row[k];
 		snprintf(where, sizeof where, "--scan %s, line %ld: ", path, r->line);
@@ -1289,7 +1485,7 @@ static int scan_one(run *r, scanres *o)
 			keep(o, 2 * w + 1, v.ok ? v.h[w] : v.last[w][1]);
 			o->e[2 * w] = o->e[2 * w + 1] = v.e[w];
 		}
-		o->status = !v.ok;
+		o->status = v.ok ? 0 : a->deform ? 3 : 1;
 	} else {
 		series x;
 		rc = series_run(r, &x);
@@ -1299,7 +1495,7 @@ static int scan_one(run *r, scanres *o)
 				keep(o, k, v->last[k / 2][k % 2]);
 				o->e[k] = v->e[k / 2];
 			}
-			o->status = 1;
+			o->status = a->deform ? 3 : 1;
 		} else if (!rc) {
 			for (int w = 0; w < 2; w++) {
 				const part *p = &x.p[w];
@@ -1308,7 +1504,7 @@ static int scan_one(run *r, scanres *o)
 				o->e[2 * w] = p->a.ea;
 				o->e[2 * w + 1] = p->b.eb;
 			}
-			o->status = !x.p[0].ok || (a->ieps && !x.p[1].ok) ? 2 : 0;
+			o->status = !x.p[0].ok || (CPLX(a) && !x.p[1].ok) ? 2 : 0;
 		}
 		series_free(&x);
 	}
@@ -1337,15 +1533,17 @@ static int scan(run *r, const scanrow *row, long n)
 	}
 	par_gather(res, (size_t)n, sizeof *res, 0);
 	int dbl = a->dbl;
-	static const char *const status[3] = {
+	static const char *const status[4] = {
 		"ok", "no convergence in eps: last extrapolants in the value columns",
-		"no convergence in lambda: best fits in the value columns"};
+		"no convergence in lambda: best fits in the value columns",
+		"no convergence on the deformed contour: the values at N/2 and N in "
+		"the value columns"};
 	if (a->extrapolate)
 		printf("line,n,s,t,me,mf,precision,A,A_error,B,B_error,A_im,"
 		       "A_im_error,B_im,B_im_error,kernel_s,kernel_half_s,status\n");
 	else
 		printf("line,n,lambda,s,t,me,mf,precision,I,I_half,error,kernel_s,"
-		       "kernel_half_s%s\n", a->ieps ? ",I_im,I_im_half,I_im_error,"
+		       "kernel_half_s%s\n", CPLX(a) ? ",I_im,I_im_half,I_im_error,"
 		       "status" : "");
 	for (long k = 0; k < n; k++) {
 		char b[5][64], v[4][700];
@@ -1363,7 +1561,7 @@ static int scan(run *r, const scanrow *row, long n)
 			printf("%s,%.3g,%s,%.3g,%s,%.3g,%s,%.3g,%.6g,%.6g,%s\n", v[0],
 			       s->e[0], v[1], s->e[1], v[2], s->e[2], v[3], s->e[3],
 			       s->tn, s->th, status[s->status]);
-		else if (a->ieps)
+		else if (CPLX(a))
 			printf("%s,%s,%.3g,%.6g,%.6g,%s,%s,%.3g,%s\n", v[0], v[1],
 			       s->e[0], s->tn, s->th, v[2], v[3], s->e[2],
 			       status[s->status]);
@@ -1401,8 +1599,8 @@ int main(int argc, char **argv)
 	}
 	r.sc = a.dbl ? 1 : 2;
 	rc = rc || par_agree(check_memory(&r) || setup(&r) ||
-	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl) ||
-	                     grid_make(&r.h, a.n / 2, a.dbl));
+	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl, a.deform) ||
+	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform));
 	if (!rc)
 		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
 		                                                  : one_lambda(&r);

@@ -1,68 +1,95 @@
-# suites/oneloop_scan.sh: issue 31's scale target: bin/oneloop --scan over
-# an (s, t) grid of `points` rows (a square grid of ceil(sqrt(points))^2
-# cut to points, s from smin to smax, t from tmin to tmax, me = mf = 1),
-# each row extrapolated in lambda (--lambdas) and, where s > 0, at each
-# lambda in eps (--eps), at N = n, on `device` (host: the C back end).
-# Rows: one per scan row, bin/oneloop's own CSV with the row's digits
-# (-log10 of the largest relative error estimate of A, B, A_im and B_im;
-# blank where it did not converge).  Summary: wall time, seconds a point,
-# converged rows, the least and median digits among them.  Defaults:
-# the GPU run of issue 31 (1,000 physical-region points at N = 256).
-about="bin/oneloop --scan --extrapolate over an (s, t) grid: time a point, digits"
-params="device points n lambdas eps smin smax tmin tmax"
+# suites/oneloop_scan.sh: bin/oneloop --scan over an (s, t) grid of
+# `points` rows (a square grid of ceil(sqrt(points))^2 cut to points, t
+# from tmin to tmax, me = mf = 1) at N = n, on `device` (host: the C back
+# end).  Two regions, one command each (docs/oneloop.md, "A scan"):
+#   region=physical   (the default) s from smin to smax > 0: each row one
+#                     integral at lambda = `lambda` on the deformed contour
+#                     (no eps), Re and Im; with extrapolate=1 each row is
+#                     extrapolated over --lambdas `lambdas` instead;
+#   region=euclidean  s from -4 to -0.25 (D > 0): each row extrapolated
+#                     lambda -> 0 over --lambdas `lambdas` (issue 27's
+#                     4,096 rows: points=4096).
+# eps=E0,RATIO,COUNT runs the physical rows by the eps extrapolation
+# instead of the contour.  Rows: bin/oneloop's own CSV with the row's
+# digits (-log10 of the largest relative error estimate among its values;
+# blank where it did not converge).  Summary: wall time, rows/s, kernel
+# seconds a row, converged rows, the least and median digits among them.
+#   sh bench/run.sh oneloop_scan device=gpu                  # 1,000 physical
+#   sh bench/run.sh oneloop_scan device=gpu region=euclidean points=4096
+about="bin/oneloop --scan over an (s, t) grid: rows/s, wall time, digits"
+params="device region points n lambda lambdas extrapolate eps smin smax tmin tmax"
 device=host
+region=physical
 points=1000
 n=256
-lambdas="0.1,0.5,10"
-eps="0.1,0.7,12"
-smin=0.5
-smax=4
+lambda=0.5
+lambdas="0.1,0.5,16"
+extrapolate=0
+eps=""
+smin=2
+smax=8
 tmin=-4
 tmax=-0.25
 
 suite_run() {
+	case $region in
+	physical) s0=$smin s1=$smax ;;
+	euclidean) s0=-4 s1=-0.25 extrapolate=1 eps="" ;;
+	*) note "region must be physical or euclidean, not $region"; return 1 ;;
+	esac
+	lam=""
+	[ "$extrapolate" = 1 ] || lam=",$lambda"
 	# the grid: k = ceil(sqrt(points)) values of s and of t, row-major
-	awk -v p="$points" -v a="$smin" -v b="$smax" -v c="$tmin" -v d="$tmax" 'BEGIN {
+	awk -v p="$points" -v a="$s0" -v b="$s1" -v c="$tmin" -v d="$tmax" \
+		-v l="$lam" 'BEGIN {
 		k = int(sqrt(p)); if (k * k < p) k++
-		print "s,t,me,mf"
+		print "s,t,me,mf" (l != "" ? ",lambda" : "")
 		for (i = 0; i < k && m < p; i++)
 			for (j = 0; j < k && m < p; j++) {
 				s = k > 1 ? a + (b - a) * i / (k - 1) : a
 				t = k > 1 ? c + (d - c) * j / (k - 1) : c
-				printf "%.6g,%.6g,1,1\n", s, t; m++
+				printf "%.6g,%.6g,1,1%s\n", s, t, l; m++
 			} }' >"$T/grid.csv"
 	where="--device $device"
 	[ "$device" = host ] && where="--target c"
-	# fills the kernel cache: the time is the scan's, not a build's
-	"$BIN/oneloop" $where --n 8 --s 1 --lambda 0.5 --eps 0.1,0.5,3 \
-		</dev/null >/dev/null 2>&1
-	"$BIN/oneloop" $where --n 8 </dev/null >/dev/null 2>&1
-	s0=$(date +%s.%N)
-	"$BIN/oneloop" $where --n "$n" --scan "$T/grid.csv" --extrapolate \
-		--lambdas "$lambdas" --eps "$eps" </dev/null >"$T/scan.csv" \
-		2>"$T/err" || { note "failed: $(tail -n 1 "$T/err")"; return 1; }
-	s1=$(date +%s.%N)
-	# line,n,s,t,me,mf,precision,A,A_error,B,B_error,A_im,A_im_error,
-	# B_im,B_im_error,kernel_s,kernel_half_s,status
+	how=""
+	[ "$extrapolate" = 1 ] && how="--extrapolate --lambdas $lambdas"
+	[ -n "$eps" ] && how="$how --eps $eps"
+	# fills the kernel cache (whose variants depend on N): the time is
+	# the scan's, not a build's
+	warm="--s 2 --lambda 0.5 --kappa 1"
+	[ -n "$eps" ] && warm="--s 2 --lambda 0.5 --eps 0.1,0.5,3"
+	[ "$region" = euclidean ] && warm=""
+	"$BIN/oneloop" $where --n "$n" $warm </dev/null >/dev/null 2>&1
+	t0=$(date +%s.%N)
+	"$BIN/oneloop" $where --n "$n" --scan "$T/grid.csv" $how </dev/null \
+		>"$T/scan.csv" 2>"$T/err" || { note "failed: $(tail -n 1 "$T/err")"; return 1; }
+	t1=$(date +%s.%N)
+	# the value columns and their errors, the kernel times and the status,
+	# by name from the header
 	awk -F, 'function abs(x) { return x < 0 ? -x : x }
-	NR == 1 { print $0 ",digits"; next }
+	NR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; print $0 ",digits"; next }
 	{ d = ""
-	  if ($18 == "ok") {
-		w = 0
-		for (c = 8; c <= 14; c += 2) {
-			v = abs($c); if (v < abs($8)) v = abs($8)
-			r = $(c + 1) / v; if (r > w) w = r
-		}
+	  st = ("status" in col) ? $(col["status"]) : "ok"
+	  if (st == "ok") {
+		w = 0; big = 0
+		split("A B A_im B_im I I_im", names, " ")
+		for (q = 1; q <= 6; q++) if ((names[q] in col) && abs($(col[names[q]])) > big) big = abs($(col[names[q]]))
+		split("A_error B_error A_im_error B_im_error error I_im_error", errs, " ")
+		for (q = 1; q <= 6; q++) if (errs[q] in col) { r = $(col[errs[q]]) / big; if (r > w) w = r }
 		d = w > 0 ? sprintf("%.1f", -log(w) / log(10)) : "32"
 	  }
-	  print $0 "," d }' "$T/scan.csv"
-	awk -F, -v t0="$s0" -v t1="$s1" -v p="$points" 'NR > 1 {
-		n++; k += $16 + $17
-		if ($19 != "") { ok++; d[ok] = $19 + 0 } }
+	  print $0 "," d }' "$T/scan.csv" >"$T/rows.csv"
+	cat "$T/rows.csv"
+	awk -F, -v t0="$t0" -v t1="$t1" -v reg="$region" 'NR == 1 {
+		for (c = 1; c <= NF; c++) col[$c] = c; next }
+	{ n++; k += $(col["kernel_s"]) + $(col["kernel_half_s"])
+	  if ($NF != "") { ok++; d[ok] = $NF + 0 } }
 	END {
 		for (i = 1; i <= ok; i++) for (j = i + 1; j <= ok; j++)
 			if (d[j] < d[i]) { x = d[i]; d[i] = d[j]; d[j] = x }
-		printf "# %d points: wall %.3f s, %.4g s a point (kernels %.4g s a point); %d converged", n, t1 - t0, (t1 - t0) / n, k / n, ok
+		w = t1 - t0
+		printf "# %s, %d rows: wall %.3f s, %.4g rows/s, %.4g s a row (kernels %.4g s a row); %d converged", reg, n, w, n / w, w / n, k / n, ok
 		if (ok) printf ", digits least %.1f, median %.1f", d[1], d[int((ok + 1) / 2)]
-		printf "\n" }' "$T/scan.csv"
+		printf "\n" }' "$T/rows.csv"
 }

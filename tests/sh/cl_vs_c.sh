@@ -22,7 +22,7 @@ status=0
 for f in dsl-examples/*.nbl; do
 	ex=$(basename "$f" .nbl)
 	precs="float double dd"
-	case $ex in oneloop | oneloop_ieps) precs=dd ;; esac
+	case $ex in oneloop | oneloop_ieps | oneloop_deform) precs=dd ;; esac
 	for p in $precs; do
 		"$BIN/nbrun" "$f" --random 301,299 --seed 5 --precision=$p \
 			--device cpu -o "$T/cl.csv" 2>"$T/err" || { cat "$T/err"; exit 1; }

@@ -14,7 +14,7 @@ CC=${CC:-cc}
 precisions() {
 	case $1 in
 	gravity) echo "float double dd" ;;
-	oneloop | oneloop_ieps) echo "dd double" ;;
+	oneloop | oneloop_ieps | oneloop_deform) echo "dd double" ;;
 	*) echo "float double" ;;
 	esac
 }

@@ -23,7 +23,7 @@ refuse() { # message, then the arguments
 	[ "$(cat "$T/err")" = "$want" ] ||
 		die "oneloop $*: got '$(cat "$T/err")', want '$want'"
 }
-D="the integral is supported for t <= 0, me > 0, mf > 0 and lambda > 0, with any s (s > 0, where D vanishes inside, by the eps sequence; docs/oneloop.md)"
+D="the integral is supported for t <= 0, me > 0, mf > 0 and lambda > 0, with any s (s > 0, where D vanishes inside, by a deformed contour; docs/oneloop.md)"
 L="lambda must be > 0 (at lambda = 0, D vanishes at x = 1, y = z = 0 and at x = 0, y = 1, z = 0, and the integral diverges)"
 refuse "--n must be at least 2 (points of the rule on each axis), not 1" --n 1
 refuse "--n must be at least 2 (points of the rule on each axis), not -4" --n -4
