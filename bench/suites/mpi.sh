@@ -44,19 +44,10 @@ one() {
 }
 
 suite_run() {
-	[ -f .carry/mpi/env.sh ] && . .carry/mpi/env.sh
-	# one host: shared memory between ranks, local starts, no ptrace-based
-	# single copy (containers often forbid it)
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none
-	export OMPI_MCA_rmaps_base_oversubscribe=1
+	. bench/mpi.sh
+	mpi_env
 	[ -z "$threads" ] || export OMP_NUM_THREADS="$threads"
-	mp=1
-	command -v mpirun >/dev/null 2>&1 || { mp=0; note "no mpirun: one rank only"; }
-	[ $mp = 0 ] || note "$(mpirun --version 2>/dev/null | head -n 1)"
-	# hwloc in mpirun must not load the OpenCL loader (docs/mpi.md)
-	export HWLOC_COMPONENTS="${HWLOC_COMPONENTS:--opencl}"
+	[ $mp = 1 ] || note "no mpirun: one rank only"
 	if [ $mp = 1 ] && [ "$device" != host ]; then
 		# first: every rank lists the platforms one process lists
 		"$BIN/nbrun" --list-devices </dev/null >"$T/one" 2>&1 || true

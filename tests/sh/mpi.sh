@@ -5,7 +5,8 @@
 # i-elements; and failures on one rank (a device it cannot open, a
 # kernel build that fails, other arguments, other bodies, a rank killed
 # mid-run; no GPU for --device gpu) that end every rank with one
-# message, never a hang.  Skipped where the programs were
+# message, never a hang; nbrun --tree and nbody --tree against the
+# direct sum.  Skipped where the programs were
 # built without MPI or mpirun is missing.  Fresh seed each run;
 # NBCC_TEST_SEED=S repeats one.
 # tags: slow
@@ -21,25 +22,12 @@ fi
 test_seed mpi.sh
 . "$ROOT/tests/device.sh"
 
-# One host, perhaps a container run as root with no network and no ssh:
-# shared memory between ranks, local starts only, no single-copy
-# mechanism that needs ptrace rights; more ranks than cores allowed.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_rmaps_base_oversubscribe=1
+. "$ROOT/tests/ranks.sh"
+rank_env
 export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
-# Under the sanitizers, Open MPI's own allocations are in tests/lsan.supp;
-# its libraries keep no frame pointers, so only the slow unwinder finds
-# them in a leak's stack; and plugins stay loaded at MPI_Finalize.
 # The sanitized pass keeps to 2 ranks and the host (make check's time).
 NPS="2 3"
-if [ -n "${NBCC_SANITIZED:-}" ]; then
-	NPS=2
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-	export OMPI_MCA_mca_base_component_disable_dlclose=1
-	export PMIX_MCA_mca_base_component_disable_dlclose=1
-fi
+[ -z "${NBCC_SANITIZED:-}" ] || NPS=2
 mpi() { # NP PROGRAM ARGS...: a run that must end within 60 s
 	np=$1
 	shift
@@ -71,20 +59,6 @@ M="--map xi=ax,yi=ay,zi=az,xj=ax,yj=ay,zj=az,mj=pot"
 mpi 3 "$BIN/nbrun" --target c "$G" --precision=double --ij "$T/g1.csv" $M \
 	--const eps2=0.5 -o "$T/f3.csv" || die "nbrun --ij -np 3"
 cmp -s "$T/f1.csv" "$T/f3.csv" || die "nbrun --ij -np 3 differs"
-
-# CSV files A and B, equal within TOL relative to each column's largest
-close() {
-	awk -F, -v tol="$3" 'NR == FNR { for (c = 1; c <= NF; c++) a[FNR, c] = $c
-		n = FNR; next }
-	FNR == 1 { next }
-	{ for (c = 1; c <= NF; c++) { d = $c - a[FNR, c]; d = d < 0 ? -d : d
-		m = $c < 0 ? -$c : $c; if (m > big[c]) big[c] = m
-		if (d > diff[c]) diff[c] = d } rows = FNR }
-	END { if (rows != n) { print "rows " rows " and " n; exit 1 }
-		for (c in diff) if (diff[c] > tol * big[c]) {
-			print "column " c ": " diff[c] " of " big[c]; exit 1 } }' \
-		"$1" "$2"
-}
 
 POCL=
 [ -n "${NBCC_SANITIZED:-}" ] || ! have_device cpu || POCL=cpu
@@ -156,46 +130,70 @@ mpi 2 "$BIN/oneloop" $E >"$T/e2.csv" || die "oneloop --eps -np 2"
 [ "$(cut -d, -f8-10,17- "$T/e1.csv")" = "$(cut -d, -f8-10,17- "$T/e2.csv")" ] ||
 	die "oneloop --eps -np 2 differs"
 
-# failures on one rank end all of them, with one message: mpirun's own
-# report aside, the lines of PROG: error:, and a non-zero status
-fails() { # WANT MPIRUN-ARGS...: one error line, and it starts with WANT
-	want=$1
-	shift
-	rc=0
-	timeout 60 mpirun "$@" >"$T/out" 2>"$T/err" || rc=$?
-	[ $rc != 124 ] || die "a hang: mpirun $*"
-	[ $rc != 0 ] || die "exit 0: mpirun $*"
-	got=$(grep ": error: " "$T/err" || true)
-	case "$got" in
-	"$want"*) [ "$(echo "$got" | wc -l)" = 1 ] && return ;;
-	esac
-	cat "$T/err"
-	die "mpirun $*: got '$got'"
-}
+# the treecode across ranks: each rank walks the tree of every body for
+# its part of the i-range, so its i-groups differ from one process's and
+# the bits do too.  Against the direct sum (double, the host): every cell
+# opened, within 1e-12; at theta 0.5, nbrun_tree.sh's bound on the median
+# relative error, and nbody_tree.sh's on the energy's drift.
+"$BIN/nbrun" --target c "$G" --precision=double --random 1500,1500 \
+	--seed "$SEED" --const eps2=1e-4 -o "$T/td.csv" 2>/dev/null
+"$BIN/nbody" -n 1000 --steps 20 --seed "$SEED" --device host \
+	--precision double --csv >"$T/nd.csv"
+for np in $NPS; do
+	for th in 1e-9 0.5; do
+		mpi $np "$BIN/nbrun" --target c "$G" --precision=double --random \
+			1500,1500 --seed "$SEED" --const eps2=1e-4 --tree --theta $th \
+			-o "$T/t$th.csv" 2>"$T/err" || { cat "$T/err"; die "nbrun --tree -np $np"; }
+		mpi $np "$BIN/nbody" -n 1000 --steps 20 --seed "$SEED" --device host \
+			--precision double --csv --tree --theta $th >"$T/n$th.csv" \
+			2>"$T/err" || { cat "$T/err"; die "nbody --tree -np $np"; }
+	done
+	close "$T/t1e-9.csv" "$T/td.csv" 1e-12 ||
+		die "nbrun --tree -np $np: every cell opened differs from the direct sum"
+	paste -d, "$T/t0.5.csv" "$T/td.csv" | awk -F, 'NR > 1 { e = r = 0
+		for (c = 1; c <= 3; c++) { d = $c - $(c + 4); e += d * d
+			r += $(c + 4) * $(c + 4) } rel[n++] = sqrt(e / r) }
+		END { for (i = 1; i < n; i++) for (j = i; j > 0 && rel[j - 1] > rel[j]; j--) {
+			t = rel[j]; rel[j] = rel[j - 1]; rel[j - 1] = t }
+		m = rel[int(n / 2)]; if (!(m > 0 && m < 5e-4)) {
+			print "median relative error " m; exit 1 } }' ||
+		die "nbrun --tree -np $np: theta 0.5 beyond the tree's error"
+	# the summary's e0 and e (fields 8, 9): every cell opened, the direct
+	# run's to 1e-12; at theta 0.5 a drift under 1e-4
+	set -- $(sed -n 2p "$T/nd.csv" | cut -d, -f8,9 | tr , ' ') \
+		$(sed -n 2p "$T/n1e-9.csv" | cut -d, -f8,9 | tr , ' ') \
+		$(sed -n 2p "$T/n0.5.csv" | cut -d, -f8,9 | tr , ' ')
+	awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" -v e="$5" -v f="$6" 'BEGIN {
+		x = (a - c) / a; y = (b - d) / b; z = (f - e) / e
+		exit !(x * x < 1e-24 && y * y < 1e-24 && z * z < 1e-8) }' ||
+		die "nbody --tree -np $np: energies $3 $4 and $5 $6; direct $1 $2"
+done
+
+# failures on one rank end all of them, with one message (fails)
 R="--target c $G --random 50,50 --seed 1 --const eps2=0.01 -o $T/x.csv"
 fails "nbrun: error: rank 1: no OpenCL device matches 'nosuchdevice' (devices: " \
-	-np 1 "$BIN/nbrun" --random 5,5 "$G" : \
+	mpirun -np 1 "$BIN/nbrun" --random 5,5 "$G" : \
 	-np 1 -x NBRT_DEVICE=nosuchdevice "$BIN/nbrun" --random 5,5 "$G"
 [ ! -e "$T/x.csv" ] || die "an output written by a failed run"
 fails "nbrun: error: rank 2: its arguments differ from rank 0's (every rank must run the same command)" \
-	-np 2 "$BIN/nbrun" $R : -np 1 "$BIN/nbrun" $R --repeat 2
+	mpirun -np 2 "$BIN/nbrun" $R : -np 1 "$BIN/nbrun" $R --repeat 2
 # the kernel build fails on rank 2 alone (its compiler is false)
 NBRT_CACHE=0 fails "$(NBRT_CACHE=0 NBRT_CC=false "$BIN/nbrun" $R 2>&1 |
 	sed -n 's/^nbrun: error: /&rank 2: /p')" \
-	-np 2 -x NBRT_CACHE "$BIN/nbrun" $R : -np 1 -x NBRT_CACHE -x NBRT_CC=false "$BIN/nbrun" $R
+	mpirun -np 2 -x NBRT_CACHE "$BIN/nbrun" $R : -np 1 -x NBRT_CACHE -x NBRT_CC=false "$BIN/nbrun" $R
 # every rank failing alike: the message once, without a rank
-fails "nbody: error: bad value 'x' for --steps: expected an integer from 0 to 1000000000" -np 3 "$BIN/nbody" --steps x
+fails "nbody: error: bad value 'x' for --steps: expected an integer from 0 to 1000000000" mpirun -np 3 "$BIN/nbody" --steps x
 # the same --ic path, another file on rank 1 (a node of its own)
 mkdir "$T/a" "$T/b"
 "$BIN/nbody" -n 20 --steps 0 --device host --out "$T/a" >/dev/null
 "$BIN/nbody" -n 20 --steps 0 --seed 2 --device host --out "$T/b" >/dev/null
 fails "nbody: error: rank 1: its bodies differ from rank 0's (--ic or --restart: is the file the same on every node?)" \
-	-np 1 -wdir "$T/a" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host : \
+	mpirun -np 1 -wdir "$T/a" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host : \
 	-np 1 -wdir "$T/b" "$BIN/nbody" --ic snap_000000.csv --steps 1 --device host
 # no GPU here: --device gpu ends every rank alike, the message once
 if ! have_device gpu; then
 	fails "nbody: error: no OpenCL device matches 'gpu'" \
-		-np 2 "$BIN/nbody" -n 100 --steps 1 --device gpu
+		mpirun -np 2 "$BIN/nbody" -n 100 --steps 1 --device gpu
 fi
 # a rank killed mid-run (kill -9 of rank 1 after 2 s of a long run):
 # mpirun ends the others within seconds and names the rank and signal
