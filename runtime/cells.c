@@ -437,8 +437,6 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	 * is held now, and then the groups' ranges, checked before each is
 	 * allocated */
 	size_t ngroups = 0;
-#pragma omp parallel for if (ni >= 65536) schedule(static) \
-	reduction(+ : ngroups)
 	for (size_t e = 0; e < ni; e++)
 		ngroups += e == 0 || ikey[e] != ikey[e - 1];
 	while (jc.bits < 62 && ((size_t)1 << jc.bits) < 2 * ncells + 2)
