@@ -13,9 +13,12 @@
  *     the needed pairs are those of distinct points of the 3x3 neighbour
  *     boxes, P (145924 P - 16384) (paper 004's count).
  * The row: case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,
- * needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff, then
- * the cell path's phases in ms (nbrt_cutoff_stats: keys_ms, sort_ms, ...,
- * of the run of the median time), device
+ * needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,
+ * kernel_needed_per_s,dense_kernel_per_s,kernel_rate_ratio (the same
+ * rates from the kernels' own times, nbrt_kernel_time, without the host's
+ * lists and copies), then the cell path's phases in ms
+ * (nbrt_cutoff_stats: keys_ms, sort_ms, ..., of the run of the median
+ * time), device
  * (maxdiff: norm-wise, cell against dense, of the first RMEM; with
  * --dense 0 the dense columns are empty). */
 #include <math.h>
@@ -212,7 +215,7 @@ usage:
 		c.ipos[d] = w->pos[0][d];
 		c.jpos[d] = w->pos[1][d];
 	}
-	double cell_s, cell_k, dense_s = 0, dense_k, pairs, needed;
+	double cell_s, cell_k, dense_s = 0, dense_k = 0, pairs, needed;
 	struct nbrt_cutoff_stats st = {{0}, 0, 0};
 	for (int r = 0; r < w->nres; r++)
 		if (nbrt_bind(k, w->res[r], NBRT_FLOAT, res[0][r])) {
@@ -252,7 +255,8 @@ usage:
 	}
 	double nn = (double)n * (double)n;
 	printf("case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,"
-	       "needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,");
+	       "needed_per_s,dense_s,dense_per_s,rate_ratio,speedup,maxdiff,"
+	       "kernel_needed_per_s,dense_kernel_per_s,kernel_rate_ratio,");
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%s_ms,", nbrt_cutoff_phase(p));
 	printf("device\n");
@@ -264,6 +268,11 @@ usage:
 		       needed / cell_s / (nn / dense_s), dense_s / cell_s, maxdiff);
 	else
 		printf(",,,,,");
+	printf("%.4g,", cell_k > 0 ? needed / cell_k : 0);
+	if (dense && dense_k > 0 && cell_k > 0)
+		printf("%.4g,%.4g,", nn / dense_k, needed / cell_k / (nn / dense_k));
+	else
+		printf(",,");
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%.4g,", st.time[p] * 1e3);
 	printf("\"%s\"\n", nbrt_device_name(rt));

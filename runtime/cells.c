@@ -87,7 +87,8 @@ int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len)
 }
 
 /* Positions finite, and inside [0, L) on periodic axes; the bounding box
- * of both sides on open ones. */
+ * of both sides on open ones.  One parallel pass a column finds whether
+ * any is bad; only then a serial one names the first. */
 static int check_positions(const nbrt_cutoff *c, const double *const pos[3],
                            size_t n, const char *side, double lo[3],
                            double hi[3], char *err, size_t len)
@@ -95,21 +96,29 @@ static int check_positions(const nbrt_cutoff *c, const double *const pos[3],
 	const char *const *name = side[0] == 'i' ? c->ipos : c->jpos;
 	char a[32], b[32], nb[32];
 	for (int d = 0; d < c->dim; d++) {
-		double L = c->period[d];
+		double L = c->period[d], mn = lo[d], mx = hi[d];
+		const double *x = pos[d];
+		int bad = 0;
+#pragma omp parallel for if (n >= 65536) schedule(static) \
+	reduction(min : mn) reduction(max : mx) reduction(| : bad)
 		for (size_t e = 0; e < n; e++) {
-			double x = pos[d][e];
-			if (!isfinite(x))
+			bad |= !isfinite(x[e]) || (L > 0 && !(x[e] >= 0 && x[e] < L));
+			mn = x[e] < mn ? x[e] : mn;
+			mx = x[e] > mx ? x[e] : mx;
+		}
+		for (size_t e = 0; bad && e < n; e++) {
+			if (!isfinite(x[e]))
 				return fail(err, len, "%s[%zu] = %s: positions must be "
 				            "finite", colname(name, d, side, nb), e,
-				            num(a, x));
-			if (L > 0 && !(x >= 0 && x < L))
+				            num(a, x[e]));
+			if (L > 0 && !(x[e] >= 0 && x[e] < L))
 				return fail(err, len, "%s[%zu] = %s lies outside the "
 				            "periodic box [0, %s) of axis %d",
-				            colname(name, d, side, nb), e, num(a, x),
+				            colname(name, d, side, nb), e, num(a, x[e]),
 				            num(b, L), d);
-			lo[d] = x < lo[d] ? x : lo[d];
-			hi[d] = x > hi[d] ? x : hi[d];
 		}
+		lo[d] = mn;
+		hi[d] = mx;
 	}
 	return 0;
 }
@@ -321,6 +330,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	/* images first counted, so that memory is known before any is
 	 * allocated */
 	size_t njimg = nj;
+#pragma omp parallel for if (nj >= 65536) schedule(static) \
+	reduction(+ : njimg)
 	for (size_t e = 0; e < nj; e++) {
 		int opt[3][3], nopt[3];
 		njimg += (size_t)shifts(ax, dim, jpos, e, opt, nopt);

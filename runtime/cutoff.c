@@ -90,11 +90,15 @@ static int read_column(nbrt_kernel *k, int v, size_t n, const double **val,
 			return -1;
 		}
 	} else if (b->t == NBRT_FLOAT) {
+		const float *h = b->host;
+#pragma omp parallel for if (n >= 65536) schedule(static)
 		for (size_t e = 0; e < n; e++)
-			x[e] = ((const float *)b->host)[e];
+			x[e] = h[e];
 	} else {
+		const double *h = b->host;
+#pragma omp parallel for if (n >= 65536) schedule(static)
 		for (size_t e = 0; e < n; e++)
-			x[e] = ((const double *)b->host)[2 * e];
+			x[e] = h[2 * e];
 	}
 	*own = x;
 	*val = x;

@@ -237,7 +237,7 @@ bad:
 	return -1;
 }
 
-/* The launch shape of a GPU's ranges variant.  Small groups (a cell of
+/* The launch shape of an OpenCL device's ranges variant.  Small groups (a cell of
  * a cutoff holds tens of elements) and short ranges leave a work group
  * of 128 with its NI = 4 and its tiles mostly idle, behind two barriers
  * a range: on an H100, Lennard-Jones over cells of 12 (N = 2^20, float)
@@ -249,15 +249,48 @@ typedef struct Shape {
 	int l;      /* log2 of the j-split */
 } Shape;
 
-static Shape ranges_shape(const nbrt_kernel *k, const Plan *pl)
+/* The i-elements of the groups with a non-empty range, and those
+ * groups, straight from the caller's lists: the shape is chosen before
+ * the plan is made, which is then cut once for its work group. */
+static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
+{
+	size_t c = 0, n = 0;
+	for (size_t g = 0; g < r->ngroups; g++) {
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (a >= b)
+			continue;
+		for (size_t e = r->offset[g]; e < r->offset[g + 1]; e++)
+			if (r->range[2 * e] < r->range[2 * e + 1]) {
+				c += b - a;
+				n++;
+				break;
+			}
+	}
+	*cover = c;
+	*busy = n;
+}
+
+static Shape ranges_shape(const nbrt_kernel *k, const nbrt_ranges *r)
 {
 	Shape sh = {0, 0};
-	if (!k->autosplit || !pl->busy)
-		return sh;
-	size_t avg = pl->cover / pl->busy;
+	size_t cover, busy;
 	unsigned given = k->opts.given;
-	sh.small = k->rt->gpu && avg < 64 &&
+	/* an OpenCL CPU (PoCL) too, whose defaults leave the j-split fixed:
+	 * there a work group of 128 items of 16 i-elements each ran a cell
+	 * of 12 elements, 99% of it idle (Lennard-Jones at N = 8192: 12.5 s,
+	 * 8 ms in the small shape) */
+	int clcpu = !k->rt->gpu && !strcmp(k->rt->be->target, "opencl") &&
+	            k->src && k->f->jsplit == 1 && !(given & NB_GIVEN_JSPLIT);
+	if (!k->autosplit && !clcpu)
+		return sh;
+	busy_groups(r, &cover, &busy);
+	if (!busy)
+		return sh;
+	size_t avg = cover / busy;
+	sh.small = avg < 64 &&
 	           !(given & (NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG));
+	if (!k->autosplit && !sh.small)
+		return sh;
 	size_t ni = sh.small ? 1 : (size_t)k->f->unroll_i;
 	size_t wg = sh.small ? 32 : (size_t)(k->f->wg ? k->f->wg : 128);
 	/* T work items share an i-group of NI elements: a group of avg
@@ -286,7 +319,7 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 	nb_options o = k->opts;
 	o.ranges = 1;
 	o.given |= NB_GIVEN_RANGES;
-	if (k->autosplit) {
+	if (k->autosplit || sh.small) {
 		o.jsplit = 1 << sh.l;
 		o.given |= NB_GIVEN_JSPLIT;
 	}
@@ -360,34 +393,31 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	k->origin = "defaults";
 	k->pairs = 0;
 	Plan pl;
+	nbrt_ranges none = {0, NULL, NULL, NULL};
+	if (!r)
+		r = &none;
+	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, r));
+	if (!a)
+		return -1;
+	double t0 = nbrt_now();
 	/* the width of a task: a work group's i-elements, or on the host a
 	 * few groups of NI; one task a group where each range is a launch */
 	const nb_iface *f = k->f;
 	size_t width = !rt->be->rentry ? (ni ? ni : 1) :
+	               a->f->wg ? (size_t)(a->f->wg / a->f->jsplit *
+	                                   a->f->unroll_i) :
 	               f->wg ? (size_t)(f->wg / f->jsplit * f->unroll_i) :
 	               4 * (size_t)f->unroll_i;
-	nbrt_ranges none = {0, NULL, NULL, NULL};
-	double t0 = nbrt_now();
-	if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
+	if (plan_make(k, ni, r, width, checked, &pl))
 		return -1;
 	k->tplan = nbrt_now() - t0;
 	int res = -1;
-	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, &pl));
-	if (!a)
-		goto out;
-	if (a->f->wg && (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i) !=
-	                width) {
-		/* the variant's work group holds another count: cut again */
-		plan_free(&pl);
-		width = (size_t)(a->f->wg / a->f->jsplit * a->f->unroll_i);
-		if (plan_make(k, ni, r ? r : &none, width, checked, &pl))
-			return -1;
-		k->tplan = nbrt_now() - t0;
-	}
 	if (!rt->be->rentry && dense_limits(k, &pl, imap || jmap))
 		goto out;
-	pl.p.imap = imap;
-	pl.p.jmap = jmap;
+	/* the maps only where the source reads the index: a GPU would read
+	 * them in, as ints, for nothing */
+	pl.p.imap = a->f->indices & 1 ? imap : NULL;
+	pl.p.jmap = a->f->indices & 2 ? jmap : NULL;
 	pl.p.accum = accum;
 	if (nbrt_core_run_ranges(k, a, ni, nj, &pl.p))
 		goto out;

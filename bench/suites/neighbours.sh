@@ -49,21 +49,27 @@ suite_run() {
 		one nearfield "$p" $((p * 16384))
 	done
 	# the paper's times, Table III, improved BPB on a Tesla C1060 (ms)
-	note "summary (cell: the cell path; dense: the dense sweep; paper: paper 004's Table III, improved BPB, Tesla C1060):"
+	note "summary (cell: the whole nbrt_run_cutoff call, lists and copies included; kernel: its kernel's own time; dense: the dense sweep; paper: paper 004's Table III, improved BPB, Tesla C1060):"
 	awk -F, 'BEGIN { paper[8] = 79.227; paper[16] = 81.446; paper[32] = 88.130
-		paper[64] = 109.707; paper[128] = 202.768; paper[256] = 499.495; paper[512] = 1774.183 }
-	$1 == "lj" {
-		printf "# Lennard-Jones N = %d: cell %.4g s; %.3g pairs computed a needed pair; %.4g needed pairs/s", $3, $4, $8, $9
-		if ($10 != "") printf "; dense %.4g s, %.4g interactions/s; rate ratio %.3f; speedup %.1fx; maxdiff %.2g", $10, $11, $12, $13, $14
-		printf "\n"
+		paper[64] = 109.707; paper[128] = 202.768; paper[256] = 499.495; paper[512] = 1774.183
+		printf "# %-14s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "case", "N", "cell_ms", "dense_ms", "speedup", "computed/", "needed/s", "dense", "rate", "kernel", "dense kern", "kernel", "paper/cell"
+		printf "# %-14s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "", "", "(call)", "", "", "needed", "(call)", "inter./s", "ratio", "needed/s", "inter./s", "ratio", ""
 	}
-	NR > 0 && $15 != "" {
-		printf "#   %s phases (ms): keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s\n", $1, $15, $16, $17, $18, $19, $20, $21, $22
+	{
+		name = $1 == "lj" ? "Lennard-Jones" : "paper004 P=" $2
+		pp = $1 == "nearfield" && ($2 in paper) ? sprintf("%.2f", paper[$2] / ($4 * 1e3)) : "-"
+		printf "# %-14s %9d %10.3f %10s %8s %9.3g %11.4g %11s %7s %11.4g %11s %7s %10s\n", name, $3, $4 * 1e3,
+			$10 != "" ? sprintf("%.3f", $10 * 1e3) : "-", $13 != "" ? sprintf("%.1fx", $13) : "-",
+			$8, $9, $11 != "" ? sprintf("%.4g", $11) : "-", $12 != "" ? sprintf("%.3g", $12) : "-",
+			$15, $16 != "" ? sprintf("%.4g", $16) : "-", $17 != "" ? sprintf("%.3g", $17) : "-", pp
 	}
-	$1 == "nearfield" {
-		printf "# paper 004 P = %d (N = %d): cell %.2f ms, %.3g pairs a needed pair", $2, $3, $4 * 1e3, $8
-		if ($10 != "") printf "; dense %.2f ms (%.1fx the cell path)", $10 * 1e3, $13
-		if ($2 in paper) printf "; paper %.3f ms: paper / cell = %.2f", paper[$2], paper[$2] / ($4 * 1e3)
-		printf "\n"
+	{
+		ph[NR] = sprintf("#   %-14s keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s (kernel %.4g; maxdiff against dense %s)",
+			$1 == "lj" ? "Lennard-Jones" : "paper004 P=" $2, $18, $19, $20, $21, $22, $23, $24, $25, $5 * 1e3, $14 != "" ? $14 : "-")
+	}
+	END {
+		printf "# phases of the cell call (ms):\n"
+		for (r = 1; r <= NR; r++)
+			print ph[r]
 	}' "$T/rows"
 }
