@@ -104,7 +104,8 @@ PROGS    := nbrun nbody oneloop ilrun
 APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/opt.c \
                   apps/common/par.c apps/common/plot.c apps/common/prog.c
 NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
-               apps/nbody/snap_hdf5.c
+               apps/nbody/snap_hdf5.c apps/nbody/snap_hdf5_read.c \
+               apps/nbody/snap_fork.c
 # nbody's own files besides its main, nbody.c (nbody.h): they need the
 # embedded kernels, so they are linked into bin/nbody alone
 NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
@@ -244,9 +245,10 @@ $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 $(B)/gravity_quad_nbl.c: far/gravity_quad.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_gravity_quad_nbl > $@.tmp && mv $@.tmp $@
-$(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/apps/nbody/snap_hdf5.o $(B)/apps/nbody/snap_hdf5_read.o: ALLCFLAGS += $(HDF5_CFLAGS)
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
+$(B)/tests/test_snap: ALLCFLAGS += $(HDF5_CFLAGS)
 
 # nbcc, the compiler's own command line: the compiler's inner header
 # (the targets in words) and opt.c's table of flags, no runtime
