@@ -4,7 +4,7 @@
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
 #   make check-fast  the tests not tagged slow (under two minutes)
-#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, hdf5, tune, ranges) for FUZZ_TIME
 #                 seconds (default 60)
 #   make fuzz-long  each for FUZZ_LONG s (1800) past crashes, keeping what
 #                 fails as regression seeds in tests/fuzz/corpus
@@ -366,6 +366,16 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
 FUZZ      += ranges
 FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/ranges.o
+# bin/nbody's HDF5 reader (apps/nbody/snap_hdf5_read.c) with libhdf5, in
+# the child process it reads in (snap_fork.c); its files need a longer
+# -max_len than the others' 4096 bytes
+FUZZ      += hdf5
+FUZZ_BIN  += $(B)/fuzz/fuzz_hdf5
+FUZZ_H5   := $(B)/fuzz/obj/apps/nbody/snap_hdf5_read.o \
+             $(B)/fuzz/obj/apps/nbody/snap_fork.o
+$(B)/fuzz/fuzz_hdf5: $(FUZZ_H5)
+$(B)/fuzz/fuzz_hdf5: LDLIBS += $(HDF5_LIBS)
+$(FUZZ_H5): FUZZ_FLAGS += $(HDF5_CFLAGS)
 # the tuner's cache entries (runtime/tunefile.c), whose digest is cache.c's:
 # the target reaches the fields' parser straight
 FUZZ      += tune
@@ -390,8 +400,9 @@ fuzz: $(FUZZ_BIN)
 		mkdir -p $(B)/fuzz/corpus-$$t; \
 		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		ml=4096; [ $$t != hdf5 ] || ml=16384; \
 		echo "fuzz: $$t for $${FUZZ_TIME:-60} s"; \
-		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
+		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=$$ml \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/$$t- -print_final_stats=1 \
 			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t || exit 1; \
@@ -426,9 +437,10 @@ fuzz-long: $(FUZZ_BIN)
 		rm -f $(B)/fuzz/long-$$t/*; \
 		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		ml=4096; [ $$t != hdf5 ] || ml=16384; \
 		echo "fuzz-long: $$t for $(FUZZ_LONG) s"; \
 		$(B)/fuzz/fuzz_$$t -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
-			-ignore_ooms=1 -max_total_time=$(FUZZ_LONG) -max_len=4096 \
+			-ignore_ooms=1 -max_total_time=$(FUZZ_LONG) -max_len=$$ml \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/long-$$t/ -print_final_stats=1 \
 			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t \

@@ -92,6 +92,9 @@ int snap_apart(snap_reader read, const void *arg, const char *path,
                snap_data *d, char *err, size_t errlen);
 /* In the child: `bytes` more memory (a reader's checked data to come). */
 void snap_apart_allow(size_t bytes);
+/* Where set, called first in the child (tests/fuzz/fuzz_hdf5.c: the
+ * child's faults are the reader's to report, not libFuzzer's). */
+extern void (*snap_apart_child)(void);
 
 /* The values after reading: every mass positive, every step positive;
  * and with eps = 0, no two bodies at one position.  -1 with the message. */

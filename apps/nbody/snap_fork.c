@@ -39,6 +39,7 @@ _Static_assert(sizeof(double) == 8 && sizeof(uint64_t) == 8, "8-byte values");
 static const uint64_t MAGIC = 0x6e626f6479736e70u; /* "nbodysnp" */
 
 static int in_child; /* snap_apart_allow acts only there */
+void (*snap_apart_child)(void);
 
 /* Raises (or first sets) the soft limit of the child's data segment to
  * `extra` bytes beyond `base`, never past the hard limit. */
@@ -116,6 +117,8 @@ static void child(int fd, snap_reader read, const void *arg, size_t max_n,
                   size_t budget, double cpu_s, char *err, size_t errlen)
 {
 	in_child = 1;
+	if (snap_apart_child)
+		snap_apart_child();
 	/* the parent's handlers of these remove its temporaries
 	 * (tmpfiles.c): the child's CPU limit and a parent gone must not */
 	signal(SIGXCPU, SIG_DFL);
