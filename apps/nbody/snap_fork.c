@@ -82,11 +82,13 @@ void snap_apart_allow(size_t bytes)
 	data_limit((size_t)r.rlim_cur, bytes);
 }
 
-static int put(int fd, const void *p, size_t n)
+/* All n bytes through fd, written or read; -1 at an error or the end of
+ * the pipe */
+static int move(int fd, void *p, size_t n, int out)
 {
-	const char *c = p;
+	char *c = p;
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = out ? write(fd, c, n) : read(fd, c, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -97,20 +99,14 @@ static int put(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* n bytes, or -1 at the end of the pipe or an error */
+static int put(int fd, const void *p, size_t n)
+{
+	return move(fd, (void *)p, n, 1);
+}
+
 static int get(int fd, void *p, size_t n)
 {
-	char *c = p;
-	while (n) {
-		ssize_t k = read(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return move(fd, p, n, 0);
 }
 
 static void child(int fd, snap_reader read, const void *arg, size_t max_n,

@@ -62,27 +62,48 @@ static int usual(hid_t t, int integer)
 	return 0;
 }
 
+/* An attribute with its dataspace and type: 1 open, 0 absent (loc may
+ * be -1: no such group), -1 when one of the three cannot be opened. */
+typedef struct Attr {
+	hid_t a, sp, t;
+} Attr;
+
+static int attr_open(hid_t loc, const char *name, Attr *at)
+{
+	at->a = at->sp = at->t = -1;
+	if (loc < 0 || H5Aexists(loc, name) <= 0)
+		return 0;
+	at->a = H5Aopen(loc, name, H5P_DEFAULT);
+	at->sp = at->a >= 0 ? H5Aget_space(at->a) : -1;
+	at->t = at->a >= 0 ? H5Aget_type(at->a) : -1;
+	return at->a >= 0 && at->sp >= 0 && at->t >= 0 ? 1 : -1;
+}
+
+static void attr_close(Attr *at)
+{
+	if (at->t >= 0)
+		H5Tclose(at->t);
+	if (at->sp >= 0)
+		H5Sclose(at->sp);
+	if (at->a >= 0)
+		H5Aclose(at->a);
+}
+
 /* Attribute `name` of loc, n numbers as doubles into v, if there (loc
  * may be -1: no such group); 1 read, 0 absent, -1 refused. */
 static int get_attr_d(R *r, hid_t loc, const char *where, const char *name,
                       double *v, int n)
 {
-	if (loc < 0 || H5Aexists(loc, name) <= 0)
-		return 0;
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-	hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-	int ok = sp >= 0 && usual(t, 0) &&
-	         H5Sget_simple_extent_npoints(sp) == n &&
-	         H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0;
+	Attr at;
+	int k = attr_open(loc, name, &at);
+	int ok = k > 0 && usual(at.t, 0) &&
+	         H5Sget_simple_extent_npoints(at.sp) == n &&
+	         H5Aread(at.a, H5T_NATIVE_DOUBLE, v) >= 0;
 	for (int i = 0; ok && i < n; i++)
 		ok = isfinite(v[i]);
-	if (t >= 0)
-		H5Tclose(t);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (a >= 0)
-		H5Aclose(a);
+	attr_close(&at);
+	if (k == 0)
+		return 0;
 	if (!ok)
 		return snap_fail(r->err, r->errlen, "%s: /%s attribute %s: not %d "
 		                 "finite number%s", r->path, where, name, n,
@@ -94,24 +115,19 @@ static int get_attr_d(R *r, hid_t loc, const char *where, const char *name,
 static int get_attr_u64(R *r, hid_t loc, const char *where,
                         const char *name, uint64_t *v)
 {
-	if (loc < 0 || H5Aexists(loc, name) <= 0)
-		return 0;
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-	hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-	int sgn = usual(t, 1) && H5Tget_sign(t) == H5T_SGN_2;
+	Attr at;
+	int k = attr_open(loc, name, &at);
+	int sgn = k > 0 && usual(at.t, 1) && H5Tget_sign(at.t) == H5T_SGN_2;
 	int64_t s = 0;
-	int ok = sp >= 0 && usual(t, 1) && H5Sget_simple_extent_npoints(sp) == 1 &&
-	         (sgn ? H5Aread(a, H5T_NATIVE_INT64, &s) >= 0 && s >= 0
-	              : H5Aread(a, H5T_NATIVE_UINT64, v) >= 0);
+	int ok = k > 0 && usual(at.t, 1) &&
+	         H5Sget_simple_extent_npoints(at.sp) == 1 &&
+	         (sgn ? H5Aread(at.a, H5T_NATIVE_INT64, &s) >= 0 && s >= 0
+	              : H5Aread(at.a, H5T_NATIVE_UINT64, v) >= 0);
 	if (ok && sgn)
 		*v = (uint64_t)s;
-	if (t >= 0)
-		H5Tclose(t);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (a >= 0)
-		H5Aclose(a);
+	attr_close(&at);
+	if (k == 0)
+		return 0;
 	if (!ok)
 		return snap_fail(r->err, r->errlen, "%s: /%s attribute %s: not an "
 		                 "integer >= 0", r->path, where, name);
@@ -122,29 +138,23 @@ static int get_attr_u64(R *r, hid_t loc, const char *where,
 static int get_attr_s(R *r, hid_t loc, const char *name, char *buf,
                       size_t cap)
 {
-	if (H5Aexists(loc, name) <= 0)
-		return 0;
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	hid_t sp = a >= 0 ? H5Aget_space(a) : -1;
-	hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-	int ok = sp >= 0 && t >= 0 && H5Sget_simple_extent_npoints(sp) == 1 &&
-	         H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 &&
-	         H5Tget_size(t) < cap;
+	Attr at;
+	int k = attr_open(loc, name, &at);
+	int ok = k > 0 && H5Sget_simple_extent_npoints(at.sp) == 1 &&
+	         H5Tget_class(at.t) == H5T_STRING &&
+	         H5Tis_variable_str(at.t) == 0 && H5Tget_size(at.t) < cap;
 	if (ok) {
 		hid_t mt = H5Tcopy(H5T_C_S1);
 		H5Tset_size(mt, cap);
 		memset(buf, 0, cap);
-		ok = mt >= 0 && H5Aread(a, mt, buf) >= 0;
+		ok = mt >= 0 && H5Aread(at.a, mt, buf) >= 0;
 		buf[cap - 1] = 0;
 		if (mt >= 0)
 			H5Tclose(mt);
 	}
-	if (t >= 0)
-		H5Tclose(t);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (a >= 0)
-		H5Aclose(a);
+	attr_close(&at);
+	if (k == 0)
+		return 0;
 	for (char *c = buf; ok && *c; c++)
 		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') &&
 		    !(*c >= '0' && *c <= '9') && *c != '_')
