@@ -166,6 +166,8 @@ static int take(int fd, const char *path, size_t max_n, snap_data *d,
 		if (get(fd, err, (size_t)h.errn))
 			return CUT;
 		err[h.errn] = 0;
+		if (!h.errn) /* a reader's refusal always says why */
+			return WRONG;
 		return REFUSED;
 	}
 	uint64_t bodies = ((uint64_t)1 << (SC_M + 1)) - 1;
