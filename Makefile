@@ -4,7 +4,7 @@
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
 #   make check-fast  the tests not tagged slow (under two minutes)
-#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, tune, ranges, ad) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, hdf5, tune, ranges, ad) for FUZZ_TIME
 #                 seconds (default 60)
 #   make fuzz-long  each for FUZZ_LONG s (1800) past crashes, keeping what
 #                 fails as regression seeds in tests/fuzz/corpus
@@ -104,7 +104,8 @@ PROGS    := nbrun nbody oneloop ilrun
 APP_COMMON_SRC := apps/common/cli.c apps/common/csv.c apps/common/opt.c \
                   apps/common/par.c apps/common/plot.c apps/common/prog.c
 NBODY_SRC   := apps/nbody/sim.c apps/nbody/hermite.c apps/nbody/snap.c \
-               apps/nbody/snap_hdf5.c
+               apps/nbody/snap_hdf5.c apps/nbody/snap_hdf5_read.c \
+               apps/nbody/snap_fork.c
 # nbody's own files besides its main, nbody.c (nbody.h): they need the
 # embedded kernels, so they are linked into bin/nbody alone
 NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
@@ -244,9 +245,10 @@ $(B)/hermite_nbl.c: dsl-examples/hermite.nbl scripts/embed.sh
 $(B)/gravity_quad_nbl.c: far/gravity_quad.nbl scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh $< nb_gravity_quad_nbl > $@.tmp && mv $@.tmp $@
-$(B)/apps/nbody/snap_hdf5.o: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/apps/nbody/snap_hdf5.o $(B)/apps/nbody/snap_hdf5_read.o: ALLCFLAGS += $(HDF5_CFLAGS)
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
+$(B)/tests/test_snap: ALLCFLAGS += $(HDF5_CFLAGS)
 
 # nbcc, the compiler's own command line: the compiler's inner header
 # (the targets in words) and opt.c's table of flags, no runtime
@@ -368,6 +370,16 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
 FUZZ      += ranges
 FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/ranges.o
+# bin/nbody's HDF5 reader (apps/nbody/snap_hdf5_read.c) with libhdf5, in
+# the child process it reads in (snap_fork.c); its files need a longer
+# -max_len than the others' 4096 bytes
+FUZZ      += hdf5
+FUZZ_BIN  += $(B)/fuzz/fuzz_hdf5
+FUZZ_H5   := $(B)/fuzz/obj/apps/nbody/snap_hdf5_read.o \
+             $(B)/fuzz/obj/apps/nbody/snap_fork.o
+$(B)/fuzz/fuzz_hdf5: $(FUZZ_H5)
+$(B)/fuzz/fuzz_hdf5: LDLIBS += $(HDF5_LIBS)
+$(FUZZ_H5): FUZZ_FLAGS += $(HDF5_CFLAGS)
 # the tuner's cache entries (runtime/tunefile.c), whose digest is cache.c's:
 # the target reaches the fields' parser straight
 FUZZ      += tune
@@ -395,8 +407,9 @@ fuzz: $(FUZZ_BIN)
 		mkdir -p $(B)/fuzz/corpus-$$t; \
 		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		ml=4096; [ $$t != hdf5 ] || ml=16384; \
 		echo "fuzz: $$t for $${FUZZ_TIME:-60} s"; \
-		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=4096 \
+		$(B)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_TIME:-60} -max_len=$$ml \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/$$t- -print_final_stats=1 \
 			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t || exit 1; \
@@ -431,9 +444,10 @@ fuzz-long: $(FUZZ_BIN)
 		rm -f $(B)/fuzz/long-$$t/*; \
 		sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t || exit 1; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		ml=4096; [ $$t != hdf5 ] || ml=16384; \
 		echo "fuzz-long: $$t for $(FUZZ_LONG) s"; \
 		$(B)/fuzz/fuzz_$$t -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
-			-ignore_ooms=1 -max_total_time=$(FUZZ_LONG) -max_len=4096 \
+			-ignore_ooms=1 -max_total_time=$(FUZZ_LONG) -max_len=$$ml \
 			-timeout=10 -rss_limit_mb=2048 $$dict \
 			-artifact_prefix=$(B)/fuzz/long-$$t/ -print_final_stats=1 \
 			$(B)/fuzz/corpus-$$t $(B)/fuzz/seeds-$$t \

@@ -136,7 +136,7 @@ int force_bodies(const args *a, const sim *s, const snap_data *d,
  * (restart_take); under MPI, that every rank holds rank 0's
  * (restart_same); --t-end as a number of steps from t0 (restart_steps). */
 int restart_read(args *a, snap_data *d);
-void restart_take(const args *a, const snap_data *d, sim *s);
+void restart_take(const args *a, snap_data *d, sim *s);
 int restart_same(const sim *s);
 int restart_steps(args *a, double t0);
 

@@ -119,9 +119,12 @@ int restart_read(args *a, snap_data *d)
 	return 0;
 }
 
-/* The bodies into s (allocated for them), and a restart's state. */
-void restart_take(const args *a, const snap_data *d, sim *s)
+/* The bodies into s (allocated for them), and a restart's state; the
+ * file's IDs move to s, which writes them in its snapshots. */
+void restart_take(const args *a, snap_data *d, sim *s)
 {
+	s->id = d->id;
+	d->id = NULL;
 	double *dst[SC_N] = {s->x, s->y, s->z, s->vx, s->vy, s->vz, s->m,
 	                     s->ax, s->ay, s->az, NULL, s->jx, s->jy, s->jz,
 	                     s->tstep, NULL};

@@ -4,6 +4,7 @@
  * Every loop runs in a fixed order: one seed gives the same bits (on one
  * system: libm's transcendental functions may round differently elsewhere). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -115,6 +116,7 @@ void sim_free(sim *s)
 	free(s->jy);
 	free(s->jz);
 	free(s->tstep);
+	free(s->id);
 	memset(s, 0, sizeof *s);
 }
 
@@ -564,8 +566,9 @@ int sim_write_snapshot(const sim *s, const char *path, const char *info,
 	fprintf(f, "id,m,x,y,z,vx,vy,vz,ax,ay,az,pot%s\n",
 	        s->jx ? ",jx,jy,jz,dt,t" : "");
 	for (size_t i = 0; i < s->n; i++) {
-		fprintf(f, "%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-		        "%.17g,%.17g,%.17g,%.17g", i, s->m[i], s->x[i],
+		fprintf(f, "%" PRIu64 ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+		        "%.17g,%.17g,%.17g,%.17g,%.17g",
+		        s->id ? s->id[i] : (uint64_t)i, s->m[i], s->x[i],
 		        s->y[i], s->z[i], s->vx[i], s->vy[i], s->vz[i], s->ax[i],
 		        s->ay[i], s->az[i], s->pot[i] + sim_self(s, i));
 		/* the Hermite state: every body ends an interval at s->t */

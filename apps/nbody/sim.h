@@ -36,6 +36,9 @@ typedef struct sim {
 	/* the Hermite integrator's own state (hermite.h), NULL for the
 	 * leap-frog: jerk and each body's time step */
 	double *jx, *jy, *jz, *tstep;
+	/* the bodies' IDs from a file of bodies (snap.h), kept in its
+	 * snapshots; NULL: the IDs are 0..n-1 */
+	uint64_t *id;
 } sim;
 
 /* Allocates n zeroed bodies (n >= 1); returns 0 or -1 (out of memory). */

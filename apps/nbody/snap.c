@@ -22,6 +22,7 @@ void snap_data_free(snap_data *d)
 {
 	for (int k = 0; k < SC_N; k++)
 		free(d->col[k]);
+	free(d->id);
 	free(d->line);
 	memset(d, 0, sizeof *d);
 }
@@ -231,11 +232,28 @@ static int printable(const char *s, size_t n, char *buf, size_t len)
 	return 0;
 }
 
-/* The header: map[f] is the column of field f, or -1 (skipped). */
+/* The IDs' column, beside snap.h's columns of numbers */
+enum { COL_ID = SC_N };
+
+/* A body's ID: decimal digits, 0 to 2^64 - 1 */
+static int id_value(const char *b, size_t n, uint64_t *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned dg = (unsigned)(b[i] - '0');
+		if (dg > 9 || *v > (UINT64_MAX - dg) / 10)
+			return -1;
+		*v = *v * 10 + dg;
+	}
+	return n ? 0 : -1;
+}
+
+/* The header: map[f] is the column of field f (COL_ID: id), or -1
+ * (skipped). */
 static int header(const char *path, const Line *l, int *map, int *nf,
                   int maxf, char *err, size_t errlen)
 {
-	int seen[SC_N] = {0};
+	int seen[SC_N + 1] = {0};
 	size_t p = 0;
 	const char *b;
 	size_t n;
@@ -244,7 +262,7 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 		if (*nf == maxf)
 			return snap_fail(err, errlen, "%s:%ld: more than %d columns", path,
 			            l->no, maxf);
-		int c = -1;
+		int c = n == 2 && memcmp(b, "id", 2) == 0 ? COL_ID : -1;
 		for (int k = 0; k < SC_N; k++)
 			if (strlen(snap_col_name[k]) == n &&
 			    memcmp(snap_col_name[k], b, n) == 0)
@@ -298,7 +316,9 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 		            "takes", path, rows, max_n);
 	int ok = (d->line = malloc(rows * sizeof *d->line)) != NULL;
 	for (int f = 0; f < nf; f++)
-		if (map[f] >= 0 && ok)
+		if (map[f] == COL_ID && ok)
+			ok = (d->id = malloc(rows * sizeof *d->id)) != NULL;
+		else if (map[f] >= 0 && ok)
 			ok = (d->col[map[f]] = malloc(rows * sizeof(double))) != NULL;
 	if (!ok) {
 		snap_data_free(d);
@@ -321,6 +341,16 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 			}
 			int c = map[f++];
 			if (c < 0)
+				continue;
+			if (c == COL_ID && id_value(b, n, &d->id[i])) {
+				char q[64];
+				printable(b, n, q, sizeof q);
+				snap_data_free(d);
+				return snap_fail(err, errlen, "%s:%ld: column 'id': '%s' is "
+				            "not a body's ID (an integer from 0 to 2^64 - 1)",
+				            path, l.no, q);
+			}
+			if (c == COL_ID)
 				continue;
 			double v[2];
 			csv_status st = csv_number(b, n, NB_DOUBLE, v);

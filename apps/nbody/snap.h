@@ -1,9 +1,10 @@
 /* snap.h: bin/nbody's snapshots read back, as initial conditions or to
  * restart a run: a CSV file with a header (nbody's own snapshots, or any
  * file with columns x, y, z, vx, vy, vz, m), or an HDF5 file in the layout
- * of the GADGET family (snap_hdf5.c, which also writes them).  Everything
- * read is checked: a finite number in every field, a positive mass; a
- * refusal names the file and the row.  Units: G = 1 (N-body units). */
+ * of the GADGET family (snap_hdf5_read.c; snap_hdf5.c writes them).
+ * Everything read is checked: a finite number in every field, a positive
+ * mass; a refusal names the file and the row.  Units: G = 1 (N-body
+ * units). */
 #ifndef SNAP_H
 #define SNAP_H
 
@@ -35,6 +36,8 @@ typedef struct snap_info {
 typedef struct snap_data {
 	size_t n;
 	double *col[SC_N]; /* n values each; NULL where the file had none */
+	uint64_t *id;      /* the bodies' IDs (CSV id, HDF5 ParticleIDs); NULL
+	                      where the file had none */
 	long *line;        /* the CSV line of each body; NULL for HDF5 */
 	snap_info info;
 } snap_data;
@@ -50,8 +53,9 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len);
 
 /* Parses CSV text named `path`: '#' lines (the first "# nbody snapshot:"
- * one read for its keys), a header naming columns (any order; unknown
- * ones such as id are skipped), then one row a body.  At most max_n
+ * one read for its keys), a header naming columns (any order; id, the
+ * bodies' IDs, integers 0 to 2^64 - 1; unknown ones such as type are
+ * skipped), then one row a body.  At most max_n
  * bodies.  Returns 0, or -1 with a message naming the file and line. */
 int snap_parse_csv(const char *path, const char *text, size_t len,
                    size_t max_n, snap_data *d, char *err, size_t errlen);
@@ -62,14 +66,35 @@ int snap_read(const char *path, size_t max_n, snap_data *d, char *err,
 /* 1 if path names an HDF5 file by its name (.hdf5, .h5). */
 int snap_is_hdf5_name(const char *path);
 
-/* HDF5 (snap_hdf5.c): an image of a file in memory, and files. */
+/* HDF5 (snap_hdf5_read.c): an image of a file in memory, read in a
+ * child process (snap_apart), since libhdf5 itself has memory errors that
+ * a damaged file reaches. */
 int snap_parse_hdf5(const char *path, const void *image, size_t len,
                     size_t max_n, snap_data *d, char *err, size_t errlen);
-/* Writes s as a GADGET-style HDF5 file (the bodies as PartType1; the
- * Hermite state where s has one; `in` for /Parameters). */
+/* Writes s as a GADGET-style HDF5 file (snap_hdf5.c: the bodies as
+ * PartType1 with their IDs; the Hermite state where s has one; `in` for
+ * /Parameters). */
 struct sim;
 int snap_write_hdf5(const struct sim *s, const snap_info *in,
                     const char *path, char *err, size_t errlen);
+
+/* snap_fork.c: runs read(arg, max_n, d, err, errlen) in a child process,
+ * which sends d back over a pipe, so that a crash, an endless loop or a
+ * runaway allocation of a reader ends the child and `path` is refused with
+ * a message naming `what` (the reader).  The child may use `budget` bytes
+ * of memory beyond what it starts with (snap_apart_allow adds to it there)
+ * and `cpu_s` seconds of CPU time.  What comes back is checked again:
+ * n in 1..max_n, the seven columns of the bodies. */
+typedef int (*snap_reader)(const void *arg, size_t max_n, snap_data *d,
+                           char *err, size_t errlen);
+int snap_apart(snap_reader read, const void *arg, const char *path,
+               const char *what, size_t max_n, size_t budget, double cpu_s,
+               snap_data *d, char *err, size_t errlen);
+/* In the child: `bytes` more memory (a reader's checked data to come). */
+void snap_apart_allow(size_t bytes);
+/* Where set, called first in the child (tests/fuzz/fuzz_hdf5.c: the
+ * child's faults are the reader's to report, not libFuzzer's). */
+extern void (*snap_apart_child)(void);
 
 /* The values after reading: every mass positive, every step positive;
  * and with eps = 0, no two bodies at one position.  -1 with the message. */

@@ -3,9 +3,10 @@
  * --ic and --restart).  Beyond not crashing: a refusal carries a message;
  * what is read has the seven columns of the bodies, finite values only,
  * and reads back bit for bit from the same columns written with %.17g,
- * as nbody's snapshots are; snap_check then accepts it or says why.
- * (The HDF5 reader's own checks are tests/unit/test_snap.c's: fuzzing
- * it would fuzz libhdf5.)  Seeds: tests/fuzz/corpus/ic. */
+ * as nbody's snapshots are, the bodies' IDs too; snap_check then accepts
+ * it or says why.  (The HDF5 reader is fuzz_hdf5.c's.)  Seeds:
+ * tests/fuzz/corpus/ic. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,11 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!d.col[k])
 			abort();
 	/* the columns read, written again as nbody writes them */
-	size_t cap = 64 + d.n * SC_N * 26, len = 0;
+	size_t cap = 64 + d.n * (SC_N * 26 + 22), len = 0;
 	char *text = malloc(cap);
 	if (!text)
 		return 0;
 	int ncol = 0, cols[SC_N];
+	if (d.id)
+		len += (size_t)snprintf(text, cap, "id,");
 	for (int k = 0; k < SC_N; k++)
 		if (d.col[k]) {
 			len += (size_t)snprintf(text + len, cap - len, "%s%s",
@@ -42,6 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	text[len++] = '\n';
 	for (size_t i = 0; i < d.n; i++) {
+		if (d.id)
+			len += (size_t)snprintf(text + len, cap - len, "%" PRIu64 ",",
+			                        d.id[i]);
 		for (int c = 0; c < ncol; c++) {
 			double v = d.col[cols[c]][i];
 			if (!isfinite(v))
@@ -52,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text[len++] = '\n';
 	}
 	if (snap_parse_csv("again.csv", text, len, 1000, &back, err, sizeof err) ||
-	    back.n != d.n)
+	    back.n != d.n || !d.id != !back.id ||
+	    (d.id && memcmp(d.id, back.id, d.n * sizeof *d.id) != 0))
 		abort();
 	for (int c = 0; c < ncol; c++)
 		if (memcmp(d.col[cols[c]], back.col[cols[c]],

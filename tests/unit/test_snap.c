@@ -1,16 +1,25 @@
 /* test_snap.c: bin/nbody's readers of initial conditions and snapshots
- * (apps/nbody/snap.c, snap_hdf5.c): a CSV with comments, quotes, CRLF and
- * columns in any order reads to the exact doubles; its refusals name the
- * file and line; an HDF5 snapshot written by snap_write_hdf5 reads back
- * bit for bit with its run's parameters, twice the same bytes; a NaN or
- * a massless body in one is refused naming the body. */
+ * (apps/nbody/snap.c, snap_hdf5.c, snap_hdf5_read.c, snap_fork.c): a CSV
+ * with comments, quotes, CRLF and columns in any order reads to the exact
+ * doubles; its refusals name the file and line; an HDF5 snapshot written
+ * by snap_write_hdf5 reads back bit for bit with its run's parameters,
+ * twice the same bytes; a NaN or a massless body in one is refused naming
+ * the body.  A GADGET-style file without /Header reads (made here with
+ * libhdf5); the bodies' IDs, random 64-bit ones, go through both formats
+ * unchanged; damaged files that make libhdf5 1.10.8 overflow or fault are
+ * refused without harm to the caller (the sanitized build sees it), and
+ * snap_apart contains a reader that crashes, loops or lies. */
 #include <check.h>
+#include <hdf5.h>
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "nbcc.h"
+#include "seed.h"
 #include "sim.h"
 #include "snap.h"
 
@@ -170,6 +179,343 @@ START_TEST(hdf5_roundtrip)
 }
 END_TEST
 
+/* --- a file without /Header, made with libhdf5 ------------------------ */
+
+static void h5_put(hid_t g, const char *name, hid_t ftype, hid_t mtype,
+                   int rank, hsize_t rows, const void *v)
+{
+	hsize_t dim[2] = {rows, 3};
+	hid_t sp = H5Screate_simple(rank, dim, NULL);
+	hid_t d = H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT,
+	                     H5P_DEFAULT);
+	ck_assert(d >= 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+	                             v) >= 0);
+	H5Dclose(d);
+	H5Sclose(sp);
+}
+
+/* A file image: PartType0 with 2 bodies in float32 and signed IDs,
+ * PartType1 with 3 in double and unsigned 64-bit IDs; with `masses`
+ * each has Masses; `header` adds /Header with NumFilesPerSnapshot and
+ * NumPart_ThisFile {2, np1}. */
+static char *h5_image(int masses, int header, double files, int np1,
+                      size_t *len)
+{
+	static const float x0[6] = {1, 2, 3, 4, 5, 6}, v0[6] = {0.5f, 0, 0, 0,
+	                                                        -0.5f, 0};
+	static const float m0[2] = {0.25f, 0.125f};
+	static const long long id0[2] = {7, 3};
+	static const double x1[9] = {-1, -2, -3, 0.1, 0.2, 0.3, 9, 8, 7};
+	static const double v1[9] = {1, 1, 1, 2, 2, 2, 3, 3, 3};
+	static const double m1[3] = {1, 2, 3};
+	static const unsigned long long id1[3] = {18446744073709551615ULL,
+	                                          9223372036854775808ULL, 0};
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fapl_core(fapl, 1 << 16, 0);
+	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	ck_assert(f >= 0);
+	hid_t g = H5Gcreate2(f, "PartType0", H5P_DEFAULT, H5P_DEFAULT,
+	                     H5P_DEFAULT);
+	h5_put(g, "Coordinates", H5T_IEEE_F32BE, H5T_NATIVE_FLOAT, 2, 2, x0);
+	h5_put(g, "Velocities", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, 2, v0);
+	if (masses)
+		h5_put(g, "Masses", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, 2, m0);
+	h5_put(g, "ParticleIDs", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, 2, id0);
+	H5Gclose(g);
+	g = H5Gcreate2(f, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	h5_put(g, "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, 3, x1);
+	h5_put(g, "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, 3, v1);
+	h5_put(g, "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, 3, m1);
+	h5_put(g, "ParticleIDs", H5T_STD_U64LE, H5T_NATIVE_ULLONG, 1, 3, id1);
+	H5Gclose(g);
+	if (header) {
+		g = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		hsize_t six = 6;
+		int np[6] = {2, np1, 0, 0, 0, 0};
+		hid_t sp = H5Screate(H5S_SCALAR), sp6 = H5Screate_simple(1, &six,
+		                                                         NULL);
+		hid_t a = H5Acreate2(g, "NumFilesPerSnapshot", H5T_NATIVE_DOUBLE, sp,
+		                     H5P_DEFAULT, H5P_DEFAULT);
+		ck_assert(H5Awrite(a, H5T_NATIVE_DOUBLE, &files) >= 0);
+		H5Aclose(a);
+		a = H5Acreate2(g, "NumPart_ThisFile", H5T_NATIVE_INT, sp6,
+		               H5P_DEFAULT, H5P_DEFAULT);
+		ck_assert(H5Awrite(a, H5T_NATIVE_INT, np) >= 0);
+		H5Aclose(a);
+		H5Sclose(sp);
+		H5Sclose(sp6);
+		H5Gclose(g);
+	}
+	H5Fflush(f, H5F_SCOPE_GLOBAL);
+	ssize_t n = H5Fget_file_image(f, NULL, 0);
+	char *img = malloc((size_t)n);
+	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
+	H5Fclose(f);
+	*len = (size_t)n;
+	return img;
+}
+
+START_TEST(hdf5_no_header)
+{
+	size_t len;
+	char *img = h5_image(1, 0, 0, 0, &len);
+	snap_data d;
+	ck_assert_msg(snap_parse_hdf5("nh.hdf5", img, len, 100, &d, err,
+	                              sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(d.n, 5);
+	ck_assert(!d.info.has_t && !d.info.has_step && !d.col[SC_AX]);
+	static const double x[5] = {1, 4, -1, 0.1, 9}, vy[5] = {0, -0.5, 1, 2, 3};
+	static const double m[5] = {0.25, 0.125, 1, 2, 3};
+	static const uint64_t id[5] = {7, 3, 18446744073709551615ULL,
+	                               9223372036854775808ULL, 0};
+	for (int i = 0; i < 5; i++) {
+		ck_assert(d.col[SC_X][i] == x[i] && d.col[SC_VY][i] == vy[i]);
+		ck_assert(d.col[SC_M][i] == m[i]);
+		ck_assert_msg(d.id && d.id[i] == id[i], "id %d", i);
+	}
+	snap_data_free(&d);
+	free(img);
+	/* no Masses and no MassTable; a header that the datasets belie */
+	img = h5_image(0, 0, 0, 0, &len);
+	ck_assert_int_eq(snap_parse_hdf5("nm.hdf5", img, len, 100, &d, err,
+	                                 sizeof err), -1);
+	ck_assert_msg(strstr(err, "nm.hdf5: /PartType0 has no Masses, and there "
+	                     "is no /Header MassTable") != NULL, "%s", err);
+	free(img);
+	img = h5_image(1, 1, 1, 4, &len);
+	ck_assert_int_eq(snap_parse_hdf5("np.hdf5", img, len, 100, &d, err,
+	                                 sizeof err), -1);
+	ck_assert_msg(strstr(err, "np.hdf5: /Header NumPart_ThisFile[1] is 4, "
+	                     "and /PartType1 has 3 bodies") != NULL, "%s", err);
+	free(img);
+	img = h5_image(1, 1, 8, 3, &len);
+	ck_assert_int_eq(snap_parse_hdf5("nf.hdf5", img, len, 100, &d, err,
+	                                 sizeof err), -1);
+	ck_assert_msg(strstr(err, "nf.hdf5: one of 8 files of a snapshot") !=
+	              NULL, "%s", err);
+	free(img);
+	img = h5_image(1, 1, 1, 3, &len); /* a header that agrees */
+	ck_assert_msg(snap_parse_hdf5("ok.hdf5", img, len, 100, &d, err,
+	                              sizeof err) == 0, "%s", err);
+	snap_data_free(&d);
+	free(img);
+}
+END_TEST
+
+/* --- the bodies' IDs through both formats ----------------------------- */
+
+START_TEST(ids_kept)
+{
+	unsigned short rng[3];
+	seed_rng("ids_kept", rng);
+	sim s;
+	ck_assert_int_eq(sim_alloc(&s, 23, 0.01), 0);
+	sim_ic_make(&s, SIM_PLUMMER, 5);
+	ck_assert_ptr_nonnull(s.id = malloc(23 * sizeof *s.id));
+	for (int i = 0; i < 23; i++) /* 64 random bits, and the extremes */
+		s.id[i] = (uint64_t)jrand48(rng) << 32 ^ (uint32_t)jrand48(rng);
+	s.id[3] = UINT64_MAX;
+	s.id[9] = 0;
+	snap_info in = {"file", "leapfrog", 1, 4, 0.5, 0.0625, 0.01, 0, -0.3,
+	                0, 0, 0, 0, 0, 0, 0, 0, 1};
+	char path[] = "/tmp/test_snap_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	close(fd);
+	snap_data d;
+	for (int hdf5 = 0; hdf5 <= 1; hdf5++) {
+		int rc = hdf5 ? snap_write_hdf5(&s, &in, path, err, sizeof err)
+		              : sim_write_snapshot(&s, path, "step=4", err,
+		                                   sizeof err);
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_msg(snap_read(path, 100, &d, err, sizeof err) == 0, "%s",
+		              err);
+		ck_assert_uint_eq(d.n, 23);
+		ck_assert_msg(d.id && memcmp(d.id, s.id, 23 * sizeof *s.id) == 0,
+		              "%s IDs", hdf5 ? "HDF5" : "CSV");
+		snap_data_free(&d);
+	}
+	/* without IDs of its own, a run writes 0..N-1 */
+	free(s.id);
+	s.id = NULL;
+	ck_assert_int_eq(snap_write_hdf5(&s, &in, path, err, sizeof err), 0);
+	ck_assert_int_eq(snap_read(path, 100, &d, err, sizeof err), 0);
+	for (size_t i = 0; i < 23; i++)
+		ck_assert(d.id && d.id[i] == i);
+	snap_data_free(&d);
+	unlink(path);
+	sim_free(&s);
+	const char *h = "id,x,y,z,vx,vy,vz,m\n";
+	char t[256];
+	snprintf(t, sizeof t, "%s18446744073709551616,0,0,0,0,0,0,1\n", h);
+	refused(t, "b.csv:2: column 'id': '18446744073709551616' is not a body's "
+	        "ID (an integer from 0 to 2^64 - 1)");
+	snprintf(t, sizeof t, "%s-1,0,0,0,0,0,0,1\n", h);
+	refused(t, "b.csv:2: column 'id': '-1' is not a body's ID");
+	snprintf(t, sizeof t, "%s,0,0,0,0,0,0,1\n", h);
+	refused(t, "b.csv:2: column 'id': '' is not a body's ID");
+}
+END_TEST
+
+/* --- damaged files ------------------------------------------------------ */
+
+/* nbody's snapshot of 16 Plummer bodies at step 0 (the bytes of `nbody
+ * --ic plummer -n 16 --steps 2 --out s --format hdf5`'s first, but for
+ * the data, which takes no part in these faults) */
+static char *snap16(size_t *len)
+{
+	sim s;
+	ck_assert_int_eq(sim_alloc(&s, 16, 0.015625), 0);
+	sim_ic_make(&s, SIM_PLUMMER, 1);
+	snap_info in = {"plummer", "leapfrog", 1, 0, 0, 0.0078125, 0.015625, 0,
+	                -0.2, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	char path[] = "/tmp/test_snap_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	close(fd);
+	ck_assert_int_eq(snap_write_hdf5(&s, &in, path, err, sizeof err), 0);
+	char *img = nb_read_file(path, len, err, sizeof err);
+	ck_assert_ptr_nonnull(img);
+	unlink(path);
+	sim_free(&s);
+	return img;
+}
+
+START_TEST(hdf5_damaged)
+{
+	/* bytes set in that file, each making libhdf5 1.10.8 read out of
+	 * bounds (issue 28 item 23's 2303 = 0x80: in H5Aexists), fault or
+	 * ask for 2^64 - 2^56 bytes, found by mutating a few thousand copies;
+	 * the sanitized build reports each in the reader's child process,
+	 * and the caller gets a message */
+	static const struct {
+		int n, at[4], to[4];
+	} cut[] = {
+		{1, {2303}, {0x80}},
+		{1, {4173}, {0xff}},
+		{2, {3542, 4239}, {0xff, 0xff}},
+		{2, {4117, 5151}, {0xff, 0xff}},
+		{4, {1207, 3197, 3355, 3906}, {0x3b, 0xff, 0xff, 0xff}},
+	};
+	size_t len;
+	char *good = snap16(&len);
+	char *img = malloc(len);
+	ck_assert_ptr_nonnull(img);
+	for (size_t c = 0; c < sizeof cut / sizeof cut[0]; c++) {
+		memcpy(img, good, len);
+		for (int k = 0; k < cut[c].n; k++)
+			img[cut[c].at[k]] = (char)cut[c].to[k];
+		snap_data d;
+		err[0] = 0;
+		int rc = snap_parse_hdf5("bad.hdf5", img, len, 100, &d, err,
+		                         sizeof err);
+		/* read (the fault harmless), or refused with a message */
+		ck_assert_msg(rc == 0 || (rc == -1 && strncmp(err, "bad.hdf5: ", 10)
+		                                      == 0), "case %zu: %d %s", c,
+		              rc, err);
+		if (rc == 0) {
+			ck_assert_uint_eq(d.n, 16);
+			snap_data_free(&d);
+		}
+	}
+	free(img);
+	free(good);
+}
+END_TEST
+
+/* --- snap_apart: readers that crash, loop or lie ------------------------ */
+
+static int r_crash(const void *arg, size_t max_n, snap_data *d, char *e,
+                   size_t el)
+{
+	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
+	raise(SIGSEGV);
+	return -1;
+}
+
+static int r_loop(const void *arg, size_t max_n, snap_data *d, char *e,
+                  size_t el)
+{
+	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
+	for (volatile unsigned long k = 0;; k++)
+		;
+	return -1;
+}
+
+/* n bodies (*arg), every column and the IDs: more than a pipe holds */
+static int r_bodies(const void *arg, size_t max_n, snap_data *d, char *e,
+                    size_t el)
+{
+	(void)max_n, (void)e, (void)el;
+	memset(d, 0, sizeof *d);
+	d->n = *(const size_t *)arg;
+	snprintf(d->info.ic, sizeof d->info.ic, "plummer");
+	d->info.has_ic = 1;
+	for (int k = 0; k < SC_N; k++) {
+		d->col[k] = malloc(d->n * sizeof(double));
+		for (size_t i = 0; i < d->n; i++)
+			d->col[k][i] = (double)i * 0.5 + k;
+	}
+	d->id = malloc(d->n * sizeof *d->id);
+	for (size_t i = 0; i < d->n; i++)
+		d->id[i] = UINT64_MAX - i;
+	return 0;
+}
+
+#if !defined(__SANITIZE_ADDRESS__) /* (see below) */
+static int r_greedy(const void *arg, size_t max_n, snap_data *d, char *e,
+                    size_t el)
+{
+	(void)arg, (void)max_n, (void)d;
+	/* twice its budget: refused by the limit, not taken from the host */
+	char *p = malloc((size_t)256 << 20);
+	if (p)
+		memset(p, 1, (size_t)256 << 20);
+	return snap_fail(e, el, "x: %s", p ? "got it" : "out of memory");
+}
+#endif
+
+START_TEST(apart)
+{
+	snap_data d;
+	ck_assert_int_eq(snap_apart(r_crash, NULL, "c", "test", 10, 1 << 26, 10,
+	                            &d, err, sizeof err), -1);
+	/* the signal, or the sanitizer's exit after its report */
+	ck_assert_msg(strstr(err, "c: the test reader died of signal 11") ||
+	              strstr(err, "c: the test reader failed on it (exit status "),
+	              "%s", err);
+	ck_assert_msg(strstr(err, "a damaged file?"), "%s", err);
+	ck_assert_int_eq(snap_apart(r_loop, NULL, "l", "test", 10, 1 << 26, 1,
+	                            &d, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "l: the test reader took more than 1 s of CPU "
+	                     "time"), "%s", err);
+	size_t n = 100000;
+	ck_assert_msg(snap_apart(r_bodies, &n, "b", "test", n, 1 << 26, 10, &d,
+	                         err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(d.n, n);
+	ck_assert_str_eq(d.info.ic, "plummer");
+	for (size_t i = 0; i < n; i += 997)
+		for (int k = 0; k < SC_N; k++)
+			ck_assert(d.col[k][i] == (double)i * 0.5 + k &&
+			          d.id[i] == UINT64_MAX - i);
+	ck_assert(d.col[SC_T][n - 1] == (double)(n - 1) * 0.5 + SC_T);
+	snap_data_free(&d);
+	/* a child that sends more bodies than it may */
+	ck_assert_int_eq(snap_apart(r_bodies, &n, "b", "test", n - 1, 1 << 26,
+	                            10, &d, err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "b: the test reader sent back what it cannot "
+	                     "have read"), "%s", err);
+	ck_assert(d.n == 0 && !d.col[SC_X] && !d.id);
+#if !defined(__SANITIZE_ADDRESS__)
+	/* (the sanitizer's shadow memory rules a data limit out there) */
+	ck_assert_int_eq(snap_apart(r_greedy, NULL, "g", "test", 10, 128 << 20,
+	                            10, &d, err, sizeof err), -1);
+	ck_assert_str_eq(err, "x: out of memory");
+#endif
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("snap");
@@ -178,6 +524,10 @@ int main(void)
 	tcase_add_test(tc, csv_reads);
 	tcase_add_test(tc, csv_refusals);
 	tcase_add_test(tc, hdf5_roundtrip);
+	tcase_add_test(tc, hdf5_no_header);
+	tcase_add_test(tc, ids_kept);
+	tcase_add_test(tc, hdf5_damaged);
+	tcase_add_test(tc, apart);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
