@@ -11,11 +11,11 @@ import os as _os
 import warnings as _warnings
 import weakref as _weakref
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, \
-    Optional, Tuple, Union
+    Optional, Sequence, Tuple, Union
 
 import numpy as _np
 
-from . import _facts, _lib, _options, _pairs
+from . import _derive, _facts, _lib, _options, _pairs
 from ._lib import cc, rt
 from .device import Device, open_device
 from .doubledouble import DD, dd, read_decimal
@@ -93,7 +93,9 @@ class Kernel:
     $NBRT_DEVICE, else a GPU, else a CPU, else the host).  options are
     nbcc's flags: unroll_i, unroll_j, jsplit, sched ("none",
     "interleave"), fast_math, fma, ftz, wg, tile, name, and jvp and
-    grad, which derive the kernel (docs/autodiff.md).
+    grad, which load the derived kernel itself (docs/autodiff.md);
+    k.grad(wrt, **inputs) and k.jvp(tangents, **inputs) are the way to
+    the derivatives as arrays.
 
     k(**inputs) runs it over every pair (i, j): each LMEM and BMEM a 1-D
     array, each CONST a number, by name; returns {RMEM name: array}.
@@ -130,6 +132,10 @@ class Kernel:
         self._dev = device if isinstance(device, Device) else \
             open_device(device)
         flags = _options.flags(precision, options)
+        # what a derived kernel (grad(), jvp()) is loaded with, and those
+        # loaded, by flag
+        self._how = (source, precision, options)
+        self._derivs: Dict[Tuple[str, str], Kernel] = {}
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
                 b"--name" not in text:
@@ -346,6 +352,55 @@ class Kernel:
         inputs, options = _pairs.split([v.name for v in self.variables],
                                        given)
         return self.run(inputs, **options)
+
+    def grad(self, wrt: Union[str, Sequence[str], None] = None, /,
+             **given: Any) -> Dict[str, NDArray[Any]]:
+        """k.grad(wrt, of=None, **inputs): the gradient of the sum result
+        `of` (by default the kernel's only sum) with respect to the inputs
+        wrt (a name, "xi,yi" or a list), as {name: array}: for an LMEM
+        X, d of[i]/d X[i] (summed over j by the kernel); for a CONST c,
+        the per-i column d of[i]/dc, whose sum is the gradient of the
+        total.  inputs and run options as for k(); a kernel variable
+        named wrt or of is an input, and then wrt is given first."""
+        self._underived("grad")
+        return _derive.grad(self, self._take(given, "wrt", wrt),
+                            self._take(given, "of", None), given)
+
+    def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
+            **given: Any) -> Dict[str, NDArray[Any]]:
+        """k.jvp(tangents, **inputs): the derivative of every sum result
+        along the tangents, {input name: its tangent} (an array for an
+        LMEM or BMEM, a number for a CONST), as {result: array}."""
+        self._underived("jvp")
+        return _derive.jvp(self, self._take(given, "tangents", tangents),
+                           given)
+
+    def _take(self, given: Dict[str, Any], key: str, value: Any) -> Any:
+        """A method's own keyword, unless it names a kernel variable."""
+        if value is None and key in given and key not in self._var:
+            return given.pop(key)
+        if value is None and key != "of":
+            raise TypeError(self._fail("%s= is needed" % key))
+        return value
+
+    def _underived(self, method: str) -> None:
+        options = self._how[2]
+        if "grad" in options or "jvp" in options:
+            raise ValueError(self._fail(
+                "%s(): the kernel is derived already (%s); load the source "
+                "without it" % (method, ", ".join(
+                    "%s=%r" % (o, options[o]) for o in ("grad", "jvp")
+                    if o in options))))
+
+    def _derived(self, option: str, spec: str) -> Kernel:
+        """This kernel derived by nbcc's --OPTION=SPEC, loaded once."""
+        k = self._derivs.get((option, spec))
+        if k is None:
+            source, precision, options = self._how
+            k = Kernel(source, precision, self._dev,
+                       **dict(options, **{option: spec}))
+            self._derivs[(option, spec)] = k
+        return k
 
     def run(self, inputs: Mapping[str, Any], /,
             **options: Any) -> Dict[str, Result]:
