@@ -7,13 +7,11 @@ handed back under the names of what they are derivatives of."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, \
-    Sequence, Union
+    Sequence, Set, Union
 
 from . import _pairs
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from .kernel import Kernel
 
 
@@ -31,7 +29,7 @@ def _sums(k: Kernel) -> List[str]:
     return [r for r, red in k.reductions.items() if red == "sum"]
 
 
-def _fresh(taken: set, base: str) -> str:
+def _fresh(taken: Set[str], base: str) -> str:
     """base, or base with a number, whichever no variable holds."""
     name, n = base, 1
     while name in taken:
@@ -41,12 +39,13 @@ def _fresh(taken: set, base: str) -> str:
 
 
 def _run(d: Kernel, given: Dict[str, Any]) -> Dict[str, Any]:
+    """d's run on the inputs and run options among given."""
     inputs, options = _pairs.split([v.name for v in d.variables], given)
     return d.run(inputs, **options)
 
 
 def grad(k: Kernel, wrt: Union[str, Sequence[str]], of: Optional[str],
-         given: Dict[str, Any]) -> Dict[str, NDArray[Any]]:
+         given: Dict[str, Any]) -> Dict[str, Any]:
     wrt = _names(k._fail, "wrt", wrt)
     sums = _sums(k)
     if of is None:
@@ -63,7 +62,7 @@ def grad(k: Kernel, wrt: Union[str, Sequence[str]], of: Optional[str],
                 ", ".join(sums) or "none")))
     d = k._derived("grad", ",".join(wrt))
     out = _run(d, given)
-    res: Dict[str, NDArray[Any]] = {}
+    res: Dict[str, Any] = {}
     for x in wrt:
         # the result's name as the compiler gives it (docs/autodiff.md)
         name = "d%s_d%s" % (of, x)
@@ -76,14 +75,16 @@ def grad(k: Kernel, wrt: Union[str, Sequence[str]], of: Optional[str],
 
 
 def jvp(k: Kernel, tangents: Mapping[str, Any],
-        given: Dict[str, Any]) -> Dict[str, NDArray[Any]]:
+        given: Dict[str, Any]) -> Dict[str, Any]:
     if not isinstance(tangents, Mapping) or not tangents:
         raise TypeError(k._fail(
             "jvp(): tangents= must be a dict {input name: its tangent (an "
             "array for an LMEM or BMEM, a number for a CONST)}, not %r" %
             (tangents,)))
     taken = {v.name for v in k.variables}
-    spec, values, derived = [], {}, {}
+    spec: List[str] = []
+    values: Dict[str, Any] = {}
+    derived: Dict[str, str] = {}
     for x, t in tangents.items():
         if not isinstance(x, str) or x not in taken:
             raise ValueError(k._fail("jvp(): tangents names %r, which is "

@@ -337,7 +337,8 @@ class Kernel:
         if a.ndim != 0:
             raise ValueError(self._fail("%s: one value is needed, not shape "
                                         "%s" % (what, a.shape)))
-        if a.dtype == _np.longdouble and _np.dtype(_np.longdouble) != _np.float64:
+        if a.dtype == _np.longdouble and \
+                _np.dtype(_np.longdouble) != _np.float64:
             d = dd(a)
             hi, lo = float(d.hi), float(d.lo)
         else:
@@ -354,7 +355,7 @@ class Kernel:
         return self.run(inputs, **options)
 
     def grad(self, wrt: Union[str, Sequence[str], None] = None, /,
-             **given: Any) -> Dict[str, NDArray[Any]]:
+             **given: Any) -> Dict[str, Result]:
         """k.grad(wrt, of=None, **inputs): the gradient of the sum result
         `of` (by default the kernel's only sum) with respect to the inputs
         wrt (a name, "xi,yi" or a list), as {name: array}: for an LMEM
@@ -367,7 +368,7 @@ class Kernel:
                             self._take(given, "of", None), given)
 
     def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
-            **given: Any) -> Dict[str, NDArray[Any]]:
+            **given: Any) -> Dict[str, Result]:
         """k.jvp(tangents, **inputs): the derivative of every sum result
         along the tangents, {input name: its tangent} (an array for an
         LMEM or BMEM, a number for a CONST), as {result: array}."""
