@@ -54,7 +54,7 @@ class Prec(NamedTuple):
     @property
     def exact_to(self) -> float:
         """Every integer up to this one is a value (2^24 for a float)."""
-        return 1 / cc.nb_prec_unit(self.value)
+        return 1 / float(cc.nb_prec_unit(self.value))
 
     @property
     def itemsize(self) -> int:

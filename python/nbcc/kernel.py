@@ -127,7 +127,8 @@ class Kernel:
     reductions: Dict[str, str]
 
     def __init__(self, source: Source, precision: Optional[str] = None,
-                 device: Optional[str] = None, **options: Any) -> None:
+                 device: Union[str, Device, None] = None,
+                 **options: Any) -> None:
         # a Device: the far kernel of theta= on its kernel's own
         self._dev = device if isinstance(device, Device) else \
             open_device(device)

@@ -6,13 +6,17 @@ the package never imports it.  docs/python.md, "Derivatives"."""
 
 from __future__ import annotations
 
+import importlib as _importlib
 from typing import Any, Dict, List, Tuple
 
 import numpy as _np
-import torch as _torch  # type: ignore[import,unused-ignore]
 
 from .doubledouble import DD
 from .kernel import Kernel
+
+# typed as Any whether or not PyTorch ships its hints, so that the
+# package's type check is the same with and without it
+_torch: Any = _importlib.import_module("torch")
 
 __all__ = ["pairwise"]
 
@@ -30,7 +34,7 @@ def _tensor(a: Any, like: Any) -> Any:
     return _torch.from_numpy(_np.ascontiguousarray(a)).to(like.device)
 
 
-class _Sum(_torch.autograd.Function):  # type: ignore[misc,unused-ignore]
+class _Sum(_torch.autograd.Function):  # type: ignore[misc]
     """forward(ctx, kernel, of, names, *values): kernel's result `of`."""
 
     @staticmethod
