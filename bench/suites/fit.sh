@@ -4,7 +4,8 @@
 # the same gradient in chunks; seconds a step of each (the first call, which
 # compiles, left out), their ratio, and the two descents' largest relative
 # parameter difference (the example fails where it exceeds the precision's
-# bound).  Needs Python 3 with numpy; the package comes from python/ and the
+# bound); the summary is each precision's median ratio over the rounds (the
+# lower middle one of an even count).  Needs Python 3 with numpy; the package comes from python/ and the
 # libraries from libs= (make all builds them into build/).
 about="RBF fit by gradient descent: nbcc's derived gradient against numpy's, seconds a step"
 params="device ns ks precisions steps rounds jsplit chunk libs python"
