@@ -365,8 +365,10 @@ class Kernel:
         total.  inputs and run options as for k(); a kernel variable
         named wrt or of is an input, and then wrt is given first."""
         self._underived("grad")
-        return _derive.grad(self, self._take(given, "wrt", wrt),
-                            self._take(given, "of", None), given)
+        spec, names = _derive.grad(self._fail, self.reductions,
+                                   self._take(given, "wrt", wrt),
+                                   self._take(given, "of", None))
+        return self._derived_run("grad", spec, given, names)
 
     def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
             **given: Any) -> Dict[str, Result]:
@@ -374,8 +376,23 @@ class Kernel:
         along the tangents, {input name: its tangent} (an array for an
         LMEM or BMEM, a number for a CONST), as {result: array}."""
         self._underived("jvp")
-        return _derive.jvp(self, self._take(given, "tangents", tangents),
-                           given)
+        spec, values, names = _derive.jvp(
+            self._fail, [v.name for v in self.variables], self.reductions,
+            self._take(given, "tangents", tangents))
+        return self._derived_run("jvp", spec, dict(given, **values), names)
+
+    def _derived_run(self, option: str, spec: str, given: Dict[str, Any],
+                     names: Dict[str, str]) -> Dict[str, Result]:
+        """The derived kernel's run; {key: its result names[key]}."""
+        d = self._derived(option, spec)
+        inputs, options = _pairs.split([v.name for v in d.variables], given)
+        out = d.run(inputs, **options)
+        for r in names.values():
+            if r not in out:
+                raise RuntimeError(self._fail(
+                    "%s(): the derived kernel has no result %s (it has %s)"
+                    % (option, r, ", ".join(out))))
+        return {x: out[r] for x, r in names.items()}
 
     def _take(self, given: Dict[str, Any], key: str, value: Any) -> Any:
         """A method's own keyword, unless it names a kernel variable."""
