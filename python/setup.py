@@ -1,9 +1,11 @@
 """setup.py: the build half of the nbcc package.  Builds libnbcc.so and
-libnbrt.so from the C sources one directory up with the project's own
-Makefile (`make shared`, into this build's temporary directory: make, a C
-compiler, flex, bison and the OpenCL headers and loader come from the
-system) and puts them into the package beside the Python code, which
-loads them with ctypes.  Everything else is in pyproject.toml."""
+libnbrt.so from the C sources with the project's own Makefile (`make
+shared`, into this build's temporary directory: make, a C compiler, flex,
+bison and the OpenCL headers and loader come from the system) and puts
+them into the package beside the Python code, which loads them with
+ctypes.  The C sources are the checkout's, one directory up; an sdist
+carries them in csrc/ (sdist_with_c), so that `pip install nbcc-*.tar.gz`
+builds anywhere.  Everything else is in pyproject.toml."""
 
 import os
 import re
@@ -13,10 +15,17 @@ import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+# what `make shared` reads: the sources of the two libraries and the
+# generated parts' inputs (tests/test_sdist.py checks the list suffices)
+C_SOURCES = ("Makefile", "compiler", "runtime", "il", "scripts/embed.sh")
+# an sdist's own copy, else the checkout around this directory
+CSRC = os.path.join(HERE, "csrc")
+ROOT = CSRC if os.path.isfile(os.path.join(CSRC, "Makefile")) else \
+    os.path.dirname(HERE)
 DEBIAN = ("apt-get install make gcc flex bison ocl-icd-opencl-dev "
           "opencl-c-headers")
 
@@ -60,6 +69,21 @@ class build_with_libs(build_py):
                             os.path.join(pkg, lib + ".so.0"))
 
 
+class sdist_with_c(sdist):
+    """sdist, and the C sources into its csrc/."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        for p in C_SOURCES:
+            src, dst = os.path.join(ROOT, p), os.path.join(base_dir, "csrc", p)
+            if os.path.isdir(src):
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns(
+                    "*.o", "*.a", "*.so*", "__pycache__"))
+            else:
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(src, dst)
+
+
 class BinaryDistribution(Distribution):
     """The wheel carries machine code: not a pure-Python one."""
 
@@ -67,5 +91,6 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(version=version(), cmdclass={"build_py": build_with_libs},
+setup(version=version(),
+      cmdclass={"build_py": build_with_libs, "sdist": sdist_with_c},
       distclass=BinaryDistribution)

@@ -52,6 +52,11 @@ class Prec(NamedTuple):
     dtype: np.dtype[Any]
 
     @property
+    def exact_to(self) -> float:
+        """Every integer up to this one is a value (2^24 for a float)."""
+        return 1 / float(cc.nb_prec_unit(self.value))
+
+    @property
     def itemsize(self) -> int:
         return self.scalars * self.dtype.itemsize
 
@@ -76,12 +81,15 @@ PRECS: Dict[str, Prec] = {
     for p, name in _enum_named("nb_prec").items()}
 PREC_OF: Dict[int, Prec] = {p.value: p for p in PRECS.values()}
 ROLES: Dict[int, str] = _enum_named("nb_role")
+# reductions by value: the interface header's word ("sum", "count", ...)
+REDS: Dict[int, str] = _enum_named("nb_red")
 NUM: Dict[str, int] = {n: v for v, n in _enum_named("nb_num", -1).items()}
 SOURCE_EXT = text(cc.nb_source_ext())
 MAX_SOURCE: int = cc.nb_max_source()  # bytes
 
 _need("precision", list(PRECS), ("float", "double", "dd"))
 _need("role", list(ROLES.values()), ("LMEM", "BMEM", "RMEM", "CONST"))
+_need("reduction", list(REDS.values()), ("sum",))
 _need("nb_num_read result", list(NUM), ("nonfinite", "range"))
 FLOAT, DOUBLE, DD = PRECS["float"], PRECS["double"], PRECS["dd"]
 
@@ -104,3 +112,8 @@ def is_generated(name: str, src: bytes) -> bool:
     """Whether the runtime takes src as code nbcc wrote (by the name's
     extension, else by the interface header), as nbrt_load_source does."""
     return bool(cc.nb_is_generated(os.fsencode(name), src, len(src)))
+
+
+# the reductions whose results are integers (counts and j indices), which
+# the package returns as int64
+INTEGER_REDS = frozenset(n for v, n in REDS.items() if cc.nb_red_integer(v))

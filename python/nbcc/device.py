@@ -3,15 +3,18 @@ host); Device is one open (nbrt_open), shared by every kernel loaded on
 it and locked while the runtime works on it; open_device() opens each
 device spec once per process and environment."""
 
-import ctypes
-import os
-import threading
-import weakref
+import ctypes as _ctypes
+import os as _os
+import threading as _threading
+import weakref as _weakref
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from . import _lib
 from ._lib import rt
 from .errors import DeviceError
+
+# the public names; the rest, imported modules included, are the package's
+__all__ = ["Device", "DeviceInfo", "devices"]
 
 
 class DeviceInfo(NamedTuple):
@@ -32,8 +35,8 @@ class Device:
     cache_dir: Optional[str]
 
     def __init__(self, spec: Optional[str] = None) -> None:
-        err = ctypes.c_void_p()
-        h = rt.nbrt_open(spec.encode() if spec else None, ctypes.byref(err))
+        err = _ctypes.c_void_p()
+        h = rt.nbrt_open(spec.encode() if spec else None, _ctypes.byref(err))
         if not h:
             raise DeviceError(_lib.take_string(err.value) or
                               "cannot open a device")
@@ -45,8 +48,8 @@ class Device:
         # the runtime's calls on one device are made one at a time;
         # reentrant, as a kernel collected while the lock is held (by the
         # garbage collector, in this thread) frees itself under it
-        self.lock = threading.RLock()
-        self._fin = weakref.finalize(self, rt.nbrt_close, h)
+        self.lock = _threading.RLock()
+        self._fin = _weakref.finalize(self, rt.nbrt_close, h)
 
     def describe(self) -> Dict[str, str]:
         """The device's limits (nbrun --device-info) as a dict of str."""
@@ -68,7 +71,7 @@ _devices: Dict[Tuple[Optional[str], ...], Device] = {}
 # and NBRT_CACHE_DIR of its creation
 _ENV = ("NBRT_DEVICE", "NBRT_CACHE_DIR", "NBRT_CACHE", "XDG_CACHE_HOME",
         "HOME", "NBRT_VERBOSE", "NBRT_CC", "CC")
-_devices_lock = threading.Lock()
+_devices_lock = _threading.Lock()
 
 
 def open_device(spec: Optional[str]) -> Device:
@@ -78,7 +81,7 @@ def open_device(spec: Optional[str]) -> Device:
     if spec is not None and not isinstance(spec, str):
         raise TypeError("device must be a str such as 'cpu', 'gpu', "
                         "'host', '0:1', not %s" % type(spec).__name__)
-    key = (spec or "",) + tuple(os.environ.get(e) for e in _ENV)
+    key = (spec or "",) + tuple(_os.environ.get(e) for e in _ENV)
     with _devices_lock:
         d = _devices.get(key)
         if d is None:

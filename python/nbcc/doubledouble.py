@@ -6,16 +6,19 @@ read_decimal reads one decimal at any precision, as nbrun reads CSV."""
 
 from __future__ import annotations
 
-import ctypes
+import ctypes as _ctypes
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
-import numpy as np
+import numpy as _np
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from . import _facts
 from ._lib import cc
+
+# the public names; the rest, imported modules included, are the package's
+__all__ = ["DD", "dd"]
 
 
 def _two_sum(a: Any, b: Any) -> Tuple[Any, Any]:
@@ -32,24 +35,24 @@ class DD:
     nbcc.dd() makes one from decimal strings, long doubles or floats."""
 
     __slots__ = ("pairs",)
-    pairs: NDArray[np.float64]
+    pairs: NDArray[_np.float64]
 
     def __init__(self, hi: Any, lo: Any = None) -> None:
-        hi = np.asarray(hi, dtype=np.float64)
-        lo = np.zeros_like(hi) if lo is None else np.asarray(lo, np.float64)
+        hi = _np.asarray(hi, dtype=_np.float64)
+        lo = _np.zeros_like(hi) if lo is None else _np.asarray(lo, _np.float64)
         if hi.shape != lo.shape:
             raise ValueError("DD: hi has shape %s, lo %s" % (hi.shape,
                                                               lo.shape))
         s, e = _two_sum(hi, lo)
         # an infinite or NaN hi keeps lo = 0, as the kernels' dd does
-        e = np.where(np.isfinite(s), e, 0.0)
-        self.pairs = np.stack([s, e], axis=-1)
+        e = _np.where(_np.isfinite(s), e, 0.0)
+        self.pairs = _np.stack([s, e], axis=-1)
 
     @classmethod
     def from_pairs(cls, pairs: Any) -> DD:
         """A DD on an array of shape (..., 2) float64 (hi, lo), no copy."""
-        pairs = np.asarray(pairs)
-        if pairs.dtype != np.float64 or pairs.ndim < 1 or \
+        pairs = _np.asarray(pairs)
+        if pairs.dtype != _np.float64 or pairs.ndim < 1 or \
                 pairs.shape[-1] != 2:
             raise ValueError("DD.from_pairs: an array of shape (..., 2) "
                              "float64 is needed, not %s %s" %
@@ -59,12 +62,12 @@ class DD:
         return d
 
     @property
-    def hi(self) -> NDArray[np.float64]:
+    def hi(self) -> NDArray[_np.float64]:
         """the high parts"""
         return self.pairs[..., 0]
 
     @property
-    def lo(self) -> NDArray[np.float64]:
+    def lo(self) -> NDArray[_np.float64]:
         """the low parts"""
         return self.pairs[..., 1]
 
@@ -83,22 +86,22 @@ class DD:
         a: NDArray[Any] = self.hi + self.lo
         return a if dtype is None else a.astype(dtype)
 
-    def to_longdouble(self) -> NDArray[np.longdouble]:
+    def to_longdouble(self) -> NDArray[_np.longdouble]:
         """hi + lo as numpy's long double (64 bits of mantissa on x86)."""
-        return self.hi.astype(np.longdouble) + self.lo.astype(np.longdouble)
+        return self.hi.astype(_np.longdouble) + self.lo.astype(_np.longdouble)
 
-    def to_strings(self) -> NDArray[np.str_]:
+    def to_strings(self) -> NDArray[_np.str_]:
         """Each value as the shortest decimal (32 digits at least) that
         reads back as the same dd: an array of str."""
-        buf = ctypes.create_string_buffer(1024)
+        buf = _ctypes.create_string_buffer(1024)
         flat = [(cc.nb_dd_write(buf, len(buf), h, l), buf.value.decode())[1]
                 for h, l in zip(self.hi.ravel().tolist(),
                                 self.lo.ravel().tolist())]
-        return np.array(flat, dtype=str).reshape(self.shape)
+        return _np.array(flat, dtype=str).reshape(self.shape)
 
     def __repr__(self) -> str:
         s = self.to_strings()
-        return "DD(%s)" % (np.array2string(s, separator=", ")
+        return "DD(%s)" % (_np.array2string(s, separator=", ")
                            if s.ndim else repr(str(s)))
 
 
@@ -109,7 +112,7 @@ def read_decimal(s: Union[str, bytes], prec: _facts.Prec, what: str) \
     if isinstance(s, bytes):
         s = s.decode("utf-8", "replace")
     b = s.encode("utf-8")
-    v = (ctypes.c_double * 2)()
+    v = (_ctypes.c_double * 2)()
     r = cc.nb_num_read(b, len(b), prec.value, v)
     if r:
         why = {_facts.NUM["nonfinite"]: "is not a finite number",
@@ -127,16 +130,16 @@ def dd(x: Any, lo: Optional[Any] = None) -> DD:
         return DD(x, lo)
     if isinstance(x, DD):
         return x
-    a = np.asarray(x)
+    a = _np.asarray(x)
     if a.dtype.kind in "US":
         flat = [read_decimal(s, _facts.DD, "nbcc.dd")
                 for s in a.ravel().tolist()]
-        p = np.array(flat, dtype=np.float64).reshape(a.shape + (2,))
+        p = _np.array(flat, dtype=_np.float64).reshape(a.shape + (2,))
         return DD.from_pairs(p)
-    if a.dtype == np.longdouble and np.dtype(np.longdouble) != np.float64:
-        hi = a.astype(np.float64)
-        return DD(hi, (a - hi).astype(np.float64))
+    if a.dtype == _np.longdouble and _np.dtype(_np.longdouble) != _np.float64:
+        hi = a.astype(_np.float64)
+        return DD(hi, (a - hi).astype(_np.float64))
     if a.dtype.kind not in "fiub":
         raise TypeError("nbcc.dd: cannot make double-doubles of dtype %s"
                         % a.dtype)
-    return DD(a.astype(np.float64))
+    return DD(a.astype(_np.float64))

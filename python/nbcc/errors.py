@@ -3,8 +3,11 @@ TypeError and MemoryError: Error (the runtime failed), DeviceError (no
 device as asked) and CompileError (the source has errors, each one a
 Diagnostic)."""
 
-import re
+import re as _re
 from typing import List, NamedTuple
+
+# the public names; the rest, imported modules included, are the package's
+__all__ = ["Error", "DeviceError", "Diagnostic", "CompileError"]
 
 
 class Error(Exception):
@@ -25,7 +28,7 @@ class Diagnostic(NamedTuple):
 
 
 # the compiler's diagnostics (docs/language.md, "Diagnostics")
-_DIAG = re.compile(r"^(.*?):(\d+):(\d+): (error|warning): (.*)$")
+_DIAG = _re.compile(r"^(.*?):(\d+):(\d+): (error|warning): (.*)$")
 
 
 class CompileError(Error, ValueError):

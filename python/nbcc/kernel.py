@@ -6,25 +6,29 @@ runtime's layout of each precision."""
 
 from __future__ import annotations
 
-import ctypes
-import os
-import weakref
+import ctypes as _ctypes
+import os as _os
+import warnings as _warnings
+import weakref as _weakref
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, \
-    Optional, Tuple, Union
+    Optional, Sequence, Tuple, Union
 
-import numpy as np
+import numpy as _np
 
-from . import _facts, _lib, _options, _pairs
+from . import _derive, _facts, _lib, _options, _pairs
 from ._lib import cc, rt
 from .device import Device, open_device
 from .doubledouble import DD, dd, read_decimal
 from .errors import CompileError, Error
 
+# the public names; the rest, imported modules included, are the package's
+__all__ = ["Kernel", "Var"]
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     # what Kernel() takes as its source, and what a call returns per RMEM
-    Source = Union[str, bytes, os.PathLike[str]]
+    Source = Union[str, bytes, _os.PathLike[str]]
     Result = Union[NDArray[Any], DD]
 
 
@@ -37,8 +41,8 @@ class Var(NamedTuple):
 
 def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
     """(name for messages, the text as bytes, path or None)."""
-    if isinstance(source, os.PathLike):
-        path = os.fspath(source)
+    if isinstance(source, _os.PathLike):
+        path = _os.fspath(source)
     elif isinstance(source, bytes):
         return "<string>", source, None
     elif isinstance(source, str):
@@ -46,7 +50,7 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         # no file is still a path where it ends in an extension nbcc knows
         # or has no blank (so that a typo says "no such file")
         if "\n" in source or ";" in source or not (
-                os.path.exists(source) or _facts.known_ext(source) or
+                _os.path.exists(source) or _facts.known_ext(source) or
                 not any(c.isspace() for c in source)):
             return "<string>", source.encode(), None
         path = source
@@ -62,6 +66,15 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
                          "source nbcc compiles" %
                          (path, _facts.MAX_SOURCE >> 20))
     return path, text, path
+
+
+def _integers(r: Result) -> NDArray[_np.int64]:
+    """A count or a j index, held in a precision's layout, as int64: a
+    float holds the integers to 2^24 and a double to 2^53, which int64
+    keeps exactly; a dd's lo part adds the units beyond its hi part."""
+    if isinstance(r, DD):
+        return r.hi.astype(_np.int64) + r.lo.astype(_np.int64)
+    return r.astype(_np.int64)
 
 
 def _free(dev: Device, h: int) -> None:
@@ -80,7 +93,9 @@ class Kernel:
     $NBRT_DEVICE, else a GPU, else a CPU, else the host).  options are
     nbcc's flags: unroll_i, unroll_j, jsplit, sched ("none",
     "interleave"), fast_math, fma, ftz, wg, tile, name, and jvp and
-    grad, which derive the kernel (docs/autodiff.md).
+    grad, which load the derived kernel itself (docs/autodiff.md);
+    k.grad(wrt, **inputs) and k.jvp(tangents, **inputs) are the way to
+    the derivatives as arrays.
 
     k(**inputs) runs it over every pair (i, j): each LMEM and BMEM a 1-D
     array, each CONST a number, by name; returns {RMEM name: array}.
@@ -109,13 +124,19 @@ class Kernel:
     launches: int
     pairs: float
     newton_used: bool
+    reductions: Dict[str, str]
 
     def __init__(self, source: Source, precision: Optional[str] = None,
-                 device: Optional[str] = None, **options: Any) -> None:
+                 device: Union[str, Device, None] = None,
+                 **options: Any) -> None:
         # a Device: the far kernel of theta= on its kernel's own
         self._dev = device if isinstance(device, Device) else \
             open_device(device)
         flags = _options.flags(precision, options)
+        # what a derived kernel (grad(), jvp()) is loaded with, and those
+        # loaded, by flag
+        self._how = (source, precision, options)
+        self._derivs: Dict[Tuple[str, str], Kernel] = {}
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
                 b"--name" not in text:
@@ -126,7 +147,7 @@ class Kernel:
         self._name = name
         d = self._dev
         with d.lock:
-            h = rt.nbrt_load_source(d._h, os.fsencode(name), text,
+            h = rt.nbrt_load_source(d._h, _os.fsencode(name), text,
                                     len(text), self._opts.ptr)
             msg = None if h else d.error()
         if not h:
@@ -135,7 +156,7 @@ class Kernel:
                 raise CompileError(msg)
             raise Error(msg)
         self._h = h
-        self._fin = weakref.finalize(self, _free, d, h)
+        self._fin = _weakref.finalize(self, _free, d, h)
         self.kernel_time = self.total_time = self.pairs = 0.0
         self.newton_used = False
         self.launches = 0
@@ -153,16 +174,20 @@ class Kernel:
         self.target = field("target")
         self.precision = field("precision")
         self.flags = field("flags")
-        role, typ = ctypes.c_int(), ctypes.c_int()
+        role, typ, red = _ctypes.c_int(), _ctypes.c_int(), _ctypes.c_int()
         vs: List[Var] = []
+        reds: Dict[str, str] = {}
         while True:
-            n = cc.nb_iface_var(f, len(vs), ctypes.byref(role),
-                                ctypes.byref(typ), None)
+            n = cc.nb_iface_var(f, len(vs), _ctypes.byref(role),
+                                _ctypes.byref(typ), _ctypes.byref(red))
             if not n:
                 break
             vs.append(Var(_lib.text(n), _facts.ROLES[role.value],
                           _facts.PREC_OF[typ.value].name))
+            if vs[-1].role == "RMEM":
+                reds[vs[-1].name] = _facts.REDS[red.value]
         self.variables = tuple(vs)
+        self.reductions = reds
         self._var = {v.name: v for v in self.variables}
 
     def _role(self, role: str) -> List[str]:
@@ -207,10 +232,10 @@ class Kernel:
             raise ValueError("kernel %s was loaded from generated code: "
                              "%s needs its .nbl" % (self.name, emit))
         o = _options.Options(self.flags.split() + ["--target=" + self.target])
-        n = ctypes.c_size_t()
-        code = cc.nb_compile_text(os.fsencode(self._name), self._text,
+        n = _ctypes.c_size_t()
+        code = cc.nb_compile_text(_os.fsencode(self._name), self._text,
                                   len(self._text), o.ptr, emit.encode(),
-                                  None, ctypes.byref(n))
+                                  None, _ctypes.byref(n))
         if not code:
             raise Error("kernel %s: nb_compile --emit=%s failed" %
                         (self.name, emit))
@@ -263,14 +288,14 @@ class Kernel:
             if p.ndim != 2:
                 raise ValueError(self._fail("%s: a 1-D DD is needed, not "
                                             "shape %s" % (what, x.shape)))
-            return np.require(p, np.float64, ["C", "A"]), _facts.DD.host
-        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+            return _np.require(p, _np.float64, ["C", "A"]), _facts.DD.host
+        a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
         if a.dtype.kind in "US":
             # decimals, read exactly into the variable's own layout
             prec = _facts.PRECS[v.type]
             flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
                     for i, s in enumerate(a.ravel().tolist())]
-            pairs = np.array(flat, np.float64).reshape(-1, 2)
+            pairs = _np.array(flat, _np.float64).reshape(-1, 2)
             r = prec.empty(len(flat))
             r[...] = pairs[:, :prec.scalars].reshape(r.shape)
             return r, prec.host
@@ -283,14 +308,14 @@ class Kernel:
         if a.ndim != 1:
             raise ValueError(self._fail("%s: a 1-D array is needed, not "
                                         "shape %s" % (what, a.shape)))
-        if a.dtype == np.longdouble and v.type == _facts.DD.name and \
-                np.dtype(np.longdouble) != np.float64:
+        if a.dtype == _np.longdouble and v.type == _facts.DD.name and \
+                _np.dtype(_np.longdouble) != _np.float64:
             return dd(a).pairs, _facts.DD.host
         if a.dtype == _facts.FLOAT.dtype:
-            return np.require(a, a.dtype, ["C", "A"]), _facts.FLOAT.host
+            return _np.require(a, a.dtype, ["C", "A"]), _facts.FLOAT.host
         # float64 as it is; the rest (ints, bools, halves, long doubles)
         # become float64, which holds them exactly or nearest
-        return np.require(a, _facts.DOUBLE.dtype, ["C", "A"]), \
+        return _np.require(a, _facts.DOUBLE.dtype, ["C", "A"]), \
             _facts.DOUBLE.host
 
     def _const(self, v: Var, x: Any) -> Tuple[float, float]:
@@ -300,25 +325,26 @@ class Kernel:
                 raise ValueError(self._fail("%s: one value is needed, not "
                                             "shape %s" % (what, x.shape)))
             hi, lo = float(x.hi), float(x.lo)
-            if not np.isfinite(hi + lo):
+            if not _np.isfinite(hi + lo):
                 raise ValueError(self._fail("%s: %r is not a finite number"
                                             % (what, hi + lo)))
             return hi, lo
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
-        a = np.asarray(x)
+        a = _np.asarray(x)
         if a.dtype.kind not in "fiub":
             raise TypeError(self._fail("%s: a real number is needed, not "
                                        "%s" % (what, type(x).__name__)))
         if a.ndim != 0:
             raise ValueError(self._fail("%s: one value is needed, not shape "
                                         "%s" % (what, a.shape)))
-        if a.dtype == np.longdouble and np.dtype(np.longdouble) != np.float64:
+        if a.dtype == _np.longdouble and \
+                _np.dtype(_np.longdouble) != _np.float64:
             d = dd(a)
             hi, lo = float(d.hi), float(d.lo)
         else:
             hi, lo = float(a), 0.0
-        if not np.isfinite(hi):
+        if not _np.isfinite(hi):
             # as nbrun --const and read_decimal refuse it
             raise ValueError(self._fail("%s: %r is not a finite number" %
                                         (what, hi)))
@@ -328,6 +354,72 @@ class Kernel:
         inputs, options = _pairs.split([v.name for v in self.variables],
                                        given)
         return self.run(inputs, **options)
+
+    def grad(self, wrt: Union[str, Sequence[str], None] = None, /,
+             **given: Any) -> Dict[str, Result]:
+        """k.grad(wrt, of=None, **inputs): the gradient of the sum result
+        `of` (by default the kernel's only sum) with respect to the inputs
+        wrt (a name, "xi,yi" or a list), as {name: array}: for an LMEM
+        X, d of[i]/d X[i] (summed over j by the kernel); for a CONST c,
+        the per-i column d of[i]/dc, whose sum is the gradient of the
+        total.  inputs and run options as for k(); a kernel variable
+        named wrt or of is an input, and then wrt is given first."""
+        self._underived("grad")
+        spec, names = _derive.grad(self._fail, self.reductions,
+                                   self._take(given, "wrt", wrt),
+                                   self._take(given, "of", None))
+        return self._derived_run("grad", spec, given, names)
+
+    def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
+            **given: Any) -> Dict[str, Result]:
+        """k.jvp(tangents, **inputs): the derivative of every sum result
+        along the tangents, {input name: its tangent} (an array for an
+        LMEM or BMEM, a number for a CONST), as {result: array}."""
+        self._underived("jvp")
+        spec, values, names = _derive.jvp(
+            self._fail, [v.name for v in self.variables], self.reductions,
+            self._take(given, "tangents", tangents))
+        return self._derived_run("jvp", spec, dict(given, **values), names)
+
+    def _derived_run(self, option: str, spec: str, given: Dict[str, Any],
+                     names: Dict[str, str]) -> Dict[str, Result]:
+        """The derived kernel's run; {key: its result names[key]}."""
+        d = self._derived(option, spec)
+        inputs, options = _pairs.split([v.name for v in d.variables], given)
+        out = d.run(inputs, **options)
+        for r in names.values():
+            if r not in out:
+                raise RuntimeError(self._fail(
+                    "%s(): the derived kernel has no result %s (it has %s)"
+                    % (option, r, ", ".join(out))))
+        return {x: out[r] for x, r in names.items()}
+
+    def _take(self, given: Dict[str, Any], key: str, value: Any) -> Any:
+        """A method's own keyword, unless it names a kernel variable."""
+        if value is None and key in given and key not in self._var:
+            return given.pop(key)
+        if value is None and key != "of":
+            raise TypeError(self._fail("%s= is needed" % key))
+        return value
+
+    def _underived(self, method: str) -> None:
+        options = self._how[2]
+        if "grad" in options or "jvp" in options:
+            raise ValueError(self._fail(
+                "%s(): the kernel is derived already (%s); load the source "
+                "without it" % (method, ", ".join(
+                    "%s=%r" % (o, options[o]) for o in ("grad", "jvp")
+                    if o in options))))
+
+    def _derived(self, option: str, spec: str) -> Kernel:
+        """This kernel derived by nbcc's --OPTION=SPEC, loaded once."""
+        k = self._derivs.get((option, spec))
+        if k is None:
+            source, precision, options = self._how
+            k = Kernel(source, precision, self._dev,
+                       **dict(options, **{option: spec}))
+            self._derivs[(option, spec)] = k
+        return k
 
     def run(self, inputs: Mapping[str, Any], /,
             **options: Any) -> Dict[str, Result]:
@@ -368,6 +460,7 @@ class Kernel:
             raise ValueError(self._fail(
                 "self=True: the i-elements are the j-elements, but Ni = %d "
                 "and Nj = %d" % (ni, nj)))
+        self._check_counts(nj)
         d = self._dev
         with d.lock:
             self._check_memory(ni, nj)
@@ -401,20 +494,38 @@ class Kernel:
                 raise Error(d.error())
             if rt.nbrt_iface(self._h) != self._iface_ptr:
                 self._read_iface()  # a GPU ran another j-split
+        for name, red in self.reductions.items():
+            if red in _facts.INTEGER_REDS:
+                out[name] = _integers(out[name])
         return out
+
+    def _check_counts(self, nj: int) -> None:
+        """A count is summed in its RMEM's precision inside the kernel, so
+        past the integers the precision holds it stops growing: say so
+        where Nj allows that (the int64 it comes back as cannot help)."""
+        for v in self.variables:
+            if self.reductions.get(v.name) != "count":
+                continue
+            top = _facts.PRECS[v.type].exact_to
+            if nj > top:
+                _warnings.warn(self._fail(
+                    "count '%s' is a %s, exact up to %d, and Nj = %d: a "
+                    "count above %d comes back rounded (give precision="
+                    "\"double\")" % (v.name, v.type, top, nj, top)),
+                    RuntimeWarning, stacklevel=4)
 
     def _check_memory(self, ni: int, nj: int) -> None:
         """What the run needs beyond the caller's arrays (the results and
         the runtime's copies), checked before anything is allocated."""
-        extra = ctypes.c_double()
-        if rt.nbrt_run_memory(self._h, ni, nj, 1, ctypes.byref(extra)):
+        extra = _ctypes.c_double()
+        if rt.nbrt_run_memory(self._h, ni, nj, 1, _ctypes.byref(extra)):
             raise MemoryError(self._dev.error())
         res = sum(ni * _facts.PRECS[v.type].itemsize
                   for v in self.variables if v.role == "RMEM")
         need, avail = res + extra.value, rt.nbrt_host_memory()
         if need > avail:
             def b(x: float) -> str:
-                s = ctypes.create_string_buffer(32)
+                s = _ctypes.create_string_buffer(32)
                 rt.nbrt_format_bytes(s, 32, x)
                 return s.value.decode()
             raise MemoryError(self._fail(

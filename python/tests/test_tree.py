@@ -65,6 +65,14 @@ def test_tree_refused(device, example):
     with pytest.raises(ValueError, match="theta= and cutoff= both"):
         k(**a, theta=0.5, cutoff=0.2, pos=(("xi", "yi", "zi"),
                                            ("xj", "yj", "zj")))
+    # the treecode chooses the pairs itself: the options of a dense or
+    # cell-list run are refused beside it, whatever their value
+    for opt, val in (("self", True), ("self", False), ("newton", "on"),
+                     ("newton", "off"), ("periodic", 2.0),
+                     ("periodic", (2.0, 2.0, 2.0))):
+        with pytest.raises(ValueError, match="%s= is not for theta=, the "
+                           "treecode" % opt):
+            k(**a, theta=0.5, **{opt: val})
     with pytest.raises(TypeError, match="theta= takes a number"):
         k(**a, theta="0.5")
     with pytest.raises(nbcc.Error, match="which it must come from"):

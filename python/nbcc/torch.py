@@ -1,0 +1,88 @@
+"""torch.py: an nbcc kernel's sum as a PyTorch autograd function, for
+fitting through a pairwise reduction: forward is a call of the kernel,
+backward its gradient (Kernel.grad) times the incoming gradient.  Needs
+PyTorch (importing this module without it is an ImportError); the rest of
+the package never imports it.  docs/python.md, "Derivatives"."""
+
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import Any, Dict, List, Tuple
+
+import numpy as _np
+
+from .doubledouble import DD
+from .kernel import Kernel
+
+# typed as Any whether or not PyTorch ships its hints, so that the
+# package's type check is the same with and without it
+_torch: Any = _importlib.import_module("torch")
+
+__all__ = ["pairwise"]
+
+
+def _numpy(x: Any) -> Any:
+    if isinstance(x, _torch.Tensor):
+        x = x.detach().cpu().numpy()
+        return x if x.ndim else x.item()
+    return x
+
+
+def _tensor(a: Any, like: Any) -> Any:
+    if isinstance(a, DD):
+        a = a.hi + a.lo  # dd's value to double's precision
+    return _torch.from_numpy(_np.ascontiguousarray(a)).to(like.device)
+
+
+class _Sum(_torch.autograd.Function):  # type: ignore[misc]
+    """forward(ctx, kernel, of, names, *values): kernel's result `of`."""
+
+    @staticmethod
+    def forward(ctx: Any, k: Kernel, of: str, names: Tuple[str, ...],
+                *values: Any) -> Any:
+        given = {n: _numpy(v) for n, v in zip(names, values)}
+        out = k(**given)[of]
+        ctx.k, ctx.of, ctx.names, ctx.given = k, of, names, given
+        like = next((v for v in values if isinstance(v, _torch.Tensor)),
+                    _torch.zeros(0))
+        ctx.like = like
+        return _tensor(out, like)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        need = [n for n, req in zip(ctx.names, ctx.needs_input_grad[3:])
+                if req]
+        grads: Dict[str, Any] = {}
+        if need:
+            grads = ctx.k.grad(need, of=ctx.of, **ctx.given)
+        out: List[Any] = [None, None, None]
+        roles = {v.name: v.role for v in ctx.k.variables}
+        for n in ctx.names:
+            if n not in grads:
+                out.append(None)
+                continue
+            d = _tensor(grads[n], g).to(g.dtype)
+            # an LMEM's gradient is per i, as the result; a CONST's is
+            # the column of per-i partials, summed against g
+            out.append(g * d if roles[n] == "LMEM" else (g * d).sum())
+        return tuple(out)
+
+
+def pairwise(k: Kernel, of: str, **inputs: Any) -> Any:
+    """k's sum result `of` as a tensor, differentiable with respect to the
+    LMEM and CONST tensors among inputs (those with requires_grad).  A
+    BMEM tensor that requires a gradient is refused: its gradient is a
+    sum over i weighted by the incoming gradient, which a per-j gradient
+    of the plain sum is not (give the weights as an LMEM of the kernel
+    and differentiate that kernel by the BMEM once nbcc derives BMEM
+    gradients)."""
+    roles = {v.name: v.role for v in k.variables}
+    for n, v in inputs.items():
+        if isinstance(v, _torch.Tensor) and v.requires_grad and \
+                roles.get(n) not in ("LMEM", "CONST"):
+            raise ValueError("kernel %s: nbcc.torch.pairwise: %s '%s' "
+                             "requires a gradient, which is given only for "
+                             "LMEM and CONST inputs" %
+                             (k.name, roles.get(n, "the non-variable"), n))
+    names = tuple(inputs)
+    return _Sum.apply(k, of, names, *(inputs[n] for n in names))

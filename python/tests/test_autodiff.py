@@ -1,0 +1,144 @@
+"""test_autodiff.py: Kernel.grad() and Kernel.jvp(), nbcc's derived kernels
+as methods (docs/autodiff.md).  The gradient of a Gaussian sum with
+respect to LMEM positions and weights and to a CONST width is compared
+with numpy's evaluation of the hand-derived formulas (in long double);
+the jvp of gravity.nbl along the velocities is hermite.nbl's jerk.  Bad
+names give clear errors; the Kernel(grad=...) route still works."""
+
+import os
+
+import numpy as np
+import pytest
+
+import nbcc
+
+SEED = int(os.environ.get("NBCC_TEST_SEED") or
+           np.random.SeedSequence().entropy % 2**32)
+
+GAUSS = """LMEM xi, yi, ai;
+BMEM xj, yj, ej;
+CONST g;
+RMEM s, n;
+s += ej * ai * exp(-g * ((xi - xj)**2 + (yi - yj)**2));
+n += xj > xi;
+"""
+# relative to the largest value, by the kernel's precision
+TOL = {"float": 2e-5, "double": 1e-13, "dd": 1e-13}
+
+
+def gauss_inputs(rng, ni, nj):
+    return dict(xi=rng.random(ni), yi=rng.random(ni),
+                ai=rng.uniform(-1, 1, ni), xj=rng.random(nj),
+                yj=rng.random(nj), ej=rng.uniform(-1, 1, nj), g=3.0)
+
+
+def gauss_grad(a):
+    """d s[i] by xi, ai and g, from the formulas, in long double."""
+    q = {k: np.asarray(v, np.longdouble) for k, v in a.items()}
+    dx = q["xi"][:, None] - q["xj"]
+    dy = q["yi"][:, None] - q["yj"]
+    r2 = dx * dx + dy * dy
+    w = q["ej"] * q["ai"][:, None] * np.exp(-q["g"] * r2)
+    return {"xi": (-2 * q["g"] * dx * w).sum(axis=1),
+            "ai": (q["ej"] * np.exp(-q["g"] * r2)).sum(axis=1),
+            "g": (-r2 * w).sum(axis=1)}
+
+
+def values(x):
+    return x.to_longdouble() if isinstance(x, nbcc.DD) else \
+        np.asarray(x, np.longdouble)
+
+
+def close(got, want, tol, why):
+    got, want = values(got), np.asarray(want, np.longdouble)
+    scale = max(float(np.max(np.abs(want), initial=0)), 1e-300)
+    err = float(np.max(np.abs(got - want), initial=0)) / scale
+    assert got.shape == want.shape and err <= tol, \
+        "%s: relative error %g > %g" % (why, err, tol)
+
+
+@pytest.mark.parametrize("prec", ["float", "double", "dd"])
+def test_grad_gauss(device, prec):
+    k = nbcc.Kernel(GAUSS, precision=prec, device=device)
+    for ni, nj in ((1, 1), (13, 0), (0, 5), (37, 101)):
+        rng = np.random.default_rng([SEED, ni, nj])
+        a = gauss_inputs(rng, ni, nj)
+        if prec == "float":
+            a = {x: np.float32(v) if x == "g" else v.astype(np.float32)
+                 for x, v in a.items()}
+        g = k.grad("xi,ai,g", **a)
+        assert list(g) == ["xi", "ai", "g"]
+        want = gauss_grad(a)
+        why = "seed %d, %s, %s, %dx%d" % (SEED, device, prec, ni, nj)
+        for x in g:
+            close(g[x], want[x], TOL[prec], why + ", d s/d " + x)
+    # of= names the sum; a list and wrt= are the same as "xi,ai"
+    again = k.grad(wrt=["xi"], of="s", **a)
+    assert np.array_equal(values(again["xi"]), values(g["xi"])), why
+    # the primal is not changed by the derived kernel's existence
+    assert k.results == ["s", "n"]
+
+
+@pytest.mark.parametrize("prec", ["double", "dd"])
+def test_jvp_is_hermite(device, example, prec):
+    """gravity.nbl's derivative along the velocities is hermite.nbl's
+    jerk (docs/autodiff.md's example, here through jvp())."""
+    rng = np.random.default_rng([SEED, 5])
+    n = 41
+    x, v = rng.uniform(-1, 1, (3, n)), rng.uniform(-1, 1, (3, n))
+    m = rng.uniform(0.5, 1, n) / n
+    a = dict(xi=x[0], yi=x[1], zi=x[2], xj=x[0], yj=x[1], zj=x[2], mj=m,
+             eps2=1e-2)
+    grav = nbcc.Kernel(example("gravity"), precision=prec, device=device)
+    d = grav.jvp({"xi": v[0], "yi": v[1], "zi": v[2],
+                  "xj": v[0], "yj": v[1], "zj": v[2]}, **a)
+    assert list(d) == ["ax", "ay", "az", "pot"]
+    herm = nbcc.Kernel(example("hermite"), precision=prec, device=device)
+    h = herm(**a, vxi=v[0], vyi=v[1], vzi=v[2], vxj=v[0], vyj=v[1],
+             vzj=v[2])
+    why = "seed %d, %s, %s" % (SEED, device, prec)
+    for r, want in (("ax", "jx"), ("ay", "jy"), ("az", "jz")):
+        close(d[r], values(h[want]), 1e-13, why + ", " + r)
+    # a CONST's tangent: d pot/d eps2, against a central difference of
+    # the dd kernel (a step of 1e-10: its error is far below double's)
+    dp = grav.jvp(tangents={"eps2": 1.0}, **dict(a, eps2="0.01"))["pot"]
+    dd = nbcc.Kernel(example("gravity"), precision="dd", device=device)
+    up = dd(**dict(a, eps2="0.0100000001"))["pot"]
+    down = dd(**dict(a, eps2="0.0099999999"))["pot"]
+    # hi - hi is exact (Sterbenz), so the difference keeps dd's digits
+    fd = (np.longdouble(up.hi - down.hi) + np.longdouble(up.lo - down.lo)) \
+        / np.longdouble(2e-10)
+    close(dp, fd, 1e-11, why + ", d pot/d eps2")
+
+
+def test_derived_errors():
+    k = nbcc.Kernel(GAUSS, precision="double", device="host")
+    a = gauss_inputs(np.random.default_rng([SEED, 2]), 3, 4)
+    with pytest.raises(nbcc.CompileError, match="'foo' is not an input"):
+        k.grad("foo", **a)
+    with pytest.raises(nbcc.CompileError, match="'s' is an RMEM"):
+        k.grad("s", **a)
+    with pytest.raises(ValueError, match=r"grad\(of='n'\): its reduction "
+                       r"is count; the sums \(\+=, -=\) are s"):
+        k.grad("xi", of="n", **a)
+    with pytest.raises(TypeError, match="wrt= is needed"):
+        k.grad(**a)
+    with pytest.raises(ValueError, match="one or more input names"):
+        k.grad([], **a)
+    with pytest.raises(ValueError, match="'zz', which is not an input"):
+        k.jvp({"zz": 1.0}, **a)
+    with pytest.raises(TypeError, match="tangents= must be a dict"):
+        k.jvp(tangents=["xi"], **a)
+    with pytest.raises(ValueError, match="LMEM 'xi' is not given"):
+        k.grad("ai", **{x: v for x, v in a.items() if x != "xi"})
+    two = nbcc.Kernel("LMEM x; BMEM y; RMEM s, t; s += x*y; t += x+y;",
+                      device="host")
+    with pytest.raises(ValueError, match="of= must name the sum to "
+                       "differentiate \\(s, t\\)"):
+        two.grad("x", x=np.ones(2), y=np.ones(2))
+    # the keyword route gives the derived kernel itself, all its results
+    d = nbcc.Kernel(GAUSS, precision="double", device="host", grad="xi")
+    assert d.results == ["s", "n", "ds_dxi"]
+    assert np.array_equal(d(**a)["ds_dxi"], k.grad("xi", **a)["xi"])
+    with pytest.raises(ValueError, match="derived already"):
+        d.grad("ai", **a)

@@ -1,0 +1,67 @@
+"""test_torch.py: nbcc.torch.pairwise, a kernel's sum inside PyTorch's
+autograd (skipped where PyTorch is not installed).  The gradient of a
+loss through the Gaussian sum with respect to LMEM and CONST tensors is
+compared with numpy's evaluation of the formulas and with
+torch.autograd.gradcheck's finite differences."""
+
+import os
+
+import numpy as np
+import pytest
+
+import nbcc
+
+torch = pytest.importorskip("torch")
+ntorch = pytest.importorskip("nbcc.torch")
+
+SEED = int(os.environ.get("NBCC_TEST_SEED") or
+           np.random.SeedSequence().entropy % 2**32)
+
+GAUSS = """LMEM xi, yi, ai;
+BMEM xj, yj, ej;
+CONST g;
+RMEM s;
+s += ej * ai * exp(-g * ((xi - xj)**2 + (yi - yj)**2));
+"""
+
+
+def test_torch_gradient():
+    rng = np.random.default_rng([SEED, 8])
+    ni, nj = 23, 57
+    a = dict(xi=rng.random(ni), yi=rng.random(ni), ai=rng.uniform(-1, 1, ni),
+             xj=rng.random(nj), yj=rng.random(nj), ej=rng.uniform(-1, 1, nj))
+    k = nbcc.Kernel(GAUSS, precision="double", device="host")
+    t = {n: torch.tensor(v, requires_grad=n in ("xi", "ai")) for n, v in
+         a.items()}
+    g = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    s = ntorch.pairwise(k, "s", g=g, **t)
+    loss = (s * s).sum()
+    loss.backward()
+    dx = a["xi"][:, None] - a["xj"]
+    dy = a["yi"][:, None] - a["yj"]
+    e = np.exp(-3.0 * (dx * dx + dy * dy))
+    w = a["ej"] * a["ai"][:, None] * e
+    sv = w.sum(axis=1)
+    why = "seed %d" % SEED
+    assert np.allclose(s.detach().numpy(), sv, rtol=1e-13, atol=0), why
+    assert np.allclose(t["xi"].grad.numpy(),
+                       2 * sv * (-6.0 * dx * w).sum(axis=1), rtol=1e-12), why
+    assert np.allclose(t["ai"].grad.numpy(),
+                       2 * sv * (a["ej"] * e).sum(axis=1), rtol=1e-12), why
+    assert np.isclose(g.grad.item(), (2 * sv * (-(dx * dx + dy * dy) *
+                                                w).sum(axis=1)).sum(),
+                      rtol=1e-12), why
+    assert t["xj"].grad is None
+
+
+def test_torch_gradcheck_and_refusal():
+    rng = np.random.default_rng([SEED, 9])
+    k = nbcc.Kernel(GAUSS, precision="double", device="host")
+    xi = torch.tensor(rng.random(5), requires_grad=True)
+    rest = {n: torch.tensor(rng.random(n0)) for n, n0 in
+            (("yi", 5), ("ai", 5), ("xj", 7), ("yj", 7), ("ej", 7))}
+    assert torch.autograd.gradcheck(
+        lambda x: ntorch.pairwise(k, "s", xi=x, g=2.0, **rest), (xi,))
+    rest["xj"].requires_grad_(True)
+    with pytest.raises(ValueError, match="BMEM 'xj' requires a gradient"):
+        ntorch.pairwise(k, "s", xi=xi, g=2.0, **rest)
