@@ -80,9 +80,9 @@ OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(
 OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       IL_ALL, "0")  /* IL: amdil/fn.c (round_nearest ties to even) */
 OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_ALL, "0")
 OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a)),      F(nb_dd_cbrt(x)), 0,       0, "da/(3*r*r)")
-OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       0, "(r + 1)*da")
-OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       0, "da/(1 + a)")
-OP(TANH,    1, 0,        K_TRANS, 1, 20, 0,    "tanh", "tanh",  "tanh", F(tanh(a)),      F(nb_dd_tanh(x)), 0,       0, "(1 - r*r)*da")
+OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       IL_ALL, "(r + 1)*da")
+OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       IL_ALL, "da/(1 + a)")
+OP(TANH,    1, 0,        K_TRANS, 1, 20, 0,    "tanh", "tanh",  "tanh", F(tanh(a)),      F(nb_dd_tanh(x)), 0,       IL_ALL, "(1 - r*r)*da")
 OP(ATAN2,   2, 0,        K_TRANS, 1, 40, 0,    "atan2","atan2", "atan2",F(atan2(a, b)),  F(nb_dd_atan2(x, y)), 0,       0, "(b*da - a*db)/(a*a + b*b)")
 OP(ERF,     1, 0,        K_TRANS, 1, 40, 0,    "erf",  "erf",   "erf",  F(erf(a)),       F(nb_dd_erf(x)), 0,       0, "1.1283791670955125738961589031215452*exp(-(a*a))*da")
 OP(ERFC,    1, 0,        K_TRANS, 1, 40, 0,    "erfc", "erfc",  "erfc", F(erfc(a)),      F(nb_dd_erfc(x)), 0,       0, "-1.1283791670955125738961589031215452*exp(-(a*a))*da")

@@ -1,4 +1,5 @@
-/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
+/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc, round, expm1,
+ * log1p and tanh
  * expanded into double and integer instructions, the same operations in
  * the same order (IL has no double transcendental); double takes the dd
  * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
@@ -434,12 +435,87 @@ static void pow_dd(E *e, Opd R, Opd a, Opd b)
 	GIVE(e, L, c, t, u);
 }
 
+/* ---- expm1, log1p, tanh -------------------------------------------------- */
+
+/* R = a * k for a power of two k, exact (nb__mul_pow2) */
+static void mul_pow2(E *e, Opd R, Opd a, double k)
+{
+	d3(e, "dmul", hi(R), hi(a), lit_d(e, k));
+	d3(e, "dmul", lo(R), lo(a), lit_d(e, k));
+}
+
+/* nb_dd_expm1: below 1/2 the polynomial at x/128 doubled seven times by
+ * u (u + 2), elsewhere exp(x) - 1 */
+static void expm1_dd(E *e, Opd R, Opd x)
+{
+	Opd c = take(e, 1), f = take(e, 1);
+	Opd xs = take(e, 4), u = take(e, 4), t = take(e, 4), y = take(e, 4);
+	dcmp(e, "dlt", c, absv(hi(x)), lit_d(e, 0.5));
+	sel_dd(e, xs, c, x, lit_dd(e, 0.0, 0.0));
+	mul_pow2(e, xs, xs, 0x1p-7);
+	expm1_poly(e, u, xs);
+	for (int i = 0; i < 7; i++) {
+		add_d(e, t, u, lit_d(e, 2.0));
+		dd_mul(e, u, u, t);
+	}
+	exp_dd(e, y, x);
+	is_finite(e, f, hi(y));
+	add_d(e, t, y, lit_d(e, -1.0));
+	sel_dd(e, y, f, t, y);
+	sel_dd(e, R, c, u, y);
+	GIVE(e, c, f, xs, u, t, y);
+}
+
+/* nb_dd_log1p: log u - e/u, u = 1 + x and e what that sum lost */
+static void log1p_dd(E *e, Opd R, Opd x)
+{
+	Opd c = take(e, 1), f = take(e, 1), q = take(e, 2), h = take(e, 2);
+	Opd u = take(e, 4), er = take(e, 4), l = take(e, 4);
+	is_finite(e, f, hi(x));
+	add_d(e, u, x, lit_d(e, 1.0));
+	sel_dd(e, u, f, u, x);
+	d3(e, "dadd", h, hi(u), lit_d(e, -1.0));
+	two_sum(e, er, lo(er), h, lo(u));
+	dd_add(e, er, er, neg(x));
+	dcmp(e, "dge", c, hi(u), lit_d(e, 0.5));
+	dcmp(e, "dge", f, lit_d(e, 2.0), hi(u));
+	iop(e, "iand", c, c, f);
+	d3(e, "ddiv", q, hi(er), hi(u));
+	sel_d(e, q, c, q, lit_d(e, 0.0));
+	log_dd(e, l, u);
+	dcmp(e, "dlt", c, lit_d(e, 0.0), hi(u));
+	dcmp(e, "dlt", f, hi(u), lit_d(e, INFINITY));
+	iop(e, "iand", c, c, f);
+	add_d(e, u, l, neg(q));
+	sel_dd(e, R, c, u, l);
+	GIVE(e, c, f, q, h, u, er, l);
+}
+
+/* nb_dd_tanh: e / (e + 2) for e = expm1(2|x|), 1 beyond 40, x's sign */
+static void tanh_dd(E *e, Opd R, Opd x)
+{
+	Opd s = take(e, 1), big = take(e, 1);
+	Opd a = take(e, 4), m = take(e, 4), t = take(e, 4);
+	iop(e, "ilt", s, high_word(hi(x)), lit_i(e, 0));
+	sel_dd(e, a, s, neg(x), x);
+	dcmp(e, "dlt", big, lit_d(e, 40.0), absv(hi(x)));
+	sel_dd(e, a, big, lit_dd(e, 0.0, 0.0), a);
+	mul_pow2(e, a, a, 2.0);
+	expm1_dd(e, m, a);
+	add_d(e, a, m, lit_d(e, 2.0));
+	dd_div(e, t, m, a);
+	sel_dd(e, t, big, lit_dd(e, 1.0, 0.0), t);
+	sel_dd(e, R, s, neg(t), t);
+	GIVE(e, s, big, a, m, t);
+}
+
 /* the operations this file writes, in dd and double */
 int fn_has(int op)
 {
 	switch (op) {
 	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
 	case O_FLOOR: case O_TRUNC: case O_ROUND:
+	case O_EXPM1: case O_LOG1P: case O_TANH:
 		return 1;
 	}
 	return 0;
@@ -456,6 +532,9 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_FLOOR:
 	case O_TRUNC:
 	case O_ROUND: round_dd(e, op, R, a); break;
+	case O_EXPM1: expm1_dd(e, R, a); break;
+	case O_LOG1P: log1p_dd(e, R, a); break;
+	case O_TANH: tanh_dd(e, R, a); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }
@@ -492,8 +571,8 @@ static void pow_sign(E *e, Opd y, Opd a, Opd b)
 	GIVE(e, ab, t, r, c, isint, odd, u);
 }
 
-/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out; floor, trunc
- * and round directly */
+/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out (expm1, log1p,
+ * tanh: a itself where it is a zero); floor, trunc and round directly */
 void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 {
 	if (op == O_FLOOR || op == O_TRUNC || op == O_ROUND) {
@@ -514,5 +593,12 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	if (op == O_POW)
 		pow_sign(e, y, a, b);
 	d3(e, "dadd", d, hi(y), lo(y));
+	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH) {
+		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop */
+		Opd c = take(e, 1);
+		dcmp(e, "deq", c, a, lit_d(e, 0.0));
+		sel_d(e, d, c, a, d);
+		give(e, c);
+	}
 	GIVE(e, x[0], x[1], y);
 }
