@@ -79,7 +79,7 @@ OP(FMAX,    2, P_COMM,   K_OTHER, 1, 4,  0,    "fmax", "fmax",  "fmax", F(fmax(a
 OP(FLOOR,   1, 0,        K_OTHER, 1, 4,  0,    "floor","floor", "floor",F(floor(a)),     F(nb_dd_floor(x)), "round_neginf", IL_ALL, "0")
 OP(ROUND,   1, 0,        K_OTHER, 1, 4,  0,    "round","round", "round",F(round(a)),     F(nb_dd_round(x)), 0,       IL_ALL, "0")  /* IL: amdil/fn.c (round_nearest ties to even) */
 OP(TRUNC,   1, 0,        K_OTHER, 1, 4,  0,    "trunc","trunc", "trunc",F(trunc(a)),     F(nb_dd_trunc(x)), "round_zero", IL_ALL, "0")
-OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a)),      F(nb_dd_cbrt(x)), 0,       0, "da/(3*r*r)")
+OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a)),      F(nb_dd_cbrt(x)), 0,       IL_ALL, "da/(3*r*r)")
 OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       IL_ALL, "(r + 1)*da")
 OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       IL_ALL, "da/(1 + a)")
 OP(TANH,    1, 0,        K_TRANS, 1, 20, 0,    "tanh", "tanh",  "tanh", F(tanh(a)),      F(nb_dd_tanh(x)), 0,       IL_ALL, "(1 - r*r)*da")

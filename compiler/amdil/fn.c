@@ -1,7 +1,7 @@
 /* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc, round, expm1,
- * log1p and tanh
- * expanded into double and integer instructions, the same operations in
- * the same order (IL has no double transcendental); double takes the dd
+ * log1p, tanh and cbrt expanded into double and integer instructions,
+ * the same operations in the same order (IL has no double
+ * transcendental; cbrt's libm seed excepted); double takes the dd
  * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
  * ddlib.h's tables become literals picked by the index (no IL indexing). */
 #include <math.h>
@@ -509,13 +509,83 @@ static void tanh_dd(E *e, Opd R, Opd x)
 	GIVE(e, s, big, a, m, t);
 }
 
+/* ---- cbrt --------------------------------------------------------------- */
+
+/* nb_dd_cbrt.  frexp's exponent as log's; k = trunc(e/3) through double
+ * (exact); libm's double cbrt of m, which IL lacks, becomes float's
+ * 2^(log2 |m| / 3) (exp_vec, log_vec) and three double Newton steps,
+ * each squaring its error, so the seed is within about an ulp of it and
+ * ddlib.h's two dd steps leave the same accuracy (not always its bits). */
+static void cbrt_dd(E *e, Opd R, Opd a)
+{
+	Opd b = take(e, 2), u = take(e, 2), kd = take(e, 2), r = take(e, 2);
+	Opd t = take(e, 2), v = take(e, 2);
+	Opd ex = take(e, 1), t1 = take(e, 1), c = take(e, 1), ki = take(e, 1);
+	Opd m = take(e, 4), P = take(e, 4), D = take(e, 4);
+	dcmp(e, "dlt", c, absv(hi(a)), lit_d(e, 0x1p-1022));
+	sel_d(e, u, c, lit_d(e, 0x1p54), lit_d(e, 1.0));
+	d3(e, "dmul", b, hi(a), u); /* exact */
+	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
+	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t1, 1), src(e, c, S1),
+	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
+	iop(e, "iadd", ex, ex, t1);
+	emitf(e, "itof %s, %s", dst(e, t1, 1), src(e, ex, S1)); /* exact */
+	emitf(e, "ftod %s, %s", dst(e, kd, 2), src(e, t1, S1));
+	d3(e, "ddiv", kd, kd, lit_d(e, 3.0));
+	round_d(e, O_TRUNC, kd, kd);
+	is_finite(e, c, hi(a));
+	sel_d(e, kd, c, kd, lit_d(e, 0.0));
+	rint_d(e, kd, ki, kd);
+	iop(e, "iadd", t1, ki, ki);
+	iop(e, "iadd", t1, t1, ki);
+	emitf(e, "inegate %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	ldexp_dd(e, m, a, t1);
+	/* the double cbrt of |m.hi| in [1/8, 8) */
+	emitf(e, "dtof %s, %s", dst(e, t1, 1), src(e, absv(hi(m)), SD));
+	emitf(e, "log_vec %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	emitf(e, "mul %s, %s, %s", dst(e, t1, 1), src(e, t1, S1),
+	      src(e, lit_f(e, (float)(1.0 / 3)), S1));
+	emitf(e, "exp_vec %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	emitf(e, "ftod %s, %s", dst(e, r, 2), src(e, t1, S1));
+	for (int i = 0; i < 3; i++) { /* r - (r^3 - |m|) / (3 r^2) */
+		d3(e, "dmul", t, r, r);
+		d4(e, "dfma", t, t, r, neg(absv(hi(m))));
+		d3(e, "dmul", v, r, r);
+		d3(e, "dmul", v, v, lit_d(e, 3.0));
+		d3(e, "ddiv", t, t, v);
+		d3(e, "dadd", r, r, neg(t));
+	}
+	dcmp(e, "dlt", c, hi(m), lit_d(e, 0.0));
+	sel_d(e, r, c, neg(r), r);
+	for (int i = 0; i < 2; i++) { /* ddlib.h's steps */
+		two_prod(e, P, lo(P), r, r);
+		mul_d(e, P, lo(P), P, r);
+		dd_add(e, D, m, neg(P));
+		d3(e, "dmul", t, lit_d(e, 3.0), r);
+		d3(e, "dmul", t, t, r);
+		d3(e, "ddiv", t, hi(D), t);
+		fast_sum(e, D, lo(D), r, t);
+		if (i == 0)
+			emitf(e, "mov %s, %s", dst(e, r, 2), src(e, hi(D), SP));
+	}
+	ldexp_dd(e, D, D, ki);
+	dcmp(e, "dne", c, hi(a), lit_d(e, 0.0));
+	is_finite(e, t1, hi(a));
+	iop(e, "iand", c, c, t1);
+	sel_dd(e, D, c, D, lit_dd(e, 0.0, 0.0));
+	sel_d(e, hi(D), c, hi(D), hi(a));
+	emitf(e, "mov %s, %s", dst(e, R, 4), src(e, D, SW));
+	GIVE(e, b, u, kd, r, t, v, ex, t1, c, ki, m, P, D);
+}
+
 /* the operations this file writes, in dd and double */
 int fn_has(int op)
 {
 	switch (op) {
 	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
 	case O_FLOOR: case O_TRUNC: case O_ROUND:
-	case O_EXPM1: case O_LOG1P: case O_TANH:
+	case O_EXPM1: case O_LOG1P: case O_TANH: case O_CBRT:
 		return 1;
 	}
 	return 0;
@@ -535,6 +605,7 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_EXPM1: expm1_dd(e, R, a); break;
 	case O_LOG1P: log1p_dd(e, R, a); break;
 	case O_TANH: tanh_dd(e, R, a); break;
+	case O_CBRT: cbrt_dd(e, R, a); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }
@@ -593,7 +664,7 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	if (op == O_POW)
 		pow_sign(e, y, a, b);
 	d3(e, "dadd", d, hi(y), lo(y));
-	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH) {
+	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH || op == O_CBRT) {
 		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop */
 		Opd c = take(e, 1);
 		dcmp(e, "deq", c, a, lit_d(e, 0.0));

@@ -113,7 +113,8 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	                 double's, exact both ways */
 	case O_EXPM1: /* no instruction: the double's, rounded to float */
 	case O_LOG1P:
-	case O_TANH: {
+	case O_TANH:
+	case O_CBRT: {
 		Opd x = take(e, 2);
 		emitf(e, "ftod %s, %s", dst(e, x, 2), src(e, a, S1));
 		fn_double(e, in->op, x, x, x);
