@@ -183,23 +183,32 @@ static void exp_dd(E *e, Opd R, Opd x)
 
 /* ---- log --------------------------------------------------------------- */
 
-/* nb_dd_log.  frexp from the exponent bits, a subnormal hi scaled by 2^54
- * first; for hi 0, negative, infinite or NaN the exponent is garbage the
- * final select discards, and the clamp of k keeps the pick in bounds. */
+/* frexp's exponent of x into ex (log's and cbrt's), from b, x scaled
+ * exactly by 2^54 where sub says x is subnormal; for 0, infinities and
+ * NaN the exponent is garbage the callers' selects discard */
+static void frexp_exp(E *e, Opd ex, Opd b, Opd sub, Opd x)
+{
+	Opd u = take(e, 2), t = take(e, 1);
+	dcmp(e, "dlt", sub, absv(x), lit_d(e, 0x1p-1022));
+	sel_d(e, u, sub, lit_d(e, 0x1p54), lit_d(e, 1.0));
+	d3(e, "dmul", b, x, u); /* exact */
+	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
+	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t, 1), src(e, sub, S1),
+	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
+	iop(e, "iadd", ex, ex, t);
+	GIVE(e, u, t);
+}
+
+/* nb_dd_log.  frexp by frexp_exp; for hi 0, negative, infinite or NaN
+ * the clamp of k keeps the pick in bounds. */
 static void log_dd(E *e, Opd R, Opd a)
 {
 	Opd b = take(e, 2), f = take(e, 2), u = take(e, 2), kd = take(e, 2);
 	Opd ex = take(e, 1), t1 = take(e, 1), sub = take(e, 1), ki = take(e, 1);
 	Opd m = take(e, 4), num = take(e, 4), den = take(e, 4), t = take(e, 4);
 	Opd z = take(e, 4), s = take(e, 4), lm = take(e, 4), el = take(e, 4);
-	dcmp(e, "dlt", sub, absv(hi(a)), lit_d(e, 0x1p-1022));
-	sel_d(e, u, sub, lit_d(e, 0x1p54), lit_d(e, 1.0));
-	d3(e, "dmul", b, hi(a), u); /* exact */
-	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
-	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
-	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t1, 1), src(e, sub, S1),
-	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
-	iop(e, "iadd", ex, ex, t1);
+	frexp_exp(e, ex, b, sub, hi(a));
 	/* f = b's mantissa in [0.5, 1): exponent bits 1022 */
 	emitf(e, "mov %s, %s", dst(e, low_word(f), 1), src(e, low_word(b), S1));
 	iop(e, "iand", t1, high_word(b), lit_i(e, (int32_t)0x800fffffu));
@@ -518,18 +527,11 @@ static void tanh_dd(E *e, Opd R, Opd x)
  * ddlib.h's two dd steps leave the same accuracy (not always its bits). */
 static void cbrt_dd(E *e, Opd R, Opd a)
 {
-	Opd b = take(e, 2), u = take(e, 2), kd = take(e, 2), r = take(e, 2);
-	Opd t = take(e, 2), v = take(e, 2);
+	Opd b = take(e, 2), kd = take(e, 2), r = take(e, 2), t = take(e, 2);
+	Opd v = take(e, 2);
 	Opd ex = take(e, 1), t1 = take(e, 1), c = take(e, 1), ki = take(e, 1);
 	Opd m = take(e, 4), P = take(e, 4), D = take(e, 4);
-	dcmp(e, "dlt", c, absv(hi(a)), lit_d(e, 0x1p-1022));
-	sel_d(e, u, c, lit_d(e, 0x1p54), lit_d(e, 1.0));
-	d3(e, "dmul", b, hi(a), u); /* exact */
-	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
-	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
-	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t1, 1), src(e, c, S1),
-	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
-	iop(e, "iadd", ex, ex, t1);
+	frexp_exp(e, ex, b, c, hi(a));
 	emitf(e, "itof %s, %s", dst(e, t1, 1), src(e, ex, S1)); /* exact */
 	emitf(e, "ftod %s, %s", dst(e, kd, 2), src(e, t1, S1));
 	d3(e, "ddiv", kd, kd, lit_d(e, 3.0));
@@ -576,7 +578,7 @@ static void cbrt_dd(E *e, Opd R, Opd a)
 	sel_dd(e, D, c, D, lit_dd(e, 0.0, 0.0));
 	sel_d(e, hi(D), c, hi(D), hi(a));
 	emitf(e, "mov %s, %s", dst(e, R, 4), src(e, D, SW));
-	GIVE(e, b, u, kd, r, t, v, ex, t1, c, ki, m, P, D);
+	GIVE(e, b, kd, r, t, v, ex, t1, c, ki, m, P, D);
 }
 
 /* the operations this file writes, in dd and double */
