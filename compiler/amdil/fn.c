@@ -1,6 +1,7 @@
-/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
- * expanded into double and integer instructions, the same operations in
- * the same order (IL has no double transcendental); double takes the dd
+/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc, round, expm1,
+ * log1p, tanh and cbrt expanded into double and integer instructions,
+ * the same operations in the same order (IL has no double
+ * transcendental; cbrt's libm seed excepted); double takes the dd
  * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
  * ddlib.h's tables become literals picked by the index (no IL indexing). */
 #include <math.h>
@@ -182,23 +183,32 @@ static void exp_dd(E *e, Opd R, Opd x)
 
 /* ---- log --------------------------------------------------------------- */
 
-/* nb_dd_log.  frexp from the exponent bits, a subnormal hi scaled by 2^54
- * first; for hi 0, negative, infinite or NaN the exponent is garbage the
- * final select discards, and the clamp of k keeps the pick in bounds. */
+/* frexp's exponent of x into ex (log's and cbrt's), from b, x scaled
+ * exactly by 2^54 where sub says x is subnormal; for 0, infinities and
+ * NaN the exponent is garbage the callers' selects discard */
+static void frexp_exp(E *e, Opd ex, Opd b, Opd sub, Opd x)
+{
+	Opd u = take(e, 2), t = take(e, 1);
+	dcmp(e, "dlt", sub, absv(x), lit_d(e, 0x1p-1022));
+	sel_d(e, u, sub, lit_d(e, 0x1p54), lit_d(e, 1.0));
+	d3(e, "dmul", b, x, u); /* exact */
+	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
+	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t, 1), src(e, sub, S1),
+	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
+	iop(e, "iadd", ex, ex, t);
+	GIVE(e, u, t);
+}
+
+/* nb_dd_log.  frexp by frexp_exp; for hi 0, negative, infinite or NaN
+ * the clamp of k keeps the pick in bounds. */
 static void log_dd(E *e, Opd R, Opd a)
 {
 	Opd b = take(e, 2), f = take(e, 2), u = take(e, 2), kd = take(e, 2);
 	Opd ex = take(e, 1), t1 = take(e, 1), sub = take(e, 1), ki = take(e, 1);
 	Opd m = take(e, 4), num = take(e, 4), den = take(e, 4), t = take(e, 4);
 	Opd z = take(e, 4), s = take(e, 4), lm = take(e, 4), el = take(e, 4);
-	dcmp(e, "dlt", sub, absv(hi(a)), lit_d(e, 0x1p-1022));
-	sel_d(e, u, sub, lit_d(e, 0x1p54), lit_d(e, 1.0));
-	d3(e, "dmul", b, hi(a), u); /* exact */
-	iop(e, "ushr", ex, high_word(b), lit_i(e, 20));
-	iop(e, "iand", ex, ex, lit_i(e, 0x7ff));
-	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, t1, 1), src(e, sub, S1),
-	      src(e, lit_i(e, -1022 - 54), S1), src(e, lit_i(e, -1022), S1));
-	iop(e, "iadd", ex, ex, t1);
+	frexp_exp(e, ex, b, sub, hi(a));
 	/* f = b's mantissa in [0.5, 1): exponent bits 1022 */
 	emitf(e, "mov %s, %s", dst(e, low_word(f), 1), src(e, low_word(b), S1));
 	iop(e, "iand", t1, high_word(b), lit_i(e, (int32_t)0x800fffffu));
@@ -434,12 +444,150 @@ static void pow_dd(E *e, Opd R, Opd a, Opd b)
 	GIVE(e, L, c, t, u);
 }
 
+/* ---- expm1, log1p, tanh -------------------------------------------------- */
+
+/* R = a * k for a power of two k, exact (nb__mul_pow2) */
+static void mul_pow2(E *e, Opd R, Opd a, double k)
+{
+	d3(e, "dmul", hi(R), hi(a), lit_d(e, k));
+	d3(e, "dmul", lo(R), lo(a), lit_d(e, k));
+}
+
+/* nb_dd_expm1: below 1/2 the polynomial at x/128 doubled seven times by
+ * u (u + 2), elsewhere exp(x) - 1 */
+static void expm1_dd(E *e, Opd R, Opd x)
+{
+	Opd c = take(e, 1), f = take(e, 1);
+	Opd xs = take(e, 4), u = take(e, 4), t = take(e, 4), y = take(e, 4);
+	dcmp(e, "dlt", c, absv(hi(x)), lit_d(e, 0.5));
+	sel_dd(e, xs, c, x, lit_dd(e, 0.0, 0.0));
+	mul_pow2(e, xs, xs, 0x1p-7);
+	expm1_poly(e, u, xs);
+	for (int i = 0; i < 7; i++) {
+		add_d(e, t, u, lit_d(e, 2.0));
+		dd_mul(e, u, u, t);
+	}
+	exp_dd(e, y, x);
+	is_finite(e, f, hi(y));
+	add_d(e, t, y, lit_d(e, -1.0));
+	sel_dd(e, y, f, t, y);
+	sel_dd(e, R, c, u, y);
+	GIVE(e, c, f, xs, u, t, y);
+}
+
+/* nb_dd_log1p: log u - e/u, u = 1 + x and e what that sum lost */
+static void log1p_dd(E *e, Opd R, Opd x)
+{
+	Opd c = take(e, 1), f = take(e, 1), q = take(e, 2), h = take(e, 2);
+	Opd u = take(e, 4), er = take(e, 4), l = take(e, 4);
+	is_finite(e, f, hi(x));
+	add_d(e, u, x, lit_d(e, 1.0));
+	sel_dd(e, u, f, u, x);
+	d3(e, "dadd", h, hi(u), lit_d(e, -1.0));
+	two_sum(e, er, lo(er), h, lo(u));
+	dd_add(e, er, er, neg(x));
+	dcmp(e, "dge", c, hi(u), lit_d(e, 0.5));
+	dcmp(e, "dge", f, lit_d(e, 2.0), hi(u));
+	iop(e, "iand", c, c, f);
+	d3(e, "ddiv", q, hi(er), hi(u));
+	sel_d(e, q, c, q, lit_d(e, 0.0));
+	log_dd(e, l, u);
+	dcmp(e, "dlt", c, lit_d(e, 0.0), hi(u));
+	dcmp(e, "dlt", f, hi(u), lit_d(e, INFINITY));
+	iop(e, "iand", c, c, f);
+	add_d(e, u, l, neg(q));
+	sel_dd(e, R, c, u, l);
+	GIVE(e, c, f, q, h, u, er, l);
+}
+
+/* nb_dd_tanh: e / (e + 2) for e = expm1(2|x|), 1 beyond 40, x's sign */
+static void tanh_dd(E *e, Opd R, Opd x)
+{
+	Opd s = take(e, 1), big = take(e, 1);
+	Opd a = take(e, 4), m = take(e, 4), t = take(e, 4);
+	iop(e, "ilt", s, high_word(hi(x)), lit_i(e, 0));
+	sel_dd(e, a, s, neg(x), x);
+	dcmp(e, "dlt", big, lit_d(e, 40.0), absv(hi(x)));
+	sel_dd(e, a, big, lit_dd(e, 0.0, 0.0), a);
+	mul_pow2(e, a, a, 2.0);
+	expm1_dd(e, m, a);
+	add_d(e, a, m, lit_d(e, 2.0));
+	dd_div(e, t, m, a);
+	sel_dd(e, t, big, lit_dd(e, 1.0, 0.0), t);
+	sel_dd(e, R, s, neg(t), t);
+	GIVE(e, s, big, a, m, t);
+}
+
+/* ---- cbrt --------------------------------------------------------------- */
+
+/* nb_dd_cbrt.  frexp's exponent as log's; k = trunc(e/3) through double
+ * (exact); libm's double cbrt of m, which IL lacks, becomes float's
+ * 2^(log2 |m| / 3) (exp_vec, log_vec) and three double Newton steps,
+ * each squaring its error, so the seed is within about an ulp of it and
+ * ddlib.h's two dd steps leave the same accuracy (not always its bits). */
+static void cbrt_dd(E *e, Opd R, Opd a)
+{
+	Opd b = take(e, 2), kd = take(e, 2), r = take(e, 2), t = take(e, 2);
+	Opd v = take(e, 2);
+	Opd ex = take(e, 1), t1 = take(e, 1), c = take(e, 1), ki = take(e, 1);
+	Opd m = take(e, 4), P = take(e, 4), D = take(e, 4);
+	frexp_exp(e, ex, b, c, hi(a));
+	emitf(e, "itof %s, %s", dst(e, t1, 1), src(e, ex, S1)); /* exact */
+	emitf(e, "ftod %s, %s", dst(e, kd, 2), src(e, t1, S1));
+	d3(e, "ddiv", kd, kd, lit_d(e, 3.0));
+	round_d(e, O_TRUNC, kd, kd);
+	is_finite(e, c, hi(a));
+	sel_d(e, kd, c, kd, lit_d(e, 0.0));
+	rint_d(e, kd, ki, kd);
+	iop(e, "iadd", t1, ki, ki);
+	iop(e, "iadd", t1, t1, ki);
+	emitf(e, "inegate %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	ldexp_dd(e, m, a, t1);
+	/* the double cbrt of |m.hi| in [1/8, 8) */
+	emitf(e, "dtof %s, %s", dst(e, t1, 1), src(e, absv(hi(m)), SD));
+	emitf(e, "log_vec %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	emitf(e, "mul %s, %s, %s", dst(e, t1, 1), src(e, t1, S1),
+	      src(e, lit_f(e, (float)(1.0 / 3)), S1));
+	emitf(e, "exp_vec %s, %s", dst(e, t1, 1), src(e, t1, S1));
+	emitf(e, "ftod %s, %s", dst(e, r, 2), src(e, t1, S1));
+	for (int i = 0; i < 3; i++) { /* r - (r^3 - |m|) / (3 r^2) */
+		d3(e, "dmul", t, r, r);
+		d4(e, "dfma", t, t, r, neg(absv(hi(m))));
+		d3(e, "dmul", v, r, r);
+		d3(e, "dmul", v, v, lit_d(e, 3.0));
+		d3(e, "ddiv", t, t, v);
+		d3(e, "dadd", r, r, neg(t));
+	}
+	dcmp(e, "dlt", c, hi(m), lit_d(e, 0.0));
+	sel_d(e, r, c, neg(r), r);
+	for (int i = 0; i < 2; i++) { /* ddlib.h's steps */
+		two_prod(e, P, lo(P), r, r);
+		mul_d(e, P, lo(P), P, r);
+		dd_add(e, D, m, neg(P));
+		d3(e, "dmul", t, lit_d(e, 3.0), r);
+		d3(e, "dmul", t, t, r);
+		d3(e, "ddiv", t, hi(D), t);
+		fast_sum(e, D, lo(D), r, t);
+		if (i == 0)
+			emitf(e, "mov %s, %s", dst(e, r, 2), src(e, hi(D), SP));
+	}
+	ldexp_dd(e, D, D, ki);
+	dcmp(e, "dne", c, hi(a), lit_d(e, 0.0));
+	is_finite(e, t1, hi(a));
+	iop(e, "iand", c, c, t1);
+	sel_dd(e, D, c, D, lit_dd(e, 0.0, 0.0));
+	sel_d(e, hi(D), c, hi(D), hi(a));
+	emitf(e, "mov %s, %s", dst(e, R, 4), src(e, D, SW));
+	GIVE(e, b, kd, r, t, v, ex, t1, c, ki, m, P, D);
+}
+
 /* the operations this file writes, in dd and double */
 int fn_has(int op)
 {
 	switch (op) {
 	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
 	case O_FLOOR: case O_TRUNC: case O_ROUND:
+	case O_EXPM1: case O_LOG1P: case O_TANH: case O_CBRT:
 		return 1;
 	}
 	return 0;
@@ -456,6 +604,10 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_FLOOR:
 	case O_TRUNC:
 	case O_ROUND: round_dd(e, op, R, a); break;
+	case O_EXPM1: expm1_dd(e, R, a); break;
+	case O_LOG1P: log1p_dd(e, R, a); break;
+	case O_TANH: tanh_dd(e, R, a); break;
+	case O_CBRT: cbrt_dd(e, R, a); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }
@@ -492,8 +644,8 @@ static void pow_sign(E *e, Opd y, Opd a, Opd b)
 	GIVE(e, ab, t, r, c, isint, odd, u);
 }
 
-/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out; floor, trunc
- * and round directly */
+/* double as dd: (a, 0) in (pow: (|a|, 0)), hi + lo out (expm1, log1p,
+ * tanh: a itself where it is a zero); floor, trunc and round directly */
 void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 {
 	if (op == O_FLOOR || op == O_TRUNC || op == O_ROUND) {
@@ -514,5 +666,12 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	if (op == O_POW)
 		pow_sign(e, y, a, b);
 	d3(e, "dadd", d, hi(y), lo(y));
+	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH || op == O_CBRT) {
+		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop */
+		Opd c = take(e, 1);
+		dcmp(e, "deq", c, a, lit_d(e, 0.0));
+		sel_d(e, d, c, a, d);
+		give(e, c);
+	}
 	GIVE(e, x[0], x[1], y);
 }

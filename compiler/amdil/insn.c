@@ -109,11 +109,15 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 		emitf(e, "mul %s, %s, %s", D, src(e, d, S1),
 		      src(e, lit_f(e, (float)0.6931471805599453), S1));
 		break;
-	case O_ROUND: { /* no instruction (round_nearest ties to even): the
-	                   double's, exact both ways */
+	case O_ROUND: /* no instruction (round_nearest ties to even): the
+	                 double's, exact both ways */
+	case O_EXPM1: /* no instruction: the double's, rounded to float */
+	case O_LOG1P:
+	case O_TANH:
+	case O_CBRT: {
 		Opd x = take(e, 2);
 		emitf(e, "ftod %s, %s", dst(e, x, 2), src(e, a, S1));
-		fn_double(e, O_ROUND, x, x, x);
+		fn_double(e, in->op, x, x, x);
 		emitf(e, "dtof %s, %s", dst(e, d, 1), src(e, x, SD));
 		give(e, x);
 		break;

@@ -1,9 +1,10 @@
 # The AMD IL sequences of compiler/amdil/fn.c at their edges, against the
-# C back end: double exp, log, pow, sqrt, floor, trunc and round at C's
+# C back end: double exp, log, pow, sqrt, floor, trunc, round, expm1,
+# log1p, tanh and cbrt at C's
 # special values (0 of either sign, negative numbers, infinities, NaN,
 # overflow, underflow into the subnormals, a subnormal argument, pow's
 # negative bases and integer exponents), which must print exactly as
-# libm's do (1/r shows a zero's sign); and dd, which must give ddlib.h's
+# libm's do (1/r shows a zero's sign; expm1, log1p, tanh and cbrt to 1 ulp); and dd, which must give ddlib.h's
 # results bit for bit, there and for floor, trunc and round of dd values
 # whose low word decides (hi an integer, lo of either sign, ties).
 # Infinities and NaN cannot be read from a CSV, so the kernels make them:
@@ -18,7 +19,7 @@ status=0
 cat >"$T/double.nbl" <<'NBL'
 LMEM double x, z, y, t;
 BMEM double w;
-RMEM double e, l, p, q, s, f, tr, r;
+RMEM double e, l, p, q, s, f, tr, r, em, lp, th, cb;
 v = x / z;
 u = y / t;
 e += w * exp(v);
@@ -29,8 +30,18 @@ s += w * sqrt(v);
 f += w / floor(v);
 tr += w / trunc(v);
 r += w / round(v);
+em += w / expm1(v);
+lp += w / log1p(u);
+th += w / tanh(v);
+cb += w / cbrt(v);
 NBL
-sed 's/double/dd/g' "$T/double.nbl" >"$T/dd.nbl"
+# dd cbrt seeds its Newton steps otherwise than ddlib.h (libm's cbrt):
+# its own kernel, ddcb, is held to the C back end's within 2^-51 here
+# (the CSV shows a double), functions.sh to QD's within 8 * 2^-104
+sed -e 's/double/dd/g' -e 's/, cb;/;/' -e '/cbrt/d' "$T/double.nbl" >"$T/dd.nbl"
+sed -e 's/double/dd/g' -e 's/^RMEM.*/RMEM dd cb;/' -e '/^[a-z]* += /d' \
+	"$T/double.nbl" >"$T/ddcb.nbl"
+echo 'cb += w / cbrt(v);' >>"$T/ddcb.nbl"
 cat >"$T/i.csv" <<'CSV'
 x,z,y,t
 0,1,2,1
@@ -56,6 +67,16 @@ x,z,y,t
 -2,1,2,1
 -2,1,3,1
 -2,1,1e300,1
+1e-5,1,-1e-5,1
+0.49999999999999994,1,-0.99999999999999989,1
+-0.5,1,-1,1
+-40.5,1,1e-300,1
+19.5,1,7.5,1
+-37,1,0.25,1
+0.3,1,-0.3,1
+-27,1,8,1
+1e-310,1,-1e-310,1
+-7e300,1,3.3e-200,1
 -1,1,1,0
 0.5,1,-1,0
 2.5,1,-2.5,1
@@ -81,7 +102,22 @@ CSV
 # the dd inputs that need a low word: x + z and y + t in dd
 sed -e 's/^v = x \/ z;/v = x + z;/' -e 's/^u = y \/ t;/u = y + t;/' \
 	"$T/dd.nbl" >"$T/ddlo.nbl"
-for k in double:i dd:i ddlo:di; do
+# glibc's expm1, log1p, tanh and cbrt are not correctly rounded
+# (log1p(2) is 1 ulp low) where the dd sequence rounded once mostly is:
+# their four columns (the last) of the double kernel may differ by 2^-51 relative
+# (1 ulp, and w / f(v) rounds once more), every other field the same
+near='{ n = NF / 2
+	for (i = 1; i <= n; i++) {
+		a = $i; b = $(i + n)
+		if (a == b "" || a "" == b) continue
+		d = a - b; m = a < 0 ? -a : a
+		if (i <= n - 4 || a !~ /^-?[0-9]/ || b !~ /^-?[0-9]/ ||
+		    (d < 0 ? -d : d) > m * 2 ^ -51) {
+			print "row " NR ", column " i ": " a " | " b
+			exit 1
+		}
+	} }'
+for k in double:i dd:i ddlo:di ddcb:i; do
 	n=${k%:*} in=$T/${k#*:}.csv
 	for tg in c amdil; do
 		"$BIN/nbrun" "$T/$n.nbl" --i "$in" --j "$T/j.csv" --target $tg \
@@ -90,6 +126,9 @@ for k in double:i dd:i ddlo:di; do
 	done
 	if cmp -s "$T/$n.c.csv" "$T/$n.amdil.csv"; then
 		echo "ok   $n: $(($(wc -l <"$in") - 1)) rows, the C back end's text exactly"
+	elif [ $n = double -o $n = ddcb ] && paste -d, "$T/$n.c.csv" "$T/$n.amdil.csv" |
+		awk -F, "$near"; then
+		echo "ok   $n: $(($(wc -l <"$in") - 1)) rows, the C back end's text (expm1, log1p, tanh, cbrt: to 2^-51)"
 	else
 		echo "FAIL $n: the IL differs from the C back end (C | IL):"
 		paste -d'|' "$T/$n.c.csv" "$T/$n.amdil.csv" | head -40
