@@ -72,9 +72,11 @@ def test_grad_gauss(device, prec):
         why = "seed %d, %s, %s, %dx%d" % (SEED, device, prec, ni, nj)
         for x in g:
             close(g[x], want[x], TOL[prec], why + ", d s/d " + x)
-    # of= names the sum; a list and wrt= are the same as "xi,ai"
+    # of= names the sum; a list and wrt= ask the same as "xi,ai" (one
+    # input is derived by a forward sweep, three by a reverse one: equal
+    # within rounding, not bit for bit)
     again = k.grad(wrt=["xi"], of="s", **a)
-    assert np.array_equal(values(again["xi"]), values(g["xi"])), why
+    close(again["xi"], want["xi"], TOL[prec], why + ", wrt=['xi']")
     # the primal is not changed by the derived kernel's existence
     assert k.results == ["s", "n"]
 
