@@ -665,13 +665,16 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	fn_dd(e, op, y, x[0], x[1]);
 	if (op == O_POW)
 		pow_sign(e, y, a, b);
-	d3(e, "dadd", d, hi(y), lo(y));
+	d3(e, "dadd", hi(y), hi(y), lo(y));
 	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH || op == O_CBRT) {
-		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop */
+		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop;
+		 * a is read before d is written, which may be its register (a
+		 * float operand, or one that dies here) */
 		Opd c = take(e, 1);
 		dcmp(e, "deq", c, a, lit_d(e, 0.0));
-		sel_d(e, d, c, a, d);
+		sel_d(e, hi(y), c, a, hi(y));
 		give(e, c);
 	}
+	emitf(e, "mov %s, %s", dst(e, d, 2), src(e, hi(y), SP));
 	GIVE(e, x[0], x[1], y);
 }
