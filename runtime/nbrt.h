@@ -268,7 +268,7 @@ int nbrt_newton_used(const nbrt_kernel *k);
  * (bound or set there, read from there), and its RMEMs are the kernel's,
  * every one, as sums. */
 /* The programs' and Python's defaults.  Groups of 256 beat 64 at every N
- * from 2^14 to 2^22 on an H100 (fewer, longer lists: docs/treecode.md). */
+ * from 2^16 to 2^22 on an H100 (fewer, longer lists: docs/treecode.md). */
 #define NBRT_TREE_BUCKET 16
 #define NBRT_TREE_GROUP 256
 typedef struct nbrt_tree {
@@ -283,6 +283,7 @@ typedef struct nbrt_tree {
 		double time[5];
 		size_t cells, groups;
 		double near_pairs, far_pairs;
+		double max_group_pairs; /* the most near pairs of one group */
 	} *stats;
 	/* a vector kind's BMEM source x, y, z (vortex strengths: biot_savart's
 	 * gx, gy, gz); NULL for a gravity kind, which reads jmass */

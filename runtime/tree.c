@@ -1154,6 +1154,21 @@ static void extent(const double *x, size_t n, double *lo, double *hi)
 	*hi = b;
 }
 
+/* The most near pairs (bodies times near j-bodies) of one group: what a
+ * split of groups bounds (walk_group), and so the longest work group. */
+static double max_group_pairs(const Lists *L)
+{
+	double most = 0;
+	for (size_t g = 0; g < L->ng; g++) {
+		size_t nj = 0;
+		for (size_t r = L->noff[g]; r < L->noff[g + 1]; r++)
+			nj += L->near[2 * r + 1] - L->near[2 * r];
+		double p = (double)nj * (double)(L->grp[2 * g + 1] - L->grp[2 * g]);
+		most = p > most ? p : most;
+	}
+	return most;
+}
+
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t)
 {
@@ -1279,6 +1294,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		t->stats->cells = tree.ncell;
 		t->stats->groups = L.ng;
 		t->stats->near_pairs = k->pairs;
+		t->stats->max_group_pairs = max_group_pairs(&L);
 		t->stats->far_pairs = fpairs;
 	}
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);

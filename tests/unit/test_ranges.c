@@ -58,31 +58,38 @@ static int have[NDEVS];
 static double urand(double a, double b) { return a + (b - a) * erand48(rng); }
 
 /* A random list over [0, ni) x [0, nj): groups with gaps, some empty;
- * each with up to 4 ranges, some empty, some adjacent, shuffled. */
+ * each with up to 4 ranges, some empty, some adjacent, shuffled.  With
+ * `packed` set, groups of 64 to 303 and 10 to 29 ranges each: a GPU or
+ * PoCL then runs the tiled entry, whose tiles are filled from many short
+ * ranges in a row (emit_opencl.c), not the small groups' untiled one. */
 typedef struct List {
 	size_t ng, *group, *offset, *range;
 } List;
+
+static int packed;
 
 static void make_list(List *L, size_t ni, size_t nj)
 {
 	L->group = malloc(2 * (ni + 2) * sizeof(size_t));
 	L->offset = malloc((ni + 3) * sizeof(size_t));
-	L->range = malloc(8 * (ni + 2) * sizeof(size_t));
+	L->range = malloc(2 * 32 * (ni + 2) * sizeof(size_t));
 	L->ng = 0;
 	L->offset[0] = 0;
 	size_t i = 0, nr = 0;
 	while (i < ni || (ni == 0 && L->ng == 0)) {
 		size_t gap = erand48(rng) < 0.2 ? (size_t)(erand48(rng) * 3) : 0;
 		size_t a = i + gap < ni ? i + gap : ni;
-		size_t len = 1 + (size_t)(erand48(rng) * 40);
+		size_t len = packed ? 64 + (size_t)(erand48(rng) * 240) :
+		             1 + (size_t)(erand48(rng) * 40);
 		size_t b = a + len < ni ? a + len : ni;
 		if (erand48(rng) < 0.05)
 			b = a; /* an empty group */
 		L->group[2 * L->ng] = a;
 		L->group[2 * L->ng + 1] = b;
 		/* cut [0, nj) at random points; take some pieces */
-		int k = (int)(erand48(rng) * 5);
-		size_t cut[9];
+		int k = packed ? 10 + (int)(erand48(rng) * 20) :
+		        (int)(erand48(rng) * 5);
+		size_t cut[64];
 		int nc = 0;
 		for (int q = 0; q < 2 * k; q++)
 			cut[nc++] = (size_t)(erand48(rng) * (double)(nj + 1));
@@ -291,6 +298,30 @@ START_TEST(every_reduction)
 }
 END_TEST
 
+/* Long groups of many short ranges, every reduction and the j index
+ * included (the packed tiles keep each slot's j), on every device. */
+START_TEST(packed_tiles)
+{
+	static const size_t sizes[] = {1, 97, 1000};
+	packed = 1;
+	for (int d = 0; d < NDEVS; d++) {
+		if (!have[d])
+			continue;
+		for (int pi = 0; pi < (d == 2 ? 1 : 2); pi++) {
+			nb_prec p = pi ? NB_DOUBLE : NB_FLOAT;
+			int args = d != 2;
+			nbrt_kernel *k = load(d, args ? src : src_noarg, p);
+			for (size_t a = 0; a < 3; a++)
+				for (size_t b = 0; b < 3; b++)
+					if (d != 2 || (sizes[a] <= 97 && sizes[b] <= 97))
+						one(dev[d], k, args, p, sizes[a], sizes[b], devs[d]);
+			nbrt_free(k);
+		}
+	}
+	packed = 0;
+}
+END_TEST
+
 /* A run adding into the results of an earlier one over the same i (a
  * treecode's near field after its far field) equals one run of both
  * lists: each group's ranges cut in two at a random j. */
@@ -412,6 +443,7 @@ int main(void)
 	TCase *tc = tcase_create("ranges");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, every_reduction);
+	tcase_add_test(tc, packed_tiles);
 	tcase_add_test(tc, bad_lists);
 	tcase_add_test(tc, accumulate);
 	suite_add_tcase(s, tc);
