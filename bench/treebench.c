@@ -45,8 +45,9 @@ int main(int argc, char **argv)
 	}
 	size_t n = strtoull(argv[1], NULL, 10);
 	double theta = strtod(argv[2], NULL);
-	size_t bucket = argc > 4 ? strtoull(argv[4], NULL, 10) : 16;
-	size_t group = argc > 5 ? strtoull(argv[5], NULL, 10) : 64;
+	size_t bucket = argc > 4 ? strtoull(argv[4], NULL, 10) :
+	                NBRT_TREE_BUCKET;
+	size_t group = argc > 5 ? strtoull(argv[5], NULL, 10) : NBRT_TREE_GROUP;
 	unsigned short rng[3] = {1, 2, (unsigned short)(argc > 6 ?
 	                                                atoi(argv[6]) : 3)};
 	if (!n)

@@ -613,9 +613,16 @@ static int gradient(Func *f, int n0, int nv0, const char *grad)
 	}
 	for (int v = 0; v < nv0; v++)
 		nr += f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM;
-	const char *mode = getenv("NBCC_AD_MODE"); /* tests: force one */
-	if (mode && (!strcmp(mode, "reverse") || !strcmp(mode, "forward"))
-	    ? *mode == 'r' : nr < nw) {
+	/* tests force one mode; by default the one of fewer sweeps */
+	const char *mode = getenv("NBCC_AD_MODE");
+	if (mode && *mode && strcmp(mode, "reverse") && strcmp(mode, "forward")) {
+		error_file(c, "NBCC_AD_MODE=%s: it must be reverse or forward "
+		           "(or unset: the mode of fewer sweeps)", mode);
+		rc = -1;
+		goto out;
+	}
+	int rev = mode && *mode ? *mode == 'r' : nr < nw;
+	if (rev) {
 		rc = reverse(f, n0, nv0, wv, nw);
 		goto out;
 	}

@@ -293,14 +293,6 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 	buf_puts(out, "#define NB_ADD(a, b) ((a) + (b))\n");
 }
 
-static int uses_idxj(const Func *f)
-{
-	for (int k = 0; k < f->n; k++)
-		if (f->ins[k].op == O_IDXJ)
-			return 1;
-	return 0;
-}
-
 /* A staged tile of cnt j-elements, its loads done: the sweep over it. */
 static void emit_tile_sweep(E *e)
 {
@@ -362,7 +354,7 @@ static void cl_rest(E *e)
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
 		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
-	int tj = rm && fc->tile && uses_idxj(f);
+	int tj = rm && fc->tile && (fc->indices & 2);
 	if (tj)
 		buf_puts(out, "\t__local int nb_tj[NB_TILE];\n");
 	if (t > 1) {
@@ -642,6 +634,10 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
 		for (int p = 0; p < fc->npack; p++)
 			bytes += (size_t)fc->pack[p].vwidth *
 			         nb_prec_scalar_bytes(fc->pack[p].type);
+		/* the ranges entry keeps each slot's j beside a kernel's tiles
+		 * where the kernel reads j (emit_tile_sweep's nb_tj) */
+		if (fc->ranges && (fc->indices & 2))
+			bytes += sizeof(int);
 		int big = bytes ? (int)(32768 / bytes) / fc->wg * fc->wg : 0;
 		if (big > fc->tile)
 			fc->tile = big;

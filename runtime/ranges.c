@@ -13,7 +13,6 @@ typedef struct Plan {
 	nbrt_rplan p;
 	size_t *task, *offset, *range, *glen;
 	double pairs;
-	size_t cover, busy; /* i-elements in groups; groups with ranges */
 } Plan;
 
 static void plan_free(Plan *pl)
@@ -220,8 +219,6 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 		add_tasks(pl, a, b, q, width);
 		cur = b;
 		pl->pairs += (double)(b - a) * (double)pl->glen[q];
-		pl->cover += b - a;
-		pl->busy += pl->glen[q] > 0;
 	}
 	add_tasks(pl, cur, ni, ng, width);
 	free(o);

@@ -396,7 +396,6 @@ static int side_copy(Side *si, const Side *sj)
 	memcpy(si->key, sj->key, n * sizeof *si->key);
 	for (int d = 0; d < 3; d++)
 		memcpy(si->sx[d], sj->sx[d], n * sizeof(double));
-	nbrt_order_gather(si->sm, si->m, si->order, n, sizeof(double));
 	return 0;
 }
 

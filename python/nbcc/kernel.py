@@ -403,6 +403,11 @@ class Kernel:
         return value
 
     def _underived(self, method: str) -> None:
+        if _facts.is_generated(self._name, self._text):
+            # the runtime takes generated code as it is, options aside
+            raise ValueError(self._fail(
+                "%s(): the kernel was loaded from generated code; "
+                "derivatives need its .nbl" % method))
         options = self._how[2]
         if "grad" in options or "jvp" in options:
             raise ValueError(self._fail(

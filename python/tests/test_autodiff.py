@@ -133,6 +133,12 @@ def test_derived_errors():
         k.jvp(tangents=["xi"], **a)
     with pytest.raises(ValueError, match="LMEM 'xi' is not given"):
         k.grad("ai", **{x: v for x, v in a.items() if x != "xi"})
+    gen = nbcc.Kernel(k.source, precision="double", device="host")
+    with pytest.raises(ValueError, match="generated code; derivatives "
+                       "need its .nbl"):
+        gen.grad("xi", **a)
+    with pytest.raises(ValueError, match="generated code"):
+        gen.jvp({"xi": np.ones(3)}, **a)
     two = nbcc.Kernel("LMEM x; BMEM y; RMEM s, t; s += x*y; t += x+y;",
                       device="host")
     with pytest.raises(ValueError, match="of= must name the sum to "

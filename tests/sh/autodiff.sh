@@ -100,6 +100,10 @@ expect_error() { # WANT ARGS...: nbcc ARGS fails saying WANT
 }
 printf 'LMEM x;\nBMEM y;\nRMEM r, k, s;\nr min= (x - y)*(x - y);\nk argmin= x*y;\ns += x*y;\n' >"$T/m.nbl"
 expect_error "'foo' is not an input" --grad=foo dsl-examples/gravity.nbl
+export NBCC_AD_MODE=rev
+expect_error "NBCC_AD_MODE=rev: it must be reverse or forward" --grad=xi \
+	dsl-examples/gravity.nbl
+unset NBCC_AD_MODE
 expect_error "'ax' is an RMEM" --grad=ax dsl-examples/gravity.nbl
 expect_error "'i' is the integer index" --grad=i dsl-examples/gravity.nbl
 expect_error "'k' is the result of argmin=" --grad=k "$T/m.nbl"
