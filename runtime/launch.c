@@ -145,9 +145,32 @@ int nbrt_narrow(const nbrt_kernel *k, size_t ni)
  * 2 to 4% of a launch of float gravity on an H200 (docs/performance.md).
  * Adding the slices up costs a launch of the runtime's own kernel per
  * result, which a launch of fewer than 2^22 interactions per compute
- * unit does not win back (N = 16384 lost 6%; 32768 gained 3.5%).  Each
- * slice keeps a tile at least, and the sums one buffer. */
-int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m)
+ * unit does not win back when its groups fill the device (N = 16384 lost
+ * 6%; 32768 gained 3.5%).  A launch of few i-elements against many j
+ * (Hermite's active blocks) has too few groups to fill the device at
+ * all: from 2^18 interactions a unit with fewer than 2 groups a unit
+ * (from 2^16 with fewer than half a group), slices bring it to about 8
+ * groups a unit (H200, double hermite.nbl, Ni = 1024 against Nj = 65536:
+ * 0.92e11 interactions/s unsliced, 2.68e11 in 32 slices, 3.9e11 at
+ * large N; Ni = 256: 0.23e11 and 1.78e11).  Each slice keeps a tile at
+ * least, and the sums one buffer. */
+size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
+                        size_t groups, size_t tile)
+{
+	double u = units, work = (double)n * (double)m;
+	size_t ns = 1;
+	if (work >= 4194304.0 * u)
+		ns = (size_t)slices;
+	if ((work >= 262144.0 * u && (double)groups < 2 * u) ||
+	    (work >= 65536.0 * u && (double)groups < u / 2))
+		while (ns < NBRT_MAX_SLICES && (double)groups * (double)ns < 8 * u)
+			ns *= 2;
+	while (ns > 1 && m / ns < tile)
+		ns /= 2;
+	return ns;
+}
+
+int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m, size_t groups)
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
@@ -165,13 +188,10 @@ int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m)
 		ns = v;
 	} else {
 		const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
-		double least = 4194304.0 * (rt->units ? rt->units : 1);
-		if (!row || row->slices < 2 || (double)n * (double)m < least)
+		if (!row || row->slices < 2)
 			return 1;
-		size_t tile = (size_t)(f->tile > 0 ? f->tile : 1);
-		ns = (size_t)row->slices;
-		while (ns > 1 && m / ns < tile)
-			ns /= 2;
+		ns = nbrt_slices_rule(row->slices, rt->units ? rt->units : 1, n,
+		                      m, groups, (size_t)(f->tile > 0 ? f->tile : 1));
 	}
 	size_t most = 1; /* bytes of one i-element's result */
 	for (int v = 0; v < f->nvar; v++)

@@ -223,11 +223,15 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
 /* Whether that run takes half the kernel's i-unroll (1) or not (0). */
 int nbrt_narrow(const nbrt_kernel *k, size_t ni);
 /* The j-slices (nb_iface.slices) for one launch of n i-elements over m
- * j-elements: $NBRT_SLICES, else what the device's row of the defaults
- * table asks; 1 for none.  -1, with the message set, for a bad
- * $NBRT_SLICES. */
+ * j-elements in `groups` work groups: $NBRT_SLICES, else what the
+ * device's row of the defaults table asks; 1 for none.  -1, with the
+ * message set, for a bad $NBRT_SLICES. */
 #define NBRT_MAX_SLICES 64
-int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m);
+int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m, size_t groups);
+/* The rule without $NBRT_SLICES, for a row asking `slices` on a device of
+ * `units` compute units, a kernel staging tiles of `tile` j-elements. */
+size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
+                        size_t groups, size_t tile);
 /* Calls fn for every launch of a run over [0, ni) x [0, nj), none of more
  * than k->maxint interactions (unless a single group of unroll_i i times
  * one j is more): i-chunks a multiple of unroll_i and at most imax, each

@@ -133,13 +133,13 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	size_t global[2] = {(groups + r->wg - 1) / r->wg * r->wg, 1};
 	size_t local[2] = {r->wg, 1};
 	/* the runtime's own kernels add the slices up: they need doubles */
-	int ns = c->fp64 ? nbrt_choose_slices(k, n, m) : 1;
+	int ns = c->fp64 ? nbrt_choose_slices(k, n, m, global[0] / r->wg) : 1;
 	if (ns < 0 || (ns > 1 && nbrt_cl_aux_load(rt)) || bind_results(k, r, ns, n))
 		return -1;
 	global[1] = (size_t)ns;
 	if (ns > 1 && !r->noted) {
-		nbrt_note(rt, "%s: %d j-slices for a launch of Ni = %zu, Nj = %zu",
-		          k->name, ns, n, m);
+		nbrt_note(rt, "%s: %d j-slices for a launch of Ni = %zu, Nj = %zu "
+		          "(%zu work groups)", k->name, ns, n, m, global[0] / r->wg);
 		r->noted = 1;
 	}
 	cl_event *ev = next_event(k, r);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <qd/c_dd.h>
 #include "nbrt.h"
+#include "nbrt_impl.h" /* nbrt_slices_rule */
 
 #ifndef ROOT
 #define ROOT "."
@@ -296,6 +297,27 @@ static void grav_sizes(int d, nb_prec p, double tol, size_t max)
 			grav_free(&g);
 		}
 }
+
+/* The j-slices rule (runtime/launch.c) on the figures it was measured on
+ * (an H200's 132 units, a double hermite.nbl tile of 512): a square
+ * launch takes the row's 16 slices from 2^22 interactions a unit; an
+ * active block of few i-elements against many j enough slices for about
+ * 8 work groups a unit, at most 64, each slice a tile at least; a small
+ * launch whose groups fill the device (float gravity at N = 4096) none. */
+START_TEST(slices_rule)
+{
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 524288, 524288, 8192, 512), 16);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 16384, 16384, 512, 512), 1);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 4096, 4096, 256, 2048), 1);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 1024, 65536, 64, 512), 32);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 4096, 65536, 256, 512), 8);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 256, 65536, 16, 512), 64);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 256, 40000, 16, 1024), 32);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 256, 16384, 16, 512), 1);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 1024, 4194304, 64, 512), 32);
+	ck_assert_uint_eq(nbrt_slices_rule(16, 2, 8, 70000, 1, 256), 16);
+}
+END_TEST
 
 START_TEST(gravity_float)
 {
@@ -983,6 +1005,7 @@ int main(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_checked_fixture(tc, NULL, restore_env);
 	tcase_add_test(tc, open_errors);
+	tcase_add_test(tc, slices_rule);
 	tcase_add_loop_test(tc, gravity_float, 0, ndev);
 	tcase_add_loop_test(tc, gravity_double, 0, ndev);
 	tcase_add_loop_test(tc, gravity_split, 0, ndev);
