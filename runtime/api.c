@@ -127,11 +127,10 @@ void nbrt_free(nbrt_kernel *k)
 	if (!k)
 		return;
 	for (int n = 0; n < 2; n++)
-		for (int l = 0; l < 5; l++)
+		for (int l = 0; l < NBRT_SPLIT_LEVELS; l++) {
 			nbrt_core_free(k->alt[n][l]);
-	for (int n = 0; n < 2; n++)
-		for (int l = 0; l < 5; l++)
 			nbrt_core_free(k->ranges[n][l]);
+		}
 	nbrt_core_free(k->newton_alt);
 	nbrt_tune_free(k);
 	nbrt_core_free(k);

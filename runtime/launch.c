@@ -88,7 +88,8 @@ int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
 
 /* The j-split for a run of ni i-elements: the smallest power of two (at
  * most 16, at least the row's split_min) that gives each compute unit the
- * i-elements times split its row of the defaults table asks for
+ * i-elements times split its row of the defaults table asks for, twice
+ * that and at most 32 for a run at half the i-unroll (nbrt_narrow)
  * (compiler/defaults.c: 960 on the H200, 480 work items of 2 i-elements,
  * where fewer leave latency unhidden and more only add the cost of
  * combining).  i-elements, not work items: a work item of 4 i-elements
@@ -113,18 +114,24 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 	double groups = (double)ni;
 	double want = (double)(row ? row->split_items : 1) *
 	              (k->rt->units ? k->rt->units : 1);
-	int least = row ? row->split_min : 0;
+	int least = row ? row->split_min : 0, top = 4;
+	/* a narrowed run is short of work items: twice the items, up to 32 */
+	if (nbrt_narrow(k, ni)) {
+		want *= 2;
+		top = NBRT_SPLIT_LEVELS - 1;
+	}
 	int l = 0;
-	while (l < 4 && (groups * (1 << l) < want || (1 << l) < least))
+	while (l < top && (groups * (1 << l) < want || (1 << l) < least))
 		l++;
 	return l;
 }
 
 /* Whether a run of ni i-elements takes half the kernel's i-unroll: where
- * even a split of 16 falls short of the row's i-elements times split, the
- * device is short of work items, and more of them, of fewer i-elements
- * each, do better (H200, N = 4096: 4 x 4 float gravity 0.83e12, 2 x 4
- * 0.89; the Gaussian gradient 0.51 and 0.74).  Only under a row with a
+ * even a split of 16 falls short of twice the row's i-elements times
+ * split, the device is short of work items, and more of them, of fewer
+ * i-elements each, do better (H200, N = 4096: 4 x 4 float gravity
+ * 0.83e12, 2 x 4 0.89; the Gaussian gradient 0.51 and 0.74; H100, N =
+ * 8192: 4 x 4 split 16 1.11e12, 2 x 4 split 32 1.39e12, best of 3).  Only under a row with a
  * register budget, whose i-unroll is its widest, for a kernel at that
  * i-unroll or more (one the budget halved is narrow already), and where
  * the user left the i-unroll open (the split's row: the GPU's where
@@ -137,7 +144,7 @@ int nbrt_narrow(const nbrt_kernel *k, size_t ni)
 	    (k->opts.given & NB_GIVEN_UNROLL_I))
 		return 0;
 	return (double)ni * 16 <
-	       (double)row->split_items * (k->rt->units ? k->rt->units : 1);
+	       2 * (double)row->split_items * (k->rt->units ? k->rt->units : 1);
 }
 
 /* Slices cut a launch's j range among more, shorter work groups: the

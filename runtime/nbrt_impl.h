@@ -6,6 +6,9 @@
 
 #include "nbrt.h"
 
+/* j-splits the runtime chooses: 2^0 to 2^5 (launch.c) */
+#define NBRT_SPLIT_LEVELS 6
+
 /* A block-sparse run as the back ends take it (ranges.c makes it from an
  * nbrt_ranges): tasks of at most the back end's width of i-elements, each
  * a slice of one group, covering [0, ni) in order; group ngroups is the
@@ -166,15 +169,15 @@ struct nbrt_kernel {
 	size_t srclen;
 	nb_options opts;
 	int autosplit;     /* the split is chosen per run */
-	/* alt[0][l]: j-split 2^l, 1 to 16 (alt[0][0]: none, this kernel is
-	 * the T = 1 one); alt[1][l]: the same at half the i-unroll
-	 * (nbrt_narrow) */
-	struct nbrt_kernel *alt[2][5];
+	/* alt[0][l]: j-split 2^l, 1 to 16, 32 at half the i-unroll
+	 * (alt[0][0]: none, this kernel is the T = 1 one); alt[1][l]: the
+	 * same at half the i-unroll (nbrt_narrow) */
+	struct nbrt_kernel *alt[2][NBRT_SPLIT_LEVELS];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 	/* block-sparse runs of a .nbl: the variants with the ranges entry,
 	 * by shape (ranges.c: 1 for small groups on a GPU) and log2 of their
 	 * j-split */
-	struct nbrt_kernel *ranges[2][5];
+	struct nbrt_kernel *ranges[2][NBRT_SPLIT_LEVELS];
 	double pairs;               /* pairs the last run computed */
 	double tplan;               /* seconds of the last ranges run's plan */
 	nbrt_newton newton;         /* nbrt_set_newton's mode */

@@ -3,9 +3,10 @@
 # (docs/language.md; nbrt_choose_split in runtime/launch.c: the smallest
 # power of two T <= 16 with Ni * T >= 960 * compute units and T >= 4, the
 # GPU float row's rule, compiler/defaults.c; the device's compute_units
-# read from nbrun --device-info), the row's narrowing (nbrt_narrow: half
-# the i-unroll where Ni * 16 < 960 * compute units, the row having a
-# register budget), and that it gives the C back end's results (tolerance
+# read from nbrun --device-info; narrowed, T <= 32 and twice the items),
+# the row's narrowing (nbrt_narrow: half the i-unroll where Ni * 16 < 2 *
+# 960 * compute units, the row having a register budget), and that it
+# gives the C back end's results (tolerance
 # 1e-5, float), for sizes that choose different splits and both sides of
 # the narrowing.  Skipped (77) without an OpenCL CPU device.
 set -eu
@@ -28,14 +29,15 @@ status=0
 seen=""
 # 100003: enough i-elements for the 960 rule alone; the least split makes
 # it 4
-for n in 7,5 1000,999 4099,31 100003,17; do
+for n in 7,5 300,77 1000,999 4099,31 100003,17; do
 	ni=${n%,*}
-	want=$(awk -v ni="$ni" -v cu="$units" 'BEGIN {
-		t = 1
-		while (t < 16 && (ni * t < 960 * cu || t < 4)) t *= 2
-		print t }')
 	half=$(awk -v ni="$ni" -v cu="$units" -v u="$ui" 'BEGIN {
-		print (u >= 2 && ni * 16 < 960 * cu) ? "yes" : "no" }')
+		print (u >= 2 && ni * 16 < 2 * 960 * cu) ? "yes" : "no" }')
+	want=$(awk -v ni="$ni" -v cu="$units" -v h="$half" 'BEGIN {
+		t = 1; w = 960 * cu; top = 16
+		if (h == "yes") { w *= 2; top = 32 }
+		while (t < top && (ni * t < w || t < 4)) t *= 2
+		print t }')
 	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $K \
 		--random $n --seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"
 	"$BIN/nbrun" $K --random $n --seed 11 --target c \
@@ -61,17 +63,18 @@ echo "splits seen:$seen"
 # halves gravity's 4 x 4 at Ni = 7 but not Biot-Savart, which the
 # register budget made 2 x 4 already; both still give the C back end's
 # results.
-for k in gravity:yes biot_savart:no; do
+for k in gravity:yes:32 biot_savart:no:16; do
+	t=${k##*:} k=${k%:*}
 	f=dsl-examples/${k%:*}.nbl
 	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $f --device-class=gpu-nvidia \
 		--random 7,5 --seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"
 	"$BIN/nbrun" $f --random 7,5 --seed 11 --target c -o "$T/b.csv" 2>/dev/null
 	m=$(awk -f bench/compare.awk "$T/b.csv" "$T/a.csv" | sed -n 's/^max //p')
 	narrow=no
-	grep -q 'j-split 16 for Ni = 7, at half the i-unroll' "$T/err" && narrow=yes
-	if [ "$narrow" = "${k#*:}" ] && grep -q 'j-split 16 for Ni = 7' "$T/err" &&
+	grep -q "j-split $t for Ni = 7, at half the i-unroll" "$T/err" && narrow=yes
+	if [ "$narrow" = "${k#*:}" ] && grep -q "j-split $t for Ni = 7" "$T/err" &&
 	   awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
-		echo "ok   ${k%:*} on the GPU row at Ni = 7: half the i-unroll $narrow, difference $m"
+		echo "ok   ${k%:*} on the GPU row at Ni = 7: split $t, half the i-unroll $narrow, difference $m"
 	else
 		echo "FAIL ${k%:*} on the GPU row at Ni = 7: half the i-unroll $narrow (expected ${k#*:}), difference $m"
 		status=1
