@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "csv.h"
 #include "opt.h"
 #include "nbrt.h"
 #include "oneloop.h"
@@ -1030,7 +1031,7 @@ static int one_lambda(run *r)
 		       full(b1, sizeof b1, dbl, o.v[0]), full(b2, sizeof b2, dbl,
 		       o.h[0]), o.e[0], r->t_kern, r->t_half, total,
 		       rate(r, r->t_kern), nbrt_target(r->rt));
-		cli_csv_str(nbrt_device_name(r->rt));
+		csv_print_text(stdout, nbrt_device_name(r->rt));
 		if (a->ieps) {
 			printf(",%s,", full(b1, sizeof b1, dbl, o.v[1]));
 			printf("%s,%.3g,", full(b1, sizeof b1, dbl, o.h[1]), o.e[1]);
@@ -1172,7 +1173,7 @@ static void print_series(const run *r, const series *x, double total)
 		}
 		printf("%.6g,%.6g,%.6g,%.6g,%s,", r->t_kern, r->t_half, total,
 		       rate(r, r->t_kern), nbrt_target(r->rt));
-		cli_csv_str(nbrt_device_name(r->rt));
+		csv_print_text(stdout, nbrt_device_name(r->rt));
 		putchar('\n');
 		return;
 	}
