@@ -197,6 +197,28 @@ static void h5_put(hid_t g, const char *name, hid_t ftype, hid_t mtype,
 	H5Sclose(sp);
 }
 
+/* A new file in memory, and its image when done */
+static hid_t h5_new(void)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fapl_core(fapl, 1 << 16, 0);
+	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	ck_assert(f >= 0);
+	return f;
+}
+
+static char *h5_done(hid_t f, size_t *len)
+{
+	H5Fflush(f, H5F_SCOPE_GLOBAL);
+	ssize_t n = H5Fget_file_image(f, NULL, 0);
+	char *img = malloc((size_t)n);
+	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
+	H5Fclose(f);
+	*len = (size_t)n;
+	return img;
+}
+
 /* A file image: PartType0 with 2 bodies in float32 and signed IDs,
  * PartType1 with 3 in double and unsigned 64-bit IDs; with `masses`
  * each has Masses; `header` adds /Header with NumFilesPerSnapshot and
@@ -213,11 +235,7 @@ static char *h5_image(int masses, int header, double files, int np1,
 	static const double m1[3] = {1, 2, 3};
 	static const unsigned long long id1[3] = {18446744073709551615ULL,
 	                                          9223372036854775808ULL, 0};
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	H5Pset_fapl_core(fapl, 1 << 16, 0);
-	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-	H5Pclose(fapl);
-	ck_assert(f >= 0);
+	hid_t f = h5_new();
 	hid_t g = H5Gcreate2(f, "PartType0", H5P_DEFAULT, H5P_DEFAULT,
 	                     H5P_DEFAULT);
 	h5_put(g, "Coordinates", H5T_IEEE_F32BE, H5T_NATIVE_FLOAT, 2, 2, x0);
@@ -250,13 +268,7 @@ static char *h5_image(int masses, int header, double files, int np1,
 		H5Sclose(sp6);
 		H5Gclose(g);
 	}
-	H5Fflush(f, H5F_SCOPE_GLOBAL);
-	ssize_t n = H5Fget_file_image(f, NULL, 0);
-	char *img = malloc((size_t)n);
-	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
-	H5Fclose(f);
-	*len = (size_t)n;
-	return img;
+	return h5_done(f, len);
 }
 
 START_TEST(hdf5_no_header)
@@ -307,27 +319,6 @@ START_TEST(hdf5_no_header)
 END_TEST
 
 /* --- the reader's refusals, on files made here -------------------------- */
-
-static hid_t h5_new(void)
-{
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	H5Pset_fapl_core(fapl, 1 << 16, 0);
-	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-	H5Pclose(fapl);
-	ck_assert(f >= 0);
-	return f;
-}
-
-static char *h5_done(hid_t f, size_t *len)
-{
-	H5Fflush(f, H5F_SCOPE_GLOBAL);
-	ssize_t n = H5Fget_file_image(f, NULL, 0);
-	char *img = malloc((size_t)n);
-	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
-	H5Fclose(f);
-	*len = (size_t)n;
-	return img;
-}
 
 /* /PartType1 with n bodies: Coordinates (never written, so never stored,
  * where `unstored`), Velocities, Masses and the signed IDs ids */
@@ -558,11 +549,12 @@ END_TEST
 
 /* --- snap_apart: readers that crash, loop or lie ------------------------ */
 
-static int r_crash(const void *arg, size_t max_n, snap_data *d, char *e,
+/* a reader ended by the signal *arg */
+static int r_raise(const void *arg, size_t max_n, snap_data *d, char *e,
                    size_t el)
 {
-	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
-	raise(SIGSEGV);
+	(void)max_n, (void)d, (void)e, (void)el;
+	raise(*(const int *)arg);
 	return -1;
 }
 
@@ -595,22 +587,6 @@ static int r_bodies(const void *arg, size_t max_n, snap_data *d, char *e,
 	return 0;
 }
 
-static int r_quit(const void *arg, size_t max_n, snap_data *d, char *e,
-                  size_t el)
-{
-	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
-	raise(SIGQUIT);
-	return -1;
-}
-
-static int r_hup(const void *arg, size_t max_n, snap_data *d, char *e,
-                  size_t el)
-{
-	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
-	raise(SIGHUP);
-	return -1;
-}
-
 static int r_greedy(const void *arg, size_t max_n, snap_data *d, char *e,
                     size_t el)
 {
@@ -625,8 +601,9 @@ static int r_greedy(const void *arg, size_t max_n, snap_data *d, char *e,
 START_TEST(apart)
 {
 	snap_data d;
-	ck_assert_int_eq(snap_apart(r_crash, NULL, "c", "test", 10, 1 << 26, 10,
-	                            &d, err, sizeof err), -1);
+	static const int sig[3] = {SIGSEGV, SIGQUIT, SIGHUP};
+	ck_assert_int_eq(snap_apart(r_raise, &sig[0], "c", "test", 10, 1 << 26,
+	                            10, &d, err, sizeof err), -1);
 	/* the signal, or the sanitizer's exit after its report */
 	ck_assert_msg(strstr(err, "c: the test reader died of signal 11") ||
 	              strstr(err, "c: the test reader failed on it (exit status "),
@@ -667,10 +644,9 @@ START_TEST(apart)
 	close(fd);
 	int slot = nb_tmp_add(tmp);
 	ck_assert_int_ge(slot, 0);
-	for (int s = 0; s < 2; s++) {
-		ck_assert_int_eq(snap_apart(s ? r_hup : r_quit, NULL, "t", "test",
-		                            10, 1 << 26, 10, &d, err, sizeof err),
-		                 -1);
+	for (int s = 1; s < 3; s++) {
+		ck_assert_int_eq(snap_apart(r_raise, &sig[s], "t", "test", 10,
+		                            1 << 26, 10, &d, err, sizeof err), -1);
 		ck_assert_msg(access(tmp, F_OK) == 0, "%s: %s", tmp, err);
 	}
 	nb_tmp_drop(slot);
