@@ -314,7 +314,7 @@ check-fast:
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh --fast bin
 
-tests: $(UNIT_BIN)
+tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours
 
 # The Python package as a user gets it: pip builds it into a fresh venv
 # (linking the two libraries from this build's objects, where a user's
@@ -482,9 +482,9 @@ $(BIN)/nbplot: bench/nbplot.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	$(CC) $(ALLCFLAGS) -Iapps/common -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the neighbours suite's driver (sh bench/run.sh neighbours)
-$(BIN)/nbneighbours: bench/neighbours.c $(LIBNBRT) $(LIBNBCC)
+$(BIN)/nbneighbours: bench/neighbours.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -Iapps/common -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the timer of Newton's third law (sh bench/run.sh newton)
 $(BIN)/selfrun: bench/selfrun.c $(LIBNBRT) $(LIBNBCC)
@@ -492,9 +492,9 @@ $(BIN)/selfrun: bench/selfrun.c $(LIBNBRT) $(LIBNBCC)
 	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the treecode against direct summation (sh bench/run.sh tree)
-$(BIN)/treebench: bench/treebench.c $(LIBNBRT) $(LIBNBCC)
+$(BIN)/treebench: bench/treebench.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -Iapps/common -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
 # the treecode's accuracy against double direct (sh bench/run.sh treeacc)
 $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)

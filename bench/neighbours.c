@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "csv.h"
 #include "nbrt.h"
 
 enum { MAXV = 8 };
@@ -275,7 +276,8 @@ usage:
 		printf(",,");
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%.4g,", st.time[p] * 1e3);
-	printf("\"%s\"\n", nbrt_device_name(rt));
+	csv_print_text(stdout, nbrt_device_name(rt));
+	putchar('\n');
 	rc = 0;
 	goto out;
 oom:

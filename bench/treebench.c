@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "csv.h"
 #include "nbrt.h"
 
 enum { XI, YI, ZI, XJ, YJ, ZJ, MJ, AX, AY, AZ, POT, NCOL };
@@ -123,12 +124,13 @@ int main(int argc, char **argv)
 	       "far_kernel_s\n");
 	const char *mode = getenv("NBRT_TREE_FAR");
 	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,"
-	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,%s,%.4g,%.4g\n", n, theta, bucket,
+	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,", n, theta, bucket,
 	       group, tdirect, ttree, tdirect / ttree, st.time[0], st.time[1],
 	       st.time[2], st.time[3], st.time[4], other, 1e-6 * (double)n / ttree,
 	       st.cells, st.groups, st.near_pairs, st.far_pairs, e[n / 2],
-	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default",
-	       nbrt_device_name(rt), nbrt_kernel_time(k), nbrt_kernel_time(far));
+	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default");
+	csv_print_text(stdout, nbrt_device_name(rt));
+	printf(",%.4g,%.4g\n", nbrt_kernel_time(k), nbrt_kernel_time(far));
 	free(e);
 	for (int q = 0; q < NCOL; q++)
 		free(c[q]);

@@ -347,6 +347,10 @@ int nb_write_file(const char *path, const char *data, size_t len, char *err,
  * removed on a signal); nb_tmp_drop forgets it again. */
 int nb_tmp_add(const char *path);
 void nb_tmp_drop(int slot);
+/* In a child of fork() that does not exec: the parent's temporaries are
+ * not the child's to remove, whatever signal ends it; forgets them and
+ * puts the default action back where tmpfiles.c had put its handler. */
+void nb_tmp_child(void);
 
 /* s with the bytes a terminal would act on escaped (\n, \x1b, \\; bytes
  * that are not UTF-8 as \xHH), for a file or device name in a message.

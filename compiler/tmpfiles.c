@@ -36,13 +36,14 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+                           SIGXCPU, SIGXFSZ};
+
 /* Only where the signal would kill us anyway: a program's own handler
  * or an ignored signal (Python's SIGINT, a shell's SIGPIPE) is left as
  * it is. */
 static void install(void)
 {
-	static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM,
-	                           SIGPIPE, SIGXCPU, SIGXFSZ};
 	if (atomic_exchange(&installed, 1))
 		return;
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -77,4 +78,18 @@ void nb_tmp_drop(int i)
 {
 	if (i >= 0 && i < NSLOT)
 		free(atomic_exchange(&slot[i], NULL));
+}
+
+/* The slots first: a signal between the two steps finds nothing to
+ * remove.  Only this file's handlers go; a program's own stay. */
+void nb_tmp_child(void)
+{
+	for (int i = 0; i < NSLOT; i++)
+		free(atomic_exchange(&slot[i], NULL));
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old;
+		if (!sigaction(sigs[i], NULL, &old) && !(old.sa_flags & SA_SIGINFO) &&
+		    old.sa_handler == on_signal)
+			signal(sigs[i], SIG_DFL);
+	}
 }

@@ -96,13 +96,15 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 		return NULL;
 	/* left open, the j-split is chosen per run where the defaults table
 	 * says (see nbrt_choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on
-	 * or off */
+	 * or off, for dense and block-sparse runs (ranges.c) alike */
 	const char *as = getenv("NBRT_AUTO_SPLIT");
 	const nb_defaults *row = nbrt_row(rt, k->f->precision);
-	int autosplit = as && *as ? *as == '1' : row && row->split_items > 0;
-	k->autosplit = !rt->be->host && autosplit && k->src &&
-	               k->f->jsplit == 1 &&
-	               !(opts && (opts->given & NB_GIVEN_JSPLIT));
+	int forced = as && *as;
+	k->splitfree = !rt->be->host && k->src && k->f->jsplit == 1 &&
+	               !(opts && (opts->given & NB_GIVEN_JSPLIT)) &&
+	               !(forced && *as != '1');
+	k->autosplit = k->splitfree &&
+	               (forced || (row && row->split_items > 0));
 	return k;
 }
 

@@ -306,6 +306,9 @@ int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
                        size_t nj, double theta, size_t bucket, size_t group,
                        const char *const *ipos, const char *const *jpos,
                        const char *jmass, const char *const *jsrc);
+/* The same defaults for bindings (query.c): NBRT_TREE_BUCKET for
+ * "bucket", NBRT_TREE_GROUP for "group", 0 for any other name. */
+size_t nbrt_tree_default(const char *field);
 
 /* Memory, checked before a run allocates anything.  nbrt_host_memory:
  * bytes this process may still use (the least of the machine's available

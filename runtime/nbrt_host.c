@@ -548,7 +548,7 @@ static int host_go(nbrt_kernel *k, size_t ni, size_t nj,
 	Args a = {arr, cst};
 	/* wide enough that every core has several groups of unroll_i */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 16 * (size_t)f->unroll_i;
+	size_t fill = (size_t)(cpus > 0 ? cpus : 1) * 16 * nbrt_unit_items(f);
 	if (np ? run_pairs(k, ni, np, &a) : pl ? run_plan(k, pl, &a) :
 	    nbrt_each_launch(k, ni, nj, lim, fill, launch, &a))
 		goto out;

@@ -168,7 +168,11 @@ struct nbrt_kernel {
 	char *src;         /* the .nbl text, NULL for a generated file */
 	size_t srclen;
 	nb_options opts;
-	int autosplit;     /* the split is chosen per run */
+	/* the split is the runtime's to choose: a .nbl whose split was left
+	 * at 1 (no --jsplit, none in its source), not on the host, and not
+	 * NBRT_AUTO_SPLIT=0; the dense runs and ranges.c's shapes ask it */
+	int splitfree;
+	int autosplit;     /* splitfree, and chosen per run (nbrt_choose_split) */
 	/* alt[0][l]: j-split 2^l, 1 to 16, 32 at half the i-unroll
 	 * (alt[0][0]: none, this kernel is the T = 1 one); alt[1][l]: the
 	 * same at half the i-unroll (nbrt_narrow) */
@@ -245,6 +249,16 @@ typedef int (*nbrt_launch_fn)(nbrt_kernel *k, size_t ibase, size_t ni,
                               size_t jbase, size_t nj, int accum, void *ctx);
 int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
                      size_t fill, nbrt_launch_fn fn, void *ctx);
+
+/* The i-elements of one unit of a kernel's work, which launches are
+ * sized in and ranges.c cuts its tasks to: a work group's (wg / jsplit
+ * work items of unroll_i each) where the kernel has work groups, else
+ * (the host's C) one group of unroll_i, an iteration of its OpenMP loop. */
+static inline size_t nbrt_unit_items(const nb_iface *f)
+{
+	return f->wg ? (size_t)(f->wg / f->jsplit) * (size_t)f->unroll_i
+	             : (size_t)f->unroll_i;
+}
 
 /* ranges.c: block-sparse runs (nbrt_run_ranges).  The mapped form is
  * the cell lists' (cutoff.c): its inputs are sorted copies, so the kernel

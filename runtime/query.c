@@ -1,6 +1,9 @@
 /* query.c: the runtime as a binding in another language sees it (the
  * Python package's ctypes), which reads no C header: the host element
- * types by name, each the precision whose layout it has (convert.c). */
+ * types by name, each the precision whose layout it has (convert.c);
+ * the runs beyond the dense sweep with their structs' fields as
+ * arguments, and the tree's defaults. */
+#include <string.h>
 #include "nbrt_impl.h"
 
 const char *nbrt_type_name(nbrt_type t)
@@ -50,4 +53,10 @@ int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
 	for (int d = 0; d < 3 && jsrc; d++)
 		t.jsrc[d] = jsrc[d];
 	return nbrt_run_tree(k, far, ni, nj, &t);
+}
+
+size_t nbrt_tree_default(const char *field)
+{
+	return !field ? 0 : !strcmp(field, "bucket") ? NBRT_TREE_BUCKET :
+	       !strcmp(field, "group") ? NBRT_TREE_GROUP : 0;
 }

@@ -267,18 +267,19 @@ static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
 	*busy = n;
 }
 
+/* The shape where the j-split is the runtime's to choose (the dense
+ * runs' rule, k->splitfree: NBRT_AUTO_SPLIT=0 keeps the kernel as
+ * loaded).  Small groups take the small shape on an OpenCL CPU (PoCL)
+ * too, whose dense runs keep their split: there a work group of 128
+ * items of 16 i-elements each ran a cell of 12 elements, 99% of it idle
+ * (Lennard-Jones at N = 8192: 12.5 s, 8 ms in the small shape); larger
+ * groups take a split only where the dense runs would (autosplit). */
 static Shape ranges_shape(const nbrt_kernel *k, const nbrt_ranges *r)
 {
 	Shape sh = {0, 0};
 	size_t cover, busy;
 	unsigned given = k->opts.given;
-	/* an OpenCL CPU (PoCL) too, whose defaults leave the j-split fixed:
-	 * there a work group of 128 items of 16 i-elements each ran a cell
-	 * of 12 elements, 99% of it idle (Lennard-Jones at N = 8192: 12.5 s,
-	 * 8 ms in the small shape) */
-	int clcpu = !k->rt->gpu && !strcmp(k->rt->be->target, "opencl") &&
-	            k->src && k->f->jsplit == 1 && !(given & NB_GIVEN_JSPLIT);
-	if (!k->autosplit && !clcpu)
+	if (!k->splitfree)
 		return sh;
 	busy_groups(r, &cover, &busy);
 	if (!busy)
@@ -289,7 +290,7 @@ static Shape ranges_shape(const nbrt_kernel *k, const nbrt_ranges *r)
 	if (!k->autosplit && !sh.small)
 		return sh;
 	size_t ni = sh.small ? 1 : (size_t)k->f->unroll_i;
-	size_t wg = sh.small ? 32 : (size_t)(k->f->wg ? k->f->wg : 128);
+	size_t wg = sh.small ? 32 : (size_t)k->f->wg;
 	/* T work items share an i-group of NI elements: a group of avg
 	 * i-elements keeps T * avg / NI of them busy */
 	size_t items = (avg + ni - 1) / ni;
@@ -334,9 +335,11 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 		return NULL;
 	}
 	if (a)
-		nbrt_note(rt, "%s: block-sparse runs with j-split %d%s", k->name,
-		          1 << sh.l, sh.small ? ", one i-element a work item, "
-		          "no tiles, work groups of 32 (small groups)" : "");
+		nbrt_note(rt, "%s: block-sparse runs with j-split %d, tasks of "
+		          "%zu i-elements%s", k->name, a->f->jsplit,
+		          nbrt_unit_items(a->f), sh.small ? ", one i-element a "
+		          "work item, no tiles, work groups of 32 (small groups)"
+		          : "");
 	return k->ranges[sh.small][sh.l] = a;
 }
 
@@ -397,14 +400,9 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	if (!a)
 		return -1;
 	double t0 = nbrt_now();
-	/* the width of a task: a work group's i-elements, or on the host a
-	 * few groups of NI; one task a group where each range is a launch */
-	const nb_iface *f = k->f;
-	size_t width = !rt->be->rentry ? (ni ? ni : 1) :
-	               a->f->wg ? (size_t)(a->f->wg / a->f->jsplit *
-	                                   a->f->unroll_i) :
-	               f->wg ? (size_t)(f->wg / f->jsplit * f->unroll_i) :
-	               4 * (size_t)f->unroll_i;
+	/* the width of a task: one unit of the running kernel's work, as a
+	 * dense launch's; one task a group where each range is a launch */
+	size_t width = !rt->be->rentry ? (ni ? ni : 1) : nbrt_unit_items(a->f);
 	if (plan_make(k, ni, r, width, checked, &pl))
 		return -1;
 	k->tplan = nbrt_now() - t0;

@@ -1,22 +1,19 @@
 # tests/ranks.sh: what the tests of programs across ranks share
 # (tests/sh/mpi.sh under mpirun, tests/sh/slurm.sh under srun); sourced
 # after tests/lib.sh, with T set.
-#   rank_env          the environment of ranks on one host, perhaps a
-#                     container run as root without network or ssh, and
-#                     of Open MPI under the sanitizers
+#   rank_env          the environment of ranks on one host
+#                     (scripts/ompi_env.sh), and of Open MPI under the
+#                     sanitizers
 #   close A B TOL     CSV files A and B (a header, then numbers) equal
 #                     within TOL of each column's largest value in B
 #   fails WANT CMD... CMD (a launcher, its ranks) ends within 60 s, not 0,
 #                     and its lines of PROG: error: are one, starting
 #                     with WANT (the launcher's own report aside)
 
+. "$ROOT/scripts/ompi_env.sh"
+
 rank_env() {
-	# shared memory between ranks, local starts only, no single-copy
-	# mechanism that needs ptrace rights; more ranks than cores allowed
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none
-	export OMPI_MCA_rmaps_base_oversubscribe=1
+	ompi_env
 	# Open MPI's own allocations are in tests/lsan.supp; its libraries
 	# keep no frame pointers, so only the slow unwinder finds them in a
 	# leak's stack; and plugins stay loaded at MPI_Finalize

@@ -1,5 +1,5 @@
 /* cli.c: what bin/nbody and bin/oneloop share beyond their flags
- * (cli.h): the device a run asks for, a CSV field. */
+ * (cli.h): the device a run asks for. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +27,4 @@ nbrt *cli_open(const char *device, const char *target, const char *flag)
 		return NULL;
 	}
 	return rt;
-}
-
-void cli_csv_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
 }

@@ -21,9 +21,6 @@ static inline double cli_tune(int on, double budget)
 	return budget > 0 ? budget : on ? NBRT_TUNE_BUDGET : 0;
 }
 
-/* A CSV field on stdout: quoted, with inner quotes doubled (RFC 4180). */
-void cli_csv_str(const char *s);
-
 /* Opens the device for a run on `target` ("c", "opencl", "amdil" or NULL:
  * the device's), `device` being nbrt_open's spec (NULL: the target's own
  * back end, the host for c, the interpreter for amdil); `flag` is how the

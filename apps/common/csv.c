@@ -665,3 +665,14 @@ int csv_read(const char *path, csv_col *cols, int ncol, const char *what,
 	free(text);
 	return rc;
 }
+
+void csv_print_text(FILE *out, const char *s)
+{
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s == ',' ? ';' : *s, out);
+	}
+	putc('"', out);
+}

@@ -6,6 +6,7 @@
 #define CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "nbcc.h"
 
 /* A column wanted from a file, or written to one.  data holds nrow values:
@@ -88,5 +89,11 @@ void csv_buf_free(csv_buf *b);
 void csv_put_value(csv_buf *b, nb_prec t, double hi, double lo);
 /* Appends a header row of the columns' names and nrow rows of values. */
 void csv_write(csv_buf *b, const csv_col *cols, int ncol, size_t nrow);
+
+/* Writes a text field (a device's name, flags) of a program's or a bench
+ * driver's CSV row to out: quoted, inner quotes doubled (RFC 4180), and
+ * commas written as ';', since the bench suites and awk split rows on
+ * every comma and read columns by position. */
+void csv_print_text(FILE *out, const char *s);
 
 #endif

@@ -31,17 +31,26 @@ int opt_long(const char *v, size_t n, long *out)
 	return 0;
 }
 
-static int read_u64(const char *v, unsigned long long *out)
+int opt_u64(const char *s, size_t n, uint64_t *v)
 {
-	unsigned long long x = 0;
-	if (!*v || strspn(v, "0123456789") < strlen(v))
-		return -1;
-	for (; *v; v++) {
-		unsigned d = (unsigned)(*v - '0');
-		if (x > (~0ULL - d) / 10)
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
 			return -1;
 		x = x * 10 + d;
 	}
+	if (!n)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int read_u64(const char *v, unsigned long long *out)
+{
+	uint64_t x;
+	if (opt_u64(v, strlen(v), &x))
+		return -1;
 	*out = x;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef OPT_H
 #define OPT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* What a row is, and where its value goes (`to`).  A flag's value is
@@ -86,6 +87,10 @@ void opt_usage(const opt_prog *p, FILE *f);
  * the integer or number in v[0..n), or -1 (no message). */
 int opt_long(const char *v, size_t n, long *out);
 int opt_real(const char *v, size_t n, double *out);
+/* The rule of OPT_U64, decimal digits only (no sign, no blanks), 0 to
+ * 2^64 - 1: the one reader of such values, nbody's files' IDs, steps and
+ * seeds (snap.c) too. */
+int opt_u64(const char *v, size_t n, uint64_t *out);
 /* "bad value 'V' for FLAG: expected WHAT": returns 1. */
 int opt_bad(const char *flag, const char *v, const char *what, ...)
 	__attribute__((format(printf, 3, 4)));

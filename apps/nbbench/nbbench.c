@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "csv.h"
 #include "nbrt.h"
 #include "opt.h"
 #include "prog.h"
@@ -200,14 +201,10 @@ int main(int argc, char **argv)
 	double inter = (double)ni * (double)nj;
 	char flags[512];
 	nb_options_str(&o, flags, sizeof flags);
-	/* a comma in a device name would split its CSV field for awk */
-	char dev_name[256];
-	snprintf(dev_name, sizeof dev_name, "%s", nbrt_device_name(rt));
-	for (char *c = dev_name; *c; c++)
-		if (*c == ',')
-			*c = ';';
-	printf("\"%s\",%s,\"%s\",%ld,%ld,%ld,%.6e,%.6e,%.4e,%.1f,%.1f\n",
-	       dev_name, f->kernel, f->flags ? f->flags : flags, ni,
+	csv_print_text(stdout, nbrt_device_name(rt));
+	printf(",%s,", f->kernel);
+	csv_print_text(stdout, f->flags ? f->flags : flags);
+	printf(",%ld,%ld,%ld,%.6e,%.6e,%.4e,%.1f,%.1f\n", ni,
 	       nj, reps, med, reps ? tot / reps : 0, med > 0 ? inter / med : 0,
 	       med > 0 ? inter * f->flops / med / 1e9 : 0,
 	       med > 0 ? inter * f->flops_conv / med / 1e9 : 0);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "csv.h"
 #include "nbody.h"
 #include "par.h"
 #include "plot.h"
@@ -243,9 +244,9 @@ void out_summary(const args *a, const force *fc, const sim *s,
 		       a->icname, s->n, seed,
 		       a->steps, a->dt, s->eps, s->t, e0, e1, de, dp, f->flops, conv,
 		       t_step, t_force, t_kern, ips, g38, gnb, g38_step, f->target);
-		cli_csv_str(nbrt_device_name(fc->rt));
+		csv_print_text(stdout, nbrt_device_name(fc->rt));
 		putchar(',');
-		cli_csv_str(f->flags ? f->flags : "");
+		csv_print_text(stdout, f->flags ? f->flags : "");
 		putchar('\n');
 		return;
 	}

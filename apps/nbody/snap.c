@@ -3,7 +3,6 @@
  * choice between CSV and HDF5.  Numbers go through csv_number, so a
  * snapshot written with %.17g reads back to the same doubles. */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "opt.h"
 #include "snap.h"
 
 const char *const snap_col_name[SC_N] = {
@@ -109,15 +109,8 @@ static int comment_keys(const char *path, long line, const char *s,
 		if (done)
 			continue;
 		if (strcmp(key, "step") == 0 || strcmp(key, "seed") == 0) {
-			char buf[32], *end;
-			if (vn == 0 || vn >= sizeof buf || !isdigit((unsigned char)v[0]))
-				return snap_fail(err, errlen, "%s:%ld: %s needs a non-negative "
-				            "integer", path, line, key);
-			memcpy(buf, v, vn);
-			buf[vn] = 0;
-			errno = 0;
-			unsigned long long x = strtoull(buf, &end, 10);
-			if (*end || errno || (key[1] == 't' && x > 1000000000000ULL))
+			uint64_t x;
+			if (opt_u64(v, vn, &x) || (key[1] == 't' && x > 1000000000000ULL))
 				return snap_fail(err, errlen, "%s:%ld: %s needs a non-negative "
 				            "integer", path, line, key);
 			if (key[1] == 't') {
@@ -235,19 +228,6 @@ static int printable(const char *s, size_t n, char *buf, size_t len)
 /* The IDs' column, beside snap.h's columns of numbers */
 enum { COL_ID = SC_N };
 
-/* A body's ID: decimal digits, 0 to 2^64 - 1 */
-static int id_value(const char *b, size_t n, uint64_t *v)
-{
-	*v = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned dg = (unsigned)(b[i] - '0');
-		if (dg > 9 || *v > (UINT64_MAX - dg) / 10)
-			return -1;
-		*v = *v * 10 + dg;
-	}
-	return n ? 0 : -1;
-}
-
 /* The header: map[f] is the column of field f (COL_ID: id), or -1
  * (skipped). */
 static int header(const char *path, const Line *l, int *map, int *nf,
@@ -342,7 +322,7 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 			int c = map[f++];
 			if (c < 0)
 				continue;
-			if (c == COL_ID && id_value(b, n, &d->id[i])) {
+			if (c == COL_ID && opt_u64(b, n, &d->id[i])) {
 				char q[64];
 				printable(b, n, q, sizeof q);
 				snap_data_free(d);

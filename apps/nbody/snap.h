@@ -92,6 +92,10 @@ int snap_apart(snap_reader read, const void *arg, const char *path,
                snap_data *d, char *err, size_t errlen);
 /* In the child: `bytes` more memory (a reader's checked data to come). */
 void snap_apart_allow(size_t bytes);
+/* 1 where the child's memory is limited; 0 in a build under
+ * AddressSanitizer, whose shadow memory rules a data limit out (CPU time
+ * is limited always). */
+extern const int snap_apart_data_limit;
 /* Where set, called first in the child (tests/fuzz/fuzz_hdf5.c: the
  * child's faults are the reader's to report, not libFuzzer's). */
 extern void (*snap_apart_child)(void);

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "nbcc.h"
 #include "snap.h"
 
 /* AddressSanitizer reserves terabytes of shadow at start: a limit on the
@@ -25,6 +26,11 @@
 #if __has_feature(address_sanitizer)
 #define NO_DATA_LIMIT 1
 #endif
+#endif
+#ifdef NO_DATA_LIMIT
+const int snap_apart_data_limit = 0;
+#else
+const int snap_apart_data_limit = 1;
 #endif
 
 /* What the child sends first; then errn bytes of message (rc -1), or the
@@ -115,10 +121,10 @@ static void child(int fd, snap_reader read, const void *arg, size_t max_n,
 	in_child = 1;
 	if (snap_apart_child)
 		snap_apart_child();
-	/* the parent's handlers of these remove its temporaries
-	 * (tmpfiles.c): the child's CPU limit and a parent gone must not */
-	signal(SIGXCPU, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
+	/* the parent's handlers remove its temporaries (tmpfiles.c): no
+	 * signal that ends the child may, of every one they catch (the CPU
+	 * limit's, a parent gone, a SIGTERM to the child alone) */
+	nb_tmp_child();
 	struct rlimit r = {0, 0};
 	setrlimit(RLIMIT_CORE, &r); /* a crash leaves no core file behind */
 	r.rlim_cur = (rlim_t)cpu_s;

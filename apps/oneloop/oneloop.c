@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "csv.h"
 #include "opt.h"
 #include "nbrt.h"
 #include "oneloop.h"
@@ -422,15 +423,11 @@ static int read_params(args *a, params *p)
 			                 nb_esc(a->kappa));
 		p->kappa = k.hi;
 	}
-	if (a->deform && p->s.hi > 0 &&
+	if (CPLX(a) && p->s.hi > 0 &&
 	    check_threshold("", dbl, p, a->s, a->count))
 		return 1;
-	double elast = 0;
-	if (a->ieps) {
-		elast = p->e0.hi * pow(p->eratio.hi, (double)(a->ecount - 1));
-		if (p->s.hi > 0 && check_threshold("", dbl, p, a->s, a->count))
-			return 1;
-	}
+	double elast = a->ieps ? p->e0.hi * pow(p->eratio.hi,
+	                                        (double)(a->ecount - 1)) : 0;
 	/* the smallest lambda is the hardest for the rule */
 	double last = p->l0.hi * pow(p->ratio.hi, (double)(a->count - 1));
 	if (check_tail("", p, last, elast))
@@ -646,21 +643,24 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
 		                : prog_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
+	/* the largest Im D on the nodes, into out[2]: this rank's points',
+	 * then the largest over the ranks (the points' own are not needed) */
+	double dm = -HUGE_VAL;
+	if (r->a->deform)
+		for (size_t i = lo; i < hi; i++)
+			dm = fmax(dm, g->dmax[i * (size_t)sc]);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
 		if (CPLX(r->a))
 			par_gather(g->im, g->np, (size_t)sc * sizeof(double), 1);
-		if (r->a->deform)
-			par_gather(g->dmax, g->np, (size_t)sc * sizeof(double), 1);
-		par_max(tk, 1); /* the slowest rank's */
+		double mx[2] = {*tk, dm}; /* the slowest rank's time */
+		par_max(mx, 1 + r->a->deform);
+		*tk = mx[0];
+		dm = mx[1];
 	}
 	long n = g->n;
-	if (r->a->deform) { /* the largest Im D on the nodes, into out[2] */
-		double m = -HUGE_VAL;
-		for (size_t i = 0; i < g->np; i++)
-			m = fmax(m, g->dmax[i * (size_t)sc]);
-		out[2] = nb_dd_from(m);
-	}
+	if (r->a->deform)
+		out[2] = nb_dd_from(dm);
 	for (int part = 0; part < 1 + CPLX(r->a); part++) {
 		const double *v = part ? g->im : g->res;
 #pragma omp parallel for schedule(static)
@@ -850,11 +850,17 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 		for (int tries = 0; tries <= KAPPA_HALVINGS && rungs; tries++,
 		     kap /= 2) {
 			nb_dd vh[3], vn[3], k = nb_dd_from(kap);
-			if (evaluate(r, &r->h, lambda, k, vh, &th) ||
-			    evaluate(r, &r->g, lambda, k, vn, &tn))
+			if (evaluate(r, &r->h, lambda, k, vh, &th))
+				return 1;
+			r->t_half += th;
+			/* a contour that crosses at N/2 is invalid whatever N
+			 * gives: N (8 times the work) only for the last kappa's
+			 * values where none has been valid, which a scan reports */
+			if (vh[2].hi > 0 && (valid || tries < KAPPA_HALVINGS))
+				continue;
+			if (evaluate(r, &r->g, lambda, k, vn, &tn))
 				return 1;
 			r->t_kern += tn;
-			r->t_half += th;
 			double dimax = fmax(vh[2].hi, vn[2].hi), e[2];
 			for (int w = 0; w < 2; w++)
 				e[w] = fabs(num_sub(dbl, vn[w], vh[w]).hi);
@@ -1030,7 +1036,7 @@ static int one_lambda(run *r)
 		       full(b1, sizeof b1, dbl, o.v[0]), full(b2, sizeof b2, dbl,
 		       o.h[0]), o.e[0], r->t_kern, r->t_half, total,
 		       rate(r, r->t_kern), nbrt_target(r->rt));
-		cli_csv_str(nbrt_device_name(r->rt));
+		csv_print_text(stdout, nbrt_device_name(r->rt));
 		if (a->ieps) {
 			printf(",%s,", full(b1, sizeof b1, dbl, o.v[1]));
 			printf("%s,%.3g,", full(b1, sizeof b1, dbl, o.h[1]), o.e[1]);
@@ -1172,7 +1178,7 @@ static void print_series(const run *r, const series *x, double total)
 		}
 		printf("%.6g,%.6g,%.6g,%.6g,%s,", r->t_kern, r->t_half, total,
 		       rate(r, r->t_kern), nbrt_target(r->rt));
-		cli_csv_str(nbrt_device_name(r->rt));
+		csv_print_text(stdout, nbrt_device_name(r->rt));
 		putchar('\n');
 		return;
 	}
@@ -1428,12 +1434,10 @@ static long scan_rows(args *a, const params *base, char *text, scanrow **out)
 		          ? "s,t,me,mf" : "s,t,me,mf,lambda");
 		goto bad;
 	}
-	/* one kernel for the whole scan: with eps if any row needs it */
-	for (long k = 0; k < nrow; k++)
-		if (a->eps)
-			a->ieps |= row[k].p.s.hi > 0;
-		else
-			a->deform |= row[k].p.s.hi > 0;
+	/* one kernel for the whole scan: with eps where given (a->ieps
+	 * already), else the deformed contour if any row needs it */
+	for (long k = 0; k < nrow && !a->eps; k++)
+		a->deform |= row[k].p.s.hi > 0;
 	for (long k = 0; k < nrow; k++) {
 		scanrow *r = &row[k];
 		snprintf(where, sizeof where, "--scan %s, line %ld: ", path, r->line);

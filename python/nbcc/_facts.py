@@ -84,6 +84,9 @@ ROLES: Dict[int, str] = _enum_named("nb_role")
 # reductions by value: the interface header's word ("sum", "count", ...)
 REDS: Dict[int, str] = _enum_named("nb_red")
 NUM: Dict[str, int] = {n: v for v, n in _enum_named("nb_num", -1).items()}
+# the tree's defaults (nbrt.h's NBRT_TREE_BUCKET and NBRT_TREE_GROUP)
+TREE_BUCKET: int = rt.nbrt_tree_default(b"bucket")
+TREE_GROUP: int = rt.nbrt_tree_default(b"group")
 SOURCE_EXT = text(cc.nb_source_ext())
 MAX_SOURCE: int = cc.nb_max_source()  # bytes
 
@@ -91,6 +94,9 @@ _need("precision", list(PRECS), ("float", "double", "dd"))
 _need("role", list(ROLES.values()), ("LMEM", "BMEM", "RMEM", "CONST"))
 _need("reduction", list(REDS.values()), ("sum",))
 _need("nb_num_read result", list(NUM), ("nonfinite", "range"))
+if not (TREE_BUCKET > 0 and TREE_GROUP > 0):
+    raise ImportError("nbcc: libnbrt.so has no tree defaults: the package "
+                      "and the library are of different versions")
 FLOAT, DOUBLE, DD = PRECS["float"], PRECS["double"], PRECS["dd"]
 
 

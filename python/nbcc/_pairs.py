@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, \
 
 import numpy as np
 
+from ._facts import TREE_BUCKET, TREE_GROUP
 from ._lib import rt
 
 if TYPE_CHECKING:
@@ -180,8 +181,8 @@ class Pairs:
                                       "least 1" % (k, x)))
             return x
         self.theta = float(number("theta", 0.5, numbers.Real))
-        self.bucket = int(number("bucket", 16, numbers.Integral))
-        self.group = int(number("group", 256, numbers.Integral))
+        self.bucket = int(number("bucket", TREE_BUCKET, numbers.Integral))
+        self.group = int(number("group", TREE_GROUP, numbers.Integral))
         self.far = options.get("far")
         self.pos = options.get("pos")
         if self.pos is not None and not (

@@ -5,7 +5,8 @@ found beside them in far/ (or given by far=) equal the dense call to
 1e-12 of the largest result when every cell is opened (theta 1e-9); at
 theta 0.5 the median relative error of the vectors stays under the bounds
 of tests/unit/test_tree.c and test_tree_far.c; bad options are refused
-with messages that name them."""
+with messages that name them; bucket= and group= left out are the
+library's defaults."""
 
 import os
 
@@ -86,3 +87,24 @@ def test_tree_refused(device, example):
     with pytest.raises(ValueError, match="no far-field kernel"):
         lo(xi=a["xi"], yi=a["yi"], xj=a["xi"], yj=a["yi"], gam=a["mj"],
            isig2=1.0, theta=0.5)
+
+
+def test_tree_defaults(device, example, source_dir):
+    """bucket= and group= left out are nbrt.h's NBRT_TREE_BUCKET and
+    NBRT_TREE_GROUP, read from the library (nbrt_tree_default), not
+    copied: the same call with the header's values gives the same bits."""
+    import re
+    with open(os.path.join(source_dir, "runtime", "nbrt.h")) as f:
+        h = dict(re.findall(r"#define NBRT_TREE_(BUCKET|GROUP) (\d+)",
+                            f.read()))
+    assert sorted(h) == ["BUCKET", "GROUP"]
+    from nbcc import _facts
+    assert (_facts.TREE_BUCKET, _facts.TREE_GROUP) == \
+        (int(h["BUCKET"]), int(h["GROUP"]))
+    k = nbcc.Kernel(example("gravity"), precision="double", device=device)
+    a, vec, _ = bodies(np.random.default_rng([SEED, 11]), 1500, "gravity")
+    left = k(**a, theta=0.5)
+    given = k(**a, theta=0.5, bucket=int(h["BUCKET"]),
+              group=int(h["GROUP"]))
+    for c in vec:
+        assert np.array_equal(left[c], given[c]), "seed %d" % SEED

@@ -569,7 +569,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 	/* per launch, also the global size stays within an int; 16 work
 	 * groups per compute unit fill an H100's SM with 128-item groups */
 	size_t imax = lim / r.t;
-	size_t fill = (size_t)(rt->units ? rt->units : 1) * 16 * r.wg * r.u / r.t;
+	size_t fill = (size_t)(rt->units ? rt->units : 1) * 16 *
+	              nbrt_unit_items(f);
 	if (prepare(k, &r, ni, nj) ||
 	    (p ? put_plan(k, &r, p, ni, nj) || launch_tasks(k, &r, p) :
 	     nbrt_each_launch(k, ni, nj, imax, fill, launch, &r)) ||

@@ -80,4 +80,50 @@ for k in gravity:yes:32 biot_savart:no:16; do
 		status=1
 	fi
 done
+# Block-sparse runs follow the same rule (runtime/ranges.c): cells of
+# about 12 elements take the small-group shape on PoCL (one i-element a
+# work item, work groups of 32, the j-split that fills them, tasks of
+# 32 / split i-elements), and NBRT_AUTO_SPLIT=0 keeps the kernel as
+# loaded (j-split 1, tasks of a work group's wg x NI i-elements), with the
+# same results (1e-5 of the largest |value|, float; the shape had
+# ignored it); the host C path cuts tasks of one group of NI, the unit of
+# its dense launches (it had cut 4 NI).
+test_seed autosplit.sh
+LJ="dsl-examples/lennard_jones_self.nbl --random 2048,2048 --seed $SEED
+	--const sig2=0.0001 --const eps=1 --const rc2=0.0064 --cutoff 0.08
+	--pos xi,yi,zi:xj,yj,zj --precision float --time"
+# shellcheck disable=SC2086 # LJ is words
+NBRT_VERBOSE=1 "$BIN/nbrun" $LJ --device cpu -o "$T/a.csv" 2>"$T/err"
+# shellcheck disable=SC2086
+NBRT_AUTO_SPLIT=0 NBRT_VERBOSE=1 "$BIN/nbrun" $LJ --device cpu \
+	-o "$T/b.csv" 2>"$T/err0"
+# shellcheck disable=SC2086
+NBRT_VERBOSE=1 "$BIN/nbrun" $LJ --device host -o "$T/c.csv" 2>"$T/errh"
+shape() {
+	sed -n 's/.*block-sparse runs with \(j-split [0-9]*, tasks of [0-9]* i-elements\).*/\1/p' "$1"
+}
+m=$(awk -f bench/compare.awk "$T/a.csv" "$T/b.csv" | sed -n 's/^max //p')
+if grep -q 'block-sparse runs with j-split 16, tasks of 2 i-elements, one i-element a work item, no tiles, work groups of 32 (small groups)' "$T/err"; then
+	echo "ok   ranges on PoCL: $(shape "$T/err"), small groups"
+else
+	echo "FAIL ranges on PoCL: not the small shape of split 16: $(shape "$T/err")"
+	status=1
+fi
+# the kernel as loaded: its work group and NI from the --time line
+wgu=$(sed -n 's/^variant: .*, unroll \([0-9]*\) x [0-9]*, .*, wg \([0-9]*\), .*/\2 \1/p' "$T/err0")
+want="j-split 1, tasks of $(echo "$wgu" | awk '{ print $1 * $2 }') i-elements"
+if [ "$(shape "$T/err0")" = "$want" ] && ! grep -q 'small groups' "$T/err0" &&
+   awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
+	echo "ok   ranges on PoCL, NBRT_AUTO_SPLIT=0: $want, difference $m"
+else
+	echo "FAIL ranges on PoCL, NBRT_AUTO_SPLIT=0: $(shape "$T/err0") (expected $want), difference $m"
+	status=1
+fi
+uh=$(sed -n 's/^variant: .*, unroll \([0-9]*\) x [0-9]*, .*/\1/p' "$T/errh")
+if [ "$(shape "$T/errh")" = "j-split 1, tasks of $uh i-elements" ]; then
+	echo "ok   ranges on the host: $(shape "$T/errh")"
+else
+	echo "FAIL ranges on the host: $(shape "$T/errh") (expected tasks of NI = $uh)"
+	status=1
+fi
 exit $status

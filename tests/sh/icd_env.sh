@@ -31,10 +31,8 @@ else bad "a missing device's message: $(cat "$T/out")"; fi
 
 # ranks under mpirun with the cutting loader preloaded into mpirun itself
 if command -v mpirun >/dev/null 2>&1; then
-	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-	export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_plm=isolated
-	export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-	export PMIX_MCA_pcompress_base_silence_warning=1
+	. "$ROOT/scripts/ompi_env.sh"
+	ompi_env
 	for hw in plain -opencl; do
 		if [ $hw = plain ]; then unset HWLOC_COMPONENTS || true; else export HWLOC_COMPONENTS=$hw; fi
 		LD_PRELOAD="$T/cut.so" OCL_ICD_FILENAMES="$FULL" mpirun -np 2 \

@@ -118,6 +118,16 @@ mpi 2 "$BIN/oneloop" --n 24 --device host --scan "$T/scan.csv" \
 [ "$(cut -d, -f1-11 "$T/c1.csv")" = "$(cut -d, -f1-11 "$T/c2.csv")" ] ||
 	die "oneloop --scan -np 2 differs"
 [ "$(wc -l <"$T/c2.csv")" = 4 ] || die "oneloop --scan: 3 rows"
+# the deformed contour's largest Im D over the ranks' points (each rank
+# reduces its own, then the largest of them): a contour that crosses
+# D = 0 is refused with one rank's Im D
+"$BIN/oneloop" --n 24 --device host --s 2 --lambda 0.5 --kappa 1000 \
+	2>"$T/d1" && die "oneloop: a crossing contour accepted"
+mpi 3 "$BIN/oneloop" --n 24 --device host --s 2 --lambda 0.5 --kappa 1000 \
+	2>"$T/d3" && die "oneloop -np 3: a crossing contour accepted"
+grep -q 'crosses a zero of D' "$T/d1" &&
+	[ "$(sed -n 's/^oneloop: error: rank [0-9]*: /oneloop: error: /p' "$T/d3" | sort -u)" = "$(cat "$T/d1")" ] ||
+	die "oneloop -np 3, crossing contour: '$(cat "$T/d3")', one rank '$(cat "$T/d1")'"
 # each row is the single integral at its parameters
 "$BIN/oneloop" --n 24 --device host --csv --s -2 --t -0.5 --lambda 0.1 |
 	sed -n 2p | cut -d, -f8 >"$T/one"

@@ -18,7 +18,10 @@
 #    gives the real contour's I (the plain kernel) within both estimates,
 #    and Im within its estimate of 0;
 #  - a kappa so large that the contour crosses D = 0 on every halving:
-#    reported as such (exit 1), never as a value;
+#    reported as such (exit 1), never as a value, with N evaluated once
+#    (kernel time under 3 times N/2's 8 tries);
+#  - N = 16, a valid contour but values at N and N/2 apart: refused as
+#    not converging, naming both;
 #  - the refusals of --kappa.
 # Without mpmath the reference checks are skipped (77).
 # tags: slow
@@ -48,6 +51,31 @@ refuse "--kappa = 0 is not positive: the contour moves by -kappa u (1 - u) dD/du
 refuse "--kappa = -1 is not positive: the contour moves by -kappa u (1 - u) dD/du, to Im D < 0" --s 2 --kappa -1
 refuse "--eps and --kappa exclude each other: the eps sequence evaluates 1/(D - i eps)^2 on the real contour, --kappa deforms the contour" --s 2 --kappa 1 --eps 0.1,0.5,4
 refuse "the deformed contour at lambda = 0.1 crosses a zero of D even at kappa = 7.81 (Im D reaches 2.3 on the nodes): a smaller --kappa may help (docs/oneloop.md)" --target c --n 32 --s 2 --t 0 --lambda 0.1 --kappa 1000
+# a valid contour whose N = 16 and N/2 differ by more than 1e-3 |I|: the
+# refusal names both values, and its differences are theirs
+rc=0
+"$OL" --target c --n 16 --s 2 --t 0 --lambda 0.1 --kappa 1 >"$T/out" \
+	2>"$T/err" || rc=$?
+num='-\{0,1\}[0-9.e+-]*'
+if [ "$rc" = 1 ] && [ ! -s "$T/out" ] && grep -q "^oneloop: error: the deformed contour at lambda = 0.1 does not converge in N: I_N/2 = $num + $num i, I_N = $num + $num i, differences [0-9.e+-]* and [0-9.e+-]*, above 0.001 of |I|; a larger N, or another --kappa, may help (docs/oneloop.md)\$" "$T/err" &&
+   sed 's/.*I_N\/2 = \(.*\) + \(.*\) i, I_N = \(.*\) + \(.*\) i, differences \(.*\) and \([^,]*\),.*/\1 \2 \3 \4 \5 \6/' "$T/err" |
+   awk '{ for (w = 0; w < 2; w++) { d = $(3 + w) - $(1 + w); d = d < 0 ? -d : d
+	if (sprintf("%.2g", d) != $(5 + w)) exit 1 } }'; then
+	ok "refused: no convergence in N on a valid contour"
+else
+	bad "oneloop --n 16 --s 2 --kappa 1: exit $rc, got '$(cat "$T/err")'"
+fi
+# a contour that crosses at N/2 is not evaluated at N but for the last
+# kappa's values (a scan's status 3 row): the N kernel's time is about
+# N/2's, 8 tries of N/2 against one of N (8 times the work), where
+# evaluating both on every try gave about 8 times it
+printf 's,t,me,mf,lambda\n2,0,1,1,0.1\n' >"$T/scan.csv"
+"$OL" --target c --n 128 --scan "$T/scan.csv" --kappa 1000 >"$T/scan.out" 2>&1
+if awk -F, 'NR == 2 { exit !(/deformed contour/ && $12 < 3 * $13) }' "$T/scan.out"; then
+	ok "crossing at N/2, N once: $(awk -F, 'NR == 2 { print "kernel_s " $12 ", kernel_half_s " $13 }' "$T/scan.out")"
+else
+	bad "crossing at N/2: $(cat "$T/scan.out")"
+fi
 
 # --- D > 0: the contour does not change the value ---------------------------
 "$OL" --target c --n 128 --s -1 --t -1 --lambda 0.1 --csv >"$T/p.csv" ||

@@ -44,6 +44,11 @@ START_TEST(enum_names)
 	ck_assert_ptr_null(nbrt_type_name((nbrt_type)-1));
 	ck_assert_ptr_null(nb_enum_name("nb_precision", 0));
 	ck_assert_ptr_null(nb_enum_name(NULL, 0));
+	/* the tree's defaults as a binding reads them */
+	ck_assert_uint_eq(nbrt_tree_default("bucket"), NBRT_TREE_BUCKET);
+	ck_assert_uint_eq(nbrt_tree_default("group"), NBRT_TREE_GROUP);
+	ck_assert_uint_eq(nbrt_tree_default("theta"), 0);
+	ck_assert_uint_eq(nbrt_tree_default(NULL), 0);
 	ck_assert_str_eq(nb_version(), NBCC_VERSION);
 	ck_assert_str_eq(nb_source_ext(), ".nbl");
 	ck_assert_uint_eq(nb_max_source(), (size_t)16 << 20);

@@ -7,8 +7,11 @@
  * the body.  A GADGET-style file without /Header reads (made here with
  * libhdf5); the bodies' IDs, random 64-bit ones, go through both formats
  * unchanged; damaged files that make libhdf5 1.10.8 overflow or fault are
- * refused without harm to the caller (the sanitized build sees it), and
- * snap_apart contains a reader that crashes, loops or lies. */
+ * refused without harm to the caller (the sanitized build sees it); the
+ * HDF5 reader's refusals (a dataset larger than the file, a negative ID,
+ * NumPart_ThisFile against the groups, a negative Step) are its exact
+ * messages on files made here; snap_apart contains a reader that crashes,
+ * loops or lies, and a signal ending it leaves the caller's temporaries. */
 #include <check.h>
 #include <hdf5.h>
 #include <math.h>
@@ -194,6 +197,28 @@ static void h5_put(hid_t g, const char *name, hid_t ftype, hid_t mtype,
 	H5Sclose(sp);
 }
 
+/* A new file in memory, and its image when done */
+static hid_t h5_new(void)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fapl_core(fapl, 1 << 16, 0);
+	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	ck_assert(f >= 0);
+	return f;
+}
+
+static char *h5_done(hid_t f, size_t *len)
+{
+	H5Fflush(f, H5F_SCOPE_GLOBAL);
+	ssize_t n = H5Fget_file_image(f, NULL, 0);
+	char *img = malloc((size_t)n);
+	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
+	H5Fclose(f);
+	*len = (size_t)n;
+	return img;
+}
+
 /* A file image: PartType0 with 2 bodies in float32 and signed IDs,
  * PartType1 with 3 in double and unsigned 64-bit IDs; with `masses`
  * each has Masses; `header` adds /Header with NumFilesPerSnapshot and
@@ -210,11 +235,7 @@ static char *h5_image(int masses, int header, double files, int np1,
 	static const double m1[3] = {1, 2, 3};
 	static const unsigned long long id1[3] = {18446744073709551615ULL,
 	                                          9223372036854775808ULL, 0};
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	H5Pset_fapl_core(fapl, 1 << 16, 0);
-	hid_t f = H5Fcreate("test.hdf5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-	H5Pclose(fapl);
-	ck_assert(f >= 0);
+	hid_t f = h5_new();
 	hid_t g = H5Gcreate2(f, "PartType0", H5P_DEFAULT, H5P_DEFAULT,
 	                     H5P_DEFAULT);
 	h5_put(g, "Coordinates", H5T_IEEE_F32BE, H5T_NATIVE_FLOAT, 2, 2, x0);
@@ -247,13 +268,7 @@ static char *h5_image(int masses, int header, double files, int np1,
 		H5Sclose(sp6);
 		H5Gclose(g);
 	}
-	H5Fflush(f, H5F_SCOPE_GLOBAL);
-	ssize_t n = H5Fget_file_image(f, NULL, 0);
-	char *img = malloc((size_t)n);
-	ck_assert(img && H5Fget_file_image(f, img, (size_t)n) == n);
-	H5Fclose(f);
-	*len = (size_t)n;
-	return img;
+	return h5_done(f, len);
 }
 
 START_TEST(hdf5_no_header)
@@ -300,6 +315,114 @@ START_TEST(hdf5_no_header)
 	                              sizeof err) == 0, "%s", err);
 	snap_data_free(&d);
 	free(img);
+}
+END_TEST
+
+/* --- the reader's refusals, on files made here -------------------------- */
+
+/* /PartType1 with n bodies: Coordinates (never written, so never stored,
+ * where `unstored`), Velocities, Masses and the signed IDs ids */
+static void h5_part1(hid_t f, hsize_t n, int unstored, const long long *ids)
+{
+	hid_t g = H5Gcreate2(f, "PartType1", H5P_DEFAULT, H5P_DEFAULT,
+	                     H5P_DEFAULT);
+	double *z = calloc(3 * n, sizeof *z), *m = malloc(n * sizeof *m);
+	ck_assert(z && m);
+	for (hsize_t i = 0; i < n; i++)
+		m[i] = 1;
+	if (unstored) {
+		hsize_t dim[2] = {n, 3};
+		hid_t sp = H5Screate_simple(2, dim, NULL);
+		hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+		H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_LATE);
+		hid_t d = H5Dcreate2(g, "Coordinates", H5T_IEEE_F64LE, sp,
+		                     H5P_DEFAULT, dcpl, H5P_DEFAULT);
+		ck_assert(d >= 0);
+		H5Dclose(d);
+		H5Pclose(dcpl);
+		H5Sclose(sp);
+	} else {
+		h5_put(g, "Coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n, z);
+	}
+	if (!unstored) {
+		h5_put(g, "Velocities", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, n, z);
+		h5_put(g, "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, n, m);
+		h5_put(g, "ParticleIDs", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, n, ids);
+	}
+	free(z);
+	free(m);
+	H5Gclose(g);
+}
+
+/* /Header with NumPart_ThisFile np, or /Parameters with Step (signed) */
+static void h5_attr(hid_t f, const char *group, const char *name,
+                    const int *v, hsize_t n)
+{
+	hid_t g = H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t sp = n > 1 ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(g, name, H5T_STD_I32LE, sp, H5P_DEFAULT,
+	                     H5P_DEFAULT);
+	ck_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_INT, v) >= 0);
+	H5Aclose(a);
+	H5Sclose(sp);
+	H5Gclose(g);
+}
+
+static void h5_refused(char *img, size_t len, size_t max_n, const char *want)
+{
+	snap_data d;
+	err[0] = 0;
+	ck_assert_int_eq(snap_parse_hdf5("r.hdf5", img, len, max_n, &d, err,
+	                                 sizeof err), -1);
+	ck_assert_msg(strcmp(err, want) == 0, "got '%s', want '%s'", err, want);
+	ck_assert(d.n == 0 && !d.col[SC_X] && !d.id);
+	free(img);
+}
+
+START_TEST(hdf5_refusals)
+{
+	static const long long ids[3] = {5, -3, 7}, pos[3] = {1, 2, 3};
+	size_t len;
+	char want[256];
+	/* a dataset of 100000 x 3 doubles that the file of a few KB cannot
+	 * hold: refused before libhdf5 is asked to read it */
+	hid_t f = h5_new();
+	h5_part1(f, 100000, 1, NULL);
+	char *img = h5_done(f, &len);
+	ck_assert_uint_lt(len, 100000);
+	snprintf(want, sizeof want, "r.hdf5: /PartType1/Coordinates claims "
+	         "2400000 bytes of data, more than the file of %zu bytes can "
+	         "hold", len);
+	h5_refused(img, len, 1000000, want);
+	/* a negative ID, named with its body */
+	f = h5_new();
+	h5_part1(f, 3, 0, ids);
+	img = h5_done(f, &len);
+	h5_refused(img, len, 100, "r.hdf5: /PartType1/ParticleIDs: ID -3 of "
+	           "body 1 is negative");
+	/* NumPart_ThisFile counting a group that is not there, or more
+	 * bodies than the group has */
+	static const int np[2][6] = {{0, 3, 4, 0, 0, 0}, {0, 2, 0, 0, 0, 0}};
+	static const char *const npmsg[2] = {
+		"r.hdf5: /Header NumPart_ThisFile[2] is 4, and there is no "
+		"/PartType2",
+		"r.hdf5: /Header NumPart_ThisFile[1] is 2, and /PartType1 has 3 "
+		"bodies"};
+	for (int c = 0; c < 2; c++) {
+		f = h5_new();
+		h5_part1(f, 3, 0, pos);
+		h5_attr(f, "Header", "NumPart_ThisFile", np[c], 6);
+		img = h5_done(f, &len);
+		h5_refused(img, len, 100, npmsg[c]);
+	}
+	/* a negative step */
+	const int step = -2;
+	f = h5_new();
+	h5_part1(f, 3, 0, pos);
+	h5_attr(f, "Parameters", "Step", &step, 1);
+	img = h5_done(f, &len);
+	h5_refused(img, len, 100, "r.hdf5: /Parameters attribute Step: not an "
+	           "integer >= 0");
 }
 END_TEST
 
@@ -426,11 +549,12 @@ END_TEST
 
 /* --- snap_apart: readers that crash, loop or lie ------------------------ */
 
-static int r_crash(const void *arg, size_t max_n, snap_data *d, char *e,
+/* a reader ended by the signal *arg */
+static int r_raise(const void *arg, size_t max_n, snap_data *d, char *e,
                    size_t el)
 {
-	(void)arg, (void)max_n, (void)d, (void)e, (void)el;
-	raise(SIGSEGV);
+	(void)max_n, (void)d, (void)e, (void)el;
+	raise(*(const int *)arg);
 	return -1;
 }
 
@@ -463,7 +587,6 @@ static int r_bodies(const void *arg, size_t max_n, snap_data *d, char *e,
 	return 0;
 }
 
-#if !defined(__SANITIZE_ADDRESS__) /* (see below) */
 static int r_greedy(const void *arg, size_t max_n, snap_data *d, char *e,
                     size_t el)
 {
@@ -474,13 +597,13 @@ static int r_greedy(const void *arg, size_t max_n, snap_data *d, char *e,
 		memset(p, 1, (size_t)256 << 20);
 	return snap_fail(e, el, "x: %s", p ? "got it" : "out of memory");
 }
-#endif
 
 START_TEST(apart)
 {
 	snap_data d;
-	ck_assert_int_eq(snap_apart(r_crash, NULL, "c", "test", 10, 1 << 26, 10,
-	                            &d, err, sizeof err), -1);
+	static const int sig[3] = {SIGSEGV, SIGQUIT, SIGHUP};
+	ck_assert_int_eq(snap_apart(r_raise, &sig[0], "c", "test", 10, 1 << 26,
+	                            10, &d, err, sizeof err), -1);
 	/* the signal, or the sanitizer's exit after its report */
 	ck_assert_msg(strstr(err, "c: the test reader died of signal 11") ||
 	              strstr(err, "c: the test reader failed on it (exit status "),
@@ -507,12 +630,27 @@ START_TEST(apart)
 	ck_assert_msg(strstr(err, "b: the test reader sent back what it cannot "
 	                     "have read"), "%s", err);
 	ck_assert(d.n == 0 && !d.col[SC_X] && !d.id);
-#if !defined(__SANITIZE_ADDRESS__)
-	/* (the sanitizer's shadow memory rules a data limit out there) */
-	ck_assert_int_eq(snap_apart(r_greedy, NULL, "g", "test", 10, 128 << 20,
-	                            10, &d, err, sizeof err), -1);
-	ck_assert_str_eq(err, "x: out of memory");
-#endif
+	if (snap_apart_data_limit) {
+		ck_assert_int_eq(snap_apart(r_greedy, NULL, "g", "test", 10,
+		                            128 << 20, 10, &d, err, sizeof err), -1);
+		ck_assert_str_eq(err, "x: out of memory");
+	}
+	/* a signal that ends the child leaves the parent's temporaries: its
+	 * handlers (tmpfiles.c) are not the child's; SIGHUP and SIGQUIT had
+	 * removed them (SIGTERM is Check's own here) */
+	char tmp[] = "/tmp/test_snap_tmp_XXXXXX";
+	int fd = mkstemp(tmp);
+	ck_assert(fd >= 0);
+	close(fd);
+	int slot = nb_tmp_add(tmp);
+	ck_assert_int_ge(slot, 0);
+	for (int s = 1; s < 3; s++) {
+		ck_assert_int_eq(snap_apart(r_raise, &sig[s], "t", "test", 10,
+		                            1 << 26, 10, &d, err, sizeof err), -1);
+		ck_assert_msg(access(tmp, F_OK) == 0, "%s: %s", tmp, err);
+	}
+	nb_tmp_drop(slot);
+	unlink(tmp);
 }
 END_TEST
 
@@ -527,6 +665,7 @@ int main(void)
 	tcase_add_test(tc, hdf5_no_header);
 	tcase_add_test(tc, ids_kept);
 	tcase_add_test(tc, hdf5_damaged);
+	tcase_add_test(tc, hdf5_refusals);
 	tcase_add_test(tc, apart);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);

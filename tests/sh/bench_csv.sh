@@ -1,0 +1,35 @@
+# The bench drivers' CSV rows (bin/treebench, bin/nbneighbours,
+# bin/nbbench) on the host C path, whose device name holds a comma
+# ("host C (cc -O3 -march=native, OpenMP)"): each row splits on every
+# comma, as the bench suites' awk splits it, into its header's number of
+# fields, and the device column is the name quoted, its commas as ';'
+# (csv_print_text in apps/common/csv.c; treebench had printed it bare and
+# nbneighbours quoted, both shifting the columns after it).
+set -u
+. "$ROOT/tests/lib.sh"
+scratch
+shared_cache
+cd "$ROOT" || exit 1
+name=$("$BIN/nbrun" --device host --device-info 2>/dev/null |
+	sed -n 's/^device //p')
+case $name in *,*) ok "the host's name has a comma: $name" ;;
+	*) die "the host's name has no comma to test with: '$name'" ;; esac
+want="\"$(echo "$name" | tr , ';')\""
+# check WHAT FILE: the header (line 1) and the last row agree
+check() {
+	if awk -F, -v want="$want" '
+		NR == 1 { n = NF; for (k = 1; k <= NF; k++) if ($k == "device") d = k }
+		END { exit !(NF == n && d && $d == want) }' "$2"; then
+		ok "$1: $(awk -F, 'END { print NF }' "$2") fields, device $want"
+	else
+		bad "$1: header and row differ, or no device $want: $(cat "$2")"
+	fi
+}
+"$BIN/treebench" 1024 0.5 host >"$T/tree" 2>"$T/err" &&
+	check treebench "$T/tree" || bad "treebench: $(cat "$T/err")"
+"$BIN/nbneighbours" lj 1024 --device host --reps 1 >"$T/nb" 2>"$T/err" &&
+	check nbneighbours "$T/nb" || bad "nbneighbours: $(cat "$T/err")"
+"$BIN/nbbench" dsl-examples/gravity.nbl 64 -r 1 --device host --header \
+	>"$T/bench" 2>"$T/err" && check nbbench "$T/bench" ||
+	bad "nbbench: $(cat "$T/err")"
+finish
