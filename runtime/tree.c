@@ -451,11 +451,12 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 
 /* What a walk reads of a cell, packed (64 bytes, a cache line, against
  * nbrt_cell's 136): its centre of mass, the squared distance within
- * which it is opened (side^2 / theta^2), and its children or bodies. */
+ * which it is opened (side^2 / theta^2), its children or bodies, and its
+ * level (which orders the far list, far_order). */
 typedef struct Wcell {
 	double c[3], open2;
 	size_t a, b, child;
-	int nchild;
+	short nchild, level;
 } Wcell;
 
 static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
@@ -470,7 +471,8 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
-		               p->a, p->b, p->child, p->nchild};
+		               p->a, p->b, p->child, (short)p->nchild,
+		               (short)p->level};
 	}
 	return w;
 }
@@ -570,7 +572,7 @@ static void group_box(const Side *s, size_t a, size_t b, double box[6])
 /* A thread's lists, grown before each walk to room for one more list
  * of each kind (at most a range a cell). */
 typedef struct Buf {
-	size_t *near, *far, nn, nf, cap;
+	size_t *near, *far, *tmp, nn, nf, cap; /* tmp: a far list as walked */
 	size_t *sub, ns, scap; /* pieces walked: first, end, near and far
 	                       * counts and where their lists start */
 	int bad;
@@ -589,15 +591,44 @@ static void buf_room(Buf *u, size_t ncell)
 	size_t *f = n ? realloc(u->far, 2 * cap * sizeof *f) : NULL;
 	if (f)
 		u->far = f;
-	u->bad = !n || !f;
+	size_t *w = f ? realloc(u->tmp, 2 * (ncell + 1) * sizeof *w) : NULL;
+	if (w)
+		u->tmp = w;
+	u->bad = !n || !f || !w;
 	if (!u->bad)
 		u->cap = cap;
 }
 
-static int by_first(const void *a, const void *b)
+/* A walk's far list (n ranges of cells) into out in the order of its
+ * cells, neighbours joined, as a run's plan wants it (ranges.c reads it
+ * in place); returns the ranges left.  Cells are numbered breadth first,
+ * so a level's numbers ascend in Morton order, the order in which the
+ * walk meets them: a counting sort by level is the whole sort (a qsort
+ * of each list took a thread 1 s at N = 2^22).  A range of joined
+ * siblings lies within a level. */
+static size_t far_order(const Wcell *wc, const size_t *in, size_t n,
+                        size_t *out)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
+	size_t at[NBRT_TREE_DEPTH + 2] = {0}, m = 0;
+	for (size_t e = 0; e < n; e++)
+		at[wc[in[2 * e]].level + 1]++;
+	for (int l = 0; l <= NBRT_TREE_DEPTH; l++)
+		at[l + 1] += at[l];
+	for (size_t e = 0; e < n; e++) {
+		size_t *o = out + 2 * at[wc[in[2 * e]].level]++;
+		o[0] = in[2 * e];
+		o[1] = in[2 * e + 1];
+	}
+	for (size_t e = 0; e < n; e++) {
+		if (m && out[2 * m - 1] == out[2 * e])
+			out[2 * m - 1] = out[2 * e + 1];
+		else {
+			out[2 * m] = out[2 * e];
+			out[2 * m + 1] = out[2 * e + 1];
+			m++;
+		}
+	}
+	return m;
 }
 
 /* The level below which keys a..b-1 differ: where a group splits. */
@@ -651,8 +682,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		    top + 16 <= sizeof stack / sizeof *stack &&
 		    pmax / (double)(b - a) < (double)lim)
 			lim = (size_t)(pmax / (double)(b - a));
-		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn,
-		         u->far + 2 * u->nf, &nf)) {
+		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn, u->tmp,
+		         &nf)) {
 			/* its octants, pushed last first so they come off in order */
 			size_t cut[16], m = 0, shift = 3 * (NBRT_TREE_DEPTH - 1 -
 			                                    (size_t)level);
@@ -667,6 +698,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 			}
 			continue;
 		}
+		nf = far_order(wc, u->tmp, nf, u->far + 2 * u->nf);
 		size_t *r = u->sub + 6 * u->ns++;
 		r[0] = a;
 		r[1] = b;
@@ -737,8 +769,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		goto out;
 	}
 	grp = malloc(2 * (ns ? ns : 1) * sizeof *grp);
-	L->noff = calloc(ns + 1, sizeof *L->noff);
-	L->foff = calloc(ns + 1, sizeof *L->foff);
+	/* ns + 2 offsets, the plan's (ranges.c, NBRT_RANGES_PLANNED) */
+	L->noff = calloc(ns + 2, sizeof *L->noff);
+	L->foff = calloc(ns + 2, sizeof *L->foff);
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
 	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
 	if (!grp || !L->noff || !L->foff || !L->near || !L->far) {
@@ -753,6 +786,8 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 			L->noff[o + 1] = L->noff[o] + r[2];
 			L->foff[o + 1] = L->foff[o] + r[3];
 		}
+	L->noff[ns + 1] = L->noff[ns];
+	L->foff[ns + 1] = L->foff[ns];
 #pragma omp parallel for schedule(static) if (ng >= 256)
 	for (g = 0; g < (long long)ng; g++) {
 		const Buf *u = &buf[at[4 * g]];
@@ -762,13 +797,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 			if (r[2])
 				memcpy(L->near + 2 * L->noff[o], u->near + 2 * r[4],
 				       2 * r[2] * sizeof *L->near);
-			if (r[3]) {
-				/* in cell order, as the plan of a run wants them: its
-				 * one sort would take a thread 1 s at N = 2^22 */
-				size_t *f = L->far + 2 * L->foff[o];
-				memcpy(f, u->far + 2 * r[5], 2 * r[3] * sizeof *f);
-				qsort(f, r[3], 2 * sizeof *f, by_first);
-			}
+			if (r[3])
+				memcpy(L->far + 2 * L->foff[o], u->far + 2 * r[5],
+				       2 * r[3] * sizeof *L->far);
 		}
 	}
 	free(L->grp);
@@ -780,6 +811,7 @@ out:
 	for (int q = 0; buf && q < nt; q++) {
 		free(buf[q].near);
 		free(buf[q].far);
+		free(buf[q].tmp);
 		free(buf[q].sub);
 	}
 	free(buf);
@@ -1278,14 +1310,15 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		far_bind(k, far, kd, &L);
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
-		                       0))
+		                       NBRT_RANGES_PLANNED))
 			goto restore;
 		fpairs = far->pairs;
 	}
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	/* its message is the device's */
-	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1, 0))
+	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
+	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
 	if (t->stats) {
