@@ -57,13 +57,27 @@ static int kind_col(const Kind *kd, const char *name)
 	return -1;
 }
 
+/* The levels of the tree: level l is cells [lev[l], lev[l + 1]) (the
+ * build is breadth first); returns their count. */
+static size_t levels(const nbrt_octree *t, size_t lev[NBRT_TREE_DEPTH + 2])
+{
+	size_t nl = 0;
+	for (size_t c = 0; c < t->ncell; c++)
+		if (!c || t->cell[c].level != t->cell[c - 1].level)
+			lev[nl++] = c;
+	lev[nl] = t->ncell;
+	return nl;
+}
+
 /* Gravity: the cells' own moments (nbrt_octree_moments). */
 static void fill_gravity(const nbrt_octree *t, double *const x[3],
                          double *const s[3], double *const col[])
 {
 	(void)x;
 	(void)s;
-	for (size_t e = 0; e < t->ncell; e++) {
+	long long e;
+#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+	for (e = 0; e < (long long)t->ncell; e++) {
 		const nbrt_cell *p = &t->cell[e];
 		for (int d = 0; d < 3; d++)
 			col[d][e] = p->c[d];
@@ -73,35 +87,48 @@ static void fill_gravity(const nbrt_octree *t, double *const x[3],
 	}
 }
 
+/* One cell's vortex moments (fill_vortex). */
+static void vortex_cell(const nbrt_octree *t, size_t e, double *const x[3],
+                        double *const s[3], double *const col[])
+{
+	const nbrt_cell *p = &t->cell[e];
+	double a[3] = {0, 0, 0}, dm[9] = {0};
+	size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+	for (size_t h = 0; h < n; h++) {
+		size_t ch = p->child + h, b = p->a + h;
+		for (int kk = 0; kk < 3; kk++) {
+			double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
+			a[kk] += g;
+			for (int l = 0; l < 3; l++)
+				dm[3 * kk + l] += p->nchild ?
+				    col[6 + 3 * kk + l][ch] +
+				    g * (col[l][ch] - p->c[l]) :
+				    g * (x[l][b] - p->c[l]);
+		}
+	}
+	for (int d = 0; d < 3; d++) {
+		col[d][e] = p->c[d];
+		col[3 + d][e] = a[d];
+	}
+	for (int w = 0; w < 9; w++)
+		col[6 + w][e] = dm[w];
+}
+
 /* Vortices (docs/treecode.md): about the cell's centre c, the strength
  * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
- * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children come after
- * their parent, so the cells are done from the last back. */
+ * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children are a
+ * level below their parent, so the levels go from the deepest up, a
+ * level's cells in parallel. */
 static void fill_vortex(const nbrt_octree *t, double *const x[3],
                         double *const s[3], double *const col[])
 {
-	for (size_t e = t->ncell; e-- > 0;) {
-		const nbrt_cell *p = &t->cell[e];
-		double a[3] = {0, 0, 0}, dm[9] = {0};
-		size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
-		for (size_t h = 0; h < n; h++) {
-			size_t ch = p->child + h, b = p->a + h;
-			for (int kk = 0; kk < 3; kk++) {
-				double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
-				a[kk] += g;
-				for (int l = 0; l < 3; l++)
-					dm[3 * kk + l] += p->nchild ?
-					    col[6 + 3 * kk + l][ch] +
-					    g * (col[l][ch] - p->c[l]) :
-					    g * (x[l][b] - p->c[l]);
-			}
-		}
-		for (int d = 0; d < 3; d++) {
-			col[d][e] = p->c[d];
-			col[3 + d][e] = a[d];
-		}
-		for (int w = 0; w < 9; w++)
-			col[6 + w][e] = dm[w];
+	size_t lev[NBRT_TREE_DEPTH + 2];
+	for (size_t l = levels(t, lev); l-- > 0;) {
+		long long e;
+#pragma omp parallel for schedule(dynamic, 256) \
+	if (lev[l + 1] - lev[l] >= PAR / 16)
+		for (e = (long long)lev[l]; e < (long long)lev[l + 1]; e++)
+			vortex_cell(t, (size_t)e, x, s, col);
 	}
 }
 
@@ -149,8 +176,26 @@ static size_t digit_end(const u64 *key, size_t s, size_t b, int shift)
 	return lo;
 }
 
-/* Breadth-first: each cell over its limit gets its non-empty octants
- * appended, so children always come after their parent. */
+/* The octants of cell p that hold bodies, written from `out` where out
+ * is not NULL; their count. */
+static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
+{
+	int shift = 3 * (NBRT_TREE_DEPTH - 1 - p->level), m = 0;
+	for (size_t s = p->a, e; s < p->b; s = e, m++) {
+		e = digit_end(key, s, p->b, shift);
+		if (out)
+			out[m] = (nbrt_cell){.a = s, .b = e, .level = p->level + 1,
+			                     .side = 0.5 * p->side};
+	}
+	return m;
+}
+
+/* Breadth first, a level at a time: each cell over its limit gets its
+ * non-empty octants, appended in the order of their parents, so children
+ * always come after their parent and a level is a run of cells.  A
+ * level's cells count their octants (in parallel), a sum places them,
+ * then they write them (in parallel): the cells are those of a serial
+ * breadth-first pass. */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side)
 {
@@ -162,24 +207,51 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		return -1;
 	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
 	t->ncell = 1;
-	for (size_t c = 0; c < t->ncell; c++) {
-		size_t a = t->cell[c].a, b = t->cell[c].b;
-		int level = t->cell[c].level;
-		if (b - a <= bucket || level == NBRT_TREE_DEPTH)
-			continue;
-		if (reserve(rt, t, 8))
-			return -1;
-		int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
-		t->cell[c].child = t->ncell;
-		for (size_t s = a, e; s < b; s = e) {
-			e = digit_end(key, s, b, shift);
-			t->cell[t->ncell++] = (nbrt_cell){
-			    .a = s, .b = e, .level = level + 1,
-			    .side = 0.5 * t->cell[c].side};
-			t->cell[c].nchild++;
+	size_t *at = NULL, cap = 0;
+	int res = 0;
+	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
+		size_t m = e - s, total = 0;
+		if (m + 1 > cap) {
+			size_t *a = realloc(at, (2 * m + 1) * sizeof *a);
+			if (!a) {
+				res = nbrt_fail(rt, "out of memory for a level of %zu tree "
+				                "cells", m);
+				break;
+			}
+			at = a;
+			cap = 2 * m + 1;
 		}
+		long long c;
+#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+		for (c = (long long)s; c < (long long)e; c++) {
+			const nbrt_cell *p = &t->cell[c];
+			at[c - (long long)s] = p->b - p->a <= bucket ||
+			                       p->level == NBRT_TREE_DEPTH ? 0 :
+			                       (size_t)octants(p, key, NULL);
+		}
+		for (size_t q = 0; q < m; q++) {
+			size_t k = at[q];
+			at[q] = total;
+			total += k;
+		}
+		at[m] = total;
+		if (reserve(rt, t, total)) {
+			res = -1;
+			break;
+		}
+#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+		for (c = (long long)s; c < (long long)e; c++) {
+			nbrt_cell *p = &t->cell[c];
+			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
+			if (!k)
+				continue;
+			p->child = e + at[q];
+			p->nchild = octants(p, key, t->cell + p->child);
+		}
+		t->ncell = e + total;
 	}
-	return 0;
+	free(at);
+	return res;
 }
 
 /* Adds mass m at offset d from the centre to a traceless quadrupole. */
@@ -234,17 +306,13 @@ static void cell_moments(nbrt_octree *t, size_t c, double *const x[3],
  * pass took 0.17 s of a 1.4 s tree at N = 2^22 on an H100's host). */
 void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
 {
-	size_t end = t->ncell;
-	while (end > 0) {
-		int level = t->cell[end - 1].level;
-		size_t start = end;
-		while (start > 0 && t->cell[start - 1].level == level)
-			start--;
+	size_t lev[NBRT_TREE_DEPTH + 2];
+	for (size_t l = levels(t, lev); l-- > 0;) {
 		long long c;
-#pragma omp parallel for schedule(dynamic, 256) if (end - start >= PAR / 16)
-		for (c = (long long)start; c < (long long)end; c++)
+#pragma omp parallel for schedule(dynamic, 256) \
+	if (lev[l + 1] - lev[l] >= PAR / 16)
+		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
 			cell_moments(t, (size_t)c, x, m);
-		end = start;
 	}
 }
 
@@ -256,10 +324,13 @@ typedef struct Side {
 	double *sx[3], *sm;   /* sorted */
 	size_t *order;        /* sorted s is the caller's order[s] */
 	u64 *key;             /* sorted keys */
+	int alias;            /* the other side's arrays (side_alias) */
 } Side;
 
 static void side_free(Side *s)
 {
+	if (s->alias)
+		return;
 	for (int d = 0; d < 3; d++) {
 		free(s->x[d]);
 		free(s->sx[d]);
@@ -389,15 +460,11 @@ static int same_bodies(const nbrt_kernel *k, size_t ni, size_t nj,
 	return 1;
 }
 
-/* i's order, keys and sorted positions taken from j's (same bodies). */
-static int side_copy(Side *si, const Side *sj)
+/* i as j (the same bodies): j's arrays, neither read nor copied. */
+static void side_alias(Side *si, const Side *sj)
 {
-	size_t n = si->n;
-	memcpy(si->order, sj->order, n * sizeof *si->order);
-	memcpy(si->key, sj->key, n * sizeof *si->key);
-	for (int d = 0; d < 3; d++)
-		memcpy(si->sx[d], sj->sx[d], n * sizeof(double));
-	return 0;
+	*si = *sj;
+	si->alias = 1;
 }
 
 /* i-groups: octants of the sorted i-keys, split until at most gmax bodies
@@ -481,7 +548,7 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2,
 	Wcell *w = malloc((nc ? nc : 1) * sizeof *w);
 	size_t *sz = malloc((nc ? nc : 1) * sizeof *sz);
 	size_t *pos = malloc((nc ? nc : 1) * sizeof *pos);
-	size_t lev[NBRT_TREE_DEPTH + 2], nl = 0;
+	size_t lev[NBRT_TREE_DEPTH + 2], nl = levels(t, lev);
 	*lv = malloc(nc ? nc : 1);
 	if (!w || !sz || !pos || !*lv) {
 		free(w);
@@ -490,10 +557,6 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2,
 		nbrt_fail(rt, "out of memory for the walk of %zu cells", nc);
 		return NULL;
 	}
-	for (size_t c = 0; c < nc; c++)
-		if (!c || t->cell[c].level != t->cell[c - 1].level)
-			lev[nl++] = c;
-	lev[nl] = nc;
 	long long c;
 	for (size_t l = nl; l-- > 0;) {
 #pragma omp parallel for schedule(static) if (lev[l + 1] - lev[l] >= PAR / 4)
@@ -946,12 +1009,13 @@ typedef struct Copies {
 	nbrt_type *t;
 	void **host;  /* the caller's array, or its doubles read */
 	void **sorted;
+	char *shared; /* sorted[v] is an earlier variable's */
 } Copies;
 
 static void copies_free(Copies *c)
 {
 	for (int v = 0; v < c->nvar; v++) {
-		if (c->sorted)
+		if (c->sorted && !(c->shared && c->shared[v]))
 			free(c->sorted[v]);
 		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
 			free(c->host[v]);
@@ -959,6 +1023,7 @@ static void copies_free(Copies *c)
 	free(c->t);
 	free(c->host);
 	free(c->sorted);
+	free(c->shared);
 }
 
 /* Makes the sorted copies and binds them to k in place of the caller's
@@ -971,7 +1036,8 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 	c->t = calloc((size_t)f->nvar, sizeof *c->t);
 	c->host = calloc((size_t)f->nvar, sizeof *c->host);
 	c->sorted = calloc((size_t)f->nvar, sizeof *c->sorted);
-	if (!c->t || !c->host || !c->sorted)
+	c->shared = calloc((size_t)f->nvar, 1);
+	if (!c->t || !c->host || !c->sorted || !c->shared)
 		return nbrt_fail(k->rt, "out of memory");
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_slot *s = &k->b[v];
@@ -999,6 +1065,23 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 		}
 		nbrt_type t = c->t[v] == (nbrt_type)-1 ? NBRT_DOUBLE : c->t[v];
 		es = type_size(t);
+		/* an input bound to an earlier input of the same order (an
+		 * N-body run's xi and xj) shares its sorted copy */
+		int w = 0;
+		while (w < v && (role == NB_RMEM || !s->host || !c->sorted[w] ||
+		                 f->var[w].role == NB_RMEM || c->t[w] != c->t[v] ||
+		                 c->t[v] == (nbrt_type)-1 || c->host[w] != s->host ||
+		                 (f->var[w].role == NB_BMEM ? sj : si)->order !=
+		                 sd->order))
+			w++;
+		if (w < v) {
+			c->sorted[v] = c->sorted[w];
+			c->shared[v] = 1;
+			s->t = t;
+			s->host = c->sorted[v];
+			s->arr = NULL;
+			continue;
+		}
 		c->sorted[v] = malloc((n ? n : 1) * es);
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
@@ -1058,7 +1141,9 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 	for (int d = 0; d < 3; d++)
 		if (column(k, "source", gv[d], n, src[d]))
 			return -1;
-	for (size_t e = 0; e < n; e++)
+	long long e;
+#pragma omp parallel for schedule(static) if (n >= PAR)
+	for (e = 0; e < (long long)n; e++)
 		sj->m[e] = sqrt(src[0][e] * src[0][e] + src[1][e] * src[1][e] +
 		                src[2][e] * src[2][e]);
 	return 0;
@@ -1080,8 +1165,8 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 			return nbrt_fail(rt, "out of memory for the expansions of %zu "
 			                 "cells", tree->ncell);
 	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
-		for (size_t e = 0; e < sj->n; e++)
-			src[3 + d][e] = src[d][sj->order[e]];
+		nbrt_order_gather(src[3 + d], src[d], sj->order, sj->n,
+		                  sizeof(double));
 	kd->fill(tree, sj->sx, src + 3, L->exp);
 	return 0;
 }
@@ -1300,7 +1385,9 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj) ||
+	int same = same_bodies(k, ni, nj, pi, pj);
+	if ((!same && side_read(k, &si, ni, pi, -1)) ||
+	    side_read(k, &sj, nj, pj, mj) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	/* the cube around both sides, a little wider so its top face is
@@ -1309,16 +1396,18 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	for (int d = 0; d < 3; d++) {
 		lo[d] = INFINITY;
 		hi[d] = -INFINITY;
-		extent(si.x[d], ni, &lo[d], &hi[d]);
+		if (!same)
+			extent(si.x[d], ni, &lo[d], &hi[d]);
 		extent(sj.x[d], nj, &lo[d], &hi[d]);
 		side = fmax(side, hi[d] - lo[d]);
 	}
 	side = side > 0 && isfinite(side) ? side * (1 + 0x1p-20) :
 	       side > 0 ? HUGE_VAL : 1;
 	if (side_sort(rt, &sj, lo, side) ||
-	    (same_bodies(k, ni, nj, pi, pj) ? side_copy(&si, &sj) :
-	     side_sort(rt, &si, lo, side)))
+	    (!same && side_sort(rt, &si, lo, side)))
 		goto out;
+	if (same)
+		side_alias(&si, &sj);
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
 	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
