@@ -180,15 +180,16 @@ static int lsd(nbrt_kv *src, nbrt_kv *dst, size_t n, uint64_t low,
 	return passes;
 }
 
-/* Large sorts: one parallel pass on the top TOP differing bits cuts the
- * keys into buckets that mostly fit a core's cache, then each bucket is
+/* Large sorts: one parallel pass on the top differing bits (at most TOP,
+ * so that buckets average about 2^SMALL keys) cuts the keys into buckets
+ * that mostly fit a core's cache, then each bucket is
  * sorted on the bits below by the 8-bit passes, buckets in parallel (a
  * bucket larger than a thread's share by all threads).  Against 8-bit
  * passes over all 63 bits of a Morton key, 7 of the 8 sweeps through
  * memory stay in cache.  Every pass is stable, so the order is the one
  * stable order: the same as nbrt_order_sort's serial one, whatever the
  * threads. */
-enum { TOP = 11 };
+enum { TOP = 11, SMALL = 11 };
 
 static nbrt_kv *sort_buckets(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
                              uint64_t differ, int nt)
@@ -196,8 +197,12 @@ static nbrt_kv *sort_buckets(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	int hb = 63;
 	while (!(differ >> hb & 1))
 		hb--;
-	int ts = hb + 1 > TOP ? hb + 1 - TOP : 0;
-	size_t nb = (size_t)1 << TOP, *hist = malloc((size_t)nt * nb *
+	/* smaller buckets would pay a pass's 256 counts for a few keys */
+	int top = 1;
+	while (top < TOP && n >> (top + SMALL))
+		top++;
+	int ts = hb + 1 > top ? hb + 1 - top : 0;
+	size_t nb = (size_t)1 << top, *hist = malloc((size_t)nt * nb *
 	                                               sizeof *hist);
 	size_t *start = malloc((nb + 1) * sizeof *start);
 	if (!hist || !start) {

@@ -4,7 +4,6 @@
  * giving a far list of cell expansions and a near list of body j-ranges,
  * then the far kernel and the user's kernel, adding in, on sorted copies. */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -519,95 +518,49 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 
 /* What a walk reads of a cell, packed (64 bytes, a cache line, against
  * nbrt_cell's 136): its centre of mass, the squared distance within
- * which it is opened (side^2 / theta^2), its bodies, its number in the
- * tree (id) and `next`,
- * where the walk goes when it is not opened.  The packed cells are laid
- * out depth first, children in Morton order: a walk that opens a cell
- * goes on to the next one in memory and one that takes it skips its
- * subtree, so it reads the array forwards without a stack (the tree's
- * breadth-first order made it jump between levels). */
+ * which it is opened (side^2 / theta^2), its children or bodies, and its
+ * level (which orders the far list, far_order). */
 typedef struct Wcell {
 	double c[3], open2;
-	size_t a, b;
-	uint32_t id, next; /* a leaf's next is the cell after it */
+	size_t a, b, child;
+	short nchild, level;
 } Wcell;
 
-/* The packed cells in depth-first order: subtree sizes bottom-up, then
- * each cell's place top-down, both level by level (a level is a run of
- * the breadth-first cells, its cells independent), then the copies; and
- * *lv, each cell's level by its number (far_order). */
-static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2,
-                         unsigned char **lv)
+static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 {
-	size_t nc = t->ncell;
-	if (nc >= UINT32_MAX) {
-		nbrt_fail(rt, "nbrt_run_tree: %zu tree cells; the walk numbers "
-		          "them in 32 bits", nc);
-		return NULL;
-	}
-	Wcell *w = malloc((nc ? nc : 1) * sizeof *w);
-	size_t *sz = malloc((nc ? nc : 1) * sizeof *sz);
-	size_t *pos = malloc((nc ? nc : 1) * sizeof *pos);
-	size_t lev[NBRT_TREE_DEPTH + 2], nl = levels(t, lev);
-	*lv = malloc(nc ? nc : 1);
-	if (!w || !sz || !pos || !*lv) {
-		free(w);
-		free(sz);
-		free(pos);
-		nbrt_fail(rt, "out of memory for the walk of %zu cells", nc);
+	Wcell *w = malloc((t->ncell ? t->ncell : 1) * sizeof *w);
+	if (!w) {
+		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
 		return NULL;
 	}
 	long long c;
-	for (size_t l = nl; l-- > 0;) {
-#pragma omp parallel for schedule(static) if (lev[l + 1] - lev[l] >= PAR / 4)
-		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++) {
-			const nbrt_cell *p = &t->cell[c];
-			size_t n = 1;
-			for (int h = 0; h < p->nchild; h++)
-				n += sz[p->child + (size_t)h];
-			sz[c] = n;
-		}
-	}
-	if (nc)
-		pos[0] = 0;
-	for (size_t l = 0; l < nl; l++) {
-#pragma omp parallel for schedule(static) if (lev[l + 1] - lev[l] >= PAR / 4)
-		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++) {
-			const nbrt_cell *p = &t->cell[c];
-			size_t at = pos[c] + 1;
-			for (int h = 0; h < p->nchild; h++) {
-				pos[p->child + (size_t)h] = at;
-				at += sz[p->child + (size_t)h];
-			}
-		}
-	}
-#pragma omp parallel for schedule(static) if (nc >= PAR)
-	for (c = 0; c < (long long)nc; c++) {
+#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
-		w[pos[c]] = (Wcell){{p->c[0], p->c[1], p->c[2]},
-		                    p->side * p->side / th2, p->a, p->b,
-		                    (uint32_t)c, (uint32_t)(pos[c] + sz[c])};
-		(*lv)[c] = (unsigned char)p->level;
+		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
+		               p->a, p->b, p->child, (short)p->nchild,
+		               (short)p->level};
 	}
-	free(sz);
-	free(pos);
 	return w;
 }
 
 /* One group's walk over the tree: the cells taken whole into far, the
  * leaves' body ranges into near, both as ranges (of cells, of bodies),
- * neighbours joined: siblings sit side by side in the tree's numbering,
- * leaves in the bodies' order.  A cell is taken when side < theta * the
+ * neighbours joined: siblings sit side by side in the cell array, leaves
+ * in the bodies' order.  A cell is taken when side < theta * the
  * distance from the group's box to its centre of mass.  A walk whose near
  * list would pass jmax bodies stops and returns -1 (the group is split). */
 static int walk(const Wcell *cell, size_t ncell, const double box[6],
                 size_t jmax, size_t *near, size_t *nn, size_t *far,
                 size_t *nf)
 {
-	size_t nj = 0;
+	size_t stack[8 * (NBRT_TREE_DEPTH + 2)], top = 0, nj = 0;
 	*nn = *nf = 0;
+	if (ncell)
+		stack[top++] = 0;
 	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
-	for (size_t c = 0; c < ncell;) {
+	while (top) {
+		size_t c = stack[--top];
 		const Wcell *p = &cell[c];
 		double d2 = 0;
 		for (int d = 0; d < 3; d++) {
@@ -616,27 +569,35 @@ static int walk(const Wcell *cell, size_t ncell, const double box[6],
 			d2 += g > 0 ? g * g : 0;
 		}
 		if (p->open2 < d2) {
-			if (p->id == fend)
-				far[2 * *nf - 1] = fend = (size_t)p->id + 1;
-			else {
-				far[2 * *nf] = p->id;
-				far[2 * *nf + 1] = fend = (size_t)p->id + 1;
+			if (c == fend) {
+				if (far)
+					far[2 * *nf - 1] = c + 1;
+			} else {
+				if (far) {
+					far[2 * *nf] = c;
+					far[2 * *nf + 1] = c + 1;
+				}
 				++*nf;
 			}
-			c = p->next;
-		} else if (p->next == c + 1) { /* a leaf */
+			fend = c + 1;
+		} else if (!p->nchild) {
 			if ((nj += p->b - p->a) > jmax)
 				return -1;
-			if (p->a == end)
-				near[2 * *nn - 1] = end = p->b;
-			else {
-				near[2 * *nn] = p->a;
-				near[2 * *nn + 1] = end = p->b;
+			if (p->a == end) {
+				if (near)
+					near[2 * *nn - 1] = p->b;
+			} else {
+				if (near) {
+					near[2 * *nn] = p->a;
+					near[2 * *nn + 1] = p->b;
+				}
 				++*nn;
 			}
-			c++;
+			end = p->b;
 		} else
-			c++;
+			/* last child first: leaves come off in Morton order */
+			for (int k = p->nchild; k-- > 0;)
+				stack[top++] = p->child + (size_t)k;
 	}
 	return 0;
 }
@@ -648,7 +609,6 @@ typedef struct Lists {
 	size_t *noff, *near, *foff, *far;
 	double *exp[MAXCOL]; /* the far kernel's columns, a value a cell */
 	Wcell *wc;
-	unsigned char *lv;
 } Lists;
 
 static void lists_free(Lists *L)
@@ -659,7 +619,6 @@ static void lists_free(Lists *L)
 	free(L->foff);
 	free(L->far);
 	free(L->wc);
-	free(L->lv);
 	for (int c = 0; c < MAXCOL; c++)
 		free(L->exp[c]);
 }
@@ -714,16 +673,16 @@ static void buf_room(Buf *u, size_t ncell)
  * walk meets them: a counting sort by level is the whole sort (a qsort
  * of each list took a thread 1 s at N = 2^22).  A range of joined
  * siblings lies within a level. */
-static size_t far_order(const unsigned char *lv, const size_t *in,
-                        size_t n, size_t *out)
+static size_t far_order(const Wcell *wc, const size_t *in, size_t n,
+                        size_t *out)
 {
 	size_t at[NBRT_TREE_DEPTH + 2] = {0}, m = 0;
 	for (size_t e = 0; e < n; e++)
-		at[lv[in[2 * e]] + 1]++;
+		at[wc[in[2 * e]].level + 1]++;
 	for (int l = 0; l <= NBRT_TREE_DEPTH; l++)
 		at[l + 1] += at[l];
 	for (size_t e = 0; e < n; e++) {
-		size_t *o = out + 2 * at[lv[in[2 * e]]]++;
+		size_t *o = out + 2 * at[wc[in[2 * e]].level]++;
 		o[0] = in[2 * e];
 		o[1] = in[2 * e + 1];
 	}
@@ -759,8 +718,7 @@ static int split_level(const u64 *key, size_t a, size_t b)
  * (2.7e8 pairs of 5.5e9 at N = 2^20 took 0.1 s of the 0.11 s on an H100,
  * docs/treecode.md).  Each piece's lists are whole (no work is lost);
  * splitting only trades near pairs for far cells. */
-static void walk_group(const Wcell *wc, const unsigned char *lv,
-                       const nbrt_octree *t,
+static void walk_group(const Wcell *wc, const nbrt_octree *t,
                        const Side *si, size_t a, size_t b, size_t walks,
                        double pmax, Buf *u)
 {
@@ -807,7 +765,7 @@ static void walk_group(const Wcell *wc, const unsigned char *lv,
 			}
 			continue;
 		}
-		nf = far_order(lv, u->tmp, nf, u->far + 2 * u->nf);
+		nf = far_order(wc, u->tmp, nf, u->far + 2 * u->nf);
 		size_t *r = u->sub + 6 * u->ns++;
 		r[0] = a;
 		r[1] = b;
@@ -841,7 +799,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		nbrt_fail(rt, "out of memory for %zu i-groups", ng);
 		goto out;
 	}
-	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta, &L->lv);
+	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
 		goto out;
 	long long g;
@@ -854,7 +812,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		Buf *u = &buf[me];
 		at[4 * g] = (size_t)me;
 		at[4 * g + 1] = u->ns;
-		walk_group(wc, L->lv, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, pmax,
+		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, pmax,
 		           u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 	}
