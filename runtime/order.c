@@ -202,8 +202,9 @@ static nbrt_kv *sort_buckets(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	while (top < TOP && n >> (top + SMALL))
 		top++;
 	int ts = hb + 1 > top ? hb + 1 - top : 0;
-	size_t nb = (size_t)1 << top, *hist = malloc((size_t)nt * nb *
-	                                               sizeof *hist);
+	/* counts for the first pass and for a big bucket's 8-bit passes */
+	size_t nb = (size_t)1 << top, nh = nb > 256 ? nb : 256;
+	size_t *hist = malloc((size_t)nt * nh * sizeof *hist);
 	size_t *start = malloc((nb + 1) * sizeof *start);
 	if (!hist || !start) {
 		free(hist);
