@@ -271,8 +271,13 @@ int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
 /* The same, adding into the results as they are where accum is set
  * (every reduction but argmin's and argmax's, refused then): a second
  * list over the same i, as a treecode's near field after its far field.
- * `checked`: the ranges come from a caller and are checked as
- * nbrt_run_ranges checks them. */
+ * `checked`: NBRT_RANGES_CHECKED, the ranges come from a caller and are
+ * checked as nbrt_run_ranges checks them; NBRT_RANGES_PLANNED, they are
+ * in the plan's form already (groups ascending and disjoint, each
+ * group's ranges sorted, non-empty and with neighbours joined, offset
+ * of ngroups + 2 with the last two equal: a treecode's lists) and the
+ * plan reads them where they are, no copy; 0, trusted, put in order. */
+enum { NBRT_RANGES_CHECKED = 1, NBRT_RANGES_PLANNED = 2 };
 int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked);

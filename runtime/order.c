@@ -106,9 +106,7 @@ void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
 	}
 }
 
-/* One counting pass of 8 bits at shift, a to b, stable: each thread
- * counts its own slice, and its slice's elements of each digit go after
- * those of the threads before it. */
+/* One counting pass of 8 bits at shift, a to b, stable. */
 static void pass_serial(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift)
 {
 	size_t count[257] = {0};
@@ -120,35 +118,124 @@ static void pass_serial(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift)
 		b[count[a[e].key >> shift & 0xff]++] = a[e];
 }
 
-#ifdef _OPENMP
+/* One counting pass of the digit key >> shift & mask, a to b, stable,
+ * on nt threads: each counts its own slice, and its slice's elements of
+ * each digit go after those of the threads before it.  hist holds nt *
+ * (mask + 1) counts; start (unless NULL) gets where each digit's run
+ * begins in b. */
 static void pass_parallel(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift,
-                          size_t (*hist)[256], int nt)
+                          uint64_t mask, size_t *hist, size_t *start, int nt)
 {
+	size_t bins = (size_t)mask + 1;
 #pragma omp parallel num_threads(nt)
 	{
-		int t = omp_get_thread_num(), T = omp_get_num_threads();
+		int t = 0, T = 1;
+#ifdef _OPENMP
+		t = omp_get_thread_num();
+		T = omp_get_num_threads();
+#endif
 		size_t lo = n * (size_t)t / (size_t)T;
 		size_t hi = n * (size_t)(t + 1) / (size_t)T;
-		size_t *h = hist[t];
-		memset(h, 0, 256 * sizeof *h);
+		size_t *h = hist + (size_t)t * bins;
+		memset(h, 0, bins * sizeof *h);
 		for (size_t e = lo; e < hi; e++)
-			h[a[e].key >> shift & 0xff]++;
+			h[a[e].key >> shift & mask]++;
 #pragma omp barrier
 #pragma omp single
 		{
 			size_t sum = 0;
-			for (int d = 0; d < 256; d++)
+			for (size_t d = 0; d < bins; d++) {
+				if (start)
+					start[d] = sum;
 				for (int s = 0; s < T; s++) {
-					size_t c = hist[s][d];
-					hist[s][d] = sum;
+					size_t c = hist[(size_t)s * bins + d];
+					hist[(size_t)s * bins + d] = sum;
 					sum += c;
 				}
+			}
 		}
 		for (size_t e = lo; e < hi; e++)
-			b[h[a[e].key >> shift & 0xff]++] = a[e];
+			b[h[a[e].key >> shift & mask]++] = a[e];
 	}
 }
-#endif
+
+/* The 8-bit passes over the bits of low, src to dst and back: the
+ * number of passes (so whether the result is in src or in dst). */
+static int lsd(nbrt_kv *src, nbrt_kv *dst, size_t n, uint64_t low,
+               size_t *hist, int nt)
+{
+	int passes = 0;
+	for (int shift = 0; shift < 64 && low >> shift; shift += 8) {
+		if (!(low >> shift & 0xff))
+			continue;
+		if (nt > 1)
+			pass_parallel(src, dst, n, shift, 0xff, hist, NULL, nt);
+		else
+			pass_serial(src, dst, n, shift);
+		nbrt_kv *t = src;
+		src = dst;
+		dst = t;
+		passes++;
+	}
+	return passes;
+}
+
+/* Large sorts: one parallel pass on the top differing bits (at most TOP,
+ * so that buckets average about 2^SMALL keys) cuts the keys into buckets
+ * that mostly fit a core's cache, then each bucket is
+ * sorted on the bits below by the 8-bit passes, buckets in parallel (a
+ * bucket larger than a thread's share by all threads).  Against 8-bit
+ * passes over all 63 bits of a Morton key, 7 of the 8 sweeps through
+ * memory stay in cache.  Every pass is stable, so the order is the one
+ * stable order: the same as nbrt_order_sort's serial one, whatever the
+ * threads. */
+enum { TOP = 11, SMALL = 11 };
+
+static nbrt_kv *sort_buckets(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                             uint64_t differ, int nt)
+{
+	int hb = 63;
+	while (!(differ >> hb & 1))
+		hb--;
+	/* smaller buckets would pay a pass's 256 counts for a few keys */
+	int top = 1;
+	while (top < TOP && n >> (top + SMALL))
+		top++;
+	int ts = hb + 1 > top ? hb + 1 - top : 0;
+	/* counts for the first pass and for a big bucket's 8-bit passes */
+	size_t nb = (size_t)1 << top, nh = nb > 256 ? nb : 256;
+	size_t *hist = malloc((size_t)nt * nh * sizeof *hist);
+	size_t *start = malloc((nb + 1) * sizeof *start);
+	if (!hist || !start) {
+		free(hist);
+		free(start);
+		return NULL;
+	}
+	pass_parallel(kv, tmp, n, ts, nb - 1, hist, start, nt);
+	start[nb] = n;
+	uint64_t low = differ & (((uint64_t)1 << ts) - 1);
+	size_t big = n / (size_t)(4 * nt) + 1;
+	/* big buckets one after another, each by all threads */
+	for (size_t d = 0; d < nb; d++)
+		if (start[d + 1] - start[d] >= big)
+			lsd(tmp + start[d], kv + start[d], start[d + 1] - start[d], low,
+			    hist, nt);
+	long long d;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(nt)
+	for (d = 0; d < (long long)nb; d++) {
+		size_t m = start[d + 1] - start[d];
+		if (m < big)
+			lsd(tmp + start[d], kv + start[d], m, low, NULL, 1);
+	}
+	/* every bucket passes once for each non-zero byte of low (an empty
+	 * one too: nothing to move) */
+	int passes = 0;
+	for (int shift = 0; shift < 64 && low >> shift; shift += 8)
+		passes += (low >> shift & 0xff) != 0;
+	free(hist);
+	free(start);
+	return passes % 2 ? kv : tmp;
+}
 
 nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
 {
@@ -162,29 +249,19 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
 		all &= kv[e].key;
 	}
 	uint64_t differ = any ^ all; /* bits some keys have and some not */
-	size_t (*hist)[256] = NULL;
-	int nt = 1;
-#ifdef _OPENMP
+	if (!differ)
+		return kv;
 	if (n >= PAR) {
-		nt = omp_get_max_threads();
-		hist = nt > 1 ? malloc((size_t)nt * sizeof *hist) : NULL;
-	}
-#endif
-	for (int shift = 0; shift < 64 && differ >> shift; shift += 8) {
-		if (!(differ >> shift & 0xff))
-			continue;
+		int nt = 1;
 #ifdef _OPENMP
-		if (hist)
-			pass_parallel(kv, tmp, n, shift, hist, nt);
-		else
+		nt = omp_get_max_threads();
 #endif
-			pass_serial(kv, tmp, n, shift);
-		nbrt_kv *t = kv;
-		kv = tmp;
-		tmp = t;
+		nbrt_kv *r = sort_buckets(kv, tmp, n, differ, nt);
+		if (r)
+			return r;
 	}
-	free(hist);
-	return kv;
+	/* small, or no memory for the buckets' counts: serial passes */
+	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
 }
 
 void nbrt_order_gather(void *dst, const void *src, const size_t *perm,

@@ -30,8 +30,10 @@ void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
                      int dim, const double lo[3], double side);
 /* Sorts kv[0..n) by key, stably (equal keys keep their order), with tmp
  * of n elements as room; the result is in kv or tmp, which is returned.
- * Passes over digits that no two keys differ in are skipped.  Parallel
- * (per-thread histograms) for large n. */
+ * Passes over digits that no two keys differ in are skipped.  For large
+ * n, one parallel pass on the top bits into cache-sized buckets, then the
+ * buckets' passes in parallel; the order is the same whatever the
+ * threads (tests/unit/test_order_sort.c). */
 nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
 /* dst[e] = src[perm[e]] for e < n, elements of es bytes. */
 void nbrt_order_gather(void *dst, const void *src, const size_t *perm,

@@ -8,7 +8,11 @@
 #include <string.h>
 #include "core.h"
 
-/* The plan and the storage behind it. */
+/* Loops over fewer groups run on one thread. */
+enum { PAR = 4096 };
+
+/* The plan and the storage behind it (range and offset NULL where the
+ * plan reads the caller's). */
 typedef struct Plan {
 	nbrt_rplan p;
 	size_t *task, *offset, *range, *glen;
@@ -130,6 +134,48 @@ static void add_tasks(Plan *pl, size_t a, size_t b, size_t g, size_t width)
 		t[1] = b - a < width ? b - a : width;
 		t[2] = g;
 	}
+}
+
+/* A plan over lists already in its form (NBRT_RANGES_PLANNED): the
+ * caller's offsets and ranges as they are, only the groups' lengths (in
+ * parallel) and the tasks made. */
+static int plan_planned(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
+                        size_t width, Plan *pl)
+{
+	size_t ng = r->ngroups, ntask = ni / width + 2 * ng + 2;
+	memset(pl, 0, sizeof *pl);
+	pl->task = malloc(3 * ntask * sizeof(size_t));
+	pl->glen = calloc(ng + 1, sizeof(size_t));
+	if (!pl->task || !pl->glen) {
+		plan_free(pl);
+		return nbrt_fail(k->rt, "out of memory for the plan of %zu groups",
+		                 ng);
+	}
+	long long g;
+#pragma omp parallel for schedule(static) if (ng >= PAR)
+	for (g = 0; g < (long long)ng; g++) {
+		size_t c = 0;
+		for (size_t e = r->offset[g]; e < r->offset[g + 1]; e++)
+			c += r->range[2 * e + 1] - r->range[2 * e];
+		pl->glen[g] = c;
+	}
+	size_t cur = 0;
+	for (size_t q = 0; q < ng; q++) {
+		size_t a = r->group[2 * q], b = r->group[2 * q + 1];
+		if (a == b)
+			continue;
+		add_tasks(pl, cur, a, ng, width);
+		add_tasks(pl, a, b, q, width);
+		cur = b;
+		pl->pairs += (double)(b - a) * (double)pl->glen[q];
+	}
+	add_tasks(pl, cur, ni, ng, width);
+	pl->p.ngroups = ng;
+	pl->p.task = pl->task;
+	pl->p.offset = r->offset;
+	pl->p.range = r->range;
+	pl->p.glen = pl->glen;
+	return 0;
 }
 
 /* The back end's plan: groups in order of their first i, each group's
@@ -361,7 +407,7 @@ static int dense_limits(nbrt_kernel *k, const Plan *pl, int mapped)
 		    (red != NB_ARGMIN && red != NB_ARGMAX))
 			continue;
 		for (size_t g = 0; g < pl->p.ngroups; g++)
-			if (pl->offset[g + 1] - pl->offset[g] > 1)
+			if (pl->p.offset[g + 1] - pl->p.offset[g] > 1)
 				return nbrt_fail(k->rt, "kernel %s: %s '%s' over several "
 				                 "j-ranges of one group: %s launches one "
 				                 "range at a time, and an index cannot be "
@@ -377,7 +423,7 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked)
 {
-	if (!k || (checked && check(k, ni, nj, r)))
+	if (!k || (checked == NBRT_RANGES_CHECKED && check(k, ni, nj, r)))
 		return -1;
 	nbrt *rt = k->rt;
 	for (int v = 0; accum && v < k->f->nvar; v++) {
@@ -403,7 +449,8 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	/* the width of a task: one unit of the running kernel's work, as a
 	 * dense launch's; one task a group where each range is a launch */
 	size_t width = !rt->be->rentry ? (ni ? ni : 1) : nbrt_unit_items(a->f);
-	if (plan_make(k, ni, r, width, checked, &pl))
+	if (checked == NBRT_RANGES_PLANNED ? plan_planned(k, ni, r, width, &pl) :
+	    plan_make(k, ni, r, width, checked, &pl))
 		return -1;
 	k->tplan = nbrt_now() - t0;
 	int res = -1;

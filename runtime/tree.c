@@ -56,13 +56,27 @@ static int kind_col(const Kind *kd, const char *name)
 	return -1;
 }
 
+/* The levels of the tree: level l is cells [lev[l], lev[l + 1]) (the
+ * build is breadth first); returns their count. */
+static size_t levels(const nbrt_octree *t, size_t lev[NBRT_TREE_DEPTH + 2])
+{
+	size_t nl = 0;
+	for (size_t c = 0; c < t->ncell; c++)
+		if (!c || t->cell[c].level != t->cell[c - 1].level)
+			lev[nl++] = c;
+	lev[nl] = t->ncell;
+	return nl;
+}
+
 /* Gravity: the cells' own moments (nbrt_octree_moments). */
 static void fill_gravity(const nbrt_octree *t, double *const x[3],
                          double *const s[3], double *const col[])
 {
 	(void)x;
 	(void)s;
-	for (size_t e = 0; e < t->ncell; e++) {
+	long long e;
+#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+	for (e = 0; e < (long long)t->ncell; e++) {
 		const nbrt_cell *p = &t->cell[e];
 		for (int d = 0; d < 3; d++)
 			col[d][e] = p->c[d];
@@ -72,35 +86,48 @@ static void fill_gravity(const nbrt_octree *t, double *const x[3],
 	}
 }
 
+/* One cell's vortex moments (fill_vortex). */
+static void vortex_cell(const nbrt_octree *t, size_t e, double *const x[3],
+                        double *const s[3], double *const col[])
+{
+	const nbrt_cell *p = &t->cell[e];
+	double a[3] = {0, 0, 0}, dm[9] = {0};
+	size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+	for (size_t h = 0; h < n; h++) {
+		size_t ch = p->child + h, b = p->a + h;
+		for (int kk = 0; kk < 3; kk++) {
+			double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
+			a[kk] += g;
+			for (int l = 0; l < 3; l++)
+				dm[3 * kk + l] += p->nchild ?
+				    col[6 + 3 * kk + l][ch] +
+				    g * (col[l][ch] - p->c[l]) :
+				    g * (x[l][b] - p->c[l]);
+		}
+	}
+	for (int d = 0; d < 3; d++) {
+		col[d][e] = p->c[d];
+		col[3 + d][e] = a[d];
+	}
+	for (int w = 0; w < 9; w++)
+		col[6 + w][e] = dm[w];
+}
+
 /* Vortices (docs/treecode.md): about the cell's centre c, the strength
  * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
- * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children come after
- * their parent, so the cells are done from the last back. */
+ * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children are a
+ * level below their parent, so the levels go from the deepest up, a
+ * level's cells in parallel. */
 static void fill_vortex(const nbrt_octree *t, double *const x[3],
                         double *const s[3], double *const col[])
 {
-	for (size_t e = t->ncell; e-- > 0;) {
-		const nbrt_cell *p = &t->cell[e];
-		double a[3] = {0, 0, 0}, dm[9] = {0};
-		size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
-		for (size_t h = 0; h < n; h++) {
-			size_t ch = p->child + h, b = p->a + h;
-			for (int kk = 0; kk < 3; kk++) {
-				double g = p->nchild ? col[3 + kk][ch] : s[kk][b];
-				a[kk] += g;
-				for (int l = 0; l < 3; l++)
-					dm[3 * kk + l] += p->nchild ?
-					    col[6 + 3 * kk + l][ch] +
-					    g * (col[l][ch] - p->c[l]) :
-					    g * (x[l][b] - p->c[l]);
-			}
-		}
-		for (int d = 0; d < 3; d++) {
-			col[d][e] = p->c[d];
-			col[3 + d][e] = a[d];
-		}
-		for (int w = 0; w < 9; w++)
-			col[6 + w][e] = dm[w];
+	size_t lev[NBRT_TREE_DEPTH + 2];
+	for (size_t l = levels(t, lev); l-- > 0;) {
+		long long e;
+#pragma omp parallel for schedule(dynamic, 256) \
+	if (lev[l + 1] - lev[l] >= PAR / 16)
+		for (e = (long long)lev[l]; e < (long long)lev[l + 1]; e++)
+			vortex_cell(t, (size_t)e, x, s, col);
 	}
 }
 
@@ -148,8 +175,26 @@ static size_t digit_end(const u64 *key, size_t s, size_t b, int shift)
 	return lo;
 }
 
-/* Breadth-first: each cell over its limit gets its non-empty octants
- * appended, so children always come after their parent. */
+/* The octants of cell p that hold bodies, written from `out` where out
+ * is not NULL; their count. */
+static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
+{
+	int shift = 3 * (NBRT_TREE_DEPTH - 1 - p->level), m = 0;
+	for (size_t s = p->a, e; s < p->b; s = e, m++) {
+		e = digit_end(key, s, p->b, shift);
+		if (out)
+			out[m] = (nbrt_cell){.a = s, .b = e, .level = p->level + 1,
+			                     .side = 0.5 * p->side};
+	}
+	return m;
+}
+
+/* Breadth first, a level at a time: each cell over its limit gets its
+ * non-empty octants, appended in the order of their parents, so children
+ * always come after their parent and a level is a run of cells.  A
+ * level's cells count their octants (in parallel), a sum places them,
+ * then they write them (in parallel): the cells are those of a serial
+ * breadth-first pass. */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side)
 {
@@ -161,24 +206,51 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		return -1;
 	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
 	t->ncell = 1;
-	for (size_t c = 0; c < t->ncell; c++) {
-		size_t a = t->cell[c].a, b = t->cell[c].b;
-		int level = t->cell[c].level;
-		if (b - a <= bucket || level == NBRT_TREE_DEPTH)
-			continue;
-		if (reserve(rt, t, 8))
-			return -1;
-		int shift = 3 * (NBRT_TREE_DEPTH - 1 - level);
-		t->cell[c].child = t->ncell;
-		for (size_t s = a, e; s < b; s = e) {
-			e = digit_end(key, s, b, shift);
-			t->cell[t->ncell++] = (nbrt_cell){
-			    .a = s, .b = e, .level = level + 1,
-			    .side = 0.5 * t->cell[c].side};
-			t->cell[c].nchild++;
+	size_t *at = NULL, cap = 0;
+	int res = 0;
+	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
+		size_t m = e - s, total = 0;
+		if (m + 1 > cap) {
+			size_t *a = realloc(at, (2 * m + 1) * sizeof *a);
+			if (!a) {
+				res = nbrt_fail(rt, "out of memory for a level of %zu tree "
+				                "cells", m);
+				break;
+			}
+			at = a;
+			cap = 2 * m + 1;
 		}
+		long long c;
+#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+		for (c = (long long)s; c < (long long)e; c++) {
+			const nbrt_cell *p = &t->cell[c];
+			at[c - (long long)s] = p->b - p->a <= bucket ||
+			                       p->level == NBRT_TREE_DEPTH ? 0 :
+			                       (size_t)octants(p, key, NULL);
+		}
+		for (size_t q = 0; q < m; q++) {
+			size_t k = at[q];
+			at[q] = total;
+			total += k;
+		}
+		at[m] = total;
+		if (reserve(rt, t, total)) {
+			res = -1;
+			break;
+		}
+#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+		for (c = (long long)s; c < (long long)e; c++) {
+			nbrt_cell *p = &t->cell[c];
+			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
+			if (!k)
+				continue;
+			p->child = e + at[q];
+			p->nchild = octants(p, key, t->cell + p->child);
+		}
+		t->ncell = e + total;
 	}
-	return 0;
+	free(at);
+	return res;
 }
 
 /* Adds mass m at offset d from the centre to a traceless quadrupole. */
@@ -233,17 +305,13 @@ static void cell_moments(nbrt_octree *t, size_t c, double *const x[3],
  * pass took 0.17 s of a 1.4 s tree at N = 2^22 on an H100's host). */
 void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
 {
-	size_t end = t->ncell;
-	while (end > 0) {
-		int level = t->cell[end - 1].level;
-		size_t start = end;
-		while (start > 0 && t->cell[start - 1].level == level)
-			start--;
+	size_t lev[NBRT_TREE_DEPTH + 2];
+	for (size_t l = levels(t, lev); l-- > 0;) {
 		long long c;
-#pragma omp parallel for schedule(dynamic, 256) if (end - start >= PAR / 16)
-		for (c = (long long)start; c < (long long)end; c++)
+#pragma omp parallel for schedule(dynamic, 256) \
+	if (lev[l + 1] - lev[l] >= PAR / 16)
+		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
 			cell_moments(t, (size_t)c, x, m);
-		end = start;
 	}
 }
 
@@ -255,10 +323,13 @@ typedef struct Side {
 	double *sx[3], *sm;   /* sorted */
 	size_t *order;        /* sorted s is the caller's order[s] */
 	u64 *key;             /* sorted keys */
+	int alias;            /* the other side's arrays (side_alias) */
 } Side;
 
 static void side_free(Side *s)
 {
+	if (s->alias)
+		return;
 	for (int d = 0; d < 3; d++) {
 		free(s->x[d]);
 		free(s->sx[d]);
@@ -388,15 +459,11 @@ static int same_bodies(const nbrt_kernel *k, size_t ni, size_t nj,
 	return 1;
 }
 
-/* i's order, keys and sorted positions taken from j's (same bodies). */
-static int side_copy(Side *si, const Side *sj)
+/* i as j (the same bodies): j's arrays, neither read nor copied. */
+static void side_alias(Side *si, const Side *sj)
 {
-	size_t n = si->n;
-	memcpy(si->order, sj->order, n * sizeof *si->order);
-	memcpy(si->key, sj->key, n * sizeof *si->key);
-	for (int d = 0; d < 3; d++)
-		memcpy(si->sx[d], sj->sx[d], n * sizeof(double));
-	return 0;
+	*si = *sj;
+	si->alias = 1;
 }
 
 /* i-groups: octants of the sorted i-keys, split until at most gmax bodies
@@ -451,11 +518,12 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 
 /* What a walk reads of a cell, packed (64 bytes, a cache line, against
  * nbrt_cell's 136): its centre of mass, the squared distance within
- * which it is opened (side^2 / theta^2), and its children or bodies. */
+ * which it is opened (side^2 / theta^2), its children or bodies, and its
+ * level (which orders the far list, far_order). */
 typedef struct Wcell {
 	double c[3], open2;
 	size_t a, b, child;
-	int nchild;
+	short nchild, level;
 } Wcell;
 
 static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
@@ -470,7 +538,8 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
-		               p->a, p->b, p->child, p->nchild};
+		               p->a, p->b, p->child, (short)p->nchild,
+		               (short)p->level};
 	}
 	return w;
 }
@@ -570,7 +639,7 @@ static void group_box(const Side *s, size_t a, size_t b, double box[6])
 /* A thread's lists, grown before each walk to room for one more list
  * of each kind (at most a range a cell). */
 typedef struct Buf {
-	size_t *near, *far, nn, nf, cap;
+	size_t *near, *far, *tmp, nn, nf, cap; /* tmp: a far list as walked */
 	size_t *sub, ns, scap; /* pieces walked: first, end, near and far
 	                       * counts and where their lists start */
 	int bad;
@@ -589,15 +658,44 @@ static void buf_room(Buf *u, size_t ncell)
 	size_t *f = n ? realloc(u->far, 2 * cap * sizeof *f) : NULL;
 	if (f)
 		u->far = f;
-	u->bad = !n || !f;
+	size_t *w = f ? realloc(u->tmp, 2 * (ncell + 1) * sizeof *w) : NULL;
+	if (w)
+		u->tmp = w;
+	u->bad = !n || !f || !w;
 	if (!u->bad)
 		u->cap = cap;
 }
 
-static int by_first(const void *a, const void *b)
+/* A walk's far list (n ranges of cells) into out in the order of its
+ * cells, neighbours joined, as a run's plan wants it (ranges.c reads it
+ * in place); returns the ranges left.  Cells are numbered breadth first,
+ * so a level's numbers ascend in Morton order, the order in which the
+ * walk meets them: a counting sort by level is the whole sort (a qsort
+ * of each list took a thread 1 s at N = 2^22).  A range of joined
+ * siblings lies within a level. */
+static size_t far_order(const Wcell *wc, const size_t *in, size_t n,
+                        size_t *out)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
+	size_t at[NBRT_TREE_DEPTH + 2] = {0}, m = 0;
+	for (size_t e = 0; e < n; e++)
+		at[wc[in[2 * e]].level + 1]++;
+	for (int l = 0; l <= NBRT_TREE_DEPTH; l++)
+		at[l + 1] += at[l];
+	for (size_t e = 0; e < n; e++) {
+		size_t *o = out + 2 * at[wc[in[2 * e]].level]++;
+		o[0] = in[2 * e];
+		o[1] = in[2 * e + 1];
+	}
+	for (size_t e = 0; e < n; e++) {
+		if (m && out[2 * m - 1] == out[2 * e])
+			out[2 * m - 1] = out[2 * e + 1];
+		else {
+			out[2 * m] = out[2 * e];
+			out[2 * m + 1] = out[2 * e + 1];
+			m++;
+		}
+	}
+	return m;
 }
 
 /* The level below which keys a..b-1 differ: where a group splits. */
@@ -651,8 +749,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		    top + 16 <= sizeof stack / sizeof *stack &&
 		    pmax / (double)(b - a) < (double)lim)
 			lim = (size_t)(pmax / (double)(b - a));
-		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn,
-		         u->far + 2 * u->nf, &nf)) {
+		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn, u->tmp,
+		         &nf)) {
 			/* its octants, pushed last first so they come off in order */
 			size_t cut[16], m = 0, shift = 3 * (NBRT_TREE_DEPTH - 1 -
 			                                    (size_t)level);
@@ -667,6 +765,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 			}
 			continue;
 		}
+		nf = far_order(wc, u->tmp, nf, u->far + 2 * u->nf);
 		size_t *r = u->sub + 6 * u->ns++;
 		r[0] = a;
 		r[1] = b;
@@ -737,8 +836,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		goto out;
 	}
 	grp = malloc(2 * (ns ? ns : 1) * sizeof *grp);
-	L->noff = calloc(ns + 1, sizeof *L->noff);
-	L->foff = calloc(ns + 1, sizeof *L->foff);
+	/* ns + 2 offsets, the plan's (ranges.c, NBRT_RANGES_PLANNED) */
+	L->noff = calloc(ns + 2, sizeof *L->noff);
+	L->foff = calloc(ns + 2, sizeof *L->foff);
 	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
 	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
 	if (!grp || !L->noff || !L->foff || !L->near || !L->far) {
@@ -753,6 +853,8 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 			L->noff[o + 1] = L->noff[o] + r[2];
 			L->foff[o + 1] = L->foff[o] + r[3];
 		}
+	L->noff[ns + 1] = L->noff[ns];
+	L->foff[ns + 1] = L->foff[ns];
 #pragma omp parallel for schedule(static) if (ng >= 256)
 	for (g = 0; g < (long long)ng; g++) {
 		const Buf *u = &buf[at[4 * g]];
@@ -762,13 +864,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 			if (r[2])
 				memcpy(L->near + 2 * L->noff[o], u->near + 2 * r[4],
 				       2 * r[2] * sizeof *L->near);
-			if (r[3]) {
-				/* in cell order, as the plan of a run wants them: its
-				 * one sort would take a thread 1 s at N = 2^22 */
-				size_t *f = L->far + 2 * L->foff[o];
-				memcpy(f, u->far + 2 * r[5], 2 * r[3] * sizeof *f);
-				qsort(f, r[3], 2 * sizeof *f, by_first);
-			}
+			if (r[3])
+				memcpy(L->far + 2 * L->foff[o], u->far + 2 * r[5],
+				       2 * r[3] * sizeof *L->far);
 		}
 	}
 	free(L->grp);
@@ -780,6 +878,7 @@ out:
 	for (int q = 0; buf && q < nt; q++) {
 		free(buf[q].near);
 		free(buf[q].far);
+		free(buf[q].tmp);
 		free(buf[q].sub);
 	}
 	free(buf);
@@ -868,12 +967,13 @@ typedef struct Copies {
 	nbrt_type *t;
 	void **host;  /* the caller's array, or its doubles read */
 	void **sorted;
+	char *shared; /* sorted[v] is an earlier variable's */
 } Copies;
 
 static void copies_free(Copies *c)
 {
 	for (int v = 0; v < c->nvar; v++) {
-		if (c->sorted)
+		if (c->sorted && !(c->shared && c->shared[v]))
 			free(c->sorted[v]);
 		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
 			free(c->host[v]);
@@ -881,6 +981,7 @@ static void copies_free(Copies *c)
 	free(c->t);
 	free(c->host);
 	free(c->sorted);
+	free(c->shared);
 }
 
 /* Makes the sorted copies and binds them to k in place of the caller's
@@ -893,7 +994,8 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 	c->t = calloc((size_t)f->nvar, sizeof *c->t);
 	c->host = calloc((size_t)f->nvar, sizeof *c->host);
 	c->sorted = calloc((size_t)f->nvar, sizeof *c->sorted);
-	if (!c->t || !c->host || !c->sorted)
+	c->shared = calloc((size_t)f->nvar, 1);
+	if (!c->t || !c->host || !c->sorted || !c->shared)
 		return nbrt_fail(k->rt, "out of memory");
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_slot *s = &k->b[v];
@@ -921,6 +1023,23 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 		}
 		nbrt_type t = c->t[v] == (nbrt_type)-1 ? NBRT_DOUBLE : c->t[v];
 		es = type_size(t);
+		/* an input bound to an earlier input of the same order (an
+		 * N-body run's xi and xj) shares its sorted copy */
+		int w = 0;
+		while (w < v && (role == NB_RMEM || !s->host || !c->sorted[w] ||
+		                 f->var[w].role == NB_RMEM || c->t[w] != c->t[v] ||
+		                 c->t[v] == (nbrt_type)-1 || c->host[w] != s->host ||
+		                 (f->var[w].role == NB_BMEM ? sj : si)->order !=
+		                 sd->order))
+			w++;
+		if (w < v) {
+			c->sorted[v] = c->sorted[w];
+			c->shared[v] = 1;
+			s->t = t;
+			s->host = c->sorted[v];
+			s->arr = NULL;
+			continue;
+		}
 		c->sorted[v] = malloc((n ? n : 1) * es);
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
@@ -980,7 +1099,9 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 	for (int d = 0; d < 3; d++)
 		if (column(k, "source", gv[d], n, src[d]))
 			return -1;
-	for (size_t e = 0; e < n; e++)
+	long long e;
+#pragma omp parallel for schedule(static) if (n >= PAR)
+	for (e = 0; e < (long long)n; e++)
 		sj->m[e] = sqrt(src[0][e] * src[0][e] + src[1][e] * src[1][e] +
 		                src[2][e] * src[2][e]);
 	return 0;
@@ -1002,8 +1123,8 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 			return nbrt_fail(rt, "out of memory for the expansions of %zu "
 			                 "cells", tree->ncell);
 	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
-		for (size_t e = 0; e < sj->n; e++)
-			src[3 + d][e] = src[d][sj->order[e]];
+		nbrt_order_gather(src[3 + d], src[d], sj->order, sj->n,
+		                  sizeof(double));
 	kd->fill(tree, sj->sx, src + 3, L->exp);
 	return 0;
 }
@@ -1222,7 +1343,9 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	if (side_read(k, &si, ni, pi, -1) || side_read(k, &sj, nj, pj, mj) ||
+	int same = same_bodies(k, ni, nj, pi, pj);
+	if ((!same && side_read(k, &si, ni, pi, -1)) ||
+	    side_read(k, &sj, nj, pj, mj) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	/* the cube around both sides, a little wider so its top face is
@@ -1231,16 +1354,18 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	for (int d = 0; d < 3; d++) {
 		lo[d] = INFINITY;
 		hi[d] = -INFINITY;
-		extent(si.x[d], ni, &lo[d], &hi[d]);
+		if (!same)
+			extent(si.x[d], ni, &lo[d], &hi[d]);
 		extent(sj.x[d], nj, &lo[d], &hi[d]);
 		side = fmax(side, hi[d] - lo[d]);
 	}
 	side = side > 0 && isfinite(side) ? side * (1 + 0x1p-20) :
 	       side > 0 ? HUGE_VAL : 1;
 	if (side_sort(rt, &sj, lo, side) ||
-	    (same_bodies(k, ni, nj, pi, pj) ? side_copy(&si, &sj) :
-	     side_sort(rt, &si, lo, side)))
+	    (!same && side_sort(rt, &si, lo, side)))
 		goto out;
+	if (same)
+		side_alias(&si, &sj);
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
 	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
@@ -1278,14 +1403,15 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		far_bind(k, far, kd, &L);
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
-		                       0))
+		                       NBRT_RANGES_PLANNED))
 			goto restore;
 		fpairs = far->pairs;
 	}
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	/* its message is the device's */
-	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1, 0))
+	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
+	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
 	if (t->stats) {

@@ -70,6 +70,11 @@ typedef struct Prog {
 	cl_kernel rkern;
 	cl_mem rmem[5];
 	size_t rcap[5];
+	/* their ints staged in pinned memory, kept from run to run (a
+	 * treecode's far ranges are tens of millions a step) */
+	cl_mem rpin[5];
+	void *rpinp[5];
+	size_t rpincap[5];
 	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
 	cl_mem *mem;
 	size_t *cap;       /* bytes allocated for each mem */

@@ -334,9 +334,12 @@ void nbrt_cl_free(nbrt_kernel *k)
 	free(pg->pin);
 	free(pg->pinp);
 	free(pg->pincap);
-	for (int m = 0; m < 5; m++)
+	for (int m = 0; m < 5; m++) {
 		if (pg->rmem[m])
 			clReleaseMemObject(pg->rmem[m]);
+		if (pg->rpin[m])
+			clReleaseMemObject(pg->rpin[m]);
+	}
 	if (pg->rkern)
 		clReleaseKernel(pg->rkern);
 	if (pg->kern)

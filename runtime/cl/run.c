@@ -426,39 +426,52 @@ static size_t int_limit(const nb_iface *f)
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p);
 
 /* One plan array as the kernel takes it, cl_ints, into buffer m of the
- * plan (written before the call returns: the copy is freed then). */
+ * plan through its pinned staging copy (written before the call returns,
+ * so the next run may reuse it), converted in parallel. */
 static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
                     int pad, const char *what)
 {
 	Prog *pg = k->priv;
 	const Cl *c = k->rt->priv;
 	size_t w = n / (size_t)(pad ? pad : 1) * 4;
-	size_t cnt = pad ? w : n;
-	cl_int *b = calloc(cnt ? cnt : 1, sizeof *b);
-	if (!b)
-		return nbrt_fail(k->rt, "out of memory for the %s of a plan", what);
-	for (size_t i = 0, o = 0; i < n; i++) {
-		if (v[i] > INT_MAX) {
-			free(b);
-			return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold "
-			                 "%zu, beyond OpenCL's int indices", k->f->kernel,
-			                 what, v[i]);
-		}
+	size_t cnt = pad ? w : n, most = 0;
+	long long i;
+#pragma omp parallel for schedule(static) reduction(max : most) \
+	if (n >= 65536)
+	for (i = 0; i < (long long)n; i++)
+		most = v[i] > most ? v[i] : most;
+	if (most > INT_MAX)
+		return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold %zu, "
+		                 "beyond OpenCL's int indices", k->f->kernel, what,
+		                 most);
+	if (!cnt)
+		return grow(k, &pg->rmem[m], &pg->rcap[m], 0, CL_MEM_READ_ONLY,
+		            what);
+	if (grow(k, &pg->rmem[m], &pg->rcap[m], cnt * sizeof(cl_int),
+	         CL_MEM_READ_ONLY, what) ||
+	    nbrt_cl_pinned(k->rt, what, &pg->rpin[m], &pg->rpinp[m],
+	                   &pg->rpincap[m], cnt * sizeof(cl_int)))
+		return -1;
+	cl_int *b = pg->rpinp[m];
+	if (pad == 3) {
 		/* a task (first, count, group) fills an int4 */
-		b[o++] = (cl_int)v[i];
-		if (pad == 3 && i % 3 == 2)
-			o++;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+		for (i = 0; i < (long long)(n / 3); i++) {
+			b[4 * i] = (cl_int)v[3 * i];
+			b[4 * i + 1] = (cl_int)v[3 * i + 1];
+			b[4 * i + 2] = (cl_int)v[3 * i + 2];
+			b[4 * i + 3] = 0;
+		}
+	} else {
+#pragma omp parallel for schedule(static) if (n >= 65536)
+		for (i = 0; i < (long long)n; i++)
+			b[i] = (cl_int)v[i];
 	}
-	int r = grow(k, &pg->rmem[m], &pg->rcap[m], cnt * sizeof *b,
-	             CL_MEM_READ_ONLY, what);
-	cl_int e = CL_SUCCESS;
-	if (!r && cnt)
-		e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_TRUE, 0,
-		                         cnt * sizeof *b, b, 0, NULL, NULL);
-	free(b);
-	if (!r && e != CL_SUCCESS)
-		r = nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
-	return r;
+	cl_int e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_TRUE, 0,
+	                                cnt * sizeof *b, b, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
+	return 0;
 }
 
 /* The plan into its buffers and the ranges entry's arguments 1 to 7. */

@@ -6,9 +6,10 @@
  * degenerate bodies (one, coincident, on a line, 1e-10 to 1e10) and sizes
  * 0, 1 and primes, i and j the same bodies or not, on the host C path and
  * OpenCL (PoCL here); every bad input refused with the caller's arrays and
- * bindings untouched. */
+ * bindings untouched; the same bits whatever the number of threads. */
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,9 @@ static void draw(int kind, double p[3])
 			p[d] = urand(-1, 1);
 }
 
+/* Leaves the direct sums out of make (sizes where they take minutes). */
+static int no_ref;
+
 /* ni i-bodies and nj j-bodies of a distribution; same: the i-bodies are
  * the j-bodies (ni == nj). */
 static void make(Bodies *b, size_t ni, size_t nj, int kind, int same)
@@ -91,7 +95,7 @@ static void make(Bodies *b, size_t ni, size_t nj, int kind, int same)
 		for (int d = 0; d < 3; d++)
 			b->c[XI + d][i] = same ? b->c[XJ + d][i] : p[d];
 	}
-	for (size_t i = 0; i < ni; i++) {
+	for (size_t i = 0; i < ni && !no_ref; i++) {
 		long double *r = b->ref + 5 * i;
 		for (size_t j = 0; j < nj; j++) {
 			long double dx = (long double)b->c[XJ][j] - b->c[XI][i];
@@ -334,6 +338,56 @@ START_TEST(far_stream)
 }
 END_TEST
 
+/* The same bits on 1, 2 and 3 threads, at sizes where the runtime's
+ * loops go parallel (65536 bodies: keys, sort, gathers, build; 256
+ * groups: the walk, whose lists join in group order), i and j the same
+ * bodies or not, Plummer, on the host C path. */
+START_TEST(threads)
+{
+	int keep = omp_get_max_threads();
+	no_ref = 1;
+	for (int same = 0; same < 2; same++) {
+		Bodies b;
+		size_t ni = 70001, nj = same ? 70001 : 66001;
+		make(&b, ni, nj, PLUMMER, same);
+		nbrt_kernel *k = load(dev[0], ROOT "/dsl-examples/gravity.nbl",
+		                      NB_DOUBLE);
+		nbrt_kernel *far = load(dev[0], ROOT "/far/gravity_quad.nbl",
+		                        NB_DOUBLE);
+		bind(k, &b);
+		double *first = malloc(4 * ni * sizeof *first), pairs = 0;
+		for (int th = 1; th <= 3; th++) {
+			omp_set_num_threads(th);
+			nbrt_tree t = params(0.5);
+			t.group = 256;
+			t.stats = &st;
+			ck_assert_msg(nbrt_run_tree(k, far, ni, nj, &t) == 0, "%s",
+			              nbrt_error(dev[0]));
+			ck_assert_msg(st.groups >= 256, "%zu groups", st.groups);
+			for (int c = 0; c < 4; c++) {
+				double *r = b.c[AX + c], *f = first + c * ni;
+				if (th == 1)
+					memcpy(f, r, ni * sizeof *f);
+				for (size_t i = 0; th > 1 && i < ni; i++)
+					ck_assert_msg(!memcmp(&f[i], &r[i], sizeof *f),
+					              "same %d, column %d, body %zu: %a on one "
+					              "thread, %a on %d", same, c, i, f[i], r[i],
+					              th);
+			}
+			if (th == 1)
+				pairs = st.near_pairs + st.far_pairs;
+			ck_assert(st.near_pairs + st.far_pairs == pairs);
+		}
+		free(first);
+		nbrt_free(far);
+		nbrt_free(k);
+		release(&b);
+	}
+	no_ref = 0;
+	omp_set_num_threads(keep);
+}
+END_TEST
+
 /* Degenerate bodies at theta 0.5: finite, and within the bounds (a line
  * and coincident bodies, where the depth limit leaves big buckets, and
  * positions over 20 decades). */
@@ -526,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, split_groups);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, device_arrays);
+	tcase_add_test(tc, threads);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
