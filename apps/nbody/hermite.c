@@ -266,16 +266,19 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
 {
 	sim *s = h->s;
+	/* one pass: the least next time, and the bodies due then in the
+	 * order of their index (a body due earlier starts the list anew) */
 	uint64_t next = TICKS;
+	h->nact = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t t = h->tick[i] + ticks_of(h->level[i]);
-		if (t < next)
+		if (t < next) {
 			next = t;
-	}
-	h->nact = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (h->tick[i] + ticks_of(h->level[i]) == next)
+			h->nact = 0;
+		}
+		if (t == next)
 			h->act[h->nact++] = i;
+	}
 	h->now = next;
 	predict(h, next);
 	if (f(h, h->nact, ctx))
