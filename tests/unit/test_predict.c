@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "nbrt.h"
+#include "cpudev.h"
 #include "seed.h"
 
 static uint64_t seed, rng;
@@ -196,19 +195,6 @@ START_TEST(pocl)
 		run("cpu", ns[k]);
 }
 END_TEST
-
-/* 1 when there is no OpenCL CPU device; asked in a child, so that this
- * process has not started OpenCL when Check forks the tests. */
-static int cpu_missing(void)
-{
-	fflush(stdout);
-	pid_t p = fork();
-	if (p == 0)
-		_exit(nbrt_open("cpu", NULL) ? 0 : 77);
-	int st;
-	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 77;
-}
 
 int main(void)
 {
