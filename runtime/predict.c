@@ -99,7 +99,10 @@ int nbrt_predictor_put(nbrt_predictor *p, size_t m, const size_t *idx,
 	 * index, which the next nbrt_predict sends */
 	size_t need = (p->npend + m) * (NS + 1);
 	if (!p->host[0] && need > p->pendcap) {
-		size_t cap = need * 2;
+		/* each body at most once: no more than n rows are needed */
+		size_t most = p->n * (NS + 1), cap = need * 2;
+		if (cap > most)
+			cap = need > most ? need : most;
 		double *q = realloc(p->pend, cap * sizeof *q);
 		if (!q)
 			return nbrt_fail(rt, "nbrt_predictor_put: out of memory for "

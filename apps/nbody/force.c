@@ -582,9 +582,10 @@ int force_setup(force *fc, args *a)
  * arrays (sim_alloc: 11 doubles a body, and one more while the picture
  * view is chosen; the Hermite scheme's state 28 more) and, once the kernel
  * is known, the runtime's copies and buffers, and the leap-frog's
- * nbrt_arrays where they are host memory (11 doubles a body; on an OpenCL
- * device they are the device's).  Refuses with the sizes where they do
- * not fit. */
+ * nbrt_arrays and the Hermite scheme's predictor where they are host
+ * memory (11 and 26 doubles a body; on an OpenCL device they are the
+ * device's, but for the predictor's 14 of the bodies put).  Refuses
+ * with the sizes where they do not fit. */
 int force_memory(const args *a, force *fc)
 {
 	double model = (a->hermite ? 40.0 : 12.0) * sizeof(double) *
@@ -598,6 +599,12 @@ int force_memory(const args *a, force *fc)
 			return prog_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
 		if (!a->hermite && !nbrt_device_arrays(fc->rt))
 			extra += (double)A_N * sizeof(double) * (double)a->n;
+		/* the Hermite scheme's nbrt_predictor: its series, predicted
+		 * values and masses (26 doubles a body) where they are host
+		 * memory; on a device, the rows put (14) */
+		if (a->hermite && !a->host_predict)
+			extra += (nbrt_device_arrays(fc->rt) ? 14.0 : 26.0) *
+			         sizeof(double) * (double)a->n;
 	}
 	double avail = nbrt_host_memory();
 	if (model + extra <= avail)
