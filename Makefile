@@ -86,11 +86,11 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/convert.c runtime/core.c runtime/devclass.c \
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
-            runtime/nbrt_mem.c runtime/newton.c runtime/order.c runtime/query.c \
+            runtime/nbrt_mem.c runtime/newton.c runtime/order.c runtime/predict.c runtime/query.c \
             runtime/ranges.c runtime/tree.c \
             runtime/tune.c runtime/tunefile.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
-            runtime/cl/error.c runtime/cl/program.c runtime/cl/run.c
+            runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c
 # the OpenCL back end's own kernels, embedded with the dd library
 RT_GEN   := $(B)/cl_kernels_src.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)
@@ -290,7 +290,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-$(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h
+$(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h tests/unit/cpudev.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 

@@ -7,6 +7,7 @@
 #define NBRT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "nbcc.h"
 
 /* Exported by libnbrt.so, built with -fvisibility=hidden: this header's
@@ -142,6 +143,33 @@ int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
 /* *finite = 1 when every value of a[0..na) (na at most 64) is finite
  * (not NaN or infinite), else 0. */
 int nbrt_array_finite(nbrt_array *const *a, int na, int *finite);
+
+/* Block time steps (a Hermite scheme's) with the j-bodies kept where the
+ * kernel reads them (runtime/predict.c): each body's Taylor series (x, v,
+ * a = dv/dt, j = da/dt, three components each) and its time, an integer
+ * count of ticks of `unit`, live in nbrt arrays; each block step puts the
+ * bodies its corrector changed and predicts every body to the block's
+ * time there, so that only those bodies cross to the device:
+ *   dt = (now - t) unit,  x + v dt + a dt^2/2 + j dt^3/6,  v + a dt + j dt^2/2
+ * with dt2 = dt dt 0.5, dt3 = dt2 dt (1/3), the sums from the left, each
+ * product and sum rounded (no fused multiply-add): the bits of that loop
+ * in C on the host.  nbrt_predictor_array(p, c) is for nbrt_bind_array:
+ * c = 0..5 x y z vx vy vz of every body predicted (BMEM), 6..11 the same
+ * of the bodies the last nbrt_predict gathered, in its order (LMEM).
+ * nbrt_predictor_put: bodies idx[r] (r < m; idx NULL: r itself) take the
+ * values src[c][idx[r]] (c < 12: x y z vx vy vz ax ay az jx jy jz; arrays
+ * of n) and times t[idx[r]] (below 2^53), each body at most once between
+ * two predictions.  nbrt_predict: every body to time `now` (ticks, no
+ * earlier than any body's), then bodies act[0..m) gathered.  Queued in
+ * order as nbrt_array's operations are; 0 or -1 with the message. */
+typedef struct nbrt_predictor nbrt_predictor;
+nbrt_predictor *nbrt_predictor_new(nbrt *rt, size_t n, double unit);
+void nbrt_predictor_free(nbrt_predictor *p);
+nbrt_array *nbrt_predictor_array(const nbrt_predictor *p, int c);
+int nbrt_predictor_put(nbrt_predictor *p, size_t m, const size_t *idx,
+                       const double *const *src, const uint64_t *t);
+int nbrt_predict(nbrt_predictor *p, uint64_t now, size_t m,
+                 const size_t *act);
 
 /* Sets a CONST; lo is the low part for dd (0 otherwise). */
 int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);

@@ -95,6 +95,14 @@ struct nbrt_backend {
 	int (*array_axpy)(nbrt_array *const *y, double h,
 	                  nbrt_array *const *x, int na);
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
+	/* nbrt_predictor's device side (predict.c), where rt->devarrays:
+	 * its own buffers in p->priv; predict sends the bodies put (p->pend),
+	 * puts them into p->series, predicts every body to now and gathers
+	 * act[0..m) */
+	int (*predict_new)(nbrt_predictor *p);
+	void (*predict_free)(nbrt_predictor *p);
+	int (*predict)(nbrt_predictor *p, double now, size_t m,
+	               const size_t *act);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
@@ -131,6 +139,26 @@ struct nbrt_array {
 	nbrt *rt;
 	size_t n;
 	double *host;
+	void *priv;
+};
+
+/* Block steps' j-bodies (predict.c): arr[0..6) every body predicted,
+ * arr[6..12) the gathered ones; the series x y z, v, a, j (12) and the
+ * time in ticks (the 13th) in series (series c of body i at c n + i) on
+ * a device with memory of its own, else in host[c].  pend holds the rows
+ * put since the last prediction (the 13 values, then the body's index),
+ * mark the bodies among them. */
+#define NBRT_PREDICT_SERIES 13
+struct nbrt_predictor {
+	nbrt *rt;
+	size_t n;
+	double unit;
+	nbrt_array *arr[12];
+	nbrt_array *series;
+	double *host[NBRT_PREDICT_SERIES];
+	double *pend;
+	size_t npend, pendcap;
+	unsigned char *mark;
 	void *priv;
 };
 

@@ -99,6 +99,8 @@ static int check_cells(args *a)
 		return prog_fail("--tree with --kernel %s: give its far field "
 		                 "with --far FILE (docs/treecode.md)",
 		                 nb_esc(a->kernel));
+	if (a->have_predict && !a->hermite && !a->restart)
+		return prog_fail("--predict is for --integrator hermite");
 	if (a->cutoff > 0 && a->hermite)
 		return prog_fail("--cutoff runs the leap-frog: the Hermite scheme "
 		                 "takes the dense sweep");
@@ -153,6 +155,12 @@ int args_parse(args *a, int argc, char **argv)
 		    "leapfrog (default) or hermite (4th order,\n"
 		    "block time steps, the force in double)",
 		    .words = "leapfrog|hermite", .seen = &a->have_integrator),
+		OPT(OPT_CHOICE, "--predict", "WHERE", &a->host_predict,
+		    "Hermite: where every body is predicted each\n"
+		    "block step: device (default: where the kernel\n"
+		    "runs, only changed bodies sent) or host (all\n"
+		    "sent every block step; for comparison)",
+		    .words = "device|host", .seen = &a->have_predict),
 		OPT(OPT_REAL, "--eta", "ETA", &a->eta,
 		    "Hermite: Aarseth's accuracy parameter\n"
 		    "(default 0.01)", .lo = 0, .hi = 1, .open = OPT_ABOVE,

@@ -338,26 +338,57 @@ int force_move(force *fc, sim *s, int put, int lo, int hi)
 	return 0;
 }
 
-/* The active block's gathered arrays against every body predicted: the
- * pointers stay, only Ni changes from one block step to the next. */
-static int bind_hermite(force *fc, herm *h)
+/* The Hermite scheme's kernel: hermite.nbl's rows (LMEM i, BMEM j, and
+ * the results). */
+static const char *const herm_i[6] = {"xi", "yi", "zi", "vxi", "vyi", "vzi"};
+static const char *const herm_j[6] = {"xj", "yj", "zj", "vxj", "vyj", "vzj"};
+static const char *const herm_r[7] = {"ax", "ay", "az", "jx", "jy", "jz",
+                                      "pot"};
+
+/* The Hermite scheme keeps its j-bodies where the kernel reads them
+ * (nbrt_predictor: device memory on an OpenCL device with doubles): a
+ * block step sends the bodies the last one corrected and the active
+ * list, and every body is predicted there (force_hermite); the active
+ * ones' LMEM are gathered from the same predicted values, so that i and
+ * j see the same bits (eps = 0 drops the j = i term by r2 = 0), and only
+ * the results come back.  --predict host binds host arrays instead: every
+ * body predicted on the host (hermite.c) and sent each block step.  The
+ * pointers stay; only Ni changes from one block step to the next. */
+static int bind_hermite(force *fc, herm *h, int host)
 {
-	binding b[] = {
-		{"xi", h->ip[0]}, {"yi", h->ip[1]}, {"zi", h->ip[2]},
-		{"vxi", h->ip[3]}, {"vyi", h->ip[4]}, {"vzi", h->ip[5]},
-		{"xj", h->p[0]}, {"yj", h->p[1]}, {"zj", h->p[2]},
-		{"vxj", h->p[3]}, {"vyj", h->p[4]}, {"vzj", h->p[5]},
-		{"mj", h->s->m},
-		{"ax", h->ia[0]}, {"ay", h->ia[1]}, {"az", h->ia[2]},
-		{"jx", h->ia[3]}, {"jy", h->ia[4]}, {"jz", h->ia[5]},
-		{"pot", h->ia[6]},
-	};
-	return bind_list(fc, b, sizeof b / sizeof b[0], h->s->eps);
+	sim *s = h->s;
+	binding b[20];
+	size_t nb = 0;
+	for (int c = 0; c < 7; c++)
+		b[nb++] = (binding){herm_r[c], h->ia[c]};
+	if (host) {
+		for (int c = 0; c < 6; c++) {
+			b[nb++] = (binding){herm_i[c], h->ip[c]};
+			b[nb++] = (binding){herm_j[c], h->p[c]};
+		}
+		b[nb++] = (binding){"mj", s->m};
+		return bind_list(fc, b, nb, s->eps);
+	}
+	h->jdev = 1;
+	fc->pred = nbrt_predictor_new(fc->rt, s->n,
+	                              ldexp(h->dtmax, -HERM_LEVELS));
+	if (!fc->pred || !(fc->mass = nbrt_array_new(fc->rt, s->n)) ||
+	    nbrt_array_write(fc->mass, s->m) ||
+	    nbrt_bind_array(fc->k, "mj", fc->mass))
+		return prog_fail("%s", nbrt_error(fc->rt));
+	for (int c = 0; c < 6; c++)
+		if (nbrt_bind_array(fc->k, herm_j[c],
+		                    nbrt_predictor_array(fc->pred, c)) ||
+		    nbrt_bind_array(fc->k, herm_i[c],
+		                    nbrt_predictor_array(fc->pred, 6 + c)))
+			return prog_fail("%s", nbrt_error(fc->rt));
+	return bind_list(fc, b, nb, s->eps);
 }
 
 int force_bind(force *fc, const args *a, sim *s, herm *h)
 {
-	return a->hermite ? bind_hermite(fc, h) : bind_all(fc, s);
+	return a->hermite ? bind_hermite(fc, h, a->host_predict)
+	                  : bind_all(fc, s);
 }
 
 /* This rank's forces from its own arrays to the host, every rank's to
@@ -431,9 +462,36 @@ int force_leapfrog(sim *s, void *ctx)
 	return run_kernel(ctx, s, s->n, s->n);
 }
 
+/* The bodies the corrector changed since the last evaluation to the
+ * device, every body predicted there to h->now, and this rank's part of
+ * the active ones gathered for the kernel's LMEM (run_kernel's part). */
+static int predict_j(force *fc, herm *h, size_t ni)
+{
+	double t0 = prog_now();
+	sim *s = h->s;
+	const double *src[12] = {s->x, s->y, s->z, s->vx, s->vy, s->vz,
+	                         s->ax, s->ay, s->az, s->jx, s->jy, s->jz};
+	size_t lo, hi;
+	par_range(ni, par_rank(), &lo, &hi);
+	if (nbrt_predictor_put(fc->pred, h->chg_all ? s->n : h->nchg,
+	                       h->chg_all ? NULL : h->chg, src, h->tick) ||
+	    nbrt_predict(fc->pred, h->now, hi - lo, h->act + lo)) {
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+		return -1;
+	}
+	h->nchg = 0;
+	h->chg_all = 0;
+	if (!fc->untimed)
+		fc->t_pred += prog_now() - t0;
+	return 0;
+}
+
 int force_hermite(herm *h, size_t ni, void *ctx)
 {
-	return run_kernel(ctx, NULL, ni, h->s->n);
+	force *fc = ctx;
+	if (par_agree(fc->pred ? predict_j(fc, h, ni) : 0))
+		return -1;
+	return run_kernel(fc, NULL, ni, h->s->n);
 }
 
 /* One kick-drift-kick step where the bodies are, as sim_step does it on
@@ -524,9 +582,10 @@ int force_setup(force *fc, args *a)
  * arrays (sim_alloc: 11 doubles a body, and one more while the picture
  * view is chosen; the Hermite scheme's state 28 more) and, once the kernel
  * is known, the runtime's copies and buffers, and the leap-frog's
- * nbrt_arrays where they are host memory (11 doubles a body; on an OpenCL
- * device they are the device's).  Refuses with the sizes where they do
- * not fit. */
+ * nbrt_arrays and the Hermite scheme's predictor where they are host
+ * memory (11 and 26 doubles a body; on an OpenCL device they are the
+ * device's, but for the predictor's 14 of the bodies put).  Refuses
+ * with the sizes where they do not fit. */
 int force_memory(const args *a, force *fc)
 {
 	double model = (a->hermite ? 40.0 : 12.0) * sizeof(double) *
@@ -540,6 +599,12 @@ int force_memory(const args *a, force *fc)
 			return prog_fail("-n %zu: %s", a->n, nbrt_error(fc->rt));
 		if (!a->hermite && !nbrt_device_arrays(fc->rt))
 			extra += (double)A_N * sizeof(double) * (double)a->n;
+		/* the Hermite scheme's nbrt_predictor: its series, predicted
+		 * values and masses (26 doubles a body) where they are host
+		 * memory; on a device, the rows put (14) */
+		if (a->hermite && !a->host_predict)
+			extra += (nbrt_device_arrays(fc->rt) ? 14.0 : 26.0) *
+			         sizeof(double) * (double)a->n;
 	}
 	double avail = nbrt_host_memory();
 	if (model + extra <= avail)

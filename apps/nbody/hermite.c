@@ -1,8 +1,10 @@
 /* hermite.c: the 4th-order Hermite scheme with block time steps (hermite.h)
  * for bin/nbody.  Positions, velocities, accelerations and jerks are
- * doubles on the host; only the force of the active block goes to the
- * kernel.  Every loop runs in a fixed order, and the times are integer
- * ticks, so that one run, or one run cut by a restart, gives the same bits. */
+ * doubles on the host; each block step predicts its active bodies and
+ * corrects them here, and the force predicts every body (here, or where
+ * its kernel runs: h->jdev).  Every loop runs in a fixed order, and the
+ * times are integer ticks, so that one run, or one run cut by a restart,
+ * gives the same bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax)
 	ok &= (h->level = calloc(n, 1)) != NULL;
 	ok &= (h->tick = calloc(n, sizeof *h->tick)) != NULL;
 	ok &= (h->act = calloc(n, sizeof *h->act)) != NULL;
+	ok &= (h->chg = calloc(n, sizeof *h->chg)) != NULL;
 	if (!ok) {
 		herm_free(h);
 		return -1;
@@ -54,6 +57,7 @@ void herm_free(herm *h)
 	free(h->level);
 	free(h->tick);
 	free(h->act);
+	free(h->chg);
 	sim *s = h->s;
 	memset(h, 0, sizeof *h);
 	h->s = s;
@@ -113,24 +117,28 @@ static int level_for(double dtmax, double dt, int lo, long *clamped)
 	return l;
 }
 
-/* Every body into the kernel's arrays as it is (all synchronized). */
+/* Every body active, into the kernel's arrays as it is (all
+ * synchronized, at tick 0 of the interval; with jdev the force predicts
+ * them to now = 0, which is the same). */
 static void gather_all(herm *h)
 {
 	const sim *s = h->s;
 	const double *src[6] = {s->x, s->y, s->z, s->vx, s->vy, s->vz};
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 6 && !h->jdev; k++) {
 		memcpy(h->p[k], src[k], s->n * sizeof(double));
 		memcpy(h->ip[k], src[k], s->n * sizeof(double));
 	}
 	for (size_t i = 0; i < s->n; i++)
 		h->act[i] = i;
 	h->nact = s->n;
+	h->now = 0;
 }
 
 int herm_start(herm *h, herm_force_fn f, void *ctx)
 {
 	sim *s = h->s;
 	gather_all(h);
+	h->chg_all = 1;
 	if (s->n && f(h, s->n, ctx))
 		return -1;
 	h->inter += (double)s->n * (double)s->n;
@@ -152,6 +160,7 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		h->tick[i] = 0;
 		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
 	}
+	h->chg_all = 1;
 	return 0;
 }
 
@@ -169,32 +178,48 @@ int herm_resume(herm *h, size_t *bad)
 		h->level[i] = (unsigned char)l;
 		h->tick[i] = 0;
 	}
+	h->chg_all = 1;
 	return 0;
 }
 
-/* x_p = x + v dt + a dt^2/2 + j dt^3/6, v_p = v + a dt + j dt^2/2 for
- * every body, from its own time to `now` (ticks). */
-static void predict(herm *h, uint64_t now)
+/* x_p = x + v dt + a dt^2/2 + j dt^3/6, v_p = v + a dt + j dt^2/2 of
+ * body i, from its own time to `now` (ticks), into q[*][r]: the sums and
+ * products in the order of nbrt_predict (nbrt.h), which gives the same
+ * bits where the kernel runs. */
+static void taylor(const herm *h, size_t i, uint64_t now, double *const *q,
+                   size_t r)
 {
 	const sim *s = h->s;
 	const double *x[3] = {s->x, s->y, s->z}, *v[3] = {s->vx, s->vy, s->vz};
 	const double *a[3] = {s->ax, s->ay, s->az}, *j[3] = {s->jx, s->jy, s->jz};
-	double unit = ldexp(h->dtmax, -HERM_LEVELS);
-	size_t n = s->n;
-#pragma omp parallel for if (n >= 4096) schedule(static)
-	for (size_t i = 0; i < n; i++) {
-		double dt = (double)(now - h->tick[i]) * unit;
-		double dt2 = dt * dt * 0.5, dt3 = dt2 * dt * (1.0 / 3);
-		for (int k = 0; k < 3; k++) {
-			h->p[k][i] = x[k][i] + v[k][i] * dt + a[k][i] * dt2 +
-			             j[k][i] * dt3;
-			h->p[3 + k][i] = v[k][i] + a[k][i] * dt + j[k][i] * dt2;
-		}
+	double dt = (double)(now - h->tick[i]) * ldexp(h->dtmax, -HERM_LEVELS);
+	double dt2 = dt * dt * 0.5, dt3 = dt2 * dt * (1.0 / 3);
+	for (int k = 0; k < 3; k++) {
+		q[k][r] = x[k][i] + v[k][i] * dt + a[k][i] * dt2 + j[k][i] * dt3;
+		q[3 + k][r] = v[k][i] + a[k][i] * dt + j[k][i] * dt2;
 	}
 }
 
-/* The corrector of Makino & Aarseth (1992) for active body i, whose new
- * force is ia[*][r], and its next step by Aarseth's criterion
+/* The active bodies predicted to `now` into ip; without jdev every body
+ * into p first, the active ones gathered from there. */
+static void predict(herm *h, uint64_t now)
+{
+	size_t n = h->s->n;
+	if (h->jdev) {
+		for (size_t r = 0; r < h->nact; r++)
+			taylor(h, h->act[r], now, h->ip, r);
+		return;
+	}
+#pragma omp parallel for if (n >= 4096) schedule(static)
+	for (size_t i = 0; i < n; i++)
+		taylor(h, i, now, h->p, i);
+	for (size_t r = 0; r < h->nact; r++)
+		for (int k = 0; k < 6; k++)
+			h->ip[k][r] = h->p[k][h->act[r]];
+}
+
+/* The corrector of Makino & Aarseth (1992) for active body i, predicted
+ * at ip[*][r], whose new force is ia[*][r], and its next step by Aarseth's criterion
  *   dt = sqrt(eta (|a||a''| + |a'|^2) / (|a'||a'''| + |a''|^2))
  * held to the block rules: at most doubled, and then only where the new
  * time is a multiple of the longer step; halved as often as needed. */
@@ -214,8 +239,8 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 		double crackle = (12 * da + 6 * dt * (j[k][i] + j1[k])) /
 		                 (dt * dt * dt);
 		double dt3 = dt * dt * dt, dt4 = dt3 * dt;
-		x[k][i] = h->p[k][i] + snap * (dt4 / 24) + crackle * (dt4 * dt / 120);
-		v[k][i] = h->p[3 + k][i] + snap * (dt3 / 6) + crackle * (dt4 / 24);
+		x[k][i] = h->ip[k][r] + snap * (dt4 / 24) + crackle * (dt4 * dt / 120);
+		v[k][i] = h->ip[3 + k][r] + snap * (dt3 / 6) + crackle * (dt4 / 24);
 		a[k][i] = a1[k];
 		j[k][i] = j1[k];
 		a2[k] = snap + dt * crackle; /* snap at the end of the step */
@@ -241,26 +266,30 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
 {
 	sim *s = h->s;
+	/* one pass: the least next time, and the bodies due then in the
+	 * order of their index (a body due earlier starts the list anew) */
 	uint64_t next = TICKS;
+	h->nact = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t t = h->tick[i] + ticks_of(h->level[i]);
-		if (t < next)
+		if (t < next) {
 			next = t;
-	}
-	h->nact = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (h->tick[i] + ticks_of(h->level[i]) == next)
+			h->nact = 0;
+		}
+		if (t == next)
 			h->act[h->nact++] = i;
+	}
+	h->now = next;
 	predict(h, next);
-	for (size_t r = 0; r < h->nact; r++)
-		for (int k = 0; k < 6; k++)
-			h->ip[k][r] = h->p[k][h->act[r]];
 	if (f(h, h->nact, ctx))
 		return -1;
 	h->inter += (double)h->nact * (double)s->n;
 	h->blocks++;
 	for (size_t r = 0; r < h->nact; r++)
 		correct(h, h->act[r], r, next);
+	/* for the force's next call (jdev) */
+	memcpy(h->chg, h->act, h->nact * sizeof *h->chg);
+	h->nchg = h->nact;
 	*now = next;
 	return 0;
 }

@@ -23,15 +23,25 @@ typedef struct herm {
 	unsigned char *level;
 	uint64_t *tick;     /* t_i within the current interval */
 	double *p[6];       /* every body predicted: x y z vx vy vz (BMEM) */
-	double *ip[6];      /* the active ones, gathered (LMEM) */
+	double *ip[6];      /* the active ones predicted (LMEM) */
 	double *ia[7];      /* their results: ax ay az jx jy jz pot (RMEM) */
 	size_t *act, nact;
+	/* jdev = 1: the force predicts every body itself where its kernel
+	 * runs (bin/nbody: nbrt_predict), from the series of s and tick as
+	 * the bodies chg[0..nchg) changed them since its last call (every
+	 * body where chg_all), and clears nchg and chg_all; p is then not
+	 * filled.  now: the time of the evaluation, in ticks. */
+	int jdev;
+	size_t *chg, nchg;
+	int chg_all;
+	uint64_t now;
 	long blocks;        /* block steps taken */
 	double inter;       /* interactions evaluated in block steps */
 	long clamped;       /* steps the criterion wanted below the last level */
 } herm;
 
-/* The force on h->ip[*][0..ni) from every body at h->p[*] with masses
+/* The force on h->ip[*][0..ni) (the bodies h->act[0..ni)) from every
+ * body at h->p[*] (jdev: predicted to h->now by the force) with masses
  * s->m, into h->ia[*][0..ni).  Returns 0, or -1 with its own message. */
 typedef int (*herm_force_fn)(herm *h, size_t ni, void *ctx);
 

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
 	snap_data_free(&d);
 	for (int i = 0; i < A_N; i++)
 		nbrt_array_free(fc.arr[i]), nbrt_array_free(fc.own[i]);
+	nbrt_predictor_free(fc.pred);
+	nbrt_array_free(fc.mass);
 	if (fc.k)
 		nbrt_free(fc.k);
 	nbrt_free(fc.far);

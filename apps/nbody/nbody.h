@@ -35,6 +35,8 @@ typedef struct args {
 	nb_options opt;
 	/* beyond paper 000 */
 	int hermite, hdf5, print_kernel;
+	int host_predict;  /* --predict host: Hermite's j-bodies on the host */
+	const char *have_predict;
 	double eta, t_end;
 	const char *ic_file, *restart, *log;
 	/* the flag, where it was given */
@@ -69,6 +71,12 @@ typedef struct force {
 	nbrt_kernel *k;
 	nbrt *rt;
 	nbrt_array *arr[A_N]; /* the leap-frog's state (NULL: Hermite) */
+	/* the Hermite scheme's j-bodies where the kernel runs (NULL:
+	 * --predict host), their masses, and the time of the calls that put
+	 * and predict them (summed over the timed evaluations) */
+	nbrt_predictor *pred;
+	nbrt_array *mass;
+	double t_pred;
 	/* under MPI on a device with doubles: this rank's part [lo, hi) of
 	 * the state from A_X on, which its kernel reads and writes (NULL:
 	 * one rank, or the bodies on the host) */

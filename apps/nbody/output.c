@@ -278,6 +278,17 @@ void out_summary(const args *a, const force *fc, const sim *s,
 		printf("blocks:      %ld block steps, %.4g force evaluations a "
 		       "body a step\n", r->blocks, inter / ((double)s->n *
 		                                            (double)s->n));
+	/* where a block step's time goes: the host's own loops (the active
+	 * list, their prediction, the corrector), the j-bodies' put and
+	 * prediction (the calls; on a device that queues them, their work
+	 * falls in the force's wait), the force's run, its kernel */
+	if (a->hermite && r->blocks > 0) {
+		double b = 1e6 / (double)r->blocks;
+		printf("a block:     %.4g us (host %.4g, j-bodies %.4g, force %.4g, "
+		       "of which kernel %.4g)\n", r->t_steps * b,
+		       (r->t_steps - fc->t_total - fc->t_pred) * b, fc->t_pred * b,
+		       fc->t_total * b, fc->t_kernel * b);
+	}
 	printf("time/step:   %.4g s (force %.4g s, of which kernel %.4g s)\n",
 	       t_step, t_force, t_kern);
 	printf("speed:       %.4g interactions/s in the kernel\n", ips);

@@ -38,6 +38,9 @@ static int restart_args(args *a, const snap_data *d)
 		                 "(%s): a restart continues the run as it was",
 		                 a->hermite ? "hermite" : "leapfrog",
 		                 hermite ? "hermite" : "leapfrog", nb_esc(p));
+	if (a->have_predict && !hermite)
+		return prog_fail("--predict is for --integrator hermite, and %s "
+		                 "is a leap-frog's snapshot", nb_esc(p));
 	if (hermite && !in->has_eta)
 		return prog_fail("%s: a Hermite snapshot without eta", nb_esc(p));
 	if (agree("-n", !!a->have_n, (double)a->n, (double)d->n, p) ||

@@ -63,7 +63,7 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (force_move(fc, s, 0, 0, A_N))
 			return 1;
 	}
-	fc->t_kernel = fc->t_total = 0;
+	fc->t_kernel = fc->t_total = fc->t_pred = 0;
 	fc->t_comm = par_comm_time();
 	h->inter = 0;
 	h->blocks = 0;

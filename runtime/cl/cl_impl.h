@@ -21,7 +21,9 @@
 	X(AK_FROM_F, nbrt_from_f) X(AK_FROM_D, nbrt_from_d)                    \
 	X(AK_FROM_DD, nbrt_from_dd)                                            \
 	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
-	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd)
+	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
+	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
+	X(AK_GATHER, nbrt_gather)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -147,6 +149,12 @@ int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
                        nbrt_array *const *x, int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
+
+/* predict.c: nbrt_predictor's device side (the back end's predict_*). */
+int nbrt_cl_predict_new(nbrt_predictor *p);
+void nbrt_cl_predict_free(nbrt_predictor *p);
+int nbrt_cl_predict(nbrt_predictor *p, double now, size_t m,
+                    const size_t *act);
 
 /* run.c: a run: uploads, launches, slices, results; and a block-sparse
  * run through the ranges entry. */

@@ -84,3 +84,50 @@ kernel void nbrt_sum_dd(global const double2 *p, global double2 *r,
 	for (int k = 1; k < ns; k++) s = nbrt_dd_add(s, p[k * n + i]);
 	r[off + i] = accum ? nbrt_dd_add(r[off + i], s) : s;
 }
+/* block steps' j-bodies (cl/predict.c): rows of a body's 13 values and
+ * its index from the host into the series (value c of body i at c n + i);
+ * every body predicted as predict.c's loop does it; the active ones
+ * gathered.  Indices travel as doubles, exact below 2^53. */
+kernel void nbrt_put(global const double *rows, global double *s, ulong m,
+                     ulong n)
+{
+	size_t r = get_global_id(0);
+	if (r >= m) return;
+	global const double *w = rows + r * 14;
+	ulong i = (ulong)w[13];
+	for (int c = 0; c < 13; c++) s[c * n + i] = w[c];
+}
+kernel void nbrt_predict(global const double *s, global double *p0,
+                         global double *p1, global double *p2,
+                         global double *p3, global double *p4,
+                         global double *p5, ulong n, double now,
+                         double unit)
+{
+	size_t i = get_global_id(0);
+	if (i >= n) return;
+	double dt = (now - s[12 * n + i]) * unit;
+	double dt2 = dt * dt * 0.5, dt3 = dt2 * dt * (1.0 / 3);
+	double x[3], v[3];
+	for (int k = 0; k < 3; k++) {
+		double xk = s[k * n + i], vk = s[(3 + k) * n + i];
+		double ak = s[(6 + k) * n + i], jk = s[(9 + k) * n + i];
+		x[k] = xk + vk * dt + ak * dt2 + jk * dt3;
+		v[k] = vk + ak * dt + jk * dt2;
+	}
+	p0[i] = x[0]; p1[i] = x[1]; p2[i] = x[2];
+	p3[i] = v[0]; p4[i] = v[1]; p5[i] = v[2];
+}
+kernel void nbrt_gather(global const double *p0, global const double *p1,
+                        global const double *p2, global const double *p3,
+                        global const double *p4, global const double *p5,
+                        global double *q0, global double *q1,
+                        global double *q2, global double *q3,
+                        global double *q4, global double *q5,
+                        global const double *act, ulong off, ulong m)
+{
+	size_t r = get_global_id(0);
+	if (r >= m) return;
+	ulong i = (ulong)act[off + r];
+	q0[r] = p0[i]; q1[r] = p1[i]; q2[r] = p2[i];
+	q3[r] = p3[i]; q4[r] = p4[i]; q5[r] = p5[i];
+}

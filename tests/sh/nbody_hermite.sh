@@ -8,6 +8,9 @@
 #   - --log writes a row a record step, --png an energy plot; a
 #     snapshot's Potential is the corrected positions' with or without
 #     --log (the same bytes);
+#   - the j-bodies predicted on the device (--predict device, the
+#     default) give the bits of those predicted on the host (--predict
+#     host), N = 1, 2, 97, eps 0 and not;
 #   - bad files and flags: exit 1, a message naming the file and the row,
 #     and nothing written (no --out directory made).
 # The Hermite run on PoCL's CPU device too where there is one.  Fresh seed
@@ -123,6 +126,26 @@ if have_device cpu; then
 	}' || die "Hermite on PoCL"
 fi
 
+# the j-bodies predicted where the kernel runs (the default; device
+# memory on PoCL) give the bits of every body predicted on the host and
+# sent (--predict host): N = 1, 2 and a prime, softened and not, every
+# snapshot the same bytes
+for dev in $devs; do
+	for n in 1 2 97; do
+		for eps in 0 0.015625; do
+			for p in device host; do
+				rm -rf "$T/p$p"
+				"$NBODY" --integrator hermite -n $n --steps 2 --every 1 \
+					--seed "$SEED" --eps $eps --device $dev --predict $p \
+					--out "$T/p$p" >/dev/null || die "nbody --predict $p -n $n"
+			done
+			diff -r "$T/pdevice" "$T/phost" >/dev/null ||
+				die "$dev, N = $n, eps = $eps: --predict device differs from host"
+		done
+	done
+done
+echo "nbody_hermite.sh: --predict device and host the same bits ($devs)"
+
 # bad input: exit 1, the file and row named, nothing written
 refused() { # MESSAGE ARGS: nbody ARGS fails with MESSAGE
 	want=$1
@@ -176,4 +199,8 @@ refused "positive" --eps 0
 refused "for --integrator" --integrator verlet
 refused "for --format" --format fits
 refused "(0, 1]" --integrator hermite --eta 0
+refused "--predict is for --integrator hermite" --predict host
+refused "--predict is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
+	--restart "$T/c/snap_000004.csv" --predict device
+refused "for --predict" --integrator hermite --predict gpu
 finish nbody_hermite.sh

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "nbrt.h"
+#include "cpudev.h"
 #include "seed.h"
 #include "sim.h"
 
@@ -130,19 +131,6 @@ START_TEST(pocl_float)
 	run_on("cpu", 517, NB_DOUBLE, 0, 1e-13);
 }
 END_TEST
-
-/* 1 when there is no OpenCL CPU device; asked in a child, so that this
- * process has not started OpenCL when Check forks the tests. */
-static int cpu_missing(void)
-{
-	fflush(stdout);
-	pid_t p = fork();
-	if (p == 0)
-		_exit(nbrt_open("cpu", NULL) ? 0 : 77);
-	int st;
-	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 77;
-}
 
 int main(void)
 {
