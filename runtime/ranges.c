@@ -136,6 +136,26 @@ static void add_tasks(Plan *pl, size_t a, size_t b, size_t g, size_t width)
 	}
 }
 
+/* The plan's tasks over all of [0, ni): the i-elements of no group
+ * (group ng) and each group's, in the plan's order; and its pairs.  Plan
+ * group q is the caller's group o[2q + 1], or q where o is NULL. */
+static void plan_tasks(Plan *pl, const nbrt_ranges *r, const size_t *o,
+                       size_t ni, size_t width)
+{
+	size_t ng = r->ngroups, cur = 0;
+	for (size_t q = 0; q < ng; q++) {
+		size_t g = o ? o[2 * q + 1] : q;
+		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
+		if (a == b)
+			continue;
+		add_tasks(pl, cur, a, ng, width);
+		add_tasks(pl, a, b, q, width);
+		cur = b;
+		pl->pairs += (double)(b - a) * (double)pl->glen[q];
+	}
+	add_tasks(pl, cur, ni, ng, width);
+}
+
 /* A plan over lists already in its form (NBRT_RANGES_PLANNED): the
  * caller's offsets and ranges as they are, only the groups' lengths (in
  * parallel) and the tasks made. */
@@ -159,17 +179,7 @@ static int plan_planned(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 			c += r->range[2 * e + 1] - r->range[2 * e];
 		pl->glen[g] = c;
 	}
-	size_t cur = 0;
-	for (size_t q = 0; q < ng; q++) {
-		size_t a = r->group[2 * q], b = r->group[2 * q + 1];
-		if (a == b)
-			continue;
-		add_tasks(pl, cur, a, ng, width);
-		add_tasks(pl, a, b, q, width);
-		cur = b;
-		pl->pairs += (double)(b - a) * (double)pl->glen[q];
-	}
-	add_tasks(pl, cur, ni, ng, width);
+	plan_tasks(pl, r, NULL, ni, width);
 	pl->p.ngroups = ng;
 	pl->p.task = pl->task;
 	pl->p.offset = r->offset;
@@ -255,18 +265,7 @@ static int plan_make(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 		at += m;
 	}
 	pl->offset[ng] = pl->offset[ng + 1] = at;
-	size_t cur = 0;
-	for (size_t q = 0; q < ng; q++) {
-		size_t g = o[2 * q + 1];
-		size_t a = r->group[2 * g], b = r->group[2 * g + 1];
-		if (a == b)
-			continue;
-		add_tasks(pl, cur, a, ng, width);
-		add_tasks(pl, a, b, q, width);
-		cur = b;
-		pl->pairs += (double)(b - a) * (double)pl->glen[q];
-	}
-	add_tasks(pl, cur, ni, ng, width);
+	plan_tasks(pl, r, o, ni, width);
 	free(o);
 	pl->p.ngroups = ng;
 	pl->p.task = pl->task;

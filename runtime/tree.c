@@ -221,7 +221,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			cap = 2 * m + 1;
 		}
 		long long c;
-#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
 		for (c = (long long)s; c < (long long)e; c++) {
 			const nbrt_cell *p = &t->cell[c];
 			at[c - (long long)s] = p->b - p->a <= bucket ||
@@ -238,7 +238,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			res = -1;
 			break;
 		}
-#pragma omp parallel for schedule(dynamic, 64) if (m >= 1024)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
 		for (c = (long long)s; c < (long long)e; c++) {
 			nbrt_cell *p = &t->cell[c];
 			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
