@@ -335,9 +335,10 @@ int nb_compile(const char *path, const char *src, size_t len,
 	}
 	/* Options nobody set are the target's choice, made for the widest
 	 * type the kernel declares.  An index (argmin=, argmax=) is a double
-	 * only to hold j exactly: the values it compares keep their type, so
-	 * a float kernel with one keeps float's row (nearest.nbl: 16 x 1 on
-	 * the host is 1.66 times double's 8 x 1). */
+	 * only to hold j exactly, and so is an untyped count (sema.c's
+	 * count_types): the values keep their type, so a float kernel with
+	 * one keeps float's row (nearest.nbl: 16 x 1 on the host is 1.66
+	 * times double's 8 x 1). */
 	const nb_defaults *row = NULL;
 	int wg_open = !(o.given & NB_GIVEN_WG) && !o.wg;
 	if (t->defaults) {
@@ -347,7 +348,9 @@ int nb_compile(const char *path, const char *src, size_t len,
 				const Sym *s = p->sym[k][i];
 				if (k == SYM_RMEM && s->red &&
 				    (s->red->red == NB_ARGMIN ||
-				     s->red->red == NB_ARGMAX))
+				     s->red->red == NB_ARGMAX ||
+				     (s->red->red == NB_SUM && !s->nocount &&
+				      !s->typed)))
 					continue;
 				widest = type_join(widest, s->type);
 			}

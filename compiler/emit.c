@@ -58,7 +58,7 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 	 * a dd kernel is built IEEE even under --fast-math (each target's
 	 * build_options sees to it), and as the user asked for more, a
 	 * warning at its first dd value says so. */
-	Type wide = ir_widest(f, 0);
+	Type wide = ir_widest_arith(f);
 	for (int k = 0; o->fast_math && prec[wide].eft && k < f->n; k++)
 		if (type_numeric(f->ins[k].type) && prec[f->ins[k].type].eft &&
 		    f->ins[k].loc.line > 0) {

@@ -424,3 +424,22 @@ Type ir_widest(const Func *f, int vars_only)
 			t = type_join(t, f->ins[k].type);
 	return t;
 }
+
+/* Selects and literals round nothing, and a count sums 0s and 1s exactly
+ * in any mode: none of them asks for the care of a wider type. */
+Type ir_widest_arith(const Func *f)
+{
+	Type t = T_F32;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].red != NB_COUNT)
+			t = type_join(t, f->var[v].type);
+	for (int k = 0; k < f->n; k++) {
+		const Ins *in = &f->ins[k];
+		if (!type_numeric(in->type) || in->op == O_IMM || in->op == O_SEL ||
+		    (opinfo[in->op].props & P_SINK &&
+		     f->var[in->var].red == NB_COUNT))
+			continue;
+		t = type_join(t, in->type);
+	}
+	return t;
+}

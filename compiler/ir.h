@@ -121,6 +121,10 @@ void ir_lanes(const Func *f, int *il, int *jl);
 /* The widest floating type of the declared variables (vars_only), or of
  * everything the kernel computes: T_F32 < T_F64 < T_DD. */
 Type ir_widest(const Func *f, int vars_only);
+/* The same for the kernel's rounding arithmetic, which the build options
+ * (subnormals flushed, fast math, estimates) are chosen for: a count's
+ * double (sema.c) in a float kernel leaves them float's. */
+Type ir_widest_arith(const Func *f);
 
 /* The most instructions a Func may have, before and after unrolling.  A
  * compilation costs up to about 900 bytes per final instruction (the

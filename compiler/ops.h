@@ -33,9 +33,10 @@
  *             instruction computes it (amdil/insn.c spells the rest), or 0
  *    ilp      the precisions it has an AMD IL form in (IL_F float and the
  *             conditions, IL_D double, IL_DD dd; IL_FD, IL_ALL), or 0:
- *             refused at the source position.  Double has no
- *             transcendentals in IL: exp, log, pow, sin, cos, floor,
- *             trunc and round are ddlib.h's sequences (amdil/fn.c)
+ *             refused at the source position (every function has one
+ *             now).  Double has no transcendentals in IL: the functions
+ *             from exp on but fabs, fmin and fmax are ddlib.h's sequences
+ *             (amdil/fn.c), float's without an instruction the double's
  *    deriv    its derivative along tangents da, db, dc of its operands a,
  *             b, c, as a .nbl expression (r: its result; sel and the
  *             comparisons by their names here), which ad.c builds into the
@@ -83,9 +84,9 @@ OP(CBRT,    1, 0,        K_TRANS, 1, 20, 0,    "cbrt", "cbrt",  "cbrt", F(cbrt(a
 OP(EXPM1,   1, 0,        K_TRANS, 1, 20, 0,    "expm1","expm1", "expm1",F(expm1(a)),     F(nb_dd_expm1(x)), 0,       IL_ALL, "(r + 1)*da")
 OP(LOG1P,   1, 0,        K_TRANS, 1, 20, 0,    "log1p","log1p", "log1p",F(log1p(a)),     F(nb_dd_log1p(x)), 0,       IL_ALL, "da/(1 + a)")
 OP(TANH,    1, 0,        K_TRANS, 1, 20, 0,    "tanh", "tanh",  "tanh", F(tanh(a)),      F(nb_dd_tanh(x)), 0,       IL_ALL, "(1 - r*r)*da")
-OP(ATAN2,   2, 0,        K_TRANS, 1, 40, 0,    "atan2","atan2", "atan2",F(atan2(a, b)),  F(nb_dd_atan2(x, y)), 0,       0, "(b*da - a*db)/(a*a + b*b)")
-OP(ERF,     1, 0,        K_TRANS, 1, 40, 0,    "erf",  "erf",   "erf",  F(erf(a)),       F(nb_dd_erf(x)), 0,       0, "1.1283791670955125738961589031215452*exp(-(a*a))*da")
-OP(ERFC,    1, 0,        K_TRANS, 1, 40, 0,    "erfc", "erfc",  "erfc", F(erfc(a)),      F(nb_dd_erfc(x)), 0,       0, "-1.1283791670955125738961589031215452*exp(-(a*a))*da")
+OP(ATAN2,   2, 0,        K_TRANS, 1, 40, 0,    "atan2","atan2", "atan2",F(atan2(a, b)),  F(nb_dd_atan2(x, y)), 0,       IL_ALL, "(b*da - a*db)/(a*a + b*b)")
+OP(ERF,     1, 0,        K_TRANS, 1, 40, 0,    "erf",  "erf",   "erf",  F(erf(a)),       F(nb_dd_erf(x)), 0,       IL_ALL, "1.1283791670955125738961589031215452*exp(-(a*a))*da")
+OP(ERFC,    1, 0,        K_TRANS, 1, 40, 0,    "erfc", "erfc",  "erfc", F(erfc(a)),      F(nb_dd_erfc(x)), 0,       IL_ALL, "-1.1283791670955125738961589031215452*exp(-(a*a))*da")
 /* comparisons and logic: results of type bool, never folded */
 OP(LT,      2, 0,        K_CMP,   0, 4,  "<",  0,      0,       "lt",   NOFOLD,          NOFOLD, "lt",    IL_ALL, "0")
 OP(LE,      2, 0,        K_CMP,   0, 4,  "<=", 0,      0,       "le",   NOFOLD,          NOFOLD, "ge",    IL_ALL, "0")  /* IL: b >= a */

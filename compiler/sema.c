@@ -663,6 +663,19 @@ static void symmetry_check(Ctx *c, Prog *p)
 		     plain->name);
 }
 
+/* After the body, when a sum is known to be a count: a float holds the
+ * integers only to 2^24, so an untyped float count becomes a double, as
+ * an index's RMEM does (exact to 2^53: any Nj); a declared float stays. */
+static void count_types(Prog *p)
+{
+	for (int i = 0; i < p->nsym[SYM_RMEM]; i++) {
+		Sym *r = p->sym[SYM_RMEM][i];
+		if (r->red && r->red->red == NB_SUM && !r->nocount &&
+		    r->type == T_F32 && !r->typed)
+			r->type = T_F64;
+	}
+}
+
 static void let(Ctx *c, Scope *sc, Stmt *s)
 {
 	int e0 = c->errors;
@@ -871,6 +884,7 @@ int sema(Ctx *c, Prog *p)
 		buf_free(&ops);
 	}
 	symmetry_check(c, p);
+	count_types(p);
 	unused(c, p);
 	return c->errors ? -1 : 0;
 }

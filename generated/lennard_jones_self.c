@@ -26,7 +26,7 @@
  * var fy RMEM float
  * var fz RMEM float
  * var u RMEM float
- * var n RMEM float count
+ * var n RMEM double count
  * end
  */
 #include <math.h>
@@ -46,7 +46,7 @@ void nbk_lennard_jones_self(long ni, long nj, long ibase, long jbase, int accum,
 	float *restrict nbv_fy,
 	float *restrict nbv_fz,
 	float *restrict nbv_u,
-	float *restrict nbv_n)
+	double *restrict nbv_n)
 {
 	const long ngroup = (ni + 7) / 8;
 	const long jend = jbase + nj;
@@ -67,7 +67,7 @@ void nbk_lennard_jones_self(long ni, long nj, long ibase, long jbase, int accum,
 		float r12[8];
 		for (int k = 0; k < 8; k++)
 			r12[k] = 0;
-		float r13[8];
+		double r13[8];
 		for (int k = 0; k < 8; k++)
 			r13[k] = 0;
 		const float v1 = nbv_eps;
@@ -87,36 +87,36 @@ void nbk_lennard_jones_self(long ni, long nj, long ibase, long jbase, int accum,
 		}
 		long j = jbase;
 		for (; j < jend; j += 1) {
-			const float v42 = nbv_yj[j + 0];
-			const float v43 = nbv_xj[j + 0];
-			const float v53 = nbv_zj[j + 0];
-			const int v101 = (int)(j + 0);
+			const float v44 = nbv_yj[j + 0];
+			const float v45 = nbv_xj[j + 0];
+			const float v55 = nbv_zj[j + 0];
+			const int v103 = (int)(j + 0);
 			for (int k = 0; k < 8; k++) {
-				const float v44 = v6[k] - v42;
-				const float v52 = v5[k] - v43;
-				const float v54 = v44 * v44;
-				const float v69 = v7[k] - v53;
-				const float v70 = fmaf(v52, v52, v54);
-				const float v85 = fmaf(v69, v69, v70);
-				const float v93 = 1.0f / v85;
-				const int v102 = v101 != v8[k];
-				const int v103 = v85 < v37;
-				const int v118 = v102 && v103;
-				const float v126 = v118 ? v93 : 0.0f;
-				const float v134 = v126 * v40;
-				const float v142 = v134 * v134;
-				const float v150 = v134 * v142;
-				const float v158 = v150 * v150;
-				const float v166 = fmaf(v158, 2.0f, -v150);
-				const float v174 = v2 * v166;
-				const float v182 = v126 * v174;
-				const float v183 = v158 - v150;
-				const float v184 = v118 ? 1.0f : 0.0f;
-				r9[k] = fmaf(v52, v182, r9[k]);
-				r10[k] = fmaf(v44, v182, r10[k]);
-				r11[k] = fmaf(v69, v182, r11[k]);
-				r12[k] = fmaf(v4, v183, r12[k]);
-				r13[k] += v184;
+				const float v46 = v6[k] - v44;
+				const float v54 = v5[k] - v45;
+				const float v56 = v46 * v46;
+				const float v71 = v7[k] - v55;
+				const float v72 = fmaf(v54, v54, v56);
+				const float v87 = fmaf(v71, v71, v72);
+				const float v95 = 1.0f / v87;
+				const int v104 = v103 != v8[k];
+				const int v105 = v87 < v37;
+				const int v120 = v104 && v105;
+				const float v128 = v120 ? v95 : 0.0f;
+				const float v136 = v128 * v40;
+				const float v144 = v136 * v136;
+				const float v152 = v136 * v144;
+				const float v160 = v152 * v152;
+				const float v168 = fmaf(v160, 2.0f, -v152);
+				const float v176 = v2 * v168;
+				const float v184 = v128 * v176;
+				const float v185 = v160 - v152;
+				const double v186 = v120 ? 1.0 : 0.0;
+				r9[k] = fmaf(v54, v184, r9[k]);
+				r10[k] = fmaf(v46, v184, r10[k]);
+				r11[k] = fmaf(v71, v184, r11[k]);
+				r12[k] = fmaf(v4, v185, r12[k]);
+				r13[k] += v186;
 			}
 		}
 		for (int k = 0; k < 8; k++) {
@@ -166,5 +166,5 @@ void nbk_lennard_jones_self_entry(long ni, long nj, long ibase, long jbase, int 
 		(float *)arr[7],
 		(float *)arr[8],
 		(float *)arr[9],
-		(float *)arr[10]);
+		(double *)arr[10]);
 }

@@ -854,7 +854,8 @@ static inline nb_dd nb__erfc_mid(nb_dd a)
 	                 nb_dd_mul(nb_dd_mul(k, e), in));
 }
 
-/* erfc a for a >= 4 (0 beyond 27, where it underflows) */
+/* erfc a for a >= 4: 0 from 27.25 on, where even its double rounds to
+ * 0 (erfc 27.25 < 2^-1075); below, the subnormals libm gives */
 static inline nb_dd nb__erfc_large(nb_dd a)
 {
 	nb_dd t = a;
@@ -863,7 +864,7 @@ static inline nb_dd nb__erfc_large(nb_dd a)
 	nb_dd sp = nb_dd_make(0x1.c5bf891b4ef6bp+0,	/* sqrt(pi) */
 	                      -0x1.618f13eb7ca89p-54);
 	nb_dd y = nb_dd_div(nb__exp_negsq(a), nb_dd_mul(sp, t));
-	return a.hi < 27.0 ? y : nb_dd_make(0.0, 0.0);
+	return a.hi < 27.25 ? y : nb_dd_make(0.0, 0.0);
 }
 
 static inline nb_dd nb__erfc_pos(nb_dd a)

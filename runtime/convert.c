@@ -48,10 +48,11 @@ void nbrt_to_kernel(void *dst, nb_prec kt, size_t stride, size_t off,
 		double hi, lo;
 		host_get(t, src, e, &hi, &lo);
 		size_t s = e * stride + off;
+		/* -0 + 0 would be +0: a zero low word is not added */
 		if (kt == NB_FLOAT) {
-			f[s] = (float)(hi + lo);
+			f[s] = (float)(lo == 0 ? hi : hi + lo);
 		} else if (kt == NB_DOUBLE) {
-			d[s] = hi + lo;
+			d[s] = lo == 0 ? hi : hi + lo;
 		} else {
 			d[s] = hi;
 			d[s + 1] = lo;

@@ -142,8 +142,9 @@ void dd_rsqrt(E *e, Opd R, Opd a);
 void dd_cmp(E *e, int op, Opd d, Opd a, Opd b);
 void dd_minmax(E *e, int op, Opd R, Opd a, Opd b);
 
-/* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc and round
- * expanded into double and integer instructions, in dd and double */
+/* fn.c: ddlib.h's functions (exp, log, pow, sin, cos, floor, trunc,
+ * round, expm1, log1p, tanh, cbrt, atan2, erf, erfc) expanded into double
+ * and integer instructions, in dd and double */
 int fn_has(int op);
 void fn_dd(E *e, int op, Opd R, Opd a, Opd b);
 void fn_double(E *e, int op, Opd d, Opd a, Opd b);

@@ -1,9 +1,10 @@
 /* fn.c: ddlib.h's exp, log, pow, sin, cos, floor, trunc, round, expm1,
- * log1p, tanh and cbrt expanded into double and integer instructions,
- * the same operations in the same order (IL has no double
- * transcendental; cbrt's libm seed excepted); double takes the dd
- * ones on (x, 0), rounded once (floor, trunc, round: its own rint).
- * ddlib.h's tables become literals picked by the index (no IL indexing). */
+ * log1p, tanh, cbrt, atan2, erf and erfc expanded into double and integer
+ * instructions, the same operations in the same order (IL has no double
+ * transcendental; cbrt's and atan2's libm seeds excepted); double takes
+ * the dd ones on (x, 0), rounded once (floor, trunc, round: its own rint).
+ * ddlib.h's tables become literals picked by the index (no IL indexing),
+ * erf's loops and branches IL's whileloop and if. */
 #include <math.h>
 #include "amdil.h"
 #include "ddlib.h"
@@ -581,6 +582,310 @@ static void cbrt_dd(E *e, Opd R, Opd a)
 	GIVE(e, b, kd, r, t, v, ex, t1, c, ki, m, P, D);
 }
 
+/* ---- atan2 -------------------------------------------------------------- */
+
+/* The double atan2(y, x) that ddlib.h's atan2 takes from libm: t =
+ * min(|x|, |y|) / max(|x|, |y|) in [0, 1]; above tan(pi/8) atan t = pi/4
+ * + atan u with u = (t - 1) / (t + 1), else u = t, so |u| <= tan(pi/8);
+ * atan u by its Taylor series u - u^3/3 + u^5/5 - ..., 21 terms (the next
+ * is below 2^-60 |u|); then pi/2 minus that where |y| > |x|, pi minus
+ * that where x's sign bit is set, and y's sign.  A few ulp, which the
+ * Newton step after it takes to dd accuracy (its error cubes: f'' is 0 at
+ * the root).  0/0 counts as t = 0 and inf/inf as t = 1, so zeros and
+ * infinities give C's multiples of pi/4 (the dd step rounds them); NaN
+ * goes through. */
+static void atan2_seed(E *e, Opd z, Opd y, Opd x)
+{
+	Opd n = take(e, 2), d = take(e, 2), t = take(e, 2), u = take(e, 2);
+	Opd s = take(e, 2), p = take(e, 2), c = take(e, 1), c2 = take(e, 1);
+	d3(e, "dmin", n, absv(x), absv(y));
+	d3(e, "dmax", d, absv(x), absv(y));
+	d3(e, "ddiv", t, n, d);
+	dcmp(e, "deq", c, d, lit_d(e, 0.0));
+	sel_d(e, t, c, lit_d(e, 0.0), t);
+	dcmp(e, "deq", c, n, lit_d(e, INFINITY));
+	sel_d(e, t, c, lit_d(e, 1.0), t);
+	d3(e, "dadd", u, t, lit_d(e, -1.0));
+	d3(e, "dadd", s, t, lit_d(e, 1.0));
+	d3(e, "ddiv", u, u, s);
+	dcmp(e, "dlt", c, lit_d(e, 0x1.a827999fcef32p-2), t); /* tan(pi/8) */
+	sel_d(e, u, c, u, t);
+	sel_d(e, n, c, lit_d(e, 0x1.921fb54442d18p-1), lit_d(e, 0.0));
+	/* u + u s Q(s), s = u^2, Q(s) = -1/3 + s/5 - ... */
+	d3(e, "dmul", s, u, u);
+	enum { K = 20 };
+	emitf(e, "mov %s, %s", dst(e, p, 2),
+	      src(e, lit_d(e, (K & 1 ? -1.0 : 1.0) / (2 * K + 1)), SP));
+	for (int k = K - 1; k >= 1; k--)
+		d4(e, "dfma", p, p, s, lit_d(e, (k & 1 ? -1.0 : 1.0) / (2 * k + 1)));
+	d3(e, "dmul", s, s, u);
+	d4(e, "dfma", p, s, p, u);
+	d3(e, "dadd", p, n, p);
+	dcmp(e, "dlt", c, absv(x), absv(y));
+	d3(e, "dadd", u, lit_d(e, 0x1.921fb54442d18p+0), neg(p));
+	sel_d(e, p, c, u, p);
+	iop(e, "ilt", c, high_word(x), lit_i(e, 0)); /* the sign bit */
+	d3(e, "dadd", u, lit_d(e, 0x1.921fb54442d18p+1), neg(p));
+	sel_d(e, p, c, u, p);
+	iop(e, "iand", c, high_word(y), lit_i(e, (int32_t)0x80000000u));
+	iop(e, "ior", high_word(p), high_word(p), c);
+	dcmp(e, "dne", c, x, x);
+	dcmp(e, "dne", c2, y, y);
+	iop(e, "ior", c, c, c2);
+	d3(e, "dadd", u, x, y);
+	sel_d(e, z, c, u, p);
+	GIVE(e, n, d, t, u, s, p, c, c2);
+}
+
+/* nb_dd_atan2, from atan2_seed's z0 */
+static void atan2_dd(E *e, Opd R, Opd y, Opd x)
+{
+	Opd z0 = take(e, 2), m = take(e, 2), b = take(e, 2), k = take(e, 2);
+	Opd ord = take(e, 1), c = take(e, 1), ex = take(e, 1), sub = take(e, 1);
+	Opd xs = take(e, 4), ys = take(e, 4), z = take(e, 4), S = take(e, 4);
+	Opd C = take(e, 4), F = take(e, 4), v = take(e, 4);
+	atan2_seed(e, z0, hi(y), hi(x));
+	/* ord: both finite and nonzero (ddlib.h's !special) */
+	is_finite(e, ord, hi(x));
+	is_finite(e, c, hi(y));
+	iop(e, "iand", ord, ord, c);
+	dcmp(e, "dne", c, hi(x), lit_d(e, 0.0));
+	iop(e, "iand", ord, ord, c);
+	dcmp(e, "dne", c, hi(y), lit_d(e, 0.0));
+	iop(e, "iand", ord, ord, c);
+	/* both scaled by 2^-e, e = frexp's of the larger high word */
+	d3(e, "dmax", m, absv(hi(x)), absv(hi(y)));
+	frexp_exp(e, ex, b, sub, m);
+	emitf(e, "cmov_logical %s, %s, %s, %s", dst(e, ex, 1), src(e, ord, S1),
+	      src(e, ex, S1), src(e, lit_i(e, 0), S1));
+	emitf(e, "inegate %s, %s", dst(e, ex, 1), src(e, ex, S1));
+	ldexp_dd(e, xs, x, ex);
+	ldexp_dd(e, ys, y, ex);
+	sel_d(e, z, ord, z0, lit_d(e, 0.0));
+	emitf(e, "mov %s, %s", dst(e, lo(z), 2), src(e, lit_d(e, 0.0), SW));
+	sin_dd(e, S, z, 0);
+	sin_dd(e, C, z, 1);
+	/* z0 - f / f', f = xs sin z - ys cos z in dd, f' in double */
+	dd_mul(e, F, xs, S);
+	dd_mul(e, v, ys, C);
+	dd_add(e, F, F, neg(v));
+	d3(e, "dmul", m, hi(ys), hi(S));
+	d4(e, "dfma", m, hi(xs), hi(C), m);
+	d3(e, "ddiv", m, hi(F), m);
+	fast_sum(e, v, lo(v), z0, neg(m));
+	/* the special values: k pi/4 in dd, k = rint(z0 4/pi), or (z0, 0) */
+	d3(e, "dmul", m, z0, lit_d(e, 0x1.45f306dc9c883p+0));
+	rint_d(e, k, ex, m);
+	mul_d(e, S, lo(S), lit_dd(e, 0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55),
+	      k);
+	emitf(e, "mov %s, %s", dst(e, z, 2), src(e, z0, SP));
+	dcmp(e, "deq", c, k, lit_d(e, 0.0));
+	dcmp(e, "dne", sub, k, k);
+	iop(e, "ior", c, c, sub);
+	sel_dd(e, S, c, z, S);
+	sel_dd(e, R, ord, v, S);
+	GIVE(e, z0, m, b, k, ord, c, ex, sub, xs, ys, z, S, C, F, v);
+}
+
+/* ---- erf, erfc ------------------------------------------------------------ */
+
+/* IL's structured flow, for ddlib.h's branches and loops, whose
+ * unrolled bodies would make each call thousands of lines: a whileloop
+ * that runs while a (cmp) b holds (loop_end closes it), and an if on c. */
+static void loop_while(E *e, const char *cmp, Opd a, Opd b)
+{
+	emitf(e, "whileloop");
+	e->depth++;
+	Opd c = take(e, 1);
+	dcmp(e, cmp, c, a, b);
+	emitf(e, "break_logicalz %s", src(e, c, S1));
+	give(e, c);
+}
+
+static void loop_end(E *e)
+{
+	e->depth--;
+	emitf(e, "endloop");
+}
+
+static void if_nz(E *e, Opd c)
+{
+	emitf(e, "if_logicalnz %s", src(e, c, S1));
+	e->depth++;
+}
+
+static void if_else(E *e)
+{
+	e->depth--;
+	emitf(e, "else");
+	e->depth++;
+}
+
+static void if_end(E *e)
+{
+	e->depth--;
+	emitf(e, "endif");
+}
+
+static void mov_dd(E *e, Opd R, Opd a)
+{
+	emitf(e, "mov %s, %s", dst(e, R, 4), src(e, a, SW));
+}
+
+/* 2/sqrt(pi) */
+#define TWO_RSQRTPI 0x1.20dd750429b6dp+0, 0x1.1ae3a914fed80p-56
+
+/* nb__exp_negsq: e^-(a^2) from a^2's exact products */
+static void exp_negsq(E *e, Opd R, Opd a)
+{
+	Opd u = take(e, 2), P = take(e, 4), Q = take(e, 4), X = take(e, 4);
+	two_prod(e, P, lo(P), hi(a), hi(a));
+	d3(e, "dmul", u, hi(a), lit_d(e, 2.0));
+	two_prod(e, Q, lo(Q), u, lo(a));
+	d3(e, "dmul", u, lo(a), lo(a));
+	add_d(e, Q, Q, u);
+	mov_dd(e, P, neg(P));
+	exp_dd(e, X, P);
+	mov_dd(e, Q, neg(Q));
+	exp_dd(e, P, Q);
+	dd_mul(e, R, X, P);
+	GIVE(e, u, P, Q, X);
+}
+
+/* nb__erf_small: erf a for 0 <= a < 1/2, the series' 20 terms in a loop
+ * over n's 2n + 1 (a dd with a zero low word, as ddlib.h divides by) */
+static void erf_small(E *e, Opd R, Opd a)
+{
+	Opd z2 = take(e, 4), t = take(e, 4), s = take(e, 4), n = take(e, 4);
+	sqr(e, z2, a);
+	mul_pow2(e, z2, z2, 2.0);
+	mov_dd(e, t, lit_dd(e, 1.0, 0.0));
+	mov_dd(e, s, t);
+	mov_dd(e, n, lit_dd(e, 3.0, 0.0));
+	loop_while(e, "dge", lit_d(e, 41.0), hi(n));
+	dd_mul(e, t, t, z2);
+	dd_div(e, t, t, n);
+	add_fast(e, s, s, t);
+	d3(e, "dadd", hi(n), hi(n), lit_d(e, 2.0));
+	loop_end(e);
+	sqr(e, z2, a);
+	mov_dd(e, z2, neg(z2));
+	exp_dd(e, t, z2);
+	dd_mul(e, z2, lit_dd(e, TWO_RSQRTPI), a);
+	dd_mul(e, t, t, s);
+	dd_mul(e, R, z2, t);
+	GIVE(e, z2, t, s, n);
+}
+
+/* nb__erfc_mid: erfc a for 1/2 <= a < 4.125, k = 0..27 in a loop with
+ * k + 1 and k + 2 as dd counters; the table's erfc(a0) picked by 4 a0 */
+static void erfc_mid(E *e, Opd R, Opd a)
+{
+	Opd a0 = take(e, 2), u = take(e, 2), m2 = take(e, 2), ki = take(e, 1);
+	Opd h = take(e, 4), qp = take(e, 4), q = take(e, 4), hp = take(e, 4);
+	Opd in = take(e, 4), k1 = take(e, 4), k2 = take(e, 4), qn = take(e, 4);
+	Opd w = take(e, 4);
+	d3(e, "dmul", u, hi(a), lit_d(e, 4.0));
+	rint_d(e, a0, ki, u);
+	d3(e, "dmul", a0, a0, lit_d(e, 0.25));
+	d3(e, "dadd", u, hi(a), neg(a0));
+	two_sum(e, h, lo(h), u, lo(a));
+	mov_dd(e, qp, lit_dd(e, 0.0, 0.0));
+	mov_dd(e, q, lit_dd(e, 1.0, 0.0));
+	mov_dd(e, hp, h);
+	mov_dd(e, in, h);
+	mov_dd(e, k1, lit_dd(e, 1.0, 0.0));
+	mov_dd(e, k2, lit_dd(e, 2.0, 0.0));
+	d3(e, "dmul", m2, a0, lit_d(e, -2.0));
+	loop_while(e, "dge", lit_d(e, 28.0), hi(k1));
+	mul_d(e, qn, lo(qn), q, m2);
+	mul_pow2(e, w, qp, 2.0);
+	dd_add(e, qn, qn, neg(w));
+	dd_div(e, qn, qn, k1);
+	mov_dd(e, qp, q);
+	mov_dd(e, q, qn);
+	dd_mul(e, hp, hp, h);
+	dd_mul(e, w, q, hp);
+	dd_div(e, w, w, k2);
+	dd_add(e, in, in, w);
+	d3(e, "dadd", hi(k1), hi(k1), lit_d(e, 1.0));
+	d3(e, "dadd", hi(k2), hi(k2), lit_d(e, 1.0));
+	loop_end(e);
+	d3(e, "dmul", hi(w), a0, neg(a0));
+	emitf(e, "mov %s, %s", dst(e, lo(w), 2), src(e, lit_d(e, 0.0), SW));
+	exp_dd(e, qn, w);
+	dd_mul(e, w, lit_dd(e, TWO_RSQRTPI), qn);
+	dd_mul(e, w, w, in);
+	Opd T = pick(e, ki, nb__erfc_tab, 2, 2, 17);
+	dd_add(e, R, T, neg(w));
+	give(e, T);
+	GIVE(e, a0, u, m2, ki, h, qp, q, hp, in, k1, k2, qn, w);
+}
+
+/* nb__erfc_large: erfc a for a >= 4, the continued fraction from its
+ * 80th term back, k/2 a dd counter from 40 down to 1/2; 0 from 27.25 */
+static void erfc_large(E *e, Opd R, Opd a)
+{
+	Opd c = take(e, 1), t = take(e, 4), kh = take(e, 4), w = take(e, 4);
+	Opd P = take(e, 4);
+	mov_dd(e, t, a);
+	mov_dd(e, kh, lit_dd(e, 40.0, 0.0));
+	loop_while(e, "dlt", lit_d(e, 0.25), hi(kh));
+	dd_div(e, w, kh, t);
+	dd_add(e, t, a, w);
+	d3(e, "dadd", hi(kh), hi(kh), lit_d(e, -0.5));
+	loop_end(e);
+	exp_negsq(e, w, a);
+	dd_mul(e, P, lit_dd(e, 0x1.c5bf891b4ef6bp+0, -0x1.618f13eb7ca89p-54), t);
+	dd_div(e, w, w, P);
+	dcmp(e, "dlt", c, hi(a), lit_d(e, 27.25));
+	sel_dd(e, R, c, w, lit_dd(e, 0.0, 0.0));
+	GIVE(e, c, t, kh, w, P);
+}
+
+/* nb__erfc_pos: ddlib.h's branch is IL's if */
+static void erfc_pos(E *e, Opd R, Opd a)
+{
+	Opd c = take(e, 1);
+	dcmp(e, "dlt", c, hi(a), lit_d(e, 4.0));
+	if_nz(e, c);
+	erfc_mid(e, R, a);
+	if_else(e);
+	erfc_large(e, R, a);
+	if_end(e);
+	give(e, c);
+}
+
+/* nb_dd_erf, or nb_dd_erfc where op says so */
+static void erf_dd(E *e, int op, Opd R, Opd x)
+{
+	Opd s = take(e, 1), c = take(e, 1);
+	Opd a = take(e, 4), y = take(e, 4), w = take(e, 4);
+	iop(e, "ilt", s, high_word(hi(x)), lit_i(e, 0));
+	sel_dd(e, a, s, neg(x), x);
+	dcmp(e, "dlt", c, hi(a), lit_d(e, 0.5));
+	if_nz(e, c);
+	erf_small(e, y, a);
+	if (op == O_ERFC) {
+		sel_dd(e, y, s, y, neg(y));
+		add_d(e, y, y, lit_d(e, 1.0));
+	}
+	if_else(e);
+	erfc_pos(e, y, a);
+	if (op == O_ERF) {
+		add_d(e, y, neg(y), lit_d(e, 1.0));
+	} else {
+		add_d(e, w, neg(y), lit_d(e, 2.0));
+		sel_dd(e, y, s, w, y);
+	}
+	if_end(e);
+	if (op == O_ERF)
+		sel_dd(e, y, s, neg(y), y);
+	dcmp(e, "deq", c, hi(x), hi(x));
+	sel_dd(e, R, c, y, x);
+	GIVE(e, s, c, a, y, w);
+}
+
 /* the operations this file writes, in dd and double */
 int fn_has(int op)
 {
@@ -588,6 +893,7 @@ int fn_has(int op)
 	case O_EXP: case O_LOG: case O_POW: case O_SIN: case O_COS:
 	case O_FLOOR: case O_TRUNC: case O_ROUND:
 	case O_EXPM1: case O_LOG1P: case O_TANH: case O_CBRT:
+	case O_ATAN2: case O_ERF: case O_ERFC:
 		return 1;
 	}
 	return 0;
@@ -608,6 +914,9 @@ void fn_dd(E *e, int op, Opd R, Opd a, Opd b)
 	case O_LOG1P: log1p_dd(e, R, a); break;
 	case O_TANH: tanh_dd(e, R, a); break;
 	case O_CBRT: cbrt_dd(e, R, a); break;
+	case O_ATAN2: atan2_dd(e, R, a, b); break;
+	case O_ERF:
+	case O_ERFC: erf_dd(e, op, R, a); break;
 	default: ICE("no dd sequence for %s", opinfo[op].name);
 	}
 }
@@ -654,7 +963,7 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	}
 	Opd x[2] = {take(e, 4), take(e, 4)}, y = take(e, 4);
 	const Opd in[2] = {a, b};
-	for (int i = 0; i < 1 + (op == O_POW); i++) {
+	for (int i = 0; i < 1 + (op == O_POW || op == O_ATAN2); i++) {
 		emitf(e, "mov %s, %s", dst(e, x[i], 2), src(e, in[i], SP));
 		emitf(e, "mov %s, %s", dst(e, lo(x[i]), 2),
 		      src(e, lit_d(e, 0.0), SW));
@@ -665,7 +974,16 @@ void fn_double(E *e, int op, Opd d, Opd a, Opd b)
 	fn_dd(e, op, y, x[0], x[1]);
 	if (op == O_POW)
 		pow_sign(e, y, a, b);
-	d3(e, "dadd", hi(y), hi(y), lo(y));
+	if (op == O_ATAN2 || op == O_ERF) {
+		/* a zero's sign, which hi + lo would drop: hi where it is 0 */
+		Opd c = take(e, 1), t = take(e, 2);
+		dcmp(e, "deq", c, hi(y), lit_d(e, 0.0));
+		d3(e, "dadd", t, hi(y), lo(y));
+		sel_d(e, hi(y), c, hi(y), t);
+		GIVE(e, c, t);
+	} else {
+		d3(e, "dadd", hi(y), hi(y), lo(y));
+	}
 	if (op == O_EXPM1 || op == O_LOG1P || op == O_TANH || op == O_CBRT) {
 		/* f(+-0) = +-0, a sign the dd sequences (as ddlib.h's) drop;
 		 * a is read before d is written, which may be its register (a

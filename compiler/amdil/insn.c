@@ -18,7 +18,9 @@ static int single(const Func *f, const Ins *in)
 		return in->op == O_SEL;
 	if (at == T_F64 && (in->op == O_RSQRT || in->op == O_FABS))
 		return 0;
-	return in->op != O_EXP && in->op != O_LOG && in->op != O_POW;
+	/* atan2's expansion writes temporaries before it reads b */
+	return in->op != O_EXP && in->op != O_LOG && in->op != O_POW &&
+	       in->op != O_ATAN2;
 }
 
 static void cvt(E *e, Opd d, Type t, Opd a, Type at)
@@ -114,12 +116,17 @@ static void op_f32(E *e, const Ins *in, Opd d, Opd a, Opd b, Opd c)
 	case O_EXPM1: /* no instruction: the double's, rounded to float */
 	case O_LOG1P:
 	case O_TANH:
-	case O_CBRT: {
-		Opd x = take(e, 2);
+	case O_CBRT:
+	case O_ATAN2:
+	case O_ERF:
+	case O_ERFC: {
+		Opd x = take(e, 2), y = take(e, 2);
 		emitf(e, "ftod %s, %s", dst(e, x, 2), src(e, a, S1));
-		fn_double(e, in->op, x, x, x);
+		if (in->op == O_ATAN2)
+			emitf(e, "ftod %s, %s", dst(e, y, 2), src(e, b, S1));
+		fn_double(e, in->op, x, x, y);
 		emitf(e, "dtof %s, %s", dst(e, d, 1), src(e, x, SD));
-		give(e, x);
+		GIVE(e, x, y);
 		break;
 	}
 	case O_POW: /* 2^(b log2 a): for a > 0 only (docs/amdil.md) */

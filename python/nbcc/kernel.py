@@ -505,9 +505,11 @@ class Kernel:
         return out
 
     def _check_counts(self, nj: int) -> None:
-        """A count is summed in its RMEM's precision inside the kernel, so
-        past the integers the precision holds it stops growing: say so
-        where Nj allows that (the int64 it comes back as cannot help)."""
+        """A count is summed in its RMEM's type inside the kernel, so past
+        the integers the type holds it stops growing: say so where Nj
+        allows that (the int64 it comes back as cannot help).  Only a
+        count declared RMEM float can (nbcc makes an untyped one a
+        double)."""
         for v in self.variables:
             if self.reductions.get(v.name) != "count":
                 continue
@@ -515,8 +517,9 @@ class Kernel:
             if nj > top:
                 _warnings.warn(self._fail(
                     "count '%s' is a %s, exact up to %d, and Nj = %d: a "
-                    "count above %d comes back rounded (give precision="
-                    "\"double\")" % (v.name, v.type, top, nj, top)),
+                    "count above %d comes back rounded (declare it "
+                    "double, or leave its type out)"
+                    % (v.name, v.type, top, nj, top)),
                     RuntimeWarning, stacklevel=4)
 
     def _check_memory(self, ni: int, nj: int) -> None:

@@ -2,7 +2,8 @@
 the API is public: no module nbcc imports (numpy, os, re, ctypes...) is
 a public name of nbcc or its modules.  Counts and argmin/argmax indices
 come back as int64 in every precision, equal to numpy's, -1 for an empty
-j range; a float count that Nj could carry past 2^24 is warned of."""
+j range; a count declared float that Nj could carry past 2^24 is warned
+of (an untyped one in a float kernel is a double)."""
 
 import os
 import types
@@ -86,19 +87,21 @@ def test_integer_results(device, prec):
 
 @pytest.mark.slow
 def test_float_count_past_2_24():
-    """A float count stops at 2^24 inside the kernel: 2^24 + 1 j all
-    counted come back as 2^24 with a warning; a double kernel counts them
-    exactly, as an int64 (a float32 array could not hold 2^24 + 1)."""
+    """A float kernel's untyped count is a double (exact to 2^53): 2^24 + 1
+    j all counted come back exactly, as an int64, with no warning.  A
+    count declared RMEM float stops at 2^24 inside the kernel and is
+    warned of (a float32 array could not hold 2^24 + 1)."""
     k = "LMEM xi; BMEM xj; RMEM n; n += xj >= xi;"
     nj = 2**24 + 1
     xj = np.ones(nj, np.float32)
     f = nbcc.Kernel(k, device="host")
-    with pytest.warns(RuntimeWarning, match=r"count 'n' is a float, exact "
-                      r"up to 16777216, and Nj = 16777217"):
-        out = f(xi=np.zeros(1, np.float32), xj=xj)
-    assert out["n"].dtype == np.int64 and out["n"][0] <= 2**24
-    d = nbcc.Kernel(k, precision="double", device="host")
+    assert [v.type for v in f.variables if v.name == "n"] == ["double"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out = d(xi=np.zeros(1), xj=xj)
+        out = f(xi=np.zeros(1, np.float32), xj=xj)
     assert out["n"].dtype == np.int64 and out["n"][0] == nj
+    t = nbcc.Kernel(k.replace("RMEM n", "RMEM float n"), device="host")
+    with pytest.warns(RuntimeWarning, match=r"count 'n' is a float, exact "
+                      r"up to 16777216, and Nj = 16777217"):
+        out = t(xi=np.zeros(1, np.float32), xj=xj)
+    assert out["n"].dtype == np.int64 and out["n"][0] <= 2**24

@@ -69,7 +69,7 @@ kernel dd $ALL >"$T/dd.nbl"
 kernel float floor trunc min max >"$T/il.nbl"
 # the transcendentals, on every target: float by IL's own instructions,
 # double and dd by the sequences of compiler/amdil/fn.c
-FN="exp log pow sin cos sqrt floor trunc round expm1 log1p tanh cbrt"
+FN="exp log pow sin cos sqrt floor trunc round expm1 log1p tanh cbrt atan2 erf erfc"
 for p in float double dd; do
 	kernel $p $FN >"$T/fn_$p.nbl"
 done

@@ -12,6 +12,7 @@
 # column but logsumexp, which is within 2e-4 in float (an ulp of 800 is
 # 6e-5) and 1e-12 in double and dd; its argument is 800 - r2, whose exp
 # overflows a double, so a sum without the running maximum would fail.
+# Last, a float kernel's count past 2^24.
 # tags: slow
 set -eu
 . "$ROOT/tests/lib.sh"
@@ -187,5 +188,22 @@ for ext in c cl; do
 	NBRT_MAX_INTERACTIONS=7 run all.$ext "generated .$ext"
 	n=$((n + 1))
 done
+# a float kernel's untyped count is a double (sema.c's count_types), so
+# it counts past 2^24 (a float sum of ones stops at 16777216) on every
+# back end; one declared float stays a float.  Nj = 2^24 + 5, Ni = 1 on
+# the host (a second); the IL and OpenCL kernels' interfaces say double.
+printf 'LMEM x;\nBMEM y;\nRMEM c;\nc += y < 1e30;\n' >"$T/big.nbl"
+got=$("$BIN/nbrun" "$T/big.nbl" --random 1,16777221 --device host 2>/dev/null |
+	tail -n 1)
+[ "$got" = 16777221 ] ||
+	{ echo "FAIL count past 2^24: $got, not 16777221"; status=1; }
+for tg in c opencl amdil; do
+	"$BIN/nbcc" "$T/big.nbl" --target=$tg | grep -q '^.*var c RMEM double count$' ||
+		{ echo "FAIL the $tg kernel's float count is not a double"; status=1; }
+done
+sed 's/^RMEM c;/RMEM float c;/' "$T/big.nbl" >"$T/bigf.nbl"
+"$BIN/nbcc" "$T/bigf.nbl" --target=c | grep -q '^.*var c RMEM float count$' ||
+	{ echo "FAIL a count declared float is not a float"; status=1; }
+[ $status = 0 ] && echo "ok   a float kernel's count past 2^24: 16777221"
 echo "reductions: $n runs"
 exit $status
