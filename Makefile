@@ -366,6 +366,8 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/common/csv.o $(B)/fuzz/obj/runtime/machine.o
 FUZZ      += ic
 FUZZ_BIN  += $(B)/fuzz/fuzz_ic
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbody/snap.o
+# and the reader of its IDs, steps and seeds (opt_u64) with what opt.c uses
+FUZZ_OBJ  += $(B)/fuzz/obj/apps/common/opt.o $(B)/fuzz/obj/apps/common/prog.o
 # nbrun's reader of --ranges files (apps/nbrun/ranges.c)
 FUZZ      += ranges
 FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
