@@ -5,6 +5,7 @@
  * sweep per input where that sweeps less; BMEM inputs by the kernel turned
  * around).  Each sum result gets derived results with the same reduction,
  * and the passes then see one kernel. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ir.h"
@@ -59,21 +60,110 @@ static int as_t(R *r, int v)
 	return mk(r, O_CVT, r->t, v, -1, -1);
 }
 
-static int add(R *r, int x, int y)
+/* The rules' factors that are powers of two (the 2 of d(x*x), pow's
+ * -0.5, a negation's -1) are carried to the top of each product and
+ * merged, and out of sums of terms they all scale: d r2 = 2 r.v and
+ * d rsqrt(r2) = -0.5 rsqrt(r2)^3 d r2 make -(rsqrt(r2)^3 r.v), no 2 and
+ * no -0.5.  Scaling by a power of two is exact, so each move keeps the
+ * value (outside overflow and subnormal range) in every precision. */
+enum { ONE = -2 }; /* scaled(): the value is its factor alone */
+
+static int pow2(const Ins *in)
 {
-	return x == ZERO ? y : y == ZERO ? x : mk(r, O_ADD, r->t, x, y, -1);
+	int e;
+	return in->op == O_IMM && in->imm[1] == 0 && in->imm[0] != 0 &&
+	       fabs(frexp(in->imm[0], &e)) == 0.5;
 }
 
-static int neg(R *r, int x) { return x == ZERO ? x : mk(r, O_NEG, r->t, x, -1, -1); }
+/* v as c*a, c a power of two: *a = v and 1 where v has no such factor */
+static double scaled(R *r, int v, int *a)
+{
+	const Ins *in = &r->f->ins[v];
+	*a = v;
+	if (r->dry || in->type != r->t)
+		return 1;
+	if (pow2(in)) {
+		*a = ONE;
+		return in->imm[0];
+	}
+	if (in->op == O_NEG)
+		return -scaled(r, in->arg[0], a);
+	for (int s = 0; in->op == O_MUL && s < 2; s++)
+		if (pow2(&r->f->ins[in->arg[s]]))
+			return r->f->ins[in->arg[s]].imm[0] *
+			       scaled(r, in->arg[!s], a);
+	return 1;
+}
+
+/* c*a built: a, -a or a literal's product */
+static int scale(R *r, double c, int a)
+{
+	if (a == ONE || c != -1) {
+		int v = mk(r, O_IMM, r->t, -1, -1, -1);
+		r->f->ins[v].imm[0] = c;
+		r->f->ins[v].imm[1] = 0;
+		return a == ONE ? v : c == 1 ? a : mk(r, O_MUL, r->t, v, a, -1);
+	}
+	return mk(r, O_NEG, r->t, a, -1, -1);
+}
+
+/* x and y are one product, its operands in either order */
+static int twins(const Func *f, int x, int y)
+{
+	const Ins *a = &f->ins[x], *b = &f->ins[y];
+	return x == y || (a->op == O_MUL && b->op == O_MUL &&
+	       a->type == b->type && a->arg[0] == b->arg[1] &&
+	       a->arg[1] == b->arg[0]);
+}
+
+/* x + y (sign 1) or x - y (-1), their common power-of-two factor out */
+static int addsub(R *r, int x, int y, int sign)
+{
+	int a, b;
+	double cx = scaled(r, x, &a), cy = sign * scaled(r, y, &b);
+	if (a != ONE && b != ONE && !r->dry) {
+		if (cx == cy && twins(r->f, a, b))
+			return scale(r, 2 * cx, a);
+		if (cx == cy && cx != 1)
+			return scale(r, cx, mk(r, O_ADD, r->t, a, b, -1));
+		if (cx == -cy && cy == 1)
+			return mk(r, O_SUB, r->t, b, a, -1);
+		if (cx == -cy && (cx != 1 || sign > 0))
+			return scale(r, cx, mk(r, O_SUB, r->t, a, b, -1));
+	}
+	return mk(r, sign > 0 ? O_ADD : O_SUB, r->t, x, y, -1);
+}
+
+static int add(R *r, int x, int y)
+{
+	return x == ZERO ? y : y == ZERO ? x : addsub(r, x, y, 1);
+}
+
+static int neg(R *r, int x)
+{
+	int a;
+	if (x == ZERO)
+		return x;
+	double c = scaled(r, x, &a);
+	return c != 1 ? scale(r, -c, a) : mk(r, O_NEG, r->t, x, -1, -1);
+}
 
 static int sub(R *r, int x, int y)
 {
-	return y == ZERO ? x : x == ZERO ? neg(r, y) : mk(r, O_SUB, r->t, x, y, -1);
+	return y == ZERO ? x : x == ZERO ? neg(r, y) : addsub(r, x, y, -1);
 }
 
 static int mul(R *r, int x, int y)
 {
-	return x == ZERO || y == ZERO ? ZERO : mk(r, O_MUL, r->t, x, y, -1);
+	int a, b;
+	if (x == ZERO || y == ZERO)
+		return ZERO;
+	double c = scaled(r, x, &a) * scaled(r, y, &b);
+	if (c == 1 && a == x && b == y)
+		return mk(r, O_MUL, r->t, x, y, -1);
+	if (a == ONE || b == ONE)
+		return scale(r, c, a == ONE ? b : a);
+	return scale(r, c, mk(r, O_MUL, r->t, a, b, -1));
 }
 
 static int divide(R *r, int x, int y)
