@@ -98,6 +98,8 @@ static double scaled(R *r, int v, int *a)
 /* c*a built: a, -a or a literal's product */
 static int scale(R *r, double c, int a)
 {
+	if (r->dry)
+		return 0;
 	if (a == ONE || c != -1) {
 		int v = mk(r, O_IMM, r->t, -1, -1, -1);
 		r->f->ins[v].imm[0] = c;
@@ -685,9 +687,11 @@ static int sweep(Ad *ad, const int *seed, const char **dname)
 		}
 		nb_red red = f->var[in.var].red;
 		int d = tan[in.arg[0]];
+		if (dvar[in.var] < 0)
+			continue;
 		if (d != ZERO && (rc = refused(ad, k)) < 0)
 			break;
-		if (differentiable(red) && dvar[in.var] >= 0) {
+		if (differentiable(red)) {
 			Type t = f->ins[in.arg[0]].type;
 			R r = {f, k, t, tan, NULL, 0, ZERO, 0};
 			d = through(ad, k, d);
@@ -729,7 +733,8 @@ static int reverse(Ad *ad, const int *wv, int nw, const char *of)
 	int rc = 0;
 	for (int k = 0; k < ad->n0 && rc == 0; k++) {
 		const Ins *in = &f->ins[k];
-		if ((opinfo[in->op].props & P_SINK) && active[in->arg[0]])
+		if ((opinfo[in->op].props & P_SINK) && of[in->var] &&
+		    active[in->arg[0]])
 			rc = refused(ad, k);
 	}
 	for (int r = 0; r < nv0 && rc == 0; r++) {

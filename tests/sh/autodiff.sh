@@ -144,6 +144,12 @@ expect_error "'xi' is not a result, but an input, of the kernel" --grad=xi \
 	--grad-of=xi dsl-examples/gravity.nbl
 expect_error "'k' is not a differentiable result" --grad=x --grad-of=k "$T/m.nbl"
 expect_error "give --grad too" --grad-of=pot dsl-examples/gravity.nbl
+# a min= without its argmin= is refused only where it is differentiated
+for req in "--grad=x --grad-of=s" "--jvp=x:v,r:-"; do
+	# shellcheck disable=SC2086
+	"$BIN/nbcc" $req --target=c -o "$T/x.c" "$T/m.nbl" 2>"$T/err" && ok ||
+		bad "nbcc $req m.nbl: $(cat "$T/err")"
+done
 expect_error "n.nbl:4:1: error: this min= reduction" --grad=y "$T/n.nbl"
 expect_error "expected NAME:TANGENT" --jvp=xi dsl-examples/gravity.nbl
 expect_error "is declared already" --jvp=xi:yi,ax:ay dsl-examples/gravity.nbl
