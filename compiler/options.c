@@ -217,7 +217,7 @@ static const Flag flags[] = {
 	 "with respect to input X (BMEM: per j, i and j swapped)"},
 	{"--grad-of", "R,..", F_OWN, 0, 0, 0, NULL, set_grad_of, 0,
 	 "--grad differentiates these results only (default:\n"
-	 "every sum and logsumexp=)"},
+	 "every sum, logsumexp=, min= and max=)"},
 	/* the default, for a command line that turns it back on */
 	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
 };
