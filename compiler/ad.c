@@ -5,6 +5,7 @@
  * sweep per input where that sweeps less; BMEM inputs by the kernel turned
  * around).  Each sum result gets derived results with the same reduction,
  * and the passes then see one kernel. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ir.h"
@@ -20,10 +21,14 @@ typedef struct R {
 	int slot;     /* reverse: 1 + the operand whose adjoint is built (its
 	                 tangent is adj, the others' zero); 0 forward */
 	int adj;      /* reverse: the instruction's adjoint */
+	int dry;      /* reading a term only to learn whether it is zero:
+	                 nothing is built (mk's 0 stands for a value) */
 } R;
 
 static int mk(R *r, int op, Type t, int a, int b, int c)
 {
+	if (r->dry)
+		return 0;
 	Ins in = ins_make(op, t, B_BODY, a, b, c);
 	in.loc = r->f->ins[r->k].loc;
 	return ins_add(r->f, in);
@@ -32,6 +37,8 @@ static int mk(R *r, int op, Type t, int a, int b, int c)
 static int imm(R *r, Type t, const char *text)
 {
 	int v = mk(r, O_IMM, t, -1, -1, -1);
+	if (r->dry)
+		return v;
 	double d[2] = {0, 0};
 	if (type_numeric(t))
 		prec[t].read(text, d);
@@ -45,7 +52,7 @@ static int real(R *r, int v) { return v == ZERO ? imm(r, r->t, "0") : v; }
 /* v in the tangent's type, when it is a number of another precision */
 static int as_t(R *r, int v)
 {
-	if (v == ZERO)
+	if (v == ZERO || r->dry)
 		return v;
 	Type have = r->f->ins[v].type;
 	if (have == r->t || !type_numeric(have) || !type_numeric(r->t))
@@ -53,21 +60,112 @@ static int as_t(R *r, int v)
 	return mk(r, O_CVT, r->t, v, -1, -1);
 }
 
-static int add(R *r, int x, int y)
+/* The rules' factors that are powers of two (the 2 of d(x*x), pow's
+ * -0.5, a negation's -1) are carried to the top of each product and
+ * merged, and out of sums of terms they all scale: d r2 = 2 r.v and
+ * d rsqrt(r2) = -0.5 rsqrt(r2)^3 d r2 make -(rsqrt(r2)^3 r.v), no 2 and
+ * no -0.5.  Scaling by a power of two is exact, so each move keeps the
+ * value (outside overflow and subnormal range) in every precision. */
+enum { ONE = -2 }; /* scaled(): the value is its factor alone */
+
+static int pow2(const Ins *in)
 {
-	return x == ZERO ? y : y == ZERO ? x : mk(r, O_ADD, r->t, x, y, -1);
+	int e;
+	return in->op == O_IMM && in->imm[1] == 0 && in->imm[0] != 0 &&
+	       fabs(frexp(in->imm[0], &e)) == 0.5;
 }
 
-static int neg(R *r, int x) { return x == ZERO ? x : mk(r, O_NEG, r->t, x, -1, -1); }
+/* v as c*a, c a power of two: *a = v and 1 where v has no such factor */
+static double scaled(R *r, int v, int *a)
+{
+	const Ins *in = &r->f->ins[v];
+	*a = v;
+	if (r->dry || in->type != r->t)
+		return 1;
+	if (pow2(in)) {
+		*a = ONE;
+		return in->imm[0];
+	}
+	if (in->op == O_NEG)
+		return -scaled(r, in->arg[0], a);
+	for (int s = 0; in->op == O_MUL && s < 2; s++)
+		if (pow2(&r->f->ins[in->arg[s]]))
+			return r->f->ins[in->arg[s]].imm[0] *
+			       scaled(r, in->arg[!s], a);
+	return 1;
+}
+
+/* c*a built: a, -a or a literal's product */
+static int scale(R *r, double c, int a)
+{
+	if (r->dry)
+		return 0;
+	if (a == ONE || c != -1) {
+		int v = mk(r, O_IMM, r->t, -1, -1, -1);
+		r->f->ins[v].imm[0] = c;
+		r->f->ins[v].imm[1] = 0;
+		return a == ONE ? v : c == 1 ? a : mk(r, O_MUL, r->t, v, a, -1);
+	}
+	return mk(r, O_NEG, r->t, a, -1, -1);
+}
+
+/* x and y are one product, its operands in either order */
+static int twins(const Func *f, int x, int y)
+{
+	const Ins *a = &f->ins[x], *b = &f->ins[y];
+	return x == y || (a->op == O_MUL && b->op == O_MUL &&
+	       a->type == b->type && a->arg[0] == b->arg[1] &&
+	       a->arg[1] == b->arg[0]);
+}
+
+/* x + y (sign 1) or x - y (-1), their common power-of-two factor out */
+static int addsub(R *r, int x, int y, int sign)
+{
+	int a, b;
+	double cx = scaled(r, x, &a), cy = sign * scaled(r, y, &b);
+	if (a != ONE && b != ONE && !r->dry) {
+		if (cx == cy && twins(r->f, a, b))
+			return scale(r, 2 * cx, a);
+		if (cx == cy && cx != 1)
+			return scale(r, cx, mk(r, O_ADD, r->t, a, b, -1));
+		if (cx == -cy && cy == 1)
+			return mk(r, O_SUB, r->t, b, a, -1);
+		if (cx == -cy && (cx != 1 || sign > 0))
+			return scale(r, cx, mk(r, O_SUB, r->t, a, b, -1));
+	}
+	return mk(r, sign > 0 ? O_ADD : O_SUB, r->t, x, y, -1);
+}
+
+static int add(R *r, int x, int y)
+{
+	return x == ZERO ? y : y == ZERO ? x : addsub(r, x, y, 1);
+}
+
+static int neg(R *r, int x)
+{
+	int a;
+	if (x == ZERO)
+		return x;
+	double c = scaled(r, x, &a);
+	return c != 1 ? scale(r, -c, a) : mk(r, O_NEG, r->t, x, -1, -1);
+}
 
 static int sub(R *r, int x, int y)
 {
-	return y == ZERO ? x : x == ZERO ? neg(r, y) : mk(r, O_SUB, r->t, x, y, -1);
+	return y == ZERO ? x : x == ZERO ? neg(r, y) : addsub(r, x, y, -1);
 }
 
 static int mul(R *r, int x, int y)
 {
-	return x == ZERO || y == ZERO ? ZERO : mk(r, O_MUL, r->t, x, y, -1);
+	int a, b;
+	if (x == ZERO || y == ZERO)
+		return ZERO;
+	double c = scaled(r, x, &a) * scaled(r, y, &b);
+	if (c == 1 && a == x && b == y)
+		return mk(r, O_MUL, r->t, x, y, -1);
+	if (a == ONE || b == ONE)
+		return scale(r, c, a == ONE ? b : a);
+	return scale(r, c, mk(r, O_MUL, r->t, a, b, -1));
 }
 
 static int divide(R *r, int x, int y)
@@ -192,16 +290,33 @@ static int term(R *r)
 	}
 }
 
+/* A term, read first without building to learn whether a factor is a
+ * zero tangent: pow's r*log(a)*db with a constant exponent builds no
+ * r*log(a) for the dce to throw away. */
+static int term_lazy(R *r)
+{
+	if (r->dry)
+		return term(r);
+	const char *at = r->p;
+	r->dry = 1;
+	int v = term(r);
+	r->dry = 0;
+	if (v == ZERO)
+		return ZERO;
+	r->p = at;
+	return term(r);
+}
+
 static int expr(R *r)
 {
-	int v = term(r);
+	int v = term_lazy(r);
 	for (;;) {
 		skip(r);
 		char c = *r->p;
 		if (c != '+' && c != '-')
 			return v;
 		r->p++;
-		int w = term(r);
+		int w = term_lazy(r);
 		v = c == '+' ? add(r, v, w) : sub(r, v, w);
 	}
 }
@@ -220,114 +335,10 @@ static int rule(R *r)
 /* The tangent of instruction k by its rule, given its operands'. */
 static int derive(Func *f, int k, int *tan)
 {
-	R r = {f, k, f->ins[k].type, tan, opinfo[f->ins[k].op].deriv, 0, ZERO};
+	R r = {f, k, f->ins[k].type, tan, opinfo[f->ins[k].op].deriv, 0, ZERO, 0};
 	if (f->ins[k].type == T_BOOL || f->ins[k].type == T_INT)
 		return ZERO;
 	return rule(&r);
-}
-
-/* --- reverse mode ------------------------------------------------------ */
-
-/* *sum += v in type t, converting v; built at instruction k's position. */
-static void acc(Func *f, int k, Type t, int *sum, int v)
-{
-	R r = {f, k, t, NULL, NULL, 0, ZERO};
-	if (f->ins[v].type != t)
-		v = mk(&r, O_CVT, t, v, -1, -1);
-	*sum = add(&r, *sum, v);
-}
-
-/* active[k]: value k is a number depending on an input in wrt[] (so only
- * its adjoint is built: a rule's terms for the others would be dead). */
-static char *activity(const Func *f, int n0, const char *wrt)
-{
-	char *active = calloc((size_t)(n0 ? n0 : 1), 1);
-	if (!active)
-		ICE("out of memory");
-	for (int k = 0; k < n0; k++) {
-		const Ins *in = &f->ins[k];
-		if (in->type == T_BOOL || in->type == T_INT)
-			continue;
-		if (opinfo[in->op].props & P_LEAF) {
-			active[k] = in->var >= 0 && in->op != O_IMM && wrt[in->var];
-			continue;
-		}
-		for (int s = 0; s < ins_nargs(in); s++)
-			if (in->arg[s] >= 0 && active[in->arg[s]])
-				active[k] = 1;
-	}
-	return active;
-}
-
-/* One reverse sweep over the first n0 instructions: seeds the adjoint of
- * what the sinks of sum result res accumulate (1, or -1 for -=), carries
- * adjoints back through each operation by its deriv rule, read with the
- * operand's tangent set to the adjoint (the rules are linear in the
- * tangents), and accumulates the gradient with respect to each input v
- * with dvar[v] >= 0 into that new result: all of them in one pass. */
-static void rsweep(Func *f, int n0, int nv0, int res, const char *active,
-                   const int *dvar)
-{
-	int *adj = malloc(sizeof(int) * (size_t)(n0 ? n0 : 1));
-	int *g = malloc(sizeof(int) * (size_t)(f->nvar ? f->nvar : 1));
-	if (!adj || !g)
-		ICE("out of memory");
-	for (int v = 0; v < f->nvar; v++)
-		g[v] = ZERO;
-	int sink = -1;
-	for (int k = 0; k < n0; k++) {
-		adj[k] = ZERO;
-		Ins in = f->ins[k];
-		if (!(opinfo[in.op].props & P_SINK) || in.var != res)
-			continue;
-		if (in.op != O_ACC && in.op != O_ACCSUB)
-			ICE("ad: a sum's sink before fusion is += or -=");
-		int a = in.arg[0];
-		sink = sink < 0 ? k : sink;
-		if (!active[a])
-			continue;
-		R r = {f, k, f->ins[a].type, NULL, NULL, 0, ZERO};
-		int one = imm(&r, r.t, "1");
-		acc(f, k, r.t, &adj[a], in.op == O_ACCSUB ? neg(&r, one) : one);
-	}
-	for (int k = n0 - 1; k >= 0; k--) {
-		Ins in = f->ins[k]; /* a copy: building moves f->ins */
-		if (adj[k] == ZERO)
-			continue;
-		if (opinfo[in.op].props & P_LEAF) {
-			acc(f, k, in.type, &g[in.var], adj[k]);
-			continue;
-		}
-		for (int s = 0; s < ins_nargs(&in); s++) {
-			int a = in.arg[s];
-			if (a < 0 || !active[a])
-				continue;
-			R r = {f, k, in.type, NULL, opinfo[in.op].deriv, s + 1,
-			       adj[k]};
-			int v = rule(&r);
-			if (v != ZERO)
-				acc(f, k, f->ins[a].type, &adj[a], v);
-		}
-	}
-	if (sink >= 0) {
-		Ins p = f->ins[sink];
-		Type t = f->ins[p.arg[0]].type;
-		for (int v = 0; v < nv0; v++) {
-			if (dvar[v] < 0)
-				continue;
-			R r = {f, sink, t, NULL, NULL, 0, ZERO};
-			int d = real(&r, g[v]);
-			if (f->ins[d].type != t)
-				d = mk(&r, O_CVT, t, d, -1, -1);
-			Ins s = ins_make(O_ACC, t, B_BODY, d, -1, -1);
-			s.var = dvar[v];
-			s.lane = p.lane;
-			s.loc = p.loc;
-			ins_add(f, s);
-		}
-	}
-	free(adj);
-	free(g);
 }
 
 /* --- the derived kernel's variables ------------------------------------ */
@@ -374,6 +385,229 @@ static void var_order(Func *f)
 			f->ins[k].var = map[f->ins[k].var];
 }
 
+/* --- the derivation's state -------------------------------------------- */
+
+typedef struct Ad {
+	Func *f;
+	int n0, nv0;  /* the primal's instructions and variables */
+	int turned;   /* LMEM and BMEM, i and j exchanged (BMEM gradients) */
+	int *pin;     /* RMEM r < nv0: the input holding the primal's value of
+	                 r (a logsumexp=, or an argmin= through which a min=
+	                 is differentiated), or -1 */
+} Ad;
+
+/* The one spelling of the gradient of result r by input x's name
+ * (docs/autodiff.md; python/nbcc/_derive.py asks for it by this name). */
+static const char *gname(Ctx *c, const char *r, const char *x)
+{
+	return cprintf(c, "d%s_d%s", r, x);
+}
+
+/* The reductions with a derived result (docs/autodiff.md's table). */
+static int differentiable(nb_red red)
+{
+	return red == NB_SUM || red == NB_LOGSUMEXP || red == NB_MIN ||
+	       red == NB_MAX;
+}
+
+/* A derived result of RMEM r called name: a sum of r's type. */
+static int dresult(Func *f, int r, const char *name)
+{
+	Var x = f->var[r];
+	x.name = name;
+	x.red = NB_SUM;
+	x.sym = 0;
+	return var_add(f, x);
+}
+
+/* The primal's value of result r, per i (per j in a kernel turned
+ * around), in r's type: an input of r's name, as r cannot be known
+ * before the j loop ends, given by the caller from the primal's run.  The
+ * derived kernel then drops r as a result.  Built at sink k. */
+static int primal(Ad *ad, int k, int r)
+{
+	Func *f = ad->f;
+	Ins in = f->ins[k];
+	if (ad->pin[r] < 0) {
+		Var x = f->var[r];
+		x.role = ad->turned ? NB_BMEM : NB_LMEM;
+		x.red = NB_SUM;
+		x.sym = 0;
+		ad->pin[r] = var_add(f, x);
+	}
+	Ins ld = ins_make(ad->turned ? O_LDJ : O_LDI, f->var[r].type, B_BODY,
+	                  -1, -1, -1);
+	ld.var = ad->pin[r];
+	ld.lane = in.lane;
+	ld.loc = in.loc;
+	return ins_add(f, ld);
+}
+
+/* Values a and b are the same expression (lowered twice). */
+static int same(const Func *f, int a, int b)
+{
+	if (a == b)
+		return 1;
+	const Ins *x = &f->ins[a], *y = &f->ins[b];
+	if (x->op != y->op || x->type != y->type || x->var != y->var ||
+	    x->lane != y->lane || (x->op == O_IMM &&
+	    memcmp(x->imm, y->imm, sizeof x->imm) != 0))
+		return 0;
+	for (int s = 0; s < ins_nargs(x); s++)
+		if (!same(f, x->arg[s], y->arg[s]))
+			return 0;
+	return 1;
+}
+
+/* The argmin= (argmax=) result of the value min= (max=) sink k reduces,
+ * declared beside it, or -1.  An argmin= compares its value widened to
+ * its result's type (which holds indices exactly), in the same order. */
+static int arg_of(Ad *ad, int k)
+{
+	const Func *f = ad->f;
+	int op = f->ins[k].op == O_ACCMIN ? O_ACCARGMIN : O_ACCARGMAX;
+	for (int q = 0; q < ad->n0; q++) {
+		int a = f->ins[q].arg[0];
+		if (f->ins[q].op != op)
+			continue;
+		if (f->ins[a].op == O_CVT &&
+		    f->ins[a].type >= f->ins[f->ins[a].arg[0]].type)
+			a = f->ins[a].arg[0];
+		if (same(f, a, f->ins[k].arg[0]))
+			return f->ins[q].var;
+	}
+	return -1;
+}
+
+/* Where result sink k's term a has the tangent d (or, reverse, the
+ * adjoint), the derived result's term: d for a sum; d exp(a - r) for
+ * logsumexp= (softmax weights, r the primal's); for min= and max=, d
+ * where j is the primal's argmin (argmax) of a, 0 elsewhere.  ZERO when
+ * d is. */
+static int through(Ad *ad, int k, int d)
+{
+	Func *f = ad->f;
+	Ins in = f->ins[k];
+	R c = {f, k, f->ins[in.arg[0]].type, NULL, NULL, 0, ZERO, 0};
+	if (d == ZERO || in.op == O_ACC || in.op == O_ACCSUB)
+		return d;
+	if (in.op == O_ACCLSE)
+		return mul(&c, mk(&c, O_EXP, c.t, mk(&c, O_SUB, c.t, in.arg[0],
+		           as_t(&c, primal(ad, k, in.var)), -1), -1, -1), d);
+	/* j and the index compared in the argmin='s type: exact */
+	int at = primal(ad, k, arg_of(ad, k));
+	int j = mk(&c, O_CVT, f->ins[at].type, mk(&c, ad->turned ? O_IDXI :
+	           O_IDXJ, T_INT, -1, -1, -1), -1, -1);
+	return mk(&c, O_SEL, c.t, mk(&c, O_EQ, T_BOOL, j, at, -1), d,
+	          imm(&c, c.t, "0"));
+}
+
+/* --- reverse mode ------------------------------------------------------ */
+
+/* *sum += v in type t, converting v; built at instruction k's position. */
+static void acc(Func *f, int k, Type t, int *sum, int v)
+{
+	R r = {f, k, t, NULL, NULL, 0, ZERO, 0};
+	if (f->ins[v].type != t)
+		v = mk(&r, O_CVT, t, v, -1, -1);
+	*sum = add(&r, *sum, v);
+}
+
+/* active[k]: value k is a number depending on an input in wrt[] (so only
+ * its adjoint is built: a rule's terms for the others would be dead). */
+static char *activity(const Func *f, int n0, const char *wrt)
+{
+	char *active = calloc((size_t)(n0 ? n0 : 1), 1);
+	if (!active)
+		ICE("out of memory");
+	for (int k = 0; k < n0; k++) {
+		const Ins *in = &f->ins[k];
+		if (in->type == T_BOOL || in->type == T_INT)
+			continue;
+		if (opinfo[in->op].props & P_LEAF) {
+			active[k] = in->var >= 0 && in->op != O_IMM && wrt[in->var];
+			continue;
+		}
+		for (int s = 0; s < ins_nargs(in); s++)
+			if (in->arg[s] >= 0 && active[in->arg[s]])
+				active[k] = 1;
+	}
+	return active;
+}
+
+/* One reverse sweep over the primal: seeds the adjoint of what the sinks
+ * of result res accumulate (1, -1 for -=, the softmax weight for
+ * logsumexp=), carries adjoints back through each operation by its deriv
+ * rule, read with the operand's tangent set to the adjoint (the rules are
+ * linear in the tangents), and accumulates the gradient with respect to
+ * each input v with dvar[v] >= 0 into that new result: all of them in one
+ * pass. */
+static void rsweep(Ad *ad, int res, const char *active, const int *dvar)
+{
+	Func *f = ad->f;
+	int n0 = ad->n0;
+	int *adj = malloc(sizeof(int) * (size_t)(n0 ? n0 : 1));
+	int *g = malloc(sizeof(int) * (size_t)(f->nvar ? f->nvar : 1));
+	if (!adj || !g)
+		ICE("out of memory");
+	for (int v = 0; v < f->nvar; v++)
+		g[v] = ZERO;
+	int sink = -1;
+	for (int k = 0; k < n0; k++) {
+		adj[k] = ZERO;
+		Ins in = f->ins[k];
+		if (!(opinfo[in.op].props & P_SINK) || in.var != res)
+			continue;
+		if (in.op == O_ACCFMA || in.op == O_ACCFNMA)
+			ICE("ad: a sink before fusion is not fused");
+		int a = in.arg[0];
+		sink = sink < 0 ? k : sink;
+		if (!active[a])
+			continue;
+		R r = {f, k, f->ins[a].type, NULL, NULL, 0, ZERO, 0};
+		int s = through(ad, k, imm(&r, r.t, "1"));
+		acc(f, k, r.t, &adj[a], in.op == O_ACCSUB ? neg(&r, s) : s);
+	}
+	for (int k = n0 - 1; k >= 0; k--) {
+		Ins in = f->ins[k]; /* a copy: building moves f->ins */
+		if (adj[k] == ZERO)
+			continue;
+		if (opinfo[in.op].props & P_LEAF) {
+			acc(f, k, in.type, &g[in.var], adj[k]);
+			continue;
+		}
+		for (int s = 0; s < ins_nargs(&in); s++) {
+			int a = in.arg[s];
+			if (a < 0 || !active[a])
+				continue;
+			R r = {f, k, in.type, NULL, opinfo[in.op].deriv, s + 1,
+			       adj[k], 0};
+			int v = rule(&r);
+			if (v != ZERO)
+				acc(f, k, f->ins[a].type, &adj[a], v);
+		}
+	}
+	if (sink >= 0) {
+		Ins p = f->ins[sink];
+		Type t = f->ins[p.arg[0]].type;
+		for (int v = 0; v < ad->nv0; v++) {
+			if (dvar[v] < 0)
+				continue;
+			R r = {f, sink, t, NULL, NULL, 0, ZERO, 0};
+			int d = real(&r, g[v]);
+			if (f->ins[d].type != t)
+				d = mk(&r, O_CVT, t, d, -1, -1);
+			Ins s = ins_make(O_ACC, t, B_BODY, d, -1, -1);
+			s.var = dvar[v];
+			s.lane = p.lane;
+			s.loc = p.loc;
+			ins_add(f, s);
+		}
+	}
+	free(adj);
+	free(g);
+}
+
 /* The input `name` differentiated by, or -1 after an error. */
 static int wrt_var(Func *f, const char *flag, const char *name)
 {
@@ -406,42 +640,39 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 	return v;
 }
 
-/* Sink `in` accumulates a value depending on what is differentiated:
- * -1 after the error where its reduction has no derivative built (docs/
- * autodiff.md's table), else 0. */
-static int refused(Func *f, const Ins *in)
+/* Sink k accumulates a value depending on what is differentiated: -1
+ * after the error where its result has no derivative (docs/autodiff.md's
+ * table: a min= or max= without its argmin= or argmax=), else 0. */
+static int refused(Ad *ad, int k)
 {
+	Func *f = ad->f;
+	const Ins *in = &f->ins[k];
 	nb_red red = f->var[in->var].red;
-	if (red == NB_SUM || red == NB_COUNT || red == NB_ARGMIN ||
-	    red == NB_ARGMAX)
+	if ((red != NB_MIN && red != NB_MAX) || arg_of(ad, k) >= 0)
 		return 0;
 	error(f->ctx, in->loc, "this %s= reduction depends on what is "
-	      "differentiated, and only sums (+=, -=) are differentiated "
-	      "(docs/autodiff.md)", nb_red_name(red));
+	      "differentiated; its derivative is the tangent at its arg%s "
+	      "(docs/autodiff.md): declare `k arg%s= ...` of the same value "
+	      "beside it", nb_red_name(red), nb_red_name(red),
+	      nb_red_name(red));
 	return -1;
 }
 
-/* Builds every tangent of one forward sweep over the first n0
- * instructions (seed[v]: the tangent of the loads of variable v < nv, or
- * ZERO) and the derived sinks; dname(r) names the
- * derived result of RMEM r.  Returns -1 after an error. */
-static int sweep(Func *f, int n0, int nv, const int *seed,
-                 const char **dname)
+/* Builds every tangent of one forward sweep over the primal (seed[v]: the
+ * tangent of the loads of variable v, or ZERO) and the derived sinks;
+ * dname[r] names the derived result of RMEM r.  -1 after an error. */
+static int sweep(Ad *ad, const int *seed, const char **dname)
 {
+	Func *f = ad->f;
+	int n0 = ad->n0, nv = ad->nv0;
 	int *tan = malloc(sizeof(int) * (size_t)(n0 ? n0 : 1));
 	int *dvar = malloc(sizeof(int) * (size_t)(nv ? nv : 1));
 	if (!tan || !dvar)
 		ICE("out of memory");
 	int rc = 0;
-	for (int v = 0; v < nv; v++) {
-		dvar[v] = -1;
-		Var x = f->var[v];
-		if (x.role != NB_RMEM || !dname[v])
-			continue;
-		x.name = dname[v];
-		x.sym = 0;
-		dvar[v] = var_add(f, x);
-	}
+	for (int v = 0; v < nv; v++)
+		dvar[v] = f->var[v].role == NB_RMEM && dname[v] ?
+		          dresult(f, v, dname[v]) : -1;
 	for (int k = 0; k < n0 && rc == 0; k++) {
 		Ins in = f->ins[k];
 		tan[k] = ZERO;
@@ -456,18 +687,20 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 		}
 		nb_red red = f->var[in.var].red;
 		int d = tan[in.arg[0]];
-		if (red == NB_SUM && dvar[in.var] >= 0) {
-			Ins s = ins_make(in.op, f->ins[in.arg[0]].type, B_BODY,
-			                 -1, -1, -1);
-			R r = {f, in.arg[0], f->ins[in.arg[0]].type, tan, NULL, 0,
-			       ZERO};
-			s.arg[0] = real(&r, d);
+		if (dvar[in.var] < 0)
+			continue;
+		if (d != ZERO && (rc = refused(ad, k)) < 0)
+			break;
+		if (differentiable(red)) {
+			Type t = f->ins[in.arg[0]].type;
+			R r = {f, k, t, tan, NULL, 0, ZERO, 0};
+			d = through(ad, k, d);
+			Ins s = ins_make(red == NB_SUM ? in.op : O_ACC, t, B_BODY,
+			                 real(&r, d), -1, -1);
 			s.var = dvar[in.var];
 			s.lane = in.lane;
 			s.loc = in.loc;
 			ins_add(f, s);
-		} else if (d != ZERO) {
-			rc = refused(f, &in);
 		}
 	}
 	free(tan);
@@ -477,11 +710,14 @@ static int sweep(Func *f, int n0, int nv, const int *seed,
 
 static char *word(Ctx *c, const char *s, size_t n) { return cstrndup(c, s, n); }
 
-/* Reverse mode: the sums depending on the inputs wrt[] get their
- * gradients, dr_dX for X in order, from one reverse sweep each.  -1 after
- * an error (a non-sum reduction depending on them). */
-static int reverse(Func *f, int n0, int nv0, const int *wv, int nw)
+/* Reverse mode: the results of[r] (those differentiable) get their
+ * gradients with respect to the inputs wv[], dr_dX for X in order, from
+ * one reverse sweep each.  -1 after an error (a reduction without a
+ * derivative depending on them). */
+static int reverse(Ad *ad, const int *wv, int nw, const char *of)
 {
+	Func *f = ad->f;
+	int nv0 = ad->nv0;
 	char *wrt = calloc((size_t)(nv0 ? nv0 : 1), 1);
 	int *dv = malloc(sizeof(int) * (size_t)(nw * nv0 + 1));
 	int *dvar = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
@@ -489,32 +725,26 @@ static int reverse(Func *f, int n0, int nv0, const int *wv, int nw)
 		ICE("out of memory");
 	for (int w = 0; w < nw; w++) {
 		wrt[wv[w]] = 1;
-		for (int v = 0; v < nv0; v++) {
-			Var x = f->var[v];
-			dv[w * nv0 + v] = -1;
-			if (x.role != NB_RMEM || x.red != NB_SUM)
-				continue;
-			x.name = cprintf(f->ctx, "d%s_d%s", x.name,
-			                 f->var[wv[w]].name);
-			x.sym = 0;
-			dv[w * nv0 + v] = var_add(f, x);
-		}
+		for (int v = 0; v < nv0; v++)
+			dv[w * nv0 + v] = of[v] ? dresult(f, v, gname(f->ctx,
+			                  f->var[v].name, f->var[wv[w]].name)) : -1;
 	}
-	char *active = activity(f, n0, wrt);
+	char *active = activity(f, ad->n0, wrt);
 	int rc = 0;
-	for (int k = 0; k < n0 && rc == 0; k++) {
+	for (int k = 0; k < ad->n0 && rc == 0; k++) {
 		const Ins *in = &f->ins[k];
-		if ((opinfo[in->op].props & P_SINK) && active[in->arg[0]])
-			rc = refused(f, in);
+		if ((opinfo[in->op].props & P_SINK) && of[in->var] &&
+		    active[in->arg[0]])
+			rc = refused(ad, k);
 	}
 	for (int r = 0; r < nv0 && rc == 0; r++) {
-		if (f->var[r].role != NB_RMEM || f->var[r].red != NB_SUM)
+		if (!of[r])
 			continue;
 		for (int v = 0; v < nv0; v++)
 			dvar[v] = -1;
 		for (int w = 0; w < nw; w++)
 			dvar[wv[w]] = dv[w * nv0 + r];
-		rsweep(f, n0, nv0, r, active, dvar);
+		rsweep(ad, r, active, dvar);
 	}
 	free(active);
 	free(wrt);
@@ -523,43 +753,23 @@ static int reverse(Func *f, int n0, int nv0, const int *wv, int nw)
 	return rc;
 }
 
-/* The gradient with respect to BMEM inputs: a per-j result, a sum over
- * i for each j.  The kernel is turned around (LMEM and BMEM, i and j
- * exchange roles), so the inputs are per-i and reverse mode reduces over
- * the (new) j; the source's own results, per-i, go.  The caller runs it
- * with the BMEM arrays as the i-side and the LMEM arrays as the j-side. */
-static int per_j(Func *f, int n0, int nv0, const int *wv, int nw)
+/* Removes the results gone[v] (v < nv0) and their sinks. */
+static void drop(Func *f, const char *gone, int nv0)
 {
-	static const int swap[][2] = {{O_LDI, O_LDJ}, {O_IDXI, O_IDXJ}};
-	if (f->n != n0 || f->nvar != nv0) {
-		error_file(f->ctx, "--grad=%s: a BMEM's gradient is a kernel of "
-		           "its own, with i and j exchanged: ask for --jvp "
-		           "apart", f->var[wv[0]].name);
-		return -1;
-	}
-	for (int v = 0; v < nv0; v++)
-		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM)
-			f->var[v].role = f->var[v].role == NB_LMEM ? NB_BMEM : NB_LMEM;
-	for (int k = 0; k < f->n; k++)
-		for (size_t s = 0; s < sizeof swap / sizeof swap[0]; s++)
-			for (int e = 0; e < 2; e++)
-				if (f->ins[k].op == swap[s][e]) {
-					f->ins[k].op = swap[s][!e];
-					break;
-				}
-	if (reverse(f, n0, nv0, wv, nw) < 0)
-		return -1;
-	int *keep = malloc(sizeof(int) * (size_t)f->n);
-	int *map = malloc(sizeof(int) * (size_t)f->nvar);
+	int *keep = malloc(sizeof(int) * (size_t)(f->n ? f->n : 1));
+	int *map = malloc(sizeof(int) * (size_t)(f->nvar ? f->nvar : 1));
 	if (!keep || !map)
 		ICE("out of memory");
-	for (int k = 0; k < f->n; k++)
-		keep[k] = k >= n0 || !(opinfo[f->ins[k].op].props & P_SINK);
+	for (int k = 0; k < f->n; k++) {
+		const Ins *in = &f->ins[k];
+		keep[k] = !(opinfo[in->op].props & P_SINK) || in->var >= nv0 ||
+		          !gone[in->var];
+	}
 	func_rewrite(f, keep, NULL, NULL);
 	int m = 0;
 	for (int v = 0; v < f->nvar; v++) {
 		map[v] = -1;
-		if (v >= nv0 || f->var[v].role != NB_RMEM) {
+		if (v >= nv0 || !gone[v]) {
 			map[v] = m;
 			f->var[m++] = f->var[v];
 		}
@@ -570,25 +780,82 @@ static int per_j(Func *f, int n0, int nv0, const int *wv, int nw)
 			f->ins[k].var = map[f->ins[k].var];
 	free(keep);
 	free(map);
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			return 0;
-	error_file(f->ctx, "--grad=%s: the kernel has no sum result (+=, -=) "
-	           "to differentiate", f->var[wv[0]].name);
-	return -1;
+}
+
+/* The gradient with respect to BMEM inputs: a per-j result, a sum over
+ * i for each j.  The kernel is turned around (LMEM and BMEM, i and j
+ * exchange roles), so the inputs are per-i and reverse mode reduces over
+ * the (new) j; the source's own results, per-i, go.  The caller runs it
+ * with the BMEM arrays as the i-side and the LMEM arrays as the j-side. */
+static int per_j(Ad *ad, const int *wv, int nw, const char *of)
+{
+	static const int swap[][2] = {{O_LDI, O_LDJ}, {O_IDXI, O_IDXJ}};
+	Func *f = ad->f;
+	ad->turned = 1;
+	for (int v = 0; v < ad->nv0; v++)
+		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM)
+			f->var[v].role = f->var[v].role == NB_LMEM ? NB_BMEM : NB_LMEM;
+	for (int k = 0; k < f->n; k++)
+		for (size_t s = 0; s < sizeof swap / sizeof swap[0]; s++)
+			for (int e = 0; e < 2; e++)
+				if (f->ins[k].op == swap[s][e]) {
+					f->ins[k].op = swap[s][!e];
+					break;
+				}
+	return reverse(ad, wv, nw, of);
+}
+
+/* The results --grad differentiates: of[r] for each differentiable r,
+ * or those --grad-of names; -1 after an error. */
+static int results(Ad *ad, const char *grad_of, char *of)
+{
+	Func *f = ad->f;
+	int n = 0;
+	for (int v = 0; v < ad->nv0; v++) {
+		of[v] = !grad_of && f->var[v].role == NB_RMEM &&
+		        differentiable(f->var[v].red);
+		n += of[v];
+	}
+	for (const char *p = grad_of; p && *p;) {
+		size_t len = strcspn(p, ",");
+		char *x = word(f->ctx, p, len);
+		int v = var_find(f, x);
+		if (v < 0 || f->var[v].role != NB_RMEM ||
+		    !differentiable(f->var[v].red)) {
+			error_file(f->ctx, "--grad-of: '%s' is not a %s of the "
+			           "kernel; the results differentiated are sums "
+			           "(+=, -=), logsumexp=, min= and max=", x,
+			           v < 0 ? "result" : v < ad->nv0 &&
+			           f->var[v].role == NB_RMEM ? "differentiable "
+			           "result" : "result, but an input,");
+			return -1;
+		}
+		n += !of[v];
+		of[v] = 1;
+		p += len + (p[len] == ',');
+	}
+	if (n == 0) {
+		error_file(f->ctx, "--grad: the kernel has no sum result (+=, -=), "
+		           "logsumexp=, min= or max= to differentiate");
+		return -1;
+	}
+	return 0;
 }
 
 /* --grad: the inputs named get their gradients, in reverse mode when
- * that sweeps fewer times (fewer sum results than inputs), else one
- * forward sweep an input with the tangent 1. */
-static int gradient(Func *f, int n0, int nv0, const char *grad)
+ * that sweeps fewer times (fewer results than inputs), else one forward
+ * sweep an input with the tangent 1. */
+static int gradient(Ad *ad, const char *grad, const char *grad_of,
+                    int with_jvp)
 {
+	Func *f = ad->f;
 	Ctx *c = f->ctx;
-	int nw = 0, nr = 0, rc = -1;
+	int nv0 = ad->nv0, nw = 0, nr = 0, rc = -1;
 	int *wv = malloc(sizeof(int) * (strlen(grad) + 1));
 	int *seed = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
 	const char **dname = calloc((size_t)(nv0 ? nv0 : 1), sizeof *dname);
-	if (!wv || !seed || !dname)
+	char *of = malloc((size_t)(nv0 ? nv0 : 1));
+	if (!wv || !seed || !dname || !of)
 		ICE("out of memory");
 	for (const char *p = grad; *p;) {
 		size_t n = strcspn(p, ",");
@@ -607,37 +874,42 @@ static int gradient(Func *f, int n0, int nv0, const char *grad)
 		wv[nw++] = v;
 		p += n + (p[n] == ',');
 	}
-	if (nw && f->var[wv[0]].role == NB_BMEM) {
-		rc = per_j(f, n0, nv0, wv, nw);
+	int bmem = nw && f->var[wv[0]].role == NB_BMEM;
+	if (bmem && with_jvp) {
+		error_file(c, "--grad=%s: a BMEM's gradient is a kernel of its "
+		           "own, with i and j exchanged: ask for --jvp apart",
+		           grad);
+		goto out;
+	}
+	if (results(ad, grad_of, of) < 0)
+		goto out;
+	if (bmem) {
+		rc = per_j(ad, wv, nw, of);
 		goto out;
 	}
 	for (int v = 0; v < nv0; v++)
-		nr += f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM;
+		nr += of[v];
 	/* tests force one mode; by default the one of fewer sweeps */
 	const char *mode = getenv("NBCC_AD_MODE");
 	if (mode && *mode && strcmp(mode, "reverse") && strcmp(mode, "forward")) {
 		error_file(c, "NBCC_AD_MODE=%s: it must be reverse or forward "
 		           "(or unset: the mode of fewer sweeps)", mode);
-		rc = -1;
 		goto out;
 	}
-	int rev = mode && *mode ? *mode == 'r' : nr < nw;
-	if (rev) {
-		rc = reverse(f, n0, nv0, wv, nw);
+	if (mode && *mode ? *mode == 'r' : nr < nw) {
+		rc = reverse(ad, wv, nw, of);
 		goto out;
 	}
 	for (int w = 0; w < nw; w++) {
 		for (int v = 0; v < nv0; v++) {
 			seed[v] = ZERO;
-			dname[v] = NULL;
-			if (f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM)
-				dname[v] = cprintf(c, "d%s_d%s", f->var[v].name,
-				                   f->var[wv[w]].name);
+			dname[v] = of[v] ? gname(c, f->var[v].name,
+			                         f->var[wv[w]].name) : NULL;
 		}
 		Ins one = ins_make(O_IMM, f->var[wv[w]].type, B_BODY, -1, -1, -1);
 		one.imm[0] = 1;
 		seed[wv[w]] = ins_add(f, one);
-		if (sweep(f, n0, nv0, seed, dname) < 0)
+		if (sweep(ad, seed, dname) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -645,74 +917,101 @@ out:
 	free(wv);
 	free(seed);
 	free(dname);
+	free(of);
 	return rc;
 }
 
-int ad_derive(Func *f, const char *jvp, const char *grad)
+/* --jvp: x:v gives input x the tangent input v; r:d names result r's
+ * derivative d (default d_r), r:- drops it.  -1 after an error. */
+static int tangents(Ad *ad, const char *jvp)
 {
+	Func *f = ad->f;
 	Ctx *c = f->ctx;
-	int n0 = f->n, nv0 = f->nvar;
+	int nv0 = ad->nv0, rc = -1;
 	int *seed = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
 	const char **dname = calloc((size_t)(nv0 ? nv0 : 1), sizeof *dname);
-	int rc = -1;
 	if (!seed || !dname)
 		ICE("out of memory");
-	if (jvp) {
-		/* x:v gives input x the tangent input v; r:d names result r's
-		 * derivative d (default d_r), r:- drops it */
-		for (int v = 0; v < nv0; v++) {
-			seed[v] = ZERO;
-			if (f->var[v].role == NB_RMEM && f->var[v].red == NB_SUM)
-				dname[v] = cprintf(c, "d_%s", f->var[v].name);
+	for (int v = 0; v < nv0; v++) {
+		seed[v] = ZERO;
+		if (f->var[v].role == NB_RMEM && differentiable(f->var[v].red))
+			dname[v] = cprintf(c, "d_%s", f->var[v].name);
+	}
+	for (const char *p = jvp; *p;) {
+		size_t n = strcspn(p, ",");
+		const char *colon = memchr(p, ':', n);
+		if (!colon || colon == p || colon + 1 == p + n) {
+			error_file(c, "--jvp=%s: expected NAME:TANGENT pairs "
+			           "separated by commas, as xi:vxi,yi:vyi", jvp);
+			goto out;
 		}
-		for (const char *p = jvp; *p;) {
-			size_t n = strcspn(p, ",");
-			const char *colon = memchr(p, ':', n);
-			if (!colon || colon == p || colon + 1 == p + n) {
-				error_file(c, "--jvp=%s: expected NAME:TANGENT pairs "
-				           "separated by commas, as xi:vxi,yi:vyi", jvp);
+		char *x = word(c, p, (size_t)(colon - p));
+		char *t = word(c, colon + 1, (size_t)(p + n - colon - 1));
+		int v = var_find(f, x);
+		if (v >= 0 && v < nv0 && f->var[v].role == NB_RMEM &&
+		    differentiable(f->var[v].red)) {
+			dname[v] = strcmp(t, "-") == 0 ? NULL : t;
+		} else {
+			if ((v = wrt_var(f, "--jvp", x)) < 0)
+				goto out;
+			if (!nb_is_ident(t)) {
+				error_file(c, "--jvp: the tangent name '%s' is not an "
+				           "identifier", t);
 				goto out;
 			}
-			char *x = word(c, p, (size_t)(colon - p));
-			char *t = word(c, colon + 1, (size_t)(p + n - colon - 1));
-			int v = var_find(f, x);
-			if (v >= 0 && v < nv0 && f->var[v].role == NB_RMEM &&
-			    f->var[v].red == NB_SUM) {
-				dname[v] = strcmp(t, "-") == 0 ? NULL : t;
-			} else {
-				if ((v = wrt_var(f, "--jvp", x)) < 0)
-					goto out;
-				if (!nb_is_ident(t)) {
-					error_file(c, "--jvp: the tangent name '%s' is "
-					           "not an identifier", t);
-					goto out;
-				}
-				int tv = var_find(f, t);
-				if (tv < 0) {
-					Var nvr = f->var[v];
-					nvr.name = t;
-					tv = var_add(f, nvr);
-				} else if (f->var[tv].role != f->var[v].role ||
-				           f->var[tv].type != f->var[v].type) {
-					error_file(c, "--jvp: the tangent '%s' of '%s' "
-					           "must be an input of its role and type",
-					           t, x);
-					goto out;
-				}
-				Ins ld = ins_make(f->var[v].role == NB_LMEM ? O_LDI :
-				                  f->var[v].role == NB_BMEM ? O_LDJ :
-				                  O_CONST, f->var[v].type, B_BODY,
-				                  -1, -1, -1);
-				ld.var = tv;
-				seed[v] = ins_add(f, ld);
+			int tv = var_find(f, t);
+			if (tv < 0) {
+				Var nvr = f->var[v];
+				nvr.name = t;
+				tv = var_add(f, nvr);
+			} else if (f->var[tv].role != f->var[v].role ||
+			           f->var[tv].type != f->var[v].type) {
+				error_file(c, "--jvp: the tangent '%s' of '%s' must "
+				           "be an input of its role and type", t, x);
+				goto out;
 			}
-			p += n + (p[n] == ',');
+			Ins ld = ins_make(f->var[v].role == NB_LMEM ? O_LDI :
+			                  f->var[v].role == NB_BMEM ? O_LDJ :
+			                  O_CONST, f->var[v].type, B_BODY,
+			                  -1, -1, -1);
+			ld.var = tv;
+			seed[v] = ins_add(f, ld);
 		}
-		if (sweep(f, n0, nv0, seed, dname) < 0)
-			goto out;
+		p += n + (p[n] == ',');
 	}
-	if (grad && gradient(f, n0, nv0, grad) < 0)
+	rc = sweep(ad, seed, dname);
+out:
+	free(seed);
+	free(dname);
+	return rc;
+}
+
+int ad_derive(Func *f, const char *jvp, const char *grad, const char *grad_of)
+{
+	Ctx *c = f->ctx;
+	Ad ad = {f, f->n, f->nvar, 0, NULL};
+	int rc = -1, nv0 = f->nvar;
+	ad.pin = malloc(sizeof(int) * (size_t)(nv0 ? nv0 : 1));
+	char *gone = malloc((size_t)(nv0 ? nv0 : 1));
+	if (!ad.pin || !gone)
+		ICE("out of memory");
+	for (int v = 0; v < nv0; v++)
+		ad.pin[v] = -1;
+	if (grad_of && !grad) {
+		error_file(c, "--grad-of=%s: it chooses the results --grad "
+		           "differentiates; give --grad too", grad_of);
 		goto out;
+	}
+	if (jvp && tangents(&ad, jvp) < 0)
+		goto out;
+	if (grad && gradient(&ad, grad, grad_of, jvp != NULL) < 0)
+		goto out;
+	/* a turned kernel's per-i results have no place in it; a result
+	 * the primal's run gives is an input now */
+	for (int v = 0; v < nv0; v++)
+		gone[v] = f->var[v].role == NB_RMEM && (ad.turned ||
+		          ad.pin[v] >= 0);
+	drop(f, gone, nv0);
 	for (int v = 0; v < f->nvar; v++)
 		for (int w = 0; w < v; w++)
 			if (strcmp(f->var[v].name, f->var[w].name) == 0) {
@@ -724,7 +1023,7 @@ int ad_derive(Func *f, const char *jvp, const char *grad)
 	var_order(f);
 	rc = 0;
 out:
-	free(seed);
-	free(dname);
+	free(ad.pin);
+	free(gone);
 	return rc;
 }

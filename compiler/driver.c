@@ -118,8 +118,8 @@ static Func *optimize(Ctx *c, Prog *p, nb_options *o, Dump *d,
 	if (c->errors)
 		return f;
 	step(d, f, "lower");
-	if (o->jvp || o->grad) {
-		if (ad_derive(f, o->jvp, o->grad) < 0)
+	if (o->jvp || o->grad || o->grad_of) {
+		if (ad_derive(f, o->jvp, o->grad, o->grad_of) < 0)
 			return f;
 		step(d, f, "ad");
 		run(d, f, "dce", pass_dce); /* the rules' unused terms */

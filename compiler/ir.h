@@ -138,11 +138,14 @@ Func *lower(Ctx *c, Prog *p);
 
 /* ad.c: derives the lowered Func (docs/autodiff.md): jvp "x:v,..." seeds
  * input x with tangent input v in forward mode ("r:d" names result r's
- * derivative d), grad "x,..." gives each sum its gradient with respect to
- * the inputs (reverse or forward mode; BMEM inputs: the Func turned
- * around, i and j exchanged).  Adds the new variables and results; -1
- * after an error. */
-int ad_derive(Func *f, const char *jvp, const char *grad);
+ * derivative d), grad "x,..." gives each sum and logsumexp= (or those
+ * grad_of "r,..." names) its gradient with respect to the inputs (reverse
+ * or forward mode; BMEM inputs: the Func turned around, i and j
+ * exchanged).  Adds the new variables and results (a logsumexp=
+ * differentiated becomes an input: the primal's value); -1 after an
+ * error. */
+int ad_derive(Func *f, const char *jvp, const char *grad,
+              const char *grad_of);
 /* nblprint.c: the lowered Func as .nbl source (--emit=nbl) */
 void nbl_print(const Func *f, Buf *out);
 

@@ -66,6 +66,7 @@ typedef struct nb_options {
 	                         (nbrt_run_ranges): C and OpenCL */
 	const char *jvp;      /* --jvp=x:v,...: forward-mode derivatives */
 	const char *grad;     /* --grad=x,...: gradients (docs/autodiff.md) */
+	const char *grad_of;  /* --grad-of=r,...: of these results only */
 	unsigned given;       /* NB_GIVEN_* bits: set by nb_options_parse */
 } nb_options;
 

@@ -120,6 +120,16 @@ static int set_grad(nb_options *o, const char *v, char *what, size_t n)
 	return 0;
 }
 
+static int set_grad_of(nb_options *o, const char *v, char *what, size_t n)
+{
+	if (!*v) {
+		snprintf(what, n, "result names, as pot,ax");
+		return -1;
+	}
+	o->grad_of = v;
+	return 0;
+}
+
 /* a class narrower than cpu or gpu picks its own row */
 static int set_class(nb_options *o, const char *v, char *what, size_t n)
 {
@@ -205,6 +215,9 @@ static const Flag flags[] = {
 	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0,
 	 "derive: each sum result r gets its gradient dr_dX\n"
 	 "with respect to input X (BMEM: per j, i and j swapped)"},
+	{"--grad-of", "R,..", F_OWN, 0, 0, 0, NULL, set_grad_of, 0,
+	 "--grad differentiates these results only (default:\n"
+	 "every sum, logsumexp=, min= and max=)"},
 	/* the default, for a command line that turns it back on */
 	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
 };
@@ -363,6 +376,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --jvp=%s", o->jvp);
 	if (o->grad)
 		ADD(" --grad=%s", o->grad);
+	if (o->grad_of)
+		ADD(" --grad-of=%s", o->grad_of);
 #undef ADD
 }
 

@@ -45,12 +45,18 @@ static void cvt(E *e, Opd d, Type t, Opd a, Type at)
 	}
 }
 
-/* An i32 to a double, exactly: its high and low 16 bits are floats. */
+/* An i32 to a double, exactly: its high and low 16 bits are floats.  i
+ * dies here where its register is h's or l's: the one that is i is
+ * written second. */
 static void itod(E *e, Opd d, Opd i)
 {
 	Opd h = take(e, 1), l = take(e, 1), dh = take(e, 2), dl = take(e, 2);
+	int l_is_i = l.file == i.file && l.n == i.n && l.comp == i.comp;
+	if (!l_is_i)
+		iop(e, "iand", l, i, lit_i(e, 0xffff));
 	iop(e, "ishr", h, i, lit_i(e, 16));
-	iop(e, "iand", l, i, lit_i(e, 0xffff));
+	if (l_is_i)
+		iop(e, "iand", l, i, lit_i(e, 0xffff));
 	emitf(e, "itof %s, %s", dst(e, h, 1), src(e, h, S1));
 	emitf(e, "itof %s, %s", dst(e, l, 1), src(e, l, S1));
 	emitf(e, "ftod %s, %s", dst(e, dh, 2), src(e, h, S1));

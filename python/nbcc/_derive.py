@@ -22,8 +22,14 @@ def _names(fail: Fail, x: Union[str, Sequence[str]]) -> List[str]:
     return names
 
 
+# the reductions nbcc differentiates (docs/autodiff.md); a logsumexp='s
+# derived kernel takes the primal's result as an input of its name, a
+# min='s or max='s the argmin= or argmax= declared beside it
+DIFFERENTIABLE = ("sum", "logsumexp", "min", "max")
+
+
 def _sums(reductions: Mapping[str, str]) -> List[str]:
-    return [r for r, red in reductions.items() if red == "sum"]
+    return [r for r, red in reductions.items() if red in DIFFERENTIABLE]
 
 
 def _fresh(taken: Set[str], base: str) -> str:
@@ -37,25 +43,26 @@ def _fresh(taken: Set[str], base: str) -> str:
 
 def grad(fail: Fail, reductions: Mapping[str, str],
          wrt: Union[str, Sequence[str]], of: Optional[str]) \
-        -> Tuple[str, Dict[str, str]]:
-    """--grad's value, and {input name: the derived result holding the
-    gradient of `of` by it}."""
+        -> Tuple[str, str, Dict[str, str]]:
+    """--grad's value, --grad-of's (only `of` is derived), and {input
+    name: the derived result holding the gradient of `of` by it}."""
     names = _names(fail, wrt)
     sums = _sums(reductions)
     if of is None:
         if len(sums) != 1:
             raise ValueError(fail(
-                "grad(): of= must name the sum to differentiate (%s)" %
+                "grad(): of= must name the result to differentiate (%s)" %
                 (", ".join(sums) if sums else "the kernel has none")))
         of = sums[0]
     elif of not in sums:
         raise ValueError(fail(
-            "grad(of=%r): %s; the sums (+=, -=) are %s" % (
+            "grad(of=%r): %s; the results differentiated (sums, "
+                "logsumexp=, min=, max=) are %s" % (
                 of, "its reduction is %s" % reductions[of]
                 if of in reductions else "not a result",
                 ", ".join(sums) or "none")))
-    # the result's name as the compiler gives it (docs/autodiff.md)
-    return ",".join(names), {x: "d%s_d%s" % (of, x) for x in names}
+    # the result's name as the compiler gives it (compiler/ad.c's gname)
+    return ",".join(names), of, {x: "d%s_d%s" % (of, x) for x in names}
 
 
 def jvp(fail: Fail, variables: Sequence[str], reductions: Mapping[str, str],

@@ -15,7 +15,7 @@ from ._lib import cc
 _VALUED = {"unroll_i": "--unroll-i", "unroll_j": "--unroll-j",
            "jsplit": "--jsplit", "sched": "--sched", "wg": "--wg",
            "tile": "--tile", "name": "--name", "jvp": "--jvp",
-           "grad": "--grad"}
+           "grad": "--grad", "grad_of": "--grad-of"}
 # a switch's flags for True and for False (None: the default, no flag)
 _SWITCH = {"fast_math": ("--fast-math", None), "fma": ("--fma", "--no-fma"),
            "ftz": (None, "--no-ftz")}

@@ -136,7 +136,7 @@ class Kernel:
         # what a derived kernel (grad(), jvp()) is loaded with, and those
         # loaded, by flag
         self._how = (source, precision, options)
-        self._derivs: Dict[Tuple[str, str], Kernel] = {}
+        self._derivs: Dict[Tuple[str, str, Optional[str]], Kernel] = {}
         name, text, self.path = _source(source)
         if self.path is None and "name" not in options and \
                 b"--name" not in text:
@@ -365,10 +365,10 @@ class Kernel:
         total.  inputs and run options as for k(); a kernel variable
         named wrt or of is an input, and then wrt is given first."""
         self._underived("grad")
-        spec, names = _derive.grad(self._fail, self.reductions,
-                                   self._take(given, "wrt", wrt),
-                                   self._take(given, "of", None))
-        return self._derived_run("grad", spec, given, names)
+        spec, of, names = _derive.grad(self._fail, self.reductions,
+                                       self._take(given, "wrt", wrt),
+                                       self._take(given, "of", None))
+        return self._derived_run("grad", spec, given, names, of)
 
     def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
             **given: Any) -> Dict[str, Result]:
@@ -382,9 +382,19 @@ class Kernel:
         return self._derived_run("jvp", spec, dict(given, **values), names)
 
     def _derived_run(self, option: str, spec: str, given: Dict[str, Any],
-                     names: Dict[str, str]) -> Dict[str, Result]:
-        """The derived kernel's run; {key: its result names[key]}."""
-        d = self._derived(option, spec)
+                     names: Dict[str, str], of: Optional[str] = None) \
+            -> Dict[str, Result]:
+        """The derived kernel's run; {key: its result names[key]}.  A
+        result of this kernel that the derived one takes as an input (a
+        logsumexp=: its derivative weighs each term by exp(term - result))
+        comes from this kernel's run first."""
+        d = self._derived(option, spec, of)
+        primal = [v.name for v in d.variables if v.role != "RMEM" and
+                  self.reductions.get(v.name) is not None]
+        if primal:
+            ran = self(**{k: v for k, v in given.items()
+                          if k in self._var or k in _pairs.OPTIONS})
+            given = dict(given, **{r: ran[r] for r in primal})
         inputs, options = _pairs.split([v.name for v in d.variables], given)
         out = d.run(inputs, **options)
         for r in names.values():
@@ -409,21 +419,26 @@ class Kernel:
                 "%s(): the kernel was loaded from generated code; "
                 "derivatives need its .nbl" % method))
         options = self._how[2]
-        if "grad" in options or "jvp" in options:
+        if "grad" in options or "jvp" in options or "grad_of" in options:
             raise ValueError(self._fail(
                 "%s(): the kernel is derived already (%s); load the source "
                 "without it" % (method, ", ".join(
                     "%s=%r" % (o, options[o]) for o in ("grad", "jvp")
                     if o in options))))
 
-    def _derived(self, option: str, spec: str) -> Kernel:
-        """This kernel derived by nbcc's --OPTION=SPEC, loaded once."""
-        k = self._derivs.get((option, spec))
+    def _derived(self, option: str, spec: str,
+                 of: Optional[str] = None) -> Kernel:
+        """This kernel derived by nbcc's --OPTION=SPEC (and --grad-of=OF:
+        only that result), loaded once."""
+        k = self._derivs.get((option, spec, of))
         if k is None:
             source, precision, options = self._how
+            extra = {option: spec}
+            if of is not None:
+                extra["grad_of"] = of
             k = Kernel(source, precision, self._dev,
-                       **dict(options, **{option: spec}))
-            self._derivs[(option, spec)] = k
+                       **dict(options, **extra))
+            self._derivs[(option, spec, of)] = k
         return k
 
     def run(self, inputs: Mapping[str, Any], /,

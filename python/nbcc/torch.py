@@ -45,7 +45,6 @@ class _Sum(_torch.autograd.Function):  # type: ignore[misc]
         ctx.k, ctx.of, ctx.names, ctx.given = k, of, names, given
         like = next((v for v in values if isinstance(v, _torch.Tensor)),
                     _torch.zeros(0))
-        ctx.like = like
         return _tensor(out, like)
 
     @staticmethod

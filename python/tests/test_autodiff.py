@@ -113,6 +113,58 @@ def test_jvp_is_hermite(device, example, prec):
     close(dp, fd, 1e-11, why + ", d pot/d eps2")
 
 
+SOFT = """LMEM xi;
+BMEM xj, wj;
+CONST g;
+RMEM r, m, km, s;
+r logsumexp= wj - g*(xi - xj)**2;
+m min= wj*(xi - xj)**2;
+km argmin= wj*(xi - xj)**2;
+s += wj*xi;
+"""
+
+
+@pytest.mark.parametrize("prec", ["float", "double", "dd"])
+def test_grad_softmax_and_min(device, prec):
+    """logsumexp='s gradient is the softmax-weighted sum of its terms',
+    min='s the term's at the argmin (docs/autodiff.md): grad() runs the
+    primal first for the r and km the derived kernels take.  Against the
+    formulas in long double; of= derives only the result asked for."""
+    rng = np.random.default_rng([SEED, 7])
+    ni, nj = 11, 17
+    a = dict(xi=rng.uniform(-1, 1, ni), xj=rng.uniform(-1, 1, nj),
+             wj=rng.uniform(0.5, 2, nj), g=2.5)
+    if prec == "float":
+        a = {x: np.float32(v) if x == "g" else v.astype(np.float32)
+             for x, v in a.items()}
+    q = {x: np.asarray(v, np.longdouble) for x, v in a.items()}
+    dx = q["xi"][:, None] - q["xj"]
+    e = q["wj"] - q["g"] * dx * dx
+    w = np.exp(e - e.max(axis=1)[:, None])
+    w /= w.sum(axis=1)[:, None]
+    at = np.argmin(q["wj"] * dx * dx, axis=1)
+    k = nbcc.Kernel(SOFT, precision=prec, device=device)
+    why = "seed %d, %s, %s" % (SEED, device, prec)
+    tol = TOL[prec] * 10
+    g = k.grad("xi,g", of="r", **a)
+    close(g["xi"], (-2 * q["g"] * dx * w).sum(axis=1), tol, why + ", dr/dxi")
+    close(g["g"], (-dx * dx * w).sum(axis=1), tol, why + ", dr/dg")
+    # of= derives r's alone; the primal's r is an input, the others stay
+    d = k._derived("grad", "xi,g", "r")
+    assert d.results == ["m", "km", "s", "dr_dxi", "dr_dg"], d.results
+    gm = k.grad("xi", of="m", **a)["xi"]
+    close(gm, 2 * q["wj"][at] * dx[np.arange(ni), at], tol, why + ", dm/dxi")
+    # per j: d(sum_i r[i])/d xj[j], the kernel turned around
+    gj = k.grad("xj", of="r", **a)["xj"]
+    close(gj, (2 * q["g"] * dx * w).sum(axis=0), tol, why + ", dr/dxj")
+    t = rng.uniform(-1, 1, ni).astype(a["xi"].dtype)
+    dr = k.jvp({"xi": t}, **a)
+    close(dr["r"], t * (-2 * q["g"] * dx * w).sum(axis=1), tol,
+          why + ", jvp r")
+    close(dr["m"], t * 2 * q["wj"][at] * dx[np.arange(ni), at], tol,
+          why + ", jvp m")
+
+
 def test_derived_errors():
     k = nbcc.Kernel(GAUSS, precision="double", device="host")
     a = gauss_inputs(np.random.default_rng([SEED, 2]), 3, 4)
@@ -121,7 +173,8 @@ def test_derived_errors():
     with pytest.raises(nbcc.CompileError, match="'s' is an RMEM"):
         k.grad("s", **a)
     with pytest.raises(ValueError, match=r"grad\(of='n'\): its reduction "
-                       r"is count; the sums \(\+=, -=\) are s"):
+                       r"is count; the results differentiated \(sums, "
+                       r"logsumexp=, min=, max=\) are s"):
         k.grad("xi", of="n", **a)
     with pytest.raises(TypeError, match="wrt= is needed"):
         k.grad(**a)
@@ -141,7 +194,7 @@ def test_derived_errors():
         gen.jvp({"xi": np.ones(3)}, **a)
     two = nbcc.Kernel("LMEM x; BMEM y; RMEM s, t; s += x*y; t += x+y;",
                       device="host")
-    with pytest.raises(ValueError, match="of= must name the sum to "
+    with pytest.raises(ValueError, match="of= must name the result to "
                        "differentiate \\(s, t\\)"):
         two.grad("x", x=np.ones(2), y=np.ones(2))
     # the keyword route gives the derived kernel itself, all its results

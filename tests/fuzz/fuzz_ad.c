@@ -8,6 +8,9 @@
  *   - each derivative agrees with central differences of the primal,
  *     wherever the differences at steps h and h/2 agree with each other
  *     (so kinks, jumps and overflow are left out, not reported).
+ * The first sum's expression is also reduced by logsumexp= (u), the
+ * second's by min= beside its argmin= (m, q): their derived kernels take
+ * the primal's u and q as inputs, given from the primal's run.
  * Both run on a small interpreter of the IR in double through op_eval
  * (eval.c, the compiler's own arithmetic).  Byte 0: which inputs (bits
  * 0-2: xi, yi, c; bit 3: xj and yj instead, the BMEM gradient), bit 4:
@@ -21,8 +24,9 @@
 #include <string.h>
 #include "ir.h"
 
-enum { NI = 2, NJ = 3, NV = 5 };
-static const char *const names[NV] = {"xi", "yi", "xj", "yj", "c"};
+/* NIN inputs, then the primal's results a derived kernel takes */
+enum { NI = 2, NJ = 3, NIN = 5, NV = 7 };
+static const char *const names[NV] = {"xi", "yi", "xj", "yj", "c", "u", "q"};
 
 typedef struct Gen {
 	const uint8_t *d;
@@ -61,7 +65,7 @@ static void gen(Gen *g, int depth)
 	if (b < 0 || depth > 6) {
 		char s[32];
 		if (b < 0 || b % 7 < 5) {
-			put(g, names[(b < 0 ? g->at : (size_t)b) % NV]);
+			put(g, names[(b < 0 ? g->at : (size_t)b) % NIN]);
 		} else {
 			snprintf(s, sizeof s, "%d.%d", b % 3, b % 10);
 			put(g, s);
@@ -71,7 +75,7 @@ static void gen(Gen *g, int depth)
 	int k = b % 8;
 	put(g, "(");
 	if (k == 0 || k == 1) {
-		put(g, names[b / 8 % NV]);
+		put(g, names[b / 8 % NIN]);
 	} else if (k == 2) {
 		put(g, un[b / 8 % NELEM(un)]);
 		gen(g, depth + 1);
@@ -127,6 +131,7 @@ static int interp(const Func *f, const In *in, double res[][NJ], int nres)
 	int ni = 0, nj = 0, name[64];
 	if (f->nvar > 64 || nres < f->nvar)
 		abort();
+	double aux[64][NJ]; /* an argmin='s value */
 	for (int v = 0; v < f->nvar; v++) {
 		name[v] = -1;
 		for (int k = 0; k < NV; k++)
@@ -137,8 +142,14 @@ static int interp(const Func *f, const In *in, double res[][NJ], int nres)
 			ni = len;
 		if (f->var[v].role == NB_BMEM)
 			nj = len;
-		for (int i = 0; i < NJ; i++)
-			res[v][i] = 0;
+		nb_red red = f->var[v].red;
+		int up = red == NB_MIN || red == NB_ARGMIN;
+		for (int i = 0; i < NJ; i++) {
+			res[v][i] = f->var[v].role != NB_RMEM || red == NB_SUM ||
+			            red == NB_COUNT ? 0 : red == NB_ARGMIN ||
+			            red == NB_ARGMAX ? -1 : up ? INFINITY : -INFINITY;
+			aux[v][i] = up ? INFINITY : -INFINITY;
+		}
 	}
 	double (*val)[2] = malloc(sizeof *val * (size_t)(f->n ? f->n : 1));
 	if (!val)
@@ -173,6 +184,24 @@ static int interp(const Func *f, const In *in, double res[][NJ], int nres)
 				case O_SEL: r[0] = a[0] ? b[0] : c[0]; break;
 				case O_ACC: res[x->var][i] += a[0]; break;
 				case O_ACCSUB: res[x->var][i] -= a[0]; break;
+				case O_ACCMIN: res[x->var][i] = fmin(res[x->var][i], a[0]); break;
+				case O_ACCMAX: res[x->var][i] = fmax(res[x->var][i], a[0]); break;
+				case O_ACCLSE: {
+					double m = fmax(res[x->var][i], a[0]);
+					if (m != -INFINITY)
+						res[x->var][i] = m + log(exp(res[x->var][i] - m) +
+						                         exp(a[0] - m));
+					break;
+				}
+				case O_ACCARGMIN:
+				case O_ACCARGMAX:
+					/* the first j of the least (greatest) value */
+					if (x->op == O_ACCARGMIN ? a[0] < aux[x->var][i] :
+					    a[0] > aux[x->var][i]) {
+						aux[x->var][i] = a[0];
+						res[x->var][i] = b[0];
+					}
+					break;
 				default:
 					if (x->type != T_F64 && x->type != T_INT &&
 					    x->type != T_BOOL)
@@ -203,7 +232,7 @@ static Func *build(Ctx *c, const char *src, const char *grad)
 	Func *f = lower(c, p);
 	if (c->errors)
 		return NULL;
-	if (grad && ad_derive(f, NULL, grad) < 0)
+	if (grad && ad_derive(f, NULL, grad, NULL) < 0)
 		return NULL;
 	ir_verify(f, 1);
 	return f;
@@ -269,15 +298,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint8_t sel = data[0];
 	Gen g = {data, size, 2, NULL, 0, 0};
-	put(&g, "LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, t, k;\ns += ");
+	put(&g, "LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, t, k, u, m, q;\n"
+	    "s += ");
+	size_t s0 = g.len;
 	gen(&g, 0);
+	char *se = strndup(g.out + s0, g.len - s0);
 	put(&g, ";\nt -= ");
+	size_t t0 = g.len;
 	gen(&g, 0);
+	char *te = strndup(g.out + t0, g.len - t0);
 	put(&g, ";\nk += ");
 	gen(&g, 0);
-	put(&g, " < yj;\n");
+	put(&g, " < yj;\nu logsumexp= ");
+	put(&g, se);
+	put(&g, ";\nm min= ");
+	put(&g, te);
+	put(&g, ";\nq argmin= ");
+	put(&g, te);
+	put(&g, ";\n");
+	free(se);
+	free(te);
 	char grad[32] = "";
-	for (int w = 0; w < NV; w++) {
+	for (int w = 0; w < NIN; w++) {
 		int want = sel & 8 ? (w == 2 || w == 3) :
 		           (w < 2 ? sel >> w & 1 : w == 4 ? sel >> 2 & 1 : 0);
 		if (want) {
@@ -291,13 +333,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	In in;
 	srand(data[1]);
-	for (int w = 0; w < NV; w++)
+	for (int w = 0; w < NIN; w++)
 		for (int e = 0; e < NJ; e++)
 			in.v[w][e] = (double)rand() / RAND_MAX * 2 - 1;
 	Ctx c0, c1, c2;
 	Func *f = build(&c0, g.out, NULL);
 	Func *d = build(&c1, g.out, grad);
 	if (!f || !d)
+		goto done;
+	/* the primal's u and q, which the derived kernel takes */
+	if (!primal(f, &in, "u", in.v[5]) || !primal(f, &in, "q", in.v[6]))
 		goto done;
 	double dres[64][NJ], rres[64][NJ];
 	if (!interp(d, &in, dres, 64))
@@ -330,9 +375,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_free(&text);
 
 	/* each derivative against central differences */
-	for (int w = 0; w < NV; w++) {
+	for (int w = 0; w < NIN; w++) {
 		char rn[16];
-		for (const char *rs = "st"; *rs; rs++) {
+		for (const char *rs = "stum"; *rs; rs++) {
 			snprintf(rn, sizeof rn, "d%c_d%s", *rs, names[w]);
 			int v = var_of(d, rn);
 			if (v < 0)

@@ -85,6 +85,29 @@ e2=$(sed -n 's/^energy: .* E = \([^ ]*\) .*/\1/p' "$T/hand.txt")
 if [ -n "$e1" ] && awk -v a="$e1" -v b="$e2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9) }'
 then ok; else bad "nbody's Hermite energy: derived $e1, hermite.nbl $e2"; fi
 
+# --grad's mode, unforced, is the one of fewer sweeps: reverse for one
+# sum and three inputs, forward for gravity.nbl's four sums and three
+# inputs (the derived IR is the forced mode's, and not the other's)
+printf 'LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\nCONST eps2;\n' >"$T/plum.nbl"
+printf 'dx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n' >>"$T/plum.nbl"
+printf 'pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n' >>"$T/plum.nbl"
+for km in "$T/plum.nbl reverse forward" "dsl-examples/gravity.nbl forward reverse"; do
+	set -- $km
+	"$BIN/nbcc" --grad=xi,yi,zi --emit=ir:ad "$1" >"$T/auto.ir"
+	NBCC_AD_MODE=$2 "$BIN/nbcc" --grad=xi,yi,zi --emit=ir:ad "$1" >"$T/want.ir"
+	NBCC_AD_MODE=$3 "$BIN/nbcc" --grad=xi,yi,zi --emit=ir:ad "$1" >"$T/other.ir"
+	if cmp -s "$T/auto.ir" "$T/want.ir" && ! cmp -s "$T/auto.ir" "$T/other.ir"
+	then ok; else bad "$1: --grad's mode is not $2"; fi
+done
+
+# --grad-of differentiates the results named only
+"$BIN/nbrun" dsl-examples/gravity.nbl --grad=xi,yi --grad-of=pot,ax --device host \
+	--i "$T/i3.csv" --j "$T/j3.csv" --const eps2=0.01 >"$T/of.csv"
+h=$(head -1 "$T/of.csv")
+[ "$h" = "ax,ay,az,pot,dax_dxi,dpot_dxi,dax_dyi,dpot_dyi" ] ||
+	[ "$h" = "ax,ay,az,pot,dpot_dxi,dax_dxi,dpot_dyi,dax_dyi" ] &&
+	ok || bad "--grad-of=pot,ax: the results are $h"
+
 # bad requests: each a clear message and a failure
 expect_error() { # WANT ARGS...: nbcc ARGS fails saying WANT
 	want=$1
@@ -107,12 +130,26 @@ unset NBCC_AD_MODE
 expect_error "'ax' is an RMEM" --grad=ax dsl-examples/gravity.nbl
 expect_error "'i' is the integer index" --grad=i dsl-examples/gravity.nbl
 expect_error "'k' is the result of argmin=" --grad=k "$T/m.nbl"
-expect_error "m.nbl:4:1: error: this min= reduction" --grad=x "$T/m.nbl"
+expect_error "m.nbl:4:1: error: this min= reduction depends on what is differentiated; its derivative is the tangent at its argmin" --grad=x "$T/m.nbl"
 expect_error "ask for the BMEM inputs apart" --grad=xi,xj dsl-examples/gravity.nbl
 expect_error "ask for --jvp apart" --grad=xj --jvp=xi:vxi dsl-examples/gravity.nbl
 printf 'LMEM x;\nBMEM y;\nRMEM r;\nr min= (x - y)*(x - y);\n' >"$T/n.nbl"
-printf 'LMEM x;\nBMEM y;\nRMEM r;\nr min= x;\n' >"$T/n2.nbl"
-expect_error "no sum result" --grad=y "$T/n2.nbl"
+printf 'LMEM x;\nBMEM y;\nRMEM r, k;\nr += x < y;\nk argmin= x*y;\n' >"$T/n2.nbl"
+expect_error "no sum result (+=, -=), logsumexp=, min= or max= to differentiate" \
+	--grad=y "$T/n2.nbl"
+expect_error "no sum result" --grad=x "$T/n2.nbl"
+expect_error "'foo' is not a result of the kernel" --grad=xi --grad-of=foo \
+	dsl-examples/gravity.nbl
+expect_error "'xi' is not a result, but an input, of the kernel" --grad=xi \
+	--grad-of=xi dsl-examples/gravity.nbl
+expect_error "'k' is not a differentiable result" --grad=x --grad-of=k "$T/m.nbl"
+expect_error "give --grad too" --grad-of=pot dsl-examples/gravity.nbl
+# a min= without its argmin= is refused only where it is differentiated
+for req in "--grad=x --grad-of=s" "--jvp=x:v,r:-"; do
+	# shellcheck disable=SC2086
+	"$BIN/nbcc" $req --target=c -o "$T/x.c" "$T/m.nbl" 2>"$T/err" && ok ||
+		bad "nbcc $req m.nbl: $(cat "$T/err")"
+done
 expect_error "n.nbl:4:1: error: this min= reduction" --grad=y "$T/n.nbl"
 expect_error "expected NAME:TANGENT" --jvp=xi dsl-examples/gravity.nbl
 expect_error "is declared already" --jvp=xi:yi,ax:ay dsl-examples/gravity.nbl

@@ -232,5 +232,110 @@ for dev in DEVICES + ["amdil"]:
                       tol, "%s %s n=%d: dpot_d%s against -mj*gravity's %s"
                       % (dev, prec, n, x, ax))
 
+# 6. logsumexp=, min= and max=.  logsumexp='s derivative weighs each
+# term's by its softmax weight exp(e - r), r the primal's result, which
+# the derived kernel takes as an input of r's name; min='s and max='s is
+# the term's at the argmin's (argmax's) j, declared beside them, whose
+# result the derived kernel takes likewise (per i; per j, on the j-side,
+# when turned around).  Per i (reverse and forward), per j and along a
+# tangent, against central differences of the primal in dd (float 1e-5,
+# double 1e-12, dd 1e-18 of the column's largest value), on every device
+# and the AMD IL interpreter; the sum beside them keeps its own gradient.
+# Sizes 0, 1 and 7 (9 j-elements); forward mode on the host and the
+# interpreter.
+LSE = T + "/lse.nbl"
+with open(LSE, "w") as f:
+    f.write("LMEM xi, yi;\nBMEM xj, yj, wj;\nCONST c;\n"
+            "RMEM r, s, m, km, q, kq, n;\n"
+            "d = xi - xj;\nr logsumexp= -c*d*d + wj*sin(yi*yj);\n"
+            "s += exp(-d*d)*yi;\n"
+            "m min= d*d + c*yi*yj;\nkm argmin= d*d + c*yi*yj;\n"
+            "q max= wj*cos(d + yi);\nkq argmax= wj*cos(d + yi);\n"
+            "n += d < c;\n")
+DIFF = ("r", "s", "m", "q")       # the results differentiated
+GIVEN = ("r", "km", "kq")         # the primal's, the derived kernel's inputs
+LTOL = {"float": 1e-5, "double": 1e-12, "dd": 1e-18}
+
+
+def diffs(irows, jrows, c, w, per_j=False):
+    """central differences in dd of the results by w: per i, or (per_j)
+    of the totals by each j-element's w"""
+    icol, jcol = ["xi", "yi"], ["xj", "yj", "wj"]
+    out = {r: [] for r in DIFF}
+    for e in range(len(jrows)) if per_j else [None]:
+        col = {}
+        for sgn in (1, -1):
+            ir = [[Decimal(repr(v)) for v in row] for row in irows]
+            jr = [[Decimal(repr(v)) for v in row] for row in jrows]
+            cc = {"c": Decimal(repr(c))}
+            if w == "c":
+                cc["c"] += sgn * H
+            elif per_j:
+                jr[e][jcol.index(w)] += sgn * H
+            else:
+                for row in ir:
+                    row[icol.index(w)] += sgn * H
+            write(T + "/lih.csv", icol, ir)
+            write(T + "/ljh.csv", jcol, jr)
+            col[sgn] = nbrun(LSE, T + "/lih.csv", T + "/ljh.csv", cc,
+                             "--device", DEVICES[0], "--precision=dd")
+        for r in out:
+            if per_j:
+                out[r].append((sum(col[1][r]) - sum(col[-1][r])) / (2 * H))
+            else:
+                out[r] = [(p - m) / (2 * H) for p, m in
+                          zip(col[1][r], col[-1][r])]
+    return out
+
+
+for n in (0, 1, 7):
+    icol, jcol = ["xi", "yi"], ["xj", "yj", "wj"]
+    irows, jrows = rnd(n, icol), rnd(n + 2, jcol)
+    c = 1.5
+    want = {w: diffs(irows, jrows, c, w) for w in ("xi", "yi", "c")}
+    wantj = diffs(irows, jrows, c, "xj", per_j=True) if n else None
+    write(T + "/lj.csv", jcol, jrows)
+    for dev in DEVICES + ["amdil"]:
+        for prec in ("float", "double", "dd"):
+            fl = where(dev) + ["--precision=" + prec]
+            tol = LTOL[prec]
+            write(T + "/li.csv", icol, irows)
+            p = nbrun(LSE, T + "/li.csv", T + "/lj.csv", {"c": c}, *fl)
+            write(T + "/lir.csv", icol + list(GIVEN),
+                  [row + [p[r][e] for r in GIVEN]
+                   for e, row in enumerate(irows)])
+            # forward mode's rules are reverse mode's: PoCL, slow to
+            # build, runs one of them
+            for mode in ("reverse", "forward")[:1 if dev == "cpu" else 2]:
+                g = nbrun(LSE, T + "/lir.csv", T + "/lj.csv", {"c": c},
+                          "--grad=xi,yi,c", *fl, env=mode)
+                check(not any(r in g for r in GIVEN) and "dn_dxi" not in g,
+                      "%s %s: the derived kernel's results are %s"
+                      % (dev, prec, sorted(g)))
+                for w in ("xi", "yi", "c"):
+                    for r in DIFF:
+                        close(g["d%s_d%s" % (r, w)], want[w][r], tol,
+                              "%s %s %s n=%d: d%s_d%s against central "
+                              "differences" % (dev, prec, mode, n, r, w))
+            v = [[rng.uniform(-1, 1)] for _ in irows]
+            write(T + "/liv.csv", icol + list(GIVEN) + ["vx"],
+                  [row + [p[r][e] for r in GIVEN] + v[e]
+                   for e, row in enumerate(irows)])
+            d = nbrun(LSE, T + "/liv.csv", T + "/lj.csv", {"c": c},
+                      "--jvp=xi:vx", *fl)
+            for r in DIFF:
+                close(d["d_" + r], [Decimal(repr(t[0])) * x for t, x in
+                                    zip(v, want["xi"][r])], tol,
+                      "%s %s n=%d: d_%s along vx" % (dev, prec, n, r))
+            if n:
+                # per j: the kernel turned around, the primal's results
+                # with the i-elements, now its j-side
+                g = nbrun(LSE, T + "/lj.csv", T + "/lir.csv", {"c": c},
+                          "--grad=xj", *fl)
+                for r in DIFF:
+                    close(g["d%s_dxj" % r], wantj[r], tol,
+                          "%s %s n=%d: d%s_dxj per j against central "
+                          "differences" % (dev, prec, n, r))
+
 print("autodiff_ref: %d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
