@@ -3,6 +3,7 @@
  * binds sorted copies of every input in the caller's place (j-images
  * shifted along the position columns), runs them through ranges.c's
  * mapped form and scatters the results back in the caller's order. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -296,8 +297,16 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 			                &own[side][d]))
 				goto out;
 
-	if (nbrt_cells_build(&cl, c, pos[0], ni, pos[1], nj, nbrt_host_memory(),
-	                     err, sizeof err)) {
+	/* Newton's third law pairs whole groups' runs (newton.c), which
+	 * finer cells' lists prune: there cells of one cutoff, each a group
+	 * (bench/suites/newton.sh measured it so), unless the caller chose */
+	nbrt_cutoff cc = *c;
+	if (c->self && nbrt_newton_cells_may(k, ni)) {
+		cc.split = c->split ? c->split : 1;
+		cc.group = c->group ? c->group : INT_MAX;
+	}
+	if (nbrt_cells_build(&cl, &cc, pos[0], ni, pos[1], nj,
+	                     nbrt_host_memory(), err, sizeof err)) {
 		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);
 		goto out;
 	}
