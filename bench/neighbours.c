@@ -23,7 +23,8 @@
  * lists and copies), then the cell path's phases in ms
  * (nbrt_cutoff_stats: keys_ms, sort_ms, ..., of the run of the median
  * time), device
- * (maxdiff: norm-wise, cell against dense, of the first RMEM; with
+ * (maxdiff: norm-wise, cell against dense, of the first RMEM's finite
+ * values, inf where a non-finite one differs; with
  * --dense 0 the dense columns are empty).  The cells' split and groups
  * are the runtime's: NBRT_CELL_SPLIT and NBRT_CELL_GROUP set them. */
 #include <math.h>
@@ -267,13 +268,20 @@ usage:
 			rc = fail(rt, "nbrt_run");
 			goto out;
 		}
+		/* over the finite values; a non-finite one (two clustered
+		 * points almost at one place) must be the same in both */
 		double d2 = 0, r2 = 0;
+		int odd = 0;
 		for (size_t i = 0; i < n; i++) {
-			double d = (double)res[0][0][i] - (double)res[1][0][i];
-			d2 += d * d;
-			r2 += (double)res[1][0][i] * res[1][0][i];
+			double a = res[0][0][i], b = res[1][0][i];
+			if (!isfinite(a) || !isfinite(b)) {
+				odd |= !(a == b || (isnan(a) && isnan(b)));
+				continue;
+			}
+			d2 += (a - b) * (a - b);
+			r2 += b * b;
 		}
-		maxdiff = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+		maxdiff = odd ? INFINITY : r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
 	}
 	double nn = (double)n * (double)n;
 	printf("case,p,n,cell_s,cell_kernel_s,pairs,needed,pairs_per_needed,"

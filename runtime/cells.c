@@ -29,8 +29,9 @@
  * multiple of the cutoff. */
 #define MARGIN (1 + 0x1p-10)
 
-/* The defaults of nbrt_cutoff.split and .group (docs/neighbours.md:
- * pairs computed a needed pair by split and group) */
+/* The defaults of nbrt_cutoff.split and .group here (cutoff.c asks for
+ * cells of one cutoff on a CPU; docs/neighbours.md: pairs computed a
+ * needed pair by split and group) */
 #define SPLIT 2
 #define GROUP 8
 
@@ -388,12 +389,13 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
 	size_t nb[27][2], n = 0, want = 0;
 	uint64_t bk[27];
 	int total = dim == 1 ? 3 : dim == 2 ? 9 : 27;
+	uint64_t top = (uint64_t)1 << (nbrt_order_bits(dim) - K);
 	for (int o = 0; o < total; o++) {
 		uint64_t v[3] = {0, 0, 0};
 		int r = o, in = 1;
-		for (int d = 0; d < dim; d++, r /= 3) {
+		for (int d = 0; d < dim; d++, r /= 3) { /* no key of another */
 			v[d] = bu[d] + (uint64_t)(r % 3) - 1;
-			in &= !(bu[d] == 0 && r % 3 == 0);
+			in &= !(bu[d] == 0 && r % 3 == 0) && v[d] < top;
 		}
 		size_t c = in ? cells_find(jc, nbrt_order_morton(v, dim)) : jc->nb;
 		if (c == jc->nb)

@@ -17,10 +17,12 @@
 #     (Tesla C1060, improved BPB), as ratios.
 # n empty: 2^20 on a GPU, 2^18 elsewhere; a dense sweep over more than
 # dense_max points is left out (empty: 2^22 on a GPU, 2^18 elsewhere).
-# split and group (empty: the runtime's defaults, 2 and 8) set the cells
-# (NBRT_CELL_SPLIT: cells of cutoff / split; NBRT_CELL_GROUP: i-groups of
-# at most that many elements; docs/neighbours.md): split=1 group=1000000
-# gives cells of one cutoff, each a group, the lists before 2026-11-27.
+# split and group (empty: the runtime's defaults: a GPU 2 and 8, a CPU
+# cells of one cutoff) set the cells (NBRT_CELL_SPLIT: cells of cutoff /
+# split; NBRT_CELL_GROUP: i-groups of at most that many elements;
+# docs/neighbours.md): split=1 group=1000000000 gives cells of one
+# cutoff, each a group, the lists before 2026-11-27.  Paper 004's near
+# field (no radius mask: its 3x3 boxes) always takes split 1.
 about="cell lists against the dense sweep: Lennard-Jones at 50 neighbours, paper 004's near field"
 params="device n ps reps dense_max split group"
 device=gpu
