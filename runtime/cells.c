@@ -516,7 +516,7 @@ static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
 		prev = in ? e : prev;
 		n += in ? e - s : 0;
 	}
-	if (out)
+	if (out && m)
 		memcpy(out, w + 2, 2 * m * sizeof *out);
 	*js += n;
 	return m;
@@ -889,8 +889,10 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 					own->cap = cap;
 				}
 				size_t js = 0;
+				/* no buffer yet: no candidates, no ranges */
 				size_t nr = group_ranges(&cd, nc, dim, gbox + 2 * dim * g, rcm,
-				                         split > 1, own->r + 2 * own->n, &js);
+				                         split > 1, own->r ? own->r + 2 * own->n
+				                                           : NULL, &js);
 				gat[g].thread = me;
 				gat[g].at = own->n;
 				cl->offset[g + 1] = nr;
@@ -926,9 +928,11 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	}
 #pragma omp parallel for if (ngroups >= 4096) schedule(static)
 	for (size_t g = 0; g < ngroups; g++)
-		memcpy(cl->range + 2 * cl->offset[g],
-		       tb[gat[g].thread].r + 2 * gat[g].at,
-		       2 * (cl->offset[g + 1] - cl->offset[g]) * sizeof *cl->range);
+		if (cl->offset[g + 1] > cl->offset[g]) /* else no buffer, maybe */
+			memcpy(cl->range + 2 * cl->offset[g],
+			       tb[gat[g].thread].r + 2 * gat[g].at,
+			       2 * (cl->offset[g + 1] - cl->offset[g]) *
+			           sizeof *cl->range);
 	cl->r.ngroups = ngroups;
 	cl->r.group = cl->group;
 	cl->r.offset = cl->offset;
