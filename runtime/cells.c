@@ -1,10 +1,12 @@
 /* cells.c: the cell lists of nbrt_run_cutoff (cutoff.c), with no kernel
- * and no device: i and j sorted along a Morton curve of cells no smaller
- * than the cutoff, images of the j-elements near periodic faces, and each
- * occupied i-cell's neighbour j-ranges as an nbrt_ranges.  No grid is
- * allocated: cells are runs of equal keys, found through a hash of the
- * occupied ones, so the memory is O(Ni + Nj) whatever the box
- * (docs/neighbours.md). */
+ * and no device: i and j sorted along a Morton curve of cells a fraction
+ * 1/split of the cutoff wide, images of the j-elements near periodic
+ * faces, i-groups of at most `group` sorted elements within one block of
+ * split^dim cells, and each group's j-ranges: the occupied j-cells whose
+ * elements' bounding box comes within the cutoff of the group's, adjacent
+ * ones merged, as an nbrt_ranges.  No grid is allocated: cells are runs
+ * of equal keys, found through a hash of the occupied ones, so the memory
+ * is O(Ni + Nj) whatever the box (docs/neighbours.md). */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,20 +16,30 @@
 #include <string.h>
 #include "nbrt_impl.h"
 #include "order.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
-/* Cells are wider than the cutoff by this factor, so that no pair a
- * kernel may find within it is two cells apart: not through rounding in
- * x / width (2^-51 relative on indices below 2^31), nor through a float
- * kernel's (2^-24 of a distance, or of a periodic image's coordinate in a
- * box up to 2^13 cutoffs wide).  It costs 0.3% more pairs in 3-D, and a
- * cell of each periodic axis whose period is an exact multiple of the
- * cutoff. */
+/* The lists hold every pair within the cutoff times this factor, so that
+ * none a kernel may find within the cutoff is left out: not through
+ * rounding in x / width (2^-51 relative on indices below 2^31), nor
+ * through a float kernel's (2^-24 of a distance, or of a periodic image's
+ * coordinate in a box up to 2^13 cutoffs wide).  It costs 0.3% more
+ * pairs in 3-D, and a cell of each periodic axis whose period is an exact
+ * multiple of the cutoff. */
 #define MARGIN (1 + 0x1p-10)
+
+/* The defaults of nbrt_cutoff.split and .group here (cutoff.c asks for
+ * cells of one cutoff on a CPU; docs/neighbours.md: pairs computed a
+ * needed pair by split and group) */
+#define SPLIT 2
+#define GROUP 8
 
 /* Bits of a cell coordinate in the key, by dim: 21 a coordinate in 3-D
  * (63 bits), 31 in 1-D and 2-D (indices below 2^31 keep the rounding
- * argument above).  A coordinate is the cell plus 1, from 0 (the image
- * layer below a periodic axis) to n + 1 (the one above). */
+ * argument above).  A coordinate is the cell plus the axis's offset
+ * (2 split on a periodic axis, 0 on an open one): the image layers below
+ * a periodic axis come first, those above after its n cells. */
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -124,30 +136,36 @@ static int check_positions(const nbrt_cutoff *c, const double *const pos[3],
 }
 
 /* One axis of the cells: index floor((x * scale - org) / w), clamped to
- * [0, n). */
+ * [0, n); coordinates in keys are off higher; on a periodic axis the
+ * elements of the first `reach` cells and of the last have images. */
 typedef struct Axis {
 	double org, w, scale;
-	long long n;
+	long long n, off, reach;
 	int periodic;
 } Axis;
 
-static void axes_make(const nbrt_cutoff *c, const double lo[3],
+static void axes_make(const nbrt_cutoff *c, int split, const double lo[3],
                       const double hi[3], Axis ax[3])
 {
-	long long maxn = (1LL << nbrt_order_bits(c->dim)) - 2;
+	long long maxn = (1LL << nbrt_order_bits(c->dim)) - 4 * split;
 	for (int d = 0; d < c->dim; d++) {
 		Axis *a = &ax[d];
 		double L = c->period[d], rc = c->cutoff * MARGIN;
 		a->periodic = L > 0;
 		a->scale = 1;
 		a->org = 0;
+		a->off = 0;
+		a->reach = 0;
 		if (a->periodic) {
-			/* n cells of L / n, at least the cutoff wide; one cell when
-			 * the cutoff is half the period (its images are its
-			 * neighbours on both sides) */
-			double n = floor(L / rc);
+			/* n cells of L / n, at least rc / split wide; the images of
+			 * the elements within rc of a face (reach cells, at most
+			 * split + 1 with rounding) fit in 2 split layers */
+			double n = floor(L * split / rc);
 			a->n = n < 1 ? 1 : n > (double)maxn ? maxn : (long long)n;
 			a->w = L / (double)a->n;
+			a->off = 2 * split;
+			double r = ceil(rc / a->w * (1 + 0x1p-40));
+			a->reach = r < 1 ? 1 : r > (double)a->n ? a->n : (long long)r;
 			continue;
 		}
 		/* a span beyond DBL_MAX is measured at half scale (exact for
@@ -160,7 +178,7 @@ static void axes_make(const nbrt_cutoff *c, const double lo[3],
 		}
 		a->org = lo[d] * a->scale;
 		/* larger cells where the key has too few bits for these */
-		a->w = fmax(rc, span / (double)(maxn - 1));
+		a->w = fmax(rc / split, span / (double)(maxn - 1));
 		double n = floor(span / a->w) + 1;
 		a->n = n > (double)maxn ? maxn : n < 1 ? 1 : (long long)n;
 	}
@@ -184,12 +202,14 @@ static uint64_t key_of(const Axis ax[3], int dim, const double *const pos[3],
 {
 	uint64_t u[3] = {0, 0, 0};
 	for (int d = 0; d < dim; d++)
-		u[d] = (uint64_t)(cell_of(&ax[d], pos[d][e]) + 1 + sh[d] * ax[d].n);
+		u[d] = (uint64_t)(cell_of(&ax[d], pos[d][e]) + ax[d].off +
+		                  sh[d] * ax[d].n);
 	return nbrt_order_morton(u, dim);
 }
 
-/* The shifts of j-element e's images, per axis: +1 from the first layer
- * of a periodic axis, -1 from its last (both when it has one cell). */
+/* The shifts of j-element e's images, per axis: +1 from the first reach
+ * layers of a periodic axis, -1 from its last (both when it has few
+ * cells). */
 static int shifts(const Axis ax[3], int dim, const double *const pos[3],
                   size_t e, int opt[3][3], int nopt[3])
 {
@@ -199,9 +219,9 @@ static int shifts(const Axis ax[3], int dim, const double *const pos[3],
 		opt[d][0] = 0;
 		if (ax[d].periodic) {
 			long long c = cell_of(&ax[d], pos[d][e]);
-			if (c == 0)
+			if (c < ax[d].reach)
 				opt[d][nopt[d]++] = 1;
-			if (c == ax[d].n - 1)
+			if (c >= ax[d].n - ax[d].reach)
 				opt[d][nopt[d]++] = -1;
 		}
 		images *= nopt[d];
@@ -210,15 +230,22 @@ static int shifts(const Axis ax[3], int dim, const double *const pos[3],
 }
 
 /* The occupied j-cells: their keys, sorted, where each one's run of
- * sorted j starts (start[n] = the end of the last), and a hash of the
- * keys (open addressing, slot: cell + 1, 0 empty) so that a neighbour is
- * found in about one probe rather than a binary search's twenty. */
+ * sorted j starts (start[n] = the end of the last), and the box of each
+ * one's elements. */
 typedef struct Cells {
 	size_t n;
 	uint64_t *key;
 	size_t *start;
-	size_t *slot;
-	int bits; /* 2^bits slots, at least 2 n */
+	double *box; /* lo, hi an axis */
+	/* the occupied blocks of split^dim cells (level K): their keys
+	 * (a cell's >> dim K), first cells (bstart[nb] = n), and a hash of
+	 * them (open addressing, slot: block + 1, 0 empty), so that a
+	 * neighbour is found in about one probe rather than a binary
+	 * search's twenty */
+	size_t nb;
+	uint64_t *bkey;
+	size_t *bstart, *slot;
+	int bits; /* 2^bits slots, at least 2 nb */
 } Cells;
 
 static size_t hash_of(uint64_t key, int bits)
@@ -229,62 +256,338 @@ static size_t hash_of(uint64_t key, int bits)
 static void cells_hash(Cells *jc)
 {
 	size_t mask = ((size_t)1 << jc->bits) - 1;
-	for (size_t c = 0; c < jc->n; c++) {
-		size_t h = hash_of(jc->key[c], jc->bits);
+	for (size_t c = 0; c < jc->nb; c++) {
+		size_t h = hash_of(jc->bkey[c], jc->bits);
 		while (jc->slot[h])
 			h = (h + 1) & mask;
 		jc->slot[h] = c + 1;
 	}
 }
 
-/* The index of the cell of key k, or jc->n for none. */
+/* The index of the block of key k, or jc->nb for none. */
 static size_t cells_find(const Cells *jc, uint64_t k)
 {
 	size_t mask = ((size_t)1 << jc->bits) - 1;
 	for (size_t h = hash_of(k, jc->bits); jc->slot[h]; h = (h + 1) & mask)
-		if (jc->key[jc->slot[h] - 1] == k)
+		if (jc->bkey[jc->slot[h] - 1] == k)
 			return jc->slot[h] - 1;
-	return jc->n;
+	return jc->nb;
 }
 
-/* The j-ranges of the i-cell at coordinates u: its 3^dim neighbour
- * cells' runs, sorted, empty ones dropped, adjacent ones merged.
- * Returns their count, written to out (27 pairs at most). */
-static int neighbours(const uint64_t u[3], int dim, const Cells *jc,
-                      size_t out[54])
+/* The bounding box of sorted elements [a, b) (lo, hi an axis; their
+ * caller's indices src, j-images shifted as cutoff.c's copies are). */
+static void bbox(const double *const pos[3], int dim, const size_t *src,
+                 const signed char *shift, const double period[3], size_t a,
+                 size_t b, double *box)
 {
-	int n = 0, total = dim == 1 ? 3 : dim == 2 ? 9 : 27;
+	for (int d = 0; d < dim; d++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t e = a; e < b; e++) {
+			double x = pos[d][src[e]];
+			if (shift && shift[3 * e + d])
+				x = x + shift[3 * e + d] * period[d];
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		box[2 * d] = lo;
+		box[2 * d + 1] = hi;
+	}
+}
+
+/* A block's candidates laid out for its groups' tests: each axis's lo
+ * and hi of every candidate's box in a row, its run of sorted j, and
+ * room for a test's flags and ranges. */
+typedef struct Cand {
+	size_t *cell, *s, *e, *w, cap;
+	double *box;       /* 2 dim rows of cap */
+	unsigned char *in;
+} Cand;
+
+static void cand_free(Cand *cd)
+{
+	free(cd->cell);
+	free(cd->s);
+	free(cd->e);
+	free(cd->w);
+	free(cd->box);
+	free(cd->in);
+}
+
+/* Room for n candidates; 0, or -1 out of memory. */
+static int cand_room(Cand *cd, size_t n)
+{
+	if (n <= cd->cap)
+		return 0;
+	cand_free(cd);
+	memset(cd, 0, sizeof *cd);
+	cd->cell = malloc(n * sizeof *cd->cell);
+	cd->s = malloc(n * sizeof *cd->s);
+	cd->e = malloc(n * sizeof *cd->e);
+	cd->w = malloc(2 * (n + 1) * sizeof *cd->w);
+	cd->box = malloc(6 * n * sizeof *cd->box);
+	cd->in = malloc(n);
+	if (!cd->cell || !cd->s || !cd->e || !cd->w || !cd->box || !cd->in)
+		return -1;
+	cd->cap = n;
+	return 0;
+}
+
+/* The first of the sorted keys k[a..b) that is at least v. */
+static size_t lower(const uint64_t *k, size_t a, size_t b, uint64_t v)
+{
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (k[m] < v)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* Whether the block of level l at corner u may hold an element within
+ * sqrt(r2) of the box ib: the extent of its cells, a millionth of a cell
+ * wider for the rounding of positions against cells; of one cell (l 0,
+ * cell c) the box of its elements. */
+static int near(const Cells *jc, const Axis ax[3], int dim,
+                const uint64_t u[3], int l, size_t c, const double *ib,
+                double r2)
+{
+	double g2 = 0;
+	for (int d = 0; d < dim; d++) {
+		const Axis *x = &ax[d];
+		double lo, hi;
+		if (c != SIZE_MAX) {
+			lo = jc->box[2 * dim * c + 2 * d];
+			hi = jc->box[2 * dim * c + 2 * d + 1];
+		} else {
+			double c0 = (double)u[d] - (double)x->off - 1e-6;
+			double c1 = c0 + (double)((uint64_t)1 << l) + 2e-6;
+			lo = (x->org + c0 * x->w) / x->scale;
+			hi = (x->org + c1 * x->w) / x->scale;
+		}
+		double p = lo - ib[2 * d + 1], q = ib[2 * d] - hi;
+		double g = p > q ? p : q;
+		g2 += g > 0 ? g * g : 0;
+	}
+	return g2 < r2;
+}
+
+/* The occupied j-cells that may hold an element within rcm of the box ib
+ * of an i-block (level K, coordinates bu of its key >> dim K): in the
+ * 3^dim blocks of level K around it (at least the cutoff wide), found
+ * through the hash, sorted by key; within each, the blocks of the Morton
+ * order that come near the box, each with its run of sorted cells (an
+ * empty run ends the descent).  They go to cd, in key order; returns
+ * their count, or SIZE_MAX out of memory.  prune 0 (cells of one cutoff,
+ * split 1): every occupied cell of the 3^dim, the classic lists, which a
+ * kernel with no radius mask (paper 004's boxes) may count on. */
+static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
+                         const uint64_t bu[3], const double *ib, double rcm,
+                         int prune, Cand *cd)
+{
+	size_t nb[27][2], n = 0, want = 0;
+	uint64_t bk[27];
+	int total = dim == 1 ? 3 : dim == 2 ? 9 : 27;
+	uint64_t top = (uint64_t)1 << (nbrt_order_bits(dim) - K);
 	for (int o = 0; o < total; o++) {
 		uint64_t v[3] = {0, 0, 0};
-		int r = o;
-		for (int d = 0; d < dim; d++, r /= 3)
-			v[d] = u[d] + (uint64_t)(r % 3) - 1;
-		uint64_t k = nbrt_order_morton(v, dim);
-		size_t c = cells_find(jc, k);
-		if (c == jc->n)
-			continue;
-		size_t s = jc->start[c], e = jc->start[c + 1];
-		/* insertion by start */
-		int p = n++;
-		while (p > 0 && out[2 * (p - 1)] > s) {
-			out[2 * p] = out[2 * (p - 1)];
-			out[2 * p + 1] = out[2 * (p - 1) + 1];
-			p--;
+		int r = o, in = 1;
+		for (int d = 0; d < dim; d++, r /= 3) { /* no key of another */
+			v[d] = bu[d] + (uint64_t)(r % 3) - 1;
+			in &= !(bu[d] == 0 && r % 3 == 0) && v[d] < top;
 		}
-		out[2 * p] = s;
-		out[2 * p + 1] = e;
+		size_t c = in ? cells_find(jc, nbrt_order_morton(v, dim)) : jc->nb;
+		if (c == jc->nb)
+			continue;
+		/* insertion by key */
+		uint64_t k = jc->bkey[c];
+		size_t p = n++;
+		for (; p > 0 && bk[p - 1] > k; p--) {
+			bk[p] = bk[p - 1];
+			nb[p][0] = nb[p - 1][0];
+			nb[p][1] = nb[p - 1][1];
+		}
+		bk[p] = k;
+		nb[p][0] = jc->bstart[c];
+		nb[p][1] = jc->bstart[c + 1];
+		want += jc->bstart[c + 1] - jc->bstart[c];
 	}
-	int m = 0;
-	for (int q = 0; q < n; q++) {
-		if (m > 0 && out[2 * m - 1] == out[2 * q]) {
-			out[2 * m - 1] = out[2 * q + 1];
+	if (cand_room(cd, want ? want : 1))
+		return SIZE_MAX;
+	/* a stack of blocks: corner, level, run of cells; at most 2^dim - 1
+	 * wait a level */
+	struct {
+		uint64_t u[3];
+		size_t a, b;
+		int l;
+	} st[8 * 9];
+	int kids = 1 << dim;
+	size_t m = 0;
+	double r2 = rcm * rcm;
+	for (size_t q = 0; q < n; q++) {
+		nbrt_order_unmorton(bk[q] << (dim * K), dim, st[0].u);
+		st[0].a = nb[q][0];
+		st[0].b = nb[q][1];
+		st[0].l = K;
+		if (nb[q][1] - nb[q][0] <= (size_t)kids) {
+			/* a few cells: each tested, no descent */
+			for (size_t c = nb[q][0]; c < nb[q][1]; c++)
+				if (!prune || near(jc, ax, dim, st[0].u, 0, c, ib, r2))
+					cd->cell[m++] = c;
 			continue;
 		}
-		out[2 * m] = out[2 * q];
-		out[2 * m + 1] = out[2 * q + 1];
-		m++;
+		int sp = near(jc, ax, dim, st[0].u, K, SIZE_MAX, ib, r2);
+		while (sp > 0) {
+			sp--;
+			uint64_t u[3] = {st[sp].u[0], st[sp].u[1], st[sp].u[2]};
+			size_t a = st[sp].a, b = st[sp].b;
+			int l = st[sp].l;
+			if (l == 0) {
+				cd->cell[m++] = a; /* one cell: keys are distinct */
+				continue;
+			}
+			/* the children near the box, the last of the key order
+			 * first, each with its run, if not empty */
+			uint64_t base = nbrt_order_morton(u, dim), step =
+			    (uint64_t)1 << (dim * (l - 1));
+			for (int ch = kids - 1; ch >= 0; ch--) {
+				uint64_t v[3] = {0, 0, 0};
+				for (int d = 0; d < dim; d++)
+					v[d] = u[d] + ((uint64_t)(ch >> d & 1) << (l - 1));
+				if (l > 1 && !near(jc, ax, dim, v, l - 1, SIZE_MAX, ib, r2))
+					continue;
+				size_t from = lower(jc->key, a, b, base + (uint64_t)ch * step);
+				size_t to = ch == kids - 1 ? b :
+				            lower(jc->key, from, b,
+				                  base + (uint64_t)(ch + 1) * step);
+				if (from == to ||
+				    (l == 1 && !near(jc, ax, dim, v, 0, from, ib, r2)))
+					continue;
+				for (int d = 0; d < 3; d++)
+					st[sp].u[d] = v[d];
+				st[sp].l = l - 1;
+				st[sp].a = from;
+				st[sp].b = to;
+				sp++;
+			}
+		}
+	}
+	for (size_t q = 0; q < m; q++) {
+		size_t c = cd->cell[q];
+		cd->s[q] = jc->start[c];
+		cd->e[q] = jc->start[c + 1];
+		for (int x = 0; x < 2 * dim; x++)
+			cd->box[x * cd->cap + q] = jc->box[2 * dim * c + x];
 	}
 	return m;
+}
+
+/* An i-group's j-ranges: the block's candidates whose box comes within
+ * rcm of the group's box gb (all unless prune), adjacent ones merged,
+ * without a branch a candidate (the test goes either way about as
+ * often: a branch cost more than the test).  Writes them to out unless NULL; returns their
+ * count and adds their elements to *js. */
+static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
+                           double rcm, int prune, size_t *out, size_t *js)
+{
+	double r2 = rcm * rcm;
+#pragma omp simd
+	for (size_t q = 0; q < nc; q++) {
+		double g2 = 0;
+		for (int d = 0; d < dim; d++) {
+			double a = cd->box[2 * d * cd->cap + q] - gb[2 * d + 1];
+			double b = gb[2 * d] - cd->box[(2 * d + 1) * cd->cap + q];
+			double g = a > b ? a : b;
+			g2 += g > 0 ? g * g : 0;
+		}
+		cd->in[q] = g2 < r2 || !prune;
+	}
+	/* ranges from w[2]: w[0] and w[1] take the writes of a candidate
+	 * left out before the first range */
+	size_t m = 0, prev = SIZE_MAX, n = 0, *w = cd->w;
+	w[0] = w[1] = 0;
+	for (size_t q = 0; q < nc; q++) {
+		size_t s = cd->s[q], e = cd->e[q], in = cd->in[q];
+		size_t fresh = in & (prev != s);
+		m += fresh;
+		w[2 * m] = fresh ? s : w[2 * m];
+		w[2 * m + 1] = in ? e : w[2 * m + 1];
+		prev = in ? e : prev;
+		n += in ? e - s : 0;
+	}
+	if (out && m)
+		memcpy(out, w + 2, 2 * m * sizeof *out);
+	*js += n;
+	return m;
+}
+
+/* Whether the block of level l holding coordinates u reaches an image
+ * layer of a periodic axis. */
+static int block_has_images(const Axis ax[3], int dim, const uint64_t u[3],
+                            int l)
+{
+	for (int d = 0; d < dim; d++) {
+		long long base = (long long)(u[d] >> l << l);
+		if (ax[d].periodic && (base < ax[d].off ||
+		                       base + (1LL << l) > ax[d].off + ax[d].n))
+			return 1;
+	}
+	return 0;
+}
+
+/* The i-groups of sorted elements [a, b), whose keys share the block of
+ * level l: the block itself where it holds at most gmax and no image
+ * layer (newton.c takes a group for one run of the j-order, which
+ * images' keys would cut), else its children's groups; a cell of more
+ * than gmax elements is cut into near-equal parts.  Writes [first, last)
+ * of each to out + 2 ng unless out is NULL; returns ng plus their count. */
+static size_t split_block(const uint64_t *key, size_t a, size_t b, int l,
+                          const Axis ax[3], int dim, size_t gmax, size_t *out,
+                          size_t ng)
+{
+	uint64_t u[3];
+	nbrt_order_unmorton(key[a], dim, u);
+	if (l > 0 && (b - a > gmax || block_has_images(ax, dim, u, l))) {
+		int sh = dim * (l - 1);
+		for (size_t e = a, f; e < b; e = f) {
+			for (f = e + 1; f < b && key[f] >> sh == key[e] >> sh; f++)
+				;
+			ng = split_block(key, e, f, l - 1, ax, dim, gmax, out, ng);
+		}
+		return ng;
+	}
+	size_t parts = l > 0 ? 1 : (b - a + gmax - 1) / gmax;
+	for (size_t p = 0; p < parts; p++, ng++)
+		if (out) {
+			out[2 * ng] = a + (b - a) * p / parts;
+			out[2 * ng + 1] = a + (b - a) * (p + 1) / parts;
+		}
+	return ng;
+}
+
+/* All the i-groups: each block of split^dim cells (level K) split. */
+static size_t groups_make(const uint64_t *key, size_t ni, int K,
+                          const Axis ax[3], int dim, size_t gmax,
+                          size_t *out)
+{
+	size_t ng = 0;
+	int sh = dim * K;
+	for (size_t e = 0, f; e < ni; e = f) {
+		for (f = e + 1; f < ni && key[f] >> sh == key[e] >> sh; f++)
+			;
+		ng = split_block(key, e, f, K, ax, dim, gmax, out, ng);
+	}
+	return ng;
+}
+
+/* split and group: the caller's, else NBRT_CELL_SPLIT and
+ * NBRT_CELL_GROUP, else the defaults; split a power of 2 up to 8. */
+static int knob(int given, const char *env, int dflt, int lo, int hi)
+{
+	const char *e = getenv(env);
+	long v = given > 0 ? given : e && *e ? strtol(e, NULL, 10) : dflt;
+	return v < lo ? lo : v > hi ? hi : (int)v;
 }
 
 void nbrt_cells_free(nbrt_cells *cl)
@@ -324,8 +627,15 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	if (check_positions(c, ipos, ni, "i", lo, hi, err, len) ||
 	    check_positions(c, jpos, nj, "j", lo, hi, err, len))
 		return -1;
+	int split = knob(c->split, "NBRT_CELL_SPLIT", SPLIT, 1, 8), K = 0;
+	while (2 << K <= split)
+		K++;
+	split = 1 << K; /* a block of level K: split cells an axis */
+	size_t gmax = (size_t)knob(c->group, "NBRT_CELL_GROUP", GROUP, 1,
+	                           1 << 30);
+	double rcm = c->cutoff * MARGIN;
 	Axis ax[3];
-	axes_make(c, lo, hi, ax);
+	axes_make(c, split, lo, hi, ax);
 
 	/* images first counted, so that memory is known before any is
 	 * allocated */
@@ -348,7 +658,20 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		                 len);
 
 	int rc = -1;
-	Cells jc = {0, NULL, NULL, NULL, 1};
+	Cells jc = {0, NULL, NULL, NULL, 0, NULL, NULL, NULL, 1};
+	double *gbox = NULL;
+	size_t *block = NULL;
+	/* the ranges of the groups a thread listed, and where each group's
+	 * are */
+	typedef struct Buf {
+		size_t *r, n, cap;
+	} Buf;
+	Buf *tb = NULL;
+	int nt = 1;
+	struct {
+		int thread;
+		size_t at;
+	} *gat = NULL;
 	nbrt_kv *item = malloc((nmax ? nmax : 1) * sizeof *item);
 	nbrt_kv *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
 	uint64_t *ikey = malloc((ni ? ni : 1) * sizeof *ikey);
@@ -364,6 +687,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	}
 	cl->ni = ni;
 	cl->njimg = njimg;
+	cl->split = split;
+	cl->gmax = gmax;
 	for (int d = 0; d < dim; d++) {
 		cl->ncell[d] = ax[d].n;
 		cl->width[d] = ax[d].w / ax[d].scale;
@@ -433,30 +758,38 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	t0 = nbrt_now();
 	cl->time[1] += t0 - t1;
 
-	/* the occupied j-cells, then the groups (runs of one i-cell): what
-	 * is held now, and then the groups' ranges, checked before each is
-	 * allocated */
-	size_t ngroups = 0;
-	for (size_t e = 0; e < ni; e++)
-		ngroups += e == 0 || ikey[e] != ikey[e - 1];
-	while (jc.bits < 62 && ((size_t)1 << jc.bits) < 2 * ncells + 2)
+	/* the occupied j-cells, then the groups: what is held now, and then
+	 * the groups' ranges, checked before each is allocated */
+	size_t ngroups = groups_make(ikey, ni, K, ax, dim, gmax, NULL);
+	size_t bs = 2 * (size_t)dim * sizeof(double); /* a box */
+	size_t nbl = 0; /* occupied j-blocks */
+	for (size_t e = 0; e < njimg; e++)
+		nbl += e == 0 || jkey[e] >> (dim * K) != jkey[e - 1] >> (dim * K);
+	while (jc.bits < 62 && ((size_t)1 << jc.bits) < 2 * nbl + 2)
 		jc.bits++;
 	need = (double)ni * 2 * sizeof(size_t) +
 	       (double)njimg * (2 * sizeof(size_t) + 3) +
-	       (double)(ncells + 1) * 2 * sizeof(size_t) +
+	       (double)(ncells + 1) * (2 * sizeof(size_t) + bs) +
+	       (double)(nbl + 1) * 2 * sizeof(size_t) +
 	       (double)((size_t)1 << jc.bits) * sizeof(size_t) +
-	       (double)(ngroups + 1) * 3 * sizeof(size_t);
+	       (double)(ngroups + 1) * (4 * sizeof(size_t) + bs);
 	if (need > memory) {
 		no_memory("lists", ni, nj, njimg, need, memory, err, len);
 		goto out;
 	}
 	jc.key = malloc((ncells + 1) * sizeof *jc.key);
 	jc.start = malloc((ncells + 1) * sizeof *jc.start);
+	jc.box = malloc((ncells + 1) * bs);
+	jc.bkey = malloc((nbl + 1) * sizeof *jc.bkey);
+	jc.bstart = malloc((nbl + 1) * sizeof *jc.bstart);
 	jc.slot = calloc((size_t)1 << jc.bits, sizeof *jc.slot);
 	cl->group = malloc((2 * ngroups + 1) * sizeof *cl->group);
 	cl->offset = malloc((ngroups + 1) * sizeof *cl->offset);
-	if (!jc.key || !jc.start || !jc.slot || !cl->group || !cl->offset) {
-		fail(err, len, "out of memory for the lists of %zu cells", ngroups);
+	gbox = malloc((ngroups + 1) * bs);
+	block = malloc((ngroups + 1) * sizeof *block);
+	if (!jc.key || !jc.start || !jc.box || !jc.bkey || !jc.bstart ||
+	    !jc.slot || !cl->group || !cl->offset || !gbox || !block) {
+		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
 		goto out;
 	}
 	for (size_t e = 0; e < njimg; e++)
@@ -465,30 +798,121 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 			jc.start[jc.n++] = e;
 		}
 	jc.start[jc.n] = njimg;
+	for (size_t q = 0; q < jc.n; q++)
+		if (q == 0 || jc.key[q] >> (dim * K) != jc.key[q - 1] >> (dim * K)) {
+			jc.bkey[jc.nb] = jc.key[q] >> (dim * K);
+			jc.bstart[jc.nb++] = q;
+		}
+	jc.bstart[jc.nb] = jc.n;
 	cells_hash(&jc);
 	free(jkey);
 	jkey = NULL;
-	for (size_t e = 0, g = 0; e < ni; e++)
-		if (e == 0 || ikey[e] != ikey[e - 1]) {
-			cl->group[2 * g] = e;
-			if (g > 0)
-				cl->group[2 * g - 1] = e;
-			g++;
-		}
-	if (ngroups)
-		cl->group[2 * ngroups - 1] = ni;
+	groups_make(ikey, ni, K, ax, dim, gmax, cl->group);
+	/* the blocks of split^dim cells: runs of groups */
+	size_t nblocks = 0;
+	for (size_t g = 0; g < ngroups; g++)
+		if (g == 0 || ikey[cl->group[2 * g]] >> (dim * K) !=
+		              ikey[cl->group[2 * g - 2]] >> (dim * K))
+			block[nblocks++] = g;
+	block[nblocks] = ngroups;
+	/* the boxes of the j-cells and of the groups */
+#pragma omp parallel for if (ncells >= 4096) schedule(static)
+	for (size_t q = 0; q < jc.n; q++)
+		bbox(jpos, dim, cl->jsrc, cl->jshift, c->period, jc.start[q],
+		     jc.start[q + 1], jc.box + 2 * dim * q);
+#pragma omp parallel for if (ngroups >= 4096) schedule(static)
+	for (size_t g = 0; g < ngroups; g++)
+		bbox(ipos, dim, cl->iperm, NULL, c->period, cl->group[2 * g],
+		     cl->group[2 * g + 1], gbox + 2 * dim * g);
 
 	t1 = nbrt_now();
 	cl->time[2] = t1 - t0;
-	/* each group's ranges counted (in parallel), then written */
-	cl->offset[0] = 0;
-#pragma omp parallel for if (ngroups >= 4096) schedule(dynamic, 256)
-	for (size_t g = 0; g < ngroups; g++) {
-		uint64_t u[3];
-		size_t buf[54];
-		nbrt_order_unmorton(ikey[cl->group[2 * g]], dim, u);
-		cl->offset[g + 1] = (size_t)neighbours(u, dim, &jc, buf);
+	/* each group's ranges, in parallel (a block's candidates shared by
+	 * its groups), into its thread's buffer, then in order into the
+	 * lists */
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	tb = calloc((size_t)nt, sizeof *tb);
+	gat = malloc((ngroups + 1) * sizeof *gat);
+	if (!tb || !gat) {
+		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
+		goto out;
 	}
+	double pairs = 0, room = (memory - need) / 2 / nt;
+	int bad = 0;
+#pragma omp parallel if (nblocks >= 1024) reduction(+ : pairs) \
+	reduction(| : bad)
+	{
+		int me = 0;
+#ifdef _OPENMP
+		me = omp_get_thread_num();
+#endif
+		Buf *own = &tb[me];
+		Cand cd;
+		memset(&cd, 0, sizeof cd);
+#pragma omp for schedule(dynamic, 64)
+		for (size_t q = 0; q < nblocks; q++) {
+			if (bad)
+				continue;
+			double ub[6];
+			for (int d = 0; d < dim; d++) {
+				ub[2 * d] = INFINITY;
+				ub[2 * d + 1] = -INFINITY;
+			}
+			for (size_t g = block[q]; g < block[q + 1]; g++)
+				for (int d = 0; d < dim; d++) {
+					const double *b = gbox + 2 * dim * g + 2 * d;
+					ub[2 * d] = b[0] < ub[2 * d] ? b[0] : ub[2 * d];
+					ub[2 * d + 1] = b[1] > ub[2 * d + 1] ? b[1] : ub[2 * d + 1];
+				}
+			uint64_t bu[3];
+			nbrt_order_unmorton(ikey[cl->group[2 * block[q]]] >> (dim * K),
+			                    dim, bu);
+			size_t nc = candidates(&jc, ax, dim, K, bu, ub, rcm, split > 1,
+			                       &cd);
+			if (nc == SIZE_MAX) {
+				bad = 1;
+				continue;
+			}
+			for (size_t g = block[q]; g < block[q + 1]; g++) {
+				/* room for every candidate a range */
+				if (own->n + nc > own->cap) {
+					size_t cap = 2 * (own->n + nc);
+					size_t *p = (double)cap * 2 * sizeof *p > room ? NULL :
+					            realloc(own->r, 2 * cap * sizeof *p);
+					if (!p) {
+						bad = 2;
+						break;
+					}
+					own->r = p;
+					own->cap = cap;
+				}
+				size_t js = 0;
+				/* no buffer yet: no candidates, no ranges */
+				size_t nr = group_ranges(&cd, nc, dim, gbox + 2 * dim * g, rcm,
+				                         split > 1, own->r ? own->r + 2 * own->n
+				                                           : NULL, &js);
+				gat[g].thread = me;
+				gat[g].at = own->n;
+				cl->offset[g + 1] = nr;
+				own->n += nr;
+				/* exact: integers below 2^53 */
+				pairs += (double)(cl->group[2 * g + 1] - cl->group[2 * g]) *
+				         (double)js;
+			}
+		}
+		cand_free(&cd);
+	}
+	if (bad) {
+		if (bad & 2)
+			no_memory("lists", ni, nj, njimg, memory, memory, err, len);
+		else
+			fail(err, len, "out of memory for the lists of %zu groups",
+			     ngroups);
+		goto out;
+	}
+	cl->offset[0] = 0;
 	for (size_t g = 0; g < ngroups; g++)
 		cl->offset[g + 1] += cl->offset[g];
 	size_t nranges = cl->offset[ngroups];
@@ -499,26 +923,16 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	}
 	cl->range = malloc((2 * nranges + 1) * sizeof *cl->range);
 	if (!cl->range) {
-		fail(err, len, "out of memory for the lists of %zu cells", ngroups);
+		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
 		goto out;
 	}
-	double pairs = 0;
-#pragma omp parallel for if (ngroups >= 4096) schedule(dynamic, 256) \
-	reduction(+ : pairs)
-	for (size_t g = 0; g < ngroups; g++) {
-		uint64_t u[3];
-		size_t buf[54], js = 0, r = cl->offset[g];
-		nbrt_order_unmorton(ikey[cl->group[2 * g]], dim, u);
-		int n = neighbours(u, dim, &jc, buf);
-		for (int q = 0; q < n; q++, r++) {
-			cl->range[2 * r] = buf[2 * q];
-			cl->range[2 * r + 1] = buf[2 * q + 1];
-			js += buf[2 * q + 1] - buf[2 * q];
-		}
-		/* exact: pair counts are integers below 2^53 */
-		pairs += (double)(cl->group[2 * g + 1] - cl->group[2 * g]) *
-		         (double)js;
-	}
+#pragma omp parallel for if (ngroups >= 4096) schedule(static)
+	for (size_t g = 0; g < ngroups; g++)
+		if (cl->offset[g + 1] > cl->offset[g]) /* else no buffer, maybe */
+			memcpy(cl->range + 2 * cl->offset[g],
+			       tb[gat[g].thread].r + 2 * gat[g].at,
+			       2 * (cl->offset[g + 1] - cl->offset[g]) *
+			           sizeof *cl->range);
 	cl->r.ngroups = ngroups;
 	cl->r.group = cl->group;
 	cl->r.offset = cl->offset;
@@ -533,7 +947,16 @@ out:
 	free(jkey);
 	free(jc.key);
 	free(jc.start);
+	free(jc.box);
+	free(jc.bkey);
+	free(jc.bstart);
 	free(jc.slot);
+	free(gbox);
+	free(block);
+	for (int t = 0; tb && t < nt; t++)
+		free(tb[t].r);
+	free(tb);
+	free(gat);
 	if (rc)
 		nbrt_cells_free(cl);
 	return rc;

@@ -3,6 +3,7 @@
  * binds sorted copies of every input in the caller's place (j-images
  * shifted along the position columns), runs them through ranges.c's
  * mapped form and scatters the results back in the caller's order. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -296,8 +297,24 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 			                &own[side][d]))
 				goto out;
 
-	if (nbrt_cells_build(&cl, c, pos[0], ni, pos[1], nj, nbrt_host_memory(),
-	                     err, sizeof err)) {
+	/* Cells of one cutoff, each a group, unless the caller or the
+	 * environment chose: for Newton's third law, which pairs whole
+	 * groups' runs (newton.c) that finer cells' lists prune
+	 * (bench/suites/newton.sh measured it so), and on a CPU, whose
+	 * kernels gained nothing from fewer pairs in groups of a few
+	 * elements (the host C path's 16 i-lanes idle, PoCL no faster) while
+	 * the lists took 3 times as long (docs/neighbours.md, 2026-11-27) */
+	nbrt_cutoff cc = *c;
+	if ((c->self && nbrt_newton_cells_may(k, ni)) || !k->rt->gpu) {
+		const char *es = getenv("NBRT_CELL_SPLIT");
+		const char *eg = getenv("NBRT_CELL_GROUP");
+		if (!c->split && !(es && *es))
+			cc.split = 1;
+		if (!c->group && !(eg && *eg))
+			cc.group = INT_MAX;
+	}
+	if (nbrt_cells_build(&cl, &cc, pos[0], ni, pos[1], nj,
+	                     nbrt_host_memory(), err, sizeof err)) {
 		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);
 		goto out;
 	}

@@ -239,6 +239,15 @@ typedef struct nbrt_cutoff {
 		double time[8], total;
 		double pairs;
 	} *stats;
+	/* 0 (then NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else on a GPU 2 and
+	 * 8, on a CPU and for Newton's third law 1 and no limit), or: cells
+	 * of cutoff / split an axis (1, 2, 4 or 8; others round down), and
+	 * i-groups of at most `group` sorted elements within one block of
+	 * split^dim cells; a group's j-ranges are the cells whose elements
+	 * come within the cutoff of the group's bounding box (split 1: all
+	 * 3^dim neighbour cells) (docs/neighbours.md: what each computes,
+	 * and how fast) */
+	int split, group;
 } nbrt_cutoff;
 /* The name of phase p of nbrt_cutoff_stats.time ("keys", ...); NULL
  * past the last. */

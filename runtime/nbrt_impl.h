@@ -333,6 +333,10 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
 struct nbrt_cells;
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n,
                           const struct nbrt_cells *cl);
+/* Whether a self run of n in cell lists may take Newton's third law
+ * (mode, device, size): cutoff.c then builds cells of one cutoff, each a
+ * group, whose tasks pair whole cells as the lists do. */
+int nbrt_newton_cells_may(const nbrt_kernel *k, size_t n);
 
 /* tree.c: the treecode's octree (nbrt_run_tree).  Cells in breadth-first
  * order, a cell's children after it and next to each other, so moments
@@ -442,15 +446,18 @@ double nbrt_now(void);
 /* cells.c: the cell lists of nbrt_run_cutoff, pure (no kernel, no
  * device; docs/neighbours.md).  Positions are dim columns of doubles,
  * ipos[d][0..ni) and jpos[d][0..nj).  The i-elements are sorted by the
- * Morton key of their cell, and so are the j-elements with their
- * periodic images: a j in the first (last) cell layer of a periodic axis
- * is met again in the layer outside the box, its coordinate shifted by
- * +period (-period), edges and corners included.  Group g of r is the
- * g-th occupied i-cell, a range of sorted i; its j-ranges (over sorted
- * j and images) are its 3^dim neighbour cells, in order, adjacent ones
+ * Morton key of their cell (cutoff / split wide), and so are the
+ * j-elements with their periodic images: a j within the cutoff of a
+ * face of a periodic axis is met again outside the box, its coordinate
+ * shifted by +period (-period), edges and corners included.  Group g of
+ * r is a range of sorted i: at most gmax elements within one block of
+ * split^dim cells, or a part of one cell; its j-ranges (over sorted j
+ * and images) are the occupied j-cells whose elements' bounding box
+ * comes within the cutoff of the group's, in order, adjacent ones
  * merged.  Every pair within the cutoff (through the one image within
  * it, on periodic axes) is in exactly one (group, range), with whole
- * cells around it. */
+ * cells around it; a group's real elements are one run of the j-order
+ * (no image between them). */
 typedef struct nbrt_cells {
 	size_t ni, njimg;    /* i-elements; j-elements with their images */
 	size_t *iperm;       /* ni: sorted i -> the caller's i */
@@ -462,7 +469,9 @@ typedef struct nbrt_cells {
 	size_t *group, *offset, *range;
 	double pairs;        /* sum over groups of |group| * its j-elements */
 	long long ncell[3];  /* cells of each axis (images not counted) */
-	double width[3];     /* and their width, at least the cutoff */
+	double width[3];     /* and their width, at least cutoff / split */
+	int split;           /* cells a cutoff an axis (nbrt_cutoff.split) */
+	size_t gmax;         /* most elements a group (nbrt_cutoff.group) */
 	double time[4];      /* seconds: keys, sort, cells, lists */
 } nbrt_cells;
 /* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before

@@ -9,6 +9,7 @@
  * threads.  Here: the blocks, the tasks, their counters, the j-side
  * arrays. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -278,21 +279,24 @@ static int shift_sign(const nbrt_cells *cl, size_t e)
 
 /* What the cell lists' Newton needs beside the tasks: where sorted i's
  * elements stand in j-order, sorted i of the caller's index, and each
- * j-element's cell's end. */
+ * j-element's run's first and end (a run: one group's real elements, or
+ * its images of one shift, side by side in j-order). */
 typedef struct Cellmap {
-	size_t *pos, *inv, *cend;
+	size_t *pos, *inv, *cstart, *cend;
 } Cellmap;
 
 /* 0, or 1 when the i- and j-orders disagree (the columns are not the
- * same elements), or -1 out of memory. */
+ * same elements, or a group's elements are not one run), or -1 out of
+ * memory. */
 static int cellmap_make(const nbrt_cells *cl, size_t n, Cellmap *m)
 {
 	size_t nj = cl->njimg, *gi = malloc((n ? n : 1) * sizeof *gi);
 	m->pos = malloc((n ? n : 1) * sizeof *m->pos);
 	m->inv = malloc((n ? n : 1) * sizeof *m->inv);
+	m->cstart = malloc((nj ? nj : 1) * sizeof *m->cstart);
 	m->cend = malloc((nj ? nj : 1) * sizeof *m->cend);
 	int r = -1;
-	if (!gi || !m->pos || !m->inv || !m->cend)
+	if (!gi || !m->pos || !m->inv || !m->cstart || !m->cend)
 		goto out;
 	r = 1;
 	size_t q = 0;
@@ -306,54 +310,79 @@ static int cellmap_make(const nbrt_cells *cl, size_t n, Cellmap *m)
 		goto out;
 	for (size_t s = 0; s < n; s++)
 		m->inv[cl->iperm[s]] = s;
-	for (size_t g = 0; g < cl->r.ngroups; g++)
-		for (size_t s = cl->group[2 * g]; s < cl->group[2 * g + 1]; s++)
+	for (size_t g = 0; g < cl->r.ngroups; g++) {
+		size_t a = cl->group[2 * g], b = cl->group[2 * g + 1];
+		if (a < b && m->pos[b - 1] - m->pos[a] != b - 1 - a)
+			goto out;
+		for (size_t s = a; s < b; s++)
 			gi[s] = g;
-	/* a cell: a run of one i-cell's elements or of its images of one
-	 * shift */
+	}
 	for (size_t e = nj; e-- > 0;) {
 		size_t g = gi[m->inv[cl->jsrc[e]]];
 		int same = e + 1 < nj && gi[m->inv[cl->jsrc[e + 1]]] == g &&
 		           !memcmp(cl->jshift + 3 * e, cl->jshift + 3 * e + 3, 3);
 		m->cend[e] = same ? m->cend[e + 1] : e + 1;
 	}
+	for (size_t e = 0; e < nj; e++)
+		m->cstart[e] = e > 0 && m->cend[e - 1] == m->cend[e] ? m->cstart[e - 1]
+		                                                     : e;
 	r = 0;
 out:
 	free(gi);
 	return r;
 }
 
-/* The tasks in j-order, in rounds: every i-cell's k-th task in round k
- * (its own cell first), so that a round's tasks rarely share a block.
- * NULL when out of memory. */
-static long *cell_tasks(const nbrt_cells *cl, const Cellmap *m, long *ntask)
+/* The tasks of group g, each a whole run of its list's j-elements that
+ * comes after the group in j-order (or is the group itself, or an image
+ * of positive shift): written to t (5 longs each, the last a rank for
+ * the rounds) unless NULL; returns their count.  A run met by several
+ * ranges, or a range that starts or ends inside a run, still gives one
+ * task of the whole run (runs are the blocks whose counters order the
+ * j-side writes, so two tasks never write parts of one). */
+static size_t group_tasks(const nbrt_cells *cl, const Cellmap *m, size_t g,
+                          long *t)
 {
-	/* a group's ranges are its 3^dim neighbour cells, merged */
-	size_t ng = cl->r.ngroups, nt = 0, most = 0, cap = 27 * ng + 1;
-	long *raw = malloc(5 * cap * sizeof *raw), *t = NULL;
-	size_t count[27] = {0};
-	if (!raw)
-		return NULL;
-	for (size_t g = 0; g < ng; g++) {
-		size_t a0 = m->pos[cl->group[2 * g]];
-		size_t a1 = a0 + cl->group[2 * g + 1] - cl->group[2 * g];
-		size_t rank = 0;
-		for (size_t x = cl->offset[g]; x < cl->offset[g + 1]; x++)
-			for (size_t b0 = cl->range[2 * x], b1; b0 < cl->range[2 * x + 1];
-			     b0 = b1) {
-				b1 = m->cend[b0];
-				int keep = b0 == a0 || (shift_sign(cl, b0) ? shift_sign(cl, b0) > 0
-				                                           : b0 > a0);
-				if (!keep || nt == cap)
-					continue;
-				long *r = raw + 5 * nt++;
+	size_t a0 = m->pos[cl->group[2 * g]];
+	size_t a1 = a0 + cl->group[2 * g + 1] - cl->group[2 * g];
+	size_t nt = 0, rank = 0, last = SIZE_MAX;
+	for (size_t x = cl->offset[g]; x < cl->offset[g + 1]; x++)
+		for (size_t b = cl->range[2 * x]; b < cl->range[2 * x + 1];
+		     b = m->cend[b]) {
+			size_t b0 = m->cstart[b], b1 = m->cend[b];
+			int sg = shift_sign(cl, b0);
+			if (b0 == last || !(b0 == a0 || (sg ? sg > 0 : b0 > a0)))
+				continue;
+			last = b0;
+			if (t) {
+				long *r = t + 5 * nt;
 				r[0] = (long)a0;
 				r[1] = (long)a1;
 				r[2] = (long)b0;
 				r[3] = (long)b1;
-				r[4] = b0 == a0 ? 0 : (long)++rank;
+				r[4] = b0 == a0 ? 0 : (long)(rank < 26 ? ++rank : 26);
 			}
-	}
+			nt++;
+		}
+	return nt;
+}
+
+/* The tasks in j-order, in rounds: every group's k-th task in round k
+ * (its own run first; the 26th and later in the last round), so that a
+ * round's tasks rarely share a block.  NULL when out of memory. */
+static long *cell_tasks(const nbrt_cells *cl, const Cellmap *m, long *ntask)
+{
+	size_t ng = cl->r.ngroups, nt = 0, most = 0;
+	for (size_t g = 0; g < ng; g++)
+		nt += group_tasks(cl, m, g, NULL);
+	*ntask = (long)nt;
+	if ((double)nt * 9 * sizeof(long) > nbrt_host_memory())
+		return NULL;
+	long *raw = malloc(5 * (nt + 1) * sizeof *raw), *t = NULL;
+	size_t count[27] = {0};
+	if (!raw)
+		return NULL;
+	for (size_t g = 0, at = 0; g < ng; g++)
+		at += group_tasks(cl, m, g, raw + 5 * at);
 	for (size_t x = 0; x < nt; x++)
 		count[raw[5 * x + 4]]++;
 	for (int s = 0; s < 27; s++) {
@@ -366,7 +395,6 @@ static long *cell_tasks(const nbrt_cells *cl, const Cellmap *m, long *ntask)
 			memcpy(t + 4 * count[raw[5 * x + 4]]++, raw + 5 * x,
 			       4 * sizeof *t);
 	free(raw);
-	*ntask = (long)nt;
 	return t;
 }
 
@@ -387,6 +415,11 @@ static void add_values(void *to, const void *from, nbrt_type t)
 	}
 }
 
+int nbrt_newton_cells_may(const nbrt_kernel *k, size_t n)
+{
+	return why_not(k, n, 1) == NULL;
+}
+
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 {
 	const nb_iface *f = k->f;
@@ -402,9 +435,9 @@ int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_RMEM)
 			width += nbrt_prec_size((nb_prec)k->b[v].t);
 	/* the j-order's i-inputs and results, the maps, the tasks */
+	/* the tasks' memory is checked once they are counted (cell_tasks) */
 	double need = (double)nj * (double)width +
-	              (double)(2 * n + nj) * sizeof(size_t) +
-	              (double)cl->r.ngroups * 27 * 9 * sizeof(long);
+	              (double)(2 * n + 2 * nj) * sizeof(size_t);
 	if (need > nbrt_host_memory()) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -414,7 +447,7 @@ int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 	}
 	int r = -1;
 	long ntask = 0, *task = NULL;
-	Cellmap m = {NULL, NULL, NULL};
+	Cellmap m = {NULL, NULL, NULL, NULL};
 	void **arr = calloc((size_t)f->nvar + 1, sizeof *arr);
 	nbrt_slot *saved = malloc(((size_t)f->nvar + 1) * sizeof *saved);
 	int mk = arr && saved ? cellmap_make(cl, n, &m) : -1;
@@ -478,6 +511,7 @@ out:
 	free(saved);
 	free(m.pos);
 	free(m.inv);
+	free(m.cstart);
 	free(m.cend);
 	free(task);
 	return r;

@@ -9,20 +9,29 @@
 #   - Lennard-Jones (dsl-examples/lennard_jones_self.nbl), n points uniform
 #     in a cube at about 50 neighbours within the cutoff: pairs computed
 #     per needed pair (needed: the kernel's count RMEM), needed pairs/s,
-#     the dense sweep's interactions/s, their ratio and the speedup.
+#     the dense sweep's interactions/s, their ratio and the speedup; then
+#     the same clustered (ljc: 3/4 of them in 32 Gaussian blobs).
 #   - paper 004 (dsl-examples/nearfield2d.nbl) at P points a box of the
 #     16384 boxes of a level-7 quadtree, cutoff = the box side: the cell
 #     path's time beside the dense sweep's and beside the paper's Table III
 #     (Tesla C1060, improved BPB), as ratios.
 # n empty: 2^20 on a GPU, 2^18 elsewhere; a dense sweep over more than
 # dense_max points is left out (empty: 2^22 on a GPU, 2^18 elsewhere).
+# split and group (empty: the runtime's defaults: a GPU 2 and 8, a CPU
+# cells of one cutoff) set the cells (NBRT_CELL_SPLIT: cells of cutoff /
+# split; NBRT_CELL_GROUP: i-groups of at most that many elements;
+# docs/neighbours.md): split=1 group=1000000000 gives cells of one
+# cutoff, each a group, the lists before 2026-11-27.  Paper 004's near
+# field (no radius mask: its 3x3 boxes) always takes split 1.
 about="cell lists against the dense sweep: Lennard-Jones at 50 neighbours, paper 004's near field"
-params="device n ps reps dense_max"
+params="device n ps reps dense_max split group"
 device=gpu
 n=""
 ps="8 64 128"
 reps=3
 dense_max=""
+split=""
+group=""
 
 suite_run() {
 	[ -x "$BIN/nbneighbours" ] || {
@@ -33,6 +42,9 @@ suite_run() {
 	[ "$device" != host ] && [ "$(info type)" = gpu ] && gpu=1
 	[ -n "$n" ] || { [ $gpu = 1 ] && n=1048576 || n=262144; }
 	[ -n "$dense_max" ] || { [ $gpu = 1 ] && dense_max=4194304 || dense_max=262144; }
+	[ -z "$split" ] || export NBRT_CELL_SPLIT="$split"
+	[ -z "$group" ] || export NBRT_CELL_GROUP="$group"
+	note "cells: split ${split:-default}, group ${group:-default}"
 	first=1
 	one() { # CASE SIZE POINTS
 		d=1
@@ -45,6 +57,7 @@ suite_run() {
 		sed -n 2p "$T/o" | tee -a "$T/rows"
 	}
 	one lj "$n" "$n"
+	one ljc "$n" "$n"
 	for p in $ps; do
 		one nearfield "$p" $((p * 16384))
 	done
@@ -56,7 +69,7 @@ suite_run() {
 		printf "# %-14s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "", "", "(call)", "", "", "needed", "(call)", "inter./s", "ratio", "needed/s", "inter./s", "ratio", ""
 	}
 	{
-		name = $1 == "lj" ? "Lennard-Jones" : "paper004 P=" $2
+		name = $1 == "lj" ? "Lennard-Jones" : $1 == "ljc" ? "LJ clustered" : "paper004 P=" $2
 		pp = $1 == "nearfield" && ($2 in paper) ? sprintf("%.2f", paper[$2] / ($4 * 1e3)) : "-"
 		printf "# %-14s %9d %10.3f %10s %8s %9.3g %11.4g %11s %7s %11.4g %11s %7s %10s\n", name, $3, $4 * 1e3,
 			$10 != "" ? sprintf("%.3f", $10 * 1e3) : "-", $13 != "" ? sprintf("%.1fx", $13) : "-",
@@ -65,7 +78,7 @@ suite_run() {
 	}
 	{
 		ph[NR] = sprintf("#   %-14s keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s (kernel %.4g; maxdiff against dense %s)",
-			$1 == "lj" ? "Lennard-Jones" : "paper004 P=" $2, $18, $19, $20, $21, $22, $23, $24, $25, $5 * 1e3, $14 != "" ? $14 : "-")
+			$1 == "lj" ? "Lennard-Jones" : $1 == "ljc" ? "LJ clustered" : "paper004 P=" $2, $18, $19, $20, $21, $22, $23, $24, $25, $5 * 1e3, $14 != "" ? $14 : "-")
 	}
 	END {
 		printf "# phases of the cell call (ms):\n"

@@ -148,8 +148,9 @@ static double check_lists(const nbrt_cutoff *c, const Side *I, const Side *J)
 	ck_assert_uint_eq(cl.ni, ni);
 	ck_assert(njimg >= nj);
 	for (int d = 0; d < c->dim; d++)
-		ck_assert_msg(cl.width[d] >= c->cutoff, "axis %d: cells %g < "
-		              "cutoff %g", d, cl.width[d], c->cutoff);
+		ck_assert_msg(cl.width[d] * cl.split >= c->cutoff, "axis %d: cells "
+		              "%g, %d a cutoff %g", d, cl.width[d], cl.split,
+		              c->cutoff);
 
 	/* iperm a permutation; every real j once in jsrc, images only on
 	 * periodic axes */
@@ -426,6 +427,7 @@ START_TEST(bad_input)
 	}
 	double L[3] = {4, 4, 4};
 	nbrt_cutoff c = params(3, 1, L);
+	c.split = 2; /* the count of images below */
 
 	c.cutoff = 0;
 	refused(&c, &I, &J, 1e18, "cutoff 0: must be finite and > 0");
@@ -482,7 +484,9 @@ START_TEST(bad_input)
 	I.x[0][1] = 0.5;
 
 	/* memory: too little for the keys, then for the lists */
-	refused(&c, &I, &J, 100, "the cell list of Ni = 4, Nj = 3 (24 with "
+	/* cells of 4/7 (split 2): j 0 and 1 within the cutoff of three
+	 * faces, 7 images each; j 2 of one (y = 1), 1 */
+	refused(&c, &I, &J, 100, "the cell list of Ni = 4, Nj = 3 (18 with "
 	        "periodic images) needs ");
 	refused(&c, &I, &J, 100, "with its sorted keys; this process may use "
 	        "100 bytes");
@@ -527,12 +531,18 @@ END_TEST
 /* --- cost ------------------------------------------------------------- */
 
 /* Pairs computed per needed pair for uniform points in a periodic box,
- * about 50 neighbours within the cutoff: 27/(4pi/3) = 6.4 in 3-D, 9/pi =
- * 2.9 in 2-D, 3/2 in 1-D for cells of one cutoff (here a cutoff a little
- * below L / k, k cells an axis, and N for 50 neighbours). */
+ * about 50 neighbours within the cutoff (a cutoff a little below L / k,
+ * k cells of one cutoff an axis, and N for 50 neighbours): for cells of
+ * one cutoff, each a group, the volume of 3^dim cells over the ball's,
+ * 27/(4pi/3) = 6.4 in 3-D, 9/pi = 2.9 in 2-D, 3/2 in 1-D; finer cells
+ * and smaller groups fewer, under the 3 of issue 25 in 3-D for cells of
+ * half a cutoff and groups of 8 (docs/neighbours.md). */
 START_TEST(cost)
 {
 	static const double ideal[4] = {0, 1.5, 9 / M_PI, 27 / (4 * M_PI / 3)};
+	static const struct {
+		int split, group;
+	} conf[] = {{1, 1 << 30}, {2, 32}, {2, 8}, {4, 8}};
 	int dim = _i + 1;
 	double vol[4] = {0, 2, M_PI, 4 * M_PI / 3}; /* of a unit ball */
 	static const int k[4] = {0, 100, 16, 8};
@@ -543,25 +553,43 @@ START_TEST(cost)
 	Side P;
 	side_new(&P, n);
 	fill(&P, UNIFORM, &c, 0, L);
-	nbrt_cells cl;
-	char err[256];
+	c.split = 2;
+	c.group = 8;
+	double needed = check_lists(&c, &P, &P), first = 0;
 	const double *const *p = (const double *const *)P.x;
-	ck_assert(nbrt_cells_build(&cl, &c, p, n, p, n, 1e18, err,
-	                           sizeof err) == 0);
-	double computed = cl.pairs, width = cl.width[0];
-	long long cells = cl.ncell[0];
-	nbrt_cells_free(&cl);
-	double needed = check_lists(&c, &P, &P);
-	double ratio = computed / needed;
-	printf("test_cells: %d-D, N = %zu, cutoff %.4g, %lld cells of %.4g an "
-	       "axis, %.1f neighbours: %.3g pairs computed per needed pair "
-	       "(%.3g for cells of one cutoff, x %.3g here)\n",
-	       dim, n, rc, cells, width, needed / (double)n, ratio, ideal[dim],
-	       pow(width / rc, dim));
-	fflush(stdout);
-	/* the cells' volume against the ball's, within sampling noise */
-	ck_assert(ratio < 1.2 * ideal[dim] * pow(width / rc, dim));
-	ck_assert(ratio > 0.8 * ideal[dim]);
+	for (size_t q = 0; q < sizeof conf / sizeof *conf; q++) {
+		nbrt_cells cl;
+		char err[256];
+		c.split = conf[q].split;
+		c.group = conf[q].group;
+		ck_assert(nbrt_cells_build(&cl, &c, p, n, p, n, 1e18, err,
+		                           sizeof err) == 0);
+		double ratio = cl.pairs / needed, width = cl.width[0];
+		long long cells = cl.ncell[0];
+		size_t groups = cl.r.ngroups, ranges = cl.offset[groups];
+		nbrt_cells_free(&cl);
+		printf("test_cells: %d-D, N = %zu, cutoff %.4g, %lld cells of %.4g "
+		       "an axis (split %d), groups of at most %d (%zu, %.3g "
+		       "ranges each), %.1f neighbours: %.3g pairs computed per "
+		       "needed pair\n", dim, n, rc, cells, width, conf[q].split,
+		       conf[q].group, groups, (double)ranges / (double)groups,
+		       needed / (double)n, ratio);
+		fflush(stdout);
+		if (q == 0) {
+			/* the cells' volume against the ball's, within sampling
+			 * noise */
+			ck_assert(ratio < 1.2 * ideal[dim] * pow(width / rc, dim));
+			ck_assert(ratio > 0.8 * ideal[dim]);
+			first = ratio;
+		} else {
+			ck_assert_msg(ratio < first, "split %d group %d: %g, not below "
+			              "cells of one cutoff's %g", conf[q].split,
+			              conf[q].group, ratio, first);
+		}
+		if (dim == 3 && conf[q].group == 8)
+			ck_assert_msg(ratio < 3, "split %d group %d: %g pairs a needed "
+			              "pair", conf[q].split, conf[q].group, ratio);
+	}
 	side_free(&P);
 }
 END_TEST

@@ -242,10 +242,16 @@ static void free_case(Case *cs)
 	free(cs->w);
 }
 
+/* Case after case, the device's cells (a CPU's: one cutoff), then cells
+ * of half and a quarter of it in groups of 4 and 8 (runtime/cells.c). */
 static nbrt_cutoff params(const Case *cs)
 {
+	static const int cells[3][2] = {{0, 0}, {2, 4}, {4, 8}};
+	static int turn;
 	nbrt_cutoff c;
 	memset(&c, 0, sizeof c);
+	c.split = cells[turn % 3][0];
+	c.group = cells[turn++ % 3][1];
 	c.cutoff = cs->rc;
 	c.dim = cs->dim;
 	for (int d = 0; d < 3; d++) {
@@ -336,6 +342,10 @@ static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
 	char err[256];
 	const double *ip[3] = {cs->x[0], cs->x[1], cs->x[2]};
 	const double *jp[3] = {cs->y[0], cs->y[1], cs->y[2]};
+	if (!c.split) { /* a CPU's cells (runtime/cutoff.c): every device here */
+		c.split = 1;
+		c.group = 1 << 30;
+	}
 	ck_assert(nbrt_cells_build(&cl, &c, ip, ni, jp, nj, 1e18, err,
 	                           sizeof err) == 0);
 	ck_assert_msg(nbrt_pairs(k) == cl.pairs, "%s: nbrt_pairs %g, the cells "

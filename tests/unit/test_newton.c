@@ -295,7 +295,11 @@ START_TEST(cell_lists)
 					nbrt_cutoff c = {.cutoff = box[b].rc, .dim = 3,
 					                 .ipos = {"xi", "yi", "zi"},
 					                 .jpos = {"xj", "yj", "zj"},
-					                 .self = 1};
+					                 .self = 1,
+					                 /* the lists Newton takes by
+					                  * default, for the run without
+					                  * it too: the pairs compare */
+					                 .split = 1, .group = 1 << 30};
 					memcpy(c.period, box[b].period, sizeof c.period);
 					double *ref = malloc(NOUT * (n ? n : 1) * sizeof *ref);
 					double *mag = malloc(NOUT * (n ? n : 1) * sizeof *mag);
@@ -326,6 +330,17 @@ START_TEST(cell_lists)
 						              "n %zu box %zu: %g pairs, %g without",
 						              n, b, pairs, nbrt_pairs(k));
 					ck_assert(nbrt_set_newton(k, NBRT_NEWTON_ON) == 0);
+					if (d == 0 && n > 97) {
+						/* groups of several finer cells: tasks of whole
+						 * runs of other groups (newton.c) */
+						nbrt_cutoff f = c;
+						f.split = 2;
+						f.group = 4;
+						outputs(k, p, again, n);
+						ck_assert(nbrt_run_cutoff(k, n, n, &f) == 0);
+						ck_assert_int_eq(nbrt_newton_used(k), 1);
+						check_res(again, p, n, ref, mag, "cells split 2");
+					}
 					free(ref);
 					free(mag);
 				}
