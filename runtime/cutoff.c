@@ -298,21 +298,23 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 				goto out;
 
 	/* Cells of one cutoff, each a group, unless the caller or the
-	 * environment chose: for Newton's third law, which pairs whole
-	 * groups' runs (newton.c) that finer cells' lists prune
-	 * (bench/suites/newton.sh measured it so), and on a CPU, whose
-	 * kernels gained nothing from fewer pairs in groups of a few
-	 * elements (the host C path's 16 i-lanes idle, PoCL no faster) while
-	 * the lists took 3 times as long (docs/neighbours.md, 2026-11-27) */
+	 * environment chose finer ones (nbrt_cutoff.split and .group,
+	 * NBRT_CELL_SPLIT, NBRT_CELL_GROUP).  Finer lists compute fewer
+	 * pairs but lost everywhere measured: on an H100 (Lennard-Jones at
+	 * 2^20, 2026-11-27) cells of half a cutoff in groups of 8 computed
+	 * 2.31 pairs a needed pair against 6.33, but the kernel took 1.77 ms
+	 * against 0.68 (about 19 short ranges a group) and the lists and plan
+	 * 244 ms against 22, the call 404 ms against 83; on a CPU the host C
+	 * path's 16 i-lanes idle in groups of a few elements and PoCL gained
+	 * nothing, while the lists took 3 times as long; Newton's third law
+	 * pairs whole groups' runs, which finer lists prune (docs/neighbours.md) */
 	nbrt_cutoff cc = *c;
-	if ((c->self && nbrt_newton_cells_may(k, ni)) || !k->rt->gpu) {
-		const char *es = getenv("NBRT_CELL_SPLIT");
-		const char *eg = getenv("NBRT_CELL_GROUP");
-		if (!c->split && !(es && *es))
-			cc.split = 1;
-		if (!c->group && !(eg && *eg))
-			cc.group = INT_MAX;
-	}
+	const char *es = getenv("NBRT_CELL_SPLIT");
+	const char *eg = getenv("NBRT_CELL_GROUP");
+	if (!c->split && !(es && *es))
+		cc.split = 1;
+	if (!c->group && !(eg && *eg))
+		cc.group = INT_MAX;
 	if (nbrt_cells_build(&cl, &cc, pos[0], ni, pos[1], nj,
 	                     nbrt_host_memory(), err, sizeof err)) {
 		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);

@@ -333,10 +333,6 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
 struct nbrt_cells;
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n,
                           const struct nbrt_cells *cl);
-/* Whether a self run of n in cell lists may take Newton's third law
- * (mode, device, size): cutoff.c then builds cells of one cutoff, each a
- * group, whose tasks pair whole cells as the lists do. */
-int nbrt_newton_cells_may(const nbrt_kernel *k, size_t n);
 
 /* tree.c: the treecode's octree (nbrt_run_tree).  Cells in breadth-first
  * order, a cell's children after it and next to each other, so moments

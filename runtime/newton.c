@@ -415,11 +415,6 @@ static void add_values(void *to, const void *from, nbrt_type t)
 	}
 }
 
-int nbrt_newton_cells_may(const nbrt_kernel *k, size_t n)
-{
-	return why_not(k, n, 1) == NULL;
-}
-
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)
 {
 	const nb_iface *f = k->f;
