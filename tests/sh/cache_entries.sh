@@ -100,8 +100,17 @@ echo \$\$ >"$T/cc.pid"
 exec sleep 60
 EOF
 chmod +x "$T/slowcc"
-# (not SIGINT: a shell's background job ignores it, and then so do we)
-for sig in TERM HUP; do
+# (not SIGINT: a shell's background job ignores it, and then so do we;
+# nor SIGHUP where this shell was started ignoring it, as under nohup:
+# an ignored signal is left as it is, tmpfiles.c)
+sigs=TERM
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status 2>/dev/null)
+if [ -n "$ign" ] && [ $((0x$ign & 1)) = 0 ]; then
+	sigs="TERM HUP"
+else
+	echo "skip SIGHUP while cc builds: this shell ignores SIGHUP (nohup?)"
+fi
+for sig in $sigs; do
 	rm -f "$T/cc.pid"
 	# a kernel not in the cache (a killed build caches nothing)
 	NBRT_CC="$T/slowcc" "$NBRUN" "$G" $RUN --precision=double \
