@@ -1,0 +1,112 @@
+/* launchfloor.c: what one kernel launch costs on an OpenCL GPU by the
+ * same profiling events nbbench reads: an empty kernel and a kernel of K
+ * dependent multiply-adds a work item, over launches of 1 to 2048 groups
+ * of 128.  The floor it finds bounds every small launch's rate (issue 30:
+ * float gravity at N = 4096); bench/launchfloor.cu measures CUDA's. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *src =
+	"__kernel void empty(__global float *a) {}\n"
+	"__kernel void work(__global float *a, int k) {\n"
+	"  float s = 0; for (int i = 0; i < k; i++) s = s * 0.999f + 1.0f;\n"
+	"  if (s == -1.0f) a[0] = s; }\n";
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define CK(call, what)                                                  \
+	do {                                                            \
+		cl_int e_ = (call);                                     \
+		if (e_ != CL_SUCCESS) {                                 \
+			fprintf(stderr, "launchfloor: %s: error %d\n",  \
+			        what, (int)e_);                         \
+			return 1;                                       \
+		}                                                       \
+	} while (0)
+
+int main(void)
+{
+	cl_platform_id p[8];
+	cl_uint np = 0;
+	cl_device_id d = NULL;
+	cl_int e;
+	CK(clGetPlatformIDs(8, p, &np), "clGetPlatformIDs");
+	for (cl_uint i = 0; i < np && !d; i++)
+		if (clGetDeviceIDs(p[i], CL_DEVICE_TYPE_GPU, 1, &d, NULL) !=
+		    CL_SUCCESS)
+			d = NULL;
+	if (!d) {
+		fprintf(stderr, "launchfloor: no OpenCL GPU\n");
+		return 1;
+	}
+	char name[256] = "";
+	CK(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, NULL),
+	   "clGetDeviceInfo");
+	cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+	CK(e, "clCreateContext");
+	cl_command_queue q =
+		clCreateCommandQueue(c, d, CL_QUEUE_PROFILING_ENABLE, &e);
+	CK(e, "clCreateCommandQueue");
+	cl_program pr = clCreateProgramWithSource(c, 1, &src, NULL, &e);
+	CK(e, "clCreateProgramWithSource");
+	CK(clBuildProgram(pr, 1, &d, "", NULL, NULL), "clBuildProgram");
+	cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, 64, NULL, &e);
+	CK(e, "clCreateBuffer");
+	cl_kernel kern[2];
+	kern[0] = clCreateKernel(pr, "empty", &e);
+	CK(e, "clCreateKernel empty");
+	kern[1] = clCreateKernel(pr, "work", &e);
+	CK(e, "clCreateKernel work");
+	for (int w = 0; w < 2; w++)
+		CK(clSetKernelArg(kern[w], 0, sizeof m, &m), "clSetKernelArg");
+	printf("# %s, profiling events, 101 launches a row (the first left "
+	       "out), microseconds\nkernel,groups,k,median_us,min_us\n", name);
+	static const size_t groups[] = {1, 132, 1024, 1056, 2048};
+	static const int ks[] = {0, 100, 1000};
+	size_t ls = 128;
+	for (int w = 0; w < 2; w++)
+		for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+			for (int x = w ? 0 : 2; x < 3; x++) {
+				cl_int k = ks[x];
+				if (w)
+					CK(clSetKernelArg(kern[1], 1, sizeof k, &k),
+					   "clSetKernelArg");
+				size_t gs = groups[g] * ls;
+				double t[101];
+				for (int r = 0; r < 101; r++) {
+					cl_event ev;
+					cl_ulong a = 0, b = 0;
+					CK(clEnqueueNDRangeKernel(q, kern[w], 1, NULL,
+					                          &gs, &ls, 0, NULL, &ev),
+					   "clEnqueueNDRangeKernel");
+					CK(clWaitForEvents(1, &ev), "clWaitForEvents");
+					CK(clGetEventProfilingInfo(
+						   ev, CL_PROFILING_COMMAND_START,
+						   sizeof a, &a, NULL),
+					   "profiling");
+					CK(clGetEventProfilingInfo(
+						   ev, CL_PROFILING_COMMAND_END,
+						   sizeof b, &b, NULL),
+					   "profiling");
+					clReleaseEvent(ev);
+					t[r] = 1e-3 * (double)(b - a);
+				}
+				qsort(t + 1, 100, sizeof *t, cmp);
+				printf("%s,%zu,%d,%.2f,%.2f\n",
+				       w ? "work" : "empty", groups[g], w ? k : 0,
+				       t[50], t[1]);
+			}
+	clReleaseKernel(kern[0]);
+	clReleaseKernel(kern[1]);
+	clReleaseMemObject(m);
+	clReleaseProgram(pr);
+	clReleaseCommandQueue(q);
+	clReleaseContext(c);
+	return 0;
+}
