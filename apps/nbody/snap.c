@@ -237,8 +237,11 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 	size_t p = 0;
 	const char *b;
 	size_t n;
+	const char *sep = "";
 	*nf = 0;
 	while (field(l, &p, &b, &n)) {
+		if (!*sep)
+			sep = csv_sep_hint(b, n);
 		if (*nf == maxf)
 			return snap_fail(err, errlen, "%s:%ld: more than %d columns", path,
 			            l->no, maxf);
@@ -258,8 +261,8 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 	for (int k = 0; k <= SC_M; k++)
 		if (!seen[k])
 			return snap_fail(err, errlen, "%s:%ld: the header lacks column '%s' "
-			            "(a CSV of bodies needs x, y, z, vx, vy, vz, m)", path,
-			            l->no, snap_col_name[k]);
+			            "(a CSV of bodies needs x, y, z, vx, vy, vz, m%s%s)",
+			            path, l->no, snap_col_name[k], *sep ? "; " : "", sep);
 	return 0;
 }
 

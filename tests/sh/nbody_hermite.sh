@@ -209,6 +209,7 @@ printf '%s\n0,0,0,0,0,0,1\n1,0,x1,0,0,0,1\n' "$H" >"$T/word.csv"
 printf '%s\n0,0,0,0,0,0,1\n1,0,0,0,0\n' "$H" >"$T/short.csv"
 printf 'x,y,z,vx,vy,m\n0,0,0,0,0,1\n' >"$T/nocol.csv"
 printf '%s\n' "$H" >"$T/empty.csv"
+printf 'x;y;z;vx;vy;vz;m\n0;0;0;0;0;0;1\n' >"$T/semi.csv"
 printf '# a comment\n%s\n1,2,3,0,0,0,1\n0,0,0,0,0,0,1\n1,2,3,0,1,0,1\n' "$H" \
 	>"$T/dup.csv"
 printf 'not hdf5' >"$T/junk.hdf5"
@@ -220,6 +221,8 @@ refused "word.csv:3: column 'z': 'x1' is not a number" --ic "$T/word.csv"
 refused "short.csv:3: 5 fields" --ic "$T/short.csv"
 refused "nocol.csv:1: the header lacks column 'vz'" --ic "$T/nocol.csv"
 refused "empty.csv: no bodies" --ic "$T/empty.csv"
+refused "semi.csv:1: the header lacks column 'x' (.*; columns are separated by commas, and this header has ';' between its names" \
+	--ic "$T/semi.csv"
 refused "none.csv" --ic "$T/none.csv"
 refused "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
 	--ic "$T/dup.csv" --integrator hermite --eps 0
