@@ -141,6 +141,17 @@ void csv_value_msg(char *buf, size_t len, csv_status st, const char *s,
 	}
 }
 
+const char *csv_sep_hint(const char *name, size_t n)
+{
+	if (memchr(name, ';', n))
+		return "columns are separated by commas, and this header has ';' "
+		       "between its names: write the file with commas";
+	if (memchr(name, '\t', n))
+		return "columns are separated by commas, and this header has '\\t' "
+		       "between its names: write the file with commas";
+	return "";
+}
+
 /* --- writing numbers ---------------------------------------------------- */
 
 /* dd: nb_dd_write's text, which is longer than a line's worth only for
@@ -408,15 +419,11 @@ static int header_fields(Reader *R, size_t *first, csv_buf *seen)
 			csv_buf b = {0};
 			names(&b, R->cols, R->ncol);
 			/* what is likely wrong with the file as a whole */
-			const char *sep = memchr(nm, ';', n) ? ";" :
-			                  memchr(nm, '\t', n) ? "\\t" : NULL;
 			int role = !strcmp(R->what, "LMEM") ||
 			           !strcmp(R->what, "BMEM");
 			char hint[160] = "";
-			if (sep)
-				snprintf(hint, sizeof hint, " (columns are separated by "
-				         "commas, and this header has '%s' between its "
-				         "names: write the file with commas)", sep);
+			if (*csv_sep_hint(nm, n))
+				snprintf(hint, sizeof hint, " (%s)", csv_sep_hint(nm, n));
 			else if (role && nf == 0 && !any_known(R, f.e))
 				snprintf(hint, sizeof hint, " (no column of this file "
 				         "is one of them: are the --i and --j files "

@@ -75,6 +75,11 @@ csv_status csv_number(const char *s, size_t n, nb_prec t, double v[2]);
 void csv_value_msg(char *buf, size_t len, csv_status st, const char *s,
                    size_t n, nb_prec t);
 
+/* Why a header's name s[0..n) is likely one field of a file separated by
+ * another character (';' or a tab, as spreadsheets in some locales write
+ * them): a sentence for a message, or "" where it holds neither. */
+const char *csv_sep_hint(const char *s, size_t n);
+
 /* A growable text buffer; out of memory exits with a message. */
 typedef struct csv_buf {
 	char *s;

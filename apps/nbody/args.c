@@ -303,5 +303,8 @@ int args_parse(args *a, int argc, char **argv)
 		return P_BAD;
 	a->icname = a->ic_file ? "file" : a->lattice ? "lattice"
 	                                             : sim_ic_name(a->ic);
+	/* a name too long for a snapshot to keep is not kept in part */
+	if (a->ic_file && strlen(a->ic_file) < sizeof a->icfile)
+		snprintf(a->icfile, sizeof a->icfile, "%s", a->ic_file);
 	return P_GO;
 }

@@ -58,6 +58,8 @@ typedef struct args {
 	const char *far, *have_tree_flag;
 	long step0;        /* the step the run starts from (a restart's) */
 	const char *icname; /* the model's name, or "file" */
+	char icfile[SNAP_ICFILE]; /* that file (--ic, or a restart's
+	                           * snapshot's icfile), "" where unknown */
 	double e0;         /* the first state's energy, carried by restarts */
 	int have_e0;
 } args;

@@ -68,6 +68,8 @@ static void snap_info_of(const args *a, const sim *s, snap_info *in)
 	in->has_eta = a->hermite;
 	in->e0 = a->e0;
 	in->has_e0 = 1;
+	memcpy(in->icfile, a->icfile, sizeof in->icfile);
+	in->has_icfile = *a->icfile != 0;
 }
 
 /* Writes the snapshot and picture of this step, where asked for. */
@@ -75,7 +77,7 @@ int out_snapshot(const args *a, const sim *s, const sim_view *v)
 {
 	if (par_rank())
 		return 0; /* rank 0 writes what every rank holds */
-	char err[512], info[384];
+	char err[512], info[384 + 3 * SNAP_ICFILE];
 	size_t len = strlen(a->out ? a->out : "") + strlen(a->png ? a->png : "") +
 	             64;
 	char *path = malloc(len);
@@ -96,7 +98,11 @@ int out_snapshot(const args *a, const sim *s, const sim_view *v)
 		if (a->hermite)
 			k += snprintf(info + k, sizeof info - (size_t)k, " eta=%.17g",
 			              a->eta);
-		snprintf(info + k, sizeof info - (size_t)k, " e0=%.17g", a->e0);
+		k += snprintf(info + k, sizeof info - (size_t)k, " e0=%.17g", a->e0);
+		if (in.has_icfile) {
+			k += snprintf(info + k, sizeof info - (size_t)k, " icfile=");
+			snap_icfile_text(in.icfile, info + k, sizeof info - (size_t)k);
+		}
 		snprintf(path, len, "%s/snap_%06ld.csv", a->out, s->step);
 		if (sim_write_snapshot(s, path, info, err, sizeof err))
 			rc = prog_fail("%s", err);
@@ -252,12 +258,13 @@ void out_summary(const args *a, const force *fc, const sim *s,
 	}
 	/* where the bodies came from: the model, the --ic file, or the
 	 * --restart snapshot and the IC its run began from */
-	char what[512];
+	char what[2 * 4200 + 64]; /* two nb_esc texts */
 	if (a->ic_file)
 		snprintf(what, sizeof what, "%s", nb_esc(a->ic_file));
 	else if (a->restart)
 		snprintf(what, sizeof what, "%s (a restart; IC %s)",
-		         nb_esc(a->restart), seeded ? a->icname : "from a file");
+		         nb_esc(a->restart), seeded ? a->icname
+		         : *a->icfile ? nb_esc(a->icfile) : "from a file");
 	else
 		snprintf(what, sizeof what, "%s", a->icname);
 	printf("nbody: %s, N = %zu%s%s, ", what, s->n, seeded ? ", seed " : "",

@@ -82,6 +82,8 @@ static int restart_args(args *a, const snap_data *d)
 	sim_ic ic;
 	if (in->has_ic && sim_ic_parse(in->ic, &ic) == 0)
 		a->icname = sim_ic_name(ic);
+	else if (in->has_icfile)
+		memcpy(a->icfile, in->icfile, sizeof a->icfile);
 	a->e0 = in->e0;
 	a->have_e0 = in->has_e0;
 	return 0;

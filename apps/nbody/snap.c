@@ -52,9 +52,57 @@ static int blank(int c)
 	return c == ' ' || c == '\t';
 }
 
+static int name_byte(int c)
+{
+	return isalnum(c) || (c && strchr("._/+-", c));
+}
+
+void snap_icfile_text(const char *name, char *buf, size_t len)
+{
+	size_t k = 0;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+		if (k + 4 > len)
+			break;
+		if (name_byte(*c))
+			buf[k++] = (char)*c;
+		else
+			k += (size_t)snprintf(buf + k, len - k, "%%%02X", *c);
+	}
+	if (len)
+		buf[k < len ? k : len - 1] = 0;
+}
+
+/* icfile=TEXT back into in->icfile: %XX two hex digits, not 00 */
+static int icfile_read(const char *v, size_t vn, snap_info *in)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t k = 0;
+	for (size_t i = 0; i < vn; i++) {
+		int c = (unsigned char)v[i];
+		if (c == '%') {
+			const char *h1 = i + 2 < vn ? memchr(hex, v[i + 1], 16) : NULL;
+			const char *h2 = h1 ? memchr(hex, v[i + 2], 16) : NULL;
+			if (!h2 || (h1 == hex && h2 == hex))
+				return -1;
+			c = (int)((h1 - hex) * 16 + (h2 - hex));
+			i += 2;
+		} else if (!name_byte(c)) {
+			return -1;
+		}
+		if (k + 1 >= sizeof in->icfile)
+			return -1;
+		in->icfile[k++] = (char)c;
+	}
+	if (!k)
+		return -1;
+	in->icfile[k] = 0;
+	in->has_icfile = 1;
+	return 0;
+}
+
 /* "# nbody snapshot: ic=plummer n=1024 seed=1 step=10 t=... dt=... eps=...
- * G=1 integrator=hermite eta=... e0=...": the keys nbody reads back.  A
- * key it knows with a bad value is an error; others are skipped. */
+ * G=1 integrator=hermite eta=... e0=... [icfile=...]": the keys nbody reads
+ * back.  A key it knows with a bad value is an error; others are skipped. */
 static int comment_keys(const char *path, long line, const char *s,
                         size_t n, snap_info *in, char *err, size_t errlen)
 {
@@ -120,6 +168,9 @@ static int comment_keys(const char *path, long line, const char *s,
 				in->seed = x;
 				in->has_seed = 1;
 			}
+		} else if (strcmp(key, "icfile") == 0) {
+			if (icfile_read(v, vn, in))
+				return snap_fail(err, errlen, "%s:%ld: bad icfile", path, line);
 		} else if (strcmp(key, "ic") == 0 || strcmp(key, "integrator") == 0) {
 			int ic = key[0] == 'i' && key[1] == 'c';
 			char *dst = ic ? in->ic : in->integrator;
@@ -237,8 +288,11 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 	size_t p = 0;
 	const char *b;
 	size_t n;
+	const char *sep = "";
 	*nf = 0;
 	while (field(l, &p, &b, &n)) {
+		if (!*sep)
+			sep = csv_sep_hint(b, n);
 		if (*nf == maxf)
 			return snap_fail(err, errlen, "%s:%ld: more than %d columns", path,
 			            l->no, maxf);
@@ -258,8 +312,8 @@ static int header(const char *path, const Line *l, int *map, int *nf,
 	for (int k = 0; k <= SC_M; k++)
 		if (!seen[k])
 			return snap_fail(err, errlen, "%s:%ld: the header lacks column '%s' "
-			            "(a CSV of bodies needs x, y, z, vx, vy, vz, m)", path,
-			            l->no, snap_col_name[k]);
+			            "(a CSV of bodies needs x, y, z, vx, vy, vz, m%s%s)",
+			            path, l->no, snap_col_name[k], *sep ? "; " : "", sep);
 	return 0;
 }
 

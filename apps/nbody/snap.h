@@ -23,6 +23,7 @@ extern const char *const snap_col_name[SC_N];
 
 /* What a snapshot of nbody says of its run (the CSV comment's keys, the
  * HDF5 header's attributes); has_* say which were there. */
+#define SNAP_ICFILE 1024 /* the longest IC file name a snapshot keeps */
 typedef struct snap_info {
 	char ic[32];        /* the model, "file" for a file's bodies */
 	char integrator[16];/* "leapfrog" or "hermite" */
@@ -30,8 +31,14 @@ typedef struct snap_info {
 	long step;
 	double t, dt, eps, eta, e0;
 	int has_ic, has_integrator, has_seed, has_step, has_t, has_dt, has_eps,
-	    has_eta, has_e0;
+	    has_eta, has_e0, has_icfile;
+	char icfile[SNAP_ICFILE]; /* ic "file": which (where its name fits) */
 } snap_info;
+
+/* An IC file's name as the CSV comment's icfile= value: every byte but
+ * letters, digits and "._/+-" as %XX, so that blanks and '=' stay out of
+ * the key=value list (snap.c reads it back). */
+void snap_icfile_text(const char *name, char *buf, size_t len);
 
 typedef struct snap_data {
 	size_t n;

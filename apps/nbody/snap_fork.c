@@ -180,6 +180,7 @@ static int take(int fd, const char *path, size_t max_n, snap_data *d,
 	if (h.n < 1 || h.n > max_n || (h.mask & bodies) != bodies ||
 	    (h.mask >> (ID_BIT + 1)) != 0 || h.errn ||
 	    !memchr(h.info.ic, 0, sizeof h.info.ic) ||
+	    !memchr(h.info.icfile, 0, sizeof h.info.icfile) ||
 	    !memchr(h.info.integrator, 0, sizeof h.info.integrator))
 		return WRONG;
 	d->n = (size_t)h.n;

@@ -110,6 +110,8 @@ static void header(W *w, const sim *s, const snap_info *in)
 	       "energy as the initial conditions give them");
 	attr_d(w, p, "GravityConstantInternal", 1);
 	attr_s(w, p, "InitialConditions", in->ic);
+	if (in->has_icfile)
+		attr_s(w, p, "InitialConditionsFile", in->icfile);
 	attr_s(w, p, "Integrator", in->integrator);
 	attr(w, p, "Seed", H5T_NATIVE_UINT64, 1, &in->seed);
 	long long step = in->step;

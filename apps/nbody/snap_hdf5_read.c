@@ -134,9 +134,10 @@ static int get_attr_u64(R *r, hid_t loc, const char *where,
 	return 1;
 }
 
-/* A fixed-length string attribute, if there and it fits */
+/* A fixed-length string attribute, if there and it fits: a short name
+ * (letters, digits, '_'), or with any text a file's name of any bytes */
 static int get_attr_s(R *r, hid_t loc, const char *name, char *buf,
-                      size_t cap)
+                      size_t cap, int any)
 {
 	Attr at;
 	int k = attr_open(loc, name, &at);
@@ -155,13 +156,14 @@ static int get_attr_s(R *r, hid_t loc, const char *name, char *buf,
 	attr_close(&at);
 	if (k == 0)
 		return 0;
-	for (char *c = buf; ok && *c; c++)
+	for (char *c = buf; ok && !any && *c; c++)
 		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') &&
 		    !(*c >= '0' && *c <= '9') && *c != '_')
 			ok = 0;
-	if (!ok)
+	if (!ok || (any && !*buf))
 		return snap_fail(r->err, r->errlen, "%s: /Parameters attribute %s: "
-		                 "not a short name", r->path, name);
+		                 "not a %s", r->path, name,
+		                 any ? "text that fits" : "short name");
 	return 1;
 }
 
@@ -222,10 +224,13 @@ static int params(R *r, hid_t file, snap_info *in)
 	                                  &in->seed)) > 0)
 		in->has_seed = 1;
 	if (rc >= 0 && (rc = get_attr_s(r, p, "InitialConditions", in->ic,
-	                                sizeof in->ic)) > 0)
+	                                sizeof in->ic, 0)) > 0)
 		in->has_ic = 1;
+	if (rc >= 0 && (rc = get_attr_s(r, p, "InitialConditionsFile",
+	                                in->icfile, sizeof in->icfile, 1)) > 0)
+		in->has_icfile = 1;
 	if (rc >= 0 && (rc = get_attr_s(r, p, "Integrator", in->integrator,
-	                                sizeof in->integrator)) > 0)
+	                                sizeof in->integrator, 0)) > 0)
 		in->has_integrator = 1;
 	H5Gclose(p);
 	return rc < 0 ? -1 : 0;

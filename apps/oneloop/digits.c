@@ -75,10 +75,12 @@ const char *num_earned(char *buf, size_t len, int dbl, nb_dd x, double err)
 		up = dig[k] == '9';
 		dig[k] = up ? '0' : (char)(dig[k] + 1);
 	}
-	if (up) { /* 99.. became 100..: one more decade */
+	if (up) { /* 99.. became 100..: one more decade, and one more digit
+		   * to keep the error's decade (0.000996 +- 2e-4 is 0.0010) */
 		memmove(dig + 1, dig, (size_t)d);
 		dig[0] = '1';
 		exp++;
+		d++;
 	}
 	dig[d] = 0;
 	/* as printf's %.{d}g: exponent form below 1e-4 and from 10^d */

@@ -1129,6 +1129,14 @@ static nb_dd residual(int dbl, const series *x, int which, int k)
 	               num_add(dbl, num_mul(dbl, p->a.a, x->ln[k]), p->b.b));
 }
 
+/* The residual is known no better than I_k and the fit's A and B: its
+ * digits are those that their errors together support. */
+static double residual_err(const series *x, int which, int k)
+{
+	const part *p = &x->p[which];
+	return x->v[k].e[which] + fabs(x->ln[k].hi) * p->a.ea + p->b.eb;
+}
+
 static void print_series(const run *r, const series *x, double total)
 {
 	const args *a = r->a;
@@ -1202,10 +1210,12 @@ static void print_series(const run *r, const series *x, double total)
 		       w ? "Im I_k" : CPLX(a) ? "Re I_k" : "I_k", "error",
 		       "residual");
 		for (int k = 0; k < m; k++)
-			printf("%2d  %-13.6g %-*s %-10.2e %.2e\n", k, x->lam[k].hi,
+			printf("%2d  %-13.6g %-*s %-10.2e %s\n", k, x->lam[k].hi,
 			       wide, shown(b1, sizeof b1, r, x->v[k].v[w],
 			                   x->v[k].e[w]),
-			       x->v[k].e[w], residual(dbl, x, w, k).hi);
+			       x->v[k].e[w], shown(b2, sizeof b2, r,
+			                           residual(dbl, x, w, k),
+			                           residual_err(x, w, k)));
 		putchar('\n');
 	}
 	printf("error: %s; residual: I_k - (A ln lambda_k + B), A and B the "

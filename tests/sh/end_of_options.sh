@@ -24,6 +24,11 @@ RUN="--random 5,7 --seed 3 --const eps2=0.01 --device host"
 "$BIN/nbrun" $RUN -o out.csv -- -k.nbl 2>/dev/null &&
 	cmp -s ref.csv out.csv &&
 	ok "nbrun ... -- -k.nbl" || bad "nbrun -- -k.nbl"
+# nbbench (not installed, but the bench suites' driver): the kernel and
+# its size after --
+"$BIN/nbbench" --device host -r 1 -- -k.nbl 16 >out.csv 2>err &&
+	grep -q ',16,16,1,' out.csv && ok "nbbench ... -- -k.nbl 16" ||
+	{ bad "nbbench -- -k.nbl 16"; cat err; }
 for p in nbody oneloop; do
 	"$BIN/$p" -- --steps 2>err
 	[ $? != 0 ] && grep -q "unexpected argument '--steps'" err &&

@@ -68,8 +68,10 @@ for w in "energy:" "momentum:" "time/step:" "GFLOPS:" "device:"; do
 	grep -q "^$w" "$T/sum.txt" || die "summary lacks '$w'"
 done
 # where the bodies came from: an --ic file is named and claims no seed; a
-# restart names its snapshot and the IC the run began from, and one from
-# a run of a file's bodies says so
+# restart names its snapshot and the IC the run began from, the IC file
+# of a run of a file's bodies too (its snapshots keep the name, any bytes
+# of it, through restarts and in CSV and HDF5), "from a file" where a
+# snapshot does not name it
 S0=$T/a/snap/snap_000000.csv S10=$T/a/snap/snap_000010.csv
 first() { "$NBODY" "$@" --steps 1 --device "$DEV" | sed -n 1p; }
 [ "$(first --ic "$S0")" = "nbody: $S0, N = 300, dt = 0.0078125, eps = 0.015625, 1 steps (t = 0.0078125)" ] ||
@@ -83,9 +85,30 @@ case $(first --restart "$S10") in
 esac
 "$NBODY" --ic "$S0" --steps 1 --device "$DEV" --out "$T/fromfile" >/dev/null
 case $(first --restart "$T/fromfile/snap_000001.csv") in
-"nbody: $T/fromfile/snap_000001.csv (a restart; IC from a file), N = 300, dt = "*) ok ;;
+"nbody: $T/fromfile/snap_000001.csv (a restart; IC $S0), N = 300, dt = "*) ok ;;
 *) die "a restart of a file's run: $(first --restart "$T/fromfile/snap_000001.csv")" ;;
 esac
+odd="$T/my ic=100%.csv"
+cp "$S0" "$odd"
+for fmt in csv hdf5; do
+	"$NBODY" --ic "$odd" --steps 1 --device "$DEV" --out "$T/odd" \
+		--format $fmt >/dev/null
+	"$NBODY" --restart "$T/odd/snap_000001.$fmt" --steps 1 --device "$DEV" \
+		--out "$T/odd" --format $fmt >/dev/null
+	case $(first --restart "$T/odd/snap_000002.$fmt") in
+	"nbody: $T/odd/snap_000002.$fmt (a restart; IC $odd), N = 300, dt = "*) ok ;;
+	*) die "a restart of a restart of '$odd' ($fmt): $(first --restart "$T/odd/snap_000002.$fmt")" ;;
+	esac
+done
+sed '1s/ icfile=[^ ]*//' "$T/fromfile/snap_000001.csv" >"$T/noname.csv"
+case $(first --restart "$T/noname.csv") in
+"nbody: $T/noname.csv (a restart; IC from a file), N = 300, dt = "*) ok ;;
+*) die "a restart of a snapshot that does not name its IC: $(first --restart "$T/noname.csv")" ;;
+esac
+sed '1s/ icfile=[^ ]*/ icfile=a%00b/' "$T/fromfile/snap_000001.csv" >"$T/badname.csv"
+"$NBODY" --restart "$T/badname.csv" --steps 1 --device "$DEV" >/dev/null 2>"$T/err" &&
+	die "a snapshot's icfile with %00 was taken"
+grep -q "badname.csv:1: bad icfile" "$T/err" || die "bad icfile: $(cat "$T/err")"
 
 # user errors: exit 1, one clear message, no crash
 : >"$T/plain"

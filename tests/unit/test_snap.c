@@ -125,7 +125,7 @@ START_TEST(hdf5_roundtrip)
 	fill(&s);
 	s.t = 1.75;
 	snap_info in = {"collision", "hermite", 99, 28, 1.75, 0.0625, 0.01, 0.02,
-	                -0.3, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+	                -0.3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, ""};
 	char path[] = "/tmp/test_snap_XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
@@ -440,8 +440,12 @@ START_TEST(ids_kept)
 		s.id[i] = (uint64_t)jrand48(rng) << 32 ^ (uint32_t)jrand48(rng);
 	s.id[3] = UINT64_MAX;
 	s.id[9] = 0;
+	/* and the name of the file they came from, any bytes of it (item 9) */
 	snap_info in = {"file", "leapfrog", 1, 4, 0.5, 0.0625, 0.01, 0, -0.3,
-	                0, 0, 0, 0, 0, 0, 0, 0, 1};
+	                0, 0, 0, 0, 0, 0, 0, 0, 1, 1, "a b=100%\t\xc3\xa9.csv"};
+	char info[128] = "step=4 icfile=";
+	snap_icfile_text(in.icfile, info + strlen(info), 128 - strlen(info));
+	ck_assert_str_eq(info, "step=4 icfile=a%20b%3D100%25%09%C3%A9.csv");
 	char path[] = "/tmp/test_snap_XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
@@ -449,14 +453,15 @@ START_TEST(ids_kept)
 	snap_data d;
 	for (int hdf5 = 0; hdf5 <= 1; hdf5++) {
 		int rc = hdf5 ? snap_write_hdf5(&s, &in, path, err, sizeof err)
-		              : sim_write_snapshot(&s, path, "step=4", err,
-		                                   sizeof err);
+		              : sim_write_snapshot(&s, path, info, err, sizeof err);
 		ck_assert_msg(rc == 0, "%s", err);
 		ck_assert_msg(snap_read(path, 100, &d, err, sizeof err) == 0, "%s",
 		              err);
 		ck_assert_uint_eq(d.n, 23);
 		ck_assert_msg(d.id && memcmp(d.id, s.id, 23 * sizeof *s.id) == 0,
 		              "%s IDs", hdf5 ? "HDF5" : "CSV");
+		ck_assert_int_eq(d.info.has_icfile, 1);
+		ck_assert_str_eq(d.info.icfile, in.icfile);
 		snap_data_free(&d);
 	}
 	/* without IDs of its own, a run writes 0..N-1 */
@@ -492,7 +497,7 @@ static char *snap16(size_t *len)
 	ck_assert_int_eq(sim_alloc(&s, 16, 0.015625), 0);
 	sim_ic_make(&s, SIM_PLUMMER, 1);
 	snap_info in = {"plummer", "leapfrog", 1, 0, 0, 0.0078125, 0.015625, 0,
-	                -0.2, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	                -0.2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, ""};
 	char path[] = "/tmp/test_snap_XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
