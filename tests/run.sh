@@ -32,6 +32,14 @@
 # closing line is
 #   tests: N passed, N failed, N skipped (BIN)
 set -u
+cpu_of() { # the output of times: the children's user+sys, in seconds
+	awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) {
+			m = $i; sub(/m.*/, "", m); s = $i; sub(/.*m/, "", s)
+			sub(/s/, "", s); n += m * 60 + s
+		}
+		printf "%.1f\n", n }' "$1"
+}
 if [ "${1:-}" = --one ]; then # worker: --one unit|suite|script PATH, into $RES
 	one_res=$RES/$(basename "$3")
 	TMP=$(mktemp -d)
@@ -44,6 +52,10 @@ if [ "${1:-}" = --one ]; then # worker: --one unit|suite|script PATH, into $RES
 	*) try "script $(basename "$3")" sh "$3" ;;
 	esac
 	echo $(($(date +%s) - one_t0)) >"$one_res.secs"
+	# CPU seconds (user+sys) of the test's processes, threads included:
+	# on a shared machine wall time says more of the load than the test
+	times >"$TMP/times"
+	cpu_of "$TMP/times" >"$one_res.cpu"
 	cp "$TMP/out" "$one_res.out"
 	echo "$rc" >"$one_res.rc"
 	exit 0
@@ -156,6 +168,7 @@ xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
 
 . "$ROOT/tests/try.sh"
 total=0
+cpu_total=0
 while read -r kind t; do
 	n=$(basename "$t")
 	if [ ! -f "$RES/$n.rc" ]; then
@@ -164,13 +177,15 @@ while read -r kind t; do
 	fi
 	rc=$(cat "$RES/$n.rc")
 	secs=$(cat "$RES/$n.secs")
+	cpu=$(cat "$RES/$n.cpu")
 	total=$((total + secs))
+	cpu_total=$(echo "$cpu_total $cpu" | awk '{ printf "%.1f", $1 + $2 }')
 	cp "$RES/$n.out" "$TMP/out"
 	if [ "$kind" = suite ]; then
 		# a case a test: the counts from cases.sh's last line
 		set -- $(sed -n 's/^cases [^ ]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' \
 			"$TMP/out")
-		echo "suite $n: ${1:-?} cases passed, ${2:-?} failed, $secs s"
+		echo "suite $n: ${1:-?} cases passed, ${2:-?} failed, $secs s, $cpu s CPU"
 		pass=$((pass + ${1:-0}))
 		if [ "$rc" != 0 ] || [ "${2:-1}" != 0 ]; then
 			sed '$d' "$TMP/out" | head -150
@@ -180,7 +195,7 @@ while read -r kind t; do
 		fi
 		continue
 	fi
-	echo "$kind $n: exit $rc, $secs s"
+	echo "$kind $n: exit $rc, $secs s, $cpu s CPU"
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skip_one "$kind $n" ;;
@@ -191,7 +206,7 @@ while read -r kind t; do
 	esac
 done <"$RES/list"
 
-echo "tests: $total s of tests in all"
+echo "tests: $total s of tests in all, $cpu_total s CPU"
 [ $left = 0 ] || echo "tests: $left tagged slow left out (--fast)"
 echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
 [ "$skip" = 0 ] || echo "skipped:$skipped"
