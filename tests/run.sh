@@ -170,8 +170,20 @@ export RES
 mkdir -p "$RES"
 cat "$TMP/slow" "$TMP/quick" >"$RES/list"
 [ -s "$RES/list" ] || { echo "tests: nothing matches $*"; exit 2; }
+# Started longest first, by the seconds each took last time (this build's
+# record, else the plain build's: the sanitized pass's first run), so
+# that no long test starts late and leaves a core idle at the end; those
+# without a record start first if tagged slow, last if not.
+record=$TESTBUILD/test-times
+[ -f "$record" ] || record=$ROOT/build/test-times
+[ -f "$record" ] || record=/dev/null
+nslow=$(wc -l <"$TMP/slow")
+awk -v nslow="$nslow" 'FILENAME == ARGV[1] { secs[$1] = $2; next }
+	{ n = $2; sub(/.*\//, "", n)
+	  print (n in secs ? secs[n] : FNR <= nslow ? 1e9 : -1), FNR, $0 }' \
+	"$record" "$RES/list" | sort -k1,1gr -k2,2n | cut -d' ' -f3- >"$TMP/start"
 xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
-	sh "$ROOT/tests/run.sh" --one <"$RES/list"
+	sh "$ROOT/tests/run.sh" --one <"$TMP/start"
 
 . "$ROOT/tests/try.sh"
 total=0
@@ -184,6 +196,7 @@ while read -r kind t; do
 	fi
 	rc=$(cat "$RES/$n.rc")
 	secs=$(cat "$RES/$n.secs")
+	echo "$n $secs" >>"$TMP/took"
 	cpu=$(cat "$RES/$n.cpu")
 	total=$((total + secs))
 	cpu_total=$(echo "$cpu_total $cpu" | awk '{ printf "%.1f", $1 + $2 }')
@@ -213,6 +226,13 @@ while read -r kind t; do
 	esac
 done <"$RES/list"
 
+# this run's times replace those of the same tests in the record
+if [ -f "$TMP/took" ]; then
+	awk 'FILENAME == ARGV[1] { secs[$1] = $2; next } !($1 in secs)' \
+		"$TMP/took" "$record" >"$TMP/record"
+	cat "$TMP/took" >>"$TMP/record"
+	cp "$TMP/record" "$TESTBUILD/test-times"
+fi
 echo "tests: $total s of tests in all, $cpu_total s CPU"
 [ $left = 0 ] || echo "tests: $left tagged slow left out (--fast)"
 echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
