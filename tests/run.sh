@@ -22,7 +22,9 @@
 #                     fresh one, printed first and after a failure
 #   NBCC_TEST_JOBS=N  tests run N at a time (default: the number of cores),
 #                     each into its own output file; results are reported
-#                     in order with each one's time, so slow ones show
+#                     in order with each one's time and CPU seconds, so
+#                     slow ones show; they start longest first by the
+#                     times of the last run (BUILD/test-times)
 # Exit status 77 (of a unit-test binary or a script) means skipped: what
 # it tests needs a device this machine lacks (no OpenCL CPU device, no
 # GPU), and whatever else it checked passed.  It prints why; it is
