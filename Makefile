@@ -323,8 +323,8 @@ tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours
 # then its tests, run from the venv's directory against the installed
 # package (their data from NBCC_SOURCE_DIR), sharing the kernel cache of
 # the tests above (and their PoCL setting, tests/run.sh, so that PoCL's
-# own cache serves too).  Debian's python3: it is the one scripts/deps.sh
-# gives those packages.
+# own cache serves too, and their OpenMP wait policy).  Debian's python3:
+# it is the one scripts/deps.sh gives those packages.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PYVENV := $(abspath $(B))/pyvenv
 pycheck: all
@@ -335,6 +335,7 @@ pycheck: all
 	cd $(PYVENV) && NBCC_SOURCE_DIR=$(CURDIR) \
 		NBRT_CACHE_DIR=$(abspath $(B))/nbrun-cache \
 		POCL_WORK_GROUP_SPECIALIZATION=$${POCL_WORK_GROUP_SPECIALIZATION:-0} \
+		OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive} \
 		$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
 	@if $(PYVENV)/bin/python -c 'import mypy' 2>/dev/null; then \
 		echo "mypy --strict python/nbcc"; \

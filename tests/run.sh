@@ -22,7 +22,9 @@
 #                     fresh one, printed first and after a failure
 #   NBCC_TEST_JOBS=N  tests run N at a time (default: the number of cores),
 #                     each into its own output file; results are reported
-#                     in order with each one's time, so slow ones show
+#                     in order with each one's time and CPU seconds, so
+#                     slow ones show; they start longest first by the
+#                     times of the last run (BUILD/test-times)
 # Exit status 77 (of a unit-test binary or a script) means skipped: what
 # it tests needs a device this machine lacks (no OpenCL CPU device, no
 # GPU), and whatever else it checked passed.  It prints why; it is
@@ -32,6 +34,14 @@
 # closing line is
 #   tests: N passed, N failed, N skipped (BIN)
 set -u
+cpu_of() { # the output of times: the children's user+sys, in seconds
+	awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) {
+			m = $i; sub(/m.*/, "", m); s = $i; sub(/.*m/, "", s)
+			sub(/s/, "", s); n += m * 60 + s
+		}
+		printf "%.1f\n", n }' "$1"
+}
 if [ "${1:-}" = --one ]; then # worker: --one unit|suite|script PATH, into $RES
 	one_res=$RES/$(basename "$3")
 	TMP=$(mktemp -d)
@@ -44,6 +54,10 @@ if [ "${1:-}" = --one ]; then # worker: --one unit|suite|script PATH, into $RES
 	*) try "script $(basename "$3")" sh "$3" ;;
 	esac
 	echo $(($(date +%s) - one_t0)) >"$one_res.secs"
+	# CPU seconds (user+sys) of the test's processes, threads included:
+	# on a shared machine wall time says more of the load than the test
+	times >"$TMP/times"
+	cpu_of "$TMP/times" >"$one_res.cpu"
 	cp "$TMP/out" "$one_res.out"
 	echo "$rc" >"$one_res.rc"
 	exit 0
@@ -79,6 +93,13 @@ export ASAN_OPTIONS="intercept_tls_get_addr=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 # PoCL's specializations, and with the caches of a fresh machine cold the
 # second compile costs minutes of make check; nbrun.sh keeps PoCL's way.
 export POCL_WORK_GROUP_SPECIALIZATION=${POCL_WORK_GROUP_SPECIALIZATION:-0}
+# The host path's kernels (and test_equiv's) are OpenMP loops, launched
+# thousands of times a run.  libgomp's threads spin between them by
+# default, and with two tests on two cores (more on a shared machine) a
+# spinning thread holds the core the other thread needs: test_equiv took
+# 18 s of CPU for 1.4 s of work on a loaded machine.  Waiting passively
+# changes no result, and no test depends on how threads wait.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 pass=0
 fail=0
 skip=0
@@ -151,11 +172,24 @@ export RES
 mkdir -p "$RES"
 cat "$TMP/slow" "$TMP/quick" >"$RES/list"
 [ -s "$RES/list" ] || { echo "tests: nothing matches $*"; exit 2; }
+# Started longest first, by the seconds each took last time (this build's
+# record, else the plain build's: the sanitized pass's first run), so
+# that no long test starts late and leaves a core idle at the end; those
+# without a record start first if tagged slow, last if not.
+record=$TESTBUILD/test-times
+[ -f "$record" ] || record=$ROOT/build/test-times
+[ -f "$record" ] || record=/dev/null
+nslow=$(wc -l <"$TMP/slow")
+awk -v nslow="$nslow" 'FILENAME == ARGV[1] { secs[$1] = $2; next }
+	{ n = $2; sub(/.*\//, "", n)
+	  print (n in secs ? secs[n] : FNR <= nslow ? 1e9 : -1), FNR, $0 }' \
+	"$record" "$RES/list" | sort -k1,1gr -k2,2n | cut -d' ' -f3- >"$TMP/start"
 xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
-	sh "$ROOT/tests/run.sh" --one <"$RES/list"
+	sh "$ROOT/tests/run.sh" --one <"$TMP/start"
 
 . "$ROOT/tests/try.sh"
 total=0
+cpu_total=0
 while read -r kind t; do
 	n=$(basename "$t")
 	if [ ! -f "$RES/$n.rc" ]; then
@@ -164,13 +198,16 @@ while read -r kind t; do
 	fi
 	rc=$(cat "$RES/$n.rc")
 	secs=$(cat "$RES/$n.secs")
+	echo "$n $secs" >>"$TMP/took"
+	cpu=$(cat "$RES/$n.cpu")
 	total=$((total + secs))
+	cpu_total=$(echo "$cpu_total $cpu" | awk '{ printf "%.1f", $1 + $2 }')
 	cp "$RES/$n.out" "$TMP/out"
 	if [ "$kind" = suite ]; then
 		# a case a test: the counts from cases.sh's last line
 		set -- $(sed -n 's/^cases [^ ]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' \
 			"$TMP/out")
-		echo "suite $n: ${1:-?} cases passed, ${2:-?} failed, $secs s"
+		echo "suite $n: ${1:-?} cases passed, ${2:-?} failed, $secs s, $cpu s CPU"
 		pass=$((pass + ${1:-0}))
 		if [ "$rc" != 0 ] || [ "${2:-1}" != 0 ]; then
 			sed '$d' "$TMP/out" | head -150
@@ -180,7 +217,7 @@ while read -r kind t; do
 		fi
 		continue
 	fi
-	echo "$kind $n: exit $rc, $secs s"
+	echo "$kind $n: exit $rc, $secs s, $cpu s CPU"
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skip_one "$kind $n" ;;
@@ -191,7 +228,14 @@ while read -r kind t; do
 	esac
 done <"$RES/list"
 
-echo "tests: $total s of tests in all"
+# this run's times replace those of the same tests in the record
+if [ -f "$TMP/took" ]; then
+	awk 'FILENAME == ARGV[1] { secs[$1] = $2; next } !($1 in secs)' \
+		"$TMP/took" "$record" >"$TMP/record"
+	cat "$TMP/took" >>"$TMP/record"
+	cp "$TMP/record" "$TESTBUILD/test-times"
+fi
+echo "tests: $total s of tests in all, $cpu_total s CPU"
 [ $left = 0 ] || echo "tests: $left tagged slow left out (--fast)"
 echo "tests: $pass passed, $fail failed, $skip skipped ($BIN)"
 [ "$skip" = 0 ] || echo "skipped:$skipped"

@@ -15,7 +15,7 @@ cd "$ROOT"
 . tests/device.sh
 need_device cpu
 scratch
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+shared_cache
 K=dsl-examples/gravity.nbl
 units=$(device_info cpu compute_units)
 # nbrun compiles for the class of the device it runs on (its row of the

@@ -82,7 +82,7 @@ has "$T/cpu2.cl" '^ \* unroll 4 3 1$' "a given factor wins over the device class
 skipped=0
 if have_device cpu; then
 	# the runtime tells the compiler when its OpenCL device is a CPU
-	NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache" "$BIN/nbody" -n 64 --steps 1 \
+	NBRT_CACHE_DIR="$ROOT/build/nbrun-cache" "$BIN/nbody" -n 64 --steps 1 \
 		--device cpu >"$T/nb.txt" 2>&1
 	# (its class, by the CPU's vector unit: the defaults table's row)
 	cls=$(sed -n 's/^kernel: .*--device-class=\(cpu[-a-z0-9]*\).*/\1/p' \

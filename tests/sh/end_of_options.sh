@@ -4,7 +4,8 @@
 set -u
 . "$ROOT/tests/lib.sh"
 scratch
-export NBRT_CACHE_DIR="$T/cache"
+# the kernels cached with every test's: this script tests no cache
+shared_cache
 unset NBRT_DEVICE
 cd "$T" || die "cd"
 cp "$ROOT/dsl-examples/gravity.nbl" ./-k.nbl

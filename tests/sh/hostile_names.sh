@@ -26,7 +26,8 @@ set -u
 . "$ROOT/tests/lib.sh"
 NBRUN=$BIN/nbrun
 scratch
-export NBRT_CACHE_DIR="$T/cache"
+# the kernels cached with every test's: this script tests no cache
+shared_cache
 unset NBRT_DEVICE
 . "$ROOT/tests/device.sh"
 cl=1

@@ -16,7 +16,8 @@
 set -u
 . "$ROOT/tests/lib.sh"
 scratch
-export NBRT_CACHE_DIR="$T/cache"
+# the kernels cached with every test's: this script tests no cache
+shared_cache
 unset NBRT_DEVICE
 if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
 	LIMIT=90 VMEM=unlimited

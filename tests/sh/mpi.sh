@@ -24,7 +24,7 @@ test_seed mpi.sh
 
 . "$ROOT/tests/ranks.sh"
 rank_env
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+shared_cache
 # The sanitized pass keeps to 2 ranks and the host (make check's time).
 NPS="2 3"
 [ -z "${NBCC_SANITIZED:-}" ] || NPS=2

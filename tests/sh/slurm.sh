@@ -30,7 +30,7 @@ test_seed slurm.sh
 . "$ROOT/tests/device.sh"
 . "$ROOT/tests/ranks.sh"
 rank_env
-export NBRT_CACHE_DIR="$TESTBUILD/nbrun-cache"
+shared_cache
 # a step of 2 tasks (more than the node's cores allowed), quiet about
 # waiting for the last step's cores; PMIx, which Debian's Open MPI
 # speaks (its PMI-2 is not built)
