@@ -62,5 +62,5 @@ double quad_error(double dn, double dh, double dq, double floor)
 		if (q <= q1 && q >= q1 * q1 * q1 * q1)
 			e = dn * q / (1 - q);
 	}
-	return e > floor ? e : floor;
+	return e < floor ? floor : e; /* NaN stays NaN */
 }
