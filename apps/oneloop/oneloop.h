@@ -1,6 +1,6 @@
 /* oneloop.h: the numerical methods bin/oneloop's main (oneloop.c) calls:
- * the tanh-sinh rule (quad.c) and Wynn's epsilon algorithm (wynn.c), in
- * the host's arithmetic of num.h. */
+ * the tanh-sinh rule and its error estimate (quad.c) and Wynn's epsilon
+ * algorithm (wynn.c), in the host's arithmetic of num.h. */
 #ifndef ONELOOP_H
 #define ONELOOP_H
 

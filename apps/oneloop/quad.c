@@ -1,6 +1,7 @@
 /* quad.c: the tanh-sinh (double-exponential) rule of bin/oneloop, its
  * nodes and weights computed with QD's quad-double (about 62 digits) and
- * rounded once to dd or double, so the rule itself adds no rounding. */
+ * rounded once to dd or double, so the rule itself adds no rounding; and
+ * the estimate of its error from its values at N, N/2, N/4 and N/8. */
 #include <qd/c_qd.h>
 #include "oneloop.h"
 
