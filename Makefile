@@ -249,6 +249,7 @@ $(B)/apps/nbody/snap_hdf5.o $(B)/apps/nbody/snap_hdf5_read.o: ALLCFLAGS += $(HDF
 $(B)/apps/common/par.o: ALLCFLAGS += $(MPI_CFLAGS)
 $(B)/tests/test_snap: TEST_LIBS += $(HDF5_LIBS)
 $(B)/tests/test_snap: ALLCFLAGS += $(HDF5_CFLAGS)
+$(B)/tests/test_quad: $(B)/apps/oneloop/quad.o
 
 # nbcc, the compiler's own command line: the compiler's inner header
 # (the targets in words) and opt.c's table of flags, no runtime

@@ -80,9 +80,21 @@ typedef struct run {
 	nbrt *rt;
 	nbrt_kernel *k;
 	grid g, h;           /* N and N/2 */
-	double t_kern, t_half; /* kernel seconds, summed over the lambdas */
+	grid q[2];           /* N/4 and N/8, for the error estimate (quarter) */
+	double t_kern, t_half; /* kernel seconds, summed over the lambdas;
+	                        * t_half N/2's, N/4's and N/8's */
 	int split;           /* the points divided among MPI ranks */
 } run;
+
+/* Whether the rule at N/4 and N/8 sharpens the error estimate
+ * (quad_error): in dd, on the real or the deformed contour, N >= 16.  Not
+ * in double, whose rounding near x + y = 1 reaches 1e-12 of I at small
+ * lambda (docs/oneloop.md), far above any floor quad_error could be
+ * given, nor with eps, whose extrapolation has estimates of its own. */
+static int quarter(const args *a)
+{
+	return !a->dbl && !a->ieps && a->n / 8 >= 2;
+}
 
 /* --- the command line -------------------------------------------------- */
 
@@ -678,7 +690,8 @@ static int check_memory(run *r)
 {
 	long n = r->a->n;
 	int d = r->a->deform;
-	double mine = grid_bytes(n, r->sc, d) + grid_bytes(n / 2, r->sc, d),
+	double mine = grid_bytes(n, r->sc, d) + grid_bytes(n / 2, r->sc, d) +
+	              grid_bytes(n / 4, r->sc, d) + grid_bytes(n / 8, r->sc, d),
 	       rt = 0;
 	if (r->k && nbrt_run_memory(r->k, (size_t)n * (size_t)n, (size_t)n, 1,
 	                            &rt))
@@ -780,13 +793,14 @@ static void timing_lines(const run *r, double total)
 {
 	const args *a = r->a;
 	long evals = a->count * (a->ieps ? a->ecount : 1);
+	const char *more = quarter(a) ? ", N/4 and N/8" : "";
 	if (evals > 1)
 		printf("kernel time: %.6g s (%ld evaluations at N = %ld; at N/2 = "
-		       "%ld: %.6g s)\n", r->t_kern, evals, a->n, a->n / 2,
+		       "%ld%s: %.6g s)\n", r->t_kern, evals, a->n, a->n / 2, more,
 		       r->t_half);
 	else
-		printf("kernel time: %.6g s (N = %ld; N/2 = %ld: %.6g s)\n",
-		       r->t_kern, a->n, a->n / 2, r->t_half);
+		printf("kernel time: %.6g s (N = %ld; N/2 = %ld%s: %.6g s)\n",
+		       r->t_kern, a->n, a->n / 2, more, r->t_half);
 	printf("total time: %.6g s (the whole run: kernel build or cache, the "
 	       "rules, both evaluations, the sums)\n", total);
 	printf("rate: %.4g %s (28 N^3 per evaluation, paper 001's "
@@ -809,7 +823,7 @@ static const char *shown(char *buf, size_t len, const run *r, nb_dd x,
 
 /* The integral at one lambda: at N and N/2, its real part (and, with eps,
  * its imaginary part) and their error estimates.  Without eps, v is I_N,
- * h I_N/2 and e |I_N - I_N/2|.  With eps, each of the four sequences over
+ * h I_N/2 and e rule_error's estimate.  With eps, each of the four sequences over
  * eps_k is extrapolated to eps -> 0 (Wynn), v and h are the extrapolants
  * at N and N/2, and e is |v - h| (the rule's error, carried through the
  * extrapolation) plus the differences of the last three extrapolants at
@@ -827,6 +841,63 @@ typedef struct value {
 /* The deformed contour is valid where Im D <= 0 on it; where the nodes
  * show Im D > 0, kappa is halved, at most this many times. */
 #define KAPPA_HALVINGS 7
+
+/* The rounding of I_N in dd, for quad_error's floor: the kernel's sum over
+ * N z nodes and the host's outer sum (N/8 + log2(8N) units, "The rule"),
+ * each about its length in units of 2^-104 of the magnitude, doubled;
+ * 2.5e-29 of |I| at N = 256, where the independent qd_real sums agree to
+ * 8e-31 (tests/sh/oneloop_ref.sh). */
+static double rounding(const run *r, double mag)
+{
+	return 2 * (double)r->a->n * 0x1p-104 * mag;
+}
+
+/* |a - b| of values of np parts (real, or real and imaginary): the
+ * modulus of the complex difference */
+static double dist(int dbl, const nb_dd *a, const nb_dd *b, int np)
+{
+	double d = 0;
+	for (int w = 0; w < np; w++)
+		d = hypot(d, num_sub(dbl, a[w], b[w]).hi);
+	return d;
+}
+
+/* I_N's error estimate from its values of np parts at N, N/2 and, where
+ * the rule ran there (vq), N/4 and N/8 (quad_error; one estimate for
+ * both parts, of the complex value: a part's difference may be small by
+ * chance where the other's is not), else |I_N - I_N/2| of each part. */
+static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
+                       nb_dd (*vq)[3], int np, double *e)
+{
+	int dbl = r->a->dbl;
+	for (int w = 0; w < np; w++)
+		e[w] = fabs(num_sub(dbl, vn[w], vh[w]).hi);
+	if (!vq)
+		return;
+	double mag = 0;
+	for (int w = 0; w < np; w++)
+		mag = hypot(mag, vn[w].hi);
+	double c = quad_error(dist(dbl, vn, vh, np), dist(dbl, vh, vq[0], np),
+	                      dist(dbl, vq[0], vq[1], np), rounding(r, mag));
+	for (int w = 0; w < np; w++)
+		e[w] = c;
+}
+
+/* The values at N/4 and N/8 into vq: nonzero where the evaluation
+ * failed; *valid where the deformed contour, if any, stays off D's zeros
+ * on their nodes too. */
+static int coarse(run *r, nb_dd lambda, nb_dd k, nb_dd (*vq)[3], int *valid)
+{
+	*valid = 1;
+	for (int c = 0; c < 2; c++) {
+		double t;
+		if (evaluate(r, &r->q[c], lambda, k, vq[c], &t))
+			return 1;
+		r->t_half += t;
+		*valid &= !r->a->deform || vq[c][2].hi <= 0;
+	}
+	return 0;
+}
 
 /* The eps table of one lambda: for each eps_k the values at N and N/2,
  * real and imaginary, and the extrapolants at N: 7 columns of ecount. */
@@ -862,9 +933,14 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 				return 1;
 			r->t_kern += tn;
 			double dimax = fmax(vh[2].hi, vn[2].hi), e[2];
-			for (int w = 0; w < 2; w++)
-				e[w] = fabs(num_sub(dbl, vn[w], vh[w]).hi);
 			int ok = dimax <= 0;
+			/* N/4 and N/8 only for a valid contour's estimate, and used
+			 * only where it is valid on their nodes as well */
+			nb_dd vq[2][3];
+			int haveq = ok && quarter(a);
+			if (haveq && coarse(r, lambda, k, vq, &haveq))
+				return 1;
+			rule_error(r, vn, vh, haveq ? vq : NULL, 2, e);
 			if (ok)
 				rungs--;
 			/* a valid contour's values, the better of two, or the last
@@ -886,13 +962,16 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 		return 0;
 	}
 	if (!a->ieps) {
-		nb_dd zero = nb_dd_from(0);
+		nb_dd zero = nb_dd_from(0), vq[2][3];
 		if (evaluate(r, &r->h, lambda, zero, o->h, &th) ||
 		    evaluate(r, &r->g, lambda, zero, o->v, &tn))
 			return 1;
 		r->t_kern += tn;
 		r->t_half += th;
-		o->e[0] = fabs(num_sub(dbl, o->v[0], o->h[0]).hi);
+		int haveq = quarter(a);
+		if (haveq && coarse(r, lambda, zero, vq, &haveq))
+			return 1;
+		rule_error(r, o->v, o->h, haveq ? vq : NULL, 1, o->e);
 		return 0;
 	}
 	int m = (int)a->ecount;
@@ -957,11 +1036,14 @@ static int no_convergence(const run *r, const char *what, nb_dd lambda,
 	if (r->a->deform)
 		return prog_fail("%sthe deformed contour at lambda = %s does not "
 		                 "converge in N: I_N/2 = %s + %s i, I_N = %s + %s i, "
-		                 "differences %.2g and %.2g, above %g of |I|; a "
-		                 "larger N, or another --kappa, may help "
-		                 "(docs/oneloop.md)", what,
+		                 "differences %.2g and %.2g, error estimate %.2g, "
+		                 "above %g of |I|; a larger N, or another --kappa, "
+		                 "may help (docs/oneloop.md)", what,
 		                 param(l, sizeof l, dbl, lambda), a[0], a[2], a[1],
-		                 a[3], o->e[0], o->e[1], CONVERGED);
+		                 a[3], fabs(num_sub(dbl, o->last[0][1],
+		                                    o->last[0][0]).hi),
+		                 fabs(num_sub(dbl, o->last[1][1], o->last[1][0]).hi),
+		                 fmax(o->e[0], o->e[1]), CONVERGED);
 	return prog_fail("%sthe extrapolation eps -> 0 at lambda = %s does not "
 	                 "converge: its last two extrapolants are %s and %s "
 	                 "(real part), %s and %s (imaginary part), error "
@@ -1001,6 +1083,21 @@ static void print_eps_table(const run *r, const nb_dd *t)
 	puts("error: |I_N - I_N/2|; an extrapolant is shown to the digits its "
 	     "change from the one before supports\n");
 #undef COL
+}
+
+/* How a value's error was estimated, with |I_N - I_N/2| beside it. */
+static const char *how_estimated(char *buf, size_t len, const run *r,
+                                 const value *o)
+{
+	long n = r->a->n;
+	int np = 1 + CPLX(r->a);
+	double d = dist(r->a->dbl, o->v, o->h, np);
+	if (quarter(r->a))
+		snprintf(buf, len, "from I at N, N/2 = %ld, N/4 and N/8; "
+		         "|I_N - I_N/2| = %.3g", n / 2, d);
+	else
+		snprintf(buf, len, "|I_N - I_N/2|, N/2 = %ld", n / 2);
+	return buf;
 }
 
 static int one_lambda(run *r)
@@ -1067,16 +1164,16 @@ static int one_lambda(run *r)
 		printf("error estimate of Im I: %.3g\n", o.e[1]);
 	} else if (a->deform) {
 		printf("Re I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
-		printf("error estimate of Re I: %.3g (|I_N - I_N/2|, N/2 = %ld)\n",
-		       o.e[0], a->n / 2);
+		printf("error estimate of Re I: %.3g (%s)\n", o.e[0],
+		       how_estimated(b2, sizeof b2, r, &o));
 		printf("Im I = %s\n", shown(b1, sizeof b1, r, o.v[1], o.e[1]));
 		printf("error estimate of Im I: %.3g\n", o.e[1]);
 		printf("contour: deformed with kappa = %.6g (largest Im D on the "
 		       "nodes %.2g, below 0)\n", o.kappa, o.dimax);
 	} else {
 		printf("I = %s\n", shown(b1, sizeof b1, r, o.v[0], o.e[0]));
-		printf("error estimate: %.3g (|I_N - I_N/2|, N/2 = %ld)\n", o.e[0],
-		       a->n / 2);
+		printf("error estimate: %.3g (%s)\n", o.e[0],
+		       how_estimated(b2, sizeof b2, r, &o));
 	}
 	timing_lines(r, total);
 	free(tab);
@@ -1220,7 +1317,8 @@ static void print_series(const run *r, const series *x, double total)
 	}
 	printf("error: %s; residual: I_k - (A ln lambda_k + B), A and B the "
 	       "values below\n", a->ieps ? "the eps extrapolation's estimate"
-	                                 : "|I_N - I_N/2|");
+	       : quarter(a) ? "the estimate from I_k at N, N/2, N/4 and N/8"
+	                    : "|I_N - I_N/2|");
 	printf("A and B: the exact fit of the model with P power terms to 2 + "
 	       "2P consecutive lambdas,\nthe fit of least error estimate (the "
 	       "change from the window one lambda larger,\nplus the values' "
@@ -1614,7 +1712,10 @@ int main(int argc, char **argv)
 	r.sc = a.dbl ? 1 : 2;
 	rc = rc || par_agree(check_memory(&r) || setup(&r) ||
 	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl, a.deform) ||
-	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform));
+	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform) ||
+	                     (quarter(&a) &&
+	                      (grid_make(&r.q[0], a.n / 4, a.dbl, a.deform) ||
+	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))));
 	if (!rc)
 		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
 		                                                  : one_lambda(&r);
@@ -1622,6 +1723,8 @@ int main(int argc, char **argv)
 	free(text);
 	grid_free(&r.g);
 	grid_free(&r.h);
+	grid_free(&r.q[0]);
+	grid_free(&r.q[1]);
 	if (r.k)
 		nbrt_free(r.k);
 	if (r.rt)

@@ -1,6 +1,6 @@
 /* oneloop.h: the numerical methods bin/oneloop's main (oneloop.c) calls:
- * the tanh-sinh rule (quad.c) and Wynn's epsilon algorithm (wynn.c), in
- * the host's arithmetic of num.h. */
+ * the tanh-sinh rule and its error estimate (quad.c) and Wynn's epsilon
+ * algorithm (wynn.c), in the host's arithmetic of num.h. */
 #ifndef ONELOOP_H
 #define ONELOOP_H
 
@@ -15,6 +15,10 @@ void quad_rule(long n, int dbl, nb_dd *u, nb_dd *v, nb_dd *w);
 /* 1 / (1 + exp(pi sinh T)): the length of (0, 1) the rule leaves out at
  * each end (4.0e-62). */
 double quad_tail(void);
+/* The error estimate of I_N from dn = |I_N - I_N/2|, dh = |I_N/2 -
+ * I_N/4| and dq = |I_N/4 - I_N/8| (negative where those were not
+ * evaluated); floor is the rounding's bound. */
+double quad_error(double dn, double dh, double dq, double floor);
 
 /* Wynn's epsilon algorithm on s[0..n): ext[k] is the extrapolant of
  * s[0..k], the entry of the highest even column the table reaches from

@@ -1,6 +1,7 @@
 /* quad.c: the tanh-sinh (double-exponential) rule of bin/oneloop, its
  * nodes and weights computed with QD's quad-double (about 62 digits) and
- * rounded once to dd or double, so the rule itself adds no rounding. */
+ * rounded once to dd or double, so the rule itself adds no rounding; and
+ * the estimate of its error from its values at N, N/2, N/4 and N/8. */
 #include <qd/c_qd.h>
 #include "oneloop.h"
 
@@ -39,4 +40,28 @@ void quad_rule(long n, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
 double quad_tail(void)
 {
 	return 1 / (1 + exp(M_PI * sinh(QUAD_T)));
+}
+
+/* The error of I_N from the same rule at N, N/2, N/4 and N/8
+ * (docs/oneloop.md, "The error estimate").  dn = |I_N - I_N/2| is about
+ * the error of N/2, not of N: on an analytic integrand the rule's error
+ * falls like exp(-c N), so the factor by which it falls grows with each
+ * doubling.  With q = dn / dh and q1 = dh / dq the last two factors
+ * (dh = |I_N/2 - I_N/4|, dq = |I_N/4 - I_N/8|), N's factor is taken to be
+ * no better than q, and the errors from N/2 on a geometric series: N's is
+ * dn q / (1 - q).  That is trusted only where the sequence shows the
+ * rule's convergence, the factor improving (q <= q1 < 1/2) but not by
+ * more than exp(-c N) explains (q >= q1^4; exactly, q = q1^2): a
+ * difference small by chance, as two coarse rules that err alike give,
+ * breaks one of these.  Otherwise dn, as where N/8 is not available
+ * (dq < 0); and never below floor, the rounding's bound. */
+double quad_error(double dn, double dh, double dq, double floor)
+{
+	double e = dn;
+	if (dq > 0 && dh > 0 && dh < dq / 2) {
+		double q = dn / dh, q1 = dh / dq;
+		if (q <= q1 && q >= q1 * q1 * q1 * q1)
+			e = dn * q / (1 - q);
+	}
+	return e < floor ? floor : e; /* NaN stays NaN */
 }

@@ -1,8 +1,9 @@
 # oneloop.sh: bin/oneloop end to end (docs/oneloop.md).  Every parameter
 # it must refuse gets its exact message and exit 1, never a number; dd
 # converges in N; --precision double agrees with dd at a moderate lambda
-# and loses digits at a small one; the extrapolated A and B are stable in
-# N and the fitted model's residuals shrink with lambda.  All through the
+# and loses digits at a small one; each value's error estimate covers its
+# error; the extrapolated A and B are stable in N and the fitted model's
+# residuals shrink with lambda.  All through the
 # C back end; the same sums on PoCL where there is an OpenCL CPU device
 # (else exit 77 once the rest has passed).  About 10 s.
 set -eu
@@ -98,8 +99,8 @@ grep -q "(default 0.1,0.5,16)" "$T/help" || die "--help lacks the defaults"
 
 # --- convergence in N (dd, C back end, lambda = 0.1) ------------------------
 # CSV: n,lambda,s,t,me,mf,precision,I,I_half,error,...  The error column
-# is |I_N - I_N/2| taken in dd by the program; I_half is checked against
-# the run at N/2 itself, so the column is honest.
+# is the estimate from I at N, N/2, N/4 and N/8 (at most |I_N - I_N/2|);
+# I_half is checked against the run at N/2 itself.
 col() { sed -n 2p "$1" | cut -d, -f"$2"; }
 prev=
 for n in 32 64 128 256; do
@@ -114,9 +115,33 @@ for n in 32 64 128 256; do
 	fi
 	prev=$n
 done
-# the DE rule's error falls like exp(-c N / ln N): measured 1.1e-15 at 256
+# the DE rule's error falls like exp(-c N / ln N): |I_N - I_N/2| was
+# 1.1e-15 at 256, the estimate of I_256's own error is 1.25e-23
 awk -v e="$(col "$T/c256.csv" 10)" 'BEGIN { exit !(e < 1e-13) }' ||
 	die "N = 256 is not within 1e-13"
+
+# --- the error estimate covers the error ------------------------------------
+# For lambda = 0.1 / 2^k, k < 10 (s = t = -1, me = mf = 1), the values at
+# N = 64 and 128 against those at 2N, whose errors are far smaller: the
+# estimate of I_N's error (quad_error: from N, N/2, N/4 and N/8) is at
+# least |I_N - I_2N| less 2N's estimate.  In awk's double, with 1e-14 of
+# |I| for its rounding (the estimates here are 3e-12 and more).  Measured:
+# the closest, N = 64 at lambda = 0.003125, 3.2e-5 against 8.9e-6; at
+# N = 128 1.3e-8 against 1.5e-9; elsewhere 10 to 10^4 times the error.
+awk 'BEGIN { print "s,t,me,mf,lambda"; l = 0.1
+	for (k = 0; k < 10; k++) { printf "-1,-1,1,1,%.17g\n", l; l /= 2 } }' >"$T/lam.csv"
+for n in 64 128 256; do
+	"$OL" --n $n --target c --scan "$T/lam.csv" >"$T/l$n.csv"
+done
+for n in 64 128; do
+	paste -d, "$T/l$n.csv" "$T/l$((2 * n)).csv" | awk -F, -v n=$n '
+		function abs(x) { return x < 0 ? -x : x }
+		NR > 1 { d = abs($9 - $22); m++
+		         if (!($11 + 1e-14 * abs($9) >= d - $24)) {
+		             printf "oneloop.sh: N = %d, lambda = %s: estimate %s, off %.3g from 2N\n", n, $3, $11, d; bad = 1 } }
+		END { exit bad || m != 10 }' ||
+		die "an error estimate at N = $n is below the error"
+done
 
 # --- double against dd (N = 64) -------------------------------------------
 # Expectation: at lambda = 0.1 they agree to 1e-12 relative (measured
@@ -145,10 +170,10 @@ done
 # from the formula, not from the program: for s = t = -1, me = mf = 1,
 # A = -(8/sqrt 5) ln((1 + sqrt 5)/2) = -1.7216357638560162; for s = -2.5,
 # t = -0.5, me = 0.5, mf = 1.25, -1.0079770768668509.  Expectation: A
-# within its own error estimate of the closed form (measured 2.4e-7 and
-# 5.3e-7 off, estimates 1.5e-5 and 5.1e-6), the estimate below 1e-4 |A|,
-# and B within its estimate of 0 for the first set (measured 2.4e-6,
-# estimate 1.3e-4; 1.5e-21 +- 1.3e-17 at N = 1024).  Each |residual|
+# within its own error estimate of the closed form (measured 1.2e-9 and
+# 2.6e-10 off, estimates 5.0e-8 and 8.5e-9), the estimate below 1e-4 |A|,
+# and B within its estimate of 0 for the first set (measured 1.2e-8,
+# estimate 5.1e-7).  Each |residual|
 # below the one before, the last below 1/100 of the first (the model's
 # o(1) is O(lambda)).
 for set in "-1 -1 1 1" "-2.5 -0.5 0.5 1.25"; do
@@ -176,10 +201,10 @@ for set in "-1 -1 1 1" "-2.5 -0.5 0.5 1.25"; do
 done
 # the text: A and B printed to the digits their estimates support
 "$OL" --n 256 --target c --extrapolate --lambdas 0.1,0.5,10 >"$T/x.txt"
-# (a residual by I_k's error and A's and B's: at k = 7, -9.96e-4 +-
-# 2.4e-4, rounded up a decade and its error's digit kept)
-for w in "^A = -1.72164$" "^B = 0$" "^error estimate of A: 1.45e-05 " \
-	"^ 0  0\.1  .* -0\.1774$" "^ 7  0\.00078125 .* -0\.0010$" \
+# (a residual by I_k's error and A's and B's: at k = 7, -9.955e-4 +-
+# 9e-7)
+for w in "^A = -1.72163576$" "^B = 0$" "^error estimate of A: 5.02e-08 " \
+	"^ 0  0\.1  .* -0\.1774112$" "^ 7  0\.00078125 .* -0\.0009955$" \
 	"^kernel time: " "^rate: "; do
 	grep -q "$w" "$T/x.txt" || die "the extrapolation's text lacks '$w'"
 done
