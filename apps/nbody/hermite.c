@@ -39,6 +39,8 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax)
 	ok &= (h->tick = calloc(n, sizeof *h->tick)) != NULL;
 	ok &= (h->act = calloc(n, sizeof *h->act)) != NULL;
 	ok &= (h->chg = calloc(n, sizeof *h->chg)) != NULL;
+	ok &= (h->bylev = calloc(n, sizeof *h->bylev)) != NULL;
+	ok &= (h->pos = calloc(n, sizeof *h->pos)) != NULL;
 	if (!ok) {
 		herm_free(h);
 		return -1;
@@ -58,6 +60,8 @@ void herm_free(herm *h)
 	free(h->tick);
 	free(h->act);
 	free(h->chg);
+	free(h->bylev);
+	free(h->pos);
 	sim *s = h->s;
 	memset(h, 0, sizeof *h);
 	h->s = s;
@@ -94,6 +98,48 @@ int herm_force_direct(herm *h, size_t ni, void *unused)
 		h->ia[6][i] = pot;
 	}
 	return 0;
+}
+
+/* bylev and first from every body's level, each level's bodies in the
+ * order of their index. */
+static void levels_build(herm *h)
+{
+	size_t n = h->s->n;
+	memset(h->first, 0, sizeof h->first);
+	for (size_t i = 0; i < n; i++)
+		h->first[h->level[i] + 1]++;
+	for (int l = 0; l <= HERM_LEVELS; l++)
+		h->first[l + 1] += h->first[l];
+	size_t at[HERM_LEVELS + 1];
+	memcpy(at, h->first, sizeof at);
+	for (size_t i = 0; i < n; i++) {
+		h->pos[i] = at[h->level[i]]++;
+		h->bylev[h->pos[i]] = i;
+	}
+}
+
+static void levels_swap(herm *h, size_t a, size_t b)
+{
+	size_t i = h->bylev[a], j = h->bylev[b];
+	h->bylev[a] = j;
+	h->bylev[b] = i;
+	h->pos[j] = a;
+	h->pos[i] = b;
+}
+
+/* Body i to level l: one level at a time, it trades places with the end
+ * of its level's range next to l and the boundary moves past it. */
+static void levels_move(herm *h, size_t i, int l)
+{
+	for (int k = h->level[i]; k < l; k++) {
+		levels_swap(h, h->pos[i], h->first[k + 1] - 1);
+		h->first[k + 1]--;
+	}
+	for (int k = h->level[i]; k > l; k--) {
+		levels_swap(h, h->pos[i], h->first[k]);
+		h->first[k]++;
+	}
+	h->level[i] = (unsigned char)l;
 }
 
 static double norm3(double x, double y, double z)
@@ -160,6 +206,7 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		h->tick[i] = 0;
 		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
 	}
+	levels_build(h);
 	h->chg_all = 1;
 	return 0;
 }
@@ -178,6 +225,7 @@ int herm_resume(herm *h, size_t *bad)
 		h->level[i] = (unsigned char)l;
 		h->tick[i] = 0;
 	}
+	levels_build(h);
 	h->chg_all = 1;
 	return 0;
 }
@@ -257,28 +305,36 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 		l--;
 	else if (want < dt)
 		l = level_for(h->dtmax, want, l, &h->clamped);
-	h->level[i] = (unsigned char)l;
+	levels_move(h, i, l);
 	h->tick[i] = now;
 	s->tstep[i] = ldexp(h->dtmax, -l);
 }
 
-/* One block step: the bodies due first move to their next time. */
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One block step: the bodies due first move to their next time.  A
+ * body's time is a multiple of its step (a step halves anywhere, doubles
+ * only where the time is a multiple of the longer one), so every body of
+ * level l is due at the first multiple of its step after `now`: the
+ * finest level present is due first, and with it every level whose step
+ * divides that time, the levels from lo on. */
 static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
 {
 	sim *s = h->s;
-	/* one pass: the least next time, and the bodies due then in the
-	 * order of their index (a body due earlier starts the list anew) */
-	uint64_t next = TICKS;
-	h->nact = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		uint64_t t = h->tick[i] + ticks_of(h->level[i]);
-		if (t < next) {
-			next = t;
-			h->nact = 0;
-		}
-		if (t == next)
-			h->act[h->nact++] = i;
-	}
+	int fine = HERM_LEVELS, lo = 0;
+	while (fine > 0 && h->first[fine] == h->first[fine + 1])
+		fine--;
+	uint64_t next = (*now / ticks_of(fine) + 1) * ticks_of(fine);
+	while (next % ticks_of(lo))
+		lo++;
+	/* in the order of their index, as the force has always had them */
+	h->nact = s->n - h->first[lo];
+	memcpy(h->act, h->bylev + h->first[lo], h->nact * sizeof *h->act);
+	qsort(h->act, h->nact, sizeof *h->act, by_index);
 	h->now = next;
 	predict(h, next);
 	if (f(h, h->nact, ctx))

@@ -26,6 +26,10 @@ typedef struct herm {
 	double *ip[6];      /* the active ones predicted (LMEM) */
 	double *ia[7];      /* their results: ax ay az jx jy jz pot (RMEM) */
 	size_t *act, nact;
+	/* the bodies grouped by level: level l's at bylev[first[l] ..
+	 * first[l + 1]), body i at bylev[pos[i]]; a block step's bodies are
+	 * the levels from some l on, a tail of bylev */
+	size_t *bylev, *pos, first[HERM_LEVELS + 2];
 	/* jdev = 1: the force predicts every body itself where its kernel
 	 * runs (bin/nbody: nbrt_predict), from the series of s and tick as
 	 * the bodies chg[0..nchg) changed them since its last call (every
