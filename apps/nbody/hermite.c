@@ -163,6 +163,25 @@ static int level_for(double dtmax, double dt, int lo, long *clamped)
 	return l;
 }
 
+/* Aarseth's criterion from a and its derivatives a1, a2, a3 (norms);
+ * the longest step where they all vanish. */
+static double aarseth(const herm *h, double na, double n1, double n2,
+                      double n3)
+{
+	double den = n1 * n3 + n2 * n2;
+	return den > 0 ? sqrt(h->eta * (na * n2 + n1 * n1) / den) : h->dtmax;
+}
+
+/* The snap and crackle at the start of a step of dt from the force and
+ * jerk at both ends (the Hermite interpolation), one component. */
+static void hermite_fit(double a0, double j0, double a1, double j1,
+                        double dt, double *snap, double *crackle)
+{
+	double da = a0 - a1;
+	*snap = (-6 * da - dt * (4 * j0 + 2 * j1)) / (dt * dt);
+	*crackle = (12 * da + 6 * dt * (j0 + j1)) / (dt * dt * dt);
+}
+
 /* Every body active, into the kernel's arrays as it is (all
  * synchronized, at tick 0 of the interval; with jdev the force predicts
  * them to now = 0, which is the same). */
@@ -178,6 +197,41 @@ static void gather_all(herm *h)
 		h->act[i] = i;
 	h->nact = s->n;
 	h->now = 0;
+}
+
+static void predict(herm *h, uint64_t now);
+
+/* The first steps of Aarseth's starting rule, eta/4 |a|/|a1|, are too
+ * long where a1 is small by accident (a body whose own motion and its
+ * neighbours' pulls cancel in its jerk): Plummer spheres of 32768 bodies
+ * started some at the longest step, 1/16 where 1/256 was due, and
+ * two such bodies made 117% of the first interval's energy error (eta
+ * 0.02, docs/nbody.md).  So every body is also predicted to the shortest
+ * of those steps, tau, and evaluated there: the Hermite fit of the two
+ * forces gives a2 and a3 at t = 0, and Aarseth's full criterion, where
+ * it is shorter, sets the step.  Rounding in a fit over a short tau can
+ * only make a2 and a3, and so the step, too short, never too long. */
+static void start_check(herm *h)
+{
+	sim *s = h->s;
+	const double *a0[3] = {s->ax, s->ay, s->az}, *j0[3] = {s->jx, s->jy,
+	                                                      s->jz};
+	double tau = ldexp(h->dtmax, -h->level[h->bylev[s->n - 1]]);
+	for (size_t i = 0; i < s->n; i++) {
+		double a2[3], a3[3];
+		for (int k = 0; k < 3; k++)
+			hermite_fit(a0[k][i], j0[k][i], h->ia[k][i], h->ia[3 + k][i],
+			            tau, &a2[k], &a3[k]);
+		double want = aarseth(h, norm3(s->ax[i], s->ay[i], s->az[i]),
+		                      norm3(s->jx[i], s->jy[i], s->jz[i]),
+		                      norm3(a2[0], a2[1], a2[2]),
+		                      norm3(a3[0], a3[1], a3[2]));
+		if (want < s->tstep[i]) {
+			h->level[i] = (unsigned char)level_for(h->dtmax, want,
+			                                       h->level[i], &h->clamped);
+			s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
+		}
+	}
 }
 
 int herm_start(herm *h, herm_force_fn f, void *ctx)
@@ -207,6 +261,18 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
 	}
 	levels_build(h);
+	if (s->n > 1) {
+		/* the trial evaluation at tau: every body still active */
+		uint64_t t = ticks_of(h->level[h->bylev[s->n - 1]]);
+		h->now = t;
+		predict(h, t);
+		if (f(h, s->n, ctx))
+			return -1;
+		h->inter += (double)s->n * (double)s->n;
+		start_check(h);
+		levels_build(h);
+		h->now = 0;
+	}
 	h->chg_all = 1;
 	return 0;
 }
@@ -281,11 +347,8 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 	for (int k = 0; k < 3; k++) {
 		a1[k] = h->ia[k][r];
 		j1[k] = h->ia[3 + k][r];
-		double da = a[k][i] - a1[k];
-		/* snap and crackle at the start of the step */
-		double snap = (-6 * da - dt * (4 * j[k][i] + 2 * j1[k])) / (dt * dt);
-		double crackle = (12 * da + 6 * dt * (j[k][i] + j1[k])) /
-		                 (dt * dt * dt);
+		double snap, crackle;
+		hermite_fit(a[k][i], j[k][i], a1[k], j1[k], dt, &snap, &crackle);
 		double dt3 = dt * dt * dt, dt4 = dt3 * dt;
 		x[k][i] = h->ip[k][r] + snap * (dt4 / 24) + crackle * (dt4 * dt / 120);
 		v[k][i] = h->ip[3 + k][r] + snap * (dt3 / 6) + crackle * (dt4 / 24);
@@ -295,11 +358,10 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 		a3[k] = crackle;
 	}
 	s->pot[i] = h->ia[6][r];
-	double na = norm3(a1[0], a1[1], a1[2]), nj = norm3(j1[0], j1[1], j1[2]);
-	double n2 = norm3(a2[0], a2[1], a2[2]), n3 = norm3(a3[0], a3[1], a3[2]);
-	double den = nj * n3 + n2 * n2;
-	double want = den > 0 ? sqrt(h->eta * (na * n2 + nj * nj) / den)
-	                      : h->dtmax;
+	double want = aarseth(h, norm3(a1[0], a1[1], a1[2]),
+	                      norm3(j1[0], j1[1], j1[2]),
+	                      norm3(a2[0], a2[1], a2[2]),
+	                      norm3(a3[0], a3[1], a3[2]));
 	int l = h->level[i];
 	if (want >= 2 * dt && l > 0 && now % ticks_of(l - 1) == 0)
 		l--;
