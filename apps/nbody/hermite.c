@@ -210,7 +210,8 @@ static void predict(herm *h, uint64_t now);
  * of those steps, tau, and evaluated there: the Hermite fit of the two
  * forces gives a2 and a3 at t = 0, and Aarseth's full criterion, where
  * it is shorter, sets the step.  Rounding in a fit over a short tau can
- * only make a2 and a3, and so the step, too short, never too long. */
+ * only make a2 and a3 too large, and so the step too short, never too
+ * long. */
 static void start_check(herm *h)
 {
 	sim *s = h->s;
@@ -270,7 +271,6 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 			return -1;
 		h->inter += (double)s->n * (double)s->n;
 		start_check(h);
-		levels_build(h);
 		h->now = 0;
 	}
 	h->chg_all = 1;

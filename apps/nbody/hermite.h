@@ -57,7 +57,9 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax);
 void herm_free(herm *h);
 
 /* A fresh start: the force and jerk of every body, and the first steps
- * eta/4 |a|/|j| (Aarseth's starting rule), as a block step. */
+ * eta/4 |a|/|j| (Aarseth's starting rule) or, where shorter, Aarseth's
+ * criterion with a2 and a3 from a second evaluation of every body at the
+ * shortest of those steps. */
 int herm_start(herm *h, herm_force_fn f, void *ctx);
 /* A restart: s holds a, j and tstep as a snapshot saved them at an
  * interval's end.  Returns 0, or -1 when a tstep is not dtmax 2^-k,
