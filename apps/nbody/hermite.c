@@ -271,6 +271,7 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 			return -1;
 		h->inter += (double)s->n * (double)s->n;
 		start_check(h);
+		levels_build(h); /* the checked levels */
 		h->now = 0;
 	}
 	h->chg_all = 1;
