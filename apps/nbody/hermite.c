@@ -39,6 +39,8 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax)
 	ok &= (h->tick = calloc(n, sizeof *h->tick)) != NULL;
 	ok &= (h->act = calloc(n, sizeof *h->act)) != NULL;
 	ok &= (h->chg = calloc(n, sizeof *h->chg)) != NULL;
+	ok &= (h->bylev = calloc(n, sizeof *h->bylev)) != NULL;
+	ok &= (h->pos = calloc(n, sizeof *h->pos)) != NULL;
 	if (!ok) {
 		herm_free(h);
 		return -1;
@@ -58,6 +60,8 @@ void herm_free(herm *h)
 	free(h->tick);
 	free(h->act);
 	free(h->chg);
+	free(h->bylev);
+	free(h->pos);
 	sim *s = h->s;
 	memset(h, 0, sizeof *h);
 	h->s = s;
@@ -96,6 +100,48 @@ int herm_force_direct(herm *h, size_t ni, void *unused)
 	return 0;
 }
 
+/* bylev and first from every body's level, each level's bodies in the
+ * order of their index. */
+static void levels_build(herm *h)
+{
+	size_t n = h->s->n;
+	memset(h->first, 0, sizeof h->first);
+	for (size_t i = 0; i < n; i++)
+		h->first[h->level[i] + 1]++;
+	for (int l = 0; l <= HERM_LEVELS; l++)
+		h->first[l + 1] += h->first[l];
+	size_t at[HERM_LEVELS + 1];
+	memcpy(at, h->first, sizeof at);
+	for (size_t i = 0; i < n; i++) {
+		h->pos[i] = at[h->level[i]]++;
+		h->bylev[h->pos[i]] = i;
+	}
+}
+
+static void levels_swap(herm *h, size_t a, size_t b)
+{
+	size_t i = h->bylev[a], j = h->bylev[b];
+	h->bylev[a] = j;
+	h->bylev[b] = i;
+	h->pos[j] = a;
+	h->pos[i] = b;
+}
+
+/* Body i to level l: one level at a time, it trades places with the end
+ * of its level's range next to l and the boundary moves past it. */
+static void levels_move(herm *h, size_t i, int l)
+{
+	for (int k = h->level[i]; k < l; k++) {
+		levels_swap(h, h->pos[i], h->first[k + 1] - 1);
+		h->first[k + 1]--;
+	}
+	for (int k = h->level[i]; k > l; k--) {
+		levels_swap(h, h->pos[i], h->first[k]);
+		h->first[k]++;
+	}
+	h->level[i] = (unsigned char)l;
+}
+
 static double norm3(double x, double y, double z)
 {
 	return sqrt(x * x + y * y + z * z);
@@ -117,6 +163,25 @@ static int level_for(double dtmax, double dt, int lo, long *clamped)
 	return l;
 }
 
+/* Aarseth's criterion from a and its derivatives a1, a2, a3 (norms);
+ * the longest step where they all vanish. */
+static double aarseth(const herm *h, double na, double n1, double n2,
+                      double n3)
+{
+	double den = n1 * n3 + n2 * n2;
+	return den > 0 ? sqrt(h->eta * (na * n2 + n1 * n1) / den) : h->dtmax;
+}
+
+/* The snap and crackle at the start of a step of dt from the force and
+ * jerk at both ends (the Hermite interpolation), one component. */
+static void hermite_fit(double a0, double j0, double a1, double j1,
+                        double dt, double *snap, double *crackle)
+{
+	double da = a0 - a1;
+	*snap = (-6 * da - dt * (4 * j0 + 2 * j1)) / (dt * dt);
+	*crackle = (12 * da + 6 * dt * (j0 + j1)) / (dt * dt * dt);
+}
+
 /* Every body active, into the kernel's arrays as it is (all
  * synchronized, at tick 0 of the interval; with jdev the force predicts
  * them to now = 0, which is the same). */
@@ -132,6 +197,42 @@ static void gather_all(herm *h)
 		h->act[i] = i;
 	h->nact = s->n;
 	h->now = 0;
+}
+
+static void predict(herm *h, uint64_t now);
+
+/* The first steps of Aarseth's starting rule, eta/4 |a|/|a1|, are too
+ * long where a1 is small by accident (a body whose own motion and its
+ * neighbours' pulls cancel in its jerk): Plummer spheres of 32768 bodies
+ * started some at the longest step, 1/16 where 1/256 was due, and
+ * two such bodies made 117% of the first interval's energy error (eta
+ * 0.02, docs/nbody.md).  So every body is also predicted to the shortest
+ * of those steps, tau, and evaluated there: the Hermite fit of the two
+ * forces gives a2 and a3 at t = 0, and Aarseth's full criterion, where
+ * it is shorter, sets the step.  Rounding in a fit over a short tau can
+ * only make a2 and a3 too large, and so the step too short, never too
+ * long. */
+static void start_check(herm *h)
+{
+	sim *s = h->s;
+	const double *a0[3] = {s->ax, s->ay, s->az}, *j0[3] = {s->jx, s->jy,
+	                                                      s->jz};
+	double tau = ldexp(h->dtmax, -h->level[h->bylev[s->n - 1]]);
+	for (size_t i = 0; i < s->n; i++) {
+		double a2[3], a3[3];
+		for (int k = 0; k < 3; k++)
+			hermite_fit(a0[k][i], j0[k][i], h->ia[k][i], h->ia[3 + k][i],
+			            tau, &a2[k], &a3[k]);
+		double want = aarseth(h, norm3(s->ax[i], s->ay[i], s->az[i]),
+		                      norm3(s->jx[i], s->jy[i], s->jz[i]),
+		                      norm3(a2[0], a2[1], a2[2]),
+		                      norm3(a3[0], a3[1], a3[2]));
+		if (want < s->tstep[i]) {
+			h->level[i] = (unsigned char)level_for(h->dtmax, want,
+			                                       h->level[i], &h->clamped);
+			s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
+		}
+	}
 }
 
 int herm_start(herm *h, herm_force_fn f, void *ctx)
@@ -160,6 +261,19 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		h->tick[i] = 0;
 		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
 	}
+	levels_build(h);
+	if (s->n > 1) {
+		/* the trial evaluation at tau: every body still active */
+		uint64_t t = ticks_of(h->level[h->bylev[s->n - 1]]);
+		h->now = t;
+		predict(h, t);
+		if (f(h, s->n, ctx))
+			return -1;
+		h->inter += (double)s->n * (double)s->n;
+		start_check(h);
+		levels_build(h); /* the checked levels */
+		h->now = 0;
+	}
 	h->chg_all = 1;
 	return 0;
 }
@@ -178,6 +292,7 @@ int herm_resume(herm *h, size_t *bad)
 		h->level[i] = (unsigned char)l;
 		h->tick[i] = 0;
 	}
+	levels_build(h);
 	h->chg_all = 1;
 	return 0;
 }
@@ -233,11 +348,8 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 	for (int k = 0; k < 3; k++) {
 		a1[k] = h->ia[k][r];
 		j1[k] = h->ia[3 + k][r];
-		double da = a[k][i] - a1[k];
-		/* snap and crackle at the start of the step */
-		double snap = (-6 * da - dt * (4 * j[k][i] + 2 * j1[k])) / (dt * dt);
-		double crackle = (12 * da + 6 * dt * (j[k][i] + j1[k])) /
-		                 (dt * dt * dt);
+		double snap, crackle;
+		hermite_fit(a[k][i], j[k][i], a1[k], j1[k], dt, &snap, &crackle);
 		double dt3 = dt * dt * dt, dt4 = dt3 * dt;
 		x[k][i] = h->ip[k][r] + snap * (dt4 / 24) + crackle * (dt4 * dt / 120);
 		v[k][i] = h->ip[3 + k][r] + snap * (dt3 / 6) + crackle * (dt4 / 24);
@@ -247,38 +359,45 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 		a3[k] = crackle;
 	}
 	s->pot[i] = h->ia[6][r];
-	double na = norm3(a1[0], a1[1], a1[2]), nj = norm3(j1[0], j1[1], j1[2]);
-	double n2 = norm3(a2[0], a2[1], a2[2]), n3 = norm3(a3[0], a3[1], a3[2]);
-	double den = nj * n3 + n2 * n2;
-	double want = den > 0 ? sqrt(h->eta * (na * n2 + nj * nj) / den)
-	                      : h->dtmax;
+	double want = aarseth(h, norm3(a1[0], a1[1], a1[2]),
+	                      norm3(j1[0], j1[1], j1[2]),
+	                      norm3(a2[0], a2[1], a2[2]),
+	                      norm3(a3[0], a3[1], a3[2]));
 	int l = h->level[i];
 	if (want >= 2 * dt && l > 0 && now % ticks_of(l - 1) == 0)
 		l--;
 	else if (want < dt)
 		l = level_for(h->dtmax, want, l, &h->clamped);
-	h->level[i] = (unsigned char)l;
+	levels_move(h, i, l);
 	h->tick[i] = now;
 	s->tstep[i] = ldexp(h->dtmax, -l);
 }
 
-/* One block step: the bodies due first move to their next time. */
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* One block step: the bodies due first move to their next time.  A
+ * body's time is a multiple of its step (a step halves anywhere, doubles
+ * only where the time is a multiple of the longer one), so every body of
+ * level l is due at the first multiple of its step after `now`: the
+ * finest level present is due first, and with it every level whose step
+ * divides that time, the levels from lo on. */
 static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
 {
 	sim *s = h->s;
-	/* one pass: the least next time, and the bodies due then in the
-	 * order of their index (a body due earlier starts the list anew) */
-	uint64_t next = TICKS;
-	h->nact = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		uint64_t t = h->tick[i] + ticks_of(h->level[i]);
-		if (t < next) {
-			next = t;
-			h->nact = 0;
-		}
-		if (t == next)
-			h->act[h->nact++] = i;
-	}
+	int fine = HERM_LEVELS, lo = 0;
+	while (fine > 0 && h->first[fine] == h->first[fine + 1])
+		fine--;
+	uint64_t next = (*now / ticks_of(fine) + 1) * ticks_of(fine);
+	while (next % ticks_of(lo))
+		lo++;
+	/* in the order of their index, as the force has always had them */
+	h->nact = s->n - h->first[lo];
+	memcpy(h->act, h->bylev + h->first[lo], h->nact * sizeof *h->act);
+	qsort(h->act, h->nact, sizeof *h->act, by_index);
 	h->now = next;
 	predict(h, next);
 	if (f(h, h->nact, ctx))

@@ -26,6 +26,10 @@ typedef struct herm {
 	double *ip[6];      /* the active ones predicted (LMEM) */
 	double *ia[7];      /* their results: ax ay az jx jy jz pot (RMEM) */
 	size_t *act, nact;
+	/* the bodies grouped by level: level l's at bylev[first[l] ..
+	 * first[l + 1]), body i at bylev[pos[i]]; a block step's bodies are
+	 * the levels from some l on, a tail of bylev */
+	size_t *bylev, *pos, first[HERM_LEVELS + 2];
 	/* jdev = 1: the force predicts every body itself where its kernel
 	 * runs (bin/nbody: nbrt_predict), from the series of s and tick as
 	 * the bodies chg[0..nchg) changed them since its last call (every
@@ -53,7 +57,9 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax);
 void herm_free(herm *h);
 
 /* A fresh start: the force and jerk of every body, and the first steps
- * eta/4 |a|/|j| (Aarseth's starting rule), as a block step. */
+ * eta/4 |a|/|j| (Aarseth's starting rule) or, where shorter, Aarseth's
+ * criterion with a2 and a3 from a second evaluation of every body at the
+ * shortest of those steps. */
 int herm_start(herm *h, herm_force_fn f, void *ctx);
 /* A restart: s holds a, j and tstep as a snapshot saved them at an
  * interval's end.  Returns 0, or -1 when a tstep is not dtmax 2^-k,

@@ -2,7 +2,8 @@
  * with the direct force in double: a circular binary without softening
  * comes back after one period, its energy kept to 1e-9; block steps obey
  * their rules (powers of two, every body back in step at each interval's
- * end) on a Plummer sphere; and dsl-examples/hermite.nbl, loaded as
+ * end) on a Plummer sphere, and each block step's bodies are those a scan
+ * of every body's time and step finds due first; and dsl-examples/hermite.nbl, loaded as
  * bin/nbody loads it (double, host back end), gives the acceleration,
  * jerk and potential of the direct sum to 1e-12.  Seed printed;
  * NBCC_TEST_SEED=S repeats it. */
@@ -73,6 +74,32 @@ START_TEST(binary_period)
 }
 END_TEST
 
+/* Two bodies at rest fall together: their jerk is zero at t = 0, so the
+ * starting rule eta/4 |a|/|a1| alone gave them the longest step, dtmax,
+ * whatever eta (|dE/E| 1.1e-5 after 0.25); the start's trial evaluation
+ * gives them Aarseth's step from a2 and a3 (1/16 here; 6.8e-8). */
+START_TEST(start_at_rest)
+{
+	sim s;
+	herm h;
+	ck_assert_int_eq(sim_alloc(&s, 2, 0), 0);
+	s.m[0] = s.m[1] = 0.5;
+	s.x[0] = -0.5;
+	s.x[1] = 0.5;
+	ck_assert_int_eq(herm_alloc(&h, &s, 0.01, 0.25), 0);
+	ck_assert_int_eq(herm_start(&h, herm_force_direct, NULL), 0);
+	double e0 = energy(&h), dt0 = s.tstep[0];
+	ck_assert_int_eq(herm_step(&h, herm_force_direct, NULL), 0);
+	double de = fabs((energy(&h) - e0) / e0);
+	printf("at rest: first step %g of %g, |dE/E| %.3g after %g\n", dt0,
+	       0.25, de, s.t);
+	ck_assert(dt0 <= 0.25 / 4);
+	ck_assert_msg(de < 1e-6, "|dE/E| = %g", de);
+	herm_free(&h);
+	sim_free(&s);
+}
+END_TEST
+
 START_TEST(block_rules)
 {
 	sim s;
@@ -100,6 +127,66 @@ START_TEST(block_rules)
 	ck_assert(fabs((e1 - e0) / e0) < 1e-6);
 	ck_assert_double_eq(s.t, 0.5);
 	ck_assert_int_eq(s.step, 4);
+	herm_free(&h);
+	sim_free(&s);
+}
+END_TEST
+
+/* The force of a block step, after checking its bodies against a scan of
+ * all of them: those whose time plus step is least, in index order, at
+ * that time (herm_start's and herm_potential's calls take every body). */
+static long due_checked;
+
+static int due_force(herm *h, size_t ni, void *ctx)
+{
+	const int *blocks = ctx;
+	if (*blocks) {
+		uint64_t next = UINT64_MAX;
+		for (size_t i = 0; i < h->s->n; i++) {
+			uint64_t t = h->tick[i] +
+			             ((uint64_t)1 << (HERM_LEVELS - h->level[i]));
+			next = t < next ? t : next;
+		}
+		ck_assert_uint_eq(h->now, next);
+		size_t r = 0;
+		for (size_t i = 0; i < h->s->n; i++)
+			if (h->tick[i] + ((uint64_t)1 << (HERM_LEVELS - h->level[i])) ==
+			    next) {
+				ck_assert_uint_lt(r, ni);
+				ck_assert_uint_eq(h->act[r], i);
+				r++;
+			}
+		ck_assert_uint_eq(r, ni);
+		due_checked++;
+	}
+	return herm_force_direct(h, ni, NULL);
+}
+
+START_TEST(due_bodies)
+{
+	sim s;
+	herm h;
+	ck_assert_int_eq(sim_alloc(&s, 300, 1.0 / 256), 0);
+	sim_ic_make(&s, SIM_PLUMMER, seed);
+	ck_assert_int_eq(herm_alloc(&h, &s, 0.02, 1.0 / 8), 0);
+	int blocks = 0;
+	ck_assert_int_eq(herm_start(&h, due_force, &blocks), 0);
+	blocks = 1;
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(herm_step(&h, due_force, &blocks), 0);
+	/* a restart's levels come from the steps alone */
+	size_t bad;
+	ck_assert_int_eq(herm_resume(&h, &bad), 0);
+	for (int k = 0; k < 2; k++)
+		ck_assert_int_eq(herm_step(&h, due_force, &blocks), 0);
+	int lo = HERM_LEVELS, hi = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		lo = h.level[i] < lo ? h.level[i] : lo;
+		hi = h.level[i] > hi ? h.level[i] : hi;
+	}
+	printf("due bodies: %ld block steps checked, levels %d to %d\n",
+	       due_checked, lo, hi);
+	ck_assert(due_checked == h.blocks && hi >= lo + 3);
 	herm_free(&h);
 	sim_free(&s);
 }
@@ -178,6 +265,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, binary_period);
 	tcase_add_test(tc, block_rules);
+	tcase_add_test(tc, start_at_rest);
+	tcase_add_test(tc, due_bodies);
 	tcase_add_test(tc, kernel_matches_direct);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
