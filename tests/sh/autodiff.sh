@@ -72,9 +72,19 @@ for req in "--jvp=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz" \
 	fi
 done
 
+# the derived jerk's cost (docs/autodiff.md, "Speed"): 31 operations an
+# interaction in float and double, hermite.nbl 30; more than 32 is a
+# regression of the grouped product rule or of the split sums
+J=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz,pot:-
+for p in float double; do
+	n=$("$BIN/nbcc" --jvp=$J --precision=$p --stats dsl-examples/gravity.nbl |
+		sed -n 's/^  total *//p')
+	[ -n "$n" ] && awk -v n="$n" 'BEGIN { exit !(n <= 32) }' && ok ||
+		bad "the derived jerk costs $n operations in $p (at most 32)"
+done
+
 # nbody's Hermite integrator runs on the derived kernel (pot:- drops
 # d_pot, so its interface is hermite.nbl's): the same energy
-J=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz,pot:-
 "$BIN/nbody" --integrator hermite -n 64 --steps 8 --device host \
 	--kernel dsl-examples/gravity.nbl --jvp=$J >"$T/derived.txt" 2>&1 ||
 	bad "nbody --integrator hermite on the derived kernel"
