@@ -753,21 +753,28 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 		return -1;
 	}
 	if (v < 0) {
+		const char *in = "";
+		for (int w = 0; w < f->nvar; w++)
+			if (f->var[w].role != NB_RMEM)
+				in = cprintf(c, "%s%s%s", in, *in ? ", " : "",
+				             f->var[w].name);
 		error_file(c, "%s: '%s' is not an input of the kernel (an LMEM, "
-		           "BMEM or CONST name)", flag, name);
+		           "BMEM or CONST name; it has %s)", flag, name,
+		           *in ? in : "none");
 		return -1;
 	}
+	/* at its declaration: the flag has no place in the source */
 	if (f->var[v].role == NB_RMEM) {
 		nb_red red = f->var[v].red;
 		if (red == NB_ARGMIN || red == NB_ARGMAX)
-			error_file(c, "%s: '%s' is the result of %s=, an integer "
-			           "index and an output; derivatives are taken "
-			           "with respect to inputs", flag, name,
-			           nb_red_name(red));
+			error(c, f->var[v].loc, "%s: '%s' is the result of %s=, an "
+			      "integer index and an output; derivatives are "
+			      "taken with respect to inputs", flag, name,
+			      nb_red_name(red));
 		else
-			error_file(c, "%s: '%s' is an RMEM, an output; derivatives "
-			           "are taken of the results with respect to the "
-			           "inputs (LMEM, BMEM or CONST)", flag, name);
+			error(c, f->var[v].loc, "%s: '%s' is an RMEM, an output; "
+			      "derivatives are taken of the results with respect "
+			      "to the inputs (LMEM, BMEM or CONST)", flag, name);
 		return -1;
 	}
 	return v;
