@@ -6,6 +6,7 @@
  * around).  Each sum result gets derived results with the same reduction,
  * and the passes then see one kernel. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ir.h"
@@ -332,13 +333,148 @@ static int rule(R *r)
 	return v;
 }
 
+/* --- products of repeated factors -------------------------------------- */
+
+/* Values a and b are the same expression (lowered twice). */
+static int same(const Func *f, int a, int b)
+{
+	if (a == b)
+		return 1;
+	const Ins *x = &f->ins[a], *y = &f->ins[b];
+	if (x->op != y->op || x->type != y->type || x->var != y->var ||
+	    x->lane != y->lane || (x->op == O_IMM &&
+	    memcmp(x->imm, y->imm, sizeof x->imm) != 0))
+		return 0;
+	for (int s = 0; s < ins_nargs(x); s++)
+		if (!same(f, x->arg[s], y->arg[s]))
+			return 0;
+	return 1;
+}
+
+/* The product rule at each multiplication of a tree makes a term per
+ * occurrence of a factor: mrinv*rinv*rinv's tangent would be three
+ * products summed.  Grouping equal factors (same()), a product c*x^n has
+ * the derivative n*(c*x^(n-1))*dx, one term, exact in real arithmetic;
+ * and c*x^(n-1) is the tree with one occurrence of x taken out, the
+ * shallowest, which is mostly a node the primal computes (mrinv*rinv). */
+enum { MAXF = 16, DEEP = 1 << 20 };
+
+typedef struct Prod {
+	int n;           /* factors */
+	int leaf[MAXF];  /* the factors: the tree's operands that are not
+	                    products of its type, in tree order */
+	int times[MAXF]; /* for the first of equal factors their count, 0 for
+	                    the others */
+} Prod;
+
+/* Adds v's factors; -1 when there are more than MAXF. */
+static int factors(const Func *f, int v, Type t, Prod *p)
+{
+	const Ins *in = &f->ins[v];
+	if (in->op == O_MUL && in->type == t)
+		return factors(f, in->arg[0], t, p) < 0 ? -1 :
+		       factors(f, in->arg[1], t, p);
+	if (p->n == MAXF)
+		return -1;
+	p->leaf[p->n] = v;
+	p->times[p->n] = 1;
+	for (int i = 0; i < p->n; i++)
+		if (p->times[i] && same(f, p->leaf[i], v)) {
+			p->times[i]++;
+			p->times[p->n] = 0;
+			break;
+		}
+	p->n++;
+	return 0;
+}
+
+/* Product k's factors, when its two operands have a factor in common
+ * that has a tangent (forward: tan[v] != ZERO; reverse: active[v]): then
+ * 1, else 0, and the ordinary rule serves (mr3inv*dx: mr3inv's own
+ * tangent is grouped, times dx). */
+static int grouped(const Func *f, int k, const int *tan, const char *active,
+                   Prod *p)
+{
+	const Ins *in = &f->ins[k];
+	p->n = 0;
+	if (in->op != O_MUL || !type_numeric(in->type) ||
+	    factors(f, in->arg[0], in->type, p) < 0)
+		return 0;
+	int left = p->n;
+	if (factors(f, in->arg[1], in->type, p) < 0)
+		return 0;
+	for (int i = 0; i < left; i++) {
+		int x = p->leaf[i];
+		if (!p->times[i] || !(tan ? tan[x] != ZERO : active[x]))
+			continue;
+		for (int j = left; j < p->n; j++)
+			if (same(f, x, p->leaf[j]))
+				return 1;
+	}
+	return 0;
+}
+
+/* The multiplications from v down to its shallowest factor equal to x. */
+static int depth(const Func *f, int v, int x)
+{
+	const Ins *in = &f->ins[v];
+	if (same(f, v, x))
+		return 0;
+	if (in->op != O_MUL || in->type != f->ins[x].type)
+		return DEEP;
+	int a = depth(f, in->arg[0], x), b = depth(f, in->arg[1], x);
+	return 1 + (a < b ? a : b);
+}
+
+/* Product v with its shallowest factor equal to x taken out (v is not x):
+ * the operands beside the path to it are kept, so each multiplication
+ * on the path but the last is built anew; none where x is an operand of
+ * v itself. */
+static int without(R *r, int v, int x)
+{
+	int a = r->f->ins[v].arg[0], b = r->f->ins[v].arg[1];
+	if (depth(r->f, a, x) < depth(r->f, b, x)) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	/* b holds x's shallowest occurrence */
+	return same(r->f, b, x) ? a : mul(r, without(r, b, x), a);
+}
+
+/* Group i's term: n*(c*x^(n-1))*d, d its factor's tangent or the
+ * product's adjoint. */
+static int group(R *r, const Prod *p, int i, int d)
+{
+	int c = without(r, r->k, p->leaf[i]);
+	if (p->times[i] > 1) {
+		char n[16];
+		snprintf(n, sizeof n, "%d", p->times[i]);
+		c = mul(r, imm(r, r->t, n), c);
+	}
+	return mul(r, c, d);
+}
+
+/* Forward: the tangent of product r->k grouped as p. */
+static int product(R *r, const Prod *p)
+{
+	int v = ZERO;
+	for (int i = 0; i < p->n; i++) {
+		int d = p->times[i] ? r->tan[p->leaf[i]] : ZERO;
+		if (d != ZERO)
+			v = add(r, v, group(r, p, i, as_t(r, d)));
+	}
+	return v;
+}
+
 /* The tangent of instruction k by its rule, given its operands'. */
 static int derive(Func *f, int k, int *tan)
 {
 	R r = {f, k, f->ins[k].type, tan, opinfo[f->ins[k].op].deriv, 0, ZERO, 0};
+	Prod p;
 	if (f->ins[k].type == T_BOOL || f->ins[k].type == T_INT)
 		return ZERO;
-	return rule(&r);
+	return grouped(f, k, tan, NULL, &p) ? product(&r, &p) : rule(&r);
 }
 
 /* --- the derived kernel's variables ------------------------------------ */
@@ -441,22 +577,6 @@ static int primal(Ad *ad, int k, int r)
 	ld.lane = in.lane;
 	ld.loc = in.loc;
 	return ins_add(f, ld);
-}
-
-/* Values a and b are the same expression (lowered twice). */
-static int same(const Func *f, int a, int b)
-{
-	if (a == b)
-		return 1;
-	const Ins *x = &f->ins[a], *y = &f->ins[b];
-	if (x->op != y->op || x->type != y->type || x->var != y->var ||
-	    x->lane != y->lane || (x->op == O_IMM &&
-	    memcmp(x->imm, y->imm, sizeof x->imm) != 0))
-		return 0;
-	for (int s = 0; s < ins_nargs(x); s++)
-		if (!same(f, x->arg[s], y->arg[s]))
-			return 0;
-	return 1;
 }
 
 /* The argmin= (argmax=) result of the value min= (max=) sink k reduces,
@@ -576,6 +696,19 @@ static void rsweep(Ad *ad, int res, const char *active, const int *dvar)
 			acc(f, k, in.type, &g[in.var], adj[k]);
 			continue;
 		}
+		Prod p;
+		if (grouped(f, k, NULL, active, &p)) {
+			/* straight to the factors: the products between get
+			 * adjoints only from their other uses */
+			R r = {f, k, in.type, NULL, NULL, 0, ZERO, 0};
+			for (int i = 0; i < p.n; i++) {
+				int x = p.leaf[i];
+				if (p.times[i] && active[x])
+					acc(f, k, f->ins[x].type, &adj[x],
+					    group(&r, &p, i, adj[k]));
+			}
+			continue;
+		}
 		for (int s = 0; s < ins_nargs(&in); s++) {
 			int a = in.arg[s];
 			if (a < 0 || !active[a])
@@ -620,21 +753,28 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 		return -1;
 	}
 	if (v < 0) {
+		const char *in = "";
+		for (int w = 0; w < f->nvar; w++)
+			if (f->var[w].role != NB_RMEM)
+				in = cprintf(c, "%s%s%s", in, *in ? ", " : "",
+				             f->var[w].name);
 		error_file(c, "%s: '%s' is not an input of the kernel (an LMEM, "
-		           "BMEM or CONST name)", flag, name);
+		           "BMEM or CONST name; it has %s)", flag, name,
+		           *in ? in : "none");
 		return -1;
 	}
+	/* at its declaration: the flag has no place in the source */
 	if (f->var[v].role == NB_RMEM) {
 		nb_red red = f->var[v].red;
 		if (red == NB_ARGMIN || red == NB_ARGMAX)
-			error_file(c, "%s: '%s' is the result of %s=, an integer "
-			           "index and an output; derivatives are taken "
-			           "with respect to inputs", flag, name,
-			           nb_red_name(red));
+			error(c, f->var[v].loc, "%s: '%s' is the result of %s=, an "
+			      "integer index and an output; derivatives are "
+			      "taken with respect to inputs", flag, name,
+			      nb_red_name(red));
 		else
-			error_file(c, "%s: '%s' is an RMEM, an output; derivatives "
-			           "are taken of the results with respect to the "
-			           "inputs (LMEM, BMEM or CONST)", flag, name);
+			error(c, f->var[v].loc, "%s: '%s' is an RMEM, an output; "
+			      "derivatives are taken of the results with respect "
+			      "to the inputs (LMEM, BMEM or CONST)", flag, name);
 		return -1;
 	}
 	return v;
@@ -986,6 +1126,40 @@ out:
 	return rc;
 }
 
+/* A derived sum accumulates a sum or difference the derivation built,
+ * used by nothing else, term by term: jx += mr3inv*dvx - dmr3*dx is then
+ * two updates that the fma pass fuses, where it was a product, an fms
+ * and an add.  The same sum (the accumulator adds one term at a time in
+ * any case), one rounding fewer. */
+static void split(Func *f, int n0)
+{
+	int *uses = calloc((size_t)(f->n ? f->n : 1), sizeof *uses);
+	if (!uses)
+		ICE("out of memory");
+	for (int k = 0; k < f->n; k++)
+		for (int s = 0; s < ins_nargs(&f->ins[k]); s++)
+			if (f->ins[k].arg[s] >= 0)
+				uses[f->ins[k].arg[s]]++;
+	for (int k = n0; k < f->n; k++) { /* the new sinks too */
+		Ins in = f->ins[k];
+		if (in.op != O_ACC && in.op != O_ACCSUB)
+			continue;
+		const Ins *v = &f->ins[in.arg[0]];
+		if (in.arg[0] < n0 || uses[in.arg[0]] != 1 || v->type != in.type ||
+		    (v->op != O_ADD && v->op != O_SUB))
+			continue;
+		int sub = v->op == O_SUB, x = v->arg[0], y = v->arg[1];
+		uses[in.arg[0]] = 0;
+		f->ins[k].arg[0] = x;
+		in.arg[0] = y;
+		if (sub)
+			in.op = in.op == O_ACC ? O_ACCSUB : O_ACC;
+		ins_add(f, in);
+		k--; /* x may be a sum again */
+	}
+	free(uses);
+}
+
 int ad_derive(Func *f, const char *jvp, const char *grad, const char *grad_of)
 {
 	Ctx *c = f->ctx;
@@ -1011,6 +1185,7 @@ int ad_derive(Func *f, const char *jvp, const char *grad, const char *grad_of)
 	for (int v = 0; v < nv0; v++)
 		gone[v] = f->var[v].role == NB_RMEM && (ad.turned ||
 		          ad.pin[v] >= 0);
+	split(f, ad.n0);
 	drop(f, gone, nv0);
 	for (int v = 0; v < f->nvar; v++)
 		for (int w = 0; w < v; w++)

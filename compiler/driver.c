@@ -390,6 +390,19 @@ int nb_compile(const char *path, const char *src, size_t len,
 		Stats s;
 		ir_stats(f, &s);
 		stats_print(f, &s, &text);
+		if (o.jvp || o.grad) { /* the primal's cost beside the derived */
+			nb_options q = o;
+			Buf none = {0};
+			Dump nd = {0};
+			nd.out = &none;
+			q.jvp = q.grad = q.grad_of = NULL;
+			Stats ps;
+			ir_stats(optimize(&c, p, &q, &nd, name), &ps);
+			buf_free(&none);
+			buf_printf(&text, "the primal (without --jvp and --grad): "
+			           "%g operations, %g flops per interaction\n",
+			           ps.ops, ps.flops);
+		}
 		buf_puts(&text, "register estimate after each pass:\n");
 		buf_puts(&text, live.s ? live.s : "");
 		buf_free(&live);

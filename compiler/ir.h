@@ -83,6 +83,7 @@ typedef struct Var {
 	Type type;
 	nb_red red;    /* RMEM: its reduction */
 	int sym;       /* RMEM: 1 SYMMETRIC, -1 ANTISYMMETRIC, 0 neither */
+	Loc loc;       /* where the source declares it (a derived one: 0) */
 } Var;
 
 typedef struct Func {

@@ -258,6 +258,7 @@ Func *lower(Ctx *c, Prog *p)
 			v->red = !y->red ? NB_SUM : y->red->red == NB_SUM &&
 			         !y->nocount ? NB_COUNT : y->red->red;
 			v->sym = y->sym;
+			v->loc = y->loc;
 		}
 	}
 	l.tempval = cnew(c, sizeof(int) * (size_t)(p->nsym[SYM_TEMP] + 1));

@@ -71,10 +71,10 @@ def pairwise(k: Kernel, of: str, **inputs: Any) -> Any:
     """k's sum result `of` as a tensor, differentiable with respect to the
     LMEM and CONST tensors among inputs (those with requires_grad).  A
     BMEM tensor that requires a gradient is refused: its gradient is a
-    sum over i weighted by the incoming gradient, which a per-j gradient
-    of the plain sum is not (give the weights as an LMEM of the kernel
-    and differentiate that kernel by the BMEM once nbcc derives BMEM
-    gradients)."""
+    sum over i weighted by the incoming gradient, where nbcc's BMEM
+    gradient (Kernel.grad by a BMEM) is of the unweighted total sum_i
+    of[i] (docs/autodiff.md); for it, write the weights into the kernel
+    as an LMEM factor of the sum and call Kernel.grad by the BMEM."""
     roles = {v.name: v.role for v in k.variables}
     for n, v in inputs.items():
         if isinstance(v, _torch.Tensor) and v.requires_grad and \

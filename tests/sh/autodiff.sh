@@ -72,9 +72,24 @@ for req in "--jvp=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz" \
 	fi
 done
 
+# the derived jerk's cost (docs/autodiff.md, "Speed"): 31 operations an
+# interaction in float and double, hermite.nbl 30; more than 32 is a
+# regression of the grouped product rule or of the split sums
+J=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz,pot:-
+for p in float double; do
+	n=$("$BIN/nbcc" --jvp=$J --precision=$p --stats dsl-examples/gravity.nbl |
+		sed -n 's/^  total *//p')
+	[ -n "$n" ] && awk -v n="$n" 'BEGIN { exit !(n <= 32) }' && ok ||
+		bad "the derived jerk costs $n operations in $p (at most 32)"
+done
+
+# --stats of a derived kernel gives the primal's cost beside it
+"$BIN/nbcc" --jvp=$J --stats dsl-examples/gravity.nbl | grep -q \
+	'^the primal (without --jvp and --grad): 14 operations, 20 flops per interaction$' &&
+	ok || bad "--stats of the derived jerk does not give the primal's cost"
+
 # nbody's Hermite integrator runs on the derived kernel (pot:- drops
 # d_pot, so its interface is hermite.nbl's): the same energy
-J=xi:vxi,yi:vyi,zi:vzi,xj:vxj,yj:vyj,zj:vzj,ax:jx,ay:jy,az:jz,pot:-
 "$BIN/nbody" --integrator hermite -n 64 --steps 8 --device host \
 	--kernel dsl-examples/gravity.nbl --jvp=$J >"$T/derived.txt" 2>&1 ||
 	bad "nbody --integrator hermite on the derived kernel"
@@ -122,14 +137,17 @@ expect_error() { # WANT ARGS...: nbcc ARGS fails saying WANT
 	fi
 }
 printf 'LMEM x;\nBMEM y;\nRMEM r, k, s;\nr min= (x - y)*(x - y);\nk argmin= x*y;\ns += x*y;\n' >"$T/m.nbl"
-expect_error "'foo' is not an input" --grad=foo dsl-examples/gravity.nbl
+expect_error "'foo' is not an input of the kernel (an LMEM, BMEM or CONST name; it has xi, yi, zi, xj, yj, zj, mj, eps2)" \
+	--grad=foo dsl-examples/gravity.nbl
 export NBCC_AD_MODE=rev
 expect_error "NBCC_AD_MODE=rev: it must be reverse or forward" --grad=xi \
 	dsl-examples/gravity.nbl
 unset NBCC_AD_MODE
-expect_error "'ax' is an RMEM" --grad=ax dsl-examples/gravity.nbl
+expect_error "gravity.nbl:13:6: error: --grad: 'ax' is an RMEM" --grad=ax \
+	dsl-examples/gravity.nbl
 expect_error "'i' is the integer index" --grad=i dsl-examples/gravity.nbl
-expect_error "'k' is the result of argmin=" --grad=k "$T/m.nbl"
+expect_error "m.nbl:3:9: error: --grad: 'k' is the result of argmin=" \
+	--grad=k "$T/m.nbl"
 expect_error "m.nbl:4:1: error: this min= reduction depends on what is differentiated; its derivative is the tangent at its argmin" --grad=x "$T/m.nbl"
 expect_error "ask for the BMEM inputs apart" --grad=xi,xj dsl-examples/gravity.nbl
 expect_error "ask for --jvp apart" --grad=xj --jvp=xi:vxi dsl-examples/gravity.nbl
