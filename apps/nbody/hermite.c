@@ -266,6 +266,8 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		/* the trial evaluation at tau: every body still active */
 		uint64_t t = ticks_of(h->level[h->bylev[s->n - 1]]);
 		h->now = t;
+		/* the series again, now with a and j (jdev) */
+		h->chg_all = 1;
 		predict(h, t);
 		if (f(h, s->n, ctx))
 			return -1;
