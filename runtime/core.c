@@ -271,6 +271,8 @@ void nbrt_core_free(nbrt_kernel *k)
 	if (!k)
 		return;
 	free(k->src);
+	nbrt_work_free(&k->cellwork);
+	nbrt_work_free(&k->copywork);
 	k->rt->be->free(k);
 	nb_iface_free(k->f);
 	free(k->b);

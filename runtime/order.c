@@ -264,6 +264,47 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
 	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
 }
 
+size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,
+                       size_t *start)
+{
+	/* each thread's slice counted, then written after the slices
+	 * before it: the same starts whatever the threads */
+	enum { MAXT = 256 };
+	size_t cnt[MAXT + 1] = {0};
+	int nt = 1;
+#ifdef _OPENMP
+	if (n >= PAR)
+		nt = omp_get_max_threads();
+#endif
+	nt = nt > MAXT ? MAXT : nt;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		int t = 0, T = 1;
+#ifdef _OPENMP
+		t = omp_get_thread_num();
+		T = omp_get_num_threads();
+#endif
+		size_t lo = n * (size_t)t / (size_t)T;
+		size_t hi = n * (size_t)(t + 1) / (size_t)T, c = 0;
+		for (size_t e = lo; e < hi; e++)
+			c += e == 0 || key[e] >> shift != key[e - 1] >> shift;
+		cnt[t + 1] = c;
+#pragma omp barrier
+		if (start) {
+			size_t at = 0;
+			for (int s = 0; s <= t; s++)
+				at += cnt[s];
+			for (size_t e = lo; e < hi; e++)
+				if (e == 0 || key[e] >> shift != key[e - 1] >> shift)
+					start[at++] = e;
+		}
+	}
+	size_t total = 0;
+	for (int t = 0; t <= nt; t++)
+		total += cnt[t];
+	return total;
+}
+
 void nbrt_order_gather(void *dst, const void *src, const size_t *perm,
                        size_t n, size_t es)
 {
