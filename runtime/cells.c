@@ -386,7 +386,7 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
                          const uint64_t bu[3], const double *ib, double rcm,
                          int prune, Cand *cd)
 {
-	size_t nb[27][2], n = 0, want = 0;
+	size_t nb[27][2], n = 0, want = 0, blk[27];
 	uint64_t bk[27];
 	uint64_t top = (uint64_t)1 << (nbrt_order_bits(dim) - K);
 	/* the neighbours' keys by dilated arithmetic: axis d's bits of the
@@ -416,17 +416,17 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
 		size_t c = cells_find(jc, k);
 		if (c == jc->nb)
 			continue;
-		/* insertion by key */
+		/* insertion by key, which is by index: blocks are in key order */
 		size_t p = n++;
-		for (; p > 0 && bk[p - 1] > k; p--) {
-			bk[p] = bk[p - 1];
-			nb[p][0] = nb[p - 1][0];
-			nb[p][1] = nb[p - 1][1];
-		}
-		bk[p] = k;
-		nb[p][0] = jc->bstart[c];
-		nb[p][1] = jc->bstart[c + 1];
+		for (; p > 0 && blk[p - 1] > c; p--)
+			blk[p] = blk[p - 1];
+		blk[p] = c;
 		want += jc->bstart[c + 1] - jc->bstart[c];
+	}
+	for (size_t q = 0; q < n; q++) {
+		bk[q] = jc->bkey[blk[q]];
+		nb[q][0] = jc->bstart[blk[q]];
+		nb[q][1] = jc->bstart[blk[q] + 1];
 	}
 	if (cand_room(cd, want ? want : 1))
 		return SIZE_MAX;
@@ -492,7 +492,7 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
 		size_t c = cd->cell[q];
 		cd->s[q] = jc->start[c];
 		cd->e[q] = jc->start[c + 1];
-		for (int x = 0; x < 2 * dim; x++)
+		for (int x = 0; prune && x < 2 * dim; x++)
 			cd->box[x * cd->cap + q] = jc->box[2 * dim * c + x];
 	}
 	return m;
@@ -507,8 +507,10 @@ static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
                            double rcm, int prune, size_t *out, size_t *js)
 {
 	double r2 = rcm * rcm;
+	if (!prune) /* every candidate, whose boxes were not laid out */
+		memset(cd->in, 1, nc);
 #pragma omp simd
-	for (size_t q = 0; q < nc; q++) {
+	for (size_t q = 0; q < (prune ? nc : 0); q++) {
 		double g2 = 0;
 		for (int d = 0; d < dim; d++) {
 			double a = cd->box[2 * d * cd->cap + q] - gb[2 * d + 1];
@@ -516,7 +518,7 @@ static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
 			double g = a > b ? a : b;
 			g2 += g > 0 ? g * g : 0;
 		}
-		cd->in[q] = g2 < r2 || !prune;
+		cd->in[q] = g2 < r2;
 	}
 	/* ranges from w[2]: w[0] and w[1] take the writes of a candidate
 	 * left out before the first range */
@@ -906,13 +908,15 @@ sorted:
 	for (q = 0; q < (long long)nblocks; q++)
 		split_block(ikey, iblk[q], iblk[q + 1], K, ax, dim, gmax, cl->group,
 		            block[q]);
-	/* the boxes of the j-cells and of the groups */
+	/* the boxes of the j-cells and of the groups, which prune the lists
+	 * of finer cells (cells of one cutoff list all their neighbours) */
+	int prune = split > 1;
 #pragma omp parallel for if (ncells >= 4096) schedule(static)
-	for (size_t q = 0; q < jc.n; q++)
+	for (size_t q = 0; q < (prune ? jc.n : 0); q++)
 		bbox(jpos, dim, cl->jsrc, cl->jshift, c->period, jc.start[q],
 		     jc.start[q + 1], jc.box + 2 * dim * q);
 #pragma omp parallel for if (ngroups >= 4096) schedule(static)
-	for (size_t g = 0; g < ngroups; g++)
+	for (size_t g = 0; g < (prune ? ngroups : 0); g++)
 		bbox(ipos, dim, cl->iperm, NULL, c->period, cl->group[2 * g],
 		     cl->group[2 * g + 1], gbox + 2 * dim * g);
 
@@ -952,7 +956,7 @@ sorted:
 				ub[2 * d] = INFINITY;
 				ub[2 * d + 1] = -INFINITY;
 			}
-			for (size_t g = block[q]; g < block[q + 1]; g++)
+			for (size_t g = block[q]; prune && g < block[q + 1]; g++)
 				for (int d = 0; d < dim; d++) {
 					const double *b = gbox + 2 * dim * g + 2 * d;
 					ub[2 * d] = b[0] < ub[2 * d] ? b[0] : ub[2 * d];
@@ -960,8 +964,7 @@ sorted:
 				}
 			uint64_t bu[3];
 			nbrt_order_unmorton(ikey[iblk[q]] >> sh, dim, bu);
-			size_t nc = candidates(&jc, ax, dim, K, bu, ub, rcm, split > 1,
-			                       &cd);
+			size_t nc = candidates(&jc, ax, dim, K, bu, ub, rcm, prune, &cd);
 			if (nc == SIZE_MAX) {
 				bad = 1;
 				continue;
@@ -983,8 +986,8 @@ sorted:
 				size_t js = 0;
 				/* no buffer yet: no candidates, no ranges */
 				size_t nr = group_ranges(&cd, nc, dim, gbox + 2 * dim * g, rcm,
-				                         split > 1, own->r ? own->r + 2 * own->n
-				                                           : NULL, &js);
+				                         prune, own->r ? own->r + 2 * own->n
+				                                       : NULL, &js);
 				gat[g].thread = me;
 				gat[g].at = own->n;
 				cl->offset[g + 1] = nr;
