@@ -106,6 +106,15 @@ static int read_column(nbrt_kernel *k, int v, size_t n, int slot,
  * doubles (3 a side), then the sorted copies. */
 enum { NCOLUMN = 6 };
 
+/* Copy q's buffer: the back end's pinned memory where it has it (a GPU
+ * reads the copies and writes the results there at full speed), else
+ * one kept on the kernel. */
+static void *copy_buffer(nbrt_kernel *k, int q, size_t bytes)
+{
+	void *p = k->rt->be->hostbuf ? k->rt->be->hostbuf(k, q, bytes) : NULL;
+	return p ? p : nbrt_work_take(&k->copywork, NCOLUMN + q, bytes);
+}
+
 /* hi + lo + s as a dd, s a multiple of a period (Knuth's two-sum, then
  * the low parts). */
 static void dd_add(double *hi, double *lo, double s)
@@ -361,8 +370,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	for (int q = 0; q < nc; q++) {
 		Copy *cp = &copy[q];
-		cp->data = nbrt_work_take(&k->copywork, NCOLUMN + q,
-		                          cp->n * type_size(cp->t));
+		cp->data = copy_buffer(k, q, cp->n * type_size(cp->t));
 		if (!cp->data) {
 			nbrt_fail(k->rt, "out of memory for the sorted copies");
 			goto out;

@@ -84,6 +84,11 @@ struct nbrt_backend {
 	 * the kernel's pairs entry (nb_iface.pairs), the results zeroed
 	 * first; NULL: the back end has none */
 	int (*run_pairs)(nbrt_kernel *k, size_t n, const nbrt_nplan *p);
+	/* host memory the device reads and writes at full speed (pinned),
+	 * k's buffer `slot` of at least bytes, kept until k is freed, its
+	 * contents undefined; NULL: none (the back end has none, or it
+	 * failed: the caller uses memory of its own) */
+	void *(*hostbuf)(nbrt_kernel *k, int slot, size_t bytes);
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
 	/* Arrays in device memory, where its open set rt->devarrays
 	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
@@ -233,9 +238,10 @@ struct nbrt_kernel {
 	nbrt_newton newton;         /* nbrt_set_newton's mode */
 	struct nbrt_kernel *newton_alt; /* a .nbl's variant for it (newton.c) */
 	int newton_used;            /* the last run computed each pair once */
-	/* nbrt_run_cutoff's buffers (work.c): the cell lists', and the
-	 * positions and sorted copies */
-	nbrt_work cellwork, copywork;
+	/* buffers kept from run to run (work.c): nbrt_run_cutoff's cell
+	 * lists, its positions and sorted copies, and the tasks of planned
+	 * block-sparse runs (ranges.c) */
+	nbrt_work cellwork, copywork, planwork;
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the
