@@ -779,6 +779,7 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 			cl->jsrc[e] = cl->iperm[e];
 		}
 		memset(cl->jshift, 0, 3 * nj);
+		cl->same = 1;
 		t1 = t0;
 		goto sorted;
 	}

@@ -186,17 +186,27 @@ static int fill_copy(nbrt_kernel *k, Copy *cp, const size_t *src,
 	return 0;
 }
 
-/* Result v's sorted values, back in the caller's order and array. */
+/* The LMEM copy of the same caller's host array as BMEM copy cp, in
+ * the same type, or NULL. */
+static const Copy *same_column(const nbrt_kernel *k, const Copy *copy,
+                               int nc, const Copy *cp)
+{
+	const nbrt_slot *b = &k->b[cp->v];
+	for (int q = 0; q < nc; q++) {
+		const nbrt_slot *a = &k->b[copy[q].v];
+		if (k->f->var[copy[q].v].role == NB_LMEM && b->host &&
+		    a->host == b->host && a->t == b->t && copy[q].t == cp->t &&
+		    copy[q].n == cp->n)
+			return &copy[q];
+	}
+	return NULL;
+}
+
+/* Result v's sorted values, back in its nbrt_array on the device
+ * (written whole, its values past Ni kept). */
 static int scatter(nbrt_kernel *k, const Copy *cp, const size_t *iperm)
 {
 	const nbrt_slot *b = &k->b[cp->v];
-	size_t es = type_size(cp->t);
-	if (b->host) {
-		nbrt_order_scatter(b->host, cp->data, iperm, cp->n, es);
-		return 0;
-	}
-	/* an nbrt_array on the device: written whole, its values past Ni
-	 * kept */
 	nbrt_array *a = b->arr;
 	double *x = malloc((a->n ? a->n : 1) * sizeof *x);
 	if (!x)
@@ -207,6 +217,39 @@ static int scatter(nbrt_kernel *k, const Copy *cp, const size_t *iperm)
 		r = nbrt_array_write(a, x);
 	}
 	free(x);
+	return r;
+}
+
+/* Every result's sorted values back in the caller's order: those in
+ * nbrt_arrays one by one, those in host arrays together in one pass over
+ * iperm. */
+static int scatter_all(nbrt_kernel *k, const Copy *copy, int nc,
+                       const size_t *iperm)
+{
+	void **dst = malloc(((size_t)nc + 1) * sizeof *dst);
+	const void **src = malloc(((size_t)nc + 1) * sizeof *src);
+	size_t *es = malloc(((size_t)nc + 1) * sizeof *es), n = 0;
+	int m = 0, r = 0;
+	if (!dst || !src || !es)
+		r = nbrt_fail(k->rt, "out of memory");
+	for (int q = 0; !r && q < nc; q++) {
+		const nbrt_slot *b = &k->b[copy[q].v];
+		if (k->f->var[copy[q].v].role != NB_RMEM)
+			continue;
+		if (!b->host) {
+			r = scatter(k, &copy[q], iperm);
+			continue;
+		}
+		dst[m] = b->host;
+		src[m] = copy[q].data;
+		es[m++] = type_size(copy[q].t);
+		n = copy[q].n;
+	}
+	if (!r && m)
+		nbrt_order_scatter_many(dst, src, es, m, iperm, n);
+	free(dst);
+	free(src);
+	free(es);
 	return r;
 }
 
@@ -368,19 +411,27 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 	}
 	if (too_big(k, "the sorted copies", ni, nj, need + dev))
 		goto out;
-	for (int q = 0; q < nc; q++) {
-		Copy *cp = &copy[q];
-		cp->data = copy_buffer(k, q, cp->n * type_size(cp->t));
-		if (!cp->data) {
-			nbrt_fail(k->rt, "out of memory for the sorted copies");
-			goto out;
+	/* BMEM after the rest: where j is sorted as i (a self run), a j
+	 * column that is an i column shares its copy */
+	for (int pass = 0; pass < 2; pass++)
+		for (int q = 0; q < nc; q++) {
+			Copy *cp = &copy[q];
+			nb_role role = f->var[cp->v].role;
+			if ((role == NB_BMEM) != pass)
+				continue;
+			const Copy *twin = pass && cl.same ? same_column(k, copy, nc, cp)
+			                                   : NULL;
+			cp->data = twin ? twin->data :
+			           copy_buffer(k, q, cp->n * type_size(cp->t));
+			if (!cp->data) {
+				nbrt_fail(k->rt, "out of memory for the sorted copies");
+				goto out;
+			}
+			if (role != NB_RMEM && !twin &&
+			    fill_copy(k, cp, role == NB_BMEM ? cl.jsrc : cl.iperm,
+			              cl.jshift, cp->axis >= 0 ? c->period[cp->axis] : 0))
+				goto out;
 		}
-		nb_role role = f->var[cp->v].role;
-		if (role != NB_RMEM &&
-		    fill_copy(k, cp, role == NB_BMEM ? cl.jsrc : cl.iperm, cl.jshift,
-		              cp->axis >= 0 ? c->period[cp->axis] : 0))
-			goto out;
-	}
 
 	/* the run on the copies, then the results in the caller's order */
 	double t2 = nbrt_now();
@@ -391,10 +442,8 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 	t1 = nbrt_now();
 	time[4] = k->tplan;
 	time[6] = t1 - t2 - k->tplan;
-	for (int q = 0; q < nc; q++)
-		if (f->var[copy[q].v].role == NB_RMEM &&
-		    scatter(k, &copy[q], cl.iperm))
-			goto out;
+	if (scatter_all(k, copy, nc, cl.iperm))
+		goto out;
 	k->ttotal = nbrt_now() - t0;
 	time[7] = nbrt_now() - t1;
 	if (c->stats) {
