@@ -340,40 +340,22 @@ void nbrt_order_gather_float(float *dst, const double *src,
 		dst[e] = (float)src[perm[e]];
 }
 
-/* Elements [a, b) of one scatter, serially. */
-static void scatter_range(char *d, const char *s, const size_t *perm,
-                          size_t a, size_t b, size_t es)
-{
-	/* the common sizes by assignment, so the copy is one move */
-	if (es == 8)
-		for (size_t e = a; e < b; e++)
-			memcpy(d + 8 * perm[e], s + 8 * e, 8);
-	else if (es == 4)
-		for (size_t e = a; e < b; e++)
-			memcpy(d + 4 * perm[e], s + 4 * e, 4);
-	else
-		for (size_t e = a; e < b; e++)
-			memcpy(d + es * perm[e], s + es * e, es);
-}
-
 void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
                         size_t n, size_t es)
 {
-	nbrt_order_scatter_many(&dst, &src, &es, 1, perm, n);
-}
-
-void nbrt_order_scatter_many(void *const *dst, const void *const *src,
-                             const size_t *es, int m, const size_t *perm,
-                             size_t n)
-{
-	/* a block of perm (in cache) for every array in turn: perm is read
-	 * from memory once, not once an array */
-	enum { BLOCK = 4096 };
-	long long nb = (long long)((n + BLOCK - 1) / BLOCK), b;
+	char *d = dst;
+	const char *s = src;
+	if (es == 8) {
 #pragma omp parallel for if (n >= PAR) schedule(static)
-	for (b = 0; b < nb; b++) {
-		size_t a = (size_t)b * BLOCK, z = a + BLOCK < n ? a + BLOCK : n;
-		for (int c = 0; c < m; c++)
-			scatter_range(dst[c], src[c], perm, a, z, es[c]);
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 8 * perm[e], s + 8 * e, 8);
+	} else if (es == 4) {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + 4 * perm[e], s + 4 * e, 4);
+	} else {
+#pragma omp parallel for if (n >= PAR) schedule(static)
+		for (size_t e = 0; e < n; e++)
+			memcpy(d + es * perm[e], s + es * e, es);
 	}
 }

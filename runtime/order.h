@@ -50,10 +50,5 @@ void nbrt_order_gather_float(float *dst, const double *src,
  * order. */
 void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
                         size_t n, size_t es);
-/* The same for m arrays at once, dst[c] from src[c] of es[c] bytes an
- * element. */
-void nbrt_order_scatter_many(void *const *dst, const void *const *src,
-                             const size_t *es, int m, const size_t *perm,
-                             size_t n);
 
 #endif
