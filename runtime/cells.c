@@ -386,32 +386,47 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
                          const uint64_t bu[3], const double *ib, double rcm,
                          int prune, Cand *cd)
 {
-	size_t nb[27][2], n = 0, want = 0;
+	size_t nb[27][2], n = 0, want = 0, blk[27];
 	uint64_t bk[27];
-	int total = dim == 1 ? 3 : dim == 2 ? 9 : 27;
 	uint64_t top = (uint64_t)1 << (nbrt_order_bits(dim) - K);
-	for (int o = 0; o < total; o++) {
-		uint64_t v[3] = {0, 0, 0};
-		int r = o, in = 1;
-		for (int d = 0; d < dim; d++, r /= 3) { /* no key of another */
-			v[d] = bu[d] + (uint64_t)(r % 3) - 1;
-			in &= !(bu[d] == 0 && r % 3 == 0) && v[d] < top;
-		}
-		size_t c = in ? cells_find(jc, nbrt_order_morton(v, dim)) : jc->nb;
+	/* the neighbours' keys by dilated arithmetic: axis d's bits of the
+	 * key (mask), less and plus one there, ORed; no interleaving each */
+	uint64_t dil[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+	uint64_t key = nbrt_order_morton(bu, dim);
+	for (int d = 0; d < dim; d++) {
+		uint64_t mask = dim == 1 ? ~(uint64_t)0 :
+		                dim == 2 ? 0x5555555555555555ULL << d :
+		                0x1249249249249249ULL << d;
+		uint64_t x = key & mask;
+		dil[d][0] = (x - ((uint64_t)1 << d)) & mask;
+		dil[d][1] = x;
+		dil[d][2] = ((x | ~mask) + 1) & mask;
+	}
+	/* the offsets of each axis that stay within its keys (no key of
+	 * another place); one (0) on an axis beyond dim */
+	int lo[3] = {1, 1, 1}, hi[3] = {1, 1, 1};
+	for (int d = 0; d < dim; d++) {
+		lo[d] = bu[d] == 0;
+		hi[d] = bu[d] + 1 >= top ? 1 : 2;
+	}
+	for (int o2 = lo[2]; o2 <= hi[2]; o2++)
+	for (int o1 = lo[1]; o1 <= hi[1]; o1++)
+	for (int o0 = lo[0]; o0 <= hi[0]; o0++) {
+		uint64_t k = dil[0][o0] | dil[1][o1] | dil[2][o2];
+		size_t c = cells_find(jc, k);
 		if (c == jc->nb)
 			continue;
-		/* insertion by key */
-		uint64_t k = jc->bkey[c];
+		/* insertion by key, which is by index: blocks are in key order */
 		size_t p = n++;
-		for (; p > 0 && bk[p - 1] > k; p--) {
-			bk[p] = bk[p - 1];
-			nb[p][0] = nb[p - 1][0];
-			nb[p][1] = nb[p - 1][1];
-		}
-		bk[p] = k;
-		nb[p][0] = jc->bstart[c];
-		nb[p][1] = jc->bstart[c + 1];
+		for (; p > 0 && blk[p - 1] > c; p--)
+			blk[p] = blk[p - 1];
+		blk[p] = c;
 		want += jc->bstart[c + 1] - jc->bstart[c];
+	}
+	for (size_t q = 0; q < n; q++) {
+		bk[q] = jc->bkey[blk[q]];
+		nb[q][0] = jc->bstart[blk[q]];
+		nb[q][1] = jc->bstart[blk[q] + 1];
 	}
 	if (cand_room(cd, want ? want : 1))
 		return SIZE_MAX;
@@ -426,17 +441,17 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
 	size_t m = 0;
 	double r2 = rcm * rcm;
 	for (size_t q = 0; q < n; q++) {
-		nbrt_order_unmorton(bk[q] << (dim * K), dim, st[0].u);
-		st[0].a = nb[q][0];
-		st[0].b = nb[q][1];
-		st[0].l = K;
 		if (nb[q][1] - nb[q][0] <= (size_t)kids) {
-			/* a few cells: each tested, no descent */
+			/* a few cells: each tested by its box, no descent */
 			for (size_t c = nb[q][0]; c < nb[q][1]; c++)
 				if (!prune || near(jc, ax, dim, st[0].u, 0, c, ib, r2))
 					cd->cell[m++] = c;
 			continue;
 		}
+		nbrt_order_unmorton(bk[q] << (dim * K), dim, st[0].u);
+		st[0].a = nb[q][0];
+		st[0].b = nb[q][1];
+		st[0].l = K;
 		int sp = near(jc, ax, dim, st[0].u, K, SIZE_MAX, ib, r2);
 		while (sp > 0) {
 			sp--;
@@ -477,7 +492,7 @@ static size_t candidates(const Cells *jc, const Axis ax[3], int dim, int K,
 		size_t c = cd->cell[q];
 		cd->s[q] = jc->start[c];
 		cd->e[q] = jc->start[c + 1];
-		for (int x = 0; x < 2 * dim; x++)
+		for (int x = 0; prune && x < 2 * dim; x++)
 			cd->box[x * cd->cap + q] = jc->box[2 * dim * c + x];
 	}
 	return m;
@@ -492,8 +507,10 @@ static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
                            double rcm, int prune, size_t *out, size_t *js)
 {
 	double r2 = rcm * rcm;
+	if (!prune) /* every candidate, whose boxes were not laid out */
+		memset(cd->in, 1, nc);
 #pragma omp simd
-	for (size_t q = 0; q < nc; q++) {
+	for (size_t q = 0; q < (prune ? nc : 0); q++) {
 		double g2 = 0;
 		for (int d = 0; d < dim; d++) {
 			double a = cd->box[2 * d * cd->cap + q] - gb[2 * d + 1];
@@ -501,7 +518,7 @@ static size_t group_ranges(Cand *cd, size_t nc, int dim, const double *gb,
 			double g = a > b ? a : b;
 			g2 += g > 0 ? g * g : 0;
 		}
-		cd->in[q] = g2 < r2 || !prune;
+		cd->in[q] = g2 < r2;
 	}
 	/* ranges from w[2]: w[0] and w[1] take the writes of a candidate
 	 * left out before the first range */
@@ -566,21 +583,6 @@ static size_t split_block(const uint64_t *key, size_t a, size_t b, int l,
 	return ng;
 }
 
-/* All the i-groups: each block of split^dim cells (level K) split. */
-static size_t groups_make(const uint64_t *key, size_t ni, int K,
-                          const Axis ax[3], int dim, size_t gmax,
-                          size_t *out)
-{
-	size_t ng = 0;
-	int sh = dim * K;
-	for (size_t e = 0, f; e < ni; e = f) {
-		for (f = e + 1; f < ni && key[f] >> sh == key[e] >> sh; f++)
-			;
-		ng = split_block(key, e, f, K, ax, dim, gmax, out, ng);
-	}
-	return ng;
-}
-
 /* split and group: the caller's, else NBRT_CELL_SPLIT and
  * NBRT_CELL_GROUP, else the defaults; split a power of 2 up to 8. */
 static int knob(int given, const char *env, int dflt, int lo, int hi)
@@ -590,14 +592,21 @@ static int knob(int given, const char *env, int dflt, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : (int)v;
 }
 
+/* The arrays' slots in an nbrt_work; a thread's buffer of ranges from
+ * W_THREAD on. */
+enum { W_ITEM, W_TMP, W_IKEY, W_JKEY, W_IPERM, W_JSRC, W_JSHIFT, W_CKEY,
+       W_CSTART, W_CBOX, W_BKEY, W_BSTART, W_SLOT, W_IBLK, W_BLOCK,
+       W_GROUP, W_OFFSET, W_GBOX, W_GAT, W_RANGE, W_TB, W_IMG, W_THREAD };
+
 void nbrt_cells_free(nbrt_cells *cl)
 {
-	free(cl->iperm);
-	free(cl->jsrc);
-	free(cl->jshift);
-	free(cl->group);
-	free(cl->offset);
-	free(cl->range);
+	nbrt_work *w = cl->work;
+	nbrt_work_give(w, cl->iperm);
+	nbrt_work_give(w, cl->jsrc);
+	nbrt_work_give(w, cl->jshift);
+	nbrt_work_give(w, cl->group);
+	nbrt_work_give(w, cl->offset);
+	nbrt_work_give(w, cl->range);
 	memset(cl, 0, sizeof *cl);
 }
 
@@ -612,25 +621,69 @@ static int no_memory(const char *what, size_t ni, size_t nj, size_t njimg,
 	            "use %s", ni, nj, njimg, a, what, b);
 }
 
+/* Items of j-element e's images (not itself) from item + m on: their
+ * keys and values; returns m past them. */
+static size_t images_of(const Axis ax[3], int dim, const double *const pos[3],
+                        size_t e, nbrt_kv *item, size_t m)
+{
+	int opt[3][3], nopt[3];
+	int images = shifts(ax, dim, pos, e, opt, nopt) + 1;
+	for (int k = 1; k < images; k++) {
+		int sh[3] = {0, 0, 0}, r = k;
+		unsigned code = 0, pw = 1;
+		for (int d = 0; d < dim; d++) {
+			sh[d] = opt[d][r % nopt[d]];
+			r /= nopt[d];
+			code += (unsigned)(sh[d] + 1) * pw;
+			pw *= 3;
+		}
+		item[m].key = key_of(ax, dim, pos, e, sh);
+		item[m].val = (uint64_t)e << CODE_BITS | code;
+		m++;
+	}
+	return m;
+}
+
+/* Elements a chunk of the images' pass: each chunk's images counted,
+ * then written after those of the chunks before it (the order of a
+ * serial pass, whatever the threads). */
+enum { IMG_CHUNK = 4096 };
+
 int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
                      const double *const ipos[3], size_t ni,
                      const double *const jpos[3], size_t nj, double memory,
                      char *err, size_t len)
 {
+	return nbrt_cells_build_in(cl, NULL, c, ipos, ni, jpos, nj, memory, err,
+	                           len);
+}
+
+int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
+                        const double *const ipos[3], size_t ni,
+                        const double *const jpos[3], size_t nj,
+                        double memory, char *err, size_t len)
+{
 	memset(cl, 0, sizeof *cl);
+	cl->work = w;
 	if (nbrt_cells_check(c, err, len))
 		return -1;
 	int dim = c->dim;
 	double t0 = nbrt_now();
+	/* i and j the same points (a self run): j checked once, and, with no
+	 * images, sorted as i is */
+	int same = ni == nj;
+	for (int d = 0; d < dim; d++)
+		same &= ipos[d] == jpos[d];
 	double lo[3] = {INFINITY, INFINITY, INFINITY};
 	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	if (check_positions(c, ipos, ni, "i", lo, hi, err, len) ||
-	    check_positions(c, jpos, nj, "j", lo, hi, err, len))
+	    (!same && check_positions(c, jpos, nj, "j", lo, hi, err, len)))
 		return -1;
 	int split = knob(c->split, "NBRT_CELL_SPLIT", SPLIT, 1, 8), K = 0;
 	while (2 << K <= split)
 		K++;
 	split = 1 << K; /* a block of level K: split cells an axis */
+	int sh = dim * K;
 	size_t gmax = (size_t)knob(c->group, "NBRT_CELL_GROUP", GROUP, 1,
 	                           1 << 30);
 	double rcm = c->cutoff * MARGIN;
@@ -640,9 +693,12 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	/* images first counted, so that memory is known before any is
 	 * allocated */
 	size_t njimg = nj;
+	int periodic = 0;
+	for (int d = 0; d < dim; d++)
+		periodic |= ax[d].periodic;
 #pragma omp parallel for if (nj >= 65536) schedule(static) \
 	reduction(+ : njimg)
-	for (size_t e = 0; e < nj; e++) {
+	for (size_t e = 0; e < (periodic ? nj : 0); e++) {
 		int opt[3][3], nopt[3];
 		njimg += (size_t)shifts(ax, dim, jpos, e, opt, nopt);
 	}
@@ -660,7 +716,7 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	int rc = -1;
 	Cells jc = {0, NULL, NULL, NULL, 0, NULL, NULL, NULL, 1};
 	double *gbox = NULL;
-	size_t *block = NULL;
+	size_t *block = NULL, *iblk = NULL, *chunk = NULL;
 	/* the ranges of the groups a thread listed, and where each group's
 	 * are */
 	typedef struct Buf {
@@ -672,13 +728,13 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 		int thread;
 		size_t at;
 	} *gat = NULL;
-	nbrt_kv *item = malloc((nmax ? nmax : 1) * sizeof *item);
-	nbrt_kv *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
-	uint64_t *ikey = malloc((ni ? ni : 1) * sizeof *ikey);
-	uint64_t *jkey = malloc((njimg ? njimg : 1) * sizeof *jkey);
-	cl->iperm = malloc((ni ? ni : 1) * sizeof *cl->iperm);
-	cl->jsrc = malloc((njimg ? njimg : 1) * sizeof *cl->jsrc);
-	cl->jshift = malloc(3 * (njimg ? njimg : 1));
+	nbrt_kv *item = nbrt_work_take(w, W_ITEM, nmax * sizeof *item);
+	nbrt_kv *tmp = nbrt_work_take(w, W_TMP, nmax * sizeof *tmp);
+	uint64_t *ikey = nbrt_work_take(w, W_IKEY, ni * sizeof *ikey);
+	uint64_t *jkey = nbrt_work_take(w, W_JKEY, njimg * sizeof *jkey);
+	cl->iperm = nbrt_work_take(w, W_IPERM, ni * sizeof *cl->iperm);
+	cl->jsrc = nbrt_work_take(w, W_JSRC, njimg * sizeof *cl->jsrc);
+	cl->jshift = nbrt_work_take(w, W_JSHIFT, 3 * njimg);
 	if (!item || !tmp || !ikey || !jkey || !cl->iperm || !cl->jsrc ||
 	    !cl->jshift) {
 		fail(err, len, "out of memory for the cell list of Ni = %zu, "
@@ -713,58 +769,78 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	cl->time[1] += t0 - t1;
 
 	/* j sorted by cell, its images after it: they are never in a cell
-	 * of the box, so each cell's order is still the caller's */
+	 * of the box, so each cell's order is still the caller's (with no
+	 * images, the same points sort as i did: a stable sort of the same
+	 * keys) */
+	if (same && njimg == nj) {
+#pragma omp parallel for if (nj >= 65536) schedule(static)
+		for (size_t e = 0; e < nj; e++) {
+			jkey[e] = ikey[e];
+			cl->jsrc[e] = cl->iperm[e];
+		}
+		memset(cl->jshift, 0, 3 * nj);
+		cl->same = 1;
+		t1 = t0;
+		goto sorted;
+	}
 	unsigned real = dim == 1 ? 1 : dim == 2 ? 4 : 13; /* shifts 0 */
 #pragma omp parallel for if (nj >= 65536) schedule(static)
 	for (size_t e = 0; e < nj; e++) {
 		item[e].key = key_of(ax, dim, jpos, e, none);
 		item[e].val = (uint64_t)e << CODE_BITS | real;
 	}
-	for (size_t e = 0, m = nj; e < nj && m < njimg; e++) {
-		int opt[3][3], nopt[3];
-		int images = shifts(ax, dim, jpos, e, opt, nopt) + 1;
-		for (int k = 1; k < images; k++) {
-			int sh[3] = {0, 0, 0}, r = k;
-			unsigned code = 0, pw = 1;
-			for (int d = 0; d < dim; d++) {
-				sh[d] = opt[d][r % nopt[d]];
-				r /= nopt[d];
-				code += (unsigned)(sh[d] + 1) * pw;
-				pw *= 3;
+	if (njimg > nj) {
+		size_t nch = (nj + IMG_CHUNK - 1) / IMG_CHUNK;
+		chunk = nbrt_work_take(w, W_IMG, (nch + 1) * sizeof *chunk);
+		if (!chunk) {
+			fail(err, len, "out of memory for the images of Nj = %zu", nj);
+			goto out;
+		}
+		long long q;
+#pragma omp parallel for if (nch >= 16) schedule(static)
+		for (q = 0; q < (long long)nch; q++) {
+			size_t m = 0, b = (size_t)q * IMG_CHUNK;
+			size_t e1 = b + IMG_CHUNK < nj ? b + IMG_CHUNK : nj;
+			for (size_t e = b; e < e1; e++) {
+				int opt[3][3], nopt[3];
+				m += (size_t)shifts(ax, dim, jpos, e, opt, nopt);
 			}
-			item[m].key = key_of(ax, dim, jpos, e, sh);
-			item[m].val = (uint64_t)e << CODE_BITS | code;
-			m++;
+			chunk[q + 1] = m;
+		}
+		chunk[0] = nj;
+		for (size_t h = 0; h < nch; h++)
+			chunk[h + 1] += chunk[h];
+#pragma omp parallel for if (nch >= 16) schedule(static)
+		for (q = 0; q < (long long)nch; q++) {
+			size_t m = chunk[q], b = (size_t)q * IMG_CHUNK;
+			size_t e1 = b + IMG_CHUNK < nj ? b + IMG_CHUNK : nj;
+			for (size_t e = b; e < e1; e++)
+				m = images_of(ax, dim, jpos, e, item, m);
 		}
 	}
 	t1 = nbrt_now();
 	cl->time[0] += t1 - t0;
 	s = nbrt_order_sort(item, tmp, njimg);
-	size_t ncells = 0;
-#pragma omp parallel for if (njimg >= 65536) schedule(static) \
-	reduction(+ : ncells)
+#pragma omp parallel for if (njimg >= 65536) schedule(static)
 	for (size_t e = 0; e < njimg; e++) {
 		jkey[e] = s[e].key;
-		ncells += e == 0 || s[e].key != s[e - 1].key;
 		cl->jsrc[e] = (size_t)(s[e].val >> CODE_BITS);
 		unsigned code = (unsigned)(s[e].val & ((1u << CODE_BITS) - 1));
 		for (int d = 0; d < 3; d++, code /= 3)
 			cl->jshift[3 * e + d] =
 			    (signed char)(d < dim ? (int)(code % 3) - 1 : 0);
 	}
-	free(item);
-	free(tmp);
-	item = tmp = NULL;
+sorted:
 	t0 = nbrt_now();
 	cl->time[1] += t0 - t1;
 
-	/* the occupied j-cells, then the groups: what is held now, and then
-	 * the groups' ranges, checked before each is allocated */
-	size_t ngroups = groups_make(ikey, ni, K, ax, dim, gmax, NULL);
+	/* the occupied j-cells and blocks, the blocks of i and their groups
+	 * (runs of keys, found in parallel): what is held now, and then the
+	 * groups' ranges, checked before each is allocated */
+	size_t ncells = nbrt_order_runs(jkey, njimg, 0, NULL);
+	size_t nbl = nbrt_order_runs(jkey, njimg, sh, NULL); /* j-blocks */
+	size_t nblocks = nbrt_order_runs(ikey, ni, sh, NULL); /* i-blocks */
 	size_t bs = 2 * (size_t)dim * sizeof(double); /* a box */
-	size_t nbl = 0; /* occupied j-blocks */
-	for (size_t e = 0; e < njimg; e++)
-		nbl += e == 0 || jkey[e] >> (dim * K) != jkey[e - 1] >> (dim * K);
 	while (jc.bits < 62 && ((size_t)1 << jc.bits) < 2 * nbl + 2)
 		jc.bits++;
 	need = (double)ni * 2 * sizeof(size_t) +
@@ -772,56 +848,76 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	       (double)(ncells + 1) * (2 * sizeof(size_t) + bs) +
 	       (double)(nbl + 1) * 2 * sizeof(size_t) +
 	       (double)((size_t)1 << jc.bits) * sizeof(size_t) +
-	       (double)(ngroups + 1) * (4 * sizeof(size_t) + bs);
+	       (double)(nblocks + 1) * 2 * sizeof(size_t);
 	if (need > memory) {
 		no_memory("lists", ni, nj, njimg, need, memory, err, len);
 		goto out;
 	}
-	jc.key = malloc((ncells + 1) * sizeof *jc.key);
-	jc.start = malloc((ncells + 1) * sizeof *jc.start);
-	jc.box = malloc((ncells + 1) * bs);
-	jc.bkey = malloc((nbl + 1) * sizeof *jc.bkey);
-	jc.bstart = malloc((nbl + 1) * sizeof *jc.bstart);
-	jc.slot = calloc((size_t)1 << jc.bits, sizeof *jc.slot);
-	cl->group = malloc((2 * ngroups + 1) * sizeof *cl->group);
-	cl->offset = malloc((ngroups + 1) * sizeof *cl->offset);
-	gbox = malloc((ngroups + 1) * bs);
-	block = malloc((ngroups + 1) * sizeof *block);
+	iblk = nbrt_work_take(w, W_IBLK, (nblocks + 1) * sizeof *iblk);
+	block = nbrt_work_take(w, W_BLOCK, (nblocks + 1) * sizeof *block);
+	if (!iblk || !block) {
+		fail(err, len, "out of memory for the blocks of Ni = %zu", ni);
+		goto out;
+	}
+	/* block q's groups from block[q] on */
+	nbrt_order_runs(ikey, ni, sh, iblk);
+	iblk[nblocks] = ni;
+	long long q;
+#pragma omp parallel for if (nblocks >= 4096) schedule(static)
+	for (q = 0; q < (long long)nblocks; q++)
+		block[q + 1] = split_block(ikey, iblk[q], iblk[q + 1], K, ax, dim,
+		                           gmax, NULL, 0);
+	block[0] = 0;
+	for (size_t b = 0; b < nblocks; b++)
+		block[b + 1] += block[b];
+	size_t ngroups = block[nblocks];
+	need += (double)(ngroups + 2) * (4 * sizeof(size_t) + bs);
+	if (need > memory) {
+		no_memory("lists", ni, nj, njimg, need, memory, err, len);
+		goto out;
+	}
+	jc.key = nbrt_work_take(w, W_CKEY, (ncells + 1) * sizeof *jc.key);
+	jc.start = nbrt_work_take(w, W_CSTART, (ncells + 1) * sizeof *jc.start);
+	jc.box = nbrt_work_take(w, W_CBOX, (ncells + 1) * bs);
+	jc.bkey = nbrt_work_take(w, W_BKEY, (nbl + 1) * sizeof *jc.bkey);
+	jc.bstart = nbrt_work_take(w, W_BSTART, (nbl + 1) * sizeof *jc.bstart);
+	jc.slot = nbrt_work_take(w, W_SLOT,
+	                         ((size_t)1 << jc.bits) * sizeof *jc.slot);
+	cl->group = nbrt_work_take(w, W_GROUP,
+	                           (2 * ngroups + 1) * sizeof *cl->group);
+	cl->offset = nbrt_work_take(w, W_OFFSET,
+	                            (ngroups + 2) * sizeof *cl->offset);
+	gbox = nbrt_work_take(w, W_GBOX, (ngroups + 1) * bs);
 	if (!jc.key || !jc.start || !jc.box || !jc.bkey || !jc.bstart ||
-	    !jc.slot || !cl->group || !cl->offset || !gbox || !block) {
+	    !jc.slot || !cl->group || !cl->offset || !gbox) {
 		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
 		goto out;
 	}
-	for (size_t e = 0; e < njimg; e++)
-		if (e == 0 || jkey[e] != jkey[e - 1]) {
-			jc.key[jc.n] = jkey[e];
-			jc.start[jc.n++] = e;
-		}
+	memset(jc.slot, 0, ((size_t)1 << jc.bits) * sizeof *jc.slot);
+	jc.n = nbrt_order_runs(jkey, njimg, 0, jc.start);
 	jc.start[jc.n] = njimg;
-	for (size_t q = 0; q < jc.n; q++)
-		if (q == 0 || jc.key[q] >> (dim * K) != jc.key[q - 1] >> (dim * K)) {
-			jc.bkey[jc.nb] = jc.key[q] >> (dim * K);
-			jc.bstart[jc.nb++] = q;
-		}
+#pragma omp parallel for if (ncells >= 65536) schedule(static)
+	for (q = 0; q < (long long)ncells; q++)
+		jc.key[q] = jkey[jc.start[q]];
+	jc.nb = nbrt_order_runs(jc.key, jc.n, sh, jc.bstart);
 	jc.bstart[jc.nb] = jc.n;
+#pragma omp parallel for if (nbl >= 65536) schedule(static)
+	for (q = 0; q < (long long)nbl; q++)
+		jc.bkey[q] = jc.key[jc.bstart[q]] >> sh;
 	cells_hash(&jc);
-	free(jkey);
-	jkey = NULL;
-	groups_make(ikey, ni, K, ax, dim, gmax, cl->group);
-	/* the blocks of split^dim cells: runs of groups */
-	size_t nblocks = 0;
-	for (size_t g = 0; g < ngroups; g++)
-		if (g == 0 || ikey[cl->group[2 * g]] >> (dim * K) !=
-		              ikey[cl->group[2 * g - 2]] >> (dim * K))
-			block[nblocks++] = g;
-	block[nblocks] = ngroups;
-	/* the boxes of the j-cells and of the groups */
+#pragma omp parallel for if (nblocks >= 4096) schedule(static)
+	for (q = 0; q < (long long)nblocks; q++)
+		split_block(ikey, iblk[q], iblk[q + 1], K, ax, dim, gmax, cl->group,
+		            block[q]);
+	/* the boxes of the j-cells and of the groups, which prune the lists
+	 * of finer cells (cells of one cutoff list all their neighbours) */
+	int prune = split > 1;
 #pragma omp parallel for if (ncells >= 4096) schedule(static)
-	for (size_t q = 0; q < jc.n; q++)
+	for (size_t q = 0; q < (prune ? jc.n : 0); q++)
 		bbox(jpos, dim, cl->jsrc, cl->jshift, c->period, jc.start[q],
 		     jc.start[q + 1], jc.box + 2 * dim * q);
 #pragma omp parallel for if (ngroups >= 4096) schedule(static)
-	for (size_t g = 0; g < ngroups; g++)
+	for (size_t g = 0; g < (prune ? ngroups : 0); g++)
 		bbox(ipos, dim, cl->iperm, NULL, c->period, cl->group[2 * g],
 		     cl->group[2 * g + 1], gbox + 2 * dim * g);
 
@@ -833,12 +929,13 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
 #endif
-	tb = calloc((size_t)nt, sizeof *tb);
-	gat = malloc((ngroups + 1) * sizeof *gat);
-	if (!tb || !gat) {
+	tb = nbrt_work_take(w, W_TB, (size_t)nt * sizeof *tb);
+	gat = nbrt_work_take(w, W_GAT, (ngroups + 1) * sizeof *gat);
+	if (!tb || !gat || nbrt_work_reserve(w, W_THREAD + nt)) {
 		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
 		goto out;
 	}
+	memset(tb, 0, (size_t)nt * sizeof *tb);
 	double pairs = 0, room = (memory - need) / 2 / nt;
 	int bad = 0;
 #pragma omp parallel if (nblocks >= 1024) reduction(+ : pairs) \
@@ -860,17 +957,15 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 				ub[2 * d] = INFINITY;
 				ub[2 * d + 1] = -INFINITY;
 			}
-			for (size_t g = block[q]; g < block[q + 1]; g++)
+			for (size_t g = block[q]; prune && g < block[q + 1]; g++)
 				for (int d = 0; d < dim; d++) {
 					const double *b = gbox + 2 * dim * g + 2 * d;
 					ub[2 * d] = b[0] < ub[2 * d] ? b[0] : ub[2 * d];
 					ub[2 * d + 1] = b[1] > ub[2 * d + 1] ? b[1] : ub[2 * d + 1];
 				}
 			uint64_t bu[3];
-			nbrt_order_unmorton(ikey[cl->group[2 * block[q]]] >> (dim * K),
-			                    dim, bu);
-			size_t nc = candidates(&jc, ax, dim, K, bu, ub, rcm, split > 1,
-			                       &cd);
+			nbrt_order_unmorton(ikey[iblk[q]] >> sh, dim, bu);
+			size_t nc = candidates(&jc, ax, dim, K, bu, ub, rcm, prune, &cd);
 			if (nc == SIZE_MAX) {
 				bad = 1;
 				continue;
@@ -880,7 +975,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 				if (own->n + nc > own->cap) {
 					size_t cap = 2 * (own->n + nc);
 					size_t *p = (double)cap * 2 * sizeof *p > room ? NULL :
-					            realloc(own->r, 2 * cap * sizeof *p);
+					            nbrt_work_keep(w, W_THREAD + me, own->r,
+					                           2 * cap * sizeof *p);
 					if (!p) {
 						bad = 2;
 						break;
@@ -891,8 +987,8 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 				size_t js = 0;
 				/* no buffer yet: no candidates, no ranges */
 				size_t nr = group_ranges(&cd, nc, dim, gbox + 2 * dim * g, rcm,
-				                         split > 1, own->r ? own->r + 2 * own->n
-				                                           : NULL, &js);
+				                         prune, own->r ? own->r + 2 * own->n
+				                                       : NULL, &js);
 				gat[g].thread = me;
 				gat[g].at = own->n;
 				cl->offset[g + 1] = nr;
@@ -915,13 +1011,16 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	cl->offset[0] = 0;
 	for (size_t g = 0; g < ngroups; g++)
 		cl->offset[g + 1] += cl->offset[g];
+	/* the plan's form (ranges.c, NBRT_RANGES_PLANNED): one more offset */
+	cl->offset[ngroups + 1] = cl->offset[ngroups];
 	size_t nranges = cl->offset[ngroups];
 	need += (double)nranges * 2 * sizeof(size_t);
 	if (need > memory) {
 		no_memory("lists", ni, nj, njimg, need, memory, err, len);
 		goto out;
 	}
-	cl->range = malloc((2 * nranges + 1) * sizeof *cl->range);
+	cl->range = nbrt_work_take(w, W_RANGE,
+	                           (2 * nranges + 1) * sizeof *cl->range);
 	if (!cl->range) {
 		fail(err, len, "out of memory for the lists of %zu groups", ngroups);
 		goto out;
@@ -941,22 +1040,24 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
 	cl->time[3] = nbrt_now() - t1;
 	rc = 0;
 out:
-	free(item);
-	free(tmp);
-	free(ikey);
-	free(jkey);
-	free(jc.key);
-	free(jc.start);
-	free(jc.box);
-	free(jc.bkey);
-	free(jc.bstart);
-	free(jc.slot);
-	free(gbox);
-	free(block);
+	nbrt_work_give(w, item);
+	nbrt_work_give(w, tmp);
+	nbrt_work_give(w, ikey);
+	nbrt_work_give(w, jkey);
+	nbrt_work_give(w, chunk);
+	nbrt_work_give(w, jc.key);
+	nbrt_work_give(w, jc.start);
+	nbrt_work_give(w, jc.box);
+	nbrt_work_give(w, jc.bkey);
+	nbrt_work_give(w, jc.bstart);
+	nbrt_work_give(w, jc.slot);
+	nbrt_work_give(w, gbox);
+	nbrt_work_give(w, block);
+	nbrt_work_give(w, iblk);
 	for (int t = 0; tb && t < nt; t++)
-		free(tb[t].r);
-	free(tb);
-	free(gat);
+		nbrt_work_give(w, tb[t].r);
+	nbrt_work_give(w, tb);
+	nbrt_work_give(w, gat);
 	if (rc)
 		nbrt_cells_free(cl);
 	return rc;

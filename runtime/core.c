@@ -271,6 +271,9 @@ void nbrt_core_free(nbrt_kernel *k)
 	if (!k)
 		return;
 	free(k->src);
+	nbrt_work_free(&k->cellwork);
+	nbrt_work_free(&k->copywork);
+	nbrt_work_free(&k->planwork);
 	k->rt->be->free(k);
 	nb_iface_free(k->f);
 	free(k->b);

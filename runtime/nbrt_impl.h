@@ -84,6 +84,11 @@ struct nbrt_backend {
 	 * the kernel's pairs entry (nb_iface.pairs), the results zeroed
 	 * first; NULL: the back end has none */
 	int (*run_pairs)(nbrt_kernel *k, size_t n, const nbrt_nplan *p);
+	/* host memory the device reads and writes at full speed (pinned),
+	 * k's buffer `slot` of at least bytes, kept until k is freed, its
+	 * contents undefined; NULL: none (the back end has none, or it
+	 * failed: the caller uses memory of its own) */
+	void *(*hostbuf)(nbrt_kernel *k, int slot, size_t bytes);
 	void (*free)(nbrt_kernel *k);     /* frees k->priv, loaded or not */
 	/* Arrays in device memory, where its open set rt->devarrays
 	 * (nbrt_array.c keeps them in the host's elsewhere): a->priv is the
@@ -174,6 +179,24 @@ typedef struct nbrt_slot {
 	double hi, lo; /* CONST */
 } nbrt_slot;
 
+/* work.c: buffers kept from one call to the next, by slot (a kernel's:
+ * the cell lists' arrays, not faulted in anew each call).  take: slot's
+ * buffer of at least bytes, its contents undefined; keep: the same,
+ * contents kept (old is the slot's, as realloc's); give: frees p where
+ * w is NULL (then take and keep are malloc and realloc), else nothing.
+ * reserve: slots 0..nslot-1 exist, so threads may take distinct slots at
+ * once.  NULL out of memory. */
+typedef struct nbrt_work {
+	void **p;
+	size_t *cap;
+	int n;
+} nbrt_work;
+int nbrt_work_reserve(nbrt_work *w, int nslot);
+void *nbrt_work_take(nbrt_work *w, int slot, size_t bytes);
+void *nbrt_work_keep(nbrt_work *w, int slot, void *old, size_t bytes);
+void nbrt_work_give(const nbrt_work *w, void *p);
+void nbrt_work_free(nbrt_work *w);
+
 struct nbrt_kernel {
 	nbrt *rt;
 	void *priv;        /* the back end's own record of the program */
@@ -215,6 +238,10 @@ struct nbrt_kernel {
 	nbrt_newton newton;         /* nbrt_set_newton's mode */
 	struct nbrt_kernel *newton_alt; /* a .nbl's variant for it (newton.c) */
 	int newton_used;            /* the last run computed each pair once */
+	/* buffers kept from run to run (work.c): nbrt_run_cutoff's cell
+	 * lists, its positions and sorted copies, and the tasks of planned
+	 * block-sparse runs (ranges.c) */
+	nbrt_work cellwork, copywork, planwork;
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the
@@ -469,6 +496,9 @@ typedef struct nbrt_cells {
 	int split;           /* cells a cutoff an axis (nbrt_cutoff.split) */
 	size_t gmax;         /* most elements a group (nbrt_cutoff.group) */
 	double time[4];      /* seconds: keys, sort, cells, lists */
+	nbrt_work *work;     /* where the arrays above are kept, or NULL */
+	int same;            /* j sorted as i (a self run, no images): jsrc
+	                      * is iperm, jshift 0 */
 } nbrt_cells;
 /* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before
  * it reads a position).  0, or -1 with a message naming the value and
@@ -484,6 +514,12 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
                      const double *const ipos[3], size_t ni,
                      const double *const jpos[3], size_t nj, double memory,
                      char *err, size_t len);
+/* The same with every array in w's slots (w NULL: allocated, as
+ * above), kept there after nbrt_cells_free. */
+int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
+                        const double *const ipos[3], size_t ni,
+                        const double *const jpos[3], size_t nj,
+                        double memory, char *err, size_t len);
 void nbrt_cells_free(nbrt_cells *cl);
 
 #endif

@@ -118,6 +118,20 @@ static void pass_serial(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift)
 		b[count[a[e].key >> shift & 0xff]++] = a[e];
 }
 
+/* In a parallel region: the calling thread t of T, and its slice [lo, hi)
+ * of n elements. */
+static void slice(size_t n, int *t, int *T, size_t *lo, size_t *hi)
+{
+	*t = 0;
+	*T = 1;
+#ifdef _OPENMP
+	*t = omp_get_thread_num();
+	*T = omp_get_num_threads();
+#endif
+	*lo = n * (size_t)*t / (size_t)*T;
+	*hi = n * (size_t)(*t + 1) / (size_t)*T;
+}
+
 /* One counting pass of the digit key >> shift & mask, a to b, stable,
  * on nt threads: each counts its own slice, and its slice's elements of
  * each digit go after those of the threads before it.  hist holds nt *
@@ -129,13 +143,9 @@ static void pass_parallel(const nbrt_kv *a, nbrt_kv *b, size_t n, int shift,
 	size_t bins = (size_t)mask + 1;
 #pragma omp parallel num_threads(nt)
 	{
-		int t = 0, T = 1;
-#ifdef _OPENMP
-		t = omp_get_thread_num();
-		T = omp_get_num_threads();
-#endif
-		size_t lo = n * (size_t)t / (size_t)T;
-		size_t hi = n * (size_t)(t + 1) / (size_t)T;
+		int t, T;
+		size_t lo, hi;
+		slice(n, &t, &T, &lo, &hi);
 		size_t *h = hist + (size_t)t * bins;
 		memset(h, 0, bins * sizeof *h);
 		for (size_t e = lo; e < hi; e++)
@@ -262,6 +272,43 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
 	}
 	/* small, or no memory for the buckets' counts: serial passes */
 	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
+}
+
+size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,
+                       size_t *start)
+{
+	/* each thread's slice counted, then written after the slices
+	 * before it: the same starts whatever the threads */
+	enum { MAXT = 256 };
+	size_t cnt[MAXT + 1] = {0};
+	int nt = 1;
+#ifdef _OPENMP
+	if (n >= PAR)
+		nt = omp_get_max_threads();
+#endif
+	nt = nt > MAXT ? MAXT : nt;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		int t, T;
+		size_t lo, hi, c = 0;
+		slice(n, &t, &T, &lo, &hi);
+		for (size_t e = lo; e < hi; e++)
+			c += e == 0 || key[e] >> shift != key[e - 1] >> shift;
+		cnt[t + 1] = c;
+#pragma omp barrier
+		if (start) {
+			size_t at = 0;
+			for (int s = 0; s <= t; s++)
+				at += cnt[s];
+			for (size_t e = lo; e < hi; e++)
+				if (e == 0 || key[e] >> shift != key[e - 1] >> shift)
+					start[at++] = e;
+		}
+	}
+	size_t total = 0;
+	for (int t = 0; t <= nt; t++)
+		total += cnt[t];
+	return total;
 }
 
 void nbrt_order_gather(void *dst, const void *src, const size_t *perm,

@@ -35,6 +35,11 @@ void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
  * buckets' passes in parallel; the order is the same whatever the
  * threads (tests/unit/test_order_sort.c). */
 nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
+/* The runs of equal key >> shift in the sorted key[0..n): their count,
+ * and where each starts in start (unless NULL), in parallel for large n
+ * with the same result whatever the threads. */
+size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,
+                       size_t *start);
 /* dst[e] = src[perm[e]] for e < n, elements of es bytes. */
 void nbrt_order_gather(void *dst, const void *src, const size_t *perm,
                        size_t n, size_t es);

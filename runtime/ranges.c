@@ -17,14 +17,15 @@ typedef struct Plan {
 	nbrt_rplan p;
 	size_t *task, *offset, *range, *glen;
 	double pairs;
+	nbrt_work *w; /* where task and glen are kept, or NULL */
 } Plan;
 
 static void plan_free(Plan *pl)
 {
-	free(pl->task);
+	nbrt_work_give(pl->w, pl->task);
 	free(pl->offset);
 	free(pl->range);
-	free(pl->glen);
+	nbrt_work_give(pl->w, pl->glen);
 }
 
 /* For qsort: pairs (first, last) by first, then last. */
@@ -158,14 +159,16 @@ static void plan_tasks(Plan *pl, const nbrt_ranges *r, const size_t *o,
 
 /* A plan over lists already in its form (NBRT_RANGES_PLANNED): the
  * caller's offsets and ranges as they are, only the groups' lengths (in
- * parallel) and the tasks made. */
+ * parallel) and the tasks made, in buffers the kernel keeps (a cell
+ * list's or a treecode's plan comes every step, at its size). */
 static int plan_planned(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
                         size_t width, Plan *pl)
 {
 	size_t ng = r->ngroups, ntask = ni / width + 2 * ng + 2;
 	memset(pl, 0, sizeof *pl);
-	pl->task = malloc(3 * ntask * sizeof(size_t));
-	pl->glen = calloc(ng + 1, sizeof(size_t));
+	pl->w = &k->planwork;
+	pl->task = nbrt_work_take(pl->w, 0, 3 * ntask * sizeof(size_t));
+	pl->glen = nbrt_work_take(pl->w, 1, (ng + 1) * sizeof(size_t));
 	if (!pl->task || !pl->glen) {
 		plan_free(pl);
 		return nbrt_fail(k->rt, "out of memory for the plan of %zu groups",
@@ -179,6 +182,7 @@ static int plan_planned(nbrt_kernel *k, size_t ni, const nbrt_ranges *r,
 			c += r->range[2 * e + 1] - r->range[2 * e];
 		pl->glen[g] = c;
 	}
+	pl->glen[ng] = 0; /* the i of no group */
 	plan_tasks(pl, r, NULL, ni, width);
 	pl->p.ngroups = ng;
 	pl->p.task = pl->task;

@@ -21,6 +21,7 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.run = nbrt_cl_run,
 	.run_ranges = nbrt_cl_run_ranges,
 	.rentry = 1,
+	.hostbuf = nbrt_cl_hostbuf,
 	.free = nbrt_cl_free,
 	.array_new = nbrt_cl_array_new,
 	.array_free = nbrt_cl_array_free,

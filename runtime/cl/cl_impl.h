@@ -85,6 +85,12 @@ typedef struct Prog {
 	cl_mem *pin;
 	void **pinp;
 	size_t *pincap;
+	/* the back end's hostbuf (run.c): a cell list's sorted copies, nhost
+	 * pinned buffers mapped at hostp, kept from run to run */
+	int nhost;
+	cl_mem *host;
+	void **hostp;
+	size_t *hostcap;
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
@@ -159,6 +165,7 @@ int nbrt_cl_predict(nbrt_predictor *p, double now, size_t m,
 /* run.c: a run: uploads, launches, slices, results; and a block-sparse
  * run through the ranges entry. */
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
+void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 

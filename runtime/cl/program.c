@@ -327,6 +327,12 @@ void nbrt_cl_free(nbrt_kernel *k)
 	for (int m = 0; pg->part && m < pg->nmem; m++)
 		if (pg->part[m])
 			clReleaseMemObject(pg->part[m]);
+	for (int m = 0; m < pg->nhost; m++)
+		if (pg->host[m])
+			clReleaseMemObject(pg->host[m]);
+	free(pg->host);
+	free(pg->hostp);
+	free(pg->hostcap);
 	free(pg->part);
 	free(pg->partcap);
 	free(pg->mem);

@@ -4,7 +4,8 @@
  * primes and thousands, clustered and degenerate positions.  Every pair
  * (i, j, image) within the cutoff must be listed by exactly one (group,
  * range), with the image's shift; groups must be disjoint and cover i;
- * iperm, jsrc and the pair count must be right.  Every bad input is
+ * iperm, jsrc and the pair count must be right, and the same bits on
+ * any number of threads.  Every bad input is
  * refused with its message, and "pairs computed per needed pair" of
  * uniform points with about 50 neighbours is printed for each dim.
  * order.c's sort against qsort, its keys against per-bit interleaving,
@@ -12,6 +13,7 @@
 #include <check.h>
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +400,74 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* The same lists on 1, 2 and 3 threads, at sizes where every loop of
+ * the build goes parallel (65536 elements: keys, images, sort, runs;
+ * 4096 blocks: groups, boxes, lists), i and j the same points (a self
+ * run, j sorted as i) or not, open and periodic (images), cells of one
+ * cutoff and finer ones; each build into the same kept buffers
+ * (nbrt_cells_build_in), which must match a fresh build too. */
+START_TEST(threads)
+{
+	int keep = omp_get_max_threads();
+	static const struct {
+		double L[3];
+		int split, group, same;
+	} cs[] = {{{0, 0, 0}, 1, 1 << 30, 1}, {{0, 0, 0}, 1, 1 << 30, 0},
+	          {{6, 6, 6}, 1, 1 << 30, 1}, {{6, 0, 6}, 2, 8, 0}};
+	nbrt_work w;
+	memset(&w, 0, sizeof w);
+	for (size_t q = 0; q < sizeof cs / sizeof *cs; q++) {
+		nbrt_cutoff c = params(3, 0.3, cs[q].L);
+		c.split = cs[q].split;
+		c.group = cs[q].group;
+		Side I, J;
+		side_new(&I, 70001);
+		fill(&I, UNIFORM, &c, 0, 6);
+		if (!cs[q].same) {
+			side_new(&J, 66001);
+			fill(&J, UNIFORM, &c, 0, 6);
+		}
+		const Side *Jp = cs[q].same ? &I : &J;
+		const double *const *ip = (const double *const *)I.x;
+		const double *const *jp = (const double *const *)Jp->x;
+		char err[256];
+		nbrt_cells first;
+		ck_assert_msg(nbrt_cells_build(&first, &c, ip, I.n, jp, Jp->n, 1e18,
+		                               err, sizeof err) == 0, "%s", err);
+		ck_assert_msg(first.r.ngroups >= 4096, "%zu groups",
+		              first.r.ngroups);
+		ck_assert(first.njimg > Jp->n || !c.period[0]);
+		size_t ng = first.r.ngroups, nr = first.offset[ng];
+		for (int th = 1; th <= 3; th++) {
+			omp_set_num_threads(th);
+			nbrt_cells b;
+			ck_assert_msg(nbrt_cells_build_in(&b, &w, &c, ip, I.n, jp, Jp->n,
+			                                  1e18, err, sizeof err) == 0,
+			              "%s", err);
+			ck_assert_uint_eq(b.njimg, first.njimg);
+			ck_assert_uint_eq(b.r.ngroups, ng);
+			ck_assert(b.pairs == first.pairs);
+			ck_assert(!memcmp(b.iperm, first.iperm, I.n * sizeof *b.iperm));
+			ck_assert(!memcmp(b.jsrc, first.jsrc, b.njimg * sizeof *b.jsrc));
+			ck_assert(!memcmp(b.jshift, first.jshift, 3 * b.njimg));
+			ck_assert(!memcmp(b.group, first.group, 2 * ng * sizeof *b.group));
+			ck_assert(!memcmp(b.offset, first.offset,
+			                  (ng + 2) * sizeof *b.offset));
+			ck_assert_msg(!memcmp(b.range, first.range,
+			                      2 * nr * sizeof *b.range),
+			              "case %zu, %d threads: other ranges", q, th);
+			nbrt_cells_free(&b);
+		}
+		omp_set_num_threads(keep);
+		nbrt_cells_free(&first);
+		side_free(&I);
+		if (!cs[q].same)
+			side_free(&J);
+	}
+	nbrt_work_free(&w);
+}
+END_TEST
+
 /* --- bad input ---------------------------------------------------------- */
 
 static void refused(const nbrt_cutoff *c, const Side *I, const Side *J,
@@ -740,6 +810,7 @@ int main(void)
 	tcase_add_loop_test(t, against_brute_force, 0, 3);
 	tcase_add_loop_test(t, thousands, 0, 3);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, threads);
 	tcase_add_test(t, bad_input);
 	tcase_add_loop_test(t, cost, 0, 3);
 	tcase_add_test(t, order_sort);

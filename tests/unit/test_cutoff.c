@@ -17,10 +17,12 @@
  * units of the precision's rounding of their size (the bound of a sum in
  * another order).  Also the dsl-examples zero beyond a cutoff
  * (Lennard-Jones, Coulomb, SPH) on the host and PoCL, nbrt_arrays,
- * nbrt_pairs, and every bad input.
+ * nbrt_pairs, every bad input, and the same bits on any number of
+ * threads.
  * tags: slow */
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -739,6 +741,62 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The same bits on 1, 2 and 3 threads, and call after call into the
+ * buffers the kernel keeps (runtime/work.c): every output of src_all on
+ * the host C path and on PoCL, in double, at 70001 points, where every
+ * loop of the lists, copies and scatter goes parallel; an open box with
+ * i and j the same points (j sorted as i), and a periodic one with
+ * images. */
+START_TEST(threads)
+{
+	int keep = omp_get_max_threads();
+	for (int d = 0; d < 2; d++) {
+		nbrt *rt = device(d == 0 ? HOST : OCL);
+		if (!rt)
+			continue;
+		nbrt_kernel *k = load(rt, "threads", src_all, NB_DOUBLE);
+		for (int per = 0; per < 8; per += 7) {
+			Case cs;
+			make_case(&cs, 3, per, UNIFORM, 70001, 70001);
+			size_t n = cs.ni;
+			for (int e = 0; e < 3; e++) {
+				ck_assert(nbrt_bind(k, in_i[e], NBRT_DOUBLE, cs.x[e]) == 0);
+				ck_assert(nbrt_bind(k, in_j[e], NBRT_DOUBLE,
+				                    per ? cs.y[e] : cs.x[e]) == 0);
+			}
+			ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, cs.w) == 0);
+			ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+			ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+			double *out = malloc(NOUT * n * sizeof *out);
+			double *first = malloc(NOUT * n * sizeof *first);
+			for (int o = 0; o < NOUT; o++)
+				ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, out + o * n) == 0);
+			nbrt_cutoff c = params(&cs);
+			c.split = 1; /* the default lists, and the same every call */
+			c.group = 0;
+			for (int th = 1; th <= 3; th++) {
+				omp_set_num_threads(th);
+				ck_assert_msg(nbrt_run_cutoff(k, n, n, &c) == 0, "%s: %s",
+				              devs[d == 0 ? HOST : OCL], nbrt_error(rt));
+				if (th == 1)
+					memcpy(first, out, NOUT * n * sizeof *out);
+				for (int o = 0; o < NOUT; o++)
+					ck_assert_msg(!memcmp(out + o * n, first + o * n,
+					                      n * sizeof *out),
+					              "%s, period %d: %s differs on %d threads",
+					              devs[d == 0 ? HOST : OCL], per, outn[o], th);
+			}
+			omp_set_num_threads(keep);
+			ck_assert(nbrt_pairs(k) > 0);
+			free(out);
+			free(first);
+			free_case(&cs);
+		}
+		nbrt_free(k);
+	}
+}
+END_TEST
+
 START_TEST(host) { sweep(HOST, (nb_prec)_i); }
 END_TEST
 START_TEST(opencl) { sweep(OCL, (nb_prec)_i); }
@@ -759,6 +817,7 @@ int main(void)
 	tcase_add_test(t, examples_opencl);
 	tcase_add_test(t, nbrt_arrays);
 	tcase_add_test(t, bad_input);
+	tcase_add_test(t, threads);
 	suite_add_tcase(s, t);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
