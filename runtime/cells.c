@@ -601,8 +601,9 @@ enum { W_ITEM, W_TMP, W_IKEY, W_JKEY, W_IPERM, W_JSRC, W_JSHIFT, W_CKEY,
 void nbrt_cells_free(nbrt_cells *cl)
 {
 	nbrt_work *w = cl->work;
+	if (cl->jsrc != cl->iperm)
+		nbrt_work_give(w, cl->jsrc);
 	nbrt_work_give(w, cl->iperm);
-	nbrt_work_give(w, cl->jsrc);
 	nbrt_work_give(w, cl->jshift);
 	nbrt_work_give(w, cl->group);
 	nbrt_work_give(w, cl->offset);
@@ -731,9 +732,14 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 	nbrt_kv *item = nbrt_work_take(w, W_ITEM, nmax * sizeof *item);
 	nbrt_kv *tmp = nbrt_work_take(w, W_TMP, nmax * sizeof *tmp);
 	uint64_t *ikey = nbrt_work_take(w, W_IKEY, ni * sizeof *ikey);
-	uint64_t *jkey = nbrt_work_take(w, W_JKEY, njimg * sizeof *jkey);
+	/* with no images the same points sort as i does (a stable sort of
+	 * the same keys): j's keys and order are i's, not copied */
+	int twin = same && njimg == nj;
 	cl->iperm = nbrt_work_take(w, W_IPERM, ni * sizeof *cl->iperm);
-	cl->jsrc = nbrt_work_take(w, W_JSRC, njimg * sizeof *cl->jsrc);
+	uint64_t *jkey = twin ? ikey :
+	                 nbrt_work_take(w, W_JKEY, njimg * sizeof *jkey);
+	cl->jsrc = twin ? cl->iperm :
+	           nbrt_work_take(w, W_JSRC, njimg * sizeof *cl->jsrc);
 	cl->jshift = nbrt_work_take(w, W_JSHIFT, 3 * njimg);
 	if (!item || !tmp || !ikey || !jkey || !cl->iperm || !cl->jsrc ||
 	    !cl->jshift) {
@@ -772,12 +778,7 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 	 * of the box, so each cell's order is still the caller's (with no
 	 * images, the same points sort as i did: a stable sort of the same
 	 * keys) */
-	if (same && njimg == nj) {
-#pragma omp parallel for if (nj >= 65536) schedule(static)
-		for (size_t e = 0; e < nj; e++) {
-			jkey[e] = ikey[e];
-			cl->jsrc[e] = cl->iperm[e];
-		}
+	if (twin) {
 		memset(cl->jshift, 0, 3 * nj);
 		cl->same = 1;
 		t1 = t0;
@@ -1043,7 +1044,8 @@ out:
 	nbrt_work_give(w, item);
 	nbrt_work_give(w, tmp);
 	nbrt_work_give(w, ikey);
-	nbrt_work_give(w, jkey);
+	if (jkey != ikey)
+		nbrt_work_give(w, jkey);
 	nbrt_work_give(w, chunk);
 	nbrt_work_give(w, jc.key);
 	nbrt_work_give(w, jc.start);

@@ -498,7 +498,7 @@ typedef struct nbrt_cells {
 	double time[4];      /* seconds: keys, sort, cells, lists */
 	nbrt_work *work;     /* where the arrays above are kept, or NULL */
 	int same;            /* j sorted as i (a self run, no images): jsrc
-	                      * is iperm, jshift 0 */
+	                      * is the array iperm, jshift 0 */
 } nbrt_cells;
 /* The cutoff, dim and periods alone (nbrt_run_cutoff checks them before
  * it reads a position).  0, or -1 with a message naming the value and

@@ -259,6 +259,43 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 	return put(k, m, r->stage[m], bytes);
 }
 
+/* Bytes of one element of a host array of type t. */
+static size_t host_size(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? sizeof(float) : t == NBRT_DOUBLE ? sizeof(double)
+	                                                          : 2 * sizeof(double);
+}
+
+/* Pack p's host arrays into its staging copy dst (unused lanes 0), in
+ * chunks of elements whose pack stays in a core's cache while every lane
+ * is written, the chunks in parallel: one pass through the staging memory
+ * where zeroing it and writing each lane over it took one a lane (at 2^20
+ * float4s, 64 MB of memory traffic on one thread). */
+static void pack_host(nbrt_kernel *k, int p, void *dst, size_t nj)
+{
+	enum { CHUNK = 4096 };
+	const nb_iface *f = k->f;
+	const nb_pack *pk = &f->pack[p];
+	size_t es = (size_t)pk->vwidth * nb_prec_scalar_bytes(pk->type);
+	long long nch = (long long)((nj + CHUNK - 1) / CHUNK), q;
+#pragma omp parallel for schedule(static) if (nch >= 16)
+	for (q = 0; q < nch; q++) {
+		size_t e0 = (size_t)q * CHUNK, n = nj - e0 < CHUNK ? nj - e0 : CHUNK;
+		char *d = (char *)dst + e0 * es;
+		memset(d, 0, n * es);
+		for (int v = 0; v < f->nvar; v++) {
+			const nb_var *x = &f->var[v];
+			const nbrt_slot *b = &k->b[v];
+			if (x->role != NB_BMEM || x->pack != p || dev_arr(b))
+				continue;
+			size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
+			nbrt_to_kernel(d, pk->type, (size_t)pk->vwidth, off,
+			               (const char *)b->host + e0 * host_size(b->t),
+			               b->t, n);
+		}
+	}
+}
+
 /* A BMEM pack: Nj elements of vwidth scalars, value comp of element j in
  * scalar comp (2 comp, 2 comp + 1 for dd), unused lanes 0. */
 static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
@@ -290,7 +327,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	if (onhost) {
 		if (stage(k, r, m, bytes))
 			return -1;
-		memset(r->stage[m], 0, bytes);
+		pack_host(k, p, r->stage[m], nj);
 	} else if (lanes < pk->vwidth) {
 		static const cl_uchar zero = 0;
 		const Cl *c = k->rt->priv;
@@ -298,14 +335,6 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 		                               0, NULL, NULL);
 		if (e != CL_SUCCESS)
 			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueFillBuffer", e);
-	}
-	for (int v = 0; v < f->nvar; v++) {
-		const nb_var *x = &f->var[v];
-		if (x->role != NB_BMEM || x->pack != p || dev_arr(&k->b[v]))
-			continue;
-		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
-		nbrt_to_kernel(r->stage[m], pk->type, (size_t)pk->vwidth, off,
-		               k->b[v].host, k->b[v].t, nj);
 	}
 	if (onhost && put(k, m, r->stage[m], bytes))
 		return -1;
@@ -426,8 +455,10 @@ static size_t int_limit(const nb_iface *f)
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p);
 
 /* One plan array as the kernel takes it, cl_ints, into buffer m of the
- * plan through its pinned staging copy (written before the call returns,
- * so the next run may reuse it), converted in parallel. */
+ * plan through its pinned staging copy, converted in parallel in the pass
+ * that finds its largest value; written without blocking (the run's
+ * clFinish comes before the next run may reuse the copy), so the host
+ * converts the next array while this one crosses. */
 static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
                     int pad, const char *what)
 {
@@ -436,14 +467,6 @@ static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
 	size_t w = n / (size_t)(pad ? pad : 1) * 4;
 	size_t cnt = pad ? w : n, most = 0;
 	long long i;
-#pragma omp parallel for schedule(static) reduction(max : most) \
-	if (n >= 65536)
-	for (i = 0; i < (long long)n; i++)
-		most = v[i] > most ? v[i] : most;
-	if (most > INT_MAX)
-		return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold %zu, "
-		                 "beyond OpenCL's int indices", k->f->kernel, what,
-		                 most);
 	if (!cnt)
 		return grow(k, &pg->rmem[m], &pg->rcap[m], 0, CL_MEM_READ_ONLY,
 		            what);
@@ -455,19 +478,31 @@ static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
 	cl_int *b = pg->rpinp[m];
 	if (pad == 3) {
 		/* a task (first, count, group) fills an int4 */
-#pragma omp parallel for schedule(static) if (n >= 65536)
+#pragma omp parallel for schedule(static) reduction(max : most) \
+	if (n >= 65536)
 		for (i = 0; i < (long long)(n / 3); i++) {
-			b[4 * i] = (cl_int)v[3 * i];
-			b[4 * i + 1] = (cl_int)v[3 * i + 1];
-			b[4 * i + 2] = (cl_int)v[3 * i + 2];
+			const size_t *t = v + 3 * i;
+			size_t a = t[0] > t[1] ? t[0] : t[1];
+			a = a > t[2] ? a : t[2];
+			most = a > most ? a : most;
+			b[4 * i] = (cl_int)t[0];
+			b[4 * i + 1] = (cl_int)t[1];
+			b[4 * i + 2] = (cl_int)t[2];
 			b[4 * i + 3] = 0;
 		}
 	} else {
-#pragma omp parallel for schedule(static) if (n >= 65536)
-		for (i = 0; i < (long long)n; i++)
+#pragma omp parallel for schedule(static) reduction(max : most) \
+	if (n >= 65536)
+		for (i = 0; i < (long long)n; i++) {
+			most = v[i] > most ? v[i] : most;
 			b[i] = (cl_int)v[i];
+		}
 	}
-	cl_int e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_TRUE, 0,
+	if (most > INT_MAX)
+		return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold %zu, "
+		                 "beyond OpenCL's int indices", k->f->kernel, what,
+		                 most);
+	cl_int e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_FALSE, 0,
 	                                cnt * sizeof *b, b, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
@@ -488,11 +523,15 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
 	if (put_ints(k, 0, p->task, 3 * p->ntask, 3, "tasks") ||
 	    put_ints(k, 1, p->offset, p->ngroups + 2, 0, "offsets") ||
 	    put_ints(k, 2, p->range, 2 * nr, 0, "ranges") ||
-	    put_ints(k, 3, p->imap, p->imap ? ni : 0, 0, "i-map") ||
-	    put_ints(k, 4, p->jmap, p->jmap ? nj : 0, 0, "j-map"))
+	    put_ints(k, 3, p->imap, p->imap ? ni : 0, 0, "i-map"))
+		return -1;
+	/* a self run's j sorted as its i: one map for both */
+	int twin = p->jmap && p->jmap == p->imap && nj == ni;
+	if (!twin && put_ints(k, 4, p->jmap, p->jmap ? nj : 0, 0, "j-map"))
 		return -1;
 	for (cl_uint a = 0; a < 5; a++)
-		if (set_arg(k, r, a + 1, sizeof(cl_mem), &pg->rmem[a]))
+		if (set_arg(k, r, a + 1, sizeof(cl_mem),
+		            &pg->rmem[a == 4 && twin ? 3 : a]))
 			return -1;
 	return set_arg(k, r, 6, sizeof mapped, &mapped) ||
 	       set_arg(k, r, 7, sizeof accum, &accum);
