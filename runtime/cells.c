@@ -74,6 +74,13 @@ static const char *colname(const char *const name[3], int d, const char *side,
 	return buf;
 }
 
+/* Element e of position column d, as a double. */
+static double at(const nbrt_pos *x, int d, size_t e)
+{
+	return x->isfloat[d] ? ((const float *)x->p[d])[e]
+	                     : ((const double *)x->p[d])[e];
+}
+
 int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len)
 {
 	char a[32], b[32], h[32];
@@ -101,7 +108,7 @@ int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len)
 /* Positions finite, and inside [0, L) on periodic axes; the bounding box
  * of both sides on open ones.  One parallel pass a column finds whether
  * any is bad; only then a serial one names the first. */
-static int check_positions(const nbrt_cutoff *c, const double *const pos[3],
+static int check_positions(const nbrt_cutoff *c, const nbrt_pos *pos,
                            size_t n, const char *side, double lo[3],
                            double hi[3], char *err, size_t len)
 {
@@ -109,24 +116,25 @@ static int check_positions(const nbrt_cutoff *c, const double *const pos[3],
 	char a[32], b[32], nb[32];
 	for (int d = 0; d < c->dim; d++) {
 		double L = c->period[d], mn = lo[d], mx = hi[d];
-		const double *x = pos[d];
 		int bad = 0;
 #pragma omp parallel for if (n >= 65536) schedule(static) \
 	reduction(min : mn) reduction(max : mx) reduction(| : bad)
 		for (size_t e = 0; e < n; e++) {
-			bad |= !isfinite(x[e]) || (L > 0 && !(x[e] >= 0 && x[e] < L));
-			mn = x[e] < mn ? x[e] : mn;
-			mx = x[e] > mx ? x[e] : mx;
+			double x = at(pos, d, e);
+			bad |= !isfinite(x) || (L > 0 && !(x >= 0 && x < L));
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
 		}
 		for (size_t e = 0; bad && e < n; e++) {
-			if (!isfinite(x[e]))
+			double x = at(pos, d, e);
+			if (!isfinite(x))
 				return fail(err, len, "%s[%zu] = %s: positions must be "
 				            "finite", colname(name, d, side, nb), e,
-				            num(a, x[e]));
-			if (L > 0 && !(x[e] >= 0 && x[e] < L))
+				            num(a, x));
+			if (L > 0 && !(x >= 0 && x < L))
 				return fail(err, len, "%s[%zu] = %s lies outside the "
 				            "periodic box [0, %s) of axis %d",
-				            colname(name, d, side, nb), e, num(a, x[e]),
+				            colname(name, d, side, nb), e, num(a, x),
 				            num(b, L), d);
 		}
 		lo[d] = mn;
@@ -197,12 +205,12 @@ static long long cell_of(const Axis *a, double x)
 
 /* The key of element e's cell, shifted by sh[d] periods (the image
  * layers). */
-static uint64_t key_of(const Axis ax[3], int dim, const double *const pos[3],
+static uint64_t key_of(const Axis ax[3], int dim, const nbrt_pos *pos,
                        size_t e, const int sh[3])
 {
 	uint64_t u[3] = {0, 0, 0};
 	for (int d = 0; d < dim; d++)
-		u[d] = (uint64_t)(cell_of(&ax[d], pos[d][e]) + ax[d].off +
+		u[d] = (uint64_t)(cell_of(&ax[d], at(pos, d, e)) + ax[d].off +
 		                  sh[d] * ax[d].n);
 	return nbrt_order_morton(u, dim);
 }
@@ -210,7 +218,7 @@ static uint64_t key_of(const Axis ax[3], int dim, const double *const pos[3],
 /* The shifts of j-element e's images, per axis: +1 from the first reach
  * layers of a periodic axis, -1 from its last (both when it has few
  * cells). */
-static int shifts(const Axis ax[3], int dim, const double *const pos[3],
+static int shifts(const Axis ax[3], int dim, const nbrt_pos *pos,
                   size_t e, int opt[3][3], int nopt[3])
 {
 	int images = 1;
@@ -218,7 +226,7 @@ static int shifts(const Axis ax[3], int dim, const double *const pos[3],
 		nopt[d] = 1;
 		opt[d][0] = 0;
 		if (ax[d].periodic) {
-			long long c = cell_of(&ax[d], pos[d][e]);
+			long long c = cell_of(&ax[d], at(pos, d, e));
 			if (c < ax[d].reach)
 				opt[d][nopt[d]++] = 1;
 			if (c >= ax[d].n - ax[d].reach)
@@ -276,14 +284,14 @@ static size_t cells_find(const Cells *jc, uint64_t k)
 
 /* The bounding box of sorted elements [a, b) (lo, hi an axis; their
  * caller's indices src, j-images shifted as cutoff.c's copies are). */
-static void bbox(const double *const pos[3], int dim, const size_t *src,
+static void bbox(const nbrt_pos *pos, int dim, const size_t *src,
                  const signed char *shift, const double period[3], size_t a,
                  size_t b, double *box)
 {
 	for (int d = 0; d < dim; d++) {
 		double lo = INFINITY, hi = -INFINITY;
 		for (size_t e = a; e < b; e++) {
-			double x = pos[d][src[e]];
+			double x = at(pos, d, src[e]);
 			if (shift && shift[3 * e + d])
 				x = x + shift[3 * e + d] * period[d];
 			lo = x < lo ? x : lo;
@@ -624,7 +632,7 @@ static int no_memory(const char *what, size_t ni, size_t nj, size_t njimg,
 
 /* Items of j-element e's images (not itself) from item + m on: their
  * keys and values; returns m past them. */
-static size_t images_of(const Axis ax[3], int dim, const double *const pos[3],
+static size_t images_of(const Axis ax[3], int dim, const nbrt_pos *pos,
                         size_t e, nbrt_kv *item, size_t m)
 {
 	int opt[3][3], nopt[3];
@@ -655,14 +663,20 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
                      const double *const jpos[3], size_t nj, double memory,
                      char *err, size_t len)
 {
-	return nbrt_cells_build_in(cl, NULL, c, ipos, ni, jpos, nj, memory, err,
+	nbrt_pos ip = {{ipos[0], NULL, NULL}, {0, 0, 0}};
+	nbrt_pos jp = {{jpos[0], NULL, NULL}, {0, 0, 0}};
+	for (int d = 1; d < c->dim && d < 3; d++) {
+		ip.p[d] = ipos[d];
+		jp.p[d] = jpos[d];
+	}
+	return nbrt_cells_build_in(cl, NULL, c, &ip, ni, &jp, nj, memory, err,
 	                           len);
 }
 
 int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
-                        const double *const ipos[3], size_t ni,
-                        const double *const jpos[3], size_t nj,
-                        double memory, char *err, size_t len)
+                        const nbrt_pos *ipos, size_t ni,
+                        const nbrt_pos *jpos, size_t nj, double memory,
+                        char *err, size_t len)
 {
 	memset(cl, 0, sizeof *cl);
 	cl->work = w;
@@ -674,7 +688,8 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 	 * images, sorted as i is */
 	int same = ni == nj;
 	for (int d = 0; d < dim; d++)
-		same &= ipos[d] == jpos[d];
+		same &= ipos->p[d] == jpos->p[d] &&
+		        ipos->isfloat[d] == jpos->isfloat[d];
 	double lo[3] = {INFINITY, INFINITY, INFINITY};
 	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	if (check_positions(c, ipos, ni, "i", lo, hi, err, len) ||

@@ -66,18 +66,21 @@ static int pos_var(nbrt_kernel *k, const nbrt_cutoff *c, int side, int d)
 	return v;
 }
 
-/* Column v's first n values as doubles (a dd's high part): the bound
- * array itself where it holds doubles in host memory, else a copy in
- * the kernel's buffer `slot` (kept from call to call). */
+/* Column v's first n values as doubles (a dd's high part) or floats,
+ * into axis d of pos: the bound array itself where it holds doubles or
+ * floats in host memory, else a copy in the kernel's buffer `slot` (kept
+ * from call to call). */
 static int read_column(nbrt_kernel *k, int v, size_t n, int slot,
-                       const double **val)
+                       nbrt_pos *pos, int d)
 {
 	const nbrt_slot *b = &k->b[v];
-	*val = NULL;
+	pos->p[d] = NULL;
+	pos->isfloat[d] = 0;
 	if (n == 0)
 		return 0;
-	if (b->host && b->t == NBRT_DOUBLE) {
-		*val = b->host;
+	if (b->host && (b->t == NBRT_DOUBLE || b->t == NBRT_FLOAT)) {
+		pos->p[d] = b->host;
+		pos->isfloat[d] = b->t == NBRT_FLOAT;
 		return 0;
 	}
 	size_t m = b->host ? n : b->arr->n;
@@ -87,18 +90,13 @@ static int read_column(nbrt_kernel *k, int v, size_t n, int slot,
 	if (!b->host) {
 		if (nbrt_array_read(b->arr, x))
 			return -1;
-	} else if (b->t == NBRT_FLOAT) {
-		const float *h = b->host;
-#pragma omp parallel for if (n >= 65536) schedule(static)
-		for (size_t e = 0; e < n; e++)
-			x[e] = h[e];
 	} else {
 		const double *h = b->host;
 #pragma omp parallel for if (n >= 65536) schedule(static)
 		for (size_t e = 0; e < n; e++)
 			x[e] = h[2 * e];
 	}
-	*val = x;
+	pos->p[d] = x;
 	return 0;
 }
 
@@ -298,13 +296,14 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		for (int d = 0; d < c->dim; d++) {
 			const nbrt_slot *b = &k->b[pv[side][d]];
 			size_t n = side ? nj : ni;
-			if (n && !(b->host && b->t == NBRT_DOUBLE))
+			if (n && !(b->host && b->t != NBRT_DD))
 				need += (double)(b->host ? n : b->arr->n) * 8;
 		}
 	if (too_big(k, "the positions as doubles", ni, nj, need))
 		return -1;
 	int res = -1, nc = 0;
-	const double *pos[2][3] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}};
+	nbrt_pos pos[2];
+	memset(pos, 0, sizeof pos);
 	nbrt_cells cl;
 	memset(&cl, 0, sizeof cl);
 	Copy *copy = calloc((size_t)f->nvar + 1, sizeof *copy);
@@ -321,11 +320,12 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 			const nbrt_slot *bi = &k->b[pv[0][d]], *bj = &k->b[pv[1][d]];
 			if (side && ni == nj && bj->host && bj->host == bi->host &&
 			    bj->t == bi->t) {
-				pos[1][d] = pos[0][d];
+				pos[1].p[d] = pos[0].p[d];
+				pos[1].isfloat[d] = pos[0].isfloat[d];
 				continue;
 			}
 			if (read_column(k, pv[side][d], side ? nj : ni, 3 * side + d,
-			                &pos[side][d]))
+			                &pos[side], d))
 				goto out;
 		}
 
@@ -347,7 +347,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		cc.split = 1;
 	if (!c->group && !(eg && *eg))
 		cc.group = INT_MAX;
-	if (nbrt_cells_build_in(&cl, &k->cellwork, &cc, pos[0], ni, pos[1], nj,
+	if (nbrt_cells_build_in(&cl, &k->cellwork, &cc, &pos[0], ni, &pos[1], nj,
 	                        nbrt_host_memory(), err, sizeof err)) {
 		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);
 		goto out;

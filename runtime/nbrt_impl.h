@@ -514,12 +514,20 @@ int nbrt_cells_build(nbrt_cells *cl, const nbrt_cutoff *c,
                      const double *const ipos[3], size_t ni,
                      const double *const jpos[3], size_t nj, double memory,
                      char *err, size_t len);
+/* Position columns of one side, each of doubles or (isfloat) of floats,
+ * read where they are: a float kernel's caller holds floats, which a
+ * copy as doubles would only cost a pass and its memory. */
+typedef struct nbrt_pos {
+	const void *p[3];
+	unsigned char isfloat[3];
+} nbrt_pos;
 /* The same with every array in w's slots (w NULL: allocated, as
- * above), kept there after nbrt_cells_free. */
+ * above), kept there after nbrt_cells_free, from columns of either
+ * type. */
 int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
-                        const double *const ipos[3], size_t ni,
-                        const double *const jpos[3], size_t nj,
-                        double memory, char *err, size_t len);
+                        const nbrt_pos *ipos, size_t ni,
+                        const nbrt_pos *jpos, size_t nj, double memory,
+                        char *err, size_t len);
 void nbrt_cells_free(nbrt_cells *cl);
 
 #endif

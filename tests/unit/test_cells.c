@@ -405,7 +405,10 @@ END_TEST
  * 4096 blocks: groups, boxes, lists), i and j the same points (a self
  * run, j sorted as i) or not, open and periodic (images), cells of one
  * cutoff and finer ones; each build into the same kept buffers
- * (nbrt_cells_build_in), which must match a fresh build too. */
+ * (nbrt_cells_build_in), which must match a fresh build too.  The
+ * positions are floats' values, read as doubles or (on 2 threads) from
+ * floats (a float kernel's columns, read where they are): the same
+ * lists. */
 START_TEST(threads)
 {
 	int keep = omp_get_max_threads();
@@ -430,6 +433,28 @@ START_TEST(threads)
 		const Side *Jp = cs[q].same ? &I : &J;
 		const double *const *ip = (const double *const *)I.x;
 		const double *const *jp = (const double *const *)Jp->x;
+		nbrt_pos dp[2], fp[2];
+		float *fl[2][3];
+		for (int s = 0; s < 2; s++)
+			for (int d = 0; d < 3; d++) {
+				const Side *S = s ? Jp : &I;
+				double L = c.period[d];
+				fl[s][d] = malloc(S->n * sizeof(float));
+				ck_assert(fl[s][d] != NULL);
+				for (size_t e = 0; e < S->n; e++) {
+					float x = (float)S->x[d][e];
+					if (L > 0 && x >= L) /* rounded up onto the face */
+						x = nextafterf((float)L, 0);
+					S->x[d][e] = fl[s][d][e] = x;
+				}
+				dp[s].p[d] = S->x[d];
+				dp[s].isfloat[d] = 0;
+				fp[s].p[d] = fl[s][d];
+				fp[s].isfloat[d] = 1;
+			}
+		if (cs[q].same) /* one set of columns, as a self run binds */
+			for (int d = 0; d < 3; d++)
+				fp[1].p[d] = fp[0].p[d];
 		char err[256];
 		nbrt_cells first;
 		ck_assert_msg(nbrt_cells_build(&first, &c, ip, I.n, jp, Jp->n, 1e18,
@@ -441,9 +466,11 @@ START_TEST(threads)
 		for (int th = 1; th <= 3; th++) {
 			omp_set_num_threads(th);
 			nbrt_cells b;
-			ck_assert_msg(nbrt_cells_build_in(&b, &w, &c, ip, I.n, jp, Jp->n,
-			                                  1e18, err, sizeof err) == 0,
+			const nbrt_pos *pp = th == 2 ? fp : dp;
+			ck_assert_msg(nbrt_cells_build_in(&b, &w, &c, &pp[0], I.n, &pp[1],
+			                                  Jp->n, 1e18, err, sizeof err) == 0,
 			              "%s", err);
+			ck_assert_int_eq(b.same, first.same);
 			ck_assert_uint_eq(b.njimg, first.njimg);
 			ck_assert_uint_eq(b.r.ngroups, ng);
 			ck_assert(b.pairs == first.pairs);
@@ -459,6 +486,9 @@ START_TEST(threads)
 			nbrt_cells_free(&b);
 		}
 		omp_set_num_threads(keep);
+		for (int s = 0; s < 2; s++)
+			for (int d = 0; d < 3; d++)
+				free(fl[s][d]);
 		nbrt_cells_free(&first);
 		side_free(&I);
 		if (!cs[q].same)
