@@ -8,7 +8,8 @@
  * and 3-D, open, periodic and mixed boxes, uniform, in one cell, at one
  * point and on cell faces, sizes 0, 1 and primes (a thousand with
  * NBCC_TEST_HEAVY=1, left out by default for the time it takes); float,
- * double and dd; on the host C path, on OpenCL (PoCL here; left out
+ * double and dd (dd up to 97 points, 13 on the IL interpreter, unless
+ * NBCC_TEST_HEAVY=1); on the host C path, on OpenCL (PoCL here; left out
  * without an OpenCL CPU device) and on the AMD IL interpreter (small
  * sizes, no argmin/argmax nor indices, which it cannot map back from
  * sorted copies, and logsumexp in float only).  Tolerances: counts,
@@ -195,10 +196,14 @@ static void make_case(Case *cs, int dim, int per, int kind, size_t ni,
 	/* some tens of neighbours on average */
 	cs->rc = (float)(span * pow(urand(3, 30) / (double)(nj ? nj : 1),
 	                            1.0 / dim) / 2);
+	/* a period of exactly two cutoffs now and then, but not at tens of
+	 * thousands of points: it packs them tens of times denser, and the
+	 * threads test ran for minutes */
+	double tight = nj < 10000 ? 0.2 : 0;
 	for (int d = 0; d < dim; d++)
 		if (per >> d & 1)
-			cs->L[d] = erand48(rng) < 0.2 ? 2 * cs->rc
-			                              : (float)fmax(span, 2 * cs->rc);
+			cs->L[d] = erand48(rng) < tight ? 2 * cs->rc
+			                                : (float)fmax(span, 2 * cs->rc);
 	double p0[3];
 	for (int d = 0; d < 3; d++)
 		p0[d] = urand(0, cs->L[d] > 0 ? cs->L[d] : span);
@@ -380,9 +385,12 @@ static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
 			int ok = o == S || o == L || o == SJ
 			             ? (isinf(v) ? g == v : fabs(g - v) <= tol)
 			             : g == v;
-			ck_assert_msg(ok, "%s: %s[%zu] = %.17g, dense %.17g (tolerance "
-			              "%.3g, %g neighbours)", where, outn[o], i, g, v,
-			              tol, cnt);
+			/* ck_assert writes its place to a file at every pass: only
+			 * a failure calls it */
+			if (!ok)
+				ck_abort_msg("%s: %s[%zu] = %.17g, dense %.17g (tolerance "
+				             "%.3g, %g neighbours)", where, outn[o], i, g, v,
+				             tol, cnt);
 		}
 	}
 	for (int d = 0; d < 3; d++) {
@@ -424,6 +432,13 @@ static void sweep(int d, nb_prec p)
 			for (int kind = 0; kind < NKIND; kind++)
 				for (size_t z = 0; z < nsz; z++) {
 					if (sz[z][0] > 500 && (kind != UNIFORM || !big))
+						continue;
+					/* dd's own work in the cell path (16-byte copies,
+					 * images shifted in dd, its ranges entry) shows at
+					 * any size; float and double take the sizes past a
+					 * work group (211) on the same devices */
+					if (p == NB_DD && !big &&
+					    sz[z][0] > (d == IL ? 13u : 100u))
 						continue;
 					Case cs;
 					make_case(&cs, dim, pers[q], kind, sz[z][0], sz[z][1]);
@@ -527,10 +542,10 @@ static void example(int d, nb_prec p, const Example *ex)
 		int exact = !strcmp(ex->out[r], "n");
 		for (size_t e = 0; e < N; e++) {
 			double g = get(got[r], t, e), v = get(want[r], t, e);
-			ck_assert_msg(exact ? g == v : fabs(g - v) <= rel * big,
-			              "%s on %s, %s: %s[%zu] = %.17g, dense %.17g (the "
-			              "largest %g)", ex->file, devs[d], pname(p),
-			              ex->out[r], e, g, v, big);
+			if (!(exact ? g == v : fabs(g - v) <= rel * big))
+				ck_abort_msg("%s on %s, %s: %s[%zu] = %.17g, dense %.17g "
+				             "(the largest %g)", ex->file, devs[d], pname(p),
+				             ex->out[r], e, g, v, big);
 		}
 	}
 	for (int a = 0; a < 3; a++)
@@ -758,6 +773,9 @@ START_TEST(threads)
 		for (int per = 0; per < 8; per += 7) {
 			Case cs;
 			make_case(&cs, 3, per, UNIFORM, 70001, 70001);
+			/* an eighth of the neighbours: what is tested is the host's
+			 * phases, not the kernel's pairs */
+			cs.rc = (float)(cs.rc / 2);
 			size_t n = cs.ni;
 			for (int e = 0; e < 3; e++) {
 				ck_assert(nbrt_bind(k, in_i[e], NBRT_DOUBLE, cs.x[e]) == 0);
