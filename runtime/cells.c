@@ -773,14 +773,20 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 
 	/* i sorted by cell (keys in parallel: each element its own) */
 	static const int none[3] = {0, 0, 0};
-#pragma omp parallel for if (ni >= 65536) schedule(static)
+	/* the bits the keys differ in, found here: not a pass of the sort's */
+	uint64_t any = 0, all = ~(uint64_t)0;
+#pragma omp parallel for if (ni >= 65536) schedule(static) \
+	reduction(| : any) reduction(& : all)
 	for (size_t e = 0; e < ni; e++) {
-		item[e].key = key_of(ax, dim, ipos, e, none);
+		uint64_t key = key_of(ax, dim, ipos, e, none);
+		item[e].key = key;
 		item[e].val = e;
+		any |= key;
+		all &= key;
 	}
 	double t1 = nbrt_now();
 	cl->time[0] += t1 - t0;
-	nbrt_kv *s = nbrt_order_sort(item, tmp, ni);
+	nbrt_kv *s = nbrt_order_sort_bits(item, tmp, ni, any ^ all);
 #pragma omp parallel for if (ni >= 65536) schedule(static)
 	for (size_t e = 0; e < ni; e++) {
 		ikey[e] = s[e].key;

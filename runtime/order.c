@@ -258,8 +258,13 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n)
 		any |= kv[e].key;
 		all &= kv[e].key;
 	}
-	uint64_t differ = any ^ all; /* bits some keys have and some not */
-	if (!differ)
+	return nbrt_order_sort_bits(kv, tmp, n, any ^ all);
+}
+
+nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                              uint64_t differ)
+{
+	if (n < 2 || !differ)
 		return kv;
 	if (n >= PAR) {
 		int nt = 1;

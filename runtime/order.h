@@ -35,6 +35,11 @@ void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
  * buckets' passes in parallel; the order is the same whatever the
  * threads (tests/unit/test_order_sort.c). */
 nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
+/* The same where the caller, making the keys, found `differ`: the bits
+ * some of the keys have and some not (their OR XOR their AND), which
+ * nbrt_order_sort finds in a pass of its own. */
+nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                              uint64_t differ);
 /* The runs of equal key >> shift in the sorted key[0..n): their count,
  * and where each starts in start (unless NULL), in parallel for large n
  * with the same result whatever the threads. */
