@@ -9,8 +9,10 @@
 # forward, per i and per j, against central differences of the primal run
 # in dd with h = 1e-12, differenced exactly in Python's decimal (float
 # 1e-5, double 1e-12, dd 1e-18: the difference's own error is about 1e-20;
-# on the host only, as PoCL takes minutes to build that kernel).  Sizes 0,
-# 1 and primes.
+# on the host only, as PoCL takes minutes to build that kernel), and a
+# CONST's gradient reduced over both i and j, nbrun's printed total of the
+# per-i column (runtime/sum.c), against central differences of sum_i r[i].
+# Sizes 0, 1 and primes.
 # Then the derived source (--emit=nbl) compiled again gives the direct
 # route's operations and results, nbody's Hermite integrator runs on the
 # derived jerk, and bad requests get their messages.
