@@ -16,6 +16,12 @@ BIN, T, SEED = sys.argv[1], sys.argv[2], int(sys.argv[3])
 DEVICES = sys.argv[4:]
 rng = random.Random(SEED)
 fails = checks = 0
+# nbrun runs in T, and the kernels written here are named by paths
+# relative to it ("fn.nbl"), the examples through a link (dsl-examples/):
+# the path is part of the generated code, so a kernel's is the same in
+# every run and in both passes of make check, whose shared cache
+# (tests/lib.sh) then compiles it once, not once a run in a fresh T
+os.symlink(os.path.abspath("dsl-examples"), os.path.join(T, "dsl-examples"))
 
 
 def check(ok, what):
@@ -42,7 +48,7 @@ def nbrun(kernel, icsv, jcsv, consts, *flags, env=None):
     if env:
         environ["NBCC_AD_MODE"] = env
     out = subprocess.run(cmd + list(flags), capture_output=True, text=True,
-                         env=environ)
+                         env=environ, cwd=T)
     if out.returncode:
         raise SystemExit("nbrun failed: %s\n%s" % (" ".join(cmd + list(flags)),
                                                      out.stderr))
@@ -113,8 +119,8 @@ for dev in DEVICES:
                       "hermite.nbl" % (dev, prec, n, r))
 
 # 2. minus the gradient of the Plummer potential is gravity's acceleration
-PLUM = T + "/plummer.nbl"
-with open(PLUM, "w") as f:
+PLUM = "plummer.nbl"
+with open(os.path.join(T, PLUM), "w") as f:
     f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
             "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
             "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
@@ -141,8 +147,8 @@ for dev in DEVICES + ["amdil"]:
 
 # 3. every rule against central differences of the primal in dd, h = 1e-12
 # (and a product of repeated factors, which ad.c groups)
-FN = T + "/fn.nbl"
-with open(FN, "w") as f:
+FN = "fn.nbl"
+with open(os.path.join(T, FN), "w") as f:
     f.write("LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, u, k;\n"
             "d = xi - xj;\ne = yi*yj + c;\n"
             "s += exp(-d*d)*sin(e) + log(1 + d*d)*cos(xi) + "
@@ -280,8 +286,8 @@ for dev in DEVICES + ["amdil"]:
 # and the AMD IL interpreter; the sum beside them keeps its own gradient.
 # Sizes 0, 1 and 7 (9 j-elements); forward mode on the host and the
 # interpreter.
-LSE = T + "/lse.nbl"
-with open(LSE, "w") as f:
+LSE = "lse.nbl"
+with open(os.path.join(T, LSE), "w") as f:
     f.write("LMEM xi, yi;\nBMEM xj, yj, wj;\nCONST c;\n"
             "RMEM r, s, m, km, q, kq, n;\n"
             "d = xi - xj;\nr logsumexp= -c*d*d + wj*sin(yi*yj);\n"
