@@ -119,6 +119,7 @@ for dev in DEVICES:
                       "hermite.nbl" % (dev, prec, n, r))
 
 # 2. minus the gradient of the Plummer potential is gravity's acceleration
+# (also unrolled and j-split)
 PLUM = "plummer.nbl"
 with open(os.path.join(T, PLUM), "w") as f:
     f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
@@ -144,6 +145,16 @@ for dev in DEVICES + ["amdil"]:
         for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
             close([-v for v in g["dpot_d" + x]], a[ax], tol,
                   "%s %s: -dpot_d%s against gravity's %s" % (dev, prec, x, ax))
+        if prec == "double" and dev != "cpu":
+            # the loop transforms apply to the derived kernel as to any:
+            # unrolled 3 x 2 with a j-split of 3 (host and interpreter;
+            # PoCL's builds are slow), the same within rounding
+            u = nbrun(PLUM, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,zi",
+                      "--unroll-i=3", "--unroll-j=2", "--jsplit=3", *fl)
+            for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
+                close([-v for v in u["dpot_d" + x]], a[ax], tol,
+                      "%s %s unrolled 3 x 2, j-split 3: -dpot_d%s against "
+                      "gravity's %s" % (dev, prec, x, ax))
 
 # 3. every rule against central differences of the primal in dd, h = 1e-12
 # (and a product of repeated factors, which ad.c groups)
