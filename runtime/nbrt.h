@@ -206,6 +206,18 @@ typedef struct nbrt_ranges {
  * Returns 0 or -1. */
 int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_ranges *r);
+/* The total of a result column: sum[0] + sum[1] = sum_i w[i] a[i] (w
+ * NULL: all 1) over the n values of t at a, each product and sum in
+ * double-double, so a float or double column sums with no error beyond
+ * dd's (about 1e-32 of its terms) and a dd column keeps its dd.  For the
+ * gradient of a CONST c (docs/autodiff.md): a kernel derived with
+ * nb_options.grad naming c gives the per-i column dr_dc[i] = d r[i]/dc;
+ * its total is the gradient of sum_i r[i], and with w the incoming
+ * gradient of each r[i] (a VJP's cotangent) that of sum_i w[i] r[i].  An
+ * infinite or NaN term gives the plain sum's inf or NaN, lo 0.  Returns
+ * 0, or -1 when t is not an nbrt_type. */
+int nbrt_sum(nbrt_type t, const void *a, const double *w, size_t n,
+             double sum[2]);
 /* Pairs (interactions) the last run computed: ni * nj for nbrt_run, the
  * ranges' pairs for nbrt_run_ranges and nbrt_run_cutoff. */
 double nbrt_pairs(const nbrt_kernel *k);

@@ -1013,6 +1013,62 @@ static int write_results(const Args *a, const Side *r)
 	return 0;
 }
 
+/* 1 when name is one of --grad's comma-separated names. */
+static int grad_names(const char *grad, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = grad; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, name, n) && strchr(", ", p[n]))
+			return 1;
+	}
+	return 0;
+}
+
+/* --grad by a CONST c gives each result r the per-i column dr_dc; the
+ * gradient of sum_i r[i] by c is that column's total, which the runtime
+ * sums in dd (nbrt_sum) and this prints, the column staying in the CSV
+ * (docs/autodiff.md, "Gradients").  A derived result's name is d, the
+ * result's, _d and the CONST's (compiler/ad.c), and nbcc refuses one that
+ * is declared already, so a name of that form whose parts are the
+ * kernel's is a derived one. */
+static void report_totals(const Args *a, const nb_iface *f, const Side *r)
+{
+	for (int c = 0; a->opt.grad && c < r->n; c++) {
+		const csv_col *x = &r->col[c];
+		size_t len = strlen(x->name);
+		for (int v = 0; v < f->nvar; v++) {
+			const char *cn = f->var[v].name;
+			size_t cl = strlen(cn), rl;
+			if (f->var[v].role != NB_CONST || len < cl + 4 ||
+			    x->name[0] != 'd' || strcmp(x->name + len - cl, cn) ||
+			    strncmp(x->name + len - cl - 2, "_d", 2) ||
+			    !grad_names(a->opt.grad, cn))
+				continue;
+			rl = len - cl - 3;
+			char res[256];
+			if (rl >= sizeof res)
+				continue;
+			memcpy(res, x->name + 1, rl);
+			res[rl] = 0;
+			double s[2];
+			if (nb_iface_find(f, res) < 0 ||
+			    nbrt_sum(host_type(x->type), x->data, NULL, r->len, s))
+				continue;
+			char num[64];
+			if (x->type == NB_DD)
+				nb_dd_write(num, sizeof num, s[0], s[1]);
+			else /* a float column's total to a float's digits */
+				snprintf(num, sizeof num, x->type == NB_FLOAT ? "%.9g"
+				         : "%.17g", s[0] + s[1]);
+			fprintf(stderr, "total: %s = %s (the gradient of sum_i %s[i] "
+			        "by CONST %s)\n", x->name, num, res, cn);
+		}
+	}
+}
+
 /* The longest text csv_put_value writes for a value of t, and its comma:
  * %.9g of a float, %.17g of a double, and for a dd 32 digits or a few
  * more (an estimate: a dd with a tiny low part takes many more). */
@@ -1242,6 +1298,8 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	if (!rc && !par_rank()) {
 		check_finite(&r);
 		rc = write_results(a, &r);
+		if (!rc)
+			report_totals(a, f, &r);
 	}
 	if (!rc && a->time && !par_rank()) {
 		report_variant(rt, k);

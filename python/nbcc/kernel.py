@@ -356,19 +356,64 @@ class Kernel:
         return self.run(inputs, **options)
 
     def grad(self, wrt: Union[str, Sequence[str], None] = None, /,
-             **given: Any) -> Dict[str, Result]:
-        """k.grad(wrt, of=None, **inputs): the gradient of the sum result
-        `of` (by default the kernel's only sum) with respect to the inputs
-        wrt (a name, "xi,yi" or a list), as {name: array}: for an LMEM
-        X, d of[i]/d X[i] (summed over j by the kernel); for a CONST c,
-        the per-i column d of[i]/dc, whose sum is the gradient of the
-        total.  inputs and run options as for k(); a kernel variable
-        named wrt or of is an input, and then wrt is given first."""
+             **given: Any) -> Dict[str, Any]:
+        """k.grad(wrt, of=None, cotangent=None, per_i=False, **inputs):
+        the gradient of the sum result `of` (by default the kernel's only
+        sum) with respect to the inputs wrt (a name, "xi,yi" or a list),
+        as {name: gradient}: for an LMEM X, the array d of[i]/d X[i]
+        (summed over j by the kernel); for a CONST c, the total
+        sum_i d of[i]/dc, the gradient of sum_i of[i], summed in
+        double-double (nbrt_sum): a float, or a DD of shape () in dd.
+        cotangent=g (Ni numbers, the incoming gradient of each of[i])
+        weighs a CONST's total, sum_i g[i] d of[i]/dc, the vector-Jacobian
+        product of sum_i g[i] of[i]; an LMEM's gradient stays per i (its
+        share of that product is g[i] times it).  per_i=True gives a
+        CONST's per-i column d of[i]/dc instead of its total.  inputs and
+        run options as for k(); a kernel variable named wrt, of,
+        cotangent or per_i is an input, and then wrt is given first."""
         self._underived("grad")
+        names_asked = self._take(given, "wrt", wrt)
+        of = self._take(given, "of", None)
+        cot = self._keyword(given, "cotangent", None)
+        per_i = bool(self._keyword(given, "per_i", False))
+        if per_i and cot is not None:
+            raise ValueError(self._fail(
+                "grad(): cotangent= weighs a CONST's total, and per_i=True "
+                "asks for its column instead: give one of them"))
         spec, of, names = _derive.grad(self._fail, self.reductions,
-                                       self._take(given, "wrt", wrt),
-                                       self._take(given, "of", None))
-        return self._derived_run("grad", spec, given, names, of)
+                                       names_asked, of)
+        out: Dict[str, Any] = dict(
+            self._derived_run("grad", spec, given, names, of))
+        for x in names:
+            if self._var[x].role == "CONST" and not per_i:
+                out[x] = self._total(out[x], cot)
+        return out
+
+    def _keyword(self, given: Dict[str, Any], key: str, default: Any) -> Any:
+        """A method's own optional keyword, unless it names a variable."""
+        return given.pop(key) if key in given and key not in self._var \
+            else default
+
+    def _total(self, col: Result, cot: Any) -> Any:
+        """sum_i cot[i] col[i] (cot None: 1) in double-double: a float, or
+        a DD of shape () for a dd column."""
+        is_dd = isinstance(col, DD)
+        a = _np.ascontiguousarray(col.pairs if isinstance(col, DD) else col)
+        prec = _facts.DD if is_dd else _facts.FLOAT \
+            if a.dtype == _np.float32 else _facts.DOUBLE
+        w = None
+        if cot is not None:
+            w = _np.ascontiguousarray(_np.asarray(cot, dtype=_np.float64))
+            if w.shape != (len(a),):
+                raise ValueError(self._fail(
+                    "grad(): cotangent= must hold one number per i-element "
+                    "(shape (%d,)), not shape %s" % (len(a), w.shape)))
+        s = (_ctypes.c_double * 2)()
+        if rt.nbrt_sum(prec.host, a.ctypes.data,
+                       None if w is None else w.ctypes.data, len(a), s):
+            raise RuntimeError(self._fail("nbrt_sum refused type %d" %
+                                          prec.host))
+        return DD(s[0], s[1]) if is_dd else s[0] + s[1]
 
     def jvp(self, tangents: Optional[Mapping[str, Any]] = None, /,
             **given: Any) -> Dict[str, Result]:

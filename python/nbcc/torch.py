@@ -43,6 +43,7 @@ class _Sum(_torch.autograd.Function):  # type: ignore[misc]
         given = {n: _numpy(v) for n, v in zip(names, values)}
         out = k(**given)[of]
         ctx.k, ctx.of, ctx.names, ctx.given = k, of, names, given
+        ctx.values = values
         like = next((v for v in values if isinstance(v, _torch.Tensor)),
                     _torch.zeros(0))
         return _tensor(out, like)
@@ -52,18 +53,24 @@ class _Sum(_torch.autograd.Function):  # type: ignore[misc]
         need = [n for n, req in zip(ctx.names, ctx.needs_input_grad[3:])
                 if req]
         grads: Dict[str, Any] = {}
-        if need:
-            grads = ctx.k.grad(need, of=ctx.of, **ctx.given)
-        out: List[Any] = [None, None, None]
         roles = {v.name: v.role for v in ctx.k.variables}
-        for n in ctx.names:
+        if need:
+            # the VJP: an LMEM's gradient per i, times g here; a CONST's
+            # is sum_i g[i] d of[i]/dc, which Kernel.grad sums in dd
+            grads = ctx.k.grad(need, of=ctx.of, cotangent=_numpy(g).astype(
+                _np.float64) if any(roles[n] == "CONST" for n in need)
+                else None, **ctx.given)
+        out: List[Any] = [None, None, None]
+        for n, v in zip(ctx.names, ctx.values):
             if n not in grads:
                 out.append(None)
-                continue
-            d = _tensor(grads[n], g).to(g.dtype)
-            # an LMEM's gradient is per i, as the result; a CONST's is
-            # the column of per-i partials, summed against g
-            out.append(g * d if roles[n] == "LMEM" else (g * d).sum())
+            elif roles[n] == "LMEM":
+                out.append(g * _tensor(grads[n], g).to(g.dtype))
+            else:
+                t = grads[n]
+                t = float(t.hi + t.lo) if isinstance(t, DD) else t
+                out.append(_torch.full(_torch.as_tensor(v).shape, t,
+                                       dtype=g.dtype, device=g.device))
         return tuple(out)
 
 

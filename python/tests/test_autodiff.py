@@ -1,7 +1,8 @@
 """test_autodiff.py: Kernel.grad() and Kernel.jvp(), nbcc's derived kernels
 as methods (docs/autodiff.md).  The gradient of a Gaussian sum with
-respect to LMEM positions and weights and to a CONST width is compared
-with numpy's evaluation of the hand-derived formulas (in long double);
+respect to LMEM positions and weights and to a CONST width (its total
+over i, its per-i column and its VJP with a cotangent) is compared with
+numpy's evaluation of the hand-derived formulas (in long double);
 the jvp of gravity.nbl along the velocities is hermite.nbl's jerk.  Bad
 names give clear errors; the Kernel(grad=...) route still works."""
 
@@ -70,8 +71,24 @@ def test_grad_gauss(device, prec):
         assert list(g) == ["xi", "ai", "g"]
         want = gauss_grad(a)
         why = "seed %d, %s, %s, %dx%d" % (SEED, device, prec, ni, nj)
-        for x in g:
+        for x in ("xi", "ai"):
             close(g[x], want[x], TOL[prec], why + ", d s/d " + x)
+        # a CONST's gradient is the total over i (summed in dd), a float
+        # or a 0-d DD; per_i=True gives the column, and cotangent= the
+        # total weighted by it, the VJP
+        assert isinstance(g["g"], nbcc.DD if prec == "dd" else float), why
+        close(g["g"], want["g"].sum(), TOL[prec], why + ", d sum(s)/d g")
+        col = k.grad("g", per_i=True, **a)["g"]
+        close(col, want["g"], TOL[prec], why + ", d s[i]/d g")
+        w = rng.uniform(-1, 1, ni)
+        vjp = k.grad("g", cotangent=w, **a)["g"]
+        close(vjp, (w * want["g"]).sum(), TOL[prec], why + ", the VJP by g")
+        # the total is exactly the column's in dd: summed here from the
+        # same column in long double, it agrees to the column's own
+        # rounding, not the terms'
+        tot = values(col).sum() if ni else np.longdouble(0)
+        assert abs(values(k.grad("g", **a)["g"]) - tot) <= \
+            1e-15 * max(float(np.abs(values(col)).sum()), 1e-300), why
     # of= names the sum; a list and wrt= ask the same as "xi,ai" (one
     # input is derived by a forward sweep, three by a reverse one: equal
     # within rounding, not bit for bit)
@@ -148,7 +165,8 @@ def test_grad_softmax_and_min(device, prec):
     tol = TOL[prec] * 10
     g = k.grad("xi,g", of="r", **a)
     close(g["xi"], (-2 * q["g"] * dx * w).sum(axis=1), tol, why + ", dr/dxi")
-    close(g["g"], (-dx * dx * w).sum(axis=1), tol, why + ", dr/dg")
+    # a CONST's: over i and j, d(sum_i r[i])/dg
+    close(g["g"], (-dx * dx * w).sum(), tol, why + ", d sum(r)/dg")
     # of= derives r's alone; the primal's r is an input, the others stay
     d = k._derived("grad", "xi,g", "r")
     assert d.results == ["m", "km", "s", "dr_dxi", "dr_dg"], d.results
@@ -180,6 +198,11 @@ def test_derived_errors():
         k.grad(**a)
     with pytest.raises(ValueError, match="one or more input names"):
         k.grad([], **a)
+    with pytest.raises(ValueError, match="give one of them"):
+        k.grad("g", per_i=True, cotangent=np.ones(3), **a)
+    with pytest.raises(ValueError, match=r"cotangent= must hold one number "
+                       r"per i-element \(shape \(3,\)\), not shape \(4,\)"):
+        k.grad("g", cotangent=np.ones(4), **a)
     with pytest.raises(ValueError, match="'zz', which is not an input"):
         k.jvp({"zz": 1.0}, **a)
     with pytest.raises(TypeError, match="tangents= must be a dict"):

@@ -110,13 +110,16 @@ def test_torch_against_kernel_grad():
     g = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
     r = ntorch.pairwise(k, "r", g=g, **t)
     (r * torch.tensor(w)).sum().backward()
-    want = k.grad("xi,g", g=1.5, **a)
+    want = k.grad("xi,g", g=1.5, per_i=True, **a)
     why = "seed %d" % SEED
     assert np.allclose(r.detach().numpy(), k(g=1.5, **a)["r"], rtol=0,
                        atol=0), why
     assert np.allclose(t["xi"].grad.numpy(), w * want["xi"], rtol=1e-15,
                        atol=0), why
     assert np.isclose(g.grad.item(), (w * want["g"]).sum(), rtol=1e-14), why
+    # the CONST's gradient is Kernel.grad's VJP, sum_i w[i] dr[i]/dg in dd
+    assert g.grad.shape == g.shape and g.grad.item() == k.grad(
+        "g", g=1.5, cotangent=w, **a)["g"], why
     # and against the softmax formula in numpy
     e = -1.5 * ((a["xi"][:, None] - a["xj"])**2 +
                 (a["yi"][:, None] - a["yj"])**2)

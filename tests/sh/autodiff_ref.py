@@ -1,7 +1,9 @@
 # tests/sh/autodiff_ref.py: the checks of autodiff.sh.  Writes random
 # inputs, runs nbrun, and compares derived results with central finite
 # differences of the primal in dd, differenced exactly (decimal), and with
-# hand-written kernels.  Usage: autodiff_ref.py BIN DIR SEED DEVICE...
+# hand-written kernels; a CONST's total over i (nbrun's "total:" line)
+# with the differences' sum over i.  Usage: autodiff_ref.py BIN DIR SEED
+# DEVICE...
 # (the rules' check runs on the first device only)
 import os
 import random
@@ -14,6 +16,12 @@ BIN, T, SEED = sys.argv[1], sys.argv[2], int(sys.argv[3])
 DEVICES = sys.argv[4:]
 rng = random.Random(SEED)
 fails = checks = 0
+# nbrun runs in T, and the kernels written here are named by paths
+# relative to it ("fn.nbl"), the examples through a link (dsl-examples/):
+# the path is part of the generated code, so a kernel's is the same in
+# every run and in both passes of make check, whose shared cache
+# (tests/lib.sh) then compiles it once, not once a run in a fresh T
+os.symlink(os.path.abspath("dsl-examples"), os.path.join(T, "dsl-examples"))
 
 
 def check(ok, what):
@@ -40,7 +48,7 @@ def nbrun(kernel, icsv, jcsv, consts, *flags, env=None):
     if env:
         environ["NBCC_AD_MODE"] = env
     out = subprocess.run(cmd + list(flags), capture_output=True, text=True,
-                         env=environ)
+                         env=environ, cwd=T)
     if out.returncode:
         raise SystemExit("nbrun failed: %s\n%s" % (" ".join(cmd + list(flags)),
                                                      out.stderr))
@@ -51,7 +59,24 @@ def nbrun(kernel, icsv, jcsv, consts, *flags, env=None):
         if ln:
             for h, v in zip(head, ln.split(",")):
                 cols[h].append(Decimal(v))
+    # a CONST's gradient's total over i, printed as "total: NAME = V (...)",
+    # as the key "total NAME"
+    for ln in out.stderr.split("\n"):
+        if ln.startswith("total: "):
+            name, v = ln[7:].split(" (")[0].split(" = ")
+            cols["total " + name] = Decimal(v)
     return cols
+
+
+def close_total(g, key, want, tol, what, floor=1e-300):
+    """nbrun's total of the column key against the sum of want (its per-i
+    differences), within tol of the sum of their sizes (terms may cancel),
+    or of floor"""
+    check("total " + key in g, "%s: no total of %s printed" % (what, key))
+    if "total " + key in g:
+        close([g["total " + key]], [sum(want, Decimal(0))], tol,
+              what + " (the total over i)",
+              max(sum((abs(x) for x in want), Decimal(0)), Decimal(floor)))
 
 
 def close(a, b, tol, what, floor=1e-300):
@@ -94,8 +119,9 @@ for dev in DEVICES:
                       "hermite.nbl" % (dev, prec, n, r))
 
 # 2. minus the gradient of the Plummer potential is gravity's acceleration
-PLUM = T + "/plummer.nbl"
-with open(PLUM, "w") as f:
+# (also unrolled and j-split)
+PLUM = "plummer.nbl"
+with open(os.path.join(T, PLUM), "w") as f:
     f.write("LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\n"
             "CONST eps2;\ndx = xj - xi;\ndy = yj - yi;\ndz = zj - zi;\n"
             "pot -= mj*(eps2 + dx*dx + dy*dy + dz*dz)**-0.5;\n")
@@ -119,11 +145,21 @@ for dev in DEVICES + ["amdil"]:
         for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
             close([-v for v in g["dpot_d" + x]], a[ax], tol,
                   "%s %s: -dpot_d%s against gravity's %s" % (dev, prec, x, ax))
+        if prec == "double" and dev != "cpu":
+            # the loop transforms apply to the derived kernel as to any:
+            # unrolled 3 x 2 with a j-split of 3 (host and interpreter;
+            # PoCL's builds are slow), the same within rounding
+            u = nbrun(PLUM, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,zi",
+                      "--unroll-i=3", "--unroll-j=2", "--jsplit=3", *fl)
+            for x, ax in (("xi", "ax"), ("yi", "ay"), ("zi", "az")):
+                close([-v for v in u["dpot_d" + x]], a[ax], tol,
+                      "%s %s unrolled 3 x 2, j-split 3: -dpot_d%s against "
+                      "gravity's %s" % (dev, prec, x, ax))
 
 # 3. every rule against central differences of the primal in dd, h = 1e-12
 # (and a product of repeated factors, which ad.c groups)
-FN = T + "/fn.nbl"
-with open(FN, "w") as f:
+FN = "fn.nbl"
+with open(os.path.join(T, FN), "w") as f:
     f.write("LMEM xi, yi;\nBMEM xj, yj;\nCONST c;\nRMEM s, u, k;\n"
             "d = xi - xj;\ne = yi*yj + c;\n"
             "s += exp(-d*d)*sin(e) + log(1 + d*d)*cos(xi) + "
@@ -148,27 +184,33 @@ for dev in DEVICES[:1]:  # host only: PoCL takes minutes to build these
         g = nbrun(FN, T + "/i.csv", T + "/j.csv", c, "--grad=xi,yi,c",
                   "--device", dev, "--precision=" + prec)
         for w in ("xi", "yi", "c"):
+            if "ds_d" + w not in want:
+                # central difference: perturb w, run the primal in dd
+                # (once for both results)
+                col = {}
+                for sgn in (1, -1):
+                    ir = [[Decimal(repr(v)) for v in row] for row in irows]
+                    cc = {"c": Decimal(repr(c["c"]))}
+                    if w == "c":
+                        cc["c"] += sgn * H
+                    else:
+                        for row in ir:
+                            row[icol.index(w)] += sgn * H
+                    write(T + "/ih.csv", icol, ir)
+                    col[sgn] = nbrun(FN, T + "/ih.csv", T + "/j.csv", cc,
+                                     *fl)
+                for r in ("s", "u"):
+                    want["d%s_d%s" % (r, w)] = [
+                        (p - m) / (2 * H) for p, m in zip(col[1][r],
+                                                          col[-1][r])]
             for r in ("s", "u"):
                 key = "d%s_d%s" % (r, w)
-                if key not in want:
-                    # central difference: perturb w, run the primal in dd
-                    col = {}
-                    for sgn in (1, -1):
-                        ir = [[Decimal(repr(v)) for v in row] for row in irows]
-                        cc = {"c": Decimal(repr(c["c"]))}
-                        if w == "c":
-                            cc["c"] += sgn * H
-                        else:
-                            for row in ir:
-                                row[icol.index(w)] += sgn * H
-                        write(T + "/ih.csv", icol, ir)
-                        col[sgn] = nbrun(FN, T + "/ih.csv", T + "/j.csv",
-                                         cc, *fl)[r]
-                    want[key] = [(p - m) / (2 * H)
-                                 for p, m in zip(col[1], col[-1])]
                 tol = {"float": 1e-5, "double": 1e-12, "dd": 1e-18}[prec]
                 close(g[key], want[key], tol, "%s %s: %s against central "
                       "differences in dd" % (dev, prec, key))
+                if w == "c":
+                    close_total(g, key, want[key], tol, "%s %s: %s" %
+                                (dev, prec, key))
         check("dk_dxi" not in g, "%s: a count has no derived result" % dev)
     # forward mode with a BMEM tangent, in dd
     vrows = [[rng.uniform(-1, 1)] for _ in jrows]
@@ -193,6 +235,9 @@ for dev in DEVICES[:1]:  # host only: PoCL takes minutes to build these
     for key in sorted(want):
         close(g[key], want[key], 1e-18, "%s dd forward: %s against central "
               "differences" % (dev, key))
+        if key.endswith("_dc"):
+            close_total(g, key, want[key], 1e-18, "%s dd forward: %s" %
+                        (dev, key))
 
     # 4. BMEM gradients: per j-element, from the kernel turned around (its
     # i-side the BMEM file); d(sum_i r[i])/d xj[j] by central differences
@@ -252,8 +297,8 @@ for dev in DEVICES + ["amdil"]:
 # and the AMD IL interpreter; the sum beside them keeps its own gradient.
 # Sizes 0, 1 and 7 (9 j-elements); forward mode on the host and the
 # interpreter.
-LSE = T + "/lse.nbl"
-with open(LSE, "w") as f:
+LSE = "lse.nbl"
+with open(os.path.join(T, LSE), "w") as f:
     f.write("LMEM xi, yi;\nBMEM xj, yj, wj;\nCONST c;\n"
             "RMEM r, s, m, km, q, kq, n;\n"
             "d = xi - xj;\nr logsumexp= -c*d*d + wj*sin(yi*yj);\n"
@@ -332,6 +377,10 @@ for n in (0, 1, 7):
                               "%s %s %s n=%d: d%s_d%s against central "
                               "differences" % (dev, prec, mode, n, r, w),
                               LFLOOR)
+                for r in DIFF:
+                    close_total(g, "d%s_dc" % r, want["c"][r], tol,
+                                "%s %s %s n=%d: d%s_dc" % (dev, prec, mode,
+                                                            n, r), LFLOOR)
             v = [[rng.uniform(-1, 1)] for _ in irows]
             write(T + "/liv.csv", icol + list(GIVEN) + ["vx"],
                   [row + [p[r][e] for r in GIVEN] + v[e]

@@ -44,11 +44,16 @@ long251=$(printf '%s' "$long" | cut -c1-251)
 # j-elements: each name is still copied under the unrolling's suffixes,
 # and a kernel compiles several times faster than with a CPU row's 16
 # (32 copies of 32 variables in dd were most of this script's time).
+# KERNEL is under $T, and nbrun runs in $T on its path relative to it:
+# the generated code holds the path, so a kernel's is the same in every
+# run, and the shared cache (both passes of make check, reruns) compiles
+# each once (the paths' own checks, below, keep theirs).
 run() {
 	_o=$1 _k=$2 _d=$3
 	shift 3
-	if "$NBRUN" "$_k" --random 13,67 --seed 11 --device "$_d" \
-		--unroll-i=2 --unroll-j=2 "$@" -o "$T/$_o.csv" 2>"$T/$_o.err"; then
+	if (cd "$T" && "$NBRUN" "${_k#"$T"/}" --random 13,67 --seed 11 \
+		--device "$_d" --unroll-i=2 --unroll-j=2 "$@" -o "$_o.csv" \
+		2>"$_o.err"); then
 		return 0
 	fi
 	bad "$_o ($_d): nbrun failed: $(head -c 600 "$T/$_o.err")"
