@@ -11,15 +11,16 @@ static nb_dd round_qd(const double *q, int dbl)
 	return dbl ? nb_dd_from(q[0]) : nb_dd_make(q[0], q[1]);
 }
 
-void quad_rule(long n, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
+void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
 {
 	double pi[4], h[4], t[4], sh[4], ch[4], e[4], one_e[4], q[4], r[4];
 	c_qd_pi(pi);
-	c_qd_copy_d(2 * QUAD_T, h);
+	c_qd_copy_d(2 * T, h);
 	c_qd_selfdiv_d((double)n, h);
 	for (long k = 0; k < n; k++) {
-		/* t = T (2k + 1 - n) / n: the numerator is exact in double */
-		c_qd_copy_d(QUAD_T * (double)(2 * k + 1 - n), t);
+		/* t = T (2k + 1 - n) / n: the numerator is exact in double (T is
+		 * 4.5 or 3) */
+		c_qd_copy_d(T * (double)(2 * k + 1 - n), t);
 		c_qd_selfdiv_d((double)n, t);
 		c_qd_sincosh(t, sh, ch);
 		c_qd_mul(pi, sh, q);
@@ -37,9 +38,9 @@ void quad_rule(long n, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
 	}
 }
 
-double quad_tail(void)
+double quad_tail(double T)
 {
-	return 1 / (1 + exp(M_PI * sinh(QUAD_T)));
+	return 1 / (1 + exp(M_PI * sinh(T)));
 }
 
 /* The error of I_N from the same rule at N, N/2, N/4 and N/8
