@@ -884,9 +884,11 @@ static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
 		e[w] = fmax(fabs(num_sub(dbl, vn[w], vh[w]).hi), trunc);
 	if (!vq)
 		return;
-	double c = quad_error(dist(dbl, vn, vh, np), dist(dbl, vh, vq[0], np),
-	                      dist(dbl, vq[0], vq[1], np),
-	                      fmax(rounding(r, mag), trunc));
+	double c = quad_error_pow(dist(dbl, vn, vh, np),
+	                          dist(dbl, vh, vq[0], np),
+	                          dist(dbl, vq[0], vq[1], np),
+	                          fmax(rounding(r, mag), trunc),
+	                          r->a->deform ? 1.5 : 1);
 	for (int w = 0; w < np; w++)
 		e[w] = c;
 }

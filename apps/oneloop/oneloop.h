@@ -24,6 +24,10 @@ double quad_tail(double T);
  * I_N/4| and dq = |I_N/4 - I_N/8| (negative where those were not
  * evaluated); floor is the rounding's bound. */
 double quad_error(double dn, double dh, double dq, double floor);
+/* The same, N's factor q^power where the values fall at least that fast
+ * (power 1: quad_error; 1.5 on the deformed contour). */
+double quad_error_pow(double dn, double dh, double dq, double floor,
+                      double power);
 
 /* Wynn's epsilon algorithm on s[0..n): ext[k] is the extrapolant of
  * s[0..k], the entry of the highest even column the table reaches from
