@@ -11,14 +11,23 @@
  * h = 2T/n; node u_k, its complement v_k = 1 - u_k and weight w_k,
  * computed in quad-double and rounded to dd (or to double when dbl). */
 #define QUAD_T 4.5
-void quad_rule(long n, int dbl, nb_dd *u, nb_dd *v, nb_dd *w);
+/* The deformed contour's T: its nodes reach l = ln(u / (1 - u)) = +-pi
+ * sinh T = +-31.5 rather than +-141, so that they are 1.5 times denser
+ * where the corners' structure lies, at |l| up to 2 ln(1/lambda) + 3
+ * (docs/oneloop.md, "The rule of the contour"). */
+#define QUAD_T_DEFORM 3.0
+void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w);
 /* 1 / (1 + exp(pi sinh T)): the length of (0, 1) the rule leaves out at
- * each end (4.0e-62). */
-double quad_tail(void);
+ * each end (4.0e-62 for T = 4.5, 2.1e-14 for 3). */
+double quad_tail(double T);
 /* The error estimate of I_N from dn = |I_N - I_N/2|, dh = |I_N/2 -
  * I_N/4| and dq = |I_N/4 - I_N/8| (negative where those were not
  * evaluated); floor is the rounding's bound. */
 double quad_error(double dn, double dh, double dq, double floor);
+/* The same, N's factor q^power where the values fall at least that fast
+ * (power 1: quad_error; 1.5 on the deformed contour). */
+double quad_error_pow(double dn, double dh, double dq, double floor,
+                      double power);
 
 /* Wynn's epsilon algorithm on s[0..n): ext[k] is the extrapolant of
  * s[0..k], the entry of the highest even column the table reaches from

@@ -10,14 +10,15 @@
 #                     lambda -> 0 over --lambdas `lambdas` (issue 27's
 #                     4,096 rows: points=4096).
 # eps=E0,RATIO,COUNT runs the physical rows by the eps extrapolation
-# instead of the contour.  Rows: bin/oneloop's own CSV with the row's
+# instead of the contour; kappa=K evaluates the contour at K alone (by
+# default 1 and 1/2, the better).  Rows: bin/oneloop's own CSV with the row's
 # digits (-log10 of the largest relative error estimate among its values;
 # blank where it did not converge).  Summary: wall time, rows/s, kernel
 # seconds a row, converged rows, the least and median digits among them.
 #   sh bench/run.sh oneloop_scan device=gpu                  # 1,000 physical
 #   sh bench/run.sh oneloop_scan device=gpu region=euclidean points=4096
 about="bin/oneloop --scan over an (s, t) grid: rows/s, wall time, digits"
-params="device region points n lambda lambdas extrapolate eps smin smax tmin tmax"
+params="device region points n lambda lambdas extrapolate eps kappa smin smax tmin tmax"
 device=host
 region=physical
 points=1000
@@ -26,6 +27,7 @@ lambda=0.5
 lambdas="0.1,0.5,16"
 extrapolate=0
 eps=""
+kappa=""
 smin=2
 smax=8
 tmin=-4
@@ -55,6 +57,7 @@ suite_run() {
 	how=""
 	[ "$extrapolate" = 1 ] && how="--extrapolate --lambdas $lambdas"
 	[ -n "$eps" ] && how="$how --eps $eps"
+[ -n "$kappa" ] && how="$how --kappa $kappa"
 	# fills the kernel cache (whose variants depend on N): the time is
 	# the scan's, not a build's
 	warm="--s 2 --lambda 0.5 --kappa 1"

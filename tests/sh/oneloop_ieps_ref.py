@@ -11,6 +11,7 @@
 # eps = 1e-25: the y integral is exact at any eps, and the limit is
 # reached to O(eps).
 #   python3 oneloop_ieps_ref.py S LAMBDA M EPS   prints "RE IM"
+# (value() is the same for tests/sh/oneloop_limit_ref.py)
 import sys
 
 import mpmath as mp
@@ -34,10 +35,16 @@ def inner(x, s, lam, m, eps):
     return tot
 
 
-s, lam, m, eps = (mp.mpf(v) for v in sys.argv[1:5])
-pts = [0, 1]
-disc = 1 - 4 * lam * lam / s
-if s > 0 and disc > 0:
-    pts = [0, (1 - mp.sqrt(disc)) / 2, (1 + mp.sqrt(disc)) / 2, 1]
-v = mp.quad(lambda x: inner(x, s, lam, m, eps), pts)
-print(mp.nstr(v.real, 25), mp.nstr(v.imag, 25))
+def value(s, lam, m, eps, degree=6):
+    """I at (s, lambda, m, eps); degree: mpmath's maxdegree (6, its
+    default, leaves about 1e-10 at lambda = 0.005; 10 leaves 1e-16)"""
+    pts = [0, 1]
+    disc = 1 - 4 * lam * lam / s
+    if s > 0 and disc > 0:
+        pts = [0, (1 - mp.sqrt(disc)) / 2, (1 + mp.sqrt(disc)) / 2, 1]
+    return mp.quad(lambda x: inner(x, s, lam, m, eps), pts, maxdegree=degree)
+
+
+if __name__ == "__main__":
+    v = value(*(mp.mpf(a) for a in sys.argv[1:5]))
+    print(mp.nstr(v.real, 25), mp.nstr(v.imag, 25))
