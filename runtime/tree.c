@@ -18,12 +18,25 @@ typedef unsigned long long u64;
  * more than they do (and on a loaded machine, a time slice). */
 enum { PAR = 65536 };
 
+enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
+
+/* The kernel's kept arrays (k->treework, work.c): at N = 2^22 a call's
+ * arrays are about 2 GB, and fresh ones were faulted in page by page and
+ * unmapped again on every call.  A side's ten arrays from W_SIDE (j, then
+ * i), a column of the expansions or the sources from W_EXP and W_SRC, two
+ * a kernel variable (its sorted copy, its values read from an nbrt_array)
+ * from W_COPY, then four a thread (walk_group's buffers). */
+enum {
+	W_KV, W_CELL, W_LEVEL, W_GRP, W_PIECE, W_WC, W_AT, W_NOFF, W_FOFF,
+	W_NEAR, W_FAR, W_SIDE, W_EXP = W_SIDE + 20, W_SRC = W_EXP + MAXCOL,
+	W_COPY = W_SRC + 6
+};
+
 /* The expansion kinds.  A far kernel's BMEMs name columns of one kind
  * (the first kind holding them all is taken); the kind says which source
  * columns of the bodies it needs (nsrc 1: nbrt_tree's jmass; 3: jsrc, a
  * vector) and fills its columns, one value a cell, bottom-up in double.
  * The walk's centre is the centre of mass, or of |source| for a vector. */
-enum { MAXCOL = 15 };
 typedef struct Kind {
 	const char *what;
 	int nsrc, ncol;
@@ -133,7 +146,7 @@ static void fill_vortex(const nbrt_octree *t, double *const x[3],
 
 void nbrt_octree_free(nbrt_octree *t)
 {
-	free(t->cell);
+	nbrt_work_give(t->work, t->cell);
 	memset(t, 0, sizeof *t);
 }
 
@@ -145,7 +158,8 @@ static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
 	size_t cap = 2 * t->cap + more;
 	double need = (double)cap * sizeof(nbrt_cell);
 	nbrt_cell *c = need <= nbrt_host_memory() ?
-	               realloc(t->cell, cap * sizeof *c) : NULL;
+	               nbrt_work_keep(t->work, W_CELL, t->cell, cap * sizeof *c) :
+	               NULL;
 	if (!c) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -198,7 +212,9 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side)
 {
+	nbrt_work *w = t->work;
 	memset(t, 0, sizeof *t);
+	t->work = w;
 	t->n = n;
 	if (!n)
 		return 0;
@@ -211,7 +227,8 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
 		size_t m = e - s, total = 0;
 		if (m + 1 > cap) {
-			size_t *a = realloc(at, (2 * m + 1) * sizeof *a);
+			size_t *a = nbrt_work_keep(w, W_LEVEL, at,
+			                           (2 * m + 1) * sizeof *a);
 			if (!a) {
 				res = nbrt_fail(rt, "out of memory for a level of %zu tree "
 				                "cells", m);
@@ -249,7 +266,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		}
 		t->ncell = e + total;
 	}
-	free(at);
+	nbrt_work_give(w, at);
 	return res;
 }
 
@@ -319,11 +336,12 @@ void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
  * order as doubles, then the Morton order and the sorted copies. */
 typedef struct Side {
 	size_t n;
-	double *x[3], *m;     /* caller's order */
+	double *x[3], *m;     /* caller's order (m: j's masses, else NULL) */
 	double *sx[3], *sm;   /* sorted */
 	size_t *order;        /* sorted s is the caller's order[s] */
 	u64 *key;             /* sorted keys */
 	int alias;            /* the other side's arrays (side_alias) */
+	nbrt_work *w;         /* where the arrays are kept, or NULL */
 } Side;
 
 static void side_free(Side *s)
@@ -331,13 +349,13 @@ static void side_free(Side *s)
 	if (s->alias)
 		return;
 	for (int d = 0; d < 3; d++) {
-		free(s->x[d]);
-		free(s->sx[d]);
+		nbrt_work_give(s->w, s->x[d]);
+		nbrt_work_give(s->w, s->sx[d]);
 	}
-	free(s->m);
-	free(s->sm);
-	free(s->order);
-	free(s->key);
+	nbrt_work_give(s->w, s->m);
+	nbrt_work_give(s->w, s->sm);
+	nbrt_work_give(s->w, s->order);
+	nbrt_work_give(s->w, s->key);
 }
 
 /* Column v of k as n doubles (a host array of any type, or an
@@ -396,24 +414,29 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 	return v;
 }
 
-/* Reads a side's columns: positions, and the mass where mv >= 0. */
+/* Reads a side's columns into its arrays (kept in w from slot `slot`):
+ * positions, and j's masses (the mass column where mv >= 0; a vector
+ * kind's weights, sources_read, where not). */
 static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
-                     int mv)
+                     int mv, int j, nbrt_work *w, int slot)
 {
 	s->n = n;
-	size_t bytes = (n ? n : 1) * sizeof(double);
+	s->w = w;
+	size_t bytes = n * sizeof(double);
 	for (int d = 0; d < 3; d++) {
-		s->x[d] = malloc(bytes);
-		s->sx[d] = malloc(bytes);
+		s->x[d] = nbrt_work_take(w, slot + d, bytes);
+		s->sx[d] = nbrt_work_take(w, slot + 3 + d, bytes);
 	}
-	s->m = calloc(n ? n : 1, sizeof(double)); /* i: no masses */
-	s->sm = malloc(bytes);
-	s->order = malloc((n ? n : 1) * sizeof *s->order);
-	s->key = malloc((n ? n : 1) * sizeof *s->key);
+	if (j) {
+		s->m = nbrt_work_take(w, slot + 6, bytes);
+		s->sm = nbrt_work_take(w, slot + 7, bytes);
+	}
+	s->order = nbrt_work_take(w, slot + 8, n * sizeof *s->order);
+	s->key = nbrt_work_take(w, slot + 9, n * sizeof *s->key);
 	for (int d = 0; d < 3; d++)
 		if (!s->x[d] || !s->sx[d])
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
-	if (!s->m || !s->sm || !s->order || !s->key)
+	if ((j && (!s->m || !s->sm)) || !s->order || !s->key)
 		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
 		if (column(k, "position", pv[d], n, s->x[d]))
@@ -428,7 +451,7 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 {
 	size_t n = s->n;
-	nbrt_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv);
+	nbrt_kv *kv = nbrt_work_take(s->w, W_KV, 2 * n * sizeof *kv);
 	if (!kv)
 		return nbrt_fail(rt, "out of memory for the keys of %zu bodies", n);
 	nbrt_order_keys(kv, (const double *const *)s->x, n, 3, lo, side);
@@ -439,10 +462,11 @@ static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 		s->order[e] = (size_t)r[e].val;
 		s->key[e] = r[e].key;
 	}
-	free(kv);
+	nbrt_work_give(s->w, kv);
 	for (int d = 0; d < 3; d++)
 		nbrt_order_gather(s->sx[d], s->x[d], s->order, n, sizeof(double));
-	nbrt_order_gather(s->sm, s->m, s->order, n, sizeof(double));
+	if (s->m)
+		nbrt_order_gather(s->sm, s->m, s->order, n, sizeof(double));
 	return 0;
 }
 
@@ -528,7 +552,7 @@ typedef struct Wcell {
 
 static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 {
-	Wcell *w = malloc((t->ncell ? t->ncell : 1) * sizeof *w);
+	Wcell *w = nbrt_work_take(t->work, W_WC, t->ncell * sizeof *w);
 	if (!w) {
 		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
 		return NULL;
@@ -609,18 +633,19 @@ typedef struct Lists {
 	size_t *noff, *near, *foff, *far;
 	double *exp[MAXCOL]; /* the far kernel's columns, a value a cell */
 	Wcell *wc;
+	nbrt_work *w;        /* where they are kept, or NULL */
 } Lists;
 
 static void lists_free(Lists *L)
 {
-	free(L->grp);
-	free(L->noff);
-	free(L->near);
-	free(L->foff);
-	free(L->far);
-	free(L->wc);
+	nbrt_work_give(L->w, L->grp);
+	nbrt_work_give(L->w, L->noff);
+	nbrt_work_give(L->w, L->near);
+	nbrt_work_give(L->w, L->foff);
+	nbrt_work_give(L->w, L->far);
+	nbrt_work_give(L->w, L->wc);
 	for (int c = 0; c < MAXCOL; c++)
-		free(L->exp[c]);
+		nbrt_work_give(L->w, L->exp[c]);
 }
 
 static void group_box(const Side *s, size_t a, size_t b, double box[6])
@@ -643,6 +668,8 @@ typedef struct Buf {
 	size_t *sub, ns, scap; /* pieces walked: first, end, near and far
 	                       * counts and where their lists start */
 	int bad;
+	nbrt_work *w;          /* near, far, tmp and sub kept from slot on */
+	int slot;
 } Buf;
 
 static void buf_room(Buf *u, size_t ncell)
@@ -652,13 +679,16 @@ static void buf_room(Buf *u, size_t ncell)
 		return;
 	size_t cap = 2 * u->cap + ncell + 1;
 	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
-	            realloc(u->near, 2 * cap * sizeof *n) : NULL;
+	            nbrt_work_keep(u->w, u->slot, u->near, 2 * cap * sizeof *n) :
+	            NULL;
 	if (n)
 		u->near = n;
-	size_t *f = n ? realloc(u->far, 2 * cap * sizeof *f) : NULL;
+	size_t *f = n ? nbrt_work_keep(u->w, u->slot + 1, u->far,
+	                               2 * cap * sizeof *f) : NULL;
 	if (f)
 		u->far = f;
-	size_t *w = f ? realloc(u->tmp, 2 * (ncell + 1) * sizeof *w) : NULL;
+	size_t *w = f ? nbrt_work_keep(u->w, u->slot + 2, u->tmp,
+	                               2 * (ncell + 1) * sizeof *w) : NULL;
 	if (w)
 		u->tmp = w;
 	u->bad = !n || !f || !w;
@@ -731,7 +761,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		buf_room(u, t->ncell);
 		if (u->ns + 1 > u->scap) {
 			size_t cap = 2 * u->scap + 16;
-			size_t *n = realloc(u->sub, 6 * cap * sizeof *n);
+			size_t *n = nbrt_work_keep(u->w, u->slot + 3, u->sub,
+			                           6 * cap * sizeof *n);
 			if (!n) {
 				u->bad = 1;
 				break;
@@ -779,15 +810,18 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 }
 
 /* Every group walked (in parallel), its lists and pieces into its
- * thread's buffer; then the memory checked, the pieces (the new groups)
- * and their lists joined in the order of the groups. */
+ * thread's buffer (thread q's kept from slot tslot + 4 q); then the
+ * memory checked, the pieces (the new groups) and their lists joined in
+ * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
-                      double theta, size_t walks, double pmax, Lists *L)
+                      double theta, size_t walks, double pmax, Lists *L,
+                      int tslot)
 {
 	size_t ng = L->ng;
+	nbrt_work *kw = L->w;
 	/* a group's thread, its first piece there, its pieces, its first
 	 * piece of all */
-	size_t *at = malloc(4 * (ng ? ng : 1) * sizeof *at);
+	size_t *at = nbrt_work_take(kw, W_AT, 4 * ng * sizeof *at);
 	int nt = 1;
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
@@ -795,9 +829,13 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	Buf *buf = calloc((size_t)nt, sizeof *buf);
 	size_t *grp = NULL;
 	int res = -1, bad = 0;
-	if (!at || !buf) {
+	if (!at || !buf || nbrt_work_reserve(kw, tslot + 4 * nt)) {
 		nbrt_fail(rt, "out of memory for %zu i-groups", ng);
 		goto out;
+	}
+	for (int q = 0; q < nt; q++) {
+		buf[q].w = kw;
+		buf[q].slot = tslot + 4 * q;
 	}
 	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
@@ -835,16 +873,17 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		          "may use", ng, bad ? "more than " : "", nn, nf, b);
 		goto out;
 	}
-	grp = malloc(2 * (ns ? ns : 1) * sizeof *grp);
+	grp = nbrt_work_take(kw, W_PIECE, 2 * ns * sizeof *grp);
 	/* ns + 2 offsets, the plan's (ranges.c, NBRT_RANGES_PLANNED) */
-	L->noff = calloc(ns + 2, sizeof *L->noff);
-	L->foff = calloc(ns + 2, sizeof *L->foff);
-	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
-	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
+	L->noff = nbrt_work_take(kw, W_NOFF, (ns + 2) * sizeof *L->noff);
+	L->foff = nbrt_work_take(kw, W_FOFF, (ns + 2) * sizeof *L->foff);
+	L->near = nbrt_work_take(kw, W_NEAR, 2 * nn * sizeof *L->near);
+	L->far = nbrt_work_take(kw, W_FAR, 2 * nf * sizeof *L->far);
 	if (!grp || !L->noff || !L->foff || !L->near || !L->far) {
 		nbrt_fail(rt, "out of memory for the lists of %zu groups", ns);
 		goto out;
 	}
+	L->noff[0] = L->foff[0] = 0;
 	for (size_t q = 0, o = 0; q < ng; q++)
 		for (size_t k = 0; k < at[4 * q + 2]; k++, o++) {
 			const size_t *r = buf[at[4 * q]].sub + 6 * (at[4 * q + 1] + k);
@@ -869,21 +908,21 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 				       2 * r[3] * sizeof *L->far);
 		}
 	}
-	free(L->grp);
+	nbrt_work_give(kw, L->grp);
 	L->grp = grp;
 	L->ng = ns;
 	grp = NULL;
 	res = 0;
 out:
 	for (int q = 0; buf && q < nt; q++) {
-		free(buf[q].near);
-		free(buf[q].far);
-		free(buf[q].tmp);
-		free(buf[q].sub);
+		nbrt_work_give(kw, buf[q].near);
+		nbrt_work_give(kw, buf[q].far);
+		nbrt_work_give(kw, buf[q].tmp);
+		nbrt_work_give(kw, buf[q].sub);
 	}
 	free(buf);
-	free(at);
-	free(grp);
+	nbrt_work_give(kw, at);
+	nbrt_work_give(kw, grp);
 	return res;
 }
 
@@ -968,15 +1007,17 @@ typedef struct Copies {
 	void **host;  /* the caller's array, or its doubles read */
 	void **sorted;
 	char *shared; /* sorted[v] is an earlier variable's */
+	nbrt_work *w; /* where sorted[v] and host[v] are kept (W_COPY), or
+	               * NULL */
 } Copies;
 
 static void copies_free(Copies *c)
 {
 	for (int v = 0; v < c->nvar; v++) {
 		if (c->sorted && !(c->shared && c->shared[v]))
-			free(c->sorted[v]);
+			nbrt_work_give(c->w, c->sorted[v]);
 		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
-			free(c->host[v]);
+			nbrt_work_give(c->w, c->host[v]);
 	}
 	free(c->t);
 	free(c->host);
@@ -1013,7 +1054,8 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			                 f->var[v].name, s->arr->n, n);
 		if (!s->host && s->arr) {
 			/* an array in device memory: its values through doubles */
-			double *h = malloc((s->arr->n ? s->arr->n : 1) * sizeof *h);
+			double *h = nbrt_work_take(c->w, W_COPY + 2 * v + 1,
+			                           s->arr->n * sizeof *h);
 			if (!h)
 				return nbrt_fail(k->rt, "out of memory");
 			c->host[v] = h;
@@ -1040,7 +1082,7 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			s->arr = NULL;
 			continue;
 		}
-		c->sorted[v] = malloc((n ? n : 1) * es);
+		c->sorted[v] = nbrt_work_take(c->w, W_COPY + 2 * v, n * es);
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
 			                 "'%s'", f->var[v].name);
@@ -1094,7 +1136,7 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 {
 	size_t n = sj->n;
 	for (int d = 0; d < 6; d++)
-		if (!(src[d] = malloc((n ? n : 1) * sizeof(double))))
+		if (!(src[d] = nbrt_work_take(sj->w, W_SRC + d, n * sizeof(double))))
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
 		if (column(k, "source", gv[d], n, src[d]))
@@ -1119,7 +1161,8 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 		                 "need more memory than this process may use",
 		                 tree->ncell);
 	for (int c = 0; c < kd->ncol; c++)
-		if (!(L->exp[c] = malloc(nc * sizeof(double))))
+		if (!(L->exp[c] = nbrt_work_take(L->w, W_EXP + c,
+		                                 nc * sizeof(double))))
 			return nbrt_fail(rt, "out of memory for the expansions of %zu "
 			                 "cells", tree->ncell);
 	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
@@ -1335,6 +1378,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memset(&L, 0, sizeof L);
 	Copies cp;
 	memset(&cp, 0, sizeof cp);
+	nbrt_work *w = &k->treework;
+	tree.work = L.w = cp.w = w;
 	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
 	if (!saved) {
@@ -1344,8 +1389,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
 	int same = same_bodies(k, ni, nj, pi, pj);
-	if ((!same && side_read(k, &si, ni, pi, -1)) ||
-	    side_read(k, &sj, nj, pj, mj) ||
+	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10)) ||
+	    side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	/* the cube around both sides, a little wider so its top face is
@@ -1368,7 +1413,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		side_alias(&si, &sj);
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
-	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
+	L.grp = nbrt_work_take(w, W_GRP, 2 * ni * sizeof *L.grp);
 	if (!L.grp) {
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
 		goto out;
@@ -1386,7 +1431,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	 * of all j (the common case stays whole; an outlier is split) */
 	double pmax = (double)t->group * fmax((double)nj / 64,
 	                                      16.0 * (double)t->group);
-	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L))
+	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L,
+	               W_COPY + 2 * nv))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
@@ -1436,6 +1482,6 @@ out:
 	side_free(&si);
 	side_free(&sj);
 	for (int d = 0; d < 6; d++)
-		free(src[d]);
+		nbrt_work_give(w, src[d]);
 	return res;
 }
