@@ -167,7 +167,8 @@ int main(int argc, char **argv)
 	printf("n,theta,bucket,group,direct_s,tree_s,speedup,build_s,moments_s,"
 	       "walk_s,far_s,near_s,other_s,mbodies_s,cells,groups,near_pairs,"
 	       "far_pairs,err_median,err_99,far_mode,device,near_kernel_s,"
-	       "far_kernel_s\n");
+	       "far_kernel_s,read_s,sort_s,octree_s,groups_s,join_s,copies_s,"
+	       "farrun_s,scatter_s\n");
 	const char *mode = getenv("NBRT_TREE_FAR");
 	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,"
 	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,", n, theta, bucket,
@@ -176,7 +177,10 @@ int main(int argc, char **argv)
 	       st.cells, st.groups, st.near_pairs, st.far_pairs, e[n / 2],
 	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default");
 	csv_print_text(stdout, nbrt_device_name(rt));
-	printf(",%.4g,%.4g\n", nbrt_kernel_time(k), nbrt_kernel_time(far));
+	printf(",%.4g,%.4g", nbrt_kernel_time(k), nbrt_kernel_time(far));
+	for (int q = 0; q < 8; q++)
+		printf(",%.4g", st.part[q]);
+	printf("\n");
 	free(e);
 	for (int q = 0; q < NCOL; q++)
 		free(c[q]);

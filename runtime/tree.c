@@ -815,7 +815,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
  * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
                       double theta, size_t walks, double pmax, Lists *L,
-                      int tslot)
+                      int tslot, double *tjoin)
 {
 	size_t ng = L->ng;
 	nbrt_work *kw = L->w;
@@ -854,6 +854,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		           u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 	}
+	double tj = nbrt_now();
 	size_t ns = 0, nn = 0, nf = 0;
 	for (int q = 0; q < nt; q++) {
 		bad |= buf[q].bad;
@@ -912,6 +913,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	L->grp = grp;
 	L->ng = ns;
 	grp = NULL;
+	*tjoin = nbrt_now() - tj;
 	res = 0;
 out:
 	for (int q = 0; buf && q < nt; q++) {
@@ -1322,7 +1324,10 @@ static void extent(const double *x, size_t n, double *lo, double *hi)
 static double max_group_pairs(const Lists *L)
 {
 	double most = 0;
-	for (size_t g = 0; g < L->ng; g++) {
+	long long g;
+#pragma omp parallel for schedule(static) reduction(max : most) \
+	if (L->ng >= PAR / 64)
+	for (g = 0; g < (long long)L->ng; g++) {
 		size_t nj = 0;
 		for (size_t r = L->noff[g]; r < L->noff[g + 1]; r++)
 			nj += L->near[2 * r + 1] - L->near[2 * r];
@@ -1367,7 +1372,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		     (gv[d] = named(k, t->jsrc[d], NB_BMEM, "source")) < 0))
 			return -1;
 
-	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0};
+	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
 	Side si, sj;
 	memset(&si, 0, sizeof si);
@@ -1393,6 +1398,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	    side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
+	part[0] = (tp = nbrt_now()) - t0;
 	/* the cube around both sides, a little wider so its top face is
 	 * inside the last key */
 	double lo[3], hi[3], side = 0;
@@ -1411,8 +1417,12 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto out;
 	if (same)
 		side_alias(&si, &sj);
+	part[1] = nbrt_now() - tp;
+	tp = nbrt_now();
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
+	part[2] = nbrt_now() - tp;
+	tp = nbrt_now();
 	L.grp = nbrt_work_take(w, W_GRP, 2 * ni * sizeof *L.grp);
 	if (!L.grp) {
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
@@ -1422,6 +1432,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		cut_groups(si.key, 0, ni, 0, t->group, L.grp, &L.ng);
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
+	part[3] = t1 - tp;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
 	if (far_columns(rt, kd, &tree, &sj, src, &L))
 		goto out;
@@ -1432,12 +1443,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double pmax = (double)t->group * fmax((double)nj / 64,
 	                                      16.0 * (double)t->group);
 	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L,
-	               W_COPY + 2 * nv))
+	               W_COPY + 2 * nv, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
 	if (copies_make(k, &cp, &si, &sj))
 		goto restore;
+	part[5] = (tp = nbrt_now()) - t3;
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
@@ -1455,21 +1467,25 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
+	part[6] = t4 - tp;
 	/* its message is the device's */
 	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
 	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
+	double t5 = nbrt_now();
+	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
+	res = copies_scatter(k, &cp, &si, saved);
+	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
+		memcpy(t->stats->part, part, sizeof part);
 		t->stats->cells = tree.ncell;
 		t->stats->groups = L.ng;
 		t->stats->near_pairs = k->pairs;
 		t->stats->max_group_pairs = max_group_pairs(&L);
 		t->stats->far_pairs = fpairs;
 	}
-	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
-	res = copies_scatter(k, &cp, &si, saved);
 	k->pairs += fpairs;
 restore:
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
