@@ -28,7 +28,7 @@ enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
  * from W_COPY, then four a thread (walk_group's buffers). */
 enum {
 	W_KV, W_CELL, W_LEVEL, W_GRP, W_PIECE, W_WC, W_AT, W_NOFF, W_FOFF,
-	W_NEAR, W_FAR, W_SIDE, W_EXP = W_SIDE + 20, W_SRC = W_EXP + MAXCOL,
+	W_NEAR, W_FAR, W_CUT, W_CUTGRP, W_SIDE, W_EXP = W_SIDE + 20, W_SRC = W_EXP + MAXCOL,
 	W_COPY = W_SRC + 6
 };
 
@@ -490,15 +490,33 @@ static void side_alias(Side *si, const Side *sj)
 	si->alias = 1;
 }
 
-/* i-groups: octants of the sorted i-keys, split until at most gmax bodies
- * (or the depth limit), in Morton order, as FDPS's n_group_limit. */
-static void cut_groups(const u64 *key, size_t a, size_t b, int level,
-                       size_t gmax, size_t *grp, size_t *ng)
+/* Group [a, b) appended where grp is not NULL; counted always. */
+static void emit(size_t *grp, size_t *ng, size_t a, size_t b)
 {
-	if (b - a <= gmax || level == NBRT_TREE_DEPTH) {
+	if (grp) {
 		grp[2 * *ng] = a;
 		grp[2 * *ng + 1] = b;
-		++*ng;
+	}
+	++*ng;
+}
+
+/* A piece of cut_groups left to a thread (cut_all): its keys [a, b) at
+ * level, and where its groups go among the serial pass's. */
+typedef struct Cut {
+	size_t at, a, b, ng;
+	int level;
+} Cut;
+
+/* i-groups: octants of the sorted i-keys, split until at most gmax bodies
+ * (or the depth limit), in Morton order, as FDPS's n_group_limit.  An
+ * octant of at most `defer` bodies (and over gmax) is not cut here but
+ * left in cut[*ncut] for cut_all's threads (defer 0: none). */
+static void cut_groups(const u64 *key, size_t a, size_t b, int level,
+                       size_t gmax, size_t *grp, size_t *ng, size_t defer,
+                       Cut *cut, size_t *ncut)
+{
+	if (b - a <= gmax || level == NBRT_TREE_DEPTH) {
+		emit(grp, ng, a, b);
 		return;
 	}
 	/* Octants under the limit hold a quarter of it on average: siblings
@@ -513,19 +531,18 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 	for (size_t s = a, e; s < b; s = e) {
 		e = digit_end(key, s, b, shift);
 		if (e - s > gmax) {
-			if (open) {
-				grp[2 * *ng] = from;
-				grp[2 * *ng + 1] = s;
-				++*ng;
-				open = 0;
-			}
-			cut_groups(key, s, e, level + 1, gmax, grp, ng);
+			if (open)
+				emit(grp, ng, from, s);
+			open = 0;
+			if (e - s <= defer)
+				cut[(*ncut)++] = (Cut){*ng, s, e, 0, level + 1};
+			else
+				cut_groups(key, s, e, level + 1, gmax, grp, ng, defer, cut,
+				           ncut);
 			continue;
 		}
 		if (open && e - from > gmax) {
-			grp[2 * *ng] = from;
-			grp[2 * *ng + 1] = s;
-			++*ng;
+			emit(grp, ng, from, s);
 			open = 0;
 		}
 		if (!open) {
@@ -533,11 +550,61 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 			open = 1;
 		}
 	}
-	if (open) {
-		grp[2 * *ng] = from;
-		grp[2 * *ng + 1] = b;
-		++*ng;
+	if (open)
+		emit(grp, ng, from, b);
+}
+
+/* The i-groups of keys [0, n) into grp (room for n), as one serial
+ * cut_groups makes them: the top levels serially, into tmp, leaving
+ * octants of at most n / 256 bodies to the threads, which count their
+ * groups, then write them in place (the serial pass was 10 ms at
+ * N = 2^22).  Returns their count, or (size_t)-1 out of memory. */
+static size_t cut_all(nbrt_work *w, const u64 *key, size_t n, size_t gmax,
+                      size_t *grp)
+{
+	size_t ng = 0, nc = 0, defer = n >= PAR ? n / 256 : 0;
+	if (!n)
+		return 0;
+	if (!defer) {
+		cut_groups(key, 0, n, 0, gmax, grp, &ng, 0, NULL, NULL);
+		return ng;
 	}
+	/* pieces are disjoint and over gmax; their groups come after the
+	 * serial pass's, so tmp has room for both */
+	Cut *cut = nbrt_work_take(w, W_CUT, (n / (gmax + 1) + 1) * sizeof *cut);
+	size_t *tmp = nbrt_work_take(w, W_CUTGRP, 2 * n * sizeof *tmp);
+	if (!cut || !tmp)
+		return (size_t)-1;
+	cut_groups(key, 0, n, 0, gmax, tmp, &ng, defer, cut, &nc);
+	long long q;
+#pragma omp parallel for schedule(dynamic, 1)
+	for (q = 0; q < (long long)nc; q++) {
+		Cut *c = &cut[q];
+		cut_groups(key, c->a, c->b, c->level, gmax, NULL, &c->ng, 0, NULL,
+		           NULL);
+	}
+	/* the serial groups before piece q are tmp[.. cut[q].at), each
+	 * piece's after them; the offsets in order */
+	size_t out = 0, from = 0;
+	for (size_t c = 0; c < nc; c++) {
+		size_t at = out + (cut[c].at - from);
+		memcpy(grp + 2 * out, tmp + 2 * from,
+		       2 * (cut[c].at - from) * sizeof *grp);
+		from = cut[c].at;
+		out = at + cut[c].ng;
+		cut[c].at = at;
+	}
+	memcpy(grp + 2 * out, tmp + 2 * from, 2 * (ng - from) * sizeof *grp);
+	out += ng - from;
+#pragma omp parallel for schedule(dynamic, 1)
+	for (q = 0; q < (long long)nc; q++) {
+		size_t m = 0;
+		cut_groups(key, cut[q].a, cut[q].b, cut[q].level, gmax,
+		           grp + 2 * cut[q].at, &m, 0, NULL, NULL);
+	}
+	nbrt_work_give(w, cut);
+	nbrt_work_give(w, tmp);
+	return out;
 }
 
 /* What a walk reads of a cell, packed (64 bytes, a cache line, against
@@ -1428,8 +1495,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
 		goto out;
 	}
-	if (ni)
-		cut_groups(si.key, 0, ni, 0, t->group, L.grp, &L.ng);
+	if ((L.ng = cut_all(w, si.key, ni, t->group, L.grp)) == (size_t)-1) {
+		L.ng = 0;
+		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
+		goto out;
+	}
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
 	part[3] = t1 - tp;
