@@ -16,6 +16,7 @@
 #include <time.h>
 #include "csv.h"
 #include "nbrt.h"
+#include "srcpath.h"
 
 enum { XI, YI, ZI, XJ, YJ, ZJ, MJ, AX, AY, AZ, POT, NCOL };
 static const char *const coln[NCOL] = {"xi", "yi", "zi", "xj", "yj", "zj",
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
 {
 	/* no flags: "--" only ends them, as in every program (opt.c), and
 	 * anything else beginning with '-' is refused, not read as 0 */
+	const char *prog = argv[0];
 	if (argc > 1 && !strcmp(argv[1], "--")) {
 		argv++;
 		argc--;
@@ -112,8 +114,12 @@ int main(int argc, char **argv)
 		c[ZI][e] = c[ZJ][e] = (float)(r * z);
 		c[MJ][e] = (float)(1.0 / (double)n);
 	}
-	nbrt_kernel *k = nbrt_load(rt, ROOT "/dsl-examples/gravity.nbl", NULL);
-	nbrt_kernel *far = nbrt_load(rt, ROOT "/far/gravity_quad.nbl", NULL);
+	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
+	char *fp = src_path(prog, "far/gravity_quad.nbl");
+	nbrt_kernel *k = kp ? nbrt_load(rt, kp, NULL) : NULL;
+	nbrt_kernel *far = fp ? nbrt_load(rt, fp, NULL) : NULL;
+	free(kp);
+	free(fp);
 	if (!k || !far)
 		return fail(rt, "load");
 	for (int q = 0; q < NCOL; q++)
