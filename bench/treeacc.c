@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "nbrt.h"
+#include "srcpath.h"
 #include "timing.h"
 
 /* the columns of either kernel: positions, sources, results */
@@ -20,9 +21,8 @@ static const char *const names[2][NCOL] = {
 	 "az"},
 	{"xi", "yi", "zi", "xj", "yj", "zj", "gx", "gy", "gz", "u", "v", "w"}};
 static const char *const path[2][2] = {
-	{ROOT "/dsl-examples/gravity.nbl", ROOT "/far/gravity_quad.nbl"},
-	{ROOT "/dsl-examples/biot_savart.nbl",
-	 ROOT "/far/biot_savart_dipole.nbl"}};
+	{"dsl-examples/gravity.nbl", "far/gravity_quad.nbl"},
+	{"dsl-examples/biot_savart.nbl", "far/biot_savart_dipole.nbl"}};
 static const char *const cname[2] = {"eps2", "isig3"};
 static const double cval[2] = {1e-4, 8000}; /* sigma 0.05 */
 
@@ -38,15 +38,20 @@ static void plummer(double p[3])
 	p[2] = r * z;
 }
 
-static nbrt_kernel *load(nbrt *rt, const char *p, nb_prec prec)
+/* The source tree's file rel (under prog's tree, else ROOT's). */
+static nbrt_kernel *load(nbrt *rt, const char *prog, const char *rel,
+                         nb_prec prec)
 {
 	nb_options o;
 	nb_options_init(&o);
 	o.precision = prec;
 	o.given |= NB_GIVEN_PRECISION;
-	nbrt_kernel *k = nbrt_load(rt, p, &o);
+	char *p = src_path(prog, rel);
+	nbrt_kernel *k = p ? nbrt_load(rt, p, &o) : NULL;
 	if (!k)
-		fprintf(stderr, "treeacc: %s: %s\n", p, nbrt_error(rt));
+		fprintf(stderr, "treeacc: %s: %s\n", p ? p : rel,
+		        p ? nbrt_error(rt) : "out of memory");
+	free(p);
 	return k;
 }
 
@@ -93,9 +98,9 @@ int main(int argc, char **argv)
 			c[S0 + d][e] = (vk ? 2 * erand48(rng) - 1 : 1) / (double)n;
 	}
 	/* the reference: the sample (every n/ns-th body) against all, double */
-	nbrt_kernel *kd = load(rt, path[vk][0], NB_DOUBLE);
-	nbrt_kernel *k = load(rt, path[vk][0], NB_FLOAT);
-	nbrt_kernel *far = load(rt, path[vk][1], NB_FLOAT);
+	nbrt_kernel *kd = load(rt, argv[0], path[vk][0], NB_DOUBLE);
+	nbrt_kernel *k = load(rt, argv[0], path[vk][0], NB_FLOAT);
+	nbrt_kernel *far = load(rt, argv[0], path[vk][1], NB_FLOAT);
 	if (!kd || !k || !far)
 		return 1;
 	for (int d = 0; d < 3; d++)

@@ -2,7 +2,7 @@
  * (bench/suites/tree.sh): float gravity (dsl-examples/gravity.nbl, far
  * field far/gravity_quad.nbl) on a Plummer sphere of N bodies, the tree's
  * phases timed, and its force error against the direct run's.
- * usage: treebench N THETA DEVICE [BUCKET GROUP SEED DIRECT]; prints one
+ * usage: treebench [--] N THETA DEVICE [BUCKET GROUP SEED DIRECT]; prints one
  * CSV row
  * after a header (mbodies_s: N over the tree's whole time, in millions;
  * far_mode: NBRT_TREE_FAR, how the far field ran; near_kernel_s and
@@ -16,6 +16,7 @@
 #include <time.h>
 #include "csv.h"
 #include "nbrt.h"
+#include "srcpath.h"
 
 enum { XI, YI, ZI, XJ, YJ, ZJ, MJ, AX, AY, AZ, POT, NCOL };
 static const char *const coln[NCOL] = {"xi", "yi", "zi", "xj", "yj", "zj",
@@ -40,23 +41,57 @@ static int fail(nbrt *rt, const char *what)
 	return 1;
 }
 
+static const char usage[] = "usage: treebench [--] N THETA DEVICE [BUCKET "
+                            "GROUP SEED DIRECT]\n";
+
+/* Argument q as a whole number of at least lo, else a message naming it. */
+static int count(char **argv, int q, const char *what, size_t lo, size_t *v)
+{
+	char *end;
+	unsigned long long x = strtoull(argv[q], &end, 10);
+	if (end == argv[q] || *end || argv[q][0] == '-' || x < lo) {
+		fprintf(stderr, "treebench: %s '%s': it must be a whole number of "
+		        "at least %zu\n%s", what, argv[q], lo, usage);
+		return -1;
+	}
+	*v = (size_t)x;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: treebench N THETA DEVICE [BUCKET GROUP "
-		        "SEED DIRECT]\n");
+	/* no flags: "--" only ends them, as in every program (opt.c), and
+	 * anything else beginning with '-' is refused, not read as 0 */
+	const char *prog = argv[0];
+	if (argc > 1 && !strcmp(argv[1], "--")) {
+		argv++;
+		argc--;
+	} else if (argc > 1 && argv[1][0] == '-') {
+		fprintf(stderr, "treebench: unknown option '%s'\n%s", argv[1],
+		        usage);
 		return 2;
 	}
-	size_t n = strtoull(argv[1], NULL, 10);
-	double theta = strtod(argv[2], NULL);
-	size_t bucket = argc > 4 ? strtoull(argv[4], NULL, 10) :
-	                NBRT_TREE_BUCKET;
-	size_t group = argc > 5 ? strtoull(argv[5], NULL, 10) : NBRT_TREE_GROUP;
-	unsigned short rng[3] = {1, 2, (unsigned short)(argc > 6 ?
-	                                                atoi(argv[6]) : 3)};
-	int direct_on = argc > 7 ? atoi(argv[7]) : 1;
-	if (!n)
+	if (argc < 4 || argc > 8) {
+		fprintf(stderr, "treebench: %s arguments\n%s",
+		        argc < 4 ? "too few" : "too many", usage);
 		return 2;
+	}
+	size_t n, bucket = NBRT_TREE_BUCKET, group = NBRT_TREE_GROUP, seed = 3,
+	       direct_on = 1;
+	char *end;
+	double theta = strtod(argv[2], &end);
+	if (count(argv, 1, "N", 1, &n) ||
+	    (argc > 4 && count(argv, 4, "BUCKET", 1, &bucket)) ||
+	    (argc > 5 && count(argv, 5, "GROUP", 1, &group)) ||
+	    (argc > 6 && count(argv, 6, "SEED", 0, &seed)) ||
+	    (argc > 7 && count(argv, 7, "DIRECT", 0, &direct_on)))
+		return 2;
+	if (end == argv[2] || *end || !(theta > 0) || !isfinite(theta)) {
+		fprintf(stderr, "treebench: THETA '%s': it must be a finite number "
+		        "> 0\n%s", argv[2], usage);
+		return 2;
+	}
+	unsigned short rng[3] = {1, 2, (unsigned short)seed};
 	char *err = NULL;
 	nbrt *rt = nbrt_open(argv[3], &err);
 	if (!rt) {
@@ -79,8 +114,12 @@ int main(int argc, char **argv)
 		c[ZI][e] = c[ZJ][e] = (float)(r * z);
 		c[MJ][e] = (float)(1.0 / (double)n);
 	}
-	nbrt_kernel *k = nbrt_load(rt, ROOT "/dsl-examples/gravity.nbl", NULL);
-	nbrt_kernel *far = nbrt_load(rt, ROOT "/far/gravity_quad.nbl", NULL);
+	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
+	char *fp = src_path(prog, "far/gravity_quad.nbl");
+	nbrt_kernel *k = kp ? nbrt_load(rt, kp, NULL) : NULL;
+	nbrt_kernel *far = fp ? nbrt_load(rt, fp, NULL) : NULL;
+	free(kp);
+	free(fp);
 	if (!k || !far)
 		return fail(rt, "load");
 	for (int q = 0; q < NCOL; q++)
@@ -134,7 +173,8 @@ int main(int argc, char **argv)
 	printf("n,theta,bucket,group,direct_s,tree_s,speedup,build_s,moments_s,"
 	       "walk_s,far_s,near_s,other_s,mbodies_s,cells,groups,near_pairs,"
 	       "far_pairs,err_median,err_99,far_mode,device,near_kernel_s,"
-	       "far_kernel_s\n");
+	       "far_kernel_s,read_s,sort_s,octree_s,groups_s,join_s,copies_s,"
+	       "farrun_s,scatter_s\n");
 	const char *mode = getenv("NBRT_TREE_FAR");
 	printf("%zu,%g,%zu,%zu,%.4g,%.4g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,"
 	       "%.4g,%zu,%zu,%.4g,%.4g,%.3g,%.3g,%s,", n, theta, bucket,
@@ -143,7 +183,10 @@ int main(int argc, char **argv)
 	       st.cells, st.groups, st.near_pairs, st.far_pairs, e[n / 2],
 	       e[(size_t)(0.99 * (double)(n - 1))], mode && *mode ? mode : "default");
 	csv_print_text(stdout, nbrt_device_name(rt));
-	printf(",%.4g,%.4g\n", nbrt_kernel_time(k), nbrt_kernel_time(far));
+	printf(",%.4g,%.4g", nbrt_kernel_time(k), nbrt_kernel_time(far));
+	for (int q = 0; q < 8; q++)
+		printf(",%.4g", st.part[q]);
+	printf("\n");
 	free(e);
 	for (int q = 0; q < NCOL; q++)
 		free(c[q]);

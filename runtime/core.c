@@ -274,6 +274,7 @@ void nbrt_core_free(nbrt_kernel *k)
 	nbrt_work_free(&k->cellwork);
 	nbrt_work_free(&k->copywork);
 	nbrt_work_free(&k->planwork);
+	nbrt_work_free(&k->treework);
 	k->rt->be->free(k);
 	nb_iface_free(k->f);
 	free(k->b);

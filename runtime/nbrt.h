@@ -333,6 +333,10 @@ typedef struct nbrt_tree {
 		size_t cells, groups;
 		double near_pairs, far_pairs;
 		double max_group_pairs; /* the most near pairs of one group */
+		/* seconds within the phases: reading the columns, keys and sort,
+		 * octree, groups (in time[0]); the lists joined (in time[2]); the
+		 * sorted copies, the far run (in time[3]); the scatter (after) */
+		double part[8];
 	} *stats;
 	/* a vector kind's BMEM source x, y, z (vortex strengths: biot_savart's
 	 * gx, gy, gz); NULL for a gravity kind, which reads jmass */

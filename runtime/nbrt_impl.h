@@ -242,6 +242,7 @@ struct nbrt_kernel {
 	 * lists, its positions and sorted copies, and the tasks of planned
 	 * block-sparse runs (ranges.c) */
 	nbrt_work cellwork, copywork, planwork;
+	nbrt_work treework;         /* nbrt_run_tree's arrays (tree.c) */
 
 	/* The tuner (tune.c): a budget in seconds for each new size class
 	 * of Ni and Nj (0: none, the cache's winners only), and the
@@ -376,6 +377,7 @@ typedef struct nbrt_cell {
 typedef struct nbrt_octree {
 	size_t n, ncell, cap;
 	nbrt_cell *cell;
+	nbrt_work *work; /* where cell is kept between calls, or NULL */
 } nbrt_octree;
 /* Builds the cells over n bodies whose keys key[0..n) are sorted, in the
  * cube (lo, side): a cell of more than bucket bodies is split unless at

@@ -18,12 +18,25 @@ typedef unsigned long long u64;
  * more than they do (and on a loaded machine, a time slice). */
 enum { PAR = 65536 };
 
+enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
+
+/* The kernel's kept arrays (k->treework, work.c): at N = 2^22 a call's
+ * arrays are about 2 GB, and fresh ones were faulted in page by page and
+ * unmapped again on every call.  A side's ten arrays from W_SIDE (j, then
+ * i), a column of the expansions or the sources from W_EXP and W_SRC, two
+ * a kernel variable (its sorted copy, its values read from an nbrt_array)
+ * from W_COPY, then four a thread (walk_group's buffers). */
+enum {
+	W_KV, W_CELL, W_LEVEL, W_GRP, W_PIECE, W_WC, W_AT, W_NOFF, W_FOFF,
+	W_NEAR, W_FAR, W_CUT, W_CUTGRP, W_SIDE, W_EXP = W_SIDE + 20, W_SRC = W_EXP + MAXCOL,
+	W_COPY = W_SRC + 6
+};
+
 /* The expansion kinds.  A far kernel's BMEMs name columns of one kind
  * (the first kind holding them all is taken); the kind says which source
  * columns of the bodies it needs (nsrc 1: nbrt_tree's jmass; 3: jsrc, a
  * vector) and fills its columns, one value a cell, bottom-up in double.
  * The walk's centre is the centre of mass, or of |source| for a vector. */
-enum { MAXCOL = 15 };
 typedef struct Kind {
 	const char *what;
 	int nsrc, ncol;
@@ -133,7 +146,7 @@ static void fill_vortex(const nbrt_octree *t, double *const x[3],
 
 void nbrt_octree_free(nbrt_octree *t)
 {
-	free(t->cell);
+	nbrt_work_give(t->work, t->cell);
 	memset(t, 0, sizeof *t);
 }
 
@@ -145,7 +158,8 @@ static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
 	size_t cap = 2 * t->cap + more;
 	double need = (double)cap * sizeof(nbrt_cell);
 	nbrt_cell *c = need <= nbrt_host_memory() ?
-	               realloc(t->cell, cap * sizeof *c) : NULL;
+	               nbrt_work_keep(t->work, W_CELL, t->cell, cap * sizeof *c) :
+	               NULL;
 	if (!c) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -198,7 +212,9 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side)
 {
+	nbrt_work *w = t->work;
 	memset(t, 0, sizeof *t);
+	t->work = w;
 	t->n = n;
 	if (!n)
 		return 0;
@@ -211,7 +227,8 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
 		size_t m = e - s, total = 0;
 		if (m + 1 > cap) {
-			size_t *a = realloc(at, (2 * m + 1) * sizeof *a);
+			size_t *a = nbrt_work_keep(w, W_LEVEL, at,
+			                           (2 * m + 1) * sizeof *a);
 			if (!a) {
 				res = nbrt_fail(rt, "out of memory for a level of %zu tree "
 				                "cells", m);
@@ -249,7 +266,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		}
 		t->ncell = e + total;
 	}
-	free(at);
+	nbrt_work_give(w, at);
 	return res;
 }
 
@@ -319,11 +336,12 @@ void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
  * order as doubles, then the Morton order and the sorted copies. */
 typedef struct Side {
 	size_t n;
-	double *x[3], *m;     /* caller's order */
+	double *x[3], *m;     /* caller's order (m: j's masses, else NULL) */
 	double *sx[3], *sm;   /* sorted */
 	size_t *order;        /* sorted s is the caller's order[s] */
 	u64 *key;             /* sorted keys */
 	int alias;            /* the other side's arrays (side_alias) */
+	nbrt_work *w;         /* where the arrays are kept, or NULL */
 } Side;
 
 static void side_free(Side *s)
@@ -331,13 +349,13 @@ static void side_free(Side *s)
 	if (s->alias)
 		return;
 	for (int d = 0; d < 3; d++) {
-		free(s->x[d]);
-		free(s->sx[d]);
+		nbrt_work_give(s->w, s->x[d]);
+		nbrt_work_give(s->w, s->sx[d]);
 	}
-	free(s->m);
-	free(s->sm);
-	free(s->order);
-	free(s->key);
+	nbrt_work_give(s->w, s->m);
+	nbrt_work_give(s->w, s->sm);
+	nbrt_work_give(s->w, s->order);
+	nbrt_work_give(s->w, s->key);
 }
 
 /* Column v of k as n doubles (a host array of any type, or an
@@ -396,24 +414,29 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 	return v;
 }
 
-/* Reads a side's columns: positions, and the mass where mv >= 0. */
+/* Reads a side's columns into its arrays (kept in w from slot `slot`):
+ * positions, and j's masses (the mass column where mv >= 0; a vector
+ * kind's weights, sources_read, where not). */
 static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
-                     int mv)
+                     int mv, int j, nbrt_work *w, int slot)
 {
 	s->n = n;
-	size_t bytes = (n ? n : 1) * sizeof(double);
+	s->w = w;
+	size_t bytes = n * sizeof(double);
 	for (int d = 0; d < 3; d++) {
-		s->x[d] = malloc(bytes);
-		s->sx[d] = malloc(bytes);
+		s->x[d] = nbrt_work_take(w, slot + d, bytes);
+		s->sx[d] = nbrt_work_take(w, slot + 3 + d, bytes);
 	}
-	s->m = calloc(n ? n : 1, sizeof(double)); /* i: no masses */
-	s->sm = malloc(bytes);
-	s->order = malloc((n ? n : 1) * sizeof *s->order);
-	s->key = malloc((n ? n : 1) * sizeof *s->key);
+	if (j) {
+		s->m = nbrt_work_take(w, slot + 6, bytes);
+		s->sm = nbrt_work_take(w, slot + 7, bytes);
+	}
+	s->order = nbrt_work_take(w, slot + 8, n * sizeof *s->order);
+	s->key = nbrt_work_take(w, slot + 9, n * sizeof *s->key);
 	for (int d = 0; d < 3; d++)
 		if (!s->x[d] || !s->sx[d])
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
-	if (!s->m || !s->sm || !s->order || !s->key)
+	if ((j && (!s->m || !s->sm)) || !s->order || !s->key)
 		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
 		if (column(k, "position", pv[d], n, s->x[d]))
@@ -428,7 +451,7 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 {
 	size_t n = s->n;
-	nbrt_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv);
+	nbrt_kv *kv = nbrt_work_take(s->w, W_KV, 2 * n * sizeof *kv);
 	if (!kv)
 		return nbrt_fail(rt, "out of memory for the keys of %zu bodies", n);
 	nbrt_order_keys(kv, (const double *const *)s->x, n, 3, lo, side);
@@ -439,10 +462,11 @@ static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 		s->order[e] = (size_t)r[e].val;
 		s->key[e] = r[e].key;
 	}
-	free(kv);
+	nbrt_work_give(s->w, kv);
 	for (int d = 0; d < 3; d++)
 		nbrt_order_gather(s->sx[d], s->x[d], s->order, n, sizeof(double));
-	nbrt_order_gather(s->sm, s->m, s->order, n, sizeof(double));
+	if (s->m)
+		nbrt_order_gather(s->sm, s->m, s->order, n, sizeof(double));
 	return 0;
 }
 
@@ -466,15 +490,33 @@ static void side_alias(Side *si, const Side *sj)
 	si->alias = 1;
 }
 
-/* i-groups: octants of the sorted i-keys, split until at most gmax bodies
- * (or the depth limit), in Morton order, as FDPS's n_group_limit. */
-static void cut_groups(const u64 *key, size_t a, size_t b, int level,
-                       size_t gmax, size_t *grp, size_t *ng)
+/* Group [a, b) appended where grp is not NULL; counted always. */
+static void emit(size_t *grp, size_t *ng, size_t a, size_t b)
 {
-	if (b - a <= gmax || level == NBRT_TREE_DEPTH) {
+	if (grp) {
 		grp[2 * *ng] = a;
 		grp[2 * *ng + 1] = b;
-		++*ng;
+	}
+	++*ng;
+}
+
+/* A piece of cut_groups left to a thread (cut_all): its keys [a, b) at
+ * level, and where its groups go among the serial pass's. */
+typedef struct Cut {
+	size_t at, a, b, ng;
+	int level;
+} Cut;
+
+/* i-groups: octants of the sorted i-keys, split until at most gmax bodies
+ * (or the depth limit), in Morton order, as FDPS's n_group_limit.  An
+ * octant of at most `defer` bodies (and over gmax) is not cut here but
+ * left in cut[*ncut] for cut_all's threads (defer 0: none). */
+static void cut_groups(const u64 *key, size_t a, size_t b, int level,
+                       size_t gmax, size_t *grp, size_t *ng, size_t defer,
+                       Cut *cut, size_t *ncut)
+{
+	if (b - a <= gmax || level == NBRT_TREE_DEPTH) {
+		emit(grp, ng, a, b);
 		return;
 	}
 	/* Octants under the limit hold a quarter of it on average: siblings
@@ -489,19 +531,18 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 	for (size_t s = a, e; s < b; s = e) {
 		e = digit_end(key, s, b, shift);
 		if (e - s > gmax) {
-			if (open) {
-				grp[2 * *ng] = from;
-				grp[2 * *ng + 1] = s;
-				++*ng;
-				open = 0;
-			}
-			cut_groups(key, s, e, level + 1, gmax, grp, ng);
+			if (open)
+				emit(grp, ng, from, s);
+			open = 0;
+			if (e - s <= defer)
+				cut[(*ncut)++] = (Cut){*ng, s, e, 0, level + 1};
+			else
+				cut_groups(key, s, e, level + 1, gmax, grp, ng, defer, cut,
+				           ncut);
 			continue;
 		}
 		if (open && e - from > gmax) {
-			grp[2 * *ng] = from;
-			grp[2 * *ng + 1] = s;
-			++*ng;
+			emit(grp, ng, from, s);
 			open = 0;
 		}
 		if (!open) {
@@ -509,11 +550,61 @@ static void cut_groups(const u64 *key, size_t a, size_t b, int level,
 			open = 1;
 		}
 	}
-	if (open) {
-		grp[2 * *ng] = from;
-		grp[2 * *ng + 1] = b;
-		++*ng;
+	if (open)
+		emit(grp, ng, from, b);
+}
+
+/* The i-groups of keys [0, n) into grp (room for n), as one serial
+ * cut_groups makes them: the top levels serially, into tmp, leaving
+ * octants of at most n / 256 bodies to the threads, which count their
+ * groups, then write them in place (the serial pass was 10 ms at
+ * N = 2^22).  Returns their count, or (size_t)-1 out of memory. */
+static size_t cut_all(nbrt_work *w, const u64 *key, size_t n, size_t gmax,
+                      size_t *grp)
+{
+	size_t ng = 0, nc = 0, defer = n >= PAR ? n / 256 : 0;
+	if (!n)
+		return 0;
+	if (!defer) {
+		cut_groups(key, 0, n, 0, gmax, grp, &ng, 0, NULL, NULL);
+		return ng;
 	}
+	/* pieces are disjoint and over gmax; their groups come after the
+	 * serial pass's, so tmp has room for both */
+	Cut *cut = nbrt_work_take(w, W_CUT, (n / (gmax + 1) + 1) * sizeof *cut);
+	size_t *tmp = nbrt_work_take(w, W_CUTGRP, 2 * n * sizeof *tmp);
+	if (!cut || !tmp)
+		return (size_t)-1;
+	cut_groups(key, 0, n, 0, gmax, tmp, &ng, defer, cut, &nc);
+	long long q;
+#pragma omp parallel for schedule(dynamic, 1)
+	for (q = 0; q < (long long)nc; q++) {
+		Cut *c = &cut[q];
+		cut_groups(key, c->a, c->b, c->level, gmax, NULL, &c->ng, 0, NULL,
+		           NULL);
+	}
+	/* the serial groups before piece q are tmp[.. cut[q].at), each
+	 * piece's after them; the offsets in order */
+	size_t out = 0, from = 0;
+	for (size_t c = 0; c < nc; c++) {
+		size_t at = out + (cut[c].at - from);
+		memcpy(grp + 2 * out, tmp + 2 * from,
+		       2 * (cut[c].at - from) * sizeof *grp);
+		from = cut[c].at;
+		out = at + cut[c].ng;
+		cut[c].at = at;
+	}
+	memcpy(grp + 2 * out, tmp + 2 * from, 2 * (ng - from) * sizeof *grp);
+	out += ng - from;
+#pragma omp parallel for schedule(dynamic, 1)
+	for (q = 0; q < (long long)nc; q++) {
+		size_t m = 0;
+		cut_groups(key, cut[q].a, cut[q].b, cut[q].level, gmax,
+		           grp + 2 * cut[q].at, &m, 0, NULL, NULL);
+	}
+	nbrt_work_give(w, cut);
+	nbrt_work_give(w, tmp);
+	return out;
 }
 
 /* What a walk reads of a cell, packed (64 bytes, a cache line, against
@@ -528,7 +619,7 @@ typedef struct Wcell {
 
 static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 {
-	Wcell *w = malloc((t->ncell ? t->ncell : 1) * sizeof *w);
+	Wcell *w = nbrt_work_take(t->work, W_WC, t->ncell * sizeof *w);
 	if (!w) {
 		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
 		return NULL;
@@ -609,18 +700,19 @@ typedef struct Lists {
 	size_t *noff, *near, *foff, *far;
 	double *exp[MAXCOL]; /* the far kernel's columns, a value a cell */
 	Wcell *wc;
+	nbrt_work *w;        /* where they are kept, or NULL */
 } Lists;
 
 static void lists_free(Lists *L)
 {
-	free(L->grp);
-	free(L->noff);
-	free(L->near);
-	free(L->foff);
-	free(L->far);
-	free(L->wc);
+	nbrt_work_give(L->w, L->grp);
+	nbrt_work_give(L->w, L->noff);
+	nbrt_work_give(L->w, L->near);
+	nbrt_work_give(L->w, L->foff);
+	nbrt_work_give(L->w, L->far);
+	nbrt_work_give(L->w, L->wc);
 	for (int c = 0; c < MAXCOL; c++)
-		free(L->exp[c]);
+		nbrt_work_give(L->w, L->exp[c]);
 }
 
 static void group_box(const Side *s, size_t a, size_t b, double box[6])
@@ -643,6 +735,8 @@ typedef struct Buf {
 	size_t *sub, ns, scap; /* pieces walked: first, end, near and far
 	                       * counts and where their lists start */
 	int bad;
+	nbrt_work *w;          /* near, far, tmp and sub kept from slot on */
+	int slot;
 } Buf;
 
 static void buf_room(Buf *u, size_t ncell)
@@ -652,13 +746,16 @@ static void buf_room(Buf *u, size_t ncell)
 		return;
 	size_t cap = 2 * u->cap + ncell + 1;
 	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
-	            realloc(u->near, 2 * cap * sizeof *n) : NULL;
+	            nbrt_work_keep(u->w, u->slot, u->near, 2 * cap * sizeof *n) :
+	            NULL;
 	if (n)
 		u->near = n;
-	size_t *f = n ? realloc(u->far, 2 * cap * sizeof *f) : NULL;
+	size_t *f = n ? nbrt_work_keep(u->w, u->slot + 1, u->far,
+	                               2 * cap * sizeof *f) : NULL;
 	if (f)
 		u->far = f;
-	size_t *w = f ? realloc(u->tmp, 2 * (ncell + 1) * sizeof *w) : NULL;
+	size_t *w = f ? nbrt_work_keep(u->w, u->slot + 2, u->tmp,
+	                               2 * (ncell + 1) * sizeof *w) : NULL;
 	if (w)
 		u->tmp = w;
 	u->bad = !n || !f || !w;
@@ -731,7 +828,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		buf_room(u, t->ncell);
 		if (u->ns + 1 > u->scap) {
 			size_t cap = 2 * u->scap + 16;
-			size_t *n = realloc(u->sub, 6 * cap * sizeof *n);
+			size_t *n = nbrt_work_keep(u->w, u->slot + 3, u->sub,
+			                           6 * cap * sizeof *n);
 			if (!n) {
 				u->bad = 1;
 				break;
@@ -779,15 +877,18 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 }
 
 /* Every group walked (in parallel), its lists and pieces into its
- * thread's buffer; then the memory checked, the pieces (the new groups)
- * and their lists joined in the order of the groups. */
+ * thread's buffer (thread q's kept from slot tslot + 4 q); then the
+ * memory checked, the pieces (the new groups) and their lists joined in
+ * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
-                      double theta, size_t walks, double pmax, Lists *L)
+                      double theta, size_t walks, double pmax, Lists *L,
+                      int tslot, double *tjoin)
 {
 	size_t ng = L->ng;
+	nbrt_work *kw = L->w;
 	/* a group's thread, its first piece there, its pieces, its first
 	 * piece of all */
-	size_t *at = malloc(4 * (ng ? ng : 1) * sizeof *at);
+	size_t *at = nbrt_work_take(kw, W_AT, 4 * ng * sizeof *at);
 	int nt = 1;
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
@@ -795,15 +896,23 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	Buf *buf = calloc((size_t)nt, sizeof *buf);
 	size_t *grp = NULL;
 	int res = -1, bad = 0;
-	if (!at || !buf) {
+	if (!at || !buf || nbrt_work_reserve(kw, tslot + 4 * nt)) {
 		nbrt_fail(rt, "out of memory for %zu i-groups", ng);
 		goto out;
+	}
+	for (int q = 0; q < nt; q++) {
+		buf[q].w = kw;
+		buf[q].slot = tslot + 4 * q;
 	}
 	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
 		goto out;
+	/* a walk is tens of microseconds, so a few dozen groups are worth
+	 * the threads: with 256 as the bar, the H200 run's 217 groups at
+	 * N = 32768 walked on one thread (7.9 ms, against 2.0 ms for 402
+	 * groups at 65536) */
 	long long g;
-#pragma omp parallel for schedule(dynamic, 16) if (ng >= 256)
+#pragma omp parallel for schedule(dynamic, 2) if (ng >= 32)
 	for (g = 0; g < (long long)ng; g++) {
 		int me = 0;
 #ifdef _OPENMP
@@ -816,6 +925,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		           u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 	}
+	double tj = nbrt_now();
 	size_t ns = 0, nn = 0, nf = 0;
 	for (int q = 0; q < nt; q++) {
 		bad |= buf[q].bad;
@@ -835,16 +945,17 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		          "may use", ng, bad ? "more than " : "", nn, nf, b);
 		goto out;
 	}
-	grp = malloc(2 * (ns ? ns : 1) * sizeof *grp);
+	grp = nbrt_work_take(kw, W_PIECE, 2 * ns * sizeof *grp);
 	/* ns + 2 offsets, the plan's (ranges.c, NBRT_RANGES_PLANNED) */
-	L->noff = calloc(ns + 2, sizeof *L->noff);
-	L->foff = calloc(ns + 2, sizeof *L->foff);
-	L->near = malloc(2 * (nn ? nn : 1) * sizeof *L->near);
-	L->far = malloc(2 * (nf ? nf : 1) * sizeof *L->far);
+	L->noff = nbrt_work_take(kw, W_NOFF, (ns + 2) * sizeof *L->noff);
+	L->foff = nbrt_work_take(kw, W_FOFF, (ns + 2) * sizeof *L->foff);
+	L->near = nbrt_work_take(kw, W_NEAR, 2 * nn * sizeof *L->near);
+	L->far = nbrt_work_take(kw, W_FAR, 2 * nf * sizeof *L->far);
 	if (!grp || !L->noff || !L->foff || !L->near || !L->far) {
 		nbrt_fail(rt, "out of memory for the lists of %zu groups", ns);
 		goto out;
 	}
+	L->noff[0] = L->foff[0] = 0;
 	for (size_t q = 0, o = 0; q < ng; q++)
 		for (size_t k = 0; k < at[4 * q + 2]; k++, o++) {
 			const size_t *r = buf[at[4 * q]].sub + 6 * (at[4 * q + 1] + k);
@@ -869,21 +980,22 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 				       2 * r[3] * sizeof *L->far);
 		}
 	}
-	free(L->grp);
+	nbrt_work_give(kw, L->grp);
 	L->grp = grp;
 	L->ng = ns;
 	grp = NULL;
+	*tjoin = nbrt_now() - tj;
 	res = 0;
 out:
 	for (int q = 0; buf && q < nt; q++) {
-		free(buf[q].near);
-		free(buf[q].far);
-		free(buf[q].tmp);
-		free(buf[q].sub);
+		nbrt_work_give(kw, buf[q].near);
+		nbrt_work_give(kw, buf[q].far);
+		nbrt_work_give(kw, buf[q].tmp);
+		nbrt_work_give(kw, buf[q].sub);
 	}
 	free(buf);
-	free(at);
-	free(grp);
+	nbrt_work_give(kw, at);
+	nbrt_work_give(kw, grp);
 	return res;
 }
 
@@ -968,15 +1080,17 @@ typedef struct Copies {
 	void **host;  /* the caller's array, or its doubles read */
 	void **sorted;
 	char *shared; /* sorted[v] is an earlier variable's */
+	nbrt_work *w; /* where sorted[v] and host[v] are kept (W_COPY), or
+	               * NULL */
 } Copies;
 
 static void copies_free(Copies *c)
 {
 	for (int v = 0; v < c->nvar; v++) {
 		if (c->sorted && !(c->shared && c->shared[v]))
-			free(c->sorted[v]);
+			nbrt_work_give(c->w, c->sorted[v]);
 		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
-			free(c->host[v]);
+			nbrt_work_give(c->w, c->host[v]);
 	}
 	free(c->t);
 	free(c->host);
@@ -1013,7 +1127,8 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			                 f->var[v].name, s->arr->n, n);
 		if (!s->host && s->arr) {
 			/* an array in device memory: its values through doubles */
-			double *h = malloc((s->arr->n ? s->arr->n : 1) * sizeof *h);
+			double *h = nbrt_work_take(c->w, W_COPY + 2 * v + 1,
+			                           s->arr->n * sizeof *h);
 			if (!h)
 				return nbrt_fail(k->rt, "out of memory");
 			c->host[v] = h;
@@ -1040,7 +1155,7 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			s->arr = NULL;
 			continue;
 		}
-		c->sorted[v] = malloc((n ? n : 1) * es);
+		c->sorted[v] = nbrt_work_take(c->w, W_COPY + 2 * v, n * es);
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
 			                 "'%s'", f->var[v].name);
@@ -1094,7 +1209,7 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 {
 	size_t n = sj->n;
 	for (int d = 0; d < 6; d++)
-		if (!(src[d] = malloc((n ? n : 1) * sizeof(double))))
+		if (!(src[d] = nbrt_work_take(sj->w, W_SRC + d, n * sizeof(double))))
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
 		if (column(k, "source", gv[d], n, src[d]))
@@ -1119,7 +1234,8 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 		                 "need more memory than this process may use",
 		                 tree->ncell);
 	for (int c = 0; c < kd->ncol; c++)
-		if (!(L->exp[c] = malloc(nc * sizeof(double))))
+		if (!(L->exp[c] = nbrt_work_take(L->w, W_EXP + c,
+		                                 nc * sizeof(double))))
 			return nbrt_fail(rt, "out of memory for the expansions of %zu "
 			                 "cells", tree->ncell);
 	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
@@ -1279,7 +1395,10 @@ static void extent(const double *x, size_t n, double *lo, double *hi)
 static double max_group_pairs(const Lists *L)
 {
 	double most = 0;
-	for (size_t g = 0; g < L->ng; g++) {
+	long long g;
+#pragma omp parallel for schedule(static) reduction(max : most) \
+	if (L->ng >= PAR / 64)
+	for (g = 0; g < (long long)L->ng; g++) {
 		size_t nj = 0;
 		for (size_t r = L->noff[g]; r < L->noff[g + 1]; r++)
 			nj += L->near[2 * r + 1] - L->near[2 * r];
@@ -1324,7 +1443,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		     (gv[d] = named(k, t->jsrc[d], NB_BMEM, "source")) < 0))
 			return -1;
 
-	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0};
+	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
 	Side si, sj;
 	memset(&si, 0, sizeof si);
@@ -1335,6 +1454,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memset(&L, 0, sizeof L);
 	Copies cp;
 	memset(&cp, 0, sizeof cp);
+	nbrt_work *w = &k->treework;
+	tree.work = L.w = cp.w = w;
 	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
 	if (!saved) {
@@ -1344,10 +1465,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
 	int same = same_bodies(k, ni, nj, pi, pj);
-	if ((!same && side_read(k, &si, ni, pi, -1)) ||
-	    side_read(k, &sj, nj, pj, mj) ||
+	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10)) ||
+	    side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
+	part[0] = (tp = nbrt_now()) - t0;
 	/* the cube around both sides, a little wider so its top face is
 	 * inside the last key */
 	double lo[3], hi[3], side = 0;
@@ -1366,17 +1488,25 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto out;
 	if (same)
 		side_alias(&si, &sj);
+	part[1] = nbrt_now() - tp;
+	tp = nbrt_now();
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side))
 		goto out;
-	L.grp = malloc(2 * (ni ? ni : 1) * sizeof *L.grp);
+	part[2] = nbrt_now() - tp;
+	tp = nbrt_now();
+	L.grp = nbrt_work_take(w, W_GRP, 2 * ni * sizeof *L.grp);
 	if (!L.grp) {
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
 		goto out;
 	}
-	if (ni)
-		cut_groups(si.key, 0, ni, 0, t->group, L.grp, &L.ng);
+	if ((L.ng = cut_all(w, si.key, ni, t->group, L.grp)) == (size_t)-1) {
+		L.ng = 0;
+		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
+		goto out;
+	}
 	double t1 = nbrt_now();
 	tm[0] = t1 - t0;
+	part[3] = t1 - tp;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
 	if (far_columns(rt, kd, &tree, &sj, src, &L))
 		goto out;
@@ -1386,12 +1516,14 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	 * of all j (the common case stays whole; an outlier is split) */
 	double pmax = (double)t->group * fmax((double)nj / 64,
 	                                      16.0 * (double)t->group);
-	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L))
+	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L,
+	               W_COPY + 2 * nv, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
 	if (copies_make(k, &cp, &si, &sj))
 		goto restore;
+	part[5] = (tp = nbrt_now()) - t3;
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
@@ -1409,21 +1541,25 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
+	part[6] = t4 - tp;
 	/* its message is the device's */
 	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
 	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
+	double t5 = nbrt_now();
+	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
+	res = copies_scatter(k, &cp, &si, saved);
+	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
+		memcpy(t->stats->part, part, sizeof part);
 		t->stats->cells = tree.ncell;
 		t->stats->groups = L.ng;
 		t->stats->near_pairs = k->pairs;
 		t->stats->max_group_pairs = max_group_pairs(&L);
 		t->stats->far_pairs = fpairs;
 	}
-	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
-	res = copies_scatter(k, &cp, &si, saved);
 	k->pairs += fpairs;
 restore:
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
@@ -1436,6 +1572,6 @@ out:
 	side_free(&si);
 	side_free(&sj);
 	for (int d = 0; d < 6; d++)
-		free(src[d]);
+		nbrt_work_give(w, src[d]);
 	return res;
 }

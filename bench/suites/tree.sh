@@ -48,4 +48,5 @@ suite_run() {
 		      else print "crossover: direct is faster up to N = " last }' \
 		"$T/treerows")"
 	awk -F, '{ printf "# N %8d  direct %8.4g s  tree %8.4g s  (%5.3g Mbodies/s)  build %.3g  moments %.3g  walk %.3g  far %.3g (kernel %.3g)  near %.3g (kernel %.3g)  other %.3g\n", $1, $5, $6, $14, $8, $9, $10, $11, $24, $12, $23, $13 }' "$T/treerows"
+	awk -F, '{ printf "# N %8d  parts: read %.3g  sort %.3g  octree %.3g  groups %.3g (build)  join %.3g (walk)  copies %.3g  far run %.3g (far)  scatter %.3g (other)\n", $1, $25, $26, $27, $28, $29, $30, $31, $32 }' "$T/treerows"
 }

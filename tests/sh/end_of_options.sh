@@ -30,6 +30,14 @@ RUN="--random 5,7 --seed 3 --const eps2=0.01 --device host"
 "$BIN/nbbench" --device host -r 1 -- -k.nbl 16 >out.csv 2>err &&
 	grep -q ',16,16,1,' out.csv && ok "nbbench ... -- -k.nbl 16" ||
 	{ bad "nbbench -- -k.nbl 16"; cat err; }
+# treebench (bench/suites/tree.sh's driver) has no flags: -- ends them,
+# and alone it is answered, not a silent exit
+"$BIN/treebench" -- 64 0.5 host 16 16 3 0 >out.csv 2>err &&
+	grep -q '^64,0.5,16,16,' out.csv && ok "treebench -- 64 0.5 host" ||
+	{ bad "treebench -- 64 0.5 host"; cat err; }
+"$BIN/treebench" -- 2>err
+[ $? = 2 ] && grep -q "too few arguments" err && ok "treebench --: answered" ||
+	{ bad "treebench --"; cat err; }
 for p in nbody oneloop; do
 	"$BIN/$p" -- --steps 2>err
 	[ $? != 0 ] && grep -q "unexpected argument '--steps'" err &&

@@ -6,7 +6,8 @@
  * degenerate bodies (one, coincident, on a line, 1e-10 to 1e10) and sizes
  * 0, 1 and primes, i and j the same bodies or not, on the host C path and
  * OpenCL (PoCL here); every bad input refused with the caller's arrays and
- * bindings untouched; the same bits whatever the number of threads. */
+ * bindings untouched; the same bits whatever the number of threads, and
+ * from a kernel's later calls (its kept arrays) as from a fresh one. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -556,6 +557,59 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* A kernel keeps the tree's arrays from call to call (k->treework): calls
+ * of one kernel on sizes up and down, i and j the same or not, give the
+ * bits of a fresh kernel's one call. */
+START_TEST(kept)
+{
+	static const struct {
+		size_t ni, nj;
+		int kind, same;
+	} c[] = {{4001, 4001, PLUMMER, 1}, {0, 0, UNIFORM, 1},
+	         {1, 1, COINCIDENT, 1}, {997, 2003, UNIFORM, 0},
+	         {3001, 3001, CORE, 1}, {5003, 811, PLUMMER, 0}};
+	no_ref = 1;
+	nbrt_kernel *k = load(dev[0], ROOT "/dsl-examples/gravity.nbl",
+	                      NB_DOUBLE);
+	nbrt_kernel *far = load(dev[0], ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	for (size_t q = 0; q < sizeof c / sizeof *c; q++) {
+		Bodies b;
+		make(&b, c[q].ni, c[q].nj, c[q].kind, c[q].same);
+		nbrt_tree t = params(0.5);
+		double *fresh = malloc((4 * c[q].ni + 1) * sizeof *fresh);
+		for (int kept = 0; kept < 2; kept++) {
+			nbrt_kernel *kk = kept ? k :
+			    load(dev[0], ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+			nbrt_kernel *ff = kept ? far :
+			    load(dev[0], ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+			bind(kk, &b);
+			ck_assert_msg(nbrt_run_tree(kk, ff, c[q].ni, c[q].nj, &t) == 0,
+			              "%s", nbrt_error(dev[0]));
+			for (int v = 0; v < 4; v++)
+				for (size_t i = 0; i < c[q].ni; i++) {
+					double *f = fresh + v * c[q].ni + i;
+					if (!kept)
+						*f = b.c[AX + v][i];
+					else
+						ck_assert_msg(!memcmp(f, &b.c[AX + v][i], sizeof *f),
+						              "call %zu, column %d, body %zu: %a "
+						              "fresh, %a kept", q, v, i, *f,
+						              b.c[AX + v][i]);
+				}
+			if (!kept) {
+				nbrt_free(ff);
+				nbrt_free(kk);
+			}
+		}
+		free(fresh);
+		release(&b);
+	}
+	nbrt_free(far);
+	nbrt_free(k);
+	no_ref = 0;
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_tree", rng);
@@ -581,6 +635,7 @@ int main(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, device_arrays);
 	tcase_add_test(tc, threads);
+	tcase_add_test(tc, kept);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
