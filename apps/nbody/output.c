@@ -58,7 +58,7 @@ static void snap_info_of(const args *a, const sim *s, snap_info *in)
 	memset(in, 0, sizeof *in);
 	snprintf(in->ic, sizeof in->ic, "%s", a->icname);
 	snprintf(in->integrator, sizeof in->integrator, "%s",
-	         a->hermite ? "hermite" : "leapfrog");
+	         a->hermite ? herm_name[a->tstep] : "leapfrog");
 	in->seed = a->seed;
 	in->step = s->step;
 	in->t = s->t;
@@ -269,9 +269,13 @@ void out_summary(const args *a, const force *fc, const sim *s,
 		snprintf(what, sizeof what, "%s", a->icname);
 	printf("nbody: %s, N = %zu%s%s, ", what, s->n, seeded ? ", seed " : "",
 	       seed);
-	if (a->hermite)
-		printf("hermite eta = %g, dt <= %g, eps = %g, %ld steps (t = %g)\n",
-		       a->eta, a->dt, s->eps, a->steps, s->t);
+	if (a->hermite && a->tstep == HERM_FIXED)
+		printf("hermite, fixed dt = %g, eps = %g, %ld steps (t = %g)\n",
+		       a->dt, s->eps, a->steps, s->t);
+	else if (a->hermite)
+		printf("hermite%s eta = %g, dt <= %g, eps = %g, %ld steps (t = %g)\n",
+		       a->tstep == HERM_SHARED ? ", shared steps," : "", a->eta,
+		       a->dt, s->eps, a->steps, s->t);
 	else
 		printf("dt = %g, eps = %g, %ld steps (t = %g)\n", a->dt, s->eps,
 		       a->steps, s->t);

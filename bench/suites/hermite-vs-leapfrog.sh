@@ -3,10 +3,13 @@
 # units (docs/nbody.md): the leap-frog in the precisions `lf` over a range
 # of dt, the Hermite scheme (double) over a range of eta, its j-bodies
 # predicted where `predicts` says (device: nbrt_predictor, the default;
-# host: the old way, every body sent each block step).  Wall time is
+# host: the old way, every body sent each block step), and with one
+# step shared by every body, fixed (--timestep fixed) at each of `hdts`
+# (every step then evaluates all N on all N).  Wall time is
 # nbody's own: steps x time_step, the integration without start-up,
 # builds or output.  The error is the largest |dE/E| of the log's rows
-# (every step: dt for the leap-frog, 1/16 for the Hermite scheme), not the
+# (every step: dt for the leap-frog and fixed Hermite steps, 1/16 for
+# block steps), not the
 # value at t_end alone, which a leap-frog's oscillating error can make
 # small by chance.  Rows: method,param,n,wall_s,de_max, then nbody's
 # --csv row.  The closing table answers issue 30's target (Hermite
@@ -21,9 +24,9 @@
 # On a GPU at the issue's size (some minutes on an H100):
 #   sh bench/run.sh hermite-vs-leapfrog device=gpu ns=65536 lf=double \
 #       dts="1/256 1/512 1/1024 1/2048" etas="0.04 0.02 0.01 0.005" \
-#       predicts="device host"
+#       predicts="device host" hdts="1/64 1/128 1/256"
 about="energy error against cost: leap-frog (float, double) and Hermite, Plummer to t = t_end"
-params="device ns seed t_end lf dts etas predicts"
+params="device ns seed t_end lf dts etas predicts hdts"
 device=host
 ns=1024
 seed=1
@@ -32,6 +35,7 @@ lf="float double"
 dts="1/64 1/128 1/256 1/512 1/1024 1/2048 1/4096"
 etas="0.08 0.04 0.02 0.01 0.005 0.0025"
 predicts=device
+hdts="1/32 1/64 1/128"
 
 # hvl N METHOD PARAM FLAGS...
 hvl() {
@@ -94,6 +98,10 @@ suite_run() {
 				[ "$pr" = device ] || m="Hermite double (predict $pr)"
 				hvl "$n" "$m" "$eta" --integrator hermite --eta "$eta" --predict "$pr"
 			done
+		done
+		for dt in $hdts; do
+			hvl "$n" "Hermite fixed" "$dt" --integrator hermite --timestep fixed \
+				--dt "$dt"
 		done
 	done
 	verdict
