@@ -186,7 +186,8 @@ int args_parse(args *a, int argc, char **argv)
 		    "time step, a number or a ratio such as 1/256\n"
 		    "(default: plummer 1/128, cube 0.01,\n"
 		    "collision 1/64, lattice 0.005); Hermite:\n"
-		    "the longest step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
+		    "the longest step (default 1/16), every\n"
+		    "step with --timestep fixed", .lo = 0, .hi = HUGE_VAL,
 		    .open = OPT_ABOVE, .seen = &a->have_dt),
 		OPT(OPT_REAL, "--eps", "EPS", &a->eps,
 		    "softening length (default: plummer 1/64,\n"

@@ -55,7 +55,8 @@ static int restart_args(args *a, const snap_data *d)
 	    agree("--dt", !!a->have_dt, a->dt, in->dt, p) ||
 	    agree("--eps", !!a->have_eps, a->eps, in->eps, p) ||
 	    agree("--eta", a->have_eta && hermite, a->eta, in->eta, p) ||
-	    agree("--seed", !!a->have_seed, (double)a->seed, (double)in->seed, p))
+	    agree("--seed", a->have_seed && in->has_seed, (double)a->seed,
+	          (double)in->seed, p))
 		return 1;
 	static const int need_lf[] = {SC_AX, SC_AY, SC_AZ};
 	static const int need_h[] = {SC_AX, SC_AY, SC_AZ, SC_JX, SC_JY, SC_JZ,
