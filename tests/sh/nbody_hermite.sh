@@ -208,6 +208,18 @@ for dev in $devs; do
 		done
 	done
 done
+for dev in $devs; do
+	for ts in shared fixed; do
+		for p in device host; do
+			rm -rf "$T/p$p"
+			"$NBODY" --integrator hermite --timestep $ts -n 97 --dt 1/32 \
+				--steps 2 --every 1 --seed "$SEED" --device $dev --predict $p \
+				--out "$T/p$p" >/dev/null || die "nbody --timestep $ts --predict $p"
+		done
+		diff -r "$T/pdevice" "$T/phost" >/dev/null ||
+			die "$dev, --timestep $ts: --predict device differs from host"
+	done
+done
 echo "nbody_hermite.sh: --predict device and host the same bits ($devs)"
 
 # bad input: exit 1, the file and row named, nothing written
