@@ -194,30 +194,29 @@ fi
 # memory on PoCL) give the bits of every body predicted on the host and
 # sent (--predict host): N = 1, 2 and a prime, softened and not, every
 # snapshot the same bytes
+# same_bits WHAT ARGS: the Hermite run of ARGS, two steps, the same
+# snapshots with --predict device and host
+same_bits() {
+	what=$1
+	shift
+	for p in device host; do
+		rm -rf "$T/p$p"
+		"$NBODY" --integrator hermite --steps 2 --every 1 --seed "$SEED" \
+			--predict $p --out "$T/p$p" "$@" >/dev/null ||
+			die "nbody $* --predict $p"
+	done
+	diff -r "$T/pdevice" "$T/phost" >/dev/null ||
+		die "$what: --predict device differs from host"
+}
 for dev in $devs; do
 	for n in 1 2 97; do
 		for eps in 0 0.015625; do
-			for p in device host; do
-				rm -rf "$T/p$p"
-				"$NBODY" --integrator hermite -n $n --steps 2 --every 1 \
-					--seed "$SEED" --eps $eps --device $dev --predict $p \
-					--out "$T/p$p" >/dev/null || die "nbody --predict $p -n $n"
-			done
-			diff -r "$T/pdevice" "$T/phost" >/dev/null ||
-				die "$dev, N = $n, eps = $eps: --predict device differs from host"
+			same_bits "$dev, N = $n, eps = $eps" -n $n --eps $eps --device $dev
 		done
 	done
-done
-for dev in $devs; do
 	for ts in shared fixed; do
-		for p in device host; do
-			rm -rf "$T/p$p"
-			"$NBODY" --integrator hermite --timestep $ts -n 97 --dt 1/32 \
-				--steps 2 --every 1 --seed "$SEED" --device $dev --predict $p \
-				--out "$T/p$p" >/dev/null || die "nbody --timestep $ts --predict $p"
-		done
-		diff -r "$T/pdevice" "$T/phost" >/dev/null ||
-			die "$dev, --timestep $ts: --predict device differs from host"
+		same_bits "$dev, --timestep $ts" --timestep $ts -n 97 --dt 1/32 \
+			--device $dev
 	done
 done
 echo "nbody_hermite.sh: --predict device and host the same bits ($devs)"
