@@ -74,14 +74,19 @@ verdict() {
 					}
 					if (best == "" || t < best) best = t
 				}
-				lo = 0
+				lo = 0; hi = 0
 				for (a = 1; a <= nl[n]; a++) if (!lo || le[n SUBSEP a] < le[n SUBSEP lo]) lo = a
-				if (best == "" && lo) printf "# %s,%s,%s,%s,%s,not reached (its best: %s in %s s),\n", n, f[1], f[2], w, e, le[n SUBSEP lo], lw[n SUBSEP lo]
+				for (a = 1; a <= nl[n]; a++) if (!hi || le[n SUBSEP a] > le[n SUBSEP hi]) hi = a
+				# an error above that of every leap-frog run: the run of the largest
+				# error (the cheapest, as a rule) already does better, so its time
+				# and the ratio are upper bounds
+				if (best == "" && hi && e >= le[n SUBSEP hi]) printf "# %s,%s,%s,%s,%s,<= %.4g (its largest error: %s),<= %.3g\n", n, f[1], f[2], w, e, lw[n SUBSEP hi], le[n SUBSEP hi], lw[n SUBSEP hi] / w
+				else if (best == "" && lo) printf "# %s,%s,%s,%s,%s,not reached (its best: %s in %s s),\n", n, f[1], f[2], w, e, le[n SUBSEP lo], lw[n SUBSEP lo]
 				else if (best == "") printf "# %s,%s,%s,%s,%s,no leap-frog double run,\n", n, f[1], f[2], w, e
 				else printf "# %s,%s,%s,%s,%s,%.4g,%.3g\n", n, f[1], f[2], w, e, best, best / w
 			}
 		}' "$T/hvl.csv"
-	note "speedup > 1: the Hermite run reached its error faster than the leap-frog in double would; \"not reached\": no leap-frog run here got that error"
+	note "speedup > 1: the Hermite run reached its error faster than the leap-frog in double would; \"not reached\": no leap-frog run here got that error; \"<=\": every leap-frog run did better"
 }
 
 suite_run() {
