@@ -292,11 +292,11 @@ static long double *conv_reference(void)
 }
 
 /* --timestep fixed: a 4th-order scheme's position error falls ~16-fold
- * per halving of dt (11-fold asked, dt 1/64 to 1/512; 11.7 to 19.9 over
+ * per halving of dt (11-fold asked, dt 1/64 to 1/512: 12.8 to 19.9 over
  * seeds 1-40; from 1/32 it was 9.8 once); shared steps: eta/4 halves
  * Aarseth's step, ~16-fold too, but the shared level moves in powers of
- * two at its own times (7.0 to 20 seen: 5 asked); block steps: each
- * body's level alone, 3.7 to 41 seen: 2.5 asked. */
+ * two at its own times (6.9 to 41 over those seeds: 5 asked); block
+ * steps: each body's level alone (3.7 to 46: 2.5 asked). */
 START_TEST(convergence)
 {
 	long double *y = conv_reference();
