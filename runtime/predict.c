@@ -120,6 +120,9 @@ int nbrt_predictor_put(nbrt_predictor *p, size_t m, const size_t *idx,
 		}
 		p->mark[i] = 1;
 	}
+	/* each body its own row: threads change no bit (shared and fixed
+	 * steps put all N every step) */
+#pragma omp parallel for if (m >= 4096) schedule(static)
 	for (size_t r = 0; r < m; r++) {
 		size_t i = idx ? idx[r] : r;
 		if (p->host[0]) {

@@ -101,6 +101,12 @@ static int check_cells(args *a)
 		                 nb_esc(a->kernel));
 	if (a->have_predict && !a->hermite && !a->restart)
 		return prog_fail("--predict is for --integrator hermite");
+	if (a->have_tstep && !a->hermite && !a->restart)
+		return prog_fail("--timestep is for --integrator hermite (the "
+		                 "leap-frog's step is --dt)");
+	if (a->tstep == HERM_FIXED && a->have_eta && !a->restart)
+		return prog_fail("--eta sets Aarseth's steps: --timestep fixed "
+		                 "steps every body by --dt");
 	if (a->cutoff > 0 && a->hermite)
 		return prog_fail("--cutoff runs the leap-frog: the Hermite scheme "
 		                 "takes the dense sweep");
@@ -161,6 +167,12 @@ int args_parse(args *a, int argc, char **argv)
 		    "runs, only changed bodies sent) or host (all\n"
 		    "sent every block step; for comparison)",
 		    .words = "device|host", .seen = &a->have_predict),
+		OPT(OPT_CHOICE, "--timestep", "HOW", &a->tstep,
+		    "Hermite: block (default: each body its own\n"
+		    "step, Aarseth's criterion on levels dt 2^-k),\n"
+		    "shared (every body the shortest of those) or\n"
+		    "fixed (every body --dt; no --eta)",
+		    .words = "block|shared|fixed", .seen = &a->have_tstep),
 		OPT(OPT_REAL, "--eta", "ETA", &a->eta,
 		    "Hermite: Aarseth's accuracy parameter\n"
 		    "(default 0.01)", .lo = 0, .hi = 1, .open = OPT_ABOVE,
@@ -174,7 +186,8 @@ int args_parse(args *a, int argc, char **argv)
 		    "time step, a number or a ratio such as 1/256\n"
 		    "(default: plummer 1/128, cube 0.01,\n"
 		    "collision 1/64, lattice 0.005); Hermite:\n"
-		    "the longest step (default 1/16)", .lo = 0, .hi = HUGE_VAL,
+		    "the longest step (default 1/16), every\n"
+		    "step with --timestep fixed", .lo = 0, .hi = HUGE_VAL,
 		    .open = OPT_ABOVE, .seen = &a->have_dt),
 		OPT(OPT_REAL, "--eps", "EPS", &a->eps,
 		    "softening length (default: plummer 1/64,\n"

@@ -12,6 +12,9 @@
 
 #define TICKS ((uint64_t)1 << HERM_LEVELS)
 
+const char *const herm_name[3] = {"hermite", "hermite_shared",
+                                  "hermite_fixed"};
+
 static uint64_t ticks_of(int level)
 {
 	return (uint64_t)1 << (HERM_LEVELS - level);
@@ -36,6 +39,7 @@ int herm_alloc(herm *h, sim *s, double eta, double dtmax)
 	for (int k = 0; k < 7; k++)
 		ok &= (h->ia[k] = calloc(n, sizeof(double))) != NULL;
 	ok &= (h->level = calloc(n, 1)) != NULL;
+	ok &= (h->want = calloc(n, 1)) != NULL;
 	ok &= (h->tick = calloc(n, sizeof *h->tick)) != NULL;
 	ok &= (h->act = calloc(n, sizeof *h->act)) != NULL;
 	ok &= (h->chg = calloc(n, sizeof *h->chg)) != NULL;
@@ -57,6 +61,7 @@ void herm_free(herm *h)
 	for (int k = 0; k < 7; k++)
 		free(h->ia[k]);
 	free(h->level);
+	free(h->want);
 	free(h->tick);
 	free(h->act);
 	free(h->chg);
@@ -200,6 +205,7 @@ static void gather_all(herm *h)
 }
 
 static void predict(herm *h, uint64_t now);
+static void share(herm *h, uint64_t now);
 
 /* The first steps of Aarseth's starting rule, eta/4 |a|/|a1|, are too
  * long where a1 is small by accident (a body whose own motion and its
@@ -256,13 +262,13 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 		/* a body that feels nothing (alone, or far from all) takes the
 		 * longest step */
 		double dt = j > 0 ? 0.25 * h->eta * a / j : h->dtmax;
-		h->level[i] = (unsigned char)level_for(h->dtmax, dt, 0,
-		                                       &h->clamped);
+		h->level[i] = h->mode == HERM_FIXED ? 0 :
+		              (unsigned char)level_for(h->dtmax, dt, 0, &h->clamped);
 		h->tick[i] = 0;
 		s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
 	}
 	levels_build(h);
-	if (s->n > 1) {
+	if (s->n > 1 && h->mode != HERM_FIXED) {
 		/* the trial evaluation at tau: every body still active */
 		uint64_t t = ticks_of(h->level[h->bylev[s->n - 1]]);
 		h->now = t;
@@ -273,6 +279,10 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 			return -1;
 		h->inter += (double)s->n * (double)s->n;
 		start_check(h);
+		if (h->mode == HERM_SHARED) {
+			memcpy(h->want, h->level, s->n);
+			share(h, 0);
+		}
 		levels_build(h); /* the checked levels */
 		h->now = 0;
 	}
@@ -280,18 +290,38 @@ int herm_start(herm *h, herm_force_fn f, void *ctx)
 	return 0;
 }
 
+/* The level of a step of dt, or -1 where it is not dtmax 2^-k. */
+static int level_of(double dtmax, double dt)
+{
+	int l = 0;
+	while (l < HERM_LEVELS && ldexp(dtmax, -l) != dt)
+		l++;
+	return ldexp(dtmax, -l) == dt ? l : -1;
+}
+
+int herm_steps_check(herm_mode mode, double dtmax, const double *tstep,
+                     size_t n, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++) {
+		int l = level_of(dtmax, tstep[i]);
+		*bad = i;
+		if (l < 0)
+			return -1;
+		if ((mode == HERM_FIXED && l != 0) ||
+		    (mode == HERM_SHARED && tstep[i] != tstep[0]))
+			return -2;
+	}
+	return 0;
+}
+
 int herm_resume(herm *h, size_t *bad)
 {
 	sim *s = h->s;
+	int rc = herm_steps_check(h->mode, h->dtmax, s->tstep, s->n, bad);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < s->n; i++) {
-		int l = 0;
-		while (l < HERM_LEVELS && ldexp(h->dtmax, -l) != s->tstep[i])
-			l++;
-		if (ldexp(h->dtmax, -l) != s->tstep[i]) {
-			*bad = i;
-			return -1;
-		}
-		h->level[i] = (unsigned char)l;
+		h->level[i] = (unsigned char)level_of(h->dtmax, s->tstep[i]);
 		h->tick[i] = 0;
 	}
 	levels_build(h);
@@ -323,7 +353,9 @@ static void predict(herm *h, uint64_t now)
 {
 	size_t n = h->s->n;
 	if (h->jdev) {
-		for (size_t r = 0; r < h->nact; r++)
+		size_t m = h->nact;
+#pragma omp parallel for if (m >= 4096) schedule(static)
+		for (size_t r = 0; r < m; r++)
 			taylor(h, h->act[r], now, h->ip, r);
 		return;
 	}
@@ -336,11 +368,13 @@ static void predict(herm *h, uint64_t now)
 }
 
 /* The corrector of Makino & Aarseth (1992) for active body i, predicted
- * at ip[*][r], whose new force is ia[*][r], and its next step by Aarseth's criterion
+ * at ip[*][r], whose new force is ia[*][r], and the level of its next
+ * step by Aarseth's criterion
  *   dt = sqrt(eta (|a||a''| + |a'|^2) / (|a'||a'''| + |a''|^2))
  * held to the block rules: at most doubled, and then only where the new
- * time is a multiple of the longer step; halved as often as needed. */
-static void correct(herm *h, size_t i, size_t r, uint64_t now)
+ * time is a multiple of the longer step; halved as often as needed.
+ * Body i's own state alone changes: bodies may be corrected at once. */
+static int correct(herm *h, size_t i, size_t r, uint64_t now, long *clamped)
 {
 	sim *s = h->s;
 	double *x[3] = {s->x, s->y, s->z}, *v[3] = {s->vx, s->vy, s->vz};
@@ -361,6 +395,8 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 		a3[k] = crackle;
 	}
 	s->pot[i] = h->ia[6][r];
+	if (h->mode == HERM_FIXED)
+		return 0;
 	double want = aarseth(h, norm3(a1[0], a1[1], a1[2]),
 	                      norm3(j1[0], j1[1], j1[2]),
 	                      norm3(a2[0], a2[1], a2[2]),
@@ -369,10 +405,26 @@ static void correct(herm *h, size_t i, size_t r, uint64_t now)
 	if (want >= 2 * dt && l > 0 && now % ticks_of(l - 1) == 0)
 		l--;
 	else if (want < dt)
-		l = level_for(h->dtmax, want, l, &h->clamped);
-	levels_move(h, i, l);
-	h->tick[i] = now;
-	s->tstep[i] = ldexp(h->dtmax, -l);
+		l = level_for(h->dtmax, want, l, clamped);
+	return l;
+}
+
+/* Shared steps: every body on the finest of the levels they want, want[]
+ * (at `now`, every body active; the block rules hold for that level as
+ * they held for each body's). */
+static void share(herm *h, uint64_t now)
+{
+	sim *s = h->s;
+	int l = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (h->want[i] > l)
+			l = h->want[i];
+	for (size_t i = 0; i < s->n; i++) {
+		h->level[i] = (unsigned char)l;
+		h->tick[i] = now;
+		s->tstep[i] = ldexp(h->dtmax, -l);
+	}
+	levels_build(h);
 }
 
 static int by_index(const void *a, const void *b)
@@ -398,16 +450,36 @@ static int block(herm *h, herm_force_fn f, void *ctx, uint64_t *now)
 		lo++;
 	/* in the order of their index, as the force has always had them */
 	h->nact = s->n - h->first[lo];
-	memcpy(h->act, h->bylev + h->first[lo], h->nact * sizeof *h->act);
-	qsort(h->act, h->nact, sizeof *h->act, by_index);
+	if (h->nact == s->n) {
+		for (size_t i = 0; i < s->n; i++)
+			h->act[i] = i;
+	} else {
+		memcpy(h->act, h->bylev + h->first[lo], h->nact * sizeof *h->act);
+		qsort(h->act, h->nact, sizeof *h->act, by_index);
+	}
 	h->now = next;
 	predict(h, next);
 	if (f(h, h->nact, ctx))
 		return -1;
 	h->inter += (double)h->nact * (double)s->n;
 	h->blocks++;
-	for (size_t r = 0; r < h->nact; r++)
-		correct(h, h->act[r], r, next);
+	if (h->mode == HERM_BLOCK) {
+		for (size_t r = 0; r < h->nact; r++) {
+			size_t i = h->act[r];
+			levels_move(h, i, correct(h, i, r, next, &h->clamped));
+			h->tick[i] = next;
+			s->tstep[i] = ldexp(h->dtmax, -h->level[i]);
+		}
+	} else {
+		/* every body active, act[r] = r */
+		long clamped = 0;
+		size_t n = s->n;
+#pragma omp parallel for if (n >= 4096) schedule(static) reduction(+ : clamped)
+		for (size_t i = 0; i < n; i++)
+			h->want[i] = (unsigned char)correct(h, i, i, next, &clamped);
+		h->clamped += clamped;
+		share(h, next);
+	}
 	/* for the force's next call (jdev) */
 	memcpy(h->chg, h->act, h->nact * sizeof *h->chg);
 	h->nchg = h->nact;

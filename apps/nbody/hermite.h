@@ -16,11 +16,22 @@
  * block times are exact whatever dtmax is. */
 #define HERM_LEVELS 40
 
+/* How the bodies' steps are chosen (--timestep): each its own by
+ * Aarseth's criterion on the block levels; one shared by all, the
+ * shortest of theirs (every step then evaluates all N on all N); or
+ * every body on dtmax, fixed. */
+typedef enum { HERM_BLOCK, HERM_SHARED, HERM_FIXED } herm_mode;
+/* The integrator's name in snapshots, by mode: "hermite" (block steps),
+ * "hermite_shared", "hermite_fixed" */
+extern const char *const herm_name[3];
+
 typedef struct herm {
 	sim *s;             /* its jx, jy, jz and tstep are allocated here */
 	double eta;         /* Aarseth's accuracy parameter */
 	double dtmax;       /* the longest step, and the interval of sim_step */
+	herm_mode mode;     /* HERM_BLOCK unless set after herm_alloc */
 	unsigned char *level;
+	unsigned char *want; /* shared steps: each body's level, wanted */
 	uint64_t *tick;     /* t_i within the current interval */
 	double *p[6];       /* every body predicted: x y z vx vy vz (BMEM) */
 	double *ip[6];      /* the active ones predicted (LMEM) */
@@ -61,9 +72,13 @@ void herm_free(herm *h);
  * criterion with a2 and a3 from a second evaluation of every body at the
  * shortest of those steps. */
 int herm_start(herm *h, herm_force_fn f, void *ctx);
+/* Steps tstep[0..n) a run of this mode may hold: 0, or -1 where a step
+ * is not dtmax 2^-k, k <= HERM_LEVELS, -2 where shared steps differ from
+ * body 0's or a fixed one is not dtmax (*bad set to the body). */
+int herm_steps_check(herm_mode mode, double dtmax, const double *tstep,
+                     size_t n, size_t *bad);
 /* A restart: s holds a, j and tstep as a snapshot saved them at an
- * interval's end.  Returns 0, or -1 when a tstep is not dtmax 2^-k,
- * k <= HERM_LEVELS (*bad set to the body). */
+ * interval's end.  Returns 0, or herm_steps_check's -1 or -2. */
 int herm_resume(herm *h, size_t *bad);
 
 /* Integrates one interval of dtmax: block steps until every body is at

@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 		h.s = &s;
 		if (a.hermite && herm_alloc(&h, &s, a.eta, a.dt))
 			rc = prog_fail("out of memory for %zu bodies", a.n);
+		h.mode = (herm_mode)a.tstep;
 		/* a big model takes seconds to make, and a force evaluation
 		 * much longer: say so, and report the evaluations' progress */
 		if (!rc && a.n >= (size_t)1 << 21 && !from_file && !par_rank())

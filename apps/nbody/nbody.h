@@ -37,6 +37,8 @@ typedef struct args {
 	int hermite, hdf5, print_kernel;
 	int host_predict;  /* --predict host: Hermite's j-bodies on the host */
 	const char *have_predict;
+	int tstep;         /* --timestep: a herm_mode */
+	const char *have_tstep;
 	double eta, t_end;
 	const char *ic_file, *restart, *log;
 	/* the flag, where it was given */

@@ -58,8 +58,10 @@ static void snap_info_of(const args *a, const sim *s, snap_info *in)
 	memset(in, 0, sizeof *in);
 	snprintf(in->ic, sizeof in->ic, "%s", a->icname);
 	snprintf(in->integrator, sizeof in->integrator, "%s",
-	         a->hermite ? "hermite" : "leapfrog");
+	         a->hermite ? herm_name[a->tstep] : "leapfrog");
+	/* a seed says nothing of bodies from a file (icfile names it) */
 	in->seed = a->seed;
+	in->has_seed = strcmp(a->icname, "file") != 0;
 	in->step = s->step;
 	in->t = s->t;
 	in->dt = a->dt;
@@ -91,10 +93,13 @@ int out_snapshot(const args *a, const sim *s, const sim_view *v)
 		if (snap_write_hdf5(s, &in, path, err, sizeof err))
 			rc = prog_fail("%s", err);
 	} else if (a->out) {
-		int k = snprintf(info, sizeof info, "ic=%s n=%zu seed=%llu step=%ld "
-		                 "t=%.17g dt=%.17g eps=%.17g G=1 integrator=%s",
-		                 a->icname, s->n, (unsigned long long)a->seed,
-		                 s->step, s->t, a->dt, s->eps, in.integrator);
+		int k = snprintf(info, sizeof info, "ic=%s n=%zu", a->icname, s->n);
+		if (in.has_seed)
+			k += snprintf(info + k, sizeof info - (size_t)k, " seed=%llu",
+			              (unsigned long long)a->seed);
+		k += snprintf(info + k, sizeof info - (size_t)k, " step=%ld t=%.17g "
+		              "dt=%.17g eps=%.17g G=1 integrator=%s", s->step, s->t,
+		              a->dt, s->eps, in.integrator);
 		if (a->hermite)
 			k += snprintf(info + k, sizeof info - (size_t)k, " eta=%.17g",
 			              a->eta);
@@ -269,9 +274,13 @@ void out_summary(const args *a, const force *fc, const sim *s,
 		snprintf(what, sizeof what, "%s", a->icname);
 	printf("nbody: %s, N = %zu%s%s, ", what, s->n, seeded ? ", seed " : "",
 	       seed);
-	if (a->hermite)
-		printf("hermite eta = %g, dt <= %g, eps = %g, %ld steps (t = %g)\n",
-		       a->eta, a->dt, s->eps, a->steps, s->t);
+	if (a->hermite && a->tstep == HERM_FIXED)
+		printf("hermite, fixed dt = %g, eps = %g, %ld steps (t = %g)\n",
+		       a->dt, s->eps, a->steps, s->t);
+	else if (a->hermite)
+		printf("hermite%s eta = %g, dt <= %g, eps = %g, %ld steps (t = %g)\n",
+		       a->tstep == HERM_SHARED ? ", shared steps," : "", a->eta,
+		       a->dt, s->eps, a->steps, s->t);
 	else
 		printf("dt = %g, eps = %g, %ld steps (t = %g)\n", a->dt, s->eps,
 		       a->steps, s->t);

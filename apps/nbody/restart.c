@@ -28,7 +28,10 @@ static int restart_args(args *a, const snap_data *d)
 	if (!in->has_step || !in->has_t || !in->has_dt || !in->has_eps)
 		return prog_fail("%s has no step, t, dt or eps: not a snapshot of "
 		                 "nbody (--ic reads a file of bodies)", nb_esc(p));
-	int hermite = in->has_integrator && strcmp(in->integrator, "hermite") == 0;
+	int hermite = 0, mode = HERM_BLOCK;
+	for (int k = 0; k < 3 && in->has_integrator; k++)
+		if (strcmp(in->integrator, herm_name[k]) == 0)
+			hermite = 1, mode = k;
 	if (in->has_integrator && !hermite &&
 	    strcmp(in->integrator, "leapfrog") != 0)
 		return prog_fail("%s: unknown integrator '%s'", nb_esc(p),
@@ -38,16 +41,22 @@ static int restart_args(args *a, const snap_data *d)
 		                 "(%s): a restart continues the run as it was",
 		                 a->hermite ? "hermite" : "leapfrog",
 		                 hermite ? "hermite" : "leapfrog", nb_esc(p));
-	if (a->have_predict && !hermite)
-		return prog_fail("--predict is for --integrator hermite, and %s "
-		                 "is a leap-frog's snapshot", nb_esc(p));
+	if ((a->have_predict || a->have_tstep) && !hermite)
+		return prog_fail("%s is for --integrator hermite, and %s is a "
+		                 "leap-frog's snapshot", a->have_predict ?
+		                 "--predict" : "--timestep", nb_esc(p));
+	if (a->have_tstep && a->tstep != mode)
+		return prog_fail("--timestep %s differs from the snapshot's %s "
+		                 "(%s): a restart continues the run as it was",
+		                 herm_name[a->tstep], herm_name[mode], nb_esc(p));
 	if (hermite && !in->has_eta)
 		return prog_fail("%s: a Hermite snapshot without eta", nb_esc(p));
 	if (agree("-n", !!a->have_n, (double)a->n, (double)d->n, p) ||
 	    agree("--dt", !!a->have_dt, a->dt, in->dt, p) ||
 	    agree("--eps", !!a->have_eps, a->eps, in->eps, p) ||
 	    agree("--eta", a->have_eta && hermite, a->eta, in->eta, p) ||
-	    agree("--seed", !!a->have_seed, (double)a->seed, (double)in->seed, p))
+	    agree("--seed", a->have_seed && in->has_seed, (double)a->seed,
+	          (double)in->seed, p))
 		return 1;
 	static const int need_lf[] = {SC_AX, SC_AY, SC_AZ};
 	static const int need_h[] = {SC_AX, SC_AY, SC_AZ, SC_JX, SC_JY, SC_JZ,
@@ -65,6 +74,20 @@ static int restart_args(args *a, const snap_data *d)
 	 * one with eps2 */
 	if (!(in->dt > 0) || !(in->eps >= 0) || (hermite && !(in->eta > 0)))
 		return prog_fail("%s: dt, eps or eta out of range", nb_esc(p));
+	size_t bad;
+	const double *ts = d->col[SC_DT];
+	int e = hermite ? herm_steps_check(mode, in->dt, ts, d->n, &bad) : 0;
+	if (e) {
+		char at[512];
+		snap_where(d, p, bad, at, sizeof at);
+		if (e == -2)
+			return prog_fail("%s: dt = %g, and the run's steps are %s (%g)",
+			                 at, ts[bad], mode == HERM_FIXED ?
+			                 "fixed at --dt" : "shared by every body",
+			                 mode == HERM_FIXED ? in->dt : ts[0]);
+		return prog_fail("%s: dt = %g is not the longest step %g halved a "
+		                 "whole number of times", at, ts[bad], in->dt);
+	}
 	a->hermite = hermite;
 	if (hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {
 		a->opt.precision = NB_DOUBLE;
@@ -75,6 +98,7 @@ static int restart_args(args *a, const snap_data *d)
 	a->eps = in->eps;
 	if (hermite)
 		a->eta = in->eta;
+	a->tstep = mode;
 	a->step0 = in->step;
 	if (in->has_seed)
 		a->seed = in->seed;

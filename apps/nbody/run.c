@@ -31,13 +31,10 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	 * buffer creation): it is left out of the timings */
 	if (a->hermite && rs) {
 		size_t bad;
-		if (herm_resume(h, &bad)) {
-			char at[512];
-			snap_where(rs, a->restart, bad, at, sizeof at);
-			return prog_fail("%s: dt = %g is not the longest step %g "
-			                 "halved a whole number of times", at,
-			                 s->tstep[bad], a->dt);
-		}
+		/* restart_read checked the steps */
+		if (herm_resume(h, &bad))
+			return prog_fail("%s: body %zu's step %g", a->restart, bad,
+			                 s->tstep[bad]);
 		if (run_potential(a, fc, h))
 			return 1;
 	} else if (a->hermite) {

@@ -113,7 +113,8 @@ static void header(W *w, const sim *s, const snap_info *in)
 	if (in->has_icfile)
 		attr_s(w, p, "InitialConditionsFile", in->icfile);
 	attr_s(w, p, "Integrator", in->integrator);
-	attr(w, p, "Seed", H5T_NATIVE_UINT64, 1, &in->seed);
+	if (in->has_seed)
+		attr(w, p, "Seed", H5T_NATIVE_UINT64, 1, &in->seed);
 	long long step = in->step;
 	attr(w, p, "Step", H5T_NATIVE_LLONG, 1, &step);
 	attr_d(w, p, "TimeStepMax", in->dt);

@@ -100,6 +100,11 @@ for fmt in csv hdf5; do
 	*) die "a restart of a restart of '$odd' ($fmt): $(first --restart "$T/odd/snap_000002.$fmt")" ;;
 	esac
 done
+# a file's bodies have no seed: the snapshot says none (and names the file)
+sed -n 1p "$T/fromfile/snap_000001.csv" | grep -q " seed=" &&
+	die "a snapshot of an --ic file's run names a seed"
+sed -n 1p "$T/fromfile/snap_000001.csv" | grep -q " icfile=" ||
+	die "a snapshot of an --ic file's run does not name the file"
 sed '1s/ icfile=[^ ]*//' "$T/fromfile/snap_000001.csv" >"$T/noname.csv"
 case $(first --restart "$T/noname.csv") in
 "nbody: $T/noname.csv (a restart; IC from a file), N = 300, dt = "*) ok ;;

@@ -8,6 +8,8 @@
 #   - --log writes a row a record step, --png an energy plot; a
 #     snapshot's Potential is the corrected positions' with or without
 #     --log (the same bytes);
+#   - --timestep shared and fixed put every body on one step, and keep
+#     it through restarts, bit for bit;
 #   - the j-bodies predicted on the device (--predict device, the
 #     default) give the bits of those predicted on the host (--predict
 #     host), N = 1, 2, 97, eps 0 and not;
@@ -127,6 +129,28 @@ for dev in $devs; do
 done
 echo "nbody_hermite.sh: restarts bit for bit ($devs)"
 
+# --timestep shared and fixed: every body on one step, kept through a
+# restart (the snapshot's integrator says which), bit for bit
+for ts in shared fixed; do
+	o="--integrator hermite --timestep $ts -n 96 --dt 1/64 --seed $SEED --device host"
+	# shellcheck disable=SC2086
+	"$NBODY" $o --steps 8 --every 4 --out "$T/a" >/dev/null
+	# shellcheck disable=SC2086
+	"$NBODY" $o --steps 4 --out "$T/b" >/dev/null
+	"$NBODY" --restart "$T/b/snap_000004.csv" --steps 4 --device host \
+		--out "$T/b" >/dev/null
+	cmp -s "$T/a/snap_000008.csv" "$T/b/snap_000008.csv" ||
+		die "--timestep $ts: 8 steps differ from 4, a restart, 4 more"
+	grep -q "integrator=hermite_$ts " "$T/b/snap_000004.csv" ||
+		die "--timestep $ts: the snapshot does not name it"
+	awk -F, 'NR == 2 { for (c = 1; c <= NF; c++) if ($c == "dt") k = c }
+		NR > 2 { if (dt == "") dt = $k; else if ($k != dt) exit 1 }' \
+		"$T/a/snap_000008.csv" || die "--timestep $ts: bodies on different steps"
+	cp "$T/b/snap_000004.csv" "$T/$ts.csv"
+	rm -rf "$T/a" "$T/b"
+done
+ok
+
 # --t-end after a restart counts from the snapshot's time
 "$NBODY" -n 32 --steps 4 --device host --out "$T/c" >/dev/null
 "$NBODY" --restart "$T/c/snap_000004.csv" --t-end 0.0625 --device host \
@@ -170,18 +194,29 @@ fi
 # memory on PoCL) give the bits of every body predicted on the host and
 # sent (--predict host): N = 1, 2 and a prime, softened and not, every
 # snapshot the same bytes
+# same_bits WHAT ARGS: the Hermite run of ARGS, two steps, the same
+# snapshots with --predict device and host
+same_bits() {
+	what=$1
+	shift
+	for p in device host; do
+		rm -rf "$T/p$p"
+		"$NBODY" --integrator hermite --steps 2 --every 1 --seed "$SEED" \
+			--predict $p --out "$T/p$p" "$@" >/dev/null ||
+			die "nbody $* --predict $p"
+	done
+	diff -r "$T/pdevice" "$T/phost" >/dev/null ||
+		die "$what: --predict device differs from host"
+}
 for dev in $devs; do
 	for n in 1 2 97; do
 		for eps in 0 0.015625; do
-			for p in device host; do
-				rm -rf "$T/p$p"
-				"$NBODY" --integrator hermite -n $n --steps 2 --every 1 \
-					--seed "$SEED" --eps $eps --device $dev --predict $p \
-					--out "$T/p$p" >/dev/null || die "nbody --predict $p -n $n"
-			done
-			diff -r "$T/pdevice" "$T/phost" >/dev/null ||
-				die "$dev, N = $n, eps = $eps: --predict device differs from host"
+			same_bits "$dev, N = $n, eps = $eps" -n $n --eps $eps --device $dev
 		done
+	done
+	for ts in shared fixed; do
+		same_bits "$dev, --timestep $ts" --timestep $ts -n 97 --dt 1/32 \
+			--device $dev
 	done
 done
 echo "nbody_hermite.sh: --predict device and host the same bits ($devs)"
@@ -246,4 +281,19 @@ refused "--predict is for --integrator hermite" --predict host
 refused "--predict is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
 	--restart "$T/c/snap_000004.csv" --predict device
 refused "for --predict" --integrator hermite --predict gpu
+refused "--timestep is for --integrator hermite" --timestep shared
+refused "for --timestep" --integrator hermite --timestep none
+refused "--timestep fixed steps every body by --dt" --integrator hermite \
+	--timestep fixed --eta 0.01
+refused "--dt" --integrator hermite --timestep fixed --dt 0
+refused "--dt" --integrator hermite --timestep fixed --dt -1/64
+refused "--timestep hermite_shared differs from the snapshot's hermite_fixed" \
+	--restart "$T/fixed.csv" --timestep shared
+refused "--timestep is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
+	--restart "$T/c/snap_000004.csv" --timestep fixed
+# a shared run's snapshot whose first body's step was halved
+awk -F, -v OFS=, -v CONVFMT=%.17g 'NR == 2 { for (c = 1; c <= NF; c++) if ($c == "dt") k = c }
+	NR == 3 { $k = $k / 2 } { print }' "$T/shared.csv" >"$T/uneven.csv"
+refused "uneven.csv.*dt = .*the run's steps are shared by every body" \
+	--restart "$T/uneven.csv"
 finish nbody_hermite.sh

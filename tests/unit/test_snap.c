@@ -125,7 +125,7 @@ START_TEST(hdf5_roundtrip)
 	fill(&s);
 	s.t = 1.75;
 	snap_info in = {"collision", "hermite", 99, 28, 1.75, 0.0625, 0.01, 0.02,
-	                -0.3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, ""};
+	                -0.3, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, ""};
 	char path[] = "/tmp/test_snap_XXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
@@ -153,7 +153,15 @@ START_TEST(hdf5_roundtrip)
 	ck_assert(d.info.e0 == -0.3 && d.info.seed == 99);
 	ck_assert_str_eq(d.info.ic, "collision");
 	ck_assert_str_eq(d.info.integrator, "hermite");
+	ck_assert(d.info.has_seed);
 	snap_data_free(&d);
+	/* a file's bodies have no seed: none is written */
+	in.has_seed = 0;
+	ck_assert_int_eq(snap_write_hdf5(&s, &in, path, err, sizeof err), 0);
+	ck_assert_int_eq(snap_read(path, 100, &d, err, sizeof err), 0);
+	ck_assert(!d.info.has_seed);
+	snap_data_free(&d);
+	in.has_seed = 1;
 	/* a NaN, then a massless body: read, and refused by the check */
 	s.vy[5] = NAN;
 	ck_assert_int_eq(snap_write_hdf5(&s, &in, path, err, sizeof err), 0);
