@@ -87,10 +87,11 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
             runtime/nbrt_mem.c runtime/newton.c runtime/order.c runtime/predict.c runtime/query.c \
-            runtime/ranges.c runtime/sum.c runtime/tree.c \
+            runtime/ranges.c runtime/sortkv.c runtime/sum.c runtime/tree.c \
             runtime/tune.c runtime/tunefile.c runtime/work.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
-            runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c
+            runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c \
+            runtime/cl/sort.c
 # the OpenCL back end's own kernels, embedded with the dd library
 RT_GEN   := $(B)/cl_kernels_src.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)
