@@ -316,7 +316,8 @@ check-fast:
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh --fast bin
 
-tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours
+tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours \
+	$(BIN)/sortbench
 
 # The Python package as a user gets it: pip builds it into a fresh venv
 # (linking the two libraries from this build's objects, where a user's
@@ -501,6 +502,11 @@ $(BIN)/treebench: bench/treebench.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Iapps/common -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the device's radix sort against the host's (sh bench/run.sh sort)
+$(BIN)/sortbench: bench/sortbench.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 # the treecode's accuracy against double direct (sh bench/run.sh treeacc)
 $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
@@ -510,7 +516,7 @@ $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
 # SUITE, sh bench/run.sh list)
 bench: all $(BIN)/nbbench $(BIN)/nbneighbours $(BIN)/selfrun $(BIN)/treebench \
-	$(BIN)/treeacc
+	$(BIN)/treeacc $(BIN)/sortbench
 	BIN=$(BIN) sh bench/run.sh
 
 # --- install ----------------------------------------------------------------
