@@ -2,7 +2,6 @@
  * (key, value) pairs in device buffers (nbrt_cl_sort, for pipelines that
  * keep their data on the device) and of the host's nbrt_kv arrays through
  * pinned staging (nbrt_cl_sort_kv, the back end's sort for nbrt_sort_kv). */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
@@ -50,26 +49,14 @@ static int setup(nbrt *rt)
 	return 0;
 }
 
-/* Sets own kernel i's arguments (ARG pairs ending in a size 0) and
- * queues it over G groups of the sort's size. */
-static int launch(nbrt *rt, int i, size_t G, ...)
+/* Queues own kernel i, its arguments set (nbrt_cl_aux_run with no work
+ * items), over G groups of the sort's size. */
+static int queue(nbrt *rt, int i, size_t G)
 {
 	Cl *c = rt->priv;
-	cl_int e = CL_SUCCESS;
-	va_list ap;
-	va_start(ap, G);
-	for (cl_uint a = 0; e == CL_SUCCESS; a++) {
-		size_t sz = va_arg(ap, size_t);
-		if (!sz)
-			break;
-		e = clSetKernelArg(c->ak[i], a, sz, va_arg(ap, const void *));
-	}
-	va_end(ap);
-	if (e != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "the radix sort", "clSetKernelArg", e);
 	size_t local = c->sortwg, global = G * local;
-	e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global, &local, 0,
-	                           NULL, NULL);
+	cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
+	                                  &local, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "the radix sort", "clEnqueueNDRangeKernel", e);
 	return 0;
@@ -148,8 +135,9 @@ static int find_differ(nbrt *rt, cl_mem keys, size_t n, size_t G,
 		return nbrt_fail(rt, "the radix sort: out of memory");
 	int r = -1;
 	cl_int e;
-	if (launch(rt, AK_SORT_DIFFER, G, ARG(keys), ARG(nn), ARG(c->sorthist),
-	           (size_t)0))
+	if (nbrt_cl_aux_run(rt, AK_SORT_DIFFER, 0, ARG(keys), ARG(nn),
+	                    ARG(c->sorthist), (size_t)0) ||
+	    queue(rt, AK_SORT_DIFFER, G))
 		goto out;
 	if ((e = clEnqueueReadBuffer(c->q, c->sorthist, CL_TRUE, 0,
 	                             2 * G * sizeof *part, part, 0, NULL,
@@ -183,14 +171,26 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	size_t tile = c->sortwg * ITEMS, tiles = (n + tile - 1) / tile;
 	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
 	G = G > MAXGROUPS ? MAXGROUPS : G;
+	/* $NBRT_SORT_GROUPS: the groups, for tests and for tuning on a GPU */
+	const char *e = getenv("NBRT_SORT_GROUPS");
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end || e[0] == '-' || v < 1 || v > MAXGROUPS)
+			return nbrt_fail(rt, "NBRT_SORT_GROUPS '%s': it must be a whole "
+			                 "number from 1 to %d", e, MAXGROUPS);
+		G = v;
+	}
 	G = G > tiles ? tiles : G;
-	/* the counts (16 a group) or the reduction's partials (2 a group) */
-	if (grow(rt, &c->sorthist, &c->sorthistcap, 16 * G * sizeof(cl_ulong)))
+	/* the counts (16 a group, and the digits' 16 totals) or the
+	 * reduction's partials (2 a group) */
+	if (grow(rt, &c->sorthist, &c->sorthistcap,
+	         16 * (G + 1) * sizeof(cl_ulong)))
 		return -1;
 	if (!differ && find_differ(rt, *keys, n, G, &differ))
 		return -1;
 	cl_ulong nn = n;
-	cl_uint m = (cl_uint)(16 * G);
+	cl_uint ng = (cl_uint)G;
 	/* a 4-bit digit from each lowest bit still to sort (at most 60, so
 	 * that the digit is whole): gaps in differ cost no passes */
 	uint64_t rem = differ;
@@ -198,12 +198,16 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 		int s = __builtin_ctzll(rem);
 		s = s > 60 ? 60 : s;
 		cl_uint shift = (cl_uint)s;
-		if (launch(rt, AK_SORT_COUNT, G, ARG(*keys), ARG(nn), ARG(shift),
-		           ARG(c->sorthist), (size_t)0) ||
-		    launch(rt, AK_SORT_SCAN, 1, ARG(c->sorthist), ARG(m), (size_t)0) ||
-		    launch(rt, AK_SORT_SCATTER, G, ARG(*keys), ARG(*vals), ARG(*tmpk),
-		           ARG(*tmpv), ARG(nn), ARG(shift), ARG(c->sorthist),
-		           (size_t)0))
+		if (nbrt_cl_aux_run(rt, AK_SORT_COUNT, 0, ARG(*keys), ARG(nn),
+		                    ARG(shift), ARG(c->sorthist), (size_t)0) ||
+		    queue(rt, AK_SORT_COUNT, G) ||
+		    nbrt_cl_aux_run(rt, AK_SORT_SCAN, 0, ARG(c->sorthist), ARG(ng),
+		                    (size_t)0) ||
+		    queue(rt, AK_SORT_SCAN, 16) ||
+		    nbrt_cl_aux_run(rt, AK_SORT_SCATTER, 0, ARG(*keys), ARG(*vals),
+		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(shift),
+		                    ARG(c->sorthist), (size_t)0) ||
+		    queue(rt, AK_SORT_SCATTER, G))
 			return -1;
 		cl_mem t = *keys;
 		*keys = *tmpk;

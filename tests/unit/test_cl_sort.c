@@ -112,6 +112,12 @@ START_TEST(host_pairs)
 			check_kv(in, n, kind, 0, 0);
 			if (n > 100000)
 				goto next;
+			/* one group for all the tiles */
+			if (n == 100003 && kind == MORTON) {
+				ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "1", 1), 0);
+				check_kv(in, n, kind, 0, 0);
+				ck_assert_int_eq(unsetenv("NBRT_SORT_GROUPS"), 0);
+			}
 			/* the caller's differ, and values past 32 bits */
 			check_kv(in, n, kind, 0, any ^ all);
 			for (size_t e = 0; e < n; e++)
@@ -120,6 +126,20 @@ START_TEST(host_pairs)
 		next:
 			free(in);
 		}
+	/* more groups (293) than a group's work items (256), as on a GPU:
+	 * the scan's chunks */
+	size_t n = 300007;
+	nbrt_kv *in = malloc(n * sizeof *in);
+	ck_assert(in);
+	for (size_t e = 0; e < n; e++)
+		in[e] = (nbrt_kv){draw(MORTON, e, n), e};
+	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "4096", 1), 0);
+	check_kv(in, n, MORTON, 0, 0);
+	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "0", 1), 0);
+	nbrt_kv *r = nbrt_sort_kv(rt, in, in, n, 0);
+	ck_assert(!r && strstr(nbrt_error(rt), "NBRT_SORT_GROUPS '0'"));
+	ck_assert_int_eq(unsetenv("NBRT_SORT_GROUPS"), 0);
+	free(in);
 	ck_assert_int_eq(unsetenv("NBRT_DEVICE_SORT"), 0);
 }
 END_TEST
