@@ -87,39 +87,15 @@ static int grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes)
 	return 0;
 }
 
-static void free_pairs(Cl *c)
-{
-	for (int b = 0; b < 4; b++)
-		if (c->sortbuf[b])
-			clReleaseMemObject(c->sortbuf[b]);
-	memset(c->sortbuf, 0, sizeof c->sortbuf);
-	c->sortcap = 0;
-}
-
 /* The host pairs' device copies for n of them: keys, values and their
- * twins (sortbuf, even ones keys), all remade when n is more than they
- * hold. */
+ * twins (sortbuf, even ones keys). */
 static int pairs(nbrt *rt, size_t n)
 {
 	Cl *c = rt->priv;
-	if (c->sortcap >= n)
-		return 0;
-	cl_int e;
-	/* nothing queued may still use them */
-	if (c->sortbuf[0] && (e = clFinish(c->q)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "the radix sort", "clFinish", e);
-	free_pairs(c);
-	for (int b = 0; b < 4; b++) {
-		size_t bytes = n * (b % 2 ? sizeof(cl_uint) : sizeof(cl_ulong));
-		if (bytes > rt->maxalloc)
-			return nbrt_fail(rt, "the radix sort: %zu bytes are more than "
-			                 "%s allows in one buffer", bytes, rt->name);
-		c->sortbuf[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes,
-		                               NULL, &e);
-		if (!c->sortbuf[b])
-			return nbrt_cl_fail(rt, "the radix sort", "clCreateBuffer", e);
-	}
-	c->sortcap = n;
+	for (int b = 0; b < 4; b++)
+		if (grow(rt, &c->sortbuf[b], &c->sortcap[b],
+		         n * (b % 2 ? sizeof(cl_uint) : sizeof(cl_ulong))))
+			return -1;
 	return 0;
 }
 
@@ -220,6 +196,71 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	return 0;
 }
 
+/* The host pairs cross in chunks of this many, so that the host stages
+ * one while the device's copy engine moves the one before. */
+#define CHUNK ((size_t)1 << 18)
+
+/* Pairs [a, b) of kv staged: keys to pk, values' low 32 bits to pv; the
+ * values' high bits and the keys' OR and AND added to h[0..3). */
+static void stage(const nbrt_kv *kv, cl_ulong *pk, cl_uint *pv, size_t a,
+                  size_t b, uint64_t h[3])
+{
+	uint64_t any = 0, all = ~(uint64_t)0, high = 0;
+#pragma omp parallel for if (b - a >= PAR) schedule(static) \
+	reduction(| : any, high) reduction(& : all)
+	for (size_t i = a; i < b; i++) {
+		pk[i] = kv[i].key;
+		pv[i] = (cl_uint)kv[i].val;
+		high |= kv[i].val >> 32;
+		any |= kv[i].key;
+		all &= kv[i].key;
+	}
+	h[0] |= high;
+	h[1] |= any;
+	h[2] &= all;
+}
+
+/* Sorted pairs [a, b) from pinned memory into out: keys and values, or
+ * where the values did not fit (wide) the pairs of kv at the indices. */
+static void unstage(nbrt_kv *out, const nbrt_kv *kv, const cl_ulong *pk,
+                    const cl_uint *pv, size_t a, size_t b, int wide)
+{
+	if (wide) {
+#pragma omp parallel for if (b - a >= PAR) schedule(static)
+		for (size_t i = a; i < b; i++)
+			out[i] = kv[pv[i]];
+	} else {
+#pragma omp parallel for if (b - a >= PAR) schedule(static)
+		for (size_t i = a; i < b; i++) {
+			out[i].key = pk[i];
+			out[i].val = pv[i];
+		}
+	}
+}
+
+/* Queues the copy of pairs [a, b) between pinned memory and the device
+ * buffers k and v (to the device: up; keys too: keys), with ev, if not
+ * NULL, the last one's event. */
+static cl_int cross(Cl *c, cl_mem k, cl_mem v, cl_ulong *pk, cl_uint *pv,
+                    size_t a, size_t b, int up, int keys, cl_event *ev)
+{
+	size_t ko = a * sizeof *pk, kn = (b - a) * sizeof *pk;
+	size_t vo = a * sizeof *pv, vn = (b - a) * sizeof *pv;
+	cl_int e = CL_SUCCESS;
+	if (keys)
+		e = up ? clEnqueueWriteBuffer(c->q, k, CL_FALSE, ko, kn, pk + a, 0,
+		                              NULL, NULL)
+		       : clEnqueueReadBuffer(c->q, k, CL_FALSE, ko, kn, pk + a, 0,
+		                             NULL, NULL);
+	if (e == CL_SUCCESS)
+		e = up ? clEnqueueWriteBuffer(c->q, v, CL_FALSE, vo, vn, pv + a, 0,
+		                              NULL, ev)
+		       : clEnqueueReadBuffer(c->q, v, CL_FALSE, vo, vn, pv + a, 0,
+		                             NULL, ev);
+	/* started now, not when the queue next waits */
+	return e == CL_SUCCESS ? clFlush(c->q) : e;
+}
+
 nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
                          uint64_t differ)
 {
@@ -242,72 +283,80 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	}
 	size_t kb = n * sizeof(cl_ulong), vb = n * sizeof(cl_uint);
 	if (nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
-	                   kb + vb))
-		return NULL;
-	if (pairs(rt, n))
+	                   kb + vb) ||
+	    pairs(rt, n))
 		return NULL;
 	cl_ulong *pk = c->pinp;
 	cl_uint *pv = (cl_uint *)(pk + n);
-	/* keys and the values' low 32 bits staged; values that do not fit
-	 * travel as their indices, and the host gathers the pairs after */
-	uint64_t any = 0, all = ~(uint64_t)0, high = 0;
-#pragma omp parallel for if (n >= PAR) schedule(static) \
-	reduction(| : any, high) reduction(& : all)
-	for (size_t i = 0; i < n; i++) {
-		pk[i] = kv[i].key;
-		pv[i] = (cl_uint)kv[i].val;
-		high |= kv[i].val >> 32;
-		any |= kv[i].key;
-		all &= kv[i].key;
+	cl_mem *m = c->sortbuf;
+	/* keys and the values' low 32 bits staged and sent a chunk at a
+	 * time; values that do not fit travel as their indices, and the
+	 * host gathers the pairs after */
+	uint64_t h[3] = {0, 0, ~(uint64_t)0};
+	for (size_t a = 0; a < n; a += CHUNK) {
+		size_t b = n - a > CHUNK ? a + CHUNK : n;
+		stage(kv, pk, pv, a, b, h);
+		if ((e = cross(c, m[0], m[1], pk, pv, a, b, 1, 1, NULL)) !=
+		    CL_SUCCESS)
+			goto fail;
 	}
+	int wide = h[0] != 0;
 	if (!differ)
-		differ = any ^ all;
-	if (!differ)
+		differ = h[1] ^ h[2];
+	if (!differ) {
+		/* nothing to sort; the pinned copy free once the copies end */
+		if ((e = clFinish(c->q)) != CL_SUCCESS)
+			goto fail;
 		return kv;
-	if (high) {
+	}
+	if (wide) {
+		if ((e = clFinish(c->q)) != CL_SUCCESS)
+			goto fail;
 #pragma omp parallel for if (n >= PAR) schedule(static)
 		for (size_t i = 0; i < n; i++)
 			pv[i] = (cl_uint)i;
+		if ((e = cross(c, m[0], m[1], pk, pv, 0, n, 1, 0, NULL)) !=
+		    CL_SUCCESS)
+			goto fail;
 	}
-	cl_mem *m = c->sortbuf;
-	if ((e = clEnqueueWriteBuffer(c->q, m[0], CL_FALSE, 0, kb, pk, 0, NULL,
-	                              NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueWriteBuffer(c->q, m[1], CL_FALSE, 0, vb, pv, 0, NULL,
-	                              NULL)) != CL_SUCCESS ||
-	    (e = clFinish(c->q)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueWriteBuffer", e);
-		return NULL;
-	}
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		goto fail;
 	double t1 = nbrt_now();
 	if (nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, differ))
 		return NULL;
-	if ((e = clFinish(c->q)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clFinish", e);
-		return NULL;
-	}
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		goto fail;
 	double t2 = nbrt_now();
-	if ((!high && (e = clEnqueueReadBuffer(c->q, m[0], CL_FALSE, 0, kb, pk,
-	                                       0, NULL, NULL)) != CL_SUCCESS) ||
-	    (e = clEnqueueReadBuffer(c->q, m[1], CL_TRUE, 0, vb, pv, 0, NULL,
-	                             NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueReadBuffer", e);
-		return NULL;
-	}
-	if (high) {
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = kv[pv[i]];
-	} else {
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++) {
-			tmp[i].key = pk[i];
-			tmp[i].val = pv[i];
+	/* every chunk's copy queued at once; each unstaged once it is in
+	 * (the queue is in order) */
+	cl_event ev = NULL, prev = NULL;
+	size_t nc = (n + CHUNK - 1) / CHUNK;
+	for (size_t q = 0; q <= nc; q++) {
+		size_t a = q * CHUNK, b = n - a > CHUNK ? a + CHUNK : n;
+		if (q < nc && (e = cross(c, m[0], m[1], pk, pv, a, b, 0, !wide,
+		                         &ev)) != CL_SUCCESS)
+			goto fail;
+		if (prev) {
+			e = clWaitForEvents(1, &prev);
+			clReleaseEvent(prev);
+			if (e != CL_SUCCESS) {
+				if (ev)
+					clReleaseEvent(ev);
+				goto fail;
+			}
+			unstage(tmp, kv, pk, pv, a - CHUNK, a < n ? a : n, wide);
 		}
+		prev = ev;
+		ev = NULL;
 	}
 	c->sorttime[0] = t1 - t0;
 	c->sorttime[1] = t2 - t1;
 	c->sorttime[2] = nbrt_now() - t2;
 	return tmp;
+fail:
+	clFinish(c->q);
+	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
+	return NULL;
 }
 
 void nbrt_cl_sort_times(const nbrt *rt, double t[3])
@@ -323,5 +372,10 @@ void nbrt_cl_sort_free(nbrt *rt)
 		clReleaseMemObject(c->sorthist);
 	c->sorthist = NULL;
 	c->sorthistcap = 0;
-	free_pairs(c);
+	for (int b = 0; b < 4; b++) {
+		if (c->sortbuf[b])
+			clReleaseMemObject(c->sortbuf[b]);
+		c->sortbuf[b] = NULL;
+		c->sortcap[b] = 0;
+	}
 }

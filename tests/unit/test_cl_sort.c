@@ -127,7 +127,7 @@ START_TEST(host_pairs)
 			free(in);
 		}
 	/* more groups (293) than a group's work items (256), as on a GPU:
-	 * the scan's chunks */
+	 * the scan's chunks; two chunks of the copies (sort.c's CHUNK) */
 	size_t n = 300007;
 	nbrt_kv *in = malloc(n * sizeof *in);
 	ck_assert(in);
@@ -135,6 +135,10 @@ START_TEST(host_pairs)
 		in[e] = (nbrt_kv){draw(MORTON, e, n), e};
 	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "4096", 1), 0);
 	check_kv(in, n, MORTON, 0, 0);
+	/* and values past 32 bits in more than one chunk of the copies */
+	for (size_t e = 0; e < n; e++)
+		in[e].val = rand64();
+	check_kv(in, n, MORTON, 1, 0);
 	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "0", 1), 0);
 	nbrt_kv *r = nbrt_sort_kv(rt, in, in, n, 0);
 	ck_assert(!r && strstr(nbrt_error(rt), "NBRT_SORT_GROUPS '0'"));
