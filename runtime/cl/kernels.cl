@@ -240,10 +240,11 @@ kernel void nbrt_sort_scan(global uint *hist, uint G)
 /* each group's tiles in order: a tile loaded, ranked stably by digit in
  * local memory, and written to where hist says its digits go next.  A
  * last tile's missing keys are all ones: the greatest digit, after the
- * real keys, never written. */
+ * real keys, never written.  iota: the values are the keys' indices,
+ * made here, not read. */
 kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
                               global ulong *okey, global uint *oval, ulong n,
-                              uint shift, global const uint *hist)
+                              uint shift, global const uint *hist, uint iota)
 {
 	local ulong lk[SORT_WG * SORT_ITEMS];
 	local uint lv[SORT_WG * SORT_ITEMS];
@@ -266,7 +267,7 @@ kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
 		uint m = (uint)min((ulong)tile, hi - t0);
 		for (uint i = l; i < tile; i += L) {
 			lk[i] = i < m ? key[t0 + i] : ~(ulong)0;
-			lv[i] = i < m ? val[t0 + i] : 0;
+			lv[i] = i >= m ? 0 : iota ? (uint)(t0 + i) : val[t0 + i];
 		}
 		for (uint d = 0; d < SORT_RADIX; d++)
 			cnt[d * L + l] = 0;

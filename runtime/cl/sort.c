@@ -30,12 +30,22 @@ static int setup(nbrt *rt)
 	                         AK_SORT_SCATTER};
 	for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
 		size_t kwg = 0;
+		cl_ulong lm = 0;
 		cl_int e = clGetKernelWorkGroupInfo(c->ak[ks[i]], c->dev,
 		                                    CL_KERNEL_WORK_GROUP_SIZE,
 		                                    sizeof kwg, &kwg, NULL);
+		if (e == CL_SUCCESS)
+			e = clGetKernelWorkGroupInfo(c->ak[ks[i]], c->dev,
+			                             CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
+			                             &lm, NULL);
 		if (e != CL_SUCCESS)
 			return nbrt_cl_fail(rt, "the radix sort",
 			                    "clGetKernelWorkGroupInfo", e);
+		if (c->localmem && lm > c->localmem)
+			return nbrt_fail(rt, "the radix sort needs %llu bytes of local "
+			                 "memory a work group; %s has %llu",
+			                 (unsigned long long)lm, rt->name,
+			                 (unsigned long long)c->localmem);
 		if (kwg < wg)
 			wg = kwg;
 	}
@@ -133,8 +143,10 @@ out:
 	return r;
 }
 
-int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
-                 cl_mem *tmpv, size_t n, uint64_t differ)
+/* nbrt_cl_sort, where iota says the values are their indices, made by
+ * the first pass rather than read. */
+static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                cl_mem *tmpv, size_t n, uint64_t differ, int iota)
 {
 	if ((uint64_t)n > UINT32_MAX)
 		return nbrt_fail(rt, "the radix sort: %zu pairs; the device sorts "
@@ -173,7 +185,7 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	while (rem) {
 		int s = __builtin_ctzll(rem);
 		s = s > 60 ? 60 : s;
-		cl_uint shift = (cl_uint)s;
+		cl_uint shift = (cl_uint)s, first = iota && rem == differ;
 		if (nbrt_cl_aux_run(rt, AK_SORT_COUNT, 0, ARG(*keys), ARG(nn),
 		                    ARG(shift), ARG(c->sorthist), (size_t)0) ||
 		    queue(rt, AK_SORT_COUNT, G) ||
@@ -182,7 +194,7 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 		    queue(rt, AK_SORT_SCAN, 16) ||
 		    nbrt_cl_aux_run(rt, AK_SORT_SCATTER, 0, ARG(*keys), ARG(*vals),
 		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(shift),
-		                    ARG(c->sorthist), (size_t)0) ||
+		                    ARG(c->sorthist), ARG(first), (size_t)0) ||
 		    queue(rt, AK_SORT_SCATTER, G))
 			return -1;
 		cl_mem t = *keys;
@@ -196,28 +208,37 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	return 0;
 }
 
+int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                 cl_mem *tmpv, size_t n, uint64_t differ)
+{
+	return sort(rt, keys, vals, tmpk, tmpv, n, differ, 0);
+}
+
 /* The host pairs cross in chunks of this many, so that the host stages
  * one while the device's copy engine moves the one before. */
 #define CHUNK ((size_t)1 << 18)
 
 /* Pairs [a, b) of kv staged: keys to pk, values' low 32 bits to pv; the
- * values' high bits and the keys' OR and AND added to h[0..3). */
+ * values' high bits, the keys' OR and AND, and whether any value is not
+ * its index, joined into h[0..4). */
 static void stage(const nbrt_kv *kv, cl_ulong *pk, cl_uint *pv, size_t a,
-                  size_t b, uint64_t h[3])
+                  size_t b, uint64_t h[4])
 {
-	uint64_t any = 0, all = ~(uint64_t)0, high = 0;
+	uint64_t any = 0, all = ~(uint64_t)0, high = 0, other = 0;
 #pragma omp parallel for if (b - a >= PAR) schedule(static) \
-	reduction(| : any, high) reduction(& : all)
+	reduction(| : any, high, other) reduction(& : all)
 	for (size_t i = a; i < b; i++) {
 		pk[i] = kv[i].key;
 		pv[i] = (cl_uint)kv[i].val;
 		high |= kv[i].val >> 32;
+		other |= kv[i].val ^ i;
 		any |= kv[i].key;
 		all &= kv[i].key;
 	}
 	h[0] |= high;
 	h[1] |= any;
 	h[2] &= all;
+	h[3] |= other;
 }
 
 /* Sorted pairs [a, b) from pinned memory into out: keys and values, or
@@ -238,26 +259,17 @@ static void unstage(nbrt_kv *out, const nbrt_kv *kv, const cl_ulong *pk,
 	}
 }
 
-/* Queues the copy of pairs [a, b) between pinned memory and the device
- * buffers k and v (to the device: up; keys too: keys), with ev, if not
- * NULL, the last one's event. */
-static cl_int cross(Cl *c, cl_mem k, cl_mem v, cl_ulong *pk, cl_uint *pv,
-                    size_t a, size_t b, int up, int keys, cl_event *ev)
+/* Queues the copy of elements [a, b) of es bytes between pinned memory
+ * at p and the device buffer m (to the device: up), with ev, if not
+ * NULL, its event; started now, not when the queue next waits. */
+static cl_int cross(Cl *c, cl_mem m, void *p, size_t es, size_t a, size_t b,
+                    int up, cl_event *ev)
 {
-	size_t ko = a * sizeof *pk, kn = (b - a) * sizeof *pk;
-	size_t vo = a * sizeof *pv, vn = (b - a) * sizeof *pv;
-	cl_int e = CL_SUCCESS;
-	if (keys)
-		e = up ? clEnqueueWriteBuffer(c->q, k, CL_FALSE, ko, kn, pk + a, 0,
-		                              NULL, NULL)
-		       : clEnqueueReadBuffer(c->q, k, CL_FALSE, ko, kn, pk + a, 0,
-		                             NULL, NULL);
-	if (e == CL_SUCCESS)
-		e = up ? clEnqueueWriteBuffer(c->q, v, CL_FALSE, vo, vn, pv + a, 0,
-		                              NULL, ev)
-		       : clEnqueueReadBuffer(c->q, v, CL_FALSE, vo, vn, pv + a, 0,
-		                             NULL, ev);
-	/* started now, not when the queue next waits */
+	char *at = (char *)p + a * es;
+	cl_int e = up ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, a * es,
+	                                     (b - a) * es, at, 0, NULL, ev)
+	              : clEnqueueReadBuffer(c->q, m, CL_FALSE, a * es,
+	                                    (b - a) * es, at, 0, NULL, ev);
 	return e == CL_SUCCESS ? clFlush(c->q) : e;
 }
 
@@ -290,17 +302,25 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	cl_uint *pv = (cl_uint *)(pk + n);
 	cl_mem *m = c->sortbuf;
 	/* keys and the values' low 32 bits staged and sent a chunk at a
-	 * time; values that do not fit travel as their indices, and the
-	 * host gathers the pairs after */
-	uint64_t h[3] = {0, 0, ~(uint64_t)0};
+	 * time; values that are their indices stay on the host (the first
+	 * pass makes them), and so do values that do not fit, which travel
+	 * as their indices and the host gathers the pairs after */
+	uint64_t h[4] = {0, 0, ~(uint64_t)0, 0};
+	size_t sent = 0; /* values sent up to */
 	for (size_t a = 0; a < n; a += CHUNK) {
 		size_t b = n - a > CHUNK ? a + CHUNK : n;
 		stage(kv, pk, pv, a, b, h);
-		if ((e = cross(c, m[0], m[1], pk, pv, a, b, 1, 1, NULL)) !=
+		if ((e = cross(c, m[0], pk, sizeof *pk, a, b, 1, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
+		if (h[3] && !h[0]) {
+			if ((e = cross(c, m[1], pv, sizeof *pv, sent, b, 1, NULL)) !=
+			    CL_SUCCESS)
+				goto fail;
+			sent = b;
+		}
 	}
-	int wide = h[0] != 0;
+	int wide = h[0] != 0, iota = wide || !h[3];
 	if (!differ)
 		differ = h[1] ^ h[2];
 	if (!differ) {
@@ -309,20 +329,10 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 			goto fail;
 		return kv;
 	}
-	if (wide) {
-		if ((e = clFinish(c->q)) != CL_SUCCESS)
-			goto fail;
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++)
-			pv[i] = (cl_uint)i;
-		if ((e = cross(c, m[0], m[1], pk, pv, 0, n, 1, 0, NULL)) !=
-		    CL_SUCCESS)
-			goto fail;
-	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
 	double t1 = nbrt_now();
-	if (nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, differ))
+	if (sort(rt, &m[0], &m[1], &m[2], &m[3], n, differ, iota))
 		return NULL;
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
@@ -333,9 +343,14 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	size_t nc = (n + CHUNK - 1) / CHUNK;
 	for (size_t q = 0; q <= nc; q++) {
 		size_t a = q * CHUNK, b = n - a > CHUNK ? a + CHUNK : n;
-		if (q < nc && (e = cross(c, m[0], m[1], pk, pv, a, b, 0, !wide,
-		                         &ev)) != CL_SUCCESS)
+		if (q < nc && ((!wide && (e = cross(c, m[0], pk, sizeof *pk, a, b, 0,
+		                                    NULL)) != CL_SUCCESS) ||
+		               (e = cross(c, m[1], pv, sizeof *pv, a, b, 0, &ev)) !=
+		               CL_SUCCESS)) {
+			if (prev)
+				clReleaseEvent(prev);
 			goto fail;
+		}
 		if (prev) {
 			e = clWaitForEvents(1, &prev);
 			clReleaseEvent(prev);
@@ -352,6 +367,10 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	c->sorttime[0] = t1 - t0;
 	c->sorttime[1] = t2 - t1;
 	c->sorttime[2] = nbrt_now() - t2;
+	nbrt_note(rt, "the radix sort of %zu pairs: staging and upload %.3g ms, "
+	          "sort %.3g ms, download and unstaging %.3g ms", n,
+	          1e3 * c->sorttime[0], 1e3 * c->sorttime[1],
+	          1e3 * c->sorttime[2]);
 	return tmp;
 fail:
 	clFinish(c->q);
