@@ -65,8 +65,8 @@ typedef struct Cl {
 	size_t pincap;
 	/* the radix sort's (sort.c): its work-group size (0: not yet
 	 * found), the groups' counts or partial keys, the host pairs'
-	 * device copies (keys, values, and their ping-pong twins) and the
-	 * last host sort's times */
+	 * device copies (keys, values, and their ping-pong twins; all
+	 * released by nbrt_cl_close) and the last host sort's times */
 	size_t sortwg;
 	cl_mem sorthist;
 	size_t sorthistcap;
@@ -199,8 +199,6 @@ struct nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, struct nbrt_kv *kv,
 /* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
  * download and unstaging (sortbench). */
 void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
-/* Frees the sort's buffers (nbrt_cl_close). */
-void nbrt_cl_sort_free(nbrt *rt);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */

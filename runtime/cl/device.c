@@ -407,7 +407,11 @@ void nbrt_cl_close(nbrt *rt)
 		clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0, NULL, NULL);
 	if (c->q)
 		clFinish(c->q);
-	nbrt_cl_sort_free(rt);
+	if (c->sorthist)
+		clReleaseMemObject(c->sorthist);
+	for (int b = 0; b < 4; b++)
+		if (c->sortbuf[b])
+			clReleaseMemObject(c->sortbuf[b]);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
 	if (c->flag)

@@ -383,18 +383,3 @@ void nbrt_cl_sort_times(const nbrt *rt, double t[3])
 	const Cl *c = rt->priv;
 	memcpy(t, c->sorttime, sizeof c->sorttime);
 }
-
-void nbrt_cl_sort_free(nbrt *rt)
-{
-	Cl *c = rt->priv;
-	if (c->sorthist)
-		clReleaseMemObject(c->sorthist);
-	c->sorthist = NULL;
-	c->sorthistcap = 0;
-	for (int b = 0; b < 4; b++) {
-		if (c->sortbuf[b])
-			clReleaseMemObject(c->sortbuf[b]);
-		c->sortbuf[b] = NULL;
-		c->sortcap[b] = 0;
-	}
-}
