@@ -1158,10 +1158,29 @@ static void *copy_buffer(nbrt_kernel *k, Copies *c, int v, size_t bytes)
 	return p ? p : nbrt_work_take(c->w, W_COPY + 2 * v, bytes);
 }
 
+/* n values of type t (float or double) from the doubles of src, which
+ * were read from values of that type: the same values. */
+static void from_doubles(void *dst, nbrt_type t, const double *src, size_t n)
+{
+	if (t == NBRT_DOUBLE) {
+		memcpy(dst, src, n * sizeof *src);
+		return;
+	}
+	float *d = dst;
+	long long e;
+#pragma omp parallel for schedule(static) if (n >= PAR)
+	for (e = 0; e < (long long)n; e++)
+		d[e] = (float)src[e];
+}
+
 /* Makes the sorted copies and binds them to k in place of the caller's
- * arrays (saved in `saved`). */
+ * arrays (saved in `saved`).  A column the tree read and sorted as
+ * doubles (known[v]: positions, masses) is copied from those in order,
+ * where its host array holds floats or doubles (exact both ways): a
+ * gather reads the caller's array at random, a page and a cache line a
+ * value. */
 static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
-                       const Side *sj)
+                       const Side *sj, double *const *known)
 {
 	const nb_iface *f = k->f;
 	c->nvar = f->nvar;
@@ -1220,7 +1239,10 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
 			                 "'%s'", f->var[v].name);
-		if (role != NB_RMEM)
+		if (role != NB_RMEM && known[v] && s->host &&
+		    (t == NBRT_FLOAT || t == NBRT_DOUBLE))
+			from_doubles(c->sorted[v], t, known[v], n);
+		else if (role != NB_RMEM)
 			nbrt_order_gather(c->sorted[v], c->host[v], sd->order, n, es);
 		s->t = t;
 		s->host = c->sorted[v];
@@ -1519,7 +1541,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tree.work = L.w = cp.w = w;
 	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
-	if (!saved) {
+	double **known = calloc((size_t)nv, sizeof *known);
+	if (!saved || !known) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
@@ -1582,7 +1605,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
-	if (copies_make(k, &cp, &si, &sj))
+	for (int d = 0; d < 3; d++) {
+		known[pi[d]] = si.sx[d];
+		known[pj[d]] = sj.sx[d];
+	}
+	if (mj >= 0)
+		known[mj] = sj.sm;
+	if (copies_make(k, &cp, &si, &sj, known))
 		goto restore;
 	part[5] = (tp = nbrt_now()) - t3;
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
@@ -1627,6 +1656,7 @@ restore:
 	memcpy(far->b, saved + nv, (size_t)fnv * sizeof *saved);
 out:
 	free(saved);
+	free(known);
 	copies_free(&cp);
 	lists_free(&L);
 	nbrt_octree_free(&tree);
