@@ -407,6 +407,8 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array bound "
 		                 "to '%s' holds %zu values, fewer than the %zu "
 		                 "bodies", k->f->kernel, name, s->arr->n, n);
+	int bad = 0;
+	long long e;
 	if (!s->host && s->arr) {
 		double *tmp = malloc((s->arr->n ? s->arr->n : 1) * sizeof *tmp);
 		if (!tmp || nbrt_array_read(s->arr, tmp)) {
@@ -415,20 +417,20 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		}
 		memcpy(out, tmp, n * sizeof *out);
 		free(tmp);
-	} else {
-		long long e;
-#pragma omp parallel for schedule(static) if (n >= PAR)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
 		for (e = 0; e < (long long)n; e++)
+			bad |= !isfinite(out[e]);
+	} else {
+		/* checked as they are written: one pass over the column */
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
+		for (e = 0; e < (long long)n; e++) {
 			out[e] = s->t == NBRT_FLOAT ? ((const float *)s->host)[e] :
 			         s->t == NBRT_DOUBLE ? ((const double *)s->host)[e] :
 			         ((const double *)s->host)[2 * e] +
 			         ((const double *)s->host)[2 * e + 1];
+			bad |= !isfinite(out[e]);
+		}
 	}
-	int bad = 0;
-	long long e;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
-	for (e = 0; e < (long long)n; e++)
-		bad |= !isfinite(out[e]);
 	for (size_t e = 0; bad && e < n; e++) /* the first, for the message */
 		if (!isfinite(out[e]))
 			return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: %s '%s' at "
