@@ -233,6 +233,14 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
 	return m;
 }
 
+/* A level of the octree is split in parallel from this many cells: a
+ * cell costs about 55 ns (counted and written: 3.3 ms for 60517 cells at
+ * N = 2^18 on one core here), so a level of a thousand is some 50 us, a
+ * few times a parallel region's cost on 16 cores; with 4096 as the bar
+ * most of the 16k cells of N = 65536 were split on one thread (the
+ * octree took 1.4 ms of 11.5 there, on the H200's 16-core host). */
+enum { LEVEL_PAR = 1024 };
+
 /* Breadth first, a level at a time: each cell over its limit gets its
  * non-empty octants, appended in the order of their parents, so children
  * always come after their parent and a level is a run of cells.  A
@@ -268,7 +276,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			cap = 2 * m + 1;
 		}
 		long long c;
-#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
 		for (c = (long long)s; c < (long long)e; c++) {
 			const nbrt_cell *p = &t->cell[c];
 			at[c - (long long)s] = p->b - p->a <= bucket ||
@@ -285,7 +293,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			res = -1;
 			break;
 		}
-#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
 		for (c = (long long)s; c < (long long)e; c++) {
 			nbrt_cell *p = &t->cell[c];
 			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
