@@ -70,13 +70,26 @@ static int kind_col(const Kind *kd, const char *name)
 }
 
 /* The levels of the tree: level l is cells [lev[l], lev[l + 1]) (the
- * build is breadth first); returns their count. */
+ * build is breadth first, so levels ascend along the cells); returns
+ * their count.  Each start by binary search: a pass over the cells read
+ * a line a cell, about 60 MB at N = 2^22, on one thread. */
 static size_t levels(const nbrt_octree *t, size_t lev[NBRT_TREE_DEPTH + 2])
 {
 	size_t nl = 0;
-	for (size_t c = 0; c < t->ncell; c++)
-		if (!c || t->cell[c].level != t->cell[c - 1].level)
-			lev[nl++] = c;
+	for (int l = 0; l <= NBRT_TREE_DEPTH + 1; l++) {
+		size_t lo = nl ? lev[nl - 1] : 0, hi = t->ncell;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->cell[mid].level < l)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == t->ncell)
+			break;
+		if (t->cell[lo].level == l)
+			lev[nl++] = lo;
+	}
 	lev[nl] = t->ncell;
 	return nl;
 }
@@ -861,17 +874,22 @@ static int split_level(const u64 *key, size_t a, size_t b)
 }
 
 /* One group of the caller's walked, its lists into the thread's buffer,
- * split into its octants while its near pairs pass pmax, for at most
- * `walks` walks (theta -> 0 makes every list hold every body, and
- * splitting then only multiplies walks): a sparse
- * group beside a dense core (a Plummer sphere's halo) otherwise meets most
- * bodies, and its one work group then outlasts the rest of the near field
- * (2.7e8 pairs of 5.5e9 at N = 2^20 took 0.1 s of the 0.11 s on an H100,
- * docs/treecode.md).  Each piece's lists are whole (no work is lost);
- * splitting only trades near pairs for far cells. */
+ * split into its octants while its near list passes jmax bodies, for at
+ * most `walks` walks (theta -> 0 makes every list hold every body, and
+ * splitting then only multiplies walks): a sparse group beside a dense
+ * core (a Plummer sphere's halo) otherwise meets most bodies, and its one
+ * work group then outlasts the rest of the near field (2.7e8 pairs of
+ * 5.5e9 at N = 2^20 took 0.1 s of the 0.11 s on an H100,
+ * docs/treecode.md).  The bound is on the j-bodies of every piece, not
+ * on its pairs: a work group's time is its list's length whatever its
+ * few i (idle lanes), and a bound on pairs let a piece of 16 halo bodies
+ * take all 4M bodies of N = 2^22 with groups of 1024 (6.7e7 pairs on one
+ * work group: the near kernel 0.41 s against 8 ms with groups of 256 on
+ * an H200).  Each piece's lists are whole (no work is lost); splitting
+ * only trades near pairs for far cells. */
 static void walk_group(const Wcell *wc, const nbrt_octree *t,
                        const Side *si, size_t a, size_t b, size_t walks,
-                       double pmax, Buf *u)
+                       size_t jmax, Buf *u)
 {
 	size_t stack[2 * 8 * (NBRT_TREE_DEPTH + 2)], top = 0;
 	stack[top++] = a;
@@ -898,9 +916,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		int level = split_level(si->key, a, b);
 		size_t nn, nf, lim = (size_t)-1;
 		if (walks && walks-- && b - a > 1 && level < NBRT_TREE_DEPTH &&
-		    top + 16 <= sizeof stack / sizeof *stack &&
-		    pmax / (double)(b - a) < (double)lim)
-			lim = (size_t)(pmax / (double)(b - a));
+		    top + 16 <= sizeof stack / sizeof *stack)
+			lim = jmax;
 		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn, u->tmp,
 		         &nf)) {
 			/* its octants, pushed last first so they come off in order */
@@ -935,7 +952,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
  * memory checked, the pieces (the new groups) and their lists joined in
  * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
-                      double theta, size_t walks, double pmax, Lists *L,
+                      double theta, size_t walks, size_t jmax, Lists *L,
                       int tslot, double *tjoin)
 {
 	size_t ng = L->ng;
@@ -975,7 +992,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		Buf *u = &buf[me];
 		at[4 * g] = (size_t)me;
 		at[4 * g + 1] = u->ns;
-		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, pmax,
+		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, jmax,
 		           u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 	}
@@ -1606,11 +1623,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto out;
 	double t2 = nbrt_now();
 	tm[1] = t2 - t1;
-	/* a group's near pairs: at most 16 groups' worth of j each, or 1/64
-	 * of all j (the common case stays whole; an outlier is split) */
-	double pmax = (double)t->group * fmax((double)nj / 64,
-	                                      16.0 * (double)t->group);
-	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L,
+	/* a piece's near j-bodies: at most 16 groups' worth, or 1/64 of all
+	 * j (the common case stays whole; an outlier is split), so a group's
+	 * near pairs stay within group * that */
+	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * (double)t->group);
+	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
 	               W_COPY + 2 * nv, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
