@@ -466,7 +466,8 @@ void nbrt_cache_put(const nbrt *rt, const char *path, const nbrt_key *k,
  * nbrt_order_sort_bits; the same order bit for bit, either way.  differ:
  * the bits the keys differ in, 0: found here.  Returns kv or tmp, the
  * one that holds the result, or NULL with the message set (a bad
- * $NBRT_DEVICE_SORT, the device's failure). */
+ * $NBRT_DEVICE_SORT, the device's failure where $NBRT_DEVICE_SORT=1;
+ * otherwise the host sorts, and NBRT_VERBOSE notes why). */
 struct nbrt_kv *nbrt_sort_kv(nbrt *rt, struct nbrt_kv *kv,
                              struct nbrt_kv *tmp, size_t n, uint64_t differ);
 

@@ -8,11 +8,11 @@
 # and whether both gave the same array bit for bit.  bench/sortbench.c,
 # built by make bin/sortbench.  The dispatch threshold (sortkv.c's
 # DEVICE_MIN) is the least N from which device_s beats host_s on a GPU:
-# sh bench/run.sh sort device=gpu.
+# sh bench/run.sh sort device=gpu (16384 to 2^22 pairs).
 about="device radix sort against the host's: upload, sort, download, bit-for-bit"
 params="device ns bits reps"
 device=gpu
-ns="65536 262144 1048576 4194304"
+ns="16384 65536 262144 1048576 4194304"
 bits="63 20"
 reps=5
 

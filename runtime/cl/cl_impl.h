@@ -71,7 +71,7 @@ typedef struct Cl {
 	cl_mem sorthist;
 	size_t sorthistcap;
 	cl_mem sortbuf[4];
-	size_t sortcap;
+	size_t sortcap[4];
 	double sorttime[3];
 } Cl;
 

@@ -136,11 +136,12 @@ kernel void nbrt_gather(global const double *p0, global const double *p1,
  * digit at any shift.  The keys are cut into tiles of L * SORT_ITEMS (L
  * the group's size, a power of two up to SORT_WG), each group a run of
  * whole tiles: nbrt_sort_count counts each group's digits into hist[d * G
- * + g], nbrt_sort_scan makes that where each group's keys of each digit
- * go, and nbrt_sort_scatter ranks every tile in local memory (counts of
- * digit x work item, scanned: the tile sorted stably) and writes it out
- * by runs of one digit.  4-bit digits keep the counts of a tile in 8 KB,
- * so the whole of a group's local memory is about 21 KB. */
+ * + g], nbrt_sort_scan makes each digit's counts their running sums and
+ * totals, which say where each group's keys of each digit go, and
+ * nbrt_sort_scatter ranks every tile in local memory (counts of digit x
+ * work item, scanned: the tile sorted stably) and writes it out by runs
+ * of one digit.  4-bit digits keep the counts of a tile in 8 KB, so the
+ * whole of a group's local memory is about 21 KB. */
 #define SORT_WG 256
 #define SORT_ITEMS 4
 #define SORT_RADIX 16
@@ -214,32 +215,36 @@ kernel void nbrt_sort_count(global const ulong *key, ulong n, uint shift,
 		hist[l * G + g] = s;
 	}
 }
-/* hist[0..m) made its exclusive prefix sums by one group */
-kernel void nbrt_sort_scan(global uint *hist, uint m)
+/* each digit's counts made their exclusive prefix sums, a group a digit
+ * (d of 16), by chunks of the group's size; the digit's total after all
+ * digits' counts, at hist[16 G + d] */
+kernel void nbrt_sort_scan(global uint *hist, uint G)
 {
 	local uint s[SORT_WG];
-	uint l = get_local_id(0), L = get_local_size(0);
-	uint per = (m + L - 1) / L, a = min(l * per, m), b = min(a + per, m);
-	uint sum = 0;
-	for (uint i = a; i < b; i++)
-		sum += hist[i];
-	s[l] = sum;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	nbrt_sort_scan_local(s, l, L);
-	uint run = s[l] - sum;
-	for (uint i = a; i < b; i++) {
-		uint c = hist[i];
-		hist[i] = run;
-		run += c;
+	uint l = get_local_id(0), L = get_local_size(0), d = get_group_id(0);
+	global uint *h = hist + d * G;
+	uint carry = 0;
+	for (uint b = 0; b < G; b += L) {
+		uint x = b + l < G ? h[b + l] : 0;
+		s[l] = x;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		nbrt_sort_scan_local(s, l, L);
+		if (b + l < G)
+			h[b + l] = carry + s[l] - x;
+		carry += s[L - 1];
+		barrier(CLK_LOCAL_MEM_FENCE);
 	}
+	if (l == 0)
+		hist[SORT_RADIX * G + d] = carry;
 }
 /* each group's tiles in order: a tile loaded, ranked stably by digit in
  * local memory, and written to where hist says its digits go next.  A
  * last tile's missing keys are all ones: the greatest digit, after the
- * real keys, never written. */
+ * real keys, never written.  iota: the values are the keys' indices,
+ * made here, not read. */
 kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
                               global ulong *okey, global uint *oval, ulong n,
-                              uint shift, global const uint *hist)
+                              uint shift, global const uint *hist, uint iota)
 {
 	local ulong lk[SORT_WG * SORT_ITEMS];
 	local uint lv[SORT_WG * SORT_ITEMS];
@@ -250,13 +255,19 @@ kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
 	uint g = get_group_id(0), G = get_num_groups(0), tile = L * SORT_ITEMS;
 	ulong lo, hi;
 	nbrt_sort_span(n, tile, &lo, &hi);
-	if (l < SORT_RADIX)
-		base[l] = hist[l * G + g];
+	/* where the group's keys of digit l go: after every key of a lesser
+	 * digit and the groups' before it of digit l */
+	if (l < SORT_RADIX) {
+		uint at = hist[l * G + g];
+		for (uint d = 0; d < l; d++)
+			at += hist[SORT_RADIX * G + d];
+		base[l] = at;
+	}
 	for (ulong t0 = lo; t0 < hi; t0 += tile) {
 		uint m = (uint)min((ulong)tile, hi - t0);
 		for (uint i = l; i < tile; i += L) {
 			lk[i] = i < m ? key[t0 + i] : ~(ulong)0;
-			lv[i] = i < m ? val[t0 + i] : 0;
+			lv[i] = i >= m ? 0 : iota ? (uint)(t0 + i) : val[t0 + i];
 		}
 		for (uint d = 0; d < SORT_RADIX; d++)
 			cnt[d * L + l] = 0;

@@ -2,7 +2,6 @@
  * (key, value) pairs in device buffers (nbrt_cl_sort, for pipelines that
  * keep their data on the device) and of the host's nbrt_kv arrays through
  * pinned staging (nbrt_cl_sort_kv, the back end's sort for nbrt_sort_kv). */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
@@ -31,12 +30,22 @@ static int setup(nbrt *rt)
 	                         AK_SORT_SCATTER};
 	for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
 		size_t kwg = 0;
+		cl_ulong lm = 0;
 		cl_int e = clGetKernelWorkGroupInfo(c->ak[ks[i]], c->dev,
 		                                    CL_KERNEL_WORK_GROUP_SIZE,
 		                                    sizeof kwg, &kwg, NULL);
+		if (e == CL_SUCCESS)
+			e = clGetKernelWorkGroupInfo(c->ak[ks[i]], c->dev,
+			                             CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
+			                             &lm, NULL);
 		if (e != CL_SUCCESS)
 			return nbrt_cl_fail(rt, "the radix sort",
 			                    "clGetKernelWorkGroupInfo", e);
+		if (c->localmem && lm > c->localmem)
+			return nbrt_fail(rt, "the radix sort needs %llu bytes of local "
+			                 "memory a work group; %s has %llu",
+			                 (unsigned long long)lm, rt->name,
+			                 (unsigned long long)c->localmem);
 		if (kwg < wg)
 			wg = kwg;
 	}
@@ -50,26 +59,14 @@ static int setup(nbrt *rt)
 	return 0;
 }
 
-/* Sets own kernel i's arguments (ARG pairs ending in a size 0) and
- * queues it over G groups of the sort's size. */
-static int launch(nbrt *rt, int i, size_t G, ...)
+/* Queues own kernel i, its arguments set (nbrt_cl_aux_run with no work
+ * items), over G groups of the sort's size. */
+static int queue(nbrt *rt, int i, size_t G)
 {
 	Cl *c = rt->priv;
-	cl_int e = CL_SUCCESS;
-	va_list ap;
-	va_start(ap, G);
-	for (cl_uint a = 0; e == CL_SUCCESS; a++) {
-		size_t sz = va_arg(ap, size_t);
-		if (!sz)
-			break;
-		e = clSetKernelArg(c->ak[i], a, sz, va_arg(ap, const void *));
-	}
-	va_end(ap);
-	if (e != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "the radix sort", "clSetKernelArg", e);
 	size_t local = c->sortwg, global = G * local;
-	e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global, &local, 0,
-	                           NULL, NULL);
+	cl_int e = clEnqueueNDRangeKernel(c->q, c->ak[i], 1, NULL, &global,
+	                                  &local, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "the radix sort", "clEnqueueNDRangeKernel", e);
 	return 0;
@@ -100,39 +97,15 @@ static int grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes)
 	return 0;
 }
 
-static void free_pairs(Cl *c)
-{
-	for (int b = 0; b < 4; b++)
-		if (c->sortbuf[b])
-			clReleaseMemObject(c->sortbuf[b]);
-	memset(c->sortbuf, 0, sizeof c->sortbuf);
-	c->sortcap = 0;
-}
-
 /* The host pairs' device copies for n of them: keys, values and their
- * twins (sortbuf, even ones keys), all remade when n is more than they
- * hold. */
+ * twins (sortbuf, even ones keys). */
 static int pairs(nbrt *rt, size_t n)
 {
 	Cl *c = rt->priv;
-	if (c->sortcap >= n)
-		return 0;
-	cl_int e;
-	/* nothing queued may still use them */
-	if (c->sortbuf[0] && (e = clFinish(c->q)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "the radix sort", "clFinish", e);
-	free_pairs(c);
-	for (int b = 0; b < 4; b++) {
-		size_t bytes = n * (b % 2 ? sizeof(cl_uint) : sizeof(cl_ulong));
-		if (bytes > rt->maxalloc)
-			return nbrt_fail(rt, "the radix sort: %zu bytes are more than "
-			                 "%s allows in one buffer", bytes, rt->name);
-		c->sortbuf[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes,
-		                               NULL, &e);
-		if (!c->sortbuf[b])
-			return nbrt_cl_fail(rt, "the radix sort", "clCreateBuffer", e);
-	}
-	c->sortcap = n;
+	for (int b = 0; b < 4; b++)
+		if (grow(rt, &c->sortbuf[b], &c->sortcap[b],
+		         n * (b % 2 ? sizeof(cl_uint) : sizeof(cl_ulong))))
+			return -1;
 	return 0;
 }
 
@@ -148,8 +121,9 @@ static int find_differ(nbrt *rt, cl_mem keys, size_t n, size_t G,
 		return nbrt_fail(rt, "the radix sort: out of memory");
 	int r = -1;
 	cl_int e;
-	if (launch(rt, AK_SORT_DIFFER, G, ARG(keys), ARG(nn), ARG(c->sorthist),
-	           (size_t)0))
+	if (nbrt_cl_aux_run(rt, AK_SORT_DIFFER, 0, ARG(keys), ARG(nn),
+	                    ARG(c->sorthist), (size_t)0) ||
+	    queue(rt, AK_SORT_DIFFER, G))
 		goto out;
 	if ((e = clEnqueueReadBuffer(c->q, c->sorthist, CL_TRUE, 0,
 	                             2 * G * sizeof *part, part, 0, NULL,
@@ -169,8 +143,10 @@ out:
 	return r;
 }
 
-int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
-                 cl_mem *tmpv, size_t n, uint64_t differ)
+/* nbrt_cl_sort, where iota says the values are their indices, made by
+ * the first pass rather than read. */
+static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                cl_mem *tmpv, size_t n, uint64_t differ, int iota)
 {
 	if ((uint64_t)n > UINT32_MAX)
 		return nbrt_fail(rt, "the radix sort: %zu pairs; the device sorts "
@@ -183,27 +159,43 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	size_t tile = c->sortwg * ITEMS, tiles = (n + tile - 1) / tile;
 	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
 	G = G > MAXGROUPS ? MAXGROUPS : G;
+	/* $NBRT_SORT_GROUPS: the groups, for tests and for tuning on a GPU */
+	const char *e = getenv("NBRT_SORT_GROUPS");
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end || e[0] == '-' || v < 1 || v > MAXGROUPS)
+			return nbrt_fail(rt, "NBRT_SORT_GROUPS '%s': it must be a whole "
+			                 "number from 1 to %d", e, MAXGROUPS);
+		G = v;
+	}
 	G = G > tiles ? tiles : G;
-	/* the counts (16 a group) or the reduction's partials (2 a group) */
-	if (grow(rt, &c->sorthist, &c->sorthistcap, 16 * G * sizeof(cl_ulong)))
+	/* the counts (16 a group, and the digits' 16 totals) or the
+	 * reduction's partials (2 a group) */
+	if (grow(rt, &c->sorthist, &c->sorthistcap,
+	         16 * (G + 1) * sizeof(cl_ulong)))
 		return -1;
 	if (!differ && find_differ(rt, *keys, n, G, &differ))
 		return -1;
 	cl_ulong nn = n;
-	cl_uint m = (cl_uint)(16 * G);
+	cl_uint ng = (cl_uint)G;
 	/* a 4-bit digit from each lowest bit still to sort (at most 60, so
 	 * that the digit is whole): gaps in differ cost no passes */
 	uint64_t rem = differ;
 	while (rem) {
 		int s = __builtin_ctzll(rem);
 		s = s > 60 ? 60 : s;
-		cl_uint shift = (cl_uint)s;
-		if (launch(rt, AK_SORT_COUNT, G, ARG(*keys), ARG(nn), ARG(shift),
-		           ARG(c->sorthist), (size_t)0) ||
-		    launch(rt, AK_SORT_SCAN, 1, ARG(c->sorthist), ARG(m), (size_t)0) ||
-		    launch(rt, AK_SORT_SCATTER, G, ARG(*keys), ARG(*vals), ARG(*tmpk),
-		           ARG(*tmpv), ARG(nn), ARG(shift), ARG(c->sorthist),
-		           (size_t)0))
+		cl_uint shift = (cl_uint)s, first = iota && rem == differ;
+		if (nbrt_cl_aux_run(rt, AK_SORT_COUNT, 0, ARG(*keys), ARG(nn),
+		                    ARG(shift), ARG(c->sorthist), (size_t)0) ||
+		    queue(rt, AK_SORT_COUNT, G) ||
+		    nbrt_cl_aux_run(rt, AK_SORT_SCAN, 0, ARG(c->sorthist), ARG(ng),
+		                    (size_t)0) ||
+		    queue(rt, AK_SORT_SCAN, 16) ||
+		    nbrt_cl_aux_run(rt, AK_SORT_SCATTER, 0, ARG(*keys), ARG(*vals),
+		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(shift),
+		                    ARG(c->sorthist), ARG(first), (size_t)0) ||
+		    queue(rt, AK_SORT_SCATTER, G))
 			return -1;
 		cl_mem t = *keys;
 		*keys = *tmpk;
@@ -214,6 +206,71 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 		rem = s + 4 >= 64 ? 0 : rem & ~(((uint64_t)1 << (s + 4)) - 1);
 	}
 	return 0;
+}
+
+int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                 cl_mem *tmpv, size_t n, uint64_t differ)
+{
+	return sort(rt, keys, vals, tmpk, tmpv, n, differ, 0);
+}
+
+/* The host pairs cross in chunks of this many, so that the host stages
+ * one while the device's copy engine moves the one before. */
+#define CHUNK ((size_t)1 << 18)
+
+/* Pairs [a, b) of kv staged: keys to pk, values' low 32 bits to pv; the
+ * values' high bits, the keys' OR and AND, and whether any value is not
+ * its index, joined into h[0..4). */
+static void stage(const nbrt_kv *kv, cl_ulong *pk, cl_uint *pv, size_t a,
+                  size_t b, uint64_t h[4])
+{
+	uint64_t any = 0, all = ~(uint64_t)0, high = 0, other = 0;
+#pragma omp parallel for if (b - a >= PAR) schedule(static) \
+	reduction(| : any, high, other) reduction(& : all)
+	for (size_t i = a; i < b; i++) {
+		pk[i] = kv[i].key;
+		pv[i] = (cl_uint)kv[i].val;
+		high |= kv[i].val >> 32;
+		other |= kv[i].val ^ i;
+		any |= kv[i].key;
+		all &= kv[i].key;
+	}
+	h[0] |= high;
+	h[1] |= any;
+	h[2] &= all;
+	h[3] |= other;
+}
+
+/* Sorted pairs [a, b) from pinned memory into out: keys and values, or
+ * where the values did not fit (wide) the pairs of kv at the indices. */
+static void unstage(nbrt_kv *out, const nbrt_kv *kv, const cl_ulong *pk,
+                    const cl_uint *pv, size_t a, size_t b, int wide)
+{
+	if (wide) {
+#pragma omp parallel for if (b - a >= PAR) schedule(static)
+		for (size_t i = a; i < b; i++)
+			out[i] = kv[pv[i]];
+	} else {
+#pragma omp parallel for if (b - a >= PAR) schedule(static)
+		for (size_t i = a; i < b; i++) {
+			out[i].key = pk[i];
+			out[i].val = pv[i];
+		}
+	}
+}
+
+/* Queues the copy of elements [a, b) of es bytes between pinned memory
+ * at p and the device buffer m (to the device: up), with ev, if not
+ * NULL, its event; started now, not when the queue next waits. */
+static cl_int cross(Cl *c, cl_mem m, void *p, size_t es, size_t a, size_t b,
+                    int up, cl_event *ev)
+{
+	char *at = (char *)p + a * es;
+	cl_int e = up ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, a * es,
+	                                     (b - a) * es, at, 0, NULL, ev)
+	              : clEnqueueReadBuffer(c->q, m, CL_FALSE, a * es,
+	                                    (b - a) * es, at, 0, NULL, ev);
+	return e == CL_SUCCESS ? clFlush(c->q) : e;
 }
 
 nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
@@ -238,72 +295,87 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	}
 	size_t kb = n * sizeof(cl_ulong), vb = n * sizeof(cl_uint);
 	if (nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
-	                   kb + vb))
-		return NULL;
-	if (pairs(rt, n))
+	                   kb + vb) ||
+	    pairs(rt, n))
 		return NULL;
 	cl_ulong *pk = c->pinp;
 	cl_uint *pv = (cl_uint *)(pk + n);
-	/* keys and the values' low 32 bits staged; values that do not fit
-	 * travel as their indices, and the host gathers the pairs after */
-	uint64_t any = 0, all = ~(uint64_t)0, high = 0;
-#pragma omp parallel for if (n >= PAR) schedule(static) \
-	reduction(| : any, high) reduction(& : all)
-	for (size_t i = 0; i < n; i++) {
-		pk[i] = kv[i].key;
-		pv[i] = (cl_uint)kv[i].val;
-		high |= kv[i].val >> 32;
-		any |= kv[i].key;
-		all &= kv[i].key;
-	}
-	if (!differ)
-		differ = any ^ all;
-	if (!differ)
-		return kv;
-	if (high) {
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++)
-			pv[i] = (cl_uint)i;
-	}
 	cl_mem *m = c->sortbuf;
-	if ((e = clEnqueueWriteBuffer(c->q, m[0], CL_FALSE, 0, kb, pk, 0, NULL,
-	                              NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueWriteBuffer(c->q, m[1], CL_FALSE, 0, vb, pv, 0, NULL,
-	                              NULL)) != CL_SUCCESS ||
-	    (e = clFinish(c->q)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueWriteBuffer", e);
-		return NULL;
-	}
-	double t1 = nbrt_now();
-	if (nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, differ))
-		return NULL;
-	if ((e = clFinish(c->q)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clFinish", e);
-		return NULL;
-	}
-	double t2 = nbrt_now();
-	if ((!high && (e = clEnqueueReadBuffer(c->q, m[0], CL_FALSE, 0, kb, pk,
-	                                       0, NULL, NULL)) != CL_SUCCESS) ||
-	    (e = clEnqueueReadBuffer(c->q, m[1], CL_TRUE, 0, vb, pv, 0, NULL,
-	                             NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueReadBuffer", e);
-		return NULL;
-	}
-	if (high) {
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = kv[pv[i]];
-	} else {
-#pragma omp parallel for if (n >= PAR) schedule(static)
-		for (size_t i = 0; i < n; i++) {
-			tmp[i].key = pk[i];
-			tmp[i].val = pv[i];
+	/* keys and the values' low 32 bits staged and sent a chunk at a
+	 * time; values that are their indices stay on the host (the first
+	 * pass makes them), and so do values that do not fit, which travel
+	 * as their indices and the host gathers the pairs after */
+	uint64_t h[4] = {0, 0, ~(uint64_t)0, 0};
+	size_t sent = 0; /* values sent up to */
+	for (size_t a = 0; a < n; a += CHUNK) {
+		size_t b = n - a > CHUNK ? a + CHUNK : n;
+		stage(kv, pk, pv, a, b, h);
+		if ((e = cross(c, m[0], pk, sizeof *pk, a, b, 1, NULL)) !=
+		    CL_SUCCESS)
+			goto fail;
+		if (h[3] && !h[0]) {
+			if ((e = cross(c, m[1], pv, sizeof *pv, sent, b, 1, NULL)) !=
+			    CL_SUCCESS)
+				goto fail;
+			sent = b;
 		}
+	}
+	int wide = h[0] != 0, iota = wide || !h[3];
+	if (!differ)
+		differ = h[1] ^ h[2];
+	if (!differ) {
+		/* nothing to sort; the pinned copy free once the copies end */
+		if ((e = clFinish(c->q)) != CL_SUCCESS)
+			goto fail;
+		return kv;
+	}
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		goto fail;
+	double t1 = nbrt_now();
+	if (sort(rt, &m[0], &m[1], &m[2], &m[3], n, differ, iota))
+		return NULL;
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		goto fail;
+	double t2 = nbrt_now();
+	/* every chunk's copy queued at once; each unstaged once it is in
+	 * (the queue is in order) */
+	cl_event ev = NULL, prev = NULL;
+	size_t nc = (n + CHUNK - 1) / CHUNK;
+	for (size_t q = 0; q <= nc; q++) {
+		size_t a = q * CHUNK, b = n - a > CHUNK ? a + CHUNK : n;
+		if (q < nc && ((!wide && (e = cross(c, m[0], pk, sizeof *pk, a, b, 0,
+		                                    NULL)) != CL_SUCCESS) ||
+		               (e = cross(c, m[1], pv, sizeof *pv, a, b, 0, &ev)) !=
+		               CL_SUCCESS)) {
+			if (prev)
+				clReleaseEvent(prev);
+			goto fail;
+		}
+		if (prev) {
+			e = clWaitForEvents(1, &prev);
+			clReleaseEvent(prev);
+			if (e != CL_SUCCESS) {
+				if (ev)
+					clReleaseEvent(ev);
+				goto fail;
+			}
+			unstage(tmp, kv, pk, pv, a - CHUNK, a < n ? a : n, wide);
+		}
+		prev = ev;
+		ev = NULL;
 	}
 	c->sorttime[0] = t1 - t0;
 	c->sorttime[1] = t2 - t1;
 	c->sorttime[2] = nbrt_now() - t2;
+	nbrt_note(rt, "the radix sort of %zu pairs: staging and upload %.3g ms, "
+	          "sort %.3g ms, download and unstaging %.3g ms", n,
+	          1e3 * c->sorttime[0], 1e3 * c->sorttime[1],
+	          1e3 * c->sorttime[2]);
 	return tmp;
+fail:
+	clFinish(c->q);
+	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
+	return NULL;
 }
 
 void nbrt_cl_sort_times(const nbrt *rt, double t[3])
@@ -319,5 +391,10 @@ void nbrt_cl_sort_free(nbrt *rt)
 		clReleaseMemObject(c->sorthist);
 	c->sorthist = NULL;
 	c->sorthistcap = 0;
-	free_pairs(c);
+	for (int b = 0; b < 4; b++) {
+		if (c->sortbuf[b])
+			clReleaseMemObject(c->sortbuf[b]);
+		c->sortbuf[b] = NULL;
+		c->sortcap[b] = 0;
+	}
 }

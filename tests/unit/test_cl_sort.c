@@ -1,9 +1,11 @@
 /* test_cl_sort.c: the device's radix sort (cl/sort.c) on PoCL against
  * order.c's nbrt_order_sort, which test_order_sort checks against qsort:
  * the same array bit for bit, values included (stability), through
- * nbrt_sort_kv with NBRT_DEVICE_SORT=1 and through nbrt_cl_sort on device
- * buffers (its own reduction finding the bits that differ); fresh random
- * keys of several kinds, sizes from 0 past a tile's edges to ~2^20. */
+ * nbrt_sort_kv with NBRT_DEVICE_SORT=1 (values their indices, made on the
+ * device; other values of 32 bits; wider ones, gathered on the host) and
+ * through nbrt_cl_sort on device buffers (its own reduction finding the
+ * bits that differ); fresh random keys of several kinds, sizes from 0
+ * past a tile's edges to ~2^20. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,14 +114,46 @@ START_TEST(host_pairs)
 			check_kv(in, n, kind, 0, 0);
 			if (n > 100000)
 				goto next;
+			/* one group for all the tiles */
+			if (n == 100003 && kind == MORTON) {
+				ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "1", 1), 0);
+				check_kv(in, n, kind, 0, 0);
+				ck_assert_int_eq(unsetenv("NBRT_SORT_GROUPS"), 0);
+			}
 			/* the caller's differ, and values past 32 bits */
 			check_kv(in, n, kind, 0, any ^ all);
 			for (size_t e = 0; e < n; e++)
 				in[e].val = rand64();
 			check_kv(in, n, kind, 1, 0);
+			/* values of 32 bits, not their indices: sent up */
+			for (size_t e = 0; e < n; e++)
+				in[e].val >>= 32;
+			check_kv(in, n, kind, 0, 0);
 		next:
 			free(in);
 		}
+	/* more groups (293) than a group's work items (256), as on a GPU:
+	 * the scan's chunks; two chunks of the copies (sort.c's CHUNK) */
+	size_t n = 300007;
+	nbrt_kv *in = malloc(n * sizeof *in);
+	ck_assert(in);
+	for (size_t e = 0; e < n; e++)
+		in[e] = (nbrt_kv){draw(MORTON, e, n), e};
+	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "4096", 1), 0);
+	check_kv(in, n, MORTON, 0, 0);
+	/* values their indices but in the second chunk, whose values send
+	 * the first's too */
+	in[n - 1].val = 7;
+	check_kv(in, n, MORTON, 0, 0);
+	/* and values past 32 bits in more than one chunk of the copies */
+	for (size_t e = 0; e < n; e++)
+		in[e].val = rand64();
+	check_kv(in, n, MORTON, 1, 0);
+	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "0", 1), 0);
+	nbrt_kv *r = nbrt_sort_kv(rt, in, in, n, 0);
+	ck_assert(!r && strstr(nbrt_error(rt), "NBRT_SORT_GROUPS '0'"));
+	ck_assert_int_eq(unsetenv("NBRT_SORT_GROUPS"), 0);
+	free(in);
 	ck_assert_int_eq(unsetenv("NBRT_DEVICE_SORT"), 0);
 }
 END_TEST
