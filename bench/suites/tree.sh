@@ -1,7 +1,7 @@
 # suites/tree.sh: the treecode (docs/treecode.md) against direct summation
 # in one run: float gravity (dsl-examples/gravity.nbl, far field
 # far/gravity_quad.nbl) on a Plummer sphere, theta 0.5, buckets of 16 and
-# groups of 256, for each N: both runs' wall times (the second of two, so
+# groups of 512, for each N: both runs' wall times (the second of two, so
 # builds are out), the tree's phases (columns, sort and build, moments,
 # walk, far run, near run, the rest: the scatter), its rate in millions of
 # bodies a second, its pairs and its force error against the direct run
@@ -23,7 +23,7 @@ device=host
 ns="8192 16384 32768 65536"
 theta=0.5
 bucket=16
-group=256
+group=512
 far=
 direct=1
 
