@@ -316,10 +316,11 @@ int nbrt_newton_used(const nbrt_kernel *k);
  * about the centre); each of its LMEMs and CONSTs is one of the kernel's
  * (bound or set there, read from there), and its RMEMs are the kernel's,
  * every one, as sums. */
-/* The programs' and Python's defaults.  Groups of 256 beat 64 at every N
- * from 2^16 to 2^22 on an H100 (fewer, longer lists: docs/treecode.md). */
+/* The programs' and Python's defaults.  Groups of 512 beat 256 at every N
+ * from 2^16 to 2^22 on an H200 and tie on the host C path at 2^18 (fewer
+ * walks for longer lists: docs/treecode.md). */
 #define NBRT_TREE_BUCKET 16
-#define NBRT_TREE_GROUP 256
+#define NBRT_TREE_GROUP 512
 typedef struct nbrt_tree {
 	double theta;   /* the opening angle, > 0 (0.5 is usual) */
 	size_t bucket;  /* most bodies in a leaf, > 0 (NBRT_TREE_BUCKET) */

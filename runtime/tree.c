@@ -70,15 +70,54 @@ static int kind_col(const Kind *kd, const char *name)
 }
 
 /* The levels of the tree: level l is cells [lev[l], lev[l + 1]) (the
- * build is breadth first); returns their count. */
+ * build is breadth first, so levels ascend along the cells); returns
+ * their count.  Each start by binary search: a pass over the cells read
+ * a line a cell, about 60 MB at N = 2^22, on one thread. */
 static size_t levels(const nbrt_octree *t, size_t lev[NBRT_TREE_DEPTH + 2])
 {
 	size_t nl = 0;
-	for (size_t c = 0; c < t->ncell; c++)
-		if (!c || t->cell[c].level != t->cell[c - 1].level)
-			lev[nl++] = c;
+	for (int l = 0; l <= NBRT_TREE_DEPTH + 1; l++) {
+		size_t lo = nl ? lev[nl - 1] : 0, hi = t->ncell;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->cell[mid].level < l)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == t->ncell)
+			break;
+		if (t->cell[lo].level == l)
+			lev[nl++] = lo;
+	}
 	lev[nl] = t->ncell;
 	return nl;
+}
+
+/* Calls fill(c, arg) for every cell c of t, children before their parent:
+ * the leaves first, all of them in one parallel pass (they need only
+ * their bodies, and they are most cells and most of the work), then the
+ * other cells level by level from the deepest (the build appends cells
+ * breadth first, so a level is a run of cells, each one's children in
+ * the levels below).  By levels alone, the leaves of the many levels of
+ * fewer than PAR / 16 cells ran on one thread: 1.7 ms of an 11.5 ms tree
+ * at N = 65536 on the H200's host, at about 190 ns a cell. */
+static void bottom_up(const nbrt_octree *t, void (*fill)(size_t, void *),
+                      void *arg)
+{
+	size_t lev[NBRT_TREE_DEPTH + 2];
+	long long c;
+#pragma omp parallel for schedule(dynamic, 256) if (t->ncell >= PAR / 16)
+	for (c = 0; c < (long long)t->ncell; c++)
+		if (!t->cell[c].nchild)
+			fill((size_t)c, arg);
+	for (size_t l = levels(t, lev); l-- > 0;) {
+#pragma omp parallel for schedule(dynamic, 256) \
+	if (lev[l + 1] - lev[l] >= PAR / 16)
+		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
+			if (t->cell[c].nchild)
+				fill((size_t)c, arg);
+	}
 }
 
 /* Gravity: the cells' own moments (nbrt_octree_moments). */
@@ -128,20 +167,24 @@ static void vortex_cell(const nbrt_octree *t, size_t e, double *const x[3],
 
 /* Vortices (docs/treecode.md): about the cell's centre c, the strength
  * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
- * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l).  Children are a
- * level below their parent, so the levels go from the deepest up, a
- * level's cells in parallel. */
+ * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l), children first
+ * (bottom_up). */
+typedef struct Vortex {
+	const nbrt_octree *t;
+	double *const *x, *const *s, *const *col;
+} Vortex;
+
+static void vortex_fill(size_t c, void *arg)
+{
+	const Vortex *v = arg;
+	vortex_cell(v->t, c, v->x, v->s, v->col);
+}
+
 static void fill_vortex(const nbrt_octree *t, double *const x[3],
                         double *const s[3], double *const col[])
 {
-	size_t lev[NBRT_TREE_DEPTH + 2];
-	for (size_t l = levels(t, lev); l-- > 0;) {
-		long long e;
-#pragma omp parallel for schedule(dynamic, 256) \
-	if (lev[l + 1] - lev[l] >= PAR / 16)
-		for (e = (long long)lev[l]; e < (long long)lev[l + 1]; e++)
-			vortex_cell(t, (size_t)e, x, s, col);
-	}
+	Vortex v = {t, x, s, col};
+	bottom_up(t, vortex_fill, &v);
 }
 
 void nbrt_octree_free(nbrt_octree *t)
@@ -203,6 +246,14 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
 	return m;
 }
 
+/* A level of the octree is split in parallel from this many cells: a
+ * cell costs about 55 ns (counted and written: 3.3 ms for 60517 cells at
+ * N = 2^18 on one core here), so a level of a thousand is some 50 us, a
+ * few times a parallel region's cost on 16 cores; with 4096 as the bar
+ * most of the 16k cells of N = 65536 were split on one thread (the
+ * octree took 1.4 ms of 11.5 there, on the H200's 16-core host). */
+enum { LEVEL_PAR = 1024 };
+
 /* Breadth first, a level at a time: each cell over its limit gets its
  * non-empty octants, appended in the order of their parents, so children
  * always come after their parent and a level is a run of cells.  A
@@ -238,7 +289,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			cap = 2 * m + 1;
 		}
 		long long c;
-#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
 		for (c = (long long)s; c < (long long)e; c++) {
 			const nbrt_cell *p = &t->cell[c];
 			at[c - (long long)s] = p->b - p->a <= bucket ||
@@ -255,7 +306,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			res = -1;
 			break;
 		}
-#pragma omp parallel for schedule(dynamic, 64) if (m >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
 		for (c = (long long)s; c < (long long)e; c++) {
 			nbrt_cell *p = &t->cell[c];
 			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
@@ -316,20 +367,25 @@ static void cell_moments(nbrt_octree *t, size_t c, double *const x[3],
 	}
 }
 
-/* Level by level from the deepest: the build appends cells breadth
- * first, so a level is a run of cells, each one's children in the level
- * below, and a level's cells are independent (in parallel: the serial
- * pass took 0.17 s of a 1.4 s tree at N = 2^22 on an H100's host). */
+/* The bodies' positions and masses, for cell_moments through bottom_up. */
+typedef struct Bodies {
+	nbrt_octree *t;
+	double *const *x;
+	const double *m;
+} Bodies;
+
+static void moments_fill(size_t c, void *arg)
+{
+	const Bodies *b = arg;
+	cell_moments(b->t, c, b->x, b->m);
+}
+
+/* The parallel pass took 0.17 s of a 1.4 s tree at N = 2^22 on an
+ * H100's host serially. */
 void nbrt_octree_moments(nbrt_octree *t, double *const x[3], const double *m)
 {
-	size_t lev[NBRT_TREE_DEPTH + 2];
-	for (size_t l = levels(t, lev); l-- > 0;) {
-		long long c;
-#pragma omp parallel for schedule(dynamic, 256) \
-	if (lev[l + 1] - lev[l] >= PAR / 16)
-		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
-			cell_moments(t, (size_t)c, x, m);
-	}
+	Bodies b = {t, x, m};
+	bottom_up(t, moments_fill, &b);
 }
 
 /* One side of the run (i or j): positions (and masses) in the caller's
@@ -372,6 +428,8 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array bound "
 		                 "to '%s' holds %zu values, fewer than the %zu "
 		                 "bodies", k->f->kernel, name, s->arr->n, n);
+	int bad = 0;
+	long long e;
 	if (!s->host && s->arr) {
 		double *tmp = malloc((s->arr->n ? s->arr->n : 1) * sizeof *tmp);
 		if (!tmp || nbrt_array_read(s->arr, tmp)) {
@@ -380,20 +438,20 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		}
 		memcpy(out, tmp, n * sizeof *out);
 		free(tmp);
-	} else {
-		long long e;
-#pragma omp parallel for schedule(static) if (n >= PAR)
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
 		for (e = 0; e < (long long)n; e++)
+			bad |= !isfinite(out[e]);
+	} else {
+		/* checked as they are written: one pass over the column */
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
+		for (e = 0; e < (long long)n; e++) {
 			out[e] = s->t == NBRT_FLOAT ? ((const float *)s->host)[e] :
 			         s->t == NBRT_DOUBLE ? ((const double *)s->host)[e] :
 			         ((const double *)s->host)[2 * e] +
 			         ((const double *)s->host)[2 * e + 1];
+			bad |= !isfinite(out[e]);
+		}
 	}
-	int bad = 0;
-	long long e;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
-	for (e = 0; e < (long long)n; e++)
-		bad |= !isfinite(out[e]);
 	for (size_t e = 0; bad && e < n; e++) /* the first, for the message */
 		if (!isfinite(out[e]))
 			return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: %s '%s' at "
@@ -657,11 +715,16 @@ static int walk(const Wcell *cell, size_t ncell, const double box[6],
 	while (top) {
 		size_t c = stack[--top];
 		const Wcell *p = &cell[c];
+		/* the centre's offset from its nearest point of the box (the
+		 * centre clamped to it): a min and a max, where "g > 0 ? g * g :
+		 * 0" of the larger of lo - c and c - hi compiled to a jump an
+		 * axis, mispredicted about half the time; the same d2 to the bit
+		 * (c - lo is exactly -(lo - c)) */
 		double d2 = 0;
 		for (int d = 0; d < 3; d++) {
-			double g = box[d] - p->c[d], h = p->c[d] - box[3 + d];
-			g = g > h ? g : h;
-			d2 += g > 0 ? g * g : 0;
+			double c = p->c[d], q = c < box[d] ? box[d] : c;
+			q = q > box[3 + d] ? box[3 + d] : q;
+			d2 += (c - q) * (c - q);
 		}
 		if (p->open2 < d2) {
 			if (c == fend) {
@@ -811,17 +874,22 @@ static int split_level(const u64 *key, size_t a, size_t b)
 }
 
 /* One group of the caller's walked, its lists into the thread's buffer,
- * split into its octants while its near pairs pass pmax, for at most
- * `walks` walks (theta -> 0 makes every list hold every body, and
- * splitting then only multiplies walks): a sparse
- * group beside a dense core (a Plummer sphere's halo) otherwise meets most
- * bodies, and its one work group then outlasts the rest of the near field
- * (2.7e8 pairs of 5.5e9 at N = 2^20 took 0.1 s of the 0.11 s on an H100,
- * docs/treecode.md).  Each piece's lists are whole (no work is lost);
- * splitting only trades near pairs for far cells. */
+ * split into its octants while its near list passes jmax bodies, for at
+ * most `walks` walks (theta -> 0 makes every list hold every body, and
+ * splitting then only multiplies walks): a sparse group beside a dense
+ * core (a Plummer sphere's halo) otherwise meets most bodies, and its one
+ * work group then outlasts the rest of the near field (2.7e8 pairs of
+ * 5.5e9 at N = 2^20 took 0.1 s of the 0.11 s on an H100,
+ * docs/treecode.md).  The bound is on the j-bodies of every piece, not
+ * on its pairs: a work group's time is its list's length whatever its
+ * few i (idle lanes), and a bound on pairs let a piece of 16 halo bodies
+ * take all 4M bodies of N = 2^22 with groups of 1024 (6.7e7 pairs on one
+ * work group: the near kernel 0.41 s against 8 ms with groups of 256 on
+ * an H200).  Each piece's lists are whole (no work is lost); splitting
+ * only trades near pairs for far cells. */
 static void walk_group(const Wcell *wc, const nbrt_octree *t,
                        const Side *si, size_t a, size_t b, size_t walks,
-                       double pmax, Buf *u)
+                       size_t jmax, Buf *u)
 {
 	size_t stack[2 * 8 * (NBRT_TREE_DEPTH + 2)], top = 0;
 	stack[top++] = a;
@@ -848,9 +916,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		int level = split_level(si->key, a, b);
 		size_t nn, nf, lim = (size_t)-1;
 		if (walks && walks-- && b - a > 1 && level < NBRT_TREE_DEPTH &&
-		    top + 16 <= sizeof stack / sizeof *stack &&
-		    pmax / (double)(b - a) < (double)lim)
-			lim = (size_t)(pmax / (double)(b - a));
+		    top + 16 <= sizeof stack / sizeof *stack)
+			lim = jmax;
 		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn, u->tmp,
 		         &nf)) {
 			/* its octants, pushed last first so they come off in order */
@@ -885,7 +952,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
  * memory checked, the pieces (the new groups) and their lists joined in
  * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
-                      double theta, size_t walks, double pmax, Lists *L,
+                      double theta, size_t walks, size_t jmax, Lists *L,
                       int tslot, double *tjoin)
 {
 	size_t ng = L->ng;
@@ -925,7 +992,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		Buf *u = &buf[me];
 		at[4 * g] = (size_t)me;
 		at[4 * g + 1] = u->ns;
-		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, pmax,
+		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, jmax,
 		           u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 	}
@@ -1084,6 +1151,7 @@ typedef struct Copies {
 	void **host;  /* the caller's array, or its doubles read */
 	void **sorted;
 	char *shared; /* sorted[v] is an earlier variable's */
+	char *pinned; /* sorted[v] is the back end's (copy_buffer) */
 	nbrt_work *w; /* where sorted[v] and host[v] are kept (W_COPY), or
 	               * NULL */
 } Copies;
@@ -1091,7 +1159,8 @@ typedef struct Copies {
 static void copies_free(Copies *c)
 {
 	for (int v = 0; v < c->nvar; v++) {
-		if (c->sorted && !(c->shared && c->shared[v]))
+		if (c->sorted && !(c->shared && c->shared[v]) &&
+		    !(c->pinned && c->pinned[v]))
 			nbrt_work_give(c->w, c->sorted[v]);
 		if (c->host && c->host[v] && c->t && c->t[v] == (nbrt_type)-1)
 			nbrt_work_give(c->w, c->host[v]);
@@ -1100,12 +1169,45 @@ static void copies_free(Copies *c)
 	free(c->host);
 	free(c->sorted);
 	free(c->shared);
+	free(c->pinned);
+}
+
+/* Variable v's sorted copy: the back end's pinned memory where it has
+ * it, as the cell lists' (cutoff.c): both runs upload the inputs from it
+ * and the far run's results come back into it, go up again for the near
+ * run to add into and come back, and pageable memory crosses at a
+ * fraction of the speed (through the driver's own staging).  Else kept
+ * on the kernel. */
+static void *copy_buffer(nbrt_kernel *k, Copies *c, int v, size_t bytes)
+{
+	void *p = k->rt->be->hostbuf ? k->rt->be->hostbuf(k, v, bytes) : NULL;
+	c->pinned[v] = p != NULL;
+	return p ? p : nbrt_work_take(c->w, W_COPY + 2 * v, bytes);
+}
+
+/* n values of type t (float or double) from the doubles of src, which
+ * were read from values of that type: the same values. */
+static void from_doubles(void *dst, nbrt_type t, const double *src, size_t n)
+{
+	if (t == NBRT_DOUBLE) {
+		memcpy(dst, src, n * sizeof *src);
+		return;
+	}
+	float *d = dst;
+	long long e;
+#pragma omp parallel for schedule(static) if (n >= PAR)
+	for (e = 0; e < (long long)n; e++)
+		d[e] = (float)src[e];
 }
 
 /* Makes the sorted copies and binds them to k in place of the caller's
- * arrays (saved in `saved`). */
+ * arrays (saved in `saved`).  A column the tree read and sorted as
+ * doubles (known[v]: positions, masses) is copied from those in order,
+ * where its host array holds floats or doubles (exact both ways): a
+ * gather reads the caller's array at random, a page and a cache line a
+ * value. */
 static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
-                       const Side *sj)
+                       const Side *sj, double *const *known)
 {
 	const nb_iface *f = k->f;
 	c->nvar = f->nvar;
@@ -1113,7 +1215,8 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 	c->host = calloc((size_t)f->nvar, sizeof *c->host);
 	c->sorted = calloc((size_t)f->nvar, sizeof *c->sorted);
 	c->shared = calloc((size_t)f->nvar, 1);
-	if (!c->t || !c->host || !c->sorted || !c->shared)
+	c->pinned = calloc((size_t)f->nvar, 1);
+	if (!c->t || !c->host || !c->sorted || !c->shared || !c->pinned)
 		return nbrt_fail(k->rt, "out of memory");
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_slot *s = &k->b[v];
@@ -1159,11 +1262,14 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 			s->arr = NULL;
 			continue;
 		}
-		c->sorted[v] = nbrt_work_take(c->w, W_COPY + 2 * v, n * es);
+		c->sorted[v] = copy_buffer(k, c, v, n * es);
 		if (!c->sorted[v])
 			return nbrt_fail(k->rt, "out of memory for a sorted copy of "
 			                 "'%s'", f->var[v].name);
-		if (role != NB_RMEM)
+		if (role != NB_RMEM && known[v] && s->host &&
+		    (t == NBRT_FLOAT || t == NBRT_DOUBLE))
+			from_doubles(c->sorted[v], t, known[v], n);
+		else if (role != NB_RMEM)
 			nbrt_order_gather(c->sorted[v], c->host[v], sd->order, n, es);
 		s->t = t;
 		s->host = c->sorted[v];
@@ -1462,7 +1568,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tree.work = L.w = cp.w = w;
 	double *src[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	nbrt_slot *saved = malloc((size_t)(nv + fnv) * sizeof *saved);
-	if (!saved) {
+	double **known = calloc((size_t)nv, sizeof *known);
+	if (!saved || !known) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
@@ -1516,16 +1623,22 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto out;
 	double t2 = nbrt_now();
 	tm[1] = t2 - t1;
-	/* a group's near pairs: at most 16 groups' worth of j each, or 1/64
-	 * of all j (the common case stays whole; an outlier is split) */
-	double pmax = (double)t->group * fmax((double)nj / 64,
-	                                      16.0 * (double)t->group);
-	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, pmax, &L,
+	/* a piece's near j-bodies: at most 16 groups' worth, or 1/64 of all
+	 * j (the common case stays whole; an outlier is split), so a group's
+	 * near pairs stay within group * that */
+	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * (double)t->group);
+	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
 	               W_COPY + 2 * nv, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
-	if (copies_make(k, &cp, &si, &sj))
+	for (int d = 0; d < 3; d++) {
+		known[pi[d]] = si.sx[d];
+		known[pj[d]] = sj.sx[d];
+	}
+	if (mj >= 0)
+		known[mj] = sj.sm;
+	if (copies_make(k, &cp, &si, &sj, known))
 		goto restore;
 	part[5] = (tp = nbrt_now()) - t3;
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
@@ -1570,6 +1683,7 @@ restore:
 	memcpy(far->b, saved + nv, (size_t)fnv * sizeof *saved);
 out:
 	free(saved);
+	free(known);
 	copies_free(&cp);
 	lists_free(&L);
 	nbrt_octree_free(&tree);

@@ -403,7 +403,7 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "--tree's most bodies in a leaf cell (16)", .lo = 1,
 		    .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_INT, "--group", "G", &a->group,
-		    "--tree's most i-elements sharing one walk (256)",
+		    "--tree's most i-elements sharing one walk (512)",
 		    .lo = 1, .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
