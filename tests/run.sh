@@ -77,6 +77,14 @@ esac
 NBCC=$BIN/nbcc
 NBCC_TEST_SEED=${NBCC_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 export BIN NBCC TESTBUILD ROOT NBCC_TEST_SEED
+# One kernel cache for every test, units included (not the user's
+# ~/.cache), and for both passes of make check: kernels are built by cc
+# or the OpenCL driver, never sanitized, and the key leaves out the
+# kernel's path (runtime/cache.c), so a kernel is built once whatever
+# copy or pass runs it.  NBRT_CACHE_DIR=$(mktemp -d) runs from a cold one.
+NBRT_CACHE_DIR=${NBRT_CACHE_DIR:-$ROOT/build/nbrun-cache}
+export NBRT_CACHE_DIR
+mkdir -p "$NBRT_CACHE_DIR"
 echo "tests: random inputs from NBCC_TEST_SEED=$NBCC_TEST_SEED"
 # PoCL, the ICD loader and LLVM leak when PoCL compiles; only those
 # libraries are suppressed (tests/lsan.supp), never our code.
