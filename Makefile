@@ -307,10 +307,14 @@ JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: deps
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh bin
-	$(MAKE) --no-print-directory pycheck
-	$(MAKE) $(JOBS) SANITIZE=1 all tests
+	$(MAKE) $(JOBS) --no-print-directory --output-sync=recurse pycheck san-build
 	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
 	$(MAKE) --no-print-directory fuzz-check
+
+# the sanitized build, beside pycheck in make check: pytest runs on one
+# core (two minutes), and the build takes what it leaves
+san-build:
+	$(MAKE) SANITIZE=1 all tests
 
 check-fast:
 	$(MAKE) $(JOBS) all tests
@@ -575,5 +579,5 @@ clean:
 	rm -rf build build-san bin
 
 .PHONY: all check check-fast tests demo fuzz fuzz-check fuzz-long bench install clean deps generated
-.PHONY: shared uninstall pycheck man
+.PHONY: shared uninstall pycheck man san-build
 .SECONDARY:

@@ -30,6 +30,55 @@ int nbrt_key_add(nbrt_key *k, const char *s, size_t n)
 	return 0;
 }
 
+/* Where the interface's source line lies in code nbcc wrote ([*at, *end),
+ * its newline included), when leaving it out of a key is safe: the text
+ * opens a block comment holding the interface, and up to the end of that
+ * line holds no comment end, no backslash (a line splice) and no "??" (a
+ * trigraph).  The line is then a whole line inside an open comment, with
+ * none spliced to it, so cutting it leaves every token of the code as it
+ * was.  nbcc escapes a path's backslashes, "*" "/" and trigraphs with a
+ * backslash, so a path holding any of them keeps its line in the key. */
+static int source_line(const char *code, size_t len, size_t *at, size_t *end)
+{
+	size_t lim = len < 4096 ? len : 4096;
+	if (lim < 2 || memcmp(code, "/*", 2) != 0)
+		return 0;
+	int iface = 0;
+	for (size_t i = 0, sol = 0; i < lim; i++) {
+		char c = code[i];
+		if (c == '\\' || (c == '?' && i + 1 < lim && code[i + 1] == '?') ||
+		    (c == '*' && i > 1 && i + 1 < lim && code[i + 1] == '/'))
+			return 0;
+		if (c != '\n')
+			continue;
+		/* the interface's lines as nbcc writes them for C and OpenCL C */
+		const char *l = code + sol;
+		size_t n = i - sol;
+		if (n == 3 + sizeof NB_IFACE_MAGIC - 1 &&
+		    memcmp(l, " * " NB_IFACE_MAGIC, n) == 0)
+			iface = 1;
+		else if (iface && n > 10 && memcmp(l, " * source ", 10) == 0) {
+			*at = sol;
+			*end = i + 1;
+			return 1;
+		} else if (iface && n == 6 && memcmp(l, " * end", 6) == 0)
+			return 0;
+		sol = i + 1;
+	}
+	return 0;
+}
+
+int nbrt_key_add_code(nbrt_key *k, const char *code, size_t len)
+{
+	size_t at, end;
+	if (!source_line(code, len, &at, &end))
+		return nbrt_key_add(k, code, len);
+	/* two fields where a whole text is one: length prefixes keep the
+	 * lists apart */
+	return nbrt_key_add(k, code, at) ||
+	       nbrt_key_add(k, code + end, len - end);
+}
+
 /* 128 bits from two unrelated 64-bit hashes (FNV-1a and a multiply-xor
  * mix), plenty to name cache files; OpenCL entries also hold their whole
  * key, so even a collision only costs a rebuild. */

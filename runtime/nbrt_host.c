@@ -417,7 +417,7 @@ static int host_load(nbrt_kernel *k, const char *code, size_t len)
 	    nbrt_key_add(&key, h->hostkey, strlen(h->hostkey)) ||
 	    nbrt_key_add(&key, h->cc, strlen(h->cc)) ||
 	    nbrt_key_add(&key, CFLAGS, strlen(CFLAGS)) ||
-	    nbrt_key_add(&key, code, len)) {
+	    nbrt_key_add_code(&key, code, len)) {
 		free(key.s);
 		return nbrt_fail(rt, "out of memory");
 	}

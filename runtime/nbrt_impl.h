@@ -440,6 +440,11 @@ typedef struct nbrt_key {
 	size_t len, cap;
 } nbrt_key;
 int nbrt_key_add(nbrt_key *k, const char *s, size_t n);
+/* A kernel's code as a field (or two) of a key: without the line of its
+ * interface naming the .nbl it came from, a comment that changes no
+ * instruction, so the same kernel at two paths (a copy, another build
+ * tree) is built once.  Messages take the name from the text itself. */
+int nbrt_key_add_code(nbrt_key *k, const char *code, size_t len);
 /* The cache file for a key: "DIR/HASH.ext", NULL when there is no cache. */
 char *nbrt_cache_path(const nbrt *rt, const nbrt_key *k, const char *ext);
 void nbrt_key_hash(const nbrt_key *k, char out[33]);

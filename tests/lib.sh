@@ -1,9 +1,10 @@
 # tests/lib.sh: what the tests/sh scripts (and tests/cases.sh) share;
 # sourced by them (tests/run.sh exports ROOT, BIN, NBCC and TESTBUILD).
 #   scratch        T: a new directory, removed when the script exits
-#   shared_cache   NBRT_CACHE_DIR under build/: reruns start warm, and the
-#                  plain and the sanitized pass share it (kernels are built
-#                  by cc or the OpenCL driver, never sanitized)
+#   shared_cache   the NBRT_CACHE_DIR tests/run.sh chose (build/nbrun-cache
+#                  unless given): reruns start warm, and the plain and the
+#                  sanitized pass share it (kernels are built by cc or the
+#                  OpenCL driver, never sanitized)
 #   test_seed NAME SEED: the seed of the script's random inputs,
 #                  NBCC_TEST_SEED when set (tests/run.sh sets it), else a
 #                  fresh one; printed, so that a failure can be repeated
@@ -19,7 +20,7 @@ scratch() {
 }
 
 shared_cache() {
-	export NBRT_CACHE_DIR="$ROOT/build/nbrun-cache"
+	export NBRT_CACHE_DIR="${NBRT_CACHE_DIR:-$ROOT/build/nbrun-cache}"
 	mkdir -p "$NBRT_CACHE_DIR"
 }
 

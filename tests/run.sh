@@ -77,6 +77,14 @@ esac
 NBCC=$BIN/nbcc
 NBCC_TEST_SEED=${NBCC_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 export BIN NBCC TESTBUILD ROOT NBCC_TEST_SEED
+# One kernel cache for every test, units included (not the user's
+# ~/.cache), and for both passes of make check: kernels are built by cc
+# or the OpenCL driver, never sanitized, and the key leaves out the
+# kernel's path (runtime/cache.c), so a kernel is built once whatever
+# copy or pass runs it.  NBRT_CACHE_DIR=$(mktemp -d) runs from a cold one.
+NBRT_CACHE_DIR=${NBRT_CACHE_DIR:-$ROOT/build/nbrun-cache}
+export NBRT_CACHE_DIR
+mkdir -p "$NBRT_CACHE_DIR"
 echo "tests: random inputs from NBCC_TEST_SEED=$NBCC_TEST_SEED"
 # PoCL, the ICD loader and LLVM leak when PoCL compiles; only those
 # libraries are suppressed (tests/lsan.supp), never our code.
@@ -173,17 +181,21 @@ mkdir -p "$RES"
 cat "$TMP/slow" "$TMP/quick" >"$RES/list"
 [ -s "$RES/list" ] || { echo "tests: nothing matches $*"; exit 2; }
 # Started longest first, by the seconds each took last time (this build's
-# record, else the plain build's: the sanitized pass's first run), so
-# that no long test starts late and leaves a core idle at the end; those
-# without a record start first if tagged slow, last if not.
+# record), else by a cold run's (tests/test-times, the column of this
+# pass), so that no long test starts late and leaves a core idle at the
+# end; those in neither start first if tagged slow, last if not.
 record=$TESTBUILD/test-times
-[ -f "$record" ] || record=$ROOT/build/test-times
 [ -f "$record" ] || record=/dev/null
+col=2
+[ "$TESTBUILD" = "$ROOT/build-san" ] && col=3
 nslow=$(wc -l <"$TMP/slow")
-awk -v nslow="$nslow" 'FILENAME == ARGV[1] { secs[$1] = $2; next }
+awk -v nslow="$nslow" -v col="$col" '
+	FILENAME == ARGV[1] { if (!/^#/) secs[$1] = $col; next }
+	FILENAME == ARGV[2] { secs[$1] = $2; next }
 	{ n = $2; sub(/.*\//, "", n)
 	  print (n in secs ? secs[n] : FNR <= nslow ? 1e9 : -1), FNR, $0 }' \
-	"$record" "$RES/list" | sort -k1,1gr -k2,2n | cut -d' ' -f3- >"$TMP/start"
+	"$ROOT/tests/test-times" "$record" "$RES/list" |
+	sort -k1,1gr -k2,2n | cut -d' ' -f3- >"$TMP/start"
 xargs -P "${NBCC_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 \
 	sh "$ROOT/tests/run.sh" --one <"$TMP/start"
 

@@ -108,7 +108,7 @@ cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
 	if (nbrt_key_add(&key, NBCC_VERSION, strlen(NBCC_VERSION)) ||
 	    nbrt_key_add(&key, c->devkey, strlen(c->devkey)) ||
 	    nbrt_key_add(&key, opts[0], strlen(opts[0])) ||
-	    nbrt_key_add(&key, code, len)) {
+	    nbrt_key_add_code(&key, code, len)) {
 		free(key.s);
 		nbrt_fail(rt, "out of memory");
 		return NULL;

@@ -6,7 +6,11 @@
 #     -2e307); the same for a tuner entry copied over another's name;
 #   - a symbolic link at an entry's name is replaced, its target untouched;
 #   - a FIFO there neither hangs the run nor stays;
-#   - a run killed while cc builds leaves no nbrt-XXXXXX directory behind.
+#   - a run killed while cc builds leaves no nbrt-XXXXXX directory behind;
+#   - the same kernel at two paths is built once (the key leaves out the
+#     interface's source line, cache.c), on the host and on PoCL, and the
+#     hit names the path run, not the one that built it; the C file nbcc
+#     writes from each path likewise.
 set -u
 . "$ROOT/tests/lib.sh"
 scratch
@@ -27,6 +31,40 @@ F=$(entry "$T/f.log")
 D=$(entry "$T/d.log")
 [ -f "$F" ] && [ -f "$D" ] && [ "$F" != "$D" ] ||
 	die "two cache entries (got '$F' and '$D')"
+
+# --- the same text at two paths: one build ---------------------------------
+mkdir "$T/p1" "$T/p2"
+cp "$G" "$T/p1/g.nbl"
+cp "$G" "$T/p2/g.nbl"
+. "$ROOT/tests/device.sh"
+devs=host
+have_device cpu && devs="host cpu"
+for d in $devs; do
+	for p in p1 p2; do
+		(cd "$T" && "$NBRUN" $p/g.nbl $RUN --device $d -o $p-$d.csv \
+			2>$p-$d.log) || bad "nbrun $p/g.nbl --device $d"
+	done
+	if grep -q "^nbrt: cached " "$T/p1-$d.log" &&
+		! grep -q "^nbrt: cached \|^nbrt: building" "$T/p2-$d.log" &&
+		grep -q "^nbrt: cache hit .* (p2/g\.nbl)$" "$T/p2-$d.log" &&
+		cmp -s "$T/p1-$d.csv" "$T/p2-$d.csv"; then
+		ok "one kernel at two paths, $d: built once, the hit names p2/g.nbl"
+	else
+		bad "one kernel at two paths, $d: built twice or misnamed"
+		cat "$T/p2-$d.log"
+	fi
+done
+for p in p1 p2; do
+	"$BIN/nbcc" "$T/$p/g.nbl" --target=c -o "$T/$p/g.c" ||
+		bad "nbcc $p/g.nbl -o $p/g.c"
+	(cd "$T" && "$NBRUN" $p/g.c $RUN -o $p-c.csv 2>$p-c.log) ||
+		bad "nbrun $p/g.c"
+done
+grep -q "^ \* source .*p1/g\.nbl$" "$T/p1/g.c" &&
+	grep -q "^nbrt: cache hit .* (p2/g\.c)$" "$T/p2-c.log" &&
+	cmp -s "$T/p1-c.csv" "$T/p2-c.csv" &&
+	ok "the C files nbcc wrote at two paths: built once" ||
+	{ bad "the C files nbcc wrote at two paths"; cat "$T/p2-c.log"; }
 
 # --- item 17: an entry copied over another's name -----------------------
 cp "$D" "$F"

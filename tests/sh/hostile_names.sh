@@ -259,7 +259,10 @@ echo "ok   $nv variable names in $nb kernels ($vdevs)"
 
 # --- paths ----------------------------------------------------------------
 # A path is text in the header comment of what nbcc writes: */, a newline
-# or a trigraph in it must not end the comment, whatever follows.
+# or a trigraph in it must not end the comment, whatever follows.  The
+# kernel cache's key leaves a path out only where nbcc wrote it unescaped
+# (runtime/cache.c): each of these, escaped ("*" "/" in b*/g.nbl too), is
+# built by cc and PoCL with its own text.
 nl='
 '
 code='int system(const char *);__attribute__((constructor)) static void'
