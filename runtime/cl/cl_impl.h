@@ -23,7 +23,12 @@
 	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
-	X(AK_GATHER, nbrt_gather)
+	X(AK_GATHER, nbrt_gather)                                              \
+	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
+	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
+	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
+	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
+	X(AK_CELLS_SCATTER, nbrt_cells_scatter)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -94,6 +99,7 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
+	struct ClCells *cells; /* the device cell lists' buffers (cells.c) */
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */
@@ -168,6 +174,22 @@ int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
 void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
+
+/* Makes the kernel's buffer m (run.c's order: LMEM vars, BMEM packs,
+ * RMEM vars) at least `bytes` long; NULL after a failure. */
+cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);
+/* A block-sparse run whose inputs are already in the kernel's buffers and
+ * whose plan is on the device (dplan: tasks as int4, offsets, ranges,
+ * i-map, j-map); its results are left in the buffers. */
+int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
+                         const nbrt_rplan *p, const cl_mem dplan[5]);
+
+/* cells.c: nbrt_run_cutoff's cell lists built and run on the device
+ * (the back end's run_cells). */
+int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
+                      const nbrt_cutoff *c, const int pv[2][3],
+                      double time[8], double *pairs);
+void nbrt_cl_cells_free(nbrt_kernel *k);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */

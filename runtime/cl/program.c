@@ -318,6 +318,7 @@ void nbrt_cl_free(nbrt_kernel *k)
 			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,
 			                        NULL);
 	clFinish(c->q);
+	nbrt_cl_cells_free(k);
 	for (int m = 0; pg->pin && m < pg->nmem; m++)
 		if (pg->pin[m])
 			clReleaseMemObject(pg->pin[m]);

@@ -1,0 +1,653 @@
+/* cells.c: nbrt_run_cutoff's whole call on an OpenCL device (the back
+ * end's run_cells) for the common case -- cells of one cutoff, each a
+ * group, open axes: the inputs uploaded once, keyed row-major, sorted,
+ * each cell's start found, its 3^(dim-1) j-ranges written in place, the
+ * sorted copies gathered into the kernel's buffers, the ranges entry run
+ * and the results scattered back, with only O(cells) crossing to the
+ * host for the tasks.  Any other case is the host builder's (cutoff.c). */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_impl.h"
+#include "order.h"
+
+/* Device buffers kept on the kernel from call to call, by slot: the
+ * fixed ones, then one a variable (its caller's values uploaded, or
+ * its results in the caller's order before they are read back). */
+enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
+       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_VAR };
+
+typedef struct ClCells {
+	int n;
+	cl_mem *mem;
+	size_t *cap;
+	/* host copies: the cells' i-starts and j-counts, the plan's tasks and
+	 * group lengths for run.c, the tasks as the kernel reads them */
+	cl_uint *start, *len;
+	size_t *task, *glen;
+	cl_int *task4;
+	size_t startcap, taskcap;
+} ClCells;
+
+void nbrt_cl_cells_free(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	ClCells *cc = pg ? pg->cells : NULL;
+	if (!cc)
+		return;
+	for (int s = 0; s < cc->n; s++)
+		if (cc->mem[s])
+			clReleaseMemObject(cc->mem[s]);
+	free(cc->mem);
+	free(cc->cap);
+	free(cc->start);
+	free(cc->len);
+	free(cc->task);
+	free(cc->glen);
+	free(cc->task4);
+	free(cc);
+	pg->cells = NULL;
+}
+
+/* The kernel's record, with room for nslot buffers; NULL out of memory. */
+static ClCells *cells_of(nbrt_kernel *k, int nslot)
+{
+	Prog *pg = k->priv;
+	ClCells *cc = pg->cells;
+	if (!cc && !(cc = pg->cells = calloc(1, sizeof *cc)))
+		return NULL;
+	if (cc->n < nslot) {
+		cl_mem *m = realloc(cc->mem, (size_t)nslot * sizeof *m);
+		if (!m)
+			return NULL;
+		cc->mem = m;
+		size_t *c = realloc(cc->cap, (size_t)nslot * sizeof *c);
+		if (!c)
+			return NULL;
+		cc->cap = c;
+		for (int s = cc->n; s < nslot; s++) {
+			cc->mem[s] = NULL;
+			cc->cap[s] = 0;
+		}
+		cc->n = nslot;
+	}
+	return cc;
+}
+
+/* Buffer s of at least bytes (it only grows); NULL after a failure. */
+static cl_mem buf(nbrt_kernel *k, ClCells *cc, int s, size_t bytes)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	cl_int e;
+	if (bytes < 64)
+		bytes = 64;
+	if (cc->cap[s] >= bytes)
+		return cc->mem[s];
+	if (cc->mem[s])
+		clReleaseMemObject(cc->mem[s]);
+	cc->mem[s] = NULL;
+	cc->cap[s] = 0;
+	if (bytes > rt->maxalloc) {
+		nbrt_fail(rt, "kernel %s: the device's cell lists need %zu bytes "
+		          "in one buffer; %s allows at most %llu", k->f->kernel,
+		          bytes, rt->name, (unsigned long long)rt->maxalloc);
+		return NULL;
+	}
+	cc->mem[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+	if (!cc->mem[s]) {
+		nbrt_cl_fail(rt, k->f->kernel, "clCreateBuffer", e);
+		return NULL;
+	}
+	cc->cap[s] = bytes;
+	return cc->mem[s];
+}
+
+static size_t host_size(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? sizeof(float) : t == NBRT_DOUBLE ? sizeof(double)
+	                                                          : 2 * sizeof(double);
+}
+
+/* The sort of (key, value) pairs until s7-sort's device radix sort is
+ * merged: through the host, stable. */
+static int sort_pairs(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                      cl_mem *tmpv, size_t n, uint64_t differ)
+{
+	const Cl *c = rt->priv;
+	(void)tmpk;
+	(void)tmpv;
+	nbrt_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv);
+	uint64_t *k = malloc((n ? n : 1) * sizeof *k);
+	cl_uint *v = malloc((n ? n : 1) * sizeof *v);
+	int r = -1;
+	cl_int e;
+	if (!kv || !k || !v) {
+		nbrt_fail(rt, "out of memory for sorting %zu keys", n);
+		goto out;
+	}
+	if ((e = clEnqueueReadBuffer(c->q, *keys, CL_FALSE, 0, n * sizeof *k, k,
+	                             0, NULL, NULL)) != CL_SUCCESS ||
+	    (e = clEnqueueReadBuffer(c->q, *vals, CL_TRUE, 0, n * sizeof *v, v, 0,
+	                             NULL, NULL)) != CL_SUCCESS) {
+		nbrt_cl_fail(rt, "the cell keys", "clEnqueueReadBuffer", e);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		kv[i].key = k[i];
+		kv[i].val = v[i];
+	}
+	nbrt_kv *s = nbrt_order_sort_bits(kv, kv + n, n, differ);
+	for (size_t i = 0; i < n; i++) {
+		k[i] = s[i].key;
+		v[i] = (cl_uint)s[i].val;
+	}
+	if ((e = clEnqueueWriteBuffer(c->q, *keys, CL_FALSE, 0, n * sizeof *k, k,
+	                              0, NULL, NULL)) != CL_SUCCESS ||
+	    (e = clEnqueueWriteBuffer(c->q, *vals, CL_TRUE, 0, n * sizeof *v, v,
+	                              0, NULL, NULL)) != CL_SUCCESS) {
+		nbrt_cl_fail(rt, "the cell keys", "clEnqueueWriteBuffer", e);
+		goto out;
+	}
+	r = 0;
+out:
+	free(kv);
+	free(k);
+	free(v);
+	return r;
+}
+
+/* Whether this call is the device's: NBRT_DEVICE_CELLS=0/1 forces it
+ * off or on; by default on a GPU only.  The rest of the conditions are
+ * the case's. */
+static int wanted(const nbrt *rt)
+{
+	const char *e = getenv("NBRT_DEVICE_CELLS");
+	if (e && *e)
+		return atoi(e) != 0;
+	return rt->gpu;
+}
+
+/* The cells' split and group as cutoff.c would take them. */
+static int knob(int given, const char *env, int dflt)
+{
+	const char *e = getenv(env);
+	return given ? given : e && *e ? atoi(e) : dflt;
+}
+
+/* A call's state. */
+typedef struct Call {
+	nbrt_kernel *k;
+	ClCells *cc;
+	cl_mem *src;       /* per variable: its caller's values on the device */
+	nbrt_type *t;      /* and their type there */
+	double t0, *time;
+	size_t ni, nj;
+} Call;
+
+/* Waits for the queue, adds the time since the last lap to phase p. */
+static int lap(Call *w, int p)
+{
+	const Cl *c = w->k->rt->priv;
+	cl_int e = clFinish(c->q);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(w->k->rt, w->k->f->kernel, "clFinish", e);
+	double t = nbrt_now();
+	w->time[p] += t - w->t0;
+	w->t0 = t;
+	return 0;
+}
+
+/* Variable v's caller's values on the device: an nbrt_array's own
+ * buffer, or the host array uploaded (once for the variables bound to
+ * the same array of the same length). */
+static int source(Call *w, int v, size_t n)
+{
+	nbrt_kernel *k = w->k;
+	const nbrt_slot *b = &k->b[v];
+	const Cl *c = k->rt->priv;
+	if (w->src[v])
+		return 0;
+	if (!b->host) {
+		w->src[v] = (cl_mem)b->arr->priv;
+		w->t[v] = NBRT_DOUBLE;
+		return 0;
+	}
+	const nb_iface *f = k->f;
+	for (int u = 0; u < f->nvar; u++) {
+		const nbrt_slot *a = &k->b[u];
+		size_t m = f->var[u].role == NB_LMEM ? w->ni : w->nj;
+		if (u != v && w->src[u] && a->host == b->host && a->t == b->t &&
+		    m == n && f->var[u].role != NB_RMEM) {
+			w->src[v] = w->src[u];
+			w->t[v] = b->t;
+			return 0;
+		}
+	}
+	size_t bytes = n * host_size(b->t);
+	cl_mem m = buf(k, w->cc, S_VAR + v, bytes);
+	if (!m)
+		return -1;
+	cl_int e = bytes ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, 0, bytes,
+	                                        b->host, 0, NULL, NULL)
+	                 : CL_SUCCESS;
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, f->var[v].name, "clEnqueueWriteBuffer", e);
+	w->src[v] = m;
+	w->t[v] = b->t;
+	return 0;
+}
+
+/* The box of one side's positions into lo, hi; 1 where one is not
+ * finite (the host builder names it). */
+static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
+                double hi[3])
+{
+	nbrt_kernel *k = w->k;
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	size_t groups = (n + c->akwg - 1) / c->akwg;
+	if (groups > 256)
+		groups = 256;
+	cl_mem part = buf(k, w->cc, S_PART, groups * 7 * sizeof(double));
+	if (!part)
+		return -1;
+	cl_mem x[3];
+	cl_int t[3];
+	for (int d = 0; d < 3; d++) {
+		int dd = d < dim ? d : 0;
+		x[d] = w->src[pv[dd]];
+		t[d] = (cl_int)w->t[pv[dd]];
+	}
+	cl_int cd = dim;
+	cl_ulong cn = n;
+	if (nbrt_cl_aux_run(rt, AK_CELLS_BBOX, groups * c->akwg, ARG(x[0]),
+	                    ARG(x[1]), ARG(x[2]), ARG(t[0]), ARG(t[1]), ARG(t[2]),
+	                    ARG(cd), ARG(cn), ARG(part), (size_t)0))
+		return -1;
+	double p[256 * 7];
+	cl_int e = clEnqueueReadBuffer(c->q, part, CL_TRUE, 0,
+	                               groups * 7 * sizeof *p, p, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "the cells' box", "clEnqueueReadBuffer", e);
+	for (size_t g = 0; g < groups; g++) {
+		if (p[7 * g + 6] > 0)
+			return 1;
+		for (int d = 0; d < dim; d++) {
+			lo[d] = p[7 * g + 2 * d] < lo[d] ? p[7 * g + 2 * d] : lo[d];
+			hi[d] = p[7 * g + 2 * d + 1] > hi[d] ? p[7 * g + 2 * d + 1]
+			                                     : hi[d];
+		}
+	}
+	return 0;
+}
+
+/* One side's cells: keys, the sort, each cell's start. */
+static int side_cells(Call *w, const int pv[3], int dim, size_t n,
+                      const double org[3], const double wd[3],
+                      const long long nc[3], size_t ncell, int sk, int sv,
+                      int sstart)
+{
+	nbrt_kernel *k = w->k;
+	nbrt *rt = k->rt;
+	ClCells *cc = w->cc;
+	cl_mem key = buf(k, cc, sk, n * sizeof(cl_ulong));
+	cl_mem val = buf(k, cc, sv, n * sizeof(cl_uint));
+	cl_mem tk = buf(k, cc, S_TKEY, n * sizeof(cl_ulong));
+	cl_mem tv = buf(k, cc, S_TVAL, n * sizeof(cl_uint));
+	cl_mem start = buf(k, cc, sstart, (ncell + 1) * sizeof(cl_uint));
+	if (!key || !val || !tk || !tv || !start)
+		return -1;
+	cl_mem x[3];
+	cl_int t[3];
+	cl_double o[3] = {0, 0, 0}, ww[3] = {1, 1, 1};
+	cl_long nn[3] = {1, 1, 1};
+	for (int d = 0; d < 3; d++) {
+		int dd = d < dim ? d : 0;
+		x[d] = w->src[pv[dd]];
+		t[d] = (cl_int)w->t[pv[dd]];
+		if (d < dim) {
+			o[d] = org[d];
+			ww[d] = wd[d];
+			nn[d] = nc[d];
+		}
+	}
+	cl_int cd = dim;
+	cl_ulong cn = n, cm = ncell;
+	if (nbrt_cl_aux_run(rt, AK_CELLS_KEYS, n, ARG(x[0]), ARG(x[1]), ARG(x[2]),
+	                    ARG(t[0]), ARG(t[1]), ARG(t[2]), ARG(cd), ARG(o[0]),
+	                    ARG(o[1]), ARG(o[2]), ARG(ww[0]), ARG(ww[1]),
+	                    ARG(ww[2]), ARG(nn[0]), ARG(nn[1]), ARG(nn[2]),
+	                    ARG(cn), ARG(key), ARG(val), (size_t)0) ||
+	    lap(w, 0))
+		return -1;
+	/* the bits the keys differ in: those below the last cell's */
+	uint64_t differ = 0;
+	while (differ < ncell - 1)
+		differ = differ << 1 | 1;
+	if (sort_pairs(rt, &cc->mem[sk], &cc->mem[sv], &cc->mem[S_TKEY],
+	               &cc->mem[S_TVAL], n, differ) ||
+	    lap(w, 1))
+		return -1;
+	key = cc->mem[sk];
+	return nbrt_cl_aux_run(rt, AK_CELLS_STARTS, ncell + 1, ARG(key), ARG(cn),
+	                       ARG(cm), ARG(start), (size_t)0) ||
+	       lap(w, 2);
+}
+
+/* The tasks of at most width i-elements over each cell's i; the pairs
+ * and the busy groups' cover for the kernel's shape. */
+static int make_tasks(nbrt_kernel *k, ClCells *cc, size_t ncell, size_t ni,
+                      size_t width, nbrt_rplan *p, double *pairs)
+{
+	size_t most = ni / width + ncell + 1;
+	if (most > cc->taskcap) {
+		size_t *t = realloc(cc->task, 3 * most * sizeof *t);
+		if (t)
+			cc->task = t;
+		cl_int *t4 = t ? realloc(cc->task4, 4 * most * sizeof *t4) : NULL;
+		if (!t4)
+			return nbrt_fail(k->rt, "out of memory for %zu tasks", most);
+		cc->task4 = t4;
+		cc->taskcap = most;
+	}
+	size_t nt = 0;
+	double pr = 0;
+	for (size_t g = 0; g < ncell; g++) {
+		size_t a = cc->start[g], b = cc->start[g + 1];
+		cc->glen[g] = cc->len[g];
+		pr += (double)(b - a) * (double)cc->len[g];
+		for (; a < b; a += width, nt++) {
+			size_t *t = cc->task + 3 * nt;
+			cl_int *t4 = cc->task4 + 4 * nt;
+			t[0] = a;
+			t[1] = b - a < width ? b - a : width;
+			t[2] = g;
+			t4[0] = (cl_int)t[0];
+			t4[1] = (cl_int)t[1];
+			t4[2] = (cl_int)t[2];
+			t4[3] = 0;
+		}
+	}
+	cc->glen[ncell] = 0;
+	*pairs = pr;
+	memset(p, 0, sizeof *p);
+	p->ngroups = ncell;
+	p->ntask = nt;
+	p->task = cc->task;
+	p->glen = cc->glen;
+	return 0;
+}
+
+int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
+                      const nbrt_cutoff *c, const int pv[2][3],
+                      double time[8], double *pairs)
+{
+	nbrt *rt = k->rt;
+	const Cl *cl = rt->priv;
+	const nb_iface *f = k->f;
+	int dim = c->dim;
+	if (!wanted(rt) || !cl->fp64 || !ni || !nj || ni > INT_MAX / 2 ||
+	    nj > INT_MAX / 2 || knob(c->split, "NBRT_CELL_SPLIT", 1) != 1 ||
+	    knob(c->group, "NBRT_CELL_GROUP", INT_MAX) < (1 << 30))
+		return 1;
+	for (int d = 0; d < dim; d++)
+		if (c->period[d] > 0)
+			return 1;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST && !k->b[v].host && !k->b[v].arr)
+			return 1;
+	if (nbrt_cl_aux_load(rt))
+		return -1;
+	ClCells *cc = cells_of(k, S_VAR + f->nvar);
+	Call w = {k, cc, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
+	          calloc((size_t)f->nvar + 1, sizeof(nbrt_type)), nbrt_now(),
+	          time, ni, nj};
+	int res = -1;
+	if (!cc || !w.src || !w.t) {
+		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+
+	/* the positions uploaded, their box */
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < dim; d++)
+			if (source(&w, pv[side][d], side ? nj : ni))
+				goto out;
+	int same = ni == nj;
+	for (int d = 0; d < dim; d++)
+		same &= w.src[pv[0][d]] == w.src[pv[1][d]];
+	double lo[3] = {INFINITY, INFINITY, INFINITY};
+	double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	int r = bbox(&w, pv[0], dim, ni, lo, hi);
+	if (!r && !same)
+		r = bbox(&w, pv[1], dim, nj, lo, hi);
+	if (r) {
+		res = r;
+		goto out;
+	}
+	double org[3], wd[3];
+	long long nc[3] = {1, 1, 1};
+	if (nbrt_cells_grid(c, lo, hi, org, wd, nc)) {
+		res = 1;
+		goto out;
+	}
+	double cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
+	int nr = dim == 1 ? 1 : dim == 2 ? 3 : 9;
+	/* a grid too sparse for a run of each cell is the host builder's
+	 * (it keeps only the occupied cells), as is one the device cannot
+	 * hold */
+	double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
+	              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
+	if (cells > 2 * (double)(ni + nj) + 64 || need > (double)rt->globalmem / 2) {
+		res = 1;
+		goto out;
+	}
+	size_t ncell = (size_t)cells;
+
+	/* each side's cells; a self run's j are its i */
+	if (side_cells(&w, pv[0], dim, ni, org, wd, nc, ncell, S_KEY, S_VAL,
+	               S_ISTART))
+		goto out;
+	if (!same && side_cells(&w, pv[1], dim, nj, org, wd, nc, ncell, S_JKEY,
+	                        S_JVAL, S_JSTART))
+		goto out;
+	cl_mem ival = cc->mem[S_VAL], jval = cc->mem[same ? S_VAL : S_JVAL];
+	cl_mem jstart = cc->mem[same ? S_ISTART : S_JSTART];
+
+	/* the lists: each cell's ranges at a fixed place */
+	cl_mem offset = buf(k, cc, S_OFFSET, (ncell + 2) * sizeof(cl_int));
+	cl_mem range = buf(k, cc, S_RANGE, 2 * (size_t)nr * ncell *
+	                   sizeof(cl_int));
+	cl_mem glen = buf(k, cc, S_GLEN, ncell * sizeof(cl_uint));
+	if (!offset || !range || !glen)
+		goto out;
+	if (ncell + 1 > cc->startcap) {
+		cl_uint *s = realloc(cc->start, (ncell + 1) * sizeof *s);
+		if (s)
+			cc->start = s;
+		cl_uint *l = s ? realloc(cc->len, (ncell + 1) * sizeof *l) : NULL;
+		if (l)
+			cc->len = l;
+		size_t *g = l ? realloc(cc->glen, (ncell + 1) * sizeof *g) : NULL;
+		if (!g) {
+			nbrt_fail(rt, "out of memory for %zu cells", ncell);
+			goto out;
+		}
+		cc->glen = g;
+		cc->startcap = ncell + 1;
+	}
+	cl_int cd = dim;
+	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
+	cl_ulong cm = ncell;
+	cl_int e;
+	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2, ARG(jstart), ARG(cd),
+	                    ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
+	                    ARG(range), ARG(glen), (size_t)0))
+		goto out;
+	if ((e = clEnqueueReadBuffer(cl->q, cc->mem[S_ISTART], CL_FALSE, 0,
+	                             (ncell + 1) * sizeof(cl_uint), cc->start, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
+	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
+	                             ncell * sizeof(cl_uint), cc->len, 0, NULL,
+	                             NULL)) != CL_SUCCESS) {
+		nbrt_cl_fail(rt, "the cells", "clEnqueueReadBuffer", e);
+		goto out;
+	}
+	if (lap(&w, 3))
+		goto out;
+
+	/* the plan: the kernel of the lists' shape, its tasks */
+	size_t cover = 0, busy = 0;
+	for (size_t g = 0; g < ncell; g++)
+		if (cc->start[g + 1] > cc->start[g] && cc->len[g]) {
+			cover += cc->start[g + 1] - cc->start[g];
+			busy++;
+		}
+	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
+	if (!a)
+		goto out;
+	nbrt_rplan p;
+	size_t width = nbrt_unit_items(a->f);
+	if (make_tasks(k, cc, ncell, ni, width, &p, pairs))
+		goto out;
+	cl_mem task = buf(k, cc, S_TASK, 4 * p.ntask * sizeof(cl_int));
+	cl_mem empty = buf(k, cc, S_EMPTY, 64);
+	if (!task || !empty)
+		goto out;
+	if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
+	                                         4 * p.ntask * sizeof(cl_int),
+	                                         cc->task4, 0, NULL, NULL)) !=
+	                   CL_SUCCESS) {
+		nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
+		goto out;
+	}
+	p.accum = 0;
+	if (lap(&w, 4))
+		goto out;
+
+	/* the sorted copies, straight into the kernel's buffers (run.c's
+	 * order: LMEM variables, BMEM packs, RMEM variables) */
+	const nb_iface *af = a->f;
+	int m = 0;
+	for (int v = 0; v < af->nvar; v++) {
+		const nb_var *x = &af->var[v];
+		if (x->role != NB_LMEM)
+			continue;
+		cl_mem dst = nbrt_cl_kbuf(a, m++, ni * nbrt_prec_size(x->type),
+		                          x->name);
+		cl_int ft, kt = (cl_int)x->type;
+		cl_ulong st = (cl_ulong)nb_prec_scalars(x->type), off = 0, cn = ni;
+		if (!dst || source(&w, v, ni))
+			goto out;
+		ft = (cl_int)w.t[v];
+		if (nbrt_cl_aux_run(rt, AK_CELLS_GATHER, ni, ARG(w.src[v]), ARG(ft),
+		                    ARG(dst), ARG(kt), ARG(st), ARG(off), ARG(ival),
+		                    ARG(cn), (size_t)0))
+			goto out;
+	}
+	for (int q = 0; q < af->npack; q++) {
+		const nb_pack *pk = &af->pack[q];
+		size_t scal = nb_prec_scalar_bytes(pk->type);
+		size_t bytes = nj * (size_t)pk->vwidth * scal;
+		char what[64];
+		snprintf(what, sizeof what, "BMEM pack %d", q);
+		cl_mem dst = nbrt_cl_kbuf(a, m++, bytes, what);
+		if (!dst)
+			goto out;
+		int lanes = 0;
+		for (int v = 0; v < af->nvar; v++)
+			if (af->var[v].role == NB_BMEM && af->var[v].pack == q)
+				lanes += nb_prec_scalars(pk->type);
+		if (lanes < pk->vwidth) {
+			static const cl_uchar zero = 0;
+			if ((e = clEnqueueFillBuffer(cl->q, dst, &zero, 1, 0, bytes, 0,
+			                             NULL, NULL)) != CL_SUCCESS) {
+				nbrt_cl_fail(rt, what, "clEnqueueFillBuffer", e);
+				goto out;
+			}
+		}
+		for (int v = 0; v < af->nvar; v++) {
+			const nb_var *x = &af->var[v];
+			if (x->role != NB_BMEM || x->pack != q)
+				continue;
+			if (source(&w, v, nj))
+				goto out;
+			cl_int ft = (cl_int)w.t[v], kt = (cl_int)pk->type;
+			cl_ulong st = (cl_ulong)pk->vwidth, cn = nj;
+			cl_ulong off = (cl_ulong)(nb_prec_scalars(pk->type) * x->comp);
+			if (nbrt_cl_aux_run(rt, AK_CELLS_GATHER, nj, ARG(w.src[v]),
+			                    ARG(ft), ARG(dst), ARG(kt), ARG(st), ARG(off),
+			                    ARG(jval), ARG(cn), (size_t)0))
+				goto out;
+		}
+	}
+	if (lap(&w, 5))
+		goto out;
+
+	/* the run, its plan and inputs on the device */
+	if (a != k) {
+		memcpy(a->b, k->b, sizeof *k->b * (size_t)f->nvar);
+		a->plabel = k->plabel;
+		k->last = a;
+	}
+	a->tkern = 0;
+	a->launches = 0;
+	a->pstart = a->plast = nbrt_now();
+	a->pshown = 0;
+	cl_mem dplan[5] = {task, offset, range, af->indices & 1 ? ival : empty,
+	                   af->indices & 2 ? jval : empty};
+	if (nbrt_max_interactions(rt, &a->maxint) ||
+	    nbrt_cl_run_resident(a, ni, nj, &p, dplan))
+		goto out;
+	k->tkern = a->tkern;
+	k->launches = a->launches;
+	if (lap(&w, 6))
+		goto out;
+
+	/* the results in the caller's order, read back into its arrays */
+	m = 0;
+	for (int v = 0; v < af->nvar; v++) {
+		const nb_var *x = &af->var[v];
+		if (x->role == NB_LMEM)
+			m++;
+	}
+	m += af->npack;
+	for (int v = 0; v < af->nvar; v++) {
+		const nb_var *x = &af->var[v];
+		const nbrt_slot *b = &k->b[v];
+		if (x->role != NB_RMEM)
+			continue;
+		cl_mem res = nbrt_cl_kbuf(a, m++, ni * nbrt_prec_size(x->type),
+		                          x->name);
+		cl_mem dst = b->host ? buf(k, cc, S_VAR + v, ni * host_size(b->t))
+		                     : (cl_mem)b->arr->priv;
+		if (!res || !dst)
+			goto out;
+		cl_int kt = (cl_int)x->type, ht = b->host ? (cl_int)b->t
+		                                          : (cl_int)NBRT_DOUBLE;
+		cl_ulong cn = ni;
+		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, ni, ARG(res), ARG(kt),
+		                    ARG(dst), ARG(ht), ARG(ival), ARG(cn), (size_t)0))
+			goto out;
+		if (b->host && (e = clEnqueueReadBuffer(cl->q, dst, CL_FALSE, 0,
+		                                        ni * host_size(b->t), b->host,
+		                                        0, NULL, NULL)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, x->name, "clEnqueueReadBuffer", e);
+			goto out;
+		}
+	}
+	if (lap(&w, 7))
+		goto out;
+	k->pairs = *pairs;
+	res = 0;
+out:
+	if (res < 0)
+		clFinish(cl->q);
+	free(w.src);
+	free(w.t);
+	return res;
+}
