@@ -19,7 +19,10 @@
  * another order).  Also the dsl-examples zero beyond a cutoff
  * (Lennard-Jones, Coulomb, SPH) on the host and PoCL, nbrt_arrays,
  * nbrt_pairs, every bad input, and the same bits on any number of
- * threads.
+ * threads.  On OpenCL the cases of cells of one cutoff over open axes
+ * are the device's own lists (cl/cells.c; NBRT_DEVICE_CELLS=0 leaves
+ * them to the host's), and a self run, a grid too sparse for the device
+ * and a NaN position are run both ways and compared.
  * tags: slow */
 #include <check.h>
 #include <math.h>
