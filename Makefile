@@ -87,11 +87,11 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/launch.c runtime/machine.c runtime/msg.c \
             runtime/nbrt_array.c runtime/nbrt_host.c runtime/nbrt_il.c \
             runtime/nbrt_mem.c runtime/newton.c runtime/order.c runtime/predict.c runtime/query.c \
-            runtime/ranges.c runtime/sum.c runtime/tree.c \
+            runtime/ranges.c runtime/sortkv.c runtime/sum.c runtime/tree.c \
             runtime/tune.c runtime/tunefile.c runtime/work.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c \
-            runtime/cl/cells.c
+            runtime/cl/sort.c runtime/cl/cells.c
 # the OpenCL back end's own kernels, embedded with the dd library
 RT_GEN   := $(B)/cl_kernels_src.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)
@@ -316,7 +316,8 @@ check-fast:
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh --fast bin
 
-tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours
+tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours \
+	$(BIN)/sortbench
 
 # The Python package as a user gets it: pip builds it into a fresh venv
 # (linking the two libraries from this build's objects, where a user's
@@ -501,6 +502,11 @@ $(BIN)/treebench: bench/treebench.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Iapps/common -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
 
+# the device's radix sort against the host's (sh bench/run.sh sort)
+$(BIN)/sortbench: bench/sortbench.c $(LIBNBRT) $(LIBNBCC)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -fopenmp -o $@ $^ $(OCL_LIBS) $(LDLIBS)
+
 # the treecode's accuracy against double direct (sh bench/run.sh treeacc)
 $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 	@mkdir -p $(@D)
@@ -510,7 +516,7 @@ $(BIN)/treeacc: bench/treeacc.c $(LIBNBRT) $(LIBNBCC)
 # dated file of bench/results/ (bench/run.sh; one suite: sh bench/run.sh
 # SUITE, sh bench/run.sh list)
 bench: all $(BIN)/nbbench $(BIN)/nbneighbours $(BIN)/selfrun $(BIN)/treebench \
-	$(BIN)/treeacc
+	$(BIN)/treeacc $(BIN)/sortbench
 	BIN=$(BIN) sh bench/run.sh
 
 # --- install ----------------------------------------------------------------

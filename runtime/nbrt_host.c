@@ -613,4 +613,5 @@ const struct nbrt_backend nbrt_host_backend = {
 	.rentry = 1,
 	.run_pairs = host_run_pairs,
 	.free = host_free,
+	.sort = NULL,
 };

@@ -294,4 +294,5 @@ const struct nbrt_backend nbrt_il_backend = {
 	.run_ranges = il_run_ranges,
 	.rentry = 0,
 	.free = il_free_kernel,
+	.sort = NULL,
 };

@@ -108,6 +108,14 @@ struct nbrt_backend {
 	void (*predict_free)(nbrt_predictor *p);
 	int (*predict)(nbrt_predictor *p, double now, size_t m,
 	               const size_t *act);
+	/* sorts kv[0..n) stably by key on the device, as nbrt_order_sort
+	 * does on the host (the same order, bit for bit; differ as
+	 * nbrt_order_sort_bits takes it, 0: found); tmp: n elements of room;
+	 * returns the array that holds the result (kv or tmp), NULL on
+	 * failure with the message set; NULL: the back end has none
+	 * (nbrt_sort_kv, sortkv.c) */
+	struct nbrt_kv *(*sort)(nbrt *rt, struct nbrt_kv *kv,
+	                        struct nbrt_kv *tmp, size_t n, uint64_t differ);
 	/* nbrt_run_cutoff's whole call on the device (cutoff.c has checked
 	 * c and found the position columns, pv[side][axis]): 0 done, with
 	 * its phases' seconds in time and the pairs it listed; 1 not this
@@ -463,6 +471,16 @@ char *nbrt_cache_get(const nbrt *rt, const char *path, const nbrt_key *k,
                      size_t *len);
 void nbrt_cache_put(const nbrt *rt, const char *path, const nbrt_key *k,
                     const void *data, size_t len);
+
+/* sortkv.c: the runtime's sort of (key, value) pairs (order.h's
+ * nbrt_kv): the device's (nbrt_backend.sort) where the device is a GPU
+ * and n is large, or $NBRT_DEVICE_SORT=1 asks for it (0: never), else
+ * nbrt_order_sort_bits; the same order bit for bit, either way.  differ:
+ * the bits the keys differ in, 0: found here.  Returns kv or tmp, the
+ * one that holds the result, or NULL with the message set (a bad
+ * $NBRT_DEVICE_SORT, the device's failure). */
+struct nbrt_kv *nbrt_sort_kv(nbrt *rt, struct nbrt_kv *kv,
+                             struct nbrt_kv *tmp, size_t n, uint64_t differ);
 
 /* msg.c: failures, notes and listings. */
 

@@ -455,7 +455,11 @@ static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 	if (!kv)
 		return nbrt_fail(rt, "out of memory for the keys of %zu bodies", n);
 	nbrt_order_keys(kv, (const double *const *)s->x, n, 3, lo, side);
-	nbrt_kv *r = nbrt_order_sort(kv, kv + n, n);
+	nbrt_kv *r = nbrt_sort_kv(rt, kv, kv + n, n, 0);
+	if (!r) {
+		nbrt_work_give(s->w, kv);
+		return -1;
+	}
 	long long e;
 #pragma omp parallel for schedule(static) if (n >= PAR)
 	for (e = 0; e < (long long)n; e++) {

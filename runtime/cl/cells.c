@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
-#include "order.h"
 
 /* Device buffers kept on the kernel from call to call, by slot: the
  * fixed ones, then one a variable (its caller's values uploaded, or
@@ -112,52 +111,15 @@ static size_t host_size(nbrt_type t)
 	                                                          : 2 * sizeof(double);
 }
 
-/* The sort of (key, value) pairs until s7-sort's device radix sort is
- * merged: through the host, stable. */
-static int sort_pairs(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
-                      cl_mem *tmpv, size_t n, uint64_t differ)
+/* Pairs s and t exchanged, as nbrt_cl_sort may have done to buffers. */
+static void swap_slots(ClCells *cc, int s, int t)
 {
-	const Cl *c = rt->priv;
-	(void)tmpk;
-	(void)tmpv;
-	nbrt_kv *kv = malloc(2 * (n ? n : 1) * sizeof *kv);
-	uint64_t *k = malloc((n ? n : 1) * sizeof *k);
-	cl_uint *v = malloc((n ? n : 1) * sizeof *v);
-	int r = -1;
-	cl_int e;
-	if (!kv || !k || !v) {
-		nbrt_fail(rt, "out of memory for sorting %zu keys", n);
-		goto out;
-	}
-	if ((e = clEnqueueReadBuffer(c->q, *keys, CL_FALSE, 0, n * sizeof *k, k,
-	                             0, NULL, NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueReadBuffer(c->q, *vals, CL_TRUE, 0, n * sizeof *v, v, 0,
-	                             NULL, NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the cell keys", "clEnqueueReadBuffer", e);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		kv[i].key = k[i];
-		kv[i].val = v[i];
-	}
-	nbrt_kv *s = nbrt_order_sort_bits(kv, kv + n, n, differ);
-	for (size_t i = 0; i < n; i++) {
-		k[i] = s[i].key;
-		v[i] = (cl_uint)s[i].val;
-	}
-	if ((e = clEnqueueWriteBuffer(c->q, *keys, CL_FALSE, 0, n * sizeof *k, k,
-	                              0, NULL, NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueWriteBuffer(c->q, *vals, CL_TRUE, 0, n * sizeof *v, v,
-	                              0, NULL, NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the cell keys", "clEnqueueWriteBuffer", e);
-		goto out;
-	}
-	r = 0;
-out:
-	free(kv);
-	free(k);
-	free(v);
-	return r;
+	cl_mem m = cc->mem[s];
+	size_t c = cc->cap[s];
+	cc->mem[s] = cc->mem[t];
+	cc->cap[s] = cc->cap[t];
+	cc->mem[t] = m;
+	cc->cap[t] = c;
 }
 
 /* Whether this call may be the device's: NBRT_DEVICE_CELLS=0 leaves
@@ -329,11 +291,13 @@ static int side_cells(Call *w, const int pv[3], int dim, size_t n,
 	uint64_t differ = 0;
 	while (differ < ncell - 1)
 		differ = differ << 1 | 1;
-	if (sort_pairs(rt, &cc->mem[sk], &cc->mem[sv], &cc->mem[S_TKEY],
-	               &cc->mem[S_TVAL], n, differ) ||
-	    lap(w, 1))
+	cl_mem k0 = key, v0 = val;
+	if (nbrt_cl_sort(rt, &key, &val, &tk, &tv, n, differ) || lap(w, 1))
 		return -1;
-	key = cc->mem[sk];
+	if (key != k0)
+		swap_slots(cc, sk, S_TKEY);
+	if (val != v0)
+		swap_slots(cc, sv, S_TVAL);
 	return nbrt_cl_aux_run(rt, AK_CELLS_STARTS, ncell + 1, ARG(key), ARG(cn),
 	                       ARG(cm), ARG(start), (size_t)0) ||
 	       lap(w, 2);

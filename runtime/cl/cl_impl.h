@@ -24,6 +24,8 @@
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
 	X(AK_GATHER, nbrt_gather)                                              \
+	X(AK_SORT_DIFFER, nbrt_sort_differ) X(AK_SORT_COUNT, nbrt_sort_count)  \
+	X(AK_SORT_SCAN, nbrt_sort_scan) X(AK_SORT_SCATTER, nbrt_sort_scatter) \
 	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
@@ -66,6 +68,16 @@ typedef struct Cl {
 	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
 	void *pinp;
 	size_t pincap;
+	/* the radix sort's (sort.c): its work-group size (0: not yet
+	 * found), the groups' counts or partial keys, the host pairs'
+	 * device copies (keys, values, and their ping-pong twins) and the
+	 * last host sort's times */
+	size_t sortwg;
+	cl_mem sorthist;
+	size_t sorthistcap;
+	cl_mem sortbuf[4];
+	size_t sortcap;
+	double sorttime[3];
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -175,6 +187,26 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 
+/* sort.c: the device's stable radix sort (kernels.cl's nbrt_sort_*). */
+
+/* Sorts n (key, value) pairs held on the device (keys ulong, values
+ * uint; n < 2^32) stably by the key bits in `differ` (0: find them),
+ * ping-ponging with tmpk and tmpv (n elements each); *keys and *vals
+ * end holding the sorted pairs (the buffers may be swapped with the tmp
+ * ones).
+ * Queued on the device's queue; returns 0 or -1 with the message set. */
+int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                 cl_mem *tmpv, size_t n, uint64_t differ);
+/* The back end's sort (nbrt_backend.sort): host pairs through pinned
+ * staging and the buffers above. */
+struct nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, struct nbrt_kv *kv,
+                                struct nbrt_kv *tmp, size_t n,
+                                uint64_t differ);
+/* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
+ * download and unstaging (sortbench). */
+void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
+/* Frees the sort's buffers (nbrt_cl_close). */
+void nbrt_cl_sort_free(nbrt *rt);
 /* Makes the kernel's buffer m (run.c's order: LMEM vars, BMEM packs,
  * RMEM vars) at least `bytes` long; NULL after a failure. */
 cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);

@@ -407,6 +407,7 @@ void nbrt_cl_close(nbrt *rt)
 		clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0, NULL, NULL);
 	if (c->q)
 		clFinish(c->q);
+	nbrt_cl_sort_free(rt);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
 	if (c->flag)

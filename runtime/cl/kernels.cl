@@ -131,8 +131,187 @@ kernel void nbrt_gather(global const double *p0, global const double *p1,
 	q0[r] = p0[i]; q1[r] = p1[i]; q2[r] = p2[i];
 	q3[r] = p3[i]; q4[r] = p4[i]; q5[r] = p5[i];
 }
-/* the cell lists on the device (cl/cells.c): cells of one cutoff keyed
- * row-major (x fastest), so the 3 cells along x around a cell are one run
+/* ---- the radix sort (cl/sort.c) ----
+ * A stable LSD sort of (ulong key, uint value) pairs, a pass a 4-bit
+ * digit at any shift.  The keys are cut into tiles of L * SORT_ITEMS (L
+ * the group's size, a power of two up to SORT_WG), each group a run of
+ * whole tiles: nbrt_sort_count counts each group's digits into hist[d * G
+ * + g], nbrt_sort_scan makes that where each group's keys of each digit
+ * go, and nbrt_sort_scatter ranks every tile in local memory (counts of
+ * digit x work item, scanned: the tile sorted stably) and writes it out
+ * by runs of one digit.  4-bit digits keep the counts of a tile in 8 KB,
+ * so the whole of a group's local memory is about 21 KB. */
+#define SORT_WG 256
+#define SORT_ITEMS 4
+#define SORT_RADIX 16
+/* group g's keys of n in tiles of `tile`: [*lo, *hi) */
+void nbrt_sort_span(ulong n, ulong tile, ulong *lo, ulong *hi)
+{
+	ulong t = (n + tile - 1) / tile, G = get_num_groups(0),
+	      g = get_group_id(0);
+	*lo = g * t / G * tile;
+	*hi = min((g + 1) * t / G * tile, n);
+}
+/* s[0..L) made its inclusive prefix sums, by the whole group, whose
+ * writes to s are done (a barrier before) */
+void nbrt_sort_scan_local(local uint *s, uint l, uint L)
+{
+	for (uint d = 1; d < L; d <<= 1) {
+		uint v = l >= d ? s[l - d] : 0;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		s[l] += v;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+/* each group's OR and AND of its share of the keys (the bits they
+ * differ in, where the caller does not know them) */
+kernel void nbrt_sort_differ(global const ulong *key, ulong n,
+                             global ulong *part)
+{
+	local ulong lor[SORT_WG], land[SORT_WG];
+	size_t l = get_local_id(0), L = get_local_size(0);
+	size_t g = get_group_id(0), G = get_num_groups(0);
+	ulong o = 0, a = ~(ulong)0;
+	for (size_t e = g * L + l; e < n; e += G * L) {
+		o |= key[e];
+		a &= key[e];
+	}
+	lor[l] = o;
+	land[l] = a;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t s = L / 2; s > 0; s >>= 1) {
+		if (l < s) {
+			lor[l] |= lor[l + s];
+			land[l] &= land[l + s];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0) {
+		part[2 * g] = lor[0];
+		part[2 * g + 1] = land[0];
+	}
+}
+/* the digits of each group's keys counted (8 copies of the counts, so
+ * that fewer work items contend for one) */
+kernel void nbrt_sort_count(global const ulong *key, ulong n, uint shift,
+                            global uint *hist)
+{
+	local uint h[SORT_RADIX * 8];
+	uint l = get_local_id(0), L = get_local_size(0);
+	uint g = get_group_id(0), G = get_num_groups(0);
+	for (uint i = l; i < SORT_RADIX * 8; i += L)
+		h[i] = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	ulong lo, hi;
+	nbrt_sort_span(n, (ulong)L * SORT_ITEMS, &lo, &hi);
+	for (ulong e = lo + l; e < hi; e += L)
+		atomic_inc(&h[(uint)(key[e] >> shift & 15) * 8 + (l & 7)]);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (l < SORT_RADIX) {
+		uint s = 0;
+		for (int c = 0; c < 8; c++)
+			s += h[l * 8 + c];
+		hist[l * G + g] = s;
+	}
+}
+/* hist[0..m) made its exclusive prefix sums by one group */
+kernel void nbrt_sort_scan(global uint *hist, uint m)
+{
+	local uint s[SORT_WG];
+	uint l = get_local_id(0), L = get_local_size(0);
+	uint per = (m + L - 1) / L, a = min(l * per, m), b = min(a + per, m);
+	uint sum = 0;
+	for (uint i = a; i < b; i++)
+		sum += hist[i];
+	s[l] = sum;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	nbrt_sort_scan_local(s, l, L);
+	uint run = s[l] - sum;
+	for (uint i = a; i < b; i++) {
+		uint c = hist[i];
+		hist[i] = run;
+		run += c;
+	}
+}
+/* each group's tiles in order: a tile loaded, ranked stably by digit in
+ * local memory, and written to where hist says its digits go next.  A
+ * last tile's missing keys are all ones: the greatest digit, after the
+ * real keys, never written. */
+kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
+                              global ulong *okey, global uint *oval, ulong n,
+                              uint shift, global const uint *hist)
+{
+	local ulong lk[SORT_WG * SORT_ITEMS];
+	local uint lv[SORT_WG * SORT_ITEMS];
+	local ushort cnt[SORT_RADIX * SORT_WG]; /* digit d, item l at d L + l */
+	local uint sum[SORT_WG];
+	local uint base[SORT_RADIX], first[SORT_RADIX + 1];
+	uint l = get_local_id(0), L = get_local_size(0);
+	uint g = get_group_id(0), G = get_num_groups(0), tile = L * SORT_ITEMS;
+	ulong lo, hi;
+	nbrt_sort_span(n, tile, &lo, &hi);
+	if (l < SORT_RADIX)
+		base[l] = hist[l * G + g];
+	for (ulong t0 = lo; t0 < hi; t0 += tile) {
+		uint m = (uint)min((ulong)tile, hi - t0);
+		for (uint i = l; i < tile; i += L) {
+			lk[i] = i < m ? key[t0 + i] : ~(ulong)0;
+			lv[i] = i < m ? val[t0 + i] : 0;
+		}
+		for (uint d = 0; d < SORT_RADIX; d++)
+			cnt[d * L + l] = 0;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		/* item l's keys, consecutive: each one's rank among its own of
+		 * the same digit */
+		ulong k[SORT_ITEMS];
+		uint v[SORT_ITEMS], dg[SORT_ITEMS], rk[SORT_ITEMS];
+		for (int i = 0; i < SORT_ITEMS; i++) {
+			k[i] = lk[l * SORT_ITEMS + i];
+			v[i] = lv[l * SORT_ITEMS + i];
+			dg[i] = (uint)(k[i] >> shift) & 15;
+			rk[i] = cnt[dg[i] * L + l];
+			cnt[dg[i] * L + l] = (ushort)(rk[i] + 1);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		/* the counts scanned in digit-major order: each item l owns
+		 * SORT_RADIX consecutive ones */
+		uint own = 0;
+		for (int c = 0; c < SORT_RADIX; c++)
+			own += cnt[l * SORT_RADIX + c];
+		sum[l] = own;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		nbrt_sort_scan_local(sum, l, L);
+		uint run = sum[l] - own;
+		for (int c = 0; c < SORT_RADIX; c++) {
+			uint x = cnt[l * SORT_RADIX + c];
+			cnt[l * SORT_RADIX + c] = (ushort)run;
+			run += x;
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (l < SORT_RADIX)
+			first[l] = cnt[l * L];
+		if (l == SORT_RADIX)
+			first[l] = tile;
+		for (int i = 0; i < SORT_ITEMS; i++) {
+			uint p = cnt[dg[i] * L + l] + rk[i];
+			lk[p] = k[i];
+			lv[p] = v[i];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		for (uint p = l; p < m; p += L) {
+			uint d = (uint)(lk[p] >> shift) & 15;
+			ulong o = base[d] + (p - first[d]);
+			okey[o] = lk[p];
+			oval[o] = lv[p];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (l < SORT_RADIX)
+			base[l] += first[l + 1] - first[l];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+/* ---- the cell lists (cl/cells.c) ----
+ * Cells of one cutoff keyed row-major (x fastest), so the 3 cells along x around a cell are one run
  * of the sorted order.  Element e of a column of host type t (0 float,
  * 1 double, 2 dd: its high part, as cutoff.c reads positions). */
 double nbrt_cells_at(global const uchar *p, int t, size_t e)

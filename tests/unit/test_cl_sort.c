@@ -1,0 +1,228 @@
+/* test_cl_sort.c: the device's radix sort (cl/sort.c) on PoCL against
+ * order.c's nbrt_order_sort, which test_order_sort checks against qsort:
+ * the same array bit for bit, values included (stability), through
+ * nbrt_sort_kv with NBRT_DEVICE_SORT=1 and through nbrt_cl_sort on device
+ * buffers (its own reduction finding the bits that differ); fresh random
+ * keys of several kinds, sizes from 0 past a tile's edges to ~2^20. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl/cl_impl.h"
+#include "order.h"
+
+#include "cpudev.h"
+#include "seed.h"
+
+static unsigned short rng[3];
+static nbrt *rt;
+
+static uint64_t rand64(void)
+{
+	uint64_t v = 0;
+	for (int q = 0; q < 4; q++)
+		v = v << 16 | (uint64_t)(nrand48(rng) & 0xffff);
+	return v;
+}
+
+enum { ALL64, MORTON, BITS20, FEW, EQUAL, TOPBIT, SORTED, REVERSED, NKIND };
+static const char *const kind_name[NKIND] = {
+	"all 64 bits", "63-bit", "20-bit", "few bits (gaps)", "all equal",
+	"top bit only", "already sorted", "reversed"};
+
+/* key e of n of a kind */
+static uint64_t draw(int kind, size_t e, size_t n)
+{
+	uint64_t r = rand64();
+	switch (kind) {
+	case MORTON:
+		return r >> 1;
+	case BITS20:
+		return r & 0xfffff;
+	case FEW: /* bits 3, 9-10 and 40: three digits' passes, gaps skipped */
+		return (r & 0x10000000608ULL) | 0x5500000000000000ULL;
+	case EQUAL:
+		return 0x123456789abcdefULL;
+	case TOPBIT:
+		return r & (uint64_t)1 << 63;
+	case SORTED: /* with runs of equal keys */
+		return (uint64_t)(e / 3) * 0x9e3779b9ULL;
+	case REVERSED:
+		return (uint64_t)(n - e) << 20 | 0xabc;
+	default:
+		return r;
+	}
+}
+
+/* The first element where r and ref differ, or n. */
+static size_t first_wrong(const nbrt_kv *r, const nbrt_kv *ref, size_t n)
+{
+	size_t e = 0;
+	while (e < n && r[e].key == ref[e].key && r[e].val == ref[e].val)
+		e++;
+	return e;
+}
+
+/* kv[0..n) sorted both ways and compared; wide: values over 32 bits
+ * (the host gathers them back by index) */
+static void check_kv(const nbrt_kv *in, size_t n, int kind, int wide,
+                     uint64_t differ)
+{
+	nbrt_kv *ref = malloc(2 * (n + 1) * sizeof *ref);
+	nbrt_kv *kv = malloc(2 * (n + 1) * sizeof *kv);
+	ck_assert(ref && kv);
+	memcpy(ref, in, n * sizeof *in);
+	memcpy(kv, in, n * sizeof *in);
+	nbrt_kv *want = nbrt_order_sort(ref, ref + n, n);
+	nbrt_kv *r = nbrt_sort_kv(rt, kv, kv + n, n, differ);
+	ck_assert_msg(r, "nbrt_sort_kv: %s", nbrt_error(rt));
+	ck_assert(r == kv || r == kv + n);
+	size_t e = first_wrong(r, want, n);
+	if (e < n)
+		ck_assert_msg(0, "n %zu, %s keys%s, differ %llx: element %zu is "
+		              "(%llx, %llx), not (%llx, %llx)", n, kind_name[kind],
+		              wide ? ", wide values" : "", (unsigned long long)differ,
+		              e, (unsigned long long)r[e].key,
+		              (unsigned long long)r[e].val,
+		              (unsigned long long)want[e].key,
+		              (unsigned long long)want[e].val);
+	free(ref);
+	free(kv);
+}
+
+START_TEST(host_pairs)
+{
+	static const size_t sizes[] = {0,    1,    2,    3,     17,   1021,
+	                               4093, 4095, 4096, 4097,  7919, 100003,
+	                               1048573};
+	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "1", 1), 0);
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+		for (int kind = 0; kind < NKIND; kind++) {
+			size_t n = sizes[s];
+			/* one large case: PoCL on two shared cores */
+			if (n > 100003 && kind != MORTON)
+				continue;
+			nbrt_kv *in = malloc((n + 1) * sizeof *in);
+			ck_assert(in);
+			uint64_t any = 0, all = ~(uint64_t)0;
+			for (size_t e = 0; e < n; e++) {
+				in[e] = (nbrt_kv){draw(kind, e, n), e};
+				any |= in[e].key;
+				all &= in[e].key;
+			}
+			check_kv(in, n, kind, 0, 0);
+			if (n > 100000)
+				goto next;
+			/* the caller's differ, and values past 32 bits */
+			check_kv(in, n, kind, 0, any ^ all);
+			for (size_t e = 0; e < n; e++)
+				in[e].val = rand64();
+			check_kv(in, n, kind, 1, 0);
+		next:
+			free(in);
+		}
+	ck_assert_int_eq(unsetenv("NBRT_DEVICE_SORT"), 0);
+}
+END_TEST
+
+/* nbrt_cl_sort on buffers the caller holds: 32-bit values, differ found
+ * by the device; the result in *keys and *vals, wherever they end */
+START_TEST(device_buffers)
+{
+	static const size_t sizes[] = {2, 1021, 4097, 100003};
+	Cl *c = rt->priv;
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+		for (int kind = 0; kind < NKIND; kind++) {
+			size_t n = sizes[s];
+			nbrt_kv *ref = malloc(2 * n * sizeof *ref);
+			uint64_t *k = malloc(n * sizeof *k);
+			uint32_t *v = malloc(n * sizeof *v);
+			ck_assert(ref && k && v);
+			for (size_t e = 0; e < n; e++) {
+				k[e] = draw(kind, e, n);
+				v[e] = (uint32_t)rand64();
+				ref[e] = (nbrt_kv){k[e], v[e]};
+			}
+			nbrt_kv *want = nbrt_order_sort(ref, ref + n, n);
+			cl_mem m[4];
+			cl_int err;
+			for (int b = 0; b < 4; b++) {
+				m[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
+				                      n * (b % 2 ? 4 : 8), NULL, &err);
+				ck_assert(m[b]);
+			}
+			ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[0], CL_TRUE, 0,
+			                                      n * 8, k, 0, NULL, NULL),
+			                 CL_SUCCESS);
+			ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[1], CL_TRUE, 0,
+			                                      n * 4, v, 0, NULL, NULL),
+			                 CL_SUCCESS);
+			ck_assert_msg(!nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, 0),
+			              "nbrt_cl_sort: %s", nbrt_error(rt));
+			ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[0], CL_TRUE, 0,
+			                                     n * 8, k, 0, NULL, NULL),
+			                 CL_SUCCESS);
+			ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[1], CL_TRUE, 0,
+			                                     n * 4, v, 0, NULL, NULL),
+			                 CL_SUCCESS);
+			size_t e = 0;
+			while (e < n && k[e] == want[e].key && v[e] == want[e].val)
+				e++;
+			if (e < n)
+				ck_assert_msg(0, "device buffers, n %zu, %s keys: element "
+				              "%zu is (%llx, %x), not (%llx, %llx)", n,
+				              kind_name[kind], e, (unsigned long long)k[e],
+				              v[e], (unsigned long long)want[e].key,
+				              (unsigned long long)want[e].val);
+			for (int b = 0; b < 4; b++)
+				clReleaseMemObject(m[b]);
+			free(ref);
+			free(k);
+			free(v);
+		}
+}
+END_TEST
+
+/* NBRT_DEVICE_SORT takes 0 or 1 and names itself otherwise */
+START_TEST(bad_setting)
+{
+	nbrt_kv kv[2] = {{2, 0}, {1, 1}}, tmp[2];
+	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "yes", 1), 0);
+	ck_assert(!nbrt_sort_kv(rt, kv, tmp, 2, 0));
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DEVICE_SORT 'yes'"), "%s",
+	              nbrt_error(rt));
+	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "0", 1), 0);
+	nbrt_kv *r = nbrt_sort_kv(rt, kv, tmp, 2, 0);
+	ck_assert(r && r[0].key == 1 && r[0].val == 1 && r[1].key == 2);
+	ck_assert_int_eq(unsetenv("NBRT_DEVICE_SORT"), 0);
+}
+END_TEST
+
+int main(void)
+{
+	if (cpu_missing()) {
+		printf("test_cl_sort: no OpenCL CPU device; skipped\n");
+		return 77;
+	}
+	seed_rng("test_cl_sort", rng);
+	char *err = NULL;
+	rt = nbrt_open("cpu", &err);
+	if (!rt) {
+		fprintf(stderr, "test_cl_sort: %s\n", err);
+		free(err);
+		return 1;
+	}
+	Suite *s = suite_create("cl_sort");
+	TCase *tc = tcase_create("cl_sort");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, host_pairs);
+	tcase_add_test(tc, device_buffers);
+	tcase_add_test(tc, bad_setting);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	nbrt_close(rt);
+	return failed ? 1 : 0;
+}
