@@ -29,6 +29,10 @@ typedef struct ClCells {
 	size_t *task, *glen;
 	cl_int *task4;
 	size_t startcap, taskcap;
+	/* pinned staging of the caller's inputs (0) and results (1) */
+	cl_mem pin[2];
+	void *pinp[2];
+	size_t pincap[2];
 } ClCells;
 
 void nbrt_cl_cells_free(nbrt_kernel *k)
@@ -37,6 +41,15 @@ void nbrt_cl_cells_free(nbrt_kernel *k)
 	ClCells *cc = pg ? pg->cells : NULL;
 	if (!cc)
 		return;
+	const Cl *c = k->rt->priv;
+	for (int s = 0; s < 2; s++)
+		if (cc->pinp[s])
+			clEnqueueUnmapMemObject(c->q, cc->pin[s], cc->pinp[s], 0, NULL,
+			                        NULL);
+	clFinish(c->q);
+	for (int s = 0; s < 2; s++)
+		if (cc->pin[s])
+			clReleaseMemObject(cc->pin[s]);
 	for (int s = 0; s < cc->n; s++)
 		if (cc->mem[s])
 			clReleaseMemObject(cc->mem[s]);
@@ -149,7 +162,34 @@ typedef struct Call {
 	nbrt_type *t;      /* and their type there */
 	double t0, *time;
 	size_t ni, nj;
+	/* host arrays cross through pinned staging (else straight from and
+	 * to the caller's memory): in[0..at) taken by the uploads so far */
+	int stage;
+	char *in;
+	size_t at;
 } Call;
+
+/* Whether the caller's arrays cross through pinned staging:
+ * NBRT_CELL_STAGE=0/1, by default on a GPU (a copy on the host, where
+ * the driver's own staging of pageable memory is slower); on an OpenCL
+ * CPU the write is a copy already. */
+static int staged(const nbrt *rt)
+{
+	const char *e = getenv("NBRT_CELL_STAGE");
+	return e && *e ? atoi(e) != 0 : rt->gpu;
+}
+
+/* n bytes copied by the threads where there are megabytes of them. */
+static void copy(void *dst, const void *src, size_t n)
+{
+	enum { CHUNK = 1 << 20 };
+	long long nch = (long long)((n + CHUNK - 1) / CHUNK), q;
+#pragma omp parallel for schedule(static) if (nch >= 4)
+	for (q = 0; q < nch; q++) {
+		size_t a = (size_t)q * CHUNK, m = n - a < CHUNK ? n - a : CHUNK;
+		memcpy((char *)dst + a, (const char *)src + a, m);
+	}
+}
 
 /* Waits for the queue, adds the time since the last lap to phase p. */
 static int lap(Call *w, int p)
@@ -194,8 +234,14 @@ static int source(Call *w, int v, size_t n)
 	cl_mem m = buf(k, w->cc, S_VAR + v, bytes);
 	if (!m)
 		return -1;
+	const void *from = b->host;
+	if (w->in) {
+		copy(w->in + w->at, b->host, bytes);
+		from = w->in + w->at;
+		w->at += bytes;
+	}
 	cl_int e = bytes ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, 0, bytes,
-	                                        b->host, 0, NULL, NULL)
+	                                        from, 0, NULL, NULL)
 	                 : CL_SUCCESS;
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, f->var[v].name, "clEnqueueWriteBuffer", e);
@@ -370,11 +416,25 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	ClCells *cc = cells_of(k, S_VAR + f->nvar);
 	Call w = {k, cc, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
 	          calloc((size_t)f->nvar + 1, sizeof(nbrt_type)), nbrt_now(),
-	          time, ni, nj};
+	          time, ni, nj, 0, NULL, 0};
 	int res = -1;
 	if (!cc || !w.src || !w.t) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
+	}
+
+	if (staged(rt)) {
+		size_t in = 0;
+		for (int v = 0; v < f->nvar; v++)
+			if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
+			    k->b[v].host)
+				in += (f->var[v].role == NB_LMEM ? ni : nj) *
+				      host_size(k->b[v].t);
+		if (nbrt_cl_pinned(rt, "the inputs' staging", &cc->pin[0],
+		                   &cc->pinp[0], &cc->pincap[0], in))
+			goto out;
+		w.in = cc->pinp[0];
+		w.stage = 1;
 	}
 
 	/* the positions uploaded, their box */
@@ -404,10 +464,12 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	int nr = dim == 1 ? 1 : dim == 2 ? 3 : 9;
 	/* a grid too sparse for a run of each cell is the host builder's
 	 * (it keeps only the occupied cells), as is one the device cannot
-	 * hold */
+	 * hold or the ranges entry's int offsets and tasks cannot reach */
 	double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
 	              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
-	if (cells > 2 * (double)(ni + nj) + 64 || need > (double)rt->globalmem / 2) {
+	if (cells > 2 * (double)(ni + nj) + 64 ||
+	    need > (double)rt->globalmem / 2 || cells * nr > INT_MAX / 2 ||
+	    cells + (double)ni > INT_MAX / 4) {
 		res = 1;
 		goto out;
 	}
@@ -574,6 +636,15 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 
 	/* the results in the caller's order, read back into its arrays */
+	size_t at = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && k->b[v].host)
+			at += ni * host_size(k->b[v].t);
+	if (w.stage && nbrt_cl_pinned(rt, "the results' staging", &cc->pin[1],
+	                              &cc->pinp[1], &cc->pincap[1], at))
+		goto out;
+	char *staging = w.stage ? cc->pinp[1] : NULL;
+	at = 0;
 	m = 0;
 	for (int v = 0; v < af->nvar; v++) {
 		const nb_var *x = &af->var[v];
@@ -598,13 +669,27 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, ni, ARG(res), ARG(kt),
 		                    ARG(dst), ARG(ht), ARG(ival), ARG(cn), (size_t)0))
 			goto out;
+		size_t bytes = ni * host_size(b->t);
 		if (b->host && (e = clEnqueueReadBuffer(cl->q, dst, CL_FALSE, 0,
-		                                        ni * host_size(b->t), b->host,
-		                                        0, NULL, NULL)) != CL_SUCCESS) {
+		                                        bytes, staging ? staging + at :
+		                                        b->host, 0, NULL, NULL)) !=
+		                   CL_SUCCESS) {
 			nbrt_cl_fail(rt, x->name, "clEnqueueReadBuffer", e);
 			goto out;
 		}
+		at += b->host ? bytes : 0;
 	}
+	if ((e = clFinish(cl->q)) != CL_SUCCESS) {
+		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
+		goto out;
+	}
+	at = 0;
+	for (int v = 0; staging && v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && k->b[v].host) {
+			size_t bytes = ni * host_size(k->b[v].t);
+			copy(k->b[v].host, staging + at, bytes);
+			at += bytes;
+		}
 	if (lap(&w, 7))
 		goto out;
 	k->pairs = *pairs;
