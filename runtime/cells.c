@@ -192,12 +192,12 @@ static void axes_make(const nbrt_cutoff *c, int split, const double lo[3],
 	}
 }
 
-int nbrt_cells_grid(const nbrt_cutoff *c, const double lo[3],
+int nbrt_cells_grid(const nbrt_cutoff *c, int split, const double lo[3],
                     const double hi[3], double org[3], double w[3],
                     long long n[3])
 {
 	Axis ax[3];
-	axes_make(c, 1, lo, hi, ax);
+	axes_make(c, split, lo, hi, ax);
 	for (int d = 0; d < c->dim; d++) {
 		if (ax[d].scale != 1 || ax[d].periodic)
 			return -1;

@@ -561,12 +561,13 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
                         const nbrt_pos *jpos, size_t nj, double memory,
                         char *err, size_t len);
 void nbrt_cells_free(nbrt_cells *cl);
-/* The cells of one cutoff (split 1) over the bounding box [lo, hi] of
- * open axes, as the host builder would make them: cell c of axis d
- * covers [org[d] + c w[d], org[d] + (c + 1) w[d]), n[d] of them, the
- * last taking what lies beyond.  -1 where a span overflows (the host
+/* The cells of cutoff / split over the bounding box [lo, hi] of open
+ * axes, as the host builder would make them: cell c of axis d covers
+ * [org[d] + c w[d], org[d] + (c + 1) w[d]), n[d] of them, the last
+ * taking what lies beyond; a pair within the cutoff is at most split
+ * cells apart along each axis.  -1 where a span overflows (the host
  * builder measures it at half scale). */
-int nbrt_cells_grid(const nbrt_cutoff *c, const double lo[3],
+int nbrt_cells_grid(const nbrt_cutoff *c, int split, const double lo[3],
                     const double hi[3], double org[3], double w[3],
                     long long n[3]);
 

@@ -1,10 +1,11 @@
 /* cells.c: nbrt_run_cutoff's whole call on an OpenCL device (the back
  * end's run_cells) for the common case -- cells of one cutoff, each a
  * group, open axes: the inputs uploaded once, keyed row-major, sorted,
- * each cell's start found, its 3^(dim-1) j-ranges written in place, the
- * sorted copies gathered into the kernel's buffers, the ranges entry run
- * and the results scattered back, with only O(cells) crossing to the
- * host for the tasks.  Any other case is the host builder's (cutoff.c). */
+ * each cell's start found, its 3^(dim-1) j-ranges (rows of 3 cells along
+ * x) written in place, the sorted copies gathered into the kernel's
+ * buffers, the ranges entry run and the results scattered back, with only
+ * O(cells) crossing to the host for the tasks.  Any other case is the
+ * host builder's (cutoff.c). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -456,12 +457,18 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	}
 	double org[3], wd[3];
 	long long nc[3] = {1, 1, 1};
-	if (nbrt_cells_grid(c, lo, hi, org, wd, nc)) {
+	/* cells of cutoff / reach, each listing the rows of 2 reach + 1
+	 * cells around it: 1 by default, NBRT_DEVICE_CELL_SPLIT=2 (or 3)
+	 * the finer cells measured in docs/neighbours.md */
+	const char *es = getenv("NBRT_DEVICE_CELL_SPLIT");
+	int reach = es && atoi(es) >= 2 ? (atoi(es) > 3 ? 3 : atoi(es)) : 1;
+	if (nbrt_cells_grid(c, reach, lo, hi, org, wd, nc)) {
 		res = 1;
 		goto out;
 	}
 	double cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
-	int nr = dim == 1 ? 1 : dim == 2 ? 3 : 9;
+	int nr = dim == 1 ? 1 : dim == 2 ? 2 * reach + 1 :
+	         (2 * reach + 1) * (2 * reach + 1);
 	/* a grid too sparse for a run of each cell is the host builder's
 	 * (it keeps only the occupied cells), as is one the device cannot
 	 * hold or the ranges entry's int offsets and tasks cannot reach */
@@ -511,8 +518,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
 	cl_ulong cm = ncell;
 	cl_int e;
+	cl_int creach = reach;
 	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2, ARG(jstart), ARG(cd),
-	                    ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
+	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
 	                    ARG(range), ARG(glen), (size_t)0))
 		goto out;
 	if ((e = clEnqueueReadBuffer(cl->q, cc->mem[S_ISTART], CL_FALSE, 0,

@@ -395,26 +395,30 @@ kernel void nbrt_cells_starts(global const ulong *key, ulong n, ulong ncell,
 	}
 	start[c] = (uint)a;
 }
-/* cell c's 3^(dim-1) j-ranges at 3^(dim-1) c (an empty one beyond the
- * grid), the ranges entry's offsets (two past the last cell) and the
- * j-elements each cell meets */
-kernel void nbrt_cells_ranges(global const uint *jstart, int dim, long n0,
-                              long n1, long n2, ulong ncell,
+/* cell c's nr = (2 reach + 1)^(dim-1) j-ranges, a row of 2 reach + 1
+ * cells along x each, at nr c (an empty one beyond the grid), the ranges
+ * entry's offsets (two past the last cell) and the j-elements each cell
+ * meets */
+kernel void nbrt_cells_ranges(global const uint *jstart, int dim, int reach,
+                              long n0, long n1, long n2, ulong ncell,
                               global int *offset, global int *range,
                               global uint *glen)
 {
 	size_t c = get_global_id(0);
-	int nr = dim == 1 ? 1 : dim == 2 ? 3 : 9;
+	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
+	                                                  : side * side;
 	if (c >= ncell) {
 		if (c < ncell + 2) offset[c] = (int)(ncell * nr);
 		return;
 	}
 	long cx = (long)c % n0, cy = (long)c / n0 % n1, cz = (long)c / n0 / n1;
-	long x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < n0 ? cx + 1 : n0 - 1;
+	long x0 = cx > reach ? cx - reach : 0;
+	long x1 = cx + reach < n0 ? cx + reach : n0 - 1;
+	int ry = dim > 1 ? reach : 0, rz = dim > 2 ? reach : 0;
 	uint len = 0;
 	int q = 0;
-	for (int dz = dim > 2 ? -1 : 0; dz <= (dim > 2 ? 1 : 0); dz++)
-		for (int dy = dim > 1 ? -1 : 0; dy <= (dim > 1 ? 1 : 0); dy++, q++) {
+	for (int dz = -rz; dz <= rz; dz++)
+		for (int dy = -ry; dy <= ry; dy++, q++) {
 			long y = cy + dy, z = cz + dz;
 			uint a = 0, b = 0;
 			if (y >= 0 && y < n1 && z >= 0 && z < n2) {

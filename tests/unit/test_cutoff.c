@@ -727,10 +727,11 @@ static void same_results(const double *a, const double *b, size_t ni,
 	}
 }
 
-/* A self run (i and j the same arrays: sorted once), a grid too sparse
- * for the device (two clusters far apart: the host builds the lists),
- * and a NaN position (the host's message), each against the host's
- * lists; the default of NBRT_DEVICE_CELLS restored after. */
+/* A self run (i and j the same arrays: sorted once; also in the
+ * device's finer cells, NBRT_DEVICE_CELL_SPLIT), a grid too sparse for
+ * the device (two clusters far apart: the host builds the lists), and a
+ * NaN position (the host's message), each against the host's lists; the
+ * default of NBRT_DEVICE_CELLS restored after. */
 START_TEST(device_cells)
 {
 	nbrt *rt = device(OCL);
@@ -750,6 +751,8 @@ START_TEST(device_cells)
 			}
 		if (kase == 2)
 			cs.x[2][n / 3] = NAN;
+		if (kase == 0) /* dense enough for a run a cell of cutoff / 3 */
+			cs.rc = (float)(cs.rc * 3);
 		nbrt_cutoff c = params(&cs);
 		c.split = c.group = 0;
 		c.self = kase == 0;
@@ -780,6 +783,18 @@ START_TEST(device_cells)
 			ck_assert_msg(nbrt_pairs(k) == ph, "case %d: pairs %g, host %g",
 			              kase, nbrt_pairs(k), ph);
 			same_results(a, b, n, kase == 0 ? "self run" : "sparse grid");
+			/* the device's finer cells (cutoff / 2 and / 3, rows of 5
+			 * and 7 cells): the same results from fewer pairs */
+			for (int sp = 2; kase == 0 && sp <= 3; sp++) {
+				setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_DEVICE_CELL_SPLIT");
+				ck_assert_msg(nbrt_pairs(k) < ph, "split %d: pairs %g, "
+				              "host's cells of one cutoff %g", sp,
+				              nbrt_pairs(k), ph);
+				same_results(a, b, n, sp == 2 ? "cells of cutoff / 2"
+				                              : "cells of cutoff / 3");
+			}
 		}
 		free(a);
 		free(b);
