@@ -459,9 +459,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	long long nc[3] = {1, 1, 1};
 	/* cells of cutoff / reach, each listing the rows of 2 reach + 1
 	 * cells around it: 1 by default, NBRT_DEVICE_CELL_SPLIT=2 (or 3)
-	 * the finer cells measured in docs/neighbours.md */
+	 * the finer cells measured in docs/neighbours.md, unless the caller
+	 * chose cells of one cutoff (nbrt_cutoff.split 1) */
 	const char *es = getenv("NBRT_DEVICE_CELL_SPLIT");
-	int reach = es && atoi(es) >= 2 ? (atoi(es) > 3 ? 3 : atoi(es)) : 1;
+	int reach = c->split || !es ? 1 : atoi(es) < 2 ? 1 : atoi(es) > 3 ? 3
+	                                                             : atoi(es);
 	if (nbrt_cells_grid(c, reach, lo, hi, org, wd, nc)) {
 		res = 1;
 		goto out;
