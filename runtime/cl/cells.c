@@ -14,126 +14,86 @@
 #include <string.h>
 #include "cl_impl.h"
 
-/* Device buffers kept on the kernel from call to call, by slot: the
- * fixed ones, then one a variable (its caller's values uploaded, or
- * its results in the caller's order before they are read back). */
+/* Device buffers kept on the kernel from call to call (Prog's own), by
+ * slot: the fixed ones, then one a variable (its caller's values
+ * uploaded, or its results in the caller's order before they are read
+ * back). */
 enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
        S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_VAR };
 
-typedef struct ClCells {
-	int n;
-	cl_mem *mem;
-	size_t *cap;
-	/* host copies: the cells' i-starts and j-counts, the plan's tasks and
-	 * group lengths for run.c, the tasks as the kernel reads them */
-	cl_uint *start, *len;
-	size_t *task, *glen;
-	cl_int *task4;
-	size_t startcap, taskcap;
-	/* pinned staging of the caller's inputs (0) and results (1) */
-	cl_mem pin[2];
-	void *pinp[2];
-	size_t pincap[2];
-} ClCells;
+/* Host arrays kept in the kernel's k->cellwork, which the host builder
+ * takes only in calls this file leaves to it: the cells' i-starts and
+ * j-counts, the plan's group lengths and tasks for run.c, the tasks as
+ * the kernel reads them. */
+enum { H_START, H_LEN, H_GLEN, H_TASK, H_TASK4 };
 
-void nbrt_cl_cells_free(nbrt_kernel *k)
+/* Room for nslot buffers; -1 out of memory. */
+static int own_reserve(Prog *pg, int nslot)
 {
-	Prog *pg = k->priv;
-	ClCells *cc = pg ? pg->cells : NULL;
-	if (!cc)
-		return;
-	const Cl *c = k->rt->priv;
-	for (int s = 0; s < 2; s++)
-		if (cc->pinp[s])
-			clEnqueueUnmapMemObject(c->q, cc->pin[s], cc->pinp[s], 0, NULL,
-			                        NULL);
-	clFinish(c->q);
-	for (int s = 0; s < 2; s++)
-		if (cc->pin[s])
-			clReleaseMemObject(cc->pin[s]);
-	for (int s = 0; s < cc->n; s++)
-		if (cc->mem[s])
-			clReleaseMemObject(cc->mem[s]);
-	free(cc->mem);
-	free(cc->cap);
-	free(cc->start);
-	free(cc->len);
-	free(cc->task);
-	free(cc->glen);
-	free(cc->task4);
-	free(cc);
-	pg->cells = NULL;
-}
-
-/* The kernel's record, with room for nslot buffers; NULL out of memory. */
-static ClCells *cells_of(nbrt_kernel *k, int nslot)
-{
-	Prog *pg = k->priv;
-	ClCells *cc = pg->cells;
-	if (!cc && !(cc = pg->cells = calloc(1, sizeof *cc)))
-		return NULL;
-	if (cc->n < nslot) {
-		cl_mem *m = realloc(cc->mem, (size_t)nslot * sizeof *m);
-		if (!m)
-			return NULL;
-		cc->mem = m;
-		size_t *c = realloc(cc->cap, (size_t)nslot * sizeof *c);
-		if (!c)
-			return NULL;
-		cc->cap = c;
-		for (int s = cc->n; s < nslot; s++) {
-			cc->mem[s] = NULL;
-			cc->cap[s] = 0;
-		}
-		cc->n = nslot;
+	if (pg->nown >= nslot)
+		return 0;
+	cl_mem *m = realloc(pg->own, (size_t)nslot * sizeof *m);
+	if (!m)
+		return -1;
+	pg->own = m;
+	size_t *c = realloc(pg->owncap, (size_t)nslot * sizeof *c);
+	if (!c)
+		return -1;
+	pg->owncap = c;
+	for (int s = pg->nown; s < nslot; s++) {
+		pg->own[s] = NULL;
+		pg->owncap[s] = 0;
 	}
-	return cc;
+	pg->nown = nslot;
+	return 0;
 }
 
 /* Buffer s of at least bytes (it only grows); NULL after a failure. */
-static cl_mem buf(nbrt_kernel *k, ClCells *cc, int s, size_t bytes)
+static cl_mem buf(nbrt_kernel *k, int s, size_t bytes)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
 	cl_int e;
 	if (bytes < 64)
 		bytes = 64;
-	if (cc->cap[s] >= bytes)
-		return cc->mem[s];
-	if (cc->mem[s])
-		clReleaseMemObject(cc->mem[s]);
-	cc->mem[s] = NULL;
-	cc->cap[s] = 0;
+	if (pg->owncap[s] >= bytes)
+		return pg->own[s];
+	if (pg->own[s])
+		clReleaseMemObject(pg->own[s]);
+	pg->own[s] = NULL;
+	pg->owncap[s] = 0;
 	if (bytes > rt->maxalloc) {
 		nbrt_fail(rt, "kernel %s: the device's cell lists need %zu bytes "
 		          "in one buffer; %s allows at most %llu", k->f->kernel,
 		          bytes, rt->name, (unsigned long long)rt->maxalloc);
 		return NULL;
 	}
-	cc->mem[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
-	if (!cc->mem[s]) {
+	pg->own[s] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+	if (!pg->own[s]) {
 		nbrt_cl_fail(rt, k->f->kernel, "clCreateBuffer", e);
 		return NULL;
 	}
-	cc->cap[s] = bytes;
-	return cc->mem[s];
+	pg->owncap[s] = bytes;
+	return pg->own[s];
 }
 
+/* Bytes of an element of a host array of type t (laid out as the
+ * precision of the same name). */
 static size_t host_size(nbrt_type t)
 {
-	return t == NBRT_FLOAT ? sizeof(float) : t == NBRT_DOUBLE ? sizeof(double)
-	                                                          : 2 * sizeof(double);
+	return nbrt_prec_size((nb_prec)t);
 }
 
-/* Pairs s and t exchanged, as nbrt_cl_sort may have done to buffers. */
-static void swap_slots(ClCells *cc, int s, int t)
+/* Slots s and t exchanged, as nbrt_cl_sort may have done to buffers. */
+static void swap_slots(Prog *pg, int s, int t)
 {
-	cl_mem m = cc->mem[s];
-	size_t c = cc->cap[s];
-	cc->mem[s] = cc->mem[t];
-	cc->cap[s] = cc->cap[t];
-	cc->mem[t] = m;
-	cc->cap[t] = c;
+	cl_mem m = pg->own[s];
+	size_t c = pg->owncap[s];
+	pg->own[s] = pg->own[t];
+	pg->owncap[s] = pg->owncap[t];
+	pg->own[t] = m;
+	pg->owncap[t] = c;
 }
 
 /* Whether this call may be the device's: NBRT_DEVICE_CELLS=0 leaves
@@ -158,7 +118,6 @@ static int knob(int given, const char *env, int dflt)
 /* A call's state. */
 typedef struct Call {
 	nbrt_kernel *k;
-	ClCells *cc;
 	cl_mem *src;       /* per variable: its caller's values on the device */
 	nbrt_type *t;      /* and their type there */
 	double t0, *time;
@@ -232,7 +191,7 @@ static int source(Call *w, int v, size_t n)
 		}
 	}
 	size_t bytes = n * host_size(b->t);
-	cl_mem m = buf(k, w->cc, S_VAR + v, bytes);
+	cl_mem m = buf(k, S_VAR + v, bytes);
 	if (!m)
 		return -1;
 	const void *from = b->host;
@@ -262,7 +221,7 @@ static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
 	size_t groups = (n + c->akwg - 1) / c->akwg;
 	if (groups > 256)
 		groups = 256;
-	cl_mem part = buf(k, w->cc, S_PART, groups * 7 * sizeof(double));
+	cl_mem part = buf(k, S_PART, groups * 7 * sizeof(double));
 	if (!part)
 		return -1;
 	cl_mem x[3];
@@ -303,12 +262,12 @@ static int side_cells(Call *w, const int pv[3], int dim, size_t n,
 {
 	nbrt_kernel *k = w->k;
 	nbrt *rt = k->rt;
-	ClCells *cc = w->cc;
-	cl_mem key = buf(k, cc, sk, n * sizeof(cl_ulong));
-	cl_mem val = buf(k, cc, sv, n * sizeof(cl_uint));
-	cl_mem tk = buf(k, cc, S_TKEY, n * sizeof(cl_ulong));
-	cl_mem tv = buf(k, cc, S_TVAL, n * sizeof(cl_uint));
-	cl_mem start = buf(k, cc, sstart, (ncell + 1) * sizeof(cl_uint));
+	Prog *pg = k->priv;
+	cl_mem key = buf(k, sk, n * sizeof(cl_ulong));
+	cl_mem val = buf(k, sv, n * sizeof(cl_uint));
+	cl_mem tk = buf(k, S_TKEY, n * sizeof(cl_ulong));
+	cl_mem tv = buf(k, S_TVAL, n * sizeof(cl_uint));
+	cl_mem start = buf(k, sstart, (ncell + 1) * sizeof(cl_uint));
 	if (!key || !val || !tk || !tv || !start)
 		return -1;
 	cl_mem x[3];
@@ -342,55 +301,55 @@ static int side_cells(Call *w, const int pv[3], int dim, size_t n,
 	if (nbrt_cl_sort(rt, &key, &val, &tk, &tv, n, differ) || lap(w, 1))
 		return -1;
 	if (key != k0)
-		swap_slots(cc, sk, S_TKEY);
+		swap_slots(pg, sk, S_TKEY);
 	if (val != v0)
-		swap_slots(cc, sv, S_TVAL);
+		swap_slots(pg, sv, S_TVAL);
 	return nbrt_cl_aux_run(rt, AK_CELLS_STARTS, ncell + 1, ARG(key), ARG(cn),
 	                       ARG(cm), ARG(start), (size_t)0) ||
 	       lap(w, 2);
 }
 
-/* The tasks of at most width i-elements over each cell's i; the pairs
- * and the busy groups' cover for the kernel's shape. */
-static int make_tasks(nbrt_kernel *k, ClCells *cc, size_t ncell, size_t ni,
-                      size_t width, nbrt_rplan *p, double *pairs)
+/* The tasks of at most width i-elements over each cell's i (from its
+ * i-starts and j-counts), and the pairs; in the plan p, with its group
+ * lengths, and as the kernel reads them in *task4. */
+static int make_tasks(nbrt_kernel *k, const cl_uint *start,
+                      const cl_uint *len, size_t ncell, size_t ni,
+                      size_t width, nbrt_rplan *p, cl_int **task4,
+                      double *pairs)
 {
 	size_t most = ni / width + ncell + 1;
-	if (most > cc->taskcap) {
-		size_t *t = realloc(cc->task, 3 * most * sizeof *t);
-		if (t)
-			cc->task = t;
-		cl_int *t4 = t ? realloc(cc->task4, 4 * most * sizeof *t4) : NULL;
-		if (!t4)
-			return nbrt_fail(k->rt, "out of memory for %zu tasks", most);
-		cc->task4 = t4;
-		cc->taskcap = most;
-	}
+	size_t *task = nbrt_work_take(&k->cellwork, H_TASK,
+	                              3 * most * sizeof *task);
+	size_t *glen = nbrt_work_take(&k->cellwork, H_GLEN,
+	                              (ncell + 1) * sizeof *glen);
+	cl_int *t4 = nbrt_work_take(&k->cellwork, H_TASK4, 4 * most * sizeof *t4);
+	if (!task || !glen || !t4)
+		return nbrt_fail(k->rt, "out of memory for %zu tasks", most);
 	size_t nt = 0;
 	double pr = 0;
 	for (size_t g = 0; g < ncell; g++) {
-		size_t a = cc->start[g], b = cc->start[g + 1];
-		cc->glen[g] = cc->len[g];
-		pr += (double)(b - a) * (double)cc->len[g];
+		size_t a = start[g], b = start[g + 1];
+		glen[g] = len[g];
+		pr += (double)(b - a) * (double)len[g];
 		for (; a < b; a += width, nt++) {
-			size_t *t = cc->task + 3 * nt;
-			cl_int *t4 = cc->task4 + 4 * nt;
+			size_t *t = task + 3 * nt;
 			t[0] = a;
 			t[1] = b - a < width ? b - a : width;
 			t[2] = g;
-			t4[0] = (cl_int)t[0];
-			t4[1] = (cl_int)t[1];
-			t4[2] = (cl_int)t[2];
-			t4[3] = 0;
+			t4[4 * nt] = (cl_int)t[0];
+			t4[4 * nt + 1] = (cl_int)t[1];
+			t4[4 * nt + 2] = (cl_int)t[2];
+			t4[4 * nt + 3] = 0;
 		}
 	}
-	cc->glen[ncell] = 0;
+	glen[ncell] = 0;
 	*pairs = pr;
+	*task4 = t4;
 	memset(p, 0, sizeof *p);
 	p->ngroups = ncell;
 	p->ntask = nt;
-	p->task = cc->task;
-	p->glen = cc->glen;
+	p->task = task;
+	p->glen = glen;
 	return 0;
 }
 
@@ -414,12 +373,12 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 			return 1;
 	if (nbrt_cl_aux_load(rt))
 		return -1;
-	ClCells *cc = cells_of(k, S_VAR + f->nvar);
-	Call w = {k, cc, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
+	Prog *pg = k->priv;
+	Call w = {k, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
 	          calloc((size_t)f->nvar + 1, sizeof(nbrt_type)), nbrt_now(),
 	          time, ni, nj, 0, NULL, 0};
 	int res = -1;
-	if (!cc || !w.src || !w.t) {
+	if (own_reserve(pg, S_VAR + f->nvar) || !w.src || !w.t) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
@@ -431,10 +390,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 			    k->b[v].host)
 				in += (f->var[v].role == NB_LMEM ? ni : nj) *
 				      host_size(k->b[v].t);
-		if (nbrt_cl_pinned(rt, "the inputs' staging", &cc->pin[0],
-		                   &cc->pinp[0], &cc->pincap[0], in))
-			goto out;
-		w.in = cc->pinp[0];
+		/* the back end's pinned buffers of the kernel, after those of
+		 * cutoff.c's sorted copies; none: straight from the caller's */
+		w.in = nbrt_cl_hostbuf(k, f->nvar, in);
 		w.stage = 1;
 	}
 
@@ -491,30 +449,23 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	if (!same && side_cells(&w, pv[1], dim, nj, org, wd, nc, ncell, S_JKEY,
 	                        S_JVAL, S_JSTART))
 		goto out;
-	cl_mem ival = cc->mem[S_VAL], jval = cc->mem[same ? S_VAL : S_JVAL];
-	cl_mem jstart = cc->mem[same ? S_ISTART : S_JSTART];
+	cl_mem ival = pg->own[S_VAL], jval = pg->own[same ? S_VAL : S_JVAL];
+	cl_mem jstart = pg->own[same ? S_ISTART : S_JSTART];
 
 	/* the lists: each cell's ranges at a fixed place */
-	cl_mem offset = buf(k, cc, S_OFFSET, (ncell + 2) * sizeof(cl_int));
-	cl_mem range = buf(k, cc, S_RANGE, 2 * (size_t)nr * ncell *
+	cl_mem offset = buf(k, S_OFFSET, (ncell + 2) * sizeof(cl_int));
+	cl_mem range = buf(k, S_RANGE, 2 * (size_t)nr * ncell *
 	                   sizeof(cl_int));
-	cl_mem glen = buf(k, cc, S_GLEN, ncell * sizeof(cl_uint));
+	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	if (!offset || !range || !glen)
 		goto out;
-	if (ncell + 1 > cc->startcap) {
-		cl_uint *s = realloc(cc->start, (ncell + 1) * sizeof *s);
-		if (s)
-			cc->start = s;
-		cl_uint *l = s ? realloc(cc->len, (ncell + 1) * sizeof *l) : NULL;
-		if (l)
-			cc->len = l;
-		size_t *g = l ? realloc(cc->glen, (ncell + 1) * sizeof *g) : NULL;
-		if (!g) {
-			nbrt_fail(rt, "out of memory for %zu cells", ncell);
-			goto out;
-		}
-		cc->glen = g;
-		cc->startcap = ncell + 1;
+	cl_uint *start = nbrt_work_take(&k->cellwork, H_START,
+	                                (ncell + 1) * sizeof *start);
+	cl_uint *len = nbrt_work_take(&k->cellwork, H_LEN,
+	                              (ncell + 1) * sizeof *len);
+	if (!start || !len) {
+		nbrt_fail(rt, "out of memory for %zu cells", ncell);
+		goto out;
 	}
 	cl_int cd = dim;
 	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
@@ -525,11 +476,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
 	                    ARG(range), ARG(glen), (size_t)0))
 		goto out;
-	if ((e = clEnqueueReadBuffer(cl->q, cc->mem[S_ISTART], CL_FALSE, 0,
-	                             (ncell + 1) * sizeof(cl_uint), cc->start, 0,
+	if ((e = clEnqueueReadBuffer(cl->q, pg->own[S_ISTART], CL_FALSE, 0,
+	                             (ncell + 1) * sizeof(cl_uint), start, 0,
 	                             NULL, NULL)) != CL_SUCCESS ||
 	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
-	                             ncell * sizeof(cl_uint), cc->len, 0, NULL,
+	                             ncell * sizeof(cl_uint), len, 0, NULL,
 	                             NULL)) != CL_SUCCESS) {
 		nbrt_cl_fail(rt, "the cells", "clEnqueueReadBuffer", e);
 		goto out;
@@ -540,8 +491,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	/* the plan: the kernel of the lists' shape, its tasks */
 	size_t cover = 0, busy = 0;
 	for (size_t g = 0; g < ncell; g++)
-		if (cc->start[g + 1] > cc->start[g] && cc->len[g]) {
-			cover += cc->start[g + 1] - cc->start[g];
+		if (start[g + 1] > start[g] && len[g]) {
+			cover += start[g + 1] - start[g];
 			busy++;
 		}
 	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
@@ -549,15 +500,16 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	nbrt_rplan p;
 	size_t width = nbrt_unit_items(a->f);
-	if (make_tasks(k, cc, ncell, ni, width, &p, pairs))
+	cl_int *task4 = NULL;
+	if (make_tasks(k, start, len, ncell, ni, width, &p, &task4, pairs))
 		goto out;
-	cl_mem task = buf(k, cc, S_TASK, 4 * p.ntask * sizeof(cl_int));
-	cl_mem empty = buf(k, cc, S_EMPTY, 64);
+	cl_mem task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
+	cl_mem empty = buf(k, S_EMPTY, 64);
 	if (!task || !empty)
 		goto out;
 	if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
 	                                         4 * p.ntask * sizeof(cl_int),
-	                                         cc->task4, 0, NULL, NULL)) !=
+	                                         task4, 0, NULL, NULL)) !=
 	                   CL_SUCCESS) {
 		nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
 		goto out;
@@ -650,10 +602,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && k->b[v].host)
 			at += ni * host_size(k->b[v].t);
-	if (w.stage && nbrt_cl_pinned(rt, "the results' staging", &cc->pin[1],
-	                              &cc->pinp[1], &cc->pincap[1], at))
-		goto out;
-	char *staging = w.stage ? cc->pinp[1] : NULL;
+	char *staging = w.stage ? nbrt_cl_hostbuf(k, f->nvar + 1, at) : NULL;
 	at = 0;
 	m = 0;
 	for (int v = 0; v < af->nvar; v++) {
@@ -669,7 +618,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 			continue;
 		cl_mem res = nbrt_cl_kbuf(a, m++, ni * nbrt_prec_size(x->type),
 		                          x->name);
-		cl_mem dst = b->host ? buf(k, cc, S_VAR + v, ni * host_size(b->t))
+		cl_mem dst = b->host ? buf(k, S_VAR + v, ni * host_size(b->t))
 		                     : (cl_mem)b->arr->priv;
 		if (!res || !dst)
 			goto out;

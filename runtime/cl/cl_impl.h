@@ -111,7 +111,11 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
-	struct ClCells *cells; /* the device cell lists' buffers (cells.c) */
+	/* the device cell lists' own buffers (cells.c), kept from call to
+	 * call: nown of them, owncap bytes each */
+	int nown;
+	cl_mem *own;
+	size_t *owncap;
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */
@@ -221,7 +225,6 @@ int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, const int pv[2][3],
                       double time[8], double *pairs);
-void nbrt_cl_cells_free(nbrt_kernel *k);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */

@@ -318,7 +318,6 @@ void nbrt_cl_free(nbrt_kernel *k)
 			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,
 			                        NULL);
 	clFinish(c->q);
-	nbrt_cl_cells_free(k);
 	for (int m = 0; pg->pin && m < pg->nmem; m++)
 		if (pg->pin[m])
 			clReleaseMemObject(pg->pin[m]);
@@ -331,6 +330,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 	for (int m = 0; m < pg->nhost; m++)
 		if (pg->host[m])
 			clReleaseMemObject(pg->host[m]);
+	for (int m = 0; m < pg->nown; m++)
+		if (pg->own[m])
+			clReleaseMemObject(pg->own[m]);
+	free(pg->own);
+	free(pg->owncap);
 	free(pg->host);
 	free(pg->hostp);
 	free(pg->hostcap);
