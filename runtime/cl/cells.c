@@ -24,7 +24,8 @@ enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
 /* Host arrays kept in the kernel's k->cellwork, which the host builder
  * takes only in calls this file leaves to it: the cells' i-starts and
  * j-counts, the plan's group lengths and tasks for run.c, the tasks as
- * the kernel reads them. */
+ * the kernel reads them (the first two and the last in the back end's
+ * pinned buffers where it has them: hostmem). */
 enum { H_START, H_LEN, H_GLEN, H_TASK, H_TASK4 };
 
 /* Room for nslot buffers; -1 out of memory. */
@@ -309,21 +310,34 @@ static int side_cells(Call *w, const int pv[3], int dim, size_t n,
 	       lap(w, 2);
 }
 
+/* Host memory the device reads and writes at full speed: the back end's
+ * pinned buffer `slot` of the kernel (after cutoff.c's sorted copies'),
+ * else the kernel's work buffer h. */
+static void *hostmem(nbrt_kernel *k, int slot, int h, size_t bytes)
+{
+	void *p = nbrt_cl_hostbuf(k, k->f->nvar + slot, bytes);
+	return p ? p : nbrt_work_take(&k->cellwork, h, bytes);
+}
+
+/* The most tasks of at most width i-elements over ncell cells. */
+static size_t most_tasks(size_t ni, size_t ncell, size_t width)
+{
+	return ni / width + ncell + 1;
+}
+
 /* The tasks of at most width i-elements over each cell's i (from its
  * i-starts and j-counts), and the pairs; in the plan p, with its group
- * lengths, and as the kernel reads them in *task4. */
+ * lengths, and as the kernel reads them in t4 (room for most_tasks). */
 static int make_tasks(nbrt_kernel *k, const cl_uint *start,
                       const cl_uint *len, size_t ncell, size_t ni,
-                      size_t width, nbrt_rplan *p, cl_int **task4,
-                      double *pairs)
+                      size_t width, nbrt_rplan *p, cl_int *t4, double *pairs)
 {
-	size_t most = ni / width + ncell + 1;
+	size_t most = most_tasks(ni, ncell, width);
 	size_t *task = nbrt_work_take(&k->cellwork, H_TASK,
 	                              3 * most * sizeof *task);
 	size_t *glen = nbrt_work_take(&k->cellwork, H_GLEN,
 	                              (ncell + 1) * sizeof *glen);
-	cl_int *t4 = nbrt_work_take(&k->cellwork, H_TASK4, 4 * most * sizeof *t4);
-	if (!task || !glen || !t4)
+	if (!task || !glen)
 		return nbrt_fail(k->rt, "out of memory for %zu tasks", most);
 	size_t nt = 0;
 	double pr = 0;
@@ -344,7 +358,6 @@ static int make_tasks(nbrt_kernel *k, const cl_uint *start,
 	}
 	glen[ncell] = 0;
 	*pairs = pr;
-	*task4 = t4;
 	memset(p, 0, sizeof *p);
 	p->ngroups = ncell;
 	p->ntask = nt;
@@ -430,13 +443,15 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	int nr = dim == 1 ? 1 : dim == 2 ? 2 * reach + 1 :
 	         (2 * reach + 1) * (2 * reach + 1);
 	/* a grid too sparse for a run of each cell is the host builder's
-	 * (it keeps only the occupied cells), as is one the device cannot
-	 * hold or the ranges entry's int offsets and tasks cannot reach */
+	 * (it keeps only the occupied cells), as is one whose buffers the
+	 * device or the host's starts and tasks cannot hold or the ranges
+	 * entry's int offsets and tasks cannot reach */
 	double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
 	              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
+	double host = cells * (4 + 4 + 8) + (cells + (double)ni) * (24 + 16);
 	if (cells > 2 * (double)(ni + nj) + 64 ||
-	    need > (double)rt->globalmem / 2 || cells * nr > INT_MAX / 2 ||
-	    cells + (double)ni > INT_MAX / 4) {
+	    need > (double)rt->globalmem / 2 || host > nbrt_host_memory() ||
+	    cells * nr > INT_MAX / 2 || cells + (double)ni > INT_MAX / 4) {
 		res = 1;
 		goto out;
 	}
@@ -459,10 +474,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	if (!offset || !range || !glen)
 		goto out;
-	cl_uint *start = nbrt_work_take(&k->cellwork, H_START,
-	                                (ncell + 1) * sizeof *start);
-	cl_uint *len = nbrt_work_take(&k->cellwork, H_LEN,
-	                              (ncell + 1) * sizeof *len);
+	cl_uint *start = hostmem(k, 2, H_START, (ncell + 1) * sizeof *start);
+	cl_uint *len = hostmem(k, 3, H_LEN, (ncell + 1) * sizeof *len);
 	if (!start || !len) {
 		nbrt_fail(rt, "out of memory for %zu cells", ncell);
 		goto out;
@@ -500,8 +513,13 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	nbrt_rplan p;
 	size_t width = nbrt_unit_items(a->f);
-	cl_int *task4 = NULL;
-	if (make_tasks(k, start, len, ncell, ni, width, &p, &task4, pairs))
+	cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * most_tasks(ni, ncell, width) *
+	                        sizeof *task4);
+	if (!task4) {
+		nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
+		goto out;
+	}
+	if (make_tasks(k, start, len, ncell, ni, width, &p, task4, pairs))
 		goto out;
 	cl_mem task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
 	cl_mem empty = buf(k, S_EMPTY, 64);
