@@ -26,7 +26,7 @@ enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
  * j-counts, the plan's group lengths and tasks for run.c, the tasks as
  * the kernel reads them (the first two and the last in the back end's
  * pinned buffers where it has them: hostmem). */
-enum { H_START, H_LEN, H_GLEN, H_TASK, H_TASK4 };
+enum { H_START, H_LEN, H_GLEN, H_TASK, H_TASK4, H_CHUNK };
 
 /* Room for nslot buffers; -1 out of memory. */
 static int own_reserve(Prog *pg, int nslot)
@@ -319,51 +319,98 @@ static void *hostmem(nbrt_kernel *k, int slot, int h, size_t bytes)
 	return p ? p : nbrt_work_take(&k->cellwork, h, bytes);
 }
 
-/* The most tasks of at most width i-elements over ncell cells. */
-static size_t most_tasks(size_t ni, size_t ncell, size_t width)
-{
-	return ni / width + ncell + 1;
-}
+/* Cells a chunk of the plan's parallel passes. */
+enum { CHUNK = 4096 };
 
-/* The tasks of at most width i-elements over each cell's i (from its
- * i-starts and j-counts), and the pairs; in the plan p, with its group
- * lengths, and as the kernel reads them in t4 (room for most_tasks). */
-static int make_tasks(nbrt_kernel *k, const cl_uint *start,
-                      const cl_uint *len, size_t ncell, size_t ni,
-                      size_t width, nbrt_rplan *p, cl_int *t4, double *pairs)
+/* The busy cells (with i-elements and j-elements) and the i they hold,
+ * for the kernel's shape, and the pairs, from the cells' i-starts and
+ * j-counts: one parallel pass. */
+static void cell_sums(const cl_uint *start, const cl_uint *len,
+                      size_t ncell, size_t *cover, size_t *busy,
+                      double *pairs)
 {
-	size_t most = most_tasks(ni, ncell, width);
-	size_t *task = nbrt_work_take(&k->cellwork, H_TASK,
-	                              3 * most * sizeof *task);
-	size_t *glen = nbrt_work_take(&k->cellwork, H_GLEN,
-	                              (ncell + 1) * sizeof *glen);
-	if (!task || !glen)
-		return nbrt_fail(k->rt, "out of memory for %zu tasks", most);
-	size_t nt = 0;
+	size_t cv = 0, bz = 0;
 	double pr = 0;
-	for (size_t g = 0; g < ncell; g++) {
-		size_t a = start[g], b = start[g + 1];
-		glen[g] = len[g];
-		pr += (double)(b - a) * (double)len[g];
-		for (; a < b; a += width, nt++) {
-			size_t *t = task + 3 * nt;
-			t[0] = a;
-			t[1] = b - a < width ? b - a : width;
-			t[2] = g;
-			t4[4 * nt] = (cl_int)t[0];
-			t4[4 * nt + 1] = (cl_int)t[1];
-			t4[4 * nt + 2] = (cl_int)t[2];
-			t4[4 * nt + 3] = 0;
+	long long g;
+#pragma omp parallel for schedule(static) reduction(+ : cv, bz, pr) \
+	if (ncell >= 4 * CHUNK)
+	for (g = 0; g < (long long)ncell; g++) {
+		size_t n = start[g + 1] - start[g];
+		pr += (double)n * (double)len[g]; /* exact below 2^53 */
+		if (n && len[g]) {
+			cv += n;
+			bz++;
 		}
 	}
-	glen[ncell] = 0;
+	*cover = cv;
+	*busy = bz;
 	*pairs = pr;
+}
+
+/* The tasks of at most width i-elements over each cell's i, as the
+ * kernel reads them (int4: first, count, cell, 0), into t4 (room for
+ * ni / width + ncell): counted a chunk of cells at a time, then written
+ * after the chunks before, in parallel; returns how many (SIZE_MAX
+ * after a failure).  Where the pairs exceed one launch's (maxint), also
+ * as run.c cuts them: p's tasks and group lengths, on the host. */
+static size_t make_tasks(nbrt_kernel *k, const cl_uint *start,
+                         const cl_uint *len, size_t ncell, size_t width,
+                         cl_int *t4, nbrt_rplan *p, double pairs,
+                         size_t maxint)
+{
+	size_t nch = (ncell + CHUNK - 1) / CHUNK;
+	size_t *at = nbrt_work_take(&k->cellwork, H_CHUNK, (nch + 1) * sizeof *at);
+	if (!at) {
+		nbrt_fail(k->rt, "out of memory for the tasks of %zu cells", ncell);
+		return SIZE_MAX;
+	}
+	long long q;
+#pragma omp parallel for schedule(static) if (nch >= 4)
+	for (q = 0; q < (long long)nch; q++) {
+		size_t g1 = ((size_t)q + 1) * CHUNK < ncell ? ((size_t)q + 1) * CHUNK
+		                                            : ncell, m = 0;
+		for (size_t g = (size_t)q * CHUNK; g < g1; g++)
+			m += (start[g + 1] - start[g] + width - 1) / width;
+		at[q + 1] = m;
+	}
+	at[0] = 0;
+	for (size_t h = 0; h < nch; h++)
+		at[h + 1] += at[h];
+#pragma omp parallel for schedule(static) if (nch >= 4)
+	for (q = 0; q < (long long)nch; q++) {
+		size_t g1 = ((size_t)q + 1) * CHUNK < ncell ? ((size_t)q + 1) * CHUNK
+		                                            : ncell, nt = at[q];
+		for (size_t g = (size_t)q * CHUNK; g < g1; g++)
+			for (size_t a = start[g], b = start[g + 1]; a < b;
+			     a += width, nt++) {
+				t4[4 * nt] = (cl_int)a;
+				t4[4 * nt + 1] = (cl_int)(b - a < width ? b - a : width);
+				t4[4 * nt + 2] = (cl_int)g;
+				t4[4 * nt + 3] = 0;
+			}
+	}
+	size_t nt = at[nch];
 	memset(p, 0, sizeof *p);
 	p->ngroups = ncell;
 	p->ntask = nt;
+	if (pairs <= (double)maxint)
+		return nt;
+	size_t *task = nbrt_work_take(&k->cellwork, H_TASK, 3 * nt * sizeof *task);
+	size_t *glen = nbrt_work_take(&k->cellwork, H_GLEN,
+	                              (ncell + 1) * sizeof *glen);
+	if (!task || !glen) {
+		nbrt_fail(k->rt, "out of memory for %zu tasks", nt);
+		return SIZE_MAX;
+	}
+	for (size_t t = 0; t < nt; t++)
+		for (int e = 0; e < 3; e++)
+			task[3 * t + e] = (size_t)t4[4 * t + e];
+	for (size_t g = 0; g < ncell; g++)
+		glen[g] = len[g];
+	glen[ncell] = 0;
 	p->task = task;
 	p->glen = glen;
-	return 0;
+	return nt;
 }
 
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
@@ -502,24 +549,21 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 
 	/* the plan: the kernel of the lists' shape, its tasks */
-	size_t cover = 0, busy = 0;
-	for (size_t g = 0; g < ncell; g++)
-		if (start[g + 1] > start[g] && len[g]) {
-			cover += start[g + 1] - start[g];
-			busy++;
-		}
+	size_t cover, busy;
+	cell_sums(start, len, ncell, &cover, &busy, pairs);
 	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
-	if (!a)
+	if (!a || nbrt_max_interactions(rt, &a->maxint))
 		goto out;
 	nbrt_rplan p;
 	size_t width = nbrt_unit_items(a->f);
-	cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * most_tasks(ni, ncell, width) *
+	cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * (ni / width + ncell + 1) *
 	                        sizeof *task4);
 	if (!task4) {
 		nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
 		goto out;
 	}
-	if (make_tasks(k, start, len, ncell, ni, width, &p, task4, pairs))
+	if (make_tasks(k, start, len, ncell, width, task4, &p, *pairs,
+	               a->maxint) == SIZE_MAX)
 		goto out;
 	cl_mem task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
 	cl_mem empty = buf(k, S_EMPTY, 64);
@@ -607,8 +651,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	a->pshown = 0;
 	cl_mem dplan[5] = {task, offset, range, af->indices & 1 ? ival : empty,
 	                   af->indices & 2 ? jval : empty};
-	if (nbrt_max_interactions(rt, &a->maxint) ||
-	    nbrt_cl_run_resident(a, ni, nj, &p, dplan))
+	if (nbrt_cl_run_resident(a, ni, nj, &p, dplan))
 		goto out;
 	k->tkern = a->tkern;
 	k->launches = a->launches;

@@ -216,7 +216,8 @@ void nbrt_cl_sort_free(nbrt *rt);
 cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);
 /* A block-sparse run whose inputs are already in the kernel's buffers and
  * whose plan is on the device (dplan: tasks as int4, offsets, ranges,
- * i-map, j-map); its results are left in the buffers. */
+ * i-map, j-map); its results are left in the buffers.  p->task and
+ * p->glen may be NULL where its pairs are within k->maxint. */
 int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
                          const nbrt_rplan *p, const cl_mem dplan[5]);
 

@@ -783,6 +783,14 @@ START_TEST(device_cells)
 			ck_assert_msg(nbrt_pairs(k) == ph, "case %d: pairs %g, host %g",
 			              kase, nbrt_pairs(k), ph);
 			same_results(a, b, n, kase == 0 ? "self run" : "sparse grid");
+			/* pairs cut into many launches (their tasks on the host) */
+			if (kase == 0) {
+				setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_MAX_INTERACTIONS");
+				ck_assert(nbrt_launches(k) > 1);
+				same_results(a, b, n, "launches of 5000 pairs");
+			}
 			/* the device's finer cells (cutoff / 2 and / 3, rows of 5
 			 * and 7 cells): the same results from fewer pairs */
 			for (int sp = 2; kase == 0 && sp <= 3; sp++) {
