@@ -22,7 +22,8 @@
  * rates from the kernels' own times, nbrt_kernel_time, without the host's
  * lists and copies), then the cell path's phases in ms
  * (nbrt_cutoff_stats: keys_ms, sort_ms, ..., of the run of the median
- * time), device
+ * time), path (device: the lists built on the device, cl/cells.c; host:
+ * by the host, runtime/cells.c; NBRT_DEVICE_CELLS=0/1 picks), device
  * (maxdiff: norm-wise, cell against dense, of the first RMEM's finite
  * values, inf where a non-finite one differs; with
  * --dense 0 the dense columns are empty).  The cells' split and groups
@@ -240,7 +241,7 @@ usage:
 		c.jpos[d] = w->pos[1][d];
 	}
 	double cell_s, cell_k, dense_s = 0, dense_k = 0, pairs, needed;
-	struct nbrt_cutoff_stats st = {{0}, 0, 0};
+	struct nbrt_cutoff_stats st = {{0}, 0, 0, 0};
 	for (int r = 0; r < w->nres; r++)
 		if (nbrt_bind(k, w->res[r], NBRT_FLOAT, res[0][r])) {
 			rc = fail(rt, "bind");
@@ -290,7 +291,7 @@ usage:
 	       "kernel_needed_per_s,dense_kernel_per_s,kernel_rate_ratio,");
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%s_ms,", nbrt_cutoff_phase(p));
-	printf("device\n");
+	printf("path,device\n");
 	printf("%s,%ld,%zu,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,", argv[1],
 	       w == &lj ? 0L : size, n, cell_s, cell_k, pairs, needed,
 	       pairs / needed, needed / cell_s);
@@ -306,6 +307,7 @@ usage:
 		printf(",,");
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%.4g,", st.time[p] * 1e3);
+	printf("%s,", st.device ? "device" : "host");
 	csv_print_text(stdout, nbrt_device_name(rt));
 	putchar('\n');
 	rc = 0;

@@ -192,6 +192,22 @@ static void axes_make(const nbrt_cutoff *c, int split, const double lo[3],
 	}
 }
 
+int nbrt_cells_grid(const nbrt_cutoff *c, int split, const double lo[3],
+                    const double hi[3], double org[3], double w[3],
+                    long long n[3])
+{
+	Axis ax[3];
+	axes_make(c, split, lo, hi, ax);
+	for (int d = 0; d < c->dim; d++) {
+		if (ax[d].scale != 1 || ax[d].periodic)
+			return -1;
+		org[d] = ax[d].org;
+		w[d] = ax[d].w;
+		n[d] = ax[d].n;
+	}
+	return 0;
+}
+
 static long long cell_of(const Axis *a, double x)
 {
 	double t = floor((x * a->scale - a->org) / a->w);

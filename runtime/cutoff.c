@@ -290,6 +290,24 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 	if (nbrt_core_ready(k, ni, nj))
 		return -1;
 
+	/* the whole call on the device where its back end builds lists of
+	 * this case there (cl/cells.c), else the host's lists below */
+	if (k->rt->be->run_cells) {
+		double time[8] = {0}, pairs = 0;
+		k->tplan = 0;
+		int r = k->rt->be->run_cells(k, ni, nj, c, pv, time, &pairs);
+		if (r <= 0) {
+			k->ttotal = nbrt_now() - t0;
+			if (!r && c->stats) {
+				memcpy(c->stats->time, time, sizeof time);
+				c->stats->total = k->ttotal;
+				c->stats->pairs = pairs;
+				c->stats->device = 1;
+			}
+			return r;
+		}
+	}
+
 	/* the positions as doubles */
 	double need = 0;
 	for (int side = 0; side < 2; side++)
@@ -429,6 +447,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		memcpy(c->stats->time, time, sizeof time);
 		c->stats->total = k->ttotal;
 		c->stats->pairs = cl.pairs;
+		c->stats->device = 0;
 	}
 	res = 0;
 out:

@@ -245,11 +245,13 @@ typedef struct nbrt_cutoff {
 	 * of nbrt_cutoff_phase's names (reading the positions and keying
 	 * them, sorting, finding the cells, listing their neighbours, the
 	 * back end's plan, the sorted copies, the run with its transfers,
-	 * the results back in the caller's order), the whole call, and the
-	 * pairs the lists hold */
+	 * the results back in the caller's order), the whole call, the
+	 * pairs the lists hold, and 1 where the device built them (an OpenCL
+	 * device's own path, docs/neighbours.md), 0 where the host did */
 	struct nbrt_cutoff_stats {
 		double time[8], total;
 		double pairs;
+		int device;
 	} *stats;
 	/* 0 (then NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else on a GPU 2 and
 	 * 8, on a CPU and for Newton's third law 1 and no limit), or: cells

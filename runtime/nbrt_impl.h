@@ -116,6 +116,13 @@ struct nbrt_backend {
 	 * (nbrt_sort_kv, sortkv.c) */
 	struct nbrt_kv *(*sort)(nbrt *rt, struct nbrt_kv *kv,
 	                        struct nbrt_kv *tmp, size_t n, uint64_t differ);
+	/* nbrt_run_cutoff's whole call on the device (cutoff.c has checked
+	 * c and found the position columns, pv[side][axis]): 0 done, with
+	 * its phases' seconds in time and the pairs it listed; 1 not this
+	 * case (the host builder runs); -1 failure.  NULL: none */
+	int (*run_cells)(nbrt_kernel *k, size_t ni, size_t nj,
+	                 const nbrt_cutoff *c, const int pv[2][3],
+	                 double time[8], double *pairs);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
@@ -342,6 +349,11 @@ int nbrt_run_ranges_mapped(nbrt_kernel *k, size_t ni, size_t nj,
  * of ngroups + 2 with the last two equal: a treecode's lists) and the
  * plan reads them where they are, no copy; 0, trusted, put in order. */
 enum { NBRT_RANGES_CHECKED = 1, NBRT_RANGES_PLANNED = 2 };
+/* The kernel that runs k's block-sparse plans (k, or k's .nbl compiled
+ * with the ranges entry), of the shape for lists whose busy groups (those
+ * with a non-empty range) cover `cover` i-elements; NULL after a failure.
+ * For a plan made on the device (cl/cells.c). */
+nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy);
 int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked);
@@ -555,5 +567,14 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
                         const nbrt_pos *jpos, size_t nj, double memory,
                         char *err, size_t len);
 void nbrt_cells_free(nbrt_cells *cl);
+/* The cells of cutoff / split over the bounding box [lo, hi] of open
+ * axes, as the host builder would make them: cell c of axis d covers
+ * [org[d] + c w[d], org[d] + (c + 1) w[d]), n[d] of them, the last
+ * taking what lies beyond; a pair within the cutoff is at most split
+ * cells apart along each axis.  -1 where a span overflows (the host
+ * builder measures it at half scale). */
+int nbrt_cells_grid(const nbrt_cutoff *c, int split, const double lo[3],
+                    const double hi[3], double org[3], double w[3],
+                    long long n[3]);
 
 #endif

@@ -323,14 +323,12 @@ static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
  * items of 16 i-elements each ran a cell of 12 elements, 99% of it idle
  * (Lennard-Jones at N = 8192: 12.5 s, 8 ms in the small shape); larger
  * groups take a split only where the dense runs would (autosplit). */
-static Shape ranges_shape(const nbrt_kernel *k, const nbrt_ranges *r)
+static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 {
 	Shape sh = {0, 0};
-	size_t cover, busy;
 	unsigned given = k->opts.given;
 	if (!k->splitfree)
 		return sh;
-	busy_groups(r, &cover, &busy);
 	if (!busy)
 		return sh;
 	size_t avg = cover / busy;
@@ -445,7 +443,9 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	nbrt_ranges none = {0, NULL, NULL, NULL};
 	if (!r)
 		r = &none;
-	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, r));
+	size_t cover, busy;
+	busy_groups(r, &cover, &busy);
+	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, cover, busy));
 	if (!a)
 		return -1;
 	double t0 = nbrt_now();
@@ -471,6 +471,14 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 out:
 	plan_free(&pl);
 	return res;
+}
+
+nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy)
+{
+	k->last = NULL;
+	k->origin = "defaults";
+	k->pairs = 0;
+	return ranges_kernel(k, ranges_shape(k, cover, busy));
 }
 
 int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,

@@ -24,7 +24,7 @@
 # cutoff, each a group, the lists before 2026-11-27.  Paper 004's near
 # field (no radius mask: its 3x3 boxes) always takes split 1.
 about="cell lists against the dense sweep: Lennard-Jones at 50 neighbours, paper 004's near field"
-params="device n ps reps dense_max split group"
+params="device n ps reps dense_max split group cells"
 device=gpu
 n=""
 ps="8 64 128"
@@ -32,6 +32,7 @@ reps=3
 dense_max=""
 split=""
 group=""
+cells=""
 
 suite_run() {
 	[ -x "$BIN/nbneighbours" ] || {
@@ -46,15 +47,29 @@ suite_run() {
 	[ -z "$group" ] || export NBRT_CELL_GROUP="$group"
 	note "cells: split ${split:-default}, group ${group:-default}"
 	first=1
+	case "$cells" in
+	"") paths=default ;;
+	host | device) paths=$cells ;;
+	both) paths="host device" ;;
+	*) note "cells=$cells: host, device, both or empty"; return 1 ;;
+	esac
 	one() { # CASE SIZE POINTS
 		d=1
 		[ "$3" -le "$dense_max" ] || d=0
-		"$BIN/nbneighbours" "$1" "$2" --device "$device" --reps "$reps" \
-			--dense $d </dev/null >"$T/o" 2>"$T/err" ||
-			{ note "failed: $1 $2: $(tail -n 1 "$T/err")"; return; }
-		[ $first = 1 ] && sed -n 1p "$T/o"
-		first=0
-		sed -n 2p "$T/o" | tee -a "$T/rows"
+		for path in $paths; do
+			case $path in
+			host) export NBRT_DEVICE_CELLS=0 ;;
+			device) export NBRT_DEVICE_CELLS=1 ;;
+			*) unset NBRT_DEVICE_CELLS ;;
+			esac
+			"$BIN/nbneighbours" "$1" "$2" --device "$device" \
+				--reps "$reps" --dense $d </dev/null >"$T/o" 2>"$T/err" ||
+				{ note "failed: $1 $2 ($path): $(tail -n 1 "$T/err")"; continue; }
+			[ $first = 1 ] && sed -n 1p "$T/o"
+			first=0
+			sed -n 2p "$T/o" | tee -a "$T/rows"
+		done
+		unset NBRT_DEVICE_CELLS
 	}
 	one lj "$n" "$n"
 	one ljc "$n" "$n"
@@ -65,20 +80,20 @@ suite_run() {
 	note "summary (cell: the whole nbrt_run_cutoff call, lists and copies included; kernel: its kernel's own time; dense: the dense sweep; paper: paper 004's Table III, improved BPB, Tesla C1060):"
 	awk -F, 'BEGIN { paper[8] = 79.227; paper[16] = 81.446; paper[32] = 88.130
 		paper[64] = 109.707; paper[128] = 202.768; paper[256] = 499.495; paper[512] = 1774.183
-		printf "# %-14s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "case", "N", "cell_ms", "dense_ms", "speedup", "computed/", "needed/s", "dense", "rate", "kernel", "dense kern", "kernel", "paper/cell"
-		printf "# %-14s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "", "", "(call)", "", "", "needed", "(call)", "inter./s", "ratio", "needed/s", "inter./s", "ratio", ""
+		printf "# %-19s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "case", "N", "cell_ms", "dense_ms", "speedup", "computed/", "needed/s", "dense", "rate", "kernel", "dense kern", "kernel", "paper/cell"
+		printf "# %-19s %9s %10s %10s %8s %9s %11s %11s %7s %11s %11s %7s %10s\n", "", "", "(call)", "", "", "needed", "(call)", "inter./s", "ratio", "needed/s", "inter./s", "ratio", ""
 	}
 	{
-		name = $1 == "lj" ? "Lennard-Jones" : $1 == "ljc" ? "LJ clustered" : "paper004 P=" $2
+		name = ($1 == "lj" ? "LJ" : $1 == "ljc" ? "LJ clustered" : "p004 P=" $2) " " $26
 		pp = $1 == "nearfield" && ($2 in paper) ? sprintf("%.2f", paper[$2] / ($4 * 1e3)) : "-"
-		printf "# %-14s %9d %10.3f %10s %8s %9.3g %11.4g %11s %7s %11.4g %11s %7s %10s\n", name, $3, $4 * 1e3,
+		printf "# %-19s %9d %10.3f %10s %8s %9.3g %11.4g %11s %7s %11.4g %11s %7s %10s\n", name, $3, $4 * 1e3,
 			$10 != "" ? sprintf("%.3f", $10 * 1e3) : "-", $13 != "" ? sprintf("%.1fx", $13) : "-",
 			$8, $9, $11 != "" ? sprintf("%.4g", $11) : "-", $12 != "" ? sprintf("%.3g", $12) : "-",
 			$15, $16 != "" ? sprintf("%.4g", $16) : "-", $17 != "" ? sprintf("%.3g", $17) : "-", pp
 	}
 	{
-		ph[NR] = sprintf("#   %-14s keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s (kernel %.4g; maxdiff against dense %s)",
-			$1 == "lj" ? "Lennard-Jones" : $1 == "ljc" ? "LJ clustered" : "paper004 P=" $2, $18, $19, $20, $21, $22, $23, $24, $25, $5 * 1e3, $14 != "" ? $14 : "-")
+		ph[NR] = sprintf("#   %-14s %s lists: keys %s, sort %s, cells %s, lists %s, plan %s, copies %s, run %s, scatter %s (kernel %.4g; maxdiff against dense %s)",
+			$1 == "lj" ? "Lennard-Jones" : $1 == "ljc" ? "LJ clustered" : "paper004 P=" $2, $26, $18, $19, $20, $21, $22, $23, $24, $25, $5 * 1e3, $14 != "" ? $14 : "-")
 	}
 	END {
 		printf "# phases of the cell call (ms):\n"

@@ -25,7 +25,12 @@
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
 	X(AK_GATHER, nbrt_gather)                                              \
 	X(AK_SORT_DIFFER, nbrt_sort_differ) X(AK_SORT_COUNT, nbrt_sort_count)  \
-	X(AK_SORT_SCAN, nbrt_sort_scan) X(AK_SORT_SCATTER, nbrt_sort_scatter)
+	X(AK_SORT_SCAN, nbrt_sort_scan) X(AK_SORT_SCATTER, nbrt_sort_scatter) \
+	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
+	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
+	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
+	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
+	X(AK_CELLS_SCATTER, nbrt_cells_scatter)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -106,6 +111,11 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
+	/* the device cell lists' own buffers (cells.c), kept from call to
+	 * call: nown of them, owncap bytes each */
+	int nown;
+	cl_mem *own;
+	size_t *owncap;
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */
@@ -199,6 +209,21 @@ struct nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, struct nbrt_kv *kv,
 /* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
  * download and unstaging (sortbench). */
 void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
+/* Makes the kernel's buffer m (run.c's order: LMEM vars, BMEM packs,
+ * RMEM vars) at least `bytes` long; NULL after a failure. */
+cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);
+/* A block-sparse run whose inputs are already in the kernel's buffers and
+ * whose plan is on the device (dplan: tasks as int4, offsets, ranges,
+ * i-map, j-map); its results are left in the buffers.  p->task and
+ * p->glen may be NULL where its pairs are within k->maxint. */
+int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
+                         const nbrt_rplan *p, const cl_mem dplan[5]);
+
+/* cells.c: nbrt_run_cutoff's cell lists built and run on the device
+ * (the back end's run_cells). */
+int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
+                      const nbrt_cutoff *c, const int pv[2][3],
+                      double time[8], double *pairs);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */

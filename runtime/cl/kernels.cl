@@ -321,3 +321,183 @@ kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 }
+/* ---- the cell lists (cl/cells.c) ----
+ * Cells of one cutoff keyed row-major (x fastest), so the 3 cells along x around a cell are one run
+ * of the sorted order.  Element e of a column of host type t (0 float,
+ * 1 double, 2 dd: its high part, as cutoff.c reads positions). */
+double nbrt_cells_at(global const uchar *p, int t, size_t e)
+{
+	return t == 0 ? (double)((global const float *)p)[e]
+	     : t == 1 ? ((global const double *)p)[e]
+	              : ((global const double *)p)[2 * e];
+}
+/* each work group's box of n positions (min, max an axis) and its count
+ * of non-finite ones, at part[7 g]: the host finishes the reduction */
+kernel void nbrt_cells_bbox(global const uchar *x0, global const uchar *x1,
+                            global const uchar *x2, int t0, int t1, int t2,
+                            int dim, ulong n, global double *part)
+{
+	local double lo[3][128], hi[3][128], bad[128];
+	/* array.c's work groups are at most 128 items */
+	size_t l = get_local_id(0), ls = get_local_size(0);
+	double mn[3] = {INFINITY, INFINITY, INFINITY};
+	double mx[3] = {-INFINITY, -INFINITY, -INFINITY}, nb = 0;
+	for (size_t e = get_global_id(0); e < n; e += get_global_size(0))
+		for (int d = 0; d < dim; d++) {
+			double x = nbrt_cells_at(d == 0 ? x0 : d == 1 ? x1 : x2,
+			                         d == 0 ? t0 : d == 1 ? t1 : t2, e);
+			if (!isfinite(x)) { nb += 1; continue; }
+			mn[d] = fmin(mn[d], x);
+			mx[d] = fmax(mx[d], x);
+		}
+	for (int d = 0; d < 3; d++) { lo[d][l] = mn[d]; hi[d][l] = mx[d]; }
+	bad[l] = nb;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t s = 1; s < ls; s *= 2) {
+		if (l % (2 * s) == 0 && l + s < ls) {
+			for (int d = 0; d < 3; d++) {
+				lo[d][l] = fmin(lo[d][l], lo[d][l + s]);
+				hi[d][l] = fmax(hi[d][l], hi[d][l + s]);
+			}
+			bad[l] += bad[l + s];
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0) {
+		global double *o = part + 7 * get_group_id(0);
+		for (int d = 0; d < 3; d++) { o[2 * d] = lo[d][0]; o[2 * d + 1] = hi[d][0]; }
+		o[6] = bad[0];
+	}
+}
+/* element e's cell c0 + n0 (c1 + n1 c2), c = floor((x - o) / w) clamped
+ * to [0, n) (cells.c's nbrt_cells_grid), and its index */
+long nbrt_cells_cell(double x, double o, double w, long n)
+{
+	double t = floor((x - o) / w);
+	return t < 0 ? 0 : t >= (double)n ? n - 1 : (long)t;
+}
+kernel void nbrt_cells_keys(global const uchar *x0, global const uchar *x1,
+                            global const uchar *x2, int t0, int t1, int t2,
+                            int dim, double o0, double o1, double o2,
+                            double w0, double w1, double w2, long n0,
+                            long n1, long n2, ulong n, global ulong *key,
+                            global uint *val)
+{
+	size_t e = get_global_id(0);
+	if (e >= n) return;
+	long c = nbrt_cells_cell(nbrt_cells_at(x0, t0, e), o0, w0, n0);
+	if (dim > 1)
+		c += n0 * nbrt_cells_cell(nbrt_cells_at(x1, t1, e), o1, w1, n1);
+	if (dim > 2)
+		c += n0 * n1 * nbrt_cells_cell(nbrt_cells_at(x2, t2, e), o2, w2, n2);
+	key[e] = (ulong)c;
+	val[e] = (uint)e;
+}
+/* start[c] for c in [0, ncell]: the first of the n sorted keys >= c */
+kernel void nbrt_cells_starts(global const ulong *key, ulong n, ulong ncell,
+                              global uint *start)
+{
+	size_t c = get_global_id(0);
+	if (c > ncell) return;
+	size_t a = 0, b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (key[m] < c) a = m + 1; else b = m;
+	}
+	start[c] = (uint)a;
+}
+/* cell c's nr = (2 reach + 1)^(dim-1) j-ranges, a row of 2 reach + 1
+ * cells along x each, at nr c (an empty one beyond the grid), the ranges
+ * entry's offsets (two past the last cell) and the j-elements each cell
+ * meets */
+kernel void nbrt_cells_ranges(global const uint *jstart, int dim, int reach,
+                              long n0, long n1, long n2, ulong ncell,
+                              global int *offset, global int *range,
+                              global uint *glen)
+{
+	size_t c = get_global_id(0);
+	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
+	                                                  : side * side;
+	if (c >= ncell) {
+		if (c < ncell + 2) offset[c] = (int)(ncell * nr);
+		return;
+	}
+	long cx = (long)c % n0, cy = (long)c / n0 % n1, cz = (long)c / n0 / n1;
+	long x0 = cx > reach ? cx - reach : 0;
+	long x1 = cx + reach < n0 ? cx + reach : n0 - 1;
+	int ry = dim > 1 ? reach : 0, rz = dim > 2 ? reach : 0;
+	uint len = 0;
+	int q = 0;
+	for (int dz = -rz; dz <= rz; dz++)
+		for (int dy = -ry; dy <= ry; dy++, q++) {
+			long y = cy + dy, z = cz + dz;
+			uint a = 0, b = 0;
+			if (y >= 0 && y < n1 && z >= 0 && z < n2) {
+				long row = n0 * (y + n1 * z);
+				a = jstart[row + x0];
+				b = jstart[row + x1 + 1];
+			}
+			range[2 * (c * nr + q)] = (int)a;
+			range[2 * (c * nr + q) + 1] = (int)b;
+			len += b - a;
+		}
+	offset[c] = (int)(c * nr);
+	glen[c] = len;
+}
+/* a sorted copy: dst's element s (scalar s stride + off, of kernel
+ * precision kt: 0 float, 1 double, 2 dd) is src's element perm[s] (host
+ * type t), converted as convert.c's nbrt_to_kernel does */
+kernel void nbrt_cells_gather(global const uchar *src, int t,
+                              global uchar *dst, int kt, ulong stride,
+                              ulong off, global const uint *perm, ulong n)
+{
+	size_t s = get_global_id(0);
+	if (s >= n) return;
+	size_t e = perm[s];
+	double hi = t == 0 ? (double)((global const float *)src)[e]
+	          : t == 1 ? ((global const double *)src)[e]
+	                   : ((global const double *)src)[2 * e];
+	double lo = t == 2 ? ((global const double *)src)[2 * e + 1] : 0;
+	size_t o = s * stride + off;
+	if (kt == 0)
+		((global float *)dst)[o] = t == 0 ? ((global const float *)src)[e]
+		                         : (float)(lo == 0 ? hi : hi + lo);
+	else if (kt == 1)
+		((global double *)dst)[o] = lo == 0 ? hi : hi + lo;
+	else {
+		((global double *)dst)[o] = hi;
+		((global double *)dst)[o + 1] = lo;
+	}
+}
+/* results back in the caller's order: element s of src (kernel precision
+ * kt) to element perm[s] of dst (host type t), converted as convert.c's
+ * nbrt_from_kernel does, or copied where the layouts are the same */
+kernel void nbrt_cells_scatter(global const uchar *src, int kt,
+                               global uchar *dst, int t,
+                               global const uint *perm, ulong n)
+{
+	size_t s = get_global_id(0);
+	if (s >= n) return;
+	size_t e = perm[s];
+	if (kt == t) {
+		if (t == 0)
+			((global float *)dst)[e] = ((global const float *)src)[s];
+		else if (t == 1)
+			((global double *)dst)[e] = ((global const double *)src)[s];
+		else
+			((global double2 *)dst)[e] = ((global const double2 *)src)[s];
+		return;
+	}
+	double hi = kt == 0 ? (double)((global const float *)src)[s]
+	          : kt == 1 ? ((global const double *)src)[s]
+	                    : ((global const double *)src)[2 * s];
+	double lo = kt == 2 ? ((global const double *)src)[2 * s + 1] : 0;
+	if (t == 0)
+		((global float *)dst)[e] = (float)(hi + lo);
+	else if (t == 1)
+		((global double *)dst)[e] = hi + lo;
+	else {
+		((global double *)dst)[2 * e] = hi;
+		((global double *)dst)[2 * e + 1] = lo;
+	}
+}

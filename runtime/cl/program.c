@@ -330,6 +330,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 	for (int m = 0; m < pg->nhost; m++)
 		if (pg->host[m])
 			clReleaseMemObject(pg->host[m]);
+	for (int m = 0; m < pg->nown; m++)
+		if (pg->own[m])
+			clReleaseMemObject(pg->own[m]);
+	free(pg->own);
+	free(pg->owncap);
 	free(pg->host);
 	free(pg->hostp);
 	free(pg->hostcap);

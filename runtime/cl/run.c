@@ -24,6 +24,9 @@ typedef struct Run {
 	cl_kernel kern;   /* the entry launched: dense, or ranges */
 	int accum;        /* the results are uploaded first, to add into */
 	cl_uint arg0;     /* its first argument after the launch's own */
+	/* the inputs already in the kernel's buffers, the plan on the device,
+	 * the results left there (nbrt_cl_run_resident) */
+	const cl_mem *dplan;
 } Run;
 
 /* Waits for the pending launches and adds up their device time. */
@@ -244,7 +247,7 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 	                  CL_MEM_READ_ONLY;
 	if (ensure(k, m, bytes, fl, x->name))
 		return -1;
-	if (x->role == NB_RMEM && !r->accum)
+	if (r->dplan || (x->role == NB_RMEM && !r->accum))
 		return 0; /* launches with accum = 0 write every result first */
 	if (dev_arr(b))
 		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
@@ -308,7 +311,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	snprintf(what, sizeof what, "BMEM pack %d", p);
 	if (ensure(k, m, bytes, CL_MEM_READ_ONLY, what))
 		return -1;
-	if (!bytes)
+	if (!bytes || r->dplan)
 		return 0;
 	int only = -1, onhost = 0, lanes = 0;
 	for (int v = 0; v < f->nvar; v++)
@@ -452,7 +455,8 @@ static size_t int_limit(const nb_iface *f)
 	return pad < (size_t)INT_MAX / 2 ? (size_t)INT_MAX - pad : 0;
 }
 
-static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p);
+static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
+                 const cl_mem *dplan);
 
 /* One plan array as the kernel takes it, cl_ints, into buffer m of the
  * plan through its pinned staging copy, converted in parallel in the pass
@@ -515,6 +519,14 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
 {
 	Prog *pg = k->priv;
 	cl_int mapped = p->imap || p->jmap, accum = p->accum;
+	if (r->dplan) { /* the sorted order's maps, where the source reads i or j */
+		mapped = k->f->indices != 0;
+		for (cl_uint a = 0; a < 5; a++)
+			if (set_arg(k, r, a + 1, sizeof(cl_mem), &r->dplan[a]))
+				return -1;
+		return set_arg(k, r, 6, sizeof mapped, &mapped) ||
+		       set_arg(k, r, 7, sizeof accum, &accum);
+	}
 	size_t nr = p->offset[p->ngroups + 1];
 	if (p->ntask > INT_MAX / 4 || nr > INT_MAX / 2)
 		return nbrt_fail(k->rt, "kernel %s: %zu tasks and %zu ranges: more "
@@ -545,11 +557,13 @@ static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 	for (size_t t0 = 0; t0 < p->ntask;) {
 		size_t t1 = t0;
 		double pairs = 0;
-		while (t1 < p->ntask && (t1 == t0 || pairs +
+		/* no host tasks (a device-resident plan whose pairs the caller
+		 * found within k->maxint): as many a launch as an int reaches */
+		while (t1 < p->ntask && (t1 == t0 || !p->task || pairs +
 		       (double)p->task[3 * t1 + 1] * (double)p->glen[p->task[3 * t1 +
 		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg) {
-			pairs += (double)p->task[3 * t1 + 1] *
-			         (double)p->glen[p->task[3 * t1 + 2]];
+			pairs += p->task ? (double)p->task[3 * t1 + 1] *
+			                   (double)p->glen[p->task[3 * t1 + 2]] : 0;
 			t1++;
 		}
 		cl_int base = (cl_int)t0;
@@ -611,20 +625,50 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes)
 	return pg->hostp[slot];
 }
 
+/* A buffer a run made read-only (its input) is made again: the device's
+ * kernels write it. */
+cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what)
+{
+	Prog *pg = k->priv;
+	cl_mem_flags fl = 0;
+	if (pg->mem[m]) {
+		cl_int e = clGetMemObjectInfo(pg->mem[m], CL_MEM_FLAGS, sizeof fl,
+		                              &fl, NULL);
+		if (e != CL_SUCCESS) {
+			nbrt_cl_fail(k->rt, what, "clGetMemObjectInfo", e);
+			return NULL;
+		}
+		if (!(fl & CL_MEM_READ_WRITE)) {
+			clReleaseMemObject(pg->mem[m]);
+			pg->mem[m] = NULL;
+			pg->cap[m] = 0;
+		}
+	}
+	return ensure(k, m, bytes, CL_MEM_READ_WRITE, what) ? NULL : pg->mem[m];
+}
+
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
-	return cl_go(k, ni, nj, NULL);
+	return cl_go(k, ni, nj, NULL, NULL);
 }
 
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p)
 {
-	return cl_go(k, ni, nj, p);
+	return cl_go(k, ni, nj, p, NULL);
+}
+
+int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
+                         const nbrt_rplan *p, const cl_mem dplan[5])
+{
+	return cl_go(k, ni, nj, p, dplan);
 }
 
 /* A run: the dense launches, or (p) a block-sparse plan through the
- * ranges entry; the inputs, arguments and results alike. */
-static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
+ * ranges entry; the inputs, arguments and results alike, or (dplan) all
+ * three on the device already. */
+static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
+                 const cl_mem *dplan)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -642,6 +686,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 	r.t = (size_t)f->jsplit;
 	r.kern = p ? pg->rkern : pg->kern;
 	r.accum = p && p->accum;
+	r.dplan = dplan;
 	r.arg0 = p ? 8 : 5;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
@@ -662,7 +707,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p)
 	if (prepare(k, &r, ni, nj) ||
 	    (p ? put_plan(k, &r, p, ni, nj) || launch_tasks(k, &r, p) :
 	     nbrt_each_launch(k, ni, nj, imax, fill, launch, &r)) ||
-	    drain(k, &r) || fetch(k, &r, ni))
+	    drain(k, &r) || (!dplan && fetch(k, &r, ni)))
 		goto out;
 	cl_int e = clFinish(c->q);
 	if (e != CL_SUCCESS) {

@@ -19,7 +19,10 @@
  * another order).  Also the dsl-examples zero beyond a cutoff
  * (Lennard-Jones, Coulomb, SPH) on the host and PoCL, nbrt_arrays,
  * nbrt_pairs, every bad input, and the same bits on any number of
- * threads.
+ * threads.  On OpenCL the cases of cells of one cutoff over open axes
+ * are the device's own lists (cl/cells.c; NBRT_DEVICE_CELLS=0 leaves
+ * them to the host's), and a self run, a grid too sparse for the device
+ * and a NaN position are run both ways and compared.
  * tags: slow */
 #include <check.h>
 #include <math.h>
@@ -271,8 +274,24 @@ static nbrt_cutoff params(const Case *cs)
 
 /* The cell-list run and the dense one (over every image of j where an
  * axis is periodic) of kernel k, compared output by output. */
-static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
-                    const char *where)
+/* Cell-list runs the device built (cl/cells.c), of the sweep so far. */
+static int ndevice;
+
+/* Whether the case may be the device's own cell lists (cl/cells.c, with
+ * NBRT_DEVICE_CELLS=1): an OpenCL device, cells of one cutoff, open axes,
+ * both sides non-empty (the grid's density aside, checked by the device). */
+static int device_case(const nbrt *rt, const nbrt_cutoff *c, size_t ni,
+                       size_t nj)
+{
+	int open = 1;
+	for (int d = 0; d < c->dim; d++)
+		open &= c->period[d] == 0;
+	return rt == dev[OCL] && ni && nj && open && c->split == 0 &&
+	       c->group == 0;
+}
+
+static int compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
+                   const char *where)
 {
 	nbrt_type t = host_type(p);
 	const nb_iface *f = nbrt_iface(k);
@@ -341,8 +360,13 @@ static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
 		if (has[o])
 			ck_assert(nbrt_bind(k, outn[o], t, got[o]) == 0);
 	nbrt_cutoff c = params(cs);
+	struct nbrt_cutoff_stats st;
+	c.stats = &st;
 	if (nbrt_run_cutoff(k, ni, nj, &c) != 0)
 		ck_abort_msg("%s: nbrt_run_cutoff: %s", where, nbrt_error(rt));
+	if (!device_case(rt, &c, ni, nj))
+		ck_assert_msg(!st.device, "%s: the device's lists", where);
+	ndevice += st.device;
 
 	/* the pair count is the cell list's */
 	nbrt_cells cl;
@@ -404,6 +428,7 @@ static void compare(nbrt *rt, nbrt_kernel *k, nb_prec p, const Case *cs,
 		free(got[o]);
 		free(want[o]);
 	}
+	return st.device;
 }
 
 static const size_t sizes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1},
@@ -423,6 +448,7 @@ static void sweep(int d, nb_prec p)
 	                                 : load(rt, "cut_il", src_il_nolse, p);
 	const char *heavy = getenv("NBCC_TEST_HEAVY");
 	int big = heavy && !strcmp(heavy, "1");
+	ndevice = 0;
 	const size_t(*sz)[2] = d == IL ? il_sizes : sizes;
 	size_t nsz = d == IL ? sizeof il_sizes / sizeof *il_sizes
 	                     : sizeof sizes / sizeof *sizes;
@@ -451,6 +477,10 @@ static void sweep(int d, nb_prec p)
 					free_case(&cs);
 				}
 	}
+	const char *e = getenv("NBRT_DEVICE_CELLS");
+	if (d == OCL && e && !strcmp(e, "1"))
+		ck_assert_msg(ndevice > 0, "OpenCL %s: no run took the device's "
+		              "cell lists", pname(p));
 	nbrt_free(k);
 }
 
@@ -578,16 +608,19 @@ END_TEST
 /* --- nbrt_arrays ------------------------------------------------------ */
 
 /* Positions and a result in nbrt_arrays (on the device where it keeps
- * them) give the bits of host arrays; the result's values past Ni stay. */
-static void arrays(int d)
+ * them) give the bits of host arrays; the result's values past Ni stay.
+ * per: the periodic axes (0: open, the device's own lists on OpenCL). */
+static void arrays(int d, int per)
 {
 	nbrt *rt = device(d);
 	if (!rt)
 		return;
 	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
 	Case cs;
-	make_case(&cs, 3, 5, UNIFORM, 301, 283);
+	make_case(&cs, 3, per, UNIFORM, 301, 283);
 	nbrt_cutoff c = params(&cs);
+	if (!per)
+		c.split = c.group = 0;
 	size_t ni = cs.ni, nj = cs.nj;
 	nbrt_array *ai[3], *aj[3], *as = nbrt_array_new(rt, ni + 3);
 	ck_assert(as != NULL);
@@ -644,8 +677,143 @@ static void arrays(int d)
 
 START_TEST(nbrt_arrays)
 {
-	arrays(HOST);
-	arrays(OCL);
+	for (int per = 5; per >= 0; per -= 5) {
+		arrays(HOST, per);
+		arrays(OCL, per);
+	}
+}
+END_TEST
+
+/* --- the device's own cell lists (cl/cells.c) ------------------------- */
+
+/* Ni and Nj points with the weights and results of src_all, bound; the
+ * cell-list run's results and whether the device built the lists. */
+static int device_run(nbrt_kernel *k, int on, const nbrt_cutoff *c0,
+                      size_t ni, size_t nj, double *const xi[3],
+                      double *const xj[3], double *w, double *out)
+{
+	nbrt *rt = device(OCL);
+	setenv("NBRT_DEVICE_CELLS", on ? "1" : "0", 1);
+	for (int a = 0; a < 3; a++) {
+		ck_assert(nbrt_bind(k, in_i[a], NBRT_DOUBLE, xi[a]) == 0);
+		ck_assert(nbrt_bind(k, in_j[a], NBRT_DOUBLE, xj[a]) == 0);
+	}
+	ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, w) == 0);
+	for (int o = 0; o < NOUT; o++)
+		ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, out + o * ni) == 0);
+	nbrt_cutoff c = *c0;
+	struct nbrt_cutoff_stats st;
+	c.stats = &st;
+	ck_assert_msg(nbrt_run_cutoff(k, ni, nj, &c) == 0, "%s",
+	              nbrt_error(rt));
+	return st.device;
+}
+
+/* Host-built against device-built lists on the same inputs: counts,
+ * min/max and indices exact, sums within rounding (4 (count + 1) u). */
+static void same_results(const double *a, const double *b, size_t ni,
+                         const char *what)
+{
+	for (size_t i = 0; i < ni; i++) {
+		double cnt = a[C * ni + i];
+		for (int o = 0; o < NOUT; o++) {
+			double g = b[o * ni + i], v = a[o * ni + i];
+			double tol = o == S || o == SJ ? 4 * (cnt + 1) * 0x1p-53 * fabs(v)
+			           : o == L ? 4 * (cnt + 1) * 0x1p-53 * (2 + fabs(v)) : 0;
+			if (!(g == v || fabs(g - v) <= tol))
+				ck_abort_msg("%s: %s[%zu] = %.17g on the device's lists, "
+				             "%.17g on the host's", what, outn[o], i, g, v);
+		}
+	}
+}
+
+/* A self run (i and j the same arrays: sorted once; also in the
+ * device's finer cells, NBRT_DEVICE_CELL_SPLIT), a grid too sparse for
+ * the device (two clusters far apart: the host builds the lists), and a
+ * NaN position (the host's message), each against the host's lists; the
+ * default of NBRT_DEVICE_CELLS restored after. */
+START_TEST(device_cells)
+{
+	nbrt *rt = device(OCL);
+	if (!rt)
+		return;
+	const char *was = getenv("NBRT_DEVICE_CELLS");
+	char *keep = was ? strdup(was) : NULL;
+	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
+	for (int kase = 0; kase < 3; kase++) {
+		Case cs;
+		make_case(&cs, 3, 0, UNIFORM, 509, 509);
+		size_t n = cs.ni;
+		if (kase == 1) /* half of them 10^4 cutoffs away along y */
+			for (size_t e = n / 2; e < n; e++) {
+				cs.x[1][e] += 1e4 * cs.rc;
+				cs.y[1][e] += 1e4 * cs.rc;
+			}
+		if (kase == 2)
+			cs.x[2][n / 3] = NAN;
+		if (kase == 0) /* dense enough for a run a cell of cutoff / 3 */
+			cs.rc = (float)(cs.rc * 3);
+		nbrt_cutoff c = params(&cs);
+		c.split = c.group = 0;
+		c.self = kase == 0;
+		ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+		ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+		double *a = malloc(NOUT * n * sizeof *a), *b = malloc(NOUT * n * sizeof *b);
+		double *const *xj = kase == 0 ? cs.x : cs.y;
+		if (kase == 2) {
+			char msg[2][512];
+			for (int on = 0; on < 2; on++) {
+				setenv("NBRT_DEVICE_CELLS", on ? "1" : "0", 1);
+				for (int e = 0; e < 3; e++) {
+					ck_assert(nbrt_bind(k, in_i[e], NBRT_DOUBLE, cs.x[e]) == 0);
+					ck_assert(nbrt_bind(k, in_j[e], NBRT_DOUBLE, xj[e]) == 0);
+				}
+				ck_assert(nbrt_run_cutoff(k, n, n, &c) == -1);
+				snprintf(msg[on], sizeof msg[on], "%s", nbrt_error(rt));
+			}
+			ck_assert_msg(strstr(msg[1], "zi[") && strstr(msg[1], "= nan: "
+			              "positions must be finite"), "%s", msg[1]);
+			ck_assert_str_eq(msg[0], msg[1]);
+		} else {
+			ck_assert(device_run(k, 0, &c, n, n, cs.x, xj, cs.w, a) == 0);
+			double ph = nbrt_pairs(k);
+			ck_assert_msg(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) ==
+			              (kase == 0), "case %d: device lists %s", kase,
+			              kase == 0 ? "not used" : "used on a sparse grid");
+			ck_assert_msg(nbrt_pairs(k) == ph, "case %d: pairs %g, host %g",
+			              kase, nbrt_pairs(k), ph);
+			same_results(a, b, n, kase == 0 ? "self run" : "sparse grid");
+			/* pairs cut into many launches (their tasks on the host) */
+			if (kase == 0) {
+				setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_MAX_INTERACTIONS");
+				ck_assert(nbrt_launches(k) > 1);
+				same_results(a, b, n, "launches of 5000 pairs");
+			}
+			/* the device's finer cells (cutoff / 2 and / 3, rows of 5
+			 * and 7 cells): the same results from fewer pairs */
+			for (int sp = 2; kase == 0 && sp <= 3; sp++) {
+				setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_DEVICE_CELL_SPLIT");
+				ck_assert_msg(nbrt_pairs(k) < ph, "split %d: pairs %g, "
+				              "host's cells of one cutoff %g", sp,
+				              nbrt_pairs(k), ph);
+				same_results(a, b, n, sp == 2 ? "cells of cutoff / 2"
+				                              : "cells of cutoff / 3");
+			}
+		}
+		free(a);
+		free(b);
+		free_case(&cs);
+	}
+	nbrt_free(k);
+	if (keep)
+		setenv("NBRT_DEVICE_CELLS", keep, 1);
+	else
+		unsetenv("NBRT_DEVICE_CELLS");
+	free(keep);
 }
 END_TEST
 
@@ -825,6 +993,10 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_cutoff", rng);
+	/* OpenCL's cell lists of the cases it takes built on the device
+	 * (cl/cells.c), unless the caller chose (NBRT_DEVICE_CELLS=0: the
+	 * host's); device_cells compares the two */
+	setenv("NBRT_DEVICE_CELLS", "1", 0);
 	Suite *s = suite_create("cutoff");
 	TCase *t = tcase_create("cutoff");
 	tcase_set_timeout(t, 1200);
@@ -834,6 +1006,7 @@ int main(void)
 	tcase_add_test(t, examples_host);
 	tcase_add_test(t, examples_opencl);
 	tcase_add_test(t, nbrt_arrays);
+	tcase_add_test(t, device_cells);
 	tcase_add_test(t, bad_input);
 	tcase_add_test(t, threads);
 	suite_add_tcase(s, t);
