@@ -48,3 +48,11 @@ finish() {
 	echo "${1:-$(basename "$0" .sh)}: $checks checks, $fails failed"
 	[ "$fails" = 0 ] || exit 1
 }
+# need_mpmath NAME: the oneloop tests' independent references are mpmath's;
+# without it the checks so far are reported and the test skipped (77)
+need_mpmath() {
+	python3 -c 'import mpmath' 2>/dev/null && return 0
+	echo "skipped: no mpmath for python3 (the independent reference)"
+	finish "$1"
+	exit 77
+}

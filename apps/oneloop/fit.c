@@ -1,13 +1,14 @@
 /* fit.c: the extrapolation lambda -> 0 of bin/oneloop by the asymptotic
- * form I = A ln lambda + B + sum_p lambda^p (c_p + d_p ln lambda), fitted
- * exactly to consecutive points in QD's quad-double (generalized
- * Richardson elimination), each fit with the error its inputs' errors
- * propagate into A and B, and the best fit chosen (docs/oneloop.md). */
+ * form I = A ln lambda + B + power terms (fit_terms: lambda^p and
+ * lambda^p ln lambda as the basis says), fitted exactly to consecutive
+ * points in QD's quad-double (generalized Richardson elimination), A
+ * fitted or given, each fit with the error its inputs' errors propagate
+ * into A and B, and the best fit chosen (docs/oneloop.md). */
 #include <qd/c_qd.h>
 #include <string.h>
 #include "oneloop.h"
 
-/* q <= FIT_MAXQ unknowns: 2 + 2 P */
+/* q <= FIT_MAXQ unknowns: 2 + 2 P at most (FIT_PAIRS) */
 #define FIT_MAXQ (2 + 2 * FIT_MAXP)
 
 typedef double qd[4];
@@ -69,46 +70,86 @@ static int solve(int q, qd *m, int nr, qd *r)
 	return 0;
 }
 
-/* The fit with p pairs of power terms to the points j .. j+2+2p-1. */
+/* The power terms of P in the basis: their number, and with x, lx their
+ * values at lambda/l0 = x, ln x = lx into row (when not NULL).  The
+ * powers p = 1 .. P: FIT_PAIRS lambda^p and lambda^p ln lambda each;
+ * FIT_ODD lambda^p, and lambda^p ln lambda for even p only; FIT_EVEN
+ * lambda^2p alone (docs/oneloop.md, "The physical region's model"). */
+static int fit_terms(int basis, int p, const double *x, const double *lx,
+                     qd *row)
+{
+	int n = 0;
+	qd xp;
+	if (row)
+		c_qd_copy_d(1, xp);
+	for (int k = 1; k <= p; k++) {
+		int reps = basis == FIT_EVEN ? 2 : 1;
+		for (int e = 0; row && e < reps; e++)
+			c_qd_selfmul(x, xp);
+		if (row)
+			c_qd_copy(xp, row[n]);
+		n++;
+		if (basis == FIT_PAIRS || (basis == FIT_ODD && k % 2 == 0)) {
+			if (row)
+				c_qd_mul(xp, lx, row[n]);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The fit with P = p to the points j .. j+q-1, q its unknowns: A (unless
+ * given), B and the power terms. */
 static int fit_one(const fit_in *in, int p, int j, fit_out *o)
 {
-	int q = 2 + 2 * p, nr = q + 1;
-	qd m[FIT_MAXQ * FIT_MAXQ], r[FIT_MAXQ * (FIT_MAXQ + 1)], l0, t;
+	int ka = !in->known_a, q = 1 + ka + fit_terms(in->basis, p, 0, 0, 0),
+	    nr = q + 1;
+	qd m[FIT_MAXQ * FIT_MAXQ], r[FIT_MAXQ * (FIT_MAXQ + 1)], l0, t, ga;
+	if (j + q > in->m)
+		return 1;
 	/* scaled by the window's first lambda, so the powers are O(1):
-	 * A ln(lambda) + B = A ln(lambda/l0) + (B + A ln l0) */
+	 * A ln(lambda) + B = A ln(lambda/l0) + (B + A ln l0); a given A's
+	 * term is taken from the values as they are */
 	qd_of(in->lam[j], l0);
+	qd_of(in->a, ga);
 	for (int i = 0; i < q; i++) {
-		qd x, lx, xp;
+		qd x, lx;
 		qd_of(in->lam[j + i], x);
+		qd_of(in->val[j + i], r[i * nr]);
+		if (!ka) {
+			c_qd_log(x, lx);
+			c_qd_mul(ga, lx, t);
+			c_qd_selfsub(t, r[i * nr]);
+		}
 		c_qd_selfdiv(l0, x);
 		c_qd_log(x, lx);
-		c_qd_copy(lx, m[i * q + 0]);
-		c_qd_copy_d(1, m[i * q + 1]);
-		c_qd_copy_d(1, xp);
-		for (int k = 1; k <= p; k++) {
-			c_qd_selfmul(x, xp);
-			c_qd_copy(xp, m[i * q + 2 * k]);
-			c_qd_mul(xp, lx, m[i * q + 2 * k + 1]);
-		}
+		if (ka)
+			c_qd_copy(lx, m[i * q + 0]);
+		c_qd_copy_d(1, m[i * q + ka]);
+		fit_terms(in->basis, p, x, lx, m + i * q + ka + 1);
 		/* the right-hand sides: the values, then the unit vectors, whose
 		 * solutions are the weights of each value in A and B */
-		qd_of(in->val[j + i], r[i * nr]);
 		for (int k = 0; k < q; k++)
 			c_qd_copy_d(k == i, r[i * nr + 1 + k]);
 	}
 	if (solve(q, m, nr, r))
 		return 1;
-	/* B = B' - A ln l0 */
+	/* B = B' - A ln l0, where A was fitted */
 	qd ll0;
 	c_qd_log(l0, ll0);
-	c_qd_mul(r[0], ll0, t);
-	c_qd_sub(r[nr], t, t);
-	o->a = nb_dd_make(r[0][0], r[0][1]);
+	if (ka) {
+		c_qd_mul(r[0], ll0, t);
+		c_qd_sub(r[nr], t, t);
+		o->a = nb_dd_make(r[0][0], r[0][1]);
+	} else {
+		c_qd_copy(r[0], t);
+		o->a = in->a;
+	}
 	o->b = nb_dd_make(t[0], t[1]);
 	double pa = 0, pb = 0;
 	for (int k = 0; k < q; k++) {
-		double e = in->err[j + k], alpha = r[1 + k][0],
-		       beta = r[nr + 1 + k][0] - alpha * ll0[0];
+		double e = in->err[j + k], alpha = ka ? r[1 + k][0] : 0,
+		       beta = ka ? r[nr + 1 + k][0] - alpha * ll0[0] : r[1 + k][0];
 		/* a value's own rounding, where its estimate is below it */
 		double v = fabs(in->val[j + k].hi) * (in->dbl ? 0x1p-52 : 0x1p-104);
 		e = e > v ? e : v;
@@ -119,30 +160,54 @@ static int fit_one(const fit_in *in, int p, int j, fit_out *o)
 	o->pb = pb;
 	o->p = p;
 	o->j = j;
+	o->q = q;
 	return 0;
+}
+
+/* The model's error of a fit, from the change d of B from the window one
+ * lambda larger and the change dp before that (negative where none): d
+ * itself where A is fitted (the old estimate, which the Euclidean
+ * region's measurements hold).  With A given (the physical region) the
+ * fits converge slowly at first, and a change can be small by chance
+ * where successive fits swing about the limit (N = 128, s = 2: B 8.9e-3
+ * off beside a change of 1.2e-3, the one before 2.4e-2): the larger of
+ * the two changes, and where they fall by rho = d / dp (at most 0.9), the
+ * rest of their geometric series, rho / (1 - rho) times it. */
+static double model_error(const fit_in *in, double d, double dp)
+{
+	if (!in->known_a)
+		return d;
+	double rho = dp > 0 ? fmin(d / dp, 0.9) : 0.9;
+	return fmax(d, dp) * fmax(1, rho / (1 - rho));
 }
 
 /* For each p, the fits to consecutive windows, j and j+1: their
  * difference estimates the terms the model leaves out (an overestimate of
- * those of the second, whose lambdas are smaller by RATIO), to which the
- * second's propagated error is added.  The fit of least error wins, for A
- * and for B separately. */
+ * those of the second, whose lambdas are smaller by RATIO, or its series,
+ * model_error), to which the second's propagated error is added.  The fit
+ * of least error wins, for A and for B separately. */
 int fit_best(const fit_in *in, fit_out *a, fit_out *b)
 {
 	int found = 0;
 	for (int p = 0; p <= FIT_MAXP; p++) {
-		int q = 2 + 2 * p;
+		int q = 1 + !in->known_a + fit_terms(in->basis, p, 0, 0, 0);
 		/* each window's fit serves twice: as the second of a pair, then
 		 * as the first of the next */
 		fit_out f0, f1;
 		int have = 0;
+		double db = -1;
 		for (int j = 0; j + q <= in->m; j++, f0 = f1) {
 			int had = have;
 			have = !fit_one(in, p, j, &f1);
-			if (!had || !have)
+			if (!had || !have) {
+				db = -1;
 				continue;
-			f1.ea = fabs(num_sub(0, f1.a, f0.a).hi) + f1.pa;
-			f1.eb = fabs(num_sub(0, f1.b, f0.b).hi) + f1.pb;
+			}
+			double d = fabs(num_sub(0, f1.b, f0.b).hi);
+			f1.ea = in->known_a ? in->a_err
+			                    : fabs(num_sub(0, f1.a, f0.a).hi) + f1.pa;
+			f1.eb = model_error(in, d, db) + f1.pb;
+			db = d;
 			if (!found || f1.ea < a->ea)
 				*a = f1;
 			if (!found || f1.eb < b->eb)

@@ -324,6 +324,25 @@ static int check_threshold(const char *where, int dbl, const params *p,
 	return 0;
 }
 
+/* The physical region's model expands in lambda below the threshold
+ * (docs/oneloop.md, "The physical region's model"): above it (s < 4
+ * lambda^2) D has no zero and I is another function, so the lambda
+ * sequence of an extrapolation on the contour starts below it. */
+static int check_below(const char *where, int dbl, const params *p,
+                       const char *s_text)
+{
+	nb_dd four = num_mul(dbl, nb_dd_from(4), num_mul(dbl, p->l0, p->l0));
+	if (!(four.hi < p->s.hi)) {
+		char b[64];
+		return prog_fail("%sthe first lambda %s is not below the threshold "
+		                 "of s = %s (4 lambda^2 < s): the physical region's "
+		                 "expansion in lambda holds below it; a smaller L0 "
+		                 "in --lambdas (docs/oneloop.md)", where,
+		                 param(b, sizeof b, dbl, p->l0), nb_esc(s_text));
+	}
+	return 0;
+}
+
 /* The rule's truncation at lambdas down to `last`, below dd's; with eps,
  * whose integrand is at most 1/eps^2 wherever D vanishes, at eps down to
  * elast as well (an absolute bound: I may be near 0 there). */
@@ -438,7 +457,8 @@ static int read_params(args *a, params *p)
 		p->kappa = k.hi;
 	}
 	if (CPLX(a) && p->s.hi > 0 &&
-	    check_threshold("", dbl, p, a->s, a->count))
+	    (check_threshold("", dbl, p, a->s, a->count) ||
+	     (a->deform && a->extrapolate && check_below("", dbl, p, a->s))))
 		return 1;
 	double elast = a->ieps ? p->e0.hi * pow(p->eratio.hi,
 	                                        (double)(a->ecount - 1)) : 0;
@@ -1209,17 +1229,48 @@ typedef struct series {
 
 /* The leading logarithm's coefficient in closed form (docs/oneloop.md,
  * "The leading logarithm"): A = (2/s) J, J = ln((c + r)/(c - r)) / r,
- * c = me^2 + mf^2 - t, r = sqrt(c^2 - 4 me^2 mf^2); J = 2/c where r = 0. */
-static double closed_a(const params *p)
+ * c = me^2 + mf^2 - t, r = sqrt(c^2 - 4 me^2 mf^2); J = 2/c where r = 0.
+ * In the run's precision: (c + r)/(c - r) = (c + r)^2 / (4 me^2 mf^2)
+ * keeps c - r's digits, and for r/c < 1/4 the series of the logarithm,
+ * 2 atanh(x) = 2 sum x^(2k+1)/(2k+1), goes smoothly to r = 0. */
+static nb_dd closed_a(int dbl, const params *p)
 {
-	double e2 = p->me.hi * p->me.hi, f2 = p->mf.hi * p->mf.hi;
-	double c = e2 + f2 - p->t.hi, r = sqrt(fmax(c * c - 4 * e2 * f2, 0));
-	double j = r > 1e-8 * c ? log((c + r) / (c - r)) / r : 2 / c;
-	return 2 * j / p->s.hi;
+	nb_dd e2 = num_mul(dbl, p->me, p->me), f2 = num_mul(dbl, p->mf, p->mf);
+	nb_dd c = num_sub(dbl, num_add(dbl, e2, f2), p->t),
+	      ef4 = num_mul(dbl, nb_dd_from(4), num_mul(dbl, e2, f2));
+	nb_dd r2 = num_sub(dbl, num_mul(dbl, c, c), ef4), j;
+	nb_dd r = r2.hi > 0 ? (dbl ? nb_dd_from(sqrt(r2.hi)) : nb_dd_sqrt(r2))
+	                    : nb_dd_from(0);
+	if (r.hi < c.hi / 4) {
+		/* J = (2/c) sum x^2k / (2k+1), x = r/c: 40 terms leave 4^-80 */
+		nb_dd x = num_div(dbl, r, c), x2 = num_mul(dbl, x, x),
+		      xp = nb_dd_from(1), sum = nb_dd_from(0);
+		for (int k = 0; k < 40; k++) {
+			sum = num_add(dbl, sum, num_div(dbl, xp, nb_dd_from(2 * k + 1)));
+			xp = num_mul(dbl, xp, x2);
+		}
+		j = num_div(dbl, num_mul(dbl, nb_dd_from(2), sum), c);
+	} else {
+		nb_dd cr = num_add(dbl, c, r);
+		j = num_div(dbl, num_log(dbl, num_div(dbl, num_mul(dbl, cr, cr),
+		                                      ef4)), r);
+	}
+	return num_div(dbl, num_mul(dbl, nb_dd_from(2), j), p->s);
 }
 
-static int fit_part(int dbl, series *x, int which)
+/* In the physical region (s > 0, the deformed contour) the model is that
+ * of docs/oneloop.md, "The physical region's model": A given by its closed
+ * form (real: the imaginary part's A is 0), the real part's powers
+ * lambda^p with logarithms at even p only, the imaginary part's even
+ * powers alone.  Elsewhere A is fitted with pairs at every power. */
+static int physical_model(const run *r)
 {
+	return r->a->deform && r->p.s.hi > 0;
+}
+
+static int fit_part(const run *r, series *x, int which)
+{
+	int dbl = r->a->dbl;
 	nb_dd *val = calloc((size_t)x->m, sizeof *val);
 	double *err = calloc((size_t)x->m, sizeof *err);
 	int rc = !val || !err;
@@ -1228,7 +1279,15 @@ static int fit_part(int dbl, series *x, int which)
 			val[k] = x->v[k].v[which];
 			err[k] = x->v[k].e[which];
 		}
-		fit_in in = {x->m, dbl, x->lam, val, err};
+		fit_in in = {x->m, dbl, x->lam, val, err, FIT_PAIRS, 0,
+		             nb_dd_from(0), 0};
+		if (physical_model(r)) {
+			in.basis = which ? FIT_EVEN : FIT_ODD;
+			in.known_a = 1;
+			in.a = which ? nb_dd_from(0) : closed_a(dbl, &r->p);
+			/* the closed form's rounding, a few units of the last place */
+			in.a_err = 8 * fabs(in.a.hi) * (dbl ? 0x1p-52 : 0x1p-104);
+		}
 		part *p = &x->p[which];
 		rc = fit_best(&in, &p->a, &p->b);
 		p->ok = !rc;
@@ -1309,9 +1368,12 @@ static void print_series(const run *r, const series *x, double total)
 	}
 	header(r, "extrapolation lambda -> 0");
 	printf("lambda_k = %s * %s^k, k = 0..%d; model I(lambda) = A ln(lambda) "
-	       "+ B + sum_p lambda^p (c_p + d_p ln lambda)\n",
-	       param(b3, sizeof b3, dbl, r->p.l0),
-	       param(b4, sizeof b4, dbl, r->p.ratio), m - 1);
+	       "+ B + %s\n", param(b3, sizeof b3, dbl, r->p.l0),
+	       param(b4, sizeof b4, dbl, r->p.ratio), m - 1,
+	       physical_model(r) ? "sum_p c_p lambda^p + sum_(p even) d_p "
+	       "lambda^p ln lambda (Re),\nsum_p c_p lambda^2p (Im), A the "
+	       "leading logarithm's closed form"
+	       : "sum_p lambda^p (c_p + d_p ln lambda)");
 	if (a->ieps)
 		printf("each I_k extrapolated eps -> 0 over eps_j = %s * %s^j, "
 		       "j = 0..%ld (Wynn)\n", param(b3, sizeof b3, dbl, r->p.e0),
@@ -1339,22 +1401,27 @@ static void print_series(const run *r, const series *x, double total)
 	       "values below\n", a->ieps ? "the eps extrapolation's estimate"
 	       : quarter(a) ? "the estimate from I_k at N, N/2, N/4 and N/8"
 	                    : "|I_N - I_N/2|");
-	printf("A and B: the exact fit of the model with P power terms to 2 + "
-	       "2P consecutive lambdas,\nthe fit of least error estimate (the "
-	       "change from the window one lambda larger,\nplus the values' "
-	       "errors carried through the fit)\n\n");
+	printf("A and B: the exact fit of the model with powers up to P to as "
+	       "many consecutive lambdas\nas it has unknowns, the fit of least "
+	       "error estimate (the change from the window\none lambda larger, "
+	       "plus the values' errors carried through the fit)\n\n");
 	for (int w = 0; w < parts; w++) {
 		const part *p = &x->p[w];
 		printf("A%s = %s\n", pname[w], shown(b1, sizeof b1, r, p->a.a,
 		                                     p->a.ea));
-		printf("error estimate of A%s: %.3g (P = %d, lambda_%d .. "
-		       "lambda_%d; the values' errors give %.2g)\n", pname[w],
-		       p->a.ea, p->a.p, p->a.j, p->a.j + 1 + 2 * p->a.p, p->a.pa);
+		if (physical_model(r))
+			printf("error estimate of A%s: %.3g (the closed form's "
+			       "rounding: A is given)\n", pname[w], p->a.ea);
+		else
+			printf("error estimate of A%s: %.3g (P = %d, lambda_%d .. "
+			       "lambda_%d; the values' errors give %.2g)\n",
+			       pname[w], p->a.ea, p->a.p, p->a.j,
+			       p->a.j + p->a.q - 1, p->a.pa);
 		printf("B%s = %s\n", pname[w], shown(b2, sizeof b2, r, p->b.b,
 		                                     p->b.eb));
 		printf("error estimate of B%s: %.3g (P = %d, lambda_%d .. "
 		       "lambda_%d; the values' errors give %.2g)\n", pname[w],
-		       p->b.eb, p->b.p, p->b.j, p->b.j + 1 + 2 * p->b.p, p->b.pb);
+		       p->b.eb, p->b.p, p->b.j, p->b.j + p->b.q - 1, p->b.pb);
 	}
 	timing_lines(r, total);
 }
@@ -1387,7 +1454,7 @@ static int series_run(run *r, series *x)
 	}
 	int np = 1 + CPLX(r->a);
 	for (int w = 0; w < np; w++)
-		if (fit_part(dbl, x, w))
+		if (fit_part(r, x, w))
 			return 1;
 	/* relative to |A|, the complex modulus where there are two parts:
 	 * the leading logarithm's A is real (docs/oneloop.md), so the
@@ -1398,14 +1465,14 @@ static int series_run(run *r, series *x)
 		p->ok = p->ok && p->a.ea <= CONVERGED * scale &&
 		        p->b.eb <= CONVERGED * scale;
 	}
-	/* In the physical region the fit's estimate has been seen to fall
-	 * short (N = 256, s = 2, t = 0: A 1.4e-3 off the closed form beside
-	 * an estimate of 1.1e-4, B 9e-3 beside 6e-4), so the real part's A
-	 * is held to the closed form: farther than its estimate, neither
-	 * part is a value (docs/oneloop.md, "The lambda -> 0 limit in the
-	 * physical region"). */
-	if (r->a->deform && x->p[0].ok) {
-		double cf = closed_a(&r->p);
+	/* On the deformed contour with A fitted (s <= 0 there) the fit's
+	 * estimate has been seen to fall short in the physical region (N =
+	 * 256, s = 2, t = 0, before its model: A 1.4e-3 off the closed form
+	 * beside an estimate of 1.1e-4), so the real part's A is held to the
+	 * closed form: farther than its estimate, neither part is a value.
+	 * For s > 0 A is the closed form itself (physical_model). */
+	if (r->a->deform && !physical_model(r) && x->p[0].ok) {
+		double cf = closed_a(dbl, &r->p).hi;
 		if (!(fabs(x->p[0].a.a.hi - cf) <= x->p[0].a.ea)) {
 			x->a_cf = cf;
 			x->p[0].ok = x->p[1].ok = 0;
@@ -1609,6 +1676,8 @@ static long scan_rows(args *a, const params *base, char *text, scanrow **out)
 		                       : 0;
 		if ((r->p.s.hi > 0 && check_threshold(where, a->dbl, &r->p,
 		                                      r->text[0], a->count)) ||
+		    (r->p.s.hi > 0 && a->deform && a->extrapolate &&
+		     check_below(where, a->dbl, &r->p, r->text[0])) ||
 		    check_tail(where, &r->p, last, elast))
 			goto bad;
 	}

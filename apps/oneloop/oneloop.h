@@ -36,20 +36,30 @@ double quad_error_pow(double dn, double dh, double dq, double floor,
 void wynn(int dbl, const nb_dd *s, int n, nb_dd *ext);
 
 /* The extrapolation lambda -> 0 by the asymptotic form (fit.c):
- *   I(lambda) = A ln lambda + B + sum_(p=1..P) lambda^p (c_p + d_p ln lambda),
- * its 2 + 2P unknowns solved from as many consecutive points in
- * quad-double, P = 0 .. FIT_MAXP. */
+ *   I(lambda) = A ln lambda + B + the power terms of P,
+ * its unknowns (B, the terms, and A unless given) solved from as many
+ * consecutive points in quad-double, P = 0 .. FIT_MAXP.  The bases of
+ * power terms, for p = 1 .. P: */
+enum {
+	FIT_PAIRS, /* lambda^p and lambda^p ln lambda (s <= 0) */
+	FIT_ODD,   /* lambda^p, and lambda^p ln lambda for even p (Re, s > 0) */
+	FIT_EVEN   /* lambda^2p (Im, s > 0) */
+};
 #define FIT_MAXP 8
 typedef struct fit_in {
 	int m, dbl;
 	const nb_dd *lam, *val; /* lambda_k (decreasing), I_k */
 	const double *err;      /* I_k's error estimates */
+	int basis;              /* FIT_PAIRS, FIT_ODD or FIT_EVEN */
+	int known_a;            /* A given (a, with its error a_err) */
+	nb_dd a;
+	double a_err;
 } fit_in;
 typedef struct fit_out {
 	nb_dd a, b;
 	double pa, pb; /* the inputs' errors propagated into A and B */
 	double ea, eb; /* the error estimates: pa, pb and the model's */
-	int p, j;      /* P, and the window's first point */
+	int p, j, q;   /* P, the window's first point and its length */
 } fit_out;
 /* The fits of least error estimate for A (into *a) and for B (*b);
  * nonzero where no fit could be made (fewer than 3 points). */

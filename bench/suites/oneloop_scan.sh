@@ -5,10 +5,11 @@
 #   region=physical   (the default) s from smin to smax > 0: each row one
 #                     integral at lambda = `lambda` on the deformed contour
 #                     (no eps), Re and Im; with extrapolate=1 each row is
-#                     extrapolated over --lambdas `lambdas` instead;
+#                     extrapolated over --lambdas `lambdas` instead
+#                     (0.4,0.7,12 unless given);
 #   region=euclidean  s from -4 to -0.25 (D > 0): each row extrapolated
-#                     lambda -> 0 over --lambdas `lambdas` (issue 27's
-#                     4,096 rows: points=4096).
+#                     lambda -> 0 over --lambdas `lambdas` (0.1,0.5,16
+#                     unless given; issue 27's 4,096 rows: points=4096).
 # eps=E0,RATIO,COUNT runs the physical rows by the eps extrapolation
 # instead of the contour; kappa=K evaluates the contour at K alone (by
 # default 1 and 1/2, the better).  Rows: bin/oneloop's own CSV with the row's
@@ -24,7 +25,7 @@ region=physical
 points=1000
 n=256
 lambda=0.5
-lambdas="0.1,0.5,16"
+lambdas=""
 extrapolate=0
 eps=""
 kappa=""
@@ -34,9 +35,13 @@ tmin=-4
 tmax=-0.25
 
 suite_run() {
+	# the lambdas by region where not given: bin/oneloop's default for
+	# s < 0; above threshold the physical model's sequence, from below
+	# the threshold of s = 2 (docs/oneloop.md, "The physical region's
+	# model")
 	case $region in
-	physical) s0=$smin s1=$smax ;;
-	euclidean) s0=-4 s1=-0.25 extrapolate=1 eps="" ;;
+	physical) s0=$smin s1=$smax; : "${lambdas:=0.4,0.7,12}" ;;
+	euclidean) s0=-4 s1=-0.25 extrapolate=1 eps=""; : "${lambdas:=0.1,0.5,16}" ;;
 	*) note "region must be physical or euclidean, not $region"; return 1 ;;
 	esac
 	lam=""

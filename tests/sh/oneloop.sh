@@ -62,6 +62,7 @@ T4="where D vanishes at x = y = 1/2, z = 0, on the edge of the simplex: move s o
 refuse "s = 0.04 is exactly at the threshold s = 4 lambda^2 of lambda = 0.1, $T4" --s 0.04 --lambda 0.1
 refuse "s = 0.04 is exactly at the threshold s = 4 lambda^2 of lambda = 0.1, $T4" --s 0.04 --lambda 0.1 --precision double
 refuse "s = 0.0025 is exactly at the threshold s = 4 lambda^2 of lambda = 0.025, $T4" --s 0.0025 --extrapolate
+refuse "the first lambda 0.4 is not below the threshold of s = 0.5 (4 lambda^2 < s): the physical region's expansion in lambda holds below it; a smaller L0 in --lambdas (docs/oneloop.md)" --s 0.5 --t 0 --extrapolate --lambdas 0.4,0.7,4
 refuse "--lambda and --extrapolate exclude each other (--lambdas sets the extrapolation's sequence)" --lambda 0.1 --extrapolate
 refuse "the parameters are outside the rule's range: at lambda = 1e-09 its truncation error may reach 8.9e-24 of I, above dd precision (1e-32); the bound grows as min(lambda, me, mf) falls and as |s|, |t|, me, mf grow (docs/oneloop.md)" --lambda 1e-9
 refuse "the parameters are outside the rule's range: at lambda = 1e-18 its truncation error may reach 8.9e+12 of I, above dd precision (1e-32); the bound grows as min(lambda, me, mf) falls and as |s|, |t|, me, mf grow (docs/oneloop.md)" --extrapolate --lambdas 1e-3,0.1,16

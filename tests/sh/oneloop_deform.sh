@@ -98,11 +98,7 @@ else
 	bad "s = -1: deformed Re off $d (estimates $e), Im $5 (estimate $6)"
 fi
 
-python3 -c 'import mpmath' 2>/dev/null || {
-	echo "skipped: no mpmath for python3 (the independent reference)"
-	finish oneloop_deform
-	exit 77
-}
+need_mpmath oneloop_deform
 PY="python3 tests/sh/oneloop_ieps_ref.py"
 
 # against the reference: RE IM of the reference, the CSV, the held-back

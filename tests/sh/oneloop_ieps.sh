@@ -29,10 +29,7 @@ cd "$ROOT"
 scratch
 shared_cache
 OL=$BIN/oneloop
-python3 -c 'import mpmath' 2>/dev/null || {
-	echo "skipped: no mpmath for python3 (the independent reference)"
-	exit 77
-}
+need_mpmath oneloop_ieps
 PY="python3 tests/sh/oneloop_ieps_ref.py"
 # lt A B: |A| <= B, in awk's double
 le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a < 0) a = -a; exit !(a <= b) }'; }

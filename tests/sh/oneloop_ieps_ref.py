@@ -32,7 +32,9 @@ def inner(x, s, lam, m, eps):
         beta = g / (r - q) ** 2
         alpha = (-1 / a) / (r - q) ** 2 - 2 * g / (r - q) ** 3
         tot += alpha * (mp.log(u - r) - mp.log(-r)) + beta * (-1 / (u - r) - 1 / r)
-    return tot
+    # D = a (y - r1) (y - r2): 1/D^2 has a^2 below, of which alpha and
+    # beta hold one
+    return tot / a
 
 
 def value(s, lam, m, eps, degree=6):
