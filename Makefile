@@ -91,7 +91,8 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/tune.c runtime/tunefile.c runtime/work.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c \
-            runtime/cl/sort.c runtime/cl/cells.c
+            runtime/cl/sort.c runtime/cl/cells.c \
+            runtime/cl/morton.c
 # the OpenCL back end's own kernels, embedded with the dd library
 RT_GEN   := $(B)/cl_kernels_src.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)

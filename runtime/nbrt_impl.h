@@ -123,6 +123,17 @@ struct nbrt_backend {
 	int (*run_cells)(nbrt_kernel *k, size_t ni, size_t nj,
 	                 const nbrt_cutoff *c, const int pv[2][3],
 	                 double time[8], double *pairs);
+	/* the treecode's sort (tree.c) on the device: the Morton keys of n
+	 * bodies x[0..3) (host doubles) in the cube of corner lo and width
+	 * side, as nbrt_order_keys makes them, sorted as nbrt_order_sort
+	 * does; the sorted keys, the order (sorted e is the caller's
+	 * order[e]) and the positions (and the masses m, unless NULL) gathered
+	 * in it into key, order, sx and sm: the host's bits.  0 done, 1 not
+	 * this case (the host sorts), -1 failure.  NULL: none */
+	int (*tree_sort)(nbrt *rt, const double *const x[3], const double *m,
+	                 size_t n, const double lo[3], double side,
+	                 unsigned long long *key, size_t *order,
+	                 double *const sx[3], double *sm);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
@@ -487,6 +498,10 @@ void nbrt_cache_put(const nbrt *rt, const char *path, const nbrt_key *k,
  * otherwise the host sorts, and NBRT_VERBOSE notes why). */
 struct nbrt_kv *nbrt_sort_kv(nbrt *rt, struct nbrt_kv *kv,
                              struct nbrt_kv *tmp, size_t n, uint64_t differ);
+/* Whether n keys are the device's to sort by that rule: 1 yes, 0 no, -1
+ * a bad $NBRT_DEVICE_SORT (the message set); *forced: $NBRT_DEVICE_SORT=1
+ * (the device's failure is then the call's). */
+int nbrt_sort_device(nbrt *rt, size_t n, int *forced);
 
 /* msg.c: failures, notes and listings. */
 

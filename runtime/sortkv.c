@@ -13,27 +13,33 @@
  * 0.23 and 0.65 ms at 16384, twice that at 32768. */
 #define DEVICE_MIN 32768
 
-nbrt_kv *nbrt_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
-                      uint64_t differ)
+int nbrt_sort_device(nbrt *rt, size_t n, int *forced)
 {
 	const char *e = getenv("NBRT_DEVICE_SORT");
 	int force = -1;
 	if (e && *e) {
-		if (strcmp(e, "0") && strcmp(e, "1")) {
-			nbrt_fail(rt, "NBRT_DEVICE_SORT '%s': it must be 0 (the host's "
-			          "sort) or 1 (the device's)", e);
-			return NULL;
-		}
+		if (strcmp(e, "0") && strcmp(e, "1"))
+			return nbrt_fail(rt, "NBRT_DEVICE_SORT '%s': it must be 0 (the "
+			                 "host's sort) or 1 (the device's)", e);
 		force = *e == '1';
 	}
-	int dev = rt->be->sort && (uint64_t)n <= UINT32_MAX &&
-	          (force == 1 || (force == -1 && n >= DEVICE_MIN && rt->devclass &&
-	                          !strncmp(rt->devclass, "gpu", 3)));
-	if (dev) {
+	*forced = force == 1;
+	return (uint64_t)n <= UINT32_MAX &&
+	       (force == 1 || (force == -1 && n >= DEVICE_MIN && rt->devclass &&
+	                       !strncmp(rt->devclass, "gpu", 3)));
+}
+
+nbrt_kv *nbrt_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                      uint64_t differ)
+{
+	int force, dev = nbrt_sort_device(rt, n, &force);
+	if (dev < 0)
+		return NULL;
+	if (dev && rt->be->sort) {
 		nbrt_kv *r = rt->be->sort(rt, kv, tmp, n, differ);
 		/* the device's own choice falls back on the host, where the
 		 * order is the same; a forced one says why it failed */
-		if (r || force == 1)
+		if (r || force)
 			return r;
 		nbrt_note(rt, "the device's sort of %zu pairs failed (%s); sorted "
 		          "on the host", n, nbrt_error(rt));

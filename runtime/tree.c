@@ -398,20 +398,40 @@ typedef struct Side {
 	u64 *key;             /* sorted keys */
 	int alias;            /* the other side's arrays (side_alias) */
 	nbrt_work *w;         /* where the arrays are kept, or NULL */
+	int pinned;           /* bit a: array a is the back end's (side_array) */
 } Side;
+
+/* A side's arrays by index from its slot: x (3), sx (3), m, sm, order,
+ * key. */
+enum { A_X, A_SX = 3, A_M = 6, A_SM, A_ORDER, A_KEY, A_N };
+
+/* The kept array of index a: where the back end sorts on the device, its
+ * pinned memory for what crosses (the positions and masses up, the
+ * sorted ones and the keys down; pageable memory crosses through the
+ * driver's staging at a fraction of the speed), from its buffer slot
+ * PIN_SIDE after the kernel's variables (cutoff.c's device cell lists
+ * take the first few); else kept in w. */
+enum { PIN_SIDE = 8 };
+static void *side_array(nbrt_kernel *k, Side *s, int slot, int a,
+                        size_t bytes)
+{
+	const struct nbrt_backend *be = k->rt->be;
+	void *p = NULL;
+	if (be->tree_sort && be->hostbuf && a != A_ORDER)
+		p = be->hostbuf(k, k->f->nvar + PIN_SIDE + slot - W_SIDE + a, bytes);
+	s->pinned |= (p != NULL) << a;
+	return p ? p : nbrt_work_take(s->w, slot + a, bytes);
+}
 
 static void side_free(Side *s)
 {
 	if (s->alias)
 		return;
-	for (int d = 0; d < 3; d++) {
-		nbrt_work_give(s->w, s->x[d]);
-		nbrt_work_give(s->w, s->sx[d]);
-	}
-	nbrt_work_give(s->w, s->m);
-	nbrt_work_give(s->w, s->sm);
-	nbrt_work_give(s->w, s->order);
-	nbrt_work_give(s->w, s->key);
+	void *a[A_N] = {s->x[0], s->x[1], s->x[2], s->sx[0], s->sx[1],
+	                s->sx[2], s->m, s->sm, s->order, s->key};
+	for (int q = 0; q < A_N; q++)
+		if (!(s->pinned >> q & 1))
+			nbrt_work_give(s->w, a[q]);
 }
 
 /* Column v of k as n doubles (a host array of any type, or an
@@ -482,15 +502,15 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 	s->w = w;
 	size_t bytes = n * sizeof(double);
 	for (int d = 0; d < 3; d++) {
-		s->x[d] = nbrt_work_take(w, slot + d, bytes);
-		s->sx[d] = nbrt_work_take(w, slot + 3 + d, bytes);
+		s->x[d] = side_array(k, s, slot, A_X + d, bytes);
+		s->sx[d] = side_array(k, s, slot, A_SX + d, bytes);
 	}
 	if (j) {
-		s->m = nbrt_work_take(w, slot + 6, bytes);
-		s->sm = nbrt_work_take(w, slot + 7, bytes);
+		s->m = side_array(k, s, slot, A_M, bytes);
+		s->sm = side_array(k, s, slot, A_SM, bytes);
 	}
-	s->order = nbrt_work_take(w, slot + 8, n * sizeof *s->order);
-	s->key = nbrt_work_take(w, slot + 9, n * sizeof *s->key);
+	s->order = side_array(k, s, slot, A_ORDER, n * sizeof *s->order);
+	s->key = side_array(k, s, slot, A_KEY, n * sizeof *s->key);
 	for (int d = 0; d < 3; d++)
 		if (!s->x[d] || !s->sx[d])
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
@@ -504,11 +524,26 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 	return 0;
 }
 
-/* Sorts a side along the Morton curve of the cube (lo, side): keys,
- * radix sort and gathers of order.c, in parallel. */
+/* Sorts a side along the Morton curve of the cube (lo, side): on the
+ * device where the runtime's sort would be the device's (nbrt_sort_kv's
+ * rule; the back end's tree_sort: keys, sort and gathers there), else
+ * keys, radix sort and gathers of order.c, in parallel; the same bits. */
 static int side_sort(nbrt *rt, Side *s, const double lo[3], double side)
 {
 	size_t n = s->n;
+	int forced, dev = rt->be->tree_sort ? nbrt_sort_device(rt, n, &forced)
+	                                    : 0;
+	if (dev < 0)
+		return -1;
+	if (dev) {
+		int r = rt->be->tree_sort(rt, (const double *const *)s->x, s->m, n,
+		                          lo, side, s->key, s->order, s->sx, s->sm);
+		if (!r || (r < 0 && forced))
+			return r;
+		if (r < 0)
+			nbrt_note(rt, "the device's sort of %zu bodies failed (%s); "
+			          "sorted on the host", n, nbrt_error(rt));
+	}
 	nbrt_kv *kv = nbrt_work_take(s->w, W_KV, 2 * n * sizeof *kv);
 	if (!kv)
 		return nbrt_fail(rt, "out of memory for the keys of %zu bodies", n);

@@ -1,7 +1,7 @@
 /* backend.c: the OpenCL back end (nbrt_cl_backend), the runtime's way to
  * every OpenCL device, its operations from the files of this folder:
- * device.c, program.c, array.c, predict.c, run.c, sort.c and cells.c
- * (cl_impl.h), which alone see OpenCL's headers. */
+ * device.c, program.c, array.c, predict.c, run.c, sort.c, cells.c and
+ * morton.c (cl_impl.h), which alone see OpenCL's headers. */
 #include "cl_impl.h"
 
 const struct nbrt_backend nbrt_cl_backend = {
@@ -34,4 +34,5 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.predict = nbrt_cl_predict,
 	.sort = nbrt_cl_sort_kv,
 	.run_cells = nbrt_cl_run_cells,
+	.tree_sort = nbrt_cl_tree_sort,
 };

@@ -30,7 +30,8 @@
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
-	X(AK_CELLS_SCATTER, nbrt_cells_scatter)
+	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
+	X(AK_MORTON_KEYS, nbrt_morton_keys)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -78,6 +79,10 @@ typedef struct Cl {
 	cl_mem sortbuf[4];
 	size_t sortcap[4];
 	double sorttime[3];
+	/* the treecode's bodies on the device (morton.c): positions and
+	 * masses, then their sorted copies (released by nbrt_cl_close) */
+	cl_mem mortbuf[8];
+	size_t mortcap[8];
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -206,6 +211,12 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 struct nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, struct nbrt_kv *kv,
                                 struct nbrt_kv *tmp, size_t n,
                                 uint64_t differ);
+/* A device buffer *m of at least bytes (*cap), its contents dropped;
+ * what is queued is finished first where it must be replaced. */
+int nbrt_cl_grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes);
+/* The sort's own device buffers (Cl's sortbuf: keys, values and their
+ * twins) made room for n pairs. */
+int nbrt_cl_sort_room(nbrt *rt, size_t n);
 /* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
  * download and unstaging (sortbench). */
 void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
@@ -225,6 +236,12 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, const int pv[2][3],
                       double time[8], double *pairs);
 
+/* morton.c: the treecode's bodies sorted on the device (the back end's
+ * tree_sort). */
+int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
+                      size_t n, const double lo[3], double side,
+                      unsigned long long *key, size_t *order,
+                      double *const sx[3], double *sm);
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */
 extern const char nbrt_cl_kernels_src[];

@@ -412,6 +412,9 @@ void nbrt_cl_close(nbrt *rt)
 	for (int b = 0; b < 4; b++)
 		if (c->sortbuf[b])
 			clReleaseMemObject(c->sortbuf[b]);
+	for (int b = 0; b < 8; b++)
+		if (c->mortbuf[b])
+			clReleaseMemObject(c->mortbuf[b]);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
 	if (c->flag)

@@ -501,3 +501,35 @@ kernel void nbrt_cells_scatter(global const uchar *src, int kt,
 		((global double *)dst)[2 * e + 1] = lo;
 	}
 }
+/* The treecode's Morton keys (cl/morton.c): order.c's nbrt_order_keys in
+ * 3 D, the same bits (21 an axis, spread3's masks, a point below the
+ * cube or NaN to 0, above it to top), key[e] and val[e] = e */
+ulong nbrt_morton_spread(ulong v)
+{
+	v &= 0x1fffffUL;
+	v = (v | v << 32) & 0x1f00000000ffffUL;
+	v = (v | v << 16) & 0x1f0000ff0000ffUL;
+	v = (v | v << 8) & 0x100f00f00f00f00fUL;
+	v = (v | v << 4) & 0x10c30c30c30c30c3UL;
+	v = (v | v << 2) & 0x1249249249249249UL;
+	return v;
+}
+ulong nbrt_morton_cell(double x, double lo, double scale, double top)
+{
+	double t = (x - lo) * scale;
+	return !(t >= 0) ? 0 : t > top ? (ulong)top : (ulong)t;
+}
+kernel void nbrt_morton_keys(global const double *x0,
+                             global const double *x1,
+                             global const double *x2, double lo0,
+                             double lo1, double lo2, double scale,
+                             double top, ulong n, global ulong *key,
+                             global uint *val)
+{
+	size_t e = get_global_id(0);
+	if (e >= n) return;
+	key[e] = nbrt_morton_spread(nbrt_morton_cell(x0[e], lo0, scale, top)) |
+	         nbrt_morton_spread(nbrt_morton_cell(x1[e], lo1, scale, top)) << 1 |
+	         nbrt_morton_spread(nbrt_morton_cell(x2[e], lo2, scale, top)) << 2;
+	val[e] = (uint)e;
+}

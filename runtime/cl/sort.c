@@ -72,8 +72,7 @@ static int queue(nbrt *rt, int i, size_t G)
 	return 0;
 }
 
-/* A device buffer *m of at least bytes (*cap), its contents dropped. */
-static int grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes)
+int nbrt_cl_grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes)
 {
 	Cl *c = rt->priv;
 	cl_int e;
@@ -97,13 +96,11 @@ static int grow(nbrt *rt, cl_mem *m, size_t *cap, size_t bytes)
 	return 0;
 }
 
-/* The host pairs' device copies for n of them: keys, values and their
- * twins (sortbuf, even ones keys). */
-static int pairs(nbrt *rt, size_t n)
+int nbrt_cl_sort_room(nbrt *rt, size_t n)
 {
 	Cl *c = rt->priv;
 	for (int b = 0; b < 4; b++)
-		if (grow(rt, &c->sortbuf[b], &c->sortcap[b],
+		if (nbrt_cl_grow(rt, &c->sortbuf[b], &c->sortcap[b],
 		         n * (b % 2 ? sizeof(cl_uint) : sizeof(cl_ulong))))
 			return -1;
 	return 0;
@@ -172,7 +169,7 @@ static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	G = G > tiles ? tiles : G;
 	/* the counts (16 a group, and the digits' 16 totals) or the
 	 * reduction's partials (2 a group) */
-	if (grow(rt, &c->sorthist, &c->sorthistcap,
+	if (nbrt_cl_grow(rt, &c->sorthist, &c->sorthistcap,
 	         16 * (G + 1) * sizeof(cl_ulong)))
 		return -1;
 	if (!differ && find_differ(rt, *keys, n, G, &differ))
@@ -296,7 +293,7 @@ nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	size_t kb = n * sizeof(cl_ulong), vb = n * sizeof(cl_uint);
 	if (nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
 	                   kb + vb) ||
-	    pairs(rt, n))
+	    nbrt_cl_sort_room(rt, n))
 		return NULL;
 	cl_ulong *pk = c->pinp;
 	cl_uint *pv = (cl_uint *)(pk + n);
