@@ -2,13 +2,16 @@
  * (bench/suites/tree.sh): float gravity (dsl-examples/gravity.nbl, far
  * field far/gravity_quad.nbl) on a Plummer sphere of N bodies, the tree's
  * phases timed, and its force error against the direct run's.
- * usage: treebench [--] N THETA DEVICE [BUCKET GROUP SEED DIRECT]; prints one
- * CSV row
+ * usage: treebench [--] N THETA DEVICE [BUCKET GROUP SEED DIRECT REPS]; prints
+ * one CSV row
  * after a header (mbodies_s: N over the tree's whole time, in millions;
  * far_mode: NBRT_TREE_FAR, how the far field ran; near_kernel_s and
  * far_kernel_s: the device's time in the two kernels' last launches;
  * DIRECT 0 leaves the direct run out, for the tree's phases alone at an N
- * where direct takes minutes: its time and the errors are then nan). */
+ * where direct takes minutes: its time and the errors are then nan; REPS:
+ * after one untimed run of each, direct and the tree timed alternately
+ * REPS times, the medians printed, so that a slow moment of the machine
+ * does not decide the crossover; the phases are the last tree run's). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +45,7 @@ static int fail(nbrt *rt, const char *what)
 }
 
 static const char usage[] = "usage: treebench [--] N THETA DEVICE [BUCKET "
-                            "GROUP SEED DIRECT]\n";
+                            "GROUP SEED DIRECT REPS]\n";
 
 /* Argument q as a whole number of at least lo, else a message naming it. */
 static int count(char **argv, int q, const char *what, size_t lo, size_t *v)
@@ -71,20 +74,21 @@ int main(int argc, char **argv)
 		        usage);
 		return 2;
 	}
-	if (argc < 4 || argc > 8) {
+	if (argc < 4 || argc > 9) {
 		fprintf(stderr, "treebench: %s arguments\n%s",
 		        argc < 4 ? "too few" : "too many", usage);
 		return 2;
 	}
 	size_t n, bucket = NBRT_TREE_BUCKET, group = NBRT_TREE_GROUP, seed = 3,
-	       direct_on = 1;
+	       direct_on = 1, reps = 1;
 	char *end;
 	double theta = strtod(argv[2], &end);
 	if (count(argv, 1, "N", 1, &n) ||
 	    (argc > 4 && count(argv, 4, "BUCKET", 1, &bucket)) ||
 	    (argc > 5 && count(argv, 5, "GROUP", 1, &group)) ||
 	    (argc > 6 && count(argv, 6, "SEED", 0, &seed)) ||
-	    (argc > 7 && count(argv, 7, "DIRECT", 0, &direct_on)))
+	    (argc > 7 && count(argv, 7, "DIRECT", 0, &direct_on)) ||
+	    (argc > 8 && count(argv, 8, "REPS", 1, &reps)))
 		return 2;
 	if (end == argv[2] || *end || !(theta > 0) || !isfinite(theta)) {
 		fprintf(stderr, "treebench: THETA '%s': it must be a finite number "
@@ -127,25 +131,33 @@ int main(int argc, char **argv)
 			return fail(rt, "bind");
 	if (nbrt_set_const(k, "eps2", 1e-4, 0))
 		return fail(rt, "eps2");
-	/* the direct run twice, the second timed (builds and caches out) */
-	double t0, tdirect = NAN;
-	for (int rep = 0; direct_on && rep < 2; rep++) {
-		t0 = now();
-		if (nbrt_run(k, n, n))
-			return fail(rt, "direct");
-		tdirect = now() - t0;
-	}
-	for (int q = AX; q <= POT; q++)
-		nbrt_bind(k, coln[q], NBRT_FLOAT, c[q]);
 	struct nbrt_tree_stats st;
 	nbrt_tree t = {theta, bucket, group, {"xi", "yi", "zi"},
 	               {"xj", "yj", "zj"}, "mj", &st, {NULL, NULL, NULL}};
-	if (nbrt_run_tree(k, far, n, n, &t))
-		return fail(rt, "tree");
-	t0 = now();
-	if (nbrt_run_tree(k, far, n, n, &t))
-		return fail(rt, "tree");
-	double ttree = now() - t0;
+	/* one untimed run of each (builds and caches out), then both timed
+	 * in turn: the tree's results in c, direct's in direct */
+	double *td = malloc(reps * sizeof *td), *tt = malloc(reps * sizeof *tt);
+	for (size_t rep = 0; rep <= reps; rep++) {
+		double t0 = now();
+		for (int q = AX; direct_on && q <= POT; q++)
+			nbrt_bind(k, coln[q], NBRT_FLOAT, direct[q - AX]);
+		if (direct_on && nbrt_run(k, n, n))
+			return fail(rt, "direct");
+		double t1 = now();
+		for (int q = AX; q <= POT; q++)
+			nbrt_bind(k, coln[q], NBRT_FLOAT, c[q]);
+		if (nbrt_run_tree(k, far, n, n, &t))
+			return fail(rt, "tree");
+		if (rep) {
+			td[rep - 1] = t1 - t0;
+			tt[rep - 1] = now() - t1;
+		}
+	}
+	qsort(td, reps, sizeof *td, cmp);
+	qsort(tt, reps, sizeof *tt, cmp);
+	double tdirect = direct_on ? td[reps / 2] : NAN, ttree = tt[reps / 2];
+	free(td);
+	free(tt);
 	/* TREEBENCH_DUMP=FILE: the tree's results, raw floats (ax, ay, az,
 	 * pot, each over N), to compare two builds bit for bit */
 	const char *dump = getenv("TREEBENCH_DUMP");

@@ -18,7 +18,7 @@
 # octree, groups), moments, walk (lists in the plan's form), far and near
 # (each: sorted copies, plan, uploads, the kernel, results back).
 about="treecode against direct summation: float gravity, theta 0.5, phases timed, crossover"
-params="device ns theta bucket group far direct"
+params="device ns theta bucket group far direct reps"
 device=host
 ns="8192 16384 32768 65536"
 theta=0.5
@@ -26,6 +26,10 @@ bucket=16
 group=512
 far=
 direct=1
+# after an untimed run of each, direct and the tree timed in turn reps
+# times, medians printed: direct at 65536 varied from 2.8 to 11 ms
+# between calls of one H200 run, which decided the crossover alone
+reps=3
 
 suite_run() {
 	[ -x "$BIN/treebench" ] || {
@@ -37,7 +41,7 @@ suite_run() {
 	for g in $group; do
 		for n in $ns; do
 			NBRT_TREE_FAR=$far "$BIN/treebench" "$n" "$theta" "$device" \
-				"$bucket" "$g" 3 "$direct" </dev/null >"$T/row" 2>"$T/err" ||
+				"$bucket" "$g" 3 "$direct" "$reps" </dev/null >"$T/row" 2>"$T/err" ||
 				{ note "failed at N = $n, group $g: $(tail -n 1 "$T/err")"; continue; }
 			if [ $first = 1 ]; then head -n 1 "$T/row"; first=0; fi
 			tail -n 1 "$T/row" | tee -a "$T/treerows"
