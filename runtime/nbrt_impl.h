@@ -128,12 +128,21 @@ struct nbrt_backend {
 	 * side, as nbrt_order_keys makes them, sorted as nbrt_order_sort
 	 * does; the sorted keys, the order (sorted e is the caller's
 	 * order[e]) and the positions (and the masses m, unless NULL) gathered
-	 * in it into key, order, sx and sm: the host's bits.  0 done, 1 not
+	 * in it into key, order, sx and sm: the host's bits; the order kept
+	 * on the device in slot (0 or 1) for tree_scatter.  0 done, 1 not
 	 * this case (the host sorts), -1 failure.  NULL: none */
 	int (*tree_sort)(nbrt *rt, const double *const x[3], const double *m,
-	                 size_t n, const double lo[3], double side,
+	                 size_t n, const double lo[3], double side, int slot,
 	                 unsigned long long *key, size_t *order,
 	                 double *const sx[3], double *sm);
+	/* results back in the caller's order: dst[v][order[s]] = src[v][s]
+	 * for s < n and v < nv, es[v] bytes an element, order the one the
+	 * last tree_sort of n bodies kept in slot (host arrays both; src
+	 * pinned where hostbuf gave it).  0 done, 1 not this case (the host
+	 * scatters), -1 failure.  NULL: none */
+	int (*tree_scatter)(nbrt *rt, int slot, size_t n, int nv,
+	                    void *const dst[], const void *const src[],
+	                    const size_t es[]);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */

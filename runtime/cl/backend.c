@@ -35,4 +35,5 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.sort = nbrt_cl_sort_kv,
 	.run_cells = nbrt_cl_run_cells,
 	.tree_sort = nbrt_cl_tree_sort,
+	.tree_scatter = nbrt_cl_tree_scatter,
 };

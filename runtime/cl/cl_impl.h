@@ -83,6 +83,10 @@ typedef struct Cl {
 	 * masses, then their sorted copies (released by nbrt_cl_close) */
 	cl_mem mortbuf[8];
 	size_t mortcap[8];
+	/* the order of the last sort of each slot (tree_sort's), kept for
+	 * tree_scatter, and its length (0: none) */
+	cl_mem mortperm[2];
+	size_t mortpermcap[2], mortkept[2];
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -239,9 +243,13 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 /* morton.c: the treecode's bodies sorted on the device (the back end's
  * tree_sort). */
 int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
-                      size_t n, const double lo[3], double side,
+                      size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
                       double *const sx[3], double *sm);
+/* The back end's tree_scatter. */
+int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
+                         void *const dst[], const void *const src[],
+                         const size_t es[]);
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build
  * ($(B)/cl_kernels_src.c) */
 extern const char nbrt_cl_kernels_src[];

@@ -415,6 +415,9 @@ void nbrt_cl_close(nbrt *rt)
 	for (int b = 0; b < 8; b++)
 		if (c->mortbuf[b])
 			clReleaseMemObject(c->mortbuf[b]);
+	for (int b = 0; b < 2; b++)
+		if (c->mortperm[b])
+			clReleaseMemObject(c->mortperm[b]);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
 	if (c->flag)

@@ -13,14 +13,16 @@
 #define PAR 65536
 
 int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
-                      size_t n, const double lo[3], double side,
+                      size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
                       double *const sx[3], double *sm)
 {
 	Cl *c = rt->priv;
 	const char *what = "the treecode's sort";
-	if (n < 2 || (uint64_t)n > UINT32_MAX || !c->fp64)
+	if (slot < 0 || slot > 1 || n < 2 || (uint64_t)n > UINT32_MAX ||
+	    !c->fp64)
 		return 1;
+	c->mortkept[slot] = 0;
 	if (nbrt_cl_aux_load(rt))
 		return -1;
 	double t0 = nbrt_now();
@@ -74,8 +76,17 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                             b < 3 ? sx[b] : sm, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
+	/* the order kept for tree_scatter */
+	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
+		goto out;
+	if ((e = clEnqueueCopyBuffer(c->q, vv, c->mortperm[slot], 0, 0, vb, 0,
+	                             NULL, NULL)) != CL_SUCCESS) {
+		nbrt_cl_fail(rt, what, "clEnqueueCopyBuffer", e);
+		goto out;
+	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
+	c->mortkept[slot] = n;
 	long long s;
 #pragma omp parallel for schedule(static) if (n >= PAR)
 	for (s = 0; s < (long long)n; s++)
@@ -87,6 +98,81 @@ fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
 out:
 	/* nothing queued may outlive the caller's arrays */
+	clFinish(c->q);
+	return -1;
+}
+
+/* n bytes copied by the threads, a megabyte a piece. */
+static void copy_par(char *dst, const char *src, size_t n)
+{
+	long long pieces = (long long)(n >> 20) + 1, q;
+#pragma omp parallel for schedule(static) if (pieces >= 4)
+	for (q = 0; q < pieces; q++) {
+		size_t a = (size_t)q << 20, b = a + ((size_t)1 << 20);
+		if (a < n)
+			memcpy(dst + a, src + a, (b < n ? b : n) - a);
+	}
+}
+
+int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
+                         void *const dst[], const void *const src[],
+                         const size_t es[])
+{
+	Cl *c = rt->priv;
+	const char *what = "the treecode's results";
+	if (slot < 0 || slot > 1 || c->mortkept[slot] != n || !n || nv > 4)
+		return 1;
+	size_t bytes = 0;
+	for (int v = 0; v < nv; v++) {
+		if (es[v] != 4 && es[v] != 8)
+			return 1;
+		bytes += n * es[v];
+	}
+	double t0 = nbrt_now();
+	cl_int e;
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clFinish", e);
+	for (int v = 0; v < nv; v++)
+		if (nbrt_cl_grow(rt, &c->mortbuf[v], &c->mortcap[v], n * es[v]) ||
+		    nbrt_cl_grow(rt, &c->mortbuf[4 + v], &c->mortcap[4 + v],
+		                 n * es[v]))
+			return -1;
+	if (nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
+	                   bytes))
+		return -1;
+	/* the sorted results up, each scattered (nbrt_cells_scatter, the
+	 * same type both sides: copied), all read back into pinned memory */
+	cl_ulong cn = n;
+	size_t at = 0;
+	for (int v = 0; v < nv; v++) {
+		size_t b = n * es[v];
+		cl_int t = es[v] == 4 ? NBRT_FLOAT : NBRT_DOUBLE;
+		if ((e = clEnqueueWriteBuffer(c->q, c->mortbuf[v], CL_FALSE, 0, b,
+		                              src[v], 0, NULL, NULL)) != CL_SUCCESS)
+			goto fail;
+		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, n, ARG(c->mortbuf[v]),
+		                    ARG(t), ARG(c->mortbuf[4 + v]), ARG(t),
+		                    ARG(c->mortperm[slot]), ARG(cn), (size_t)0))
+			goto out;
+		if ((e = clEnqueueReadBuffer(c->q, c->mortbuf[4 + v], CL_FALSE, 0, b,
+		                             (char *)c->pinp + at, 0, NULL, NULL)) !=
+		    CL_SUCCESS)
+			goto fail;
+		at += b;
+	}
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		goto fail;
+	at = 0;
+	for (int v = 0; v < nv; v++) {
+		copy_par(dst[v], (const char *)c->pinp + at, n * es[v]);
+		at += n * es[v];
+	}
+	nbrt_note(rt, "%s of %zu bodies scattered on the device: %.3g ms", what,
+	          n, 1e3 * (nbrt_now() - t0));
+	return 0;
+fail:
+	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
+out:
 	clFinish(c->q);
 	return -1;
 }

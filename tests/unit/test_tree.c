@@ -6,8 +6,9 @@
  * degenerate bodies (one, coincident, on a line, 1e-10 to 1e10) and sizes
  * 0, 1 and primes, i and j the same bodies or not, on the host C path and
  * OpenCL (PoCL here); every bad input refused with the caller's arrays and
- * bindings untouched; the same bits whatever the number of threads, and
- * from a kernel's later calls (its kept arrays) as from a fresh one. */
+ * bindings untouched; the same bits whatever the number of threads, from
+ * a kernel's later calls (its kept arrays) as from a fresh one, and from
+ * the device's sort and scatter as from the host's. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -610,6 +611,65 @@ START_TEST(kept)
 }
 END_TEST
 
+/* The sort on the device (the back end's tree_sort and tree_scatter,
+ * NBRT_DEVICE_SORT=1; on a GPU from 32768 bodies by default) gives the
+ * host sort's bits on PoCL (which has doubles, so the device takes every
+ * call of two bodies or more): i and j the same or not, clustered,
+ * coincident and 1e-10 to 1e10, one kernel's calls alternating the two,
+ * so that an order the device kept from an earlier call is never used. */
+START_TEST(device_sort)
+{
+	static const struct {
+		size_t ni, nj;
+		int kind, same;
+	} c[] = {{3001, 3001, PLUMMER, 1}, {997, 2003, UNIFORM, 0},
+	         {2001, 2001, RANGE, 1}, {1, 1, COINCIDENT, 1},
+	         {1500, 1500, COINCIDENT, 1}, {3001, 3001, CORE, 1},
+	         {2003, 997, PLUMMER, 0}};
+	if (!have[1])
+		return;
+	const char *keep = getenv("NBRT_DEVICE_SORT");
+	char *was = keep ? strdup(keep) : NULL;
+	no_ref = 1;
+	nbrt_kernel *k = load(dev[1], ROOT "/dsl-examples/gravity.nbl",
+	                      NB_DOUBLE);
+	nbrt_kernel *far = load(dev[1], ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	for (size_t q = 0; q < sizeof c / sizeof *c; q++) {
+		Bodies b;
+		make(&b, c[q].ni, c[q].nj, c[q].kind, c[q].same);
+		nbrt_tree t = params(0.5);
+		double *host = malloc((4 * c[q].ni + 1) * sizeof *host);
+		bind(k, &b);
+		for (int d = 0; d < 2; d++) {
+			ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", d ? "1" : "0", 1), 0);
+			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
+			              "%s", nbrt_error(dev[1]));
+			for (int v = 0; v < 4; v++)
+				for (size_t i = 0; i < c[q].ni; i++) {
+					double *h = host + v * c[q].ni + i;
+					if (!d)
+						*h = b.c[AX + v][i];
+					else
+						ck_assert_msg(!memcmp(h, &b.c[AX + v][i], sizeof *h),
+						              "case %zu, column %d, body %zu: %a "
+						              "host sort, %a device", q, v, i, *h,
+						              b.c[AX + v][i]);
+				}
+		}
+		free(host);
+		release(&b);
+	}
+	nbrt_free(far);
+	nbrt_free(k);
+	no_ref = 0;
+	if (was)
+		setenv("NBRT_DEVICE_SORT", was, 1);
+	else
+		unsetenv("NBRT_DEVICE_SORT");
+	free(was);
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_tree", rng);
@@ -636,6 +696,7 @@ int main(void)
 	tcase_add_test(tc, device_arrays);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, kept);
+	tcase_add_test(tc, device_sort);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
