@@ -7,6 +7,7 @@
  * after a header (mbodies_s: N over the tree's whole time, in millions;
  * far_mode: NBRT_TREE_FAR, how the far field ran; near_kernel_s and
  * far_kernel_s: the device's time in the two kernels' last launches;
+ * GROUP 0 or left out: the runtime's group for N (nbrt_tree_group);
  * DIRECT 0 leaves the direct run out, for the tree's phases alone at an N
  * where direct takes minutes: its time and the errors are then nan; REPS:
  * after one untimed run of each, direct and the tree timed alternately
@@ -79,13 +80,13 @@ int main(int argc, char **argv)
 		        argc < 4 ? "too few" : "too many", usage);
 		return 2;
 	}
-	size_t n, bucket = NBRT_TREE_BUCKET, group = NBRT_TREE_GROUP, seed = 3,
+	size_t n, bucket = NBRT_TREE_BUCKET, group = 0, seed = 3,
 	       direct_on = 1, reps = 1;
 	char *end;
 	double theta = strtod(argv[2], &end);
 	if (count(argv, 1, "N", 1, &n) ||
 	    (argc > 4 && count(argv, 4, "BUCKET", 1, &bucket)) ||
-	    (argc > 5 && count(argv, 5, "GROUP", 1, &group)) ||
+	    (argc > 5 && count(argv, 5, "GROUP", 0, &group)) ||
 	    (argc > 6 && count(argv, 6, "SEED", 0, &seed)) ||
 	    (argc > 7 && count(argv, 7, "DIRECT", 0, &direct_on)) ||
 	    (argc > 8 && count(argv, 8, "REPS", 1, &reps)))
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
 		        "> 0\n%s", argv[2], usage);
 		return 2;
 	}
+	if (!group) /* left out or 0: the runtime's for N */
+		group = nbrt_tree_group(n);
 	unsigned short rng[3] = {1, 2, (unsigned short)seed};
 	char *err = NULL;
 	nbrt *rt = nbrt_open(argv[3], &err);

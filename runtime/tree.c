@@ -401,6 +401,7 @@ typedef struct Side {
 	int pinned;           /* bit a: array a is the back end's (side_array) */
 	int devslot;          /* the back end's tree_sort kept the order in
 	                       * this slot, or -1 */
+	double lo[3], hi[3];  /* the positions' extent */
 } Side;
 
 /* A side's arrays by index from its slot: x (3), sx (3), m, sm, order,
@@ -437,9 +438,10 @@ static void side_free(Side *s)
 }
 
 /* Column v of k as n doubles (a host array of any type, or an
- * nbrt_array), finite or refused naming the value. */
+ * nbrt_array), finite or refused naming the value; its least and
+ * greatest into *lo and *hi (unless lo is NULL) in the same pass. */
 static int column(nbrt_kernel *k, const char *what, int v, size_t n,
-                  double *out)
+                  double *out, double *lo, double *hi)
 {
 	const nbrt_slot *s = &k->b[v];
 	const char *name = k->f->var[v].name;
@@ -450,9 +452,10 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the array bound "
 		                 "to '%s' holds %zu values, fewer than the %zu "
 		                 "bodies", k->f->kernel, name, s->arr->n, n);
-	int bad = 0;
+	int bad = 0, dev = !s->host && s->arr;
+	double a = INFINITY, b = -INFINITY;
 	long long e;
-	if (!s->host && s->arr) {
+	if (dev) {
 		double *tmp = malloc((s->arr->n ? s->arr->n : 1) * sizeof *tmp);
 		if (!tmp || nbrt_array_read(s->arr, tmp)) {
 			free(tmp);
@@ -460,19 +463,25 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 		}
 		memcpy(out, tmp, n * sizeof *out);
 		free(tmp);
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
-		for (e = 0; e < (long long)n; e++)
-			bad |= !isfinite(out[e]);
-	} else {
-		/* checked as they are written: one pass over the column */
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= PAR)
-		for (e = 0; e < (long long)n; e++) {
-			out[e] = s->t == NBRT_FLOAT ? ((const float *)s->host)[e] :
-			         s->t == NBRT_DOUBLE ? ((const double *)s->host)[e] :
-			         ((const double *)s->host)[2 * e] +
-			         ((const double *)s->host)[2 * e + 1];
-			bad |= !isfinite(out[e]);
-		}
+	}
+	/* checked (and the extent taken) as they are written: one pass over
+	 * the column */
+#pragma omp parallel for schedule(static) reduction(| : bad) \
+	reduction(min : a) reduction(max : b) if (n >= PAR)
+	for (e = 0; e < (long long)n; e++) {
+		double x = dev ? out[e] :
+		           s->t == NBRT_FLOAT ? ((const float *)s->host)[e] :
+		           s->t == NBRT_DOUBLE ? ((const double *)s->host)[e] :
+		           ((const double *)s->host)[2 * e] +
+		           ((const double *)s->host)[2 * e + 1];
+		out[e] = x;
+		bad |= !isfinite(x);
+		a = x < a ? x : a;
+		b = x > b ? x : b;
+	}
+	if (lo) {
+		*lo = a;
+		*hi = b;
 	}
 	for (size_t e = 0; bad && e < n; e++) /* the first, for the message */
 		if (!isfinite(out[e]))
@@ -519,9 +528,9 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 	if ((j && (!s->m || !s->sm)) || !s->order || !s->key)
 		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
-		if (column(k, "position", pv[d], n, s->x[d]))
+		if (column(k, "position", pv[d], n, s->x[d], &s->lo[d], &s->hi[d]))
 			return -1;
-	if (mv >= 0 && column(k, "mass", mv, n, s->m))
+	if (mv >= 0 && column(k, "mass", mv, n, s->m, NULL, NULL))
 		return -1;
 	return 0;
 }
@@ -1391,7 +1400,7 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 		if (!(src[d] = nbrt_work_take(sj->w, W_SRC + d, n * sizeof(double))))
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	for (int d = 0; d < 3; d++)
-		if (column(k, "source", gv[d], n, src[d]))
+		if (column(k, "source", gv[d], n, src[d], NULL, NULL))
 			return -1;
 	long long e;
 #pragma omp parallel for schedule(static) if (n >= PAR)
@@ -1554,21 +1563,6 @@ static int far_streamed(size_t *batch)
 	return 0;
 }
 
-/* Widens [*lo, *hi] to hold x[0..n) (finite: checked on reading). */
-static void extent(const double *x, size_t n, double *lo, double *hi)
-{
-	double a = *lo, b = *hi;
-	long long e;
-#pragma omp parallel for reduction(min : a) reduction(max : b) \
-	schedule(static) if (n >= PAR)
-	for (e = 0; e < (long long)n; e++) {
-		a = x[e] < a ? x[e] : a;
-		b = x[e] > b ? x[e] : b;
-	}
-	*lo = a;
-	*hi = b;
-}
-
 /* The most near pairs (bodies times near j-bodies) of one group: what a
  * split of groups bounds (walk_group), and so the longest work group. */
 static double max_group_pairs(const Lists *L)
@@ -1585,6 +1579,25 @@ static double max_group_pairs(const Lists *L)
 		most = p > most ? p : most;
 	}
 	return most;
+}
+
+/* $NBRT_TREE_GROUP as a group, 0 where it is no whole number of at
+ * least 1, SIZE_MAX where it is not set. */
+static size_t env_group(void)
+{
+	const char *e = getenv("NBRT_TREE_GROUP");
+	if (!e || !*e)
+		return SIZE_MAX;
+	char *end;
+	unsigned long long v = strtoull(e, &end, 10);
+	return *end || e[0] == '-' || !v || v >= SIZE_MAX ? 0 : (size_t)v;
+}
+
+size_t nbrt_tree_group(size_t ni)
+{
+	size_t g = env_group();
+	return g != SIZE_MAX ? g : ni >= NBRT_TREE_LARGE ? NBRT_TREE_GROUP_LARGE
+	                                                 : NBRT_TREE_GROUP;
 }
 
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
@@ -1604,6 +1617,10 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: theta = %g; it must "
 		                 "be a finite number > 0 (0.5 is usual)", kn,
 		                 t->theta);
+	if (!t->group && !env_group())
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: NBRT_TREE_GROUP "
+		                 "'%s': it must be a whole number of at least 1", kn,
+		                 getenv("NBRT_TREE_GROUP"));
 	if (!t->bucket || !t->group)
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: a %s size of 0; "
 		                 "it must be at least 1 (%d is usual)", kn,
@@ -1654,11 +1671,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	 * inside the last key */
 	double lo[3], hi[3], side = 0;
 	for (int d = 0; d < 3; d++) {
-		lo[d] = INFINITY;
-		hi[d] = -INFINITY;
-		if (!same)
-			extent(si.x[d], ni, &lo[d], &hi[d]);
-		extent(sj.x[d], nj, &lo[d], &hi[d]);
+		lo[d] = same ? sj.lo[d] : fmin(si.lo[d], sj.lo[d]);
+		hi[d] = same ? sj.hi[d] : fmax(si.hi[d], sj.hi[d]);
 		side = fmax(side, hi[d] - lo[d]);
 	}
 	side = side > 0 && isfinite(side) ? side * (1 + 0x1p-20) :

@@ -524,7 +524,7 @@ bad:
 
 /* --tree: the far kernel (--far, else the built-in gravity_quad.nbl),
  * loaded with the kernel's options, and the tree over the bodies'
- * positions and masses (the runtime's usual bucket and group). */
+ * positions and masses (the runtime's usual bucket, its group for N). */
 static int tree_setup(force *fc, const args *a, const char *kn)
 {
 	if (!a->tree)
@@ -540,7 +540,7 @@ static int tree_setup(force *fc, const args *a, const char *kn)
 	if (!fc->far)
 		return prog_fail("%s", nbrt_error(fc->rt));
 	fc->tree = (nbrt_tree){a->theta > 0 ? a->theta : 0.5, NBRT_TREE_BUCKET,
-	                       NBRT_TREE_GROUP,
+	                       nbrt_tree_group(a->n),
 	                       {"xi", "yi", "zi"}, {"xj", "yj", "zj"}, "mj",
 	                       NULL, {NULL, NULL, NULL}};
 	return 0;

@@ -403,7 +403,8 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "--tree's most bodies in a leaf cell (16)", .lo = 1,
 		    .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_INT, "--group", "G", &a->group,
-		    "--tree's most i-elements sharing one walk (512)",
+		    "--tree's most i-elements sharing one walk (512,\n"
+		    "1024 from 2^20 i-elements)",
 		    .lo = 1, .hi = 1e9, .seen = &a->tree_flag),
 		OPT(OPT_CALL, "--const", "NAME=V", a,
 		    "the value of a CONST (each CONST once)",
@@ -1268,6 +1269,8 @@ static int run(const Args *a, nbrt *rt, nbrt_kernel *k)
 	rc = par_agree(rc);
 	if (!rc)
 		rc = side_alloc(&r, l.len);
+	if (!a->group)
+		tree.group = nbrt_tree_group(l.len);
 	size_t lo, hi;
 	par_range(l.len, par_rank(), &lo, &hi);
 	nbrt_ranges part;

@@ -1,14 +1,15 @@
 # suites/tree.sh: the treecode (docs/treecode.md) against direct summation
 # in one run: float gravity (dsl-examples/gravity.nbl, far field
 # far/gravity_quad.nbl) on a Plummer sphere, theta 0.5, buckets of 16 and
-# groups of 512, for each N: both runs' wall times (the second of two, so
-# builds are out), the tree's phases (columns, sort and build, moments,
-# walk, far run, near run, the rest: the scatter), its rate in millions of
-# bodies a second, its pairs and its force error against the direct run
-# (median, 99th percentile); then the crossover, the least N from which
-# the tree is faster.  group may list sizes (group="256 512 1024 2048"):
-# each N at each size, a crossover and phase lines a size.  bench/treebench.c, built by make bin/treebench; the
-# tree is built and walked on the host (OpenMP).  far=stream or cells
+# the runtime's groups for N, for each N: both runs' wall times (medians
+# of reps, timed in turn), the tree's phases (columns, sort and build,
+# moments, walk, far run, near run, the rest: the scatter), its rate in
+# millions of bodies a second, its pairs and its force error against the
+# direct run (median, 99th percentile); then the crossover, the least N
+# from which the tree is faster.  group may list sizes (group="0 512 1024"):
+# each N at each size, a crossover and phase lines a size.
+# bench/treebench.c, built by make bin/treebench; the tree is built and
+# walked on the host (OpenMP), its bodies sorted on a GPU.  far=stream or cells
 # picks how the far field runs (NBRT_TREE_FAR; "" the default: the
 # cells' expansions read in place).  direct=0 leaves the direct run out
 # (the phases alone: direct takes 17 s at 2^22 on an H100, a minute at
@@ -23,7 +24,8 @@ device=host
 ns="8192 16384 32768 65536"
 theta=0.5
 bucket=16
-group=512
+# group 0: the runtime's for each N (nbrt_tree_group: 512, 1024 from 2^20)
+group=0
 far=
 direct=1
 # after an untimed run of each, direct and the tree timed in turn reps
@@ -38,24 +40,29 @@ suite_run() {
 	}
 	first=1
 	: >"$T/treerows"
+	: >"$T/crossrows"
+	# reps=1: no REPS argument, so that an older treebench runs too
+	r=$reps
+	[ "$reps" = 1 ] && r=
 	for g in $group; do
 		for n in $ns; do
 			NBRT_TREE_FAR=$far "$BIN/treebench" "$n" "$theta" "$device" \
-				"$bucket" "$g" 3 "$direct" "$reps" </dev/null >"$T/row" 2>"$T/err" ||
+				"$bucket" "$g" 3 "$direct" $r </dev/null >"$T/row" 2>"$T/err" ||
 				{ note "failed at N = $n, group $g: $(tail -n 1 "$T/err")"; continue; }
 			if [ $first = 1 ]; then head -n 1 "$T/row"; first=0; fi
 			tail -n 1 "$T/row" | tee -a "$T/treerows"
+			echo "$g,$(tail -n 1 "$T/row")" >>"$T/crossrows"
 		done
 	done
 	note "speedup = direct_s / tree_s; phases in seconds; other_s: the"
 	note "tree's time outside them (results scattered back, bindings"
 	note "restored); far and near include their sorted copies and plans"
 	for g in $group; do
-		[ "$direct" = 0 ] || note "$(awk -F, -v g="$g" '$4 == g {
-			if (!c && $7 > 1) c = $1; last = $1 }
+		[ "$direct" = 0 ] || note "$(awk -F, -v g="$g" '$1 == g {
+			if (!c && $8 > 1) c = $2; last = $2 }
 			END { if (c) print "crossover (group " g "): the tree is faster from N = " c;
 			      else print "crossover (group " g "): direct is faster up to N = " last }' \
-			"$T/treerows")"
+			"$T/crossrows")"
 	done
 	awk -F, '{ printf "# N %8d  group %5d  direct %8.4g s  tree %8.4g s  (%5.3g Mbodies/s)  build %.3g  moments %.3g  walk %.3g  far %.3g (kernel %.3g)  near %.3g (kernel %.3g)  other %.3g\n", $1, $4, $5, $6, $14, $8, $9, $10, $11, $24, $12, $23, $13 }' "$T/treerows"
 	awk -F, '{ printf "# N %8d  group %5d  parts: read %.3g  sort %.3g  octree %.3g  groups %.3g (build)  join %.3g (walk)  copies %.3g  far run %.3g (far)  scatter %.3g (other)\n", $1, $4, $25, $26, $27, $28, $29, $30, $31, $32 }' "$T/treerows"

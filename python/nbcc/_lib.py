@@ -108,6 +108,7 @@ _proto(rt, "nbrt_run_tree_args", c_int, c_void_p, c_void_p, c_size_t,
        c_size_t, c_double, c_size_t, c_size_t, ctypes.POINTER(c_char_p),
        ctypes.POINTER(c_char_p), c_char_p, ctypes.POINTER(c_char_p))
 _proto(rt, "nbrt_tree_default", c_size_t, c_char_p)
+_proto(rt, "nbrt_tree_group", c_size_t, c_size_t)
 _proto(rt, "nbrt_pairs", c_double, c_void_p)
 _proto(rt, "nbrt_sum", c_int, c_int, c_void_p, c_void_p, c_size_t, P_double)
 _proto(rt, "nbrt_host_memory", c_double)

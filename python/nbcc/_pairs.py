@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, \
 
 import numpy as np
 
-from ._facts import TREE_BUCKET, TREE_GROUP
+from ._facts import TREE_BUCKET
 from ._lib import rt
 
 if TYPE_CHECKING:
@@ -182,7 +182,9 @@ class Pairs:
             return x
         self.theta = float(number("theta", 0.5, numbers.Real))
         self.bucket = int(number("bucket", TREE_BUCKET, numbers.Integral))
-        self.group = int(number("group", TREE_GROUP, numbers.Integral))
+        # left out: the runtime's group for the run's Ni (nbrt_tree_group)
+        g = number("group", None, numbers.Integral)
+        self.group: Optional[int] = None if g is None else int(g)
         self.far = options.get("far")
         self.pos = options.get("pos")
         if self.pos is not None and not (
@@ -256,7 +258,8 @@ class Pairs:
             names = ctypes.c_char_p * 3
             src = names(*self.src) if len(self.src) == 3 else None
             r = rt.nbrt_run_tree_args(
-                h, self.far._h, ni, nj, self.theta, self.bucket, self.group,
+                h, self.far._h, ni, nj, self.theta, self.bucket,
+                rt.nbrt_tree_group(ni) if self.group is None else self.group,
                 names(*self.names[0]), names(*self.names[1]),
                 self.src[0] if len(self.src) == 1 else None, src)
             return r

@@ -49,6 +49,19 @@ START_TEST(enum_names)
 	ck_assert_uint_eq(nbrt_tree_default("group"), NBRT_TREE_GROUP);
 	ck_assert_uint_eq(nbrt_tree_default("theta"), 0);
 	ck_assert_uint_eq(nbrt_tree_default(NULL), 0);
+	/* the group by Ni, and $NBRT_TREE_GROUP over it (0: refused) */
+	ck_assert_int_eq(unsetenv("NBRT_TREE_GROUP"), 0);
+	ck_assert_uint_eq(nbrt_tree_group(1000), NBRT_TREE_GROUP);
+	ck_assert_uint_eq(nbrt_tree_group(NBRT_TREE_LARGE - 1), NBRT_TREE_GROUP);
+	ck_assert_uint_eq(nbrt_tree_group(NBRT_TREE_LARGE),
+	                  NBRT_TREE_GROUP_LARGE);
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "100", 1), 0);
+	ck_assert_uint_eq(nbrt_tree_group(NBRT_TREE_LARGE), 100);
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "-5", 1), 0);
+	ck_assert_uint_eq(nbrt_tree_group(10), 0);
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "12x", 1), 0);
+	ck_assert_uint_eq(nbrt_tree_group(10), 0);
+	ck_assert_int_eq(unsetenv("NBRT_TREE_GROUP"), 0);
 	ck_assert_str_eq(nb_version(), NBCC_VERSION);
 	ck_assert_str_eq(nb_source_ext(), ".nbl");
 	ck_assert_uint_eq(nb_max_source(), (size_t)16 << 20);

@@ -558,6 +558,23 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* b's four results kept in r (first), or the same bits as r asked of
+ * them (call q; what: the two runs' names). */
+static void same_bits(const Bodies *b, double *r, int first, size_t q,
+                      const char *what)
+{
+	for (int v = 0; v < 4; v++)
+		for (size_t i = 0; i < b->ni; i++) {
+			double *f = r + v * b->ni + i;
+			if (first)
+				*f = b->c[AX + v][i];
+			else
+				ck_assert_msg(!memcmp(f, &b->c[AX + v][i], sizeof *f),
+				              "call %zu, column %d, body %zu: %a then %a (%s)",
+				              q, v, i, *f, b->c[AX + v][i], what);
+		}
+}
+
 /* A kernel keeps the tree's arrays from call to call (k->treework): calls
  * of one kernel on sizes up and down, i and j the same or not, give the
  * bits of a fresh kernel's one call. */
@@ -586,17 +603,7 @@ START_TEST(kept)
 			bind(kk, &b);
 			ck_assert_msg(nbrt_run_tree(kk, ff, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[0]));
-			for (int v = 0; v < 4; v++)
-				for (size_t i = 0; i < c[q].ni; i++) {
-					double *f = fresh + v * c[q].ni + i;
-					if (!kept)
-						*f = b.c[AX + v][i];
-					else
-						ck_assert_msg(!memcmp(f, &b.c[AX + v][i], sizeof *f),
-						              "call %zu, column %d, body %zu: %a "
-						              "fresh, %a kept", q, v, i, *f,
-						              b.c[AX + v][i]);
-				}
+			same_bits(&b, fresh, !kept, q, "fresh, kept");
 			if (!kept) {
 				nbrt_free(ff);
 				nbrt_free(kk);
@@ -644,17 +651,7 @@ START_TEST(device_sort)
 			ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", d ? "1" : "0", 1), 0);
 			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[1]));
-			for (int v = 0; v < 4; v++)
-				for (size_t i = 0; i < c[q].ni; i++) {
-					double *h = host + v * c[q].ni + i;
-					if (!d)
-						*h = b.c[AX + v][i];
-					else
-						ck_assert_msg(!memcmp(h, &b.c[AX + v][i], sizeof *h),
-						              "case %zu, column %d, body %zu: %a "
-						              "host sort, %a device", q, v, i, *h,
-						              b.c[AX + v][i]);
-				}
+			same_bits(&b, host, !d, q, "host sort, device's");
 		}
 		free(host);
 		release(&b);
