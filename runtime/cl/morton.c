@@ -12,6 +12,19 @@
 /* Below this many bodies a host loop is serial (as in order.c). */
 #define PAR 65536
 
+/* Under NBRT_VERBOSE, the queue finished and the milliseconds since *t
+ * into *ms, for the note of each step's time (nothing waits otherwise). */
+static void lap(nbrt *rt, double *t, double *ms)
+{
+	const Cl *c = rt->priv;
+	if (!rt->verbose)
+		return;
+	clFinish(c->q);
+	double now = nbrt_now();
+	*ms = 1e3 * (now - *t);
+	*t = now;
+}
+
 int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
                       size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
@@ -25,7 +38,7 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	c->mortkept[slot] = 0;
 	if (nbrt_cl_aux_load(rt))
 		return -1;
-	double t0 = nbrt_now();
+	double t0 = nbrt_now(), t = t0, ms[4] = {0, 0, 0, 0};
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);
 	cl_int e;
@@ -46,6 +59,7 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                              b < 3 ? x[b] : m, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
+	lap(rt, &t, &ms[0]);
 	/* order.c's scale and clamp (nbrt_order_keys, 21 bits an axis) */
 	cl_double cells = (double)((uint64_t)1 << nbrt_order_bits(3));
 	cl_double top = cells - 1, scale = cells / side;
@@ -65,6 +79,7 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                    ARG(out[b]), ARG(dbl), ARG(one), ARG(zero),
 		                    ARG(vv), ARG(cn), (size_t)0))
 			goto out;
+	lap(rt, &t, &ms[1]);
 	cl_uint *pv = c->pinp;
 	if ((e = clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, pv, 0, NULL,
 	                             NULL)) != CL_SUCCESS ||
@@ -86,13 +101,16 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
+	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
 	long long s;
 #pragma omp parallel for schedule(static) if (n >= PAR)
 	for (s = 0; s < (long long)n; s++)
 		order[s] = pv[s];
-	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms", what, n,
-	          1e3 * (nbrt_now() - t0));
+	lap(rt, &t, &ms[3]);
+	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
+	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
+	          what, n, 1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2], ms[3]);
 	return 0;
 fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
@@ -128,7 +146,7 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
 			return 1;
 		bytes += n * es[v];
 	}
-	double t0 = nbrt_now();
+	double t0 = nbrt_now(), t = t0, ms[2] = {0, 0};
 	cl_int e;
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
@@ -162,13 +180,16 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
 	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
+	lap(rt, &t, &ms[0]);
 	at = 0;
 	for (int v = 0; v < nv; v++) {
 		copy_par(dst[v], (const char *)c->pinp + at, n * es[v]);
 		at += n * es[v];
 	}
-	nbrt_note(rt, "%s of %zu bodies scattered on the device: %.3g ms", what,
-	          n, 1e3 * (nbrt_now() - t0));
+	lap(rt, &t, &ms[1]);
+	nbrt_note(rt, "%s of %zu bodies scattered on the device: %.3g ms (up, "
+	          "scatter and down %.3g, copies %.3g)", what, n,
+	          1e3 * (nbrt_now() - t0), ms[0], ms[1]);
 	return 0;
 fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
