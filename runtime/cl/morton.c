@@ -4,7 +4,9 @@
  * sorted copies gathered there (kernels.cl's nbrt_morton_keys and
  * nbrt_cells_gather), and only the results read back: on the host these
  * were a pass of keys, the pairs' trip through staging and four gathers
- * at random through 32 MB arrays at N = 2^22. */
+ * at random through 32 MB arrays at N = 2^22.  The order stays there for
+ * the results' way back into the caller's order (tree_scatter, with
+ * nbrt_cells_scatter), which the host wrote at random. */
 #include <string.h>
 #include "cl_impl.h"
 #include "order.h"
