@@ -308,13 +308,15 @@ JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: deps
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh bin
-	$(MAKE) $(JOBS) --no-print-directory --output-sync=recurse pycheck san-build fuzz-build
-	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
-	$(MAKE) --no-print-directory fuzz-check
+	$(MAKE) $(JOBS) --no-print-directory --output-sync=recurse pycheck san-check fuzz-check
 
-# the sanitized build and the fuzz targets', beside pycheck in make
-# check: pytest runs on one core (two minutes), and the builds take what
-# it leaves
+# After the plain pass, three parts side by side, each one's output kept
+# whole: pytest holds one core for two minutes, and the sanitized build
+# and tests and the fuzz targets' build take what it leaves (one after
+# another they left a core idle for those minutes in a built tree)
+san-check: san-build
+	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
+
 san-build:
 	$(MAKE) SANITIZE=1 all tests
 
@@ -428,12 +430,7 @@ fuzz: $(FUZZ_BIN)
 	done
 
 # make check: each target over its seeds once, so the targets cannot rot
-# (tests/fuzz/check.sh, the targets side by side); fuzz-build, the targets
-# alone where clang can build them, is make check's earlier start of it
-fuzz-build:
-	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
-		$(MAKE) --no-print-directory $(FUZZ_BIN) >/dev/null; fi
-
+# (tests/fuzz/check.sh, the targets side by side)
 fuzz-check:
 	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
 		$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BIN) >/dev/null && \
@@ -577,5 +574,5 @@ clean:
 	rm -rf build build-san bin
 
 .PHONY: all check check-fast tests demo fuzz fuzz-check fuzz-long bench install clean deps generated
-.PHONY: shared uninstall pycheck man san-build fuzz-build
+.PHONY: shared uninstall pycheck man san-build san-check
 .SECONDARY:
