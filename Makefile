@@ -293,7 +293,8 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-$(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h tests/unit/cpudev.h
+$(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h tests/unit/cpudev.h \
+		tests/unit/unit.h tests/unit/kv.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 
@@ -308,12 +309,15 @@ JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: deps
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh bin
-	$(MAKE) $(JOBS) --no-print-directory --output-sync=recurse pycheck san-build
-	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
-	$(MAKE) --no-print-directory fuzz-check
+	$(MAKE) $(JOBS) --no-print-directory --output-sync=recurse pycheck san-check fuzz-check
 
-# the sanitized build, beside pycheck in make check: pytest runs on one
-# core (two minutes), and the build takes what it leaves
+# After the plain pass, three parts side by side, each one's output kept
+# whole: pytest holds one core for two minutes, and the sanitized build
+# and tests and the fuzz targets' build take what it leaves (one after
+# another they left a core idle for those minutes in a built tree)
+san-check: san-build
+	NBCC_SANITIZED=1 sh tests/run.sh build-san/bin
+
 san-build:
 	$(MAKE) SANITIZE=1 all tests
 
@@ -427,20 +431,11 @@ fuzz: $(FUZZ_BIN)
 	done
 
 # make check: each target over its seeds once, so the targets cannot rot
-# (hdf5's child reader may take 30 s of CPU and 5 more to its kill, which
-# is a refusal, not a finding: its timeout is 45 s)
+# (tests/fuzz/check.sh, the targets side by side)
 fuzz-check:
 	@if sh tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then \
 		$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BIN) >/dev/null && \
-		for t in $(FUZZ); do \
-			to=10; [ $$t != hdf5 ] || to=45; \
-			sh tests/fuzz/seeds.sh $$t $(B)/fuzz/seeds-$$t && \
-			$(B)/fuzz/fuzz_$$t -timeout=$$to $(B)/fuzz/seeds-$$t/* \
-				>$(B)/fuzz/seeds-$$t.log 2>&1 && \
-			echo "fuzz: $$t: $$(ls $(B)/fuzz/seeds-$$t | wc -l) seeds ok" || \
-			{ tail -40 $(B)/fuzz/seeds-$$t.log; \
-			  echo "fuzz: $$t: FAILED on its seeds"; exit 1; }; \
-		done; \
+		sh tests/fuzz/check.sh $(B) $(FUZZ); \
 	else \
 		echo "fuzz: skipped: $(FUZZ_CC) cannot build libFuzzer targets" \
 		     "(Debian: clang and libclang-rt-14-dev)"; \
@@ -580,5 +575,5 @@ clean:
 	rm -rf build build-san bin
 
 .PHONY: all check check-fast tests demo fuzz fuzz-check fuzz-long bench install clean deps generated
-.PHONY: shared uninstall pycheck man san-build
+.PHONY: shared uninstall pycheck man san-build san-check
 .SECONDARY:

@@ -5,6 +5,9 @@
 #                  unless given): reruns start warm, and the plain and the
 #                  sanitized pass share it (kernels are built by cc or the
 #                  OpenCL driver, never sanitized)
+#   cached_ref CMD...  CMD's standard output, kept in the shared cache:
+#                  for the deterministic references (no random input)
+#                  that several scripts or both passes ask for
 #   test_seed NAME SEED: the seed of the script's random inputs,
 #                  NBCC_TEST_SEED when set (tests/run.sh sets it), else a
 #                  fresh one; printed, so that a failure can be repeated
@@ -22,6 +25,34 @@ scratch() {
 shared_cache() {
 	export NBRT_CACHE_DIR="${NBRT_CACHE_DIR:-$ROOT/build/nbrun-cache}"
 	mkdir -p "$NBRT_CACHE_DIR"
+}
+
+# The mpmath references at fixed points cost more CPU than the programs
+# they check (oneloop_limit_ref.py over a minute), and oneloop_ieps.sh and
+# oneloop_deform.sh ask for the same one; make check's sanitized pass
+# asked for each again.  Each is still computed by its own code in every
+# cold run, once: the key is the command line, the contents of its
+# arguments that are files and of tests/sh/*.py (what the references
+# import), and python3's and mpmath's versions, so an edit to any of
+# them computes it again; a failed command is not kept.  Only for
+# commands whose output depends on nothing else (no seed, no program
+# under test).  NBRT_CACHE_DIR=$(mktemp -d) runs them cold.
+cached_ref() {
+	shared_cache
+	ref_key=$({
+		printf '%s\n' "$@"
+		for a; do [ ! -f "$a" ] || cat "$a"; done
+		cat "$ROOT"/tests/sh/*.py
+		python3 -c 'import sys, mpmath; print(sys.version, mpmath.__version__)'
+	} 2>&1 | sha256sum | cut -c1-32)
+	ref_file=$NBRT_CACHE_DIR/ref-$ref_key
+	if [ -f "$ref_file" ]; then
+		cat "$ref_file"
+		return 0
+	fi
+	"$@" >"$ref_file.$$" || { rm -f "$ref_file.$$"; return 1; }
+	mv "$ref_file.$$" "$ref_file"
+	cat "$ref_file"
 }
 
 test_seed() {

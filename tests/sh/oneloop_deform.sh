@@ -99,7 +99,7 @@ else
 fi
 
 need_mpmath oneloop_deform
-PY="python3 tests/sh/oneloop_ieps_ref.py"
+PY="cached_ref python3 tests/sh/oneloop_ieps_ref.py"
 
 # against the reference: RE IM of the reference, the CSV, the held-back
 # relative tolerance; prints the row's Re, Im and kappa

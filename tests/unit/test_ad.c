@@ -13,6 +13,7 @@
 #include <string.h>
 #include "nbrt.h"
 #include "seed.h"
+#include "unit.h"
 
 static const char plummer[] =
 	"LMEM xi, yi, zi;\nBMEM xj, yj, zj, mj;\nRMEM pot;\nCONST eps2;\n"
@@ -209,16 +210,11 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_ad", rng);
-	Suite *s = suite_create("ad");
-	TCase *tc = tcase_create("ad");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "ad", 120);
 	tcase_add_test(tc, gradient_and_tangent);
 	tcase_add_test(tc, column_total);
 	tcase_add_test(tc, bad_name);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -13,18 +13,12 @@
 #include "order.h"
 
 #include "cpudev.h"
+#include "kv.h"
 #include "seed.h"
+#include "unit.h"
 
 static unsigned short rng[3];
 static nbrt *rt;
-
-static uint64_t rand64(void)
-{
-	uint64_t v = 0;
-	for (int q = 0; q < 4; q++)
-		v = v << 16 | (uint64_t)(nrand48(rng) & 0xffff);
-	return v;
-}
 
 enum { ALL64, MORTON, BITS20, FEW, EQUAL, TOPBIT, SORTED, REVERSED, NKIND };
 static const char *const kind_name[NKIND] = {
@@ -34,7 +28,7 @@ static const char *const kind_name[NKIND] = {
 /* key e of n of a kind */
 static uint64_t draw(int kind, size_t e, size_t n)
 {
-	uint64_t r = rand64();
+	uint64_t r = rand64(rng);
 	switch (kind) {
 	case MORTON:
 		return r >> 1;
@@ -53,15 +47,6 @@ static uint64_t draw(int kind, size_t e, size_t n)
 	default:
 		return r;
 	}
-}
-
-/* The first element where r and ref differ, or n. */
-static size_t first_wrong(const nbrt_kv *r, const nbrt_kv *ref, size_t n)
-{
-	size_t e = 0;
-	while (e < n && r[e].key == ref[e].key && r[e].val == ref[e].val)
-		e++;
-	return e;
 }
 
 /* kv[0..n) sorted both ways and compared; wide: values over 32 bits
@@ -123,7 +108,7 @@ START_TEST(host_pairs)
 			/* the caller's differ, and values past 32 bits */
 			check_kv(in, n, kind, 0, any ^ all);
 			for (size_t e = 0; e < n; e++)
-				in[e].val = rand64();
+				in[e].val = rand64(rng);
 			check_kv(in, n, kind, 1, 0);
 			/* values of 32 bits, not their indices: sent up */
 			for (size_t e = 0; e < n; e++)
@@ -147,7 +132,7 @@ START_TEST(host_pairs)
 	check_kv(in, n, MORTON, 0, 0);
 	/* and values past 32 bits in more than one chunk of the copies */
 	for (size_t e = 0; e < n; e++)
-		in[e].val = rand64();
+		in[e].val = rand64(rng);
 	check_kv(in, n, MORTON, 1, 0);
 	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "0", 1), 0);
 	nbrt_kv *r = nbrt_sort_kv(rt, in, in, n, 0);
@@ -173,7 +158,7 @@ START_TEST(device_buffers)
 			ck_assert(ref && k && v);
 			for (size_t e = 0; e < n; e++) {
 				k[e] = draw(kind, e, n);
-				v[e] = (uint32_t)rand64();
+				v[e] = (uint32_t)rand64(rng);
 				ref[e] = (nbrt_kv){k[e], v[e]};
 			}
 			nbrt_kv *want = nbrt_order_sort(ref, ref + n, n);
@@ -245,18 +230,12 @@ int main(void)
 		free(err);
 		return 1;
 	}
-	Suite *s = suite_create("cl_sort");
-	TCase *tc = tcase_create("cl_sort");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "cl_sort", 120);
 	tcase_add_test(tc, host_pairs);
 	tcase_add_test(tc, device_buffers);
 	tcase_add_test(tc, bad_setting);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = unit_run(s, CK_NOFORK);
 	nbrt_close(rt);
 	return failed ? 1 : 0;
 }

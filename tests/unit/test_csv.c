@@ -15,6 +15,7 @@
 #include "csv.h"
 
 #include "seed.h"
+#include "unit.h"
 
 static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
@@ -513,9 +514,8 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_csv", rng);
-	Suite *s = suite_create("csv");
-	TCase *tc = tcase_create("csv");
-	tcase_set_timeout(tc, 60);
+	Suite *s;
+	TCase *tc = unit_case(&s, "csv", 60);
 	tcase_add_test(tc, syntax);
 	tcase_add_test(tc, range);
 	tcase_add_test(tc, float_double_values);
@@ -530,10 +530,6 @@ int main(void)
 	tcase_add_test(tc, caret);
 	tcase_add_test(tc, mapped);
 	tcase_add_test(tc, missing_file);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

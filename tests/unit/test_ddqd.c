@@ -21,6 +21,7 @@
 #define NB_DD_QD 1
 #include "ddlib.h"
 #include "seed.h"
+#include "unit.h"
 
 #define N 200000
 #define EPS 0x1p-104
@@ -154,15 +155,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("ddqd");
-	TCase *tc = tcase_create("qd");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "ddqd", 120);
 	tcase_add_test(tc, qd_arith);
 	tcase_add_test(tc, qd_special);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int nf = unit_run(s, CK_FORK_GETENV);
 	return nf ? 1 : 0;
 }

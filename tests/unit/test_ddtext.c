@@ -25,6 +25,7 @@
 #include "nbcc.h"
 
 #include "seed.h"
+#include "unit.h"
 
 static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
@@ -555,9 +556,8 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_ddtext", rng);
-	Suite *s = suite_create("ddtext");
-	TCase *tc = tcase_create("ddtext");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "ddtext", 120);
 	tcase_add_test(tc, syntax);
 	tcase_add_test(tc, spellings);
 	tcase_add_test(tc, read_exact);
@@ -566,10 +566,6 @@ int main(void)
 	tcase_add_test(tc, write_exact_hi);
 	tcase_add_test(tc, write_special);
 	tcase_add_test(tc, literals);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -19,6 +19,7 @@
 #include "hermite.h"
 #include "seed.h"
 #include "nbrt.h"
+#include "unit.h"
 
 #ifndef ROOT
 #define ROOT "."
@@ -408,19 +409,14 @@ END_TEST
 int main(void)
 {
 	seed = test_seed("test_hermite");
-	Suite *s = suite_create("hermite");
-	TCase *tc = tcase_create("hermite");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "hermite", 120);
 	tcase_add_test(tc, binary_period);
 	tcase_add_test(tc, block_rules);
 	tcase_add_test(tc, start_at_rest);
 	tcase_add_test(tc, due_bodies);
 	tcase_add_test(tc, kernel_matches_direct);
 	tcase_add_test(tc, convergence);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include "nbcc.h"
 
 #include "seed.h"
+#include "unit.h"
 
 static unsigned short rng[3]; /* erand48's state, from seed_rng */
 
@@ -347,9 +348,8 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_iface", rng);
-	Suite *s = suite_create("iface");
-	TCase *tc = tcase_create("iface");
-	tcase_set_timeout(tc, 60);
+	Suite *s;
+	TCase *tc = unit_case(&s, "iface", 60);
 	tcase_add_test(tc, hostile_texts);
 	tcase_add_test(tc, random_texts);
 	tcase_add_test(tc, malformed);
@@ -358,10 +358,6 @@ int main(void)
 	tcase_add_test(tc, symmetry_words);
 	tcase_add_test(tc, default_entry);
 	tcase_add_test(tc, compiled_names);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

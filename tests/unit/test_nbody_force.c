@@ -21,6 +21,7 @@
 #include "cpudev.h"
 #include "seed.h"
 #include "sim.h"
+#include "unit.h"
 
 #ifndef ROOT
 #define ROOT "."
@@ -136,16 +137,11 @@ int main(void)
 {
 	seed = test_seed("test_nbody_force");
 	int missing = cpu_missing();
-	Suite *s = suite_create("nbody_force");
-	TCase *tc = tcase_create("force");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "nbody_force", 120);
 	tcase_add_test(tc, host_float);
 	tcase_add_test(tc, host_double);
 	tcase_add_test(tc, pocl_float);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "seed.h"
 #include "sim.h"
+#include "unit.h"
 
 static uint64_t seed;
 
@@ -337,9 +338,8 @@ END_TEST
 int main(void)
 {
 	seed = test_seed("test_nbody_sim");
-	Suite *s = suite_create("nbody_sim");
-	TCase *tc = tcase_create("sim");
-	tcase_set_timeout(tc, 60);
+	Suite *s;
+	TCase *tc = unit_case(&s, "nbody_sim", 60);
 	tcase_add_test(tc, ic_mass_and_centre);
 	tcase_add_test(tc, plummer_virial);
 	tcase_add_test(tc, cube_virial);
@@ -349,10 +349,6 @@ int main(void)
 	tcase_add_test(tc, leapfrog_circular);
 	tcase_add_test(tc, snapshot_roundtrip);
 	tcase_add_test(tc, picture);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : 0;
 }

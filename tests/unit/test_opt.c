@@ -13,6 +13,7 @@
 #include "nbcc.h"
 #include "opt.h"
 #include "prog.h"
+#include "unit.h"
 
 typedef struct vals {
 	int set;
@@ -304,14 +305,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("opt");
-	TCase *tc = tcase_create("opt");
+	Suite *s;
+	TCase *tc = unit_case(&s, "opt", 0);
 	tcase_add_loop_test(tc, parse, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, help);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

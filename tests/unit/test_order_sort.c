@@ -11,17 +11,11 @@
 #include <string.h>
 #include "order.h"
 
+#include "kv.h"
 #include "seed.h"
+#include "unit.h"
 
 static unsigned short rng[3];
-
-static uint64_t rand64(void)
-{
-	uint64_t v = 0;
-	for (int q = 0; q < 4; q++)
-		v = v << 16 | (uint64_t)(nrand48(rng) & 0xffff);
-	return v;
-}
 
 static int by_key_index(const void *a, const void *b)
 {
@@ -35,7 +29,7 @@ enum { UNIFORM, TOPHEAVY, FEW, LOWBITS, NKIND };
 
 static uint64_t draw(int kind)
 {
-	uint64_t r = rand64() >> 1;
+	uint64_t r = rand64(rng) >> 1;
 	switch (kind) {
 	case TOPHEAVY:
 		return nrand48(rng) % 10 ? (r & 0xffffffffffULL) | 0x5ULL << 58 : r;
@@ -69,12 +63,7 @@ START_TEST(against_qsort)
 				memcpy(kv, in, n * sizeof *in);
 				nbrt_kv *r = nbrt_order_sort(kv, kv + n, n);
 				ck_assert(r == kv || r == kv + n);
-				/* Check's assertions cost a write each: find the first
-				 * wrong element, then assert once */
-				size_t e = 0;
-				while (e < n && r[e].key == ref[e].key &&
-				       r[e].val == ref[e].val)
-					e++;
+				size_t e = first_wrong(r, ref, n);
 				if (e < n)
 					ck_assert_msg(0,
 					              "n %zu, keys %d, %d threads: element %zu "
@@ -96,15 +85,9 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_order_sort", rng);
-	Suite *s = suite_create("order_sort");
-	TCase *tc = tcase_create("order_sort");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "order_sort", 120);
 	tcase_add_test(tc, against_qsort);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = unit_run(s, CK_NOFORK);
 	return failed ? 1 : 0;
 }

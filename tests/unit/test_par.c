@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include "par.h"
+#include "unit.h"
 
 static const char *const vars[] = {
 	"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
@@ -49,13 +50,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("par");
-	TCase *tc = tcase_create("par");
+	Suite *s;
+	TCase *tc = unit_case(&s, "par", 0);
 	tcase_add_loop_test(tc, env, 0, (int)(sizeof cases / sizeof cases[0]));
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include <qd/c_dd.h>
 #include "nbrt.h"
 #include "seed.h"
+#include "unit.h"
 
 static const char src[] =
 	"LMEM dd x;\nBMEM dd w;\nRMEM dd r;\n"
@@ -106,15 +107,9 @@ END_TEST
 int main(void)
 {
 	seed_rng("test_powexp", rng);
-	Suite *su = suite_create("powexp");
-	TCase *tc = tcase_create("powexp");
-	tcase_set_timeout(tc, 60);
+	Suite *su;
+	TCase *tc = unit_case(&su, "powexp", 60);
 	tcase_add_test(tc, pow_exponent_dd);
-	suite_add_tcase(su, tc);
-	SRunner *r = srunner_create(su);
-	srunner_set_fork_status(r, CK_NOFORK);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(su, CK_NOFORK);
 	return failed ? 1 : 0;
 }

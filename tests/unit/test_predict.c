@@ -17,6 +17,7 @@
 #include "nbrt.h"
 #include "cpudev.h"
 #include "seed.h"
+#include "unit.h"
 
 static uint64_t seed, rng;
 
@@ -200,15 +201,10 @@ int main(void)
 {
 	seed = test_seed("test_predict");
 	int missing = cpu_missing();
-	Suite *s = suite_create("predict");
-	TCase *tc = tcase_create("predict");
-	tcase_set_timeout(tc, 120);
+	Suite *s;
+	TCase *tc = unit_case(&s, "predict", 120);
 	tcase_add_test(tc, host);
 	tcase_add_test(tc, pocl);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
 }

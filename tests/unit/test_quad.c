@@ -6,6 +6,7 @@
 #include <check.h>
 #include <math.h>
 #include "../../apps/oneloop/oneloop.h"
+#include "unit.h"
 
 /* relative closeness, for the values computed the same way here */
 static int near(double a, double b)
@@ -71,16 +72,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("quad");
-	TCase *tc = tcase_create("error");
+	Suite *s;
+	TCase *tc = unit_case(&s, "quad", 0);
 	tcase_add_test(tc, geometric);
 	tcase_add_test(tc, untrusted);
 	tcase_add_test(tc, power);
 	tcase_add_test(tc, nan_kept);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int nf = unit_run(s, CK_FORK_GETENV);
 	return nf ? 1 : 0;
 }

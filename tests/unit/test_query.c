@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt.h"
+#include "unit.h"
 
 START_TEST(enum_names)
 {
@@ -203,17 +204,12 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("query");
-	TCase *tc = tcase_create("query");
-	tcase_set_timeout(tc, 60);
+	Suite *s;
+	TCase *tc = unit_case(&s, "query", 60);
 	tcase_add_test(tc, enum_names);
 	tcase_add_test(tc, generated);
 	tcase_add_test(tc, options_and_compile);
 	tcase_add_test(tc, iface_fields);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -25,6 +25,7 @@
 #include "seed.h"
 #include "sim.h"
 #include "snap.h"
+#include "unit.h"
 
 static char err[1024];
 
@@ -669,9 +670,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("snap");
-	TCase *tc = tcase_create("snap");
-	tcase_set_timeout(tc, 60);
+	Suite *s;
+	TCase *tc = unit_case(&s, "snap", 60);
 	tcase_add_test(tc, csv_reads);
 	tcase_add_test(tc, csv_refusals);
 	tcase_add_test(tc, hdf5_roundtrip);
@@ -680,10 +680,6 @@ int main(void)
 	tcase_add_test(tc, hdf5_damaged);
 	tcase_add_test(tc, hdf5_refusals);
 	tcase_add_test(tc, apart);
-	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : 0;
 }
