@@ -71,6 +71,10 @@ typedef struct grid {
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
 	nb_dd *row;                 /* the sum of one row */
+	/* the deformed contour's points and results kept on the device
+	 * (grid_device; NULL where the host's arrays are bound): LMEMs a1,
+	 * b1, a2, b2, RMEMs re, im, dimax, all in double there */
+	nbrt_array *dev[7];
 } grid;
 
 typedef struct run {
@@ -486,6 +490,8 @@ static nb_dd get(const double *a, size_t i, int sc)
 
 static void grid_free(grid *g)
 {
+	for (int k = 0; k < 7; k++)
+		nbrt_array_free(g->dev[k]);
 	free(g->xx);
 	free(g->yy);
 	free(g->c4);
@@ -579,6 +585,38 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 	return 0;
 }
 
+/* The deformed contour's points, written once to the device for every
+ * lambda, kappa and scan row that follows, and its results left there
+ * to be read back in double: the host's arrays would cross at each
+ * evaluation, 4 dd inputs and 3 dd results a point (28 MB at N = 512),
+ * where the kernel took 18 ms (docs/oneloop.md, "A scan").  Rounding
+ * the points to double moves each by 1e-16 of itself, and each point's
+ * inner sum is rounded to double before the host's dd sum: both far
+ * below the contour's floor of 7.6e-13 |I| (its truncation at T = 3),
+ * so the values keep every digit their estimates claim.  Only where the
+ * device keeps arrays in its own memory, and the points are not divided
+ * among MPI ranks. */
+static int grid_device(run *r, grid *g)
+{
+	if (!r->a->deform || (r->split && par_size() > 1) ||
+	    !nbrt_device_arrays(r->rt))
+		return 0;
+	const double *in[4] = {g->xx, g->c4, g->yy, g->q};
+	double *tmp = malloc(g->np * sizeof *tmp);
+	int rc = !tmp;
+	for (int k = 0; k < 7 && !rc; k++) {
+		rc = !(g->dev[k] = nbrt_array_new(r->rt, g->np));
+		if (rc || k >= 4)
+			continue;
+		for (size_t i = 0; i < g->np; i++)
+			tmp[i] = in[k][i * (size_t)r->sc];
+		rc = nbrt_array_write(g->dev[k], tmp);
+	}
+	free(tmp);
+	return rc ? prog_fail("%s", tmp ? nbrt_error(r->rt) : "out of memory")
+	          : 0;
+}
+
 /* sum of a[k] (k in [lo, hi)): pairwise, so the rounding grows as log2
  * of the count */
 static nb_dd psum(int dbl, const nb_dd *a, size_t lo, size_t hi)
@@ -646,8 +684,19 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
-	int bad;
-	if (r->a->deform)
+	int bad, rsc = sc; /* doubles a result */
+	if (g->dev[0]) {
+		static const char *const name[7] = {"a1", "b1", "a2", "b2", "re",
+		                                    "im", "dimax"};
+		bad = 0;
+		for (int v = 0; v < 7 && !bad; v++)
+			bad = nbrt_bind_array(k, name[v], g->dev[v]);
+		bad = bad || nbrt_bind(k, "a3", ty, g->zu) ||
+		      nbrt_bind(k, "b3", ty, g->zv) ||
+		      nbrt_bind(k, "gw", ty, g->zw) ||
+		      nbrt_set_const(k, "kappa", eps.hi, eps.lo);
+		rsc = 1;
+	} else if (r->a->deform)
 		bad = nbrt_bind(k, "a1", ty, g->xx + o) ||
 		      nbrt_bind(k, "b1", ty, g->c4 + o) ||
 		      nbrt_bind(k, "a2", ty, g->yy + o) ||
@@ -676,13 +725,17 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	    nbrt_run(k, hi - lo, (size_t)g->n))
 		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
 		                : prog_fail("%s", nbrt_error(r->rt));
+	if (g->dev[0] && (nbrt_array_read(g->dev[4], g->res) ||
+	                  nbrt_array_read(g->dev[5], g->im) ||
+	                  nbrt_array_read(g->dev[6], g->dmax)))
+		return prog_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
 	/* the largest Im D on the nodes, into out[2]: this rank's points',
 	 * then the largest over the ranks (the points' own are not needed) */
 	double dm = -HUGE_VAL;
 	if (r->a->deform)
 		for (size_t i = lo; i < hi; i++)
-			dm = fmax(dm, g->dmax[i * (size_t)sc]);
+			dm = fmax(dm, g->dmax[i * (size_t)rsc]);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
 		if (CPLX(r->a))
@@ -699,7 +752,7 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 		const double *v = part ? g->im : g->res;
 #pragma omp parallel for schedule(static)
 		for (long i = 0; i < n; i++)
-			g->row[i] = dot(dbl, g->wt, v, sc, (size_t)(i * n),
+			g->row[i] = dot(dbl, g->wt, v, rsc, (size_t)(i * n),
 			                (size_t)((i + 1) * n));
 		out[part] = psum(dbl, g->row, 0, (size_t)n);
 	}
@@ -1838,7 +1891,10 @@ int main(int argc, char **argv)
 	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform) ||
 	                     (quarter(&a) &&
 	                      (grid_make(&r.q[0], a.n / 4, a.dbl, a.deform) ||
-	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))));
+	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))) ||
+	                     grid_device(&r, &r.g) || grid_device(&r, &r.h) ||
+	                     (quarter(&a) && (grid_device(&r, &r.q[0]) ||
+	                                      grid_device(&r, &r.q[1]))));
 	if (!rc)
 		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
 		                                                  : one_lambda(&r);
