@@ -4,7 +4,8 @@
 #    the propagated errors of A and B (sum |weight| e_k, the weights now
 #    from M^T y = e_k in double) within 1e-6 of those from its own long
 #    double inverse of the chosen window's system, and B (and A) within
-#    the fit's estimate of the model's exact coefficients;
+#    the fit's estimate of the model's exact coefficients (the physical
+#    region's bases; the Euclidean one's misses are counted, not failed);
 #  - the deformed contour with its points and results on an OpenCL
 #    device (nbrt_array, doubles: PoCL here) against the host's dd arrays
 #    (the C back end), a scan of rows s = 2, 5, 8 at N = 64, lambda =
