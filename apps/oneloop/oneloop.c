@@ -24,6 +24,9 @@ extern const char nb_oneloop_ieps_nbl[];
 /* and dsl-examples/oneloop_deform.nbl, the deformed contour, for s > 0 */
 extern const char nb_oneloop_deform_nbl[];
 
+/* The deformed contour in double: the rounding's floor of a value,
+ * relative to |I| (measured: docs/oneloop.md, "The scale target") */
+#define DBL_CONTOUR 1e-13
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
 #define MAX_N 46340
 #define MAX_COUNT 64
@@ -92,12 +95,16 @@ typedef struct run {
 
 /* Whether the rule at N/4 and N/8 sharpens the error estimate
  * (quad_error): in dd, on the real or the deformed contour, N >= 16.  Not
- * in double, whose rounding near x + y = 1 reaches 1e-12 of I at small
- * lambda (docs/oneloop.md), far above any floor quad_error could be
- * given, nor with eps, whose extrapolation has estimates of its own. */
+ * in double on the real contour, whose rounding near x + y = 1 reaches
+ * 1e-12 of I at small lambda (docs/oneloop.md), far above any floor
+ * quad_error could be given, nor with eps, whose extrapolation has
+ * estimates of its own.  The deformed contour takes its complements p
+ * and q as given and keeps D off 0: in double its values were within
+ * DBL_CONTOUR |I| of dd's (docs/oneloop.md, "The scale target"), the
+ * floor its estimate gets there. */
 static int quarter(const args *a)
 {
-	return !a->dbl && !a->ieps && a->n / 8 >= 2;
+	return (!a->dbl || a->deform) && !a->ieps && a->n / 8 >= 2;
 }
 
 /* --- the command line -------------------------------------------------- */
@@ -972,6 +979,8 @@ typedef struct value {
  * 8e-31 (tests/sh/oneloop_ref.sh). */
 static double rounding(const run *r, double mag)
 {
+	if (r->a->dbl && r->a->deform)
+		return DBL_CONTOUR * mag;
 	return 2 * (double)r->a->n * 0x1p-104 * mag;
 }
 
