@@ -610,7 +610,7 @@ static int grid_device(run *r, grid *g)
 		return 0;
 	const double *in[4] = {g->xx, g->c4, g->yy, g->q};
 	double *tmp = malloc(g->np * sizeof *tmp);
-	int rc = !tmp;
+	int rc = !tmp, oom = rc;
 	for (int k = 0; k < 7 && !rc; k++) {
 		rc = !(g->dev[k] = nbrt_array_new(r->rt, g->np));
 		if (rc || k >= 4)
@@ -620,7 +620,7 @@ static int grid_device(run *r, grid *g)
 		rc = nbrt_array_write(g->dev[k], tmp);
 	}
 	free(tmp);
-	return rc ? prog_fail("%s", tmp ? nbrt_error(r->rt) : "out of memory")
+	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt))
 	          : 0;
 }
 
