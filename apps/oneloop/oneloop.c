@@ -24,6 +24,9 @@ extern const char nb_oneloop_ieps_nbl[];
 /* and dsl-examples/oneloop_deform.nbl, the deformed contour, for s > 0 */
 extern const char nb_oneloop_deform_nbl[];
 
+/* The deformed contour in double: the rounding's floor of a value,
+ * relative to |I| (measured: docs/oneloop.md, "The scale target") */
+#define DBL_CONTOUR 1e-13
 /* The kernel numbers its i-elements, the N^2 (x, y) points, with int. */
 #define MAX_N 46340
 #define MAX_COUNT 64
@@ -71,6 +74,10 @@ typedef struct grid {
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
 	nb_dd *row;                 /* the sum of one row */
+	/* the deformed contour's points and results kept on the device
+	 * (grid_device; NULL where the host's arrays are bound): LMEMs a1,
+	 * b1, a2, b2, RMEMs re, im, dimax, all in double there */
+	nbrt_array *dev[7];
 } grid;
 
 typedef struct run {
@@ -88,12 +95,16 @@ typedef struct run {
 
 /* Whether the rule at N/4 and N/8 sharpens the error estimate
  * (quad_error): in dd, on the real or the deformed contour, N >= 16.  Not
- * in double, whose rounding near x + y = 1 reaches 1e-12 of I at small
- * lambda (docs/oneloop.md), far above any floor quad_error could be
- * given, nor with eps, whose extrapolation has estimates of its own. */
+ * in double on the real contour, whose rounding near x + y = 1 reaches
+ * 1e-12 of I at small lambda (docs/oneloop.md), far above any floor
+ * quad_error could be given, nor with eps, whose extrapolation has
+ * estimates of its own.  The deformed contour takes its complements p
+ * and q as given and keeps D off 0: in double its values were within
+ * DBL_CONTOUR |I| of dd's (docs/oneloop.md, "The scale target"), the
+ * floor its estimate gets there. */
 static int quarter(const args *a)
 {
-	return !a->dbl && !a->ieps && a->n / 8 >= 2;
+	return (!a->dbl || a->deform) && !a->ieps && a->n / 8 >= 2;
 }
 
 /* --- the command line -------------------------------------------------- */
@@ -486,6 +497,8 @@ static nb_dd get(const double *a, size_t i, int sc)
 
 static void grid_free(grid *g)
 {
+	for (int k = 0; k < 7; k++)
+		nbrt_array_free(g->dev[k]);
 	free(g->xx);
 	free(g->yy);
 	free(g->c4);
@@ -579,6 +592,38 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 	return 0;
 }
 
+/* The deformed contour's points, written once to the device for every
+ * lambda, kappa and scan row that follows, and its results left there
+ * to be read back in double: the host's arrays would cross at each
+ * evaluation, 4 dd inputs and 3 dd results a point (28 MB at N = 512),
+ * where the kernel took 18 ms (docs/oneloop.md, "A scan").  Rounding
+ * the points to double moves each by 1e-16 of itself, and each point's
+ * inner sum is rounded to double before the host's dd sum: both far
+ * below the contour's floor of 7.6e-13 |I| (its truncation at T = 3),
+ * so the values keep every digit their estimates claim.  Only where the
+ * device keeps arrays in its own memory, and the points are not divided
+ * among MPI ranks. */
+static int grid_device(run *r, grid *g)
+{
+	if (!r->a->deform || (r->split && par_size() > 1) ||
+	    !nbrt_device_arrays(r->rt))
+		return 0;
+	const double *in[4] = {g->xx, g->c4, g->yy, g->q};
+	double *tmp = malloc(g->np * sizeof *tmp);
+	int rc = !tmp, oom = rc;
+	for (int k = 0; k < 7 && !rc; k++) {
+		rc = !(g->dev[k] = nbrt_array_new(r->rt, g->np));
+		if (rc || k >= 4)
+			continue;
+		for (size_t i = 0; i < g->np; i++)
+			tmp[i] = in[k][i * (size_t)r->sc];
+		rc = nbrt_array_write(g->dev[k], tmp);
+	}
+	free(tmp);
+	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt))
+	          : 0;
+}
+
 /* sum of a[k] (k in [lo, hi)): pairwise, so the rounding grows as log2
  * of the count */
 static nb_dd psum(int dbl, const nb_dd *a, size_t lo, size_t hi)
@@ -629,6 +674,52 @@ static nb_dd dot(int dbl, const nb_dd *a, const double *b, int sc, size_t lo,
 	return acc[0];
 }
 
+/* int_0^1 (x + x^2) / (G x^2 - L x + L)^2 dx (L = lambda^2), in closed
+ * form: with a = G, b = -L, c = L, Q = a x^2 + b x + c, Delta = 4ac - b^2,
+ *   I0 = int 1/Q = (2/sqrt Delta) [atan((2a x + b)/sqrt Delta)]_0^1,
+ *   I1 = int x/Q^2 = [-(b x + 2c)/(Delta Q)]_0^1 - (b/Delta) I0,
+ *   J0 = int 1/Q^2 = [(2a x + b)/(Delta Q)]_0^1 + (2a/Delta) I0,
+ *   I2 = int x^2/Q^2 = (I0 - b I1 - c J0) / a.
+ * 0 where L >= 3G (lambda^2 near the masses), where it is O(1) and the
+ * floor of 36 v(T) |I| covers its part. */
+static double face_h(double G, double L)
+{
+	if (!(L < 3 * G))
+		return 0;
+	double a = G, b = -L, c = L, d = 4 * a * c - b * b, sd = sqrt(d),
+	       q1 = a + b + c, q0 = c;
+	double i0 = (2 / sd) * (atan((2 * a + b) / sd) - atan(b / sd));
+	double i1 = -(b + 2 * c) / (d * q1) + 2 * c / (d * q0) - (b / d) * i0;
+	double j0 = (2 * a + b) / (d * q1) - b / (d * q0) + (2 * a / d) * i0;
+	return i1 + (i0 - b * i1 - c * j0) / a;
+}
+
+/* What the deformed contour's rule leaves out at the faces u1 = 0 and
+ * u2 = 0 of the cube, the slabs of width v(T) = 2.1e-14 it stops short
+ * of (T = 3): there D = lambda^2 (1 - x) + x^2 G(u3) > 0, with x = q on
+ * the first and p on the second, whose integrands q / D^2 and p^2 / D^2
+ * reach 1 / (2 G lambda^2) and pi / (4 G^1.5 lambda) near the corner y =
+ * 1: at lambda = 0.01 (s = 2, t = 0, me = mf = 1) the slabs hold 1.1e-10,
+ * where the values at N = 384 and 512 agreed to 7e-13 and both missed the
+ * independent mpmath value by 1.09e-10 (every N misses them alike, so
+ * no difference of N sees them).  The slabs are thinner than any scale
+ * of their integrands, so each is v(T) times its face's integral, which
+ * is face_h in u2 (or u1) and the contour's own z rule in u3 (real: D
+ * has no zero on these faces, and the contour there is the real one's
+ * value).  Added to every deformed evaluation's real part; the other
+ * faces' slabs (x = 1, z) hold O(v(T) ln lambda), under the floor. */
+static double face_tail(const run *r, const grid *g, double lambda)
+{
+	const params *p = &r->p;
+	double me2 = p->me.hi * p->me.hi, mf2 = p->mf.hi * p->mf.hi, t = p->t.hi,
+	       L = lambda * lambda, f = 0;
+	for (long k = 0; k < g->n; k++) {
+		double u = g->zu[k * r->sc], v = g->zv[k * r->sc];
+		f += g->zw[k * r->sc] * face_h(v * me2 + u * mf2 - t * u * v, L);
+	}
+	return quad_tail(QUAD_T_DEFORM) * f;
+}
+
 /* I on grid g at lambda (and eps, for the ieps kernel, or kappa for the
  * deformed contour: the imaginary part goes to out[1], and the deformed
  * contour's largest Im D to out[2]): the kernel's inner sums, then the
@@ -646,8 +737,19 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
-	int bad;
-	if (r->a->deform)
+	int bad, rsc = sc; /* doubles a result */
+	if (g->dev[0]) {
+		static const char *const name[7] = {"a1", "b1", "a2", "b2", "re",
+		                                    "im", "dimax"};
+		bad = 0;
+		for (int v = 0; v < 7 && !bad; v++)
+			bad = nbrt_bind_array(k, name[v], g->dev[v]);
+		bad = bad || nbrt_bind(k, "a3", ty, g->zu) ||
+		      nbrt_bind(k, "b3", ty, g->zv) ||
+		      nbrt_bind(k, "gw", ty, g->zw) ||
+		      nbrt_set_const(k, "kappa", eps.hi, eps.lo);
+		rsc = 1;
+	} else if (r->a->deform)
 		bad = nbrt_bind(k, "a1", ty, g->xx + o) ||
 		      nbrt_bind(k, "b1", ty, g->c4 + o) ||
 		      nbrt_bind(k, "a2", ty, g->yy + o) ||
@@ -676,13 +778,17 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	    nbrt_run(k, hi - lo, (size_t)g->n))
 		return r->split ? par_agree(prog_fail("%s", nbrt_error(r->rt)))
 		                : prog_fail("%s", nbrt_error(r->rt));
+	if (g->dev[0] && (nbrt_array_read(g->dev[4], g->res) ||
+	                  nbrt_array_read(g->dev[5], g->im) ||
+	                  nbrt_array_read(g->dev[6], g->dmax)))
+		return prog_fail("%s", nbrt_error(r->rt));
 	*tk = nbrt_kernel_time(k);
 	/* the largest Im D on the nodes, into out[2]: this rank's points',
 	 * then the largest over the ranks (the points' own are not needed) */
 	double dm = -HUGE_VAL;
 	if (r->a->deform)
 		for (size_t i = lo; i < hi; i++)
-			dm = fmax(dm, g->dmax[i * (size_t)sc]);
+			dm = fmax(dm, g->dmax[i * (size_t)rsc]);
 	if (r->split && !par_agree(0)) {
 		par_gather(g->res, g->np, (size_t)sc * sizeof(double), 1);
 		if (CPLX(r->a))
@@ -699,10 +805,12 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 		const double *v = part ? g->im : g->res;
 #pragma omp parallel for schedule(static)
 		for (long i = 0; i < n; i++)
-			g->row[i] = dot(dbl, g->wt, v, sc, (size_t)(i * n),
+			g->row[i] = dot(dbl, g->wt, v, rsc, (size_t)(i * n),
 			                (size_t)((i + 1) * n));
 		out[part] = psum(dbl, g->row, 0, (size_t)n);
 	}
+	if (r->a->deform)
+		out[0] = num_add(dbl, out[0], nb_dd_from(face_tail(r, g, lambda.hi)));
 	return 0;
 }
 
@@ -871,6 +979,8 @@ typedef struct value {
  * 8e-31 (tests/sh/oneloop_ref.sh). */
 static double rounding(const run *r, double mag)
 {
+	if (r->a->dbl && r->a->deform)
+		return DBL_CONTOUR * mag;
 	return 2 * (double)r->a->n * 0x1p-104 * mag;
 }
 
@@ -1838,7 +1948,10 @@ int main(int argc, char **argv)
 	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform) ||
 	                     (quarter(&a) &&
 	                      (grid_make(&r.q[0], a.n / 4, a.dbl, a.deform) ||
-	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))));
+	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))) ||
+	                     grid_device(&r, &r.g) || grid_device(&r, &r.h) ||
+	                     (quarter(&a) && (grid_device(&r, &r.q[0]) ||
+	                                      grid_device(&r, &r.q[1]))));
 	if (!rc)
 		rc = a.scan ? scan(&r, row, nrow) : a.extrapolate ? extrapolate(&r)
 		                                                  : one_lambda(&r);

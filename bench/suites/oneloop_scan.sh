@@ -12,14 +12,16 @@
 #                     unless given; issue 27's 4,096 rows: points=4096).
 # eps=E0,RATIO,COUNT runs the physical rows by the eps extrapolation
 # instead of the contour; kappa=K evaluates the contour at K alone (by
-# default 1 and 1/2, the better).  Rows: bin/oneloop's own CSV with the row's
+# default 1 and 1/2, the better); precision=double runs the kernel, the
+# rule and the sums in double (the deformed contour's values within 1e-13
+# of dd's: docs/oneloop.md, "The scale target").  Rows: bin/oneloop's own CSV with the row's
 # digits (-log10 of the largest relative error estimate among its values;
 # blank where it did not converge).  Summary: wall time, rows/s, kernel
 # seconds a row, converged rows, the least and median digits among them.
 #   sh bench/run.sh oneloop_scan device=gpu                  # 1,000 physical
 #   sh bench/run.sh oneloop_scan device=gpu region=euclidean points=4096
 about="bin/oneloop --scan over an (s, t) grid: rows/s, wall time, digits"
-params="device region points n lambda lambdas extrapolate eps kappa smin smax tmin tmax"
+params="device region points n lambda lambdas extrapolate eps kappa smin smax tmin tmax precision"
 device=host
 region=physical
 points=1000
@@ -33,6 +35,7 @@ smin=2
 smax=8
 tmin=-4
 tmax=-0.25
+precision=dd
 
 suite_run() {
 	# the lambdas by region where not given: bin/oneloop's default for
@@ -63,12 +66,13 @@ suite_run() {
 	[ "$extrapolate" = 1 ] && how="--extrapolate --lambdas $lambdas"
 	[ -n "$eps" ] && how="$how --eps $eps"
 [ -n "$kappa" ] && how="$how --kappa $kappa"
+	how="$how --precision $precision"
 	# fills the kernel cache (whose variants depend on N): the time is
 	# the scan's, not a build's
 	warm="--s 2 --lambda 0.5 --kappa 1"
 	[ -n "$eps" ] && warm="--s 2 --lambda 0.5 --eps 0.1,0.5,3"
 	[ "$region" = euclidean ] && warm=""
-	"$BIN/oneloop" $where --n "$n" $warm </dev/null >/dev/null 2>&1
+	"$BIN/oneloop" $where --n "$n" --precision "$precision" $warm </dev/null >/dev/null 2>&1
 	t0=$(date +%s.%N)
 	"$BIN/oneloop" $where --n "$n" --scan "$T/grid.csv" $how </dev/null \
 		>"$T/scan.csv" 2>"$T/err" || { note "failed: $(tail -n 1 "$T/err")"; return 1; }
