@@ -424,10 +424,25 @@ static void cl_rest(E *e)
 	}
 	emit_block(e, B_PRE, "\t");
 	int step = nj * t;
-	if (rm && !fc->tile) /* each range as a launch's j range */
-		buf_puts(out, "\tfor (int nb_r = nb_roff[nb_tk.z]; nb_r < "
-		         "nb_roff[nb_tk.z + 1]; nb_r++) {\n\tconst int jbase = "
-		         "nb_rng[nb_r].x, nj = nb_rng[nb_r].y - jbase;\n");
+	if (rm && !fc->tile) {
+		/* The T work items of an i-element stride the group's ranges
+		 * as one list: each goes on to the range that holds its next
+		 * offset (jj past the last range's end carries over).  Walked a
+		 * range at a time, a range of 3 (cells of a third of the
+		 * cutoff) kept 3 of 16 work items busy, each range's loop run
+		 * by all; now each pass of the loop below computes T pairs. */
+		buf_puts(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		         "\tint nb_r = nb_roff[nb_tk.z], jbase = 0, nj = 0, "
+		         "jj = p;\n"
+		         "\tfor (;;) {\n"
+		         "\twhile (jj >= nj && nb_r < nb_r1) {\n"
+		         "\t\tjj -= nj;\n"
+		         "\t\tjbase = nb_rng[nb_r].x;\n"
+		         "\t\tnj = nb_rng[nb_r].y - jbase;\n"
+		         "\t\tnb_r++;\n"
+		         "\t}\n"
+		         "\tif (jj >= nj)\n\t\tbreak;\n");
+	}
 	if (rm && fc->tile) {
 		/* Tiles are packed from consecutive ranges, so that short ones
 		 * (a cell's dozen, a tree bucket's 16) still fill whole tiles and
@@ -459,7 +474,8 @@ static void cl_rest(E *e)
 	} else if (!fc->tile) {
 		/* no staging: every work item reads the j-elements itself and
 		 * the cache serves the repeats (paper 000 on RV770) */
-		buf_puts(out, "\tint jj = p;\n");
+		if (!rm)
+			buf_puts(out, "\tint jj = p;\n");
 		buf_printf(out, "\tfor (; jj + %d < nj; jj += %d) {\n",
 		           (nj - 1) * t, step);
 		emit_block(e, B_BODY, "\t\t");
