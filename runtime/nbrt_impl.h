@@ -116,12 +116,14 @@ struct nbrt_backend {
 	 * (nbrt_sort_kv, sortkv.c) */
 	struct nbrt_kv *(*sort)(nbrt *rt, struct nbrt_kv *kv,
 	                        struct nbrt_kv *tmp, size_t n, uint64_t differ);
-	/* nbrt_run_cutoff's whole call on the device (cutoff.c has checked
-	 * c and found the position columns, pv[side][axis]): 0 done, with
+	/* nbrt_run_cutoff's whole call on the device, in cells of cutoff /
+	 * split (1 to 3), each a group (cutoff.c has checked c, chosen split
+	 * from the caller's and the environment's knobs, and found the
+	 * position columns, pv[side][axis]): 0 done, with
 	 * its phases' seconds in time and the pairs it listed; 1 not this
 	 * case (the host builder runs); -1 failure.  NULL: none */
 	int (*run_cells)(nbrt_kernel *k, size_t ni, size_t nj,
-	                 const nbrt_cutoff *c, const int pv[2][3],
+	                 const nbrt_cutoff *c, int split, const int pv[2][3],
 	                 double time[8], double *pairs);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
@@ -497,6 +499,10 @@ int nbrt_fail(nbrt *rt, const char *fmt, ...)
 void nbrt_note(const nbrt *rt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *nbrt_aprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The integer switch $name, when set and not empty, into *v: 1; unset, *v
+ * kept: 0; a value that is not a decimal integer in [lo, hi] (a 0/1
+ * switch: lo 0, hi 1) fails with a message naming it: -1. */
+int nbrt_env_int(nbrt *rt, const char *name, long lo, long hi, long *v);
 /* "KEY VALUE\n", the value's control bytes and backslashes escaped (\xHH),
  * so a listing is one line per key whatever a driver reports. */
 void nbrt_put_str(FILE *out, const char *key, const char *s);

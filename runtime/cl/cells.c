@@ -97,24 +97,12 @@ static void swap_slots(Prog *pg, int s, int t)
 	pg->owncap[t] = c;
 }
 
-/* Whether this call may be the device's: NBRT_DEVICE_CELLS=0 leaves
- * every call to the host builder; by default (or 1) the device takes the
- * cases it can.  On PoCL too: Lennard-Jones at 2^18 (nbneighbours lj
- * 262144, the 2-core development box, 2026-11-27) took 0.87 s against
- * 1.40 s with the host's lists (the kernel 0.8 s in both; the keys, sort,
- * lists and copies 0.07 s against 0.6). */
-static int wanted(void)
-{
-	const char *e = getenv("NBRT_DEVICE_CELLS");
-	return !(e && *e) || atoi(e) != 0;
-}
-
-/* The cells' split and group as cutoff.c would take them. */
-static int knob(int given, const char *env, int dflt)
-{
-	const char *e = getenv(env);
-	return given ? given : e && *e ? atoi(e) : dflt;
-}
+/* NBRT_DEVICE_CELLS=0 leaves every call to the host builder (cutoff.c
+ * reads it); by default the device takes the cases it can.  On PoCL too:
+ * Lennard-Jones at 2^18 (nbneighbours lj 262144, the 2-core development
+ * box, 2026-11-27) took 0.87 s against 1.40 s with the host's lists (the
+ * kernel 0.8 s in both; the keys, sort, lists and copies 0.07 s against
+ * 0.6). */
 
 /* A call's state. */
 typedef struct Call {
@@ -133,11 +121,11 @@ typedef struct Call {
 /* Whether the caller's arrays cross through pinned staging:
  * NBRT_CELL_STAGE=0/1, by default on a GPU (a copy on the host, where
  * the driver's own staging of pageable memory is slower); on an OpenCL
- * CPU the write is a copy already. */
-static int staged(const nbrt *rt)
+ * CPU the write is a copy already.  -1: a bad value. */
+static int staged(nbrt *rt)
 {
-	const char *e = getenv("NBRT_CELL_STAGE");
-	return e && *e ? atoi(e) != 0 : rt->gpu;
+	long v = rt->gpu;
+	return nbrt_env_int(rt, "NBRT_CELL_STAGE", 0, 1, &v) < 0 ? -1 : (int)v;
 }
 
 /* n bytes copied by the threads where there are megabytes of them. */
@@ -414,16 +402,14 @@ static size_t make_tasks(nbrt_kernel *k, const cl_uint *start,
 }
 
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
-                      const nbrt_cutoff *c, const int pv[2][3],
+                      const nbrt_cutoff *c, int reach, const int pv[2][3],
                       double time[8], double *pairs)
 {
 	nbrt *rt = k->rt;
 	const Cl *cl = rt->priv;
 	const nb_iface *f = k->f;
 	int dim = c->dim;
-	if (!wanted() || !cl->fp64 || !ni || !nj || ni > INT_MAX / 2 ||
-	    nj > INT_MAX / 2 || knob(c->split, "NBRT_CELL_SPLIT", 1) != 1 ||
-	    knob(c->group, "NBRT_CELL_GROUP", INT_MAX) < (1 << 30))
+	if (!cl->fp64 || !ni || !nj || ni > INT_MAX / 2 || nj > INT_MAX / 2)
 		return 1;
 	for (int d = 0; d < dim; d++)
 		if (c->period[d] > 0)
@@ -443,7 +429,10 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	}
 
-	if (staged(rt)) {
+	int stage = staged(rt);
+	if (stage < 0)
+		goto out;
+	if (stage) {
 		size_t in = 0;
 		for (int v = 0; v < f->nvar; v++)
 			if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
@@ -475,13 +464,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	}
 	double org[3], wd[3];
 	long long nc[3] = {1, 1, 1};
-	/* cells of cutoff / reach, each listing the rows of 2 reach + 1
-	 * cells around it: 1 by default, NBRT_DEVICE_CELL_SPLIT=2 (or 3)
-	 * the finer cells measured in docs/neighbours.md, unless the caller
-	 * chose cells of one cutoff (nbrt_cutoff.split 1) */
-	const char *es = getenv("NBRT_DEVICE_CELL_SPLIT");
-	int reach = c->split || !es ? 1 : atoi(es) < 2 ? 1 : atoi(es) > 3 ? 3
-	                                                             : atoi(es);
+	/* cells of cutoff / reach, each listing the rows of at most 2 reach
+	 * + 1 cells around it */
 	if (nbrt_cells_grid(c, reach, lo, hi, org, wd, nc)) {
 		res = 1;
 		goto out;

@@ -222,7 +222,7 @@ int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
 /* cells.c: nbrt_run_cutoff's cell lists built and run on the device
  * (the back end's run_cells). */
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
-                      const nbrt_cutoff *c, const int pv[2][3],
+                      const nbrt_cutoff *c, int split, const int pv[2][3],
                       double time[8], double *pairs);
 
 /* kernels.cl with compiler/ddlib.h in it, embedded by the build

@@ -808,6 +808,34 @@ START_TEST(device_cells)
 		free(b);
 		free_case(&cs);
 	}
+	/* a bad NBRT_CELL_STAGE (read by the device's path) is refused */
+	{
+		Case cs;
+		make_case(&cs, 3, 0, UNIFORM, 100, 100);
+		nbrt_cutoff c = params(&cs);
+		c.split = c.group = 0;
+		double *a = malloc(NOUT * cs.ni * sizeof *a);
+		setenv("NBRT_DEVICE_CELLS", "1", 1);
+		for (int e = 0; e < 3; e++) {
+			ck_assert(nbrt_bind(k, in_i[e], NBRT_DOUBLE, cs.x[e]) == 0);
+			ck_assert(nbrt_bind(k, in_j[e], NBRT_DOUBLE, cs.y[e]) == 0);
+		}
+		ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, cs.w) == 0);
+		for (size_t e = 0; e < NOUT * cs.ni; e++)
+			a[e] = 42;
+		for (int o = 0; o < NOUT; o++)
+			ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, a + o * cs.ni) == 0);
+		setenv("NBRT_CELL_STAGE", "on", 1);
+		int r = nbrt_run_cutoff(k, cs.ni, cs.nj, &c);
+		unsetenv("NBRT_CELL_STAGE");
+		ck_assert(r == -1);
+		ck_assert_msg(strstr(nbrt_error(rt), "NBRT_CELL_STAGE='on': it must "
+		                     "be 0 or 1"), "%s", nbrt_error(rt));
+		for (size_t e = 0; e < NOUT * cs.ni; e++)
+			ck_assert(a[e] == 42);
+		free(a);
+		free_case(&cs);
+	}
 	nbrt_free(k);
 	if (keep)
 		setenv("NBRT_DEVICE_CELLS", keep, 1);
@@ -911,6 +939,32 @@ START_TEST(bad_input)
 	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, NULL) == 0);
 	refused(k, N, N, &c, "kernel cut_all: BMEM 'zj' is bound to NULL");
 	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, x[2]) == 0);
+	/* the environment's knobs, read once a call and checked (cutoff.c) */
+	static const char *const knob[][3] = {
+		{"NBRT_CELL_SPLIT", "2x", "an integer from 1 to 8"},
+		{"NBRT_CELL_SPLIT", "9", "an integer from 1 to 8"},
+		{"NBRT_CELL_GROUP", "0", "an integer from 1 to 2147483647"},
+		{"NBRT_DEVICE_CELLS", "yes", "0 or 1"},
+		{"NBRT_DEVICE_CELLS", "2", "0 or 1"},
+		{"NBRT_DEVICE_CELL_SPLIT", "4", "an integer from 1 to 3"},
+		{"NBRT_DEVICE_CELL_SPLIT", " 2", "an integer from 1 to 3"},
+	};
+	for (size_t q = 0; q < sizeof knob / sizeof *knob; q++) {
+		const char *was = getenv(knob[q][0]);
+		char *keep = was ? strdup(was) : NULL;
+		setenv(knob[q][0], knob[q][1], 1);
+		int r = nbrt_run_cutoff(k, N, N, &c);
+		if (keep) /* before any check fails: the tests share a process */
+			setenv(knob[q][0], keep, 1);
+		else
+			unsetenv(knob[q][0]);
+		free(keep);
+		snprintf(want, sizeof want, "%s='%s': it must be %s", knob[q][0],
+		         knob[q][1], knob[q][2]);
+		ck_assert_msg(r == -1, "accepted: %s", want);
+		ck_assert_msg(strstr(nbrt_error(rt), want) != NULL, "message \"%s\", "
+		              "expected \"%s\"", nbrt_error(rt), want);
+	}
 	/* nothing written by a refused run */
 	for (int o = 0; o < NOUT; o++)
 		for (int e = 0; e < N; e++)
