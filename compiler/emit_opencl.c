@@ -293,6 +293,10 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 	buf_puts(out, "#define NB_ADD(a, b) ((a) + (b))\n");
 }
 
+/* The least j-split whose ranges entry without tiles gives each work
+ * item whole ranges (cl_rest) rather than a T-th of each. */
+enum { RLANE = 8 };
+
 /* A staged tile of cnt j-elements, its loads done: the sweep over it. */
 static void emit_tile_sweep(E *e)
 {
@@ -424,7 +428,22 @@ static void cl_rest(E *e)
 	}
 	emit_block(e, B_PRE, "\t");
 	int step = nj * t;
-	if (rm && !fc->tile) {
+	if (rm && !fc->tile && t >= RLANE) {
+		/* Many short ranges for an i-element or two (cells of a half or
+		 * a third of the cutoff: 25 of 7 or 49 of 3 j-elements), the
+		 * split's T >= RLANE work items at each: each work item takes
+		 * whole ranges, every T-th, one j at a time, so that it reads
+		 * only its own ranges (walking them all as the loop below does
+		 * cost a range read a work item a range, 49 for 9 pairs) */
+		buf_printf(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		           "\tfor (int nb_r = nb_roff[nb_tk.z] + p; nb_r < nb_r1; "
+		           "nb_r += %d) {\n"
+		           "\tconst int jbase = nb_rng[nb_r].x, nj = nb_rng[nb_r].y "
+		           "- jbase;\n"
+		           "\tfor (int jj = 0; jj < nj; jj++) {\n", t);
+		emit_block(e, nj > 1 ? B_TAIL : B_BODY, "\t\t");
+		buf_puts(out, "\t}\n");
+	} else if (rm && !fc->tile) {
 		/* The T work items of an i-element stride the group's ranges
 		 * as one list: each goes on to the range that holds its next
 		 * offset (jj past the last range's end carries over).  Walked a
@@ -443,7 +462,9 @@ static void cl_rest(E *e)
 		         "\t}\n"
 		         "\tif (jj >= nj)\n\t\tbreak;\n");
 	}
-	if (rm && fc->tile) {
+	if (rm && !fc->tile && t >= RLANE) {
+		/* the ranges a work item, above */
+	} else if (rm && fc->tile) {
 		/* Tiles are packed from consecutive ranges, so that short ones
 		 * (a cell's dozen, a tree bucket's 16) still fill whole tiles and
 		 * take the unrolled loop: one range a tile left a treecode's near
