@@ -516,7 +516,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_ulong cm = ncell;
 	cl_int e;
 	cl_int creach = reach;
-	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2, ARG(jstart), ARG(cd),
+	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2,
+	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
 	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
 	                    ARG(range), ARG(glen), (size_t)0))
 		goto out;
