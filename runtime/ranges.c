@@ -293,6 +293,7 @@ bad:
 typedef struct Shape {
 	int small;  /* the small-group shape */
 	int l;      /* log2 of the j-split */
+	int bad;    /* a bad NBRT_RANGES_SPLIT_MAX (the message set) */
 } Shape;
 
 /* The i-elements of the groups with a non-empty range, and those
@@ -325,8 +326,16 @@ static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
  * groups take a split only where the dense runs would (autosplit). */
 static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 {
-	Shape sh = {0, 0};
+	Shape sh = {0, 0, 0};
 	unsigned given = k->opts.given;
+	/* the small shape's largest split: T = 32 (one i-element a work
+	 * group of 32) unless NBRT_RANGES_SPLIT_MAX (1 to 32, measurement
+	 * only) says less */
+	long tmax = 32;
+	if (nbrt_env_int(k->rt, "NBRT_RANGES_SPLIT_MAX", 1, 32, &tmax) < 0) {
+		sh.bad = 1;
+		return sh;
+	}
 	if (!k->splitfree)
 		return sh;
 	if (!busy)
@@ -341,7 +350,8 @@ static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 	/* T work items share an i-group of NI elements: a group of avg
 	 * i-elements keeps T * avg / NI of them busy */
 	size_t items = (avg + ni - 1) / ni;
-	while (sh.l < 4 && (size_t)(2 << sh.l) * items <= wg)
+	while ((sh.small ? (2L << sh.l) <= tmax : sh.l < 4) &&
+	       (size_t)(2 << sh.l) * items <= wg)
 		sh.l++;
 	return sh;
 }
@@ -351,6 +361,8 @@ static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 {
 	nbrt *rt = k->rt;
+	if (sh.bad)
+		return NULL;
 	if (!rt->be->rentry || (k->f->ranges && !k->src))
 		return k;
 	if (!k->src) {
