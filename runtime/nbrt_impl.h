@@ -23,6 +23,8 @@ typedef struct nbrt_rplan {
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
 	int accum;            /* 1: add into the results as they are */
+	size_t per;           /* no host tasks: at most this many a launch
+	                         (0: as many as an int reaches) */
 } nbrt_rplan;
 
 /* A run of Newton's third law as the back ends take it (newton.c makes

@@ -401,6 +401,61 @@ static size_t make_tasks(nbrt_kernel *k, const cl_uint *start,
 	return nt;
 }
 
+/* The cells' i-starts and j-counts read back into host arrays. */
+static int read_cells(Call *w, cl_mem glen, size_t ncell, cl_uint **start,
+                      cl_uint **len)
+{
+	nbrt_kernel *k = w->k;
+	const Cl *cl = k->rt->priv;
+	Prog *pg = k->priv;
+	*start = hostmem(k, 2, H_START, (ncell + 1) * sizeof **start);
+	*len = hostmem(k, 3, H_LEN, (ncell + 1) * sizeof **len);
+	if (!*start || !*len)
+		return nbrt_fail(k->rt, "out of memory for %zu cells", ncell);
+	cl_int e;
+	if ((e = clEnqueueReadBuffer(cl->q, pg->own[S_ISTART], CL_FALSE, 0,
+	                             (ncell + 1) * sizeof(cl_uint), *start, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
+	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
+	                             ncell * sizeof(cl_uint), *len, 0, NULL,
+	                             NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, "the cells", "clEnqueueReadBuffer", e);
+	return 0;
+}
+
+/* cell_sums on the device: its work groups' sums read back and added. */
+static int device_sums(Call *w, cl_mem glen, size_t ncell, size_t *cover,
+                       size_t *busy, double *pairs)
+{
+	nbrt_kernel *k = w->k;
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	size_t groups = (ncell + c->akwg - 1) / c->akwg;
+	if (groups > 256)
+		groups = 256;
+	cl_mem part = buf(k, S_PART, groups * 3 * sizeof(double));
+	if (!part)
+		return -1;
+	cl_ulong cm = ncell;
+	if (nbrt_cl_aux_run(rt, AK_CELLS_SUMS, groups * c->akwg,
+	                    ARG(pg->own[S_ISTART]), ARG(glen), ARG(cm), ARG(part),
+	                    (size_t)0))
+		return -1;
+	double p[256 * 3], s[3] = {0, 0, 0};
+	cl_int e = clEnqueueReadBuffer(c->q, part, CL_TRUE, 0,
+	                               groups * 3 * sizeof *p, p, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "the cells' sums", "clEnqueueReadBuffer", e);
+	for (size_t g = 0; g < groups; g++)
+		for (int q = 0; q < 3; q++)
+			s[q] += p[3 * g + q];
+	*pairs = s[0];
+	*cover = (size_t)s[1];
+	*busy = (size_t)s[2];
+	return 0;
+}
+
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, int reach, const int pv[2][3],
                       double time[8], double *pairs)
@@ -505,12 +560,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	if (!offset || !range || !glen)
 		goto out;
-	cl_uint *start = hostmem(k, 2, H_START, (ncell + 1) * sizeof *start);
-	cl_uint *len = hostmem(k, 3, H_LEN, (ncell + 1) * sizeof *len);
-	if (!start || !len) {
-		nbrt_fail(rt, "out of memory for %zu cells", ncell);
-		goto out;
-	}
 	cl_int cd = dim;
 	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
 	cl_ulong cm = ncell;
@@ -518,48 +567,66 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_int creach = reach;
 	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2,
 	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
-	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
-	                    ARG(range), ARG(glen), (size_t)0))
+	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
+	                    ARG(offset), ARG(range), ARG(glen), (size_t)0))
 		goto out;
-	if ((e = clEnqueueReadBuffer(cl->q, pg->own[S_ISTART], CL_FALSE, 0,
-	                             (ncell + 1) * sizeof(cl_uint), start, 0,
-	                             NULL, NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
-	                             ncell * sizeof(cl_uint), len, 0, NULL,
-	                             NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the cells", "clEnqueueReadBuffer", e);
+	/* finer cells (27 a cell of one cutoff at reach 3) are summed on the
+	 * device, and where each task is one i-element their tasks are made
+	 * there too: the cells' starts and counts (19 MB at Lennard-Jones
+	 * 2^20, reach 3) and the tasks (16 MB) never cross */
+	int fine = reach > 1;
+	size_t cover = 0, busy = 0;
+	cl_uint *start = NULL, *len = NULL;
+	if (fine ? device_sums(&w, glen, ncell, &cover, &busy, pairs)
+	         : read_cells(&w, glen, ncell, &start, &len))
 		goto out;
-	}
+	if (!fine)
+		cell_sums(start, len, ncell, &cover, &busy, pairs);
 	if (lap(&w, 3))
 		goto out;
 
 	/* the plan: the kernel of the lists' shape, its tasks */
-	size_t cover, busy;
-	cell_sums(start, len, ncell, &cover, &busy, pairs);
 	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
 	if (!a || nbrt_max_interactions(rt, &a->maxint))
 		goto out;
 	nbrt_rplan p;
 	size_t width = nbrt_unit_items(a->f);
-	cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * (ni / width + ncell + 1) *
-	                        sizeof *task4);
-	if (!task4) {
-		nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
-		goto out;
-	}
-	if (make_tasks(k, start, len, ncell, width, task4, &p, *pairs,
-	               a->maxint) == SIZE_MAX)
-		goto out;
-	cl_mem task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
-	cl_mem empty = buf(k, S_EMPTY, 64);
-	if (!task || !empty)
-		goto out;
-	if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
-	                                         4 * p.ntask * sizeof(cl_int),
-	                                         task4, 0, NULL, NULL)) !=
-	                   CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
-		goto out;
+	cl_mem task, empty = buf(k, S_EMPTY, 64);
+	if (fine && width == 1) {
+		cl_ulong cn = ni;
+		task = buf(k, S_TASK, 4 * ni * sizeof(cl_int));
+		if (!task || !empty ||
+		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, ni, ARG(pg->own[S_KEY]),
+		                    ARG(cn), ARG(task), (size_t)0))
+			goto out;
+		memset(&p, 0, sizeof p);
+		p.ngroups = ncell;
+		p.ntask = ni;
+		/* launches of about k->maxint pairs, the pairs spread evenly */
+		double nl = ceil(*pairs / (double)a->maxint);
+		p.per = nl > 1 ? (size_t)ceil((double)ni / nl) : 0;
+	} else {
+		if (fine && read_cells(&w, glen, ncell, &start, &len))
+			goto out;
+		cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * (ni / width + ncell + 1) *
+		                        sizeof *task4);
+		if (!task4) {
+			nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
+			goto out;
+		}
+		if (make_tasks(k, start, len, ncell, width, task4, &p, *pairs,
+		               a->maxint) == SIZE_MAX)
+			goto out;
+		task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
+		if (!task || !empty)
+			goto out;
+		if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
+		                                         4 * p.ntask * sizeof(cl_int),
+		                                         task4, 0, NULL, NULL)) !=
+		                   CL_SUCCESS) {
+			nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
+			goto out;
+		}
 	}
 	p.accum = 0;
 	if (lap(&w, 4))

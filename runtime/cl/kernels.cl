@@ -459,6 +459,42 @@ kernel void nbrt_cells_ranges(global const uint *istart,
 		}
 	glen[c] = len;
 }
+/* each work group's pairs (a cell's i-elements times the j-elements it
+ * meets), i-elements of cells that meet some j-element, and such cells, at
+ * part[3 g], from the cells' i-starts and counts (cl/cells.c's cell_sums,
+ * for cells too many to read back): exact below 2^53; the host adds the
+ * groups' */
+kernel void nbrt_cells_sums(global const uint *istart, global const uint *glen,
+                            ulong ncell, global double *part)
+{
+	local double sum[3][128];
+	size_t l = get_local_id(0), ls = get_local_size(0);
+	double pr = 0, cv = 0, bz = 0;
+	for (size_t c = get_global_id(0); c < ncell; c += get_global_size(0)) {
+		uint n = istart[c + 1] - istart[c];
+		pr += (double)n * (double)glen[c];
+		if (n && glen[c]) { cv += n; bz += 1; }
+	}
+	sum[0][l] = pr; sum[1][l] = cv; sum[2][l] = bz;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t s = 1; s < ls; s *= 2) {
+		if (l % (2 * s) == 0 && l + s < ls)
+			for (int q = 0; q < 3; q++)
+				sum[q][l] += sum[q][l + s];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0)
+		for (int q = 0; q < 3; q++)
+			part[3 * get_group_id(0) + q] = sum[q][0];
+}
+/* the ranges entry's tasks of one i-element each: sorted element s, 1,
+ * its cell (its key) */
+kernel void nbrt_cells_tasks1(global const ulong *key, ulong n,
+                              global int4 *task)
+{
+	size_t s = get_global_id(0);
+	if (s < n) task[s] = (int4)((int)s, 1, (int)key[s], 0);
+}
 /* a sorted copy: dst's element s (scalar s stride + off, of kernel
  * precision kt: 0 float, 1 double, 2 dd) is src's element perm[s] (host
  * type t), converted as convert.c's nbrt_to_kernel does */

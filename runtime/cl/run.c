@@ -557,11 +557,13 @@ static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 	for (size_t t0 = 0; t0 < p->ntask;) {
 		size_t t1 = t0;
 		double pairs = 0;
-		/* no host tasks (a device-resident plan whose pairs the caller
-		 * found within k->maxint): as many a launch as an int reaches */
+		/* no host tasks (a device-resident plan): p->per a launch, or
+		 * where the caller found its pairs within k->maxint as many as
+		 * an int reaches */
 		while (t1 < p->ntask && (t1 == t0 || !p->task || pairs +
 		       (double)p->task[3 * t1 + 1] * (double)p->glen[p->task[3 * t1 +
-		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg) {
+		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg &&
+		       (!p->per || t1 - t0 < p->per)) {
 			pairs += p->task ? (double)p->task[3 * t1 + 1] *
 			                   (double)p->glen[p->task[3 * t1 + 2]] : 0;
 			t1++;

@@ -802,8 +802,51 @@ START_TEST(device_cells)
 				              nbrt_pairs(k), ph);
 				same_results(a, b, n, sp == 2 ? "cells of cutoff / 2"
 				                              : "cells of cutoff / 3");
+				/* tasks of one i-element made on the device, cut
+				 * into launches without host tasks (p->per) */
+				setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+				setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_MAX_INTERACTIONS");
+				unsetenv("NBRT_DEVICE_CELL_SPLIT");
+				ck_assert(nbrt_launches(k) > 1);
+				same_results(a, b, n, "finer cells, launches of 5000 pairs");
 			}
 		}
+		free(a);
+		free(b);
+		free_case(&cs);
+	}
+	/* cells of a third of the cutoff at tens of neighbours (about one
+	 * i-element a busy cell): a split of 32, a task an i-element, made on
+	 * the device, in launches of 5000 pairs, against the host's lists */
+	{
+		Case cs;
+		make_case(&cs, 3, 0, UNIFORM, 3001, 3001);
+		size_t n = cs.ni;
+		double span = 0;
+		for (size_t e = 0; e < n; e++)
+			span = fmax(span, cs.x[0][e]);
+		/* 50 neighbours: 0.44 elements a cell of a third (sparser grids
+		 * go to the host) */
+		cs.rc = (float)(span * cbrt(50 / (4.19 * (double)n)));
+		nbrt_cutoff c = params(&cs);
+		c.split = c.group = 0;
+		c.self = 1;
+		ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+		double *a = malloc(NOUT * n * sizeof *a), *b = malloc(NOUT * n * sizeof *b);
+		ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+		double ph = nbrt_pairs(k);
+		setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
+		setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+		int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+		unsetenv("NBRT_MAX_INTERACTIONS");
+		unsetenv("NBRT_DEVICE_CELL_SPLIT");
+		ck_assert(r == 1);
+		ck_assert(nbrt_launches(k) > 1);
+		ck_assert_msg(nbrt_pairs(k) < ph, "pairs %g, host's %g", nbrt_pairs(k),
+		              ph);
+		same_results(a, b, n, "cells of cutoff / 3, tasks of one element");
 		free(a);
 		free(b);
 		free_case(&cs);
