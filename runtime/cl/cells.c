@@ -199,6 +199,17 @@ static int source(Call *w, int v, size_t n)
 	return 0;
 }
 
+/* The buffer of a reduction's partial results over n elements, per
+ * doubles a work group of at most 256 (the host adds them up). */
+static cl_mem parts(nbrt_kernel *k, size_t n, int per, size_t *groups)
+{
+	const Cl *c = k->rt->priv;
+	*groups = (n + c->akwg - 1) / c->akwg;
+	if (*groups > 256)
+		*groups = 256;
+	return buf(k, S_PART, *groups * (size_t)per * sizeof(double));
+}
+
 /* The box of one side's positions into lo, hi; 1 where one is not
  * finite (the host builder names it). */
 static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
@@ -207,10 +218,8 @@ static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
 	nbrt_kernel *k = w->k;
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
-	size_t groups = (n + c->akwg - 1) / c->akwg;
-	if (groups > 256)
-		groups = 256;
-	cl_mem part = buf(k, S_PART, groups * 7 * sizeof(double));
+	size_t groups;
+	cl_mem part = parts(k, n, 7, &groups);
 	if (!part)
 		return -1;
 	cl_mem x[3];
@@ -431,10 +440,8 @@ static int device_sums(Call *w, cl_mem glen, size_t ncell, size_t *cover,
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
 	Prog *pg = k->priv;
-	size_t groups = (ncell + c->akwg - 1) / c->akwg;
-	if (groups > 256)
-		groups = 256;
-	cl_mem part = buf(k, S_PART, groups * 3 * sizeof(double));
+	size_t groups;
+	cl_mem part = parts(k, ncell, 3, &groups);
 	if (!part)
 		return -1;
 	cl_ulong cm = ncell;
