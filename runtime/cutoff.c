@@ -280,9 +280,10 @@ static int too_big(nbrt_kernel *k, const char *what, size_t ni, size_t nj,
  * long; Newton's third law pairs whole groups' runs, which finer lists
  * prune (docs/neighbours.md).  Then the device's part (cl/cells.c):
  * *device the split of its cells, each a group -- NBRT_DEVICE_CELL_SPLIT
- * (1 to 3; 1 by default) where neither caller nor environment chose the
- * cells, 1 where they chose cells of one cutoff, each a group -- or 0,
- * the host builder's (other cells, or NBRT_DEVICE_CELLS=0). */
+ * (1 to 3, or 0: chosen by the points' density, cl/cells.c; 1 by default)
+ * where neither caller nor environment chose the cells, 1 where they
+ * chose cells of one cutoff, each a group -- or -1, the host builder's
+ * (other cells, or NBRT_DEVICE_CELLS=0). */
 static int knobs(nbrt *rt, const nbrt_cutoff *c, nbrt_cutoff *cc,
                  int *device)
 {
@@ -293,14 +294,14 @@ static int knobs(nbrt *rt, const nbrt_cutoff *c, nbrt_cutoff *cc,
 	    nbrt_env_int(rt, "NBRT_CELL_GROUP", 1, INT_MAX, &group) < 0)
 		return -1;
 	if (nbrt_env_int(rt, "NBRT_DEVICE_CELLS", 0, 1, &on) < 0 ||
-	    nbrt_env_int(rt, "NBRT_DEVICE_CELL_SPLIT", 1, 3, &dsplit) < 0)
+	    nbrt_env_int(rt, "NBRT_DEVICE_CELL_SPLIT", 0, 3, &dsplit) < 0)
 		return -1;
 	int chosen = split > 0 || group > 0;
 	*cc = *c;
 	cc->split = split > 0 ? (int)split : 1;
 	cc->group = group > 0 ? (int)group : INT_MAX;
-	*device = !on ? 0 : !chosen ? (int)dsplit :
-	          cc->split == 1 && cc->group >= 1 << 30 ? 1 : 0;
+	*device = !on ? -1 : !chosen ? (int)dsplit :
+	          cc->split == 1 && cc->group >= 1 << 30 ? 1 : -1;
 	return 0;
 }
 
@@ -330,7 +331,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 
 	/* the whole call on the device where its back end builds lists of
 	 * this case there (cl/cells.c), else the host's lists below */
-	if (k->rt->be->run_cells && dsplit) {
+	if (k->rt->be->run_cells && dsplit >= 0) {
 		double time[8] = {0}, pairs = 0;
 		k->tplan = 0;
 		int r = k->rt->be->run_cells(k, ni, nj, &cc, dsplit, pv, time,

@@ -119,7 +119,7 @@ struct nbrt_backend {
 	struct nbrt_kv *(*sort)(nbrt *rt, struct nbrt_kv *kv,
 	                        struct nbrt_kv *tmp, size_t n, uint64_t differ);
 	/* nbrt_run_cutoff's whole call on the device, in cells of cutoff /
-	 * split (1 to 3), each a group (cutoff.c has checked c, chosen split
+	 * split (1 to 3; 0: the back end's choice), each a group (cutoff.c has checked c, chosen split
 	 * from the caller's and the environment's knobs, and found the
 	 * position columns, pv[side][axis]): 0 done, with
 	 * its phases' seconds in time and the pairs it listed; 1 not this

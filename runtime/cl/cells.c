@@ -527,24 +527,29 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	double org[3], wd[3];
 	long long nc[3] = {1, 1, 1};
 	/* cells of cutoff / reach, each listing the rows of at most 2 reach
-	 * + 1 cells around it */
-	if (nbrt_cells_grid(c, reach, lo, hi, org, wd, nc)) {
-		res = 1;
-		goto out;
+	 * + 1 cells around it; reach 0 (auto): a third of the cutoff where
+	 * that grid passes the checks below, else one cutoff.  A grid too
+	 * sparse for a run of each cell is the host builder's (it keeps only
+	 * the occupied cells), as is one whose buffers the device or the
+	 * host's starts and tasks cannot hold or the ranges entry's int
+	 * offsets and tasks cannot reach */
+	int nr = 0, fits = 0;
+	double cells = 0;
+	for (int q = reach ? reach : 3; !fits && q >= 1; q = reach ? 0 : q - 2) {
+		if (nbrt_cells_grid(c, q, lo, hi, org, wd, nc))
+			break;
+		cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
+		nr = dim == 1 ? 1 : dim == 2 ? 2 * q + 1 : (2 * q + 1) * (2 * q + 1);
+		double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
+		              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
+		double host = cells * (4 + 4 + 8) + (cells + (double)ni) * (24 + 16);
+		fits = cells <= 2 * (double)(ni + nj) + 64 &&
+		       need <= (double)rt->globalmem / 2 &&
+		       host <= nbrt_host_memory() && cells * nr <= INT_MAX / 2 &&
+		       cells + (double)ni <= INT_MAX / 4;
+		reach = fits ? q : reach;
 	}
-	double cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
-	int nr = dim == 1 ? 1 : dim == 2 ? 2 * reach + 1 :
-	         (2 * reach + 1) * (2 * reach + 1);
-	/* a grid too sparse for a run of each cell is the host builder's
-	 * (it keeps only the occupied cells), as is one whose buffers the
-	 * device or the host's starts and tasks cannot hold or the ranges
-	 * entry's int offsets and tasks cannot reach */
-	double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
-	              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
-	double host = cells * (4 + 4 + 8) + (cells + (double)ni) * (24 + 16);
-	if (cells > 2 * (double)(ni + nj) + 64 ||
-	    need > (double)rt->globalmem / 2 || host > nbrt_host_memory() ||
-	    cells * nr > INT_MAX / 2 || cells + (double)ni > INT_MAX / 4) {
+	if (!fits) {
 		res = 1;
 		goto out;
 	}

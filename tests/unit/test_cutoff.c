@@ -847,6 +847,29 @@ START_TEST(device_cells)
 		ck_assert_msg(nbrt_pairs(k) < ph, "pairs %g, host's %g", nbrt_pairs(k),
 		              ph);
 		same_results(a, b, n, "cells of cutoff / 3, tasks of one element");
+		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
+		 * 5 neighbours that grid is too sparse and it takes one cutoff,
+		 * still on the device */
+		double p3 = nbrt_pairs(k);
+		for (int sparse = 0; sparse < 2; sparse++) {
+			if (sparse) {
+				cs.rc = (float)(span * cbrt(5 / (4.19 * (double)n)));
+				c = params(&cs);
+				c.split = c.group = 0;
+				c.self = 1;
+				ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc,
+				                         0) == 0);
+				ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+			}
+			setenv("NBRT_DEVICE_CELL_SPLIT", "0", 1);
+			r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert(r == 1);
+			if (!sparse)
+				ck_assert(nbrt_pairs(k) == p3);
+			same_results(a, b, n, sparse ? "split by density, sparse"
+			                             : "split by density");
+		}
 		free(a);
 		free(b);
 		free_case(&cs);
@@ -989,8 +1012,8 @@ START_TEST(bad_input)
 		{"NBRT_CELL_GROUP", "0", "an integer from 1 to 2147483647"},
 		{"NBRT_DEVICE_CELLS", "yes", "0 or 1"},
 		{"NBRT_DEVICE_CELLS", "2", "0 or 1"},
-		{"NBRT_DEVICE_CELL_SPLIT", "4", "an integer from 1 to 3"},
-		{"NBRT_DEVICE_CELL_SPLIT", " 2", "an integer from 1 to 3"},
+		{"NBRT_DEVICE_CELL_SPLIT", "4", "an integer from 0 to 3"},
+		{"NBRT_DEVICE_CELL_SPLIT", " 2", "an integer from 0 to 3"},
 	};
 	for (size_t q = 0; q < sizeof knob / sizeof *knob; q++) {
 		const char *was = getenv(knob[q][0]);
