@@ -1,11 +1,16 @@
 /* cells.c: nbrt_run_cutoff's whole call on an OpenCL device (the back
- * end's run_cells) for the common case -- cells of one cutoff, each a
- * group, open axes: the inputs uploaded once, keyed row-major, sorted,
- * each cell's start found, its 3^(dim-1) j-ranges (rows of 3 cells along
- * x) written in place, the sorted copies gathered into the kernel's
- * buffers, the ranges entry run and the results scattered back, with only
- * O(cells) crossing to the host for the tasks.  Any other case is the
- * host builder's (cutoff.c). */
+ * end's run_cells) for the common case -- cells of one cutoff (or of a
+ * half or a third: NBRT_DEVICE_CELL_SPLIT), each a group, open axes: the
+ * inputs uploaded once, keyed row-major, sorted, each cell's start found,
+ * its (2 reach + 1)^(dim-1) j-ranges (rows of cells along x) written in
+ * place, the sorted copies gathered into the kernel's buffers, the ranges
+ * entry run and the results scattered back, with at most O(cells)
+ * crossing to the host for the tasks.  Any other case is the
+ * host builder's (cutoff.c), as is every call under NBRT_DEVICE_CELLS=0.
+ * On PoCL too the device's lists win: Lennard-Jones at 2^18 (nbneighbours
+ * lj 262144, the 2-core development box, 2026-11-27) took 0.87 s against
+ * 1.40 s with the host's (the kernel 0.8 s in both; the keys, sort,
+ * lists and copies 0.07 s against 0.6). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -96,13 +101,6 @@ static void swap_slots(Prog *pg, int s, int t)
 	pg->own[t] = m;
 	pg->owncap[t] = c;
 }
-
-/* NBRT_DEVICE_CELLS=0 leaves every call to the host builder (cutoff.c
- * reads it); by default the device takes the cases it can.  On PoCL too:
- * Lennard-Jones at 2^18 (nbneighbours lj 262144, the 2-core development
- * box, 2026-11-27) took 0.87 s against 1.40 s with the host's lists (the
- * kernel 0.8 s in both; the keys, sort, lists and copies 0.07 s against
- * 0.6). */
 
 /* A call's state. */
 typedef struct Call {
