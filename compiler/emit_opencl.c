@@ -383,7 +383,13 @@ static void cl_rest(E *e)
 	}
 	buf_puts(out, "\tconst int lid = get_local_id(0);\n");
 	/* a task's work items count from its first i */
-	if (rm)
+	int rt = f->ctx->opt->rtasks;
+	if (rm && rt > 1) /* rt tasks of one i-element, fc->wg / rt items each */
+		buf_printf(out, "\tconst int4 nb_tk = nb_task[nb_tbase + "
+		           "get_group_id(0) * %d + lid / %d];\n\tconst int gid = "
+		           "lid %% %d, ibase = nb_tk.x, ni = nb_tk.y;\n", rt,
+		           fc->wg / rt, fc->wg / rt);
+	else if (rm)
 		buf_puts(out, "\tconst int4 nb_tk = nb_task[nb_tbase + "
 		         "get_group_id(0)];\n\tconst int gid = lid, "
 		         "ibase = nb_tk.x, ni = nb_tk.y;\n");

@@ -251,7 +251,7 @@ struct nbrt_kernel {
 	/* block-sparse runs of a .nbl: the variants with the ranges entry,
 	 * by shape (ranges.c: 1 for small groups on a GPU) and log2 of their
 	 * j-split */
-	struct nbrt_kernel *ranges[2][NBRT_SPLIT_LEVELS];
+	struct nbrt_kernel *ranges[3][NBRT_SPLIT_LEVELS];
 	double pairs;               /* pairs the last run computed */
 	double tplan;               /* seconds of the last ranges run's plan */
 	nbrt_newton newton;         /* nbrt_set_newton's mode */
@@ -357,7 +357,8 @@ enum { NBRT_RANGES_CHECKED = 1, NBRT_RANGES_PLANNED = 2 };
  * with the ranges entry), of the shape for lists whose busy groups (those
  * with a non-empty range) cover `cover` i-elements; NULL after a failure.
  * For a plan made on the device (cl/cells.c). */
-nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy);
+nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy,
+                                 int pack);
 int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked);

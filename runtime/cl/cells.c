@@ -596,25 +596,37 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 
 	/* the plan: the kernel of the lists' shape, its tasks */
-	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
+	long pack = fine;
+	if (fine && nbrt_env_int(rt, "NBRT_CELL_PACK", 0, 1, &pack) < 0)
+		goto out;
+	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy, (int)pack);
 	if (!a || nbrt_max_interactions(rt, &a->maxint))
 		goto out;
 	nbrt_rplan p;
-	size_t width = nbrt_unit_items(a->f);
+	/* finer cells' tasks are of one i-element, tpg a work group of the
+	 * small shape (NBRT_CELL_PACK=0: the shape's tasks, made on the host
+	 * where they hold more than one) */
+	size_t tpg = a->opts.rtasks > 1 ? (size_t)a->opts.rtasks : 1;
+	size_t width = tpg > 1 ? 1 : nbrt_unit_items(a->f);
 	cl_mem task, empty = buf(k, S_EMPTY, 64);
 	if (fine && width == 1) {
-		cl_ulong cn = ni;
-		task = buf(k, S_TASK, 4 * ni * sizeof(cl_int));
+		size_t nt = (ni + tpg - 1) / tpg * tpg;
+		cl_ulong cn = ni, cm2 = nt;
+		cl_int cc = (cl_int)ncell;
+		task = buf(k, S_TASK, 4 * nt * sizeof(cl_int));
 		if (!task || !empty ||
-		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, ni, ARG(pg->own[S_KEY]),
-		                    ARG(cn), ARG(task), (size_t)0))
+		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, nt, ARG(pg->own[S_KEY]),
+		                    ARG(cn), ARG(cm2), ARG(cc), ARG(task),
+		                    (size_t)0))
 			goto out;
 		memset(&p, 0, sizeof p);
 		p.ngroups = ncell;
-		p.ntask = ni;
-		/* launches of about k->maxint pairs, the pairs spread evenly */
+		p.ntask = nt;
+		/* launches of about k->maxint pairs, the pairs spread evenly,
+		 * whole work groups each */
 		double nl = ceil(*pairs / (double)a->maxint);
-		p.per = nl > 1 ? (size_t)ceil((double)ni / nl) : 0;
+		p.per = nl > 1 ? ((size_t)ceil((double)nt / nl) + tpg - 1) / tpg *
+		                 tpg : 0;
 	} else {
 		if (fine && read_cells(&w, glen, ncell, &start, &len))
 			goto out;

@@ -488,12 +488,14 @@ kernel void nbrt_cells_sums(global const uint *istart, global const uint *glen,
 			part[3 * get_group_id(0) + q] = sum[q][0];
 }
 /* the ranges entry's tasks of one i-element each: sorted element s, 1,
- * its cell (its key) */
-kernel void nbrt_cells_tasks1(global const ulong *key, ulong n,
-                              global int4 *task)
+ * its cell (its key); from n to m, none (element 1 of the cell past the
+ * last, which has no ranges: packed tasks fill their last work group) */
+kernel void nbrt_cells_tasks1(global const ulong *key, ulong n, ulong m,
+                              int ncell, global int4 *task)
 {
 	size_t s = get_global_id(0);
 	if (s < n) task[s] = (int4)((int)s, 1, (int)key[s], 0);
+	else if (s < m) task[s] = (int4)(1, 0, ncell, 0);
 }
 /* a sorted copy: dst's element s (scalar s stride + off, of kernel
  * precision kt: 0 float, 1 double, 2 dd) is src's element perm[s] (host

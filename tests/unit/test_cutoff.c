@@ -847,6 +847,25 @@ START_TEST(device_cells)
 		ck_assert_msg(nbrt_pairs(k) < ph, "pairs %g, host's %g", nbrt_pairs(k),
 		              ph);
 		same_results(a, b, n, "cells of cutoff / 3, tasks of one element");
+		/* the same with the shape's tasks made on the host
+		 * (NBRT_CELL_PACK=0), and packed 4 and 1 a work group (j-split
+		 * 8 and 32; 16 and 2 above) */
+		static const char *const var[3][2] = {
+			{"NBRT_CELL_PACK", "0"}, {"NBRT_RANGES_SPLIT_MAX", "8"},
+			{"NBRT_RANGES_SPLIT_MAX", "32"}};
+		for (int q = 0; q < 3; q++) {
+			setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
+			setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+			setenv(var[q][0], var[q][1], 1);
+			r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv(var[q][0]);
+			unsetenv("NBRT_MAX_INTERACTIONS");
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert(r == 1);
+			ck_assert(nbrt_launches(k) > 1);
+			same_results(a, b, n, var[q][1][0] == '0' ? "tasks on the host"
+			                      : "tasks packed");
+		}
 		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
 		 * 5 neighbours that grid is too sparse and it takes one cutoff,
 		 * still on the device */
@@ -874,6 +893,35 @@ START_TEST(device_cells)
 		free(b);
 		free_case(&cs);
 	}
+	/* the same in 2-D at a half and a third (rows of 5 and 7 cells, the
+	 * third's corners pruned) and in 1-D, at 12 neighbours */
+	for (int dim = 2; dim >= 1; dim--)
+		for (int sp = 2; sp <= 3; sp++) {
+			Case cs;
+			make_case(&cs, dim, 0, UNIFORM, 2003, 2003);
+			size_t n = cs.ni;
+			double span = 0;
+			for (size_t e = 0; e < n; e++)
+				span = fmax(span, cs.x[0][e]);
+			cs.rc = (float)(dim == 2 ? span * sqrt(12 / (3.14 * (double)n))
+			                         : span * 6 / (double)n);
+			nbrt_cutoff c = params(&cs);
+			c.split = c.group = 0;
+			c.self = 1;
+			ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+			double *a = malloc(NOUT * n * sizeof *a);
+			double *b = malloc(NOUT * n * sizeof *b);
+			ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+			setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+			int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert_msg(r == 1, "%d-D, split %d: not on the device", dim, sp);
+			same_results(a, b, n, dim == 2 ? "2-D finer cells"
+			                               : "1-D finer cells");
+			free(a);
+			free(b);
+			free_case(&cs);
+		}
 	/* a bad NBRT_CELL_STAGE (read by the device's path) is refused */
 	{
 		Case cs;
