@@ -293,6 +293,10 @@ static void shuffle_prelude(Buf *out, int dbl, int dd)
 	buf_puts(out, "#define NB_ADD(a, b) ((a) + (b))\n");
 }
 
+/* The least j-split whose ranges entry without tiles gives each work
+ * item whole ranges (cl_rest) rather than a T-th of each. */
+enum { RLANE = 8 };
+
 /* A staged tile of cnt j-elements, its loads done: the sweep over it. */
 static void emit_tile_sweep(E *e)
 {
@@ -379,7 +383,13 @@ static void cl_rest(E *e)
 	}
 	buf_puts(out, "\tconst int lid = get_local_id(0);\n");
 	/* a task's work items count from its first i */
-	if (rm)
+	int rt = f->ctx->opt->rtasks;
+	if (rm && rt > 1) /* rt tasks of one i-element, fc->wg / rt items each */
+		buf_printf(out, "\tconst int4 nb_tk = nb_task[nb_tbase + "
+		           "get_group_id(0) * %d + lid / %d];\n\tconst int gid = "
+		           "lid %% %d, ibase = nb_tk.x, ni = nb_tk.y;\n", rt,
+		           fc->wg / rt, fc->wg / rt);
+	else if (rm)
 		buf_puts(out, "\tconst int4 nb_tk = nb_task[nb_tbase + "
 		         "get_group_id(0)];\n\tconst int gid = lid, "
 		         "ibase = nb_tk.x, ni = nb_tk.y;\n");
@@ -424,11 +434,43 @@ static void cl_rest(E *e)
 	}
 	emit_block(e, B_PRE, "\t");
 	int step = nj * t;
-	if (rm && !fc->tile) /* each range as a launch's j range */
-		buf_puts(out, "\tfor (int nb_r = nb_roff[nb_tk.z]; nb_r < "
-		         "nb_roff[nb_tk.z + 1]; nb_r++) {\n\tconst int jbase = "
-		         "nb_rng[nb_r].x, nj = nb_rng[nb_r].y - jbase;\n");
-	if (rm && fc->tile) {
+	if (rm && !fc->tile && t >= RLANE) {
+		/* Many short ranges for an i-element or two (cells of a half or
+		 * a third of the cutoff: 25 of 7 or 49 of 3 j-elements), the
+		 * split's T >= RLANE work items at each: each work item takes
+		 * whole ranges, every T-th, one j at a time, so that it reads
+		 * only its own ranges (walking them all as the loop below does
+		 * cost a range read a work item a range, 49 for 9 pairs) */
+		buf_printf(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		           "\tfor (int nb_r = nb_roff[nb_tk.z] + p; nb_r < nb_r1; "
+		           "nb_r += %d) {\n"
+		           "\tconst int jbase = nb_rng[nb_r].x, nj = nb_rng[nb_r].y "
+		           "- jbase;\n"
+		           "\tfor (int jj = 0; jj < nj; jj++) {\n", t);
+		emit_block(e, nj > 1 ? B_TAIL : B_BODY, "\t\t");
+		buf_puts(out, "\t}\n");
+	} else if (rm && !fc->tile) {
+		/* The T work items of an i-element stride the group's ranges
+		 * as one list: each goes on to the range that holds its next
+		 * offset (jj past the last range's end carries over).  Walked a
+		 * range at a time, a range of 3 (cells of a third of the
+		 * cutoff) kept 3 of 16 work items busy, each range's loop run
+		 * by all; now each pass of the loop below computes T pairs. */
+		buf_puts(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		         "\tint nb_r = nb_roff[nb_tk.z], jbase = 0, nj = 0, "
+		         "jj = p;\n"
+		         "\tfor (;;) {\n"
+		         "\twhile (jj >= nj && nb_r < nb_r1) {\n"
+		         "\t\tjj -= nj;\n"
+		         "\t\tjbase = nb_rng[nb_r].x;\n"
+		         "\t\tnj = nb_rng[nb_r].y - jbase;\n"
+		         "\t\tnb_r++;\n"
+		         "\t}\n"
+		         "\tif (jj >= nj)\n\t\tbreak;\n");
+	}
+	if (rm && !fc->tile && t >= RLANE) {
+		/* the ranges a work item, above */
+	} else if (rm && fc->tile) {
 		/* Tiles are packed from consecutive ranges, so that short ones
 		 * (a cell's dozen, a tree bucket's 16) still fill whole tiles and
 		 * take the unrolled loop: one range a tile left a treecode's near
@@ -459,7 +501,8 @@ static void cl_rest(E *e)
 	} else if (!fc->tile) {
 		/* no staging: every work item reads the j-elements itself and
 		 * the cache serves the repeats (paper 000 on RV770) */
-		buf_puts(out, "\tint jj = p;\n");
+		if (!rm)
+			buf_puts(out, "\tint jj = p;\n");
 		buf_printf(out, "\tfor (; jj + %d < nj; jj += %d) {\n",
 		           (nj - 1) * t, step);
 		emit_block(e, B_BODY, "\t\t");

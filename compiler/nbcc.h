@@ -64,6 +64,10 @@ typedef struct nb_options {
 	const char *kname;    /* kernel name, NULL: from the file name */
 	int ranges;           /* also write the entry of block-sparse runs
 	                         (nbrt_run_ranges): C and OpenCL */
+	int rtasks;           /* OpenCL's ranges entry without tiles, one
+	                         i-element a task: this many tasks a work
+	                         group, T work items each (0 or 1: one a work
+	                         group; set by the runtime, runtime/ranges.c) */
 	const char *jvp;      /* --jvp=x:v,...: forward-mode derivatives */
 	const char *grad;     /* --grad=x,...: gradients (docs/autodiff.md) */
 	const char *grad_of;  /* --grad-of=r,...: of these results only */

@@ -128,9 +128,9 @@ void nbrt_free(nbrt_kernel *k)
 {
 	if (!k)
 		return;
-	for (int n = 0; n < 2; n++)
+	for (int n = 0; n < 3; n++)
 		for (int l = 0; l < NBRT_SPLIT_LEVELS; l++) {
-			nbrt_core_free(k->alt[n][l]);
+			nbrt_core_free(n < 2 ? k->alt[n][l] : NULL);
 			nbrt_core_free(k->ranges[n][l]);
 		}
 	nbrt_core_free(k->newton_alt);

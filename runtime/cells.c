@@ -607,13 +607,12 @@ static size_t split_block(const uint64_t *key, size_t a, size_t b, int l,
 	return ng;
 }
 
-/* split and group: the caller's, else NBRT_CELL_SPLIT and
- * NBRT_CELL_GROUP, else the defaults; split a power of 2 up to 8. */
-static int knob(int given, const char *env, int dflt, int lo, int hi)
+/* split and group: the caller's (nbrt_run_cutoff's resolved, cutoff.c),
+ * else the defaults; split a power of 2 up to 8. */
+static int knob(int given, int dflt, int lo, int hi)
 {
-	const char *e = getenv(env);
-	long v = given > 0 ? given : e && *e ? strtol(e, NULL, 10) : dflt;
-	return v < lo ? lo : v > hi ? hi : (int)v;
+	int v = given > 0 ? given : dflt;
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* The arrays' slots in an nbrt_work; a thread's buffer of ranges from
@@ -711,13 +710,12 @@ int nbrt_cells_build_in(nbrt_cells *cl, nbrt_work *w, const nbrt_cutoff *c,
 	if (check_positions(c, ipos, ni, "i", lo, hi, err, len) ||
 	    (!same && check_positions(c, jpos, nj, "j", lo, hi, err, len)))
 		return -1;
-	int split = knob(c->split, "NBRT_CELL_SPLIT", SPLIT, 1, 8), K = 0;
+	int split = knob(c->split, SPLIT, 1, 8), K = 0;
 	while (2 << K <= split)
 		K++;
 	split = 1 << K; /* a block of level K: split cells an axis */
 	int sh = dim * K;
-	size_t gmax = (size_t)knob(c->group, "NBRT_CELL_GROUP", GROUP, 1,
-	                           1 << 30);
+	size_t gmax = (size_t)knob(c->group, GROUP, 1, 1 << 30);
 	double rcm = c->cutoff * MARGIN;
 	Axis ax[3];
 	axes_make(c, split, lo, hi, ax);

@@ -268,6 +268,43 @@ static int too_big(nbrt_kernel *k, const char *what, size_t ni, size_t nj,
 	                 k->f->kernel, what, ni, nj, a, b);
 }
 
+/* The cells' split and group, read once: the caller's (nbrt_cutoff),
+ * else NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else cells of one cutoff,
+ * each a group.  Finer lists compute fewer pairs but lost everywhere
+ * measured: on an H100 (Lennard-Jones at 2^20, 2026-11-27) cells of half
+ * a cutoff in groups of 8 computed 2.31 pairs a needed pair against 6.33,
+ * but the kernel took 1.77 ms against 0.68 (about 19 short ranges a
+ * group) and the lists and plan 244 ms against 22, the call 404 ms
+ * against 83; on a CPU the host C path's 16 i-lanes idle in groups of a
+ * few elements and PoCL gained nothing, while the lists took 3 times as
+ * long; Newton's third law pairs whole groups' runs, which finer lists
+ * prune (docs/neighbours.md).  Then the device's part (cl/cells.c):
+ * *device the split of its cells, each a group -- NBRT_DEVICE_CELL_SPLIT
+ * (1 to 3, or 0: chosen by the points' density, cl/cells.c; 1 by default)
+ * where neither caller nor environment chose the cells, 1 where they
+ * chose cells of one cutoff, each a group -- or -1, the host builder's
+ * (other cells, or NBRT_DEVICE_CELLS=0). */
+static int knobs(nbrt *rt, const nbrt_cutoff *c, nbrt_cutoff *cc,
+                 int *device)
+{
+	long split = c->split, group = c->group, dsplit = 1, on = 1;
+	if (split <= 0 && nbrt_env_int(rt, "NBRT_CELL_SPLIT", 1, 8, &split) < 0)
+		return -1;
+	if (group <= 0 &&
+	    nbrt_env_int(rt, "NBRT_CELL_GROUP", 1, INT_MAX, &group) < 0)
+		return -1;
+	if (nbrt_env_int(rt, "NBRT_DEVICE_CELLS", 0, 1, &on) < 0 ||
+	    nbrt_env_int(rt, "NBRT_DEVICE_CELL_SPLIT", 0, 3, &dsplit) < 0)
+		return -1;
+	int chosen = split > 0 || group > 0;
+	*cc = *c;
+	cc->split = split > 0 ? (int)split : 1;
+	cc->group = group > 0 ? (int)group : INT_MAX;
+	*device = !on ? -1 : !chosen ? (int)dsplit :
+	          cc->split == 1 && cc->group >= 1 << 30 ? 1 : -1;
+	return 0;
+}
+
 int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_cutoff *c)
 {
@@ -287,15 +324,18 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 		for (int d = 0; d < c->dim; d++)
 			if ((pv[side][d] = pos_var(k, c, side, d)) < 0)
 				return -1;
-	if (nbrt_core_ready(k, ni, nj))
+	nbrt_cutoff cc;
+	int dsplit;
+	if (nbrt_core_ready(k, ni, nj) || knobs(k->rt, c, &cc, &dsplit))
 		return -1;
 
 	/* the whole call on the device where its back end builds lists of
 	 * this case there (cl/cells.c), else the host's lists below */
-	if (k->rt->be->run_cells) {
+	if (k->rt->be->run_cells && dsplit >= 0) {
 		double time[8] = {0}, pairs = 0;
 		k->tplan = 0;
-		int r = k->rt->be->run_cells(k, ni, nj, c, pv, time, &pairs);
+		int r = k->rt->be->run_cells(k, ni, nj, &cc, dsplit, pv, time,
+		                             &pairs);
 		if (r <= 0) {
 			k->ttotal = nbrt_now() - t0;
 			if (!r && c->stats) {
@@ -347,24 +387,6 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 				goto out;
 		}
 
-	/* Cells of one cutoff, each a group, unless the caller or the
-	 * environment chose finer ones (nbrt_cutoff.split and .group,
-	 * NBRT_CELL_SPLIT, NBRT_CELL_GROUP).  Finer lists compute fewer
-	 * pairs but lost everywhere measured: on an H100 (Lennard-Jones at
-	 * 2^20, 2026-11-27) cells of half a cutoff in groups of 8 computed
-	 * 2.31 pairs a needed pair against 6.33, but the kernel took 1.77 ms
-	 * against 0.68 (about 19 short ranges a group) and the lists and plan
-	 * 244 ms against 22, the call 404 ms against 83; on a CPU the host C
-	 * path's 16 i-lanes idle in groups of a few elements and PoCL gained
-	 * nothing, while the lists took 3 times as long; Newton's third law
-	 * pairs whole groups' runs, which finer lists prune (docs/neighbours.md) */
-	nbrt_cutoff cc = *c;
-	const char *es = getenv("NBRT_CELL_SPLIT");
-	const char *eg = getenv("NBRT_CELL_GROUP");
-	if (!c->split && !(es && *es))
-		cc.split = 1;
-	if (!c->group && !(eg && *eg))
-		cc.group = INT_MAX;
 	if (nbrt_cells_build_in(&cl, &k->cellwork, &cc, &pos[0], ni, &pos[1], nj,
 	                        nbrt_host_memory(), err, sizeof err)) {
 		nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s", f->kernel, err);

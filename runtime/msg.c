@@ -1,6 +1,8 @@
 /* msg.c: the runtime's words, at the bottom of its layers: the message a
- * failure leaves for nbrt_error, the notes NBRT_VERBOSE asks for, and the
- * escaped lines of a device listing. */
+ * failure leaves for nbrt_error, the notes NBRT_VERBOSE asks for, the
+ * escaped lines of a device listing, and the integer switches read from
+ * the environment. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,4 +66,23 @@ void nbrt_put_str(FILE *out, const char *key, const char *s)
 			fputc(c, out);
 	}
 	fputc('\n', out);
+}
+
+int nbrt_env_int(nbrt *rt, const char *name, long lo, long hi, long *v)
+{
+	const char *e = getenv(name);
+	if (!e || !*e)
+		return 0;
+	char *end;
+	errno = 0;
+	long x = strtol(e, &end, 10);
+	if (errno || *end || end == e || x < lo || x > hi ||
+	    !(*e == '-' || (*e >= '0' && *e <= '9'))) {
+		if (lo == 0 && hi == 1)
+			return nbrt_fail(rt, "%s='%s': it must be 0 or 1", name, e);
+		return nbrt_fail(rt, "%s='%s': it must be an integer from %ld to "
+		                 "%ld", name, e, lo, hi);
+	}
+	*v = x;
+	return 1;
 }

@@ -253,8 +253,8 @@ typedef struct nbrt_cutoff {
 		double pairs;
 		int device;
 	} *stats;
-	/* 0 (then NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else on a GPU 2 and
-	 * 8, on a CPU and for Newton's third law 1 and no limit), or: cells
+	/* 0 (then NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else 1 and no limit;
+	 * a bad value in either fails the call), or: cells
 	 * of cutoff / split an axis (1, 2, 4 or 8; others round down), and
 	 * i-groups of at most `group` sorted elements within one block of
 	 * split^dim cells; a group's j-ranges are the cells whose elements

@@ -23,6 +23,8 @@ typedef struct nbrt_rplan {
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
 	int accum;            /* 1: add into the results as they are */
+	size_t per;           /* no host tasks: at most this many a launch
+	                         (0: as many as an int reaches) */
 } nbrt_rplan;
 
 /* A run of Newton's third law as the back ends take it (newton.c makes
@@ -116,12 +118,14 @@ struct nbrt_backend {
 	 * (nbrt_sort_kv, sortkv.c) */
 	struct nbrt_kv *(*sort)(nbrt *rt, struct nbrt_kv *kv,
 	                        struct nbrt_kv *tmp, size_t n, uint64_t differ);
-	/* nbrt_run_cutoff's whole call on the device (cutoff.c has checked
-	 * c and found the position columns, pv[side][axis]): 0 done, with
+	/* nbrt_run_cutoff's whole call on the device, in cells of cutoff /
+	 * split (1 to 3; 0: the back end's choice), each a group (cutoff.c has checked c, chosen split
+	 * from the caller's and the environment's knobs, and found the
+	 * position columns, pv[side][axis]): 0 done, with
 	 * its phases' seconds in time and the pairs it listed; 1 not this
 	 * case (the host builder runs); -1 failure.  NULL: none */
 	int (*run_cells)(nbrt_kernel *k, size_t ni, size_t nj,
-	                 const nbrt_cutoff *c, const int pv[2][3],
+	                 const nbrt_cutoff *c, int split, const int pv[2][3],
 	                 double time[8], double *pairs);
 	/* the treecode's sort (tree.c) on the device: the Morton keys of n
 	 * bodies x[0..3) (host doubles) in the cube of corner lo and width
@@ -267,7 +271,7 @@ struct nbrt_kernel {
 	/* block-sparse runs of a .nbl: the variants with the ranges entry,
 	 * by shape (ranges.c: 1 for small groups on a GPU) and log2 of their
 	 * j-split */
-	struct nbrt_kernel *ranges[2][NBRT_SPLIT_LEVELS];
+	struct nbrt_kernel *ranges[3][NBRT_SPLIT_LEVELS];
 	double pairs;               /* pairs the last run computed */
 	double tplan;               /* seconds of the last ranges run's plan */
 	nbrt_newton newton;         /* nbrt_set_newton's mode */
@@ -373,7 +377,8 @@ enum { NBRT_RANGES_CHECKED = 1, NBRT_RANGES_PLANNED = 2 };
  * with the ranges entry), of the shape for lists whose busy groups (those
  * with a non-empty range) cover `cover` i-elements; NULL after a failure.
  * For a plan made on the device (cl/cells.c). */
-nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy);
+nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy,
+                                 int pack);
 int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked);
@@ -521,6 +526,10 @@ int nbrt_fail(nbrt *rt, const char *fmt, ...)
 void nbrt_note(const nbrt *rt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *nbrt_aprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The integer switch $name, when set and not empty, into *v: 1; unset, *v
+ * kept: 0; a value that is not a decimal integer in [lo, hi] (a 0/1
+ * switch: lo 0, hi 1) fails with a message naming it: -1. */
+int nbrt_env_int(nbrt *rt, const char *name, long lo, long hi, long *v);
 /* "KEY VALUE\n", the value's control bytes and backslashes escaped (\xHH),
  * so a listing is one line per key whatever a driver reports. */
 void nbrt_put_str(FILE *out, const char *key, const char *s);

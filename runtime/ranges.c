@@ -291,8 +291,11 @@ bad:
  * j read through the cache (no tiles), work groups of 32 and a j-split
  * of 2 (docs/neighbours.md).  Larger groups keep the dense defaults. */
 typedef struct Shape {
-	int small;  /* the small-group shape */
+	int small;  /* the small-group shape; 2: its tasks of one i-element
+	             * packed several a work group (nbrt_ranges_variant) */
 	int l;      /* log2 of the j-split */
+	int bad;    /* a bad NBRT_RANGES_SPLIT_MAX (the message set) */
+	int tmax;   /* the small shape's largest split */
 } Shape;
 
 /* The i-elements of the groups with a non-empty range, and those
@@ -325,8 +328,17 @@ static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
  * groups take a split only where the dense runs would (autosplit). */
 static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 {
-	Shape sh = {0, 0};
+	Shape sh = {0, 0, 0, 16};
 	unsigned given = k->opts.given;
+	/* the small shape's largest split: 16 (two i-elements a work group
+	 * of 32), unless NBRT_RANGES_SPLIT_MAX (1 to 32, for measurements)
+	 * says otherwise */
+	long tmax = 16;
+	if (nbrt_env_int(k->rt, "NBRT_RANGES_SPLIT_MAX", 1, 32, &tmax) < 0) {
+		sh.bad = 1;
+		return sh;
+	}
+	sh.tmax = (int)tmax;
 	if (!k->splitfree)
 		return sh;
 	if (!busy)
@@ -341,7 +353,8 @@ static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 	/* T work items share an i-group of NI elements: a group of avg
 	 * i-elements keeps T * avg / NI of them busy */
 	size_t items = (avg + ni - 1) / ni;
-	while (sh.l < 4 && (size_t)(2 << sh.l) * items <= wg)
+	while ((sh.small ? (2L << sh.l) <= tmax : sh.l < 4) &&
+	       (size_t)(2 << sh.l) * items <= wg)
 		sh.l++;
 	return sh;
 }
@@ -351,6 +364,8 @@ static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
 static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 {
 	nbrt *rt = k->rt;
+	if (sh.bad)
+		return NULL;
 	if (!rt->be->rentry || (k->f->ranges && !k->src))
 		return k;
 	if (!k->src) {
@@ -374,6 +389,7 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 		o.wg = 32;
 		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_TILE | NB_GIVEN_WG;
 	}
+	o.rtasks = sh.small == 2 ? 32 >> sh.l : 0;
 	nbrt_kernel *a = nbrt_core_load(rt, k->path, k->src, k->srclen, &o);
 	if (a && !a->f->ranges) {
 		nbrt_core_free(a);
@@ -383,10 +399,11 @@ static nbrt_kernel *ranges_kernel(nbrt_kernel *k, Shape sh)
 	}
 	if (a)
 		nbrt_note(rt, "%s: block-sparse runs with j-split %d, tasks of "
-		          "%zu i-elements%s", k->name, a->f->jsplit,
-		          nbrt_unit_items(a->f), sh.small ? ", one i-element a "
-		          "work item, no tiles, work groups of 32 (small groups)"
-		          : "");
+		          "%zu i-elements%s%s", k->name, a->f->jsplit,
+		          sh.small == 2 ? 1 : nbrt_unit_items(a->f), sh.small ?
+		          ", one i-element a work item, no tiles, work groups of "
+		          "32 (small groups)" : "", sh.small == 2 ? ", several "
+		          "tasks a work group" : "");
 	return k->ranges[sh.small][sh.l] = a;
 }
 
@@ -473,12 +490,18 @@ out:
 	return res;
 }
 
-nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy)
+nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy,
+                                 int pack)
 {
 	k->last = NULL;
 	k->origin = "defaults";
 	k->pairs = 0;
-	return ranges_kernel(k, ranges_shape(k, cover, busy));
+	Shape sh = ranges_shape(k, cover, busy);
+	/* packed: the shape's T work items an i-element, 32 / T tasks of one
+	 * i-element a work group of 32 */
+	if (pack && sh.small && !sh.bad)
+		sh.small = 2;
+	return ranges_kernel(k, sh);
 }
 
 int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,

@@ -1,11 +1,16 @@
 /* cells.c: nbrt_run_cutoff's whole call on an OpenCL device (the back
- * end's run_cells) for the common case -- cells of one cutoff, each a
- * group, open axes: the inputs uploaded once, keyed row-major, sorted,
- * each cell's start found, its 3^(dim-1) j-ranges (rows of 3 cells along
- * x) written in place, the sorted copies gathered into the kernel's
- * buffers, the ranges entry run and the results scattered back, with only
- * O(cells) crossing to the host for the tasks.  Any other case is the
- * host builder's (cutoff.c). */
+ * end's run_cells) for the common case -- cells of one cutoff (or of a
+ * half or a third: NBRT_DEVICE_CELL_SPLIT), each a group, open axes: the
+ * inputs uploaded once, keyed row-major, sorted, each cell's start found,
+ * its (2 reach + 1)^(dim-1) j-ranges (rows of cells along x) written in
+ * place, the sorted copies gathered into the kernel's buffers, the ranges
+ * entry run and the results scattered back, with at most O(cells)
+ * crossing to the host for the tasks.  Any other case is the
+ * host builder's (cutoff.c), as is every call under NBRT_DEVICE_CELLS=0.
+ * On PoCL too the device's lists win: Lennard-Jones at 2^18 (nbneighbours
+ * lj 262144, the 2-core development box, 2026-11-27) took 0.87 s against
+ * 1.40 s with the host's (the kernel 0.8 s in both; the keys, sort,
+ * lists and copies 0.07 s against 0.6). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -97,25 +102,6 @@ static void swap_slots(Prog *pg, int s, int t)
 	pg->owncap[t] = c;
 }
 
-/* Whether this call may be the device's: NBRT_DEVICE_CELLS=0 leaves
- * every call to the host builder; by default (or 1) the device takes the
- * cases it can.  On PoCL too: Lennard-Jones at 2^18 (nbneighbours lj
- * 262144, the 2-core development box, 2026-11-27) took 0.87 s against
- * 1.40 s with the host's lists (the kernel 0.8 s in both; the keys, sort,
- * lists and copies 0.07 s against 0.6). */
-static int wanted(void)
-{
-	const char *e = getenv("NBRT_DEVICE_CELLS");
-	return !(e && *e) || atoi(e) != 0;
-}
-
-/* The cells' split and group as cutoff.c would take them. */
-static int knob(int given, const char *env, int dflt)
-{
-	const char *e = getenv(env);
-	return given ? given : e && *e ? atoi(e) : dflt;
-}
-
 /* A call's state. */
 typedef struct Call {
 	nbrt_kernel *k;
@@ -133,11 +119,11 @@ typedef struct Call {
 /* Whether the caller's arrays cross through pinned staging:
  * NBRT_CELL_STAGE=0/1, by default on a GPU (a copy on the host, where
  * the driver's own staging of pageable memory is slower); on an OpenCL
- * CPU the write is a copy already. */
-static int staged(const nbrt *rt)
+ * CPU the write is a copy already.  -1: a bad value. */
+static int staged(nbrt *rt)
 {
-	const char *e = getenv("NBRT_CELL_STAGE");
-	return e && *e ? atoi(e) != 0 : rt->gpu;
+	long v = rt->gpu;
+	return nbrt_env_int(rt, "NBRT_CELL_STAGE", 0, 1, &v) < 0 ? -1 : (int)v;
 }
 
 /* n bytes copied by the threads where there are megabytes of them. */
@@ -211,6 +197,17 @@ static int source(Call *w, int v, size_t n)
 	return 0;
 }
 
+/* The buffer of a reduction's partial results over n elements, per
+ * doubles a work group of at most 256 (the host adds them up). */
+static cl_mem parts(nbrt_kernel *k, size_t n, int per, size_t *groups)
+{
+	const Cl *c = k->rt->priv;
+	*groups = (n + c->akwg - 1) / c->akwg;
+	if (*groups > 256)
+		*groups = 256;
+	return buf(k, S_PART, *groups * (size_t)per * sizeof(double));
+}
+
 /* The box of one side's positions into lo, hi; 1 where one is not
  * finite (the host builder names it). */
 static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
@@ -219,10 +216,8 @@ static int bbox(Call *w, const int pv[3], int dim, size_t n, double lo[3],
 	nbrt_kernel *k = w->k;
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
-	size_t groups = (n + c->akwg - 1) / c->akwg;
-	if (groups > 256)
-		groups = 256;
-	cl_mem part = buf(k, S_PART, groups * 7 * sizeof(double));
+	size_t groups;
+	cl_mem part = parts(k, n, 7, &groups);
 	if (!part)
 		return -1;
 	cl_mem x[3];
@@ -413,17 +408,68 @@ static size_t make_tasks(nbrt_kernel *k, const cl_uint *start,
 	return nt;
 }
 
+/* The cells' i-starts and j-counts read back into host arrays. */
+static int read_cells(Call *w, cl_mem glen, size_t ncell, cl_uint **start,
+                      cl_uint **len)
+{
+	nbrt_kernel *k = w->k;
+	const Cl *cl = k->rt->priv;
+	Prog *pg = k->priv;
+	*start = hostmem(k, 2, H_START, (ncell + 1) * sizeof **start);
+	*len = hostmem(k, 3, H_LEN, (ncell + 1) * sizeof **len);
+	if (!*start || !*len)
+		return nbrt_fail(k->rt, "out of memory for %zu cells", ncell);
+	cl_int e;
+	if ((e = clEnqueueReadBuffer(cl->q, pg->own[S_ISTART], CL_FALSE, 0,
+	                             (ncell + 1) * sizeof(cl_uint), *start, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
+	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
+	                             ncell * sizeof(cl_uint), *len, 0, NULL,
+	                             NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, "the cells", "clEnqueueReadBuffer", e);
+	return 0;
+}
+
+/* cell_sums on the device: its work groups' sums read back and added. */
+static int device_sums(Call *w, cl_mem glen, size_t ncell, size_t *cover,
+                       size_t *busy, double *pairs)
+{
+	nbrt_kernel *k = w->k;
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	size_t groups;
+	cl_mem part = parts(k, ncell, 3, &groups);
+	if (!part)
+		return -1;
+	cl_ulong cm = ncell;
+	if (nbrt_cl_aux_run(rt, AK_CELLS_SUMS, groups * c->akwg,
+	                    ARG(pg->own[S_ISTART]), ARG(glen), ARG(cm), ARG(part),
+	                    (size_t)0))
+		return -1;
+	double p[256 * 3], s[3] = {0, 0, 0};
+	cl_int e = clEnqueueReadBuffer(c->q, part, CL_TRUE, 0,
+	                               groups * 3 * sizeof *p, p, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "the cells' sums", "clEnqueueReadBuffer", e);
+	for (size_t g = 0; g < groups; g++)
+		for (int q = 0; q < 3; q++)
+			s[q] += p[3 * g + q];
+	*pairs = s[0];
+	*cover = (size_t)s[1];
+	*busy = (size_t)s[2];
+	return 0;
+}
+
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
-                      const nbrt_cutoff *c, const int pv[2][3],
+                      const nbrt_cutoff *c, int reach, const int pv[2][3],
                       double time[8], double *pairs)
 {
 	nbrt *rt = k->rt;
 	const Cl *cl = rt->priv;
 	const nb_iface *f = k->f;
 	int dim = c->dim;
-	if (!wanted() || !cl->fp64 || !ni || !nj || ni > INT_MAX / 2 ||
-	    nj > INT_MAX / 2 || knob(c->split, "NBRT_CELL_SPLIT", 1) != 1 ||
-	    knob(c->group, "NBRT_CELL_GROUP", INT_MAX) < (1 << 30))
+	if (!cl->fp64 || !ni || !nj || ni > INT_MAX / 2 || nj > INT_MAX / 2)
 		return 1;
 	for (int d = 0; d < dim; d++)
 		if (c->period[d] > 0)
@@ -443,7 +489,10 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		goto out;
 	}
 
-	if (staged(rt)) {
+	int stage = staged(rt);
+	if (stage < 0)
+		goto out;
+	if (stage) {
 		size_t in = 0;
 		for (int v = 0; v < f->nvar; v++)
 			if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
@@ -475,30 +524,30 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	}
 	double org[3], wd[3];
 	long long nc[3] = {1, 1, 1};
-	/* cells of cutoff / reach, each listing the rows of 2 reach + 1
-	 * cells around it: 1 by default, NBRT_DEVICE_CELL_SPLIT=2 (or 3)
-	 * the finer cells measured in docs/neighbours.md, unless the caller
-	 * chose cells of one cutoff (nbrt_cutoff.split 1) */
-	const char *es = getenv("NBRT_DEVICE_CELL_SPLIT");
-	int reach = c->split || !es ? 1 : atoi(es) < 2 ? 1 : atoi(es) > 3 ? 3
-	                                                             : atoi(es);
-	if (nbrt_cells_grid(c, reach, lo, hi, org, wd, nc)) {
-		res = 1;
-		goto out;
+	/* cells of cutoff / reach, each listing the rows of at most 2 reach
+	 * + 1 cells around it; reach 0 (auto): a third of the cutoff where
+	 * that grid passes the checks below, else one cutoff.  A grid too
+	 * sparse for a run of each cell is the host builder's (it keeps only
+	 * the occupied cells), as is one whose buffers the device or the
+	 * host's starts and tasks cannot hold or the ranges entry's int
+	 * offsets and tasks cannot reach */
+	int nr = 0, fits = 0;
+	double cells = 0;
+	for (int q = reach ? reach : 3; !fits && q >= 1; q = reach ? 0 : q - 2) {
+		if (nbrt_cells_grid(c, q, lo, hi, org, wd, nc))
+			break;
+		cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
+		nr = dim == 1 ? 1 : dim == 2 ? 2 * q + 1 : (2 * q + 1) * (2 * q + 1);
+		double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
+		              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
+		double host = cells * (4 + 4 + 8) + (cells + (double)ni) * (24 + 16);
+		fits = cells <= 2 * (double)(ni + nj) + 64 &&
+		       need <= (double)rt->globalmem / 2 &&
+		       host <= nbrt_host_memory() && cells * nr <= INT_MAX / 2 &&
+		       cells + (double)ni <= INT_MAX / 4;
+		reach = fits ? q : reach;
 	}
-	double cells = (double)nc[0] * (double)nc[1] * (double)nc[2];
-	int nr = dim == 1 ? 1 : dim == 2 ? 2 * reach + 1 :
-	         (2 * reach + 1) * (2 * reach + 1);
-	/* a grid too sparse for a run of each cell is the host builder's
-	 * (it keeps only the occupied cells), as is one whose buffers the
-	 * device or the host's starts and tasks cannot hold or the ranges
-	 * entry's int offsets and tasks cannot reach */
-	double need = (double)(ni + nj) * 2 * (sizeof(cl_ulong) +
-	              sizeof(cl_uint)) + cells * (4 + 4 + 4 + 8.0 * nr);
-	double host = cells * (4 + 4 + 8) + (cells + (double)ni) * (24 + 16);
-	if (cells > 2 * (double)(ni + nj) + 64 ||
-	    need > (double)rt->globalmem / 2 || host > nbrt_host_memory() ||
-	    cells * nr > INT_MAX / 2 || cells + (double)ni > INT_MAX / 4) {
+	if (!fits) {
 		res = 1;
 		goto out;
 	}
@@ -521,60 +570,85 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	if (!offset || !range || !glen)
 		goto out;
-	cl_uint *start = hostmem(k, 2, H_START, (ncell + 1) * sizeof *start);
-	cl_uint *len = hostmem(k, 3, H_LEN, (ncell + 1) * sizeof *len);
-	if (!start || !len) {
-		nbrt_fail(rt, "out of memory for %zu cells", ncell);
-		goto out;
-	}
 	cl_int cd = dim;
 	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
 	cl_ulong cm = ncell;
 	cl_int e;
 	cl_int creach = reach;
-	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2, ARG(jstart), ARG(cd),
-	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm), ARG(offset),
-	                    ARG(range), ARG(glen), (size_t)0))
+	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2,
+	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
+	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
+	                    ARG(offset), ARG(range), ARG(glen), (size_t)0))
 		goto out;
-	if ((e = clEnqueueReadBuffer(cl->q, pg->own[S_ISTART], CL_FALSE, 0,
-	                             (ncell + 1) * sizeof(cl_uint), start, 0,
-	                             NULL, NULL)) != CL_SUCCESS ||
-	    (e = clEnqueueReadBuffer(cl->q, glen, CL_TRUE, 0,
-	                             ncell * sizeof(cl_uint), len, 0, NULL,
-	                             NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the cells", "clEnqueueReadBuffer", e);
+	/* finer cells (27 a cell of one cutoff at reach 3) are summed on the
+	 * device, and where each task is one i-element their tasks are made
+	 * there too: the cells' starts and counts (19 MB at Lennard-Jones
+	 * 2^20, reach 3) and the tasks (16 MB) never cross */
+	int fine = reach > 1;
+	size_t cover = 0, busy = 0;
+	cl_uint *start = NULL, *len = NULL;
+	if (fine ? device_sums(&w, glen, ncell, &cover, &busy, pairs)
+	         : read_cells(&w, glen, ncell, &start, &len))
 		goto out;
-	}
+	if (!fine)
+		cell_sums(start, len, ncell, &cover, &busy, pairs);
 	if (lap(&w, 3))
 		goto out;
 
 	/* the plan: the kernel of the lists' shape, its tasks */
-	size_t cover, busy;
-	cell_sums(start, len, ncell, &cover, &busy, pairs);
-	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy);
+	long pack = fine;
+	if (fine && nbrt_env_int(rt, "NBRT_CELL_PACK", 0, 1, &pack) < 0)
+		goto out;
+	nbrt_kernel *a = nbrt_ranges_variant(k, cover, busy, (int)pack);
 	if (!a || nbrt_max_interactions(rt, &a->maxint))
 		goto out;
 	nbrt_rplan p;
-	size_t width = nbrt_unit_items(a->f);
-	cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * (ni / width + ncell + 1) *
-	                        sizeof *task4);
-	if (!task4) {
-		nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
-		goto out;
-	}
-	if (make_tasks(k, start, len, ncell, width, task4, &p, *pairs,
-	               a->maxint) == SIZE_MAX)
-		goto out;
-	cl_mem task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
-	cl_mem empty = buf(k, S_EMPTY, 64);
-	if (!task || !empty)
-		goto out;
-	if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
-	                                         4 * p.ntask * sizeof(cl_int),
-	                                         task4, 0, NULL, NULL)) !=
-	                   CL_SUCCESS) {
-		nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
-		goto out;
+	/* finer cells' tasks are of one i-element, tpg a work group of the
+	 * small shape (NBRT_CELL_PACK=0: the shape's tasks, made on the host
+	 * where they hold more than one) */
+	size_t tpg = a->opts.rtasks > 1 ? (size_t)a->opts.rtasks : 1;
+	size_t width = tpg > 1 ? 1 : nbrt_unit_items(a->f);
+	cl_mem task, empty = buf(k, S_EMPTY, 64);
+	if (fine && width == 1) {
+		size_t nt = (ni + tpg - 1) / tpg * tpg;
+		cl_ulong cn = ni, cm2 = nt;
+		cl_int cc = (cl_int)ncell;
+		task = buf(k, S_TASK, 4 * nt * sizeof(cl_int));
+		if (!task || !empty ||
+		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, nt, ARG(pg->own[S_KEY]),
+		                    ARG(cn), ARG(cm2), ARG(cc), ARG(task),
+		                    (size_t)0))
+			goto out;
+		memset(&p, 0, sizeof p);
+		p.ngroups = ncell;
+		p.ntask = nt;
+		/* launches of about k->maxint pairs, the pairs spread evenly,
+		 * whole work groups each */
+		double nl = ceil(*pairs / (double)a->maxint);
+		p.per = nl > 1 ? ((size_t)ceil((double)nt / nl) + tpg - 1) / tpg *
+		                 tpg : 0;
+	} else {
+		if (fine && read_cells(&w, glen, ncell, &start, &len))
+			goto out;
+		cl_int *task4 = hostmem(k, 4, H_TASK4, 4 * (ni / width + ncell + 1) *
+		                        sizeof *task4);
+		if (!task4) {
+			nbrt_fail(rt, "out of memory for the tasks of %zu cells", ncell);
+			goto out;
+		}
+		if (make_tasks(k, start, len, ncell, width, task4, &p, *pairs,
+		               a->maxint) == SIZE_MAX)
+			goto out;
+		task = buf(k, S_TASK, 4 * p.ntask * sizeof(cl_int));
+		if (!task || !empty)
+			goto out;
+		if (p.ntask && (e = clEnqueueWriteBuffer(cl->q, task, CL_FALSE, 0,
+		                                         4 * p.ntask * sizeof(cl_int),
+		                                         task4, 0, NULL, NULL)) !=
+		                   CL_SUCCESS) {
+			nbrt_cl_fail(rt, "the tasks", "clEnqueueWriteBuffer", e);
+			goto out;
+		}
 	}
 	p.accum = 0;
 	if (lap(&w, 4))

@@ -29,6 +29,7 @@
 	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
+	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
 	X(AK_MORTON_KEYS, nbrt_morton_keys)
@@ -237,7 +238,7 @@ int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
 /* cells.c: nbrt_run_cutoff's cell lists built and run on the device
  * (the back end's run_cells). */
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
-                      const nbrt_cutoff *c, const int pv[2][3],
+                      const nbrt_cutoff *c, int split, const int pv[2][3],
                       double time[8], double *pairs);
 
 /* morton.c: the treecode's bodies sorted on the device (the back end's

@@ -406,11 +406,15 @@ kernel void nbrt_cells_starts(global const ulong *key, ulong n, ulong ncell,
 	}
 	start[c] = (uint)a;
 }
-/* cell c's nr = (2 reach + 1)^(dim-1) j-ranges, a row of 2 reach + 1
- * cells along x each, at nr c (an empty one beyond the grid), the ranges
- * entry's offsets (two past the last cell) and the j-elements each cell
- * meets */
-kernel void nbrt_cells_ranges(global const uint *jstart, int dim, int reach,
+/* cell c's nr = (2 reach + 1)^(dim-1) j-ranges, a row of at most 2 reach
+ * + 1 cells along x each, at nr c (an empty one beyond the grid), the
+ * ranges entry's offsets (two past the last cell) and the j-elements each
+ * cell meets.  A cell g whole cells away along each axis is at least
+ * |g| w > |g| cutoff / reach away (w > cutoff / reach: nbrt_cells_grid),
+ * so a row drops the cells with |g|^2 >= reach^2: at reach 3, 2.75 pairs
+ * a needed pair instead of 3.03 at uniform density; none below reach 3 */
+kernel void nbrt_cells_ranges(global const uint *istart,
+                              global const uint *jstart, int dim, int reach,
                               long n0, long n1, long n2, ulong ncell,
                               global int *offset, global int *range,
                               global uint *glen)
@@ -422,17 +426,29 @@ kernel void nbrt_cells_ranges(global const uint *jstart, int dim, int reach,
 		if (c < ncell + 2) offset[c] = (int)(ncell * nr);
 		return;
 	}
+	offset[c] = (int)(c * nr);
+	/* no task reads the ranges of a cell without i-elements (most cells
+	 * of a third of the cutoff: 64% at 50 neighbours), nor its count */
+	if (istart[c] == istart[c + 1]) {
+		glen[c] = 0;
+		return;
+	}
 	long cx = (long)c % n0, cy = (long)c / n0 % n1, cz = (long)c / n0 / n1;
-	long x0 = cx > reach ? cx - reach : 0;
-	long x1 = cx + reach < n0 ? cx + reach : n0 - 1;
 	int ry = dim > 1 ? reach : 0, rz = dim > 2 ? reach : 0;
 	uint len = 0;
 	int q = 0;
 	for (int dz = -rz; dz <= rz; dz++)
 		for (int dy = -ry; dy <= ry; dy++, q++) {
 			long y = cy + dy, z = cz + dz;
+			int gy = abs(dy) > 1 ? abs(dy) - 1 : 0;
+			int gz = abs(dz) > 1 ? abs(dz) - 1 : 0;
+			int left = reach * reach - 1 - gy * gy - gz * gz, rx = 0;
+			while (rx < reach && rx * rx <= left) /* gx = rx kept */
+				rx++;
+			long x0 = cx > rx ? cx - rx : 0;
+			long x1 = cx + rx < n0 ? cx + rx : n0 - 1;
 			uint a = 0, b = 0;
-			if (y >= 0 && y < n1 && z >= 0 && z < n2) {
+			if (left >= 0 && y >= 0 && y < n1 && z >= 0 && z < n2) {
 				long row = n0 * (y + n1 * z);
 				a = jstart[row + x0];
 				b = jstart[row + x1 + 1];
@@ -441,8 +457,45 @@ kernel void nbrt_cells_ranges(global const uint *jstart, int dim, int reach,
 			range[2 * (c * nr + q) + 1] = (int)b;
 			len += b - a;
 		}
-	offset[c] = (int)(c * nr);
 	glen[c] = len;
+}
+/* each work group's pairs (a cell's i-elements times the j-elements it
+ * meets), i-elements of cells that meet some j-element, and such cells, at
+ * part[3 g], from the cells' i-starts and counts (cl/cells.c's cell_sums,
+ * for cells too many to read back): exact below 2^53; the host adds the
+ * groups' */
+kernel void nbrt_cells_sums(global const uint *istart, global const uint *glen,
+                            ulong ncell, global double *part)
+{
+	local double sum[3][128];
+	size_t l = get_local_id(0), ls = get_local_size(0);
+	double pr = 0, cv = 0, bz = 0;
+	for (size_t c = get_global_id(0); c < ncell; c += get_global_size(0)) {
+		uint n = istart[c + 1] - istart[c];
+		pr += (double)n * (double)glen[c];
+		if (n && glen[c]) { cv += n; bz += 1; }
+	}
+	sum[0][l] = pr; sum[1][l] = cv; sum[2][l] = bz;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t s = 1; s < ls; s *= 2) {
+		if (l % (2 * s) == 0 && l + s < ls)
+			for (int q = 0; q < 3; q++)
+				sum[q][l] += sum[q][l + s];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (l == 0)
+		for (int q = 0; q < 3; q++)
+			part[3 * get_group_id(0) + q] = sum[q][0];
+}
+/* the ranges entry's tasks of one i-element each: sorted element s, 1,
+ * its cell (its key); from n to m, none (element 1 of the cell past the
+ * last, which has no ranges: packed tasks fill their last work group) */
+kernel void nbrt_cells_tasks1(global const ulong *key, ulong n, ulong m,
+                              int ncell, global int4 *task)
+{
+	size_t s = get_global_id(0);
+	if (s < n) task[s] = (int4)((int)s, 1, (int)key[s], 0);
+	else if (s < m) task[s] = (int4)(1, 0, ncell, 0);
 }
 /* a sorted copy: dst's element s (scalar s stride + off, of kernel
  * precision kt: 0 float, 1 double, 2 dd) is src's element perm[s] (host

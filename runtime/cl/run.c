@@ -554,20 +554,25 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
 static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 {
 	const Cl *c = k->rt->priv;
+	/* tasks a work group (nb_options.rtasks): the caller's device plan
+	 * holds a multiple of them, p->per too */
+	size_t tpg = k->opts.rtasks > 1 ? (size_t)k->opts.rtasks : 1;
 	for (size_t t0 = 0; t0 < p->ntask;) {
 		size_t t1 = t0;
 		double pairs = 0;
-		/* no host tasks (a device-resident plan whose pairs the caller
-		 * found within k->maxint): as many a launch as an int reaches */
+		/* no host tasks (a device-resident plan): p->per a launch, or
+		 * where the caller found its pairs within k->maxint as many as
+		 * an int reaches */
 		while (t1 < p->ntask && (t1 == t0 || !p->task || pairs +
 		       (double)p->task[3 * t1 + 1] * (double)p->glen[p->task[3 * t1 +
-		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg) {
+		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg &&
+		       (!p->per || t1 - t0 < p->per)) {
 			pairs += p->task ? (double)p->task[3 * t1 + 1] *
 			                   (double)p->glen[p->task[3 * t1 + 2]] : 0;
 			t1++;
 		}
 		cl_int base = (cl_int)t0;
-		size_t global = (t1 - t0) * r->wg, local = r->wg;
+		size_t global = (t1 - t0 + tpg - 1) / tpg * r->wg, local = r->wg;
 		cl_event *ev;
 		cl_int e;
 		if (set_arg(k, r, 0, sizeof base, &base) || !(ev = next_event(k, r)))

@@ -802,10 +802,152 @@ START_TEST(device_cells)
 				              nbrt_pairs(k), ph);
 				same_results(a, b, n, sp == 2 ? "cells of cutoff / 2"
 				                              : "cells of cutoff / 3");
+				/* tasks of one i-element made on the device, cut
+				 * into launches without host tasks (p->per) */
+				setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+				setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+				ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w, b) == 1);
+				unsetenv("NBRT_MAX_INTERACTIONS");
+				unsetenv("NBRT_DEVICE_CELL_SPLIT");
+				ck_assert(nbrt_launches(k) > 1);
+				same_results(a, b, n, "finer cells, launches of 5000 pairs");
 			}
 		}
 		free(a);
 		free(b);
+		free_case(&cs);
+	}
+	/* cells of a third of the cutoff at tens of neighbours (about one
+	 * i-element a busy cell): a split of 32, a task an i-element, made on
+	 * the device, in launches of 5000 pairs, against the host's lists */
+	{
+		Case cs;
+		make_case(&cs, 3, 0, UNIFORM, 3001, 3001);
+		size_t n = cs.ni;
+		double span = 0;
+		for (size_t e = 0; e < n; e++)
+			span = fmax(span, cs.x[0][e]);
+		/* 50 neighbours: 0.44 elements a cell of a third (sparser grids
+		 * go to the host) */
+		cs.rc = (float)(span * cbrt(50 / (4.19 * (double)n)));
+		nbrt_cutoff c = params(&cs);
+		c.split = c.group = 0;
+		c.self = 1;
+		ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+		double *a = malloc(NOUT * n * sizeof *a), *b = malloc(NOUT * n * sizeof *b);
+		ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+		double ph = nbrt_pairs(k);
+		setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
+		setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+		int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+		unsetenv("NBRT_MAX_INTERACTIONS");
+		unsetenv("NBRT_DEVICE_CELL_SPLIT");
+		ck_assert(r == 1);
+		ck_assert(nbrt_launches(k) > 1);
+		ck_assert_msg(nbrt_pairs(k) < ph, "pairs %g, host's %g", nbrt_pairs(k),
+		              ph);
+		same_results(a, b, n, "cells of cutoff / 3, tasks of one element");
+		/* the same with the shape's tasks made on the host
+		 * (NBRT_CELL_PACK=0), and packed 4 and 1 a work group (j-split
+		 * 8 and 32; 16 and 2 above) */
+		static const char *const var[3][2] = {
+			{"NBRT_CELL_PACK", "0"}, {"NBRT_RANGES_SPLIT_MAX", "8"},
+			{"NBRT_RANGES_SPLIT_MAX", "32"}};
+		for (int q = 0; q < 3; q++) {
+			setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
+			setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
+			setenv(var[q][0], var[q][1], 1);
+			r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv(var[q][0]);
+			unsetenv("NBRT_MAX_INTERACTIONS");
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert(r == 1);
+			ck_assert(nbrt_launches(k) > 1);
+			same_results(a, b, n, var[q][1][0] == '0' ? "tasks on the host"
+			                      : "tasks packed");
+		}
+		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
+		 * 5 neighbours that grid is too sparse and it takes one cutoff,
+		 * still on the device */
+		double p3 = nbrt_pairs(k);
+		for (int sparse = 0; sparse < 2; sparse++) {
+			if (sparse) {
+				cs.rc = (float)(span * cbrt(5 / (4.19 * (double)n)));
+				c = params(&cs);
+				c.split = c.group = 0;
+				c.self = 1;
+				ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc,
+				                         0) == 0);
+				ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+			}
+			setenv("NBRT_DEVICE_CELL_SPLIT", "0", 1);
+			r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert(r == 1);
+			if (!sparse)
+				ck_assert(nbrt_pairs(k) == p3);
+			same_results(a, b, n, sparse ? "split by density, sparse"
+			                             : "split by density");
+		}
+		free(a);
+		free(b);
+		free_case(&cs);
+	}
+	/* the same in 2-D at a half and a third (rows of 5 and 7 cells, the
+	 * third's corners pruned) and in 1-D, at 12 neighbours */
+	for (int dim = 2; dim >= 1; dim--)
+		for (int sp = 2; sp <= 3; sp++) {
+			Case cs;
+			make_case(&cs, dim, 0, UNIFORM, 2003, 2003);
+			size_t n = cs.ni;
+			double span = 0;
+			for (size_t e = 0; e < n; e++)
+				span = fmax(span, cs.x[0][e]);
+			cs.rc = (float)(dim == 2 ? span * sqrt(12 / (3.14 * (double)n))
+			                         : span * 6 / (double)n);
+			nbrt_cutoff c = params(&cs);
+			c.split = c.group = 0;
+			c.self = 1;
+			ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+			double *a = malloc(NOUT * n * sizeof *a);
+			double *b = malloc(NOUT * n * sizeof *b);
+			ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
+			setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+			int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+			unsetenv("NBRT_DEVICE_CELL_SPLIT");
+			ck_assert_msg(r == 1, "%d-D, split %d: not on the device", dim, sp);
+			same_results(a, b, n, dim == 2 ? "2-D finer cells"
+			                               : "1-D finer cells");
+			free(a);
+			free(b);
+			free_case(&cs);
+		}
+	/* a bad NBRT_CELL_STAGE (read by the device's path) is refused */
+	{
+		Case cs;
+		make_case(&cs, 3, 0, UNIFORM, 100, 100);
+		nbrt_cutoff c = params(&cs);
+		c.split = c.group = 0;
+		double *a = malloc(NOUT * cs.ni * sizeof *a);
+		setenv("NBRT_DEVICE_CELLS", "1", 1);
+		for (int e = 0; e < 3; e++) {
+			ck_assert(nbrt_bind(k, in_i[e], NBRT_DOUBLE, cs.x[e]) == 0);
+			ck_assert(nbrt_bind(k, in_j[e], NBRT_DOUBLE, cs.y[e]) == 0);
+		}
+		ck_assert(nbrt_bind(k, "wj", NBRT_DOUBLE, cs.w) == 0);
+		for (size_t e = 0; e < NOUT * cs.ni; e++)
+			a[e] = 42;
+		for (int o = 0; o < NOUT; o++)
+			ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, a + o * cs.ni) == 0);
+		setenv("NBRT_CELL_STAGE", "on", 1);
+		int r = nbrt_run_cutoff(k, cs.ni, cs.nj, &c);
+		unsetenv("NBRT_CELL_STAGE");
+		ck_assert(r == -1);
+		ck_assert_msg(strstr(nbrt_error(rt), "NBRT_CELL_STAGE='on': it must "
+		                     "be 0 or 1"), "%s", nbrt_error(rt));
+		for (size_t e = 0; e < NOUT * cs.ni; e++)
+			ck_assert(a[e] == 42);
+		free(a);
 		free_case(&cs);
 	}
 	nbrt_free(k);
@@ -911,6 +1053,32 @@ START_TEST(bad_input)
 	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, NULL) == 0);
 	refused(k, N, N, &c, "kernel cut_all: BMEM 'zj' is bound to NULL");
 	ck_assert(nbrt_bind(k, "zj", NBRT_FLOAT, x[2]) == 0);
+	/* the environment's knobs, read once a call and checked (cutoff.c) */
+	static const char *const knob[][3] = {
+		{"NBRT_CELL_SPLIT", "2x", "an integer from 1 to 8"},
+		{"NBRT_CELL_SPLIT", "9", "an integer from 1 to 8"},
+		{"NBRT_CELL_GROUP", "0", "an integer from 1 to 2147483647"},
+		{"NBRT_DEVICE_CELLS", "yes", "0 or 1"},
+		{"NBRT_DEVICE_CELLS", "2", "0 or 1"},
+		{"NBRT_DEVICE_CELL_SPLIT", "4", "an integer from 0 to 3"},
+		{"NBRT_DEVICE_CELL_SPLIT", " 2", "an integer from 0 to 3"},
+	};
+	for (size_t q = 0; q < sizeof knob / sizeof *knob; q++) {
+		const char *was = getenv(knob[q][0]);
+		char *keep = was ? strdup(was) : NULL;
+		setenv(knob[q][0], knob[q][1], 1);
+		int r = nbrt_run_cutoff(k, N, N, &c);
+		if (keep) /* before any check fails: the tests share a process */
+			setenv(knob[q][0], keep, 1);
+		else
+			unsetenv(knob[q][0]);
+		free(keep);
+		snprintf(want, sizeof want, "%s='%s': it must be %s", knob[q][0],
+		         knob[q][1], knob[q][2]);
+		ck_assert_msg(r == -1, "accepted: %s", want);
+		ck_assert_msg(strstr(nbrt_error(rt), want) != NULL, "message \"%s\", "
+		              "expected \"%s\"", nbrt_error(rt), want);
+	}
 	/* nothing written by a refused run */
 	for (int o = 0; o < NOUT; o++)
 		for (int e = 0; e < N; e++)
