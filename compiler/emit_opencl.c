@@ -322,6 +322,38 @@ static void emit_tile_sweep(E *e)
 	}
 }
 
+/* NB_PF (-DNB_PF=1 through NBRT_CL_OPTIONS, for now an experiment of
+ * issue 30): the dense entry keeps the next tile's j-elements in
+ * registers, NB_TILE / NB_WG of each pack a work item, loaded while the
+ * current tile is swept, so that a launch with few warps a unit (small
+ * N) does not wait for each tile's loads after its barrier.  Before the
+ * tile loop (next 0): the registers and the first tile's loads; in each
+ * tile after its first barrier (next 1): the registers into the tile,
+ * then the next tile's loads, which the sweep does not wait for. */
+static void emit_prefetch(E *e, int next)
+{
+	const nb_iface *fc = e->fc;
+	Buf *out = e->out;
+	const char *in = next ? "\t\t" : "\t", *at = next ? "jt + NB_TILE + " : "";
+	if (!next)
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "\t%s f%d[NB_TILE / NB_WG];\n",
+			           vtype(e->f, fc->pack[p].type, fc->pack[p].vwidth), p);
+	buf_printf(out, "#ifdef cl_nv_pragma_unroll\n%s#pragma unroll\n#endif\n"
+	           "%sfor (int q = 0; q < NB_TILE / NB_WG; q++) {\n"
+	           "%s\tconst int l = lid + q * NB_WG;\n", in, in, in);
+	if (next) {
+		buf_printf(out, "%s\tif (l < cnt) {\n", in);
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "%s\t\tt%d[l] = f%d[q];\n", in, p, p);
+		buf_printf(out, "%s\t}\n", in);
+	}
+	buf_printf(out, "%s\tif (%sl < nj) {\n", in, at);
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, "%s\t\tf%d[q] = b%d[jbase + %sl];\n", in, p, p, at);
+	buf_printf(out, "%s\t}\n%s}\n", in, in);
+}
+
 /* The kernel's parameters after the leading ones, and its body. */
 static void cl_rest(E *e)
 {
@@ -470,13 +502,25 @@ static void cl_rest(E *e)
 			buf_puts(out, "\t}\n");
 		}
 	} else {
+		if (fc->npack) {
+			buf_puts(out, "#if NB_PF\n");
+			emit_prefetch(e, 0);
+			buf_puts(out, "#endif\n");
+		}
 		buf_puts(out, "\tfor (int jt = 0; jt < nj; jt += NB_TILE) {\n");
 		buf_puts(out, "\t\tconst int cnt = min(NB_TILE, nj - jt);\n");
 		buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+		if (fc->npack) {
+			buf_puts(out, "#if NB_PF\n");
+			emit_prefetch(e, 1);
+			buf_puts(out, "#else\n");
+		}
 		buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
 		for (int p = 0; p < fc->npack; p++)
 			buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
 		buf_puts(out, "\t\t}\n");
+		if (fc->npack)
+			buf_puts(out, "#endif\n");
 		emit_tile_sweep(e);
 		buf_puts(out, "\t}\n");
 	}
@@ -597,6 +641,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	red_prelude(out, f, target_opencl.spell);
 	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n",
 	           fc->wg, fc->tile, t);
+	/* the prefetch holds whole work groups of each pack a tile */
+	if (fc->tile && fc->npack)
+		buf_puts(out, "#if !defined(NB_PF) || NB_TILE % NB_WG\n"
+		         "#undef NB_PF\n#define NB_PF 0\n#endif\n");
 	if (t > 1)
 		shuffle_prelude(out, dbl, dd);
 	buf_putc(out, '\n');

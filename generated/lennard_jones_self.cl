@@ -32,6 +32,10 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -86,12 +90,39 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 	const int v12 = i + 1;
 	const float v13 = nbv_rc2;
 	const float v16 = nbv_sig2;
+#if NB_PF
+	float4 f0[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {

@@ -901,6 +901,10 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -955,12 +959,39 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	const nb_dd v20 = nb_dd_mul(nb_dd_make(2.0, 0.0), v17);
 	const nb_dd v21 = nb_dd_make(nbv_cnt4[i0].x, nbv_cnt4[i0].y);
 	const nb_dd v22 = nb_dd_make(nbv_tt.x, nbv_tt.y);
+#if NB_PF
+	double4 f0[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {

@@ -7,7 +7,8 @@
 # within 1e-28 as dd (tests/sh/ddcmp.c, QD).  Sizes below a tile, with
 # fewer j than slices, and over several tiles; a j-split, no staging,
 # j-chunked launches that add to earlier ones; and kernels whose
-# reductions are not sums, which must not be sliced.
+# reductions are not sums, which must not be sliced; and the prefetch of
+# the next tile (NB_PF) that issue 30's small launches try.
 # Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
@@ -72,6 +73,21 @@ check gravity float 301,1009 3
 check gravity dd 131,1009 2
 check lennard_jones_self double 131,1009 4
 unset NBRT_MAX_INTERACTIONS
+# the next tile's prefetch (NB_PF, compiler/emit_opencl.c): loads into
+# registers while a tile is swept, tiles of several work groups' loads,
+# j-splits, slices, remainders shorter than a tile and than a group, a
+# tile that is no multiple of the group (no prefetch), chunked launches
+export NBRT_CL_OPTIONS=-DNB_PF=1
+check gravity float 301,5003 1 --jsplit=4 --tile=512
+check gravity float 300,4099 3 --unroll-i=4 --jsplit=8 --wg=64 --tile=2048
+check lennard_jones_self float 97,389 1 --tile=96 --wg=32
+check biot_savart float 97,1 1 --tile=256
+check gravity double 131,1009 2 --jsplit=2 --tile=256
+check gravity dd 131,1009 1 --tile=256
+check gravity float 97,389 1 --tile=100 --wg=64
+export NBRT_MAX_INTERACTIONS=65500
+check gravity float 301,1009 1 --tile=256
+unset NBRT_CL_OPTIONS NBRT_MAX_INTERACTIONS
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
