@@ -354,6 +354,84 @@ static void emit_prefetch(E *e, int next)
 	buf_printf(out, "%s\t}\n%s}\n", in, in);
 }
 
+/* Slice sl's sums of a launch of ns slices, stored at sl * ni + (i -
+ * ibase) of each result's row: of the RMEM arrays themselves for the
+ * runtime's kernels to add up (nb_cnt NULL), or of nb_part, each
+ * result's ns rows 16-byte aligned, where the last of the ns work items
+ * of an index g to count itself in nb_cnt[g] adds them up in the order
+ * of the slices, as the runtime's kernels do, and stores as an unsliced
+ * launch does: the same bits, without a launch a result (some
+ * microseconds each, more than a small launch's slices gain).  A work
+ * item's count, not a work group's: no barrier (PoCL's work-item loops
+ * corrupted memory around barriers under a condition). */
+static void emit_slices(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	int ni = f->ni;
+	buf_puts(out, "\tint nb_fin = 1;\n"
+	         "\tconst size_t o = (size_t)sl * ni + (size_t)(i - ibase);\n"
+	         "\tif (ns > 1 && !nb_cnt) {\n\t\tnb_fin = 0;\n"
+	         "\t\tif (p == 0) {\n");
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			buf_puts(out, "\t\tsize_t nb_at = 0;\n");
+			for (int v = 0; v < f->nvar; v++)
+				if (f->var[v].role == NB_RMEM) {
+					const char *ty = etype(f->var[v].type);
+					buf_printf(out, "\t\tvolatile __global %s *nb_p%d = "
+					           "(volatile __global %s *)(nb_part + nb_at);\n"
+					           "\t\tnb_at += ((size_t)ns * ni * sizeof(%s) + "
+					           "15) / 16 * 16;\n", ty, v, ty, ty);
+				}
+			buf_puts(out, "\t\tif (p == 0) {\n");
+		}
+		for (int v = 0; v < f->nvar; v++)
+			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
+				buf_printf(out, "\t\t\tif (i + %d <= ilast)\n\t\t\t\t", l);
+				if (pass)
+					buf_printf(out, "nb_p%d", v);
+				else
+					buf_printf(out, NB_VPFX "%s", f->var[v].name);
+				if (f->var[v].type == T_DD)
+					buf_printf(out, "[o + %d] = (double2)(r%d_%d.hi, "
+					           "r%d_%d.lo);\n", l, v, l, v, l);
+				else
+					buf_printf(out, "[o + %d] = r%d_%d;\n", l, v, l);
+			}
+		if (!pass)
+			buf_puts(out, "\t\t}\n\t}\n\tif (ns > 1 && nb_cnt) {\n");
+	}
+	/* every store before the count, every load after it: fences on
+	 * both sides, and the loads volatile, past any cache of a unit */
+	buf_puts(out, "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+	         "\t\t\tnb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;\n"
+	         "\t\t\tif (nb_fin) /* ready for the next launch */\n"
+	         "\t\t\t\tnb_cnt[g] = 0;\n"
+	         "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+	         "\t\t} else {\n\t\t\tnb_fin = 0;\n\t\t}\n"
+	         "\t\tconst size_t q = (size_t)(i - ibase);\n");
+	for (int v = 0; v < f->nvar; v++)
+		for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
+			buf_printf(out, "\t\tif (nb_fin && i + %d <= ilast) {\n", l);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "\t\t\tr%d_%d = nb_dd_make(nb_p%d[q + %d].x, "
+				           "nb_p%d[q + %d].y);\n"
+				           "\t\t\tfor (int k = 1; k < ns; k++)\n"
+				           "\t\t\t\tr%d_%d = nb_dd_add(r%d_%d, nb_dd_make("
+				           "nb_p%d[k * (size_t)ni + q + %d].x, "
+				           "nb_p%d[k * (size_t)ni + q + %d].y));\n",
+				           v, l, v, l, v, l, v, l, v, l, v, l, v, l);
+			else
+				buf_printf(out, "\t\t\tr%d_%d = nb_p%d[q + %d];\n"
+				           "\t\t\tfor (int k = 1; k < ns; k++)\n"
+				           "\t\t\t\tr%d_%d += nb_p%d[k * (size_t)ni + q + "
+				           "%d];\n", v, l, v, l, v, l, v, l);
+			buf_puts(out, "\t\t}\n");
+		}
+	buf_puts(out, "\t}\n\tif (p != 0 || !nb_fin)\n\t\treturn;\n");
+}
+
 /* The kernel's parameters after the leading ones, and its body. */
 static void cl_rest(E *e)
 {
@@ -382,6 +460,9 @@ static void cl_rest(E *e)
 			buf_printf(out, ",\n\t__global %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
+	if (fc->slices == 2 && !rm)
+		buf_puts(out, ",\n\t__global char *restrict nb_part, "
+		         "__global int *nb_cnt");
 	buf_puts(out, ")\n{\n");
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
@@ -528,23 +609,10 @@ static void cl_rest(E *e)
 		buf_puts(out, "\t}\n");
 	if (t > 1)
 		emit_combine(e);
-	if (t > 1)
+	if (fc->slices && !rm)
+		emit_slices(e);
+	else if (t > 1)
 		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
-	if (fc->slices && !rm) {
-		buf_puts(out, "\tif (ns > 1) {\n\t\tconst size_t o = (size_t)sl * "
-		         "ni + (size_t)(i - ibase);\n");
-		for (int v = 0; v < f->nvar; v++)
-			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
-				buf_printf(out, "\t\tif (i + %d <= ilast)\n\t\t\t"
-				           NB_VPFX "%s[o + %d] = ", l, f->var[v].name, l);
-				if (f->var[v].type == T_DD)
-					buf_printf(out, "(double2)(r%d_%d.hi, r%d_%d.lo);\n", v,
-					           l, v, l);
-				else
-					buf_printf(out, "r%d_%d;\n", v, l);
-			}
-		buf_puts(out, "\t\treturn;\n\t}\n");
-	}
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
@@ -665,8 +733,9 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
 	if (fc->wg % f->jsplit)
 		fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
 	fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
-	/* slices' sums are added up by the runtime, which knows sums only */
-	fc->slices = 1;
+	/* slices' sums are added up by the runtime or by the kernel's last
+	 * work group, both of which know sums only */
+	fc->slices = 2;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && f->var[v].red != NB_SUM &&
 		    f->var[v].red != NB_COUNT)

@@ -9,7 +9,7 @@
  * precision float
  * unroll 2 4 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 21 0
  * pack 0 float 4 4
  * var xi LMEM float
@@ -46,7 +46,8 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 	__global float *restrict nbv_ex,
 	__global float *restrict nbv_ey,
 	__global float *restrict nbv_ez,
-	__global float *restrict nbv_phi)
+	__global float *restrict nbv_phi,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -532,26 +533,108 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 			r12_1 += v220;
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_ex[o + 0] = r9_0;
-		if (i + 1 <= ilast)
-			nbv_ex[o + 1] = r9_1;
-		if (i + 0 <= ilast)
-			nbv_ey[o + 0] = r10_0;
-		if (i + 1 <= ilast)
-			nbv_ey[o + 1] = r10_1;
-		if (i + 0 <= ilast)
-			nbv_ez[o + 0] = r11_0;
-		if (i + 1 <= ilast)
-			nbv_ez[o + 1] = r11_1;
-		if (i + 0 <= ilast)
-			nbv_phi[o + 0] = r12_0;
-		if (i + 1 <= ilast)
-			nbv_phi[o + 1] = r12_1;
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_ex[o + 0] = r9_0;
+			if (i + 1 <= ilast)
+				nbv_ex[o + 1] = r9_1;
+			if (i + 0 <= ilast)
+				nbv_ey[o + 0] = r10_0;
+			if (i + 1 <= ilast)
+				nbv_ey[o + 1] = r10_1;
+			if (i + 0 <= ilast)
+				nbv_ez[o + 0] = r11_0;
+			if (i + 1 <= ilast)
+				nbv_ez[o + 1] = r11_1;
+			if (i + 0 <= ilast)
+				nbv_phi[o + 0] = r12_0;
+			if (i + 1 <= ilast)
+				nbv_phi[o + 1] = r12_1;
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global float *nb_p9 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p10 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p11 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p12 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p9[o + 0] = r9_0;
+			if (i + 1 <= ilast)
+				nb_p9[o + 1] = r9_1;
+			if (i + 0 <= ilast)
+				nb_p10[o + 0] = r10_0;
+			if (i + 1 <= ilast)
+				nb_p10[o + 1] = r10_1;
+			if (i + 0 <= ilast)
+				nb_p11[o + 0] = r11_0;
+			if (i + 1 <= ilast)
+				nb_p11[o + 1] = r11_1;
+			if (i + 0 <= ilast)
+				nb_p12[o + 0] = r12_0;
+			if (i + 1 <= ilast)
+				nb_p12[o + 1] = r12_1;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r9_0 = nb_p9[q + 0];
+			for (int k = 1; k < ns; k++)
+				r9_0 += nb_p9[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r9_1 = nb_p9[q + 1];
+			for (int k = 1; k < ns; k++)
+				r9_1 += nb_p9[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r10_0 = nb_p10[q + 0];
+			for (int k = 1; k < ns; k++)
+				r10_0 += nb_p10[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r10_1 = nb_p10[q + 1];
+			for (int k = 1; k < ns; k++)
+				r10_1 += nb_p10[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r11_0 = nb_p11[q + 0];
+			for (int k = 1; k < ns; k++)
+				r11_0 += nb_p11[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r11_1 = nb_p11[q + 1];
+			for (int k = 1; k < ns; k++)
+				r11_1 += nb_p11[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r12_0 = nb_p12[q + 0];
+			for (int k = 1; k < ns; k++)
+				r12_0 += nb_p12[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r12_1 = nb_p12[q + 1];
+			for (int k = 1; k < ns; k++)
+				r12_1 += nb_p12[k * (size_t)ni + q + 1];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 		nbv_ex[i + 0] = accum ? nbv_ex[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)

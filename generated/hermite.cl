@@ -9,7 +9,7 @@
  * precision float
  * unroll 2 4 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 42 0
  * pack 0 float 4 4
  * pack 1 float 3 4
@@ -61,7 +61,8 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	__global float *restrict nbv_jx,
 	__global float *restrict nbv_jy,
 	__global float *restrict nbv_jz,
-	__global float *restrict nbv_pot)
+	__global float *restrict nbv_pot,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local float4 t0[NB_TILE];
 	__local float4 t1[NB_TILE];
@@ -780,38 +781,168 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			r20_1 -= v326;
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_ax[o + 0] = r14_0;
-		if (i + 1 <= ilast)
-			nbv_ax[o + 1] = r14_1;
-		if (i + 0 <= ilast)
-			nbv_ay[o + 0] = r15_0;
-		if (i + 1 <= ilast)
-			nbv_ay[o + 1] = r15_1;
-		if (i + 0 <= ilast)
-			nbv_az[o + 0] = r16_0;
-		if (i + 1 <= ilast)
-			nbv_az[o + 1] = r16_1;
-		if (i + 0 <= ilast)
-			nbv_jx[o + 0] = r17_0;
-		if (i + 1 <= ilast)
-			nbv_jx[o + 1] = r17_1;
-		if (i + 0 <= ilast)
-			nbv_jy[o + 0] = r18_0;
-		if (i + 1 <= ilast)
-			nbv_jy[o + 1] = r18_1;
-		if (i + 0 <= ilast)
-			nbv_jz[o + 0] = r19_0;
-		if (i + 1 <= ilast)
-			nbv_jz[o + 1] = r19_1;
-		if (i + 0 <= ilast)
-			nbv_pot[o + 0] = r20_0;
-		if (i + 1 <= ilast)
-			nbv_pot[o + 1] = r20_1;
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_ax[o + 0] = r14_0;
+			if (i + 1 <= ilast)
+				nbv_ax[o + 1] = r14_1;
+			if (i + 0 <= ilast)
+				nbv_ay[o + 0] = r15_0;
+			if (i + 1 <= ilast)
+				nbv_ay[o + 1] = r15_1;
+			if (i + 0 <= ilast)
+				nbv_az[o + 0] = r16_0;
+			if (i + 1 <= ilast)
+				nbv_az[o + 1] = r16_1;
+			if (i + 0 <= ilast)
+				nbv_jx[o + 0] = r17_0;
+			if (i + 1 <= ilast)
+				nbv_jx[o + 1] = r17_1;
+			if (i + 0 <= ilast)
+				nbv_jy[o + 0] = r18_0;
+			if (i + 1 <= ilast)
+				nbv_jy[o + 1] = r18_1;
+			if (i + 0 <= ilast)
+				nbv_jz[o + 0] = r19_0;
+			if (i + 1 <= ilast)
+				nbv_jz[o + 1] = r19_1;
+			if (i + 0 <= ilast)
+				nbv_pot[o + 0] = r20_0;
+			if (i + 1 <= ilast)
+				nbv_pot[o + 1] = r20_1;
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global float *nb_p14 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p15 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p16 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p17 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p18 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p19 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p20 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p14[o + 0] = r14_0;
+			if (i + 1 <= ilast)
+				nb_p14[o + 1] = r14_1;
+			if (i + 0 <= ilast)
+				nb_p15[o + 0] = r15_0;
+			if (i + 1 <= ilast)
+				nb_p15[o + 1] = r15_1;
+			if (i + 0 <= ilast)
+				nb_p16[o + 0] = r16_0;
+			if (i + 1 <= ilast)
+				nb_p16[o + 1] = r16_1;
+			if (i + 0 <= ilast)
+				nb_p17[o + 0] = r17_0;
+			if (i + 1 <= ilast)
+				nb_p17[o + 1] = r17_1;
+			if (i + 0 <= ilast)
+				nb_p18[o + 0] = r18_0;
+			if (i + 1 <= ilast)
+				nb_p18[o + 1] = r18_1;
+			if (i + 0 <= ilast)
+				nb_p19[o + 0] = r19_0;
+			if (i + 1 <= ilast)
+				nb_p19[o + 1] = r19_1;
+			if (i + 0 <= ilast)
+				nb_p20[o + 0] = r20_0;
+			if (i + 1 <= ilast)
+				nb_p20[o + 1] = r20_1;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r14_0 = nb_p14[q + 0];
+			for (int k = 1; k < ns; k++)
+				r14_0 += nb_p14[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r14_1 = nb_p14[q + 1];
+			for (int k = 1; k < ns; k++)
+				r14_1 += nb_p14[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r15_0 = nb_p15[q + 0];
+			for (int k = 1; k < ns; k++)
+				r15_0 += nb_p15[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r15_1 = nb_p15[q + 1];
+			for (int k = 1; k < ns; k++)
+				r15_1 += nb_p15[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r16_0 = nb_p16[q + 0];
+			for (int k = 1; k < ns; k++)
+				r16_0 += nb_p16[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r16_1 = nb_p16[q + 1];
+			for (int k = 1; k < ns; k++)
+				r16_1 += nb_p16[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r17_0 = nb_p17[q + 0];
+			for (int k = 1; k < ns; k++)
+				r17_0 += nb_p17[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r17_1 = nb_p17[q + 1];
+			for (int k = 1; k < ns; k++)
+				r17_1 += nb_p17[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r18_0 = nb_p18[q + 0];
+			for (int k = 1; k < ns; k++)
+				r18_0 += nb_p18[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r18_1 = nb_p18[q + 1];
+			for (int k = 1; k < ns; k++)
+				r18_1 += nb_p18[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r19_0 = nb_p19[q + 0];
+			for (int k = 1; k < ns; k++)
+				r19_0 += nb_p19[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r19_1 = nb_p19[q + 1];
+			for (int k = 1; k < ns; k++)
+				r19_1 += nb_p19[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r20_0 = nb_p20[q + 0];
+			for (int k = 1; k < ns; k++)
+				r20_0 += nb_p20[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r20_1 = nb_p20[q + 1];
+			for (int k = 1; k < ns; k++)
+				r20_1 += nb_p20[k * (size_t)ni + q + 1];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r14_0 : r14_0;
 	if (i + 1 <= ilast)

@@ -9,7 +9,7 @@
  * precision float
  * unroll 4 4 1
  * launch 64 64
- * slices 1
+ * slices 2
  * flops 23 0
  * pack 0 float 3 4
  * var xi LMEM float
@@ -37,7 +37,8 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 	__global const float4 *restrict b0,
 	const float nbv_isig2,
 	__global float *restrict nbv_u,
-	__global float *restrict nbv_v)
+	__global float *restrict nbv_v,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -844,26 +845,104 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 			r7_3 = fma(v345, v403, r7_3);
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_u[o + 0] = r6_0;
-		if (i + 1 <= ilast)
-			nbv_u[o + 1] = r6_1;
-		if (i + 2 <= ilast)
-			nbv_u[o + 2] = r6_2;
-		if (i + 3 <= ilast)
-			nbv_u[o + 3] = r6_3;
-		if (i + 0 <= ilast)
-			nbv_v[o + 0] = r7_0;
-		if (i + 1 <= ilast)
-			nbv_v[o + 1] = r7_1;
-		if (i + 2 <= ilast)
-			nbv_v[o + 2] = r7_2;
-		if (i + 3 <= ilast)
-			nbv_v[o + 3] = r7_3;
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_u[o + 0] = r6_0;
+			if (i + 1 <= ilast)
+				nbv_u[o + 1] = r6_1;
+			if (i + 2 <= ilast)
+				nbv_u[o + 2] = r6_2;
+			if (i + 3 <= ilast)
+				nbv_u[o + 3] = r6_3;
+			if (i + 0 <= ilast)
+				nbv_v[o + 0] = r7_0;
+			if (i + 1 <= ilast)
+				nbv_v[o + 1] = r7_1;
+			if (i + 2 <= ilast)
+				nbv_v[o + 2] = r7_2;
+			if (i + 3 <= ilast)
+				nbv_v[o + 3] = r7_3;
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global float *nb_p6 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p7 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p6[o + 0] = r6_0;
+			if (i + 1 <= ilast)
+				nb_p6[o + 1] = r6_1;
+			if (i + 2 <= ilast)
+				nb_p6[o + 2] = r6_2;
+			if (i + 3 <= ilast)
+				nb_p6[o + 3] = r6_3;
+			if (i + 0 <= ilast)
+				nb_p7[o + 0] = r7_0;
+			if (i + 1 <= ilast)
+				nb_p7[o + 1] = r7_1;
+			if (i + 2 <= ilast)
+				nb_p7[o + 2] = r7_2;
+			if (i + 3 <= ilast)
+				nb_p7[o + 3] = r7_3;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r6_0 = nb_p6[q + 0];
+			for (int k = 1; k < ns; k++)
+				r6_0 += nb_p6[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r6_1 = nb_p6[q + 1];
+			for (int k = 1; k < ns; k++)
+				r6_1 += nb_p6[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r6_2 = nb_p6[q + 2];
+			for (int k = 1; k < ns; k++)
+				r6_2 += nb_p6[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r6_3 = nb_p6[q + 3];
+			for (int k = 1; k < ns; k++)
+				r6_3 += nb_p6[k * (size_t)ni + q + 3];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r7_0 = nb_p7[q + 0];
+			for (int k = 1; k < ns; k++)
+				r7_0 += nb_p7[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r7_1 = nb_p7[q + 1];
+			for (int k = 1; k < ns; k++)
+				r7_1 += nb_p7[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r7_2 = nb_p7[q + 2];
+			for (int k = 1; k < ns; k++)
+				r7_2 += nb_p7[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r7_3 = nb_p7[q + 3];
+			for (int k = 1; k < ns; k++)
+				r7_3 += nb_p7[k * (size_t)ni + q + 3];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r6_0 : r6_0;
 	if (i + 1 <= ilast)

@@ -8,7 +8,7 @@
  * precision dd
  * unroll 1 1 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 15 0
  * pack 0 dd 2 4
  * var xx LMEM dd
@@ -916,7 +916,8 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const double2 nbv_fmf,
 	const double2 nbv_s,
 	const double2 nbv_one,
-	__global double2 *restrict nbv_res)
+	__global double2 *restrict nbv_res,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local double4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -1033,12 +1034,39 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			}
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global double2 *nb_p11 = (volatile __global double2 *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p11[o + 0] = (double2)(r11_0.hi, r11_0.lo);
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r11_0 = nb_dd_make(nb_p11[q + 0].x, nb_p11[q + 0].y);
+			for (int k = 1; k < ns; k++)
+				r11_0 = nb_dd_add(r11_0, nb_dd_make(nb_p11[k * (size_t)ni + q + 0].x, nb_p11[k * (size_t)ni + q + 0].y));
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r11_0;

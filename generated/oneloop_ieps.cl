@@ -8,7 +8,7 @@
  * precision dd
  * unroll 1 1 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 22 0
  * pack 0 dd 2 4
  * var xx LMEM dd
@@ -920,7 +920,8 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	const double2 nbv_one,
 	const double2 nbv_eps,
 	__global double2 *restrict nbv_re,
-	__global double2 *restrict nbv_im)
+	__global double2 *restrict nbv_im,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local double4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -1055,14 +1056,50 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 			}
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_re[o + 0] = (double2)(r12_0.hi, r12_0.lo);
-		if (i + 0 <= ilast)
-			nbv_im[o + 0] = (double2)(r13_0.hi, r13_0.lo);
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_re[o + 0] = (double2)(r12_0.hi, r12_0.lo);
+			if (i + 0 <= ilast)
+				nbv_im[o + 0] = (double2)(r13_0.hi, r13_0.lo);
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global double2 *nb_p12 = (volatile __global double2 *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		volatile __global double2 *nb_p13 = (volatile __global double2 *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p12[o + 0] = (double2)(r12_0.hi, r12_0.lo);
+			if (i + 0 <= ilast)
+				nb_p13[o + 0] = (double2)(r13_0.hi, r13_0.lo);
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r12_0 = nb_dd_make(nb_p12[q + 0].x, nb_p12[q + 0].y);
+			for (int k = 1; k < ns; k++)
+				r12_0 = nb_dd_add(r12_0, nb_dd_make(nb_p12[k * (size_t)ni + q + 0].x, nb_p12[k * (size_t)ni + q + 0].y));
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r13_0 = nb_dd_make(nb_p13[q + 0].x, nb_p13[q + 0].y);
+			for (int k = 1; k < ns; k++)
+				r13_0 = nb_dd_add(r13_0, nb_dd_make(nb_p13[k * (size_t)ni + q + 0].x, nb_p13[k * (size_t)ni + q + 0].y));
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r12_0;

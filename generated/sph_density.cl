@@ -9,7 +9,7 @@
  * precision float
  * unroll 4 4 1
  * launch 64 64
- * slices 1
+ * slices 2
  * flops 22 0
  * pack 0 float 4 4
  * var xi LMEM float
@@ -38,7 +38,8 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 	__global const float *restrict nbv_zi,
 	__global const float *restrict nbv_hi,
 	__global const float4 *restrict b0,
-	__global float *restrict nbv_rho)
+	__global float *restrict nbv_rho,
+	__global char *restrict nb_part, __global int *nb_cnt)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -944,18 +945,66 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 			r8_3 = fma(v473, v474, r8_3);
 		}
 	}
-	if (ns > 1) {
-		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-		if (i + 0 <= ilast)
-			nbv_rho[o + 0] = r8_0;
-		if (i + 1 <= ilast)
-			nbv_rho[o + 1] = r8_1;
-		if (i + 2 <= ilast)
-			nbv_rho[o + 2] = r8_2;
-		if (i + 3 <= ilast)
-			nbv_rho[o + 3] = r8_3;
-		return;
+	int nb_fin = 1;
+	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+	if (ns > 1 && !nb_cnt) {
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nbv_rho[o + 0] = r8_0;
+			if (i + 1 <= ilast)
+				nbv_rho[o + 1] = r8_1;
+			if (i + 2 <= ilast)
+				nbv_rho[o + 2] = r8_2;
+			if (i + 3 <= ilast)
+				nbv_rho[o + 3] = r8_3;
+		}
 	}
+	if (ns > 1 && nb_cnt) {
+		size_t nb_at = 0;
+		volatile __global float *nb_p8 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p8[o + 0] = r8_0;
+			if (i + 1 <= ilast)
+				nb_p8[o + 1] = r8_1;
+			if (i + 2 <= ilast)
+				nb_p8[o + 2] = r8_2;
+			if (i + 3 <= ilast)
+				nb_p8[o + 3] = r8_3;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		} else {
+			nb_fin = 0;
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r8_0 = nb_p8[q + 0];
+			for (int k = 1; k < ns; k++)
+				r8_0 += nb_p8[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r8_1 = nb_p8[q + 1];
+			for (int k = 1; k < ns; k++)
+				r8_1 += nb_p8[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r8_2 = nb_p8[q + 2];
+			for (int k = 1; k < ns; k++)
+				r8_2 += nb_p8[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r8_3 = nb_p8[q + 3];
+			for (int k = 1; k < ns; k++)
+				r8_3 += nb_p8[k * (size_t)ni + q + 3];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
 	if (i + 0 <= ilast)
 		nbv_rho[i + 0] = accum ? nbv_rho[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)

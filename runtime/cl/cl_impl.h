@@ -111,6 +111,10 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
+	/* a kernel that adds its slices up itself (slices 2): their sums,
+	 * and a count a work group index, zero between launches (run.c) */
+	cl_mem spart, scnt;
+	size_t spartcap, scntcap;
 	/* the device cell lists' own buffers (cells.c), kept from call to
 	 * call: nown of them, owncap bytes each */
 	int nown;

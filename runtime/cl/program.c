@@ -253,10 +253,12 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	if ((e = clGetKernelInfo(pg->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
 	                         NULL)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
+	/* slices 2: the dense entry's nb_part and nb_cnt (run.c) */
 	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
-	if ((int)nargs != want)
+	if ((int)nargs != want + 2 * (f->slices == 2))
 		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
-		                 "interface says %d", k->name, f->kernel, nargs, want);
+		                 "interface says %d", k->name, f->kernel, nargs,
+		                 want + 2 * (f->slices == 2));
 	if (f->ranges) {
 		char rname[300];
 		snprintf(rname, sizeof rname, "%s_ranges", f->entry);
@@ -327,6 +329,10 @@ void nbrt_cl_free(nbrt_kernel *k)
 	for (int m = 0; pg->part && m < pg->nmem; m++)
 		if (pg->part[m])
 			clReleaseMemObject(pg->part[m]);
+	if (pg->spart)
+		clReleaseMemObject(pg->spart);
+	if (pg->scnt)
+		clReleaseMemObject(pg->scnt);
 	for (int m = 0; m < pg->nhost; m++)
 		if (pg->host[m])
 			clReleaseMemObject(pg->host[m]);

@@ -1,6 +1,7 @@
 # j-slices (nb_iface.slices; runtime/launch.c, nbrt_cl.c): a launch whose
 # second dimension cuts the j range, each slice's sums added up by the
-# runtime's own kernels.  Forced on PoCL with NBRT_SLICES (the GPU rows'
+# runtime's own kernels or (NBRT_OWN_SLICES=1) by the kernel itself.
+# Forced on PoCL with NBRT_SLICES (the GPU rows'
 # rule is measured in docs/performance.md), against the C back end on
 # fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats it): float
 # within 1e-5 and double within 1e-12 norm-wise (bench/compare.awk), dd
@@ -88,12 +89,29 @@ check gravity float 97,389 1 --tile=100 --wg=64
 export NBRT_MAX_INTERACTIONS=65500
 check gravity float 301,1009 1 --tile=256
 unset NBRT_CL_OPTIONS NBRT_MAX_INTERACTIONS
+# the kernel's own sums of its slices (slices 2, NBRT_OWN_SLICES=1): the
+# last work item of an index to count itself adds them up; chunks add to
+# earlier ones
+export NBRT_OWN_SLICES=1
+for n in 97,389 300,4099; do
+	check gravity float $n 3
+	check gravity dd $n 5
+	check lennard_jones_self double $n 64
+done
+check gravity float 301,5003 3 --unroll-i=2 --jsplit=4
+export NBRT_CL_OPTIONS=-DNB_PF=1
+check gravity double 301,5003 2 --jsplit=8 --tile=512
+unset NBRT_CL_OPTIONS
+export NBRT_MAX_INTERACTIONS=65500
+check gravity float 301,1009 3
+check gravity dd 131,1009 2
+unset NBRT_OWN_SLICES NBRT_MAX_INTERACTIONS
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
 "$NBCC" dsl-examples/nearest.nbl -o "$T/n.cl"
 "$NBCC" dsl-examples/gravity.nbl -o "$T/g.cl"
-if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 1$' "$T/g.cl"; then
+if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
 	ok "slices line: gravity has it, nearest not"
 else
 	bad "slices line in the interface headers"
