@@ -354,62 +354,64 @@ static void emit_prefetch(E *e, int next)
 	buf_printf(out, "%s\t}\n%s}\n", in, in);
 }
 
-/* Slice sl's sums of a launch of ns slices, stored at sl * ni + (i -
- * ibase) of each result's row: of the RMEM arrays themselves for the
- * runtime's kernels to add up (nb_cnt NULL), or of nb_part, each
- * result's ns rows 16-byte aligned, where the last of the ns work items
- * of an index g to count itself in nb_cnt[g] adds them up in the order
- * of the slices, as the runtime's kernels do, and stores as an unsliced
- * launch does: the same bits, without a launch a result (some
- * microseconds each, more than a small launch's slices gain).  A work
- * item's count, not a work group's: no barrier (PoCL's work-item loops
- * corrupted memory around barriers under a condition). */
+/* Each result's store of slice sl of a launch of ns slices: at sl * ni
+ * + (i - ibase) of ARRAY (the RMEM array's name, or nb_pV). */
+static void slice_stores(E *e, const char *in, int own)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	for (int v = 0; v < f->nvar; v++)
+		for (int l = 0; l < f->ni && f->var[v].role == NB_RMEM; l++) {
+			buf_printf(out, "%sif (i + %d <= ilast)\n%s\t", in, l, in);
+			if (own)
+				buf_printf(out, "nb_p%d", v);
+			else
+				buf_printf(out, NB_VPFX "%s", f->var[v].name);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "[o + %d] = (double2)(r%d_%d.hi, "
+				           "r%d_%d.lo);\n", l, v, l, v, l);
+			else
+				buf_printf(out, "[o + %d] = r%d_%d;\n", l, v, l);
+		}
+}
+
+/* A launch of ns slices: slice sl stores its sums at sl * ni + (i -
+ * ibase) of each RMEM array, for the runtime's kernels to add up.  Built
+ * with NB_OWN=1 (the runtime's NBRT_OWN_SLICES=1, an experiment of issue
+ * 30), the kernel takes nb_part and nb_cnt and stores them in nb_part
+ * instead, each result's ns rows 16-byte aligned, where the last of the
+ * ns work items of an index g to count itself in nb_cnt[g] adds them up
+ * in the order of the slices, as the runtime's kernels do, and stores as
+ * an unsliced launch does: the same bits, without a launch a result
+ * (some microseconds each).  A work item's count, not a work group's: no
+ * barrier (PoCL's work-item loops corrupted memory around barriers under
+ * a condition).  Apart, since the code for it cost 1.3% at N = 131072
+ * on an H100 even unused (docs/performance.md, issue 30). */
 static void emit_slices(E *e)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
 	int ni = f->ni;
-	buf_puts(out, "\tint nb_fin = 1;\n"
-	         "\tconst size_t o = (size_t)sl * ni + (size_t)(i - ibase);\n"
-	         "\tif (ns > 1 && !nb_cnt) {\n\t\tnb_fin = 0;\n"
-	         "\t\tif (p == 0) {\n");
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass) {
-			buf_puts(out, "\t\tsize_t nb_at = 0;\n");
-			for (int v = 0; v < f->nvar; v++)
-				if (f->var[v].role == NB_RMEM) {
-					const char *ty = etype(f->var[v].type);
-					buf_printf(out, "\t\tvolatile __global %s *nb_p%d = "
-					           "(volatile __global %s *)(nb_part + nb_at);\n"
-					           "\t\tnb_at += ((size_t)ns * ni * sizeof(%s) + "
-					           "15) / 16 * 16;\n", ty, v, ty, ty);
-				}
-			buf_puts(out, "\t\tif (p == 0) {\n");
+	buf_puts(out, "#if NB_OWN\n\tint nb_fin = 1;\n\tif (ns > 1) {\n"
+	         "\t\tconst size_t o = (size_t)sl * ni + (size_t)(i - ibase);\n"
+	         "\t\tsize_t nb_at = 0;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *ty = etype(f->var[v].type);
+			buf_printf(out, "\t\tvolatile __global %s *nb_p%d = "
+			           "(volatile __global %s *)(nb_part + nb_at);\n"
+			           "\t\tnb_at += ((size_t)ns * ni * sizeof(%s) + "
+			           "15) / 16 * 16;\n", ty, v, ty, ty);
 		}
-		for (int v = 0; v < f->nvar; v++)
-			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
-				buf_printf(out, "\t\t\tif (i + %d <= ilast)\n\t\t\t\t", l);
-				if (pass)
-					buf_printf(out, "nb_p%d", v);
-				else
-					buf_printf(out, NB_VPFX "%s", f->var[v].name);
-				if (f->var[v].type == T_DD)
-					buf_printf(out, "[o + %d] = (double2)(r%d_%d.hi, "
-					           "r%d_%d.lo);\n", l, v, l, v, l);
-				else
-					buf_printf(out, "[o + %d] = r%d_%d;\n", l, v, l);
-			}
-		if (!pass)
-			buf_puts(out, "\t\t}\n\t}\n\tif (ns > 1 && nb_cnt) {\n");
-	}
+	buf_puts(out, "\t\tnb_fin = 0;\n\t\tif (p == 0) {\n");
+	slice_stores(e, "\t\t\t", 1);
 	/* every store before the count, every load after it: fences on
 	 * both sides, and the loads volatile, past any cache of a unit */
 	buf_puts(out, "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n"
 	         "\t\t\tnb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;\n"
 	         "\t\t\tif (nb_fin) /* ready for the next launch */\n"
 	         "\t\t\t\tnb_cnt[g] = 0;\n"
-	         "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n"
-	         "\t\t} else {\n\t\t\tnb_fin = 0;\n\t\t}\n"
+	         "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n\t\t}\n"
 	         "\t\tconst size_t q = (size_t)(i - ibase);\n");
 	for (int v = 0; v < f->nvar; v++)
 		for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
@@ -429,7 +431,13 @@ static void emit_slices(E *e)
 				           "%d];\n", v, l, v, l, v, l, v, l);
 			buf_puts(out, "\t\t}\n");
 		}
-	buf_puts(out, "\t}\n\tif (p != 0 || !nb_fin)\n\t\treturn;\n");
+	buf_puts(out, "\t}\n\tif (p != 0 || !nb_fin)\n\t\treturn;\n#else\n");
+	if (f->jsplit > 1)
+		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
+	buf_puts(out, "\tif (ns > 1) {\n\t\tconst size_t o = (size_t)sl * "
+	         "ni + (size_t)(i - ibase);\n");
+	slice_stores(e, "\t\t", 0);
+	buf_puts(out, "\t\treturn;\n\t}\n#endif\n");
 }
 
 /* The kernel's parameters after the leading ones, and its body. */
@@ -461,8 +469,8 @@ static void cl_rest(E *e)
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
 	if (fc->slices == 2 && !rm)
-		buf_puts(out, ",\n\t__global char *restrict nb_part, "
-		         "__global int *nb_cnt");
+		buf_puts(out, "\n#if NB_OWN\n\t, __global char *restrict nb_part, "
+		         "__global int *nb_cnt\n#endif\n\t");
 	buf_puts(out, ")\n{\n");
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
@@ -709,6 +717,8 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	red_prelude(out, f, target_opencl.spell);
 	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n",
 	           fc->wg, fc->tile, t);
+	if (fc->slices == 2)
+		buf_puts(out, "#ifndef NB_OWN\n#define NB_OWN 0\n#endif\n");
 	/* the prefetch holds whole work groups of each pack a tile */
 	if (fc->tile && fc->npack)
 		buf_puts(out, "#if !defined(NB_PF) || NB_TILE % NB_WG\n"

@@ -31,6 +31,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -46,8 +49,11 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	const float nbv_isig3,
 	__global float *restrict nbv_u,
 	__global float *restrict nbv_v,
-	__global float *restrict nbv_w,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_w
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	__local float2 t1[NB_TILE];
@@ -743,26 +749,10 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 			r12_1 = fma(v334, v337, r12_1);
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_u[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_u[o + 1] = r10_1;
-			if (i + 0 <= ilast)
-				nbv_v[o + 0] = r11_0;
-			if (i + 1 <= ilast)
-				nbv_v[o + 1] = r11_1;
-			if (i + 0 <= ilast)
-				nbv_w[o + 0] = r12_0;
-			if (i + 1 <= ilast)
-				nbv_w[o + 1] = r12_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p10 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -770,6 +760,7 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p12 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p10[o + 0] = r10_0;
@@ -788,8 +779,6 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -825,6 +814,24 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_u[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_u[o + 1] = r10_1;
+		if (i + 0 <= ilast)
+			nbv_v[o + 0] = r11_0;
+		if (i + 1 <= ilast)
+			nbv_v[o + 1] = r11_1;
+		if (i + 0 <= ilast)
+			nbv_w[o + 0] = r12_0;
+		if (i + 1 <= ilast)
+			nbv_w[o + 1] = r12_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r10_0 : r10_0;
 	if (i + 1 <= ilast)

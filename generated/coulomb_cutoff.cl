@@ -30,6 +30,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -46,8 +49,11 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 	__global float *restrict nbv_ex,
 	__global float *restrict nbv_ey,
 	__global float *restrict nbv_ez,
-	__global float *restrict nbv_phi,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_phi
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -533,30 +539,10 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 			r12_1 += v220;
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_ex[o + 0] = r9_0;
-			if (i + 1 <= ilast)
-				nbv_ex[o + 1] = r9_1;
-			if (i + 0 <= ilast)
-				nbv_ey[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_ey[o + 1] = r10_1;
-			if (i + 0 <= ilast)
-				nbv_ez[o + 0] = r11_0;
-			if (i + 1 <= ilast)
-				nbv_ez[o + 1] = r11_1;
-			if (i + 0 <= ilast)
-				nbv_phi[o + 0] = r12_0;
-			if (i + 1 <= ilast)
-				nbv_phi[o + 1] = r12_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p9 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -566,6 +552,7 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p12 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p9[o + 0] = r9_0;
@@ -588,8 +575,6 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -635,6 +620,28 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_ex[o + 0] = r9_0;
+		if (i + 1 <= ilast)
+			nbv_ex[o + 1] = r9_1;
+		if (i + 0 <= ilast)
+			nbv_ey[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_ey[o + 1] = r10_1;
+		if (i + 0 <= ilast)
+			nbv_ez[o + 0] = r11_0;
+		if (i + 1 <= ilast)
+			nbv_ez[o + 1] = r11_1;
+		if (i + 0 <= ilast)
+			nbv_phi[o + 0] = r12_0;
+		if (i + 1 <= ilast)
+			nbv_phi[o + 1] = r12_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ex[i + 0] = accum ? nbv_ex[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)

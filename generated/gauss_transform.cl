@@ -26,6 +26,9 @@
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -38,8 +41,11 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	__global const float *restrict nbv_tz,
 	__global const float4 *restrict b0,
 	const float nbv_h2,
-	__global float *restrict nbv_g,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_g
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -495,25 +501,14 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 			r8_3 = fma(v210, v209, r8_3);
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_g[o + 0] = r8_0;
-			if (i + 1 <= ilast)
-				nbv_g[o + 1] = r8_1;
-			if (i + 2 <= ilast)
-				nbv_g[o + 2] = r8_2;
-			if (i + 3 <= ilast)
-				nbv_g[o + 3] = r8_3;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p8 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p8[o + 0] = r8_0;
@@ -528,8 +523,6 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -555,6 +548,20 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_g[o + 0] = r8_0;
+		if (i + 1 <= ilast)
+			nbv_g[o + 1] = r8_1;
+		if (i + 2 <= ilast)
+			nbv_g[o + 2] = r8_2;
+		if (i + 3 <= ilast)
+			nbv_g[o + 3] = r8_3;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_g[i + 0] = accum ? nbv_g[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)

@@ -29,6 +29,9 @@
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -44,8 +47,11 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 	__global float *restrict nbv_ax,
 	__global float *restrict nbv_ay,
 	__global float *restrict nbv_az,
-	__global float *restrict nbv_pot,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_pot
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -692,46 +698,10 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 			r11_3 -= v288;
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_ax[o + 0] = r8_0;
-			if (i + 1 <= ilast)
-				nbv_ax[o + 1] = r8_1;
-			if (i + 2 <= ilast)
-				nbv_ax[o + 2] = r8_2;
-			if (i + 3 <= ilast)
-				nbv_ax[o + 3] = r8_3;
-			if (i + 0 <= ilast)
-				nbv_ay[o + 0] = r9_0;
-			if (i + 1 <= ilast)
-				nbv_ay[o + 1] = r9_1;
-			if (i + 2 <= ilast)
-				nbv_ay[o + 2] = r9_2;
-			if (i + 3 <= ilast)
-				nbv_ay[o + 3] = r9_3;
-			if (i + 0 <= ilast)
-				nbv_az[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_az[o + 1] = r10_1;
-			if (i + 2 <= ilast)
-				nbv_az[o + 2] = r10_2;
-			if (i + 3 <= ilast)
-				nbv_az[o + 3] = r10_3;
-			if (i + 0 <= ilast)
-				nbv_pot[o + 0] = r11_0;
-			if (i + 1 <= ilast)
-				nbv_pot[o + 1] = r11_1;
-			if (i + 2 <= ilast)
-				nbv_pot[o + 2] = r11_2;
-			if (i + 3 <= ilast)
-				nbv_pot[o + 3] = r11_3;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p8 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -741,6 +711,7 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p11 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p8[o + 0] = r8_0;
@@ -779,8 +750,6 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -866,6 +835,44 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_ax[o + 0] = r8_0;
+		if (i + 1 <= ilast)
+			nbv_ax[o + 1] = r8_1;
+		if (i + 2 <= ilast)
+			nbv_ax[o + 2] = r8_2;
+		if (i + 3 <= ilast)
+			nbv_ax[o + 3] = r8_3;
+		if (i + 0 <= ilast)
+			nbv_ay[o + 0] = r9_0;
+		if (i + 1 <= ilast)
+			nbv_ay[o + 1] = r9_1;
+		if (i + 2 <= ilast)
+			nbv_ay[o + 2] = r9_2;
+		if (i + 3 <= ilast)
+			nbv_ay[o + 3] = r9_3;
+		if (i + 0 <= ilast)
+			nbv_az[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_az[o + 1] = r10_1;
+		if (i + 2 <= ilast)
+			nbv_az[o + 2] = r10_2;
+		if (i + 3 <= ilast)
+			nbv_az[o + 3] = r10_3;
+		if (i + 0 <= ilast)
+			nbv_pot[o + 0] = r11_0;
+		if (i + 1 <= ilast)
+			nbv_pot[o + 1] = r11_1;
+		if (i + 2 <= ilast)
+			nbv_pot[o + 2] = r11_2;
+		if (i + 3 <= ilast)
+			nbv_pot[o + 3] = r11_3;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)

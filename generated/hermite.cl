@@ -39,6 +39,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -61,8 +64,11 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	__global float *restrict nbv_jx,
 	__global float *restrict nbv_jy,
 	__global float *restrict nbv_jz,
-	__global float *restrict nbv_pot,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_pot
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	__local float4 t1[NB_TILE];
@@ -781,42 +787,10 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			r20_1 -= v326;
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_ax[o + 0] = r14_0;
-			if (i + 1 <= ilast)
-				nbv_ax[o + 1] = r14_1;
-			if (i + 0 <= ilast)
-				nbv_ay[o + 0] = r15_0;
-			if (i + 1 <= ilast)
-				nbv_ay[o + 1] = r15_1;
-			if (i + 0 <= ilast)
-				nbv_az[o + 0] = r16_0;
-			if (i + 1 <= ilast)
-				nbv_az[o + 1] = r16_1;
-			if (i + 0 <= ilast)
-				nbv_jx[o + 0] = r17_0;
-			if (i + 1 <= ilast)
-				nbv_jx[o + 1] = r17_1;
-			if (i + 0 <= ilast)
-				nbv_jy[o + 0] = r18_0;
-			if (i + 1 <= ilast)
-				nbv_jy[o + 1] = r18_1;
-			if (i + 0 <= ilast)
-				nbv_jz[o + 0] = r19_0;
-			if (i + 1 <= ilast)
-				nbv_jz[o + 1] = r19_1;
-			if (i + 0 <= ilast)
-				nbv_pot[o + 0] = r20_0;
-			if (i + 1 <= ilast)
-				nbv_pot[o + 1] = r20_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p14 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -832,6 +806,7 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p20 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p14[o + 0] = r14_0;
@@ -866,8 +841,6 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -943,6 +916,40 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_ax[o + 0] = r14_0;
+		if (i + 1 <= ilast)
+			nbv_ax[o + 1] = r14_1;
+		if (i + 0 <= ilast)
+			nbv_ay[o + 0] = r15_0;
+		if (i + 1 <= ilast)
+			nbv_ay[o + 1] = r15_1;
+		if (i + 0 <= ilast)
+			nbv_az[o + 0] = r16_0;
+		if (i + 1 <= ilast)
+			nbv_az[o + 1] = r16_1;
+		if (i + 0 <= ilast)
+			nbv_jx[o + 0] = r17_0;
+		if (i + 1 <= ilast)
+			nbv_jx[o + 1] = r17_1;
+		if (i + 0 <= ilast)
+			nbv_jy[o + 0] = r18_0;
+		if (i + 1 <= ilast)
+			nbv_jy[o + 1] = r18_1;
+		if (i + 0 <= ilast)
+			nbv_jz[o + 0] = r19_0;
+		if (i + 1 <= ilast)
+			nbv_jz[o + 1] = r19_1;
+		if (i + 0 <= ilast)
+			nbv_pot[o + 0] = r20_0;
+		if (i + 1 <= ilast)
+			nbv_pot[o + 1] = r20_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r14_0 : r14_0;
 	if (i + 1 <= ilast)

@@ -25,6 +25,9 @@
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -37,8 +40,11 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 	__global const float4 *restrict b0,
 	const float nbv_isig2,
 	__global float *restrict nbv_u,
-	__global float *restrict nbv_v,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_v
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -845,35 +851,16 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 			r7_3 = fma(v345, v403, r7_3);
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_u[o + 0] = r6_0;
-			if (i + 1 <= ilast)
-				nbv_u[o + 1] = r6_1;
-			if (i + 2 <= ilast)
-				nbv_u[o + 2] = r6_2;
-			if (i + 3 <= ilast)
-				nbv_u[o + 3] = r6_3;
-			if (i + 0 <= ilast)
-				nbv_v[o + 0] = r7_0;
-			if (i + 1 <= ilast)
-				nbv_v[o + 1] = r7_1;
-			if (i + 2 <= ilast)
-				nbv_v[o + 2] = r7_2;
-			if (i + 3 <= ilast)
-				nbv_v[o + 3] = r7_3;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p6 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p7 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p6[o + 0] = r6_0;
@@ -896,8 +883,6 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -943,6 +928,28 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_u[o + 0] = r6_0;
+		if (i + 1 <= ilast)
+			nbv_u[o + 1] = r6_1;
+		if (i + 2 <= ilast)
+			nbv_u[o + 2] = r6_2;
+		if (i + 3 <= ilast)
+			nbv_u[o + 3] = r6_3;
+		if (i + 0 <= ilast)
+			nbv_v[o + 0] = r7_0;
+		if (i + 1 <= ilast)
+			nbv_v[o + 1] = r7_1;
+		if (i + 2 <= ilast)
+			nbv_v[o + 2] = r7_2;
+		if (i + 3 <= ilast)
+			nbv_v[o + 3] = r7_3;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r6_0 : r6_0;
 	if (i + 1 <= ilast)

@@ -30,6 +30,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -47,8 +50,11 @@ void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const in
 	__global float *restrict nbv_fx,
 	__global float *restrict nbv_fy,
 	__global float *restrict nbv_fz,
-	__global float *restrict nbv_u,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_u
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -582,30 +588,10 @@ void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const in
 			r12_1 = fma(v4, v252, r12_1);
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_fx[o + 0] = r9_0;
-			if (i + 1 <= ilast)
-				nbv_fx[o + 1] = r9_1;
-			if (i + 0 <= ilast)
-				nbv_fy[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_fy[o + 1] = r10_1;
-			if (i + 0 <= ilast)
-				nbv_fz[o + 0] = r11_0;
-			if (i + 1 <= ilast)
-				nbv_fz[o + 1] = r11_1;
-			if (i + 0 <= ilast)
-				nbv_u[o + 0] = r12_0;
-			if (i + 1 <= ilast)
-				nbv_u[o + 1] = r12_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p9 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -615,6 +601,7 @@ void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const in
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p12 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p9[o + 0] = r9_0;
@@ -637,8 +624,6 @@ void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const in
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -684,6 +669,28 @@ void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const in
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_fx[o + 0] = r9_0;
+		if (i + 1 <= ilast)
+			nbv_fx[o + 1] = r9_1;
+		if (i + 0 <= ilast)
+			nbv_fy[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_fy[o + 1] = r10_1;
+		if (i + 0 <= ilast)
+			nbv_fz[o + 0] = r11_0;
+		if (i + 1 <= ilast)
+			nbv_fz[o + 1] = r11_1;
+		if (i + 0 <= ilast)
+			nbv_u[o + 0] = r12_0;
+		if (i + 1 <= ilast)
+			nbv_u[o + 1] = r12_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_fx[i + 0] = accum ? nbv_fx[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)

@@ -32,6 +32,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -50,8 +53,11 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 	__global float *restrict nbv_fy,
 	__global float *restrict nbv_fz,
 	__global float *restrict nbv_u,
-	__global double *restrict nbv_n,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global double *restrict nbv_n
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -634,34 +640,10 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 			r13_1 += v279;
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_fx[o + 0] = r9_0;
-			if (i + 1 <= ilast)
-				nbv_fx[o + 1] = r9_1;
-			if (i + 0 <= ilast)
-				nbv_fy[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_fy[o + 1] = r10_1;
-			if (i + 0 <= ilast)
-				nbv_fz[o + 0] = r11_0;
-			if (i + 1 <= ilast)
-				nbv_fz[o + 1] = r11_1;
-			if (i + 0 <= ilast)
-				nbv_u[o + 0] = r12_0;
-			if (i + 1 <= ilast)
-				nbv_u[o + 1] = r12_1;
-			if (i + 0 <= ilast)
-				nbv_n[o + 0] = r13_0;
-			if (i + 1 <= ilast)
-				nbv_n[o + 1] = r13_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p9 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -673,6 +655,7 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global double *nb_p13 = (volatile __global double *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(double) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p9[o + 0] = r9_0;
@@ -699,8 +682,6 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -756,6 +737,32 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_fx[o + 0] = r9_0;
+		if (i + 1 <= ilast)
+			nbv_fx[o + 1] = r9_1;
+		if (i + 0 <= ilast)
+			nbv_fy[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_fy[o + 1] = r10_1;
+		if (i + 0 <= ilast)
+			nbv_fz[o + 0] = r11_0;
+		if (i + 1 <= ilast)
+			nbv_fz[o + 1] = r11_1;
+		if (i + 0 <= ilast)
+			nbv_u[o + 0] = r12_0;
+		if (i + 1 <= ilast)
+			nbv_u[o + 1] = r12_1;
+		if (i + 0 <= ilast)
+			nbv_n[o + 0] = r13_0;
+		if (i + 1 <= ilast)
+			nbv_n[o + 1] = r13_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_fx[i + 0] = accum ? nbv_fx[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)

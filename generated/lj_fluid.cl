@@ -28,6 +28,9 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -43,8 +46,11 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 	__global float *restrict nbv_ax,
 	__global float *restrict nbv_ay,
 	__global float *restrict nbv_az,
-	__global float *restrict nbv_pot,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global float *restrict nbv_pot
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -608,30 +614,10 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 			r10_1 += v270;
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_ax[o + 0] = r7_0;
-			if (i + 1 <= ilast)
-				nbv_ax[o + 1] = r7_1;
-			if (i + 0 <= ilast)
-				nbv_ay[o + 0] = r8_0;
-			if (i + 1 <= ilast)
-				nbv_ay[o + 1] = r8_1;
-			if (i + 0 <= ilast)
-				nbv_az[o + 0] = r9_0;
-			if (i + 1 <= ilast)
-				nbv_az[o + 1] = r9_1;
-			if (i + 0 <= ilast)
-				nbv_pot[o + 0] = r10_0;
-			if (i + 1 <= ilast)
-				nbv_pot[o + 1] = r10_1;
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global float *nb_p7 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
@@ -641,6 +627,7 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
 		volatile __global float *nb_p10 = (volatile __global float *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p7[o + 0] = r7_0;
@@ -663,8 +650,6 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -710,6 +695,28 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_ax[o + 0] = r7_0;
+		if (i + 1 <= ilast)
+			nbv_ax[o + 1] = r7_1;
+		if (i + 0 <= ilast)
+			nbv_ay[o + 0] = r8_0;
+		if (i + 1 <= ilast)
+			nbv_ay[o + 1] = r8_1;
+		if (i + 0 <= ilast)
+			nbv_az[o + 0] = r9_0;
+		if (i + 1 <= ilast)
+			nbv_az[o + 1] = r9_1;
+		if (i + 0 <= ilast)
+			nbv_pot[o + 0] = r10_0;
+		if (i + 1 <= ilast)
+			nbv_pot[o + 1] = r10_1;
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r7_0 : r7_0;
 	if (i + 1 <= ilast)

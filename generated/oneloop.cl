@@ -899,6 +899,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -916,8 +919,11 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const double2 nbv_fmf,
 	const double2 nbv_s,
 	const double2 nbv_one,
-	__global double2 *restrict nbv_res,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global double2 *restrict nbv_res
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local double4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -1034,19 +1040,14 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			}
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global double2 *nb_p11 = (volatile __global double2 *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p11[o + 0] = (double2)(r11_0.hi, r11_0.lo);
@@ -1055,8 +1056,6 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -1067,6 +1066,14 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r11_0;

@@ -901,6 +901,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -920,8 +923,11 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	const double2 nbv_one,
 	const double2 nbv_eps,
 	__global double2 *restrict nbv_re,
-	__global double2 *restrict nbv_im,
-	__global char *restrict nb_part, __global int *nb_cnt)
+	__global double2 *restrict nbv_im
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local double4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -1056,23 +1062,16 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 			}
 		}
 	}
+#if NB_OWN
 	int nb_fin = 1;
-	const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
-	if (ns > 1 && !nb_cnt) {
-		nb_fin = 0;
-		if (p == 0) {
-			if (i + 0 <= ilast)
-				nbv_re[o + 0] = (double2)(r12_0.hi, r12_0.lo);
-			if (i + 0 <= ilast)
-				nbv_im[o + 0] = (double2)(r13_0.hi, r13_0.lo);
-		}
-	}
-	if (ns > 1 && nb_cnt) {
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		size_t nb_at = 0;
 		volatile __global double2 *nb_p12 = (volatile __global double2 *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
 		volatile __global double2 *nb_p13 = (volatile __global double2 *)(nb_part + nb_at);
 		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		nb_fin = 0;
 		if (p == 0) {
 			if (i + 0 <= ilast)
 				nb_p12[o + 0] = (double2)(r12_0.hi, r12_0.lo);
@@ -1083,8 +1082,6 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 			if (nb_fin) /* ready for the next launch */
 				nb_cnt[g] = 0;
 			mem_fence(CLK_GLOBAL_MEM_FENCE);
-		} else {
-			nb_fin = 0;
 		}
 		const size_t q = (size_t)(i - ibase);
 		if (nb_fin && i + 0 <= ilast) {
@@ -1100,6 +1097,16 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	}
 	if (p != 0 || !nb_fin)
 		return;
+#else
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		if (i + 0 <= ilast)
+			nbv_re[o + 0] = (double2)(r12_0.hi, r12_0.lo);
+		if (i + 0 <= ilast)
+			nbv_im[o + 0] = (double2)(r13_0.hi, r13_0.lo);
+		return;
+	}
+#endif
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r12_0;

@@ -111,8 +111,10 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
-	/* a kernel that adds its slices up itself (slices 2): their sums,
-	 * and a count a work group index, zero between launches (run.c) */
+	/* ownsum: a kernel of slices 2 built to add its slices up itself
+	 * (NBRT_OWN_SLICES=1): their sums, and a count a work item over the
+	 * j-split, zero between launches (run.c) */
+	int ownsum;
 	cl_mem spart, scnt;
 	size_t spartcap, scntcap;
 	/* the device cell lists' own buffers (cells.c), kept from call to

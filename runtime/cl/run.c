@@ -20,7 +20,6 @@ typedef struct Run {
 	size_t wg, u, t;
 	cl_uint rarg;     /* the first RMEM argument */
 	int sliced;       /* RMEM arguments bound to pg->part */
-	int own;          /* the kernel adds its slices up (own_slices) */
 	int noted;        /* the slices were noted (NBRT_VERBOSE) */
 	cl_kernel kern;   /* the entry launched: dense, or ranges */
 	int accum;        /* the results are uploaded first, to add into */
@@ -120,12 +119,11 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 	return 0;
 }
 
-/* A kernel of slices 2 adds a sliced launch's sums up itself, its last
- * work group of each index (emit_opencl.c) where NBRT_OWN_SLICES=1 (an
- * experiment of issue 30: the runtime's kernels cost a launch a result);
- * nb_part gets ns rows of each result, 16-byte aligned, and nb_cnt a
+/* A kernel built to add its slices up itself (Prog.ownsum, program.c)
+ * takes nb_part, ns rows of each result 16-byte aligned, and nb_cnt, a
  * count for each of the `items` (work items over the j-split), zero when
- * allocated and left zero by each launch.  Otherwise both are NULL and the runtime adds them up. */
+ * allocated and left zero by each launch; NULL both for a launch of one
+ * slice. */
 static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
                       size_t items)
 {
@@ -135,9 +133,9 @@ static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
 	Prog *pg = k->priv;
 	cl_uint arg = r->rarg + (cl_uint)nb_iface_count(f, NB_RMEM);
 	cl_mem none = NULL;
-	if (f->slices != 2 || r->kern != pg->kern)
+	if (!pg->ownsum || r->kern != pg->kern)
 		return 0;
-	if (!r->own || ns == 1)
+	if (ns == 1)
 		return set_arg(k, r, arg, sizeof none, &none) ||
 		       set_arg(k, r, arg + 1, sizeof none, &none);
 	size_t bytes = 0, had = pg->scntcap;
@@ -179,7 +177,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	size_t local[2] = {r->wg, 1};
 	/* the runtime's own kernels add the slices up: they need doubles */
 	int ns = c->fp64 ? nbrt_choose_slices(k, n, m, global[0] / r->wg) : 1;
-	int own = r->own && ns > 1 && k->f->slices == 2;
+	int own = pg->ownsum && ns > 1;
 	if (ns < 0 || (ns > 1 && !own && nbrt_cl_aux_load(rt)) ||
 	    bind_results(k, r, own ? 1 : ns, n) ||
 	    own_slices(k, r, ns, n, global[0] / r->t))
@@ -733,8 +731,6 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.accum = p && p->accum;
 	r.dplan = dplan;
 	r.arg0 = p ? 8 : 5;
-	const char *os = getenv("NBRT_OWN_SLICES");
-	r.own = os && strcmp(os, "1") == 0;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
 	if (p && !r.kern)
