@@ -326,6 +326,124 @@ static void emit_tile_sweep(E *e)
 	}
 }
 
+/* NB_PF (-DNB_PF=1 through NBRT_CL_OPTIONS, for now an experiment of
+ * issue 30): the dense entry keeps the next tile's j-elements in
+ * registers, NB_TILE / NB_WG of each pack a work item, loaded while the
+ * current tile is swept, so that a launch with few warps a unit (small
+ * N) does not wait for each tile's loads after its barrier.  Before the
+ * tile loop (next 0): the registers and the first tile's loads; in each
+ * tile after its first barrier (next 1): the registers into the tile,
+ * then the next tile's loads, which the sweep does not wait for. */
+static void emit_prefetch(E *e, int next)
+{
+	const nb_iface *fc = e->fc;
+	Buf *out = e->out;
+	const char *in = next ? "\t\t" : "\t", *at = next ? "jt + NB_TILE + " : "";
+	if (!next)
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "\t%s f%d[NB_TILE / NB_WG];\n",
+			           vtype(e->f, fc->pack[p].type, fc->pack[p].vwidth), p);
+	buf_printf(out, "#ifdef cl_nv_pragma_unroll\n%s#pragma unroll\n#endif\n"
+	           "%sfor (int q = 0; q < NB_TILE / NB_WG; q++) {\n"
+	           "%s\tconst int l = lid + q * NB_WG;\n", in, in, in);
+	if (next) {
+		buf_printf(out, "%s\tif (l < cnt) {\n", in);
+		for (int p = 0; p < fc->npack; p++)
+			buf_printf(out, "%s\t\tt%d[l] = f%d[q];\n", in, p, p);
+		buf_printf(out, "%s\t}\n", in);
+	}
+	buf_printf(out, "%s\tif (%sl < nj) {\n", in, at);
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, "%s\t\tf%d[q] = b%d[jbase + %sl];\n", in, p, p, at);
+	buf_printf(out, "%s\t}\n%s}\n", in, in);
+}
+
+/* Each result's store of slice sl of a launch of ns slices: at sl * ni
+ * + (i - ibase) of ARRAY (the RMEM array's name, or nb_pV). */
+static void slice_stores(E *e, const char *in, int own)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	for (int v = 0; v < f->nvar; v++)
+		for (int l = 0; l < f->ni && f->var[v].role == NB_RMEM; l++) {
+			buf_printf(out, "%sif (i + %d <= ilast)\n%s\t", in, l, in);
+			if (own)
+				buf_printf(out, "nb_p%d", v);
+			else
+				buf_printf(out, NB_VPFX "%s", f->var[v].name);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "[o + %d] = (double2)(r%d_%d.hi, "
+				           "r%d_%d.lo);\n", l, v, l, v, l);
+			else
+				buf_printf(out, "[o + %d] = r%d_%d;\n", l, v, l);
+		}
+}
+
+/* A launch of ns slices: slice sl stores its sums at sl * ni + (i -
+ * ibase) of each RMEM array, for the runtime's kernels to add up.  Built
+ * with NB_OWN=1 (the runtime's NBRT_OWN_SLICES=1, an experiment of issue
+ * 30), the kernel takes nb_part and nb_cnt and stores them in nb_part
+ * instead, each result's ns rows 16-byte aligned, where the last of the
+ * ns work items of an index g to count itself in nb_cnt[g] adds them up
+ * in the order of the slices, as the runtime's kernels do, and stores as
+ * an unsliced launch does: the same bits, without a launch a result
+ * (some microseconds each).  A work item's count, not a work group's: no
+ * barrier (PoCL's work-item loops corrupted memory around barriers under
+ * a condition).  Apart, since the code for it cost 1.3% at N = 131072
+ * on an H100 even unused (docs/performance.md, issue 30). */
+static void emit_slices(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	int ni = f->ni;
+	buf_puts(out, "#if NB_OWN\n\tint nb_fin = 1;\n\tif (ns > 1) {\n"
+	         "\t\tconst size_t o = (size_t)sl * ni + (size_t)(i - ibase);\n"
+	         "\t\tsize_t nb_at = 0;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *ty = etype(f->var[v].type);
+			buf_printf(out, "\t\tvolatile __global %s *nb_p%d = "
+			           "(volatile __global %s *)(nb_part + nb_at);\n"
+			           "\t\tnb_at += ((size_t)ns * ni * sizeof(%s) + "
+			           "15) / 16 * 16;\n", ty, v, ty, ty);
+		}
+	buf_puts(out, "\t\tnb_fin = 0;\n\t\tif (p == 0) {\n");
+	slice_stores(e, "\t\t\t", 1);
+	/* every store before the count, every load after it: fences on
+	 * both sides, and the loads volatile, past any cache of a unit */
+	buf_puts(out, "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+	         "\t\t\tnb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;\n"
+	         "\t\t\tif (nb_fin) /* ready for the next launch */\n"
+	         "\t\t\t\tnb_cnt[g] = 0;\n"
+	         "\t\t\tmem_fence(CLK_GLOBAL_MEM_FENCE);\n\t\t}\n"
+	         "\t\tconst size_t q = (size_t)(i - ibase);\n");
+	for (int v = 0; v < f->nvar; v++)
+		for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
+			buf_printf(out, "\t\tif (nb_fin && i + %d <= ilast) {\n", l);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "\t\t\tr%d_%d = nb_dd_make(nb_p%d[q + %d].x, "
+				           "nb_p%d[q + %d].y);\n"
+				           "\t\t\tfor (int k = 1; k < ns; k++)\n"
+				           "\t\t\t\tr%d_%d = nb_dd_add(r%d_%d, nb_dd_make("
+				           "nb_p%d[k * (size_t)ni + q + %d].x, "
+				           "nb_p%d[k * (size_t)ni + q + %d].y));\n",
+				           v, l, v, l, v, l, v, l, v, l, v, l, v, l);
+			else
+				buf_printf(out, "\t\t\tr%d_%d = nb_p%d[q + %d];\n"
+				           "\t\t\tfor (int k = 1; k < ns; k++)\n"
+				           "\t\t\t\tr%d_%d += nb_p%d[k * (size_t)ni + q + "
+				           "%d];\n", v, l, v, l, v, l, v, l);
+			buf_puts(out, "\t\t}\n");
+		}
+	buf_puts(out, "\t}\n\tif (p != 0 || !nb_fin)\n\t\treturn;\n#else\n");
+	if (f->jsplit > 1)
+		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
+	buf_puts(out, "\tif (ns > 1) {\n\t\tconst size_t o = (size_t)sl * "
+	         "ni + (size_t)(i - ibase);\n");
+	slice_stores(e, "\t\t", 0);
+	buf_puts(out, "\t\treturn;\n\t}\n#endif\n");
+}
+
 /* The kernel's parameters after the leading ones, and its body. */
 static void cl_rest(E *e)
 {
@@ -354,6 +472,9 @@ static void cl_rest(E *e)
 			buf_printf(out, ",\n\t__global %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
+	if (fc->slices == 2 && !rm)
+		buf_puts(out, "\n#if NB_OWN\n\t, __global char *restrict nb_part, "
+		         "__global int *nb_cnt\n#endif\n\t");
 	buf_puts(out, ")\n{\n");
 	for (int p = 0; p < fc->npack && fc->tile; p++)
 		buf_printf(out, "\t__local %s t%d[NB_TILE];\n",
@@ -513,13 +634,25 @@ static void cl_rest(E *e)
 			buf_puts(out, "\t}\n");
 		}
 	} else {
+		if (fc->npack) {
+			buf_puts(out, "#if NB_PF\n");
+			emit_prefetch(e, 0);
+			buf_puts(out, "#endif\n");
+		}
 		buf_puts(out, "\tfor (int jt = 0; jt < nj; jt += NB_TILE) {\n");
 		buf_puts(out, "\t\tconst int cnt = min(NB_TILE, nj - jt);\n");
 		buf_puts(out, "\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+		if (fc->npack) {
+			buf_puts(out, "#if NB_PF\n");
+			emit_prefetch(e, 1);
+			buf_puts(out, "#else\n");
+		}
 		buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
 		for (int p = 0; p < fc->npack; p++)
 			buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
 		buf_puts(out, "\t\t}\n");
+		if (fc->npack)
+			buf_puts(out, "#endif\n");
 		emit_tile_sweep(e);
 		buf_puts(out, "\t}\n");
 	}
@@ -527,23 +660,10 @@ static void cl_rest(E *e)
 		buf_puts(out, "\t}\n");
 	if (t > 1)
 		emit_combine(e);
-	if (t > 1)
+	if (fc->slices && !rm)
+		emit_slices(e);
+	else if (t > 1)
 		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
-	if (fc->slices && !rm) {
-		buf_puts(out, "\tif (ns > 1) {\n\t\tconst size_t o = (size_t)sl * "
-		         "ni + (size_t)(i - ibase);\n");
-		for (int v = 0; v < f->nvar; v++)
-			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++) {
-				buf_printf(out, "\t\tif (i + %d <= ilast)\n\t\t\t"
-				           NB_VPFX "%s[o + %d] = ", l, f->var[v].name, l);
-				if (f->var[v].type == T_DD)
-					buf_printf(out, "(double2)(r%d_%d.hi, r%d_%d.lo);\n", v,
-					           l, v, l);
-				else
-					buf_printf(out, "r%d_%d;\n", v, l);
-			}
-		buf_puts(out, "\t\treturn;\n\t}\n");
-	}
 	for (int v = 0; v < f->nvar; v++) {
 		if (f->var[v].role != NB_RMEM)
 			continue;
@@ -640,6 +760,12 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	red_prelude(out, f, target_opencl.spell);
 	buf_printf(out, "#define NB_WG %d\n#define NB_TILE %d\n#define NB_T %d\n",
 	           fc->wg, fc->tile, t);
+	if (fc->slices == 2)
+		buf_puts(out, "#ifndef NB_OWN\n#define NB_OWN 0\n#endif\n");
+	/* the prefetch holds whole work groups of each pack a tile */
+	if (fc->tile && fc->npack)
+		buf_puts(out, "#if !defined(NB_PF) || NB_TILE % NB_WG\n"
+		         "#undef NB_PF\n#define NB_PF 0\n#endif\n");
 	if (t > 1)
 		shuffle_prelude(out, dbl, dd);
 	buf_putc(out, '\n');
@@ -660,8 +786,9 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
 	if (fc->wg % f->jsplit)
 		fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
 	fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
-	/* slices' sums are added up by the runtime, which knows sums only */
-	fc->slices = 1;
+	/* slices' sums are added up by the runtime or by the kernel's last
+	 * work group, both of which know sums only */
+	fc->slices = 2;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && f->var[v].red != NB_SUM &&
 		    f->var[v].red != NB_COUNT)

@@ -18,8 +18,10 @@
  *                               (entry_ranges), and the kernel reads the
  *                               indices i (1) and j (2): their sum; absent:
  *                               no such entry
- *   slices 1                    1: a second launch dimension may cut the
- *                               j range (nb_iface.slices); absent: 0
+ *   slices 2                    1: a second launch dimension may cut the
+ *                               j range (nb_iface.slices); 2: and the
+ *                               kernel can add the slices up itself;
+ *                               absent: 0
  *   pairs nbk_lj_pairs          C: the entry of Newton's third law, where
  *                               every RMEM is (anti)symmetric; absent: none
  *   flops 20 38                 per interaction: counted, 38-convention
@@ -392,8 +394,8 @@ static const char *one_line(nb_iface *f, char *s, unsigned *seen, int *oom)
 		       !num(w[2], 0, &f->indices) && f->indices <= 3 ? NULL :
 		       "expected 1 and the indices read, 0 to 3";
 	case K_SLICES:
-		return n == 2 && !num(w[1], 0, &f->slices) && f->slices <= 1 ?
-		       NULL : "expected 0 or 1";
+		return n == 2 && !num(w[1], 0, &f->slices) && f->slices <= 2 ?
+		       NULL : "expected 0, 1 or 2";
 	case K_FLOPS:
 		return n == 3 && !real(w[1], &f->flops) &&
 		       !real(w[2], &f->flops_conv) ? NULL :

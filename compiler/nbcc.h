@@ -213,7 +213,10 @@ typedef struct nb_iface {
 	int slices;        /* 1: the launch's second dimension may cut the j
 	                      range into slices (OpenCL, sums only): slice s
 	                      of S stores its sums at s * ni + (i - ibase) of
-	                      each RMEM array, for the runtime to add up */
+	                      each RMEM array, for the runtime to add up;
+	                      2: the same where the argument nb_cnt is NULL,
+	                      else the kernel adds them up itself (nb_part,
+	                      nb_cnt after the RMEM arrays: emit_opencl.c) */
 	int nvar;
 	nb_var *var;
 	int npack;

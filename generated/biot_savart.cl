@@ -9,7 +9,7 @@
  * precision float
  * unroll 2 4 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 39 0
  * pack 0 float 4 4
  * pack 1 float 2 2
@@ -31,6 +31,13 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -42,7 +49,11 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	const float nbv_isig3,
 	__global float *restrict nbv_u,
 	__global float *restrict nbv_v,
-	__global float *restrict nbv_w)
+	__global float *restrict nbv_w
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	__local float2 t1[NB_TILE];
@@ -73,13 +84,44 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	const float v4 = nbv_yi[i1];
 	const float v5 = nbv_zi[i1];
 	const float v6 = nbv_isig3;
+#if NB_PF
+	float4 f0[NB_TILE / NB_WG];
+	float2 f1[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+			f1[q] = b1[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+				t1[l] = f1[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+				f1[q] = b1[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 			t1[l] = b1[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
@@ -707,6 +749,72 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 			r12_1 = fma(v334, v337, r12_1);
 		}
 	}
+#if NB_OWN
+	int nb_fin = 1;
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		size_t nb_at = 0;
+		volatile __global float *nb_p10 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p11 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p12 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p10[o + 0] = r10_0;
+			if (i + 1 <= ilast)
+				nb_p10[o + 1] = r10_1;
+			if (i + 0 <= ilast)
+				nb_p11[o + 0] = r11_0;
+			if (i + 1 <= ilast)
+				nb_p11[o + 1] = r11_1;
+			if (i + 0 <= ilast)
+				nb_p12[o + 0] = r12_0;
+			if (i + 1 <= ilast)
+				nb_p12[o + 1] = r12_1;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r10_0 = nb_p10[q + 0];
+			for (int k = 1; k < ns; k++)
+				r10_0 += nb_p10[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r10_1 = nb_p10[q + 1];
+			for (int k = 1; k < ns; k++)
+				r10_1 += nb_p10[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r11_0 = nb_p11[q + 0];
+			for (int k = 1; k < ns; k++)
+				r11_0 += nb_p11[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r11_1 = nb_p11[q + 1];
+			for (int k = 1; k < ns; k++)
+				r11_1 += nb_p11[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r12_0 = nb_p12[q + 0];
+			for (int k = 1; k < ns; k++)
+				r12_0 += nb_p12[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r12_1 = nb_p12[q + 1];
+			for (int k = 1; k < ns; k++)
+				r12_1 += nb_p12[k * (size_t)ni + q + 1];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
+#else
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		if (i + 0 <= ilast)
@@ -723,6 +831,7 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 			nbv_w[o + 1] = r12_1;
 		return;
 	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r10_0 : r10_0;
 	if (i + 1 <= ilast)

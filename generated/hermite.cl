@@ -9,7 +9,7 @@
  * precision float
  * unroll 2 4 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 42 0
  * pack 0 float 4 4
  * pack 1 float 3 4
@@ -39,6 +39,13 @@
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -57,7 +64,11 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	__global float *restrict nbv_jx,
 	__global float *restrict nbv_jy,
 	__global float *restrict nbv_jz,
-	__global float *restrict nbv_pot)
+	__global float *restrict nbv_pot
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	__local float4 t1[NB_TILE];
@@ -102,13 +113,44 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	const float v10 = nbv_vyi[i1];
 	const float v11 = nbv_vzi[i1];
 	const float v12 = nbv_eps2;
+#if NB_PF
+	float4 f0[NB_TILE / NB_WG];
+	float4 f1[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+			f1[q] = b1[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+				t1[l] = f1[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+				f1[q] = b1[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 			t1[l] = b1[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
@@ -745,6 +787,136 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			r20_1 -= v326;
 		}
 	}
+#if NB_OWN
+	int nb_fin = 1;
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		size_t nb_at = 0;
+		volatile __global float *nb_p14 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p15 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p16 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p17 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p18 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p19 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p20 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p14[o + 0] = r14_0;
+			if (i + 1 <= ilast)
+				nb_p14[o + 1] = r14_1;
+			if (i + 0 <= ilast)
+				nb_p15[o + 0] = r15_0;
+			if (i + 1 <= ilast)
+				nb_p15[o + 1] = r15_1;
+			if (i + 0 <= ilast)
+				nb_p16[o + 0] = r16_0;
+			if (i + 1 <= ilast)
+				nb_p16[o + 1] = r16_1;
+			if (i + 0 <= ilast)
+				nb_p17[o + 0] = r17_0;
+			if (i + 1 <= ilast)
+				nb_p17[o + 1] = r17_1;
+			if (i + 0 <= ilast)
+				nb_p18[o + 0] = r18_0;
+			if (i + 1 <= ilast)
+				nb_p18[o + 1] = r18_1;
+			if (i + 0 <= ilast)
+				nb_p19[o + 0] = r19_0;
+			if (i + 1 <= ilast)
+				nb_p19[o + 1] = r19_1;
+			if (i + 0 <= ilast)
+				nb_p20[o + 0] = r20_0;
+			if (i + 1 <= ilast)
+				nb_p20[o + 1] = r20_1;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r14_0 = nb_p14[q + 0];
+			for (int k = 1; k < ns; k++)
+				r14_0 += nb_p14[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r14_1 = nb_p14[q + 1];
+			for (int k = 1; k < ns; k++)
+				r14_1 += nb_p14[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r15_0 = nb_p15[q + 0];
+			for (int k = 1; k < ns; k++)
+				r15_0 += nb_p15[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r15_1 = nb_p15[q + 1];
+			for (int k = 1; k < ns; k++)
+				r15_1 += nb_p15[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r16_0 = nb_p16[q + 0];
+			for (int k = 1; k < ns; k++)
+				r16_0 += nb_p16[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r16_1 = nb_p16[q + 1];
+			for (int k = 1; k < ns; k++)
+				r16_1 += nb_p16[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r17_0 = nb_p17[q + 0];
+			for (int k = 1; k < ns; k++)
+				r17_0 += nb_p17[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r17_1 = nb_p17[q + 1];
+			for (int k = 1; k < ns; k++)
+				r17_1 += nb_p17[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r18_0 = nb_p18[q + 0];
+			for (int k = 1; k < ns; k++)
+				r18_0 += nb_p18[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r18_1 = nb_p18[q + 1];
+			for (int k = 1; k < ns; k++)
+				r18_1 += nb_p18[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r19_0 = nb_p19[q + 0];
+			for (int k = 1; k < ns; k++)
+				r19_0 += nb_p19[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r19_1 = nb_p19[q + 1];
+			for (int k = 1; k < ns; k++)
+				r19_1 += nb_p19[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r20_0 = nb_p20[q + 0];
+			for (int k = 1; k < ns; k++)
+				r20_0 += nb_p20[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r20_1 = nb_p20[q + 1];
+			for (int k = 1; k < ns; k++)
+				r20_1 += nb_p20[k * (size_t)ni + q + 1];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
+#else
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		if (i + 0 <= ilast)
@@ -777,6 +949,7 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			nbv_pot[o + 1] = r20_1;
 		return;
 	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r14_0 : r14_0;
 	if (i + 1 <= ilast)

@@ -9,7 +9,7 @@
  * precision float
  * unroll 4 4 1
  * launch 64 64
- * slices 1
+ * slices 2
  * flops 15 0
  * pack 0 float 3 4
  * var xi LMEM float
@@ -26,6 +26,13 @@
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -35,7 +42,11 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 	const float nbv_eps2,
 	__global float *restrict nbv_ax,
 	__global float *restrict nbv_ay,
-	__global float *restrict nbv_pot)
+	__global float *restrict nbv_pot
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -77,12 +88,39 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 	const float v6 = nbv_xi[i3];
 	const float v7 = nbv_yi[i3];
 	const float v8 = nbv_eps2;
+#if NB_PF
+	float4 f0[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
@@ -530,6 +568,114 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 			r8_3 -= v223;
 		}
 	}
+#if NB_OWN
+	int nb_fin = 1;
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		size_t nb_at = 0;
+		volatile __global float *nb_p6 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p7 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		volatile __global float *nb_p8 = (volatile __global float *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(float) + 15) / 16 * 16;
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p6[o + 0] = r6_0;
+			if (i + 1 <= ilast)
+				nb_p6[o + 1] = r6_1;
+			if (i + 2 <= ilast)
+				nb_p6[o + 2] = r6_2;
+			if (i + 3 <= ilast)
+				nb_p6[o + 3] = r6_3;
+			if (i + 0 <= ilast)
+				nb_p7[o + 0] = r7_0;
+			if (i + 1 <= ilast)
+				nb_p7[o + 1] = r7_1;
+			if (i + 2 <= ilast)
+				nb_p7[o + 2] = r7_2;
+			if (i + 3 <= ilast)
+				nb_p7[o + 3] = r7_3;
+			if (i + 0 <= ilast)
+				nb_p8[o + 0] = r8_0;
+			if (i + 1 <= ilast)
+				nb_p8[o + 1] = r8_1;
+			if (i + 2 <= ilast)
+				nb_p8[o + 2] = r8_2;
+			if (i + 3 <= ilast)
+				nb_p8[o + 3] = r8_3;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r6_0 = nb_p6[q + 0];
+			for (int k = 1; k < ns; k++)
+				r6_0 += nb_p6[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r6_1 = nb_p6[q + 1];
+			for (int k = 1; k < ns; k++)
+				r6_1 += nb_p6[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r6_2 = nb_p6[q + 2];
+			for (int k = 1; k < ns; k++)
+				r6_2 += nb_p6[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r6_3 = nb_p6[q + 3];
+			for (int k = 1; k < ns; k++)
+				r6_3 += nb_p6[k * (size_t)ni + q + 3];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r7_0 = nb_p7[q + 0];
+			for (int k = 1; k < ns; k++)
+				r7_0 += nb_p7[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r7_1 = nb_p7[q + 1];
+			for (int k = 1; k < ns; k++)
+				r7_1 += nb_p7[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r7_2 = nb_p7[q + 2];
+			for (int k = 1; k < ns; k++)
+				r7_2 += nb_p7[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r7_3 = nb_p7[q + 3];
+			for (int k = 1; k < ns; k++)
+				r7_3 += nb_p7[k * (size_t)ni + q + 3];
+		}
+		if (nb_fin && i + 0 <= ilast) {
+			r8_0 = nb_p8[q + 0];
+			for (int k = 1; k < ns; k++)
+				r8_0 += nb_p8[k * (size_t)ni + q + 0];
+		}
+		if (nb_fin && i + 1 <= ilast) {
+			r8_1 = nb_p8[q + 1];
+			for (int k = 1; k < ns; k++)
+				r8_1 += nb_p8[k * (size_t)ni + q + 1];
+		}
+		if (nb_fin && i + 2 <= ilast) {
+			r8_2 = nb_p8[q + 2];
+			for (int k = 1; k < ns; k++)
+				r8_2 += nb_p8[k * (size_t)ni + q + 2];
+		}
+		if (nb_fin && i + 3 <= ilast) {
+			r8_3 = nb_p8[q + 3];
+			for (int k = 1; k < ns; k++)
+				r8_3 += nb_p8[k * (size_t)ni + q + 3];
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
+#else
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		if (i + 0 <= ilast)
@@ -558,6 +704,7 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 			nbv_pot[o + 3] = r8_3;
 		return;
 	}
+#endif
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r6_0 : r6_0;
 	if (i + 1 <= ilast)

@@ -8,7 +8,7 @@
  * precision dd
  * unroll 1 1 1
  * launch 128 128
- * slices 1
+ * slices 2
  * flops 15 0
  * pack 0 dd 2 4
  * var xx LMEM dd
@@ -899,6 +899,13 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_OWN
+#define NB_OWN 0
+#endif
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
@@ -912,7 +919,11 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const double2 nbv_fmf,
 	const double2 nbv_s,
 	const double2 nbv_one,
-	__global double2 *restrict nbv_res)
+	__global double2 *restrict nbv_res
+#if NB_OWN
+	, __global char *restrict nb_part, __global int *nb_cnt
+#endif
+	)
 {
 	__local double4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -947,12 +958,39 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const nb_dd v16 = nb_dd_mul(v15, v15);
 	const nb_dd v17 = nb_dd_make(nbv_cnt4[i0].x, nbv_cnt4[i0].y);
 	const nb_dd v18 = nb_dd_make(nbv_tt.x, nbv_tt.y);
+#if NB_PF
+	double4 f0[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {
@@ -1002,12 +1040,40 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			}
 		}
 	}
+#if NB_OWN
+	int nb_fin = 1;
+	if (ns > 1) {
+		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
+		size_t nb_at = 0;
+		volatile __global double2 *nb_p11 = (volatile __global double2 *)(nb_part + nb_at);
+		nb_at += ((size_t)ns * ni * sizeof(double2) + 15) / 16 * 16;
+		nb_fin = 0;
+		if (p == 0) {
+			if (i + 0 <= ilast)
+				nb_p11[o + 0] = (double2)(r11_0.hi, r11_0.lo);
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+			nb_fin = atomic_inc(&nb_cnt[g]) == ns - 1;
+			if (nb_fin) /* ready for the next launch */
+				nb_cnt[g] = 0;
+			mem_fence(CLK_GLOBAL_MEM_FENCE);
+		}
+		const size_t q = (size_t)(i - ibase);
+		if (nb_fin && i + 0 <= ilast) {
+			r11_0 = nb_dd_make(nb_p11[q + 0].x, nb_p11[q + 0].y);
+			for (int k = 1; k < ns; k++)
+				r11_0 = nb_dd_add(r11_0, nb_dd_make(nb_p11[k * (size_t)ni + q + 0].x, nb_p11[k * (size_t)ni + q + 0].y));
+		}
+	}
+	if (p != 0 || !nb_fin)
+		return;
+#else
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
 		if (i + 0 <= ilast)
 			nbv_res[o + 0] = (double2)(r11_0.hi, r11_0.lo);
 		return;
 	}
+#endif
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r11_0;

@@ -903,6 +903,10 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#if !defined(NB_PF) || NB_TILE % NB_WG
+#undef NB_PF
+#define NB_PF 0
+#endif
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int jbase, const int accum,
@@ -983,13 +987,44 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 	const nb_dd v50 = nb_dd_sub(v1, v2);
 	const nb_dd v51 = nb_dd_make(nbv_kappa.x, nbv_kappa.y);
 	const nb_dd v52 = nb_dd_neg(v51);
+#if NB_PF
+	double4 f0[NB_TILE / NB_WG];
+	double2 f1[NB_TILE / NB_WG];
+#ifdef cl_nv_pragma_unroll
+	#pragma unroll
+#endif
+	for (int q = 0; q < NB_TILE / NB_WG; q++) {
+		const int l = lid + q * NB_WG;
+		if (l < nj) {
+			f0[q] = b0[jbase + l];
+			f1[q] = b1[jbase + l];
+		}
+	}
+#endif
 	for (int jt = 0; jt < nj; jt += NB_TILE) {
 		const int cnt = min(NB_TILE, nj - jt);
 		barrier(CLK_LOCAL_MEM_FENCE);
+#if NB_PF
+#ifdef cl_nv_pragma_unroll
+		#pragma unroll
+#endif
+		for (int q = 0; q < NB_TILE / NB_WG; q++) {
+			const int l = lid + q * NB_WG;
+			if (l < cnt) {
+				t0[l] = f0[q];
+				t1[l] = f1[q];
+			}
+			if (jt + NB_TILE + l < nj) {
+				f0[q] = b0[jbase + jt + NB_TILE + l];
+				f1[q] = b1[jbase + jt + NB_TILE + l];
+			}
+		}
+#else
 		for (int l = lid; l < cnt; l += NB_WG) {
 			t0[l] = b0[jbase + jt + l];
 			t1[l] = b1[jbase + jt + l];
 		}
+#endif
 		barrier(CLK_LOCAL_MEM_FENCE);
 		int jj = p;
 		if (cnt == NB_TILE) {

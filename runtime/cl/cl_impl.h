@@ -121,6 +121,12 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
+	/* ownsum: a kernel of slices 2 built to add its slices up itself
+	 * (NBRT_OWN_SLICES=1): their sums, and a count a work item over the
+	 * j-split, zero between launches (run.c) */
+	int ownsum;
+	cl_mem spart, scnt;
+	size_t spartcap, scntcap;
 	/* the device cell lists' own buffers (cells.c), kept from call to
 	 * call: nown of them, owncap bytes each */
 	int nown;

@@ -119,6 +119,46 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 	return 0;
 }
 
+/* A kernel built to add its slices up itself (Prog.ownsum, program.c)
+ * takes nb_part, ns rows of each result 16-byte aligned, and nb_cnt, a
+ * count for each of the `items` (work items over the j-split), zero when
+ * allocated and left zero by each launch; NULL both for a launch of one
+ * slice. */
+static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
+                      size_t items)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	const nb_iface *f = k->f;
+	Prog *pg = k->priv;
+	cl_uint arg = r->rarg + (cl_uint)nb_iface_count(f, NB_RMEM);
+	cl_mem none = NULL;
+	if (!pg->ownsum || r->kern != pg->kern)
+		return 0;
+	if (ns == 1)
+		return set_arg(k, r, arg, sizeof none, &none) ||
+		       set_arg(k, r, arg + 1, sizeof none, &none);
+	size_t bytes = 0, had = pg->scntcap;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			bytes += ((size_t)ns * n * nbrt_prec_size(f->var[v].type) +
+			          15) / 16 * 16;
+	if (grow(k, &pg->spart, &pg->spartcap, bytes, CL_MEM_READ_WRITE,
+	         "the slices' sums") ||
+	    grow(k, &pg->scnt, &pg->scntcap, items * sizeof(cl_int),
+	         CL_MEM_READ_WRITE, "the slices' counts"))
+		return -1;
+	if (pg->scntcap != had) {
+		cl_int zero = 0;
+		cl_int e = clEnqueueFillBuffer(c->q, pg->scnt, &zero, sizeof zero,
+		                               0, pg->scntcap, 0, NULL, NULL);
+		if (e != CL_SUCCESS)
+			return nbrt_cl_fail(rt, f->kernel, "clEnqueueFillBuffer", e);
+	}
+	return set_arg(k, r, arg, sizeof pg->spart, &pg->spart) ||
+	       set_arg(k, r, arg + 1, sizeof pg->scnt, &pg->scnt);
+}
+
 static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
                   int accum, void *ctx)
 {
@@ -137,7 +177,10 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	size_t local[2] = {r->wg, 1};
 	/* the runtime's own kernels add the slices up: they need doubles */
 	int ns = c->fp64 ? nbrt_choose_slices(k, n, m, global[0] / r->wg) : 1;
-	if (ns < 0 || (ns > 1 && nbrt_cl_aux_load(rt)) || bind_results(k, r, ns, n))
+	int own = pg->ownsum && ns > 1;
+	if (ns < 0 || (ns > 1 && !own && nbrt_cl_aux_load(rt)) ||
+	    bind_results(k, r, own ? 1 : ns, n) ||
+	    own_slices(k, r, ns, n, global[0] / r->t))
 		return -1;
 	global[1] = (size_t)ns;
 	if (ns > 1 && !r->noted) {
@@ -157,7 +200,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		return nbrt_cl_fail(rt, what, "clEnqueueNDRangeKernel", e);
 	}
 	r->nev++;
-	if (ns > 1 && add_slices(k, r, ns, ib, n, accum))
+	if (ns > 1 && !own && add_slices(k, r, ns, ib, n, accum))
 		return -1;
 	k->launches++;
 	/* progress counts launches done, not queued */

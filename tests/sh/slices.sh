@@ -1,13 +1,15 @@
 # j-slices (nb_iface.slices; runtime/launch.c, nbrt_cl.c): a launch whose
 # second dimension cuts the j range, each slice's sums added up by the
-# runtime's own kernels.  Forced on PoCL with NBRT_SLICES (the GPU rows'
+# runtime's own kernels or (NBRT_OWN_SLICES=1) by the kernel itself.
+# Forced on PoCL with NBRT_SLICES (the GPU rows'
 # rule is measured in docs/performance.md), against the C back end on
 # fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats it): float
 # within 1e-5 and double within 1e-12 norm-wise (bench/compare.awk), dd
 # within 1e-28 as dd (tests/sh/ddcmp.c, QD).  Sizes below a tile, with
 # fewer j than slices, and over several tiles; a j-split, no staging,
 # j-chunked launches that add to earlier ones; and kernels whose
-# reductions are not sums, which must not be sliced.
+# reductions are not sums, which must not be sliced; and the prefetch of
+# the next tile (NB_PF) that issue 30's small launches try.
 # Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
@@ -72,12 +74,44 @@ check gravity float 301,1009 3
 check gravity dd 131,1009 2
 check lennard_jones_self double 131,1009 4
 unset NBRT_MAX_INTERACTIONS
+# the next tile's prefetch (NB_PF, compiler/emit_opencl.c): loads into
+# registers while a tile is swept, tiles of several work groups' loads,
+# j-splits, slices, remainders shorter than a tile and than a group, a
+# tile that is no multiple of the group (no prefetch), chunked launches
+export NBRT_CL_OPTIONS=-DNB_PF=1
+check gravity float 301,5003 1 --jsplit=4 --tile=512
+check gravity float 300,4099 3 --unroll-i=4 --jsplit=8 --wg=64 --tile=2048
+check lennard_jones_self float 97,389 1 --tile=96 --wg=32
+check biot_savart float 97,1 1 --tile=256
+check gravity double 131,1009 2 --jsplit=2 --tile=256
+check gravity dd 131,1009 1 --tile=256
+check gravity float 97,389 1 --tile=100 --wg=64
+export NBRT_MAX_INTERACTIONS=65500
+check gravity float 301,1009 1 --tile=256
+unset NBRT_CL_OPTIONS NBRT_MAX_INTERACTIONS
+# the kernel's own sums of its slices (slices 2, NBRT_OWN_SLICES=1): the
+# last work item of an index to count itself adds them up; chunks add to
+# earlier ones
+export NBRT_OWN_SLICES=1
+for n in 97,389 300,4099; do
+	check gravity float $n 3
+	check gravity dd $n 5
+	check lennard_jones_self double $n 64
+done
+check gravity float 301,5003 3 --unroll-i=2 --jsplit=4
+export NBRT_CL_OPTIONS=-DNB_PF=1
+check gravity double 301,5003 2 --jsplit=8 --tile=512
+unset NBRT_CL_OPTIONS
+export NBRT_MAX_INTERACTIONS=65500
+check gravity float 301,1009 3
+check gravity dd 131,1009 2
+unset NBRT_OWN_SLICES NBRT_MAX_INTERACTIONS
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
 "$NBCC" dsl-examples/nearest.nbl -o "$T/n.cl"
 "$NBCC" dsl-examples/gravity.nbl -o "$T/g.cl"
-if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 1$' "$T/g.cl"; then
+if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
 	ok "slices line: gravity has it, nearest not"
 else
 	bad "slices line in the interface headers"

@@ -212,31 +212,34 @@ START_TEST(duplicates)
 }
 END_TEST
 
-/* The slices line: 0 or 1, once; absent means 0; printed and read back. */
+/* The slices line: 0, 1 or 2, once; absent means 0; printed and read
+ * back. */
 START_TEST(slices_line)
 {
 	char text[1024], err[256];
-	for (int v = -1; v <= 1; v++) {
-		snprintf(text, sizeof text, "%s%s%s", head,
-		         v < 0 ? "" : v ? " * slices 1\n" : " * slices 0\n", tail);
+	for (int v = -1; v <= 2; v++) {
+		char line[32] = "";
+		if (v >= 0)
+			snprintf(line, sizeof line, " * slices %d\n", v);
+		snprintf(text, sizeof text, "%s%s%s", head, line, tail);
 		nb_iface *f = nb_iface_parse(text, strlen(text), err, sizeof err);
 		ck_assert_msg(f != NULL, "%s", err);
-		ck_assert_int_eq(f->slices, v > 0);
+		ck_assert_int_eq(f->slices, v > 0 ? v : 0);
 		nb_iface_free(f);
 	}
-	refused(" * slices 2\n", "expected 0 or 1");
-	refused(" * slices -1\n", "expected 0 or 1");
-	refused(" * slices\n", "expected 0 or 1");
+	refused(" * slices 3\n", "expected 0, 1 or 2");
+	refused(" * slices -1\n", "expected 0, 1 or 2");
+	refused(" * slices\n", "expected 0, 1 or 2");
 	refused(" * slices 1\n * slices 1\n", "given twice");
 	nb_iface *f = sample("a.nbl", "", "");
-	f->slices = 1;
+	f->slices = 2;
 	size_t len;
 	char *out = NULL;
 	print(f, &out, &len);
-	ck_assert_ptr_nonnull(strstr(out, " * slices 1\n"));
+	ck_assert_ptr_nonnull(strstr(out, " * slices 2\n"));
 	nb_iface *g = nb_iface_parse(out, len, err, sizeof err);
 	ck_assert_msg(g != NULL, "%s", err);
-	ck_assert_int_eq(g->slices, 1);
+	ck_assert_int_eq(g->slices, 2);
 	nb_iface_free(g);
 	nb_iface_free(f);
 	free(out);
