@@ -225,8 +225,10 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		return -1;
 	/* NBRT_OWN_SLICES=1: a kernel of slices 2 adds its slices up itself
 	 * (emit_opencl.c, NB_OWN; an experiment of issue 30) */
-	const char *os = getenv("NBRT_OWN_SLICES");
-	pg->ownsum = k->f->slices == 2 && os && strcmp(os, "1") == 0;
+	long os = 0;
+	if (nbrt_env_int(rt, "NBRT_OWN_SLICES", 0, 1, &os) < 0)
+		return -1;
+	pg->ownsum = k->f->slices == 2 && os == 1;
 	const char *mine = pg->ownsum ? "-DNB_OWN=1 " : "";
 	char o0[512], o1[512];
 	snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s%s %s", CL_STD, mine, own,

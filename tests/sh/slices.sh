@@ -116,6 +116,19 @@ if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
 else
 	bad "slices line in the interface headers"
 fi
+# a bad NBRT_OWN_SLICES is an error (was taken as off), the output not written
+for v in 2 yes -1; do
+	rm -f "$T/out.csv"
+	if NBRT_OWN_SLICES=$v "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
+		--device cpu -o "$T/out.csv" 2>"$T/err"; then
+		bad "NBRT_OWN_SLICES='$v' accepted"
+	elif grep -q "NBRT_OWN_SLICES='$v': it must be 0 or 1" "$T/err" &&
+		[ ! -e "$T/out.csv" ]; then
+		ok "NBRT_OWN_SLICES='$v' refused"
+	else
+		bad "NBRT_OWN_SLICES='$v': $(cat "$T/err")"
+	fi
+done
 # a bad NBRT_SLICES is an error, and the output is not written
 for v in 0 65 -1 abc 3x ""; do
 	rm -f "$T/out.csv"
