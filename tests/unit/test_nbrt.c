@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <qd/c_dd.h>
 #include "nbrt.h"
-#include "nbrt_impl.h" /* nbrt_slices_rule */
+#include "nbrt_impl.h" /* nbrt_slices_rule, nbrt_own_rule */
 
 #ifndef ROOT
 #define ROOT "."
@@ -316,6 +316,25 @@ START_TEST(slices_rule)
 	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 256, 16384, 16, 512), 1);
 	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 1024, 4194304, 64, 512), 32);
 	ck_assert_uint_eq(nbrt_slices_rule(16, 2, 8, 70000, 1, 256), 16);
+}
+END_TEST
+
+/* Who adds the slices up (nbrt_own_rule): the kernel itself for the
+ * active blocks where it measured faster on an H100 (256 and 1024 x
+ * 65536, 256 x 1048576), the runtime from 2^22 interactions a unit
+ * (1024 x 1048576 on 132 units, square float gravity at 131072 with the
+ * row's 16 slices), never an unsliced launch. */
+START_TEST(own_rule)
+{
+	ck_assert_int_eq(nbrt_own_rule(132, 256, 65536, 64), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 1024, 65536, 32), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 4096, 65536, 8), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 256, 1048576, 32), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 1024, 1048576, 32), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 131072, 131072, 16), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 256, 65536, 1), 0);
+	ck_assert_int_eq(nbrt_own_rule(2, 300, 4099, 5), 1);
+	ck_assert_int_eq(nbrt_own_rule(2, 4096, 4096, 5), 0);
 }
 END_TEST
 
@@ -1006,6 +1025,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, NULL, restore_env);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, slices_rule);
+	tcase_add_test(tc, own_rule);
 	tcase_add_loop_test(tc, gravity_float, 0, ndev);
 	tcase_add_loop_test(tc, gravity_double, 0, ndev);
 	tcase_add_loop_test(tc, gravity_split, 0, ndev);
