@@ -174,17 +174,19 @@ size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
  * time with NB_OWN beside the plain one (runtime/cl/program.c: its last
  * work item of an index adds them in the order of the slices, the same
  * bits as the runtime's kernels), or the runtime's kernels, a launch of
- * them per result after the launch.  Those launches cost a few us each,
- * which a launch of fewer than 2^22 interactions a unit (the row's
- * slices' threshold above) does not hide; the own sums cost one
- * instruction more in the loop, 1% at large N (H100, double
- * hermite.nbl: 256 x 65536 1.63e11 -> 1.88e11, 1024 x 65536 2.66 ->
- * 2.83, 256 x 1048576 3.00 -> 3.05; float gravity at N = 131072 2.039
- * -> 2.021).  So: the own sums for a sliced launch below 2^22
- * interactions a unit, the runtime's from there. */
-int nbrt_own_rule(unsigned units, size_t n, size_t m, int ns)
+ * them per result after the launch.  The own sums won on every launch
+ * sliced for want of work groups (fewer than 2 a unit, nbrt_slices_rule)
+ * and lost where the groups fill the device and the row's slices only
+ * shorten its tail (H100, 2026-11-27 20:42 UTC, double hermite.nbl
+ * against NBRT_OWN_SLICES=0, 1e11 interactions/s: Ni = 256, 512, 1024,
+ * 2048, 4096 x 65536 1.64 -> 1.90, 2.17 -> 2.38, 2.68 -> 2.84, 2.99 ->
+ * 3.09, 3.15 -> 3.22; 256, 1024, 4096 x 1048576 3.02 -> 3.07, 3.27 ->
+ * 3.29, 3.36 -> 3.37; float gravity at N = 131072, 2048 groups, 2.039e12
+ * -> 2.021e12 with its loop's one instruction more).  So: the own sums
+ * for a sliced launch of fewer than 2 work groups a unit. */
+int nbrt_own_rule(unsigned units, size_t groups, int ns)
 {
-	return ns > 1 && (double)n * (double)m < 4194304.0 * units;
+	return ns > 1 && (double)groups < 2.0 * units;
 }
 
 /* Whether a launch of the kernel may be sliced at all: the kernel sums,

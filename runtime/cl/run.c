@@ -174,7 +174,8 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	int own = ns > 1 && pg->okern &&
 	          (pg->ownmode == 1 ||
 	           (pg->ownmode < 0 &&
-	            nbrt_own_rule(rt->units ? rt->units : 1, n, m, ns)));
+	            nbrt_own_rule(rt->units ? rt->units : 1,
+	                          global[0] / r->wg, ns)));
 	cl_kernel kern = own ? pg->okern : pg->kern;
 	for (cl_uint i = 0; i < 5; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)

@@ -110,9 +110,10 @@ export NBRT_MAX_INTERACTIONS=65500
 check gravity float 301,1009 3
 check gravity dd 131,1009 2
 unset NBRT_OWN_SLICES NBRT_MAX_INTERACTIONS
-# the rule's choice (nbrt_own_rule): a launch far below 2^22 interactions
-# a unit takes the kernel's own sums, and they are the same bits as the
-# runtime's sums (NBRT_OWN_SLICES=0) in float, double and dd
+# the rule's choice (nbrt_own_rule): a launch of fewer than 2 work groups
+# a unit (300 i-elements: 1 or 2) takes the kernel's own sums, and they
+# are the same bits as the runtime's sums (NBRT_OWN_SLICES=0) in float,
+# double and dd
 for p in float double dd; do
 	what="own sums by the rule, gravity $p 300,4099 (seed $seed)"
 	for o in 0 ""; do

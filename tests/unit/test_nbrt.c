@@ -319,22 +319,25 @@ START_TEST(slices_rule)
 }
 END_TEST
 
-/* Who adds the slices up (nbrt_own_rule): the kernel itself for the
- * active blocks where it measured faster on an H100 (256 and 1024 x
- * 65536, 256 x 1048576), the runtime from 2^22 interactions a unit
- * (1024 x 1048576 on 132 units, square float gravity at 131072 with the
- * row's 16 slices), never an unsliced launch. */
+/* Who adds the slices up (nbrt_own_rule), on the launches measured on an
+ * H100's 132 units: the kernel itself for Hermite's active blocks sliced
+ * for want of groups (2 x 1, split 16, groups of 128: Ni = 256 to 4096
+ * have 16 to 256 groups, whatever Nj), the runtime for square float
+ * gravity at N = 131072 (4 x 4, split 4, groups of 64: 2048 groups and
+ * the row's 16 slices) and for 8192 active (512 groups); never an
+ * unsliced launch. */
 START_TEST(own_rule)
 {
-	ck_assert_int_eq(nbrt_own_rule(132, 256, 65536, 64), 1);
-	ck_assert_int_eq(nbrt_own_rule(132, 1024, 65536, 32), 1);
-	ck_assert_int_eq(nbrt_own_rule(132, 4096, 65536, 8), 1);
-	ck_assert_int_eq(nbrt_own_rule(132, 256, 1048576, 32), 1);
-	ck_assert_int_eq(nbrt_own_rule(132, 1024, 1048576, 32), 0);
-	ck_assert_int_eq(nbrt_own_rule(132, 131072, 131072, 16), 0);
-	ck_assert_int_eq(nbrt_own_rule(132, 256, 65536, 1), 0);
-	ck_assert_int_eq(nbrt_own_rule(2, 300, 4099, 5), 1);
-	ck_assert_int_eq(nbrt_own_rule(2, 4096, 4096, 5), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 16, 64), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 64, 32), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 256, 8), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 263, 8), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 264, 8), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 512, 4), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 2048, 16), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 16, 1), 0);
+	ck_assert_int_eq(nbrt_own_rule(2, 1, 5), 1);
+	ck_assert_int_eq(nbrt_own_rule(2, 8, 5), 0);
 }
 END_TEST
 
