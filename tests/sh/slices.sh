@@ -142,6 +142,21 @@ if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
 else
 	bad "slices line in the interface headers"
 fi
+# and the rule's other side: a launch of 2 work groups a unit or more
+# (Ni = 2048 a unit) takes the runtime's sums; the note's groups decide
+units=$("$BIN/nbrun" --device cpu --device-info | sed -n 's/^compute_units //p')
+ni=$((2048 * ${units:-1}))
+NBRT_SLICES=2 NBRT_VERBOSE=1 "$BIN/nbrun" dsl-examples/gravity.nbl \
+	--random "$ni,600" --seed "$seed" --device cpu -o "$T/big.csv" 2>"$T/err" ||
+	bad "own rule at Ni = $ni: $(tail -n 2 "$T/err")"
+note=$(grep 'j-slices for a launch' "$T/err" | head -n 1)
+g=$(echo "$note" | sed -n 's/.*(\([0-9]*\) work groups).*/\1/p')
+want="the runtime's sums"
+[ "${g:-0}" -lt $((2 * ${units:-1})) ] && want="the kernel's own sums"
+case $note in
+*"$want") ok "own rule at Ni = $ni, $g groups on $units units: $want" ;;
+*) bad "own rule at Ni = $ni on $units units: expected $want: $note" ;;
+esac
 # a bad NBRT_OWN_SLICES is an error (was taken as off), the output not written
 for v in 2 yes -1; do
 	rm -f "$T/out.csv"
