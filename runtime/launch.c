@@ -1,27 +1,20 @@
 /* launch.c: the launch plan, shared by the back ends: how many
  * interactions one launch may do, the j-split that fills a GPU, and the
  * cutting of a run into launches within those limits. */
-#include <errno.h>
-#include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include "nbrt_impl.h"
 
 int nbrt_max_interactions(nbrt *rt, size_t *max)
 {
-	const char *e = getenv("NBRT_MAX_INTERACTIONS");
 	/* a GPU does 2^36 in a fraction of a second; a CPU takes some
 	 * seconds for 2^33, which is as often as progress can be shown */
+	long v = 0;
 	*max = (size_t)1 << (rt->gpu ? 36 : 33);
-	if (!e || !*e)
-		return 0;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(e, &end, 0);
-	if (errno || *end || v == 0 || e[0] == '-')
-		return nbrt_fail(rt, "NBRT_MAX_INTERACTIONS='%s' is not a positive "
-		                 "integer", e);
-	*max = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-	return 0;
+	int r = nbrt_env_int(rt, "NBRT_MAX_INTERACTIONS", 1, LONG_MAX, &v);
+	if (r > 0)
+		*max = (size_t)v;
+	return r < 0 ? -1 : 0;
 }
 
 int nbrt_each_launch(nbrt_kernel *k, size_t ni, size_t nj, size_t imax,
@@ -177,23 +170,46 @@ size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
 	return ns;
 }
 
+/* Who adds a sliced launch's sums up: the kernel itself, built a second
+ * time with NB_OWN beside the plain one (runtime/cl/program.c: its last
+ * work item of an index adds them in the order of the slices, the same
+ * bits as the runtime's kernels), or the runtime's kernels, a launch of
+ * them per result after the launch.  The own sums won on every launch
+ * sliced for want of work groups (fewer than 2 a unit, nbrt_slices_rule)
+ * and lost where the groups fill the device and the row's slices only
+ * shorten its tail (H100, 2026-11-27 20:42 UTC, double hermite.nbl
+ * against NBRT_OWN_SLICES=0, 1e11 interactions/s: Ni = 256, 512, 1024,
+ * 2048, 4096 x 65536 1.64 -> 1.90, 2.17 -> 2.38, 2.68 -> 2.84, 2.99 ->
+ * 3.09, 3.15 -> 3.22; 256, 1024, 4096 x 1048576 3.02 -> 3.07, 3.27 ->
+ * 3.29, 3.36 -> 3.37; float gravity at N = 131072, 2048 groups, 2.039e12
+ * -> 2.021e12 with its loop's one instruction more).  So: the own sums
+ * for a sliced launch of fewer than 2 work groups a unit. */
+int nbrt_own_rule(unsigned units, size_t groups, int ns)
+{
+	return ns > 1 && (double)groups < 2.0 * units;
+}
+
+/* Whether a launch of the kernel may be sliced at all: the kernel sums,
+ * and NBRT_SLICES asks or its row of the defaults has slices. */
+int nbrt_may_slice(const nbrt_kernel *k)
+{
+	const char *e = getenv("NBRT_SLICES");
+	const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
+	return k->f->slices && ((e && *e) || (row && row->slices >= 2));
+}
+
 int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m, size_t groups)
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
 	if (!f->slices || m == 0)
 		return 1;
-	const char *e = getenv("NBRT_SLICES");
-	size_t ns = 1;
-	if (e && *e) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(e, &end, 10);
-		if (errno || *end || e[0] == '-' || v < 1 || v > NBRT_MAX_SLICES)
-			return nbrt_fail(rt, "NBRT_SLICES='%s' is not an integer from "
-			                 "1 to %d", e, NBRT_MAX_SLICES);
-		ns = v;
-	} else {
+	long asked = 0;
+	int forced = nbrt_env_int(rt, "NBRT_SLICES", 1, NBRT_MAX_SLICES, &asked);
+	size_t ns = (size_t)asked;
+	if (forced < 0)
+		return -1;
+	if (!forced) {
 		const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
 		if (!row || row->slices < 2)
 			return 1;

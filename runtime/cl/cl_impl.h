@@ -121,10 +121,15 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
-	/* ownsum: a kernel of slices 2 built to add its slices up itself
-	 * (NBRT_OWN_SLICES=1): their sums, and a count a work item over the
+	/* the kernel built again to add its slices up itself (NB_OWN), where
+	 * a kernel of slices 2 may be sliced: its dense entry, taken for the
+	 * launches launch.c's nbrt_own_rule gives it; ownmode the
+	 * NBRT_OWN_SLICES override (-1 the rule, 0 never, 1 every sliced
+	 * launch); its slices' sums, and a count a work item over the
 	 * j-split, zero between launches (run.c) */
-	int ownsum;
+	cl_program oprog;
+	cl_kernel okern;
+	int ownmode;
 	cl_mem spart, scnt;
 	size_t spartcap, scntcap;
 	/* the device cell lists' own buffers (cells.c), kept from call to

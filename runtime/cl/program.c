@@ -223,29 +223,89 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	                       dd_bad) ||
 	    nbrt_dd_options_ok(k, code, len, extra, "$NBRT_CL_OPTIONS", dd_bad))
 		return -1;
-	/* NBRT_OWN_SLICES=1: a kernel of slices 2 adds its slices up itself
-	 * (emit_opencl.c, NB_OWN; an experiment of issue 30) */
-	long os = 0;
+	/* a kernel of slices 2 that may be sliced is built twice: plain,
+	 * and adding its slices up itself (emit_opencl.c, NB_OWN), both
+	 * cached; NBRT_OWN_SLICES=0 or 1 overrides launch.c's choice */
+	long os = -1;
 	if (nbrt_env_int(rt, "NBRT_OWN_SLICES", 0, 1, &os) < 0)
 		return -1;
-	pg->ownsum = k->f->slices == 2 && os == 1;
-	const char *mine = pg->ownsum ? "-DNB_OWN=1 " : "";
-	char o0[512], o1[512];
-	snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s%s %s", CL_STD, mine, own,
-	         extra ? extra : "");
-	snprintf(o1, sizeof o1, "%s %s%s %s", CL_STD, mine, own,
-	         extra ? extra : "");
-	const char *opts[2] = {o0, o1};
-	int first = c->nvidia ? 0 : 1;
-	pg->prog = nbrt_cl_program(rt, k->name, code, len, opts + first,
-	                           2 - first, &k->cache_hit);
-	return pg->prog ? 0 : -1;
+	pg->ownmode = (int)os;
+	int twice = k->f->slices == 2 && os != 0 && c->fp64 && nbrt_may_slice(k);
+	int hit[2] = {0, 1};
+	for (int b = 0; b <= twice; b++) {
+		const char *mine = b ? "-DNB_OWN=1 " : "";
+		char o0[512], o1[512];
+		snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s%s %s", CL_STD, mine,
+		         own, extra ? extra : "");
+		snprintf(o1, sizeof o1, "%s %s%s %s", CL_STD, mine, own,
+		         extra ? extra : "");
+		const char *opts[2] = {o0, o1};
+		int first = c->nvidia ? 0 : 1;
+		cl_program *p = b ? &pg->oprog : &pg->prog;
+		*p = nbrt_cl_program(rt, k->name, code, len, opts + first,
+		                     2 - first, &hit[b]);
+		if (!*p)
+			return -1;
+	}
+	k->cache_hit = hit[0] && hit[1];
+	return 0;
+}
+
+/* A dense entry of a program, checked against the interface's argument
+ * count (the own sums' entry takes nb_part and nb_cnt too), the work
+ * group and the local memory it needs against the device's. */
+static cl_kernel entry(nbrt_kernel *k, cl_program prog, int extra)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	const nb_iface *f = k->f;
+	cl_int e;
+	cl_uint nargs = 0;
+	size_t kwg = 0;
+	cl_ulong lm = 0;
+	cl_kernel kern = clCreateKernel(prog, f->entry, &e);
+	if (!kern) {
+		nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
+		return NULL;
+	}
+	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack + extra;
+	if ((e = clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
+	                         NULL)) != CL_SUCCESS)
+		nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
+	else if ((int)nargs != want)
+		nbrt_fail(rt, "%s: kernel %s takes %u arguments, its interface "
+		          "says %d", k->name, f->kernel, nargs, want);
+	else if ((e = clGetKernelWorkGroupInfo(kern, c->dev,
+	                                       CL_KERNEL_WORK_GROUP_SIZE,
+	                                       sizeof kwg, &kwg, NULL)) !=
+	         CL_SUCCESS)
+		nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	else if (kwg < (size_t)f->wg)
+		nbrt_fail(rt, "%s: work groups of %d are too large for %s with "
+		          "this kernel (at most %zu; compile with --wg=N)", k->name,
+		          f->wg, rt->name, kwg);
+	/* j-tiles and j-split sums beyond the device's local memory: PoCL
+	 * runs such a kernel anyway, over memory that is not there */
+	else if ((e = clGetKernelWorkGroupInfo(kern, c->dev,
+	                                       CL_KERNEL_LOCAL_MEM_SIZE,
+	                                       sizeof lm, &lm, NULL)) !=
+	         CL_SUCCESS)
+		nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
+	else if (lm > c->localmem)
+		nbrt_fail(rt, "%s: the kernel needs %llu bytes of local memory "
+		          "(tiles of %d j-elements, work groups of %d); %s has "
+		          "%llu (compile with a smaller --tile or --wg, or "
+		          "--tile=0)", k->name, (unsigned long long)lm, f->tile,
+		          f->wg, rt->name, (unsigned long long)c->localmem);
+	else
+		return kern;
+	clReleaseKernel(kern);
+	return NULL;
 }
 
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
-	const Cl *c = rt->priv;
 	const nb_iface *f = k->f;
 	cl_int e;
 	Prog *pg = k->priv = calloc(1, sizeof *pg);
@@ -253,21 +313,12 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 		return nbrt_fail(rt, "out of memory");
 	if (check_iface(k, code, len) || program(k, code, len))
 		return -1;
-	pg->kern = clCreateKernel(pg->prog, f->entry, &e);
-	if (!pg->kern)
-		return nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
-	cl_uint nargs = 0;
-	size_t kwg = 0;
-	if ((e = clGetKernelInfo(pg->kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
-	                         NULL)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
-	/* built to add its slices up: the dense entry's nb_part and nb_cnt */
-	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
-	if ((int)nargs != want + 2 * pg->ownsum)
-		return nbrt_fail(rt, "%s: kernel %s takes %u arguments, its "
-		                 "interface says %d", k->name, f->kernel, nargs,
-		                 want + 2 * pg->ownsum);
+	if (!(pg->kern = entry(k, pg->prog, 0)) ||
+	    (pg->oprog && !(pg->okern = entry(k, pg->oprog, 2))))
+		return -1;
 	if (f->ranges) {
+		int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
+		cl_uint nargs = 0;
 		char rname[300];
 		snprintf(rname, sizeof rname, "%s_ranges", f->entry);
 		pg->rkern = clCreateKernel(pg->prog, rname, &e);
@@ -281,27 +332,6 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 			                 "its interface says %d", k->name, f->kernel,
 			                 nargs, want + 3);
 	}
-	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev, CL_KERNEL_WORK_GROUP_SIZE,
-	                                  sizeof kwg, &kwg, NULL)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
-	if (kwg < (size_t)f->wg)
-		return nbrt_fail(rt, "%s: work groups of %d are too large for %s "
-		                 "with this kernel (at most %zu; compile with "
-		                 "--wg=N)", k->name, f->wg, rt->name, kwg);
-	/* j-tiles and j-split sums beyond the device's local memory: PoCL
-	 * runs such a kernel anyway, over memory that is not there */
-	cl_ulong lm = 0;
-	if ((e = clGetKernelWorkGroupInfo(pg->kern, c->dev,
-	                                  CL_KERNEL_LOCAL_MEM_SIZE, sizeof lm,
-	                                  &lm, NULL)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
-	if (lm > c->localmem)
-		return nbrt_fail(rt, "%s: the kernel needs %llu bytes of local "
-		                 "memory (tiles of %d j-elements, work groups of "
-		                 "%d); %s has %llu (compile with a smaller --tile "
-		                 "or --wg, or --tile=0)", k->name,
-		                 (unsigned long long)lm, f->tile, f->wg, rt->name,
-		                 (unsigned long long)c->localmem);
 	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
@@ -369,8 +399,12 @@ void nbrt_cl_free(nbrt_kernel *k)
 		clReleaseKernel(pg->rkern);
 	if (pg->kern)
 		clReleaseKernel(pg->kern);
+	if (pg->okern)
+		clReleaseKernel(pg->okern);
 	if (pg->prog)
 		clReleaseProgram(pg->prog);
+	if (pg->oprog)
+		clReleaseProgram(pg->oprog);
 	free(pg);
 	k->priv = NULL;
 }

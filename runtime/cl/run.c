@@ -119,12 +119,11 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 	return 0;
 }
 
-/* A kernel built to add its slices up itself (Prog.ownsum, program.c)
- * takes nb_part, ns rows of each result 16-byte aligned, and nb_cnt, a
+/* The own sums' entry (Prog.okern, program.c) of a launch in ns > 1
+ * slices: nb_part, ns rows of each result 16-byte aligned, and nb_cnt, a
  * count for each of the `items` (work items over the j-split), zero when
- * allocated and left zero by each launch; NULL both for a launch of one
- * slice. */
-static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
+ * allocated and left zero by each launch. */
+static int own_slices(nbrt_kernel *k, const Run *r, int ns, size_t n,
                       size_t items)
 {
 	nbrt *rt = k->rt;
@@ -132,13 +131,8 @@ static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
 	const nb_iface *f = k->f;
 	Prog *pg = k->priv;
 	cl_uint arg = r->rarg + (cl_uint)nb_iface_count(f, NB_RMEM);
-	cl_mem none = NULL;
-	if (!pg->ownsum || r->kern != pg->kern)
-		return 0;
-	if (ns == 1)
-		return set_arg(k, r, arg, sizeof none, &none) ||
-		       set_arg(k, r, arg + 1, sizeof none, &none);
 	size_t bytes = 0, had = pg->scntcap;
+	cl_int e;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			bytes += ((size_t)ns * n * nbrt_prec_size(f->var[v].type) +
@@ -150,13 +144,17 @@ static int own_slices(nbrt_kernel *k, Run *r, int ns, size_t n,
 		return -1;
 	if (pg->scntcap != had) {
 		cl_int zero = 0;
-		cl_int e = clEnqueueFillBuffer(c->q, pg->scnt, &zero, sizeof zero,
-		                               0, pg->scntcap, 0, NULL, NULL);
+		e = clEnqueueFillBuffer(c->q, pg->scnt, &zero, sizeof zero, 0,
+		                        pg->scntcap, 0, NULL, NULL);
 		if (e != CL_SUCCESS)
 			return nbrt_cl_fail(rt, f->kernel, "clEnqueueFillBuffer", e);
 	}
-	return set_arg(k, r, arg, sizeof pg->spart, &pg->spart) ||
-	       set_arg(k, r, arg + 1, sizeof pg->scnt, &pg->scnt);
+	if ((e = clSetKernelArg(pg->okern, arg, sizeof pg->spart, &pg->spart)) !=
+	    CL_SUCCESS ||
+	    (e = clSetKernelArg(pg->okern, arg + 1, sizeof pg->scnt,
+	                        &pg->scnt)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, f->kernel, "clSetKernelArg", e);
+	return 0;
 }
 
 static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
@@ -168,31 +166,37 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	Run *r = ctx;
 	cl_int a[5] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb, accum};
 	cl_int e;
-	for (cl_uint i = 0; i < 5; i++)
-		if ((e = clSetKernelArg(pg->kern, i, sizeof a[i], &a[i])) !=
-		    CL_SUCCESS)
-			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
 	size_t groups = (n + r->u - 1) / r->u * r->t;
 	size_t global[2] = {(groups + r->wg - 1) / r->wg * r->wg, 1};
 	size_t local[2] = {r->wg, 1};
 	/* the runtime's own kernels add the slices up: they need doubles */
 	int ns = c->fp64 ? nbrt_choose_slices(k, n, m, global[0] / r->wg) : 1;
-	int own = pg->ownsum && ns > 1;
+	int own = ns > 1 && pg->okern &&
+	          (pg->ownmode == 1 ||
+	           (pg->ownmode < 0 &&
+	            nbrt_own_rule(rt->units ? rt->units : 1,
+	                          global[0] / r->wg, ns)));
+	cl_kernel kern = own ? pg->okern : pg->kern;
+	for (cl_uint i = 0; i < 5; i++)
+		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
+			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
 	if (ns < 0 || (ns > 1 && !own && nbrt_cl_aux_load(rt)) ||
 	    bind_results(k, r, own ? 1 : ns, n) ||
-	    own_slices(k, r, ns, n, global[0] / r->t))
+	    (own && own_slices(k, r, ns, n, global[0] / r->t)))
 		return -1;
 	global[1] = (size_t)ns;
 	if (ns > 1 && !r->noted) {
 		nbrt_note(rt, "%s: %d j-slices for a launch of Ni = %zu, Nj = %zu "
-		          "(%zu work groups)", k->name, ns, n, m, global[0] / r->wg);
+		          "(%zu work groups), %s", k->name, ns, n, m,
+		          global[0] / r->wg, own ? "the kernel's own sums" :
+		          "the runtime's sums");
 		r->noted = 1;
 	}
 	cl_event *ev = next_event(k, r);
 	if (!ev)
 		return -1;
-	e = clEnqueueNDRangeKernel(c->q, pg->kern, 2, NULL, global, local, 0,
-	                           NULL, ev);
+	e = clEnqueueNDRangeKernel(c->q, kern, 2, NULL, global, local, 0, NULL,
+	                           ev);
 	if (e != CL_SUCCESS) {
 		char what[256];
 		snprintf(what, sizeof what, "kernel %s (global size %zu x %d, "
@@ -399,7 +403,11 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v)
 {
+	Prog *pg = k->priv;
 	cl_int e = clSetKernelArg(r->kern, i, n, v);
+	/* the dense entries take the same arguments, the own sums' two more */
+	if (e == CL_SUCCESS && r->kern == pg->kern && pg->okern)
+		e = clSetKernelArg(pg->okern, i, n, v);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
 	return 0;

@@ -1,6 +1,8 @@
 # j-slices (nb_iface.slices; runtime/launch.c, nbrt_cl.c): a launch whose
 # second dimension cuts the j range, each slice's sums added up by the
-# runtime's own kernels or (NBRT_OWN_SLICES=1) by the kernel itself.
+# runtime's own kernels or by the kernel itself, built a second time
+# beside the plain one (runtime/launch.c's nbrt_own_rule chooses;
+# NBRT_OWN_SLICES=0 or 1 forces either).
 # Forced on PoCL with NBRT_SLICES (the GPU rows'
 # rule is measured in docs/performance.md), against the C back end on
 # fresh random inputs (seed printed; NBCC_TEST_SEED=S repeats it): float
@@ -22,6 +24,8 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
 	-lqd -lstdc++ -lm
 test_seed slices
 seed=$SEED
+# the runtime's sums first: the rule gives these small launches the own
+export NBRT_OWN_SLICES=0
 # check NAME PRECISION SIZE SLICES [nbrun flags...]: sliced OpenCL against C
 check() {
 	ex=$1 p=$2 n=$3 s=$4
@@ -106,6 +110,28 @@ export NBRT_MAX_INTERACTIONS=65500
 check gravity float 301,1009 3
 check gravity dd 131,1009 2
 unset NBRT_OWN_SLICES NBRT_MAX_INTERACTIONS
+# the rule's choice (nbrt_own_rule): a launch of fewer than 2 work groups
+# a unit (300 i-elements: 1 or 2) takes the kernel's own sums, and they
+# are the same bits as the runtime's sums (NBRT_OWN_SLICES=0) in float,
+# double and dd
+for p in float double dd; do
+	what="own sums by the rule, gravity $p 300,4099 (seed $seed)"
+	for o in 0 ""; do
+		NBRT_OWN_SLICES=$o NBRT_SLICES=5 NBRT_VERBOSE=1 "$BIN/nbrun" \
+			dsl-examples/gravity.nbl --random 300,4099 --seed "$seed" \
+			--precision=$p --device cpu -o "$T/own$o.csv" 2>"$T/err$o" ||
+			bad "$what: NBRT_OWN_SLICES='$o' failed: $(tail -n 2 "$T/err$o")"
+	done
+	if ! grep -q "5 j-slices for a launch.*the kernel's own sums" "$T/err"; then
+		bad "$what: not chosen: $(grep j-slices "$T/err")"
+	elif ! grep -q "5 j-slices for a launch.*the runtime's sums" "$T/err0"; then
+		bad "$what: NBRT_OWN_SLICES=0 not the runtime's sums"
+	elif cmp -s "$T/own.csv" "$T/own0.csv"; then
+		ok "$what: the same bits as the runtime's sums"
+	else
+		bad "$what: differs from the runtime's sums"
+	fi
+done
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
@@ -116,6 +142,21 @@ if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
 else
 	bad "slices line in the interface headers"
 fi
+# and the rule's other side: a launch of 2 work groups a unit or more
+# (Ni = 2048 a unit) takes the runtime's sums; the note's groups decide
+units=$("$BIN/nbrun" --device cpu --device-info | sed -n 's/^compute_units //p')
+ni=$((2048 * ${units:-1}))
+NBRT_SLICES=2 NBRT_VERBOSE=1 "$BIN/nbrun" dsl-examples/gravity.nbl \
+	--random "$ni,600" --seed "$seed" --device cpu -o "$T/big.csv" 2>"$T/err" ||
+	bad "own rule at Ni = $ni: $(tail -n 2 "$T/err")"
+note=$(grep 'j-slices for a launch' "$T/err" | head -n 1)
+g=$(echo "$note" | sed -n 's/.*(\([0-9]*\) work groups).*/\1/p')
+want="the runtime's sums"
+[ "${g:-0}" -lt $((2 * ${units:-1})) ] && want="the kernel's own sums"
+case $note in
+*"$want") ok "own rule at Ni = $ni, $g groups on $units units: $want" ;;
+*) bad "own rule at Ni = $ni on $units units: expected $want: $note" ;;
+esac
 # a bad NBRT_OWN_SLICES is an error (was taken as off), the output not written
 for v in 2 yes -1; do
 	rm -f "$T/out.csv"
@@ -136,11 +177,24 @@ for v in 0 65 -1 abc 3x ""; do
 		--device cpu -o "$T/out.csv" 2>"$T/err"; then
 		[ -z "$v" ] && ok "NBRT_SLICES='' is the rule" ||
 			bad "NBRT_SLICES='$v' accepted"
-	elif grep -q "NBRT_SLICES='$v' is not an integer from 1 to 64" "$T/err" &&
+	elif grep -q "NBRT_SLICES='$v': it must be an integer from 1 to 64" "$T/err" &&
 		[ ! -e "$T/out.csv" ]; then
 		ok "NBRT_SLICES='$v' refused"
 	else
 		bad "NBRT_SLICES='$v': $(cat "$T/err")"
+	fi
+done
+# a bad NBRT_MAX_INTERACTIONS too (msg.c's checked reader)
+for v in 0 -5 1e6 0x100 12abc 99999999999999999999; do
+	rm -f "$T/out.csv"
+	if NBRT_MAX_INTERACTIONS=$v "$BIN/nbrun" dsl-examples/gravity.nbl \
+		--random 50,50 --device cpu -o "$T/out.csv" 2>"$T/err"; then
+		bad "NBRT_MAX_INTERACTIONS='$v' accepted"
+	elif grep -q "NBRT_MAX_INTERACTIONS='$v': it must be an integer from 1 to" \
+		"$T/err" && [ ! -e "$T/out.csv" ]; then
+		ok "NBRT_MAX_INTERACTIONS='$v' refused"
+	else
+		bad "NBRT_MAX_INTERACTIONS='$v': $(cat "$T/err")"
 	fi
 done
 finish slices

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <qd/c_dd.h>
 #include "nbrt.h"
-#include "nbrt_impl.h" /* nbrt_slices_rule */
+#include "nbrt_impl.h" /* nbrt_slices_rule, nbrt_own_rule */
 
 #ifndef ROOT
 #define ROOT "."
@@ -316,6 +316,28 @@ START_TEST(slices_rule)
 	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 256, 16384, 16, 512), 1);
 	ck_assert_uint_eq(nbrt_slices_rule(16, 132, 1024, 4194304, 64, 512), 32);
 	ck_assert_uint_eq(nbrt_slices_rule(16, 2, 8, 70000, 1, 256), 16);
+}
+END_TEST
+
+/* Who adds the slices up (nbrt_own_rule), on the launches measured on an
+ * H100's 132 units: the kernel itself for Hermite's active blocks sliced
+ * for want of groups (2 x 1, split 16, groups of 128: Ni = 256 to 4096
+ * have 16 to 256 groups, whatever Nj), the runtime for square float
+ * gravity at N = 131072 (4 x 4, split 4, groups of 64: 2048 groups and
+ * the row's 16 slices) and for 8192 active (512 groups); never an
+ * unsliced launch. */
+START_TEST(own_rule)
+{
+	ck_assert_int_eq(nbrt_own_rule(132, 16, 64), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 64, 32), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 256, 8), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 263, 8), 1);
+	ck_assert_int_eq(nbrt_own_rule(132, 264, 8), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 512, 4), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 2048, 16), 0);
+	ck_assert_int_eq(nbrt_own_rule(132, 16, 1), 0);
+	ck_assert_int_eq(nbrt_own_rule(2, 1, 5), 1);
+	ck_assert_int_eq(nbrt_own_rule(2, 8, 5), 0);
 }
 END_TEST
 
@@ -1006,6 +1028,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, NULL, restore_env);
 	tcase_add_test(tc, open_errors);
 	tcase_add_test(tc, slices_rule);
+	tcase_add_test(tc, own_rule);
 	tcase_add_loop_test(tc, gravity_float, 0, ndev);
 	tcase_add_loop_test(tc, gravity_double, 0, ndev);
 	tcase_add_loop_test(tc, gravity_split, 0, ndev);
