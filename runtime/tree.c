@@ -3,6 +3,7 @@
  * i-groups cut from Morton-sorted i-bodies, a Barnes-Hut walk a group
  * giving a far list of cell expansions and a near list of body j-ranges,
  * then the far kernel and the user's kernel, adding in, on sorted copies. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1328,12 +1329,41 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 	return 0;
 }
 
+/* Whether the far and near runs' results may stay on the device, the
+ * near run adding into the far run's there and the device putting them
+ * back into the caller's order (the back end's tree_results): where it
+ * sorted i (the order is there), the far field runs in place, and each
+ * result is a host array of the kernel's own type (float or double), at
+ * most four, of the far kernel's type too.  The results then cross the
+ * bus once instead of five times (docs/treecode.md). */
+static int chained(const nbrt_kernel *k, const nbrt_kernel *far,
+                   const Side *si, const nbrt_slot *saved, int streamed)
+{
+	const nb_iface *f = k->f;
+	int nr = 0;
+	if (streamed || si->devslot < 0 || !k->rt->be->tree_results)
+		return 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const nbrt_slot *s = &saved[v]; /* the caller's binding */
+		nb_prec t = f->var[v].type;
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		int fv = nb_iface_find(far->f, f->var[v].name);
+		if (++nr > 4 || !s->set || !s->host || fv < 0 ||
+		    far->f->var[fv].type != t ||
+		    !((s->t == NBRT_FLOAT && t == NB_FLOAT) ||
+		      (s->t == NBRT_DOUBLE && t == NB_DOUBLE)))
+			return 0;
+	}
+	return nr > 0;
+}
+
 /* Results back in the caller's order, into its arrays: the host arrays
  * of float and double on the device where it sorted i (tree_scatter: 4M
  * floats written at random took about 5 ms a column on the H200's
  * host), the rest here. */
 static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
-                          const nbrt_slot *saved)
+                          const nbrt_slot *saved, int chain)
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
@@ -1341,7 +1371,16 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 	void *dst[MOST];
 	const void *src[MOST];
 	size_t es[MOST];
-	int nd = 0, dev = 0;
+	int nd = 0, dev = 0, var[MOST];
+	if (chain) { /* the results are on the device only (chained) */
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM) {
+				var[nd] = v;
+				dst[nd++] = c->host[v];
+			}
+		return rt->be->tree_results(k->last ? k->last : k, si->devslot,
+		                            si->n, nd, var, dst);
+	}
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && c->sorted[v] && nd < MOST &&
 		    (c->t[v] == NBRT_FLOAT || c->t[v] == NBRT_DOUBLE)) {
@@ -1581,21 +1620,23 @@ static double max_group_pairs(const Lists *L)
 	return most;
 }
 
-/* $NBRT_TREE_GROUP as a group, 0 where it is no whole number of at
- * least 1, SIZE_MAX where it is not set. */
-static size_t env_group(void)
+/* $NBRT_TREE_GROUP through msg.c's checked reader (nbrt_env_int): the
+ * group; 0 where the value is refused (the message into rt where rt is
+ * given; nbrt_tree_group has none), SIZE_MAX where it is not set. */
+static size_t env_group(nbrt *rt)
 {
-	const char *e = getenv("NBRT_TREE_GROUP");
-	if (!e || !*e)
-		return SIZE_MAX;
-	char *end;
-	unsigned long long v = strtoull(e, &end, 10);
-	return *end || e[0] == '-' || !v || v >= SIZE_MAX ? 0 : (size_t)v;
+	nbrt quiet;
+	memset(&quiet, 0, sizeof quiet);
+	long v;
+	int r = nbrt_env_int(rt ? rt : &quiet, "NBRT_TREE_GROUP", 1, LONG_MAX,
+	                     &v);
+	free(quiet.err);
+	return r < 0 ? 0 : r ? (size_t)v : SIZE_MAX;
 }
 
 size_t nbrt_tree_group(size_t ni)
 {
-	size_t g = env_group();
+	size_t g = env_group(NULL);
 	return g != SIZE_MAX ? g : ni >= NBRT_TREE_LARGE ? NBRT_TREE_GROUP_LARGE
 	                                                 : NBRT_TREE_GROUP;
 }
@@ -1617,10 +1658,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: theta = %g; it must "
 		                 "be a finite number > 0 (0.5 is usual)", kn,
 		                 t->theta);
-	if (!t->group && !env_group())
-		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: NBRT_TREE_GROUP "
-		                 "'%s': it must be a whole number of at least 1", kn,
-		                 getenv("NBRT_TREE_GROUP"));
+	if (!t->group && !env_group(rt))
+		return -1;
 	if (!t->bucket || !t->group)
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: a %s size of 0; "
 		                 "it must be at least 1 (%d is usual)", kn,
@@ -1640,7 +1679,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 			return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
-	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
+	int res = -1, nv = k->f->nvar, fnv = far->f->nvar, chain = 0;
 	Side si, sj;
 	memset(&si, 0, sizeof si);
 	memset(&sj, 0, sizeof sj);
@@ -1702,9 +1741,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[0] = t1 - t0;
 	part[3] = t1 - tp;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
+	double tcol = nbrt_now();
 	if (far_columns(rt, kd, &tree, &sj, src, &L))
 		goto out;
 	double t2 = nbrt_now();
+	tcol = t2 - tcol;
 	tm[1] = t2 - t1;
 	/* a piece's near j-bodies: at most 16 groups' worth, or 1/64 of all
 	 * j (the common case stays whole; an outlier is split), so a group's
@@ -1727,12 +1768,15 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
-	if (far_streamed(&batch)) {
+	int streamed = far_streamed(&batch);
+	chain = chained(k, far, &si, saved, streamed);
+	if (streamed) {
 		if (far_stream(k, far, kd, ni, &si, &L, batch, &fpairs))
 			goto restore;
 	} else {
 		nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
 		far_bind(k, far, kd, &L);
+		far->rkeep = chain;
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
 		                       NBRT_RANGES_PLANNED))
@@ -1742,6 +1786,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	part[6] = t4 - tp;
+	k->rkeep = chain;
+	k->rfrom = chain ? (far->last ? far->last : far) : NULL;
 	/* its message is the device's */
 	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
 	                       NBRT_RANGES_PLANNED))
@@ -1749,7 +1795,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[4] = nbrt_now() - t4;
 	double t5 = nbrt_now();
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
-	res = copies_scatter(k, &cp, &si, saved);
+	res = copies_scatter(k, &cp, &si, saved, chain);
 	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
@@ -1761,7 +1807,23 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		t->stats->far_pairs = fpairs;
 	}
 	k->pairs += fpairs;
+	/* where a small call's time goes, finer than the stats: the runs'
+	 * plans, their time in the back end (uploads, launches, results
+	 * back) and their kernels */
+	nbrt_note(rt, "tree of %zu and %zu bodies: %.3g ms: read %.3g, sort "
+	          "%.3g, octree %.3g, groups %.3g; moments %.3g (columns %.3g); "
+	          "walk %.3g (join %.3g); copies %.3g; far %.3g (plan %.3g, run "
+	          "%.3g, kernel %.3g); near %.3g (plan %.3g, run %.3g, kernel "
+	          "%.3g); scatter %.3g%s", ni, nj, 1e3 * (nbrt_now() - t0),
+	          1e3 * part[0], 1e3 * part[1], 1e3 * part[2], 1e3 * part[3],
+	          1e3 * tm[1], 1e3 * tcol, 1e3 * tm[2], 1e3 * part[4],
+	          1e3 * part[5], 1e3 * tm[3], 1e3 * far->tplan,
+	          1e3 * far->ttotal, 1e3 * far->tkern, 1e3 * tm[4],
+	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
+	          chain ? " (results kept on the device)" : "");
 restore:
+	k->rkeep = far->rkeep = 0;
+	k->rfrom = NULL;
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
 	memcpy(far->b, saved + nv, (size_t)fnv * sizeof *saved);
 out:

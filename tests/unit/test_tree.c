@@ -501,6 +501,13 @@ START_TEST(bad_input)
 	t = params(0.5);
 	t.group = 0;
 	refused(rt, k, far, &b, &t, "group size of 0");
+	/* a group left to $NBRT_TREE_GROUP, read by msg.c's checked reader */
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "12x", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_GROUP='12x': it must be an "
+	        "integer from 1");
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "0", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_GROUP='0'");
+	ck_assert_int_eq(unsetenv("NBRT_TREE_GROUP"), 0);
 	t = params(0.5);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
