@@ -26,7 +26,9 @@ typedef struct nbrt_rplan {
 	/* a treecode's chain (tree.c): keep, the results left on the
 	 * device, not read back; from (with accum), the results start as
 	 * that kernel's, which its last run left there (the same RMEMs by
-	 * name and type); NULL: from the bindings */
+	 * name and type), and the LMEMs it shares by name and type are its
+	 * inputs there (its last run read the same arrays); NULL: all from
+	 * the bindings */
 	int keep;
 	const struct nbrt_kernel *from;
 	size_t per;           /* no host tasks: at most this many a launch

@@ -18,6 +18,8 @@ typedef unsigned long long u64;
 /* Loops over fewer elements run on one thread: a parallel region costs
  * more than they do (and on a loaded machine, a time slice). */
 enum { PAR = 65536 };
+/* Passes over the cells (a line each) go parallel from this many. */
+enum { CELLS_PAR = 4096 };
 
 enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
 
@@ -112,9 +114,13 @@ static void bottom_up(const nbrt_octree *t, void (*fill)(size_t, void *),
 	for (c = 0; c < (long long)t->ncell; c++)
 		if (!t->cell[c].nchild)
 			fill((size_t)c, arg);
+	/* a parent costs about 300 ns (eight children shifted), and most of
+	 * them sit in a few levels of one to three thousand cells: from
+	 * 4096 cells a level, N = 65536's levels 11 and 12 (1435 and 2930
+	 * cells of a Plummer sphere) were summed by one thread */
 	for (size_t l = levels(t, lev); l-- > 0;) {
-#pragma omp parallel for schedule(dynamic, 256) \
-	if (lev[l + 1] - lev[l] >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 32) \
+	if (lev[l + 1] - lev[l] >= 256)
 		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
 			if (t->cell[c].nchild)
 				fill((size_t)c, arg);
@@ -128,7 +134,9 @@ static void fill_gravity(const nbrt_octree *t, double *const x[3],
 	(void)x;
 	(void)s;
 	long long e;
-#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+	/* from CELLS_PAR cells: 16k cells at N = 65536 were copied by one
+	 * thread (ten columns) */
+#pragma omp parallel for schedule(static) if (t->ncell >= CELLS_PAR)
 	for (e = 0; e < (long long)t->ncell; e++) {
 		const nbrt_cell *p = &t->cell[e];
 		for (int d = 0; d < 3; d++)
@@ -738,7 +746,7 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 		return NULL;
 	}
 	long long c;
-#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+#pragma omp parallel for schedule(static) if (t->ncell >= CELLS_PAR)
 	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
@@ -1088,7 +1096,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		}
 	L->noff[ns + 1] = L->noff[ns];
 	L->foff[ns + 1] = L->foff[ns];
-#pragma omp parallel for schedule(static) if (ng >= 256)
+	/* a few dozen groups are worth the threads: at N = 65536, 207
+	 * groups' lists are 76k ranges, 1.2 MB */
+#pragma omp parallel for schedule(static) if (ng >= 32)
 	for (g = 0; g < (long long)ng; g++) {
 		const Buf *u = &buf[at[4 * g]];
 		for (size_t k = 0; k < at[4 * g + 2]; k++) {
@@ -1814,13 +1824,14 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	          "%.3g, octree %.3g, groups %.3g; moments %.3g (columns %.3g); "
 	          "walk %.3g (join %.3g); copies %.3g; far %.3g (plan %.3g, run "
 	          "%.3g, kernel %.3g); near %.3g (plan %.3g, run %.3g, kernel "
-	          "%.3g); scatter %.3g%s", ni, nj, 1e3 * (nbrt_now() - t0),
+	          "%.3g); scatter %.3g; %zu groups, %zu near and %zu far "
+	          "ranges%s", ni, nj, 1e3 * (nbrt_now() - t0),
 	          1e3 * part[0], 1e3 * part[1], 1e3 * part[2], 1e3 * part[3],
 	          1e3 * tm[1], 1e3 * tcol, 1e3 * tm[2], 1e3 * part[4],
 	          1e3 * part[5], 1e3 * tm[3], 1e3 * far->tplan,
 	          1e3 * far->ttotal, 1e3 * far->tkern, 1e3 * tm[4],
 	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
-	          chain ? " (results kept on the device)" : "");
+	          L.ng, L.noff[L.ng], L.foff[L.ng], chain ? " (results kept on the device)" : "");
 restore:
 	k->rkeep = far->rkeep = 0;
 	k->rfrom = NULL;

@@ -204,9 +204,9 @@ int nbrt_cl_predict(nbrt_predictor *p, double now, size_t m,
  * run through the ranges entry. */
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
 void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
-/* The device buffer of k's RMEM v, as its last run left it, where it
- * holds at least `bytes`; else NULL. */
-cl_mem nbrt_cl_result_mem(const nbrt_kernel *k, int v, size_t bytes);
+/* The device buffer of k's RMEM or LMEM v, as its last run left it,
+ * where it holds at least `bytes`; else NULL. */
+cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 

@@ -232,7 +232,7 @@ int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
 		                 "4", k->f->kernel, nv);
 	for (int v = 0; v < nv; v++) {
 		es[v] = nbrt_prec_size(k->f->var[var[v]].type);
-		if (!(dev[v] = nbrt_cl_result_mem(k, var[v], n * es[v])))
+		if (!(dev[v] = nbrt_cl_var_mem(k, var[v], n * es[v])))
 			return nbrt_fail(k->rt, "kernel %s: no result '%s' of %zu "
 			                 "elements on the device", k->f->kernel,
 			                 k->f->var[var[v]].name, n);

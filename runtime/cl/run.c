@@ -294,21 +294,28 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		return -1;
 	if (r->dplan || (x->role == NB_RMEM && !r->accum))
 		return 0; /* launches with accum = 0 write every result first */
-	if (x->role == NB_RMEM && r->from) {
-		/* a treecode's near run adding into its far run's results */
+	if (r->from) {
+		/* a treecode's near run: its results start as the far run's,
+		 * its i-positions are the far run's (the same sorted copies),
+		 * both on the device already */
 		int fv = nb_iface_find(r->from->f, x->name);
-		cl_mem src = fv >= 0 && r->from->f->var[fv].type == x->type ?
-		             nbrt_cl_result_mem(r->from, fv, bytes) : NULL;
-		if (!src)
+		cl_mem src = fv >= 0 && r->from->f->var[fv].type == x->type &&
+		             r->from->f->var[fv].role == x->role ?
+		             nbrt_cl_var_mem(r->from, fv, bytes) : NULL;
+		if (!src && x->role == NB_RMEM)
 			return nbrt_fail(k->rt, "kernel %s: the results of %s's "
 			                 "last run hold no %s of its type for %zu "
 			                 "elements", k->f->kernel, r->from->f->kernel,
 			                 x->name, ni);
-		const Cl *c = k->rt->priv;
-		cl_int e = clEnqueueCopyBuffer(c->q, src, ((Prog *)k->priv)->mem[m],
-		                               0, 0, bytes, 0, NULL, NULL);
-		return e == CL_SUCCESS ? 0 : nbrt_cl_fail(k->rt, k->f->kernel,
-		                                          "clEnqueueCopyBuffer", e);
+		if (src) {
+			const Cl *c = k->rt->priv;
+			cl_int e = clEnqueueCopyBuffer(c->q, src,
+			                               ((Prog *)k->priv)->mem[m], 0, 0,
+			                               bytes, 0, NULL, NULL);
+			return e == CL_SUCCESS ? 0 :
+			       nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueCopyBuffer",
+			                    e);
+		}
 	}
 	if (dev_arr(b))
 		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
@@ -691,15 +698,18 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes)
 	return pg->hostp[slot];
 }
 
-cl_mem nbrt_cl_result_mem(const nbrt_kernel *k, int v, size_t bytes)
+cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 {
 	const Prog *pg = k->priv;
 	const nb_iface *f = k->f;
-	if (!pg || v < 0 || v >= f->nvar || f->var[v].role != NB_RMEM)
+	if (!pg || v < 0 || v >= f->nvar ||
+	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM))
 		return NULL;
-	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	/* the mems: LMEMs, BMEM packs, RMEMs (prepare) */
+	nb_role role = f->var[v].role;
+	int m = role == NB_LMEM ? 0 : pg->nmem - nb_iface_count(f, NB_RMEM);
 	for (int w = 0; w < v; w++)
-		m += f->var[w].role == NB_RMEM;
+		m += f->var[w].role == role;
 	return pg->cap[m] >= bytes ? pg->mem[m] : NULL;
 }
 
