@@ -20,6 +20,9 @@ typedef unsigned long long u64;
 enum { PAR = 65536 };
 /* Passes over the cells (a line each) go parallel from this many. */
 enum { CELLS_PAR = 4096 };
+/* The least cells of a tree level split in parallel (the octree's, the
+ * parents' moments), for a tree of nbodies bodies. */
+static size_t level_par(size_t nbodies);
 
 enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
 
@@ -117,12 +120,13 @@ static void bottom_up(const nbrt_octree *t, void (*fill)(size_t, void *),
 	/* a parent costs about 300 ns (eight children shifted), and most of
 	 * them sit in a few levels of one to three thousand cells: from
 	 * 4096 cells a level, N = 65536's levels 11 and 12 (1435 and 2930
-	 * cells of a Plummer sphere) were summed by one thread.  From 256,
-	 * PoCL's N = 4096 on 2 loaded cores took 21-34 ms (a time slice a
-	 * region) against 0.3 */
+	 * cells of a Plummer sphere) were summed by one thread.  The octree's
+	 * bar (level_par); from 256 cells at any N, PoCL's N = 4096 on 2
+	 * loaded cores took 21-34 ms (a time slice a region) against 0.3 */
+	size_t par = level_par(t->n);
 	for (size_t l = levels(t, lev); l-- > 0;) {
 #pragma omp parallel for schedule(dynamic, 32) \
-	if (lev[l + 1] - lev[l] >= 1024)
+	if (lev[l + 1] - lev[l] >= par)
 		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
 			if (t->cell[c].nchild)
 				fill((size_t)c, arg);
@@ -262,8 +266,19 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
  * N = 2^18 on one core here), so a level of a thousand is some 50 us, a
  * few times a parallel region's cost on 16 cores; with 4096 as the bar
  * most of the 16k cells of N = 65536 were split on one thread (the
- * octree took 1.4 ms of 11.5 there, on the H200's 16-core host). */
-enum { LEVEL_PAR = 1024 };
+ * octree took 1.4 ms of 11.5 there, on the H200's 16-core host).  The
+ * upper levels' cells hold more bodies and cost more: 170-240 ns each at
+ * N = 65536 (levels of 329, 722, 1650 and 3302 cells: 80, 157, 288 and
+ * 557 us on one core here), so from N = 16384 bodies a level of 256
+ * cells is split too; below, small trees (the tests' thousands of bodies
+ * on 2 loaded cores) stay on one thread.  The parents' moments
+ * (bottom_up) take the same bar. */
+enum { LEVEL_PAR = 1024, LEVEL_PAR_BIG = 256, BIG_TREE = 16384 };
+
+static size_t level_par(size_t nbodies)
+{
+	return nbodies >= BIG_TREE ? LEVEL_PAR_BIG : LEVEL_PAR;
+}
 
 /* Breadth first, a level at a time: each cell over its limit gets its
  * non-empty octants, appended in the order of their parents, so children
@@ -284,7 +299,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		return -1;
 	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
 	t->ncell = 1;
-	size_t *at = NULL, cap = 0;
+	size_t *at = NULL, cap = 0, par = level_par(n);
 	int res = 0;
 	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
 		size_t m = e - s, total = 0;
@@ -300,7 +315,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			cap = 2 * m + 1;
 		}
 		long long c;
-#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= par)
 		for (c = (long long)s; c < (long long)e; c++) {
 			const nbrt_cell *p = &t->cell[c];
 			at[c - (long long)s] = p->b - p->a <= bucket ||
@@ -317,7 +332,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			res = -1;
 			break;
 		}
-#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
+#pragma omp parallel for schedule(dynamic, 64) if (m >= par)
 		for (c = (long long)s; c < (long long)e; c++) {
 			nbrt_cell *p = &t->cell[c];
 			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
