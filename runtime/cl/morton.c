@@ -69,10 +69,16 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	cl_ulong cn = n;
 	cl_mem kk = c->sortbuf[0], vv = c->sortbuf[1], tk = c->sortbuf[2],
 	       tv = c->sortbuf[3];
+	/* every bit of the keys, not the bits they differ in (the sort's
+	 * reduction and its blocking read, a wait in mid-sort): a pass over
+	 * a digit that does not differ keeps the order, and in a cube around
+	 * the bodies cut into 2^21 steps an axis all 63 bits differ but for
+	 * a handful of bodies */
+	uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
 	if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
 	                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2), ARG(scale),
 	                    ARG(top), ARG(cn), ARG(kk), ARG(vv), (size_t)0) ||
-	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, 0))
+	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
 		goto out;
 	cl_int dbl = NBRT_DOUBLE;
 	cl_ulong one = 1, zero = 0;
