@@ -208,14 +208,15 @@ void nbrt_octree_free(nbrt_octree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Room for `more` cells; growth checked against the memory left. */
-static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
+/* Room for `more` cells; growth checked against the memory left, mem
+ * (nbrt_host_memory, read once a build). */
+static int reserve(nbrt *rt, nbrt_octree *t, size_t more, double mem)
 {
 	if (t->ncell + more <= t->cap)
 		return 0;
 	size_t cap = 2 * t->cap + more;
 	double need = (double)cap * sizeof(nbrt_cell);
-	nbrt_cell *c = need <= nbrt_host_memory() ?
+	nbrt_cell *c = need <= mem ?
 	               nbrt_work_keep(t->work, W_CELL, t->cell, cap * sizeof *c) :
 	               NULL;
 	if (!c) {
@@ -295,7 +296,10 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	t->n = n;
 	if (!n)
 		return 0;
-	if (reserve(rt, t, 2 * (n / bucket) + 16))
+	/* the memory left, read once: nbrt_host_memory reads /proc/meminfo
+	 * and the cgroup's files, 100 us a call here */
+	double mem = nbrt_host_memory();
+	if (reserve(rt, t, 2 * (n / bucket) + 16, mem))
 		return -1;
 	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
 	t->ncell = 1;
@@ -328,7 +332,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			total += k;
 		}
 		at[m] = total;
-		if (reserve(rt, t, total)) {
+		if (reserve(rt, t, total, mem)) {
 			res = -1;
 			break;
 		}
@@ -895,6 +899,7 @@ typedef struct Buf {
 	int bad;
 	nbrt_work *w;          /* near, far, tmp and sub kept from slot on */
 	int slot;
+	double mem;            /* the memory left (make_lists reads it once) */
 } Buf;
 
 static void buf_room(Buf *u, size_t ncell)
@@ -903,7 +908,7 @@ static void buf_room(Buf *u, size_t ncell)
 	                u->nf + ncell <= u->cap))
 		return;
 	size_t cap = 2 * u->cap + ncell + 1;
-	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
+	size_t *n = (double)cap * 4 * sizeof(size_t) <= u->mem ?
 	            nbrt_work_keep(u->w, u->slot, u->near, 2 * cap * sizeof *n) :
 	            NULL;
 	if (n)
@@ -1044,7 +1049,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
  * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
                       double theta, size_t walks, size_t jmax, Lists *L,
-                      int tslot, double *tjoin)
+                      int tslot, double mem, double *tjoin)
 {
 	size_t ng = L->ng;
 	nbrt_work *kw = L->w;
@@ -1065,6 +1070,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	for (int q = 0; q < nt; q++) {
 		buf[q].w = kw;
 		buf[q].slot = tslot + 4 * q;
+		buf[q].mem = mem;
 	}
 	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
@@ -1099,7 +1105,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		ns += at[4 * q + 2];
 	}
 	double need = 2.0 * (double)(nn + nf + 2 * ns) * sizeof(size_t);
-	if (bad || need > nbrt_host_memory()) {
+	if (bad || need > mem) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
 		nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%s%zu near "
@@ -1489,11 +1495,11 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 /* The far kernel's columns, a value a cell, filled by its kind from the
  * sorted bodies (and the sorted sources, src[3..5], of a vector kind). */
 static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
-                       const Side *sj, double *src[6], Lists *L)
+                       const Side *sj, double *src[6], double mem, Lists *L)
 {
 	size_t nc = tree->ncell ? tree->ncell : 1;
 	double need = (double)nc * kd->ncol * sizeof(double);
-	if (need > nbrt_host_memory())
+	if (need > mem)
 		return nbrt_fail(rt, "nbrt_run_tree: the expansions of %zu cells "
 		                 "need more memory than this process may use",
 		                 tree->ncell);
@@ -1779,7 +1785,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	part[3] = t1 - tp;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
 	double tcol = nbrt_now();
-	if (far_columns(rt, kd, &tree, &sj, src, &L))
+	/* the memory left for the expansions and the lists, read once (100
+	 * us a read here; the walk's threads read it for their first
+	 * buffers, sixteen at once on an H100's host) */
+	double mem = nbrt_host_memory();
+	if (far_columns(rt, kd, &tree, &sj, src, mem, &L))
 		goto out;
 	double t2 = nbrt_now();
 	tcol = t2 - tcol;
@@ -1789,7 +1799,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	 * near pairs stay within group * that */
 	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * (double)t->group);
 	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
-	               W_COPY + 2 * nv, &part[4]))
+	               W_COPY + 2 * nv, mem, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
