@@ -23,6 +23,14 @@ typedef struct nbrt_rplan {
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
 	int accum;            /* 1: add into the results as they are */
+	/* a treecode's chain (tree.c): keep, the results left on the
+	 * device, not read back; from (with accum), the results start as
+	 * that kernel's, which its last run left there (the same RMEMs by
+	 * name and type), and the LMEMs it shares by name and type are its
+	 * inputs there (its last run read the same arrays); NULL: all from
+	 * the bindings */
+	int keep;
+	const struct nbrt_kernel *from;
 	size_t per;           /* no host tasks: at most this many a launch
 	                         (0: as many as an int reaches) */
 } nbrt_rplan;
@@ -147,6 +155,12 @@ struct nbrt_backend {
 	int (*tree_scatter)(nbrt *rt, int slot, size_t n, int nv,
 	                    void *const dst[], const void *const src[],
 	                    const size_t es[]);
+	/* the same from the device: the results var[0..nv) (k's RMEMs) of
+	 * k's last run, left there (nbrt_rplan.keep), into the host arrays
+	 * dst of their kernel type.  0 done, -1 failure (they are nowhere
+	 * else).  NULL: none */
+	int (*tree_results)(nbrt_kernel *k, int slot, size_t n, int nv,
+	                    const int var[], void *const dst[]);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
@@ -268,6 +282,10 @@ struct nbrt_kernel {
 	 * same at half the i-unroll (nbrt_narrow) */
 	struct nbrt_kernel *alt[2][NBRT_SPLIT_LEVELS];
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
+	/* the next ranges run's nbrt_rplan.keep and .from (tree.c), taken
+	 * and cleared by it */
+	int rkeep;
+	struct nbrt_kernel *rfrom;
 	/* block-sparse runs of a .nbl: the variants with the ranges entry,
 	 * by shape (ranges.c: 1 for small groups on a GPU) and log2 of their
 	 * j-split */

@@ -441,7 +441,14 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_ranges *r, const size_t *imap,
                        const size_t *jmap, int accum, int checked)
 {
-	if (!k || (checked == NBRT_RANGES_CHECKED && check(k, ni, nj, r)))
+	if (!k)
+		return -1;
+	/* tree.c's chain, for this run only */
+	int keep = k->rkeep;
+	const nbrt_kernel *from = k->rfrom;
+	k->rkeep = 0;
+	k->rfrom = NULL;
+	if (checked == NBRT_RANGES_CHECKED && check(k, ni, nj, r))
 		return -1;
 	nbrt *rt = k->rt;
 	for (int v = 0; accum && v < k->f->nvar; v++) {
@@ -481,6 +488,8 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 	pl.p.imap = a->f->indices & 1 ? imap : NULL;
 	pl.p.jmap = a->f->indices & 2 ? jmap : NULL;
 	pl.p.accum = accum;
+	pl.p.keep = keep;
+	pl.p.from = accum ? from : NULL;
 	if (nbrt_core_run_ranges(k, a, ni, nj, &pl.p))
 		goto out;
 	k->pairs = pl.pairs;

@@ -3,6 +3,7 @@
  * i-groups cut from Morton-sorted i-bodies, a Barnes-Hut walk a group
  * giving a far list of cell expansions and a near list of body j-ranges,
  * then the far kernel and the user's kernel, adding in, on sorted copies. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@ typedef unsigned long long u64;
 /* Loops over fewer elements run on one thread: a parallel region costs
  * more than they do (and on a loaded machine, a time slice). */
 enum { PAR = 65536 };
+/* Passes over the cells (a line each) go parallel from this many. */
+enum { CELLS_PAR = 4096 };
+/* The least cells of a tree level split in parallel (the octree's, the
+ * parents' moments), for a tree of nbodies bodies. */
+static size_t level_par(size_t nbodies);
 
 enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
 
@@ -111,9 +117,16 @@ static void bottom_up(const nbrt_octree *t, void (*fill)(size_t, void *),
 	for (c = 0; c < (long long)t->ncell; c++)
 		if (!t->cell[c].nchild)
 			fill((size_t)c, arg);
+	/* a parent costs about 300 ns (eight children shifted), and most of
+	 * them sit in a few levels of one to three thousand cells: from
+	 * 4096 cells a level, N = 65536's levels 11 and 12 (1435 and 2930
+	 * cells of a Plummer sphere) were summed by one thread.  The octree's
+	 * bar (level_par); from 256 cells at any N, PoCL's N = 4096 on 2
+	 * loaded cores took 21-34 ms (a time slice a region) against 0.3 */
+	size_t par = level_par(t->n);
 	for (size_t l = levels(t, lev); l-- > 0;) {
-#pragma omp parallel for schedule(dynamic, 256) \
-	if (lev[l + 1] - lev[l] >= PAR / 16)
+#pragma omp parallel for schedule(dynamic, 32) \
+	if (lev[l + 1] - lev[l] >= par)
 		for (c = (long long)lev[l]; c < (long long)lev[l + 1]; c++)
 			if (t->cell[c].nchild)
 				fill((size_t)c, arg);
@@ -127,7 +140,9 @@ static void fill_gravity(const nbrt_octree *t, double *const x[3],
 	(void)x;
 	(void)s;
 	long long e;
-#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+	/* from CELLS_PAR cells: 16k cells at N = 65536 were copied by one
+	 * thread (ten columns) */
+#pragma omp parallel for schedule(static) if (t->ncell >= CELLS_PAR)
 	for (e = 0; e < (long long)t->ncell; e++) {
 		const nbrt_cell *p = &t->cell[e];
 		for (int d = 0; d < 3; d++)
@@ -193,14 +208,15 @@ void nbrt_octree_free(nbrt_octree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Room for `more` cells; growth checked against the memory left. */
-static int reserve(nbrt *rt, nbrt_octree *t, size_t more)
+/* Room for `more` cells; growth checked against the memory left, mem
+ * (nbrt_host_memory, read once a build). */
+static int reserve(nbrt *rt, nbrt_octree *t, size_t more, double mem)
 {
 	if (t->ncell + more <= t->cap)
 		return 0;
 	size_t cap = 2 * t->cap + more;
 	double need = (double)cap * sizeof(nbrt_cell);
-	nbrt_cell *c = need <= nbrt_host_memory() ?
+	nbrt_cell *c = need <= mem ?
 	               nbrt_work_keep(t->work, W_CELL, t->cell, cap * sizeof *c) :
 	               NULL;
 	if (!c) {
@@ -251,8 +267,20 @@ static int octants(const nbrt_cell *p, const u64 *key, nbrt_cell *out)
  * N = 2^18 on one core here), so a level of a thousand is some 50 us, a
  * few times a parallel region's cost on 16 cores; with 4096 as the bar
  * most of the 16k cells of N = 65536 were split on one thread (the
- * octree took 1.4 ms of 11.5 there, on the H200's 16-core host). */
-enum { LEVEL_PAR = 1024 };
+ * octree took 1.4 ms of 11.5 there, on the H200's 16-core host).  The
+ * upper levels' cells hold more bodies and cost more: 170-240 ns each at
+ * N = 65536 (levels of 329, 722, 1650 and 3302 cells: 80, 157, 288 and
+ * 557 us on one core here), so from N = 16384 bodies a level of 256
+ * cells is split too; below, small trees (the tests' thousands of bodies
+ * on 2 loaded cores) stay on one thread.  The parents' moments
+ * (bottom_up) take the same bar.  Chunks of 16 cells: with 64, a level
+ * of 329 such cells made 6 chunks of some 15 us for 16 threads. */
+enum { LEVEL_PAR = 1024, LEVEL_PAR_BIG = 256, BIG_TREE = 16384 };
+
+static size_t level_par(size_t nbodies)
+{
+	return nbodies >= BIG_TREE ? LEVEL_PAR_BIG : LEVEL_PAR;
+}
 
 /* Breadth first, a level at a time: each cell over its limit gets its
  * non-empty octants, appended in the order of their parents, so children
@@ -269,11 +297,14 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	t->n = n;
 	if (!n)
 		return 0;
-	if (reserve(rt, t, 2 * (n / bucket) + 16))
+	/* the memory left, read once: nbrt_host_memory reads /proc/meminfo
+	 * and the cgroup's files, 100 us a call here */
+	double mem = nbrt_host_memory();
+	if (reserve(rt, t, 2 * (n / bucket) + 16, mem))
 		return -1;
 	t->cell[0] = (nbrt_cell){.a = 0, .b = n, .side = side};
 	t->ncell = 1;
-	size_t *at = NULL, cap = 0;
+	size_t *at = NULL, cap = 0, par = level_par(n);
 	int res = 0;
 	for (size_t s = 0, e = 1; s < e && !res; s = e, e = t->ncell) {
 		size_t m = e - s, total = 0;
@@ -289,7 +320,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			cap = 2 * m + 1;
 		}
 		long long c;
-#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
+#pragma omp parallel for schedule(dynamic, 16) if (m >= par)
 		for (c = (long long)s; c < (long long)e; c++) {
 			const nbrt_cell *p = &t->cell[c];
 			at[c - (long long)s] = p->b - p->a <= bucket ||
@@ -302,11 +333,11 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			total += k;
 		}
 		at[m] = total;
-		if (reserve(rt, t, total)) {
+		if (reserve(rt, t, total, mem)) {
 			res = -1;
 			break;
 		}
-#pragma omp parallel for schedule(dynamic, 64) if (m >= LEVEL_PAR)
+#pragma omp parallel for schedule(dynamic, 16) if (m >= par)
 		for (c = (long long)s; c < (long long)e; c++) {
 			nbrt_cell *p = &t->cell[c];
 			size_t q = (size_t)c - s, k = at[q + 1] - at[q];
@@ -582,14 +613,46 @@ static int side_sort(nbrt *rt, Side *s, const double lo[3], double side,
 	return 0;
 }
 
-/* Whether the i-positions are the j-positions (the usual self-run: the
- * same host arrays bound to both), so that i needs no sort of its own. */
+static size_t type_size(nbrt_type t)
+{
+	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
+}
+
+/* Whether n bytes at a and b are the same, compared a megabyte a piece
+ * by the threads (three 16 MB columns at N = 2^22). */
+static int same_bytes(const void *a, const void *b, size_t n)
+{
+	long long pieces = (long long)(n >> 20) + 1, q;
+	int diff = 0;
+#pragma omp parallel for schedule(static) reduction(| : diff) \
+	if (pieces >= 4)
+	for (q = 0; q < pieces; q++) {
+		size_t s = (size_t)q << 20, e = s + ((size_t)1 << 20);
+		if (s < n)
+			diff |= memcmp((const char *)a + s, (const char *)b + s,
+			               (e < n ? e : n) - s) != 0;
+	}
+	return !diff;
+}
+
+/* Whether the i-positions are the j-positions (the usual self-run), so
+ * that i needs no sort of its own: the same host arrays bound to both,
+ * or arrays of one type holding the same bits (a caller's copies, as
+ * treebench's: i was read and sorted a second time, 0.6 of 6.6 ms at
+ * N = 65536 on an H100; a sort of the same values gives the same order,
+ * so the results are the same bits either way). */
 static int same_bodies(const nbrt_kernel *k, size_t ni, size_t nj,
                        const int pi[3], const int pj[3])
 {
 	for (int d = 0; d < 3; d++) {
 		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
-		if (ni != nj || !a->host || a->host != b->host || a->t != b->t)
+		if (ni != nj || !a->host || !b->host || a->t != b->t)
+			return 0;
+	}
+	for (int d = 0; d < 3; d++) {
+		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
+		if (a->host != b->host &&
+		    !same_bytes(a->host, b->host, ni * type_size(a->t)))
 			return 0;
 	}
 	return 1;
@@ -737,7 +800,7 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 		return NULL;
 	}
 	long long c;
-#pragma omp parallel for schedule(static) if (t->ncell >= PAR)
+#pragma omp parallel for schedule(static) if (t->ncell >= CELLS_PAR)
 	for (c = 0; c < (long long)t->ncell; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
@@ -854,6 +917,7 @@ typedef struct Buf {
 	int bad;
 	nbrt_work *w;          /* near, far, tmp and sub kept from slot on */
 	int slot;
+	double mem;            /* the memory left (make_lists reads it once) */
 } Buf;
 
 static void buf_room(Buf *u, size_t ncell)
@@ -862,7 +926,7 @@ static void buf_room(Buf *u, size_t ncell)
 	                u->nf + ncell <= u->cap))
 		return;
 	size_t cap = 2 * u->cap + ncell + 1;
-	size_t *n = (double)cap * 4 * sizeof(size_t) <= nbrt_host_memory() ?
+	size_t *n = (double)cap * 4 * sizeof(size_t) <= u->mem ?
 	            nbrt_work_keep(u->w, u->slot, u->near, 2 * cap * sizeof *n) :
 	            NULL;
 	if (n)
@@ -1003,7 +1067,7 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
  * the order of the groups. */
 static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
                       double theta, size_t walks, size_t jmax, Lists *L,
-                      int tslot, double *tjoin)
+                      int tslot, double mem, double *tjoin)
 {
 	size_t ng = L->ng;
 	nbrt_work *kw = L->w;
@@ -1024,6 +1088,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	for (int q = 0; q < nt; q++) {
 		buf[q].w = kw;
 		buf[q].slot = tslot + 4 * q;
+		buf[q].mem = mem;
 	}
 	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
 	if (!wc)
@@ -1058,7 +1123,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		ns += at[4 * q + 2];
 	}
 	double need = 2.0 * (double)(nn + nf + 2 * ns) * sizeof(size_t);
-	if (bad || need > nbrt_host_memory()) {
+	if (bad || need > mem) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
 		nbrt_fail(rt, "nbrt_run_tree: the lists of %zu groups (%s%zu near "
@@ -1087,7 +1152,9 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		}
 	L->noff[ns + 1] = L->noff[ns];
 	L->foff[ns + 1] = L->foff[ns];
-#pragma omp parallel for schedule(static) if (ng >= 256)
+	/* a few dozen groups are worth the threads: at N = 65536, 207
+	 * groups' lists are 76k ranges, 1.2 MB */
+#pragma omp parallel for schedule(static) if (ng >= 32)
 	for (g = 0; g < (long long)ng; g++) {
 		const Buf *u = &buf[at[4 * g]];
 		for (size_t k = 0; k < at[4 * g + 2]; k++) {
@@ -1185,11 +1252,6 @@ static const Kind *far_check(nbrt_kernel *k, nbrt_kernel *far)
 			                 kf->var[v].name, f->kernel, kf->var[v].name);
 	}
 	return kd;
-}
-
-static size_t type_size(nbrt_type t)
-{
-	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
 }
 
 /* The kernel's arrays, sorted: inputs gathered in Morton order, results
@@ -1328,12 +1390,41 @@ static int copies_make(nbrt_kernel *k, Copies *c, const Side *si,
 	return 0;
 }
 
+/* Whether the far and near runs' results may stay on the device, the
+ * near run adding into the far run's there and the device putting them
+ * back into the caller's order (the back end's tree_results): where it
+ * sorted i (the order is there), the far field runs in place, and each
+ * result is a host array of the kernel's own type (float or double), at
+ * most four, of the far kernel's type too.  The results then cross the
+ * bus once instead of five times (docs/treecode.md). */
+static int chained(const nbrt_kernel *k, const nbrt_kernel *far,
+                   const Side *si, const nbrt_slot *saved, int streamed)
+{
+	const nb_iface *f = k->f;
+	int nr = 0;
+	if (streamed || si->devslot < 0 || !k->rt->be->tree_results)
+		return 0;
+	for (int v = 0; v < f->nvar; v++) {
+		const nbrt_slot *s = &saved[v]; /* the caller's binding */
+		nb_prec t = f->var[v].type;
+		if (f->var[v].role != NB_RMEM)
+			continue;
+		int fv = nb_iface_find(far->f, f->var[v].name);
+		if (++nr > 4 || !s->set || !s->host || fv < 0 ||
+		    far->f->var[fv].type != t ||
+		    !((s->t == NBRT_FLOAT && t == NB_FLOAT) ||
+		      (s->t == NBRT_DOUBLE && t == NB_DOUBLE)))
+			return 0;
+	}
+	return nr > 0;
+}
+
 /* Results back in the caller's order, into its arrays: the host arrays
  * of float and double on the device where it sorted i (tree_scatter: 4M
  * floats written at random took about 5 ms a column on the H200's
  * host), the rest here. */
 static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
-                          const nbrt_slot *saved)
+                          const nbrt_slot *saved, int chain)
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
@@ -1341,7 +1432,16 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 	void *dst[MOST];
 	const void *src[MOST];
 	size_t es[MOST];
-	int nd = 0, dev = 0;
+	int nd = 0, dev = 0, var[MOST];
+	if (chain) { /* the results are on the device only (chained) */
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM) {
+				var[nd] = v;
+				dst[nd++] = c->host[v];
+			}
+		return rt->be->tree_results(k->last ? k->last : k, si->devslot,
+		                            si->n, nd, var, dst);
+	}
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && c->sorted[v] && nd < MOST &&
 		    (c->t[v] == NBRT_FLOAT || c->t[v] == NBRT_DOUBLE)) {
@@ -1413,11 +1513,11 @@ static int sources_read(nbrt_kernel *k, const int gv[3], Side *sj,
 /* The far kernel's columns, a value a cell, filled by its kind from the
  * sorted bodies (and the sorted sources, src[3..5], of a vector kind). */
 static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
-                       const Side *sj, double *src[6], Lists *L)
+                       const Side *sj, double *src[6], double mem, Lists *L)
 {
 	size_t nc = tree->ncell ? tree->ncell : 1;
 	double need = (double)nc * kd->ncol * sizeof(double);
-	if (need > nbrt_host_memory())
+	if (need > mem)
 		return nbrt_fail(rt, "nbrt_run_tree: the expansions of %zu cells "
 		                 "need more memory than this process may use",
 		                 tree->ncell);
@@ -1581,21 +1681,23 @@ static double max_group_pairs(const Lists *L)
 	return most;
 }
 
-/* $NBRT_TREE_GROUP as a group, 0 where it is no whole number of at
- * least 1, SIZE_MAX where it is not set. */
-static size_t env_group(void)
+/* $NBRT_TREE_GROUP through msg.c's checked reader (nbrt_env_int): the
+ * group; 0 where the value is refused (the message into rt where rt is
+ * given; nbrt_tree_group has none), SIZE_MAX where it is not set. */
+static size_t env_group(nbrt *rt)
 {
-	const char *e = getenv("NBRT_TREE_GROUP");
-	if (!e || !*e)
-		return SIZE_MAX;
-	char *end;
-	unsigned long long v = strtoull(e, &end, 10);
-	return *end || e[0] == '-' || !v || v >= SIZE_MAX ? 0 : (size_t)v;
+	nbrt quiet;
+	memset(&quiet, 0, sizeof quiet);
+	long v;
+	int r = nbrt_env_int(rt ? rt : &quiet, "NBRT_TREE_GROUP", 1, LONG_MAX,
+	                     &v);
+	free(quiet.err);
+	return r < 0 ? 0 : r ? (size_t)v : SIZE_MAX;
 }
 
 size_t nbrt_tree_group(size_t ni)
 {
-	size_t g = env_group();
+	size_t g = env_group(NULL);
 	return g != SIZE_MAX ? g : ni >= NBRT_TREE_LARGE ? NBRT_TREE_GROUP_LARGE
 	                                                 : NBRT_TREE_GROUP;
 }
@@ -1617,10 +1719,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: theta = %g; it must "
 		                 "be a finite number > 0 (0.5 is usual)", kn,
 		                 t->theta);
-	if (!t->group && !env_group())
-		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: NBRT_TREE_GROUP "
-		                 "'%s': it must be a whole number of at least 1", kn,
-		                 getenv("NBRT_TREE_GROUP"));
+	if (!t->group && !env_group(rt))
+		return -1;
 	if (!t->bucket || !t->group)
 		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: a %s size of 0; "
 		                 "it must be at least 1 (%d is usual)", kn,
@@ -1640,7 +1740,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 			return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
-	int res = -1, nv = k->f->nvar, fnv = far->f->nvar;
+	int res = -1, nv = k->f->nvar, fnv = far->f->nvar, chain = 0;
 	Side si, sj;
 	memset(&si, 0, sizeof si);
 	memset(&sj, 0, sizeof sj);
@@ -1702,16 +1802,22 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[0] = t1 - t0;
 	part[3] = t1 - tp;
 	nbrt_octree_moments(&tree, sj.sx, sj.sm);
-	if (far_columns(rt, kd, &tree, &sj, src, &L))
+	double tcol = nbrt_now();
+	/* the memory left for the expansions and the lists, read once (100
+	 * us a read here; the walk's threads read it for their first
+	 * buffers, sixteen at once on an H100's host) */
+	double mem = nbrt_host_memory();
+	if (far_columns(rt, kd, &tree, &sj, src, mem, &L))
 		goto out;
 	double t2 = nbrt_now();
+	tcol = t2 - tcol;
 	tm[1] = t2 - t1;
 	/* a piece's near j-bodies: at most 16 groups' worth, or 1/64 of all
 	 * j (the common case stays whole; an outlier is split), so a group's
 	 * near pairs stay within group * that */
 	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * (double)t->group);
 	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
-	               W_COPY + 2 * nv, &part[4]))
+	               W_COPY + 2 * nv, mem, &part[4]))
 		goto out;
 	double t3 = nbrt_now();
 	tm[2] = t3 - t2;
@@ -1727,12 +1833,15 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
-	if (far_streamed(&batch)) {
+	int streamed = far_streamed(&batch);
+	chain = chained(k, far, &si, saved, streamed);
+	if (streamed) {
 		if (far_stream(k, far, kd, ni, &si, &L, batch, &fpairs))
 			goto restore;
 	} else {
 		nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
 		far_bind(k, far, kd, &L);
+		far->rkeep = chain;
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
 		                       NBRT_RANGES_PLANNED))
@@ -1742,6 +1851,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	part[6] = t4 - tp;
+	k->rkeep = chain;
+	k->rfrom = chain ? (far->last ? far->last : far) : NULL;
 	/* its message is the device's */
 	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
 	                       NBRT_RANGES_PLANNED))
@@ -1749,7 +1860,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[4] = nbrt_now() - t4;
 	double t5 = nbrt_now();
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
-	res = copies_scatter(k, &cp, &si, saved);
+	res = copies_scatter(k, &cp, &si, saved, chain);
 	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
@@ -1761,7 +1872,24 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		t->stats->far_pairs = fpairs;
 	}
 	k->pairs += fpairs;
+	/* where a small call's time goes, finer than the stats: the runs'
+	 * plans, their time in the back end (uploads, launches, results
+	 * back) and their kernels */
+	nbrt_note(rt, "tree of %zu and %zu bodies: %.3g ms: read %.3g, sort "
+	          "%.3g, octree %.3g, groups %.3g; moments %.3g (columns %.3g); "
+	          "walk %.3g (join %.3g); copies %.3g; far %.3g (plan %.3g, run "
+	          "%.3g, kernel %.3g); near %.3g (plan %.3g, run %.3g, kernel "
+	          "%.3g); scatter %.3g; %zu groups, %zu near and %zu far "
+	          "ranges%s", ni, nj, 1e3 * (nbrt_now() - t0),
+	          1e3 * part[0], 1e3 * part[1], 1e3 * part[2], 1e3 * part[3],
+	          1e3 * tm[1], 1e3 * tcol, 1e3 * tm[2], 1e3 * part[4],
+	          1e3 * part[5], 1e3 * tm[3], 1e3 * far->tplan,
+	          1e3 * far->ttotal, 1e3 * far->tkern, 1e3 * tm[4],
+	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
+	          L.ng, L.noff[L.ng], L.foff[L.ng], chain ? " (results kept on the device)" : "");
 restore:
+	k->rkeep = far->rkeep = 0;
+	k->rfrom = NULL;
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
 	memcpy(far->b, saved + nv, (size_t)fnv * sizeof *saved);
 out:

@@ -36,4 +36,5 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.run_cells = nbrt_cl_run_cells,
 	.tree_sort = nbrt_cl_tree_sort,
 	.tree_scatter = nbrt_cl_tree_scatter,
+	.tree_results = nbrt_cl_tree_results,
 };

@@ -209,6 +209,9 @@ int nbrt_cl_predict(nbrt_predictor *p, double now, size_t m,
  * run through the ranges entry. */
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj);
 void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
+/* The device buffer of k's RMEM or LMEM v, as its last run left it,
+ * where it holds at least `bytes`; else NULL. */
+cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 
@@ -258,7 +261,9 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
                       size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
                       double *const sx[3], double *sm);
-/* The back end's tree_scatter. */
+/* The back end's tree_scatter and tree_results. */
+int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
+                         const int var[], void *const dst[]);
 int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
                          void *const dst[], const void *const src[],
                          const size_t es[]);

@@ -69,10 +69,16 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	cl_ulong cn = n;
 	cl_mem kk = c->sortbuf[0], vv = c->sortbuf[1], tk = c->sortbuf[2],
 	       tv = c->sortbuf[3];
+	/* every bit of the keys, not the bits they differ in (the sort's
+	 * reduction and its blocking read, a wait in mid-sort): a pass over
+	 * a digit that does not differ keeps the order, and in a cube around
+	 * the bodies cut into 2^21 steps an axis all 63 bits differ but for
+	 * a handful of bodies */
+	uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
 	if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
 	                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2), ARG(scale),
 	                    ARG(top), ARG(cn), ARG(kk), ARG(vv), (size_t)0) ||
-	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, 0))
+	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
 		goto out;
 	cl_int dbl = NBRT_DOUBLE;
 	cl_ulong one = 1, zero = 0;
@@ -134,9 +140,12 @@ static void copy_par(char *dst, const char *src, size_t n)
 	}
 }
 
-int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
-                         void *const dst[], const void *const src[],
-                         const size_t es[])
+/* dst[v][order[s]] = the sorted results' s-th value, for the nv
+ * results: host arrays src uploaded, or (dev) the device's buffers as a
+ * run left them; es[v] bytes a value. */
+static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
+                   const void *const src[], const cl_mem dev[],
+                   const size_t es[])
 {
 	Cl *c = rt->priv;
 	const char *what = "the treecode's results";
@@ -150,28 +159,34 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
 	}
 	double t0 = nbrt_now(), t = t0, ms[2] = {0, 0};
 	cl_int e;
-	if ((e = clFinish(c->q)) != CL_SUCCESS)
+	/* with dev, the run's own queue order is enough: its results come
+	 * before the scatter that reads them */
+	if (!dev && (e = clFinish(c->q)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
 	for (int v = 0; v < nv; v++)
-		if (nbrt_cl_grow(rt, &c->mortbuf[v], &c->mortcap[v], n * es[v]) ||
+		if ((!dev && nbrt_cl_grow(rt, &c->mortbuf[v], &c->mortcap[v],
+		                          n * es[v])) ||
 		    nbrt_cl_grow(rt, &c->mortbuf[4 + v], &c->mortcap[4 + v],
 		                 n * es[v]))
 			return -1;
 	if (nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
 	                   bytes))
 		return -1;
-	/* the sorted results up, each scattered (nbrt_cells_scatter, the
-	 * same type both sides: copied), all read back into pinned memory */
+	/* the sorted results up (or where the run left them), each
+	 * scattered (nbrt_cells_scatter, the same type both sides: copied),
+	 * all read back into pinned memory */
 	cl_ulong cn = n;
 	size_t at = 0;
 	for (int v = 0; v < nv; v++) {
 		size_t b = n * es[v];
 		cl_int t = es[v] == 4 ? NBRT_FLOAT : NBRT_DOUBLE;
-		if ((e = clEnqueueWriteBuffer(c->q, c->mortbuf[v], CL_FALSE, 0, b,
-		                              src[v], 0, NULL, NULL)) != CL_SUCCESS)
+		cl_mem in = dev ? dev[v] : c->mortbuf[v];
+		if (!dev && (e = clEnqueueWriteBuffer(c->q, in, CL_FALSE, 0, b,
+		                                      src[v], 0, NULL, NULL)) !=
+		    CL_SUCCESS)
 			goto fail;
-		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, n, ARG(c->mortbuf[v]),
-		                    ARG(t), ARG(c->mortbuf[4 + v]), ARG(t),
+		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, n, ARG(in), ARG(t),
+		                    ARG(c->mortbuf[4 + v]), ARG(t),
 		                    ARG(c->mortperm[slot]), ARG(cn), (size_t)0))
 			goto out;
 		if ((e = clEnqueueReadBuffer(c->q, c->mortbuf[4 + v], CL_FALSE, 0, b,
@@ -189,13 +204,47 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
 		at += n * es[v];
 	}
 	lap(rt, &t, &ms[1]);
-	nbrt_note(rt, "%s of %zu bodies scattered on the device: %.3g ms (up, "
-	          "scatter and down %.3g, copies %.3g)", what, n,
-	          1e3 * (nbrt_now() - t0), ms[0], ms[1]);
+	nbrt_note(rt, "%s of %zu bodies scattered on the device%s: %.3g ms "
+	          "(%sscatter and down %.3g, copies %.3g)", what, n,
+	          dev ? " from the run's buffers" : "", 1e3 * (nbrt_now() - t0),
+	          dev ? "" : "up, ", ms[0], ms[1]);
 	return 0;
 fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
 out:
 	clFinish(c->q);
 	return -1;
+}
+
+int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
+                         void *const dst[], const void *const src[],
+                         const size_t es[])
+{
+	return scatter(rt, slot, n, nv, dst, src, NULL, es);
+}
+
+/* The results of k's last run, left on the device (rplan.keep: a
+ * treecode's near run, which added into its far run's there), scattered
+ * from its buffers: they crossed the bus once, not five times (far
+ * results down, up for the near run to add into, down, up to be
+ * scattered, down). */
+int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
+                         const int var[], void *const dst[])
+{
+	cl_mem dev[4];
+	size_t es[4];
+	if (nv > 4)
+		return nbrt_fail(k->rt, "kernel %s: %d results to scatter; at most "
+		                 "4", k->f->kernel, nv);
+	for (int v = 0; v < nv; v++) {
+		es[v] = nbrt_prec_size(k->f->var[var[v]].type);
+		if (!(dev[v] = nbrt_cl_var_mem(k, var[v], n * es[v])))
+			return nbrt_fail(k->rt, "kernel %s: no result '%s' of %zu "
+			                 "elements on the device", k->f->kernel,
+			                 k->f->var[var[v]].name, n);
+	}
+	int r = scatter(k->rt, slot, n, nv, dst, NULL, dev, es);
+	return r > 0 ? nbrt_fail(k->rt, "kernel %s: the device kept no order "
+	                         "of %zu bodies for its results", k->f->kernel,
+	                         n) : r;
 }

@@ -501,6 +501,13 @@ START_TEST(bad_input)
 	t = params(0.5);
 	t.group = 0;
 	refused(rt, k, far, &b, &t, "group size of 0");
+	/* a group left to $NBRT_TREE_GROUP, read by msg.c's checked reader */
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "12x", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_GROUP='12x': it must be an "
+	        "integer from 1");
+	ck_assert_int_eq(setenv("NBRT_TREE_GROUP", "0", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_GROUP='0'");
+	ck_assert_int_eq(unsetenv("NBRT_TREE_GROUP"), 0);
 	t = params(0.5);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
@@ -623,8 +630,12 @@ END_TEST
  * host sort's bits on PoCL (which has doubles, so the device takes every
  * call of two bodies or more): i and j the same or not, clustered,
  * coincident and 1e-10 to 1e10, one kernel's calls alternating the two,
- * so that an order the device kept from an earlier call is never used. */
-START_TEST(device_sort)
+ * so that an order the device kept from an earlier call is never used.
+ * A double kernel on double arrays keeps its far and near results on the
+ * device (tree.c's chained, the back end's tree_results); a float one on
+ * the same arrays does not (they cross as before): both are checked, the
+ * float one on the first ncase cases. */
+static void device_sorts(nb_prec prec, size_t ncase)
 {
 	static const struct {
 		size_t ni, nj;
@@ -633,15 +644,9 @@ START_TEST(device_sort)
 	         {2001, 2001, RANGE, 1}, {1, 1, COINCIDENT, 1},
 	         {1500, 1500, COINCIDENT, 1}, {3001, 3001, CORE, 1},
 	         {2003, 997, PLUMMER, 0}};
-	if (!have[1])
-		return;
-	const char *keep = getenv("NBRT_DEVICE_SORT");
-	char *was = keep ? strdup(keep) : NULL;
-	no_ref = 1;
-	nbrt_kernel *k = load(dev[1], ROOT "/dsl-examples/gravity.nbl",
-	                      NB_DOUBLE);
-	nbrt_kernel *far = load(dev[1], ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
-	for (size_t q = 0; q < sizeof c / sizeof *c; q++) {
+	nbrt_kernel *k = load(dev[1], ROOT "/dsl-examples/gravity.nbl", prec);
+	nbrt_kernel *far = load(dev[1], ROOT "/far/gravity_quad.nbl", prec);
+	for (size_t q = 0; q < sizeof c / sizeof *c && q < ncase; q++) {
 		Bodies b;
 		make(&b, c[q].ni, c[q].nj, c[q].kind, c[q].same);
 		nbrt_tree t = params(0.5);
@@ -658,6 +663,17 @@ START_TEST(device_sort)
 	}
 	nbrt_free(far);
 	nbrt_free(k);
+}
+
+START_TEST(device_sort)
+{
+	if (!have[1])
+		return;
+	const char *keep = getenv("NBRT_DEVICE_SORT");
+	char *was = keep ? strdup(keep) : NULL;
+	no_ref = 1;
+	device_sorts(NB_DOUBLE, (size_t)-1);
+	device_sorts(NB_FLOAT, 3);
 	no_ref = 0;
 	if (was)
 		setenv("NBRT_DEVICE_SORT", was, 1);
