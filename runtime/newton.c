@@ -20,6 +20,10 @@
  * a j over the block's i-groups, so wider blocks pay that less often.
  * Measured (bench/suites/newton.sh): 256 to 512 are alike. */
 #define NEWTON_BLOCK 256
+/* NBRT_NEWTON_BLOCK, which overrides it, from 1 to this: a block of 2^24
+ * elements is already one task for any run a host finishes, so a larger
+ * value is a mistake, not a setting */
+#define NEWTON_BLOCK_MAX (1L << 24)
 /* The j-unroll of a .nbl's variant for it (unless its options fix one):
  * a task updates its i-side in memory once a step of that many j, which
  * on the 2-core AVX-512 host made float gravity and Lennard-Jones 1.2 to
@@ -79,9 +83,11 @@ static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 {
 	size_t ui = (size_t)k->f->unroll_i;
-	const char *e = getenv("NBRT_NEWTON_BLOCK");
-	size_t want = e && atol(e) > 0 ? (size_t)atol(e) : NEWTON_BLOCK;
-	size_t bs = (want + ui - 1) / ui * ui;
+	long want = NEWTON_BLOCK;
+	if (nbrt_env_int(k->rt, "NBRT_NEWTON_BLOCK", 1, NEWTON_BLOCK_MAX,
+	                 &want) < 0)
+		return NULL;
+	size_t bs = ((size_t)want + ui - 1) / ui * ui;
 	size_t nb = (n + bs - 1) / bs;
 	size_t nr = 1 + nb / 2, m = 0;
 	long *t = malloc((4 * nb * nr + 4) * sizeof *t); /* n = 0: none */

@@ -1,7 +1,6 @@
 /* sortkv.c: nbrt_sort_kv, the runtime's one way to sort (key, value)
  * pairs: the device's radix sort (nbrt_backend.sort) where it pays, else
  * order.c's on the host; the same stable order either way. */
-#include <stdlib.h>
 #include <string.h>
 #include "nbrt_impl.h"
 #include "order.h"
@@ -15,14 +14,9 @@
 
 int nbrt_sort_device(nbrt *rt, size_t n, int *forced)
 {
-	const char *e = getenv("NBRT_DEVICE_SORT");
-	int force = -1;
-	if (e && *e) {
-		if (strcmp(e, "0") && strcmp(e, "1"))
-			return nbrt_fail(rt, "NBRT_DEVICE_SORT '%s': it must be 0 (the "
-			                 "host's sort) or 1 (the device's)", e);
-		force = *e == '1';
-	}
+	long force = -1; /* -1: the rule below; 0: the host's; 1: the device's */
+	if (nbrt_env_int(rt, "NBRT_DEVICE_SORT", 0, 1, &force) < 0)
+		return -1;
 	*forced = force == 1;
 	return (uint64_t)n <= UINT32_MAX &&
 	       (force == 1 || (force == -1 && n >= DEVICE_MIN && rt->devclass &&

@@ -7,7 +7,9 @@
 # and energies within 1e-9 of the column's largest value (double: only
 # the order of the sums differs); --time's pairs fall to about half
 # (the dense run: past one block of 256).  A
-# bad --newton value is refused by name.
+# bad --newton value is refused by name, and so is a bad
+# NBRT_NEWTON_BLOCK; a good one (40: blocks of several sizes at N = 300)
+# changes no result.
 set -u
 . "$ROOT/tests/lib.sh"
 NBRUN=$BIN/nbrun
@@ -87,4 +89,32 @@ done
 st=$?
 if [ $st != 0 ] && grep -q "sometimes" err.txt; then ok; else
 	bad "--newton=sometimes: status $st, $(cat err.txt)"; fi
+# NBRT_NEWTON_BLOCK (runtime/newton.c, read through msg.c's nbrt_env_int):
+# an integer from 1 to 2^24, anything else (was: silently the default)
+# refused by name, -o's file untouched; a good value gives the same
+# results
+gen $((SEED + 9)) 300 >p.csv
+for v in 0 -3 abc 64x 16777217; do
+	echo keep >x.csv
+	# shellcheck disable=SC2086
+	if NBRT_NEWTON_BLOCK=$v "$NBRUN" "$LJ" --device host --ij p.csv \
+		--map "$MAP" $CONSTS --self --newton=on -o x.csv 2>err.txt; then
+		bad "NBRT_NEWTON_BLOCK='$v' accepted"
+	elif grep -q "NBRT_NEWTON_BLOCK='$v': it must be an integer from 1 to 16777216" \
+		err.txt && [ "$(cat x.csv)" = keep ]; then
+		ok "NBRT_NEWTON_BLOCK='$v' refused"
+	else
+		bad "NBRT_NEWTON_BLOCK='$v': $(cat err.txt), -o: $(head -c 40 x.csv)"
+	fi
+done
+# shellcheck disable=SC2086
+if "$NBRUN" "$LJ" --device host --precision=double --ij p.csv --map "$MAP" \
+	$CONSTS --self --newton=off -o off.csv 2>err.txt &&
+	NBRT_NEWTON_BLOCK=40 "$NBRUN" "$LJ" --device host --precision=double \
+		--ij p.csv --map "$MAP" $CONSTS --self --newton=on -o on.csv \
+		2>>err.txt && same on.csv off.csv >diff.txt; then
+	ok "NBRT_NEWTON_BLOCK=40: on equals off"
+else
+	bad "NBRT_NEWTON_BLOCK=40: $(tail -n 2 err.txt) $(head -n 3 diff.txt)"
+fi
 finish nbrun_newton.sh

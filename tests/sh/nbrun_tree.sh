@@ -10,8 +10,9 @@
 #     (gravity 5e-4, Biot-Savart 1.2e-2), and --time reports the phases;
 #   - bad input: a kernel with no far field, --theta 0 or NaN, --bucket 0,
 #     --theta without --tree, --tree with --cutoff, a far kernel that does
-#     not fit, a NaN position (the reader refuses it): each a clear error, non-zero exit, -o's
-#     file untouched.
+#     not fit, a NaN position (the reader refuses it), a bad
+#     NBRT_DEVICE_SORT: each a clear error, non-zero exit, -o's file
+#     untouched.
 set -u
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/device.sh"
@@ -106,6 +107,13 @@ refused gravity.nbl "--tree and --cutoff" --tree --cutoff 1 \
 	--pos xi,yi,zi:xj,yj,zj $G
 refused gravity.nbl "which it must come from" --tree \
 	--far "$ROOT/far/biot_savart_dipole.nbl" $G
+# NBRT_DEVICE_SORT (runtime/sortkv.c, read through msg.c's nbrt_env_int):
+# 0 or 1, anything else refused by name before a result is written
+for v in yes 2 -1 1x; do
+	export NBRT_DEVICE_SORT=$v
+	refused gravity.nbl "NBRT_DEVICE_SORT='$v': it must be 0 or 1" --tree $G
+done
+unset NBRT_DEVICE_SORT
 printf 'x,y,z,m\n0,0,0,1\nnan,1,0,1\n1,1,1,1\n' >nan.csv
 refused gravity.nbl "is not a finite number" --tree --ij nan.csv \
 	--map xi=y,yi=x,zi=z,xj=x,yj=y,zj=z,mj=m --const eps2=1e-4 \

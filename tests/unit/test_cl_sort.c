@@ -207,7 +207,7 @@ START_TEST(bad_setting)
 	nbrt_kv kv[2] = {{2, 0}, {1, 1}}, tmp[2];
 	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "yes", 1), 0);
 	ck_assert(!nbrt_sort_kv(rt, kv, tmp, 2, 0));
-	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DEVICE_SORT 'yes'"), "%s",
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DEVICE_SORT='yes'"), "%s",
 	              nbrt_error(rt));
 	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "0", 1), 0);
 	nbrt_kv *r = nbrt_sort_kv(rt, kv, tmp, 2, 0);
