@@ -73,6 +73,8 @@ typedef struct grid {
 	double *q, *zv, *dmax;      /* deform: v_j a point, v_k, RMEM dimax */
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
+	nb_dd *w2;                  /* deform: the u2 rule's weights */
+	double lam1;                /* deform: the lambda of the u1 rule */
 	nb_dd *row;                 /* the sum of one row */
 	/* the deformed contour's points and results kept on the device
 	 * (grid_device; NULL where the host's arrays are bound): LMEMs a1,
@@ -511,6 +513,7 @@ static void grid_free(grid *g)
 	free(g->zw);
 	free(g->wt);
 	free(g->row);
+	free(g->w2);
 	memset(g, 0, sizeof *g);
 }
 
@@ -520,6 +523,39 @@ static double grid_bytes(long n, int sc, int deform)
 	double np = (double)n * (double)n, s = 8.0 * sc;
 	return np * ((5 + 2 * deform) * s + sizeof(nb_dd)) +
 	       (double)n * ((2 + deform) * s + 4 * 16.0);
+}
+
+/* The deformed contour's u1 rule, made for lambda (b: its bands, NULL
+ * for none: the u2 and z rule's), into the points' u1, p and outer
+ * weights (docs/oneloop.md, "The u1 rule's bands"). */
+static int grid_axis1(grid *g, int dbl, const quad_bands *b, double lambda)
+{
+	long n = g->n;
+	int sc = dbl ? 1 : 2;
+	nb_dd *u = malloc((size_t)n * sizeof *u), *v = malloc((size_t)n * sizeof *v);
+	nb_dd *w = malloc((size_t)n * sizeof *w);
+	if (!u || !v || !w) {
+		free(u);
+		free(v);
+		free(w);
+		return prog_fail("out of memory for N = %ld", n);
+	}
+	if (b)
+		quad_rule_bands(n, b, dbl, u, v, w);
+	else
+		quad_rule(n, QUAD_T_DEFORM, dbl, u, v, w);
+	for (long i = 0; i < n; i++)
+		for (long j = 0; j < n; j++) {
+			size_t p = (size_t)i * (size_t)n + (size_t)j;
+			put(g->xx, p, sc, u[i]);
+			put(g->c4, p, sc, v[i]);
+			g->wt[p] = num_mul(dbl, w[i], g->w2[j]);
+		}
+	g->lam1 = lambda;
+	free(u);
+	free(v);
+	free(w);
+	return 0;
 }
 
 /* x = u_i, y = v_i u_j, cnt4 = v_i v_j (= 1 - x - y without the
@@ -559,12 +595,39 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 		grid_free(g);
 		return prog_fail("out of memory for N = %ld", n);
 	}
-	quad_rule(n, deform ? QUAD_T_DEFORM : QUAD_T, dbl, u, v, w);
+	if (deform) {
+		/* the z rule (u3), then u2's; u1's depends on lambda
+		 * (grid_axis1, at each evaluation's lambda) */
+		g->w2 = malloc((size_t)n * sizeof *g->w2);
+		if (!g->w2) {
+			free(u);
+			free(v);
+			free(w);
+			grid_free(g);
+			return prog_fail("out of memory for N = %ld", n);
+		}
+		quad_rule(n, QUAD_T_DEFORM, dbl, u, v, w);
+		for (long k = 0; k < n; k++) {
+			put(g->zu, (size_t)k, sc, u[k]);
+			put(g->zw, (size_t)k, sc, w[k]);
+			put(g->zv, (size_t)k, sc, v[k]);
+			g->w2[k] = w[k];
+		}
+		for (long i = 0; i < n; i++)
+			for (long j = 0; j < n; j++) {
+				size_t p = (size_t)i * (size_t)n + (size_t)j;
+				put(g->yy, p, sc, u[j]);
+				put(g->q, p, sc, v[j]);
+			}
+		free(u);
+		free(v);
+		free(w);
+		return grid_axis1(g, dbl, NULL, -1);
+	}
+	quad_rule(n, QUAD_T, dbl, u, v, w);
 	for (long k = 0; k < n; k++) {
 		put(g->zu, (size_t)k, sc, u[k]);
 		put(g->zw, (size_t)k, sc, w[k]);
-		if (deform)
-			put(g->zv, (size_t)k, sc, v[k]);
 	}
 #pragma omp parallel for schedule(static)
 	for (long i = 0; i < n; i++) {
@@ -572,14 +635,6 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 		for (long j = 0; j < n; j++) {
 			size_t p = (size_t)i * (size_t)n + (size_t)j;
 			nb_dd c = num_mul(dbl, v[i], v[j]);
-			if (deform) {
-				put(g->xx, p, sc, u[i]);
-				put(g->c4, p, sc, v[i]);
-				put(g->yy, p, sc, u[j]);
-				put(g->q, p, sc, v[j]);
-				g->wt[p] = num_mul(dbl, w[i], w[j]);
-				continue;
-			}
 			put(g->xx, p, sc, u[i]);
 			put(g->yy, p, sc, num_mul(dbl, v[i], u[j]));
 			put(g->c4, p, sc, c);
@@ -622,6 +677,44 @@ static int grid_device(run *r, grid *g)
 	free(tmp);
 	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt))
 	          : 0;
+}
+
+/* The u1 rule's bands for lambda (docs/oneloop.md, "The u1 rule's
+ * bands"): the rule's error at small lambda comes from two places on
+ * the u1 axis, in l = ln(u1 / (1 - u1)): near l = ln(1/lambda) (the
+ * corner x = 1, where 1 - x ~ lambda) and near l = -(2 ln(1/lambda) +
+ * ln s) (the corner y = 1, where x ~ lambda^2 / s), where the tanh-sinh
+ * rule's nodes are 1.8 and 3.5 times sparser than at its centre, where
+ * the integrand needs few. */
+static int axis1_for(run *r, grid *g, double lambda)
+{
+	quad_bands b = {M_PI, M_PI * sinh(QUAD_T_DEFORM), 2, {0}, {0}, {0}};
+	double L = log(1 / lambda), s = r->p.s.hi;
+	double oa = 0.3, aa = 0.3, wa = 1.5, ob = -0.6, ab = 0.3, wb = 2;
+	const char *e = getenv("ONELOOP_BANDS");
+	if (e)
+		sscanf(e, "%lf,%lf,%lf,%lf,%lf,%lf", &oa, &aa, &wa, &ob, &ab, &wb);
+	b.at[0] = L + oa;
+	b.amp[0] = aa;
+	b.width[0] = wa;
+	b.at[1] = -(2 * L + log(s)) + ob;
+	b.amp[1] = ab;
+	b.width[1] = wb;
+	int none = aa == 0 && ab == 0;
+	if (grid_axis1(g, r->a->dbl, none ? NULL : &b, lambda))
+		return 1;
+	if (!g->dev[0])
+		return 0;
+	double *tmp = malloc(g->np * sizeof *tmp);
+	int rc = !tmp, oom = rc;
+	for (int k = 0; k < 2 && !rc; k++) {
+		const double *in = k ? g->c4 : g->xx;
+		for (size_t i = 0; i < g->np; i++)
+			tmp[i] = in[i * (size_t)r->sc];
+		rc = nbrt_array_write(g->dev[k], tmp);
+	}
+	free(tmp);
+	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt)) : 0;
 }
 
 /* sum of a[k] (k in [lo, hi)): pairwise, so the rounding grows as log2
@@ -737,6 +830,8 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
+	if (r->a->deform && g->lam1 != lambda.hi && axis1_for(r, g, lambda.hi))
+		return 1;
 	int bad, rsc = sc; /* doubles a result */
 	if (g->dev[0]) {
 		static const char *const name[7] = {"a1", "b1", "a2", "b2", "re",

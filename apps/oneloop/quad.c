@@ -80,3 +80,44 @@ double quad_error_pow(double dn, double dh, double dq, double floor,
 	}
 	return e < floor ? floor : e; /* NaN stays NaN */
 }
+
+/* t(l) and its derivative rho(l) = dt/dl of the banded map */
+static long double band_t(const quad_bands *b, long double l, long double *rho)
+{
+	long double a = b->alpha, t = asinhl(l / a), d = 1 / sqrtl(a * a + l * l);
+	for (int j = 0; j < b->nb; j++) {
+		long double s = b->width[j], x = (l - b->at[j]) / s;
+		t += b->amp[j] * s * 0.886226925452758013649L * erfl(x);
+		d += b->amp[j] * expl(-x * x);
+	}
+	*rho = d;
+	return t;
+}
+
+void quad_rule_bands(long n, const quad_bands *b, int dbl, nb_dd *u, nb_dd *v,
+                     nb_dd *w)
+{
+	long double rho, ta = band_t(b, -b->reach, &rho),
+	                 tb = band_t(b, b->reach, &rho), h = (tb - ta) / n,
+	                 l = -b->reach;
+	for (long k = 0; k < n; k++) {
+		long double t = ta + (k + 0.5L) * h;
+		/* Newton from the last node: t(l) is increasing and the nodes
+		 * are close, so it converges in a few steps */
+		for (int it = 0; it < 100; it++) {
+			long double f = band_t(b, l, &rho) - t, dl = f / rho;
+			l -= dl;
+			if (fabsl(dl) <= 1e-18L * (1 + fabsl(l)))
+				break;
+		}
+		band_t(b, l, &rho);
+		long double uu = 1 / (1 + expl(-l)), vv = 1 / (1 + expl(l));
+		long double ww = h * uu * vv / rho;
+		u[k] = dbl ? nb_dd_from((double)uu)
+		           : nb_dd_make((double)uu, (double)(uu - (double)uu));
+		v[k] = dbl ? nb_dd_from((double)vv)
+		           : nb_dd_make((double)vv, (double)(vv - (double)vv));
+		w[k] = dbl ? nb_dd_from((double)ww)
+		           : nb_dd_make((double)ww, (double)(ww - (double)ww));
+	}
+}
