@@ -16,10 +16,14 @@
  * where the corners' structure lies, at |l| up to 2 ln(1/lambda) + 3
  * (docs/oneloop.md, "The rule of the contour"). */
 #define QUAD_T_DEFORM 3.0
-void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w);
+void quad_rule(long n, double T, int shift, int dbl, nb_dd *u, nb_dd *v,
+               nb_dd *w);
 /* 1 / (1 + exp(pi sinh T)): the length of (0, 1) the rule leaves out at
  * each end (4.0e-62 for T = 4.5, 2.1e-14 for 3). */
 double quad_tail(double T);
+/* the same at the lower end of the rule of n points, shifted (shift) by
+ * half a step: its first cell starts that far in */
+double quad_tail_shift(long n, double T, int shift);
 /* A rule on (0, 1) in l = ln(u / (1 - u)) whose density of nodes is
  * dt/dl = 1 / sqrt(alpha^2 + l^2) (the tanh-sinh rule's, alpha = pi) plus
  * Gaussian bands amp exp(-((l - at) / width)^2), from l = -reach to reach:
@@ -30,8 +34,8 @@ typedef struct quad_bands {
 	int nb;
 	double at[QUAD_MAXB], amp[QUAD_MAXB], width[QUAD_MAXB];
 } quad_bands;
-void quad_rule_bands(long n, const quad_bands *b, int dbl, nb_dd *u, nb_dd *v,
-                     nb_dd *w);
+double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
+                       nb_dd *u, nb_dd *v, nb_dd *w);
 /* The error estimate of I_N from dn = |I_N - I_N/2|, dh = |I_N/2 -
  * I_N/4| and dq = |I_N/4 - I_N/8| (negative where those were not
  * evaluated); floor is the rounding's bound. */

@@ -12,16 +12,17 @@ static nb_dd round_qd(const double *q, int dbl)
 	return dbl ? nb_dd_from(q[0]) : nb_dd_make(q[0], q[1]);
 }
 
-void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
+void quad_rule(long n, double T, int shift, int dbl, nb_dd *u, nb_dd *v,
+               nb_dd *w)
 {
 	double pi[4], h[4], t[4], sh[4], ch[4], e[4], one_e[4], q[4], r[4];
 	c_qd_pi(pi);
 	c_qd_copy_d(2 * T, h);
 	c_qd_selfdiv_d((double)n, h);
 	for (long k = 0; k < n; k++) {
-		/* t = T (2k + 1 - n) / n: the numerator is exact in double (T is
-		 * 4.5 or 3) */
-		c_qd_copy_d(T * (double)(2 * k + 1 - n), t);
+		/* t = T (2k + 1 - n) / n, or (2k + 2 - n) / n shifted: the
+		 * numerator is exact in double (T is 4.5 or 3) */
+		c_qd_copy_d(T * (double)(2 * k + 1 + !!shift - n), t);
 		c_qd_selfdiv_d((double)n, t);
 		c_qd_sincosh(t, sh, ch);
 		c_qd_mul(pi, sh, q);
@@ -42,6 +43,11 @@ void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w)
 double quad_tail(double T)
 {
 	return 1 / (1 + exp(M_PI * sinh(T)));
+}
+
+double quad_tail_shift(long n, double T, int shift)
+{
+	return 1 / (1 + exp(M_PI * sinh(T - (shift ? T / n : 0))));
 }
 
 /* The error of I_N from the same rule at N, N/2, N/4 and N/8
@@ -94,14 +100,14 @@ static long double band_t(const quad_bands *b, long double l, long double *rho)
 	return t;
 }
 
-void quad_rule_bands(long n, const quad_bands *b, int dbl, nb_dd *u, nb_dd *v,
-                     nb_dd *w)
+double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
+                       nb_dd *u, nb_dd *v, nb_dd *w)
 {
 	long double rho, ta = band_t(b, -b->reach, &rho),
 	                 tb = band_t(b, b->reach, &rho), h = (tb - ta) / n,
 	                 l = -b->reach;
 	for (long k = 0; k < n; k++) {
-		long double t = ta + (k + 0.5L) * h;
+		long double t = ta + (k + (shift ? 1 : 0.5L)) * h;
 		/* Newton from the last node: t(l) is increasing and the nodes
 		 * are close, so it converges in a few steps */
 		for (int it = 0; it < 100; it++) {
@@ -120,4 +126,16 @@ void quad_rule_bands(long n, const quad_bands *b, int dbl, nb_dd *u, nb_dd *v,
 		w[k] = dbl ? nb_dd_from((double)ww)
 		           : nb_dd_make((double)ww, (double)(ww - (double)ww));
 	}
+	if (!shift)
+		return (double)(1 / (1 + expl(b->reach)));
+	/* the shifted rule's first cell starts half a step in: l there */
+	long double t = ta + h / 2;
+	l = -b->reach;
+	for (int it = 0; it < 100; it++) {
+		long double dl = (band_t(b, l, &rho) - t) / rho;
+		l -= dl;
+		if (fabsl(dl) <= 1e-18L * (1 + fabsl(l)))
+			break;
+	}
+	return (double)(1 / (1 + expl(-l)));
 }
