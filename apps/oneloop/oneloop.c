@@ -704,7 +704,8 @@ static int grid_device(run *r, grid *g)
 static int axis1_for(run *r, grid *g, double lambda)
 {
 	quad_bands b = {M_PI, M_PI * sinh(QUAD_T_DEFORM), 2, {0}, {0}, {0}};
-	double L = log(1 / lambda), s = r->p.s.hi;
+	/* |s| for the contour at s <= 0 too (--kappa), kept off 0 */
+	double L = log(1 / lambda), s = fmax(fabs(r->p.s.hi), 0.01);
 	double oa = 0.3, aa = 0.3, wa = 1.5, ob = -0.6, ab = 0.3, wb = 2;
 	const char *e = getenv("ONELOOP_BANDS");
 	if (e)
