@@ -24,6 +24,10 @@ double quad_tail(double T);
 /* the same at the lower end of the rule of n points, shifted (shift) by
  * half a step: its first cell starts that far in */
 double quad_tail_shift(long n, double T, int shift);
+/* what the rule of step h in t leaves out below its first cell, whose
+ * start is at l (< 0): the length of (0, 1) below it, times the end
+ * correction of the midpoint rule (quad.c) */
+double quad_tail_cell(double l, double alpha, double h);
 /* A rule on (0, 1) in l = ln(u / (1 - u)) whose density of nodes is
  * dt/dl = 1 / sqrt(alpha^2 + l^2) (the tanh-sinh rule's, alpha = pi) plus
  * Gaussian bands amp exp(-((l - at) / width)^2), from l = -reach to reach:

@@ -47,7 +47,21 @@ double quad_tail(double T)
 
 double quad_tail_shift(long n, double T, int shift)
 {
-	return 1 / (1 + exp(M_PI * sinh(T - (shift ? T / n : 0))));
+	return quad_tail_cell(-M_PI * sinh(T - (shift ? T / n : 0)), M_PI,
+	                      2 * T / n);
+}
+
+/* Near u = 0, where the integrand is its face's value F, the rule's
+ * terms are F u(t) l'(t) h ~ F exp(c t) h, c = l' + l'' / l' (with l =
+ * alpha sinh t, l' = sqrt(alpha^2 + l^2)).  The terms the rule leaves
+ * out, those of the infinite rule beyond its first cell's start l, sum
+ * to v(l) x / sinh x, x = c h / 2, not to v(l) = the length of (0, 1)
+ * there: 2.3% less at N = 256 (T = 3), which at lambda = 0.01 is 2.5e-12
+ * of the faces' slabs (the midpoint rule's end correction). */
+double quad_tail_cell(double l, double alpha, double h)
+{
+	double r = sqrt(alpha * alpha + l * l), x = (r + l / r) * h / 2;
+	return x / sinh(x) / (1 + exp(-l));
 }
 
 /* The error of I_N from the same rule at N, N/2, N/4 and N/8
@@ -127,7 +141,7 @@ double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
 		           : nb_dd_make((double)ww, (double)(ww - (double)ww));
 	}
 	if (!shift)
-		return (double)(1 / (1 + expl(b->reach)));
+		return quad_tail_cell(-b->reach, b->alpha, (double)h);
 	/* the shifted rule's first cell starts half a step in: l there */
 	long double t = ta + h / 2;
 	l = -b->reach;
@@ -137,5 +151,5 @@ double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
 		if (fabsl(dl) <= 1e-18L * (1 + fabsl(l)))
 			break;
 	}
-	return (double)(1 / (1 + expl(-l)));
+	return quad_tail_cell((double)l, b->alpha, (double)h);
 }
