@@ -557,6 +557,7 @@ static int grid_axis1(grid *g, int dbl, const quad_bands *b, double lambda)
 		quad_rule(n, QUAD_T_DEFORM, g->shift, dbl, u, v, w);
 		g->tail1 = g->tail2;
 	}
+#pragma omp parallel for schedule(static)
 	for (long i = 0; i < n; i++)
 		for (long j = 0; j < n; j++) {
 			size_t p = (size_t)i * (size_t)n + (size_t)j;
@@ -721,13 +722,15 @@ static int axis1_for(run *r, grid *g, double lambda)
 		return 1;
 	if (!g->dev[0])
 		return 0;
-	double *tmp = malloc(g->np * sizeof *tmp);
-	int rc = !tmp, oom = rc;
+	/* the device's points are doubles: dd's high parts, copied out */
+	double *tmp = r->sc == 1 ? NULL : malloc(g->np * sizeof *tmp);
+	int rc = r->sc != 1 && !tmp, oom = rc;
 	for (int k = 0; k < 2 && !rc; k++) {
 		const double *in = k ? g->c4 : g->xx;
-		for (size_t i = 0; i < g->np; i++)
-			tmp[i] = in[i * (size_t)r->sc];
-		rc = nbrt_array_write(g->dev[k], tmp);
+		if (tmp)
+			for (size_t i = 0; i < g->np; i++)
+				tmp[i] = in[i * (size_t)r->sc];
+		rc = nbrt_array_write(g->dev[k], tmp ? tmp : in);
 	}
 	free(tmp);
 	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt)) : 0;

@@ -120,10 +120,12 @@ double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
 	long double rho, ta = band_t(b, -b->reach, &rho),
 	                 tb = band_t(b, b->reach, &rho), h = (tb - ta) / n,
 	                 l = -b->reach;
+	band_t(b, l, &rho);
 	for (long k = 0; k < n; k++) {
 		long double t = ta + (k + (shift ? 1 : 0.5L)) * h;
-		/* Newton from the last node: t(l) is increasing and the nodes
-		 * are close, so it converges in a few steps */
+		/* Newton from a step h / rho past the last node: t(l) is
+		 * increasing and smooth, so it converges in a few steps */
+		l += (k ? 1 : shift ? 1 : 0.5L) * h / rho;
 		for (int it = 0; it < 100; it++) {
 			long double f = band_t(b, l, &rho) - t, dl = f / rho;
 			l -= dl;
