@@ -704,21 +704,13 @@ static int grid_device(run *r, grid *g)
  * the integrand needs few. */
 static int axis1_for(run *r, grid *g, double lambda)
 {
-	quad_bands b = {M_PI, M_PI * sinh(QUAD_T_DEFORM), 2, {0}, {0}, {0}};
-	/* |s| for the contour at s <= 0 too (--kappa), kept off 0 */
+	/* |s| for the contour at s <= 0 too (--kappa), kept off 0; the
+	 * offsets and widths from where the errors lay at lambda = 0.01 and
+	 * 0.004, s = 2 and 5 (docs/oneloop.md) */
 	double L = log(1 / lambda), s = fmax(fabs(r->p.s.hi), 0.01);
-	double oa = 0.3, aa = 0.3, wa = 1.5, ob = -0.6, ab = 0.3, wb = 2;
-	const char *e = getenv("ONELOOP_BANDS");
-	if (e)
-		sscanf(e, "%lf,%lf,%lf,%lf,%lf,%lf", &oa, &aa, &wa, &ob, &ab, &wb);
-	b.at[0] = L + oa;
-	b.amp[0] = aa;
-	b.width[0] = wa;
-	b.at[1] = -(2 * L + log(s)) + ob;
-	b.amp[1] = ab;
-	b.width[1] = wb;
-	int none = aa == 0 && ab == 0;
-	if (grid_axis1(g, r->a->dbl, none ? NULL : &b, lambda))
+	quad_bands b = {M_PI, M_PI * sinh(QUAD_T_DEFORM), 2,
+	                {L + 0.3, -(2 * L + log(s)) - 0.6}, {0.3, 0.3}, {1.5, 2}};
+	if (grid_axis1(g, r->a->dbl, &b, lambda))
 		return 1;
 	if (!g->dev[0])
 		return 0;

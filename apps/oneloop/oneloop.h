@@ -8,8 +8,10 @@
 #include "num.h"
 
 /* The rule of docs/oneloop.md on (0, 1): t_k = -T + (k + 1/2) h,
- * h = 2T/n; node u_k, its complement v_k = 1 - u_k and weight w_k,
- * computed in quad-double and rounded to dd (or to double when dbl). */
+ * h = 2T/n (t_k = -T + (k + 1) h where shift: the nodes moved by half a
+ * step, for the deformed contour's error estimate); node u_k, its
+ * complement v_k = 1 - u_k and weight w_k, computed in quad-double and
+ * rounded to dd (or to double when dbl). */
 #define QUAD_T 4.5
 /* The deformed contour's T: its nodes reach l = ln(u / (1 - u)) = +-pi
  * sinh T = +-31.5 rather than +-141, so that they are 1.5 times denser
