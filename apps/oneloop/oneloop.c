@@ -1124,8 +1124,13 @@ static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
 	if (vs) {
 		/* the shifted rule's leading error is the N rule's with the
 		 * opposite sign, so their difference is twice it: taken
-		 * whole, a margin of 2 */
-		double d = fmax(dist(dbl, vn, vs, np), fmax(rounding(r, mag), trunc));
+		 * whole, a margin of 2.  Two coarse rules can agree by chance
+		 * (N = 32, s = 3, lambda = 0.1: 0.046 apart, N/2 0.38 off), so
+		 * never below what exp(-c N) leaves after N/2's error dn,
+		 * dn^2 / |I| (the rule's amplitude taken as |I|) */
+		double dn = dist(dbl, vn, vh, np),
+		       d = fmax(fmax(dist(dbl, vn, vs, np), dn * dn / mag),
+		                fmax(rounding(r, mag), trunc));
 		for (int w = 0; w < np; w++)
 			e[w] = d;
 		return;
