@@ -73,6 +73,11 @@ typedef struct grid {
 	double *q, *zv, *dmax;      /* deform: v_j a point, v_k, RMEM dimax */
 	double *zu, *zw;            /* BMEM x30_1, gw30: the z rule */
 	nb_dd *wt;                  /* outer weight w_i w_j v_i c_ij */
+	nb_dd *w2;                  /* deform: the u2 rule's weights */
+	double lam1;                /* deform: the lambda of the u1 rule */
+	int shift;                  /* the nodes moved by half a step */
+	double tail1, tail2;        /* deform: what the u1 and u2 rules leave
+	                             * out of (0, 1) at u = 0 */
 	nb_dd *row;                 /* the sum of one row */
 	/* the deformed contour's points and results kept on the device
 	 * (grid_device; NULL where the host's arrays are bound): LMEMs a1,
@@ -88,6 +93,7 @@ typedef struct run {
 	nbrt_kernel *k;
 	grid g, h;           /* N and N/2 */
 	grid q[2];           /* N/4 and N/8, for the error estimate (quarter) */
+	grid s;              /* N shifted by half a step (shifted) */
 	double t_kern, t_half; /* kernel seconds, summed over the lambdas;
 	                        * t_half N/2's, N/4's and N/8's */
 	int split;           /* the points divided among MPI ranks */
@@ -104,7 +110,14 @@ typedef struct run {
  * floor its estimate gets there. */
 static int quarter(const args *a)
 {
-	return (!a->dbl || a->deform) && !a->ieps && a->n / 8 >= 2;
+	return !a->dbl && !a->deform && !a->ieps && a->n / 8 >= 2;
+}
+
+/* The deformed contour's estimate: from I_N and the N rule shifted by
+ * half a step on every axis (docs/oneloop.md, "The error estimate"). */
+static int shifted(const args *a)
+{
+	return a->deform && !a->ieps;
 }
 
 /* --- the command line -------------------------------------------------- */
@@ -511,6 +524,7 @@ static void grid_free(grid *g)
 	free(g->zw);
 	free(g->wt);
 	free(g->row);
+	free(g->w2);
 	memset(g, 0, sizeof *g);
 }
 
@@ -522,17 +536,54 @@ static double grid_bytes(long n, int sc, int deform)
 	       (double)n * ((2 + deform) * s + 4 * 16.0);
 }
 
+/* The deformed contour's u1 rule, made for lambda (b: its bands, NULL
+ * for none: the u2 and z rule's), into the points' u1, p and outer
+ * weights (docs/oneloop.md, "The u1 rule's bands"). */
+static int grid_axis1(grid *g, int dbl, const quad_bands *b, double lambda)
+{
+	long n = g->n;
+	int sc = dbl ? 1 : 2;
+	nb_dd *u = malloc((size_t)n * sizeof *u), *v = malloc((size_t)n * sizeof *v);
+	nb_dd *w = malloc((size_t)n * sizeof *w);
+	if (!u || !v || !w) {
+		free(u);
+		free(v);
+		free(w);
+		return prog_fail("out of memory for N = %ld", n);
+	}
+	if (b)
+		g->tail1 = quad_rule_bands(n, b, g->shift, dbl, u, v, w);
+	else {
+		quad_rule(n, QUAD_T_DEFORM, g->shift, dbl, u, v, w);
+		g->tail1 = g->tail2;
+	}
+#pragma omp parallel for schedule(static)
+	for (long i = 0; i < n; i++)
+		for (long j = 0; j < n; j++) {
+			size_t p = (size_t)i * (size_t)n + (size_t)j;
+			put(g->xx, p, sc, u[i]);
+			put(g->c4, p, sc, v[i]);
+			g->wt[p] = num_mul(dbl, w[i], g->w2[j]);
+		}
+	g->lam1 = lambda;
+	free(u);
+	free(v);
+	free(w);
+	return 0;
+}
+
 /* x = u_i, y = v_i u_j, cnt4 = v_i v_j (= 1 - x - y without the
  * cancellation), z = cnt4 u_k: the cube onto the simplex.  For the
  * deformed contour (deform), whose kernel maps the cube itself, the
  * arrays hold the cube's coordinates instead: xx = u_i, c4 = v_i, yy =
  * u_j, q = v_j, zv = v_k, and the outer weight is w_i w_j alone. */
-static int grid_make(grid *g, long n, int dbl, int deform)
+static int grid_make(grid *g, long n, int dbl, int deform, int shift)
 {
 	int sc = dbl ? 1 : 2;
 	size_t np = (size_t)n * (size_t)n;
 	memset(g, 0, sizeof *g);
 	g->n = n;
+	g->shift = shift;
 	g->np = np;
 	nb_dd *u = malloc((size_t)n * sizeof *u), *v = malloc((size_t)n * sizeof *v);
 	nb_dd *w = malloc((size_t)n * sizeof *w);
@@ -559,12 +610,40 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 		grid_free(g);
 		return prog_fail("out of memory for N = %ld", n);
 	}
-	quad_rule(n, deform ? QUAD_T_DEFORM : QUAD_T, dbl, u, v, w);
+	if (deform) {
+		/* the z rule (u3), then u2's; u1's depends on lambda
+		 * (grid_axis1, at each evaluation's lambda) */
+		g->w2 = malloc((size_t)n * sizeof *g->w2);
+		if (!g->w2) {
+			free(u);
+			free(v);
+			free(w);
+			grid_free(g);
+			return prog_fail("out of memory for N = %ld", n);
+		}
+		quad_rule(n, QUAD_T_DEFORM, shift, dbl, u, v, w);
+		g->tail2 = quad_tail_shift(n, QUAD_T_DEFORM, shift);
+		for (long k = 0; k < n; k++) {
+			put(g->zu, (size_t)k, sc, u[k]);
+			put(g->zw, (size_t)k, sc, w[k]);
+			put(g->zv, (size_t)k, sc, v[k]);
+			g->w2[k] = w[k];
+		}
+		for (long i = 0; i < n; i++)
+			for (long j = 0; j < n; j++) {
+				size_t p = (size_t)i * (size_t)n + (size_t)j;
+				put(g->yy, p, sc, u[j]);
+				put(g->q, p, sc, v[j]);
+			}
+		free(u);
+		free(v);
+		free(w);
+		return grid_axis1(g, dbl, NULL, -1);
+	}
+	quad_rule(n, QUAD_T, shift, dbl, u, v, w);
 	for (long k = 0; k < n; k++) {
 		put(g->zu, (size_t)k, sc, u[k]);
 		put(g->zw, (size_t)k, sc, w[k]);
-		if (deform)
-			put(g->zv, (size_t)k, sc, v[k]);
 	}
 #pragma omp parallel for schedule(static)
 	for (long i = 0; i < n; i++) {
@@ -572,14 +651,6 @@ static int grid_make(grid *g, long n, int dbl, int deform)
 		for (long j = 0; j < n; j++) {
 			size_t p = (size_t)i * (size_t)n + (size_t)j;
 			nb_dd c = num_mul(dbl, v[i], v[j]);
-			if (deform) {
-				put(g->xx, p, sc, u[i]);
-				put(g->c4, p, sc, v[i]);
-				put(g->yy, p, sc, u[j]);
-				put(g->q, p, sc, v[j]);
-				g->wt[p] = num_mul(dbl, w[i], w[j]);
-				continue;
-			}
 			put(g->xx, p, sc, u[i]);
 			put(g->yy, p, sc, num_mul(dbl, v[i], u[j]));
 			put(g->c4, p, sc, c);
@@ -622,6 +693,39 @@ static int grid_device(run *r, grid *g)
 	free(tmp);
 	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt))
 	          : 0;
+}
+
+/* The u1 rule's bands for lambda (docs/oneloop.md, "The u1 rule's
+ * bands"): the rule's error at small lambda comes from two places on
+ * the u1 axis, in l = ln(u1 / (1 - u1)): near l = ln(1/lambda) (the
+ * corner x = 1, where 1 - x ~ lambda) and near l = -(2 ln(1/lambda) +
+ * ln s) (the corner y = 1, where x ~ lambda^2 / s), where the tanh-sinh
+ * rule's nodes are 1.8 and 3.5 times sparser than at its centre, where
+ * the integrand needs few. */
+static int axis1_for(run *r, grid *g, double lambda)
+{
+	/* |s| for the contour at s <= 0 too (--kappa), kept off 0; the
+	 * offsets and widths from where the errors lay at lambda = 0.01 and
+	 * 0.004, s = 2 and 5 (docs/oneloop.md) */
+	double L = log(1 / lambda), s = fmax(fabs(r->p.s.hi), 0.01);
+	quad_bands b = {M_PI, M_PI * sinh(QUAD_T_DEFORM), 2,
+	                {L + 0.3, -(2 * L + log(s)) - 0.6}, {0.3, 0.3}, {1.5, 2}};
+	if (grid_axis1(g, r->a->dbl, &b, lambda))
+		return 1;
+	if (!g->dev[0])
+		return 0;
+	/* the device's points are doubles: dd's high parts, copied out */
+	double *tmp = r->sc == 1 ? NULL : malloc(g->np * sizeof *tmp);
+	int rc = r->sc != 1 && !tmp, oom = rc;
+	for (int k = 0; k < 2 && !rc; k++) {
+		const double *in = k ? g->c4 : g->xx;
+		if (tmp)
+			for (size_t i = 0; i < g->np; i++)
+				tmp[i] = in[i * (size_t)r->sc];
+		rc = nbrt_array_write(g->dev[k], tmp ? tmp : in);
+	}
+	free(tmp);
+	return rc ? prog_fail("%s", oom ? "out of memory" : nbrt_error(r->rt)) : 0;
 }
 
 /* sum of a[k] (k in [lo, hi)): pairwise, so the rounding grows as log2
@@ -682,7 +786,7 @@ static nb_dd dot(int dbl, const nb_dd *a, const double *b, int sc, size_t lo,
  *   I2 = int x^2/Q^2 = (I0 - b I1 - c J0) / a.
  * 0 where L >= 3G (lambda^2 near the masses), where it is O(1) and the
  * floor of 36 v(T) |I| covers its part. */
-static double face_h(double G, double L)
+static double face_h(double G, double L, double t1, double t2)
 {
 	if (!(L < 3 * G))
 		return 0;
@@ -691,7 +795,7 @@ static double face_h(double G, double L)
 	double i0 = (2 / sd) * (atan((2 * a + b) / sd) - atan(b / sd));
 	double i1 = -(b + 2 * c) / (d * q1) + 2 * c / (d * q0) - (b / d) * i0;
 	double j0 = (2 * a + b) / (d * q1) - b / (d * q0) + (2 * a / d) * i0;
-	return i1 + (i0 - b * i1 - c * j0) / a;
+	return t1 * i1 + t2 * (i0 - b * i1 - c * j0) / a;
 }
 
 /* What the deformed contour's rule leaves out at the faces u1 = 0 and
@@ -715,9 +819,10 @@ static double face_tail(const run *r, const grid *g, double lambda)
 	       L = lambda * lambda, f = 0;
 	for (long k = 0; k < g->n; k++) {
 		double u = g->zu[k * r->sc], v = g->zv[k * r->sc];
-		f += g->zw[k * r->sc] * face_h(v * me2 + u * mf2 - t * u * v, L);
+		f += g->zw[k * r->sc] *
+		     face_h(v * me2 + u * mf2 - t * u * v, L, g->tail1, g->tail2);
 	}
-	return quad_tail(QUAD_T_DEFORM) * f;
+	return f;
 }
 
 /* I on grid g at lambda (and eps, for the ieps kernel, or kappa for the
@@ -737,6 +842,8 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	if (r->split)
 		par_range(g->np, par_rank(), &lo, &hi);
 	o = lo * (size_t)sc;
+	if (r->a->deform && g->lam1 != lambda.hi && axis1_for(r, g, lambda.hi))
+		return 1;
 	int bad, rsc = sc; /* doubles a result */
 	if (g->dev[0]) {
 		static const char *const name[7] = {"a1", "b1", "a2", "b2", "re",
@@ -820,8 +927,9 @@ static int check_memory(run *r)
 {
 	long n = r->a->n;
 	int d = r->a->deform;
-	double mine = grid_bytes(n, r->sc, d) + grid_bytes(n / 2, r->sc, d) +
-	              grid_bytes(n / 4, r->sc, d) + grid_bytes(n / 8, r->sc, d),
+	double mine = grid_bytes(n, r->sc, d) * (1 + d) +
+	              grid_bytes(n / 2, r->sc, d) + grid_bytes(n / 4, r->sc, d) +
+	              grid_bytes(n / 8, r->sc, d),
 	       rt = 0;
 	if (r->k && nbrt_run_memory(r->k, (size_t)n * (size_t)n, (size_t)n, 1,
 	                            &rt))
@@ -923,7 +1031,8 @@ static void timing_lines(const run *r, double total)
 {
 	const args *a = r->a;
 	long evals = a->count * (a->ieps ? a->ecount : 1);
-	const char *more = quarter(a) ? ", N/4 and N/8" : "";
+	const char *more = quarter(a) ? ", N/4 and N/8"
+	                   : shifted(a) ? " and N shifted" : "";
 	if (evals > 1)
 		printf("kernel time: %.6g s (%ld evaluations at N = %ld; at N/2 = "
 		       "%ld%s: %.6g s)\n", r->t_kern, evals, a->n, a->n / 2, more,
@@ -999,7 +1108,7 @@ static double dist(int dbl, const nb_dd *a, const nb_dd *b, int np)
  * both parts, of the complex value: a part's difference may be small by
  * chance where the other's is not), else |I_N - I_N/2| of each part. */
 static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
-                       nb_dd (*vq)[3], int np, double *e)
+                       nb_dd (*vq)[3], const nb_dd *vs, int np, double *e)
 {
 	int dbl = r->a->dbl;
 	double mag = 0;
@@ -1012,6 +1121,20 @@ static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
 	double trunc = r->a->deform ? 36 * quad_tail(QUAD_T_DEFORM) * mag : 0;
 	for (int w = 0; w < np; w++)
 		e[w] = fmax(fabs(num_sub(dbl, vn[w], vh[w]).hi), trunc);
+	if (vs) {
+		/* the shifted rule's leading error is the N rule's with the
+		 * opposite sign, so their difference is twice it: taken
+		 * whole, a margin of 2.  Two coarse rules can agree by chance
+		 * (N = 32, s = 3, lambda = 0.1: 0.046 apart, N/2 0.38 off), so
+		 * never below what exp(-c N) leaves after N/2's error dn,
+		 * dn^2 / |I| (the rule's amplitude taken as |I|) */
+		double dn = dist(dbl, vn, vh, np),
+		       d = fmax(fmax(dist(dbl, vn, vs, np), dn * dn / mag),
+		                fmax(rounding(r, mag), trunc));
+		for (int w = 0; w < np; w++)
+			e[w] = d;
+		return;
+	}
 	if (!vq)
 		return;
 	double c = quad_error_pow(dist(dbl, vn, vh, np),
@@ -1073,13 +1196,18 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 			r->t_kern += tn;
 			double dimax = fmax(vh[2].hi, vn[2].hi), e[2];
 			int ok = dimax <= 0;
-			/* N/4 and N/8 only for a valid contour's estimate, and used
-			 * only where it is valid on their nodes as well */
-			nb_dd vq[2][3];
-			int haveq = ok && quarter(a);
-			if (haveq && coarse(r, lambda, k, vq, &haveq))
-				return 1;
-			rule_error(r, vn, vh, haveq ? vq : NULL, 2, e);
+			/* the shifted N only for a valid contour's estimate, and
+			 * used only where it is valid on its nodes as well */
+			nb_dd vs[3];
+			int haves = ok && shifted(a);
+			if (haves) {
+				double ts;
+				if (evaluate(r, &r->s, lambda, k, vs, &ts))
+					return 1;
+				r->t_half += ts;
+				haves = vs[2].hi <= 0;
+			}
+			rule_error(r, vn, vh, NULL, haves ? vs : NULL, 2, e);
 			if (ok)
 				rungs--;
 			/* a valid contour's values, the better of two, or the last
@@ -1110,7 +1238,7 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 		int haveq = quarter(a);
 		if (haveq && coarse(r, lambda, zero, vq, &haveq))
 			return 1;
-		rule_error(r, o->v, o->h, haveq ? vq : NULL, 1, o->e);
+		rule_error(r, o->v, o->h, haveq ? vq : NULL, NULL, 1, o->e);
 		return 0;
 	}
 	int m = (int)a->ecount;
@@ -1234,6 +1362,9 @@ static const char *how_estimated(char *buf, size_t len, const run *r,
 	if (quarter(r->a))
 		snprintf(buf, len, "from I at N, N/2 = %ld, N/4 and N/8; "
 		         "|I_N - I_N/2| = %.3g", n / 2, d);
+	else if (shifted(r->a))
+		snprintf(buf, len, "from I on the N rule and on it shifted by "
+		         "half a step; |I_N - I_N/2| = %.3g", d);
 	else
 		snprintf(buf, len, "|I_N - I_N/2|, N/2 = %ld", n / 2);
 	return buf;
@@ -1510,6 +1641,7 @@ static void print_series(const run *r, const series *x, double total)
 	printf("error: %s; residual: I_k - (A ln lambda_k + B), A and B the "
 	       "values below\n", a->ieps ? "the eps extrapolation's estimate"
 	       : quarter(a) ? "the estimate from I_k at N, N/2, N/4 and N/8"
+	       : shifted(a) ? "the estimate from I_k on the N rule and on it shifted"
 	                    : "|I_N - I_N/2|");
 	printf("A and B: the exact fit of the model with powers up to P to as "
 	       "many consecutive lambdas\nas it has unknowns, the fit of least "
@@ -1944,11 +2076,13 @@ int main(int argc, char **argv)
 	}
 	r.sc = a.dbl ? 1 : 2;
 	rc = rc || par_agree(check_memory(&r) || setup(&r) ||
-	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl, a.deform) ||
-	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform) ||
+	                     check_memory(&r) || grid_make(&r.g, a.n, a.dbl, a.deform, 0) ||
+	                     grid_make(&r.h, a.n / 2, a.dbl, a.deform, 0) ||
 	                     (quarter(&a) &&
-	                      (grid_make(&r.q[0], a.n / 4, a.dbl, a.deform) ||
-	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform))) ||
+	                      (grid_make(&r.q[0], a.n / 4, a.dbl, a.deform, 0) ||
+	                       grid_make(&r.q[1], a.n / 8, a.dbl, a.deform, 0))) ||
+	                     (shifted(&a) && (grid_make(&r.s, a.n, a.dbl, 1, 1) ||
+	                                      grid_device(&r, &r.s))) ||
 	                     grid_device(&r, &r.g) || grid_device(&r, &r.h) ||
 	                     (quarter(&a) && (grid_device(&r, &r.q[0]) ||
 	                                      grid_device(&r, &r.q[1]))));
@@ -1961,6 +2095,7 @@ int main(int argc, char **argv)
 	grid_free(&r.h);
 	grid_free(&r.q[0]);
 	grid_free(&r.q[1]);
+	grid_free(&r.s);
 	if (r.k)
 		nbrt_free(r.k);
 	if (r.rt)

@@ -8,18 +8,40 @@
 #include "num.h"
 
 /* The rule of docs/oneloop.md on (0, 1): t_k = -T + (k + 1/2) h,
- * h = 2T/n; node u_k, its complement v_k = 1 - u_k and weight w_k,
- * computed in quad-double and rounded to dd (or to double when dbl). */
+ * h = 2T/n (t_k = -T + (k + 1) h where shift: the nodes moved by half a
+ * step, for the deformed contour's error estimate); node u_k, its
+ * complement v_k = 1 - u_k and weight w_k, computed in quad-double and
+ * rounded to dd (or to double when dbl). */
 #define QUAD_T 4.5
 /* The deformed contour's T: its nodes reach l = ln(u / (1 - u)) = +-pi
  * sinh T = +-31.5 rather than +-141, so that they are 1.5 times denser
  * where the corners' structure lies, at |l| up to 2 ln(1/lambda) + 3
  * (docs/oneloop.md, "The rule of the contour"). */
 #define QUAD_T_DEFORM 3.0
-void quad_rule(long n, double T, int dbl, nb_dd *u, nb_dd *v, nb_dd *w);
+void quad_rule(long n, double T, int shift, int dbl, nb_dd *u, nb_dd *v,
+               nb_dd *w);
 /* 1 / (1 + exp(pi sinh T)): the length of (0, 1) the rule leaves out at
  * each end (4.0e-62 for T = 4.5, 2.1e-14 for 3). */
 double quad_tail(double T);
+/* the same at the lower end of the rule of n points, shifted (shift) by
+ * half a step: its first cell starts that far in */
+double quad_tail_shift(long n, double T, int shift);
+/* what the rule of step h in t leaves out below its first cell, whose
+ * start is at l (< 0): the length of (0, 1) below it, times the end
+ * correction of the midpoint rule (quad.c) */
+double quad_tail_cell(double l, double alpha, double h);
+/* A rule on (0, 1) in l = ln(u / (1 - u)) whose density of nodes is
+ * dt/dl = 1 / sqrt(alpha^2 + l^2) (the tanh-sinh rule's, alpha = pi) plus
+ * Gaussian bands amp exp(-((l - at) / width)^2), from l = -reach to reach:
+ * nodes where t(l) = t_k, t_k equally spaced. */
+#define QUAD_MAXB 4
+typedef struct quad_bands {
+	double alpha, reach;
+	int nb;
+	double at[QUAD_MAXB], amp[QUAD_MAXB], width[QUAD_MAXB];
+} quad_bands;
+double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
+                       nb_dd *u, nb_dd *v, nb_dd *w);
 /* The error estimate of I_N from dn = |I_N - I_N/2|, dh = |I_N/2 -
  * I_N/4| and dq = |I_N/4 - I_N/8| (negative where those were not
  * evaluated); floor is the rounding's bound. */

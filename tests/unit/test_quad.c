@@ -2,7 +2,13 @@
  * and N/8 (apps/oneloop/quad.c, quad_error): the geometric tail where the
  * differences show the rule's exp(-c N) convergence, and |I_N - I_N/2|
  * itself wherever they do not -- a difference small by chance, a
- * convergence that slows, no N/8 -- the rounding's floor, and NaN kept. */
+ * convergence that slows, no N/8 -- the rounding's floor, and NaN kept.
+ * The deformed contour's u1 rule with bands (quad_rule_bands): on a peak
+ * of the integrand in l = ln(u / (1 - u)) where a band is, far better
+ * than the tanh-sinh rule of as many nodes; the same rule shifted by half
+ * a step errs by about as much with the sign changed (the contour's
+ * estimate); and the end correction of what the rule leaves out below
+ * its first cell (quad_tail_cell) against the left-out terms summed. */
 #include <check.h>
 #include <math.h>
 #include "../../apps/oneloop/oneloop.h"
@@ -70,6 +76,71 @@ START_TEST(nan_kept)
 }
 END_TEST
 
+/* sum of the rule's w f(l) / (u v): the integral over l of f */
+static double rule_sum(long n, const nb_dd *u, const nb_dd *v, const nb_dd *w,
+                       double c, double wd)
+{
+	double s = 0;
+	for (long k = 0; k < n; k++) {
+		double l = log(u[k].hi / v[k].hi), x = (l - c) / wd, ch = cosh(x);
+		s += w[k].hi / (u[k].hi * v[k].hi) / (ch * ch) / (2 * wd);
+	}
+	return s;
+}
+
+/* f = sech^2((l - c) / wd) / (2 wd), whose integral is 1, with poles
+ * pi wd / 2 off the real axis: at c = 4.9, wd = 0.2 (the corner x = 1 at
+ * lambda = 0.01), 256 nodes of the T = 3 rule err by 2.6e-5, the banded
+ * rule (bands as bin/oneloop puts them there) by 2.9e-12 */
+START_TEST(bands)
+{
+	enum { N = 256 };
+	static nb_dd u[N], v[N], w[N], us[N], vs[N], ws[N];
+	double c = 4.9, wd = 0.2;
+	quad_bands b = {M_PI, M_PI * sinh(3.0), 2, {c, -10.5}, {0.3, 0.3},
+	                {1.5, 2}};
+	quad_rule(N, 3.0, 0, 1, u, v, w);
+	double plain = rule_sum(N, u, v, w, c, wd) - 1;
+	quad_rule_bands(N, &b, 0, 1, u, v, w);
+	quad_rule_bands(N, &b, 1, 1, us, vs, ws);
+	double band = rule_sum(N, u, v, w, c, wd) - 1,
+	       shift = rule_sum(N, us, vs, ws, c, wd) - 1;
+	for (long k = 0; k + 1 < N; k++)
+		ck_assert(u[k].hi < u[k + 1].hi && v[k].hi > v[k + 1].hi &&
+		          fabs(u[k].hi + v[k].hi - 1) <= 2e-16);
+	ck_assert_msg(fabs(plain) > 1e-6 && fabs(band) < 1e-10 &&
+	              fabs(band) < fabs(plain) / 1e5,
+	              "plain %g, bands %g", plain, band);
+	/* the shifted rule: the error's sign changed, so |I - I'| is about
+	 * twice it (at least it, at most 3 times) */
+	ck_assert_msg(band * shift < 0 && fabs(band - shift) >= fabs(band) &&
+	              fabs(band - shift) <= 3 * fabs(band),
+	              "bands %g, shifted %g", band, shift);
+}
+END_TEST
+
+/* the terms of the infinite T = 3 rule below its first cell, for an
+ * integrand 1 on (0, 1): sum over k < 0 of h pi cosh t_k u_k v_k, against
+ * quad_tail_cell, for the rule and the rule shifted by half a step */
+START_TEST(tail_cell)
+{
+	for (int shift = 0; shift < 2; shift++) {
+		long n = 256;
+		double T = 3, h = 2 * T / n, sum = 0;
+		for (long k = -1; k > -400; k--) {
+			double t = -T + (k + 0.5 + 0.5 * shift) * h, l = M_PI * sinh(t);
+			sum += h * M_PI * cosh(t) / (1 + exp(-l)) / (1 + exp(l));
+		}
+		double e = quad_tail_shift(n, T, shift);
+		ck_assert_msg(fabs(e - sum) <= 2e-3 * sum, "shift %d: %g, summed %g",
+		              shift, e, sum);
+		/* the end correction matters: the plain length is 2% off */
+		double len = 1 / (1 + exp(M_PI * sinh(T - shift * h / 2)));
+		ck_assert(fabs(len - sum) > 0.01 * sum);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s;
@@ -78,6 +149,8 @@ int main(void)
 	tcase_add_test(tc, untrusted);
 	tcase_add_test(tc, power);
 	tcase_add_test(tc, nan_kept);
+	tcase_add_test(tc, bands);
+	tcase_add_test(tc, tail_cell);
 	int nf = unit_run(s, CK_FORK_GETENV);
 	return nf ? 1 : 0;
 }
