@@ -563,8 +563,13 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_ulong cm = ncell;
 	cl_int e;
 	cl_int creach = reach;
-	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK) */
-	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, (ncell + 31) / 32 * cl->akwg,
+	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
+	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
+	long block = rt->gpu;
+	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
+		goto out;
+	if (nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK : AK_CELLS_RANGES,
+	                    block ? (ncell + 31) / 32 * cl->akwg : ncell + 2,
 	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
 	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
 	                    ARG(offset), ARG(range), ARG(glen), (size_t)0))

@@ -29,6 +29,7 @@
 	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
+	X(AK_CELLS_RANGES_BLOCK, nbrt_cells_ranges_block)                      \
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \

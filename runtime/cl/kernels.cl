@@ -413,69 +413,108 @@ kernel void nbrt_cells_starts(global const ulong *key, ulong n, ulong ncell,
  * |g| w > |g| cutoff / reach away (w > cutoff / reach: nbrt_cells_grid),
  * so a row drops the cells with |g|^2 >= reach^2: at reach 3, 2.75 pairs
  * a needed pair instead of 3.03 at uniform density; none below reach 3.
- * A work group takes NBRT_CELLS_BLOCK cells (of any local size): it reads
- * the rows' starts row by row (neighbouring cells' starts side by side)
- * into local memory and writes the block's ranges cell by cell, so both
- * the reads and the writes of a warp are contiguous; a work item a cell,
- * each writing its own 49 ranges 392 bytes from its neighbour's, took
- * 1.9 ms on an H100 for the 350 MB of Lennard-Jones 2^20 at reach 3. */
-#define NBRT_CELLS_BLOCK 32
-#define NBRT_CELLS_MAXR 49
+ * No task reads the ranges of a cell without i-elements (most cells of a
+ * third of the cutoff: 64% at 50 neighbours), nor its count: none are
+ * written.  Row q of the cell at (cx, cy, cz): */
+int2 nbrt_cells_row(global const uint *jstart, int dim, int reach, long n0,
+                    long n1, long n2, long cx, long cy, long cz, int q)
+{
+	int side = 2 * reach + 1, ry = dim > 1 ? reach : 0;
+	int dy = q % side - ry, dz = dim > 2 ? q / side - reach : 0;
+	long y = cy + dy, z = cz + dz;
+	int gy = abs(dy) > 1 ? abs(dy) - 1 : 0;
+	int gz = abs(dz) > 1 ? abs(dz) - 1 : 0;
+	int left = reach * reach - 1 - gy * gy - gz * gz, rx = 0;
+	while (rx < reach && rx * rx <= left) /* gx = rx kept */
+		rx++;
+	long x0 = cx > rx ? cx - rx : 0;
+	long x1 = cx + rx < n0 ? cx + rx : n0 - 1;
+	if (left < 0 || y < 0 || y >= n1 || z < 0 || z >= n2)
+		return (int2)(0, 0);
+	long row = n0 * (y + n1 * z);
+	return (int2)((int)jstart[row + x0], (int)jstart[row + x1 + 1]);
+}
+/* a work item a cell (on a CPU: cl/cells.c's NBRT_CELL_RANGES) */
 kernel void nbrt_cells_ranges(global const uint *istart,
                               global const uint *jstart, int dim, int reach,
                               long n0, long n1, long n2, ulong ncell,
                               global int *offset, global int2 *range,
                               global uint *glen)
 {
+	size_t c = get_global_id(0);
+	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
+	                                                  : side * side;
+	if (c >= ncell) {
+		if (c < ncell + 2) offset[c] = (int)(ncell * nr);
+		return;
+	}
+	offset[c] = (int)(c * nr);
+	if (istart[c] == istart[c + 1]) {
+		glen[c] = 0;
+		return;
+	}
+	long cx = (long)c % n0, cy = (long)c / n0 % n1, cz = (long)c / n0 / n1;
+	uint len = 0;
+	for (int q = 0; q < nr; q++) {
+		int2 r = nbrt_cells_row(jstart, dim, reach, n0, n1, n2, cx, cy, cz,
+		                        q);
+		range[c * nr + q] = r;
+		len += (uint)(r.y - r.x);
+	}
+	glen[c] = len;
+}
+/* The same, a work group a block of NBRT_CELLS_BLOCK cells (of any local
+ * size; on a GPU): the rows' starts read row by row (the block's cells
+ * side by side, so neighbouring work items read neighbouring starts) into
+ * local memory, the ranges written cell by cell (neighbouring work items
+ * write neighbouring ranges), the counts summed there.  A work item a
+ * cell writes its 49 ranges 392 bytes from its neighbour's: 350 MB took
+ * 1.9 ms on an H100 at Lennard-Jones 2^20, reach 3; on PoCL this one is
+ * the slower (4x at 2^17). */
+#define NBRT_CELLS_BLOCK 32
+#define NBRT_CELLS_MAXR 49
+kernel void nbrt_cells_ranges_block(global const uint *istart,
+                                    global const uint *jstart, int dim,
+                                    int reach, long n0, long n1, long n2,
+                                    ulong ncell, global int *offset,
+                                    global int2 *range, global uint *glen)
+{
 	local int2 rg[NBRT_CELLS_BLOCK * NBRT_CELLS_MAXR];
-	size_t l = get_local_id(0), ls = get_local_size(0);
+	/* each cell's x (-1: no i-elements), y, z */
+	local long cx[NBRT_CELLS_BLOCK], cy[NBRT_CELLS_BLOCK], cz[NBRT_CELLS_BLOCK];
+	int l = (int)get_local_id(0), ls = (int)get_local_size(0);
 	size_t c0 = get_group_id(0) * NBRT_CELLS_BLOCK;
 	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
 	                                                  : side * side;
-	int ry = dim > 1 ? reach : 0;
 	if (get_group_id(0) == 0 && l < 2)
 		offset[ncell + l] = (int)(ncell * nr);
-	/* the host launches no group past the last cell */
-	size_t nb = ncell - c0 < NBRT_CELLS_BLOCK ? ncell - c0 : NBRT_CELLS_BLOCK;
-	size_t nt = nb * (size_t)nr;
-	for (size_t t = l; t < nt; t += ls) {
-		int q = (int)(t / nb);
-		size_t s = t % nb, c = c0 + s;
-		uint a = 0, b = 0;
-		/* no task reads the ranges of a cell without i-elements (most
-		 * cells of a third of the cutoff: 64% at 50 neighbours) */
-		if (istart[c] != istart[c + 1]) {
-			int dy = q % side - ry, dz = dim > 2 ? q / side - reach : 0;
-			long cx = (long)c % n0, y = (long)c / n0 % n1 + dy;
-			long z = (long)c / n0 / n1 + dz;
-			int gy = abs(dy) > 1 ? abs(dy) - 1 : 0;
-			int gz = abs(dz) > 1 ? abs(dz) - 1 : 0;
-			int left = reach * reach - 1 - gy * gy - gz * gz, rx = 0;
-			while (rx < reach && rx * rx <= left) /* gx = rx kept */
-				rx++;
-			long x0 = cx > rx ? cx - rx : 0;
-			long x1 = cx + rx < n0 ? cx + rx : n0 - 1;
-			if (left >= 0 && y >= 0 && y < n1 && z >= 0 && z < n2) {
-				long row = n0 * (y + n1 * z);
-				a = jstart[row + x0];
-				b = jstart[row + x1 + 1];
-			}
-		}
-		rg[s * nr + q] = (int2)((int)a, (int)b);
+	/* the host launches no group past the last cell (and no return may
+	 * come before a barrier: PoCL asserts) */
+	int nb = ncell - c0 < NBRT_CELLS_BLOCK ? (int)(ncell - c0)
+	                                       : NBRT_CELLS_BLOCK;
+	for (int s = l; s < nb; s += ls) {
+		size_t c = c0 + s;
+		cx[s] = istart[c] != istart[c + 1] ? (long)c % n0 : -1;
+		cy[s] = (long)c / n0 % n1;
+		cz[s] = (long)c / n0 / n1;
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (size_t t = l; t < nt; t += ls) {
-		size_t c = c0 + t / nr;
-		if (istart[c] != istart[c + 1])
-			range[c0 * nr + t] = rg[t];
+	for (int t = l; t < nb * nr; t += ls) {
+		int q = t / nb, s = t - q * nb;
+		rg[s * nr + q] = cx[s] < 0 ? (int2)(0, 0)
+		               : nbrt_cells_row(jstart, dim, reach, n0, n1, n2,
+		                                cx[s], cy[s], cz[s], q);
 	}
-	for (size_t s = l; s < nb; s += ls) {
-		size_t c = c0 + s;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int t = l; t < nb * nr; t += ls)
+		if (cx[t / nr] >= 0)
+			range[c0 * nr + t] = rg[t];
+	for (int s = l; s < nb; s += ls) {
 		uint len = 0;
 		for (int q = 0; q < nr; q++)
 			len += (uint)(rg[s * nr + q].y - rg[s * nr + q].x);
-		offset[c] = (int)(c * nr);
-		glen[c] = len;
+		offset[c0 + s] = (int)((c0 + s) * nr);
+		glen[c0 + s] = len;
 	}
 }
 /* each work group's pairs (a cell's i-elements times the j-elements it
