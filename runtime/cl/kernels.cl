@@ -464,13 +464,15 @@ kernel void nbrt_cells_ranges(global const uint *istart,
 	glen[c] = len;
 }
 /* The same, a work group a block of NBRT_CELLS_BLOCK cells (of any local
- * size; on a GPU): the rows' starts read row by row (the block's cells
- * side by side, so neighbouring work items read neighbouring starts) into
- * local memory, the ranges written cell by cell (neighbouring work items
- * write neighbouring ranges), the counts summed there.  A work item a
- * cell writes its 49 ranges 392 bytes from its neighbour's: 350 MB took
- * 1.9 ms on an H100 at Lennard-Jones 2^20, reach 3; on PoCL this one is
- * the slower (4x at 2^17). */
+ * size; on a GPU): the block's busy cells (those with i-elements) listed
+ * in order, their rows' starts read row by row (the cells side by side,
+ * so neighbouring work items read neighbouring starts) into local
+ * memory, the ranges written cell by cell (neighbouring work items write
+ * neighbouring ranges), the counts summed there.  A work item a cell
+ * writes its 49 ranges 392 bytes from its neighbour's: 350 MB took
+ * 1.9 ms on an H100 at Lennard-Jones 2^20, reach 3 (1.6 with int2
+ * stores); this form 0.93 ms with every cell's rows computed, less with
+ * only the busy ones.  On PoCL this one is the slower (4x at 2^17). */
 #define NBRT_CELLS_BLOCK 32
 #define NBRT_CELLS_MAXR 49
 kernel void nbrt_cells_ranges_block(global const uint *istart,
@@ -480,8 +482,10 @@ kernel void nbrt_cells_ranges_block(global const uint *istart,
                                     global int2 *range, global uint *glen)
 {
 	local int2 rg[NBRT_CELLS_BLOCK * NBRT_CELLS_MAXR];
-	/* each cell's x (-1: no i-elements), y, z */
+	/* each cell's x, y, z and whether it is busy; the busy ones' places
+	 * in the block, in order, and their count */
 	local long cx[NBRT_CELLS_BLOCK], cy[NBRT_CELLS_BLOCK], cz[NBRT_CELLS_BLOCK];
+	local int busy[NBRT_CELLS_BLOCK], bz[NBRT_CELLS_BLOCK], nbz;
 	int l = (int)get_local_id(0), ls = (int)get_local_size(0);
 	size_t c0 = get_group_id(0) * NBRT_CELLS_BLOCK;
 	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
@@ -494,27 +498,40 @@ kernel void nbrt_cells_ranges_block(global const uint *istart,
 	                                       : NBRT_CELLS_BLOCK;
 	for (int s = l; s < nb; s += ls) {
 		size_t c = c0 + s;
-		cx[s] = istart[c] != istart[c + 1] ? (long)c % n0 : -1;
+		busy[s] = istart[c] != istart[c + 1];
+		cx[s] = (long)c % n0;
 		cy[s] = (long)c / n0 % n1;
 		cz[s] = (long)c / n0 / n1;
+		offset[c] = (int)(c * nr);
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int t = l; t < nb * nr; t += ls) {
-		int q = t / nb, s = t - q * nb;
-		rg[s * nr + q] = cx[s] < 0 ? (int2)(0, 0)
-		               : nbrt_cells_row(jstart, dim, reach, n0, n1, n2,
+	if (l == 0) {
+		int k = 0;
+		for (int s = 0; s < nb; s++)
+			if (busy[s])
+				bz[k++] = s;
+		nbz = k;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	int m = nbz;
+	for (int t = l; t < m * nr; t += ls) {
+		int q = t / m, b = t - q * m, s = bz[b];
+		rg[b * nr + q] = nbrt_cells_row(jstart, dim, reach, n0, n1, n2,
 		                                cx[s], cy[s], cz[s], q);
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int t = l; t < nb * nr; t += ls)
-		if (cx[t / nr] >= 0)
-			range[c0 * nr + t] = rg[t];
-	for (int s = l; s < nb; s += ls) {
+	for (int t = l; t < m * nr; t += ls) {
+		int b = t / nr;
+		range[(c0 + bz[b]) * nr + (t - b * nr)] = rg[t];
+	}
+	for (int s = l; s < nb; s += ls)
+		if (!busy[s])
+			glen[c0 + s] = 0;
+	for (int b = l; b < m; b += ls) {
 		uint len = 0;
 		for (int q = 0; q < nr; q++)
-			len += (uint)(rg[s * nr + q].y - rg[s * nr + q].x);
-		offset[c0 + s] = (int)((c0 + s) * nr);
-		glen[c0 + s] = len;
+			len += (uint)(rg[b * nr + q].y - rg[b * nr + q].x);
+		glen[c0 + bz[b]] = len;
 	}
 }
 /* each work group's pairs (a cell's i-elements times the j-elements it
