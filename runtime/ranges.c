@@ -326,14 +326,19 @@ static void busy_groups(const nbrt_ranges *r, size_t *cover, size_t *busy)
  * items of 16 i-elements each ran a cell of 12 elements, 99% of it idle
  * (Lennard-Jones at N = 8192: 12.5 s, 8 ms in the small shape); larger
  * groups take a split only where the dense runs would (autosplit). */
-static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy)
+static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy,
+                          int pack)
 {
 	Shape sh = {0, 0, 0, 16};
 	unsigned given = k->opts.given;
 	/* the small shape's largest split: 16 (two i-elements a work group
-	 * of 32), unless NBRT_RANGES_SPLIT_MAX (1 to 32, for measurements)
-	 * says otherwise */
-	long tmax = 16;
+	 * of 32); 8 for tasks of one i-element packed on a GPU (four a work
+	 * group: the device's cells of a third of the cutoff, Lennard-Jones
+	 * 2^20 on an H100, kernel 0.77 ms against 0.91, clustered 1.98
+	 * against 2.31, bench/results/2026-11-27-neighbours-nvidia-h100-
+	 * 80gb-hbm3-cmid-s9-split3{,t8}.txt); NBRT_RANGES_SPLIT_MAX (1 to 32,
+	 * for measurements) sets another */
+	long tmax = pack && k->rt->gpu ? 8 : 16;
 	if (nbrt_env_int(k->rt, "NBRT_RANGES_SPLIT_MAX", 1, 32, &tmax) < 0) {
 		sh.bad = 1;
 		return sh;
@@ -469,7 +474,7 @@ int nbrt_run_ranges_ex(nbrt_kernel *k, size_t ni, size_t nj,
 		r = &none;
 	size_t cover, busy;
 	busy_groups(r, &cover, &busy);
-	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, cover, busy));
+	nbrt_kernel *a = ranges_kernel(k, ranges_shape(k, cover, busy, 0));
 	if (!a)
 		return -1;
 	double t0 = nbrt_now();
@@ -505,7 +510,7 @@ nbrt_kernel *nbrt_ranges_variant(nbrt_kernel *k, size_t cover, size_t busy,
 	k->last = NULL;
 	k->origin = "defaults";
 	k->pairs = 0;
-	Shape sh = ranges_shape(k, cover, busy);
+	Shape sh = ranges_shape(k, cover, busy, pack);
 	/* packed: the shape's T work items an i-element, 32 / T tasks of one
 	 * i-element a work group of 32 */
 	if (pack && sh.small && !sh.bad)

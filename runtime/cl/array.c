@@ -150,6 +150,20 @@ int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
 	return 0;
 }
 
+/* n bytes copied by the threads a megabyte a piece where there are 4 MB
+ * or more: the copies into and out of pinned staging (cells.c's inputs
+ * and results, morton.c's scattered results). */
+void nbrt_cl_copy(void *dst, const void *src, size_t n)
+{
+	enum { PIECE = 1 << 20 };
+	long long pieces = (long long)((n + PIECE - 1) / PIECE), q;
+#pragma omp parallel for schedule(static) if (pieces >= 4)
+	for (q = 0; q < pieces; q++) {
+		size_t a = (size_t)q * PIECE, m = n - a < PIECE ? n - a : PIECE;
+		memcpy((char *)dst + a, (const char *)src + a, m);
+	}
+}
+
 /* The device's pinned copy for nbrt_array's transfers. */
 static int pin(nbrt *rt, size_t bytes)
 {

@@ -126,18 +126,6 @@ static int staged(nbrt *rt)
 	return nbrt_env_int(rt, "NBRT_CELL_STAGE", 0, 1, &v) < 0 ? -1 : (int)v;
 }
 
-/* n bytes copied by the threads where there are megabytes of them. */
-static void copy(void *dst, const void *src, size_t n)
-{
-	enum { CHUNK = 1 << 20 };
-	long long nch = (long long)((n + CHUNK - 1) / CHUNK), q;
-#pragma omp parallel for schedule(static) if (nch >= 4)
-	for (q = 0; q < nch; q++) {
-		size_t a = (size_t)q * CHUNK, m = n - a < CHUNK ? n - a : CHUNK;
-		memcpy((char *)dst + a, (const char *)src + a, m);
-	}
-}
-
 /* Waits for the queue, adds the time since the last lap to phase p. */
 static int lap(Call *w, int p)
 {
@@ -183,7 +171,7 @@ static int source(Call *w, int v, size_t n)
 		return -1;
 	const void *from = b->host;
 	if (w->in) {
-		copy(w->in + w->at, b->host, bytes);
+		nbrt_cl_copy(w->in + w->at, b->host, bytes);
 		from = w->in + w->at;
 		w->at += bytes;
 	}
@@ -575,7 +563,13 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_ulong cm = ncell;
 	cl_int e;
 	cl_int creach = reach;
-	if (nbrt_cl_aux_run(rt, AK_CELLS_RANGES, ncell + 2,
+	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
+	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
+	long block = rt->gpu;
+	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
+		goto out;
+	if (nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK : AK_CELLS_RANGES,
+	                    block ? (ncell + 31) / 32 * cl->akwg : ncell + 2,
 	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
 	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
 	                    ARG(offset), ARG(range), ARG(glen), (size_t)0))
@@ -781,7 +775,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	for (int v = 0; staging && v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && k->b[v].host) {
 			size_t bytes = ni * host_size(k->b[v].t);
-			copy(k->b[v].host, staging + at, bytes);
+			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
 			at += bytes;
 		}
 	if (lap(&w, 7))

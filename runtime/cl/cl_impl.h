@@ -29,6 +29,7 @@
 	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
+	X(AK_CELLS_RANGES_BLOCK, nbrt_cells_ranges_block)                      \
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
@@ -191,6 +192,8 @@ int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
                    size_t *cap, size_t bytes);
+/* n bytes copied, by the threads where there are megabytes of them. */
+void nbrt_cl_copy(void *dst, const void *src, size_t n);
 int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);

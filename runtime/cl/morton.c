@@ -128,18 +128,6 @@ out:
 	return -1;
 }
 
-/* n bytes copied by the threads, a megabyte a piece. */
-static void copy_par(char *dst, const char *src, size_t n)
-{
-	long long pieces = (long long)(n >> 20) + 1, q;
-#pragma omp parallel for schedule(static) if (pieces >= 4)
-	for (q = 0; q < pieces; q++) {
-		size_t a = (size_t)q << 20, b = a + ((size_t)1 << 20);
-		if (a < n)
-			memcpy(dst + a, src + a, (b < n ? b : n) - a);
-	}
-}
-
 /* dst[v][order[s]] = the sorted results' s-th value, for the nv
  * results: host arrays src uploaded, or (dev) the device's buffers as a
  * run left them; es[v] bytes a value. */
@@ -200,7 +188,7 @@ static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
 	lap(rt, &t, &ms[0]);
 	at = 0;
 	for (int v = 0; v < nv; v++) {
-		copy_par(dst[v], (const char *)c->pinp + at, n * es[v]);
+		nbrt_cl_copy(dst[v], (const char *)c->pinp + at, n * es[v]);
 		at += n * es[v];
 	}
 	lap(rt, &t, &ms[1]);

@@ -848,12 +848,15 @@ START_TEST(device_cells)
 		              ph);
 		same_results(a, b, n, "cells of cutoff / 3, tasks of one element");
 		/* the same with the shape's tasks made on the host
-		 * (NBRT_CELL_PACK=0), and packed 4 and 1 a work group (j-split
-		 * 8 and 32; 16 and 2 above) */
-		static const char *const var[3][2] = {
+		 * (NBRT_CELL_PACK=0), packed 4 and 1 a work group (j-split 8
+		 * and 32; 16 and 2 above), and with either ranges kernel (a
+		 * cell a work item: a CPU's; a block of cells a work group: a
+		 * GPU's) */
+		static const char *const var[5][2] = {
 			{"NBRT_CELL_PACK", "0"}, {"NBRT_RANGES_SPLIT_MAX", "8"},
-			{"NBRT_RANGES_SPLIT_MAX", "32"}};
-		for (int q = 0; q < 3; q++) {
+			{"NBRT_RANGES_SPLIT_MAX", "32"}, {"NBRT_CELL_RANGES", "0"},
+			{"NBRT_CELL_RANGES", "1"}};
+		for (int q = 0; q < 5; q++) {
 			setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
 			setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
 			setenv(var[q][0], var[q][1], 1);
@@ -863,8 +866,7 @@ START_TEST(device_cells)
 			unsetenv("NBRT_DEVICE_CELL_SPLIT");
 			ck_assert(r == 1);
 			ck_assert(nbrt_launches(k) > 1);
-			same_results(a, b, n, var[q][1][0] == '0' ? "tasks on the host"
-			                      : "tasks packed");
+			same_results(a, b, n, var[q][0]);
 		}
 		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
 		 * 5 neighbours that grid is too sparse and it takes one cutoff,
@@ -912,17 +914,23 @@ START_TEST(device_cells)
 			double *a = malloc(NOUT * n * sizeof *a);
 			double *b = malloc(NOUT * n * sizeof *b);
 			ck_assert(device_run(k, 0, &c, n, n, cs.x, cs.x, cs.w, a) == 0);
-			setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
-			int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
-			unsetenv("NBRT_DEVICE_CELL_SPLIT");
-			ck_assert_msg(r == 1, "%d-D, split %d: not on the device", dim, sp);
-			same_results(a, b, n, dim == 2 ? "2-D finer cells"
-			                               : "1-D finer cells");
+			for (int block = 0; block < 2; block++) {
+				setenv("NBRT_DEVICE_CELL_SPLIT", sp == 2 ? "2" : "3", 1);
+				setenv("NBRT_CELL_RANGES", block ? "1" : "0", 1);
+				int r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, b);
+				unsetenv("NBRT_CELL_RANGES");
+				unsetenv("NBRT_DEVICE_CELL_SPLIT");
+				ck_assert_msg(r == 1, "%d-D, split %d: not on the device", dim,
+				              sp);
+				same_results(a, b, n, dim == 2 ? "2-D finer cells"
+				                               : "1-D finer cells");
+			}
 			free(a);
 			free(b);
 			free_case(&cs);
 		}
-	/* a bad NBRT_CELL_STAGE (read by the device's path) is refused */
+	/* a bad NBRT_CELL_STAGE or NBRT_CELL_RANGES (read by the device's
+	 * path) is refused, the outputs untouched */
 	{
 		Case cs;
 		make_case(&cs, 3, 0, UNIFORM, 100, 100);
@@ -939,14 +947,19 @@ START_TEST(device_cells)
 			a[e] = 42;
 		for (int o = 0; o < NOUT; o++)
 			ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, a + o * cs.ni) == 0);
-		setenv("NBRT_CELL_STAGE", "on", 1);
-		int r = nbrt_run_cutoff(k, cs.ni, cs.nj, &c);
-		unsetenv("NBRT_CELL_STAGE");
-		ck_assert(r == -1);
-		ck_assert_msg(strstr(nbrt_error(rt), "NBRT_CELL_STAGE='on': it must "
-		                     "be 0 or 1"), "%s", nbrt_error(rt));
-		for (size_t e = 0; e < NOUT * cs.ni; e++)
-			ck_assert(a[e] == 42);
+		static const char *const bad[2] = {"NBRT_CELL_STAGE",
+		                                   "NBRT_CELL_RANGES"};
+		for (int q = 0; q < 2; q++) {
+			char want[80];
+			snprintf(want, sizeof want, "%s='on': it must be 0 or 1", bad[q]);
+			setenv(bad[q], "on", 1);
+			int r = nbrt_run_cutoff(k, cs.ni, cs.nj, &c);
+			unsetenv(bad[q]);
+			ck_assert(r == -1);
+			ck_assert_msg(strstr(nbrt_error(rt), want), "%s", nbrt_error(rt));
+			for (size_t e = 0; e < NOUT * cs.ni; e++)
+				ck_assert(a[e] == 42);
+		}
 		free(a);
 		free_case(&cs);
 	}
