@@ -90,7 +90,9 @@ static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 	size_t bs = ((size_t)want + ui - 1) / ui * ui;
 	size_t nb = (n + bs - 1) / bs;
 	size_t nr = 1 + nb / 2, m = 0;
-	long *t = malloc((4 * nb * nr + 4) * sizeof *t); /* n = 0: none */
+	/* nb * nr grows as (n / bs)^2: checked before it can wrap */
+	long *t = nb > 0 && nr > (SIZE_MAX / sizeof *t - 4) / 4 / nb ? NULL :
+	          malloc((4 * nb * nr + 4) * sizeof *t); /* n = 0: none */
 	if (!t) {
 		nbrt_fail(k->rt, "kernel %s: out of memory for %zu tasks",
 		          k->f->kernel, nb * nr);

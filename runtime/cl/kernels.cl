@@ -490,8 +490,10 @@ kernel void nbrt_cells_ranges_block(global const uint *istart,
 	size_t c0 = get_group_id(0) * NBRT_CELLS_BLOCK;
 	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
 	                                                  : side * side;
-	if (get_group_id(0) == 0 && l < 2)
-		offset[ncell + l] = (int)(ncell * nr);
+	/* strided: a device may allow work groups of one item */
+	if (get_group_id(0) == 0)
+		for (int e = l; e < 2; e += ls)
+			offset[ncell + e] = (int)(ncell * nr);
 	/* the host launches no group past the last cell (and no return may
 	 * come before a barrier: PoCL asserts) */
 	int nb = ncell - c0 < NBRT_CELLS_BLOCK ? (int)(ncell - c0)
