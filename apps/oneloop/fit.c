@@ -206,68 +206,92 @@ static int fit_one(const fit_in *in, const qd *ll, int p, int j, fit_out *o)
 	return 0;
 }
 
-/* The model's error of a fit, from the change d of B from the window one
- * lambda larger and the change dp before that (negative where none): d
- * itself where A is fitted (the old estimate, which the Euclidean
- * region's measurements hold).  With A given (the physical region) the
- * fits converge slowly at first, and a change can be small by chance
- * where successive fits swing about the limit (N = 128, s = 2: B 8.9e-3
- * off beside a change of 1.2e-3, the one before 2.4e-2): the larger of
- * the two changes, and where they fall by rho = d / dp (at most 0.9), the
- * rest of their geometric series, rho / (1 - rho) times it. */
-static double model_error(const fit_in *in, double d, double dp)
+/* B's change from fit x to fit y */
+static double change(const fit_out *x, const fit_out *y)
 {
+	return fabs(num_sub(0, x->b, y->b).hi);
+}
+
+/* The model's error of the fit of P = p to the window j (f[p * m + j],
+ * made where ok), from d, its B's change from the window one lambda
+ * larger, j - 1: d itself where A is fitted (the old estimate, which the
+ * Euclidean region's measurements hold).  With A given (the physical
+ * region) a change can be small by chance where successive fits swing
+ * about the limit (N = 128, s = 2: B 8.9e-3 off beside a change of
+ * 1.2e-3, the one before 2.4e-2), so a second estimate of the terms left
+ * out is taken beside d: o, the change to the fit of one more power on
+ * the same window (the model's next term fitted, with the noise its
+ * values add), and the larger of d and o stands for the fit's error,
+ * times rho / (1 - rho) where that is more, rho the factor by which the
+ * next term falls from window to window (lambda^k, k = p + 1, or 2 (p +
+ * 1) in FIT_EVEN, with its logarithm's ratio; at most 0.9), the rest of
+ * the geometric series its changes make.  Where the window is the last
+ * that P + 1 reaches, none: the larger of d and the change dp before it,
+ * times rho / (1 - rho) for rho = d / dp (at most 0.9), the estimate
+ * before session 10 (docs/oneloop.md, "The model's error estimate"). */
+static double model_error(const fit_in *in, const fit_out *f, const int *ok,
+                          const qd *ll, int p, int j)
+{
+	int m = in->m;
+	const fit_out *x = f + p * m + j;
+	double d = change(x, x - 1);
 	if (!in->known_a)
 		return d;
+	if (p < FIT_MAXP && ok[(p + 1) * m + j]) {
+		double o = change(x, x + m), l1 = ll[j][0], l0 = ll[j - 1][0];
+		int k = in->basis == FIT_EVEN ? 2 * (p + 1) : p + 1;
+		double rho = exp(k * (l1 - l0));
+		if (l0 < 0)
+			rho *= fmax(1, l1 / l0);
+		rho = fmin(rho, 0.9);
+		return fmax(d, o) * fmax(1, rho / (1 - rho));
+	}
+	double dp = j >= 2 && ok[p * m + j - 2] ? change(x - 1, x - 2) : -1;
 	double rho = dp > 0 ? fmin(d / dp, 0.9) : 0.9;
 	return fmax(d, dp) * fmax(1, rho / (1 - rho));
 }
 
-/* For each p, the fits to consecutive windows, j and j+1: their
- * difference estimates the terms the model leaves out (an overestimate of
- * those of the second, whose lambdas are smaller by RATIO, or its series,
- * model_error), to which the second's propagated error is added.  The fit
- * of least error wins, for A and for B separately. */
+/* Every fit, each P to each window; then for each fit with a window one
+ * lambda larger (j - 1 for j) its error estimate, model_error's and the
+ * fit's propagated error.  The fit of least error wins, for A and for B
+ * separately. */
 int fit_best(const fit_in *in, fit_out *a, fit_out *b)
 {
 	/* ln lambda_k once: the logarithms had been 9/10 of the fits' time
 	 * (24 ms a scan's row at 14 lambdas, against 28 ms of kernels on
 	 * the GPU at N = 256) */
-	qd *ll = malloc((size_t)in->m * sizeof *ll);
-	if (!ll)
-		return 1;
-	for (int k = 0; k < in->m; k++) {
+	int m = in->m, np = FIT_MAXP + 1;
+	qd *ll = malloc((size_t)m * sizeof *ll);
+	fit_out *f = malloc((size_t)(np * m) * sizeof *f);
+	int *ok = calloc((size_t)(np * m), sizeof *ok), found = 0;
+	if (!ll || !f || !ok)
+		goto out;
+	for (int k = 0; k < m; k++) {
 		qd x;
 		qd_of(in->lam[k], x);
 		c_qd_log(x, ll[k]);
 	}
-	int found = 0;
-	for (int p = 0; p <= FIT_MAXP; p++) {
-		int q = 1 + !in->known_a + fit_terms(in->basis, p, 0, 0, 0);
-		/* each window's fit serves twice: as the second of a pair, then
-		 * as the first of the next */
-		fit_out f0, f1;
-		int have = 0;
-		double db = -1;
-		for (int j = 0; j + q <= in->m; j++, f0 = f1) {
-			int had = have;
-			have = !fit_one(in, (const qd *)ll, p, j, &f1);
-			if (!had || !have) {
-				db = -1;
+	for (int p = 0; p < np; p++)
+		for (int j = 0; j < m; j++)
+			ok[p * m + j] = !fit_one(in, (const qd *)ll, p, j,
+			                         f + p * m + j);
+	for (int p = 0; p < np; p++)
+		for (int j = 1; j < m; j++) {
+			fit_out *x = f + p * m + j;
+			if (!ok[p * m + j] || !ok[p * m + j - 1])
 				continue;
-			}
-			double d = fabs(num_sub(0, f1.b, f0.b).hi);
-			f1.ea = in->known_a ? in->a_err
-			                    : fabs(num_sub(0, f1.a, f0.a).hi) + f1.pa;
-			f1.eb = model_error(in, d, db) + f1.pb;
-			db = d;
-			if (!found || f1.ea < a->ea)
-				*a = f1;
-			if (!found || f1.eb < b->eb)
-				*b = f1;
+			x->ea = in->known_a ? in->a_err
+			                    : fabs(num_sub(0, x->a, x[-1].a).hi) + x->pa;
+			x->eb = model_error(in, f, ok, (const qd *)ll, p, j) + x->pb;
+			if (!found || x->ea < a->ea)
+				*a = *x;
+			if (!found || x->eb < b->eb)
+				*b = *x;
 			found = 1;
 		}
-	}
+out:
 	free(ll);
+	free(f);
+	free(ok);
 	return !found;
 }
