@@ -14,7 +14,7 @@
  * REPS times, the medians printed, so that a slow moment of the machine
  * does not decide the crossover; the phases are the last tree run's;
  * FAR: the far kernel under the source tree, far/gravity_quad.nbl if left
- * out, far/gravity_oct.nbl for the octupole). */
+ * out, far/opt/gravity_oct.nbl for the octupole). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -65,7 +65,7 @@ static const Kind kinds[] = {
 	{"vortex strength and first moments (far/biot_savart_dipole.nbl)", 3,
 	 15, {"cx", "cy", "cz", "cgx", "cgy", "cgz", "dxx", "dxy", "dxz", "dyx",
 	      "dyy", "dyz", "dzx", "dzy", "dzz"}, fill_vortex},
-	{"gravity to the octupole (far/gravity_oct.nbl)", 1, 20,
+	{"gravity to the octupole (far/opt/gravity_oct.nbl)", 1, 20,
 	 {"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz",
 	  "oxxx", "oyyy", "ozzz", "oxxy", "oxxz", "oxyy", "oyyz", "oxzz",
 	  "oyzz", "oxyz"}, fill_octupole},
@@ -211,7 +211,7 @@ static void fill_vortex(const nbrt_octree *t, double *const x[3],
 	bottom_up(t, vortex_fill, &v);
 }
 
-/* The octupole's ten entries (far/gravity_oct.nbl's columns oxxx ..
+/* The octupole's ten entries (far/opt/gravity_oct.nbl's columns oxxx ..
  * oxyz) by their indices, and the index pair of the quadrupole's six
  * (nbrt_cell's q). */
 static const unsigned char oct_ix[10][3] = {

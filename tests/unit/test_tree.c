@@ -8,7 +8,7 @@
  * OpenCL (PoCL here); every bad input refused with the caller's arrays and
  * bindings untouched; the same bits whatever the number of threads, from
  * a kernel's later calls (its kept arrays) as from a fresh one, and from
- * the device's sort and scatter as from the host's; far/gravity_oct.nbl's
+ * the device's sort and scatter as from the host's; far/opt/gravity_oct.nbl's
  * error falling one order faster than the quadrupole's (octupole). */
 #include <check.h>
 #include <math.h>
@@ -184,7 +184,7 @@ static void errors(const Bodies *b, double *e, double *perr)
  * force errors and the largest potential error. */
 static struct nbrt_tree_stats st;
 static const char *const quad_nbl = ROOT "/far/gravity_quad.nbl";
-static const char *const oct_nbl = ROOT "/far/gravity_oct.nbl";
+static const char *const oct_nbl = ROOT "/far/opt/gravity_oct.nbl";
 static const char *far_nbl = quad_nbl; /* run's far kernel */
 
 static void run(nbrt *rt, nb_prec p, Bodies *b, double theta, double q[3])
@@ -336,7 +336,7 @@ static double cell_error(nbrt *rt, const char *far_path, double dist)
 	return worst;
 }
 
-/* far/gravity_oct.nbl: one cell's error falls as (size/distance)^4, the
+/* far/opt/gravity_oct.nbl: one cell's error falls as (size/distance)^4, the
  * quadrupole's as ^3 (slopes over distances 8 to 64 within 0.5 of
  * theirs); every cell opened gives the direct sum to rounding (1e-12,
  * as every_cell_opened); at theta 0.5 its error is below the
