@@ -12,7 +12,9 @@
  * where direct takes minutes: its time and the errors are then nan; REPS:
  * after one untimed run of each, direct and the tree timed alternately
  * REPS times, the medians printed, so that a slow moment of the machine
- * does not decide the crossover; the phases are the last tree run's). */
+ * does not decide the crossover; the phases are the last tree run's;
+ * FAR: the far kernel under the source tree, far/gravity_quad.nbl if left
+ * out, far/opt/gravity_oct.nbl for the octupole). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +48,7 @@ static int fail(nbrt *rt, const char *what)
 }
 
 static const char usage[] = "usage: treebench [--] N THETA DEVICE [BUCKET "
-                            "GROUP SEED DIRECT REPS]\n";
+                            "GROUP SEED DIRECT REPS FAR]\n";
 
 /* Argument q as a whole number of at least lo, else a message naming it. */
 static int count(char **argv, int q, const char *what, size_t lo, size_t *v)
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
 		        usage);
 		return 2;
 	}
-	if (argc < 4 || argc > 9) {
+	if (argc < 4 || argc > 10) {
 		fprintf(stderr, "treebench: %s arguments\n%s",
 		        argc < 4 ? "too few" : "too many", usage);
 		return 2;
@@ -122,7 +124,7 @@ int main(int argc, char **argv)
 		c[MJ][e] = (float)(1.0 / (double)n);
 	}
 	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
-	char *fp = src_path(prog, "far/gravity_quad.nbl");
+	char *fp = src_path(prog, argc > 9 ? argv[9] : "far/gravity_quad.nbl");
 	nbrt_kernel *k = kp ? nbrt_load(rt, kp, NULL) : NULL;
 	nbrt_kernel *far = fp ? nbrt_load(rt, fp, NULL) : NULL;
 	free(kp);

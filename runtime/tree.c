@@ -24,7 +24,7 @@ enum { CELLS_PAR = 4096 };
  * parents' moments), for a tree of nbodies bodies. */
 static size_t level_par(size_t nbodies);
 
-enum { MAXCOL = 15 }; /* the most columns of a kind (below) */
+enum { MAXCOL = 20 }; /* the most columns of a kind (below) */
 
 /* The kernel's kept arrays (k->treework, work.c): at N = 2^22 a call's
  * arrays are about 2 GB, and fresh ones were faulted in page by page and
@@ -55,6 +55,8 @@ static void fill_gravity(const nbrt_octree *, double *const[3],
                          double *const[3], double *const[]);
 static void fill_vortex(const nbrt_octree *, double *const[3],
                         double *const[3], double *const[]);
+static void fill_octupole(const nbrt_octree *, double *const[3],
+                          double *const[3], double *const[]);
 
 static const Kind kinds[] = {
 	{"gravity monopole and quadrupole (far/gravity_quad.nbl)", 1, 10,
@@ -63,6 +65,10 @@ static const Kind kinds[] = {
 	{"vortex strength and first moments (far/biot_savart_dipole.nbl)", 3,
 	 15, {"cx", "cy", "cz", "cgx", "cgy", "cgz", "dxx", "dxy", "dxz", "dyx",
 	      "dyy", "dyz", "dzx", "dzy", "dzz"}, fill_vortex},
+	{"gravity to the octupole (far/opt/gravity_oct.nbl)", 1, 20,
+	 {"cx", "cy", "cz", "cm", "qxx", "qyy", "qzz", "qxy", "qxz", "qyz",
+	  "oxxx", "oyyy", "ozzz", "oxxy", "oxxz", "oxyy", "oyyz", "oxzz",
+	  "oyzz", "oxyz"}, fill_octupole},
 };
 enum { NKIND = sizeof kinds / sizeof kinds[0] };
 
@@ -133,7 +139,8 @@ static void bottom_up(const nbrt_octree *t, void (*fill)(size_t, void *),
 	}
 }
 
-/* Gravity: the cells' own moments (nbrt_octree_moments). */
+/* Gravity: the cells' own moments (nbrt_octree_moments).  s[0]: the
+ * sorted masses (far_columns). */
 static void fill_gravity(const nbrt_octree *t, double *const x[3],
                          double *const s[3], double *const col[])
 {
@@ -180,26 +187,95 @@ static void vortex_cell(const nbrt_octree *t, size_t e, double *const x[3],
 		col[6 + w][e] = dm[w];
 }
 
+/* A kind's fill arguments, for its cells through bottom_up. */
+typedef struct Fill {
+	const nbrt_octree *t;
+	double *const *x, *const *s, *const *col;
+} Fill;
+
 /* Vortices (docs/treecode.md): about the cell's centre c, the strength
  * A = sum g and the first moments D_kl = sum g_k (x - c)_l; a parent from
  * its children, D_kl = sum (D'_kl + A'_k (c' - c)_l), children first
  * (bottom_up). */
-typedef struct Vortex {
-	const nbrt_octree *t;
-	double *const *x, *const *s, *const *col;
-} Vortex;
 
 static void vortex_fill(size_t c, void *arg)
 {
-	const Vortex *v = arg;
+	const Fill *v = arg;
 	vortex_cell(v->t, c, v->x, v->s, v->col);
 }
 
 static void fill_vortex(const nbrt_octree *t, double *const x[3],
                         double *const s[3], double *const col[])
 {
-	Vortex v = {t, x, s, col};
+	Fill v = {t, x, s, col};
 	bottom_up(t, vortex_fill, &v);
+}
+
+/* The octupole's ten entries (far/opt/gravity_oct.nbl's columns oxxx ..
+ * oxyz) by their indices, and the index pair of the quadrupole's six
+ * (nbrt_cell's q). */
+static const unsigned char oct_ix[10][3] = {
+	{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {0, 0, 1}, {0, 0, 2},
+	{0, 1, 1}, {1, 1, 2}, {0, 2, 2}, {1, 2, 2}, {0, 1, 2}};
+static const unsigned char quad_at[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+
+/* Adds to o the traceless O = 15 T - 3 (d_a tr_bc + ..) (T's trace tr_a =
+ * T_abb) of T = m d d d + (d_a Q_bc + d_b Q_ac + d_c Q_ab) / 3: a point
+ * m at offset d, and (q not NULL) the shift by d of a child's traceless
+ * quadrupole q about its own centre (its trace part shifts into trace
+ * alone, which O drops, so the traceless q is all the shift needs). */
+static void add_oct(double o[10], double m, const double d[3],
+                    const double *q)
+{
+	double tr[3], d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+	for (int a = 0; a < 3; a++) {
+		tr[a] = m * d2 * d[a];
+		for (int b = 0; q && b < 3; b++) /* Q traceless: 2/3 Q d */
+			tr[a] += 2.0 / 3 * q[quad_at[a][b]] * d[b];
+	}
+	for (int w = 0; w < 10; w++) {
+		int a = oct_ix[w][0], b = oct_ix[w][1], c = oct_ix[w][2];
+		double t = m * d[a] * d[b] * d[c];
+		if (q)
+			t += (d[a] * q[quad_at[b][c]] + d[b] * q[quad_at[a][c]] +
+			      d[c] * q[quad_at[a][b]]) / 3;
+		o[w] += 15 * t - 3 * ((b == c) * tr[a] + (a == c) * tr[b] +
+		                      (a == b) * tr[c]);
+	}
+}
+
+/* One cell's octupole about its centre of mass (fill_octupole): a leaf's
+ * from its bodies (masses s[0]), another's from its children's by the
+ * shift, their columns already written (bottom_up). */
+
+static void oct_fill(size_t e, void *arg)
+{
+	const Fill *v = arg;
+	const nbrt_cell *p = &v->t->cell[e];
+	double o[10] = {0};
+	size_t n = p->nchild ? (size_t)p->nchild : p->b - p->a;
+	for (size_t h = 0; h < n; h++) {
+		const nbrt_cell *ch = p->nchild ? &v->t->cell[p->child + h] : NULL;
+		double d[3];
+		for (int a = 0; a < 3; a++)
+			d[a] = (ch ? ch->c[a] : v->x[a][p->a + h]) - p->c[a];
+		add_oct(o, ch ? ch->m : v->s[0][p->a + h], d, ch ? ch->q : NULL);
+		for (int w = 0; ch && w < 10; w++)
+			o[w] += v->col[10 + w][p->child + h];
+	}
+	for (int w = 0; w < 10; w++)
+		v->col[10 + w][e] = o[w];
+}
+
+/* Gravity to the octupole: the monopole and quadrupole columns as
+ * fill_gravity's, then the octupole bottom-up in its own pass (in the
+ * cells it would widen every kind's walk by 80 bytes a cell). */
+static void fill_octupole(const nbrt_octree *t, double *const x[3],
+                          double *const s[3], double *const col[])
+{
+	fill_gravity(t, x, s, col);
+	Fill v = {t, x, s, col};
+	bottom_up(t, oct_fill, &v);
 }
 
 void nbrt_octree_free(nbrt_octree *t)
@@ -1529,7 +1605,8 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 	for (int d = 0; d < 3 && kd->nsrc == 3; d++)
 		nbrt_order_gather(src[3 + d], src[d], sj->order, sj->n,
 		                  sizeof(double));
-	kd->fill(tree, sj->sx, src + 3, L->exp);
+	double *mass[3] = {sj->sm, NULL, NULL}; /* nsrc 1: the sorted masses */
+	kd->fill(tree, sj->sx, kd->nsrc == 3 ? src + 3 : mass, L->exp);
 	return 0;
 }
 
