@@ -97,12 +97,15 @@ nbrt_kernel *nbrt_load_source(nbrt *rt, const char *name, const char *src,
 	/* left open, the j-split is chosen per run where the defaults table
 	 * says (see nbrt_choose_split); NBRT_AUTO_SPLIT=1 or 0 forces it on
 	 * or off, for dense and block-sparse runs (ranges.c) alike */
-	const char *as = getenv("NBRT_AUTO_SPLIT");
+	long as = -1;
+	if (nbrt_env_int(rt, "NBRT_AUTO_SPLIT", 0, 1, &as) < 0) {
+		nbrt_free(k);
+		return NULL;
+	}
 	const nb_defaults *row = nbrt_row(rt, k->f->precision);
-	int forced = as && *as;
+	int forced = as >= 0;
 	k->splitfree = !rt->be->host && k->src && k->f->jsplit == 1 &&
-	               !(opts && (opts->given & NB_GIVEN_JSPLIT)) &&
-	               !(forced && *as != '1');
+	               !(opts && (opts->given & NB_GIVEN_JSPLIT)) && as != 0;
 	k->autosplit = k->splitfree &&
 	               (forced || (row && row->split_items > 0));
 	return k;

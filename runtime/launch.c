@@ -154,6 +154,11 @@ int nbrt_narrow(const nbrt_kernel *k, size_t ni)
  * 0.92e11 interactions/s unsliced, 2.68e11 in 32 slices, 3.9e11 at
  * large N; Ni = 256: 0.23e11 and 1.78e11).  Each slice keeps a tile at
  * least, and the sums one buffer. */
+/* Work groups a compute unit below which a launch is short of groups:
+ * the slices rule adds slices there, and the own rule has the kernel add
+ * them up. */
+#define FEW_GROUPS 2.0
+
 size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
                         size_t groups, size_t tile)
 {
@@ -161,7 +166,7 @@ size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
 	size_t ns = 1;
 	if (work >= 4194304.0 * u)
 		ns = (size_t)slices;
-	if ((work >= 262144.0 * u && (double)groups < 2 * u) ||
+	if ((work >= 262144.0 * u && (double)groups < FEW_GROUPS * u) ||
 	    (work >= 65536.0 * u && (double)groups < u / 2))
 		while (ns < NBRT_MAX_SLICES && (double)groups * (double)ns < 8 * u)
 			ns *= 2;
@@ -186,16 +191,7 @@ size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
  * for a sliced launch of fewer than 2 work groups a unit. */
 int nbrt_own_rule(unsigned units, size_t groups, int ns)
 {
-	return ns > 1 && (double)groups < 2.0 * units;
-}
-
-/* Whether a launch of the kernel may be sliced at all: the kernel sums,
- * and NBRT_SLICES asks or its row of the defaults has slices. */
-int nbrt_may_slice(const nbrt_kernel *k)
-{
-	const char *e = getenv("NBRT_SLICES");
-	const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
-	return k->f->slices && ((e && *e) || (row && row->slices >= 2));
+	return ns > 1 && (double)groups < FEW_GROUPS * units;
 }
 
 int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m, size_t groups)

@@ -353,11 +353,8 @@ int nbrt_choose_slices(nbrt_kernel *k, size_t n, size_t m, size_t groups);
 size_t nbrt_slices_rule(int slices, unsigned units, size_t n, size_t m,
                         size_t groups, size_t tile);
 /* Whether a launch of `groups` work groups in ns slices adds them up in
- * the kernel itself (1) or in the runtime's kernels (0); whether a
- * launch of k may be sliced at all (its own-sums kernel is built only
- * then). */
+ * the kernel itself (1) or in the runtime's kernels (0). */
 int nbrt_own_rule(unsigned units, size_t groups, int ns);
-int nbrt_may_slice(const nbrt_kernel *k);
 /* Calls fn for every launch of a run over [0, ni) x [0, nj), none of more
  * than k->maxint interactions (unless a single group of unroll_i i times
  * one j is more): i-chunks a multiple of unroll_i and at most imax, each

@@ -94,8 +94,8 @@ static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 	long *t = nb > 0 && nr > (SIZE_MAX / sizeof *t - 4) / 4 / nb ? NULL :
 	          malloc((4 * nb * nr + 4) * sizeof *t); /* n = 0: none */
 	if (!t) {
-		nbrt_fail(k->rt, "kernel %s: out of memory for %zu tasks",
-		          k->f->kernel, nb * nr);
+		nbrt_fail(k->rt, "kernel %s: out of memory for the tasks of %zu "
+		          "blocks of %zu i-elements", k->f->kernel, nb, bs);
 		return NULL;
 	}
 	for (size_t s = 0; s < nr; s++) {

@@ -122,12 +122,16 @@ typedef struct Prog {
 	/* per RMEM mem: the j-slices' sums, slice s at s * ni (run.c) */
 	cl_mem *part;
 	size_t *partcap;
+	/* the options of the kernel's build (program.c), NVIDIA's first */
+	char opt[2][512];
 	/* the kernel built again to add its slices up itself (NB_OWN), where
-	 * a kernel of slices 2 may be sliced: its dense entry, taken for the
-	 * launches launch.c's nbrt_own_rule gives it; ownmode the
-	 * NBRT_OWN_SLICES override (-1 the rule, 0 never, 1 every sliced
-	 * launch); its slices' sums, and a count a work item over the
-	 * j-split, zero between launches (run.c) */
+	 * a kernel of slices 2 may be sliced: ocode its code kept for that
+	 * build, made at the first launch launch.c's nbrt_own_rule gives it
+	 * (nbrt_cl_own_entry); ownmode the NBRT_OWN_SLICES override (-1 the
+	 * rule, 0 never, 1 every sliced launch); its slices' sums, and a
+	 * count a work item over the j-split, zero between launches (run.c) */
+	char *ocode;
+	size_t olen;
 	cl_program oprog;
 	cl_kernel okern;
 	int ownmode;
@@ -170,6 +174,7 @@ cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
                            int *hit);
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
 void nbrt_cl_free(nbrt_kernel *k);
+cl_kernel nbrt_cl_own_entry(nbrt_kernel *k);
 
 /* array.c: the runtime's own kernels, nbrt_array's device side and the
  * pinned memory that crosses to and from the host. */

@@ -246,11 +246,6 @@ static int matches(const char *spec, const Dev *d, int cpu)
 	return d->name && strcasestr(d->name, spec);
 }
 
-static int share(void)
-{
-	const char *v = getenv("NBRT_SHARE_DEVICES");
-	return v && strcmp(v, "1") == 0;
-}
 
 /* The rt->nth (modulo their count) of the devices that match spec.  nth
  * is an MPI rank's node-local rank: a GPU spec matching fewer GPUs than
@@ -265,7 +260,11 @@ static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 				m++;
 				gpus &= (d[k].type & CL_DEVICE_TYPE_GPU) != 0;
 			}
-		if (m && gpus && rt->nth >= m && !share()) {
+		long share = 0;
+		if (m && gpus && rt->nth >= m &&
+		    nbrt_env_int(rt, "NBRT_SHARE_DEVICES", 0, 1, &share) < 0)
+			return -1;
+		if (m && gpus && rt->nth >= m && !share) {
 			char *icd = icd_setup();
 			nbrt_fail(rt, "rank %d of this node found only %d GPU%s matching "
 			          "'%s', fewer than the node's ranks; %s (an mpirun "

@@ -174,6 +174,9 @@ static int check_iface(nbrt_kernel *k, const char *code, size_t len)
 	return 0;
 }
 
+static cl_program build(nbrt_kernel *k, const char *code, size_t len,
+                        const char *mine, int *hit);
+
 /* Builds, or takes the program from the cache.  NVIDIA first gets the
  * inline-PTX shuffles; a build that fails with them is retried without. */
 static int program(nbrt_kernel *k, const char *code, size_t len)
@@ -223,38 +226,50 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	                       dd_bad) ||
 	    nbrt_dd_options_ok(k, code, len, extra, "$NBRT_CL_OPTIONS", dd_bad))
 		return -1;
-	/* a kernel of slices 2 that may be sliced is built twice: plain,
-	 * and adding its slices up itself (emit_opencl.c, NB_OWN), both
-	 * cached; NBRT_OWN_SLICES=0 or 1 overrides launch.c's choice */
+	/* a kernel of slices 2 may add its slices up itself (emit_opencl.c,
+	 * NB_OWN): that second build waits for the first launch that wants
+	 * it (nbrt_cl_own_entry), so variants that never launch it (ranges,
+	 * Newton, the tuner's) and kernels never sliced build once */
 	long os = -1;
 	if (nbrt_env_int(rt, "NBRT_OWN_SLICES", 0, 1, &os) < 0)
 		return -1;
 	pg->ownmode = (int)os;
-	int twice = k->f->slices == 2 && os != 0 && c->fp64 && nbrt_may_slice(k);
-	int hit[2] = {0, 1};
-	for (int b = 0; b <= twice; b++) {
-		const char *mine = b ? "-DNB_OWN=1 " : "";
-		char o0[512], o1[512];
-		snprintf(o0, sizeof o0, "%s -DNB_NVIDIA_SHFL %s%s %s", CL_STD, mine,
-		         own, extra ? extra : "");
-		snprintf(o1, sizeof o1, "%s %s%s %s", CL_STD, mine, own,
-		         extra ? extra : "");
-		const char *opts[2] = {o0, o1};
-		int first = c->nvidia ? 0 : 1;
-		cl_program *p = b ? &pg->oprog : &pg->prog;
-		*p = nbrt_cl_program(rt, k->name, code, len, opts + first,
-		                     2 - first, &hit[b]);
-		if (!*p)
-			return -1;
+	if (k->f->slices == 2 && os != 0 && c->fp64) {
+		if (!(pg->ocode = malloc(len + 1)))
+			return nbrt_fail(rt, "out of memory");
+		memcpy(pg->ocode, code, len);
+		pg->olen = len;
 	}
-	k->cache_hit = hit[0] && hit[1];
-	return 0;
+	snprintf(pg->opt[0], sizeof pg->opt[0], "%s -DNB_NVIDIA_SHFL %s %s",
+	         CL_STD, own, extra ? extra : "");
+	snprintf(pg->opt[1], sizeof pg->opt[1], "%s %s %s", CL_STD, own,
+	         extra ? extra : "");
+	pg->prog = build(k, code, len, "", &k->cache_hit);
+	return pg->prog ? 0 : -1;
 }
 
-/* A dense entry of a program, checked against the interface's argument
- * count (the own sums' entry takes nb_part and nb_cnt too), the work
- * group and the local memory it needs against the device's. */
-static cl_kernel entry(nbrt_kernel *k, cl_program prog, int extra)
+/* The program with the options program() put in pg->opt, and `mine`
+ * after them: NVIDIA's first try has the inline-PTX shuffles. */
+static cl_program build(nbrt_kernel *k, const char *code, size_t len,
+                        const char *mine, int *hit)
+{
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
+	char o[2][600];
+	const char *opts[2] = {o[0], o[1]};
+	for (int i = 0; i < 2; i++)
+		snprintf(o[i], sizeof o[i], "%s%s", pg->opt[i], mine);
+	int first = c->nvidia ? 0 : 1;
+	return nbrt_cl_program(k->rt, k->name, code, len, opts + first,
+	                       2 - first, hit);
+}
+
+/* An entry of a program, checked against the interface's argument
+ * count (the own sums' entry takes nb_part and nb_cnt too, the ranges
+ * entry its three plan buffers), the work group and the local memory it
+ * needs against the device's. */
+static cl_kernel entry(nbrt_kernel *k, cl_program prog, const char *name,
+                       int extra)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -263,7 +278,7 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, int extra)
 	cl_uint nargs = 0;
 	size_t kwg = 0;
 	cl_ulong lm = 0;
-	cl_kernel kern = clCreateKernel(prog, f->entry, &e);
+	cl_kernel kern = clCreateKernel(prog, name, &e);
 	if (!kern) {
 		nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
 		return NULL;
@@ -274,7 +289,7 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, int extra)
 		nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
 	else if ((int)nargs != want)
 		nbrt_fail(rt, "%s: kernel %s takes %u arguments, its interface "
-		          "says %d", k->name, f->kernel, nargs, want);
+		          "says %d", k->name, name, nargs, want);
 	else if ((e = clGetKernelWorkGroupInfo(kern, c->dev,
 	                                       CL_KERNEL_WORK_GROUP_SIZE,
 	                                       sizeof kwg, &kwg, NULL)) !=
@@ -303,35 +318,39 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, int extra)
 	return NULL;
 }
 
+/* The own sums' entry, built at its first launch.  Its build failing
+ * costs only speed, as the runtime's sums give the same bits: the
+ * kernel goes on without it, and says so under NBRT_VERBOSE. */
+cl_kernel nbrt_cl_own_entry(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	if (pg->okern || !pg->ocode)
+		return pg->okern;
+	int hit = 0;
+	if ((pg->oprog = build(k, pg->ocode, pg->olen, " -DNB_OWN=1", &hit)))
+		pg->okern = entry(k, pg->oprog, k->f->entry, 2);
+	if (!pg->okern)
+		nbrt_note(k->rt, "%s: the build adding its own slices up failed "
+		          "(%s); the runtime adds them", k->name, nbrt_error(k->rt));
+	free(pg->ocode);
+	pg->ocode = NULL;
+	return pg->okern;
+}
+
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
 	const nb_iface *f = k->f;
-	cl_int e;
 	Prog *pg = k->priv = calloc(1, sizeof *pg);
 	if (!pg)
 		return nbrt_fail(rt, "out of memory");
 	if (check_iface(k, code, len) || program(k, code, len))
 		return -1;
-	if (!(pg->kern = entry(k, pg->prog, 0)) ||
-	    (pg->oprog && !(pg->okern = entry(k, pg->oprog, 2))))
+	char rname[300];
+	snprintf(rname, sizeof rname, "%s_ranges", f->entry);
+	if (!(pg->kern = entry(k, pg->prog, f->entry, 0)) ||
+	    (f->ranges && !(pg->rkern = entry(k, pg->prog, rname, 3))))
 		return -1;
-	if (f->ranges) {
-		int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
-		cl_uint nargs = 0;
-		char rname[300];
-		snprintf(rname, sizeof rname, "%s_ranges", f->entry);
-		pg->rkern = clCreateKernel(pg->prog, rname, &e);
-		if (!pg->rkern)
-			return nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
-		if ((e = clGetKernelInfo(pg->rkern, CL_KERNEL_NUM_ARGS, sizeof nargs,
-		                         &nargs, NULL)) != CL_SUCCESS)
-			return nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
-		if ((int)nargs != want + 3)
-			return nbrt_fail(rt, "%s: kernel %s_ranges takes %u arguments, "
-			                 "its interface says %d", k->name, f->kernel,
-			                 nargs, want + 3);
-	}
 	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
@@ -405,6 +424,7 @@ void nbrt_cl_free(nbrt_kernel *k)
 		clReleaseProgram(pg->prog);
 	if (pg->oprog)
 		clReleaseProgram(pg->oprog);
+	free(pg->ocode);
 	free(pg);
 	k->priv = NULL;
 }

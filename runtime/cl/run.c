@@ -21,6 +21,7 @@ typedef struct Run {
 	cl_uint rarg;     /* the first RMEM argument */
 	int sliced;       /* RMEM arguments bound to pg->part */
 	int noted;        /* the slices were noted (NBRT_VERBOSE) */
+	int oargs;        /* the own sums' entry has this run's arguments */
 	cl_kernel kern;   /* the entry launched: dense, or ranges */
 	int accum;        /* the results are uploaded first, to add into */
 	cl_uint arg0;     /* its first argument after the launch's own */
@@ -54,6 +55,7 @@ static int drain(nbrt_kernel *k, Run *r)
 
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
+static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
                 cl_mem_flags fl, const char *what);
 
@@ -173,11 +175,17 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	size_t local[2] = {r->wg, 1};
 	/* the runtime's own kernels add the slices up: they need doubles */
 	int ns = c->fp64 ? nbrt_choose_slices(k, n, m, global[0] / r->wg) : 1;
-	int own = ns > 1 && pg->okern &&
+	int own = ns > 1 &&
 	          (pg->ownmode == 1 ||
 	           (pg->ownmode < 0 &&
 	            nbrt_own_rule(rt->units ? rt->units : 1,
-	                          global[0] / r->wg, ns)));
+	                          global[0] / r->wg, ns))) &&
+	          nbrt_cl_own_entry(k);
+	if (own && !r->oargs) {
+		if (bind_args(k, pg->okern, 5))
+			return -1;
+		r->oargs = 1;
+	}
 	cl_kernel kern = own ? pg->okern : pg->kern;
 	for (cl_uint i = 0; i < 5; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
@@ -431,38 +439,27 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v)
 {
-	Prog *pg = k->priv;
 	cl_int e = clSetKernelArg(r->kern, i, n, v);
-	/* the dense entries take the same arguments, the own sums' two more */
-	if (e == CL_SUCCESS && r->kern == pg->kern && pg->okern)
-		e = clSetKernelArg(pg->okern, i, n, v);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
 	return 0;
 }
 
-/* Uploads every input and sets every argument after the first five:
- * LMEM buffers, BMEM packs, CONSTs by value, RMEM buffers. */
-static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
+/* Sets an entry's arguments from `arg` on: LMEM buffers, BMEM packs,
+ * CONSTs by value, RMEM buffers (the results themselves: bind_results
+ * moves them to the slices' sums). */
+static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg)
 {
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	int m = 0;
-	cl_uint arg = r->arg0;
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_LMEM) {
-			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
-				return -1;
-			m++;
-		}
-	for (int p = 0; p < f->npack; p++) {
-		if (upload_pack(k, r, m, p, nj) ||
-		    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
-			return -1;
-		m++;
-	}
-	for (int v = 0; v < f->nvar; v++) {
+	cl_int e = CL_SUCCESS;
+	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++)
+		if (f->var[v].role == NB_LMEM)
+			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m++]);
+	for (int p = 0; p < f->npack && e == CL_SUCCESS; p++)
+		e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m++]);
+	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++) {
 		const nb_var *x = &f->var[v];
 		const nbrt_slot *b = &k->b[v];
 		if (x->role != NB_CONST)
@@ -472,21 +469,35 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 		cl_double2 d2;
 		d2.s[0] = b->hi;
 		d2.s[1] = b->lo;
-		int r2 = x->type == NB_FLOAT ? set_arg(k, r, arg, sizeof fv, &fv) :
-		         x->type == NB_DOUBLE ? set_arg(k, r, arg, sizeof dv, &dv) :
-		         set_arg(k, r, arg, sizeof d2, &d2);
-		if (r2)
-			return -1;
+		e = x->type == NB_FLOAT ? clSetKernelArg(kern, arg, sizeof fv, &fv) :
+		    x->type == NB_DOUBLE ? clSetKernelArg(kern, arg, sizeof dv, &dv) :
+		    clSetKernelArg(kern, arg, sizeof d2, &d2);
 		arg++;
 	}
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			if (upload_var(k, r, m, v, ni) ||
-			    set_arg(k, r, arg++, sizeof(cl_mem), &pg->mem[m]))
-				return -1;
-			m++;
-		}
+	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++)
+		if (f->var[v].role == NB_RMEM)
+			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m++]);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, f->kernel, "clSetKernelArg", e);
 	return 0;
+}
+
+/* Uploads every input, then sets the entry's arguments after the
+ * launch's own. */
+static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
+{
+	const nb_iface *f = k->f;
+	int m = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM && upload_var(k, r, m++, v, ni))
+			return -1;
+	for (int p = 0; p < f->npack; p++)
+		if (upload_pack(k, r, m++, p, nj))
+			return -1;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && upload_var(k, r, m++, v, ni))
+			return -1;
+	return bind_args(k, r->kern, r->arg0);
 }
 
 /* Reads every result back, into the host array or its staging copy, or

@@ -157,15 +157,12 @@ static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
 	G = G > MAXGROUPS ? MAXGROUPS : G;
 	/* $NBRT_SORT_GROUPS: the groups, for tests and for tuning on a GPU */
-	const char *e = getenv("NBRT_SORT_GROUPS");
-	if (e && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (*end || e[0] == '-' || v < 1 || v > MAXGROUPS)
-			return nbrt_fail(rt, "NBRT_SORT_GROUPS '%s': it must be a whole "
-			                 "number from 1 to %d", e, MAXGROUPS);
-		G = v;
-	}
+	long v = 0;
+	int asked = nbrt_env_int(rt, "NBRT_SORT_GROUPS", 1, MAXGROUPS, &v);
+	if (asked < 0)
+		return -1;
+	if (asked)
+		G = (size_t)v;
 	G = G > tiles ? tiles : G;
 	/* the counts (16 a group, and the digits' 16 totals) or the
 	 * reduction's partials (2 a group) */

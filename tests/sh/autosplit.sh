@@ -126,4 +126,16 @@ else
 	echo "FAIL ranges on the host: $(shape "$T/errh") (expected tasks of NI = $uh)"
 	status=1
 fi
+# the switch takes 0 or 1, and says so by name for anything else
+for v in 2 yes -1; do
+	if NBRT_AUTO_SPLIT=$v "$BIN/nbrun" $K --random 8,8 --device cpu \
+		-o "$T/bad.csv" 2>"$T/errb" ||
+	   ! grep -q "NBRT_AUTO_SPLIT='$v': it must be 0 or 1" "$T/errb" ||
+	   [ -e "$T/bad.csv" ]; then
+		echo "FAIL NBRT_AUTO_SPLIT=$v: $(cat "$T/errb")"
+		status=1
+	else
+		echo "ok   NBRT_AUTO_SPLIT=$v refused"
+	fi
+done
 exit $status

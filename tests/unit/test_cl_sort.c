@@ -136,7 +136,7 @@ START_TEST(host_pairs)
 	check_kv(in, n, MORTON, 1, 0);
 	ck_assert_int_eq(setenv("NBRT_SORT_GROUPS", "0", 1), 0);
 	nbrt_kv *r = nbrt_sort_kv(rt, in, in, n, 0);
-	ck_assert(!r && strstr(nbrt_error(rt), "NBRT_SORT_GROUPS '0'"));
+	ck_assert(!r && strstr(nbrt_error(rt), "NBRT_SORT_GROUPS='0'"));
 	ck_assert_int_eq(unsetenv("NBRT_SORT_GROUPS"), 0);
 	free(in);
 	ck_assert_int_eq(unsetenv("NBRT_DEVICE_SORT"), 0);
