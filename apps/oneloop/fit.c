@@ -204,7 +204,7 @@ static int fit_one(const fit_in *in, const qd *ll, int p, int j, fit_out *o)
 	}
 	o->pa = pa;
 	/* the shifted rule's differences carried through the fit with their
-	 * signs: B's error from the values' leading errors is -1/2 of sb,
+	 * signs: B's error from the values' leading errors is sb / 2,
 	 * taken whole (the margin of 2 each value's estimate has), where sum
 	 * |beta_k| err_k charged every value's error with the sign that
 	 * adds (the weights alternate, the rule's errors at neighbouring
