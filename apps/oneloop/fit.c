@@ -204,14 +204,15 @@ static int fit_one(const fit_in *in, const qd *ll, int p, int j, fit_out *o)
 	}
 	o->pa = pa;
 	/* the shifted rule's differences carried through the fit with their
-	 * signs: B's error from the values' leading errors is sb / 2,
-	 * taken whole (the margin of 2 each value's estimate has), where sum
-	 * |beta_k| err_k charged every value's error with the sign that
-	 * adds (the weights alternate, the rule's errors at neighbouring
-	 * lambdas do not): on the 3 rows of least digits of the 1,000-row
-	 * scan at N = 256 that sum was 7 to 8 times the true error
-	 * (docs/oneloop.md, "The model's error estimate").  Never above the
-	 * sum of |beta_k| err_k, which bounds it where err holds. */
+	 * signs: each is twice its value's error (to 3 digits against N =
+	 * 768), so B's error from the values is sb / 2, taken whole (the
+	 * margin of 2 each value's estimate has), where sum |beta_k| err_k
+	 * charged every value's error with the sign that adds, against
+	 * weights that alternate: at s = 6.65, t = -0.25, N = 256 (session
+	 * 10's row of least digits) that sum was 4.2e-9, 7 times B's true
+	 * error (docs/oneloop.md, "The model's error estimate").  Never
+	 * above that sum, which bounds it where err holds; with A given
+	 * only (the physical region's fits, where it was measured). */
 	o->pb = in->sd && !ka ? fmin(pb, fabs(sb) + fb) : pb;
 	o->p = p;
 	o->j = j;

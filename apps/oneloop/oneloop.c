@@ -1071,9 +1071,9 @@ static const char *shown(char *buf, size_t len, const run *r, nb_dd x,
 typedef struct value {
 	nb_dd v[2], h[2];
 	double e[2];
-	/* on the deformed contour with the shifted rule: I_N - I_shifted of
-	 * each part, signed, and the part of e that it does not see (fl), for
-	 * the fit's propagated error (fit_in's sd); sd = NULL where absent */
+	/* on the deformed contour with the shifted rule (hs): I_N -
+	 * I_shifted of each part, signed, and what it does not see (fl), for
+	 * the fit's propagated error (fit_in's sd and fl) */
 	double sd[2], fl[2];
 	int hs;
 	nb_dd last[2][2]; /* with eps: the last two extrapolants at N */
@@ -1530,10 +1530,11 @@ static int fit_part(const run *r, series *x, int which)
 {
 	int dbl = r->a->dbl;
 	nb_dd *val = calloc((size_t)x->m, sizeof *val);
-	double *err = calloc((size_t)x->m * 3, sizeof *err),
-	       *sd = err + x->m, *fl = sd + x->m;
+	double *err = calloc((size_t)x->m * 3, sizeof *err), *sd, *fl;
 	int rc = !val || !err, hs = 1;
 	if (!rc) {
+		sd = err + x->m;
+		fl = sd + x->m;
 		for (int k = 0; k < x->m; k++) {
 			val[k] = x->v[k].v[which];
 			err[k] = x->v[k].e[which];
