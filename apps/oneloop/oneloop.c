@@ -1071,6 +1071,11 @@ static const char *shown(char *buf, size_t len, const run *r, nb_dd x,
 typedef struct value {
 	nb_dd v[2], h[2];
 	double e[2];
+	/* on the deformed contour with the shifted rule (hs): I_N -
+	 * I_shifted of each part, signed, and what it does not see (fl), for
+	 * the fit's propagated error (fit_in's sd and fl) */
+	double sd[2], fl[2];
+	int hs;
 	nb_dd last[2][2]; /* with eps: the last two extrapolants at N */
 	int ok;           /* e within CONVERGED of |v| */
 	double kappa;     /* the deformed contour's scale, as used */
@@ -1108,7 +1113,8 @@ static double dist(int dbl, const nb_dd *a, const nb_dd *b, int np)
  * both parts, of the complex value: a part's difference may be small by
  * chance where the other's is not), else |I_N - I_N/2| of each part. */
 static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
-                       nb_dd (*vq)[3], const nb_dd *vs, int np, double *e)
+                       nb_dd (*vq)[3], const nb_dd *vs, int np, double *e,
+                       double *sd, double *fl)
 {
 	int dbl = r->a->dbl;
 	double mag = 0;
@@ -1128,11 +1134,17 @@ static void rule_error(const run *r, const nb_dd *vn, const nb_dd *vh,
 		 * (N = 32, s = 3, lambda = 0.1: 0.046 apart, N/2 0.38 off), so
 		 * never below what exp(-c N) leaves after N/2's error dn,
 		 * dn^2 / |I| (the rule's amplitude taken as |I|) */
-		double dn = dist(dbl, vn, vh, np),
-		       d = fmax(fmax(dist(dbl, vn, vs, np), dn * dn / mag),
-		                fmax(rounding(r, mag), trunc));
-		for (int w = 0; w < np; w++)
+		double dn = dist(dbl, vn, vh, np), g = dn * dn / mag,
+		       f = fmax(rounding(r, mag), trunc), ds = dist(dbl, vn, vs, np),
+		       d = fmax(ds, fmax(g, f));
+		/* for the fit (fit_in's sd): the signed difference of each part,
+		 * and beside it what that cannot see: the floors, and the guard's
+		 * excess where the rules agree closer than it (by chance) */
+		for (int w = 0; w < np; w++) {
 			e[w] = d;
+			sd[w] = num_sub(dbl, vn[w], vs[w]).hi;
+			fl[w] = f + fmax(0, g - ds);
+		}
 		return;
 	}
 	if (!vq)
@@ -1194,7 +1206,8 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 			if (evaluate(r, &r->g, lambda, k, vn, &tn))
 				return 1;
 			r->t_kern += tn;
-			double dimax = fmax(vh[2].hi, vn[2].hi), e[2];
+			double dimax = fmax(vh[2].hi, vn[2].hi), e[2], sd[2] = {0, 0},
+			       fl[2] = {0, 0};
 			int ok = dimax <= 0;
 			/* the shifted N only for a valid contour's estimate, and
 			 * used only where it is valid on its nodes as well */
@@ -1207,7 +1220,7 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 				r->t_half += ts;
 				haves = vs[2].hi <= 0;
 			}
-			rule_error(r, vn, vh, NULL, haves ? vs : NULL, 2, e);
+			rule_error(r, vn, vh, NULL, haves ? vs : NULL, 2, e, sd, fl);
 			if (ok)
 				rungs--;
 			/* a valid contour's values, the better of two, or the last
@@ -1216,10 +1229,13 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 			    (!ok && !valid)) {
 				o->kappa = kap;
 				o->dimax = dimax;
+				o->hs = haves;
 				for (int w = 0; w < 2; w++) {
 					o->v[w] = o->last[w][1] = vn[w];
 					o->h[w] = o->last[w][0] = vh[w];
 					o->e[w] = e[w];
+					o->sd[w] = sd[w];
+					o->fl[w] = fl[w];
 				}
 			}
 			valid |= ok;
@@ -1238,7 +1254,8 @@ static int integral(run *r, nb_dd lambda, value *o, nb_dd *tab)
 		int haveq = quarter(a);
 		if (haveq && coarse(r, lambda, zero, vq, &haveq))
 			return 1;
-		rule_error(r, o->v, o->h, haveq ? vq : NULL, NULL, 1, o->e);
+		rule_error(r, o->v, o->h, haveq ? vq : NULL, NULL, 1, o->e, NULL,
+		           NULL);
 		return 0;
 	}
 	int m = (int)a->ecount;
@@ -1513,15 +1530,20 @@ static int fit_part(const run *r, series *x, int which)
 {
 	int dbl = r->a->dbl;
 	nb_dd *val = calloc((size_t)x->m, sizeof *val);
-	double *err = calloc((size_t)x->m, sizeof *err);
-	int rc = !val || !err;
+	double *err = calloc((size_t)x->m * 3, sizeof *err), *sd, *fl;
+	int rc = !val || !err, hs = 1;
 	if (!rc) {
+		sd = err + x->m;
+		fl = sd + x->m;
 		for (int k = 0; k < x->m; k++) {
 			val[k] = x->v[k].v[which];
 			err[k] = x->v[k].e[which];
+			sd[k] = x->v[k].sd[which];
+			fl[k] = x->v[k].fl[which];
+			hs &= x->v[k].hs;
 		}
 		fit_in in = {x->m, dbl, x->lam, val, err, FIT_PAIRS, 0,
-		             nb_dd_from(0), 0};
+		             nb_dd_from(0), 0, hs ? sd : NULL, fl};
 		if (physical_model(r)) {
 			in.basis = which ? FIT_EVEN : FIT_ODD;
 			in.known_a = 1;

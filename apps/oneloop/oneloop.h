@@ -76,6 +76,13 @@ typedef struct fit_in {
 	int known_a;            /* A given (a, with its error a_err) */
 	nb_dd a;
 	double a_err;
+	/* where not NULL, I_k's errors as the shifted rule sees them (the
+	 * deformed contour): sd[k] = I_k - I_k(shifted), signed, whose
+	 * leading part is -2 times I_k's error, and fl[k] what it leaves
+	 * unseen (the rounding, the truncation, the exp(-c N) guard); the
+	 * propagated error of B is then |sum beta_k sd_k| + sum |beta_k| fl_k
+	 * rather than sum |beta_k| err_k (docs/oneloop.md) */
+	const double *sd, *fl;
 } fit_in;
 typedef struct fit_out {
 	nb_dd a, b;

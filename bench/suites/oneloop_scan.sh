@@ -20,8 +20,8 @@
 # seconds a row, converged rows, the least and median digits among them.
 # Issue 31's target, 1,000 physical rows each extrapolated in lambda with 8
 # digits or more by its own estimate (docs/oneloop.md, "The scale target",
-# session 9: 81.7 s on one H100):
-#   sh bench/run.sh oneloop_scan device=gpu extrapolate=1 kappa=1 n=288 lambdas=0.4,0.7,14 precision=double
+# session 11: 66.6 s on one H100, least 8.18 digits):
+#   sh bench/run.sh oneloop_scan device=gpu extrapolate=1 kappa=1 n=256 lambdas=0.4,0.7,14 precision=double
 #   sh bench/run.sh oneloop_scan device=gpu                  # 1,000 physical
 #   sh bench/run.sh oneloop_scan device=gpu region=euclidean points=4096
 about="bin/oneloop --scan over an (s, t) grid: rows/s, wall time, digits"
