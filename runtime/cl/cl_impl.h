@@ -138,6 +138,9 @@ typedef struct Prog {
 	int nown;
 	cl_mem *own;
 	size_t *owncap;
+	/* a kept run's launches not yet waited for (run.c's settle) */
+	cl_event pend[8];
+	int npend;
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */
