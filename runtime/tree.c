@@ -1515,8 +1515,16 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 				var[nd] = v;
 				dst[nd++] = c->host[v];
 			}
-		return rt->be->tree_results(k->last ? k->last : k, si->devslot,
-		                            si->n, nd, var, dst);
+		if (!rt->be->tree_results(k->last ? k->last : k, si->devslot,
+		                          si->n, nd, var, dst))
+			return 0;
+		/* no fallback: the results are on the device only, and reading
+		 * them back to scatter here would meet the same device */
+		char why[512];
+		snprintf(why, sizeof why, "%s", nbrt_error(rt));
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: the results, kept "
+		                 "on %s, could not be put back into the caller's "
+		                 "order: %s", f->kernel, nbrt_device_name(rt), why);
 	}
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && c->sorted[v] && nd < MOST &&
