@@ -125,8 +125,27 @@ int main(int argc, char **argv)
 	}
 	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
 	char *fp = src_path(prog, argc > 9 ? argv[9] : "far/gravity_quad.nbl");
-	nbrt_kernel *k = kp ? nbrt_load(rt, kp, NULL) : NULL;
-	nbrt_kernel *far = fp ? nbrt_load(rt, fp, NULL) : NULL;
+	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
+	 * these j-splits (0: the runtime's), for the ranges runs' occupancy
+	 * at small N (few groups, a work group each); the direct run takes
+	 * the near kernel's */
+	nb_options o[2];
+	unsigned long js[2] = {0, 0};
+	const char *jse = getenv("TREEBENCH_JSPLIT");
+	if (jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
+		fprintf(stderr, "treebench: TREEBENCH_JSPLIT '%s': two j-splits, "
+		        "NEAR FAR\n", jse);
+		return 2;
+	}
+	for (int q = 0; q < 2; q++) {
+		nb_options_init(&o[q]);
+		if (js[q]) {
+			o[q].jsplit = (int)js[q];
+			o[q].given |= NB_GIVEN_JSPLIT;
+		}
+	}
+	nbrt_kernel *k = kp ? nbrt_load(rt, kp, js[0] ? &o[0] : NULL) : NULL;
+	nbrt_kernel *far = fp ? nbrt_load(rt, fp, js[1] ? &o[1] : NULL) : NULL;
 	free(kp);
 	free(fp);
 	if (!k || !far)
