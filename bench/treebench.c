@@ -98,6 +98,17 @@ int main(int argc, char **argv)
 		        "> 0\n%s", argv[2], usage);
 		return 2;
 	}
+	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
+	 * these j-splits (0: the runtime's), for the ranges runs' occupancy
+	 * at small N (few groups, a work group each); the direct run takes
+	 * the near kernel's */
+	unsigned long js[2] = {0, 0};
+	const char *jse = getenv("TREEBENCH_JSPLIT");
+	if (jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
+		fprintf(stderr, "treebench: TREEBENCH_JSPLIT '%s': two j-splits, "
+		        "NEAR FAR\n", jse);
+		return 2;
+	}
 	if (!group) /* left out or 0: the runtime's for N */
 		group = nbrt_tree_group(n);
 	unsigned short rng[3] = {1, 2, (unsigned short)seed};
@@ -125,18 +136,7 @@ int main(int argc, char **argv)
 	}
 	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
 	char *fp = src_path(prog, argc > 9 ? argv[9] : "far/gravity_quad.nbl");
-	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
-	 * these j-splits (0: the runtime's), for the ranges runs' occupancy
-	 * at small N (few groups, a work group each); the direct run takes
-	 * the near kernel's */
 	nb_options o[2];
-	unsigned long js[2] = {0, 0};
-	const char *jse = getenv("TREEBENCH_JSPLIT");
-	if (jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
-		fprintf(stderr, "treebench: TREEBENCH_JSPLIT '%s': two j-splits, "
-		        "NEAR FAR\n", jse);
-		return 2;
-	}
 	for (int q = 0; q < 2; q++) {
 		nb_options_init(&o[q]);
 		if (js[q]) {
