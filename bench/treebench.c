@@ -99,12 +99,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
-	 * these j-splits (0: the runtime's), for the ranges runs' occupancy
-	 * at small N (few groups, a work group each); the direct run takes
-	 * the near kernel's */
+	 * these j-splits (0, unset or empty: the runtime's), for the ranges
+	 * runs' occupancy at small N (few groups, a work group each); the
+	 * direct run takes the near kernel's */
 	unsigned long js[2] = {0, 0};
 	const char *jse = getenv("TREEBENCH_JSPLIT");
-	if (jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
+	if (jse && *jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
 		fprintf(stderr, "treebench: TREEBENCH_JSPLIT '%s': two j-splits, "
 		        "NEAR FAR\n", jse);
 		return 2;
