@@ -1944,7 +1944,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		goto restore;
 	tm[4] = nbrt_now() - t4;
 	/* a kept far run's launches are waited for at the near run's end
-	 * (the OpenCL back end, run.c's settle): their time is its variant's */
+	 * (the OpenCL back end's settle): their time is its variant's */
 	if (chain && far->last)
 		far->tkern = far->last->tkern;
 	double t5 = nbrt_now();
@@ -1977,6 +1977,16 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
 	          L.ng, L.noff[L.ng], L.foff[L.ng], chain ? " (results kept on the device)" : "");
 restore:
+	/* the near run failed before it waited for the far run's launches
+	 * and uploads (from the sorted copies): waited for here, the first
+	 * message kept */
+	if (res && chain && rt->be->settle) {
+		char *why = strdup(nbrt_error(rt));
+		rt->be->settle(far->last ? far->last : far);
+		if (why)
+			nbrt_fail(rt, "%s", why);
+		free(why);
+	}
 	k->rkeep = far->rkeep = 0;
 	k->rfrom = NULL;
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);

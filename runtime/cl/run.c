@@ -57,9 +57,11 @@ static int drain(nbrt_kernel *k, Run *r)
  * (the near run's plan, pack and uploads: about 0.4 ms at N = 65536 on an
  * H100, beside a far kernel of 0.5 ms); they are waited for, and their
  * device time added to k, by k's next run or by the run that starts from
- * its results (rplan.from), whichever comes first.  The queue is in
- * order, so nothing after them reads its buffers before they end. */
-static int settle(nbrt_kernel *k)
+ * its results (rplan.from), whichever comes first, or by the caller
+ * (the back end's settle) where that run failed before it came.  The
+ * queue is in order, so nothing after them reads its buffers before they
+ * end. */
+int nbrt_cl_settle(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
 	if (!pg || !pg->npend)
@@ -823,7 +825,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
 	/* its last kept run done: this one reuses its buffers and copies */
-	if (settle(k))
+	if (nbrt_cl_settle(k))
 		goto out;
 	if (!r.stage) {
 		nbrt_fail(rt, "out of memory");
@@ -855,7 +857,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		goto out;
 	}
 	/* from: its pending launches end before this run's (in order) */
-	if (drain(k, &r) || (r.from && settle((nbrt_kernel *)r.from)) ||
+	if (drain(k, &r) || (r.from && nbrt_cl_settle((nbrt_kernel *)r.from)) ||
 	    (!dplan && !(p && p->keep) && fetch(k, &r, ni)))
 		goto out;
 	if ((e = clFinish(c->q)) != CL_SUCCESS) {
