@@ -98,6 +98,17 @@ int main(int argc, char **argv)
 		        "> 0\n%s", argv[2], usage);
 		return 2;
 	}
+	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
+	 * these j-splits (0, unset or empty: the runtime's), for the ranges
+	 * runs' occupancy at small N (few groups, a work group each); the
+	 * direct run takes the near kernel's */
+	unsigned long js[2] = {0, 0};
+	const char *jse = getenv("TREEBENCH_JSPLIT");
+	if (jse && *jse && sscanf(jse, "%lu %lu", &js[0], &js[1]) != 2) {
+		fprintf(stderr, "treebench: TREEBENCH_JSPLIT '%s': two j-splits, "
+		        "NEAR FAR\n", jse);
+		return 2;
+	}
 	if (!group) /* left out or 0: the runtime's for N */
 		group = nbrt_tree_group(n);
 	unsigned short rng[3] = {1, 2, (unsigned short)seed};
@@ -125,8 +136,16 @@ int main(int argc, char **argv)
 	}
 	char *kp = src_path(prog, "dsl-examples/gravity.nbl");
 	char *fp = src_path(prog, argc > 9 ? argv[9] : "far/gravity_quad.nbl");
-	nbrt_kernel *k = kp ? nbrt_load(rt, kp, NULL) : NULL;
-	nbrt_kernel *far = fp ? nbrt_load(rt, fp, NULL) : NULL;
+	nb_options o[2];
+	for (int q = 0; q < 2; q++) {
+		nb_options_init(&o[q]);
+		if (js[q]) {
+			o[q].jsplit = (int)js[q];
+			o[q].given |= NB_GIVEN_JSPLIT;
+		}
+	}
+	nbrt_kernel *k = kp ? nbrt_load(rt, kp, js[0] ? &o[0] : NULL) : NULL;
+	nbrt_kernel *far = fp ? nbrt_load(rt, fp, js[1] ? &o[1] : NULL) : NULL;
 	free(kp);
 	free(fp);
 	if (!k || !far)
@@ -139,6 +158,24 @@ int main(int argc, char **argv)
 	struct nbrt_tree_stats st;
 	nbrt_tree t = {theta, bucket, group, {"xi", "yi", "zi"},
 	               {"xj", "yj", "zj"}, "mj", &st, {NULL, NULL, NULL}};
+	/* TREEBENCH_REF=FILE: direct's results (raw floats, ax, ay, az, pot,
+	 * each over N) read from FILE where it holds N of them, else computed
+	 * and written there: one direct run for several trees of one N (the
+	 * octupole against the quadrupole at 2^22, 8.6 s a direct run on an
+	 * H100); the errors are against them, direct_s is then nan */
+	const char *ref = getenv("TREEBENCH_REF");
+	FILE *rf = ref && *ref ? fopen(ref, "rb") : NULL;
+	int have = 0;
+	if (rf) {
+		have = 1;
+		for (int q = 0; q < 4; q++)
+			have &= fread(direct[q], sizeof(float), n, rf) == n;
+		have &= fgetc(rf) == EOF;
+		fclose(rf);
+	}
+	int use_ref = direct_on && have;
+	if (use_ref)
+		direct_on = 0;
 	/* one untimed run of each (builds and caches out), then both timed
 	 * in turn: the tree's results in c, direct's in direct */
 	double *td = malloc(reps * sizeof *td), *tt = malloc(reps * sizeof *tt);
@@ -156,6 +193,18 @@ int main(int argc, char **argv)
 		if (rep) {
 			td[rep - 1] = t1 - t0;
 			tt[rep - 1] = now() - t1;
+		}
+	}
+	if (direct_on && ref && *ref && !have) {
+		FILE *wf = fopen(ref, "wb");
+		int ok = wf != NULL;
+		for (int q = 0; ok && q < 4; q++)
+			ok = fwrite(direct[q], sizeof(float), n, wf) == n;
+		if (wf && fclose(wf))
+			ok = 0;
+		if (!ok) {
+			fprintf(stderr, "treebench: cannot write %s\n", ref);
+			return 1;
 		}
 	}
 	qsort(td, reps, sizeof *td, cmp);
@@ -179,7 +228,7 @@ int main(int argc, char **argv)
 			d2 += x * x;
 			a2 += (double)direct[d][i] * direct[d][i];
 		}
-		e[i] = !direct_on ? NAN : a2 > 0 ? sqrt(d2 / a2) : 0;
+		e[i] = !direct_on && !use_ref ? NAN : a2 > 0 ? sqrt(d2 / a2) : 0;
 	}
 	qsort(e, n, sizeof *e, cmp);
 	/* other_s: the tree's time outside its phases (reading the columns,

@@ -161,6 +161,10 @@ struct nbrt_backend {
 	 * else).  NULL: none */
 	int (*tree_results)(nbrt_kernel *k, int slot, size_t n, int nv,
 	                    const int var[], void *const dst[]);
+	/* waits for k's kept run (nbrt_rplan.keep, which may return before
+	 * its launches and uploads end): where the run that starts from it
+	 * never came.  NULL: runs end before they return */
+	int (*settle)(nbrt_kernel *k);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */

@@ -361,6 +361,20 @@ static Shape ranges_shape(const nbrt_kernel *k, size_t cover, size_t busy,
 	while ((sh.small ? (2L << sh.l) <= tmax : sh.l < 4) &&
 	       (size_t)(2 << sh.l) * items <= wg)
 		sh.l++;
+	/* and, where the groups are too few to give every compute unit
+	 * four work groups, at least the dense runs' split for as many
+	 * i-elements: a treecode's 207 groups at N = 65536 on an H100 (132
+	 * units; split 1, a work group of 64 items a group) ran its near
+	 * kernel in 0.736 ms, 0.274 with a split of 4 (the dense rule's
+	 * least there), the far kernel 0.499 and 0.425
+	 * (bench/results/2026-11-27-tree-nvidia-h100-s11mid-jsplit.txt);
+	 * with 1503 and 5842 groups (2^20, 2^22) that split cost the far
+	 * kernel 14-18% and saved the near kernel less
+	 * (bench/results/2026-11-28-tree-nvidia-h100-s11final-large.txt) */
+	size_t units = k->rt->units ? (size_t)k->rt->units : 1;
+	int dense = sh.small || busy >= 4 * units ? 0 :
+	            nbrt_choose_split(k, cover);
+	sh.l = dense > sh.l ? dense : sh.l;
 	return sh;
 }
 

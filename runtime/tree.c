@@ -1515,8 +1515,16 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 				var[nd] = v;
 				dst[nd++] = c->host[v];
 			}
-		return rt->be->tree_results(k->last ? k->last : k, si->devslot,
-		                            si->n, nd, var, dst);
+		if (!rt->be->tree_results(k->last ? k->last : k, si->devslot,
+		                          si->n, nd, var, dst))
+			return 0;
+		/* no fallback: the results are on the device only, and reading
+		 * them back to scatter here would meet the same device */
+		char why[512];
+		snprintf(why, sizeof why, "%s", nbrt_error(rt));
+		return nbrt_fail(rt, "kernel %s: nbrt_run_tree: the results, kept "
+		                 "on %s, could not be put back into the caller's "
+		                 "order: %s", f->kernel, nbrt_device_name(rt), why);
 	}
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && c->sorted[v] && nd < MOST &&
@@ -1935,6 +1943,10 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
+	/* a kept far run's launches are waited for at the near run's end
+	 * (the OpenCL back end's settle): their time is its variant's */
+	if (chain && far->last)
+		far->tkern = far->last->tkern;
 	double t5 = nbrt_now();
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
 	res = copies_scatter(k, &cp, &si, saved, chain);
@@ -1965,6 +1977,16 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
 	          L.ng, L.noff[L.ng], L.foff[L.ng], chain ? " (results kept on the device)" : "");
 restore:
+	/* the near run failed before it waited for the far run's launches
+	 * and uploads (from the sorted copies): waited for here, the first
+	 * message kept */
+	if (res && chain && rt->be->settle) {
+		char *why = strdup(nbrt_error(rt));
+		rt->be->settle(far->last ? far->last : far);
+		if (why)
+			nbrt_fail(rt, "%s", why);
+		free(why);
+	}
 	k->rkeep = far->rkeep = 0;
 	k->rfrom = NULL;
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);

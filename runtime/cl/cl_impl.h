@@ -142,6 +142,9 @@ typedef struct Prog {
 	int nown;
 	cl_mem *own;
 	size_t *owncap;
+	/* a kept run's launches not yet waited for (run.c's nbrt_cl_settle) */
+	cl_event pend[8];
+	int npend;
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */
@@ -220,6 +223,7 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
 /* The device buffer of k's RMEM or LMEM v, as its last run left it,
  * where it holds at least `bytes`; else NULL. */
 cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes);
+int nbrt_cl_settle(nbrt_kernel *k);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 

@@ -398,6 +398,8 @@ void nbrt_cl_free(nbrt_kernel *k)
 			clReleaseMemObject(pg->own[m]);
 	free(pg->own);
 	free(pg->owncap);
+	for (int i = 0; i < pg->npend; i++)
+		clReleaseEvent(pg->pend[i]);
 	free(pg->host);
 	free(pg->hostp);
 	free(pg->hostcap);
