@@ -113,7 +113,8 @@ typedef struct Call {
 	 * to the caller's memory): in[0..at) taken by the uploads so far */
 	int stage;
 	char *in;
-	size_t at;
+	size_t at, up;
+	cl_event *ev;      /* per variable: its result's read back */
 } Call;
 
 /* Whether the caller's arrays cross through pinned staging:
@@ -175,11 +176,15 @@ static int source(Call *w, int v, size_t n)
 		from = w->in + w->at;
 		w->at += bytes;
 	}
+	/* flushed: the copy crosses while the host stages the next column */
 	cl_int e = bytes ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, 0, bytes,
 	                                        from, 0, NULL, NULL)
 	                 : CL_SUCCESS;
+	if (e == CL_SUCCESS && bytes)
+		e = clFlush(c->q);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, f->var[v].name, "clEnqueueWriteBuffer", e);
+	w->up += bytes;
 	w->src[v] = m;
 	w->t[v] = b->t;
 	return 0;
@@ -470,9 +475,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	Prog *pg = k->priv;
 	Call w = {k, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
 	          calloc((size_t)f->nvar + 1, sizeof(nbrt_type)), nbrt_now(),
-	          time, ni, nj, 0, NULL, 0};
+	          time, ni, nj, 0, NULL, 0, 0,
+	          calloc((size_t)f->nvar + 1, sizeof(cl_event))};
 	int res = -1;
-	if (own_reserve(pg, S_VAR + f->nvar) || !w.src || !w.t) {
+	cl_int e;
+	if (own_reserve(pg, S_VAR + f->nvar) || !w.src || !w.t || !w.ev) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
@@ -498,6 +505,16 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		for (int d = 0; d < dim; d++)
 			if (source(&w, pv[side][d], side ? nj : ni))
 				goto out;
+	/* NBRT_VERBOSE: how much of the keys phase is the positions' upload
+	 * (a wait the plain call does not take) */
+	double tup = 0;
+	if (rt->verbose) {
+		if ((e = clFinish(cl->q)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, f->kernel, "clFinish", e);
+			goto out;
+		}
+		tup = nbrt_now() - w.t0;
+	}
 	int same = ni == nj;
 	for (int d = 0; d < dim; d++)
 		same &= w.src[pv[0][d]] == w.src[pv[1][d]];
@@ -561,7 +578,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_int cd = dim;
 	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
 	cl_ulong cm = ncell;
-	cl_int e;
 	cl_int creach = reach;
 	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
 	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
@@ -726,7 +742,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	if (lap(&w, 6))
 		goto out;
 
-	/* the results in the caller's order, read back into its arrays */
+	/* the results in the caller's order, read back into its arrays:
+	 * through pinned staging, each result's copy to the caller while the
+	 * next one's crosses (its read flushed, then waited for alone) */
 	size_t at = 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && k->b[v].host)
@@ -760,24 +778,45 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		size_t bytes = ni * host_size(b->t);
 		if (b->host && (e = clEnqueueReadBuffer(cl->q, dst, CL_FALSE, 0,
 		                                        bytes, staging ? staging + at :
-		                                        b->host, 0, NULL, NULL)) !=
+		                                        b->host, 0, NULL,
+		                                        staging ? &w.ev[v] : NULL)) !=
 		                   CL_SUCCESS) {
 			nbrt_cl_fail(rt, x->name, "clEnqueueReadBuffer", e);
 			goto out;
 		}
+		if (staging && b->host && (e = clFlush(cl->q)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, x->name, "clFlush", e);
+			goto out;
+		}
 		at += b->host ? bytes : 0;
 	}
+	double tw = 0, tc = 0, t1 = nbrt_now();
+	at = 0;
+	for (int v = 0; staging && v < f->nvar; v++)
+		if (w.ev[v]) {
+			size_t bytes = ni * host_size(k->b[v].t);
+			double t2 = nbrt_now();
+			if ((e = clWaitForEvents(1, &w.ev[v])) != CL_SUCCESS) {
+				nbrt_cl_fail(rt, f->var[v].name, "clWaitForEvents", e);
+				goto out;
+			}
+			double t3 = nbrt_now();
+			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
+			tw += t3 - t2;
+			tc += nbrt_now() - t3;
+			at += bytes;
+		}
 	if ((e = clFinish(cl->q)) != CL_SUCCESS) {
 		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
 		goto out;
 	}
-	at = 0;
-	for (int v = 0; staging && v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM && k->b[v].host) {
-			size_t bytes = ni * host_size(k->b[v].t);
-			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
-			at += bytes;
-		}
+	if (rt->verbose)
+		nbrt_note(rt, "kernel %s: the device's cells: %.3g MB up in the "
+		          "keys phase (%.3g ms with the staging); %.3g MB of "
+		          "results down: %.3g ms waited for, %.3g ms of copies to "
+		          "the caller (%.3g ms in all)", f->kernel,
+		          (double)w.up / 1e6, 1e3 * tup, (double)at / 1e6, 1e3 * tw,
+		          1e3 * tc, 1e3 * (nbrt_now() - t1));
 	if (lap(&w, 7))
 		goto out;
 	k->pairs = *pairs;
@@ -785,6 +824,10 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 out:
 	if (res < 0)
 		clFinish(cl->q);
+	for (int v = 0; w.ev && v < f->nvar; v++)
+		if (w.ev[v])
+			clReleaseEvent(w.ev[v]);
+	free(w.ev);
 	free(w.src);
 	free(w.t);
 	return res;

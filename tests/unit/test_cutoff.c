@@ -791,6 +791,23 @@ START_TEST(device_cells)
 				ck_assert(nbrt_launches(k) > 1);
 				same_results(a, b, n, "launches of 5000 pairs");
 			}
+			/* the caller's arrays through pinned staging (a GPU's
+			 * default: each result copied out while the next one's
+			 * read crosses) and straight: the same bits */
+			if (kase == 0) {
+				double *s0 = malloc(NOUT * n * sizeof *s0);
+				ck_assert(s0 != NULL);
+				for (int st = 0; st < 2; st++) {
+					setenv("NBRT_CELL_STAGE", st ? "1" : "0", 1);
+					ck_assert(device_run(k, 1, &c, n, n, cs.x, xj, cs.w,
+					                     st ? b : s0) == 1);
+					unsetenv("NBRT_CELL_STAGE");
+				}
+				ck_assert_msg(!memcmp(s0, b, NOUT * n * sizeof *s0),
+				              "NBRT_CELL_STAGE=0 and 1 differ");
+				same_results(a, b, n, "staged");
+				free(s0);
+			}
 			/* the device's finer cells (cutoff / 2 and / 3, rows of 5
 			 * and 7 cells): the same results from fewer pairs */
 			for (int sp = 2; kase == 0 && sp <= 3; sp++) {
