@@ -1,15 +1,18 @@
 /* cellpeer.c: issue 25's 50% target against hand-written kernels: the
  * Lennard-Jones case of bench/neighbours.c (the same inputs: N points
  * uniform at 50 neighbours within rc = 1, float) through
- * bench/cellpeer.cl's cell-list kernel (a work group an i-cell of one
- * cutoff, its 27 neighbour cells through local-memory tiles; and the same
- * with a branch skipping far pairs) and an exact neighbour list (the
- * ceiling of any list: only needed pairs), each timed by profiling events
- * (median of reps), checked against a double reference on a sample.
+ * bench/cellpeer.cl's kernels: cells (a work group an i-cell of one
+ * cutoff, its 27 neighbour cells through local-memory tiles), the same
+ * with a branch over far pairs, cells3 (cells of a third, 8 work items
+ * an i-element walking its rows from the cell starts, pruned as the
+ * runtime prunes them, or by the element's own distance: _point) and an
+ * exact neighbour list (only needed pairs: the ceiling of any list),
+ * each timed by profiling events (median of reps), checked against a
+ * double reference on a sample (forces norm-wise, the counts).
  *   cellpeer [N] [reps] [device: gpu|cpu]
- * Row: kernel,n,ms,pairs,needed,pairs_per_needed,needed_per_s,maxerr.
- * The sorting and lists are the host's and not timed: a kernel's own
- * rate, as the suite's kernel_needed_per_s is nbcc's. */
+ * Row: kernel,n,ms,pairs,needed,pairs_per_needed,needed_per_s,maxerr_f,
+ * count_diff.  The sorting and lists are the host's and not timed: a
+ * kernel's own rate, as the suite's kernel_needed_per_s is nbcc's. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -97,6 +100,58 @@ static double timed(cl_command_queue q, cl_kernel k, size_t gs, size_t ls,
 	return t[reps / 2];
 }
 
+/* Points sorted by cell (row-major, x fastest; nc a side of width w):
+ * their float4s, the cells' starts, each sorted point's cell and its
+ * index in the caller's order (a stable counting sort). */
+typedef struct Sorted {
+	cl_float4 *p;
+	int *start, *cellof, *orig;
+} Sorted;
+
+static Sorted sort_cells(const float *x, size_t n, int nc, double w)
+{
+	size_t ncell = (size_t)nc * nc * nc;
+	Sorted s = {xmalloc(n * sizeof *s.p), calloc(ncell + 1, sizeof(int)),
+	            xmalloc(n * sizeof(int)), xmalloc(n * sizeof(int))};
+	int *key = xmalloc(n * sizeof *key), *at = xmalloc(ncell * sizeof *at);
+	if (!s.start) {
+		fprintf(stderr, "cellpeer: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int g[3];
+		for (int c = 0; c < 3; c++) {
+			g[c] = (int)(x[c * n + i] / w);
+			g[c] = g[c] < 0 ? 0 : g[c] >= nc ? nc - 1 : g[c];
+		}
+		key[i] = (g[2] * nc + g[1]) * nc + g[0];
+		s.start[key[i] + 1]++;
+	}
+	for (size_t g = 0; g < ncell; g++)
+		s.start[g + 1] += s.start[g];
+	memcpy(at, s.start, ncell * sizeof *at);
+	for (size_t i = 0; i < n; i++) {
+		cl_float4 v = {{x[i], x[n + i], x[2 * n + i], 0}};
+		int d = at[key[i]]++;
+		s.p[d] = v;
+		s.cellof[d] = key[i];
+		s.orig[d] = (int)i;
+	}
+	free(key);
+	free(at);
+	return s;
+}
+
+/* A read-only device buffer holding bytes of host memory. */
+static cl_mem input(cl_context ctx, const void *host, size_t bytes)
+{
+	cl_int e;
+	cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+	                          bytes ? bytes : 4, (void *)host, &e);
+	CK(e, "clCreateBuffer");
+	return m;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1 << 20;
@@ -119,39 +174,21 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		for (int c = 0; c < 3; c++)
 			x[c * n + i] = (float)(side * uniform(&seed));
-	/* cells of at least rc, row-major, x fastest; a counting sort */
+	/* cells of at least rc, row-major, x fastest */
 	int nc = (int)floor(side / 1.0);
 	nc = nc < 1 ? 1 : nc;
 	double w = side / nc;
 	size_t ncell = (size_t)nc * nc * nc;
-	int *start = calloc(ncell + 1, sizeof *start);
-	int *key = xmalloc(n * sizeof *key);
-	if (!start)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		int g[3];
-		for (int c = 0; c < 3; c++) {
-			g[c] = (int)(x[c * n + i] / w);
-			g[c] = g[c] < 0 ? 0 : g[c] >= nc ? nc - 1 : g[c];
-		}
-		key[i] = (g[2] * nc + g[1]) * nc + g[0];
-		start[key[i] + 1]++;
-	}
-	for (size_t g = 0; g < ncell; g++)
-		start[g + 1] += start[g];
-	int *at = xmalloc(ncell * sizeof *at);
-	memcpy(at, start, ncell * sizeof *at);
-	cl_float4 *p = xmalloc(n * sizeof *p);
-	for (size_t i = 0; i < n; i++) {
-		cl_float4 v = {{x[i], x[n + i], x[2 * n + i], 0}};
-		p[at[key[i]]++] = v;
-	}
+	Sorted sc = sort_cells(x, n, nc, w);
+	cl_float4 *p = sc.p;
+	int *start = sc.start, *cellof = sc.cellof;
+	/* and of at least a third of it (the runtime's margin 2^-10) */
+	int nf = (int)floor(3 * side / (1 + 0x1p-10));
+	nf = nf < 1 ? 1 : nf;
+	double wf = side / nf;
+	Sorted sf = sort_cells(x, n, nf, wf);
 	/* the exact lists (j != i, r2 < rc2 in float as the kernels) */
 	int *len = calloc(n, sizeof *len), maxlen = 0;
-	int *cellof = xmalloc(n * sizeof *cellof);
-	for (size_t g = 0; g < ncell; g++)
-		for (int i = start[g]; i < start[g + 1]; i++)
-			cellof[i] = (int)g;
 	int *nbr = NULL;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass) {
@@ -225,11 +262,12 @@ int main(int argc, char **argv)
 		clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &e);
 	CK(e, "clCreateCommandQueue");
 	const char *src = slurp("bench/cellpeer.cl");
-	static const char *const opt[2] = {
+	static const char *const opt[3] = {
 		"-cl-fast-relaxed-math -cl-mad-enable",
-		"-cl-fast-relaxed-math -cl-mad-enable -DBRANCH"};
-	cl_program pr[2];
-	for (int v = 0; v < 2; v++) {
+		"-cl-fast-relaxed-math -cl-mad-enable -DBRANCH",
+		"-cl-fast-relaxed-math -cl-mad-enable -DPOINT"};
+	cl_program pr[3];
+	for (int v = 0; v < 3; v++) {
 		pr[v] = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
 		CK(e, "clCreateProgramWithSource");
 		if (clBuildProgram(pr[v], 1, &d, opt[v], NULL, NULL) != CL_SUCCESS) {
@@ -240,24 +278,26 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	cl_mem bp = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-	                           n * sizeof *p, p, &e);
-	CK(e, "clCreateBuffer p");
-	cl_mem bs = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-	                           (ncell + 1) * sizeof *start, start, &e);
-	CK(e, "clCreateBuffer start");
-	cl_mem bn = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-	                           (size_t)maxlen * n * sizeof *nbr, nbr, &e);
-	CK(e, "clCreateBuffer nbr");
-	cl_mem bl = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-	                           n * sizeof *len, len, &e);
-	CK(e, "clCreateBuffer len");
+	size_t nfc = (size_t)nf * nf * nf;
+	cl_mem bp = input(ctx, p, n * sizeof *p);
+	cl_mem bs = input(ctx, start, (ncell + 1) * sizeof *start);
+	cl_mem bn = input(ctx, nbr, (size_t)maxlen * n * sizeof *nbr);
+	cl_mem bl = input(ctx, len, n * sizeof *len);
+	cl_mem bp3 = input(ctx, sf.p, n * sizeof *sf.p);
+	cl_mem bs3 = input(ctx, sf.start, (nfc + 1) * sizeof *sf.start);
+	cl_mem bc3 = input(ctx, sf.cellof, n * sizeof *sf.cellof);
 	cl_mem bo = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 5 * n * sizeof(float),
 	                           NULL, &e);
 	CK(e, "clCreateBuffer out");
+	cl_mem bq = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(int), NULL,
+	                           &e);
+	CK(e, "clCreateBuffer pairs");
 	float *out = xmalloc(5 * n * sizeof *out);
-	float rc2 = RC2, sig2 = SIG2, eps = EPS;
-	cl_int cnc = nc, cn = (cl_int)n;
+	int *cpairs = xmalloc(n * sizeof *cpairs), *inv3 = xmalloc(n * sizeof *inv3);
+	for (size_t i = 0; i < n; i++)
+		inv3[sf.orig[i]] = (int)i;
+	float rc2 = RC2, sig2 = SIG2, eps = EPS, cwf = (float)wf;
+	cl_int cnc = nc, cn = (cl_int)n, cnf = nf;
 
 	/* a double reference on a sample of i (every 997th) */
 	size_t ns = 0, stride = 997;
@@ -284,32 +324,43 @@ int main(int argc, char **argv)
 			fmax = fabs(s[v]) > fmax ? fabs(s[v]) : fmax;
 	}
 
-	printf("# cellpeer: %s, N = %zu, %d cells of %.4f a side (rc = 1), "
-	       "needed pairs %.6g, %.3g candidates a needed pair; kernel "
-	       "times: profiling events, median of %d\n",
-	       name, n, nc, w, needed, cand / needed, reps);
+	printf("# cellpeer: %s, N = %zu, %d cells of %.4f a side (rc = 1; "
+	       "a third: %d of %.4f), needed pairs %.6g, %.3g candidates a "
+	       "needed pair; kernel times: profiling events, median of %d\n",
+	       name, n, nc, w, nf, wf, needed, cand / needed, reps);
 	printf("kernel,n,ms,pairs,needed,pairs_per_needed,needed_per_s,"
 	       "maxerr_f,count_diff\n");
-	static const char *const kname[3] = {"cells", "cells_branch",
-	                                     "exact_list"};
+	/* the kernels: name, program, entry, work group, whether its
+	 * arguments are the cells', the list's or the third's */
+	static const struct {
+		const char *name, *entry;
+		int prog, ls, form;
+	} kv[5] = {{"cells", "cells", 0, 64, 0},
+	           {"cells_branch", "cells", 1, 64, 0},
+	           {"cells3", "cells3", 0, 32, 2},
+	           {"cells3_point", "cells3", 2, 32, 2},
+	           {"exact_list", "verlet", 0, 128, 1}};
+	const void *arg[3][11] = {
+		{&bp, &bs, &cnc, &rc2, &sig2, &eps, &bo},
+		{&bp, &bn, &bl, &cn, &rc2, &sig2, &eps, &bo},
+		{&bp3, &bs3, &bc3, &cnf, &cwf, &cn, &rc2, &sig2, &eps, &bo, &bq}};
+	static const size_t M = sizeof(cl_mem), I = sizeof(cl_int);
+	static const size_t asz[3][11] = {
+		{M, M, I, 4, 4, 4, M},
+		{M, M, M, I, 4, 4, 4, M},
+		{M, M, M, I, 4, I, 4, 4, 4, M, M}};
+	static const int nargs[3] = {7, 8, 11};
 	int bad = 0;
-	for (int v = 0; v < 3; v++) {
-		cl_kernel k = clCreateKernel(pr[v == 1], v < 2 ? "cells" : "verlet",
-		                             &e);
+	for (int v = 0; v < 5; v++) {
+		int l = kv[v].form;
+		cl_kernel k = clCreateKernel(pr[kv[v].prog], kv[v].entry, &e);
 		CK(e, "clCreateKernel");
-		/* the arguments in order: the cell kernels', the list's */
-		const void *arg[2][8] = {{&bp, &bs, &cnc, &rc2, &sig2, &eps, &bo},
-		                         {&bp, &bn, &bl, &cn, &rc2, &sig2, &eps, &bo}};
-		static const size_t asz[2][8] = {
-			{sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_int), 4, 4, 4,
-			 sizeof(cl_mem)},
-			{sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_int),
-			 4, 4, 4, sizeof(cl_mem)}};
-		int l = v == 2;
-		for (cl_uint a = 0; a < 8 - (cl_uint)!l; a++)
-			CK(clSetKernelArg(k, a, asz[l][a], arg[l][a]), "clSetKernelArg");
-		size_t ls = l ? 128 : 64;
-		size_t gs = l ? (n + ls - 1) / ls * ls : ncell * ls;
+		for (int q = 0; q < nargs[l]; q++)
+			CK(clSetKernelArg(k, (cl_uint)q, asz[l][q], arg[l][q]),
+			   "clSetKernelArg");
+		size_t ls = (size_t)kv[v].ls;
+		size_t gs = l == 0 ? ncell * ls : l == 1 ? (n + ls - 1) / ls * ls
+		                                        : (n + 3) / 4 * ls;
 		static const float zero = 0;
 		CK(clEnqueueFillBuffer(q, bo, &zero, sizeof zero, 0,
 		                       5 * n * sizeof(float), 0, NULL, NULL),
@@ -317,21 +368,30 @@ int main(int argc, char **argv)
 		double t = timed(q, k, gs, ls, reps);
 		CK(clEnqueueReadBuffer(q, bo, CL_TRUE, 0, 5 * n * sizeof(float),
 		                       out, 0, NULL, NULL), "read");
-		double err = 0, cdiff = 0, cnt = 0;
+		double pairs = l == 0 ? cand : needed;
+		if (l == 2) {
+			CK(clEnqueueReadBuffer(q, bq, CL_TRUE, 0, n * sizeof(int),
+			                       cpairs, 0, NULL, NULL), "read");
+			pairs = 0;
+			for (size_t i = 0; i < n; i++)
+				pairs += cpairs[i];
+		}
+		double err = 0, cnt = 0;
 		for (size_t i = 0; i < n; i++)
 			cnt += out[4 * n + i];
-		size_t s = 0;
-		for (size_t i = 0; i < n; i += stride, s++)
+		size_t si = 0;
+		for (size_t i = 0; i < n; i += stride, si++) {
+			size_t o = l == 2 ? (size_t)inv3[sc.orig[i]] : i;
 			for (int c = 0; c < 3; c++) {
-				double d2 = fabs(out[c * n + i] - ref[s][c]) / fmax;
+				double d2 = fabs(out[c * n + o] - ref[si][c]) / fmax;
 				err = d2 > err ? d2 : err;
 			}
-		cdiff = cnt - needed;
-		double pairs = v < 2 ? cand : needed;
-		printf("%s,%zu,%.4f,%.6g,%.6g,%.3f,%.4g,%.2g,%.0f\n", kname[v], n,
+		}
+		double cdiff = cnt - needed;
+		printf("%s,%zu,%.4f,%.6g,%.6g,%.3f,%.4g,%.2g,%.0f\n", kv[v].name, n,
 		       1e3 * t, pairs, needed, pairs / needed, needed / t, err,
 		       cdiff);
-		bad |= !(err < 1e-4) || fabs(cdiff) > 1e-6 * needed;
+		bad |= !(err < 1e-4) || fabs(cdiff) > 1e-6 * needed + 2;
 		clReleaseKernel(k);
 	}
 	if (bad)

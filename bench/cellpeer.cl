@@ -134,3 +134,85 @@ __kernel void verlet(__global const float4 *p, __global const int *nbr,
 	out[3 * n + i] = uu;
 	out[4 * n + i] = cnt;
 }
+
+/* Cells of a third of the cutoff (at least; nf a side of width wf), T3
+ * work items an i-element, 32 / T3 elements a work group: each work item
+ * walks whole rows of cells along x, every T3-th of the element's 7 x 7
+ * rows, reading their ends from the cell starts (no ranges written, the
+ * cell-walking form).  Rows and their x-extent are pruned as the
+ * runtime's nbrt_cells_row prunes them (cells g whole cells off with
+ * |g|^2 >= 9 dropped: 2.75 pairs a needed pair at 50 neighbours), or
+ * (POINT) by the element's own distance to the row and the cells along
+ * it.  pairs[i] counts the pairs computed. */
+#ifndef T3
+#define T3 8
+#endif
+__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+void cells3(__global const float4 *p, __global const int *start,
+            __global const int *cellof, int nf, float wf, int ni, float rc2,
+            float sig2, float eps, __global float *out,
+            __global int *pairs)
+{
+	__local float red[5][32];
+	__local int rpair[32];
+	int t = get_local_id(0), lane = t % T3;
+	int i = get_group_id(0) * (32 / T3) + t / T3;
+	size_t n = (size_t)ni;
+	float ax = 0, ay = 0, az = 0, uu = 0, cnt = 0;
+	int np = 0;
+	if (i < ni) {
+		float4 pi = p[i];
+		int c = cellof[i], cx = c % nf, cy = c / nf % nf, cz = c / (nf * nf);
+		for (int q = lane; q < 49; q += T3) {
+			int dy = q % 7 - 3, dz = q / 7 - 3, y = cy + dy, z = cz + dz;
+			if (y < 0 || y >= nf || z < 0 || z >= nf)
+				continue;
+#ifdef POINT
+			float ly = y * wf, lz = z * wf;
+			float ey = fmax(0.0f, fmax(ly - pi.y, pi.y - (ly + wf)));
+			float ez = fmax(0.0f, fmax(lz - pi.z, pi.z - (lz + wf)));
+			float left = rc2 - ey * ey - ez * ez;
+			if (left < 0)
+				continue;
+			float s = sqrt(left);
+			int x0 = max((int)floor((pi.x - s) / wf), max(cx - 3, 0));
+			int x1 = min((int)floor((pi.x + s) / wf), min(cx + 3, nf - 1));
+#else
+			int gy = abs(dy) > 1 ? abs(dy) - 1 : 0;
+			int gz = abs(dz) > 1 ? abs(dz) - 1 : 0;
+			int left = 8 - gy * gy - gz * gz, rx = 0;
+			if (left < 0)
+				continue;
+			while (rx < 3 && rx * rx <= left)
+				rx++;
+			int x0 = max(cx - rx, 0), x1 = min(cx + rx, nf - 1);
+#endif
+			int row = (z * nf + y) * nf;
+			int b = start[row + x0], e = start[row + x1 + 1];
+			np += max(e - b, 0);
+			for (int j = b; j < e; j++) {
+				float4 pj = p[j];
+				PAIR(pi, pj, i, j);
+			}
+		}
+	}
+	red[0][t] = ax;
+	red[1][t] = ay;
+	red[2][t] = az;
+	red[3][t] = uu;
+	red[4][t] = cnt;
+	rpair[t] = np;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (lane == 0 && i < ni) {
+		for (int v = 0; v < 5; v++) {
+			float sum = 0;
+			for (int h = 0; h < T3; h++)
+				sum += red[v][t + h];
+			out[v * n + i] = sum;
+		}
+		int s = 0;
+		for (int h = 0; h < T3; h++)
+			s += rpair[t + h];
+		pairs[i] = s;
+	}
+}

@@ -2,7 +2,8 @@
 # (bench/cellpeer.c and .cl): the neighbours suite's Lennard-Jones inputs
 # through a hand-written cell-list kernel (a work group an i-cell of one
 # cutoff, neighbour cells through local-memory tiles, fast math), the same
-# with a branch over far pairs, and an exact neighbour list (only needed
+# with a branch over far pairs, cells of a third walked from their starts,
+# and an exact neighbour list (only needed
 # pairs: the ceiling of any list), each kernel's own time by events.
 about="hand-written LJ cell-list kernels and an exact list: needed pairs/s"
 params="n reps device"
