@@ -24,7 +24,7 @@
  * uploaded, or its results in the caller's order before they are read
  * back). */
 enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
-       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_VAR };
+       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_GRID, S_VAR };
 
 /* Host arrays kept in the kernel's k->cellwork, which the host builder
  * takes only in calls this file leaves to it: the cells' i-starts and
@@ -113,7 +113,8 @@ typedef struct Call {
 	 * to the caller's memory): in[0..at) taken by the uploads so far */
 	int stage;
 	char *in;
-	size_t at;
+	size_t at, up;
+	cl_event *ev;      /* per variable: its result's read back */
 } Call;
 
 /* Whether the caller's arrays cross through pinned staging:
@@ -137,6 +138,23 @@ static int lap(Call *w, int p)
 	w->time[p] += t - w->t0;
 	w->t0 = t;
 	return 0;
+}
+
+/* A copy to or from pinned staging over every thread, in parts of
+ * 128 KB: nbrt_cl_copy's pieces of 1 MB gave a result of 4 MB (LJ at
+ * 2^20) 4 of an H100 host's 16 threads, and those copies were the
+ * scatter phase (its reads done when waited for, 2026-11-27 mid-session:
+ * 21 MB copied out in 0.6-0.75 ms). */
+static void stage_copy(void *dst, const void *src, size_t n)
+{
+	enum { PART = 1 << 17 };
+	long long parts = (long long)((n + PART - 1) / PART), q;
+#pragma omp parallel for schedule(static) if (parts >= 8)
+	for (q = 0; q < parts; q++) {
+		size_t a = (size_t)q * PART;
+		nbrt_cl_copy((char *)dst + a, (const char *)src + a,
+		             n - a < PART ? n - a : PART); /* one piece: serial */
+	}
 }
 
 /* Variable v's caller's values on the device: an nbrt_array's own
@@ -171,15 +189,19 @@ static int source(Call *w, int v, size_t n)
 		return -1;
 	const void *from = b->host;
 	if (w->in) {
-		nbrt_cl_copy(w->in + w->at, b->host, bytes);
+		stage_copy(w->in + w->at, b->host, bytes);
 		from = w->in + w->at;
 		w->at += bytes;
 	}
+	/* flushed: the copy crosses while the host stages the next column */
 	cl_int e = bytes ? clEnqueueWriteBuffer(c->q, m, CL_FALSE, 0, bytes,
 	                                        from, 0, NULL, NULL)
 	                 : CL_SUCCESS;
+	if (e == CL_SUCCESS && bytes)
+		e = clFlush(c->q);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, f->var[v].name, "clEnqueueWriteBuffer", e);
+	w->up += bytes;
 	w->src[v] = m;
 	w->t[v] = b->t;
 	return 0;
@@ -449,6 +471,79 @@ static int device_sums(Call *w, cl_mem glen, size_t ncell, size_t *cover,
 	return 0;
 }
 
+/* The lists of a call: the grid, and the buffers the ranges entry
+ * reads as its offsets and ranges (NULL until made). */
+typedef struct Lists {
+	size_t ncell;
+	int nr, dim, reach;
+	long long nc[3];
+	cl_mem jstart, glen, offset, range;
+} Lists;
+
+/* Each cell's ranges at a fixed place and its count of j-elements. */
+static int write_ranges(Call *w, Lists *ls)
+{
+	nbrt_kernel *k = w->k;
+	nbrt *rt = k->rt;
+	const Cl *cl = rt->priv;
+	Prog *pg = k->priv;
+	size_t ncell = ls->ncell;
+	ls->offset = buf(k, S_OFFSET, (ncell + 2) * sizeof(cl_int));
+	ls->range = buf(k, S_RANGE, 2 * (size_t)ls->nr * ncell * sizeof(cl_int));
+	if (!ls->offset || !ls->range)
+		return -1;
+	cl_int cd = ls->dim, creach = ls->reach;
+	cl_long n0 = ls->nc[0], n1 = ls->nc[1], n2 = ls->nc[2];
+	cl_ulong cm = ncell;
+	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
+	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
+	long block = rt->gpu;
+	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
+		return -1;
+	return nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK
+	                                 : AK_CELLS_RANGES,
+	                       block ? (ncell + 31) / 32 * cl->akwg : ncell + 2,
+	                       ARG(pg->own[S_ISTART]), ARG(ls->jstart), ARG(cd),
+	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
+	                       ARG(ls->offset), ARG(ls->range), ARG(ls->glen),
+	                       (size_t)0);
+}
+
+/* Each cell's count of j-elements only (NBRT_CELL_WALK). */
+static int jcount(Call *w, Lists *ls)
+{
+	nbrt_kernel *k = w->k;
+	Prog *pg = k->priv;
+	cl_int cd = ls->dim, creach = ls->reach;
+	cl_long n0 = ls->nc[0], n1 = ls->nc[1], n2 = ls->nc[2];
+	cl_ulong cm = ls->ncell;
+	return nbrt_cl_aux_run(k->rt, AK_CELLS_JCOUNT, ls->ncell,
+	                       ARG(pg->own[S_ISTART]), ARG(ls->jstart), ARG(cd),
+	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
+	                       ARG(ls->glen), (size_t)0);
+}
+
+/* The walking entry's offsets and ranges: the j-cells' starts, and the
+ * grid (n0, n1), (n2, reach + 256 dim) as emit_opencl.c reads it. */
+static int walk_grid(Call *w, Lists *ls)
+{
+	nbrt_kernel *k = w->k;
+	const Cl *cl = k->rt->priv;
+	cl_int g[4] = {(cl_int)ls->nc[0], (cl_int)ls->nc[1], (cl_int)ls->nc[2],
+	               ls->reach + 256 * ls->dim};
+	cl_mem m = buf(k, S_GRID, sizeof g);
+	if (!m)
+		return -1;
+	cl_int e = clEnqueueWriteBuffer(cl->q, m, CL_TRUE, 0, sizeof g, g, 0,
+	                                NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, "the cells' grid", "clEnqueueWriteBuffer",
+		                    e);
+	ls->offset = ls->jstart;
+	ls->range = m;
+	return 0;
+}
+
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, int reach, const int pv[2][3],
                       double time[8], double *pairs)
@@ -470,9 +565,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	Prog *pg = k->priv;
 	Call w = {k, calloc((size_t)f->nvar + 1, sizeof(cl_mem)),
 	          calloc((size_t)f->nvar + 1, sizeof(nbrt_type)), nbrt_now(),
-	          time, ni, nj, 0, NULL, 0};
+	          time, ni, nj, 0, NULL, 0, 0,
+	          calloc((size_t)f->nvar + 1, sizeof(cl_event))};
 	int res = -1;
-	if (own_reserve(pg, S_VAR + f->nvar) || !w.src || !w.t) {
+	cl_int e;
+	if (own_reserve(pg, S_VAR + f->nvar) || !w.src || !w.t || !w.ev) {
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
@@ -498,6 +595,16 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		for (int d = 0; d < dim; d++)
 			if (source(&w, pv[side][d], side ? nj : ni))
 				goto out;
+	/* NBRT_VERBOSE: how much of the keys phase is the positions' upload
+	 * (a wait the plain call does not take) */
+	double tup = 0;
+	if (rt->verbose) {
+		if ((e = clFinish(cl->q)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, f->kernel, "clFinish", e);
+			goto out;
+		}
+		tup = nbrt_now() - w.t0;
+	}
 	int same = ni == nj;
 	for (int d = 0; d < dim; d++)
 		same &= w.src[pv[0][d]] == w.src[pv[1][d]];
@@ -551,34 +658,23 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem ival = pg->own[S_VAL], jval = pg->own[same ? S_VAL : S_JVAL];
 	cl_mem jstart = pg->own[same ? S_ISTART : S_JSTART];
 
-	/* the lists: each cell's ranges at a fixed place */
-	cl_mem offset = buf(k, S_OFFSET, (ncell + 2) * sizeof(cl_int));
-	cl_mem range = buf(k, S_RANGE, 2 * (size_t)nr * ncell *
-	                   sizeof(cl_int));
+	/* the lists: each cell's ranges at a fixed place, or (finer cells,
+	 * NBRT_CELL_WALK=1) only each cell's count of j-elements, the
+	 * ranges entry walking the rows itself where its form can (below) */
+	int fine = reach > 1;
+	long walk = 0;
+	if (nbrt_env_int(rt, "NBRT_CELL_WALK", 0, 1, &walk) < 0)
+		goto out;
+	walk = walk && fine;
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
-	if (!offset || !range || !glen)
-		goto out;
-	cl_int cd = dim;
-	cl_long n0 = nc[0], n1 = nc[1], n2 = nc[2];
-	cl_ulong cm = ncell;
-	cl_int e;
-	cl_int creach = reach;
-	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
-	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
-	long block = rt->gpu;
-	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
-		goto out;
-	if (nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK : AK_CELLS_RANGES,
-	                    block ? (ncell + 31) / 32 * cl->akwg : ncell + 2,
-	                    ARG(pg->own[S_ISTART]), ARG(jstart), ARG(cd),
-	                    ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
-	                    ARG(offset), ARG(range), ARG(glen), (size_t)0))
+	Lists ls = {ncell, nr, dim, reach, {nc[0], nc[1], nc[2]}, jstart, glen,
+	            NULL, NULL};
+	if (!glen || (walk ? jcount(&w, &ls) : write_ranges(&w, &ls)))
 		goto out;
 	/* finer cells (27 a cell of one cutoff at reach 3) are summed on the
 	 * device, and where each task is one i-element their tasks are made
 	 * there too: the cells' starts and counts (19 MB at Lennard-Jones
 	 * 2^20, reach 3) and the tasks (16 MB) never cross */
-	int fine = reach > 1;
 	size_t cover = 0, busy = 0;
 	cl_uint *start = NULL, *len = NULL;
 	if (fine ? device_sums(&w, glen, ncell, &cover, &busy, pairs)
@@ -602,6 +698,10 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	 * where they hold more than one) */
 	size_t tpg = a->opts.rtasks > 1 ? (size_t)a->opts.rtasks : 1;
 	size_t width = tpg > 1 ? 1 : nbrt_unit_items(a->f);
+	/* the walk needs one-element tasks made here and the entry's form
+	 * of whole rows a work item (emit_opencl.c: a j-split of RLANE = 8
+	 * or more, no tiles); else the ranges are written after all */
+	walk = walk && width == 1 && a->f->jsplit >= 8 && !a->f->tile;
 	cl_mem task, empty = buf(k, S_EMPTY, 64);
 	if (fine && width == 1) {
 		size_t nt = (ni + tpg - 1) / tpg * tpg;
@@ -612,6 +712,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, nt, ARG(pg->own[S_KEY]),
 		                    ARG(cn), ARG(cm2), ARG(cc), ARG(task),
 		                    (size_t)0))
+			goto out;
+		if (walk && nbrt_cl_aux_run(rt, AK_CELLS_WALK, nt, ARG(task),
+		                            ARG(cm2), (size_t)0))
 			goto out;
 		memset(&p, 0, sizeof p);
 		p.ngroups = ncell;
@@ -645,6 +748,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		}
 	}
 	p.accum = 0;
+	if (fine && (walk ? walk_grid(&w, &ls)
+	                  : !ls.range && write_ranges(&w, &ls)))
+		goto out;
 	if (lap(&w, 4))
 		goto out;
 
@@ -717,7 +823,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	a->launches = 0;
 	a->pstart = a->plast = nbrt_now();
 	a->pshown = 0;
-	cl_mem dplan[5] = {task, offset, range, af->indices & 1 ? ival : empty,
+	cl_mem dplan[5] = {task, ls.offset, ls.range,
+	                   af->indices & 1 ? ival : empty,
 	                   af->indices & 2 ? jval : empty};
 	if (nbrt_cl_run_resident(a, ni, nj, &p, dplan))
 		goto out;
@@ -726,7 +833,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	if (lap(&w, 6))
 		goto out;
 
-	/* the results in the caller's order, read back into its arrays */
+	/* the results in the caller's order, read back into its arrays:
+	 * through pinned staging, each result's copy to the caller while the
+	 * next one's crosses (its read flushed, then waited for alone) */
 	size_t at = 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && k->b[v].host)
@@ -760,24 +869,45 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		size_t bytes = ni * host_size(b->t);
 		if (b->host && (e = clEnqueueReadBuffer(cl->q, dst, CL_FALSE, 0,
 		                                        bytes, staging ? staging + at :
-		                                        b->host, 0, NULL, NULL)) !=
+		                                        b->host, 0, NULL,
+		                                        staging ? &w.ev[v] : NULL)) !=
 		                   CL_SUCCESS) {
 			nbrt_cl_fail(rt, x->name, "clEnqueueReadBuffer", e);
 			goto out;
 		}
+		if (staging && b->host && (e = clFlush(cl->q)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, x->name, "clFlush", e);
+			goto out;
+		}
 		at += b->host ? bytes : 0;
 	}
+	double tw = 0, tc = 0, t1 = nbrt_now();
+	at = 0;
+	for (int v = 0; staging && v < f->nvar; v++)
+		if (w.ev[v]) {
+			size_t bytes = ni * host_size(k->b[v].t);
+			double t2 = nbrt_now();
+			if ((e = clWaitForEvents(1, &w.ev[v])) != CL_SUCCESS) {
+				nbrt_cl_fail(rt, f->var[v].name, "clWaitForEvents", e);
+				goto out;
+			}
+			double t3 = nbrt_now();
+			stage_copy(k->b[v].host, staging + at, bytes);
+			tw += t3 - t2;
+			tc += nbrt_now() - t3;
+			at += bytes;
+		}
 	if ((e = clFinish(cl->q)) != CL_SUCCESS) {
 		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
 		goto out;
 	}
-	at = 0;
-	for (int v = 0; staging && v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM && k->b[v].host) {
-			size_t bytes = ni * host_size(k->b[v].t);
-			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
-			at += bytes;
-		}
+	if (rt->verbose)
+		nbrt_note(rt, "kernel %s: the device's cells: %.3g MB up in the "
+		          "keys phase (%.3g ms with the staging); %.3g MB of "
+		          "results down: %.3g ms waited for, %.3g ms of copies to "
+		          "the caller (%.3g ms in all)", f->kernel,
+		          (double)w.up / 1e6, 1e3 * tup, (double)at / 1e6, 1e3 * tw,
+		          1e3 * tc, 1e3 * (nbrt_now() - t1));
 	if (lap(&w, 7))
 		goto out;
 	k->pairs = *pairs;
@@ -785,6 +915,10 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 out:
 	if (res < 0)
 		clFinish(cl->q);
+	for (int v = 0; w.ev && v < f->nvar; v++)
+		if (w.ev[v])
+			clReleaseEvent(w.ev[v]);
+	free(w.ev);
 	free(w.src);
 	free(w.t);
 	return res;
