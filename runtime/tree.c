@@ -3,6 +3,7 @@
  * i-groups cut from Morton-sorted i-bodies, a Barnes-Hut walk a group
  * giving a far list of cell expansions and a near list of body j-ranges,
  * then the far kernel and the user's kernel, adding in, on sorted copies. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1512,6 +1513,10 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 	if (chain) { /* the results are on the device only (chained) */
 		for (int v = 0; v < f->nvar; v++)
 			if (f->var[v].role == NB_RMEM) {
+				/* chained() lets only kernels of MOST results chain */
+				if (nd == MOST)
+					return nbrt_fail(rt, "kernel %s: more than %d results "
+					                 "kept on the device", f->kernel, MOST);
 				var[nd] = v;
 				dst[nd++] = c->host[v];
 			}
@@ -1735,17 +1740,27 @@ out:
  * far field took 0.38 s in place against 1.16 s streamed (the gather and
  * its upload on the host), and PoCL at 2^14 1.2 s against 1.4 s
  * (docs/treecode.md).  "stream,N" makes batches of at most N expansions
- * (tests: many batches); 0 where not given. */
-static int far_streamed(size_t *batch)
+ * (tests: many batches); 0 where not given.  -1 for anything else. */
+static int far_streamed(nbrt *rt, size_t *batch)
 {
 	const char *e = getenv("NBRT_TREE_FAR");
 	*batch = 0;
-	if (e && !strncmp(e, "stream", 6)) {
-		if (e[6] == ',')
-			*batch = strtoull(e + 7, NULL, 10);
+	if (!e || !*e || !strcmp(e, "cells"))
+		return 0;
+	if (!strcmp(e, "stream"))
 		return 1;
+	if (!strncmp(e, "stream,", 7) && e[7] >= '0' && e[7] <= '9') {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(e + 7, &end, 10);
+		if (!errno && !*end && v >= 1 && v <= SIZE_MAX / 64) {
+			*batch = (size_t)v;
+			return 1;
+		}
 	}
-	return 0;
+	return nbrt_fail(rt, "NBRT_TREE_FAR='%s': it must be cells, stream or "
+	                 "stream,N with N a whole number of expansions from 1",
+	                 e);
 }
 
 /* The most near pairs (bodies times near j-bodies) of one group: what a
@@ -1918,7 +1933,9 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
-	int streamed = far_streamed(&batch);
+	int streamed = far_streamed(k->rt, &batch);
+	if (streamed < 0)
+		goto restore;
 	chain = chained(k, far, &si, saved, streamed);
 	if (streamed) {
 		if (far_stream(k, far, kd, ni, &si, &L, batch, &fpairs))

@@ -277,7 +277,7 @@ int fit_best(const fit_in *in, fit_out *a, fit_out *b)
 	int m = in->m, np = FIT_MAXP + 1;
 	qd *ll = malloc((size_t)m * sizeof *ll);
 	fit_out *f = malloc((size_t)(np * m) * sizeof *f);
-	int *ok = calloc((size_t)(np * m), sizeof *ok), found = 0;
+	int *ok = calloc((size_t)(np * m), sizeof *ok), found = 0, rc = -1;
 	if (!ll || !f || !ok)
 		goto out;
 	for (int k = 0; k < m; k++) {
@@ -303,9 +303,10 @@ int fit_best(const fit_in *in, fit_out *a, fit_out *b)
 				*b = *x;
 			found = 1;
 		}
+	rc = !found;
 out:
 	free(ll);
 	free(f);
 	free(ok);
-	return !found;
+	return rc;
 }

@@ -1552,8 +1552,9 @@ static int fit_part(const run *r, series *x, int which)
 			in.a_err = 8 * fabs(in.a.hi) * (dbl ? 0x1p-52 : 0x1p-104);
 		}
 		part *p = &x->p[which];
-		rc = fit_best(&in, &p->a, &p->b);
-		p->ok = !rc;
+		int got = fit_best(&in, &p->a, &p->b);
+		p->ok = got == 0;
+		rc |= got < 0;
 	}
 	free(val);
 	free(err);

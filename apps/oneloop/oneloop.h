@@ -90,8 +90,8 @@ typedef struct fit_out {
 	double ea, eb; /* the error estimates: pa, pb and the model's */
 	int p, j, q;   /* P, the window's first point and its length */
 } fit_out;
-/* The fits of least error estimate for A (into *a) and for B (*b);
- * nonzero where no fit could be made (fewer than 3 points). */
+/* The fits of least error estimate for A (into *a) and for B (*b); 1
+ * where no fit could be made (fewer than 3 points), -1 out of memory. */
 int fit_best(const fit_in *in, fit_out *a, fit_out *b);
 
 /* The text of x in the run's precision: every digit that reads back (dd:

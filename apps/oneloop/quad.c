@@ -2,6 +2,7 @@
  * nodes and weights computed with QD's quad-double (about 62 digits) and
  * rounded once to dd or double, so the rule itself adds no rounding; and
  * the estimate of its error from its values at N, N/2, N/4 and N/8. */
+#include <float.h>
 #include <math.h>
 #include <qd/c_qd.h>
 #include "oneloop.h"
@@ -114,6 +115,24 @@ static long double band_t(const quad_bands *b, long double l, long double *rho)
 	return t;
 }
 
+/* l with t(l) = t, by Newton from l (t(l) is increasing and smooth, so a
+ * start a step away converges in a few steps); *rho its derivative.  The
+ * nodes come from long double (LDBL_MANT_DIG 64 on x86: 1e-19, far below
+ * the bands' 1e-12 rule errors that the 8-digit target meets; dd's lo
+ * parts carry only those bits). */
+static long double band_solve(const quad_bands *b, long double t,
+                              long double l, long double *rho)
+{
+	for (int it = 0; it < 100; it++) {
+		long double dl = (band_t(b, l, rho) - t) / *rho;
+		l -= dl;
+		if (fabsl(dl) <= 8 * LDBL_EPSILON * (1 + fabsl(l)))
+			break;
+	}
+	band_t(b, l, rho);
+	return l;
+}
+
 double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
                        nb_dd *u, nb_dd *v, nb_dd *w)
 {
@@ -123,16 +142,8 @@ double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
 	band_t(b, l, &rho);
 	for (long k = 0; k < n; k++) {
 		long double t = ta + (k + (shift ? 1 : 0.5L)) * h;
-		/* Newton from a step h / rho past the last node: t(l) is
-		 * increasing and smooth, so it converges in a few steps */
-		l += (k ? 1 : shift ? 1 : 0.5L) * h / rho;
-		for (int it = 0; it < 100; it++) {
-			long double f = band_t(b, l, &rho) - t, dl = f / rho;
-			l -= dl;
-			if (fabsl(dl) <= 1e-18L * (1 + fabsl(l)))
-				break;
-		}
-		band_t(b, l, &rho);
+		/* from a step h / rho past the last node */
+		l = band_solve(b, t, l + (k ? 1 : shift ? 1 : 0.5L) * h / rho, &rho);
 		long double uu = 1 / (1 + expl(-l)), vv = 1 / (1 + expl(l));
 		long double ww = h * uu * vv / rho;
 		u[k] = dbl ? nb_dd_from((double)uu)
@@ -145,13 +156,6 @@ double quad_rule_bands(long n, const quad_bands *b, int shift, int dbl,
 	if (!shift)
 		return quad_tail_cell(-b->reach, b->alpha, (double)h);
 	/* the shifted rule's first cell starts half a step in: l there */
-	long double t = ta + h / 2;
-	l = -b->reach;
-	for (int it = 0; it < 100; it++) {
-		long double dl = (band_t(b, l, &rho) - t) / rho;
-		l -= dl;
-		if (fabsl(dl) <= 1e-18L * (1 + fabsl(l)))
-			break;
-	}
+	l = band_solve(b, ta + h / 2, -b->reach, &rho);
 	return quad_tail_cell((double)l, b->alpha, (double)h);
 }

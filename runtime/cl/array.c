@@ -22,7 +22,9 @@ int nbrt_cl_aux_load(nbrt *rt)
 	if (c->aux)
 		return 0;
 	const char *name = "the runtime's array kernels";
-	static const char *const std[] = {CL_STD};
+	static const char *const std[] = {
+		CL_STD " -DNBRT_CELLS_BLOCK=" NBRT_STR(NBRT_CELLS_BLOCK)
+		" -DNBRT_CELLS_MAXR=" NBRT_STR(NBRT_CELLS_MAXR)};
 	cl_program p = nbrt_cl_program(rt, name, nbrt_cl_kernels_src,
 	                               strlen(nbrt_cl_kernels_src), std, 1, NULL);
 	if (!p)

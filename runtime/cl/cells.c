@@ -495,14 +495,18 @@ static int write_ranges(Call *w, Lists *ls)
 	cl_int cd = ls->dim, creach = ls->reach;
 	cl_long n0 = ls->nc[0], n1 = ls->nc[1], n2 = ls->nc[2];
 	cl_ulong cm = ncell;
-	/* a work group a block of 32 cells (kernels.cl's NBRT_CELLS_BLOCK)
-	 * on a GPU, a work item a cell on a CPU: NBRT_CELL_RANGES=1/0 */
+	/* a work group a block of NBRT_CELLS_BLOCK cells on a GPU, a work
+	 * item a cell on a CPU: NBRT_CELL_RANGES=1/0; the block's local
+	 * memory holds NBRT_CELLS_MAXR ranges a cell, more take the other */
 	long block = rt->gpu;
 	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
 		return -1;
+	if (ls->nr > NBRT_CELLS_MAXR)
+		block = 0;
 	return nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK
 	                                 : AK_CELLS_RANGES,
-	                       block ? (ncell + 31) / 32 * cl->akwg : ncell + 2,
+	                       block ? (ncell + NBRT_CELLS_BLOCK - 1) / NBRT_CELLS_BLOCK *
+	                               cl->akwg : ncell + 2,
 	                       ARG(pg->own[S_ISTART]), ARG(ls->jstart), ARG(cd),
 	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
 	                       ARG(ls->offset), ARG(ls->range), ARG(ls->glen),

@@ -12,6 +12,13 @@
 #include "nbrt_impl.h"
 
 #define CL_STD "-cl-std=CL1.2"
+/* kernels.cl's block ranges kernel: cells a work group, and the most
+ * ranges a cell (reach 3: 7 x 7 rows) its local memory holds; given to
+ * its build as defines (array.c) */
+#define NBRT_CELLS_BLOCK 32
+#define NBRT_CELLS_MAXR 49
+#define NBRT_STR_(x) #x
+#define NBRT_STR(x) NBRT_STR_(x)
 
 /* The runtime's own kernels (kernels.cl): each one's index and name.
  * The three of a kind are in nb_prec's order (float, double, dd), so

@@ -472,9 +472,9 @@ kernel void nbrt_cells_ranges(global const uint *istart,
  * writes its 49 ranges 392 bytes from its neighbour's: 350 MB took
  * 1.9 ms on an H100 at Lennard-Jones 2^20, reach 3 (1.6 with int2
  * stores); this form 0.93 ms with every cell's rows computed, less with
- * only the busy ones.  On PoCL this one is the slower (4x at 2^17). */
-#define NBRT_CELLS_BLOCK 32
-#define NBRT_CELLS_MAXR 49
+ * only the busy ones.  On PoCL this one is the slower (docs/neighbours.md,
+ * "On an OpenCL device": 280 against 40 ms at 2^17). */
+/* NBRT_CELLS_BLOCK and NBRT_CELLS_MAXR come from cl_impl.h (array.c) */
 kernel void nbrt_cells_ranges_block(global const uint *istart,
                                     global const uint *jstart, int dim,
                                     int reach, long n0, long n1, long n2,

@@ -114,6 +114,12 @@ for v in yes 2 -1 1x; do
 	refused gravity.nbl "NBRT_DEVICE_SORT='$v': it must be 0 or 1" --tree $G
 done
 unset NBRT_DEVICE_SORT
+# NBRT_TREE_FAR: cells, stream or stream,N; anything else refused by name
+for v in streams stream,0 stream,abc stream,5x inplace; do
+	export NBRT_TREE_FAR=$v
+	refused gravity.nbl "NBRT_TREE_FAR='$v': it must be" --tree $G
+done
+unset NBRT_TREE_FAR
 printf 'x,y,z,m\n0,0,0,1\nnan,1,0,1\n1,1,1,1\n' >nan.csv
 refused gravity.nbl "is not a finite number" --tree --ij nan.csv \
 	--map xi=y,yi=x,zi=z,xj=x,yj=y,zj=z,mj=m --const eps2=1e-4 \
