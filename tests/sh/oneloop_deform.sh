@@ -158,7 +158,8 @@ fi
 # N = 384 did to 1.5e-12), so Re misses the reference by 1.1e-10 without
 # the slabs (measured): within its estimate and 1e-11 |I| (the reference
 # at degree 8, 5e-17 from degree 10 here)
-set -- $(python3 -c "
+# (kept by cached_ref as the others: 4 CPU s of mpmath a run)
+set -- $(cached_ref python3 -c "
 import sys; sys.path.insert(0, 'tests/sh')
 import mpmath as mp
 import oneloop_ieps_ref as r
