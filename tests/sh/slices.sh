@@ -157,44 +157,31 @@ case $note in
 *"$want") ok "own rule at Ni = $ni, $g groups on $units units: $want" ;;
 *) bad "own rule at Ni = $ni on $units units: expected $want: $note" ;;
 esac
-# a bad NBRT_OWN_SLICES is an error (was taken as off), the output not written
-for v in 2 yes -1; do
-	rm -f "$T/out.csv"
-	if NBRT_OWN_SLICES=$v "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
-		--device cpu -o "$T/out.csv" 2>"$T/err"; then
-		bad "NBRT_OWN_SLICES='$v' accepted"
-	elif grep -q "NBRT_OWN_SLICES='$v': it must be 0 or 1" "$T/err" &&
-		[ ! -e "$T/out.csv" ]; then
-		ok "NBRT_OWN_SLICES='$v' refused"
-	else
-		bad "NBRT_OWN_SLICES='$v': $(cat "$T/err")"
-	fi
-done
-# a bad NBRT_SLICES is an error, and the output is not written
-for v in 0 65 -1 abc 3x ""; do
-	rm -f "$T/out.csv"
-	if NBRT_SLICES=$v "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
-		--device cpu -o "$T/out.csv" 2>"$T/err"; then
-		[ -z "$v" ] && ok "NBRT_SLICES='' is the rule" ||
-			bad "NBRT_SLICES='$v' accepted"
-	elif grep -q "NBRT_SLICES='$v': it must be an integer from 1 to 64" "$T/err" &&
-		[ ! -e "$T/out.csv" ]; then
-		ok "NBRT_SLICES='$v' refused"
-	else
-		bad "NBRT_SLICES='$v': $(cat "$T/err")"
-	fi
-done
-# a bad NBRT_MAX_INTERACTIONS too (msg.c's checked reader)
-for v in 0 -5 1e6 0x100 12abc 99999999999999999999; do
-	rm -f "$T/out.csv"
-	if NBRT_MAX_INTERACTIONS=$v "$BIN/nbrun" dsl-examples/gravity.nbl \
-		--random 50,50 --device cpu -o "$T/out.csv" 2>"$T/err"; then
-		bad "NBRT_MAX_INTERACTIONS='$v' accepted"
-	elif grep -q "NBRT_MAX_INTERACTIONS='$v': it must be an integer from 1 to" \
-		"$T/err" && [ ! -e "$T/out.csv" ]; then
-		ok "NBRT_MAX_INTERACTIONS='$v' refused"
-	else
-		bad "NBRT_MAX_INTERACTIONS='$v': $(cat "$T/err")"
-	fi
-done
+# refused VAR MESSAGE VALUE...: nbrun with VAR=VALUE is an error saying
+# "VAR='VALUE': MESSAGE" and leaves the output unwritten; an empty VALUE
+# is the variable unset, its default, and must run
+refused() {
+	var=$1 msg=$2
+	shift 2
+	for v in "$@"; do
+		rm -f "$T/out.csv"
+		if env "$var=$v" "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
+			--device cpu -o "$T/out.csv" 2>"$T/err"; then
+			[ -z "$v" ] && ok "$var='' is the default" ||
+				bad "$var='$v' accepted"
+		elif [ -z "$v" ]; then
+			bad "$var='': $(cat "$T/err")"
+		elif grep -q "$var='$v': $msg" "$T/err" && [ ! -e "$T/out.csv" ]; then
+			ok "$var='$v' refused"
+		else
+			bad "$var='$v': $(cat "$T/err")"
+		fi
+	done
+}
+# a bad NBRT_OWN_SLICES is an error (was taken as off)
+refused NBRT_OWN_SLICES "it must be 0 or 1" 2 yes -1
+refused NBRT_SLICES "it must be an integer from 1 to 64" 0 65 -1 abc 3x ""
+# msg.c's checked reader
+refused NBRT_MAX_INTERACTIONS "it must be an integer from 1 to" \
+	0 -5 1e6 0x100 12abc 99999999999999999999
 finish slices
