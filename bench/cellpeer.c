@@ -13,22 +13,10 @@
  * Row: kernel,n,ms,pairs,needed,pairs_per_needed,needed_per_s,maxerr_f,
  * count_diff.  The sorting and lists are the host's and not timed: a
  * kernel's own rate, as the suite's kernel_needed_per_s is nbcc's. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#define CK(call, what)                                                  \
-	do {                                                            \
-		cl_int e_ = (call);                                     \
-		if (e_ != CL_SUCCESS) {                                 \
-			fprintf(stderr, "cellpeer: %s: error %d\n", what,  \
-			        (int)e_);                               \
-			exit(1);                                        \
-		}                                                       \
-	} while (0)
+#define PEER_NAME "cellpeer"
+#include "peer_cl.h"
 
 static const float SIG2 = 0.01f, EPS = 1.0f, RC2 = 1.0f;
 
@@ -239,28 +227,13 @@ int main(int argc, char **argv)
 	}
 
 	/* OpenCL */
-	cl_platform_id pl[8];
-	cl_uint np = 0;
-	cl_device_id d = NULL;
+	peer_cl pc;
+	peer_open(&pc, gpu);
+	cl_device_id d = pc.dev;
+	cl_context ctx = pc.ctx;
+	cl_command_queue q = pc.q;
+	const char *name = pc.name;
 	cl_int e;
-	CK(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
-	for (cl_uint i = 0; i < np && !d; i++)
-		if (clGetDeviceIDs(pl[i], gpu ? CL_DEVICE_TYPE_GPU
-		                              : CL_DEVICE_TYPE_CPU, 1, &d,
-		                   NULL) != CL_SUCCESS)
-			d = NULL;
-	if (!d) {
-		fprintf(stderr, "cellpeer: no OpenCL %s\n", gpu ? "GPU" : "CPU");
-		return 1;
-	}
-	char name[256] = "";
-	CK(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, NULL),
-	   "clGetDeviceInfo");
-	cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
-	CK(e, "clCreateContext");
-	cl_command_queue q =
-		clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &e);
-	CK(e, "clCreateCommandQueue");
 	const char *src = slurp("bench/cellpeer.cl");
 	static const char *const opt[3] = {
 		"-cl-fast-relaxed-math -cl-mad-enable",

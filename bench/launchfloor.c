@@ -3,10 +3,8 @@
  * dependent multiply-adds a work item, over launches of 1 to 2048 groups
  * of 128.  The floor it finds bounds every small launch's rate (issue 30:
  * float gravity at N = 4096); bench/launchfloor.cu measures CUDA's. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define PEER_NAME "launchfloor"
+#include "peer_cl.h"
 
 static const char *src =
 	"__kernel void empty(__global float *a) {}\n"
@@ -20,39 +18,16 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#define CK(call, what)                                                  \
-	do {                                                            \
-		cl_int e_ = (call);                                     \
-		if (e_ != CL_SUCCESS) {                                 \
-			fprintf(stderr, "launchfloor: %s: error %d\n",  \
-			        what, (int)e_);                         \
-			return 1;                                       \
-		}                                                       \
-	} while (0)
 
 int main(void)
 {
-	cl_platform_id p[8];
-	cl_uint np = 0;
-	cl_device_id d = NULL;
+	peer_cl pc;
+	peer_open(&pc, 1);
+	cl_device_id d = pc.dev;
+	cl_context c = pc.ctx;
+	cl_command_queue q = pc.q;
+	const char *name = pc.name;
 	cl_int e;
-	CK(clGetPlatformIDs(8, p, &np), "clGetPlatformIDs");
-	for (cl_uint i = 0; i < np && !d; i++)
-		if (clGetDeviceIDs(p[i], CL_DEVICE_TYPE_GPU, 1, &d, NULL) !=
-		    CL_SUCCESS)
-			d = NULL;
-	if (!d) {
-		fprintf(stderr, "launchfloor: no OpenCL GPU\n");
-		return 1;
-	}
-	char name[256] = "";
-	CK(clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, NULL),
-	   "clGetDeviceInfo");
-	cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
-	CK(e, "clCreateContext");
-	cl_command_queue q =
-		clCreateCommandQueue(c, d, CL_QUEUE_PROFILING_ENABLE, &e);
-	CK(e, "clCreateCommandQueue");
 	cl_program pr = clCreateProgramWithSource(c, 1, &src, NULL, &e);
 	CK(e, "clCreateProgramWithSource");
 	CK(clBuildProgram(pr, 1, &d, "", NULL, NULL), "clBuildProgram");
