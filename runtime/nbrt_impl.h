@@ -436,6 +436,9 @@ int nbrt_run_newton_cells(nbrt_kernel *k, size_t n,
  * order, a cell's children after it and next to each other, so moments
  * are made in one pass from the last cell back. */
 #define NBRT_TREE_DEPTH 21 /* levels: 3 x 21 bits of a Morton key */
+/* the most results a tree call keeps on the device and puts back in the
+ * caller's order there (tree.c's chained, the back end's tree_results) */
+#define NBRT_TREE_MAXRES 4
 typedef struct nbrt_cell {
 	size_t a, b;     /* its bodies [a, b) in Morton order */
 	size_t child;    /* its first child; nchild 0: a leaf */

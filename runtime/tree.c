@@ -1487,7 +1487,7 @@ static int chained(const nbrt_kernel *k, const nbrt_kernel *far,
 		if (f->var[v].role != NB_RMEM)
 			continue;
 		int fv = nb_iface_find(far->f, f->var[v].name);
-		if (++nr > 4 || !s->set || !s->host || fv < 0 ||
+		if (++nr > NBRT_TREE_MAXRES || !s->set || !s->host || fv < 0 ||
 		    far->f->var[fv].type != t ||
 		    !((s->t == NBRT_FLOAT && t == NB_FLOAT) ||
 		      (s->t == NBRT_DOUBLE && t == NB_DOUBLE)))
@@ -1505,7 +1505,7 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
-	enum { MOST = 4 };
+	enum { MOST = NBRT_TREE_MAXRES };
 	void *dst[MOST];
 	const void *src[MOST];
 	size_t es[MOST];
@@ -1513,8 +1513,7 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 	if (chain) { /* the results are on the device only (chained) */
 		for (int v = 0; v < f->nvar; v++)
 			if (f->var[v].role == NB_RMEM) {
-				/* chained() lets only kernels of MOST results chain */
-				if (nd == MOST)
+				if (nd == MOST) /* chained() lets no more chain */
 					return nbrt_fail(rt, "kernel %s: more than %d results "
 					                 "kept on the device", f->kernel, MOST);
 				var[nd] = v;

@@ -600,10 +600,11 @@ static int grid_make(grid *g, long n, int dbl, int deform, int shift)
 		g->q = malloc(np * sc * sizeof(double));
 		g->zv = malloc((size_t)n * sc * sizeof(double));
 		g->dmax = malloc(np * sc * sizeof(double));
+		g->w2 = malloc((size_t)n * sizeof *g->w2);
 	}
 	if (!u || !v || !w || !g->xx || !g->yy || !g->c4 || !g->res || !g->im || !g->zu ||
 	    !g->zw || !g->wt || !g->row ||
-	    (deform && (!g->q || !g->zv || !g->dmax))) {
+	    (deform && (!g->q || !g->zv || !g->dmax || !g->w2))) {
 		free(u);
 		free(v);
 		free(w);
@@ -613,14 +614,6 @@ static int grid_make(grid *g, long n, int dbl, int deform, int shift)
 	if (deform) {
 		/* the z rule (u3), then u2's; u1's depends on lambda
 		 * (grid_axis1, at each evaluation's lambda) */
-		g->w2 = malloc((size_t)n * sizeof *g->w2);
-		if (!g->w2) {
-			free(u);
-			free(v);
-			free(w);
-			grid_free(g);
-			return prog_fail("out of memory for N = %ld", n);
-		}
 		quad_rule(n, QUAD_T_DEFORM, shift, dbl, u, v, w);
 		g->tail2 = quad_tail_shift(n, QUAD_T_DEFORM, shift);
 		for (long k = 0; k < n; k++) {

@@ -128,6 +128,10 @@ out:
 	return -1;
 }
 
+/* the results cross through mortbuf's two sets of 4 (the bodies' x, y,
+ * z, m and their sorted copies) */
+_Static_assert(NBRT_TREE_MAXRES <= 4, "mortbuf holds 4 columns a set");
+
 /* dst[v][order[s]] = the sorted results' s-th value, for the nv
  * results: host arrays src uploaded, or (dev) the device's buffers as a
  * run left them; es[v] bytes a value. */
@@ -137,7 +141,8 @@ static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
 {
 	Cl *c = rt->priv;
 	const char *what = "the treecode's results";
-	if (slot < 0 || slot > 1 || c->mortkept[slot] != n || !n || nv > 4)
+	if (slot < 0 || slot > 1 || c->mortkept[slot] != n || !n ||
+	    nv > NBRT_TREE_MAXRES)
 		return 1;
 	size_t bytes = 0;
 	for (int v = 0; v < nv; v++) {
@@ -219,20 +224,22 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
 int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
                          const int var[], void *const dst[])
 {
-	cl_mem dev[4];
-	size_t es[4];
-	if (nv > 4)
-		return nbrt_fail(k->rt, "kernel %s: %d results to scatter; at most "
-		                 "4", k->f->kernel, nv);
+	cl_mem dev[NBRT_TREE_MAXRES];
+	size_t es[NBRT_TREE_MAXRES];
+	if (nv > NBRT_TREE_MAXRES)
+		return nbrt_fail(k->rt, "kernel %s: %d results to scatter on %s; "
+		                 "at most %d", k->f->kernel, nv,
+		                 nbrt_device_name(k->rt), NBRT_TREE_MAXRES);
 	for (int v = 0; v < nv; v++) {
 		es[v] = nbrt_prec_size(k->f->var[var[v]].type);
 		if (!(dev[v] = nbrt_cl_var_mem(k, var[v], n * es[v])))
 			return nbrt_fail(k->rt, "kernel %s: no result '%s' of %zu "
-			                 "elements on the device", k->f->kernel,
-			                 k->f->var[var[v]].name, n);
+			                 "elements on %s", k->f->kernel,
+			                 k->f->var[var[v]].name, n,
+			                 nbrt_device_name(k->rt));
 	}
 	int r = scatter(k->rt, slot, n, nv, dst, NULL, dev, es);
-	return r > 0 ? nbrt_fail(k->rt, "kernel %s: the device kept no order "
-	                         "of %zu bodies for its results", k->f->kernel,
-	                         n) : r;
+	return r > 0 ? nbrt_fail(k->rt, "kernel %s: %s kept no order of %zu "
+	                         "bodies for its results", k->f->kernel,
+	                         nbrt_device_name(k->rt), n) : r;
 }

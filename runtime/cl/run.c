@@ -338,8 +338,9 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		             nbrt_cl_var_mem(r->from, fv, bytes) : NULL;
 		if (!src && x->role == NB_RMEM)
 			return nbrt_fail(k->rt, "kernel %s: the results of %s's "
-			                 "last run hold no %s of its type for %zu "
-			                 "elements", k->f->kernel, r->from->f->kernel,
+			                 "last run on %s hold no %s of its type for "
+			                 "%zu elements", k->f->kernel,
+			                 r->from->f->kernel, nbrt_device_name(k->rt),
 			                 x->name, ni);
 		if (src) {
 			const Cl *c = k->rt->priv;
