@@ -4,7 +4,7 @@
 #   make check    every test, then the sanitizer pass, then each fuzz
 #                 target over its seed corpus once
 #   make check-fast  the tests not tagged slow (under two minutes)
-#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, hdf5, tune, ranges, ad) for FUZZ_TIME
+#   make fuzz     run each fuzz target (parse, csv, iface, il, ic, hdf5, tune, ranges, jobs, ad) for FUZZ_TIME
 #                 seconds (default 60)
 #   make fuzz-long  each for FUZZ_LONG s (1800) past crashes, keeping what
 #                 fails as regression seeds in tests/fuzz/corpus
@@ -115,8 +115,8 @@ NBODY_PROG_SRC := apps/nbody/args.c apps/nbody/force.c apps/nbody/output.c \
 # oneloop's own files: quad.c calls QD, which nothing else needs
 ONELOOP_SRC := apps/oneloop/quad.c apps/oneloop/wynn.c apps/oneloop/digits.c \
                apps/oneloop/fit.c
-# nbrun's own files: the reader of --ranges files
-NBRUN_SRC   := apps/nbrun/ranges.c apps/nbrun/tree.c
+# nbrun's own files: the readers of --ranges and --jobs files
+NBRUN_SRC   := apps/nbrun/ranges.c apps/nbrun/tree.c apps/nbrun/jobs.c
 APPS_SRC    := $(APP_COMMON_SRC) $(NBODY_SRC)
 APPS_OBJ    := $(APPS_SRC:%.c=$(B)/%.o)
 LIBAPPS     := $(B)/libapps.a
@@ -385,6 +385,10 @@ FUZZ_OBJ  += $(B)/fuzz/obj/apps/common/opt.o $(B)/fuzz/obj/apps/common/prog.o
 FUZZ      += ranges
 FUZZ_BIN  += $(B)/fuzz/fuzz_ranges
 FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/ranges.o
+# and of --jobs files (apps/nbrun/jobs.c)
+FUZZ      += jobs
+FUZZ_BIN  += $(B)/fuzz/fuzz_jobs
+FUZZ_OBJ  += $(B)/fuzz/obj/apps/nbrun/jobs.o
 # bin/nbody's HDF5 reader (apps/nbody/snap_hdf5_read.c) with libhdf5, in
 # the child process it reads in (snap_fork.c); its files need a longer
 # -max_len than the others' 4096 bytes

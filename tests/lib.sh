@@ -11,6 +11,11 @@
 #   test_seed NAME SEED: the seed of the script's random inputs,
 #                  NBCC_TEST_SEED when set (tests/run.sh sets it), else a
 #                  fresh one; printed, so that a failure can be repeated
+#   job FILE ARG...  appends to FILE a line of nbrun --jobs running
+#                  nbrun ARG... (each word quoted: any byte but newline;
+#                  >PATH and 2>PATH are the job's redirections):
+#                  a test's kernels then build in one process, which
+#                  pays the OpenCL compiler's start once
 #   ok [WHAT]      one more check passed (WHAT is printed when given)
 #   bad WHAT       one more check failed: prints FAIL: WHAT
 #   die WHAT       bad WHAT, then exit 1: a check the rest depends on
@@ -58,6 +63,18 @@ cached_ref() {
 test_seed() {
 	SEED=${NBCC_TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 	echo "$1: seed $SEED (NBCC_TEST_SEED=$SEED repeats it)"
+}
+
+job() {
+	job_file=$1
+	shift
+	for a; do
+		case $a in
+		\>* | 2\>*) printf '%s' "${a%%>*}>"; a=${a#*>} ;;
+		esac
+		printf "'%s' " "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
+	done >>"$job_file"
+	echo >>"$job_file"
 }
 
 checks=0

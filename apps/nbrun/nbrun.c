@@ -4,6 +4,7 @@
  * through the runtime on the host, an OpenCL device or the AMD IL
  * interpreter, and writes the RMEM columns as CSV. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "csv.h"
+#include "jobs.h"
 #include "nbrt.h"
 #include "opt.h"
 #include "par.h"
@@ -324,7 +326,8 @@ static const opt_prog prog = {
 	"nbrun",
 	"KERNEL --i I.csv --j J.csv [options]\n"
 	"KERNEL --ij P.csv [options]\n"
-	"KERNEL --random NI,NJ [options]",
+	"KERNEL --random NI,NJ [options]\n"
+	"--jobs FILE",
 	"Runs an nbcc kernel: for every row i of I.csv, each RMEM r[i] is\n"
 	"reduced over every row j of J.csv; the results are written as CSV.",
 	1,
@@ -479,6 +482,15 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "may have no ranges, a range may be empty; i-groups must not overlap,\n"
 		    "nor the ranges of one group; an i in no group gets the reduction's\n"
 		    "identity.  Blank lines, # comments and CRLF line ends are fine."),
+		OPT(OPT_TEXT, NULL, NULL, NULL,
+		    "nbrun --jobs FILE runs each line of FILE as an nbrun command line\n"
+		    "(its arguments, without 'nbrun'), one after the other in this one\n"
+		    "process, so that the OpenCL compiler starts once for all of them.\n"
+		    "Words are split and quoted as sh does: blanks between them, '...'\n"
+		    "and \"...\" kept whole, a backslash keeping the next character; a\n"
+		    "word >PATH or 2>PATH sends that job's standard output or error to\n"
+		    "PATH; blank lines and # comments are fine.  Every job runs; each\n"
+		    "failure is reported as FILE:LINE, and the exit status is the worst."),
 		OPT(OPT_COMPILER, NULL, NULL, &a->opt,
 		    "Compiler options (for a .nbl KERNEL):", .seen = &a->optflag),
 		{0},
@@ -1342,30 +1354,28 @@ static int describe(nbrt *rt)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* One nbrun command line. */
+static int nbrun(int argc, char **argv)
 {
-	prog_name = "nbrun";
-	if (par_init(argc, argv))
-		return par_end(FAILED);
 	Args a;
 	int rc = par_agree(parse_args(argc, argv, &a));
 	if (rc) {
 		free_args(&a);
-		return par_end(rc == HELP ? 0 : rc);
+		return rc == HELP ? 0 : rc;
 	}
 	if (a.list && par_rank()) {
 		free_args(&a); /* one list, from rank 0 */
-		return par_end(0);
+		return 0;
 	}
 	if (a.list) {
 		int n = nbrt_list(stdout);
 		free_args(&a);
 		if (n < 0)
-			return par_end(FAILED);
+			return FAILED;
 		if (n == 0)
 			fprintf(stderr, "nbrun: no OpenCL device (--target c runs "
 			        "on the host)\n");
-		return par_end(0);
+		return 0;
 	}
 	nbrt *rt = NULL;
 	nbrt_kernel *k = NULL;
@@ -1378,7 +1388,7 @@ int main(int argc, char **argv)
 		free(err);
 		nbrt_close(rt);
 		free_args(&a);
-		return par_end(rc);
+		return rc;
 	}
 	rc = par_agree(open_device(&a, &rt));
 	if (!rc)
@@ -1388,5 +1398,97 @@ int main(int argc, char **argv)
 	nbrt_free(k);
 	nbrt_close(rt);
 	free_args(&a);
-	return par_end(rc);
+	return rc;
+}
+
+/* --- --jobs FILE --------------------------------------------------------- */
+
+/* A job's messages name its line: "nbrun: FILE:LINE: error: MSG". */
+static char job_at[512];
+
+static void job_sink(const char *msg)
+{
+	fprintf(stderr, "nbrun: %s: error: %s\n", job_at, msg);
+}
+
+/* Points descriptor fd (1 or 2) at path for one job; *saved keeps the
+ * old one (-1: nothing to restore). */
+static int redirect(int fd, const char *path, int *saved)
+{
+	*saved = -1;
+	if (!path)
+		return 0;
+	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (f < 0)
+		return fail(FAILED, "%s: %s", path, strerror(errno));
+	fflush(fd == 1 ? stdout : stderr);
+	*saved = dup(fd);
+	int rc = *saved < 0 || dup2(f, fd) < 0 ?
+	         fail(FAILED, "%s: %s", path, strerror(errno)) : 0;
+	close(f);
+	return rc;
+}
+
+static void restore(int fd, int saved)
+{
+	if (saved < 0)
+		return;
+	fflush(fd == 1 ? stdout : stderr);
+	dup2(saved, fd);
+	close(saved);
+}
+
+/* Each line of path an nbrun command line, run here in turn: a process
+ * pays the OpenCL compiler's start (LLVM, PoCL's kernel library) once
+ * for all of them.  Every job runs whatever the others did; each
+ * failure is named by its line, and the exit status is the worst. */
+static int run_jobs(const char *path)
+{
+	if (par_size() > 1)
+		return fail(USAGE, "--jobs runs in one process, not under MPI");
+	job *jobs;
+	int n, worst = 0;
+	char *err = NULL;
+	if (jobs_read(path, &jobs, &n, &err)) {
+		fputs(err, stderr);
+		free(err);
+		return USAGE;
+	}
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	for (int i = 0; i < n; i++) {
+		snprintf(job_at, sizeof job_at, "%s:%d", name, jobs[i].line);
+		prog_sink = job_sink;
+		int so, se, rc = redirect(1, jobs[i].out, &so);
+		if (!rc)
+			rc = redirect(2, jobs[i].err, &se);
+		else
+			se = -1;
+		if (!rc)
+			rc = nbrun(jobs[i].argc, jobs[i].argv);
+		restore(1, so);
+		restore(2, se);
+		prog_sink = NULL;
+		if (rc)
+			fprintf(stderr, "nbrun: %s:%d: error: the job failed (exit "
+			        "status %d)%s%s\n", name, jobs[i].line, rc,
+			        jobs[i].err ? ", its messages in " : "",
+			        jobs[i].err ? jobs[i].err : "");
+		worst = rc > worst ? rc : worst;
+	}
+	jobs_free(jobs, n);
+	return worst;
+}
+
+int main(int argc, char **argv)
+{
+	prog_name = "nbrun";
+	if (par_init(argc, argv))
+		return par_end(FAILED);
+	if (argc > 1 && !strcmp(argv[1], "--jobs")) {
+		if (argc != 3)
+			return par_end(fail(USAGE, "--jobs FILE takes nothing else: "
+			                    "each line of FILE is a command line"));
+		return par_end(run_jobs(argv[2]));
+	}
+	return par_end(nbrun(argc, argv));
 }

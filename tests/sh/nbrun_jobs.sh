@@ -1,0 +1,61 @@
+# nbrun --jobs FILE (apps/nbrun/jobs.c): the jobs' outputs byte for byte
+# those of one nbrun process each (on the host, fresh random inputs,
+# seed printed), its redirections, every job run past a failure, which
+# is named by its line, the worst exit status; a file refused whole
+# (FILE:LINE:COL, no job run) and --jobs with other arguments refused.
+set -u
+. "$ROOT/tests/lib.sh"
+scratch
+shared_cache
+test_seed nbrun_jobs.sh
+cd "$T" || exit 1
+G=$ROOT/dsl-examples/gravity.nbl
+L=$ROOT/dsl-examples/lennard_jones.nbl
+NBRUN=$BIN/nbrun
+
+job jobs "$G" --random 57,31 --seed "$SEED" --target c -o a.csv "2>a.err"
+job jobs "$L" --random 40,23 --seed "$SEED" --target c --precision=float \
+	">b out.csv"
+job jobs "$G" --random 5,5 --bogus "2>c.err"
+job jobs "$G" --random 33,17 --seed "$SEED" --target c --precision=dd \
+	-o "it's.csv"
+"$NBRUN" --jobs jobs >out 2>err
+st=$?
+[ $st = 2 ] && ok "exit status 2, the worst" || bad "exit status $st, not 2"
+"$NBRUN" "$G" --random 57,31 --seed "$SEED" --target c -o a1.csv 2>/dev/null
+"$NBRUN" "$L" --random 40,23 --seed "$SEED" --target c --precision=float \
+	>b1.csv 2>/dev/null
+"$NBRUN" "$G" --random 33,17 --seed "$SEED" --target c --precision=dd \
+	-o d1.csv 2>/dev/null
+same() {
+	if [ -s "$2" ] && cmp -s "$1" "$2"; then
+		ok "$1 as one process's"
+	else
+		bad "$1 differs from one process's $2"
+	fi
+}
+same a.csv a1.csv
+same "b out.csv" b1.csv
+same "it's.csv" d1.csv
+grep -q -- "--seed $SEED" a.err && ok "2>a.err has job 1's messages" ||
+	bad "a.err lacks the seed line"
+[ -s out ] && bad "stdout not empty: $(head -c 200 out)" ||
+	ok "nothing on stdout"
+grep -q "^nbrun: jobs:3: error: unknown option '--bogus'" c.err &&
+	ok "job 3's error named by its line" || bad "c.err: $(cat c.err)"
+grep -q "^nbrun: jobs:3: error: the job failed (exit status 2), its messages in c.err" err &&
+	ok "job 3's failure reported" || bad "err: $(cat err)"
+
+rm -f *.csv
+printf '%s --random 3,3 --target c -o x.csv\n%s "--random 3,3\n' "$G" "$G" \
+	>broken
+"$NBRUN" --jobs broken >out 2>err
+st=$?
+[ $st = 2 ] && grep -q '^broken:2:[0-9]*: error: unterminated "..."' err &&
+	[ ! -e x.csv ] && ok "a broken file refused whole" ||
+	bad "broken file: status $st, $(cat err), x.csv $(ls x.csv 2>&1)"
+"$NBRUN" --jobs broken extra >out 2>err
+st=$?
+[ $st = 2 ] && grep -q 'takes nothing else' err &&
+	ok "--jobs with more arguments refused" || bad "status $st: $(cat err)"
+finish
