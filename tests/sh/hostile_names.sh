@@ -59,6 +59,21 @@ run() {
 	bad "$_o ($_d): nbrun failed: $(head -c 600 "$T/$_o.err")"
 	return 1
 }
+# queue OUT KERNEL DEVICE FLAGS...: run's run as a line of $T/jobs, all
+# of them then run by one nbrun --jobs (ran), whose process starts the
+# OpenCL compiler once; ran OUT DEVICE: whether OUT's job succeeded (its
+# results written), reported as run does.
+queue() {
+	_o=$1 _k=$2 _d=$3
+	shift 3
+	job "$T/jobs" "${_k#"$T"/}" --random 13,67 --seed 11 --device "$_d" \
+		--unroll-i=2 --unroll-j=2 "$@" -o "$_o.csv" "2>$_o.err"
+}
+ran() {
+	[ -s "$T/$1.csv" ] && return 0
+	bad "$1 ($2): nbrun failed: $(head -c 600 "$T/$1.err")"
+	return 1
+}
 # same OUT REF WHAT: the results of two runs agree bit for bit (without
 # the header line, which names the RMEM variables).
 same() {
@@ -223,10 +238,10 @@ kernel $harmless > "$T/v/ref.nbl"
 vdevs=host
 [ $cl = 1 ] && vdevs="host cpu"
 precs="float double dd"
+rm -f "$T/jobs"
 for d in $vdevs; do
 	for p in $precs; do
-		run vref_${d}_$p "$T/v/ref.nbl" $d --precision=$p --jsplit=2 &&
-			body vref_${d}_$p
+		queue vref_${d}_$p "$T/v/ref.nbl" $d --precision=$p --jsplit=2
 	done
 done
 # the names, 32 to a kernel (the last padded with harmless ones); each
@@ -249,12 +264,24 @@ while [ $# -gt 0 ]; do
 	done
 	p=$(echo $precs | cut -d' ' -f$((nb % 3 + 1)))
 	kernel $batch > "$T/v/b$nb.nbl"
+	echo "$nb $p$batch" >>"$T/batches"
 	for d in $vdevs; do
-		run vb "$T/v/b$nb.nbl" $d --precision=$p --jsplit=2 &&
-			same vb vref_${d}_$p "variables$batch ($d, $p)"
+		queue vb${nb}_$d "$T/v/b$nb.nbl" $d --precision=$p --jsplit=2
 	done
 	nb=$((nb + 1))
 done
+(cd "$T" && "$NBRUN" --jobs jobs 2>/dev/null)
+for d in $vdevs; do
+	for p in $precs; do
+		ran vref_${d}_$p $d && body vref_${d}_$p
+	done
+done
+while read -r b p batch; do
+	for d in $vdevs; do
+		ran vb${b}_$d $d &&
+			same vb${b}_$d vref_${d}_$p "variables $batch ($d, $p)"
+	done
+done <"$T/batches"
 echo "ok   $nv variable names in $nb kernels ($vdevs)"
 
 # --- paths ----------------------------------------------------------------
