@@ -13,7 +13,8 @@
 #                  fresh one; printed, so that a failure can be repeated
 #   job FILE ARG...  appends to FILE a line of nbrun --jobs running
 #                  nbrun ARG... (each word quoted: any byte but newline;
-#                  >PATH and 2>PATH are the job's redirections):
+#                  >PATH and 2>PATH are the job's redirections, NAME=VALUE
+#                  first, NAME in capitals, its environment):
 #                  a test's kernels then build in one process, which
 #                  pays the OpenCL compiler's start once
 #   ok [WHAT]      one more check passed (WHAT is printed when given)
@@ -71,6 +72,7 @@ job() {
 	for a; do
 		case $a in
 		\>* | 2\>*) printf '%s' "${a%%>*}>"; a=${a#*>} ;;
+		[A-Z]*=*) printf '%s' "${a%%=*}="; a=${a#*=} ;;
 		esac
 		printf "'%s' " "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
 	done >>"$job_file"

@@ -58,6 +58,9 @@ static int word(const Line *l, size_t *p, char *buf, size_t *wl, char **err)
 
 static void job_free(job *j)
 {
+	for (int e = 0; e < j->nenv; e++)
+		free(j->env[e]);
+	free(j->env);
 	for (int a = 0; j->argv && a < j->argc; a++)
 		free(j->argv[a]);
 	free(j->argv);
@@ -70,6 +73,30 @@ static int oom(char **err)
 {
 	*err = strdup("out of memory reading the jobs\n");
 	return -1;
+}
+
+/* The length of an assignment's NAME at s[0..n) (its '=' follows), else 0. */
+static size_t assignment(const char *s, size_t n)
+{
+	size_t k = 0;
+	while (k < n && (s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z') ||
+	                 (s[k] >= 'A' && s[k] <= 'Z') ||
+	                 (k && s[k] >= '0' && s[k] <= '9')))
+		k++;
+	return k && k < n && s[k] == '=' ? k : 0;
+}
+
+/* Appends w (malloc'd; freed on failure) to j's env. */
+static int push_env(job *j, char *w, char **err)
+{
+	char **v = realloc(j->env, sizeof *v * (size_t)(j->nenv + 1));
+	if (!v) {
+		free(w);
+		return oom(err);
+	}
+	j->env = v;
+	v[j->nenv++] = w;
+	return 0;
 }
 
 /* Appends w (malloc'd; freed on failure) to j's argv. */
@@ -104,16 +131,21 @@ static int parse_line(const Line *l, job *j, char *buf, char **err)
 			p++;
 		if (p == l->n || l->s[p] == '#')
 			break;
-		size_t at = p, wl;
+		size_t at = p, wl, name = j->argc == 1 ?
+		                  assignment(l->s + p, l->n - p) : 0;
 		char **to = NULL;
-		if (l->s[p] == '>') {
+		if (name) {
+			memcpy(buf, l->s + p, name + 1);
+			p += name + 1;
+		} else if (l->s[p] == '>') {
 			to = &j->out;
 			p++;
 		} else if (l->s[p] == '2' && p + 1 < l->n && l->s[p + 1] == '>') {
 			to = &j->err;
 			p += 2;
 		}
-		int rc = word(l, &p, buf, &wl, err);
+		int rc = word(l, &p, buf + (name ? name + 1 : 0), &wl, err);
+		wl += name ? name + 1 : 0;
 		if (!rc && to && *to)
 			rc = bad(l, at, "this output is redirected already", err);
 		if (!rc && to && !wl)
@@ -127,17 +159,17 @@ static int parse_line(const Line *l, job *j, char *buf, char **err)
 			if (to)
 				*to = w;
 			else
-				rc = push(j, w, err);
+				rc = name ? push_env(j, w, err) : push(j, w, err);
 		}
 		if (rc) {
 			job_free(j);
 			return -1;
 		}
 	}
-	if (j->argc == 1 && (j->out || j->err)) {
+	if (j->argc == 1 && (j->out || j->err || j->nenv)) {
 		job_free(j);
-		return bad(l, 0, "a job of redirections only: give nbrun's "
-		           "arguments", err);
+		return bad(l, 0, "a job of redirections and assignments only: "
+		           "give nbrun's arguments", err);
 	}
 	return 0;
 }

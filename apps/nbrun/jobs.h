@@ -11,6 +11,8 @@ typedef struct job {
 	char **argv;      /* argv[0] "nbrun", then the words; argv[argc] NULL */
 	char *out, *err;  /* >PATH, 2>PATH: where the job's stdout and
 	                   * stderr go, else NULL (the process's own) */
+	int nenv;
+	char **env;       /* NAME=VALUE before the words: the job's own */
 	int line;         /* the line of the file, from 1 */
 } job;
 
@@ -20,7 +22,9 @@ typedef struct job {
  * character; a word starting with an unquoted # starts a comment to the
  * end of the line.  A word starting with an unquoted > or 2> redirects
  * the job's standard output or error to the rest of the word (quoted as
- * any word).  Blank and comment lines, CRLF line ends and a UTF-8 byte
+ * any word); words NAME=VALUE before the first argument (NAME unquoted,
+ * letters, digits and _, not starting with a digit) set NAME for that
+ * job alone.  Blank and comment lines, CRLF line ends and a UTF-8 byte
  * order mark are fine; NUL bytes, unterminated quotes, a backslash
  * ending a line, an empty or repeated redirection and a line of
  * redirections only are refused.  Returns 0 with *jobs (malloc'd, *n of

@@ -489,8 +489,10 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "Words are split and quoted as sh does: blanks between them, '...'\n"
 		    "and \"...\" kept whole, a backslash keeping the next character; a\n"
 		    "word >PATH or 2>PATH sends that job's standard output or error to\n"
-		    "PATH; blank lines and # comments are fine.  Every job runs; each\n"
-		    "failure is reported as FILE:LINE, and the exit status is the worst."),
+		    "PATH, and words NAME=VALUE before its first argument set NAME for\n"
+		    "that job alone; blank lines and # comments are fine.  Every job\n"
+		    "runs; each failure is reported as FILE:LINE, and the exit status\n"
+		    "is the worst."),
 		OPT(OPT_COMPILER, NULL, NULL, &a->opt,
 		    "Compiler options (for a .nbl KERNEL):", .seen = &a->optflag),
 		{0},
@@ -1438,6 +1440,33 @@ static void restore(int fd, int saved)
 	close(saved);
 }
 
+/* Sets (on) or restores (!on) a job's NAME=VALUE words; old[] keeps
+ * what each NAME was (NULL: unset).  Restored in the reverse order, so
+ * that a NAME given twice ends as it began. */
+static int job_env(const job *j, char **old, int on)
+{
+	int rc = 0;
+	for (int e = on ? 0 : j->nenv - 1; on ? e < j->nenv : e >= 0;
+	     e += on ? 1 : -1) {
+		char *eq = strchr(j->env[e], '=');
+		*eq = 0;
+		if (on) {
+			const char *v = getenv(j->env[e]);
+			old[e] = v ? strdup(v) : NULL;
+			if ((v && !old[e]) || setenv(j->env[e], eq + 1, 1))
+				rc = fail(FAILED, "cannot set %s", j->env[e]);
+		} else {
+			if (old[e])
+				setenv(j->env[e], old[e], 1);
+			else
+				unsetenv(j->env[e]);
+			free(old[e]);
+		}
+		*eq = '=';
+	}
+	return rc;
+}
+
 /* Each line of path an nbrun command line, run here in turn: a process
  * pays the OpenCL compiler's start (LLVM, PoCL's kernel library) once
  * for all of them.  Every job runs whatever the others did; each
@@ -1458,13 +1487,20 @@ static int run_jobs(const char *path)
 	for (int i = 0; i < n; i++) {
 		snprintf(job_at, sizeof job_at, "%s:%d", name, jobs[i].line);
 		prog_sink = job_sink;
+		char **old = calloc((size_t)jobs[i].nenv + 1, sizeof *old);
 		int so, se, rc = redirect(1, jobs[i].out, &so);
 		if (!rc)
 			rc = redirect(2, jobs[i].err, &se);
 		else
 			se = -1;
 		if (!rc)
+			rc = old ? job_env(&jobs[i], old, 1) : fail(FAILED, "out of "
+			                                            "memory");
+		if (!rc)
 			rc = nbrun(jobs[i].argc, jobs[i].argv);
+		if (old)
+			job_env(&jobs[i], old, 0);
+		free(old);
 		restore(1, so);
 		restore(2, se);
 		prog_sink = NULL;

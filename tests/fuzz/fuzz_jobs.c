@@ -1,9 +1,10 @@
 /* fuzz_jobs.c: the libFuzzer target for nbrun's --jobs reader
  * (apps/nbrun/jobs.c).  Beyond not crashing: a refusal carries a
  * "FILE:LINE:COL: error" message and leaves nothing allocated; what is
- * accepted has argv[0] "nbrun" and a NULL after the last word, no job of
- * redirections only, and reads back the same jobs (words, redirections)
- * from the text written from it with every word in single quotes.
+ * accepted has argv[0] "nbrun" and a NULL after the last word, no job
+ * without arguments, and reads back the same jobs (assignments, words,
+ * redirections) from the text written from it with every word (and
+ * every value) in single quotes.
  * Seeds: tests/fuzz/corpus/jobs. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,12 @@ static void quoted(csv_buf *b, const char *s)
 static void write_jobs(csv_buf *b, const job *j, int n)
 {
 	for (int i = 0; i < n; i++) {
+		for (int e = 0; e < j[i].nenv; e++) {
+			const char *eq = strchr(j[i].env[e], '=');
+			csv_buf_put(b, j[i].env[e], (size_t)(eq - j[i].env[e]) + 1);
+			quoted(b, eq + 1);
+			csv_buf_put(b, " ", 1);
+		}
 		for (int a = 1; a < j[i].argc; a++) {
 			quoted(b, j[i].argv[a]);
 			csv_buf_put(b, " ", 1);
@@ -64,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < n; i++)
 		if (j[i].argc < 1 || strcmp(j[i].argv[0], "nbrun") ||
 		    j[i].argv[j[i].argc] || j[i].line < 1 ||
-		    (j[i].argc == 1 && !j[i].out && !j[i].err))
+		    j[i].argc == 1)
 			abort();
 	csv_buf b = {0};
 	write_jobs(&b, j, n);
@@ -73,8 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (int i = 0; i < n; i++) {
 		if (back[i].argc != j[i].argc || differ(back[i].out, j[i].out) ||
-		    differ(back[i].err, j[i].err))
+		    differ(back[i].err, j[i].err) || back[i].nenv != j[i].nenv)
 			abort();
+		for (int e = 0; e < j[i].nenv; e++)
+			if (strcmp(back[i].env[e], j[i].env[e]) ||
+			    !strchr(j[i].env[e], '='))
+				abort();
 		for (int a = 0; a < j[i].argc; a++)
 			if (strcmp(back[i].argv[a], j[i].argv[a]))
 				abort();

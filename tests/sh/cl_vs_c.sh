@@ -5,7 +5,8 @@
 # hold 32 or more significant digits, and tests/sh/ddcmp.c reads them and
 # sums the differences with QD, so a lost low word (1e-16 relative) fails.
 # The two back ends paste the same ddlib.h, so their dd results agree to
-# the last bits except where sums are taken in another order.
+# the last bits except where sums are taken in another order.  Every run
+# is a job of one nbrun --jobs: the OpenCL compiler starts once.
 # The check suite (sh bench/run.sh check) does the same on a GPU with more
 # transform settings.
 # tags: slow
@@ -18,22 +19,34 @@ scratch
 shared_cache
 cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
 	-lqd -lstdc++ -lm
+precs() {
+	case $1 in
+	oneloop | oneloop_ieps | oneloop_deform) echo dd ;;
+	*) echo float double dd ;;
+	esac
+}
+for f in dsl-examples/*.nbl; do
+	ex=$(basename "$f" .nbl)
+	for p in $(precs "$ex"); do
+		for t in "--device cpu" "--target c"; do
+			# shellcheck disable=SC2086 # $t is two words
+			job "$T/jobs" "$f" --random 301,299 --seed 5 --precision=$p \
+				$t -o "$T/$ex.$p.${t#--}.csv" "2>$T/$ex.$p.${t#--}.err"
+		done
+	done
+done
+"$BIN/nbrun" --jobs "$T/jobs" || { cat "$T"/*.err; exit 1; }
 status=0
 for f in dsl-examples/*.nbl; do
 	ex=$(basename "$f" .nbl)
-	precs="float double dd"
-	case $ex in oneloop | oneloop_ieps | oneloop_deform) precs=dd ;; esac
-	for p in $precs; do
-		"$BIN/nbrun" "$f" --random 301,299 --seed 5 --precision=$p \
-			--device cpu -o "$T/cl.csv" 2>"$T/err" || { cat "$T/err"; exit 1; }
-		"$BIN/nbrun" "$f" --random 301,299 --seed 5 --precision=$p \
-			--target c -o "$T/c.csv" 2>"$T/err" || { cat "$T/err"; exit 1; }
+	for p in $(precs "$ex"); do
 		case $p in
 		float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
 		double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
 		dd) tol=1e-28 cmp="$T/ddcmp" ;;
 		esac
-		m=$($cmp "$T/c.csv" "$T/cl.csv" | sed -n 's/^max //p')
+		m=$($cmp "$T/$ex.$p.target c.csv" "$T/$ex.$p.device cpu.csv" |
+			sed -n 's/^max //p')
 		if awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
 			echo "ok   $ex $p $m"
 		else

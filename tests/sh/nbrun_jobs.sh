@@ -1,8 +1,9 @@
 # nbrun --jobs FILE (apps/nbrun/jobs.c): the jobs' outputs byte for byte
 # those of one nbrun process each (on the host, fresh random inputs,
-# seed printed), its redirections, every job run past a failure, which
-# is named by its line, the worst exit status; a file refused whole
-# (FILE:LINE:COL, no job run) and --jobs with other arguments refused.
+# seed printed), its redirections and assignments, every job run past a
+# failure, which is named by its line, the worst exit status; a file
+# refused whole (FILE:LINE:COL, no job run) and --jobs with other
+# arguments refused.
 set -u
 . "$ROOT/tests/lib.sh"
 scratch
@@ -17,6 +18,9 @@ job jobs "$G" --random 57,31 --seed "$SEED" --target c -o a.csv "2>a.err"
 job jobs "$L" --random 40,23 --seed "$SEED" --target c --precision=float \
 	">b out.csv"
 job jobs "$G" --random 5,5 --bogus "2>c.err"
+# an assignment is the job's own: NBRT_DEVICE=nonesuch fails this one
+# job (no --device given)
+job jobs NBRT_DEVICE=nonesuch "$G" --random 5,5 -o e.csv "2>e.err"
 job jobs "$G" --random 33,17 --seed "$SEED" --target c --precision=dd \
 	-o "it's.csv"
 "$NBRUN" --jobs jobs >out 2>err
@@ -45,6 +49,10 @@ grep -q "^nbrun: jobs:3: error: unknown option '--bogus'" c.err &&
 	ok "job 3's error named by its line" || bad "c.err: $(cat c.err)"
 grep -q "^nbrun: jobs:3: error: the job failed (exit status 2), its messages in c.err" err &&
 	ok "job 3's failure reported" || bad "err: $(cat err)"
+grep -q "nonesuch" e.err && [ ! -e e.csv ] &&
+	grep -q "^nbrun: jobs:4: error: the job failed (exit status 1)" err &&
+	ok "NBRT_DEVICE=nonesuch for job 4 alone" ||
+	bad "job 4: $(cat e.err), e.csv $(ls e.csv 2>&1)"
 
 rm -f *.csv
 printf '%s --random 3,3 --target c -o x.csv\n%s "--random 3,3\n' "$G" "$G" \
