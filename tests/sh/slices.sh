@@ -26,40 +26,62 @@ test_seed slices
 seed=$SEED
 # the runtime's sums first: the rule gives these small launches the own
 export NBRT_OWN_SLICES=0
-# check NAME PRECISION SIZE SLICES [nbrun flags...]: sliced OpenCL against C
+# check NAME PRECISION SIZE SLICES [nbrun flags...]: sliced OpenCL against
+# C, two jobs of one nbrun --jobs (the OpenCL compiler starts once) with
+# the variables below as they are now; judged after all are queued
+nc=0
 check() {
 	ex=$1 p=$2 n=$3 s=$4
 	shift 4
-	what="$ex $p $n slices $s $* (seed $seed)"
-	if ! NBRT_SLICES=$s NBRT_VERBOSE=1 "$BIN/nbrun" "dsl-examples/$ex.nbl" \
-		--random "$n" --seed "$seed" --precision="$p" --device cpu "$@" \
-		-o "$T/cl.csv" 2>"$T/err"; then
-		bad "$what: $(tail -n 2 "$T/err")"
-		return
-	fi
-	"$BIN/nbrun" "dsl-examples/$ex.nbl" --random "$n" --seed "$seed" \
-		--precision="$p" --target c -o "$T/c.csv" 2>/dev/null
-	case $p in
-	float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
-	double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
-	dd) tol=1e-28 cmp="$T/ddcmp" ;;
-	esac
-	m=$($cmp "$T/c.csv" "$T/cl.csv" | sed -n 's/^max //p')
-	# sliced when there are j to slice (the note), never when not a sum
-	got=$(sed -n 's/.*: \([0-9]*\) j-slices for a launch.*/\1/p' "$T/err" |
-		head -n 1)
-	nj=${n#*,}
-	want=$s
-	[ "$nj" -lt "$s" ] && want=$nj
-	case $ex in nearest | gauss_logsumexp) want="" ;; esac
-	[ "$want" = 1 ] || [ "$want" = 0 ] && want=""
-	if [ "${got:-}" != "$want" ]; then
-		bad "$what: ${got:-no} slices noted, expected ${want:-none}"
-	elif awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
-		ok "$what: $m"
-	else
-		bad "$what: difference $m over $tol"
-	fi
+	nc=$((nc + 1))
+	set -- "dsl-examples/$ex.nbl" --random "$n" --seed "$seed" \
+		--precision="$p" "$@"
+	env=""
+	for v in NBRT_OWN_SLICES NBRT_MAX_INTERACTIONS NBRT_CL_OPTIONS; do
+		eval "x=\${$v-}"
+		[ -z "$x" ] || env="$env $v=$x"
+	done
+	# shellcheck disable=SC2086 # $env: words NAME=VALUE
+	job "$T/jobs" $env NBRT_SLICES="$s" NBRT_VERBOSE=1 "$@" --device cpu \
+		-o "$T/cl$nc.csv" "2>$T/err$nc"
+	# shellcheck disable=SC2086
+	job "$T/jobs" $env "$1" --random "$n" --seed "$seed" --precision="$p" \
+		--target c -o "$T/c$nc.csv" "2>/dev/null"
+	shift 6
+	echo "$nc $ex $p $n $s $*" >>"$T/checks"
+}
+judge() {
+	env -u NBRT_OWN_SLICES -u NBRT_MAX_INTERACTIONS -u NBRT_CL_OPTIONS \
+		"$BIN/nbrun" --jobs "$T/jobs" 2>/dev/null || true
+	while read -r i ex p n s args; do
+		what="$ex $p $n slices $s $args (seed $seed)"
+		if [ ! -s "$T/cl$i.csv" ] || [ ! -s "$T/c$i.csv" ]; then
+			bad "$what: $(tail -n 2 "$T/err$i")"
+			continue
+		fi
+		case $p in
+		float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
+		double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
+		dd) tol=1e-28 cmp="$T/ddcmp" ;;
+		esac
+		m=$($cmp "$T/c$i.csv" "$T/cl$i.csv" | sed -n 's/^max //p')
+		# sliced when there are j to slice (the note), never when not a
+		# sum
+		got=$(sed -n 's/.*: \([0-9]*\) j-slices for a launch.*/\1/p' \
+			"$T/err$i" | head -n 1)
+		nj=${n#*,}
+		want=$s
+		[ "$nj" -lt "$s" ] && want=$nj
+		case $ex in nearest | gauss_logsumexp) want="" ;; esac
+		[ "$want" = 1 ] || [ "$want" = 0 ] && want=""
+		if [ "${got:-}" != "$want" ]; then
+			bad "$what: ${got:-no} slices noted, expected ${want:-none}"
+		elif awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
+			ok "$what: $m"
+		else
+			bad "$what: difference $m over $tol"
+		fi
+	done <"$T/checks"
 }
 for n in 1,1 7,5 97,389 300,4099; do
 	for s in 3 64; do
@@ -135,6 +157,7 @@ done
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
+judge
 "$NBCC" dsl-examples/nearest.nbl -o "$T/n.cl"
 "$NBCC" dsl-examples/gravity.nbl -o "$T/g.cl"
 if ! grep -q '^ \* slices' "$T/n.cl" && grep -q '^ \* slices 2$' "$T/g.cl"; then
