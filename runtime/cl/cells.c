@@ -140,23 +140,6 @@ static int lap(Call *w, int p)
 	return 0;
 }
 
-/* A copy to or from pinned staging over every thread, in parts of
- * 128 KB: nbrt_cl_copy's pieces of 1 MB gave a result of 4 MB (LJ at
- * 2^20) 4 of an H100 host's 16 threads, and those copies were the
- * scatter phase (its reads done when waited for, 2026-11-27 mid-session:
- * 21 MB copied out in 0.6-0.75 ms). */
-static void stage_copy(void *dst, const void *src, size_t n)
-{
-	enum { PART = 1 << 17 };
-	long long parts = (long long)((n + PART - 1) / PART), q;
-#pragma omp parallel for schedule(static) if (parts >= 8)
-	for (q = 0; q < parts; q++) {
-		size_t a = (size_t)q * PART;
-		nbrt_cl_copy((char *)dst + a, (const char *)src + a,
-		             n - a < PART ? n - a : PART); /* one piece: serial */
-	}
-}
-
 /* Variable v's caller's values on the device: an nbrt_array's own
  * buffer, or the host array uploaded (once for the variables bound to
  * the same array of the same length). */
@@ -189,7 +172,7 @@ static int source(Call *w, int v, size_t n)
 		return -1;
 	const void *from = b->host;
 	if (w->in) {
-		stage_copy(w->in + w->at, b->host, bytes);
+		nbrt_cl_copy(w->in + w->at, b->host, bytes);
 		from = w->in + w->at;
 		w->at += bytes;
 	}
@@ -896,7 +879,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 				goto out;
 			}
 			double t3 = nbrt_now();
-			stage_copy(k->b[v].host, staging + at, bytes);
+			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
 			tw += t3 - t2;
 			tc += nbrt_now() - t3;
 			at += bytes;

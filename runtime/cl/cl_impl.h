@@ -208,7 +208,7 @@ int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
                    size_t *cap, size_t bytes);
-/* n bytes copied, by the threads where there are megabytes of them. */
+/* n bytes copied over every thread from a megabyte on (nbrt_order_pieces). */
 void nbrt_cl_copy(void *dst, const void *src, size_t n);
 int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
