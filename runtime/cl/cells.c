@@ -24,7 +24,7 @@
  * uploaded, or its results in the caller's order before they are read
  * back). */
 enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
-       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_GRID, S_VAR };
+       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_VAR };
 
 /* Host arrays kept in the kernel's k->cellwork, which the host builder
  * takes only in calls this file leaves to it: the cells' i-starts and
@@ -496,41 +496,6 @@ static int write_ranges(Call *w, Lists *ls)
 	                       (size_t)0);
 }
 
-/* Each cell's count of j-elements only (NBRT_CELL_WALK). */
-static int jcount(Call *w, Lists *ls)
-{
-	nbrt_kernel *k = w->k;
-	Prog *pg = k->priv;
-	cl_int cd = ls->dim, creach = ls->reach;
-	cl_long n0 = ls->nc[0], n1 = ls->nc[1], n2 = ls->nc[2];
-	cl_ulong cm = ls->ncell;
-	return nbrt_cl_aux_run(k->rt, AK_CELLS_JCOUNT, ls->ncell,
-	                       ARG(pg->own[S_ISTART]), ARG(ls->jstart), ARG(cd),
-	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
-	                       ARG(ls->glen), (size_t)0);
-}
-
-/* The walking entry's offsets and ranges: the j-cells' starts, and the
- * grid (n0, n1), (n2, reach + 256 dim) as emit_opencl.c reads it. */
-static int walk_grid(Call *w, Lists *ls)
-{
-	nbrt_kernel *k = w->k;
-	const Cl *cl = k->rt->priv;
-	cl_int g[4] = {(cl_int)ls->nc[0], (cl_int)ls->nc[1], (cl_int)ls->nc[2],
-	               ls->reach + 256 * ls->dim};
-	cl_mem m = buf(k, S_GRID, sizeof g);
-	if (!m)
-		return -1;
-	cl_int e = clEnqueueWriteBuffer(cl->q, m, CL_TRUE, 0, sizeof g, g, 0,
-	                                NULL, NULL);
-	if (e != CL_SUCCESS)
-		return nbrt_cl_fail(k->rt, "the cells' grid", "clEnqueueWriteBuffer",
-		                    e);
-	ls->offset = ls->jstart;
-	ls->range = m;
-	return 0;
-}
-
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, int reach, const int pv[2][3],
                       double time[8], double *pairs)
@@ -645,18 +610,12 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem ival = pg->own[S_VAL], jval = pg->own[same ? S_VAL : S_JVAL];
 	cl_mem jstart = pg->own[same ? S_ISTART : S_JSTART];
 
-	/* the lists: each cell's ranges at a fixed place, or (finer cells,
-	 * NBRT_CELL_WALK=1) only each cell's count of j-elements, the
-	 * ranges entry walking the rows itself where its form can (below) */
+	/* the lists: each cell's ranges at a fixed place */
 	int fine = reach > 1;
-	long walk = 0;
-	if (nbrt_env_int(rt, "NBRT_CELL_WALK", 0, 1, &walk) < 0)
-		goto out;
-	walk = walk && fine;
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	Lists ls = {ncell, nr, dim, reach, {nc[0], nc[1], nc[2]}, jstart, glen,
 	            NULL, NULL};
-	if (!glen || (walk ? jcount(&w, &ls) : write_ranges(&w, &ls)))
+	if (!glen || write_ranges(&w, &ls))
 		goto out;
 	/* finer cells (27 a cell of one cutoff at reach 3) are summed on the
 	 * device, and where each task is one i-element their tasks are made
@@ -685,10 +644,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	 * where they hold more than one) */
 	size_t tpg = a->opts.rtasks > 1 ? (size_t)a->opts.rtasks : 1;
 	size_t width = tpg > 1 ? 1 : nbrt_unit_items(a->f);
-	/* the walk needs one-element tasks made here and the entry's form
-	 * of whole rows a work item (emit_opencl.c: a j-split of RLANE = 8
-	 * or more, no tiles); else the ranges are written after all */
-	walk = walk && width == 1 && a->f->jsplit >= 8 && !a->f->tile;
 	cl_mem task, empty = buf(k, S_EMPTY, 64);
 	if (fine && width == 1) {
 		size_t nt = (ni + tpg - 1) / tpg * tpg;
@@ -699,9 +654,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, nt, ARG(pg->own[S_KEY]),
 		                    ARG(cn), ARG(cm2), ARG(cc), ARG(task),
 		                    (size_t)0))
-			goto out;
-		if (walk && nbrt_cl_aux_run(rt, AK_CELLS_WALK, nt, ARG(task),
-		                            ARG(cm2), (size_t)0))
 			goto out;
 		memset(&p, 0, sizeof p);
 		p.ngroups = ncell;
@@ -735,9 +687,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		}
 	}
 	p.accum = 0;
-	if (fine && (walk ? walk_grid(&w, &ls)
-	                  : !ls.range && write_ranges(&w, &ls)))
-		goto out;
 	if (lap(&w, 4))
 		goto out;
 

@@ -38,7 +38,6 @@
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
 	X(AK_CELLS_RANGES_BLOCK, nbrt_cells_ranges_block)                      \
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
-	X(AK_CELLS_JCOUNT, nbrt_cells_jcount) X(AK_CELLS_WALK, nbrt_cells_walk) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
 	X(AK_MORTON_KEYS, nbrt_morton_keys)

@@ -885,34 +885,6 @@ START_TEST(device_cells)
 			ck_assert(nbrt_launches(k) > 1);
 			same_results(a, b, n, var[q][0]);
 		}
-		/* the ranges entry walking each cell's rows from the cell starts
-		 * (NBRT_CELL_WALK=1: no ranges written) against the ranges
-		 * written: the same ranges in the same order, so the same bits,
-		 * at a half and a third, in one launch and in many */
-		for (int q = 0; q < 4; q++) {
-			double *wb[2] = {b, malloc(NOUT * n * sizeof(double))};
-			ck_assert(wb[1] != NULL);
-			double wp[2];
-			for (int walk = 0; walk < 2; walk++) {
-				setenv("NBRT_DEVICE_CELL_SPLIT", q & 1 ? "3" : "2", 1);
-				setenv("NBRT_CELL_WALK", walk ? "1" : "0", 1);
-				if (q & 2)
-					setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
-				r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, wb[walk]);
-				wp[walk] = nbrt_pairs(k);
-				unsetenv("NBRT_MAX_INTERACTIONS");
-				unsetenv("NBRT_CELL_WALK");
-				unsetenv("NBRT_DEVICE_CELL_SPLIT");
-				ck_assert(r == 1);
-			}
-			ck_assert_msg(wp[0] == wp[1], "walk: pairs %g, written %g",
-			              wp[1], wp[0]);
-			ck_assert_msg(!memcmp(wb[0], wb[1], NOUT * n * sizeof(double)),
-			              "NBRT_CELL_WALK=1 differs (split %d%s)",
-			              q & 1 ? 3 : 2, q & 2 ? ", many launches" : "");
-			same_results(a, wb[1], n, "NBRT_CELL_WALK=1");
-			free(wb[1]);
-		}
 		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
 		 * 5 neighbours that grid is too sparse and it takes one cutoff,
 		 * still on the device */
@@ -974,8 +946,8 @@ START_TEST(device_cells)
 			free(b);
 			free_case(&cs);
 		}
-	/* a bad NBRT_CELL_STAGE, NBRT_CELL_RANGES or NBRT_CELL_WALK (read
-	 * by the device's path) is refused, the outputs untouched */
+	/* a bad NBRT_CELL_STAGE or NBRT_CELL_RANGES (read by the device's
+	 * path) is refused, the outputs untouched */
 	{
 		Case cs;
 		make_case(&cs, 3, 0, UNIFORM, 100, 100);
@@ -992,10 +964,9 @@ START_TEST(device_cells)
 			a[e] = 42;
 		for (int o = 0; o < NOUT; o++)
 			ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, a + o * cs.ni) == 0);
-		static const char *const bad[3] = {"NBRT_CELL_STAGE",
-		                                   "NBRT_CELL_RANGES",
-		                                   "NBRT_CELL_WALK"};
-		for (int q = 0; q < 3; q++) {
+		static const char *const bad[2] = {"NBRT_CELL_STAGE",
+		                                   "NBRT_CELL_RANGES"};
+		for (int q = 0; q < 2; q++) {
 			char want[80];
 			snprintf(want, sizeof want, "%s='on': it must be 0 or 1", bad[q]);
 			setenv(bad[q], "on", 1);
