@@ -690,8 +690,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	if (lap(&w, 4))
 		goto out;
 
-	/* the sorted copies, straight into the kernel's buffers (run.c's
-	 * order: LMEM variables, BMEM packs, RMEM variables) */
+	/* the sorted copies, straight into the kernel's buffers (in
+	 * nbrt_cl_first_mem's order) */
 	const nb_iface *af = a->f;
 	int m = 0;
 	for (int v = 0; v < af->nvar; v++) {
@@ -778,13 +778,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 			at += ni * host_size(k->b[v].t);
 	char *staging = w.stage ? nbrt_cl_hostbuf(k, f->nvar + 1, at) : NULL;
 	at = 0;
-	m = 0;
-	for (int v = 0; v < af->nvar; v++) {
-		const nb_var *x = &af->var[v];
-		if (x->role == NB_LMEM)
-			m++;
-	}
-	m += af->npack;
+	m = nbrt_cl_first_mem(a, NB_RMEM);
 	for (int v = 0; v < af->nvar; v++) {
 		const nb_var *x = &af->var[v];
 		const nbrt_slot *b = &k->b[v];

@@ -258,8 +258,13 @@ int nbrt_cl_sort_room(nbrt *rt, size_t n);
 /* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
  * download and unstaging (sortbench). */
 void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
-/* Makes the kernel's buffer m (run.c's order: LMEM vars, BMEM packs,
- * RMEM vars) at least `bytes` long; NULL after a failure. */
+/* The kernel's buffers (Prog.mem), in the order its entries take them:
+ * its LMEM variables, its BMEM packs, its RMEM variables, each in the
+ * interface's order; the index of the first of a role's (LMEM, BMEM,
+ * RMEM). */
+int nbrt_cl_first_mem(const nbrt_kernel *k, nb_role role);
+/* Makes the kernel's buffer m (nbrt_cl_first_mem's order) at least
+ * `bytes` long; NULL after a failure. */
 cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);
 /* A block-sparse run whose inputs are already in the kernel's buffers and
  * whose plan is on the device (dplan: tasks as int4, offsets, ranges,
