@@ -23,9 +23,14 @@ int nbrt_cl_aux_load(nbrt *rt)
 	if (c->aux)
 		return 0;
 	const char *name = "the runtime's array kernels";
-	static const char *const std[] = {
-		CL_STD " -DNBRT_CELLS_BLOCK=" NBRT_STR(NBRT_CELLS_BLOCK)
-		" -DNBRT_CELLS_MAXR=" NBRT_STR(NBRT_CELLS_MAXR)};
+	int room = nbrt_cl_test_fail(rt, TF_BLOCK_ROOM);
+	if (room < 0)
+		return -1;
+	char opt[128];
+	const char *std[] = {opt};
+	c->maxr = room ? 25 : NBRT_CELLS_MAXR;
+	snprintf(opt, sizeof opt, CL_STD " -DNBRT_CELLS_BLOCK="
+	         NBRT_STR(NBRT_CELLS_BLOCK) " -DNBRT_CELLS_MAXR=%d", c->maxr);
 	cl_program p = nbrt_cl_program(rt, name, nbrt_cl_kernels_src,
 	                               strlen(nbrt_cl_kernels_src), std, 1, NULL);
 	if (!p)

@@ -484,8 +484,12 @@ static int write_ranges(Call *w, Lists *ls)
 	long block = rt->gpu;
 	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
 		return -1;
-	if (ls->nr > NBRT_CELLS_MAXR)
+	if (block && ls->nr > cl->maxr) {
+		nbrt_note(rt, "kernel %s: cells of %d ranges: the per-cell "
+		          "ranges kernel (the block kernel holds %d)", k->f->kernel,
+		          ls->nr, cl->maxr);
 		block = 0;
+	}
 	return nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK
 	                                 : AK_CELLS_RANGES,
 	                       block ? (ncell + NBRT_CELLS_BLOCK - 1) / NBRT_CELLS_BLOCK *

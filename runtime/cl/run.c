@@ -75,6 +75,19 @@ int nbrt_cl_settle(nbrt_kernel *k)
 	return drain(k, &r);
 }
 
+/* The back end's settle: called where the run that would have waited
+ * never came (tree.c, after the near run failed), so NBRT_VERBOSE says
+ * what it waited for. */
+int nbrt_cl_settle_late(nbrt_kernel *k)
+{
+	const Prog *pg = k->priv;
+	if (pg && pg->npend)
+		nbrt_note(k->rt, "kernel %s: %d launches of its kept run waited "
+		          "for, the run from its results having failed",
+		          k->f->kernel, pg->npend);
+	return nbrt_cl_settle(k);
+}
+
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
 static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
@@ -847,6 +860,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		goto out;
 	if (!r.stage) {
 		nbrt_fail(rt, "out of memory");
+		goto out;
+	}
+	if (r.from && nbrt_cl_test_fail(rt, TF_NEAR_RUN)) {
+		nbrt_fail(rt, "kernel %s: NBRT_TEST_FAIL=near_run", f->kernel);
 		goto out;
 	}
 	/* per launch, also the global size stays within an int; 16 work
