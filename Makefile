@@ -294,7 +294,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 $(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h tests/unit/cpudev.h \
-		tests/unit/unit.h tests/unit/kv.h
+		tests/unit/unit.h tests/unit/kv.h tests/unit/capture.h
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 

@@ -562,48 +562,11 @@ static void cl_rest(E *e)
 		 * whole ranges, every T-th, one j at a time, so that it reads
 		 * only its own ranges (walking them all as the loop below does
 		 * cost a range read a work item a range, 49 for 9 pairs) */
-		/* A task whose .w is set walks its cell's rows itself (the
-		 * device's cells, runtime/cl/cells.c's NBRT_CELL_WALK): nb_roff
-		 * holds the j-cells' starts and nb_rng[0], nb_rng[1] the grid
-		 * (n0, n1), (n2, reach + 256 dim); range q is row q of cell
-		 * nb_tk.z as runtime/cl/kernels.cl's nbrt_cells_row makes it,
-		 * so no ranges are written or read. */
-		buf_printf(out, "\tif (!nb_tk.w) {\n"
-		           "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
+		buf_printf(out, "\tconst int nb_r1 = nb_roff[nb_tk.z + 1];\n"
 		           "\tfor (int nb_r = nb_roff[nb_tk.z] + p; nb_r < nb_r1; "
 		           "nb_r += %d) {\n"
 		           "\tconst int jbase = nb_rng[nb_r].x, nj = nb_rng[nb_r].y "
 		           "- jbase;\n"
-		           "\tfor (int jj = 0; jj < nj; jj++) {\n", t);
-		emit_block(e, nj > 1 ? B_TAIL : B_BODY, "\t\t");
-		buf_puts(out, "\t}\n\t}\n\t} else {\n");
-		/* the walk, its loops closed with the one above (below) */
-		buf_printf(out, "\tconst int2 nb_ga = nb_rng[0], nb_gb = nb_rng[1];\n"
-		           "\tconst int nb_n0 = nb_ga.x, nb_n1 = nb_ga.y, nb_n2 = "
-		           "nb_gb.x, nb_q = nb_gb.y & 255, nb_d = nb_gb.y >> 8;\n"
-		           "\tconst int nb_side = 2 * nb_q + 1, nb_ry = nb_d > 1 ? "
-		           "nb_q : 0;\n"
-		           "\tconst int nb_cx = nb_tk.z %% nb_n0, nb_cy = nb_tk.z / "
-		           "nb_n0 %% nb_n1, nb_cz = nb_tk.z / nb_n0 / nb_n1;\n"
-		           "\tconst int nb_r1 = ni < 1 ? 0 : nb_d == 1 ? 1 : nb_d == "
-		           "2 ? nb_side : nb_side * nb_side;\n"
-		           "\tfor (int nb_r = p; nb_r < nb_r1; nb_r += %d) {\n"
-		           "\tint2 nb_g = (int2)(0, 0);\n"
-		           "\tconst int dy = nb_r %% nb_side - nb_ry, dz = nb_d > 2 ? "
-		           "nb_r / nb_side - nb_q : 0;\n"
-		           "\tconst int y = nb_cy + dy, z = nb_cz + dz;\n"
-		           "\tconst int gy = abs(dy) > 1 ? abs(dy) - 1 : 0, gz = "
-		           "abs(dz) > 1 ? abs(dz) - 1 : 0;\n"
-		           "\tconst int left = nb_q * nb_q - 1 - gy * gy - gz * gz;\n"
-		           "\tint rx = 0;\n"
-		           "\twhile (rx < nb_q && rx * rx <= left)\n\t\trx++;\n"
-		           "\tif (left >= 0 && y >= 0 && y < nb_n1 && z >= 0 && "
-		           "z < nb_n2) {\n"
-		           "\t\tconst int row = nb_n0 * (y + nb_n1 * z);\n"
-		           "\t\tnb_g = (int2)(nb_roff[row + max(nb_cx - rx, 0)], "
-		           "nb_roff[row + min(nb_cx + rx, nb_n0 - 1) + 1]);\n"
-		           "\t}\n"
-		           "\tconst int jbase = nb_g.x, nj = nb_g.y - jbase;\n"
 		           "\tfor (int jj = 0; jj < nj; jj++) {\n", t);
 		emit_block(e, nj > 1 ? B_TAIL : B_BODY, "\t\t");
 		buf_puts(out, "\t}\n");
@@ -693,8 +656,8 @@ static void cl_rest(E *e)
 		emit_tile_sweep(e);
 		buf_puts(out, "\t}\n");
 	}
-	if (rm && !fc->tile) /* and the walk's else, above */
-		buf_puts(out, t >= RLANE ? "\t}\n\t}\n" : "\t}\n");
+	if (rm && !fc->tile)
+		buf_puts(out, "\t}\n");
 	if (t > 1)
 		emit_combine(e);
 	if (fc->slices && !rm)

@@ -403,3 +403,24 @@ void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
 			memcpy(d + es * perm[e], s + es * e, es);
 	}
 }
+
+int nbrt_order_pieces(size_t n, int (*fn)(void *ctx, size_t at, size_t len),
+                      void *ctx)
+{
+	enum { LEAST = 1 << 17 };
+	size_t nt = 1;
+#ifdef _OPENMP
+	nt = (size_t)omp_get_max_threads();
+#endif
+	size_t piece = (n + nt - 1) / nt;
+	piece = piece > LEAST ? piece : LEAST;
+	long long pieces = (long long)((n + piece - 1) / piece), q;
+	int r = 0;
+#pragma omp parallel for schedule(static) reduction(| : r) \
+	if (n >= 8 * (size_t)LEAST)
+	for (q = 0; q < pieces; q++) {
+		size_t at = (size_t)q * piece;
+		r |= fn(ctx, at, n - at < piece ? n - at : piece);
+	}
+	return r;
+}

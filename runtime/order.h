@@ -55,5 +55,13 @@ void nbrt_order_gather_float(float *dst, const double *src,
  * order. */
 void nbrt_order_scatter(void *dst, const void *src, const size_t *perm,
                         size_t n, size_t es);
+/* fn(ctx, at, len) over the bytes [0, n) cut into pieces, from 1 MB on
+ * in parallel, a piece a thread (n / threads, 128 KB at least: 1 MB
+ * pieces gave a 4 MB copy 4 of an H100 host's 16 threads, and such
+ * copies were the device cells' scatter phase); the OR of fn's results.
+ * The copies through pinned staging (cl/array.c's nbrt_cl_copy) and
+ * tree.c's comparison of position columns. */
+int nbrt_order_pieces(size_t n, int (*fn)(void *ctx, size_t at, size_t len),
+                      void *ctx);
 
 #endif

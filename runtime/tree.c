@@ -695,21 +695,18 @@ static size_t type_size(nbrt_type t)
 	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
 }
 
-/* Whether n bytes at a and b are the same, compared a megabyte a piece
- * by the threads (three 16 MB columns at N = 2^22). */
+static int differ_piece(void *ctx, size_t at, size_t len)
+{
+	const char *const *ab = ctx;
+	return memcmp(ab[0] + at, ab[1] + at, len) != 0;
+}
+
+/* Whether n bytes at a and b are the same, compared over every thread
+ * (three 16 MB columns at N = 2^22). */
 static int same_bytes(const void *a, const void *b, size_t n)
 {
-	long long pieces = (long long)(n >> 20) + 1, q;
-	int diff = 0;
-#pragma omp parallel for schedule(static) reduction(| : diff) \
-	if (pieces >= 4)
-	for (q = 0; q < pieces; q++) {
-		size_t s = (size_t)q << 20, e = s + ((size_t)1 << 20);
-		if (s < n)
-			diff |= memcmp((const char *)a + s, (const char *)b + s,
-			               (e < n ? e : n) - s) != 0;
-	}
-	return !diff;
+	const char *ab[2] = {a, b};
+	return !nbrt_order_pieces(n, differ_piece, ab);
 }
 
 /* Whether the i-positions are the j-positions (the usual self-run), so

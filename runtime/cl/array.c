@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
+#include "order.h"
 
 /* The own kernels' names, in CL_OWN_KERNELS's order. */
 static const char *const ak_name[AK_N] = {
@@ -22,9 +23,14 @@ int nbrt_cl_aux_load(nbrt *rt)
 	if (c->aux)
 		return 0;
 	const char *name = "the runtime's array kernels";
-	static const char *const std[] = {
-		CL_STD " -DNBRT_CELLS_BLOCK=" NBRT_STR(NBRT_CELLS_BLOCK)
-		" -DNBRT_CELLS_MAXR=" NBRT_STR(NBRT_CELLS_MAXR)};
+	int room = nbrt_cl_test_fail(rt, TF_BLOCK_ROOM);
+	if (room < 0)
+		return -1;
+	char opt[128];
+	const char *std[] = {opt};
+	c->maxr = room ? 25 : NBRT_CELLS_MAXR;
+	snprintf(opt, sizeof opt, CL_STD " -DNBRT_CELLS_BLOCK="
+	         NBRT_STR(NBRT_CELLS_BLOCK) " -DNBRT_CELLS_MAXR=%d", c->maxr);
 	cl_program p = nbrt_cl_program(rt, name, nbrt_cl_kernels_src,
 	                               strlen(nbrt_cl_kernels_src), std, 1, NULL);
 	if (!p)
@@ -152,18 +158,20 @@ int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
 	return 0;
 }
 
-/* n bytes copied by the threads a megabyte a piece where there are 4 MB
- * or more: the copies into and out of pinned staging (cells.c's inputs
- * and results, morton.c's scattered results). */
+static int copy_piece(void *ctx, size_t at, size_t len)
+{
+	void *const *ds = ctx;
+	memcpy((char *)ds[0] + at, (const char *)ds[1] + at, len);
+	return 0;
+}
+
+/* n bytes copied over every thread (order.c's pieces): the copies into
+ * and out of pinned staging (cells.c's inputs and results, morton.c's
+ * scattered results). */
 void nbrt_cl_copy(void *dst, const void *src, size_t n)
 {
-	enum { PIECE = 1 << 20 };
-	long long pieces = (long long)((n + PIECE - 1) / PIECE), q;
-#pragma omp parallel for schedule(static) if (pieces >= 4)
-	for (q = 0; q < pieces; q++) {
-		size_t a = (size_t)q * PIECE, m = n - a < PIECE ? n - a : PIECE;
-		memcpy((char *)dst + a, (const char *)src + a, m);
-	}
+	void *ds[2] = {dst, (void *)src};
+	nbrt_order_pieces(n, copy_piece, ds);
 }
 
 /* The device's pinned copy for nbrt_array's transfers. */

@@ -37,5 +37,5 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.tree_sort = nbrt_cl_tree_sort,
 	.tree_scatter = nbrt_cl_tree_scatter,
 	.tree_results = nbrt_cl_tree_results,
-	.settle = nbrt_cl_settle,
+	.settle = nbrt_cl_settle_late,
 };

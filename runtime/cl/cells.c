@@ -24,7 +24,7 @@
  * uploaded, or its results in the caller's order before they are read
  * back). */
 enum { S_KEY, S_VAL, S_JKEY, S_JVAL, S_TKEY, S_TVAL, S_ISTART, S_JSTART,
-       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_GRID, S_VAR };
+       S_OFFSET, S_RANGE, S_GLEN, S_TASK, S_PART, S_EMPTY, S_VAR };
 
 /* Host arrays kept in the kernel's k->cellwork, which the host builder
  * takes only in calls this file leaves to it: the cells' i-starts and
@@ -140,23 +140,6 @@ static int lap(Call *w, int p)
 	return 0;
 }
 
-/* A copy to or from pinned staging over every thread, in parts of
- * 128 KB: nbrt_cl_copy's pieces of 1 MB gave a result of 4 MB (LJ at
- * 2^20) 4 of an H100 host's 16 threads, and those copies were the
- * scatter phase (its reads done when waited for, 2026-11-27 mid-session:
- * 21 MB copied out in 0.6-0.75 ms). */
-static void stage_copy(void *dst, const void *src, size_t n)
-{
-	enum { PART = 1 << 17 };
-	long long parts = (long long)((n + PART - 1) / PART), q;
-#pragma omp parallel for schedule(static) if (parts >= 8)
-	for (q = 0; q < parts; q++) {
-		size_t a = (size_t)q * PART;
-		nbrt_cl_copy((char *)dst + a, (const char *)src + a,
-		             n - a < PART ? n - a : PART); /* one piece: serial */
-	}
-}
-
 /* Variable v's caller's values on the device: an nbrt_array's own
  * buffer, or the host array uploaded (once for the variables bound to
  * the same array of the same length). */
@@ -189,7 +172,7 @@ static int source(Call *w, int v, size_t n)
 		return -1;
 	const void *from = b->host;
 	if (w->in) {
-		stage_copy(w->in + w->at, b->host, bytes);
+		nbrt_cl_copy(w->in + w->at, b->host, bytes);
 		from = w->in + w->at;
 		w->at += bytes;
 	}
@@ -501,8 +484,12 @@ static int write_ranges(Call *w, Lists *ls)
 	long block = rt->gpu;
 	if (nbrt_env_int(rt, "NBRT_CELL_RANGES", 0, 1, &block) < 0)
 		return -1;
-	if (ls->nr > NBRT_CELLS_MAXR)
+	if (block && ls->nr > cl->maxr) {
+		nbrt_note(rt, "kernel %s: cells of %d ranges: the per-cell "
+		          "ranges kernel (the block kernel holds %d)", k->f->kernel,
+		          ls->nr, cl->maxr);
 		block = 0;
+	}
 	return nbrt_cl_aux_run(rt, block ? AK_CELLS_RANGES_BLOCK
 	                                 : AK_CELLS_RANGES,
 	                       block ? (ncell + NBRT_CELLS_BLOCK - 1) / NBRT_CELLS_BLOCK *
@@ -511,41 +498,6 @@ static int write_ranges(Call *w, Lists *ls)
 	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
 	                       ARG(ls->offset), ARG(ls->range), ARG(ls->glen),
 	                       (size_t)0);
-}
-
-/* Each cell's count of j-elements only (NBRT_CELL_WALK). */
-static int jcount(Call *w, Lists *ls)
-{
-	nbrt_kernel *k = w->k;
-	Prog *pg = k->priv;
-	cl_int cd = ls->dim, creach = ls->reach;
-	cl_long n0 = ls->nc[0], n1 = ls->nc[1], n2 = ls->nc[2];
-	cl_ulong cm = ls->ncell;
-	return nbrt_cl_aux_run(k->rt, AK_CELLS_JCOUNT, ls->ncell,
-	                       ARG(pg->own[S_ISTART]), ARG(ls->jstart), ARG(cd),
-	                       ARG(creach), ARG(n0), ARG(n1), ARG(n2), ARG(cm),
-	                       ARG(ls->glen), (size_t)0);
-}
-
-/* The walking entry's offsets and ranges: the j-cells' starts, and the
- * grid (n0, n1), (n2, reach + 256 dim) as emit_opencl.c reads it. */
-static int walk_grid(Call *w, Lists *ls)
-{
-	nbrt_kernel *k = w->k;
-	const Cl *cl = k->rt->priv;
-	cl_int g[4] = {(cl_int)ls->nc[0], (cl_int)ls->nc[1], (cl_int)ls->nc[2],
-	               ls->reach + 256 * ls->dim};
-	cl_mem m = buf(k, S_GRID, sizeof g);
-	if (!m)
-		return -1;
-	cl_int e = clEnqueueWriteBuffer(cl->q, m, CL_TRUE, 0, sizeof g, g, 0,
-	                                NULL, NULL);
-	if (e != CL_SUCCESS)
-		return nbrt_cl_fail(k->rt, "the cells' grid", "clEnqueueWriteBuffer",
-		                    e);
-	ls->offset = ls->jstart;
-	ls->range = m;
-	return 0;
 }
 
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
@@ -662,18 +614,12 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	cl_mem ival = pg->own[S_VAL], jval = pg->own[same ? S_VAL : S_JVAL];
 	cl_mem jstart = pg->own[same ? S_ISTART : S_JSTART];
 
-	/* the lists: each cell's ranges at a fixed place, or (finer cells,
-	 * NBRT_CELL_WALK=1) only each cell's count of j-elements, the
-	 * ranges entry walking the rows itself where its form can (below) */
+	/* the lists: each cell's ranges at a fixed place */
 	int fine = reach > 1;
-	long walk = 0;
-	if (nbrt_env_int(rt, "NBRT_CELL_WALK", 0, 1, &walk) < 0)
-		goto out;
-	walk = walk && fine;
 	cl_mem glen = buf(k, S_GLEN, ncell * sizeof(cl_uint));
 	Lists ls = {ncell, nr, dim, reach, {nc[0], nc[1], nc[2]}, jstart, glen,
 	            NULL, NULL};
-	if (!glen || (walk ? jcount(&w, &ls) : write_ranges(&w, &ls)))
+	if (!glen || write_ranges(&w, &ls))
 		goto out;
 	/* finer cells (27 a cell of one cutoff at reach 3) are summed on the
 	 * device, and where each task is one i-element their tasks are made
@@ -702,10 +648,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	 * where they hold more than one) */
 	size_t tpg = a->opts.rtasks > 1 ? (size_t)a->opts.rtasks : 1;
 	size_t width = tpg > 1 ? 1 : nbrt_unit_items(a->f);
-	/* the walk needs one-element tasks made here and the entry's form
-	 * of whole rows a work item (emit_opencl.c: a j-split of RLANE = 8
-	 * or more, no tiles); else the ranges are written after all */
-	walk = walk && width == 1 && a->f->jsplit >= 8 && !a->f->tile;
 	cl_mem task, empty = buf(k, S_EMPTY, 64);
 	if (fine && width == 1) {
 		size_t nt = (ni + tpg - 1) / tpg * tpg;
@@ -716,9 +658,6 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		    nbrt_cl_aux_run(rt, AK_CELLS_TASKS1, nt, ARG(pg->own[S_KEY]),
 		                    ARG(cn), ARG(cm2), ARG(cc), ARG(task),
 		                    (size_t)0))
-			goto out;
-		if (walk && nbrt_cl_aux_run(rt, AK_CELLS_WALK, nt, ARG(task),
-		                            ARG(cm2), (size_t)0))
 			goto out;
 		memset(&p, 0, sizeof p);
 		p.ngroups = ncell;
@@ -752,14 +691,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		}
 	}
 	p.accum = 0;
-	if (fine && (walk ? walk_grid(&w, &ls)
-	                  : !ls.range && write_ranges(&w, &ls)))
-		goto out;
 	if (lap(&w, 4))
 		goto out;
 
-	/* the sorted copies, straight into the kernel's buffers (run.c's
-	 * order: LMEM variables, BMEM packs, RMEM variables) */
+	/* the sorted copies, straight into the kernel's buffers (in
+	 * nbrt_cl_first_mem's order) */
 	const nb_iface *af = a->f;
 	int m = 0;
 	for (int v = 0; v < af->nvar; v++) {
@@ -846,13 +782,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 			at += ni * host_size(k->b[v].t);
 	char *staging = w.stage ? nbrt_cl_hostbuf(k, f->nvar + 1, at) : NULL;
 	at = 0;
-	m = 0;
-	for (int v = 0; v < af->nvar; v++) {
-		const nb_var *x = &af->var[v];
-		if (x->role == NB_LMEM)
-			m++;
-	}
-	m += af->npack;
+	m = nbrt_cl_first_mem(a, NB_RMEM);
 	for (int v = 0; v < af->nvar; v++) {
 		const nb_var *x = &af->var[v];
 		const nbrt_slot *b = &k->b[v];
@@ -896,7 +826,7 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 				goto out;
 			}
 			double t3 = nbrt_now();
-			stage_copy(k->b[v].host, staging + at, bytes);
+			nbrt_cl_copy(k->b[v].host, staging + at, bytes);
 			tw += t3 - t2;
 			tc += nbrt_now() - t3;
 			at += bytes;

@@ -17,6 +17,23 @@
  * its build as defines (array.c) */
 #define NBRT_CELLS_BLOCK 32
 #define NBRT_CELLS_MAXR 49
+/* The failures a test may force, each at one place of the back end
+ * (NBRT_TEST_FAIL=NAME, read by nbrt_cl_test_fail; docs/hacking.md):
+ * the lazy NB_OWN build (program.c), the scatter of a tree's results
+ * kept on the device (morton.c), a run from a kept run's results
+ * (run.c: the treecode's near run, after its far run was left running),
+ * and the block ranges kernel's room, 25 ranges a cell, not
+ * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
+ * kernel). */
+#define CL_TEST_FAILS(X)                                                   \
+	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
+	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)
+enum {
+#define X(id, name) id,
+	CL_TEST_FAILS(X)
+#undef X
+	TF_N
+};
 #define NBRT_STR_(x) #x
 #define NBRT_STR(x) NBRT_STR_(x)
 
@@ -38,7 +55,6 @@
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
 	X(AK_CELLS_RANGES_BLOCK, nbrt_cells_ranges_block)                      \
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
-	X(AK_CELLS_JCOUNT, nbrt_cells_jcount) X(AK_CELLS_WALK, nbrt_cells_walk) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
 	X(AK_MORTON_KEYS, nbrt_morton_keys)
@@ -75,6 +91,7 @@ typedef struct Cl {
 	cl_program aux;
 	cl_kernel ak[AK_N];
 	size_t akwg;       /* work-group size of the aux kernels */
+	int maxr;          /* the block ranges kernel's room: NBRT_CELLS_MAXR */
 	cl_mem flag;
 	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
 	void *pinp;
@@ -186,6 +203,10 @@ cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
 void nbrt_cl_free(nbrt_kernel *k);
 cl_kernel nbrt_cl_own_entry(nbrt_kernel *k);
+/* Whether $NBRT_TEST_FAIL asks failure `what` (a TF_ value): 1 yes, 0
+ * no (unset, or another); a name not in CL_TEST_FAILS fails: -1, the
+ * message set (every kernel's load checks it, what -1). */
+int nbrt_cl_test_fail(nbrt *rt, int what);
 
 /* array.c: the runtime's own kernels, nbrt_array's device side and the
  * pinned memory that crosses to and from the host. */
@@ -208,7 +229,7 @@ int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
                    size_t *cap, size_t bytes);
-/* n bytes copied, by the threads where there are megabytes of them. */
+/* n bytes copied over every thread from a megabyte on (nbrt_order_pieces). */
 void nbrt_cl_copy(void *dst, const void *src, size_t n);
 int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
@@ -232,6 +253,7 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
  * where it holds at least `bytes`; else NULL. */
 cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes);
 int nbrt_cl_settle(nbrt_kernel *k);
+int nbrt_cl_settle_late(nbrt_kernel *k);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
 
@@ -259,8 +281,13 @@ int nbrt_cl_sort_room(nbrt *rt, size_t n);
 /* The last nbrt_cl_sort_kv's seconds: staging and upload, the sort,
  * download and unstaging (sortbench). */
 void nbrt_cl_sort_times(const nbrt *rt, double t[3]);
-/* Makes the kernel's buffer m (run.c's order: LMEM vars, BMEM packs,
- * RMEM vars) at least `bytes` long; NULL after a failure. */
+/* The kernel's buffers (Prog.mem), in the order its entries take them:
+ * its LMEM variables, its BMEM packs, its RMEM variables, each in the
+ * interface's order; the index of the first of a role's (LMEM, BMEM,
+ * RMEM). */
+int nbrt_cl_first_mem(const nbrt_kernel *k, nb_role role);
+/* Makes the kernel's buffer m (nbrt_cl_first_mem's order) at least
+ * `bytes` long; NULL after a failure. */
 cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what);
 /* A block-sparse run whose inputs are already in the kernel's buffers and
  * whose plan is on the device (dplan: tasks as int4, offsets, ranges,

@@ -574,34 +574,6 @@ kernel void nbrt_cells_tasks1(global const ulong *key, ulong n, ulong m,
 	if (s < n) task[s] = (int4)((int)s, 1, (int)key[s], 0);
 	else if (s < m) task[s] = (int4)(1, 0, ncell, 0);
 }
-/* NBRT_CELL_WALK (cl/cells.c): each busy cell's count of j-elements
- * over its rows, written nowhere else (the ranges entry walks the rows
- * itself), and the one-element tasks marked to walk (.w) */
-kernel void nbrt_cells_jcount(global const uint *istart,
-                              global const uint *jstart, int dim, int reach,
-                              long n0, long n1, long n2, ulong ncell,
-                              global uint *glen)
-{
-	size_t c = get_global_id(0);
-	if (c >= ncell) return;
-	int side = 2 * reach + 1, nr = dim == 1 ? 1 : dim == 2 ? side
-	                                                  : side * side;
-	uint len = 0;
-	if (istart[c] != istart[c + 1]) {
-		long cx = (long)c % n0, cy = (long)c / n0 % n1, cz = (long)c / n0 / n1;
-		for (int q = 0; q < nr; q++) {
-			int2 r = nbrt_cells_row(jstart, dim, reach, n0, n1, n2, cx, cy,
-			                        cz, q);
-			len += (uint)(r.y - r.x);
-		}
-	}
-	glen[c] = len;
-}
-kernel void nbrt_cells_walk(global int4 *task, ulong n)
-{
-	size_t s = get_global_id(0);
-	if (s < n) task[s].w = 1;
-}
 /* a sorted copy: dst's element s (scalar s stride + off, of kernel
  * precision kt: 0 float, 1 double, 2 dd) is src's element perm[s] (host
  * type t), converted as convert.c's nbrt_to_kernel does */

@@ -226,6 +226,9 @@ int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
 {
 	cl_mem dev[NBRT_TREE_MAXRES];
 	size_t es[NBRT_TREE_MAXRES];
+	if (nbrt_cl_test_fail(k->rt, TF_TREE_RESULTS))
+		return nbrt_fail(k->rt, "kernel %s: NBRT_TEST_FAIL=tree_results",
+		                 k->f->kernel);
 	if (nv > NBRT_TREE_MAXRES)
 		return nbrt_fail(k->rt, "kernel %s: %d results to scatter on %s; "
 		                 "at most %d", k->f->kernel, nv,

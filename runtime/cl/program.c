@@ -318,6 +318,27 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, const char *name,
 	return NULL;
 }
 
+int nbrt_cl_test_fail(nbrt *rt, int what)
+{
+	static const char *const name[TF_N] = {
+#define X(id, nm) #nm,
+		CL_TEST_FAILS(X)
+#undef X
+	};
+	const char *e = getenv("NBRT_TEST_FAIL");
+	if (!e || !*e)
+		return 0;
+	char known[128] = "";
+	for (int i = 0; i < TF_N; i++) {
+		if (!strcmp(e, name[i]))
+			return i == what;
+		snprintf(known + strlen(known), sizeof known - strlen(known),
+		         "%s%s", i ? ", " : "", name[i]);
+	}
+	return nbrt_fail(rt, "NBRT_TEST_FAIL='%s': a test's forced failure "
+	                 "must be one of %s", e, known);
+}
+
 /* The own sums' entry, built at its first launch.  Its build failing
  * costs only speed, as the runtime's sums give the same bits: the
  * kernel goes on without it, and says so under NBRT_VERBOSE. */
@@ -327,7 +348,10 @@ cl_kernel nbrt_cl_own_entry(nbrt_kernel *k)
 	if (pg->okern || !pg->ocode)
 		return pg->okern;
 	int hit = 0;
-	if ((pg->oprog = build(k, pg->ocode, pg->olen, " -DNB_OWN=1", &hit)))
+	if (nbrt_cl_test_fail(k->rt, TF_OWN_BUILD))
+		nbrt_fail(k->rt, "NBRT_TEST_FAIL=own_build");
+	else if ((pg->oprog = build(k, pg->ocode, pg->olen, " -DNB_OWN=1",
+	                            &hit)))
 		pg->okern = entry(k, pg->oprog, k->f->entry, 2);
 	if (!pg->okern)
 		nbrt_note(k->rt, "%s: the build adding its own slices up failed "
@@ -344,7 +368,8 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	Prog *pg = k->priv = calloc(1, sizeof *pg);
 	if (!pg)
 		return nbrt_fail(rt, "out of memory");
-	if (check_iface(k, code, len) || program(k, code, len))
+	if (nbrt_cl_test_fail(rt, -1) || check_iface(k, code, len) ||
+	    program(k, code, len))
 		return -1;
 	char rname[300];
 	snprintf(rname, sizeof rname, "%s_ranges", f->entry);

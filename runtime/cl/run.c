@@ -75,6 +75,19 @@ int nbrt_cl_settle(nbrt_kernel *k)
 	return drain(k, &r);
 }
 
+/* The back end's settle: called where the run that would have waited
+ * never came (tree.c, after the near run failed), so NBRT_VERBOSE says
+ * what it waited for. */
+int nbrt_cl_settle_late(nbrt_kernel *k)
+{
+	const Prog *pg = k->priv;
+	if (pg && pg->npend)
+		nbrt_note(k->rt, "kernel %s: %d launches of its kept run waited "
+		          "for, the run from its results having failed",
+		          k->f->kernel, pg->npend);
+	return nbrt_cl_settle(k);
+}
+
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
 static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
@@ -98,7 +111,7 @@ static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
 	Prog *pg = k->priv;
 	if (ns == 1 && !r->sliced)
 		return 0;
-	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	int m = nbrt_cl_first_mem(k, NB_RMEM);
 	cl_uint arg = r->rarg;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
@@ -127,7 +140,7 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 	Prog *pg = k->priv;
 	cl_int nsl = ns, acc = accum;
 	cl_ulong cn = n, off = ib;
-	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	int m = nbrt_cl_first_mem(k, NB_RMEM);
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		if (x->role != NB_RMEM)
@@ -530,7 +543,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 	const Cl *c = k->rt->priv;
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
-	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	int m = nbrt_cl_first_mem(k, NB_RMEM);
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		if (x->role != NB_RMEM)
@@ -670,26 +683,26 @@ static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 	/* tasks a work group (nb_options.rtasks): the caller's device plan
 	 * holds a multiple of them, p->per too */
 	size_t tpg = k->opts.rtasks > 1 ? (size_t)k->opts.rtasks : 1;
+	/* the most tasks a launch: its global size within an int, and
+	 * p->per where the caller cut the plan */
+	size_t most = (size_t)INT_MAX / r->wg;
+	most = p->per && p->per < most ? p->per : most;
 	for (size_t t0 = 0; t0 < p->ntask;) {
 		size_t t1 = t0;
 		double pairs = 0;
-		/* no host tasks (a device-resident plan): p->per a launch, or
-		 * where the caller found its pairs within k->maxint as many as
-		 * an int reaches, taken at once: stepping through a million
-		 * one-element tasks (cells of a third of the cutoff,
+		/* no host tasks (a device-resident plan): the most a launch
+		 * taken at once (where the caller found its pairs within
+		 * k->maxint, as many as an int reaches): stepping through a
+		 * million one-element tasks (cells of a third of the cutoff,
 		 * Lennard-Jones 2^20) cost 2-3 ms of host time a call */
-		if (!p->task) {
-			size_t n = p->ntask - t0, lim = (size_t)INT_MAX / r->wg;
-			n = n < lim ? n : lim;
-			t1 = t0 + (p->per && p->per < n ? p->per : n);
-		}
-		while (p->task && t1 < p->ntask && (t1 == t0 || pairs +
-		       (double)p->task[3 * t1 + 1] * (double)p->glen[p->task[3 * t1 +
-		       2]] <= (double)k->maxint) && t1 - t0 < (size_t)INT_MAX / r->wg &&
-		       (!p->per || t1 - t0 < p->per)) {
-			pairs += (double)p->task[3 * t1 + 1] *
-			         (double)p->glen[p->task[3 * t1 + 2]];
-			t1++;
+		if (!p->task)
+			t1 = t0 + (p->ntask - t0 < most ? p->ntask - t0 : most);
+		for (; p->task && t1 < p->ntask && t1 - t0 < most; t1++) {
+			double w = (double)p->task[3 * t1 + 1] *
+			           (double)p->glen[p->task[3 * t1 + 2]];
+			if (t1 > t0 && pairs + w > (double)k->maxint)
+				break; /* one task at least */
+			pairs += w;
 		}
 		cl_int base = (cl_int)t0;
 		size_t global = (t1 - t0 + tpg - 1) / tpg * r->wg, local = r->wg;
@@ -757,12 +770,18 @@ cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 	if (!pg || v < 0 || v >= f->nvar ||
 	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM))
 		return NULL;
-	/* the mems: LMEMs, BMEM packs, RMEMs (prepare) */
 	nb_role role = f->var[v].role;
-	int m = role == NB_LMEM ? 0 : pg->nmem - nb_iface_count(f, NB_RMEM);
+	int m = nbrt_cl_first_mem(k, role);
 	for (int w = 0; w < v; w++)
 		m += f->var[w].role == role;
 	return pg->cap[m] >= bytes ? pg->mem[m] : NULL;
+}
+
+int nbrt_cl_first_mem(const nbrt_kernel *k, nb_role role)
+{
+	const nb_iface *f = k->f;
+	int lmem = nb_iface_count(f, NB_LMEM);
+	return role == NB_LMEM ? 0 : role == NB_BMEM ? lmem : lmem + f->npack;
 }
 
 /* A buffer a run made read-only (its input) is made again: the device's
@@ -843,6 +862,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
+	if (r.from && nbrt_cl_test_fail(rt, TF_NEAR_RUN)) {
+		nbrt_fail(rt, "kernel %s: NBRT_TEST_FAIL=near_run", f->kernel);
+		goto out;
+	}
 	/* per launch, also the global size stays within an int; 16 work
 	 * groups per compute unit fill an H100's SM with 128-item groups */
 	size_t imax = lim / r.t;
@@ -876,7 +899,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
 		goto out;
 	}
-	int m = pg->nmem - nb_iface_count(f, NB_RMEM);
+	int m = nbrt_cl_first_mem(k, NB_RMEM);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			if (r.stage[m])

@@ -154,6 +154,22 @@ for p in float double dd; do
 		bad "$what: differs from the runtime's sums"
 	fi
 done
+# the lazy NB_OWN build failing (NBRT_TEST_FAIL=own_build, forced in
+# runtime/cl/program.c): the run goes on with the runtime's sums, the
+# same bits as NBRT_OWN_SLICES=0 (the last loop's dd), and says so
+what="own build failing, gravity dd 300,4099 (seed $seed)"
+if ! NBRT_TEST_FAIL=own_build NBRT_OWN_SLICES=1 NBRT_SLICES=5 NBRT_VERBOSE=1 \
+	"$BIN/nbrun" dsl-examples/gravity.nbl --random 300,4099 --seed "$seed" \
+	--precision=dd --device cpu -o "$T/nown.csv" 2>"$T/err"; then
+	bad "$what: $(tail -n 2 "$T/err")"
+elif ! grep -q "the build adding its own slices up failed (NBRT_TEST_FAIL=own_build); the runtime adds them" "$T/err" ||
+	! grep -q "5 j-slices for a launch.*the runtime's sums" "$T/err"; then
+	bad "$what: not noted: $(grep -e j-slices -e 'own slices' "$T/err")"
+elif cmp -s "$T/nown.csv" "$T/own0.csv"; then
+	ok "$what: the runtime's sums, the same bits"
+else
+	bad "$what: differs from the runtime's sums"
+fi
 # min=, argmin= and logsumexp= are not sliced, whatever is asked
 check nearest float 97,389 4
 check gauss_logsumexp float 97,389 4
@@ -201,7 +217,9 @@ refused() {
 		fi
 	done
 }
-# a bad NBRT_OWN_SLICES is an error (was taken as off)
+# a bad NBRT_OWN_SLICES is an error (was taken as off); so is a test's
+# forced failure of no known name
+refused NBRT_TEST_FAIL "a test's forced failure must be one of" own-build x
 refused NBRT_OWN_SLICES "it must be 0 or 1" 2 yes -1
 refused NBRT_SLICES "it must be an integer from 1 to 64" 0 65 -1 abc 3x ""
 # msg.c's checked reader

@@ -34,6 +34,7 @@
 #include "nbrt_impl.h" /* nbrt_cells_build: the pair count */
 
 #include "seed.h"
+#include "capture.h"
 
 #ifndef ROOT
 #define ROOT "."
@@ -737,8 +738,7 @@ START_TEST(device_cells)
 	nbrt *rt = device(OCL);
 	if (!rt)
 		return;
-	const char *was = getenv("NBRT_DEVICE_CELLS");
-	char *keep = was ? strdup(was) : NULL;
+	char *keep = env_keep("NBRT_DEVICE_CELLS");
 	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
 	for (int kase = 0; kase < 3; kase++) {
 		Case cs;
@@ -885,34 +885,6 @@ START_TEST(device_cells)
 			ck_assert(nbrt_launches(k) > 1);
 			same_results(a, b, n, var[q][0]);
 		}
-		/* the ranges entry walking each cell's rows from the cell starts
-		 * (NBRT_CELL_WALK=1: no ranges written) against the ranges
-		 * written: the same ranges in the same order, so the same bits,
-		 * at a half and a third, in one launch and in many */
-		for (int q = 0; q < 4; q++) {
-			double *wb[2] = {b, malloc(NOUT * n * sizeof(double))};
-			ck_assert(wb[1] != NULL);
-			double wp[2];
-			for (int walk = 0; walk < 2; walk++) {
-				setenv("NBRT_DEVICE_CELL_SPLIT", q & 1 ? "3" : "2", 1);
-				setenv("NBRT_CELL_WALK", walk ? "1" : "0", 1);
-				if (q & 2)
-					setenv("NBRT_MAX_INTERACTIONS", "5000", 1);
-				r = device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, wb[walk]);
-				wp[walk] = nbrt_pairs(k);
-				unsetenv("NBRT_MAX_INTERACTIONS");
-				unsetenv("NBRT_CELL_WALK");
-				unsetenv("NBRT_DEVICE_CELL_SPLIT");
-				ck_assert(r == 1);
-			}
-			ck_assert_msg(wp[0] == wp[1], "walk: pairs %g, written %g",
-			              wp[1], wp[0]);
-			ck_assert_msg(!memcmp(wb[0], wb[1], NOUT * n * sizeof(double)),
-			              "NBRT_CELL_WALK=1 differs (split %d%s)",
-			              q & 1 ? 3 : 2, q & 2 ? ", many launches" : "");
-			same_results(a, wb[1], n, "NBRT_CELL_WALK=1");
-			free(wb[1]);
-		}
 		/* NBRT_DEVICE_CELL_SPLIT=0 (by density) takes the same third; at
 		 * 5 neighbours that grid is too sparse and it takes one cutoff,
 		 * still on the device */
@@ -974,8 +946,8 @@ START_TEST(device_cells)
 			free(b);
 			free_case(&cs);
 		}
-	/* a bad NBRT_CELL_STAGE, NBRT_CELL_RANGES or NBRT_CELL_WALK (read
-	 * by the device's path) is refused, the outputs untouched */
+	/* a bad NBRT_CELL_STAGE or NBRT_CELL_RANGES (read by the device's
+	 * path) is refused, the outputs untouched */
 	{
 		Case cs;
 		make_case(&cs, 3, 0, UNIFORM, 100, 100);
@@ -992,10 +964,9 @@ START_TEST(device_cells)
 			a[e] = 42;
 		for (int o = 0; o < NOUT; o++)
 			ck_assert(nbrt_bind(k, outn[o], NBRT_DOUBLE, a + o * cs.ni) == 0);
-		static const char *const bad[3] = {"NBRT_CELL_STAGE",
-		                                   "NBRT_CELL_RANGES",
-		                                   "NBRT_CELL_WALK"};
-		for (int q = 0; q < 3; q++) {
+		static const char *const bad[2] = {"NBRT_CELL_STAGE",
+		                                   "NBRT_CELL_RANGES"};
+		for (int q = 0; q < 2; q++) {
 			char want[80];
 			snprintf(want, sizeof want, "%s='on': it must be 0 or 1", bad[q]);
 			setenv(bad[q], "on", 1);
@@ -1010,11 +981,81 @@ START_TEST(device_cells)
 		free_case(&cs);
 	}
 	nbrt_free(k);
-	if (keep)
-		setenv("NBRT_DEVICE_CELLS", keep, 1);
-	else
-		unsetenv("NBRT_DEVICE_CELLS");
-	free(keep);
+	env_back("NBRT_DEVICE_CELLS", keep);
+}
+END_TEST
+
+/* The block ranges kernel's room for a cell's ranges (NBRT_CELLS_MAXR,
+ * 49: reach 3's 7 x 7 rows, so no cell has more today): a device opened
+ * under NBRT_TEST_FAIL=block_room builds that kernel with room for 25
+ * (runtime/cl/cl_impl.h's CL_TEST_FAILS), so that cells of a third (49
+ * ranges) asking for it (NBRT_CELL_RANGES=1) take the per-cell kernel:
+ * NBRT_VERBOSE says so and the results are the bits of the per-cell
+ * kernel on the usual device; cells of a half (25 ranges) still take the
+ * block kernel, within rounding of the third's. */
+START_TEST(block_room)
+{
+	nbrt *rt = device(OCL);
+	if (!rt)
+		return;
+	char *keep = env_keep("NBRT_DEVICE_CELLS");
+	Case cs;
+	make_case(&cs, 3, 0, UNIFORM, 509, 509);
+	cs.rc = (float)(cs.rc * 3); /* dense enough for cells of a third */
+	size_t n = cs.ni;
+	nbrt_cutoff c = params(&cs);
+	c.split = c.group = 0;
+	c.self = 1;
+	double *want = malloc(NOUT * n * sizeof *want);
+	double *got = malloc(NOUT * n * sizeof *got);
+	ck_assert(want && got);
+	nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
+	ck_assert(nbrt_set_const(k, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+	ck_assert(nbrt_set_const(k, "inf", INFINITY, 0) == 0);
+	setenv("NBRT_DEVICE_CELL_SPLIT", "3", 1);
+	setenv("NBRT_CELL_RANGES", "0", 1);
+	ck_assert(device_run(k, 1, &c, n, n, cs.x, cs.x, cs.w, want) == 1);
+	setenv("NBRT_TEST_FAIL", "block_room", 1);
+	setenv("NBRT_VERBOSE", "1", 1);
+	char *err = NULL;
+	nbrt *small = nbrt_open(devs[OCL], &err);
+	unsetenv("NBRT_VERBOSE");
+	ck_assert_msg(small != NULL, "%s", err);
+	nbrt_kernel *ks = load(small, "cut_all", src_all, NB_DOUBLE);
+	ck_assert(nbrt_set_const(ks, "rc2", (double)cs.rc * cs.rc, 0) == 0);
+	ck_assert(nbrt_set_const(ks, "inf", INFINITY, 0) == 0);
+	for (int sp = 3; sp >= 2; sp--) {
+		setenv("NBRT_DEVICE_CELL_SPLIT", sp == 3 ? "3" : "2", 1);
+		setenv("NBRT_CELL_RANGES", "1", 1);
+		Capture cap; /* its notes */
+		static char notes[1 << 14];
+		ck_assert(capture_start(&cap) == 0);
+		int r = device_run(ks, 1, &c, n, n, cs.x, cs.x, cs.w, got);
+		capture_end(&cap, notes, sizeof notes);
+		ck_assert_msg(r == 1, "split %d: not on the device", sp);
+		int per_cell = strstr(notes, "cells of 49 ranges: the per-cell "
+		                      "ranges kernel (the block kernel holds 25)") !=
+		               NULL;
+		if (sp == 3) {
+			ck_assert_msg(per_cell, "no per-cell kernel noted: %s", notes);
+			ck_assert_msg(!memcmp(want, got, NOUT * n * sizeof *got),
+			              "the per-cell kernel's bits differ");
+		} else {
+			ck_assert_msg(!strstr(notes, "the per-cell ranges kernel"),
+			              "a half took the per-cell kernel: %s", notes);
+			same_results(want, got, n, "a half, the block kernel of 25");
+		}
+	}
+	unsetenv("NBRT_TEST_FAIL");
+	unsetenv("NBRT_CELL_RANGES");
+	unsetenv("NBRT_DEVICE_CELL_SPLIT");
+	env_back("NBRT_DEVICE_CELLS", keep);
+	nbrt_free(ks);
+	nbrt_close(small);
+	nbrt_free(k);
+	free(want);
+	free(got);
+	free_case(&cs);
 }
 END_TEST
 
@@ -1234,6 +1275,7 @@ int main(void)
 	tcase_add_test(t, examples_opencl);
 	tcase_add_test(t, nbrt_arrays);
 	tcase_add_test(t, device_cells);
+	tcase_add_test(t, block_room);
 	tcase_add_test(t, bad_input);
 	tcase_add_test(t, threads);
 	suite_add_tcase(s, t);

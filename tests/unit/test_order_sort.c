@@ -4,7 +4,9 @@
  * bucket, sorted by all threads), few distinct keys (stability), keys
  * differing in low bits only; sizes from 0 past the parallel threshold
  * (65536), on 1, 2 and 3 threads; and one top-heavy set whose big bucket
- * (over 2^20 keys) the sort cuts again on its own bits (order.c's recut). */
+ * (over 2^20 keys) the sort cuts again on its own bits (order.c's recut).
+ * Also nbrt_order_pieces: every byte in one piece, a piece a thread (128
+ * KB at least) from 1 MB on, over several threads, fn's results ORed. */
 #include <check.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -82,12 +84,73 @@ START_TEST(against_qsort)
 }
 END_TEST
 
+/* What nbrt_order_pieces' calls did: each byte's count of pieces, the
+ * pieces, the shortest but the last, the threads that ran one, and the
+ * byte whose piece answers 1. */
+typedef struct Seen {
+	unsigned char *hits;
+	size_t n, pieces, shortest, mark;
+	unsigned threads; /* a bit a thread */
+} Seen;
+
+static int piece(void *ctx, size_t at, size_t len)
+{
+	Seen *w = ctx;
+	for (size_t e = at; e < at + len; e++)
+		w->hits[e]++;
+	unsigned me = 1u << (omp_get_thread_num() & 31);
+#pragma omp critical
+	{
+		w->pieces++;
+		if (at + len < w->n && len < w->shortest)
+			w->shortest = len;
+		w->threads |= me;
+	}
+	return w->mark >= at && w->mark < at + len;
+}
+
+START_TEST(pieces)
+{
+	static const size_t sizes[] = {0, 1, 131071, 1048575, 1048576,
+	                               3145733, 17825792};
+	int keep = omp_get_max_threads();
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+		for (int th = 1; th <= 16; th *= 2) {
+			size_t n = sizes[s];
+			omp_set_num_threads(th);
+			for (int marked = 0; marked < 2; marked++) {
+				Seen w = {calloc(n + 1, 1), n, 0, (size_t)-1,
+				          marked ? n / 2 : n + 1, 0};
+				ck_assert(w.hits != NULL);
+				int r = nbrt_order_pieces(n, piece, &w);
+				ck_assert_msg(r == (marked && n > 0), "n %zu, %d threads: "
+				              "result %d", n, th, r);
+				size_t e = 0;
+				while (e < n && w.hits[e] == 1)
+					e++;
+				ck_assert_msg(e == n, "n %zu, %d threads: byte %zu in %d "
+				              "pieces", n, th, e, w.hits[e]);
+				ck_assert(w.shortest == (size_t)-1 || w.shortest >= 1 << 17);
+				if (n >= (size_t)th << 17)
+					ck_assert_msg(w.pieces == (size_t)th, "n %zu, %d "
+					              "threads: %zu pieces", n, th, w.pieces);
+				if (n >= 1 << 20 && th > 1)
+					ck_assert_msg(w.threads & (w.threads - 1), "n %zu, %d "
+					              "threads: one thread", n, th);
+				free(w.hits);
+			}
+		}
+	omp_set_num_threads(keep);
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_order_sort", rng);
 	Suite *s;
 	TCase *tc = unit_case(&s, "order_sort", 120);
 	tcase_add_test(tc, against_qsort);
+	tcase_add_test(tc, pieces);
 	int failed = unit_run(s, CK_NOFORK);
 	return failed ? 1 : 0;
 }

@@ -19,6 +19,7 @@
 #include "nbrt.h"
 
 #include "seed.h"
+#include "capture.h"
 
 static unsigned short rng[3];
 
@@ -792,17 +793,107 @@ START_TEST(device_sort)
 {
 	if (!have[1])
 		return;
-	const char *keep = getenv("NBRT_DEVICE_SORT");
-	char *was = keep ? strdup(keep) : NULL;
+	char *was = env_keep("NBRT_DEVICE_SORT");
 	no_ref = 1;
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
 	no_ref = 0;
-	if (was)
-		setenv("NBRT_DEVICE_SORT", was, 1);
-	else
-		unsetenv("NBRT_DEVICE_SORT");
-	free(was);
+	env_back("NBRT_DEVICE_SORT", was);
+}
+END_TEST
+
+/* nbrt_run_tree's result, its notes (NBRT_VERBOSE) read from stderr
+ * into notes[cap]. */
+static int run_noted(nbrt_kernel *k, nbrt_kernel *far, const Bodies *b,
+                     const nbrt_tree *t, char *notes, size_t cap)
+{
+	Capture c;
+	ck_assert(capture_start(&c) == 0);
+	int r = nbrt_run_tree(k, far, b->ni, b->nj, t);
+	capture_end(&c, notes, cap);
+	return r;
+}
+
+/* The failures of the chained path (results kept on the device: a double
+ * kernel on PoCL with the device's sort), forced by NBRT_TEST_FAIL
+ * (runtime/cl/cl_impl.h's CL_TEST_FAILS; docs/hacking.md), on a device
+ * opened under NBRT_VERBOSE: tree_results, the back end's scatter of the
+ * kept results, fails the call with a message naming the device;
+ * near_run, the near run failing after the far run was left running,
+ * fails the call with the near run's message, and the far run's launches
+ * are waited for by the back end's settle (tree.c; its note).  Either
+ * leaves the caller's results as they were, and the next call gives the
+ * bits of the call before; an unknown name is refused at the load. */
+START_TEST(kept_failures)
+{
+	if (!have[1])
+		return;
+	char *was = env_keep("NBRT_DEVICE_SORT");
+	setenv("NBRT_DEVICE_SORT", "1", 1);
+	setenv("NBRT_VERBOSE", "1", 1);
+	char *err = NULL;
+	nbrt *rt = nbrt_open(devs[1], &err);
+	unsetenv("NBRT_VERBOSE");
+	ck_assert_msg(rt != NULL, "%s", err);
+	no_ref = 1;
+	nbrt_kernel *k = load(rt, ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+	nbrt_kernel *far = load(rt, ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	Bodies b;
+	make(&b, 2001, 2001, PLUMMER, 1);
+	bind(k, &b);
+	nbrt_tree t = params(0.5);
+	double *good = malloc((4 * b.ni + 1) * sizeof *good);
+	static char notes[1 << 16];
+	ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0, "%s",
+	              nbrt_error(rt));
+	ck_assert_msg(strstr(notes, "(results kept on the device)") != NULL,
+	              "the results were not kept on the device: %s", notes);
+	same_bits(&b, good, 1, 0, "");
+	static const char *const what[2] = {"tree_results", "near_run"};
+	for (int w = 0; w < 2; w++) {
+		for (int v = 0; v < 4; v++)
+			for (size_t i = 0; i < b.ni; i++)
+				b.c[AX + v][i] = 42;
+		setenv("NBRT_TEST_FAIL", what[w], 1);
+		int r = run_noted(k, far, &b, &t, notes, sizeof notes);
+		unsetenv("NBRT_TEST_FAIL");
+		const char *msg = nbrt_error(rt);
+		char want[64];
+		snprintf(want, sizeof want, "NBRT_TEST_FAIL=%s", what[w]);
+		ck_assert_msg(r != 0, "%s: the call succeeded", what[w]);
+		ck_assert_msg(strstr(msg, want) != NULL, "%s: message \"%s\"",
+		              what[w], msg);
+		if (w == 0)
+			ck_assert_msg(strstr(msg, nbrt_device_name(rt)) != NULL &&
+			              strstr(msg, "could not be put back") != NULL,
+			              "tree_results: message \"%s\"", msg);
+		else
+			ck_assert_msg(strstr(notes, "launches of its kept run waited "
+			                     "for, the run from its results having "
+			                     "failed") != NULL,
+			              "near_run: the far run not settled: %s", notes);
+		for (int v = 0; v < 4; v++)
+			for (size_t i = 0; i < b.ni; i++)
+				ck_assert_msg(b.c[AX + v][i] == 42, "%s: result %d of body "
+				              "%zu written", what[w], v, i);
+		ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0,
+		              "%s", nbrt_error(rt));
+		same_bits(&b, good, 0, (size_t)w, "before, after a failure");
+	}
+	setenv("NBRT_TEST_FAIL", "tree-results", 1);
+	nb_options o;
+	nb_options_init(&o);
+	ck_assert(nbrt_load(rt, ROOT "/far/gravity_quad.nbl", &o) == NULL);
+	unsetenv("NBRT_TEST_FAIL");
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_TEST_FAIL='tree-results'")
+	              != NULL, "%s", nbrt_error(rt));
+	free(good);
+	release(&b);
+	nbrt_free(far);
+	nbrt_free(k);
+	nbrt_close(rt);
+	no_ref = 0;
+	env_back("NBRT_DEVICE_SORT", was);
 }
 END_TEST
 
@@ -834,6 +925,7 @@ int main(void)
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, kept);
 	tcase_add_test(tc, device_sort);
+	tcase_add_test(tc, kept_failures);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
