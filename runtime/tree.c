@@ -285,25 +285,23 @@ void nbrt_octree_free(nbrt_octree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Room for `more` cells; growth checked against the memory left, mem
- * (nbrt_host_memory, read once a build). */
-static int reserve(nbrt *rt, nbrt_octree *t, size_t more, double mem)
+/* Room for n cells.  The memory left (nbrt_host_memory reads
+ * /proc/meminfo and the cgroup's files, 100 us a call here) is read only
+ * where the kept array is too small for them. */
+static int cells_room(nbrt *rt, nbrt_octree *t, size_t n)
 {
-	if (t->ncell + more <= t->cap)
-		return 0;
-	size_t cap = 2 * t->cap + more;
-	double need = (double)cap * sizeof(nbrt_cell);
-	nbrt_cell *c = need <= mem ?
-	               nbrt_work_keep(t->work, W_CELL, t->cell, cap * sizeof *c) :
-	               NULL;
-	if (!c) {
+	nbrt_work *w = t->work;
+	double need = (double)n * sizeof(nbrt_cell);
+	size_t kept = w && W_CELL < w->n ? w->cap[W_CELL] : 0;
+	t->cell = need <= (double)kept || need <= nbrt_host_memory() ?
+	          nbrt_work_take(w, W_CELL, n * sizeof(nbrt_cell)) : NULL;
+	if (!t->cell) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
 		return nbrt_fail(rt, "nbrt_run_tree: no memory for %zu tree cells "
-		                 "(%s)", cap, b);
+		                 "(%s)", n, b);
 	}
-	t->cell = c;
-	t->cap = cap;
+	t->cap = n;
 	return 0;
 }
 
@@ -556,9 +554,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			lev[l] += k;
 		}
 	}
-	/* the memory left, read once: nbrt_host_memory reads /proc/meminfo
-	 * and the cgroup's files, 100 us a call here */
-	int res = reserve(rt, t, total, nbrt_host_memory());
+	int res = cells_room(rt, t, total);
 	if (res)
 		goto out;
 	t->ncell = total;
