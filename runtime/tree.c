@@ -533,7 +533,9 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		return nbrt_fail(rt, "out of memory for the octree's pieces of %zu "
 		                 "bodies", n);
 	size_t np = 0;
+	double t0 = nbrt_now();
 	plan(key, 0, n, 0, side, bucket, most, p, &np);
+	double t1 = nbrt_now();
 	long long q;
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
 	for (q = -1; q < (long long)np; q++)
@@ -541,6 +543,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			job(arg);
 		else if (q >= 0 && !p[q].top)
 			count_cells(key, p[q].a, p[q].b, p[q].level, bucket, p[q].at);
+	double t2 = nbrt_now();
 	/* a level's cells in the pieces' order, which is the bodies' */
 	size_t lev[NBRT_TREE_DEPTH + 1] = {0}, total = 0;
 	for (size_t i = 0; i < np; i++)
@@ -568,15 +571,24 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 		t->cell[p[i].root] = (nbrt_cell){
 			.a = p[i].a, .b = p[i].b, .level = p[i].level, .side = p[i].side,
 			.child = p[i].top ? p[i + 1].root : 0, .nchild = p[i].nchild};
+	double t3 = nbrt_now();
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
 	for (q = 0; q < (long long)np; q++)
 		if (!p[q].top) {
 			p[q].at[p[q].level]++;
 			build_below(t, key, bucket, p[q].root, p[q].at, x, m);
 		}
+	double t4 = nbrt_now();
 	for (size_t i = np; x && i-- > 0;)
 		if (p[i].top)
 			cell_moments(t, p[i].root, x, m);
+	/* where a small tree's build goes (the parallel loops' share of it
+	 * against the serial parts'), for the tree's timed parts */
+	nbrt_note(rt, "octree of %zu bodies: %.3g ms: %zu pieces (top %.3g), "
+	          "count %.3g%s, place %.3g, build %.3g, top moments %.3g", n,
+	          1e3 * (nbrt_now() - t0), np, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
+	          job ? " (with the job)" : "", 1e3 * (t3 - t2), 1e3 * (t4 - t3),
+	          1e3 * (nbrt_now() - t4));
 out:
 	nbrt_work_give(w, p);
 	return res;
