@@ -330,7 +330,8 @@ typedef struct nbrt_tree {
 	const char *ipos[3], *jpos[3]; /* the kernel's LMEM and BMEM x, y, z */
 	const char *jmass;             /* its BMEM mass (gravity kinds) */
 	/* NULL, or filled by the run: seconds of each phase (sorting and
-	 * building, moments, walk, far run, near run) and the counts */
+	 * building with the moments, the expansions' columns, walk, far
+	 * run, near run) and the counts */
 	struct nbrt_tree_stats {
 		double time[5];
 		size_t cells, groups;

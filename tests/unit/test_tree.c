@@ -465,9 +465,10 @@ START_TEST(far_stream)
 END_TEST
 
 /* The same bits on 1, 2 and 3 threads, at sizes where the runtime's
- * loops go parallel (65536 bodies: keys, sort, gathers, build; 256
- * groups: the walk, whose lists join in group order), i and j the same
- * bodies or not, Plummer, on the host C path. */
+ * loops go parallel (65536 bodies: keys, sort, gathers; the octree one
+ * piece on 1 thread, pieces of at most an eighth and a twelfth of the
+ * bodies on 2 and 3; 256 groups: the walk, whose lists join in group
+ * order), i and j the same bodies or not, Plummer, on the host C path. */
 START_TEST(threads)
 {
 	int keep = omp_get_max_threads();
