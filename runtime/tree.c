@@ -989,6 +989,18 @@ typedef struct Wcell {
 	short nchild, level;
 } Wcell;
 
+static inline double sq(double x)
+{
+	return x * x;
+}
+
+/* x clamped to [lo, hi]: a min and a max, no jump */
+static inline double clampd(double x, double lo, double hi)
+{
+	double q = x < lo ? lo : x;
+	return q > hi ? hi : q;
+}
+
 static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 {
 	Wcell *w = nbrt_work_take(t->work, W_WC, t->ncell * sizeof *w);
@@ -1009,64 +1021,93 @@ static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
 
 /* One group's walk over the tree: the cells taken whole into far, the
  * leaves' body ranges into near, both as ranges (of cells, of bodies),
- * neighbours joined: siblings sit side by side in the cell array, leaves
- * in the bodies' order.  A cell is taken when side < theta * the
- * distance from the group's box to its centre of mass.  A walk whose near
- * list would pass jmax bodies stops and returns -1 (the group is split). */
+ * neighbours joined.  A cell is taken when side < theta * the distance
+ * from the group's box to its centre of mass.  A walk whose near list
+ * would pass jmax bodies stops and returns -1 (the group is split).
+ *
+ * An opened cell's children (side by side in the cell array) are tested
+ * together, into a mask, without a jump a child: the taken ones go to
+ * far as runs, the others on the stack, last first.  The stack holds
+ * cells already opened, so leaves come off in Morton order and the near
+ * list is the bodies' order; the far list goes in a level's order by
+ * far_order, which makes any order the walk meets its cells in the one
+ * canonical list (each level's cells ascend as their parents do, and a
+ * run that joins a level's last cell to the next level's first stays in
+ * order).  A test a child compiled to a jump an axis and one a child,
+ * mispredicted about half the time: a min and a max an axis here (the
+ * centre clamped to the box), the same d2 to the bit. */
 static int walk(const Wcell *cell, size_t ncell, const double box[6],
                 size_t jmax, size_t *near, size_t *nn, size_t *far,
                 size_t *nf)
 {
 	size_t stack[8 * (NBRT_TREE_DEPTH + 2)], top = 0, nj = 0;
-	*nn = *nf = 0;
-	if (ncell)
-		stack[top++] = 0;
 	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
+	size_t n_near = 0, n_far = 0;
+	double lo0 = box[0], lo1 = box[1], lo2 = box[2];
+	double hi0 = box[3], hi1 = box[4], hi2 = box[5];
+#define D2(p) (sq((p)->c[0] - clampd((p)->c[0], lo0, hi0)) + \
+               sq((p)->c[1] - clampd((p)->c[1], lo1, hi1)) + \
+               sq((p)->c[2] - clampd((p)->c[2], lo2, hi2)))
+#define FAR(a, b) do { \
+		if ((a) == fend) { \
+			if (far) \
+				far[2 * n_far - 1] = (b); \
+		} else { \
+			if (far) { \
+				far[2 * n_far] = (a); \
+				far[2 * n_far + 1] = (b); \
+			} \
+			n_far++; \
+		} \
+		fend = (b); \
+	} while (0)
+	*nn = *nf = 0;
+	if (!ncell)
+		return 0;
+	if (cell[0].open2 < D2(&cell[0])) {
+		FAR((size_t)0, (size_t)1);
+		*nf = n_far;
+		return 0;
+	}
+	stack[top++] = 0;
 	while (top) {
-		size_t c = stack[--top];
-		const Wcell *p = &cell[c];
-		/* the centre's offset from its nearest point of the box (the
-		 * centre clamped to it): a min and a max, where "g > 0 ? g * g :
-		 * 0" of the larger of lo - c and c - hi compiled to a jump an
-		 * axis, mispredicted about half the time; the same d2 to the bit
-		 * (c - lo is exactly -(lo - c)) */
-		double d2 = 0;
-		for (int d = 0; d < 3; d++) {
-			double c = p->c[d], q = c < box[d] ? box[d] : c;
-			q = q > box[3 + d] ? box[3 + d] : q;
-			d2 += (c - q) * (c - q);
-		}
-		if (p->open2 < d2) {
-			if (c == fend) {
-				if (far)
-					far[2 * *nf - 1] = c + 1;
-			} else {
-				if (far) {
-					far[2 * *nf] = c;
-					far[2 * *nf + 1] = c + 1;
-				}
-				++*nf;
-			}
-			fend = c + 1;
-		} else if (!p->nchild) {
+		const Wcell *p = &cell[stack[--top]];
+		if (!p->nchild) {
 			if ((nj += p->b - p->a) > jmax)
 				return -1;
 			if (p->a == end) {
 				if (near)
-					near[2 * *nn - 1] = p->b;
+					near[2 * n_near - 1] = p->b;
 			} else {
 				if (near) {
-					near[2 * *nn] = p->a;
-					near[2 * *nn + 1] = p->b;
+					near[2 * n_near] = p->a;
+					near[2 * n_near + 1] = p->b;
 				}
-				++*nn;
+				n_near++;
 			}
 			end = p->b;
-		} else
-			/* last child first: leaves come off in Morton order */
-			for (int k = p->nchild; k-- > 0;)
-				stack[top++] = p->child + (size_t)k;
+			continue;
+		}
+		const Wcell *ch = &cell[p->child];
+		unsigned take = 0, all = (1u << p->nchild) - 1;
+		for (int k = 0; k < p->nchild; k++)
+			take |= (unsigned)(ch[k].open2 < D2(&ch[k])) << k;
+		for (unsigned m = take; m;) {
+			unsigned s = (unsigned)__builtin_ctz(m);
+			unsigned e = s + (unsigned)__builtin_ctz(~(m >> s));
+			FAR(p->child + s, p->child + e);
+			m &= ~((1u << e) - 1);
+		}
+		for (unsigned m = all & ~take; m;) {
+			unsigned k = 31u - (unsigned)__builtin_clz(m);
+			stack[top++] = p->child + k;
+			m &= ~(1u << k);
+		}
 	}
+#undef D2
+#undef FAR
+	*nn = n_near;
+	*nf = n_far;
 	return 0;
 }
 
