@@ -2081,8 +2081,14 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	tm[1] = t2 - t1;
 	/* a piece's near j-bodies: at most 16 groups' worth, or 1/64 of all
 	 * j (the common case stays whole; an outlier is split), so a group's
-	 * near pairs stay within group * that */
-	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * (double)t->group);
+	 * near pairs stay within group * that.  Groups count as at least 256
+	 * bodies here: a small group's list (about 1600 bodies for groups of
+	 * 64 at N = 10^4, theta 0.5) passed 16 * 64, so nearly every group was
+	 * split to pieces of a few bodies, whose walks take cells a whole
+	 * group would open: at that N the median force error rose from 9.6e-5
+	 * to 2.8e-4 (treeacc; the lead's bisect, session 12) */
+	double gmin = fmax((double)t->group, 256);
+	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * gmin);
 	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
 	               W_COPY + 2 * nv, mem, &part[4]))
 		goto out;
