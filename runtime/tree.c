@@ -2089,6 +2089,12 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	 * to 2.8e-4 (treeacc; the lead's bisect, session 12) */
 	double gmin = fmax((double)t->group, 256);
 	size_t jmax = (size_t)fmax((double)nj / 64, 16.0 * gmin);
+	long jenv; /* $NBRT_TREE_SPLIT over it: tests reach the split with it */
+	int je = nbrt_env_int(rt, "NBRT_TREE_SPLIT", 1, LONG_MAX, &jenv);
+	if (je < 0)
+		goto out;
+	if (je)
+		jmax = (size_t)jenv;
 	if (make_lists(rt, &tree, &si, t->theta, t->group / 4 + 8, jmax, &L,
 	               W_COPY + 2 * nv, mem, &part[4]))
 		goto out;
