@@ -106,3 +106,19 @@ need_mpmath() {
 	finish "$1"
 	exit 77
 }
+# ddcmp: builds $T/ddcmp (tests/sh/ddcmp.c over QD), which compares dd
+# results printed to 32 or more digits
+ddcmp() {
+	cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
+		-lqd -lstdc++ -lm
+}
+# tolerance P: sets tol and cmp, the largest relative difference allowed
+# between two runs of precision P and the program that measures it
+# ($T/ddcmp for dd: call ddcmp first)
+tolerance() {
+	case $1 in
+	float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
+	double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
+	dd) tol=1e-28 cmp="$T/ddcmp" ;;
+	esac
+}

@@ -22,8 +22,7 @@ set -eu
 cd "$ROOT"
 scratch
 shared_cache
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
-	-lqd -lstdc++ -lm
+ddcmp
 status=0
 runs=0
 sizes="1,1 4,7 7,4 7,1000 1000,7"
@@ -52,11 +51,7 @@ for f in $examples; do
 			echo "FAIL $ex $p: nbcc failed:"; cat "$T/err"; status=1
 			continue
 		fi
-		case $p in
-		float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
-		double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
-		dd) tol=1e-28 cmp="$T/ddcmp" ;;
-		esac
+		tolerance "$p"
 		worst=0
 		for n in $sizes; do
 			"$BIN/nbrun" "$f" --random $n --seed 7 --precision=$p \

@@ -17,8 +17,7 @@ cd "$ROOT"
 need_device cpu
 scratch
 shared_cache
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
-	-lqd -lstdc++ -lm
+ddcmp
 precs() {
 	case $1 in
 	oneloop | oneloop_ieps | oneloop_deform) echo dd ;;
@@ -40,11 +39,7 @@ status=0
 for f in dsl-examples/*.nbl; do
 	ex=$(basename "$f" .nbl)
 	for p in $(precs "$ex"); do
-		case $p in
-		float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
-		double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
-		dd) tol=1e-28 cmp="$T/ddcmp" ;;
-		esac
+		tolerance "$p"
 		m=$($cmp "$T/$ex.$p.target c.csv" "$T/$ex.$p.device cpu.csv" |
 			sed -n 's/^max //p')
 		if awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then

@@ -20,8 +20,7 @@ cd "$ROOT"
 need_device cpu
 scratch
 shared_cache
-cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$T/ddcmp" tests/sh/ddcmp.c \
-	-lqd -lstdc++ -lm
+ddcmp
 test_seed slices
 seed=$SEED
 # the runtime's sums first: the rule gives these small launches the own
@@ -59,11 +58,7 @@ judge() {
 			bad "$what: $(tail -n 2 "$T/err$i")"
 			continue
 		fi
-		case $p in
-		float) tol=1e-5 cmp="awk -f bench/compare.awk" ;;
-		double) tol=1e-12 cmp="awk -f bench/compare.awk" ;;
-		dd) tol=1e-28 cmp="$T/ddcmp" ;;
-		esac
+		tolerance "$p"
 		m=$($cmp "$T/c$i.csv" "$T/cl$i.csv" | sed -n 's/^max //p')
 		# sliced when there are j to slice (the note), never when not a
 		# sum
