@@ -86,30 +86,18 @@ static size_t assignment(const char *s, size_t n)
 	return k && k < n && s[k] == '=' ? k : 0;
 }
 
-/* Appends w (malloc'd; freed on failure) to j's env. */
-static int push_env(job *j, char *w, char **err)
+/* Appends w (malloc'd; freed on failure) to the vector *vec of *n words,
+ * kept NULL-terminated (argv needs it; env is counted). */
+static int push(char ***vec, int *n, char *w, char **err)
 {
-	char **v = realloc(j->env, sizeof *v * (size_t)(j->nenv + 1));
+	char **v = realloc(*vec, sizeof *v * (size_t)(*n + 2));
 	if (!v) {
 		free(w);
 		return oom(err);
 	}
-	j->env = v;
-	v[j->nenv++] = w;
-	return 0;
-}
-
-/* Appends w (malloc'd; freed on failure) to j's argv. */
-static int push(job *j, char *w, char **err)
-{
-	char **v = realloc(j->argv, sizeof *v * (size_t)(j->argc + 2));
-	if (!v) {
-		free(w);
-		return oom(err);
-	}
-	j->argv = v;
-	v[j->argc++] = w;
-	v[j->argc] = NULL;
+	*vec = v;
+	v[(*n)++] = w;
+	v[*n] = NULL;
 	return 0;
 }
 
@@ -123,7 +111,7 @@ static int parse_line(const Line *l, job *j, char *buf, char **err)
 	if (nul)
 		return bad(l, (size_t)(nul - l->s), "a NUL byte", err);
 	char *w0 = strdup("nbrun");
-	if (!w0 || push(j, w0, err))
+	if (!w0 || push(&j->argv, &j->argc, w0, err))
 		return w0 ? -1 : oom(err);
 	size_t p = 0;
 	for (;;) {
@@ -159,7 +147,8 @@ static int parse_line(const Line *l, job *j, char *buf, char **err)
 			if (to)
 				*to = w;
 			else
-				rc = name ? push_env(j, w, err) : push(j, w, err);
+				rc = name ? push(&j->env, &j->nenv, w, err)
+			          : push(&j->argv, &j->argc, w, err);
 		}
 		if (rc) {
 			job_free(j);
