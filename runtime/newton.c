@@ -47,6 +47,19 @@ int nbrt_newton_used(const nbrt_kernel *k)
 	return k ? k->newton_used : 0;
 }
 
+/* Whether every result is SYMMETRIC or ANTISYMMETRIC. */
+static int all_sym(const nb_iface *f)
+{
+	int n = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (!f->var[v].sym)
+				return 0;
+			n++;
+		}
+	return n > 0;
+}
+
 /* Why a self run of n (in cell lists: cells) computes every pair; NULL:
  * it computes each once. */
 static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
@@ -54,13 +67,16 @@ static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 	const nbrt *rt = k->rt;
 	if (k->newton == NBRT_NEWTON_OFF)
 		return "off (nbrt_set_newton)";
-	if (!k->f->pairs)
+	if (!k->f->pairs && !(k->src && !rt->be->host && all_sym(k->f)))
 		return "the kernel has no pairs entry: every RMEM must be "
-		       "SYMMETRIC or ANTISYMMETRIC, and only the C back end "
-		       "writes it";
+		       "SYMMETRIC or ANTISYMMETRIC, and on OpenCL the kernel "
+		       "a .nbl (its variant of one i- and one j-element a work "
+		       "item has it)";
 	if (!rt->be->run_pairs)
 		return "this device's back end has no pairs entry (the host C "
-		       "path has)";
+		       "path and OpenCL have)";
+	if (!cells && !rt->be->host)
+		return "on OpenCL only in cell lists, so far";
 	if (n > (size_t)LONG_MAX / 4)
 		return "too many elements";
 	if (k->newton == NBRT_NEWTON_AUTO) {
@@ -112,17 +128,24 @@ static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 	return t;
 }
 
-/* The kernel a self run uses: k, or for a .nbl the variant of NEWTON_UJ;
- * NULL with the message set. */
+/* The kernel a self run uses: k, or for a .nbl the variant of NEWTON_UJ
+ * (on OpenCL: of one i- and one j-element a work item, unsplit, whose
+ * pairs entry emit_opencl.c writes); NULL with the message set. */
 static nbrt_kernel *newton_kernel(nbrt_kernel *k)
 {
-	if (!k->src || (k->opts.given & NB_GIVEN_UNROLL_J))
+	int host = k->rt->be->host;
+	if (!k->src || (host && (k->opts.given & NB_GIVEN_UNROLL_J)) ||
+	    (!host && k->f->pairs))
 		return k;
 	if (k->newton_alt)
 		return k->newton_alt;
 	nb_options o = k->opts;
-	o.unroll_j = NEWTON_UJ;
+	o.unroll_j = host ? NEWTON_UJ : 1;
 	o.given |= NB_GIVEN_UNROLL_J;
+	if (!host) {
+		o.unroll_i = o.jsplit = 1;
+		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_JSPLIT;
+	}
 	nbrt_kernel *a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
 	if (a && !a->f->pairs) {
 		nbrt_core_free(a);
@@ -421,6 +444,11 @@ static void add_values(void *to, const void *from, nbrt_type t)
 		a[0] = h + e;
 		a[1] = e - (a[0] - h);
 	}
+}
+
+int nbrt_newton_cells_wanted(const nbrt_kernel *k, size_t n)
+{
+	return !why_not(k, n, 1);
 }
 
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)

@@ -1,0 +1,357 @@
+/* newton.c: Newton's third law on an OpenCL device (the back end's
+ * run_pairs, through run.c's uploads).  The plan's blocks (runtime/
+ * newton.c: a cell's run, each pair of cells once) are cut into slices
+ * of a work group's nb_s work items, its tasks into the slices' tasks;
+ * the pairs entry (compiler/emit_opencl.c) writes each task's i-sides
+ * and j-sides to places of their own, and the fold adds each element's
+ * in the order of the tasks: the same bits for the same plan, whatever
+ * the device's threads, with no atomics. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cl_impl.h"
+
+/* The slices a work group may hold: nb_s a power of two from 8 to 64
+ * (a work item meets nb_s j-elements between nb_s barriers) */
+enum { SMIN = 8, SMAX = 64 };
+
+/* A block: elements [x0, x1) of some task's side. */
+typedef struct Blk {
+	long x0, x1;
+	long sub; /* its first slice's index */
+} Blk;
+
+static int by_x0(const void *a, const void *b)
+{
+	long x = ((const Blk *)a)->x0, y = ((const Blk *)b)->x0;
+	return x < y ? -1 : x > y;
+}
+
+/* The block starting at x0 of the sorted b[0..n). */
+static const Blk *blk_at(const Blk *b, long n, long x0)
+{
+	Blk key = {x0, 0, 0};
+	return bsearch(&key, b, (size_t)n, sizeof *b, by_x0);
+}
+
+static long slices(long len, long s)
+{
+	return (len + s - 1) / s;
+}
+
+/* The work (work items x steps) of the plan in slices of s. */
+static double cost(const long *task, long ntask, long s)
+{
+	double w = 0;
+	for (long m = 0; m < ntask; m++) {
+		const long *q = task + 8 * m;
+		double a = (double)slices(q[1] - q[0], s);
+		double b = (double)slices(q[3] - q[2], s);
+		w += (q[0] == q[2] ? a * (a + 1) / 2 : a * b) * (double)s * (double)s;
+	}
+	return w;
+}
+
+/* nb_s: NBRT_NEWTON_SLICE, else the power of two of the least work
+ * that divides the work group. */
+static int pick_slice(nbrt_kernel *k, const long *task, long ntask,
+                      long *s)
+{
+	long wg = k->f->wg, want = 0;
+	if (nbrt_env_int(k->rt, "NBRT_NEWTON_SLICE", SMIN, SMAX, &want) < 0)
+		return -1;
+	if (want) {
+		if ((want & (want - 1)) || wg % want)
+			return nbrt_fail(k->rt, "NBRT_NEWTON_SLICE=%ld: a power of two "
+			                 "from %d to %d that divides the work group "
+			                 "(%ld)", want, SMIN, SMAX, wg);
+		*s = want;
+		return 0;
+	}
+	double best = 0;
+	*s = 0;
+	for (long c = SMIN; c <= SMAX && c <= wg; c *= 2) {
+		double w = cost(task, ntask, c);
+		if (wg % c == 0 && (!*s || w < best)) {
+			best = w;
+			*s = c;
+		}
+	}
+	if (!*s)
+		return nbrt_fail(k->rt, "kernel %s: Newton's third law on %s needs "
+		                 "a work group of a multiple of %d (it has %ld)",
+		                 k->f->kernel, k->rt->name, SMIN, wg);
+	return 0;
+}
+
+/* The plan as the entries take it: tasks (i0, ni, j0, nj) and their
+ * partials' places (i-side, j-side), each element's block, the blocks'
+ * (first element, first of their list) and the lists. */
+typedef struct Dplan {
+	cl_int *task, *part, *blk, *binfo, *blist;
+	size_t ntask, nsub, nlist;
+	size_t npart; /* partials a RMEM */
+} Dplan;
+
+static void dplan_free(Dplan *d)
+{
+	free(d->task);
+	free(d->part);
+	free(d->blk);
+	free(d->binfo);
+	free(d->blist);
+}
+
+/* Makes d from the plan, in slices of s; -1 with the message set. */
+static int dplan_make(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                      long s, Dplan *d)
+{
+	long nt = np->ntask, nb = 0, nsub = 0;
+	const long *task = np->task;
+	Blk *b = malloc((2 * (size_t)nt + 1) * sizeof *b);
+	long *cnt = NULL;
+	memset(d, 0, sizeof *d);
+	if (!b)
+		goto oom;
+	for (long m = 0; m < nt; m++) {
+		b[2 * m] = (Blk){task[8 * m], task[8 * m + 1], 0};
+		b[2 * m + 1] = (Blk){task[8 * m + 2], task[8 * m + 3], 0};
+	}
+	qsort(b, 2 * (size_t)nt, sizeof *b, by_x0);
+	for (long m = 0; m < 2 * nt; m++)
+		if (m == 0 || b[m].x0 != b[nb - 1].x0)
+			b[nb++] = b[m];
+	for (long x = 0; x < nb; x++) {
+		b[x].sub = nsub;
+		nsub += slices(b[x].x1 - b[x].x0, s);
+	}
+	/* the slices' tasks, counted before they are made; each stores at
+	 * most 2 s partials */
+	double ntask = 0;
+	for (long m = 0; m < nt; m++) {
+		const long *q = task + 8 * m;
+		double a = (double)slices(q[1] - q[0], s);
+		double c = (double)slices(q[3] - q[2], s);
+		ntask += q[0] == q[2] ? a * (a + 1) / 2 : a * c;
+	}
+	if (ntask * 2 * (double)s > INT_MAX / 2 || (double)n > INT_MAX / 2) {
+		free(b);
+		return nbrt_fail(k->rt, "kernel %s: Newton's third law on %s: %.0f "
+		                 "tasks of %ld elements, more partial sums than an "
+		                 "int indexes", k->f->kernel, k->rt->name, ntask, s);
+	}
+	d->ntask = (size_t)ntask;
+	d->nsub = (size_t)nsub;
+	d->task = malloc((4 * d->ntask + 4) * sizeof *d->task);
+	d->part = malloc((2 * d->ntask + 2) * sizeof *d->part);
+	d->blk = malloc((n + 1) * sizeof *d->blk);
+	d->binfo = malloc((2 * d->nsub + 4) * sizeof *d->binfo);
+	cnt = calloc(d->nsub + 1, sizeof *cnt);
+	if (!d->task || !d->part || !d->blk || !d->binfo || !cnt)
+		goto oom;
+	for (size_t e = 0; e < n; e++)
+		d->blk[e] = -1;
+	for (long x = 0; x < nb; x++)
+		for (long e = b[x].x0; e < b[x].x1; e++)
+			d->blk[e] = (cl_int)(b[x].sub + (e - b[x].x0) / s);
+	/* the tasks in the plan's order, each cut into its slices' pairs; a
+	 * task on one block into each slice with itself and each pair of
+	 * slices once */
+	size_t at = 0, pos = 0;
+	for (long m = 0; m < nt; m++) {
+		const long *q = task + 8 * m;
+		const Blk *bi = blk_at(b, nb, q[0]), *bj = blk_at(b, nb, q[2]);
+		long a = slices(q[1] - q[0], s), c = slices(q[3] - q[2], s);
+		int one = q[0] == q[2];
+		for (long p = 0; p < a; p++)
+			for (long r = one ? p : 0; r < c; r++, at++) {
+				long i0 = q[0] + p * s, j0 = q[2] + r * s;
+				long ni = q[1] - i0 < s ? q[1] - i0 : s;
+				long nj = q[3] - j0 < s ? q[3] - j0 : s;
+				cl_int *t = d->task + 4 * at, *pp = d->part + 2 * at;
+				t[0] = (cl_int)i0;
+				t[1] = (cl_int)ni;
+				t[2] = (cl_int)j0;
+				t[3] = (cl_int)nj;
+				pp[0] = (cl_int)pos;
+				pos += (size_t)ni;
+				cnt[bi->sub + p]++;
+				pp[1] = (cl_int)pos;
+				if (i0 != j0) {
+					pos += (size_t)nj;
+					cnt[bj->sub + r]++;
+				}
+			}
+	}
+	d->npart = pos;
+	/* each slice's list of partials, in the tasks' order */
+	size_t nl = 0;
+	for (size_t x = 0; x < d->nsub; x++) {
+		d->binfo[2 * x + 1] = (cl_int)nl;
+		nl += (size_t)cnt[x];
+		cnt[x] = d->binfo[2 * x + 1];
+	}
+	d->binfo[2 * d->nsub] = 0;
+	d->binfo[2 * d->nsub + 1] = (cl_int)nl;
+	for (long x = 0; x < nb; x++)
+		for (long p = b[x].sub; p < b[x].sub + slices(b[x].x1 - b[x].x0, s);
+		     p++)
+			d->binfo[2 * p] = (cl_int)(b[x].x0 + (p - b[x].sub) * s);
+	d->nlist = nl;
+	if (!(d->blist = malloc((nl + 1) * sizeof *d->blist)))
+		goto oom;
+	for (size_t x = 0; x < d->ntask; x++) {
+		const cl_int *t = d->task + 4 * x, *pp = d->part + 2 * x;
+		d->blist[cnt[d->blk[t[0]]]++] = pp[0];
+		if (t[0] != t[2])
+			d->blist[cnt[d->blk[t[2]]]++] = pp[1];
+	}
+	free(b);
+	free(cnt);
+	return 0;
+oom:
+	free(b);
+	free(cnt);
+	dplan_free(d);
+	return nbrt_fail(k->rt, "kernel %s: out of memory for the tasks of "
+	                 "Newton's third law over %zu elements", k->f->kernel, n);
+}
+
+/* Buffer x of the plan (Prog.rmem) holding the n ints at v. */
+static int put_ints(nbrt_kernel *k, int x, const cl_int *v, size_t n)
+{
+	const Cl *c = k->rt->priv;
+	Prog *pg = k->priv;
+	size_t bytes = (n ? n : 1) * sizeof *v;
+	if (nbrt_cl_grow(k->rt, &pg->rmem[x], &pg->rcap[x], bytes))
+		return -1;
+	cl_int e = clEnqueueWriteBuffer(c->q, pg->rmem[x], CL_TRUE, 0,
+	                                n * sizeof *v, v, 0, NULL, NULL);
+	return e == CL_SUCCESS ? 0 :
+	       nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
+}
+
+/* Waits for ev and adds its device time to k. */
+static int timed(nbrt_kernel *k, cl_event ev)
+{
+	cl_ulong a = 0, b = 0;
+	cl_int e = clWaitForEvents(1, &ev);
+	if (e == CL_SUCCESS &&
+	    (e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
+	                                 sizeof a, &a, NULL)) == CL_SUCCESS &&
+	    (e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
+	                                 sizeof b, &b, NULL)) == CL_SUCCESS)
+		k->tkern += 1e-9 * (double)(b - a);
+	clReleaseEvent(ev);
+	k->launches++;
+	return e == CL_SUCCESS ? 0 :
+	       nbrt_cl_fail(k->rt, k->f->kernel, "waiting for the kernel", e);
+}
+
+static int set(nbrt_kernel *k, cl_kernel kern, cl_uint i, size_t n,
+               const void *v)
+{
+	cl_int e = clSetKernelArg(kern, i, n, v);
+	return e == CL_SUCCESS ? 0 :
+	       nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
+}
+
+int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                        cl_uint rarg)
+{
+	nbrt *rt = k->rt;
+	const Cl *c = rt->priv;
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	long s = 0;
+	Dplan d;
+	double t0 = nbrt_now();
+	if (pick_slice(k, np->task, np->ntask, &s) ||
+	    dplan_make(k, n, np, s, &d))
+		return -1;
+	int r = -1, m0 = nbrt_cl_first_mem(k, NB_RMEM);
+	double bytes = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			bytes += (double)d.npart * (double)nbrt_prec_size(f->var[v].type);
+	if (bytes > (double)rt->globalmem / 2) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, bytes);
+		nbrt_fail(rt, "kernel %s: Newton's third law over %zu elements "
+		          "needs %s of partial sums on %s, more than half its "
+		          "memory", f->kernel, n, b, rt->name);
+		goto out;
+	}
+	if (put_ints(k, 0, d.task, 4 * d.ntask) ||
+	    put_ints(k, 1, d.part, 2 * d.ntask) || put_ints(k, 2, d.blk, n) ||
+	    put_ints(k, 3, d.binfo, 2 * d.nsub + 2) ||
+	    put_ints(k, 4, d.blist, d.nlist))
+		goto out;
+	cl_uint arg = rarg;
+	for (int v = 0, m = m0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			size_t pb = (d.npart ? d.npart : 1) *
+			            nbrt_prec_size(f->var[v].type);
+			if (nbrt_cl_grow(rt, &pg->part[m], &pg->partcap[m], pb) ||
+			    set(k, pg->pkern, arg++, sizeof(cl_mem), &pg->part[m]))
+				goto out;
+			m++;
+		}
+	cl_int nt = (cl_int)d.ntask, cs = (cl_int)s;
+	if (set(k, pg->pkern, 1, sizeof nt, &nt) ||
+	    set(k, pg->pkern, 2, sizeof cs, &cs) ||
+	    set(k, pg->pkern, 3, sizeof(cl_mem), &pg->rmem[0]) ||
+	    set(k, pg->pkern, 4, sizeof(cl_mem), &pg->rmem[1]))
+		goto out;
+	double t1 = nbrt_now();
+	/* launches of at most 2^20 work groups */
+	size_t wg = (size_t)f->wg, per = wg / (size_t)s, most = (size_t)1 << 20;
+	size_t groups = (d.ntask + per - 1) / per;
+	for (size_t g = 0; g < groups; g += most) {
+		cl_int tb = (cl_int)(g * per);
+		size_t global = (groups - g < most ? groups - g : most) * wg;
+		cl_event ev;
+		cl_int e;
+		if (set(k, pg->pkern, 0, sizeof tb, &tb))
+			goto out;
+		if ((e = clEnqueueNDRangeKernel(c->q, pg->pkern, 1, NULL, &global,
+		                                &wg, 0, NULL, &ev)) != CL_SUCCESS) {
+			nbrt_cl_fail(rt, f->kernel, "clEnqueueNDRangeKernel", e);
+			goto out;
+		}
+		if (timed(k, ev))
+			goto out;
+	}
+	cl_int cn = (cl_int)n;
+	arg = 4;
+	if (set(k, pg->fkern, 0, sizeof cn, &cn) ||
+	    set(k, pg->fkern, 1, sizeof(cl_mem), &pg->rmem[2]) ||
+	    set(k, pg->fkern, 2, sizeof(cl_mem), &pg->rmem[3]) ||
+	    set(k, pg->fkern, 3, sizeof(cl_mem), &pg->rmem[4]))
+		goto out;
+	for (int v = 0, m = m0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (set(k, pg->fkern, arg++, sizeof(cl_mem), &pg->part[m]) ||
+			    set(k, pg->fkern, arg++, sizeof(cl_mem), &pg->mem[m]))
+				goto out;
+			m++;
+		}
+	size_t fl = 64, fg = (n + fl - 1) / fl * fl;
+	cl_event ev;
+	cl_int e = clEnqueueNDRangeKernel(c->q, pg->fkern, 1, NULL, &fg, &fl, 0,
+	                                  NULL, &ev);
+	if (e != CL_SUCCESS) {
+		nbrt_cl_fail(rt, f->kernel, "clEnqueueNDRangeKernel", e);
+		goto out;
+	}
+	if (timed(k, ev))
+		goto out;
+	nbrt_note(rt, "%s: Newton's third law: %zu tasks of slices of %ld, "
+	          "%zu partial sums a result; plan %.3g ms, kernels %.3g ms",
+	          k->name, d.ntask, s, d.npart, 1e3 * (t1 - t0),
+	          1e3 * (nbrt_now() - t1));
+	r = 0;
+out:
+	dplan_free(&d);
+	return r;
+}
