@@ -762,14 +762,15 @@ static void cl_kernel(E *e)
  * and one j-element a work item, unsplit: the runtime compiles that
  * variant) runs tasks of at most nb_s i-elements against at most nb_s
  * j-elements (runtime/cl/newton.c cuts the blocks so), NB_WG / nb_s
- * tasks a work group, one work item an i-element.  In step k work item
- * t meets j-element (t + k) mod nb_s, adds the term to its i-side in a
+ * tasks a work group, one work item an i-element.  With m the larger
+ * side, in step k < m work item t meets j-element (t + k) mod m (the
+ * group steps as long as its longest task), adds the term to its i-side in a
  * register and +-term (the RMEM's symmetry) to the local j-side slot of
  * that j: in each step each slot is written by one work item, and a
  * barrier separates the steps, so there are no atomics and each slot
  * takes its terms in the order of k.  A task on one block (i0 = j0)
- * meets each unordered pair once: steps k < nb_s / 2, and k = nb_s / 2
- * for t < nb_s / 2 only; step 0, the pair (i, i), goes to the i-side
+ * meets each unordered pair once: steps k < m / 2, and k = m / 2 for
+ * t < m / 2 only; step 0, the pair (i, i), goes to the i-side
  * alone.  Each task stores its i-sides and j-sides at its own places
  * of the RMEM's partial array (nb_ppart: i-side, j-side); the fold
  * entry then adds each element's partials in the order of the tasks,
@@ -813,6 +814,7 @@ static void cl_pairs(E *e)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, "\t__local %s nb_j%d[NB_WG];\n",
 			           ctype(f->var[v].type), v);
+	buf_puts(out, "\t__local int nb_steps[NB_WG];\n");
 	buf_puts(out,
 	         "\tconst int lid = get_local_id(0), nb_per = NB_WG / nb_s;\n"
 	         "\tconst int nb_sl = lid / nb_s, nb_t = lid % nb_s;\n"
@@ -824,6 +826,9 @@ static void cl_pairs(E *e)
 	         "\t\tnb_q = nb_ptask[nb_tk];\n"
 	         "\t\tnb_pp = nb_ppart[nb_tk];\n\t}\n"
 	         "\tconst int nb_self = nb_q.x == nb_q.z, nb_live = nb_t < nb_q.y;\n"
+	         "\tconst int nb_m = nb_self ? nb_q.y : max(nb_q.y, nb_q.w);\n"
+	         "\tconst int nb_n = nb_self ? nb_m / 2 + 1 : nb_m;\n"
+	         "\tif (nb_t == 0)\n\t\tnb_steps[nb_sl] = nb_n;\n"
 	         "\tconst int i = nb_q.x + (nb_live ? nb_t : 0), i0 = i;\n"
 	         "\t(void)i0;\n");
 	for (int v = 0; v < f->nvar; v++)
@@ -835,10 +840,15 @@ static void cl_pairs(E *e)
 	emit_block(e, B_PRE, "\t");
 	buf_puts(out,
 	         "\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
-	         "\tfor (int nb_k = 0; nb_k < nb_s; nb_k++) {\n"
-	         "\t\tconst int nb_jj = (nb_t + nb_k) % nb_s;\n"
-	         "\t\tif (nb_live && nb_jj < nb_q.w && (!nb_self || 2 * nb_k < "
-	         "nb_s ||\n\t\t    (2 * nb_k == nb_s && 2 * nb_t < nb_s))) {\n"
+	         "\tint nb_all = 0;\n"
+	         "\tfor (int x = 0; x < nb_per; x++)\n"
+	         "\t\tnb_all = max(nb_all, nb_steps[x]);\n"
+	         "\tfor (int nb_k = 0; nb_k < nb_all; nb_k++) {\n"
+	         "\t\tconst int nb_jj = nb_t + nb_k - (nb_t + nb_k >= nb_m ? "
+	         "nb_m : 0);\n"
+	         "\t\tif (nb_live && nb_k < nb_n && nb_jj < nb_q.w && (!nb_self "
+	         "||\n\t\t    2 * nb_k < nb_m || (2 * nb_k == nb_m && 2 * nb_t "
+	         "< nb_m))) {\n"
 	         "\t\t\tconst int nb_jx = nb_q.z + nb_jj;\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)

@@ -39,17 +39,27 @@ static long slices(long len, long s)
 	return (len + s - 1) / s;
 }
 
+/* The steps of a task of sides a and b (the pairs entry's nb_n). */
+static long steps(long a, long b, int one)
+{
+	return one ? a / 2 + 1 : a > b ? a : b;
+}
+
 /* The work (work items x steps) of the plan in slices of s. */
 static double cost(const long *task, long ntask, long s)
 {
 	double w = 0;
 	for (long m = 0; m < ntask; m++) {
 		const long *q = task + 8 * m;
-		double a = (double)slices(q[1] - q[0], s);
-		double b = (double)slices(q[3] - q[2], s);
-		w += (q[0] == q[2] ? a * (a + 1) / 2 : a * b) * (double)s * (double)s;
+		long a = q[1] - q[0], b = q[3] - q[2];
+		int one = q[0] == q[2];
+		for (long i = 0; i < a; i += s)
+			for (long j = one ? i : 0; j < b; j += s)
+				w += (double)steps(a - i < s ? a - i : s,
+				                   b - j < s ? b - j : s,
+				                   one && i == j);
 	}
-	return w;
+	return w * (double)s;
 }
 
 /* nb_s: NBRT_NEWTON_SLICE, else the power of two of the least work
@@ -100,6 +110,40 @@ static void dplan_free(Dplan *d)
 	free(d->blk);
 	free(d->binfo);
 	free(d->blist);
+}
+
+/* The tasks launched longest first, so that a work group's steps (its
+ * longest task's) waste little: the order of the launch is not the
+ * order of the sums, which the fold's lists fix. */
+static int by_steps(nbrt_kernel *k, Dplan *d, long s)
+{
+	size_t at[SMAX + 2] = {0}, n = d->ntask;
+	cl_int *t = malloc((4 * n + 4) * sizeof *t);
+	cl_int *p = malloc((2 * n + 2) * sizeof *p);
+	if (!t || !p) {
+		free(t);
+		free(p);
+		dplan_free(d);
+		return nbrt_fail(k->rt, "kernel %s: out of memory for the tasks "
+		                 "of Newton's third law", k->f->kernel);
+	}
+	for (size_t x = 0; x < n; x++) {
+		const cl_int *q = d->task + 4 * x;
+		at[s + 1 - steps(q[1], q[3], q[0] == q[2])]++;
+	}
+	for (long c = 1; c <= s + 1; c++)
+		at[c] += at[c - 1];
+	for (size_t x = 0; x < n; x++) {
+		const cl_int *q = d->task + 4 * x;
+		size_t y = at[s - steps(q[1], q[3], q[0] == q[2])]++;
+		memcpy(t + 4 * y, q, 4 * sizeof *t);
+		memcpy(p + 2 * y, d->part + 2 * x, 2 * sizeof *p);
+	}
+	free(d->task);
+	free(d->part);
+	d->task = t;
+	d->part = p;
+	return 0;
 }
 
 /* Makes d from the plan, in slices of s; -1 with the message set. */
@@ -208,7 +252,7 @@ static int dplan_make(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 	}
 	free(b);
 	free(cnt);
-	return 0;
+	return by_steps(k, d, s);
 oom:
 	free(b);
 	free(cnt);
