@@ -141,5 +141,17 @@ if have_device cpu; then
 	pon=$(pairs on1) poff=$(pairs off1)
 	if awk -v a="$pon" -v b="$poff" 'BEGIN { exit !(a > 0 && a < 0.75 * b) }'
 	then ok; else bad "PoCL: $pon pairs on, $poff off"; fi
+	# NBRT_NEWTON_SLICE (cl/newton.c): a power of two from 8 to 64
+	for v in 4 12 128 x; do
+		echo keep >x.csv
+		# shellcheck disable=SC2086
+		if NBRT_NEWTON_SLICE=$v "$NBRUN" "$LJ" --device cpu --ij p.csv \
+			--map "$MAP" $CONSTS --cutoff 0.1 --pos xi,yi,zi:xj,yj,zj \
+			--self --newton=on -o x.csv 2>err.txt; then
+			bad "NBRT_NEWTON_SLICE='$v' accepted"
+		elif grep -q "NBRT_NEWTON_SLICE" err.txt && [ "$(cat x.csv)" = keep ]
+		then ok "NBRT_NEWTON_SLICE='$v' refused"
+		else bad "NBRT_NEWTON_SLICE='$v': $(cat err.txt)"; fi
+	done
 fi
 finish nbrun_newton.sh
