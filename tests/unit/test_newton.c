@@ -273,11 +273,13 @@ START_TEST(cell_lists)
 {
 	static const size_t sizes[] = {0, 1, 2, 97, 1009};
 	/* open; periodic, 3 cells an axis; periodic with one cell an axis
-	 * (rc half the box: both images of a face); mixed */
+	 * (rc half the box: both images of a face); mixed; open, all in one
+	 * cell (OpenCL: blocks of up to 97 cut into slices) */
 	static const struct {
 		double rc, period[3];
 	} box[] = {{0.7, {0, 0, 0}}, {1.2, {BOX, BOX, BOX}},
-	           {BOX / 2, {BOX, BOX, BOX}}, {0.9, {BOX, 0, BOX}}};
+	           {BOX / 2, {BOX, BOX, BOX}}, {0.9, {BOX, 0, BOX}},
+	           {2 * BOX, {0, 0, 0}}};
 	static const char *const devs[] = {"host", "cpu"};
 	for (int d = 0; d < 2; d++) {
 		nbrt *rt = nbrt_open(devs[d], NULL);
@@ -292,7 +294,7 @@ START_TEST(cell_lists)
 			for (size_t b = 0; b < sizeof box / sizeof *box; b++)
 				for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 					size_t n = sizes[s];
-					if ((box[b].rc == BOX / 2 || p == NB_DD) && n > 97)
+					if ((box[b].rc >= BOX / 2 || p == NB_DD) && n > 97)
 						continue; /* every pair, or dd: slow */
 					cut_inputs(k, n, box[b].rc);
 					nbrt_cutoff c = {.cutoff = box[b].rc, .dim = 3,
