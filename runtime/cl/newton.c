@@ -26,49 +26,26 @@ static long steps(long a, long b, int one)
 	return one ? a / 2 + 1 : a > b ? a : b;
 }
 
-/* nb_s: NBRT_NEWTON_SLICE, else the least power of two that holds the
- * block of two in three elements (end[e]: the end of the block that
- * starts at e, else -1), within the work group.  A block cut into
- * slices costs a task each pair of them, with its loads, partial sums
- * and their fold: on PoCL (Lennard-Jones in cells of 12 on average, N =
- * 262144, float) slices of 8 took 2.0 s against 16's 0.97. */
-static int pick_slice(nbrt_kernel *k, const long *end, size_t n, long *s)
+/* nb_s: NBRT_NEWTON_SLICE, else 16 (or the work group, if smaller).  A
+ * block cut into slices costs a task each pair of them, with its loads,
+ * partial sums and their fold; a wide slice idles work items.  For
+ * Lennard-Jones in the periodic box, about 50 neighbours, float, the
+ * kernels' median (bench/selfrun.c): on an H200 at N = 2^20, slices of
+ * 8, 16, 32, 64 took 2.34, 1.86, 2.39, 3.25 ms; on PoCL at N = 262144
+ * 16 took 0.97 s, 8 2.0 s and 32 0.88 to 1.4 s (a busy 2-core host). */
+static int pick_slice(nbrt_kernel *k, long *s)
 {
 	long wg = k->f->wg, want = 0;
 	if (nbrt_env_int(k->rt, "NBRT_NEWTON_SLICE", SMIN, SMAX, &want) < 0)
 		return -1;
-	if (want) {
-		if ((want & (want - 1)) || wg % want)
-			return nbrt_fail(k->rt, "NBRT_NEWTON_SLICE=%ld: a power of two "
-			                 "from %d to %d that divides the work group "
-			                 "(%ld)", want, SMIN, SMAX, wg);
-		*s = want;
-		return 0;
-	}
-	/* elements in blocks of at most SMIN, 2 SMIN, ..., SMAX, more */
-	double in[8] = {0}, all = 0;
-	for (size_t e = 0; e < n; e++)
-		if (end[e] >= 0) {
-			long len = end[e] - (long)e, c = SMIN;
-			int x = 0;
-			while (c < len && c < SMAX) {
-				c *= 2;
-				x++;
-			}
-			in[len > SMAX ? x + 1 : x] += (double)len;
-			all += (double)len;
-		}
-	*s = 0;
-	double got = 0;
-	for (long c = SMIN, x = 0; c <= SMAX && c <= wg; c *= 2, x++) {
-		got += in[x];
-		if (wg % c)
-			continue;
-		*s = c;
-		if (got >= 2 * all / 3)
-			break;
-	}
-	if (!*s)
+	if (want && ((want & (want - 1)) || wg % want))
+		return nbrt_fail(k->rt, "NBRT_NEWTON_SLICE=%ld: a power of two "
+		                 "from %d to %d that divides the work group "
+		                 "(%ld)", want, SMIN, SMAX, wg);
+	*s = want ? want : 16;
+	while (!want && *s > SMIN && wg % *s)
+		*s /= 2;
+	if (wg % *s)
 		return nbrt_fail(k->rt, "kernel %s: Newton's third law on %s needs "
 		                 "a work group of a multiple of %d (it has %ld)",
 		                 k->f->kernel, k->rt->name, SMIN, wg);
@@ -149,7 +126,7 @@ static int dplan_make(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 		end[task[8 * m]] = task[8 * m + 1];
 		end[task[8 * m + 2]] = task[8 * m + 3];
 	}
-	if (pick_slice(k, end, n, slice)) {
+	if (pick_slice(k, slice)) {
 		free(end);
 		dplan_free(d);
 		return -1;
