@@ -804,18 +804,9 @@ static void cl_pairs(E *e)
 	const Func *f = e->f;
 	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
-	/* a step's sync: of the warp where a task is within one (NVIDIA's
-	 * warps of 32, nb_s <= 32, nb_w), else of the work group */
-	buf_puts(out, "\n#if defined(NB_NVIDIA_SHFL) && NB_WG % 32 == 0\n"
-	         "#define NB_PSYNC(w) do { if (w) { "
-	         "mem_fence(CLK_LOCAL_MEM_FENCE); asm volatile(\"bar.warp.sync "
-	         "0xffffffff;\"); mem_fence(CLK_LOCAL_MEM_FENCE); } else "
-	         "barrier(CLK_LOCAL_MEM_FENCE); } while (0)\n#else\n"
-	         "#define NB_PSYNC(w) barrier(CLK_LOCAL_MEM_FENCE)\n#endif\n");
-	buf_printf(out, "__kernel __attribute__((reqd_work_group_size(NB_WG, "
+	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
 	           "1, 1)))\nvoid %s(const int nb_tbase, const int nb_ntask, "
-	           "const int nb_s, const int nb_w,\n"
-	           "\t__global const int4 *restrict nb_ptask,\n"
+	           "const int nb_s,\n\t__global const int4 *restrict nb_ptask,\n"
 	           "\t__global const int2 *restrict nb_ppart", fc->pairs);
 	cl_params(e);
 	buf_puts(out, ")\n{\n");
@@ -875,7 +866,7 @@ static void cl_pairs(E *e)
 			pairs_add(e, v, "\t\t\t\t", j, f->var[v].sym > 0 ? '+' : '-',
 			          s);
 		}
-	buf_puts(out, "\t\t}\n\t\tNB_PSYNC(nb_w && nb_s <= 32);\n\t}\n");
+	buf_puts(out, "\t\t}\n\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			char r[32], j[32], dst[96];

@@ -302,17 +302,11 @@ int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 				goto out;
 			m++;
 		}
-	/* NBRT_NEWTON_WARPSYNC=0: a work group's barrier every step even
-	 * where a task is within one warp (the pairs entry's NB_PSYNC) */
-	long warp = 1;
-	if (nbrt_env_int(rt, "NBRT_NEWTON_WARPSYNC", 0, 1, &warp) < 0)
-		goto out;
-	cl_int nt = (cl_int)d.ntask, cs = (cl_int)s, cw = (cl_int)warp;
+	cl_int nt = (cl_int)d.ntask, cs = (cl_int)s;
 	if (set(k, pg->pkern, 1, sizeof nt, &nt) ||
 	    set(k, pg->pkern, 2, sizeof cs, &cs) ||
-	    set(k, pg->pkern, 3, sizeof cw, &cw) ||
-	    set(k, pg->pkern, 4, sizeof(cl_mem), &pg->rmem[0]) ||
-	    set(k, pg->pkern, 5, sizeof(cl_mem), &pg->rmem[1]))
+	    set(k, pg->pkern, 3, sizeof(cl_mem), &pg->rmem[0]) ||
+	    set(k, pg->pkern, 4, sizeof(cl_mem), &pg->rmem[1]))
 		goto out;
 	double t1 = nbrt_now();
 	/* launches of at most 2^20 work groups */

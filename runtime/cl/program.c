@@ -379,7 +379,7 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	/* the fold takes its four plan buffers and two arrays an RMEM */
 	int nres = nb_iface_count(f, NB_RMEM);
 	snprintf(rname, sizeof rname, "%s_fold", f->pairs ? f->pairs : "");
-	if (f->pairs && (!(pg->pkern = entry(k, pg->prog, f->pairs, 1)) ||
+	if (f->pairs && (!(pg->pkern = entry(k, pg->prog, f->pairs, 0)) ||
 	                 !(pg->fkern = entry(k, pg->prog, rname,
 	                                     4 + 2 * nres - 5 - f->nvar +
 	                                     nb_iface_count(f, NB_BMEM) -

@@ -862,7 +862,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.accum = p && p->accum;
 	r.dplan = dplan;
 	r.from = p && p->accum ? p->from : NULL;
-	r.arg0 = np ? 6 : p ? 8 : 5;
+	r.arg0 = p ? 8 : 5;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
 	if (p && !r.kern)
