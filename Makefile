@@ -92,7 +92,7 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
             runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c \
             runtime/cl/sort.c runtime/cl/cells.c \
-            runtime/cl/morton.c
+            runtime/cl/morton.c runtime/cl/newton.c
 # the OpenCL back end's own kernels, embedded with the dd library
 RT_GEN   := $(B)/cl_kernels_src.c
 RT_OBJ   := $(RT_SRC:%.c=$(B)/%.o) $(RT_GEN:.c=.o)

@@ -44,7 +44,8 @@ nb_iface *iface_build(const Func *f, const Target *t, const char *source,
 			nres++;
 			nsym += f->var[i].sym != 0;
 		}
-	if (t->pairs_suffix && nres && nsym == nres)
+	int plain = f->ni == 1 && f->nj == 1 && f->jsplit == 1;
+	if (t->pairs_suffix && nres && nsym == nres && (plain || !t->pairs_plain))
 		fc->pairs = xstrdup(cprintf(f->ctx, NB_KPFX "%s%s", f->name,
 		                            t->pairs_suffix));
 	fc->target = xstrdup(t->name);

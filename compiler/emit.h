@@ -38,6 +38,9 @@ typedef struct Target {
 	 * pairs), given where every RMEM is SYMMETRIC or ANTISYMMETRIC; NULL:
 	 * the target has none */
 	const char *pairs_suffix;
+	/* 1: only for a kernel of one i-element and one j-element a work
+	 * item, unsplit (the runtime compiles that variant for it) */
+	int pairs_plain;
 	/* chooses the options left to the target (not in o->given), from
 	 * the widest type the kernel declares; returns the row it used (or
 	 * NULL) */

@@ -16,6 +16,7 @@ typedef struct E {
 	Buf *out;
 	int fast;
 	int rmode; /* writing the entry of block-sparse runs */
+	int pmode; /* writing the entry of Newton's third law (cl_pairs) */
 	const Spelling *sp; /* cl_spelling, or cl_cpu_spelling */
 } E;
 
@@ -65,7 +66,10 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		return;
 	if (opinfo[in->op].props & P_SINK) {
 		char r[64];
-		snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
+		if (e->pmode) /* a pair's term alone, for both sides */
+			snprintf(r, sizeof r, "s%d", in->var);
+		else
+			snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
 		buf_puts(out, ind);
 		emit_sink(out, f, k, r, target_opencl.spell, NULL, NULL);
 		return;
@@ -77,7 +81,10 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		if (!*seen) {
 			*seen = 1;
 			const nb_pack *pk = &e->fc->pack[p];
-			if (e->fc->tile)
+			if (e->pmode)
+				buf_printf(out, "%sconst %s q%d_%d = b%d[nb_jx];\n", ind,
+				           vtype(f, pk->type, pk->vwidth), p, lane, p);
+			else if (e->fc->tile)
 				buf_printf(out, "%sconst %s q%d_%d = t%d[jj + %d];\n", ind,
 				           vtype(f, pk->type, pk->vwidth), p, lane, p,
 				           lane * f->jsplit);
@@ -115,13 +122,19 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			buf_printf(out, NB_VPFX "%s", v->name);
 		break;
 	case O_IDXI: /* a ranges run on sorted copies maps it back */
-		if (e->rmode)
+		if (e->pmode)
+			buf_puts(out, "i");
+		else if (e->rmode)
 			buf_printf(out, "nb_mapped ? nb_imap[i%d] : i%d", in->lane,
 			           in->lane);
 		else
 			buf_printf(out, "i + %d", in->lane);
 		break;
 	case O_IDXJ: /* global: jbase, the tile, the step, the lane */
+		if (e->pmode) {
+			buf_puts(out, "nb_jx");
+			break;
+		}
 		if (e->rmode && e->fc->tile) { /* packed tiles keep each slot's j */
 			buf_printf(out, "nb_mapped ? nb_jmap[nb_tj[jj + %d]] : "
 			           "nb_tj[jj + %d]", in->lane * f->jsplit,
@@ -444,13 +457,13 @@ static void emit_slices(E *e)
 	buf_puts(out, "\t\treturn;\n\t}\n#endif\n");
 }
 
-/* The kernel's parameters after the leading ones, and its body. */
-static void cl_rest(E *e)
+/* The kernel's parameters after the leading ones: LMEM, BMEM packs,
+ * CONST, RMEM. */
+static void cl_params(E *e)
 {
 	const Func *f = e->f;
 	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
-	int ni = f->ni, nj = f->nj, t = f->jsplit, rm = e->rmode;
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_LMEM)
@@ -472,6 +485,16 @@ static void cl_rest(E *e)
 			buf_printf(out, ",\n\t__global %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
+}
+
+/* The kernel's parameters after the leading ones, and its body. */
+static void cl_rest(E *e)
+{
+	const Func *f = e->f;
+	const nb_iface *fc = e->fc;
+	Buf *out = e->out;
+	int ni = f->ni, nj = f->nj, t = f->jsplit, rm = e->rmode;
+	cl_params(e);
 	if (fc->slices == 2 && !rm)
 		buf_puts(out, "\n#if NB_OWN\n\t, __global char *restrict nb_part, "
 		         "__global int *nb_cnt\n#endif\n\t");
@@ -734,9 +757,187 @@ static void cl_kernel(E *e)
 	cl_rest(e);
 }
 
+/* --- Newton's third law ------------------------------------------------
+ * The pairs entry (nb_iface pairs; only for a kernel of one i-element
+ * and one j-element a work item, unsplit: the runtime compiles that
+ * variant) runs tasks of at most nb_s i-elements against at most nb_s
+ * j-elements (runtime/cl/newton.c cuts the blocks so), NB_WG / nb_s
+ * tasks a work group, one work item an i-element.  With m the larger
+ * side, in step k < m work item t meets j-element (t + k) mod m (the
+ * group steps as long as its longest task), adds the term to its i-side in a
+ * register and +-term (the RMEM's symmetry) to the local j-side slot of
+ * that j: in each step each slot is written by one work item, and a
+ * barrier separates the steps, so there are no atomics and each slot
+ * takes its terms in the order of k.  A task on one block (i0 = j0)
+ * meets each unordered pair once: steps k < m / 2, and k = m / 2 for
+ * t < m / 2 only; step 0, the pair (i, i), goes to the i-side
+ * alone.  Each task stores its i-sides and j-sides at its own places
+ * of the RMEM's partial array (nb_ppart: i-side, j-side); the fold
+ * entry then adds each element's partials in the order of the tasks,
+ * the same order whatever the threads. */
+
+/* dst = dst + src (sign '+') or dst - src in RMEM v's type. */
+static void pairs_add(E *e, int v, const char *ind, const char *dst,
+                      char sign, const char *src)
+{
+	if (e->f->var[v].type == T_DD)
+		buf_printf(e->out, "%s%s = nb_dd_%s(%s, %s);\n", ind, dst,
+		           sign == '+' ? "add" : "sub", dst, src);
+	else
+		buf_printf(e->out, "%s%s = %s %c %s;\n", ind, dst, dst, sign, src);
+}
+
+/* Stores value x (an expression of RMEM v's kernel type) at dst. */
+static void pairs_store(E *e, int v, const char *ind, const char *dst,
+                        const char *x)
+{
+	if (e->f->var[v].type == T_DD)
+		buf_printf(e->out, "%s{\n%s\tconst nb_dd nb_x = %s;\n%s\t%s = "
+		           "(double2)(nb_x.hi, nb_x.lo);\n%s}\n", ind, ind, x, ind,
+		           dst, ind);
+	else
+		buf_printf(e->out, "%s%s = %s;\n", ind, dst, x);
+}
+
+static void cl_pairs(E *e)
+{
+	const Func *f = e->f;
+	const nb_iface *fc = e->fc;
+	Buf *out = e->out;
+	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
+	           "1, 1)))\nvoid %s(const int nb_tbase, const int nb_ntask, "
+	           "const int nb_s,\n\t__global const int4 *restrict nb_ptask,\n"
+	           "\t__global const int2 *restrict nb_ppart", fc->pairs);
+	cl_params(e);
+	buf_puts(out, ")\n{\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t__local %s nb_j%d[NB_WG];\n",
+			           ctype(f->var[v].type), v);
+	buf_puts(out, "\t__local int nb_steps[NB_WG];\n");
+	buf_puts(out,
+	         "\tconst int lid = get_local_id(0), nb_per = NB_WG / nb_s;\n"
+	         "\tconst int nb_sl = lid / nb_s, nb_t = lid % nb_s;\n"
+	         "\tconst int nb_tk = nb_tbase + (int)get_group_id(0) * nb_per + "
+	         "nb_sl;\n"
+	         "\tint4 nb_q = (int4)(0, 0, 0, 0);\n"
+	         "\tint2 nb_pp = (int2)(0, 0);\n"
+	         "\tif (nb_sl < nb_per && nb_tk < nb_ntask) {\n"
+	         "\t\tnb_q = nb_ptask[nb_tk];\n"
+	         "\t\tnb_pp = nb_ppart[nb_tk];\n\t}\n"
+	         "\tconst int nb_self = nb_q.x == nb_q.z, nb_live = nb_t < nb_q.y;\n"
+	         "\tconst int nb_m = nb_self ? nb_q.y : max(nb_q.y, nb_q.w);\n"
+	         "\tconst int nb_n = nb_self ? nb_m / 2 + 1 : nb_m;\n"
+	         "\tif (nb_t == 0)\n\t\tnb_steps[nb_sl] = nb_n;\n"
+	         "\tconst int i = nb_q.x + (nb_live ? nb_t : 0), i0 = i;\n"
+	         "\t(void)i0;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *id = red_identity(f->var[v].red, f->var[v].type);
+			buf_printf(out, "\t%s r%d_0 = %s;\n\tnb_j%d[lid] = %s;\n",
+			           ctype(f->var[v].type), v, id, v, id);
+		}
+	emit_block(e, B_PRE, "\t");
+	buf_puts(out,
+	         "\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+	         "\tint nb_all = 0;\n"
+	         "\tfor (int x = 0; x < nb_per; x++)\n"
+	         "\t\tnb_all = max(nb_all, nb_steps[x]);\n"
+	         "\tfor (int nb_k = 0; nb_k < nb_all; nb_k++) {\n"
+	         "\t\tconst int nb_jj = nb_t + nb_k - (nb_t + nb_k >= nb_m ? "
+	         "nb_m : 0);\n"
+	         "\t\tif (nb_live && nb_k < nb_n && nb_jj < nb_q.w && (!nb_self "
+	         "||\n\t\t    2 * nb_k < nb_m || (2 * nb_k == nb_m && 2 * nb_t "
+	         "< nb_m))) {\n"
+	         "\t\t\tconst int nb_jx = nb_q.z + nb_jj;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t%s s%d = %s;\n", ctype(f->var[v].type), v,
+			           red_identity(f->var[v].red, f->var[v].type));
+	emit_block(e, B_BODY, "\t\t\t");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[32], s[32], j[64];
+			snprintf(r, sizeof r, "r%d_0", v);
+			snprintf(s, sizeof s, "s%d", v);
+			snprintf(j, sizeof j, "nb_j%d[nb_sl * nb_s + nb_jj]", v);
+			pairs_add(e, v, "\t\t\t", r, '+', s);
+			buf_puts(out, "\t\t\tif (!nb_self || nb_k > 0)\n");
+			pairs_add(e, v, "\t\t\t\t", j, f->var[v].sym > 0 ? '+' : '-',
+			          s);
+		}
+	buf_puts(out, "\t\t}\n\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n\t}\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[32], j[32], dst[96];
+			const char *nm = f->var[v].name;
+			snprintf(r, sizeof r, "r%d_0", v);
+			snprintf(j, sizeof j, "nb_j%d[lid]", v);
+			buf_puts(out, "\tif (nb_live && nb_self)\n");
+			pairs_add(e, v, "\t\t", r, '+', j);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pp.x + nb_t]", nm);
+			buf_puts(out, "\tif (nb_live)\n");
+			pairs_store(e, v, "\t\t", dst, r);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pp.y + nb_t]", nm);
+			buf_puts(out, "\tif (!nb_self && nb_t < nb_q.w)\n");
+			pairs_store(e, v, "\t\t", dst, j);
+		}
+	buf_puts(out, "}\n");
+}
+
+/* The fold entry: element e of block nb_blk[e] (-1: none, its results
+ * the identity) at offset o in its block adds the partial o of each of
+ * the block's tasks, nb_blist[nb_binfo[b].y .. nb_binfo[b + 1].y), in
+ * that order; nb_binfo[b].x is the block's first element. */
+static void cl_fold(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_printf(out, "\n__kernel void %s_fold(const int nb_n, "
+	           "__global const int *restrict nb_blk,\n"
+	           "\t__global const int2 *restrict nb_binfo, "
+	           "__global const int *restrict nb_blist", e->fc->pairs);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *t = etype(f->var[v].type), *nm = f->var[v].name;
+			buf_printf(out, ",\n\t__global const %s *restrict nb_p%d, "
+			           "__global %s *restrict " NB_VPFX "%s", t, v, t, nm);
+		}
+	buf_puts(out, ")\n{\n\tconst int e = get_global_id(0);\n"
+	         "\tif (e >= nb_n)\n\t\treturn;\n\tconst int b = nb_blk[e];\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t%s r%d = %s;\n", ctype(f->var[v].type), v,
+			           red_identity(f->var[v].red, f->var[v].type));
+	buf_puts(out, "\tif (b >= 0) {\n"
+	         "\t\tconst int o = e - nb_binfo[b].x, q1 = nb_binfo[b + 1].y;\n"
+	         "\t\tfor (int q = nb_binfo[b].y; q < q1; q++) {\n"
+	         "\t\t\tconst int at = nb_blist[q] + o;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[16], x[64];
+			snprintf(r, sizeof r, "r%d", v);
+			if (f->var[v].type == T_DD)
+				snprintf(x, sizeof x, "nb_dd_make(nb_p%d[at].x, "
+				         "nb_p%d[at].y)", v, v);
+			else
+				snprintf(x, sizeof x, "nb_p%d[at]", v);
+			pairs_add(e, v, "\t\t\t", r, '+', x);
+		}
+	buf_puts(out, "\t\t}\n\t}\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[16], dst[96];
+			snprintf(r, sizeof r, "r%d", v);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[e]", f->var[v].name);
+			pairs_store(e, v, "\t", dst, r);
+		}
+	buf_puts(out, "}\n");
+}
+
 static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
-	E e = {f, fc, out, f->ctx->opt->fast_math, 0, &cl_spelling};
+	E e = {f, fc, out, f->ctx->opt->fast_math, 0, 0, &cl_spelling};
 	int t = f->jsplit;
 	Type wide = ir_widest(f, 0);
 	if (cpu_approx(ir_widest_arith(f), f->ctx->opt))
@@ -776,6 +977,12 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		e.rmode = 1;
 		buf_putc(out, '\n');
 		cl_kernel(&e);
+	}
+	if (fc->pairs) {
+		e.rmode = 0;
+		e.pmode = 1;
+		cl_pairs(&e);
+		cl_fold(&e);
 	}
 }
 
@@ -839,7 +1046,8 @@ static const char *cl_build_options(Type widest, const nb_options *o)
  * entry is the kernel function itself. */
 const Target target_opencl = {
 	.name = "opencl", .ext = ".cl", .lang = "OpenCL C",
-	.pack_bmem = 1, .entry_suffix = "", .ranges = 1,
+	.pack_bmem = 1, .entry_suffix = "", .pairs_suffix = "_pairs",
+	.pairs_plain = 1, .ranges = 1,
 	.defaults = cl_defaults, .launch = cl_launch,
 	.build_options = cl_build_options, .spell = &cl_spelling,
 	.emit = cl_emit,

@@ -22,8 +22,9 @@
  *                               j range (nb_iface.slices); 2: and the
  *                               kernel can add the slices up itself;
  *                               absent: 0
- *   pairs nbk_lj_pairs          C: the entry of Newton's third law, where
- *                               every RMEM is (anti)symmetric; absent: none
+ *   pairs nbk_lj_pairs          the entry of Newton's third law, where
+ *                               every RMEM is (anti)symmetric (OpenCL: and
+ *                               with its _fold; emit_opencl.c); absent: none
  *   flops 20 38                 per interaction: counted, 38-convention
  *   pack 0 float 4 4            BMEM pack: index type values scalars
  *   var xi LMEM float           name role type [pack comp]

@@ -221,9 +221,10 @@ typedef struct nb_iface {
 	nb_var *var;
 	int npack;
 	nb_pack *pack;
-	/* The C entry of Newton's third law (nbk_K_pairs), where every RMEM
-	 * is SYMMETRIC or ANTISYMMETRIC: runtime/newton.c says what it
-	 * takes; NULL: none */
+	/* The entry of Newton's third law (nbk_K_pairs), where every RMEM
+	 * is SYMMETRIC or ANTISYMMETRIC: runtime/newton.c (C) and
+	 * runtime/cl/newton.c (OpenCL, only unrolled 1 x 1 and unsplit, with
+	 * nbk_K_pairs_fold) say what it takes; NULL: none */
 	char *pairs;
 	double flops;      /* counted flops per interaction */
 	double flops_conv; /* by the 38-flop convention where it applies, else 0 */

@@ -328,6 +328,7 @@ int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
 	int dsplit;
 	if (nbrt_core_ready(k, ni, nj) || knobs(k->rt, c, &cc, &dsplit))
 		return -1;
+	k->newton_used = 0; /* until newton.c takes the run */
 
 	/* the whole call on the device where its back end builds lists of
 	 * this case there (cl/cells.c), else the host's lists below */

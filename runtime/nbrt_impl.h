@@ -429,6 +429,10 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
  * when it does not apply (noted: mode, device, size, orders), the
  * caller then runs the lists; 0 or -1. */
 struct nbrt_cells;
+/* Whether a self run of n in cell lists would take it (mode, device,
+ * size): the device's own lists (cl/cells.c) then leave the call to the
+ * host's. */
+int nbrt_newton_cells_wanted(const nbrt_kernel *k, size_t n);
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n,
                           const struct nbrt_cells *cl);
 

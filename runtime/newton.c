@@ -47,6 +47,19 @@ int nbrt_newton_used(const nbrt_kernel *k)
 	return k ? k->newton_used : 0;
 }
 
+/* Whether every result is SYMMETRIC or ANTISYMMETRIC. */
+static int all_sym(const nb_iface *f)
+{
+	int n = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			if (!f->var[v].sym)
+				return 0;
+			n++;
+		}
+	return n > 0;
+}
+
 /* Why a self run of n (in cell lists: cells) computes every pair; NULL:
  * it computes each once. */
 static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
@@ -54,13 +67,16 @@ static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 	const nbrt *rt = k->rt;
 	if (k->newton == NBRT_NEWTON_OFF)
 		return "off (nbrt_set_newton)";
-	if (!k->f->pairs)
+	if (!k->f->pairs && !(k->src && !rt->be->host && all_sym(k->f)))
 		return "the kernel has no pairs entry: every RMEM must be "
-		       "SYMMETRIC or ANTISYMMETRIC, and only the C back end "
-		       "writes it";
+		       "SYMMETRIC or ANTISYMMETRIC, and on OpenCL the kernel "
+		       "a .nbl (its variant of one i- and one j-element a work "
+		       "item has it)";
 	if (!rt->be->run_pairs)
 		return "this device's back end has no pairs entry (the host C "
-		       "path has)";
+		       "path and OpenCL have)";
+	if (!cells && !rt->be->host)
+		return "on OpenCL only in cell lists, so far";
 	if (n > (size_t)LONG_MAX / 4)
 		return "too many elements";
 	if (k->newton == NBRT_NEWTON_AUTO) {
@@ -112,17 +128,24 @@ static long *plan_make(nbrt_kernel *k, size_t n, long *ntask)
 	return t;
 }
 
-/* The kernel a self run uses: k, or for a .nbl the variant of NEWTON_UJ;
- * NULL with the message set. */
+/* The kernel a self run uses: k, or for a .nbl the variant of NEWTON_UJ
+ * (on OpenCL: of one i- and one j-element a work item, unsplit, whose
+ * pairs entry emit_opencl.c writes); NULL with the message set. */
 static nbrt_kernel *newton_kernel(nbrt_kernel *k)
 {
-	if (!k->src || (k->opts.given & NB_GIVEN_UNROLL_J))
+	int host = k->rt->be->host;
+	if (!k->src || (host && (k->opts.given & NB_GIVEN_UNROLL_J)) ||
+	    (!host && k->f->pairs))
 		return k;
 	if (k->newton_alt)
 		return k->newton_alt;
 	nb_options o = k->opts;
-	o.unroll_j = NEWTON_UJ;
+	o.unroll_j = host ? NEWTON_UJ : 1;
 	o.given |= NB_GIVEN_UNROLL_J;
+	if (!host) {
+		o.unroll_i = o.jsplit = 1;
+		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_JSPLIT;
+	}
 	nbrt_kernel *a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
 	if (a && !a->f->pairs) {
 		nbrt_core_free(a);
@@ -142,38 +165,26 @@ static double plan_pairs(const long *t, long ntask)
 	return p;
 }
 
-static int by_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The index of v in the sorted s[0..n). */
-static long find(const long *s, long n, long v)
-{
-	const long *p = bsearch(&v, s, (size_t)n, sizeof *s, by_long);
-	return p ? (long)(p - s) : -1;
-}
-
 /* The back end's records (nbrt_nplan): blocks numbered by their first
  * element, i-sides' counters first, then j-sides'; how many tasks before
- * each write its blocks.  NULL when out of memory. */
-static long *records(const long *task, long ntask, long *ncount)
+ * each write its blocks.  The blocks are found through an array over the
+ * n elements, not a sort of the tasks' block starts (two a task: about
+ * 2.4 million in cell lists at N = 2^20).  NULL when out of memory. */
+static long *records(const long *task, long ntask, size_t n, long *ncount)
 {
-	long *start = malloc((2 * (size_t)ntask + 1) * sizeof *start);
+	long *num = malloc((n + 1) * sizeof *num);
 	long *rec = malloc(8 * ((size_t)ntask + 1) * sizeof *rec);
 	long *seen = NULL, nb = 0;
-	if (!start || !rec)
+	if (!num || !rec)
 		goto fail;
 	/* blocks of either side: a cell list's j-images are never i-sides */
-	for (long m = 0; m < ntask; m++) {
-		start[2 * m] = task[4 * m];
-		start[2 * m + 1] = task[4 * m + 2];
-	}
-	qsort(start, 2 * (size_t)ntask, sizeof *start, by_long);
-	for (long m = 0; m < 2 * ntask; m++)
-		if (m == 0 || start[m] != start[nb - 1])
-			start[nb++] = start[m];
+	for (size_t e = 0; e < n; e++)
+		num[e] = -1;
+	for (long m = 0; m < ntask; m++)
+		num[task[4 * m]] = num[task[4 * m + 2]] = 0;
+	for (size_t e = 0; e < n; e++)
+		if (num[e] == 0)
+			num[e] = ++nb;
 	if (!(seen = calloc(2 * (size_t)nb + 1, sizeof *seen)))
 		goto fail;
 	for (long m = 0; m < ntask; m++) {
@@ -181,17 +192,17 @@ static long *records(const long *task, long ntask, long *ncount)
 		long *r = rec + 8 * m;
 		int one = q[0] == q[2] && q[1] == q[3];
 		memcpy(r, q, 4 * sizeof *r);
-		r[4] = find(start, nb, q[0]);
-		r[5] = one ? -1 : nb + find(start, nb, q[2]);
+		r[4] = num[q[0]] - 1;
+		r[5] = one ? -1 : nb + num[q[2]] - 1;
 		r[6] = seen[r[4]]++;
 		r[7] = one ? 0 : seen[r[5]]++;
 	}
 	*ncount = 2 * nb;
-	free(start);
+	free(num);
 	free(seen);
 	return rec;
 fail:
-	free(start);
+	free(num);
 	free(rec);
 	free(seen);
 	return NULL;
@@ -203,7 +214,7 @@ int nbrt_run_newton_tasks(nbrt_kernel *k, size_t n, const long *task,
 	const nb_iface *f = k->f;
 	int nres = nb_iface_count(f, NB_RMEM), r = -1;
 	void **js = calloc((size_t)nres + 1, sizeof *js);
-	long ncount = 0, *rec = records(task, ntask, &ncount);
+	long ncount = 0, *rec = records(task, ntask, n, &ncount);
 	long *done = rec ? calloc((size_t)ncount + 1, sizeof *done) : NULL;
 	double bytes = 0;
 	for (int v = 0; v < f->nvar; v++)
@@ -421,6 +432,11 @@ static void add_values(void *to, const void *from, nbrt_type t)
 		a[0] = h + e;
 		a[1] = e - (a[0] - h);
 	}
+}
+
+int nbrt_newton_cells_wanted(const nbrt_kernel *k, size_t n)
+{
+	return !why_not(k, n, 1);
 }
 
 int nbrt_run_newton_cells(nbrt_kernel *k, size_t n, const nbrt_cells *cl)

@@ -4,10 +4,10 @@
 # count; the summary gives on's speed over off's.  Then the cell lists
 # (nbrt_run_cutoff with self): Lennard-Jones in the periodic unit box,
 # about 50 neighbours within the cutoff, per N in cell_ns, device and
-# precision, whole runs timed (lists, sorts and scatter included); only
-# the host C path has the pairs entry, elsewhere "asked-on" computes
-# every pair (PoCL's cell lists took 30 s at N = 65536 here: leave it out
-# of devices).  The
+# precision, whole runs timed (lists, sorts and scatter included); the
+# host C path and OpenCL (PoCL, GPUs: runtime/cl/newton.c) have the
+# pairs entry, elsewhere "asked-on" computes every pair (PoCL's cell
+# lists took 30 s at N = 65536 here: leave it out of devices).  The
 # defaults table's newton_min and newton_cells_min rows
 # (compiler/defaults.c) come from its result.
 about="Newton's third law: self runs on against off, dense (host) and in cell lists (devices), per N and threads"

@@ -1,7 +1,7 @@
 /* backend.c: the OpenCL back end (nbrt_cl_backend), the runtime's way to
  * every OpenCL device, its operations from the files of this folder:
- * device.c, program.c, array.c, predict.c, run.c, sort.c, cells.c and
- * morton.c (cl_impl.h), which alone see OpenCL's headers. */
+ * device.c, program.c, array.c, predict.c, run.c, sort.c, cells.c,
+ * morton.c and newton.c (cl_impl.h), which alone see OpenCL's headers. */
 #include "cl_impl.h"
 
 const struct nbrt_backend nbrt_cl_backend = {
@@ -21,6 +21,7 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.run = nbrt_cl_run,
 	.run_ranges = nbrt_cl_run_ranges,
 	.rentry = 1,
+	.run_pairs = nbrt_cl_run_pairs,
 	.hostbuf = nbrt_cl_hostbuf,
 	.free = nbrt_cl_free,
 	.array_new = nbrt_cl_array_new,

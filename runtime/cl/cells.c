@@ -510,6 +510,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 	int dim = c->dim;
 	if (!cl->fp64 || !ni || !nj || ni > INT_MAX / 2 || nj > INT_MAX / 2)
 		return 1;
+	/* Newton's third law pairs the host lists' cells (newton.c) */
+	if (c->self && nbrt_newton_cells_wanted(k, ni))
+		return 1;
 	for (int d = 0; d < dim; d++)
 		if (c->period[d] > 0)
 			return 1;

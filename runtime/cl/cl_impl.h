@@ -167,6 +167,9 @@ typedef struct Prog {
 	int nown;
 	cl_mem *own;
 	size_t *owncap;
+	/* the entries of Newton's third law (nb_iface pairs, and its fold:
+	 * newton.c), of a variant unrolled 1 x 1; their plan goes in rmem */
+	cl_kernel pkern, fkern;
 	/* a kept run's launches not yet waited for (run.c's nbrt_cl_settle) */
 	cl_event pend[8];
 	int npend;
@@ -256,6 +259,10 @@ int nbrt_cl_settle(nbrt_kernel *k);
 int nbrt_cl_settle_late(nbrt_kernel *k);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
+/* The back end's run_pairs: the inputs uploaded and the pairs entry's
+ * arguments bound as the dense entry's, then newton.c's launches, then
+ * the results read back. */
+int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np);
 
 /* sort.c: the device's stable radix sort (kernels.cl's nbrt_sort_*). */
 
@@ -301,6 +308,13 @@ int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, int split, const int pv[2][3],
                       double time[8], double *pairs);
+
+/* newton.c: Newton's third law (nbrt_nplan) on the device: its blocks
+ * cut into tasks of a work group's slice, the pairs entry's launches
+ * from argument `rarg` (its first RMEM) on, then the fold's into the
+ * results (Prog.mem).  Queued; their device time added to k->tkern. */
+int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                        cl_uint rarg);
 
 /* morton.c: the treecode's bodies sorted on the device (the back end's
  * tree_sort). */

@@ -376,6 +376,15 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	if (!(pg->kern = entry(k, pg->prog, f->entry, 0)) ||
 	    (f->ranges && !(pg->rkern = entry(k, pg->prog, rname, 3))))
 		return -1;
+	/* the fold takes its four plan buffers and two arrays an RMEM */
+	int nres = nb_iface_count(f, NB_RMEM);
+	snprintf(rname, sizeof rname, "%s_fold", f->pairs ? f->pairs : "");
+	if (f->pairs && (!(pg->pkern = entry(k, pg->prog, f->pairs, 0)) ||
+	                 !(pg->fkern = entry(k, pg->prog, rname,
+	                                     4 + 2 * nres - 5 - f->nvar +
+	                                     nb_iface_count(f, NB_BMEM) -
+	                                     f->npack))))
+		return -1;
 	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
@@ -443,6 +452,10 @@ void nbrt_cl_free(nbrt_kernel *k)
 	}
 	if (pg->rkern)
 		clReleaseKernel(pg->rkern);
+	if (pg->pkern)
+		clReleaseKernel(pg->pkern);
+	if (pg->fkern)
+		clReleaseKernel(pg->fkern);
 	if (pg->kern)
 		clReleaseKernel(pg->kern);
 	if (pg->okern)

@@ -591,7 +591,7 @@ static size_t int_limit(const nb_iface *f)
 }
 
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
-                 const cl_mem *dplan);
+                 const cl_mem *dplan, const nbrt_nplan *np);
 
 /* One plan array as the kernel takes it, cl_ints, into buffer m of the
  * plan through its pinned staging copy, converted in parallel in the pass
@@ -817,26 +817,32 @@ cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what)
 
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
-	return cl_go(k, ni, nj, NULL, NULL);
+	return cl_go(k, ni, nj, NULL, NULL, NULL);
 }
 
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p)
 {
-	return cl_go(k, ni, nj, p, NULL);
+	return cl_go(k, ni, nj, p, NULL, NULL);
 }
 
 int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
                          const nbrt_rplan *p, const cl_mem dplan[5])
 {
-	return cl_go(k, ni, nj, p, dplan);
+	return cl_go(k, ni, nj, p, dplan, NULL);
+}
+
+int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np)
+{
+	return cl_go(k, n, n, NULL, NULL, np);
 }
 
 /* A run: the dense launches, or (p) a block-sparse plan through the
- * ranges entry; the inputs, arguments and results alike, or (dplan) all
- * three on the device already. */
+ * ranges entry, or (np) Newton's third law (newton.c); the inputs,
+ * arguments and results alike, or (dplan) all three on the device
+ * already. */
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
-                 const cl_mem *dplan)
+                 const cl_mem *dplan, const nbrt_nplan *np)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -852,7 +858,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.wg = (size_t)f->wg;
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
-	r.kern = p ? pg->rkern : pg->kern;
+	r.kern = np ? pg->pkern : p ? pg->rkern : pg->kern;
 	r.accum = p && p->accum;
 	r.dplan = dplan;
 	r.from = p && p->accum ? p->from : NULL;
@@ -861,6 +867,9 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	                   nb_iface_count(f, NB_CONST));
 	if (p && !r.kern)
 		return nbrt_fail(rt, "%s has no entry of block-sparse runs",
+		                 k->name);
+	if (np && !r.kern)
+		return nbrt_fail(rt, "%s has no entry of Newton's third law",
 		                 k->name);
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
@@ -886,7 +895,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	if (prepare(k, &r, ni, nj))
 		goto out;
 	tq[1] = nbrt_now();
-	if (p ? put_plan(k, &r, p, ni, nj) :
+	if (np ? nbrt_cl_pairs_queue(k, ni, np, r.rarg) :
+	    p ? put_plan(k, &r, p, ni, nj) :
 	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r))
 		goto out;
 	tq[2] = nbrt_now();

@@ -9,9 +9,11 @@
 # (the dense run: past one block of 256).  A
 # bad --newton value is refused by name, and so is a bad
 # NBRT_NEWTON_BLOCK; a good one (40: blocks of several sizes at N = 300)
-# changes no result.
+# changes no result.  On PoCL (where there is one) the periodic cell
+# lists likewise, and the on-run's bytes under 1 and 2 PoCL threads.
 set -u
 . "$ROOT/tests/lib.sh"
+. "$ROOT/tests/device.sh"
 NBRUN=$BIN/nbrun
 LJ=$ROOT/bench/newton/lennard_jones_self.nbl
 scratch
@@ -116,5 +118,40 @@ if "$NBRUN" "$LJ" --device host --precision=double --ij p.csv --map "$MAP" \
 	ok "NBRT_NEWTON_BLOCK=40: on equals off"
 else
 	bad "NBRT_NEWTON_BLOCK=40: $(tail -n 2 err.txt) $(head -n 3 diff.txt)"
+fi
+# PoCL (runtime/cl/newton.c): the periodic cell lists with it on equal
+# those with it off, and its results' bytes do not depend on PoCL's
+# threads (1 or 2)
+if have_device cpu; then
+	gen $((SEED + 11)) 701 >p.csv
+	for m in on off; do
+		for th in 1 2; do
+			# shellcheck disable=SC2086
+			POCL_MAX_PTHREAD_COUNT=$th "$NBRUN" "$LJ" --device cpu \
+				--precision=double --ij p.csv --map "$MAP" $CONSTS \
+				--cutoff 0.1 --pos xi,yi,zi:xj,yj,zj --periodic 1 --self \
+				--newton=$m --time -o "$m$th.csv" 2>"$m$th.err" ||
+				bad "PoCL --newton=$m: $(tail -n 1 "$m$th.err")"
+		done
+	done
+	if same on1.csv off1.csv >diff.txt; then ok "PoCL: on equals off"; else
+		bad "PoCL: on and off differ: $(head -n 3 diff.txt)"; fi
+	if cmp -s on1.csv on2.csv; then ok "PoCL: 1 and 2 threads, same bytes"
+	else bad "PoCL: 1 and 2 threads differ"; fi
+	pon=$(pairs on1) poff=$(pairs off1)
+	if awk -v a="$pon" -v b="$poff" 'BEGIN { exit !(a > 0 && a < 0.75 * b) }'
+	then ok; else bad "PoCL: $pon pairs on, $poff off"; fi
+	# NBRT_NEWTON_SLICE (cl/newton.c): a power of two from 8 to 64
+	for v in 4 12 128 x; do
+		echo keep >x.csv
+		# shellcheck disable=SC2086
+		if NBRT_NEWTON_SLICE=$v "$NBRUN" "$LJ" --device cpu --ij p.csv \
+			--map "$MAP" $CONSTS --cutoff 0.1 --pos xi,yi,zi:xj,yj,zj \
+			--self --newton=on -o x.csv 2>err.txt; then
+			bad "NBRT_NEWTON_SLICE='$v' accepted"
+		elif grep -q "NBRT_NEWTON_SLICE" err.txt && [ "$(cat x.csv)" = keep ]
+		then ok "NBRT_NEWTON_SLICE='$v' refused"
+		else bad "NBRT_NEWTON_SLICE='$v': $(cat err.txt)"; fi
+	done
 fi
 finish nbrun_newton.sh

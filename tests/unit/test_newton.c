@@ -1,6 +1,7 @@
 /* test_newton.c: Newton's third law (nbrt_run_self) against a direct
  * double evaluation of every pair written here, on fresh random inputs,
- * in float, double and dd, at sizes around the runtime's blocks: a force
+ * in float, double and dd, at sizes around the runtime's blocks (in cell
+ * lists also on PoCL: runtime/cl/newton.c): a force
  * (ANTISYMMETRIC), a potential taken with -= and a count (SYMMETRIC), the
  * self pair's term to its element once.  The results' bits are the same
  * twice in a row and under 1, 2 and 3 OpenMP threads; a kernel with an
@@ -272,26 +273,29 @@ START_TEST(cell_lists)
 {
 	static const size_t sizes[] = {0, 1, 2, 97, 1009};
 	/* open; periodic, 3 cells an axis; periodic with one cell an axis
-	 * (rc half the box: both images of a face); mixed */
+	 * (rc half the box: both images of a face); mixed; open, all in one
+	 * cell (OpenCL: blocks of up to 97 cut into slices) */
 	static const struct {
 		double rc, period[3];
 	} box[] = {{0.7, {0, 0, 0}}, {1.2, {BOX, BOX, BOX}},
-	           {BOX / 2, {BOX, BOX, BOX}}, {0.9, {BOX, 0, BOX}}};
+	           {BOX / 2, {BOX, BOX, BOX}}, {0.9, {BOX, 0, BOX}},
+	           {2 * BOX, {0, 0, 0}}};
 	static const char *const devs[] = {"host", "cpu"};
 	for (int d = 0; d < 2; d++) {
 		nbrt *rt = nbrt_open(devs[d], NULL);
 		if (!rt)
 			continue; /* no OpenCL CPU device */
-		for (int pi = 0; pi < 2; pi++) {
-			nb_prec p = pi ? NB_DOUBLE : NB_FLOAT;
+		/* dd on PoCL: its pairs entry in dd arithmetic */
+		for (int pi = 0; pi < 2 + d; pi++) {
+			nb_prec p = pi == 2 ? NB_DD : pi ? NB_DOUBLE : NB_FLOAT;
 			nbrt_kernel *k = load(rt, cut_src, p);
 			ck_assert(nbrt_set_newton(k, NBRT_NEWTON_ON) == 0);
 			double *res[NOUT] = {0}, *again[NOUT] = {0};
 			for (size_t b = 0; b < sizeof box / sizeof *box; b++)
 				for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 					size_t n = sizes[s];
-					if (box[b].rc == BOX / 2 && n > 97)
-						continue; /* every pair: slow */
+					if ((box[b].rc >= BOX / 2 || p == NB_DD) && n > 97)
+						continue; /* every pair, or dd: slow */
 					cut_inputs(k, n, box[b].rc);
 					nbrt_cutoff c = {.cutoff = box[b].rc, .dim = 3,
 					                 .ipos = {"xi", "yi", "zi"},
@@ -308,16 +312,16 @@ START_TEST(cell_lists)
 					outputs(k, p, res, n);
 					ck_assert_msg(nbrt_run_cutoff(k, n, n, &c) == 0, "%s",
 					              nbrt_error(rt));
-					/* PoCL has no pairs entry: every pair */
-					ck_assert_int_eq(nbrt_newton_used(k), (d == 0));
+					ck_assert_int_eq(nbrt_newton_used(k), 1);
 					check_res(res, p, n, ref, mag, "cells");
 					double pairs = nbrt_pairs(k);
 					/* the same bits twice; every pair's run the same
 					 * within rounding, with more pairs */
 					outputs(k, p, again, n);
 					ck_assert(nbrt_run_cutoff(k, n, n, &c) == 0);
+					size_t w = p == NB_DD ? 2 : 1;
 					for (int o = 0; o < NOUT; o++)
-						ck_assert_msg(memcmp(res[o], again[o], n *
+						ck_assert_msg(memcmp(res[o], again[o], w * n *
 						                     sizeof(double)) == 0,
 						              "%s n %zu box %zu: %s differs run to "
 						              "run", nb_prec_name(p), n, b, outn[o]);
@@ -326,12 +330,24 @@ START_TEST(cell_lists)
 					ck_assert(nbrt_run_cutoff(k, n, n, &c) == 0);
 					ck_assert_int_eq(nbrt_newton_used(k), 0);
 					check_res(again, p, n, ref, mag, "cells off");
-					if (d == 0 && n > 97)
+					if (n > 97)
 						ck_assert_msg(pairs < 0.7 * nbrt_pairs(k),
 						              "n %zu box %zu: %g pairs, %g without",
 						              n, b, pairs, nbrt_pairs(k));
 					ck_assert(nbrt_set_newton(k, NBRT_NEWTON_ON) == 0);
-					if (d == 0 && n > 97) {
+					if (d == 1 && n > 97) {
+						/* OpenCL's tasks of whole cells (cl/newton.c:
+						 * slices of 64 work items), where by default
+						 * they are cut into slices of 8 or 16 */
+						setenv("NBRT_NEWTON_SLICE", "64", 1);
+						outputs(k, p, again, n);
+						ck_assert_msg(nbrt_run_cutoff(k, n, n, &c) == 0,
+						              "%s", nbrt_error(rt));
+						unsetenv("NBRT_NEWTON_SLICE");
+						ck_assert_int_eq(nbrt_newton_used(k), 1);
+						check_res(again, p, n, ref, mag, "cells slice 64");
+					}
+					if (n > 97) {
 						/* groups of several finer cells: tasks of whole
 						 * runs of other groups (newton.c) */
 						nbrt_cutoff f = c;
