@@ -88,22 +88,41 @@ void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3])
 	}
 }
 
-void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
-                     int dim, const double lo[3], double side)
+uint64_t nbrt_order_keys_nt(nbrt_kv *kv, const double *const pos[3],
+                            size_t n, int dim, const double lo[3],
+                            double side, int nt)
 {
 	double cells = (double)((uint64_t)1 << key_bits[dim]);
 	double top = cells - 1, scale = cells / side;
-#pragma omp parallel for if (n >= PAR) schedule(static)
-	for (size_t e = 0; e < n; e++) {
+	uint64_t any = 0, all = ~(uint64_t)0;
+	long long e;
+#pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static) \
+	reduction(| : any) reduction(& : all)
+	for (e = 0; e < (long long)n; e++) {
 		uint64_t u[3] = {0, 0, 0};
 		for (int d = 0; d < dim; d++) {
 			double t = (pos[d][e] - lo[d]) * scale;
 			/* NaN and below to 0 */
 			u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
 		}
-		kv[e].key = nbrt_order_morton(u, dim);
-		kv[e].val = e;
+		uint64_t k = nbrt_order_morton(u, dim);
+		kv[e].key = k;
+		kv[e].val = (uint64_t)e;
+		any |= k;
+		all &= k;
 	}
+	return n ? any ^ all : 0;
+}
+
+void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
+                     int dim, const double lo[3], double side)
+{
+	int nt = 1;
+#ifdef _OPENMP
+	if (n >= PAR)
+		nt = omp_get_max_threads();
+#endif
+	nbrt_order_keys_nt(kv, pos, n, dim, lo, side, nt);
 }
 
 /* One counting pass of 8 bits at shift, a to b, stable. */
@@ -316,6 +335,148 @@ nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	}
 	/* small, or no memory for the buckets' counts: serial passes */
 	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
+}
+
+/* The MSD sort (nbrt_order_sort_msd).  Buckets of at most INSERT keys
+ * are sorted by insertion; a digit is 8 bits, 4 for a bucket of at most
+ * NARROW keys (256 counts would cost more than its keys). */
+enum { INSERT = 24, NARROW = 512 };
+
+/* a[0..m) sorted stably by insertion */
+static void insertion(nbrt_kv *a, size_t m)
+{
+	for (size_t e = 1; e < m; e++) {
+		nbrt_kv x = a[e];
+		size_t f = e;
+		for (; f > 0 && a[f - 1].key > x.key; f--)
+			a[f] = a[f - 1];
+		a[f] = x;
+	}
+}
+
+/* The top `width` bits at or below the highest set bit of differ: the
+ * shift of the digit. */
+static int top_digit(uint64_t differ, int width)
+{
+	int hb = 63 - __builtin_clzll(differ);
+	return hb + 1 > width ? hb + 1 - width : 0;
+}
+
+/* a[0..m) sorted stably, the result in b where to_b, else in a; the
+ * other is room.  Each level splits on the top differing digit of its
+ * own keys (a bucket's bits above it are all equal), so a level costs a
+ * pass over the keys that still differ: two or three passes for bodies'
+ * Morton keys at N = 65536 against the LSD's eight. */
+static void msd(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b)
+{
+	if (m <= INSERT) {
+		insertion(a, m);
+		if (to_b)
+			memcpy(b, a, m * sizeof *a);
+		return;
+	}
+	uint64_t any = 0, all = ~(uint64_t)0;
+	for (size_t e = 0; e < m; e++) {
+		any |= a[e].key;
+		all &= a[e].key;
+	}
+	if (!(any ^ all)) { /* equal keys: already in their stable order */
+		if (to_b)
+			memcpy(b, a, m * sizeof *a);
+		return;
+	}
+	int width = m <= NARROW ? 4 : 8;
+	unsigned bins = 1u << width, mask = bins - 1;
+	int shift = top_digit(any ^ all, width);
+	size_t count[257] = {0}, at[257];
+	for (size_t e = 0; e < m; e++)
+		count[(a[e].key >> shift & mask) + 1]++;
+	at[0] = 0;
+	for (unsigned d = 0; d < bins; d++)
+		at[d + 1] = (count[d + 1] += count[d]);
+	for (size_t e = 0; e < m; e++)
+		b[count[a[e].key >> shift & mask]++] = a[e];
+	for (unsigned d = 0; d < bins; d++)
+		if (at[d + 1] > at[d])
+			msd(b + at[d], a + at[d], at[d + 1] - at[d], !to_b);
+}
+
+/* A bucket of the MSD sort's parallel splits: keys [at, at + n) of kv
+ * (in_tmp 0) or tmp (1). */
+typedef struct Bucket {
+	size_t at, n;
+	int in_tmp;
+} Bucket;
+
+nbrt_kv *nbrt_order_sort_msd(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                             uint64_t differ, int nt)
+{
+	if (n < 2 || !differ)
+		return kv;
+	if (nt <= 1) {
+		msd(kv, tmp, n, 0);
+		return kv;
+	}
+	/* Buckets of more than `big` keys are split by all threads, one
+	 * pass each (at most MAXSPLIT passes), so that no thread's share of
+	 * the serial buckets is much over n / nt: a Plummer sphere's core
+	 * holds most keys under a few top digits. */
+	enum { MAXSPLIT = 16 };
+	size_t big = n / (size_t)(2 * nt) > 4096 ? n / (size_t)(2 * nt) : 4096;
+	size_t cap = 1 + 256 * MAXSPLIT, nb = 1;
+	Bucket *bk = malloc(cap * sizeof *bk);
+	size_t *hist = malloc((size_t)nt * 256 * sizeof *hist);
+	size_t *start = malloc(257 * sizeof *start);
+	if (!bk || !hist || !start) {
+		free(bk);
+		free(hist);
+		free(start);
+		return NULL;
+	}
+	bk[0] = (Bucket){0, n, 0};
+	int splits = 0;
+	for (size_t q = 0; q < nb; q++) {
+		if (bk[q].n <= big || splits == MAXSPLIT)
+			continue;
+		nbrt_kv *src = (bk[q].in_tmp ? tmp : kv) + bk[q].at;
+		nbrt_kv *dst = (bk[q].in_tmp ? kv : tmp) + bk[q].at;
+		uint64_t d = differ;
+		if (q) {
+			uint64_t any = 0, all = ~(uint64_t)0;
+			long long e;
+#pragma omp parallel for schedule(static) num_threads(nt) \
+	reduction(| : any) reduction(& : all)
+			for (e = 0; e < (long long)bk[q].n; e++) {
+				any |= src[e].key;
+				all &= src[e].key;
+			}
+			d = any ^ all;
+		}
+		if (!d)
+			continue; /* equal keys: sorted */
+		pass_parallel(src, dst, bk[q].n, top_digit(d, 8), 0xff, hist, start,
+		              nt);
+		splits++;
+		start[256] = bk[q].n;
+		for (int g = 0; g < 256; g++)
+			if (start[g + 1] > start[g])
+				bk[nb++] = (Bucket){bk[q].at + start[g],
+				                    start[g + 1] - start[g], !bk[q].in_tmp};
+		bk[q].n = 0;
+	}
+	long long q;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+	for (q = 0; q < (long long)nb; q++) {
+		Bucket *b = &bk[q];
+		if (b->in_tmp)
+			msd(tmp + b->at, kv + b->at, b->n, 1);
+		else
+			msd(kv + b->at, tmp + b->at, b->n, 0);
+	}
+	free(bk);
+	free(hist);
+	free(start);
+	return kv;
 }
 
 size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,

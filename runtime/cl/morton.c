@@ -7,12 +7,38 @@
  * at random through 32 MB arrays at N = 2^22.  The order stays there for
  * the results' way back into the caller's order (tree_scatter, with
  * nbrt_cells_scatter), which the host wrote at random. */
+#include <limits.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "cl_impl.h"
 #include "order.h"
 
 /* Below this many bodies a host loop is serial (as in order.c). */
 #define PAR 65536
+
+/* Below this many bodies the host sorts (host_sort), with at least
+ * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
+ * passes of three kernels, four gathers) and 5 MB across the bus, 0.65
+ * ms at N = 65536 on an H100, where the host's MSD sort on 16 threads
+ * needs no upload but the order's.  $NBRT_TREE_HOSTSORT sets another
+ * bound (0: the device always). */
+enum { HOST_BELOW = 1 << 17, HOST_THREADS = 8 };
+
+/* Whether the host sorts n bodies (the rule above); -1 refused. */
+static int host_sorts(nbrt *rt, size_t n)
+{
+	long below = HOST_BELOW;
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	int set = nbrt_env_int(rt, "NBRT_TREE_HOSTSORT", 0, LONG_MAX, &below);
+	if (set < 0)
+		return -1;
+	return n < (size_t)below && (set || nt >= HOST_THREADS);
+}
 
 /* Under NBRT_VERBOSE, the queue finished and the milliseconds since *t
  * into *ms, for the note of each step's time (nothing waits otherwise). */
@@ -27,6 +53,64 @@ static void lap(nbrt *rt, double *t, double *ms)
 	*t = now;
 }
 
+/* The tree's sort on the host (host_sorts): keys, order.c's MSD sort
+ * and the gathers in one pass, on every thread; only the order goes up,
+ * kept in slot for the results' scatter, as the device's sort leaves it.
+ * The pairs' room is the pinned staging after the order's. */
+static int host_sort(nbrt *rt, const double *const x[3], const double *m,
+                     size_t n, const double lo[3], double side, int slot,
+                     unsigned long long *key, size_t *order,
+                     double *const sx[3], double *sm)
+{
+	Cl *c = rt->priv;
+	const char *what = "the treecode's sort";
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	double t0 = nbrt_now(), t = t0, ms[3] = {0, 0, 0};
+	size_t vb = n * sizeof(cl_uint), kb = 2 * n * sizeof(nbrt_kv);
+	size_t pad = (vb + 63) / 64 * 64;
+	cl_int e;
+	/* the pinned staging may still feed an earlier command */
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clFinish", e);
+	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb) ||
+	    nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
+	                   pad + kb))
+		return -1;
+	cl_uint *pv = c->pinp;
+	nbrt_kv *kv = (nbrt_kv *)((char *)c->pinp + pad);
+	uint64_t differ = nbrt_order_keys_nt(kv, x, n, 3, lo, side, nt);
+	lap(rt, &t, &ms[0]);
+	nbrt_kv *r = nbrt_order_sort_msd(kv, kv + n, n, differ, nt);
+	if (!r)
+		return nbrt_fail(rt, "%s: out of memory", what);
+	lap(rt, &t, &ms[1]);
+	long long s;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+	for (s = 0; s < (long long)n; s++) {
+		size_t o = (size_t)r[s].val;
+		order[s] = o;
+		pv[s] = (cl_uint)o;
+		key[s] = r[s].key;
+		for (int d = 0; d < 3; d++)
+			sx[d][s] = x[d][o];
+		if (m)
+			sm[s] = m[o];
+	}
+	/* blocking: the staging is the back end's for other copies */
+	if ((e = clEnqueueWriteBuffer(c->q, c->mortperm[slot], CL_TRUE, 0, vb, pv,
+	                              0, NULL, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "a copy to the device", e);
+	c->mortkept[slot] = n;
+	lap(rt, &t, &ms[2]);
+	nbrt_note(rt, "%s of %zu bodies on the host (%d threads): %.3g ms (keys "
+	          "%.3g, sort %.3g, gathers and the order up %.3g)", what, n, nt,
+	          1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2]);
+	return 0;
+}
+
 int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
                       size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
@@ -38,8 +122,13 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	    !c->fp64)
 		return 1;
 	c->mortkept[slot] = 0;
+	/* the results' scatter's kernels too */
 	if (nbrt_cl_aux_load(rt))
 		return -1;
+	int host = host_sorts(rt, n);
+	if (host)
+		return host < 0 ? -1 : host_sort(rt, x, m, n, lo, side, slot, key,
+		                                 order, sx, sm);
 	double t0 = nbrt_now(), t = t0, ms[4] = {0, 0, 0, 0};
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);
