@@ -538,10 +538,8 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	double t1 = nbrt_now();
 	long long q;
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (q = -1; q < (long long)np; q++)
-		if (q < 0 && job)
-			job(arg);
-		else if (q >= 0 && !p[q].top)
+	for (q = 0; q < (long long)np; q++)
+		if (!p[q].top)
 			count_cells(key, p[q].a, p[q].b, p[q].level, bucket, p[q].at);
 	double t2 = nbrt_now();
 	/* a level's cells in the pieces' order, which is the bodies' */
@@ -572,9 +570,14 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			.a = p[i].a, .b = p[i].b, .level = p[i].level, .side = p[i].side,
 			.child = p[i].top ? p[i + 1].root : 0, .nchild = p[i].nchild};
 	double t3 = nbrt_now();
+	/* the job beside the build, the longer loop: beside the count (at
+	 * N = 65536 on an H100's host the groups' 0.09 ms against its share
+	 * of 0.03) it held that loop to 0.15-0.30 ms */
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (q = 0; q < (long long)np; q++)
-		if (!p[q].top) {
+	for (q = -1; q < (long long)np; q++)
+		if (q < 0 && job)
+			job(arg);
+		else if (q >= 0 && !p[q].top) {
 			p[q].at[p[q].level]++;
 			build_below(t, key, bucket, p[q].root, p[q].at, x, m);
 		}
@@ -585,9 +588,9 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	/* where a small tree's build goes (the parallel loops' share of it
 	 * against the serial parts'), for the tree's timed parts */
 	nbrt_note(rt, "octree of %zu bodies: %.3g ms: %zu pieces (top %.3g), "
-	          "count %.3g%s, place %.3g, build %.3g, top moments %.3g", n,
+	          "count %.3g, place %.3g, build %.3g%s, top moments %.3g", n,
 	          1e3 * (nbrt_now() - t0), np, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
-	          job ? " (with the job)" : "", 1e3 * (t3 - t2), 1e3 * (t4 - t3),
+	          1e3 * (t3 - t2), 1e3 * (t4 - t3), job ? " (with the job)" : "",
 	          1e3 * (nbrt_now() - t4));
 out:
 	nbrt_work_give(w, p);
@@ -697,6 +700,79 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 	return 0;
 }
 
+/* Value e of a host column of type t as a double (a dd's hi + lo). */
+static inline double host_value(const void *h, nbrt_type t, size_t e)
+{
+	return t == NBRT_FLOAT ? ((const float *)h)[e] :
+	       t == NBRT_DOUBLE ? ((const double *)h)[e] :
+	       ((const double *)h)[2 * e] + ((const double *)h)[2 * e + 1];
+}
+
+/* Whether value e of two host columns of type t has the same bits. */
+static inline int host_same(const void *a, const void *b, nbrt_type t,
+                            size_t e)
+{
+	size_t z = t == NBRT_FLOAT ? 4 : t == NBRT_DOUBLE ? 8 : 16;
+	return !memcmp((const char *)a + z * e, (const char *)b + z * e, z);
+}
+
+/* The read's loops go parallel from this many bodies (every column in
+ * one region: four regions and a serial comparison of i's columns with
+ * j's were the read's 0.17 ms at N = 65536 on an H100's host). */
+enum { READ_PAR = 16384 };
+
+/* A side's nc columns v[] (positions, then a mass), all host arrays of
+ * k, as n doubles into out[] in one pass over every thread: each checked
+ * finite, the positions' extent into lo and hi, and where like is not
+ * NULL (the other side's position columns, of the same types) whether
+ * every position has like's bits, into *same.  1: not host arrays all,
+ * for column(). */
+static int columns_host(nbrt_kernel *k, const char *const what[], int nc,
+                        const int v[], size_t n, double *const out[],
+                        double lo[3], double hi[3], const void *const *like,
+                        int *same)
+{
+	const nbrt_slot *s[4];
+	for (int c = 0; c < nc; c++) {
+		s[c] = &k->b[v[c]];
+		if (!s[c]->set || !s[c]->host)
+			return 1;
+	}
+	double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+	double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+	int bad = 0, differ = 0;
+	long long e;
+#pragma omp parallel for schedule(static) if (n >= READ_PAR) \
+	reduction(| : bad, differ) reduction(min : l0, l1, l2) \
+	reduction(max : h0, h1, h2)
+	for (e = 0; e < (long long)n; e++) {
+		double p[4];
+		for (int c = 0; c < nc; c++) {
+			p[c] = host_value(s[c]->host, s[c]->t, (size_t)e);
+			out[c][e] = p[c];
+			bad |= !isfinite(p[c]) << c;
+		}
+		for (int c = 0; like && c < 3; c++)
+			differ |= like[c] != s[c]->host &&
+			          !host_same(like[c], s[c]->host, s[c]->t, (size_t)e);
+		l0 = p[0] < l0 ? p[0] : l0, h0 = p[0] > h0 ? p[0] : h0;
+		l1 = p[1] < l1 ? p[1] : l1, h1 = p[1] > h1 ? p[1] : h1;
+		l2 = p[2] < l2 ? p[2] : l2, h2 = p[2] > h2 ? p[2] : h2;
+	}
+	lo[0] = l0, lo[1] = l1, lo[2] = l2;
+	hi[0] = h0, hi[1] = h1, hi[2] = h2;
+	if (same)
+		*same = like && !differ;
+	for (int c = 0; bad && c < nc; c++) /* the first, for the message */
+		for (size_t f = 0; bad >> c & 1 && f < n; f++)
+			if (!isfinite(out[c][f]))
+				return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: %s '%s' "
+				                 "at %zu is %g; it must be finite",
+				                 k->f->kernel, what[c],
+				                 k->f->var[v[c]].name, f, out[c][f]);
+	return 0;
+}
+
 /* The variable of k named name, of the role given; -1 refused. */
 static int named(nbrt_kernel *k, const char *name, nb_role role,
                  const char *what)
@@ -711,9 +787,12 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 
 /* Reads a side's columns into its arrays (kept in w from slot `slot`):
  * positions, and j's masses (the mass column where mv >= 0; a vector
- * kind's weights, sources_read, where not). */
+ * kind's weights, sources_read, where not).  like (or NULL): the other
+ * side's position arrays, compared with these as they are read, the
+ * answer in *same (same_bodies). */
 static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
-                     int mv, int j, nbrt_work *w, int slot)
+                     int mv, int j, nbrt_work *w, int slot,
+                     const void *const *like, int *same)
 {
 	s->n = n;
 	s->w = w;
@@ -733,11 +812,21 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	if ((j && (!s->m || !s->sm)) || !s->order || !s->key)
 		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	static const char *const what[4] = {"position", "position", "position",
+	                                    "mass"};
+	int v[4] = {pv[0], pv[1], pv[2], mv};
+	double *out[4] = {s->x[0], s->x[1], s->x[2], s->m};
+	int r = columns_host(k, what, 3 + (mv >= 0), v, n, out, s->lo, s->hi,
+	                     like, same);
+	if (r <= 0)
+		return r;
 	for (int d = 0; d < 3; d++)
 		if (column(k, "position", pv[d], n, s->x[d], &s->lo[d], &s->hi[d]))
 			return -1;
 	if (mv >= 0 && column(k, "mass", mv, n, s->m, NULL, NULL))
 		return -1;
+	if (same) /* not host arrays: not like's */
+		*same = 0;
 	return 0;
 }
 
@@ -793,41 +882,25 @@ static size_t type_size(nbrt_type t)
 	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
 }
 
-static int differ_piece(void *ctx, size_t at, size_t len)
-{
-	const char *const *ab = ctx;
-	return memcmp(ab[0] + at, ab[1] + at, len) != 0;
-}
-
-/* Whether n bytes at a and b are the same, compared over every thread
- * (three 16 MB columns at N = 2^22). */
-static int same_bytes(const void *a, const void *b, size_t n)
-{
-	const char *ab[2] = {a, b};
-	return !nbrt_order_pieces(n, differ_piece, ab);
-}
-
-/* Whether the i-positions are the j-positions (the usual self-run), so
- * that i needs no sort of its own: the same host arrays bound to both,
- * or arrays of one type holding the same bits (a caller's copies, as
+/* Whether the i-positions may be the j-positions (the usual self-run),
+ * so that i needs no sort of its own: 2 where the same host arrays are
+ * bound to both, 1 where arrays of one type are (a caller's copies, as
  * treebench's: i was read and sorted a second time, 0.6 of 6.6 ms at
- * N = 65536 on an H100; a sort of the same values gives the same order,
- * so the results are the same bits either way). */
+ * N = 65536 on an H100), whose bits side_read compares as it reads j (a
+ * sort of the same values gives the same order, so the results are the
+ * same bits either way), 0 where not. */
 static int same_bodies(const nbrt_kernel *k, size_t ni, size_t nj,
                        const int pi[3], const int pj[3])
 {
+	int alike = 2;
 	for (int d = 0; d < 3; d++) {
 		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
 		if (ni != nj || !a->host || !b->host || a->t != b->t)
 			return 0;
+		if (a->host != b->host)
+			alike = 1;
 	}
-	for (int d = 0; d < 3; d++) {
-		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
-		if (a->host != b->host &&
-		    !same_bytes(a->host, b->host, ni * type_size(a->t)))
-			return 0;
-	}
-	return 1;
+	return alike;
 }
 
 /* i as j (the same bodies): j's arrays, neither read nor copied. */
@@ -2021,9 +2094,16 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	int same = same_bodies(k, ni, nj, pi, pj);
-	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10)) ||
-	    side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE) ||
+	/* j first, i's positions compared with it as it is read */
+	int same = same_bodies(k, ni, nj, pi, pj), like;
+	const void *ih[3] = {k->b[pi[0]].host, k->b[pi[1]].host,
+	                     k->b[pi[2]].host};
+	if (side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE, same == 1 ? ih : NULL,
+	              &like))
+		goto out;
+	same = same == 2 || (same == 1 && like);
+	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10, NULL,
+	                        NULL)) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	part[0] = (tp = nbrt_now()) - t0;
