@@ -451,6 +451,12 @@ typedef struct nbrt_octree {
 	size_t n, ncell, cap;
 	nbrt_cell *cell;
 	nbrt_work *work; /* where cell is kept between calls, or NULL */
+	/* colslot > 0 (set before the build, with moments): the gravity
+	 * expansions' ten columns (c, m, q; a value a cell) written by the
+	 * build as it makes each cell's moments, kept in work from colslot
+	 * on, and not freed with the tree (tree.c's far_columns takes them) */
+	int colslot;
+	double *col[10];
 } nbrt_octree;
 /* Builds the cells over n bodies whose keys key[0..n) are sorted, in the
  * cube (lo, side): a cell of more than bucket bodies is split unless at
