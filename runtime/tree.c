@@ -541,8 +541,11 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
 #endif
+	long per = PIECES_A_THREAD; /* $NBRT_TREE_PIECES: another, to tune */
+	if (nbrt_env_int(rt, "NBRT_TREE_PIECES", 1, 1024, &per) < 0)
+		return -1;
 	size_t most = n < BIG_TREE || nt < 2 ? n :
-	              n / ((size_t)PIECES_A_THREAD * (size_t)nt);
+	              n / ((size_t)per * (size_t)nt);
 	most = most > bucket ? most : bucket;
 	/* the top cells hold more than most bodies each, so at most n / (most
 	 * + 1) a level, and each has at most 8 octants */
