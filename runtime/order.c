@@ -363,42 +363,56 @@ static int top_digit(uint64_t differ, int width)
 }
 
 /* a[0..m) sorted stably, the result in b where to_b, else in a; the
- * other is room.  Each level splits on the top differing digit of its
- * own keys (a bucket's bits above it are all equal), so a level costs a
- * pass over the keys that still differ: two or three passes for bodies'
- * Morton keys at N = 65536 against the LSD's eight. */
-static void msd(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b)
+ * other is room; differ: the bits some of its keys have and some not.
+ * Each level splits on the top differing digit of its own keys (a
+ * bucket's bits above it are all equal), each bucket's differing bits
+ * found as it is written, so a level costs a count and a move over the
+ * keys that still differ: two or three levels for bodies' Morton keys at
+ * N = 65536 against the LSD's eight passes. */
+static void msd(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b, uint64_t differ)
 {
-	if (m <= INSERT) {
-		insertion(a, m);
-		if (to_b)
-			memcpy(b, a, m * sizeof *a);
-		return;
-	}
-	uint64_t any = 0, all = ~(uint64_t)0;
-	for (size_t e = 0; e < m; e++) {
-		any |= a[e].key;
-		all &= a[e].key;
-	}
-	if (!(any ^ all)) { /* equal keys: already in their stable order */
+	if (m <= INSERT || !differ) { /* equal keys: in their stable order */
+		if (differ)
+			insertion(a, m);
 		if (to_b)
 			memcpy(b, a, m * sizeof *a);
 		return;
 	}
 	int width = m <= NARROW ? 4 : 8;
 	unsigned bins = 1u << width, mask = bins - 1;
-	int shift = top_digit(any ^ all, width);
+	int shift = top_digit(differ, width);
 	size_t count[257] = {0}, at[257];
+	uint64_t any[256], all[256];
 	for (size_t e = 0; e < m; e++)
 		count[(a[e].key >> shift & mask) + 1]++;
 	at[0] = 0;
-	for (unsigned d = 0; d < bins; d++)
+	for (unsigned d = 0; d < bins; d++) {
 		at[d + 1] = (count[d + 1] += count[d]);
-	for (size_t e = 0; e < m; e++)
-		b[count[a[e].key >> shift & mask]++] = a[e];
+		any[d] = 0;
+		all[d] = ~(uint64_t)0;
+	}
+	for (size_t e = 0; e < m; e++) {
+		uint64_t k = a[e].key;
+		unsigned d = k >> shift & mask;
+		any[d] |= k;
+		all[d] &= k;
+		b[count[d]++] = a[e];
+	}
 	for (unsigned d = 0; d < bins; d++)
 		if (at[d + 1] > at[d])
-			msd(b + at[d], a + at[d], at[d + 1] - at[d], !to_b);
+			msd(b + at[d], a + at[d], at[d + 1] - at[d], !to_b,
+			    any[d] ^ all[d]);
+}
+
+/* msd of keys whose differing bits are not known: found first */
+static void msd_root(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b)
+{
+	uint64_t any = 0, all = ~(uint64_t)0;
+	for (size_t e = 0; e < m; e++) {
+		any |= a[e].key;
+		all &= a[e].key;
+	}
+	msd(a, b, m, to_b, any ^ all);
 }
 
 /* A bucket of the MSD sort's parallel splits: keys [at, at + n) of kv
@@ -414,7 +428,7 @@ nbrt_kv *nbrt_order_sort_msd(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	if (n < 2 || !differ)
 		return kv;
 	if (nt <= 1) {
-		msd(kv, tmp, n, 0);
+		msd(kv, tmp, n, 0, differ);
 		return kv;
 	}
 	/* Buckets of more than `big` keys are split by all threads, one
@@ -469,9 +483,9 @@ nbrt_kv *nbrt_order_sort_msd(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	for (q = 0; q < (long long)nb; q++) {
 		Bucket *b = &bk[q];
 		if (b->in_tmp)
-			msd(tmp + b->at, kv + b->at, b->n, 1);
+			msd_root(tmp + b->at, kv + b->at, b->n, 1);
 		else
-			msd(kv + b->at, tmp + b->at, b->n, 0);
+			msd_root(kv + b->at, tmp + b->at, b->n, 0);
 	}
 	free(bk);
 	free(hist);
