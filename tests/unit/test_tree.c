@@ -642,6 +642,9 @@ START_TEST(bad_input)
 	ck_assert_int_eq(setenv("NBRT_TREE_SPLIT", "0", 1), 0);
 	refused(rt, k, far, &b, &t, "NBRT_TREE_SPLIT='0'");
 	ck_assert_int_eq(unsetenv("NBRT_TREE_SPLIT"), 0);
+	ck_assert_int_eq(setenv("NBRT_TREE_PIECES", "0", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_PIECES='0'");
+	ck_assert_int_eq(unsetenv("NBRT_TREE_PIECES"), 0);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
 	t = params(0.5);
