@@ -524,7 +524,8 @@ enum { PIECES_A_THREAD = 4 };
  * an H100's host, mostly regions and waits. */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side, double *const x[3],
-                      const double *m, void (*job)(void *), void *arg)
+                      const double *m, void (*job)(void *, int), void *arg,
+                      int njob)
 {
 	nbrt_work *w = t->work;
 	int colslot = x ? t->colslot : 0;
@@ -533,8 +534,8 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	t->colslot = colslot;
 	t->n = n;
 	if (!n) {
-		if (job)
-			job(arg);
+		for (int q = 0; q < njob; q++)
+			job(arg, q);
 		return 0;
 	}
 	int nt = 1;
@@ -592,14 +593,14 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			.a = p[i].a, .b = p[i].b, .level = p[i].level, .side = p[i].side,
 			.child = p[i].top ? p[i + 1].root : 0, .nchild = p[i].nchild};
 	double t3 = nbrt_now();
-	/* the job beside the build, the longer loop: beside the count (at
+	/* the jobs beside the build, the longer loop: beside the count (at
 	 * N = 65536 on an H100's host the groups' 0.09 ms against its share
-	 * of 0.03) it held that loop to 0.15-0.30 ms */
+	 * of 0.03) they held that loop to 0.15-0.30 ms */
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (q = -1; q < (long long)np; q++)
-		if (q < 0 && job)
-			job(arg);
-		else if (q >= 0 && !p[q].top) {
+	for (q = -(long long)njob; q < (long long)np; q++)
+		if (q < 0)
+			job(arg, (int)(q + njob));
+		else if (!p[q].top) {
 			p[q].at[p[q].level]++;
 			build_below(t, key, bucket, p[q].root, p[q].at, x, m);
 		}
@@ -612,7 +613,7 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	nbrt_note(rt, "octree of %zu bodies: %.3g ms: %zu pieces (top %.3g), "
 	          "count %.3g, place %.3g, build %.3g%s, top moments %.3g", n,
 	          1e3 * (nbrt_now() - t0), np, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
-	          1e3 * (t3 - t2), 1e3 * (t4 - t3), job ? " (with the job)" : "",
+	          1e3 * (t3 - t2), 1e3 * (t4 - t3), njob ? " (with the jobs)" : "",
 	          1e3 * (nbrt_now() - t4));
 out:
 	nbrt_work_give(w, p);
@@ -1004,17 +1005,24 @@ static int cut_serial(size_t n, size_t gmax)
 	return n < PAR || n / 256 <= gmax;
 }
 
-/* The i-groups cut serially (cut_serial) as a job of the octree's build
- * (nbrt_octree_build), beside its threads: at N = 65536 they took 0.09
- * ms after its 0.5 on an H100's host. */
-typedef struct Groups {
+/* The jobs of the octree's build (nbrt_octree_build), beside its
+ * threads: the i-groups cut serially (cut_serial; at N = 65536 they took
+ * 0.09 ms after its 0.5 on an H100's host), where grp is not NULL, and
+ * the memory left read for the expansions and the lists (nbrt_host_memory:
+ * /proc/meminfo and the cgroup's files, 0.05-0.1 ms there). */
+typedef struct Jobs {
 	const u64 *key;
 	size_t n, gmax, *grp, ng;
-} Groups;
+	double mem;
+} Jobs;
 
-static void groups_job(void *arg)
+static void tree_job(void *arg, int q)
 {
-	Groups *g = arg;
+	Jobs *g = arg;
+	if (q == 1 || !g->grp) {
+		g->mem = nbrt_host_memory();
+		return;
+	}
 	g->ng = 0;
 	if (g->n)
 		cut_groups(g->key, 0, g->n, 0, g->gmax, g->grp, &g->ng, 0, NULL,
@@ -2158,13 +2166,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
 		goto out;
 	}
-	/* serial groups are cut by one of the build's threads (its part's
-	 * time then holds theirs) */
-	Groups gj = {si.key, ni, t->group, L.grp, 0};
+	/* serial groups are cut, and the memory left read, by the build's
+	 * threads (its part's time then holds theirs) */
 	int gser = cut_serial(ni, t->group);
+	Jobs gj = {si.key, ni, t->group, gser ? L.grp : NULL, 0, 0};
 	tree.colslot = kd->fill == fill_gravity ? W_EXP : 0;
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side, sj.sx,
-	                      sj.sm, gser ? groups_job : NULL, &gj))
+	                      sj.sm, tree_job, &gj, 1 + gser))
 		goto out;
 	part[2] = nbrt_now() - tp;
 	tp = nbrt_now();
@@ -2182,8 +2190,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double tcol = nbrt_now();
 	/* the memory left for the expansions and the lists, read once (100
 	 * us a read here; the walk's threads read it for their first
-	 * buffers, sixteen at once on an H100's host) */
-	double mem = nbrt_host_memory();
+	 * buffers, sixteen at once on an H100's host), by the build's job */
+	double mem = gj.mem;
 	if (far_columns(rt, kd, &tree, &sj, src, mem, &L))
 		goto out;
 	double t2 = nbrt_now();
