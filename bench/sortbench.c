@@ -6,9 +6,10 @@
  * usage: sortbench [--] N BITS DEVICE [REPS SEED]; prints one CSV row
  * after a header: the medians of REPS timed runs (after one untimed) of
  * the host sort, the device's whole call and its parts (staging and
- * upload, the sort on the device, download and unstaging), the host's MSD
- * sort (nbrt_order_sort_msd on every thread: the treecode's at small N),
- * and whether the three results were the same array bit for bit. */
+ * upload, the sort on the device, download and unstaging), the host's
+ * sample sort (nbrt_order_sort_sample on every thread, keys made: the
+ * treecode's at small N), and whether the three results were the same
+ * array bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,10 +125,12 @@ int main(int argc, char **argv)
 		}
 		memcpy(ms, in, n * sizeof *in);
 		double t4 = nbrt_now();
-		msd = nbrt_order_sort_msd(ms, ms + n, n, ~(uint64_t)0 >> 1, nt);
+		msd = nbrt_order_sort_sample(ms, ms + n, n, NULL, 3, NULL, 1, nt,
+		                             NULL, NULL) ? NULL : ms;
 		double t5 = nbrt_now();
 		if (!msd) {
-			fprintf(stderr, "sortbench: out of memory for the MSD sort\n");
+			fprintf(stderr, "sortbench: out of memory for the sample "
+			        "sort\n");
 			goto out;
 		}
 		if (r) {
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
 	for (int q = 0; q < 6; q++)
 		m[q] = median(t + q * reps, (int)reps);
 	printf("n,bits,device,host_s,device_s,upload_s,sort_s,download_s,"
-	       "speedup,sort_mpairs_s,host_msd_s,same\n");
+	       "speedup,sort_mpairs_s,host_sample_s,same\n");
 	printf("%llu,%llu,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g,%d\n",
 	       n, bits, rt->name, m[0], m[1], m[2], m[3], m[4], m[0] / m[1],
 	       (double)n / m[3] * 1e-6, m[5], same);

@@ -88,41 +88,28 @@ void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3])
 	}
 }
 
-uint64_t nbrt_order_keys_nt(nbrt_kv *kv, const double *const pos[3],
-                            size_t n, int dim, const double lo[3],
-                            double side, int nt)
+/* The key of point e of pos in the cube (lo, cells / scale), clamped to
+ * its faces (top: the last cell an axis). */
+static inline uint64_t key_of(const double *const pos[3], size_t e, int dim,
+                              const double lo[3], double scale, double top)
 {
-	double cells = (double)((uint64_t)1 << key_bits[dim]);
-	double top = cells - 1, scale = cells / side;
-	uint64_t any = 0, all = ~(uint64_t)0;
-	long long e;
-#pragma omp parallel for if (nt > 1) num_threads(nt) schedule(static) \
-	reduction(| : any) reduction(& : all)
-	for (e = 0; e < (long long)n; e++) {
-		uint64_t u[3] = {0, 0, 0};
-		for (int d = 0; d < dim; d++) {
-			double t = (pos[d][e] - lo[d]) * scale;
-			/* NaN and below to 0 */
-			u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
-		}
-		uint64_t k = nbrt_order_morton(u, dim);
-		kv[e].key = k;
-		kv[e].val = (uint64_t)e;
-		any |= k;
-		all &= k;
+	uint64_t u[3] = {0, 0, 0};
+	for (int d = 0; d < dim; d++) {
+		double t = (pos[d][e] - lo[d]) * scale;
+		/* NaN and below to 0 */
+		u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
 	}
-	return n ? any ^ all : 0;
+	return nbrt_order_morton(u, dim);
 }
 
 void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
                      int dim, const double lo[3], double side)
 {
-	int nt = 1;
-#ifdef _OPENMP
-	if (n >= PAR)
-		nt = omp_get_max_threads();
-#endif
-	nbrt_order_keys_nt(kv, pos, n, dim, lo, side, nt);
+	double cells = (double)((uint64_t)1 << key_bits[dim]);
+	double top = cells - 1, scale = cells / side;
+#pragma omp parallel for if (n >= PAR) schedule(static)
+	for (size_t e = 0; e < n; e++)
+		kv[e] = (nbrt_kv){key_of(pos, e, dim, lo, scale, top), e};
 }
 
 /* One counting pass of 8 bits at shift, a to b, stable. */
@@ -337,7 +324,8 @@ nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
 }
 
-/* The MSD sort (nbrt_order_sort_msd).  Buckets of at most INSERT keys
+/* The MSD sort of a bucket (nbrt_order_sort_sample's).  Buckets of at
+ * most INSERT keys
  * are sorted by insertion; a digit is 8 bits, 4 for a bucket of at most
  * NARROW keys (256 counts would cost more than its keys). */
 enum { INSERT = 24, NARROW = 512 };
@@ -415,82 +403,125 @@ static void msd_root(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b)
 	msd(a, b, m, to_b, any ^ all);
 }
 
-/* A bucket of the MSD sort's parallel splits: keys [at, at + n) of kv
- * (in_tmp 0) or tmp (1). */
-typedef struct Bucket {
-	size_t at, n;
-	int in_tmp;
-} Bucket;
+/* nbrt_order_sort_sample's buckets: NB, cut at splitters from a
+ * sample of SAMPLE keys a bucket, every n / (NB * SAMPLE)-th. */
+enum { NB = 256, SAMPLE = 8 };
 
-nbrt_kv *nbrt_order_sort_msd(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
-                             uint64_t differ, int nt)
+/* One step of the search for key among the splitters: q the splitters
+ * below it so far. */
+#define STEP(q, k) ((q) += sp[(q) + step - 1] <= (k) ? step : 0)
+
+/* The buckets id[e] of kv[a..b) among the NB - 1 sorted splitters sp:
+ * how many are at most the key (equal keys share a bucket).  Four
+ * searches side by side, in registers: one alone is a chain of eight
+ * dependent loads. */
+static void buckets_of(const uint64_t *sp, const nbrt_kv *kv, size_t a,
+                       size_t b, unsigned char *id)
 {
-	if (n < 2 || !differ)
-		return kv;
-	if (nt <= 1) {
-		msd(kv, tmp, n, 0, differ);
-		return kv;
-	}
-	/* Buckets of more than `big` keys are split by all threads, one
-	 * pass each (at most MAXSPLIT passes), so that no thread's share of
-	 * the serial buckets is much over n / nt: a Plummer sphere's core
-	 * holds most keys under a few top digits. */
-	enum { MAXSPLIT = 16 };
-	size_t big = n / (size_t)(2 * nt) > 4096 ? n / (size_t)(2 * nt) : 4096;
-	size_t cap = 1 + 256 * MAXSPLIT, nb = 1;
-	Bucket *bk = malloc(cap * sizeof *bk);
-	size_t *hist = malloc((size_t)nt * 256 * sizeof *hist);
-	size_t *start = malloc(257 * sizeof *start);
-	if (!bk || !hist || !start) {
-		free(bk);
-		free(hist);
-		free(start);
-		return NULL;
-	}
-	bk[0] = (Bucket){0, n, 0};
-	int splits = 0;
-	for (size_t q = 0; q < nb; q++) {
-		if (bk[q].n <= big || splits == MAXSPLIT)
-			continue;
-		nbrt_kv *src = (bk[q].in_tmp ? tmp : kv) + bk[q].at;
-		nbrt_kv *dst = (bk[q].in_tmp ? kv : tmp) + bk[q].at;
-		uint64_t d = differ;
-		if (q) {
-			uint64_t any = 0, all = ~(uint64_t)0;
-			long long e;
-#pragma omp parallel for schedule(static) num_threads(nt) \
-	reduction(| : any) reduction(& : all)
-			for (e = 0; e < (long long)bk[q].n; e++) {
-				any |= src[e].key;
-				all &= src[e].key;
-			}
-			d = any ^ all;
+	size_t e = a;
+	for (; e + 4 <= b; e += 4) {
+		uint64_t k0 = kv[e].key, k1 = kv[e + 1].key, k2 = kv[e + 2].key,
+		         k3 = kv[e + 3].key;
+		unsigned q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+		for (unsigned step = NB / 2; step; step /= 2) {
+			STEP(q0, k0);
+			STEP(q1, k1);
+			STEP(q2, k2);
+			STEP(q3, k3);
 		}
-		if (!d)
-			continue; /* equal keys: sorted */
-		pass_parallel(src, dst, bk[q].n, top_digit(d, 8), 0xff, hist, start,
-		              nt);
-		splits++;
-		start[256] = bk[q].n;
-		for (int g = 0; g < 256; g++)
-			if (start[g + 1] > start[g])
-				bk[nb++] = (Bucket){bk[q].at + start[g],
-				                    start[g + 1] - start[g], !bk[q].in_tmp};
-		bk[q].n = 0;
+		id[e] = (unsigned char)q0;
+		id[e + 1] = (unsigned char)q1;
+		id[e + 2] = (unsigned char)q2;
+		id[e + 3] = (unsigned char)q3;
 	}
-	long long q;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-	for (q = 0; q < (long long)nb; q++) {
-		Bucket *b = &bk[q];
-		if (b->in_tmp)
-			msd_root(tmp + b->at, kv + b->at, b->n, 1);
-		else
-			msd_root(kv + b->at, tmp + b->at, b->n, 0);
+	for (; e < b; e++) {
+		unsigned q = 0;
+		for (unsigned step = NB / 2; step; step /= 2)
+			STEP(q, kv[e].key);
+		id[e] = (unsigned char)q;
 	}
-	free(bk);
+}
+#undef STEP
+
+int nbrt_order_sort_sample(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                           const double *const pos[3], int dim,
+                           const double lo[3], double side, int nt,
+                           void (*done)(void *, const nbrt_kv *, size_t,
+                                        size_t),
+                           void *ctx)
+{
+	if (!n)
+		return 0;
+	_Static_assert(NB == 256, "a bucket's number is a byte");
+	size_t *hist = malloc((size_t)nt * NB * sizeof *hist);
+	nbrt_kv *sample = malloc(2 * NB * SAMPLE * sizeof *sample);
+	unsigned char *id = malloc(n);
+	size_t start[NB + 1];
+	uint64_t sp[NB];
+	if (!hist || !sample || !id) {
+		free(hist);
+		free(sample);
+		free(id);
+		return -1;
+	}
+	double cells = (double)((uint64_t)1 << key_bits[dim]);
+	double top = cells - 1, scale = cells / side;
+	size_t ns = n < NB * SAMPLE ? n : NB * SAMPLE;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		int t, T;
+		size_t a, b;
+		slice(n, &t, &T, &a, &b);
+		for (size_t e = a; pos && e < b; e++)
+			kv[e] = (nbrt_kv){key_of(pos, e, dim, lo, scale, top), e};
+#pragma omp barrier
+#pragma omp single
+		{
+			/* the splitters from a sample sorted by key, the same
+			 * whatever the threads */
+			for (size_t q = 0; q < ns; q++)
+				sample[q] = kv[q * (n / ns)];
+			msd_root(sample, sample + ns, ns, 0);
+			for (size_t q = 0; q + 1 < NB; q++)
+				sp[q] = sample[(q + 1) * ns / NB].key;
+			sp[NB - 1] = ~(uint64_t)0;
+		}
+		size_t *h = hist + (size_t)t * NB;
+		memset(h, 0, NB * sizeof *h);
+		buckets_of(sp, kv, a, b, id);
+		for (size_t e = a; e < b; e++)
+			h[id[e]]++;
+#pragma omp barrier
+#pragma omp single
+		{
+			size_t sum = 0;
+			for (size_t d = 0; d < NB; d++) {
+				start[d] = sum;
+				for (int q = 0; q < T; q++) {
+					size_t c = hist[(size_t)q * NB + d];
+					hist[(size_t)q * NB + d] = sum;
+					sum += c;
+				}
+			}
+			start[NB] = n;
+		}
+		for (size_t e = a; e < b; e++)
+			tmp[h[id[e]]++] = kv[e];
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 4)
+		for (long long d = 0; d < NB; d++) {
+			size_t at = start[d], len = start[d + 1] - at;
+			if (!len)
+				continue;
+			msd_root(tmp + at, kv + at, len, 1);
+			if (done)
+				done(ctx, kv + at, at, len);
+		}
+	}
 	free(hist);
-	free(start);
-	return kv;
+	free(sample);
+	free(id);
+	return 0;
 }
 
 size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,

@@ -28,11 +28,6 @@ void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3]);
  * key and the value e.  In parallel for large n. */
 void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
                      int dim, const double lo[3], double side);
-/* The same on nt threads (1: serially), returning the bits some keys
- * have and some not (for nbrt_order_sort_bits and _msd). */
-uint64_t nbrt_order_keys_nt(nbrt_kv *kv, const double *const pos[3],
-                            size_t n, int dim, const double lo[3],
-                            double side, int nt);
 /* Sorts kv[0..n) by key, stably (equal keys keep their order), with tmp
  * of n elements as room; the result is in kv or tmp, which is returned.
  * Passes over digits that no two keys differ in are skipped.  For large
@@ -45,14 +40,19 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
  * nbrt_order_sort finds in a pass of its own. */
 nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
                               uint64_t differ);
-/* The same order by most significant digits first on nt threads (1:
- * serially): the bigger buckets split by all threads a pass each, then
- * each bucket sorted on its own differing bits by one thread in cache,
- * down to insertion sorts; for the treecode's host sort at small N, where
- * the LSD's eight passes and the threads' regions a pass cost more than
- * the sort.  The result is in kv; NULL where out of memory. */
-nbrt_kv *nbrt_order_sort_msd(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
-                             uint64_t differ, int nt);
+/* The same order in one parallel region of nt threads (1: serially),
+ * with the keys: those of pos as nbrt_order_keys makes them (pos NULL:
+ * kv's own), cut into 256 buckets at splitters from a sample (even on a
+ * clustered set), each bucket sorted by one thread (the MSD sort) into kv
+ * and handed to done(ctx, kv + at, at, len) unless done is NULL.  The
+ * treecode's host sort at small N, where each region of the other sorts
+ * cost tens of microseconds on a 16-core host.  0, or -1 out of memory. */
+int nbrt_order_sort_sample(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                           const double *const pos[3], int dim,
+                           const double lo[3], double side, int nt,
+                           void (*done)(void *, const nbrt_kv *, size_t,
+                                        size_t),
+                           void *ctx);
 /* The runs of equal key >> shift in the sorted key[0..n): their count,
  * and where each starts in start (unless NULL), in parallel for large n
  * with the same result whatever the threads. */

@@ -20,10 +20,14 @@
 
 /* Below this many bodies the host sorts (host_sort), with at least
  * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
- * passes of three kernels, four gathers) and 5 MB across the bus, 0.65
- * ms at N = 65536 on an H100, where the host's MSD sort on 16 threads
- * needs no upload but the order's.  $NBRT_TREE_HOSTSORT sets another
- * bound (0: the device always). */
+ * passes of three kernels, four gathers) and 5 MB across the bus, 0.46-
+ * 0.51 ms at N = 65536 on an H200 (0.65 on an H100), where the host's
+ * sort needs no upload but the order's; an MSD sort of fifteen parallel
+ * regions took 0.8-1.1 ms there (a region costs tens of microseconds on
+ * that host), hence one region (order.c's sample sort).  At 32768 the
+ * host won with that too (0.47-0.53 against 0.57 ms).  Four threads made
+ * every host phase two to three times slower.  $NBRT_TREE_HOSTSORT sets
+ * another bound (0: the device always). */
 enum { HOST_BELOW = 1 << 17, HOST_THREADS = 8 };
 
 /* Whether the host sorts n bodies (the rule above); -1 refused. */
@@ -53,10 +57,37 @@ static void lap(nbrt *rt, double *t, double *ms)
 	*t = now;
 }
 
-/* The tree's sort on the host (host_sorts): keys, order.c's MSD sort
- * and the gathers in one pass, on every thread; only the order goes up,
- * kept in slot for the results' scatter, as the device's sort leaves it.
- * The pairs' room is the pinned staging after the order's. */
+/* Where host_sort's buckets go as each is sorted (order.c's done). */
+typedef struct Gather {
+	const double *const *x;
+	const double *m;
+	unsigned long long *key;
+	size_t *order;
+	cl_uint *pv;
+	double *const *sx;
+	double *sm;
+} Gather;
+
+static void gather(void *ctx, const nbrt_kv *r, size_t at, size_t len)
+{
+	const Gather *g = ctx;
+	for (size_t s = at; s < at + len; s++) {
+		size_t o = (size_t)r[s - at].val;
+		g->order[s] = o;
+		g->pv[s] = (cl_uint)o;
+		g->key[s] = r[s - at].key;
+		for (int d = 0; d < 3; d++)
+			g->sx[d][s] = g->x[d][o];
+		if (g->m)
+			g->sm[s] = g->m[o];
+	}
+}
+
+/* The tree's sort on the host (host_sorts): keys, order.c's sample sort
+ * and the gathers (each bucket's by the thread that sorted it) in one
+ * parallel region; only the order goes up, kept in slot for the results'
+ * scatter, as the device's sort leaves it.  The pairs' room is the
+ * pinned staging after the order's. */
 static int host_sort(nbrt *rt, const double *const x[3], const double *m,
                      size_t n, const double lo[3], double side, int slot,
                      unsigned long long *key, size_t *order,
@@ -68,7 +99,7 @@ static int host_sort(nbrt *rt, const double *const x[3], const double *m,
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
 #endif
-	double t0 = nbrt_now(), t = t0, ms[3] = {0, 0, 0};
+	double t0 = nbrt_now(), t = t0, ms[2] = {0, 0};
 	size_t vb = n * sizeof(cl_uint), kb = 2 * n * sizeof(nbrt_kv);
 	size_t pad = (vb + 63) / 64 * 64;
 	cl_int e;
@@ -81,33 +112,20 @@ static int host_sort(nbrt *rt, const double *const x[3], const double *m,
 		return -1;
 	cl_uint *pv = c->pinp;
 	nbrt_kv *kv = (nbrt_kv *)((char *)c->pinp + pad);
-	uint64_t differ = nbrt_order_keys_nt(kv, x, n, 3, lo, side, nt);
-	lap(rt, &t, &ms[0]);
-	nbrt_kv *r = nbrt_order_sort_msd(kv, kv + n, n, differ, nt);
-	if (!r)
+	Gather g = {x, m, key, order, pv, sx, sm};
+	if (nbrt_order_sort_sample(kv, kv + n, n, x, 3, lo, side, nt, gather,
+	                           &g))
 		return nbrt_fail(rt, "%s: out of memory", what);
-	lap(rt, &t, &ms[1]);
-	long long s;
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-	for (s = 0; s < (long long)n; s++) {
-		size_t o = (size_t)r[s].val;
-		order[s] = o;
-		pv[s] = (cl_uint)o;
-		key[s] = r[s].key;
-		for (int d = 0; d < 3; d++)
-			sx[d][s] = x[d][o];
-		if (m)
-			sm[s] = m[o];
-	}
+	lap(rt, &t, &ms[0]);
 	/* blocking: the staging is the back end's for other copies */
 	if ((e = clEnqueueWriteBuffer(c->q, c->mortperm[slot], CL_TRUE, 0, vb, pv,
 	                              0, NULL, NULL)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "a copy to the device", e);
 	c->mortkept[slot] = n;
-	lap(rt, &t, &ms[2]);
-	nbrt_note(rt, "%s of %zu bodies on the host (%d threads): %.3g ms (keys "
-	          "%.3g, sort %.3g, gathers and the order up %.3g)", what, n, nt,
-	          1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2]);
+	lap(rt, &t, &ms[1]);
+	nbrt_note(rt, "%s of %zu bodies on the host (%d threads): %.3g ms (keys, "
+	          "sort and gathers %.3g, the order up %.3g)", what, n, nt,
+	          1e3 * (nbrt_now() - t0), ms[0], ms[1]);
 	return 0;
 }
 

@@ -5,9 +5,9 @@
  * differing in low bits only; sizes from 0 past the parallel threshold
  * (65536), on 1, 2 and 3 threads; and one top-heavy set whose big bucket
  * (over 2^20 keys) the sort cuts again on its own bits (order.c's recut).
- * nbrt_order_sort_msd the same way: sizes 0, 1, primes about its
- * insertion, narrow-digit and split bounds and past the parallel ones,
- * on 1 to 16 threads, the differing bits exact or all of them.
+ * nbrt_order_sort_sample the same way: sizes 0, 1, primes about its
+ * buckets' insertion and narrow-digit bounds and its sample's size and
+ * past them, on 1 to 16 threads, each bucket handed over once.
  * Also nbrt_order_pieces: every byte in one piece, a piece a thread (128
  * KB at least) from 1 MB on, over several threads, fn's results ORed. */
 #include <check.h>
@@ -95,7 +95,16 @@ START_TEST(against_qsort)
 }
 END_TEST
 
-START_TEST(msd_against_qsort)
+/* nbrt_order_sort_sample's done: the keys handed over, counted */
+static void handed(void *ctx, const nbrt_kv *r, size_t at, size_t len)
+{
+	(void)r;
+	(void)at;
+#pragma omp atomic
+	*(size_t *)ctx += len;
+}
+
+START_TEST(sample_against_qsort)
 {
 	static const size_t sizes[] = {0, 1, 2, 3, 23, 29, 509, 521, 4099, 9001,
 	                               65537, 131071};
@@ -107,26 +116,23 @@ START_TEST(msd_against_qsort)
 			nbrt_kv *ref = malloc((n + 1) * sizeof *ref);
 			nbrt_kv *kv = malloc(2 * (n + 1) * sizeof *kv);
 			ck_assert(in && ref && kv);
-			uint64_t any = 0, all = ~(uint64_t)0;
-			for (size_t e = 0; e < n; e++) {
+			for (size_t e = 0; e < n; e++)
 				in[e] = (nbrt_kv){draw(kind), e};
-				any |= in[e].key;
-				all &= in[e].key;
-			}
 			memcpy(ref, in, n * sizeof *in);
 			qsort(ref, n, sizeof *ref, by_key_index);
-			for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-				for (int exact = 0; exact < 2; exact++) {
-					int th = threads[t];
-					memcpy(kv, in, n * sizeof *in);
-					nbrt_kv *r = nbrt_order_sort_msd(
-					    kv, kv + n, n, exact ? any ^ all : ~(uint64_t)0, th);
-					ck_assert(r == kv);
-					char what[64];
-					snprintf(what, sizeof what, "msd: keys %d, %d threads, "
-					         "exact %d", kind, th, exact);
-					expect(r, ref, n, what);
-				}
+			for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+				int th = threads[t];
+				memcpy(kv, in, n * sizeof *in);
+				size_t seen = 0;
+				ck_assert(nbrt_order_sort_sample(kv, kv + n, n, NULL, 3, NULL,
+				                                 1, th, handed, &seen) == 0);
+				ck_assert_msg(seen == n, "sample: %zu of %zu handed over",
+				              seen, n);
+				char what[64];
+				snprintf(what, sizeof what, "sample: keys %d, %d threads",
+				         kind, th);
+				expect(kv, ref, n, what);
+			}
 			free(in);
 			free(ref);
 			free(kv);
@@ -200,7 +206,7 @@ int main(void)
 	Suite *s;
 	TCase *tc = unit_case(&s, "order_sort", 120);
 	tcase_add_test(tc, against_qsort);
-	tcase_add_test(tc, msd_against_qsort);
+	tcase_add_test(tc, sample_against_qsort);
 	tcase_add_test(tc, pieces);
 	int failed = unit_run(s, CK_NOFORK);
 	return failed ? 1 : 0;
