@@ -723,33 +723,48 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 	return 0;
 }
 
-/* Value e of a host column of type t as a double (a dd's hi + lo). */
-static inline double host_value(const void *h, nbrt_type t, size_t e)
-{
-	return t == NBRT_FLOAT ? ((const float *)h)[e] :
-	       t == NBRT_DOUBLE ? ((const double *)h)[e] :
-	       ((const double *)h)[2 * e] + ((const double *)h)[2 * e + 1];
-}
-
-/* Whether value e of two host columns of type t has the same bits. */
-static inline int host_same(const void *a, const void *b, nbrt_type t,
-                            size_t e)
-{
-	size_t z = t == NBRT_FLOAT ? 4 : t == NBRT_DOUBLE ? 8 : 16;
-	return !memcmp((const char *)a + z * e, (const char *)b + z * e, z);
-}
-
 /* The read's loops go parallel from this many bodies (every column in
  * one region: four regions and a serial comparison of i's columns with
  * j's were the read's 0.17 ms at N = 65536 on an H100's host). */
 enum { READ_PAR = 16384 };
 
+static size_t type_size(nbrt_type t);
+
+/* Values [a, b) of host column h of type t into out as doubles, their
+ * least and greatest folded into *lo and *hi; whether any is not finite.
+ * A loop a type, so that each is a plain conversion (one loop testing
+ * the type a value made the read of 2^22 bodies twice as slow). */
+static int read_slice(const void *h, nbrt_type t, double *out, size_t a,
+                      size_t b, double *lo, double *hi)
+{
+	double l = *lo, u = *hi;
+	int bad = 0;
+#define SCAN(expr) \
+	for (size_t e = a; e < b; e++) { \
+		double x = (expr); \
+		out[e] = x; \
+		bad |= !isfinite(x); \
+		l = x < l ? x : l; \
+		u = x > u ? x : u; \
+	}
+	if (t == NBRT_FLOAT)
+		SCAN(((const float *)h)[e])
+	else if (t == NBRT_DOUBLE)
+		SCAN(((const double *)h)[e])
+	else
+		SCAN(((const double *)h)[2 * e] + ((const double *)h)[2 * e + 1])
+#undef SCAN
+	*lo = l;
+	*hi = u;
+	return bad;
+}
+
 /* A side's nc columns v[] (positions, then a mass), all host arrays of
- * k, as n doubles into out[] in one pass over every thread: each checked
- * finite, the positions' extent into lo and hi, and where like is not
- * NULL (the other side's position columns, of the same types) whether
- * every position has like's bits, into *same.  1: not host arrays all,
- * for column(). */
+ * k, as n doubles into out[] in one parallel region, each thread its
+ * slice of every column: each checked finite, the positions' extent into
+ * lo and hi, and where like is not NULL (the other side's position
+ * columns, of the same types) whether every position has like's bits,
+ * into *same.  1: not host arrays all, for column(). */
 static int columns_host(nbrt_kernel *k, const char *const what[], int nc,
                         const int v[], size_t n, double *const out[],
                         double lo[3], double hi[3], const void *const *like,
@@ -764,23 +779,27 @@ static int columns_host(nbrt_kernel *k, const char *const what[], int nc,
 	double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
 	double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
 	int bad = 0, differ = 0;
-	long long e;
-#pragma omp parallel for schedule(static) if (n >= READ_PAR) \
-	reduction(| : bad, differ) reduction(min : l0, l1, l2) \
-	reduction(max : h0, h1, h2)
-	for (e = 0; e < (long long)n; e++) {
-		double p[4];
+#pragma omp parallel if (n >= READ_PAR) reduction(| : bad, differ) \
+	reduction(min : l0, l1, l2) reduction(max : h0, h1, h2)
+	{
+		size_t t = 0, T = 1;
+#ifdef _OPENMP
+		t = (size_t)omp_get_thread_num();
+		T = (size_t)omp_get_num_threads();
+#endif
+		size_t a = n * t / T, b = n * (t + 1) / T;
+		double *lp[3] = {&l0, &l1, &l2}, *hp[3] = {&h0, &h1, &h2};
+		double ml = INFINITY, mh = -INFINITY;
 		for (int c = 0; c < nc; c++) {
-			p[c] = host_value(s[c]->host, s[c]->t, (size_t)e);
-			out[c][e] = p[c];
-			bad |= !isfinite(p[c]) << c;
+			int pos = c < 3;
+			bad |= read_slice(s[c]->host, s[c]->t, out[c], a, b,
+			                  pos ? lp[c] : &ml, pos ? hp[c] : &mh) << c;
+			size_t z = type_size(s[c]->t);
+			if (like && pos && like[c] != s[c]->host)
+				differ |= memcmp((const char *)like[c] + z * a,
+				                 (const char *)s[c]->host + z * a,
+				                 z * (b - a)) != 0;
 		}
-		for (int c = 0; like && c < 3; c++)
-			differ |= like[c] != s[c]->host &&
-			          !host_same(like[c], s[c]->host, s[c]->t, (size_t)e);
-		l0 = p[0] < l0 ? p[0] : l0, h0 = p[0] > h0 ? p[0] : h0;
-		l1 = p[1] < l1 ? p[1] : l1, h1 = p[1] > h1 ? p[1] : h1;
-		l2 = p[2] < l2 ? p[2] : l2, h2 = p[2] > h2 ? p[2] : h2;
 	}
 	lo[0] = l0, lo[1] = l1, lo[2] = l2;
 	hi[0] = h0, hi[1] = h1, hi[2] = h2;
