@@ -6,11 +6,16 @@
  * usage: sortbench [--] N BITS DEVICE [REPS SEED]; prints one CSV row
  * after a header: the medians of REPS timed runs (after one untimed) of
  * the host sort, the device's whole call and its parts (staging and
- * upload, the sort on the device, download and unstaging), and whether
- * the two results were the same array bit for bit. */
+ * upload, the sort on the device, download and unstaging), the host's
+ * sample sort (nbrt_order_sort_sample on every thread, keys made: the
+ * treecode's at small N), and whether the three results were the same
+ * array bit for bit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "cl/cl_impl.h"
 #include "order.h"
 
@@ -71,8 +76,9 @@ int main(int argc, char **argv)
 	nbrt_kv *in = malloc(n * sizeof *in), *ref = malloc(2 * n * sizeof *ref);
 	nbrt_kv *kv = malloc(2 * n * sizeof *kv);
 	double *pos = malloc(3 * n * sizeof *pos);
-	double *t = malloc(5 * reps * sizeof *t);
-	if (!in || !ref || !kv || !pos || !t) {
+	double *t = malloc(6 * reps * sizeof *t);
+	nbrt_kv *ms = malloc(2 * n * sizeof *ms);
+	if (!in || !ref || !kv || !pos || !t || !ms) {
 		fprintf(stderr, "sortbench: out of memory for %llu pairs\n", n);
 		goto out;
 	}
@@ -98,7 +104,11 @@ int main(int argc, char **argv)
 	}
 	if (setenv("NBRT_DEVICE_SORT", "1", 1))
 		goto out;
-	nbrt_kv *want = NULL, *got = NULL;
+	nbrt_kv *want = NULL, *got = NULL, *msd = NULL;
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
 	for (unsigned long long r = 0; r <= reps; r++) {
 		/* the first of each untimed: kernels built, memory mapped */
 		memcpy(ref, in, n * sizeof *in);
@@ -113,8 +123,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sortbench: %s\n", nbrt_error(rt));
 			goto out;
 		}
+		memcpy(ms, in, n * sizeof *in);
+		double t4 = nbrt_now();
+		msd = nbrt_order_sort_sample(ms, ms + n, n, NULL, 3, NULL, 1, nt,
+		                             NULL, NULL) ? NULL : ms;
+		double t5 = nbrt_now();
+		if (!msd) {
+			fprintf(stderr, "sortbench: out of memory for the sample "
+			        "sort\n");
+			goto out;
+		}
 		if (r) {
 			double part[3];
+			t[5 * reps + r - 1] = t5 - t4;
 			nbrt_cl_sort_times(rt, part);
 			t[r - 1] = t1 - t0;
 			t[reps + r - 1] = t3 - t2;
@@ -122,15 +143,16 @@ int main(int argc, char **argv)
 				t[(2 + q) * reps + r - 1] = part[q];
 		}
 	}
-	int same = !memcmp(want, got, n * sizeof *want);
-	double m[5];
-	for (int q = 0; q < 5; q++)
+	int same = !memcmp(want, got, n * sizeof *want) &&
+	           !memcmp(want, msd, n * sizeof *want);
+	double m[6];
+	for (int q = 0; q < 6; q++)
 		m[q] = median(t + q * reps, (int)reps);
 	printf("n,bits,device,host_s,device_s,upload_s,sort_s,download_s,"
-	       "speedup,sort_mpairs_s,same\n");
-	printf("%llu,%llu,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%d\n", n,
-	       bits, rt->name, m[0], m[1], m[2], m[3], m[4], m[0] / m[1],
-	       (double)n / m[3] * 1e-6, same);
+	       "speedup,sort_mpairs_s,host_sample_s,same\n");
+	printf("%llu,%llu,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g,%d\n",
+	       n, bits, rt->name, m[0], m[1], m[2], m[3], m[4], m[0] / m[1],
+	       (double)n / m[3] * 1e-6, m[5], same);
 	rc = same ? 0 : 1;
 	if (!same)
 		fprintf(stderr, "sortbench: the device's order is not the host's\n");
@@ -140,6 +162,7 @@ out:
 	free(kv);
 	free(pos);
 	free(t);
+	free(ms);
 	nbrt_close(rt);
 	return rc;
 }

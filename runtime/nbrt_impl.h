@@ -455,17 +455,24 @@ typedef struct nbrt_octree {
 	size_t n, ncell, cap;
 	nbrt_cell *cell;
 	nbrt_work *work; /* where cell is kept between calls, or NULL */
+	/* colslot > 0 (set before the build, with moments): the gravity
+	 * expansions' ten columns (c, m, q; a value a cell) written by the
+	 * build as it makes each cell's moments, kept in work from colslot
+	 * on, and not freed with the tree (tree.c's far_columns takes them) */
+	int colslot;
+	double *col[10];
 } nbrt_octree;
 /* Builds the cells over n bodies whose keys key[0..n) are sorted, in the
  * cube (lo, side): a cell of more than bucket bodies is split unless at
  * NBRT_TREE_DEPTH; with every cell's monopole and quadrupole, in double,
- * from the sorted bodies' x[3][n] and m[n] (x NULL: none); job(arg),
- * where job is not NULL, run once by one of its threads (tree.c's
- * i-groups).  Returns 0, or -1 with the message set (memory). */
+ * from the sorted bodies' x[3][n] and m[n] (x NULL: none); job(arg, q)
+ * for q < njob, each run once by one of its threads (tree.c's i-groups
+ * and its read of the memory left).  Returns 0, or -1 with the message
+ * set (memory). */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const unsigned long long *key,
                       size_t n, size_t bucket, double side,
                       double *const x[3], const double *m,
-                      void (*job)(void *), void *arg);
+                      void (*job)(void *, int), void *arg, int njob);
 void nbrt_octree_free(nbrt_octree *t);
 
 /* nbrt_mem.c: reports the progress of the run (nbrt_show_progress). */

@@ -88,22 +88,28 @@ void nbrt_order_unmorton(uint64_t key, int dim, uint64_t u[3])
 	}
 }
 
+/* The key of point e of pos in the cube (lo, cells / scale), clamped to
+ * its faces (top: the last cell an axis). */
+static inline uint64_t key_of(const double *const pos[3], size_t e, int dim,
+                              const double lo[3], double scale, double top)
+{
+	uint64_t u[3] = {0, 0, 0};
+	for (int d = 0; d < dim; d++) {
+		double t = (pos[d][e] - lo[d]) * scale;
+		/* NaN and below to 0 */
+		u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
+	}
+	return nbrt_order_morton(u, dim);
+}
+
 void nbrt_order_keys(nbrt_kv *kv, const double *const pos[3], size_t n,
                      int dim, const double lo[3], double side)
 {
 	double cells = (double)((uint64_t)1 << key_bits[dim]);
 	double top = cells - 1, scale = cells / side;
 #pragma omp parallel for if (n >= PAR) schedule(static)
-	for (size_t e = 0; e < n; e++) {
-		uint64_t u[3] = {0, 0, 0};
-		for (int d = 0; d < dim; d++) {
-			double t = (pos[d][e] - lo[d]) * scale;
-			/* NaN and below to 0 */
-			u[d] = !(t >= 0) ? 0 : t > top ? (uint64_t)top : (uint64_t)t;
-		}
-		kv[e].key = nbrt_order_morton(u, dim);
-		kv[e].val = e;
-	}
+	for (size_t e = 0; e < n; e++)
+		kv[e] = (nbrt_kv){key_of(pos, e, dim, lo, scale, top), e};
 }
 
 /* One counting pass of 8 bits at shift, a to b, stable. */
@@ -316,6 +322,206 @@ nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
 	}
 	/* small, or no memory for the buckets' counts: serial passes */
 	return lsd(kv, tmp, n, differ, NULL, 1) % 2 ? tmp : kv;
+}
+
+/* The MSD sort of a bucket (nbrt_order_sort_sample's).  Buckets of at
+ * most INSERT keys
+ * are sorted by insertion; a digit is 8 bits, 4 for a bucket of at most
+ * NARROW keys (256 counts would cost more than its keys). */
+enum { INSERT = 24, NARROW = 512 };
+
+/* a[0..m) sorted stably by insertion */
+static void insertion(nbrt_kv *a, size_t m)
+{
+	for (size_t e = 1; e < m; e++) {
+		nbrt_kv x = a[e];
+		size_t f = e;
+		for (; f > 0 && a[f - 1].key > x.key; f--)
+			a[f] = a[f - 1];
+		a[f] = x;
+	}
+}
+
+/* The top `width` bits at or below the highest set bit of differ: the
+ * shift of the digit. */
+static int top_digit(uint64_t differ, int width)
+{
+	int hb = 63 - __builtin_clzll(differ);
+	return hb + 1 > width ? hb + 1 - width : 0;
+}
+
+/* a[0..m) sorted stably, the result in b where to_b, else in a; the
+ * other is room; differ: the bits some of its keys have and some not.
+ * Each level splits on the top differing digit of its own keys (a
+ * bucket's bits above it are all equal), each bucket's differing bits
+ * found as it is written, so a level costs a count and a move over the
+ * keys that still differ: two or three levels for bodies' Morton keys at
+ * N = 65536 against the LSD's eight passes. */
+static void msd(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b, uint64_t differ)
+{
+	if (m <= INSERT || !differ) { /* equal keys: in their stable order */
+		if (differ)
+			insertion(a, m);
+		if (to_b)
+			memcpy(b, a, m * sizeof *a);
+		return;
+	}
+	int width = m <= NARROW ? 4 : 8;
+	unsigned bins = 1u << width, mask = bins - 1;
+	int shift = top_digit(differ, width);
+	size_t count[257] = {0}, at[257];
+	uint64_t any[256], all[256];
+	for (size_t e = 0; e < m; e++)
+		count[(a[e].key >> shift & mask) + 1]++;
+	at[0] = 0;
+	for (unsigned d = 0; d < bins; d++) {
+		at[d + 1] = (count[d + 1] += count[d]);
+		any[d] = 0;
+		all[d] = ~(uint64_t)0;
+	}
+	for (size_t e = 0; e < m; e++) {
+		uint64_t k = a[e].key;
+		unsigned d = k >> shift & mask;
+		any[d] |= k;
+		all[d] &= k;
+		b[count[d]++] = a[e];
+	}
+	for (unsigned d = 0; d < bins; d++)
+		if (at[d + 1] > at[d])
+			msd(b + at[d], a + at[d], at[d + 1] - at[d], !to_b,
+			    any[d] ^ all[d]);
+}
+
+/* msd of keys whose differing bits are not known: found first */
+static void msd_root(nbrt_kv *a, nbrt_kv *b, size_t m, int to_b)
+{
+	uint64_t any = 0, all = ~(uint64_t)0;
+	for (size_t e = 0; e < m; e++) {
+		any |= a[e].key;
+		all &= a[e].key;
+	}
+	msd(a, b, m, to_b, any ^ all);
+}
+
+/* nbrt_order_sort_sample's buckets: NB, cut at splitters from a
+ * sample of SAMPLE keys a bucket, every n / (NB * SAMPLE)-th. */
+enum { NB = 256, SAMPLE = 8 };
+
+/* One step of the search for key among the splitters: q the splitters
+ * below it so far. */
+#define STEP(q, k) ((q) += sp[(q) + step - 1] <= (k) ? step : 0)
+
+/* The buckets id[e] of kv[a..b) among the NB - 1 sorted splitters sp:
+ * how many are at most the key (equal keys share a bucket).  Four
+ * searches side by side, in registers: one alone is a chain of eight
+ * dependent loads. */
+static void buckets_of(const uint64_t *sp, const nbrt_kv *kv, size_t a,
+                       size_t b, unsigned char *id)
+{
+	size_t e = a;
+	for (; e + 4 <= b; e += 4) {
+		uint64_t k0 = kv[e].key, k1 = kv[e + 1].key, k2 = kv[e + 2].key,
+		         k3 = kv[e + 3].key;
+		unsigned q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+		for (unsigned step = NB / 2; step; step /= 2) {
+			STEP(q0, k0);
+			STEP(q1, k1);
+			STEP(q2, k2);
+			STEP(q3, k3);
+		}
+		id[e] = (unsigned char)q0;
+		id[e + 1] = (unsigned char)q1;
+		id[e + 2] = (unsigned char)q2;
+		id[e + 3] = (unsigned char)q3;
+	}
+	for (; e < b; e++) {
+		unsigned q = 0;
+		for (unsigned step = NB / 2; step; step /= 2)
+			STEP(q, kv[e].key);
+		id[e] = (unsigned char)q;
+	}
+}
+#undef STEP
+
+int nbrt_order_sort_sample(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                           const double *const pos[3], int dim,
+                           const double lo[3], double side, int nt,
+                           void (*done)(void *, const nbrt_kv *, size_t,
+                                        size_t),
+                           void *ctx)
+{
+	if (!n)
+		return 0;
+	_Static_assert(NB == 256, "a bucket's number is a byte");
+	size_t *hist = malloc((size_t)nt * NB * sizeof *hist);
+	nbrt_kv *sample = malloc(2 * NB * SAMPLE * sizeof *sample);
+	unsigned char *id = malloc(n);
+	size_t start[NB + 1];
+	uint64_t sp[NB];
+	if (!hist || !sample || !id) {
+		free(hist);
+		free(sample);
+		free(id);
+		return -1;
+	}
+	double cells = (double)((uint64_t)1 << key_bits[dim]);
+	double top = cells - 1, scale = cells / side;
+	size_t ns = n < NB * SAMPLE ? n : NB * SAMPLE;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		int t, T;
+		size_t a, b;
+		slice(n, &t, &T, &a, &b);
+		for (size_t e = a; pos && e < b; e++)
+			kv[e] = (nbrt_kv){key_of(pos, e, dim, lo, scale, top), e};
+#pragma omp barrier
+#pragma omp single
+		{
+			/* the splitters from a sample sorted by key, the same
+			 * whatever the threads */
+			for (size_t q = 0; q < ns; q++)
+				sample[q] = kv[q * (n / ns)];
+			msd_root(sample, sample + ns, ns, 0);
+			for (size_t q = 0; q + 1 < NB; q++)
+				sp[q] = sample[(q + 1) * ns / NB].key;
+			sp[NB - 1] = ~(uint64_t)0;
+		}
+		size_t *h = hist + (size_t)t * NB;
+		memset(h, 0, NB * sizeof *h);
+		buckets_of(sp, kv, a, b, id);
+		for (size_t e = a; e < b; e++)
+			h[id[e]]++;
+#pragma omp barrier
+#pragma omp single
+		{
+			size_t sum = 0;
+			for (size_t d = 0; d < NB; d++) {
+				start[d] = sum;
+				for (int q = 0; q < T; q++) {
+					size_t c = hist[(size_t)q * NB + d];
+					hist[(size_t)q * NB + d] = sum;
+					sum += c;
+				}
+			}
+			start[NB] = n;
+		}
+		for (size_t e = a; e < b; e++)
+			tmp[h[id[e]]++] = kv[e];
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 4)
+		for (long long d = 0; d < NB; d++) {
+			size_t at = start[d], len = start[d + 1] - at;
+			if (!len)
+				continue;
+			msd_root(tmp + at, kv + at, len, 1);
+			if (done)
+				done(ctx, kv + at, at, len);
+		}
+	}
+	free(hist);
+	free(sample);
+	free(id);
+	return 0;
 }
 
 size_t nbrt_order_runs(const uint64_t *key, size_t n, int shift,

@@ -40,6 +40,19 @@ nbrt_kv *nbrt_order_sort(nbrt_kv *kv, nbrt_kv *tmp, size_t n);
  * nbrt_order_sort finds in a pass of its own. */
 nbrt_kv *nbrt_order_sort_bits(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
                               uint64_t differ);
+/* The same order in one parallel region of nt threads (1: serially),
+ * with the keys: those of pos as nbrt_order_keys makes them (pos NULL:
+ * kv's own), cut into 256 buckets at splitters from a sample (even on a
+ * clustered set), each bucket sorted by one thread (the MSD sort) into kv
+ * and handed to done(ctx, kv + at, at, len) unless done is NULL.  The
+ * treecode's host sort at small N, where each region of the other sorts
+ * cost tens of microseconds on a 16-core host.  0, or -1 out of memory. */
+int nbrt_order_sort_sample(nbrt_kv *kv, nbrt_kv *tmp, size_t n,
+                           const double *const pos[3], int dim,
+                           const double lo[3], double side, int nt,
+                           void (*done)(void *, const nbrt_kv *, size_t,
+                                        size_t),
+                           void *ctx);
 /* The runs of equal key >> shift in the sorted key[0..n): their count,
  * and where each starts in start (unless NULL), in parallel for large n
  * with the same result whatever the threads. */

@@ -285,16 +285,26 @@ void nbrt_octree_free(nbrt_octree *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Room for n cells.  The memory left (nbrt_host_memory reads
- * /proc/meminfo and the cgroup's files, 100 us a call here) is read only
- * where the kept array is too small for them. */
+/* Room for n cells (and their columns, colslot).  The memory left
+ * (nbrt_host_memory reads /proc/meminfo and the cgroup's files, 100 us a
+ * call here) is read only where the kept arrays are too small. */
+enum { NCOL = sizeof ((nbrt_octree *)0)->col / sizeof(double *) };
 static int cells_room(nbrt *rt, nbrt_octree *t, size_t n)
 {
 	nbrt_work *w = t->work;
-	double need = (double)n * sizeof(nbrt_cell);
-	size_t kept = w && W_CELL < w->n ? w->cap[W_CELL] : 0;
-	t->cell = need <= (double)kept || need <= nbrt_host_memory() ?
+	int nc = t->colslot > 0 ? NCOL : 0;
+	double need = (double)n * (sizeof(nbrt_cell) + nc * sizeof(double));
+	int kept = w && W_CELL < w->n &&
+	           w->cap[W_CELL] >= n * sizeof(nbrt_cell);
+	for (int c = 0; c < nc && kept; c++)
+		kept = t->colslot + c < w->n &&
+		       w->cap[t->colslot + c] >= n * sizeof(double);
+	t->cell = kept || need <= nbrt_host_memory() ?
 	          nbrt_work_take(w, W_CELL, n * sizeof(nbrt_cell)) : NULL;
+	for (int c = 0; c < nc && t->cell; c++)
+		if (!(t->col[c] = nbrt_work_take(w, t->colslot + c,
+		                                 n * sizeof(double))))
+			t->cell = NULL;
 	if (!t->cell) {
 		char b[32];
 		nbrt_format_bytes(b, sizeof b, need);
@@ -418,6 +428,13 @@ static void cell_moments(nbrt_octree *t, size_t c, double *const x[3],
 	p->m = sm;
 	memcpy(p->c, cc, sizeof cc);
 	memcpy(p->q, q, sizeof q);
+	if (t->col[0]) { /* written by the thread that made them: in cache */
+		for (int d = 0; d < 3; d++)
+			t->col[d][c] = cc[d];
+		t->col[3][c] = sm;
+		for (int w = 0; w < 6; w++)
+			t->col[4 + w][c] = q[w];
+	}
 }
 
 /* A piece of the octree's build (nbrt_octree_build): a cell of more than
@@ -507,23 +524,29 @@ enum { PIECES_A_THREAD = 4 };
  * an H100's host, mostly regions and waits. */
 int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
                       size_t bucket, double side, double *const x[3],
-                      const double *m, void (*job)(void *), void *arg)
+                      const double *m, void (*job)(void *, int), void *arg,
+                      int njob)
 {
 	nbrt_work *w = t->work;
+	int colslot = x ? t->colslot : 0;
 	memset(t, 0, sizeof *t);
 	t->work = w;
+	t->colslot = colslot;
 	t->n = n;
 	if (!n) {
-		if (job)
-			job(arg);
+		for (int q = 0; q < njob; q++)
+			job(arg, q);
 		return 0;
 	}
 	int nt = 1;
 #ifdef _OPENMP
 	nt = omp_get_max_threads();
 #endif
+	long per = PIECES_A_THREAD; /* $NBRT_TREE_PIECES: another, to tune */
+	if (nbrt_env_int(rt, "NBRT_TREE_PIECES", 1, 1024, &per) < 0)
+		return -1;
 	size_t most = n < BIG_TREE || nt < 2 ? n :
-	              n / ((size_t)PIECES_A_THREAD * (size_t)nt);
+	              n / ((size_t)per * (size_t)nt);
 	most = most > bucket ? most : bucket;
 	/* the top cells hold more than most bodies each, so at most n / (most
 	 * + 1) a level, and each has at most 8 octants */
@@ -538,10 +561,8 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	double t1 = nbrt_now();
 	long long q;
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (q = -1; q < (long long)np; q++)
-		if (q < 0 && job)
-			job(arg);
-		else if (q >= 0 && !p[q].top)
+	for (q = 0; q < (long long)np; q++)
+		if (!p[q].top)
 			count_cells(key, p[q].a, p[q].b, p[q].level, bucket, p[q].at);
 	double t2 = nbrt_now();
 	/* a level's cells in the pieces' order, which is the bodies' */
@@ -572,9 +593,14 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 			.a = p[i].a, .b = p[i].b, .level = p[i].level, .side = p[i].side,
 			.child = p[i].top ? p[i + 1].root : 0, .nchild = p[i].nchild};
 	double t3 = nbrt_now();
+	/* the jobs beside the build, the longer loop: beside the count (at
+	 * N = 65536 on an H100's host the groups' 0.09 ms against its share
+	 * of 0.03) they held that loop to 0.15-0.30 ms */
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (q = 0; q < (long long)np; q++)
-		if (!p[q].top) {
+	for (q = -(long long)njob; q < (long long)np; q++)
+		if (q < 0)
+			job(arg, (int)(q + njob));
+		else if (!p[q].top) {
 			p[q].at[p[q].level]++;
 			build_below(t, key, bucket, p[q].root, p[q].at, x, m);
 		}
@@ -585,9 +611,9 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	/* where a small tree's build goes (the parallel loops' share of it
 	 * against the serial parts'), for the tree's timed parts */
 	nbrt_note(rt, "octree of %zu bodies: %.3g ms: %zu pieces (top %.3g), "
-	          "count %.3g%s, place %.3g, build %.3g, top moments %.3g", n,
+	          "count %.3g, place %.3g, build %.3g%s, top moments %.3g", n,
 	          1e3 * (nbrt_now() - t0), np, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
-	          job ? " (with the job)" : "", 1e3 * (t3 - t2), 1e3 * (t4 - t3),
+	          1e3 * (t3 - t2), 1e3 * (t4 - t3), njob ? " (with the jobs)" : "",
 	          1e3 * (nbrt_now() - t4));
 out:
 	nbrt_work_give(w, p);
@@ -697,6 +723,98 @@ static int column(nbrt_kernel *k, const char *what, int v, size_t n,
 	return 0;
 }
 
+/* The read's loops go parallel from this many bodies (every column in
+ * one region: four regions and a serial comparison of i's columns with
+ * j's were the read's 0.17 ms at N = 65536 on an H100's host). */
+enum { READ_PAR = 16384 };
+
+static size_t type_size(nbrt_type t);
+
+/* Values [a, b) of host column h of type t into out as doubles, their
+ * least and greatest folded into *lo and *hi; whether any is not finite.
+ * A loop a type, so that each is a plain conversion (one loop testing
+ * the type a value made the read of 2^22 bodies twice as slow). */
+static int read_slice(const void *h, nbrt_type t, double *out, size_t a,
+                      size_t b, double *lo, double *hi)
+{
+	double l = *lo, u = *hi;
+	int bad = 0;
+#define SCAN(expr) \
+	for (size_t e = a; e < b; e++) { \
+		double x = (expr); \
+		out[e] = x; \
+		bad |= !isfinite(x); \
+		l = x < l ? x : l; \
+		u = x > u ? x : u; \
+	}
+	if (t == NBRT_FLOAT)
+		SCAN(((const float *)h)[e])
+	else if (t == NBRT_DOUBLE)
+		SCAN(((const double *)h)[e])
+	else
+		SCAN(((const double *)h)[2 * e] + ((const double *)h)[2 * e + 1])
+#undef SCAN
+	*lo = l;
+	*hi = u;
+	return bad;
+}
+
+/* A side's nc columns v[] (positions, then a mass), all host arrays of
+ * k, as n doubles into out[] in one parallel region, each thread its
+ * slice of every column: each checked finite, the positions' extent into
+ * lo and hi, and where like is not NULL (the other side's position
+ * columns, of the same types) whether every position has like's bits,
+ * into *same.  1: not host arrays all, for column(). */
+static int columns_host(nbrt_kernel *k, const char *const what[], int nc,
+                        const int v[], size_t n, double *const out[],
+                        double lo[3], double hi[3], const void *const *like,
+                        int *same)
+{
+	const nbrt_slot *s[4];
+	for (int c = 0; c < nc; c++) {
+		s[c] = &k->b[v[c]];
+		if (!s[c]->set || !s[c]->host)
+			return 1;
+	}
+	double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+	double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+	int bad = 0, differ = 0;
+#pragma omp parallel if (n >= READ_PAR) reduction(| : bad, differ) \
+	reduction(min : l0, l1, l2) reduction(max : h0, h1, h2)
+	{
+		size_t t = 0, T = 1;
+#ifdef _OPENMP
+		t = (size_t)omp_get_thread_num();
+		T = (size_t)omp_get_num_threads();
+#endif
+		size_t a = n * t / T, b = n * (t + 1) / T;
+		double *lp[3] = {&l0, &l1, &l2}, *hp[3] = {&h0, &h1, &h2};
+		double ml = INFINITY, mh = -INFINITY;
+		for (int c = 0; c < nc; c++) {
+			int pos = c < 3;
+			bad |= read_slice(s[c]->host, s[c]->t, out[c], a, b,
+			                  pos ? lp[c] : &ml, pos ? hp[c] : &mh) << c;
+			size_t z = type_size(s[c]->t);
+			if (like && pos && like[c] != s[c]->host)
+				differ |= memcmp((const char *)like[c] + z * a,
+				                 (const char *)s[c]->host + z * a,
+				                 z * (b - a)) != 0;
+		}
+	}
+	lo[0] = l0, lo[1] = l1, lo[2] = l2;
+	hi[0] = h0, hi[1] = h1, hi[2] = h2;
+	if (same)
+		*same = like && !differ;
+	for (int c = 0; bad && c < nc; c++) /* the first, for the message */
+		for (size_t f = 0; bad >> c & 1 && f < n; f++)
+			if (!isfinite(out[c][f]))
+				return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: %s '%s' "
+				                 "at %zu is %g; it must be finite",
+				                 k->f->kernel, what[c],
+				                 k->f->var[v[c]].name, f, out[c][f]);
+	return 0;
+}
+
 /* The variable of k named name, of the role given; -1 refused. */
 static int named(nbrt_kernel *k, const char *name, nb_role role,
                  const char *what)
@@ -711,9 +829,12 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 
 /* Reads a side's columns into its arrays (kept in w from slot `slot`):
  * positions, and j's masses (the mass column where mv >= 0; a vector
- * kind's weights, sources_read, where not). */
+ * kind's weights, sources_read, where not).  like (or NULL): the other
+ * side's position arrays, compared with these as they are read, the
+ * answer in *same (same_bodies). */
 static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
-                     int mv, int j, nbrt_work *w, int slot)
+                     int mv, int j, nbrt_work *w, int slot,
+                     const void *const *like, int *same)
 {
 	s->n = n;
 	s->w = w;
@@ -733,11 +854,21 @@ static int side_read(nbrt_kernel *k, Side *s, size_t n, const int pv[3],
 			return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
 	if ((j && (!s->m || !s->sm)) || !s->order || !s->key)
 		return nbrt_fail(k->rt, "out of memory for %zu bodies", n);
+	static const char *const what[4] = {"position", "position", "position",
+	                                    "mass"};
+	int v[4] = {pv[0], pv[1], pv[2], mv};
+	double *out[4] = {s->x[0], s->x[1], s->x[2], s->m};
+	int r = columns_host(k, what, 3 + (mv >= 0), v, n, out, s->lo, s->hi,
+	                     like, same);
+	if (r <= 0)
+		return r;
 	for (int d = 0; d < 3; d++)
 		if (column(k, "position", pv[d], n, s->x[d], &s->lo[d], &s->hi[d]))
 			return -1;
 	if (mv >= 0 && column(k, "mass", mv, n, s->m, NULL, NULL))
 		return -1;
+	if (same) /* not host arrays: not like's */
+		*same = 0;
 	return 0;
 }
 
@@ -793,41 +924,25 @@ static size_t type_size(nbrt_type t)
 	return t == NBRT_FLOAT ? 4 : t == NBRT_DD ? 16 : 8;
 }
 
-static int differ_piece(void *ctx, size_t at, size_t len)
-{
-	const char *const *ab = ctx;
-	return memcmp(ab[0] + at, ab[1] + at, len) != 0;
-}
-
-/* Whether n bytes at a and b are the same, compared over every thread
- * (three 16 MB columns at N = 2^22). */
-static int same_bytes(const void *a, const void *b, size_t n)
-{
-	const char *ab[2] = {a, b};
-	return !nbrt_order_pieces(n, differ_piece, ab);
-}
-
-/* Whether the i-positions are the j-positions (the usual self-run), so
- * that i needs no sort of its own: the same host arrays bound to both,
- * or arrays of one type holding the same bits (a caller's copies, as
+/* Whether the i-positions may be the j-positions (the usual self-run),
+ * so that i needs no sort of its own: 2 where the same host arrays are
+ * bound to both, 1 where arrays of one type are (a caller's copies, as
  * treebench's: i was read and sorted a second time, 0.6 of 6.6 ms at
- * N = 65536 on an H100; a sort of the same values gives the same order,
- * so the results are the same bits either way). */
+ * N = 65536 on an H100), whose bits side_read compares as it reads j (a
+ * sort of the same values gives the same order, so the results are the
+ * same bits either way), 0 where not. */
 static int same_bodies(const nbrt_kernel *k, size_t ni, size_t nj,
                        const int pi[3], const int pj[3])
 {
+	int alike = 2;
 	for (int d = 0; d < 3; d++) {
 		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
 		if (ni != nj || !a->host || !b->host || a->t != b->t)
 			return 0;
+		if (a->host != b->host)
+			alike = 1;
 	}
-	for (int d = 0; d < 3; d++) {
-		const nbrt_slot *a = &k->b[pi[d]], *b = &k->b[pj[d]];
-		if (a->host != b->host &&
-		    !same_bytes(a->host, b->host, ni * type_size(a->t)))
-			return 0;
-	}
-	return 1;
+	return alike;
 }
 
 /* i as j (the same bodies): j's arrays, neither read nor copied. */
@@ -909,17 +1024,24 @@ static int cut_serial(size_t n, size_t gmax)
 	return n < PAR || n / 256 <= gmax;
 }
 
-/* The i-groups cut serially (cut_serial) as a job of the octree's build
- * (nbrt_octree_build), beside its threads: at N = 65536 they took 0.09
- * ms after its 0.5 on an H100's host. */
-typedef struct Groups {
+/* The jobs of the octree's build (nbrt_octree_build), beside its
+ * threads: the i-groups cut serially (cut_serial; at N = 65536 they took
+ * 0.09 ms after its 0.5 on an H100's host), where grp is not NULL, and
+ * the memory left read for the expansions and the lists (nbrt_host_memory:
+ * /proc/meminfo and the cgroup's files, 0.05-0.1 ms there). */
+typedef struct Jobs {
 	const u64 *key;
 	size_t n, gmax, *grp, ng;
-} Groups;
+	double mem;
+} Jobs;
 
-static void groups_job(void *arg)
+static void tree_job(void *arg, int q)
 {
-	Groups *g = arg;
+	Jobs *g = arg;
+	if (q == 1 || !g->grp) {
+		g->mem = nbrt_host_memory();
+		return;
+	}
 	g->ng = 0;
 	if (g->n)
 		cut_groups(g->key, 0, g->n, 0, g->gmax, g->grp, &g->ng, 0, NULL,
@@ -1770,6 +1892,13 @@ static int far_columns(nbrt *rt, const Kind *kd, const nbrt_octree *tree,
 		return nbrt_fail(rt, "nbrt_run_tree: the expansions of %zu cells "
 		                 "need more memory than this process may use",
 		                 tree->ncell);
+	if (tree->col[0] && kd->fill == fill_gravity) {
+		/* written by the build (nbrt_octree_build): at N = 65536 this
+		 * pass read cells other threads had written, 0.1 ms on an H100's
+		 * host */
+		memcpy(L->exp, tree->col, sizeof tree->col);
+		return 0;
+	}
 	for (int c = 0; c < kd->ncol; c++)
 		if (!(L->exp[c] = nbrt_work_take(L->w, W_EXP + c,
 		                                 nc * sizeof(double))))
@@ -2021,9 +2150,16 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	}
 	memcpy(saved, k->b, (size_t)nv * sizeof *saved);
 	memcpy(saved + nv, far->b, (size_t)fnv * sizeof *saved);
-	int same = same_bodies(k, ni, nj, pi, pj);
-	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10)) ||
-	    side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE) ||
+	/* j first, i's positions compared with it as it is read */
+	int same = same_bodies(k, ni, nj, pi, pj), like;
+	const void *ih[3] = {k->b[pi[0]].host, k->b[pi[1]].host,
+	                     k->b[pi[2]].host};
+	if (side_read(k, &sj, nj, pj, mj, 1, w, W_SIDE, same == 1 ? ih : NULL,
+	              &like))
+		goto out;
+	same = same == 2 || (same == 1 && like);
+	if ((!same && side_read(k, &si, ni, pi, -1, 0, w, W_SIDE + 10, NULL,
+	                        NULL)) ||
 	    (kd->nsrc == 3 && sources_read(k, gv, &sj, src)))
 		goto out;
 	part[0] = (tp = nbrt_now()) - t0;
@@ -2049,12 +2185,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		nbrt_fail(rt, "out of memory for %zu i-groups", ni);
 		goto out;
 	}
-	/* serial groups are cut by one of the build's threads (its part's
-	 * time then holds theirs) */
-	Groups gj = {si.key, ni, t->group, L.grp, 0};
+	/* serial groups are cut, and the memory left read, by the build's
+	 * threads (its part's time then holds theirs) */
 	int gser = cut_serial(ni, t->group);
+	Jobs gj = {si.key, ni, t->group, gser ? L.grp : NULL, 0, 0};
+	tree.colslot = kd->fill == fill_gravity ? W_EXP : 0;
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side, sj.sx,
-	                      sj.sm, gser ? groups_job : NULL, &gj))
+	                      sj.sm, tree_job, &gj, 1 + gser))
 		goto out;
 	part[2] = nbrt_now() - tp;
 	tp = nbrt_now();
@@ -2072,8 +2209,8 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double tcol = nbrt_now();
 	/* the memory left for the expansions and the lists, read once (100
 	 * us a read here; the walk's threads read it for their first
-	 * buffers, sixteen at once on an H100's host) */
-	double mem = nbrt_host_memory();
+	 * buffers, sixteen at once on an H100's host), by the build's job */
+	double mem = gj.mem;
 	if (far_columns(rt, kd, &tree, &sj, src, mem, &L))
 		goto out;
 	double t2 = nbrt_now();

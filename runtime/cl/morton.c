@@ -7,12 +7,44 @@
  * at random through 32 MB arrays at N = 2^22.  The order stays there for
  * the results' way back into the caller's order (tree_scatter, with
  * nbrt_cells_scatter), which the host wrote at random. */
+#include <limits.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "cl_impl.h"
 #include "order.h"
 
 /* Below this many bodies a host loop is serial (as in order.c). */
 #define PAR 65536
+
+/* Below this many bodies the host sorts (host_sort), with at least
+ * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
+ * passes of three kernels, four gathers) and 5 MB across the bus, 0.46-
+ * 0.51 ms at N = 65536 on an H200 (0.65 on an H100), where the host's
+ * sort needs no upload but the order's; an MSD sort of fifteen parallel
+ * regions took 0.8-1.1 ms there (a region costs tens of microseconds on
+ * that host), hence one region (order.c's sample sort), which in the
+ * final run (H200, 2026-11-28 06:37) took 0.46 ms at 32768 against the
+ * device's 0.51-0.65 but 0.69-0.78 at 65536 against 0.62 and 1.04 at
+ * 98304 against 0.65-0.77: the host below 65536 bodies only.  Four threads made
+ * every host phase two to three times slower.  $NBRT_TREE_HOSTSORT sets
+ * another bound (0: the device always). */
+enum { HOST_BELOW = 1 << 16, HOST_THREADS = 8 };
+
+/* Whether the host sorts n bodies (the rule above); -1 refused. */
+static int host_sorts(nbrt *rt, size_t n)
+{
+	long below = HOST_BELOW;
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	int set = nbrt_env_int(rt, "NBRT_TREE_HOSTSORT", 0, LONG_MAX, &below);
+	if (set < 0)
+		return -1;
+	return n < (size_t)below && (set || nt >= HOST_THREADS);
+}
 
 /* Under NBRT_VERBOSE, the queue finished and the milliseconds since *t
  * into *ms, for the note of each step's time (nothing waits otherwise). */
@@ -27,6 +59,78 @@ static void lap(nbrt *rt, double *t, double *ms)
 	*t = now;
 }
 
+/* Where host_sort's buckets go as each is sorted (order.c's done). */
+typedef struct Gather {
+	const double *const *x;
+	const double *m;
+	unsigned long long *key;
+	size_t *order;
+	cl_uint *pv;
+	double *const *sx;
+	double *sm;
+} Gather;
+
+static void gather(void *ctx, const nbrt_kv *r, size_t at, size_t len)
+{
+	const Gather *g = ctx;
+	for (size_t s = at; s < at + len; s++) {
+		size_t o = (size_t)r[s - at].val;
+		g->order[s] = o;
+		g->pv[s] = (cl_uint)o;
+		g->key[s] = r[s - at].key;
+		for (int d = 0; d < 3; d++)
+			g->sx[d][s] = g->x[d][o];
+		if (g->m)
+			g->sm[s] = g->m[o];
+	}
+}
+
+/* The tree's sort on the host (host_sorts): keys, order.c's sample sort
+ * and the gathers (each bucket's by the thread that sorted it) in one
+ * parallel region; only the order goes up, kept in slot for the results'
+ * scatter, as the device's sort leaves it.  The pairs' room is the
+ * pinned staging after the order's. */
+static int host_sort(nbrt *rt, const double *const x[3], const double *m,
+                     size_t n, const double lo[3], double side, int slot,
+                     unsigned long long *key, size_t *order,
+                     double *const sx[3], double *sm)
+{
+	Cl *c = rt->priv;
+	const char *what = "the treecode's sort";
+	int nt = 1;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	double t0 = nbrt_now(), t = t0, ms[2] = {0, 0};
+	size_t vb = n * sizeof(cl_uint), kb = 2 * n * sizeof(nbrt_kv);
+	size_t pad = (vb + 63) / 64 * 64;
+	cl_int e;
+	/* the pinned staging may still feed an earlier command */
+	if ((e = clFinish(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "clFinish", e);
+	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb) ||
+	    nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
+	                   pad + kb))
+		return -1;
+	cl_uint *pv = c->pinp;
+	nbrt_kv *kv = (nbrt_kv *)((char *)c->pinp + pad);
+	Gather g = {x, m, key, order, pv, sx, sm};
+	if (nbrt_order_sort_sample(kv, kv + n, n, x, 3, lo, side, nt, gather,
+	                           &g))
+		return nbrt_fail(rt, "%s: out of memory", what);
+	lap(rt, &t, &ms[0]);
+	/* blocking: the staging is the back end's for other copies */
+	if ((e = clEnqueueWriteBuffer(c->q, c->mortperm[slot], CL_TRUE, 0, vb, pv,
+	                              0, NULL, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, what, "a copy to the device", e);
+	c->mortkept[slot] = n;
+	lap(rt, &t, &ms[1]);
+	nbrt_note(rt, "%s of %zu bodies on the host (%d threads): %.3g ms (keys, "
+	          "sort and gathers %.3g, the order up %.3g)", what, n, nt,
+	          1e3 * (nbrt_now() - t0), ms[0], ms[1]);
+	return 0;
+}
+
 int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
                       size_t n, const double lo[3], double side, int slot,
                       unsigned long long *key, size_t *order,
@@ -38,8 +142,13 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	    !c->fp64)
 		return 1;
 	c->mortkept[slot] = 0;
+	/* the results' scatter's kernels too */
 	if (nbrt_cl_aux_load(rt))
 		return -1;
+	int host = host_sorts(rt, n);
+	if (host)
+		return host < 0 ? -1 : host_sort(rt, x, m, n, lo, side, slot, key,
+		                                 order, sx, sm);
 	double t0 = nbrt_now(), t = t0, ms[4] = {0, 0, 0, 0};
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);

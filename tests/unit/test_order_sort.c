@@ -5,10 +5,14 @@
  * differing in low bits only; sizes from 0 past the parallel threshold
  * (65536), on 1, 2 and 3 threads; and one top-heavy set whose big bucket
  * (over 2^20 keys) the sort cuts again on its own bits (order.c's recut).
+ * nbrt_order_sort_sample the same way: sizes 0, 1, primes about its
+ * buckets' insertion and narrow-digit bounds and its sample's size and
+ * past them, on 1 to 16 threads, each bucket handed over once.
  * Also nbrt_order_pieces: every byte in one piece, a piece a thread (128
  * KB at least) from 1 MB on, over several threads, fn's results ORed. */
 #include <check.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "order.h"
@@ -25,6 +29,20 @@ static int by_key_index(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return (x->val > y->val) - (x->val < y->val);
+}
+
+/* r, sorted, is ref; else where it first differs, in one assertion */
+static void expect(const nbrt_kv *r, const nbrt_kv *ref, size_t n,
+                   const char *what)
+{
+	size_t e = first_wrong(r, ref, n);
+	if (e < n)
+		ck_assert_msg(0, "n %zu, %s: element %zu is (%llx, %llu), not "
+		              "(%llx, %llu)", n, what, e,
+		              (unsigned long long)r[e].key,
+		              (unsigned long long)r[e].val,
+		              (unsigned long long)ref[e].key,
+		              (unsigned long long)ref[e].val);
 }
 
 enum { UNIFORM, TOPHEAVY, FEW, LOWBITS, NKIND };
@@ -65,22 +83,60 @@ START_TEST(against_qsort)
 				memcpy(kv, in, n * sizeof *in);
 				nbrt_kv *r = nbrt_order_sort(kv, kv + n, n);
 				ck_assert(r == kv || r == kv + n);
-				size_t e = first_wrong(r, ref, n);
-				if (e < n)
-					ck_assert_msg(0,
-					              "n %zu, keys %d, %d threads: element %zu "
-					              "is (%llx, %llu), not (%llx, %llu)", n,
-					              kind, th, e,
-					              (unsigned long long)r[e].key,
-					              (unsigned long long)r[e].val,
-					              (unsigned long long)ref[e].key,
-					              (unsigned long long)ref[e].val);
+				char what[64];
+				snprintf(what, sizeof what, "keys %d, %d threads", kind, th);
+				expect(r, ref, n, what);
 			}
 			free(in);
 			free(ref);
 			free(kv);
 		}
 	omp_set_num_threads(keep);
+}
+END_TEST
+
+/* nbrt_order_sort_sample's done: the keys handed over, counted */
+static void handed(void *ctx, const nbrt_kv *r, size_t at, size_t len)
+{
+	(void)r;
+	(void)at;
+#pragma omp atomic
+	*(size_t *)ctx += len;
+}
+
+START_TEST(sample_against_qsort)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 23, 29, 509, 521, 4099, 9001,
+	                               65537, 131071};
+	static const int threads[] = {1, 2, 3, 5, 8, 16};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+		for (int kind = 0; kind < NKIND; kind++) {
+			size_t n = sizes[s];
+			nbrt_kv *in = malloc((n + 1) * sizeof *in);
+			nbrt_kv *ref = malloc((n + 1) * sizeof *ref);
+			nbrt_kv *kv = malloc(2 * (n + 1) * sizeof *kv);
+			ck_assert(in && ref && kv);
+			for (size_t e = 0; e < n; e++)
+				in[e] = (nbrt_kv){draw(kind), e};
+			memcpy(ref, in, n * sizeof *in);
+			qsort(ref, n, sizeof *ref, by_key_index);
+			for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+				int th = threads[t];
+				memcpy(kv, in, n * sizeof *in);
+				size_t seen = 0;
+				ck_assert(nbrt_order_sort_sample(kv, kv + n, n, NULL, 3, NULL,
+				                                 1, th, handed, &seen) == 0);
+				ck_assert_msg(seen == n, "sample: %zu of %zu handed over",
+				              seen, n);
+				char what[64];
+				snprintf(what, sizeof what, "sample: keys %d, %d threads",
+				         kind, th);
+				expect(kv, ref, n, what);
+			}
+			free(in);
+			free(ref);
+			free(kv);
+		}
 }
 END_TEST
 
@@ -150,6 +206,7 @@ int main(void)
 	Suite *s;
 	TCase *tc = unit_case(&s, "order_sort", 120);
 	tcase_add_test(tc, against_qsort);
+	tcase_add_test(tc, sample_against_qsort);
 	tcase_add_test(tc, pieces);
 	int failed = unit_run(s, CK_NOFORK);
 	return failed ? 1 : 0;

@@ -642,6 +642,9 @@ START_TEST(bad_input)
 	ck_assert_int_eq(setenv("NBRT_TREE_SPLIT", "0", 1), 0);
 	refused(rt, k, far, &b, &t, "NBRT_TREE_SPLIT='0'");
 	ck_assert_int_eq(unsetenv("NBRT_TREE_SPLIT"), 0);
+	ck_assert_int_eq(setenv("NBRT_TREE_PIECES", "0", 1), 0);
+	refused(rt, k, far, &b, &t, "NBRT_TREE_PIECES='0'");
+	ck_assert_int_eq(unsetenv("NBRT_TREE_PIECES"), 0);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
 	t = params(0.5);
@@ -767,7 +770,10 @@ END_TEST
  * A double kernel on double arrays keeps its far and near results on the
  * device (tree.c's chained, the back end's tree_results); a float one on
  * the same arrays does not (they cross as before): both are checked, the
- * float one on the first ncase cases. */
+ * float one on the first ncase cases.  The back end's sort both ways:
+ * on the device (NBRT_TREE_HOSTSORT=0) and by the host's MSD sort with
+ * only the order sent up (NBRT_TREE_HOSTSORT over N; morton.c's
+ * host_sort, the default at small N on a host of many threads). */
 static void device_sorts(nb_prec prec, size_t ncase)
 {
 	static const struct {
@@ -785,11 +791,15 @@ static void device_sorts(nb_prec prec, size_t ncase)
 		nbrt_tree t = params(0.5);
 		double *host = malloc((4 * c[q].ni + 1) * sizeof *host);
 		bind(k, &b);
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < 3; d++) {
 			ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", d ? "1" : "0", 1), 0);
+			ck_assert_int_eq(setenv("NBRT_TREE_HOSTSORT",
+			                        d == 2 ? "1000000000" : "0", 1), 0);
 			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[1]));
-			same_bits(&b, host, !d, q, "host sort, device's");
+			same_bits(&b, host, !d, q,
+			          d < 2 ? "host sort, device's" : "host sort, back "
+			          "end's on the host");
 		}
 		free(host);
 		release(&b);
@@ -803,11 +813,13 @@ START_TEST(device_sort)
 	if (!have[1])
 		return;
 	char *was = env_keep("NBRT_DEVICE_SORT");
+	char *hs = env_keep("NBRT_TREE_HOSTSORT");
 	no_ref = 1;
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
 	no_ref = 0;
 	env_back("NBRT_DEVICE_SORT", was);
+	env_back("NBRT_TREE_HOSTSORT", hs);
 }
 END_TEST
 
