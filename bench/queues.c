@@ -4,28 +4,14 @@
  * by the wall clock to both ends.  It decides how a treecode's far and
  * near kernels could overlap (issue 26; docs/treecode.md, s13-pipe). */
 #define PEER_NAME "queues"
-#include <stdlib.h>
-#include <time.h>
 #include "peer_cl.h"
+#include "timing.h"
 
 static const char *src =
 	"__kernel void spin(__global float *o, int n) {\n"
 	"  float a = get_global_id(0) * 1e-7f, b = 1.0001f;\n"
 	"  for (int k = 0; k < n; k++) { a = a * b + 1e-7f; b = b * a - 1e-7f; }\n"
 	"  o[get_global_id(0)] = a + b; }\n";
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 enum { REPS = 9 };
 
@@ -72,7 +58,7 @@ int main(void)
 			if (!a)
 				continue;
 			for (int r = 0; r <= REPS; r++) {
-				double t0 = now();
+				double t0 = clk(CLOCK_MONOTONIC);
 				CK(clEnqueueNDRangeKernel(a, k[0], 1, NULL, &g, &l, 0, NULL,
 				                          NULL), "clEnqueueNDRangeKernel");
 				CK(clFlush(a), "clFlush");
@@ -83,7 +69,7 @@ int main(void)
 				CK(clFlush(b), "clFlush");
 				CK(clFinish(a), "clFinish");
 				CK(clFinish(b), "clFinish");
-				t[r] = now() - t0; /* t[0], the first, is left out */
+				t[r] = clk(CLOCK_MONOTONIC) - t0; /* t[0], the first, is left out */
 			}
 			qsort(t + 1, REPS, sizeof *t, cmp);
 			med[mode] = 1e3 * t[1 + REPS / 2];

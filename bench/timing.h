@@ -1,4 +1,4 @@
-/* timing.h: what the timing drivers of bench/ share (cpu_anchor.c,
+/* timing.h: what the timing drivers of bench/ share (cpu_anchor.c, queues.c,
  * peers/pikg_main.c): a clock's reading in seconds, and the comparison
  * qsort takes for the median of the runs. */
 #include <stdlib.h>

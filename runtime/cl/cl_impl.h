@@ -259,10 +259,14 @@ int nbrt_cl_settle(nbrt_kernel *k);
 int nbrt_cl_settle_late(nbrt_kernel *k);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
-/* The back end's run_pairs: the inputs uploaded and the pairs entry's
- * arguments bound as the dense entry's, then newton.c's launches, then
- * the results read back. */
-int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np);
+/* Queues Newton's launches of k from argument rarg on (newton.c). */
+typedef int nbrt_cl_pairs_fn(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                             cl_uint rarg);
+/* A run of the pairs entry: the inputs uploaded and its arguments bound
+ * as the dense entry's, then queue's launches, then the results read
+ * back (newton.c's nbrt_cl_run_pairs, the back end's run_pairs). */
+int nbrt_cl_run_queued(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                       nbrt_cl_pairs_fn *queue);
 
 /* sort.c: the device's stable radix sort (kernels.cl's nbrt_sort_*). */
 
@@ -309,12 +313,11 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
                       const nbrt_cutoff *c, int split, const int pv[2][3],
                       double time[8], double *pairs);
 
-/* newton.c: Newton's third law (nbrt_nplan) on the device: its blocks
- * cut into tasks of a work group's slice, the pairs entry's launches
- * from argument `rarg` (its first RMEM) on, then the fold's into the
- * results (Prog.mem).  Queued; their device time added to k->tkern. */
-int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
-                        cl_uint rarg);
+/* newton.c: the back end's run_pairs, Newton's third law (nbrt_nplan)
+ * on the device: its blocks cut into tasks of a work group's slice, the
+ * pairs entry's launches, then the fold's into the results (Prog.mem),
+ * through run.c's nbrt_cl_run_queued. */
+int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np);
 
 /* morton.c: the treecode's bodies sorted on the device (the back end's
  * tree_sort). */

@@ -262,8 +262,11 @@ static int set(nbrt_kernel *k, cl_kernel kern, cl_uint i, size_t n,
 	       nbrt_cl_fail(k->rt, k->f->kernel, "clSetKernelArg", e);
 }
 
-int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
-                        cl_uint rarg)
+/* The pairs entry's launches from argument `rarg` (its first RMEM) on,
+ * then the fold's into the results (Prog.mem).  Queued; their device
+ * time added to k->tkern. */
+static int pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                       cl_uint rarg)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -359,4 +362,9 @@ int nbrt_cl_pairs_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 out:
 	dplan_free(&d);
 	return r;
+}
+
+int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np)
+{
+	return nbrt_cl_run_queued(k, n, np, pairs_queue);
 }

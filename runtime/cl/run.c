@@ -591,7 +591,8 @@ static size_t int_limit(const nb_iface *f)
 }
 
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
-                 const cl_mem *dplan, const nbrt_nplan *np);
+                 const cl_mem *dplan, const nbrt_nplan *np,
+                 nbrt_cl_pairs_fn *queue);
 
 /* One plan array as the kernel takes it, cl_ints, into buffer m of the
  * plan through its pinned staging copy, converted in parallel in the pass
@@ -817,32 +818,35 @@ cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what)
 
 int nbrt_cl_run(nbrt_kernel *k, size_t ni, size_t nj)
 {
-	return cl_go(k, ni, nj, NULL, NULL, NULL);
+	return cl_go(k, ni, nj, NULL, NULL, NULL, NULL);
 }
 
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p)
 {
-	return cl_go(k, ni, nj, p, NULL, NULL);
+	return cl_go(k, ni, nj, p, NULL, NULL, NULL);
 }
 
 int nbrt_cl_run_resident(nbrt_kernel *k, size_t ni, size_t nj,
                          const nbrt_rplan *p, const cl_mem dplan[5])
 {
-	return cl_go(k, ni, nj, p, dplan, NULL);
+	return cl_go(k, ni, nj, p, dplan, NULL, NULL);
 }
 
-int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np)
+int nbrt_cl_run_queued(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                       nbrt_cl_pairs_fn *queue)
 {
-	return cl_go(k, n, n, NULL, NULL, np);
+	return cl_go(k, n, n, NULL, NULL, np, queue);
 }
 
 /* A run: the dense launches, or (p) a block-sparse plan through the
- * ranges entry, or (np) Newton's third law (newton.c); the inputs,
+ * ranges entry, or (np) Newton's third law (its launches queued by
+ * newton.c's `queue`, passed in so that calls run one way); the inputs,
  * arguments and results alike, or (dplan) all three on the device
  * already. */
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
-                 const cl_mem *dplan, const nbrt_nplan *np)
+                 const cl_mem *dplan, const nbrt_nplan *np,
+                 nbrt_cl_pairs_fn *queue)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -895,7 +899,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	if (prepare(k, &r, ni, nj))
 		goto out;
 	tq[1] = nbrt_now();
-	if (np ? nbrt_cl_pairs_queue(k, ni, np, r.rarg) :
+	if (np ? queue(k, ni, np, r.rarg) :
 	    p ? put_plan(k, &r, p, ni, nj) :
 	    nbrt_each_launch(k, ni, nj, imax, fill, launch, &r))
 		goto out;
