@@ -771,8 +771,8 @@ END_TEST
  * device (tree.c's chained, the back end's tree_results); a float one on
  * the same arrays does not (they cross as before): both are checked, the
  * float one on the first ncase cases.  The back end's sort both ways:
- * on the device (NBRT_TREE_HOSTSORT=0) and by the host's MSD sort with
- * only the order sent up (NBRT_TREE_HOSTSORT over N; morton.c's
+ * on the device (NBRT_TREE_HOSTSORT=0) and by the host's sample sort
+ * with only the order sent up (NBRT_TREE_HOSTSORT over N; morton.c's
  * host_sort, the default at small N on a host of many threads). */
 static void device_sorts(nb_prec prec, size_t ncase)
 {
@@ -818,6 +818,19 @@ START_TEST(device_sort)
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
 	no_ref = 0;
+	/* a bound that is no count is refused by name, the results untouched */
+	Bodies b;
+	make(&b, 101, 101, PLUMMER, 1);
+	nbrt_kernel *k = load(dev[1], ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
+	nbrt_kernel *far = load(dev[1], ROOT "/far/gravity_quad.nbl", NB_DOUBLE);
+	bind(k, &b);
+	nbrt_tree t = params(0.5);
+	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "1", 1), 0);
+	ck_assert_int_eq(setenv("NBRT_TREE_HOSTSORT", "x", 1), 0);
+	refused(dev[1], k, far, &b, &t, "NBRT_TREE_HOSTSORT='x'");
+	nbrt_free(far);
+	nbrt_free(k);
+	release(&b);
 	env_back("NBRT_DEVICE_SORT", was);
 	env_back("NBRT_TREE_HOSTSORT", hs);
 }
