@@ -23,9 +23,9 @@ typedef struct nbrt_rplan {
 	const size_t *imap, *jmap; /* the indices the source reads; NULL:
 	                              the run's own */
 	int accum;            /* 1: add into the results as they are */
-	/* a treecode's chain (tree.c): keep, the results left on the
-	 * device, not read back; from (with accum), the results start as
-	 * that kernel's, which its last run left there (the same RMEMs by
+	/* a treecode's chain (tree.c): keep (NBRT_KEEP_*), the results left
+	 * on the device, not read back; from (with accum), the results start
+	 * as that kernel's, which its last run left there (the same RMEMs by
 	 * name and type), and the LMEMs it shares by name and type are its
 	 * inputs there (its last run read the same arrays); NULL: all from
 	 * the bindings */
@@ -34,6 +34,11 @@ typedef struct nbrt_rplan {
 	size_t per;           /* no host tasks: at most this many a launch
 	                         (0: as many as an int reaches) */
 } nbrt_rplan;
+/* rplan.keep: the run waited for (DONE); or left running (RUNNING: the
+ * back end's settle, or the run from its results, waits), on the
+ * device's queue or on a second one beside it (BESIDE: the near run then
+ * runs at the same time, from zero, and tree_results adds the two) */
+enum { NBRT_KEEP_DONE = 1, NBRT_KEEP_RUNNING, NBRT_KEEP_BESIDE };
 
 /* A run of Newton's third law as the back ends take it (newton.c makes
  * it): tasks of i in [i0, i1) against j in [j0, j1), 8 longs each: i0 i1
@@ -157,10 +162,12 @@ struct nbrt_backend {
 	                    const size_t es[]);
 	/* the same from the device: the results var[0..nv) (k's RMEMs) of
 	 * k's last run, left there (nbrt_rplan.keep), into the host arrays
-	 * dst of their kernel type.  0 done, -1 failure (they are nowhere
-	 * else).  NULL: none */
-	int (*tree_results)(nbrt_kernel *k, int slot, size_t n, int nv,
-	                    const int var[], void *const dst[]);
+	 * dst of their kernel type; with far, each the sum far + k of far's
+	 * kept run (NBRT_KEEP_BESIDE) and k's, by name.  0 done, -1 failure
+	 * (they are nowhere else).  NULL: none */
+	int (*tree_results)(nbrt_kernel *k, nbrt_kernel *far, int slot,
+	                    size_t n, int nv, const int var[],
+	                    void *const dst[]);
 	/* waits for k's kept run (nbrt_rplan.keep, which may return before
 	 * its launches and uploads end): where the run that starts from it
 	 * never came.  NULL: runs end before they return */

@@ -1782,9 +1782,10 @@ static int chained(const nbrt_kernel *k, const nbrt_kernel *far,
 /* Results back in the caller's order, into its arrays: the host arrays
  * of float and double on the device where it sorted i (tree_scatter: 4M
  * floats written at random took about 5 ms a column on the H200's
- * host), the rest here. */
-static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
-                          const nbrt_slot *saved, int chain)
+ * host), the rest here.  far: the far run kept beside the near run
+ * (NBRT_KEEP_BESIDE), its results added to k's on the device; else NULL. */
+static int copies_scatter(nbrt_kernel *k, nbrt_kernel *far, const Copies *c,
+                          const Side *si, const nbrt_slot *saved, int chain)
 {
 	const nb_iface *f = k->f;
 	nbrt *rt = k->rt;
@@ -1802,7 +1803,7 @@ static int copies_scatter(nbrt_kernel *k, const Copies *c, const Side *si,
 				var[nd] = v;
 				dst[nd++] = c->host[v];
 			}
-		if (!rt->be->tree_results(k->last ? k->last : k, si->devslot,
+		if (!rt->be->tree_results(k->last ? k->last : k, far, si->devslot,
 		                          si->n, nd, var, dst))
 			return 0;
 		/* no fallback: the results are on the device only, and reading
@@ -2020,6 +2021,18 @@ out:
 	free(rg);
 	lists_free(&S);
 	return res;
+}
+
+/* Whether a chain's far run (chained) goes on a second queue, beside the
+ * near run, which then starts from zero, the two added at the scatter
+ * (NBRT_TREE_QUEUES=2, the default), or before it on one queue, the near
+ * run adding into its results (1); -1 for anything else, the message
+ * set.  Both deterministic; their bits differ only where a result is
+ * added in more than one near task (docs/treecode.md, s14-pipe). */
+static int env_queues(nbrt *rt)
+{
+	long v = 2;
+	return nbrt_env_int(rt, "NBRT_TREE_QUEUES", 1, 2, &v) < 0 ? -1 : (int)v;
 }
 
 /* Whether the far run reads a gathered stream (far_stream) or the cells'
@@ -2249,17 +2262,19 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	nbrt_ranges nr = {L.ng, L.grp, L.noff, L.near};
 	double fpairs;
 	size_t batch;
-	int streamed = far_streamed(k->rt, &batch);
-	if (streamed < 0)
+	int streamed = far_streamed(k->rt, &batch), queues = env_queues(rt);
+	if (streamed < 0 || queues < 0)
 		goto restore;
 	chain = chained(k, far, &si, saved, streamed);
+	int beside = chain && queues == 2;
 	if (streamed) {
 		if (far_stream(k, far, kd, ni, &si, &L, batch, &fpairs))
 			goto restore;
 	} else {
 		nbrt_ranges fr = {L.ng, L.grp, L.foff, L.far};
 		far_bind(k, far, kd, &L);
-		far->rkeep = chain;
+		far->rkeep = !chain ? 0 : beside ? NBRT_KEEP_BESIDE :
+		             NBRT_KEEP_RUNNING;
 		/* its message is the device's */
 		if (nbrt_run_ranges_ex(far, ni, tree.ncell, &fr, si.order, NULL, 0,
 		                       NBRT_RANGES_PLANNED))
@@ -2269,20 +2284,22 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	part[6] = t4 - tp;
-	k->rkeep = chain;
-	k->rfrom = chain ? (far->last ? far->last : far) : NULL;
-	/* its message is the device's */
-	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, 1,
+	k->rkeep = chain ? NBRT_KEEP_DONE : 0;
+	k->rfrom = chain && !beside ? (far->last ? far->last : far) : NULL;
+	/* its message is the device's; beside the far run, from zero */
+	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, !beside,
 	                       NBRT_RANGES_PLANNED))
 		goto restore;
 	tm[4] = nbrt_now() - t4;
-	/* a kept far run's launches are waited for at the near run's end
-	 * (the OpenCL back end's settle): their time is its variant's */
-	if (chain && far->last)
-		far->tkern = far->last->tkern;
 	double t5 = nbrt_now();
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
-	res = copies_scatter(k, &cp, &si, saved, chain);
+	res = copies_scatter(k, beside ? (far->last ? far->last : far) : NULL,
+	                     &cp, &si, saved, chain);
+	/* a kept far run's launches are waited for at the near run's end or
+	 * at the scatter (the OpenCL back end's settle): their time is its
+	 * variant's */
+	if (chain && far->last)
+		far->tkern = far->last->tkern;
 	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
@@ -2308,7 +2325,9 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	          1e3 * part[5], 1e3 * tm[3], 1e3 * far->tplan,
 	          1e3 * far->ttotal, 1e3 * far->tkern, 1e3 * tm[4],
 	          1e3 * k->tplan, 1e3 * k->ttotal, 1e3 * k->tkern, 1e3 * part[7],
-	          L.ng, L.noff[L.ng], L.foff[L.ng], chain ? " (results kept on the device)" : "");
+	          L.ng, L.noff[L.ng], L.foff[L.ng],
+	          beside ? " (results kept on the device, far beside near)" :
+	          chain ? " (results kept on the device)" : "");
 restore:
 	/* the near run failed before it waited for the far run's launches
 	 * and uploads (from the sorted copies): waited for here, the first

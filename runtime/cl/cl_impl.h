@@ -57,7 +57,7 @@ enum {
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
-	X(AK_MORTON_KEYS, nbrt_morton_keys)
+	X(AK_MORTON_KEYS, nbrt_morton_keys) X(AK_TREE_ADD, nbrt_tree_add)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -80,6 +80,7 @@ typedef struct Cl {
 	cl_device_id dev;
 	cl_context ctx;
 	cl_command_queue q;
+	cl_command_queue q2; /* beside q (run.c), made at its first use */
 	char *devkey;      /* device, platform and driver versions */
 	int nvidia;
 	int fp64;
@@ -256,6 +257,8 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes);
  * where it holds at least `bytes`; else NULL. */
 cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes);
 int nbrt_cl_settle(nbrt_kernel *k);
+/* The device's queue waits for k's kept launches (none: nothing). */
+int nbrt_cl_after(nbrt_kernel *k);
 int nbrt_cl_settle_late(nbrt_kernel *k);
 int nbrt_cl_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
                        const nbrt_rplan *p);
@@ -326,8 +329,9 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
                       unsigned long long *key, size_t *order,
                       double *const sx[3], double *sm);
 /* The back end's tree_scatter and tree_results. */
-int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
-                         const int var[], void *const dst[]);
+int nbrt_cl_tree_results(nbrt_kernel *k, nbrt_kernel *far, int slot,
+                         size_t n, int nv, const int var[],
+                         void *const dst[]);
 int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
                          void *const dst[], const void *const src[],
                          const size_t es[]);

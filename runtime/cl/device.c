@@ -426,6 +426,8 @@ void nbrt_cl_close(nbrt *rt)
 			clReleaseKernel(c->ak[i]);
 	if (c->aux)
 		clReleaseProgram(c->aux);
+	if (c->q2)
+		clReleaseCommandQueue(c->q2);
 	if (c->q)
 		clReleaseCommandQueue(c->q);
 	if (c->ctx)

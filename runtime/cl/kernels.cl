@@ -663,3 +663,21 @@ kernel void nbrt_morton_keys(global const double *x0,
 	         nbrt_morton_spread(nbrt_morton_cell(x2[e], lo2, scale, top)) << 2;
 	val[e] = (uint)e;
 }
+
+/* a treecode's results back in the caller's order from its far and near
+ * runs, which ran side by side into buffers of their own (tree.c):
+ * dst[perm[s]] = a[s] + b[s], far + near, of floats (t 0) or doubles */
+kernel void nbrt_tree_add(global const uchar *a, global const uchar *b,
+                          int t, global uchar *dst, global const uint *perm,
+                          ulong n)
+{
+	size_t s = get_global_id(0);
+	if (s >= n) return;
+	size_t e = perm[s];
+	if (t == 0)
+		((global float *)dst)[e] = ((global const float *)a)[s] +
+		                           ((global const float *)b)[s];
+	else
+		((global double *)dst)[e] = ((global const double *)a)[s] +
+		                            ((global const double *)b)[s];
+}

@@ -243,10 +243,11 @@ _Static_assert(NBRT_TREE_MAXRES <= 4, "mortbuf holds 4 columns a set");
 
 /* dst[v][order[s]] = the sorted results' s-th value, for the nv
  * results: host arrays src uploaded, or (dev) the device's buffers as a
- * run left them; es[v] bytes a value. */
+ * run left them, with (add) another run's added, add[v][s] + dev[v][s];
+ * es[v] bytes a value. */
 static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
                    const void *const src[], const cl_mem dev[],
-                   const size_t es[])
+                   const cl_mem add[], const size_t es[])
 {
 	Cl *c = rt->priv;
 	const char *what = "the treecode's results";
@@ -287,7 +288,10 @@ static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
 		                                      src[v], 0, NULL, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
-		if (nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, n, ARG(in), ARG(t),
+		if (add ? nbrt_cl_aux_run(rt, AK_TREE_ADD, n, ARG(add[v]), ARG(in),
+		                          ARG(t), ARG(c->mortbuf[4 + v]),
+		                          ARG(c->mortperm[slot]), ARG(cn), (size_t)0) :
+		    nbrt_cl_aux_run(rt, AK_CELLS_SCATTER, n, ARG(in), ARG(t),
 		                    ARG(c->mortbuf[4 + v]), ARG(t),
 		                    ARG(c->mortperm[slot]), ARG(cn), (size_t)0))
 			goto out;
@@ -308,6 +312,7 @@ static int scatter(nbrt *rt, int slot, size_t n, int nv, void *const dst[],
 	lap(rt, &t, &ms[1]);
 	nbrt_note(rt, "%s of %zu bodies scattered on the device%s: %.3g ms "
 	          "(%sscatter and down %.3g, copies %.3g)", what, n,
+	          add ? " from two runs' buffers, added" :
 	          dev ? " from the run's buffers" : "", 1e3 * (nbrt_now() - t0),
 	          dev ? "" : "up, ", ms[0], ms[1]);
 	return 0;
@@ -322,18 +327,19 @@ int nbrt_cl_tree_scatter(nbrt *rt, int slot, size_t n, int nv,
                          void *const dst[], const void *const src[],
                          const size_t es[])
 {
-	return scatter(rt, slot, n, nv, dst, src, NULL, es);
+	return scatter(rt, slot, n, nv, dst, src, NULL, NULL, es);
 }
 
 /* The results of k's last run, left on the device (rplan.keep: a
- * treecode's near run, which added into its far run's there), scattered
- * from its buffers: they crossed the bus once, not five times (far
- * results down, up for the near run to add into, down, up to be
- * scattered, down). */
-int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
-                         const int var[], void *const dst[])
+ * treecode's near run, which added into its far run's there, or ran
+ * beside it, far's added here), scattered from its buffers: they crossed
+ * the bus once, not five times (far results down, up for the near run to
+ * add into, down, up to be scattered, down). */
+int nbrt_cl_tree_results(nbrt_kernel *k, nbrt_kernel *far, int slot,
+                         size_t n, int nv, const int var[],
+                         void *const dst[])
 {
-	cl_mem dev[NBRT_TREE_MAXRES];
+	cl_mem dev[NBRT_TREE_MAXRES], add[NBRT_TREE_MAXRES];
 	size_t es[NBRT_TREE_MAXRES];
 	if (nbrt_cl_test_fail(k->rt, TF_TREE_RESULTS))
 		return nbrt_fail(k->rt, "kernel %s: NBRT_TEST_FAIL=tree_results",
@@ -349,8 +355,21 @@ int nbrt_cl_tree_results(nbrt_kernel *k, int slot, size_t n, int nv,
 			                 "elements on %s", k->f->kernel,
 			                 k->f->var[var[v]].name, n,
 			                 nbrt_device_name(k->rt));
+		int fv = far ? nb_iface_find(far->f, k->f->var[var[v]].name) : -1;
+		if (far && !(add[v] = nbrt_cl_var_mem(far, fv, n * es[v])))
+			return nbrt_fail(k->rt, "kernel %s: no far result '%s' of %zu "
+			                 "elements on %s", k->f->kernel,
+			                 k->f->var[var[v]].name, n,
+			                 nbrt_device_name(k->rt));
 	}
-	int r = scatter(k->rt, slot, n, nv, dst, NULL, dev, es);
+	/* far's launches, on the second queue, end before the sums */
+	if (far && nbrt_cl_after(far))
+		return -1;
+	int r = scatter(k->rt, slot, n, nv, dst, NULL, dev, far ? add : NULL, es);
+	/* far's launches ended before the sums: their time counted (a
+	 * failure leaves them to the caller's settle) */
+	if (!r && far && nbrt_cl_settle(far))
+		return -1;
 	return r > 0 ? nbrt_fail(k->rt, "kernel %s: %s kept no order of %zu "
 	                         "bodies for its results", k->f->kernel,
 	                         nbrt_device_name(k->rt), n) : r;

@@ -30,6 +30,9 @@ typedef struct Run {
 	const cl_mem *dplan;
 	/* the results start as this kernel's, on the device (rplan.from) */
 	const nbrt_kernel *from;
+	/* where it queues its uploads, plan and launches: the device's
+	 * queue, or (NBRT_KEEP_BESIDE) the second one */
+	cl_command_queue q;
 } Run;
 
 /* Waits for the pending launches and adds up their device time. */
@@ -73,6 +76,22 @@ int nbrt_cl_settle(nbrt_kernel *k)
 	r.nev = pg->npend;
 	pg->npend = 0;
 	return drain(k, &r);
+}
+
+/* The device's queue waits for k's kept launches (NBRT_KEEP_BESIDE: on
+ * the second queue) before what it is given next, the host not waiting;
+ * they are still k's to settle. */
+int nbrt_cl_after(nbrt_kernel *k)
+{
+	const Prog *pg = k->priv;
+	const Cl *c = k->rt->priv;
+	if (!pg || !pg->npend)
+		return 0;
+	cl_int e = clEnqueueBarrierWithWaitList(c->q, (cl_uint)pg->npend,
+	                                        pg->pend, NULL);
+	return e == CL_SUCCESS ? 0 :
+	       nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueBarrierWithWaitList",
+	                    e);
 }
 
 /* The back end's settle: called where the run that would have waited
@@ -292,14 +311,14 @@ static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
 	return grow(k, &pg->mem[m], &pg->cap[m], bytes, fl, what);
 }
 
-static int put(nbrt_kernel *k, int m, const void *src, size_t bytes)
+static int put(nbrt_kernel *k, const Run *r, int m, const void *src,
+               size_t bytes)
 {
-	const Cl *c = k->rt->priv;
 	Prog *pg = k->priv;
 	cl_int e;
 	if (!bytes)
 		return 0;
-	e = clEnqueueWriteBuffer(c->q, pg->mem[m], CL_FALSE, 0, bytes, src, 0,
+	e = clEnqueueWriteBuffer(r->q, pg->mem[m], CL_FALSE, 0, bytes, src, 0,
 	                         NULL, NULL);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
@@ -356,8 +375,7 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 			                 r->from->f->kernel, nbrt_device_name(k->rt),
 			                 x->name, ni);
 		if (src) {
-			const Cl *c = k->rt->priv;
-			cl_int e = clEnqueueCopyBuffer(c->q, src,
+			cl_int e = clEnqueueCopyBuffer(r->q, src,
 			                               ((Prog *)k->priv)->mem[m], 0, 0,
 			                               bytes, 0, NULL, NULL);
 			return e == CL_SUCCESS ? 0 :
@@ -370,12 +388,12 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		                      (size_t)nb_prec_scalars(x->type), 0,
 		                      dev_arr(b), ni);
 	if (nbrt_same_layout(b->t, x->type))
-		return put(k, m, b->host, bytes);
+		return put(k, r, m, b->host, bytes);
 	if (stage(k, r, m, bytes))
 		return -1;
 	nbrt_to_kernel(r->stage[m], x->type, (size_t)nb_prec_scalars(x->type), 0, b->host,
 	               b->t, ni);
-	return put(k, m, r->stage[m], bytes);
+	return put(k, r, m, r->stage[m], bytes);
 }
 
 /* Bytes of one element of a host array of type t. */
@@ -442,7 +460,7 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	if (only >= 0 && !dev_arr(&k->b[only]) &&
 	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
 	    nbrt_same_layout(k->b[only].t, pk->type))
-		return put(k, m, k->b[only].host, bytes);
+		return put(k, r, m, k->b[only].host, bytes);
 	/* host arrays through the staging copy (its unused lanes 0), then
 	 * device arrays into their lanes, after it in the queue */
 	Prog *pg = k->priv;
@@ -452,13 +470,12 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 		pack_host(k, p, r->stage[m], nj);
 	} else if (lanes < pk->vwidth) {
 		static const cl_uchar zero = 0;
-		const Cl *c = k->rt->priv;
-		cl_int e = clEnqueueFillBuffer(c->q, pg->mem[m], &zero, 1, 0, bytes,
+		cl_int e = clEnqueueFillBuffer(r->q, pg->mem[m], &zero, 1, 0, bytes,
 		                               0, NULL, NULL);
 		if (e != CL_SUCCESS)
 			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueFillBuffer", e);
 	}
-	if (onhost && put(k, m, r->stage[m], bytes))
+	if (onhost && put(k, r, m, r->stage[m], bytes))
 		return -1;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
@@ -599,11 +616,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
  * that finds its largest value; written without blocking (the run's
  * clFinish comes before the next run may reuse the copy), so the host
  * converts the next array while this one crosses. */
-static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
-                    int pad, const char *what)
+static int put_ints(nbrt_kernel *k, const Run *r, int m, const size_t *v,
+                    size_t n, int pad, const char *what)
 {
 	Prog *pg = k->priv;
-	const Cl *c = k->rt->priv;
 	size_t w = n / (size_t)(pad ? pad : 1) * 4;
 	size_t cnt = pad ? w : n, most = 0;
 	long long i;
@@ -642,7 +658,7 @@ static int put_ints(nbrt_kernel *k, int m, const size_t *v, size_t n,
 		return nbrt_fail(k->rt, "kernel %s: the %s of the plan hold %zu, "
 		                 "beyond OpenCL's int indices", k->f->kernel, what,
 		                 most);
-	cl_int e = clEnqueueWriteBuffer(c->q, pg->rmem[m], CL_FALSE, 0,
+	cl_int e = clEnqueueWriteBuffer(r->q, pg->rmem[m], CL_FALSE, 0,
 	                                cnt * sizeof *b, b, 0, NULL, NULL);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueWriteBuffer", e);
@@ -668,14 +684,14 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
 		return nbrt_fail(k->rt, "kernel %s: %zu tasks and %zu ranges: more "
 		                 "than OpenCL's int indices reach", k->f->kernel,
 		                 p->ntask, nr);
-	if (put_ints(k, 0, p->task, 3 * p->ntask, 3, "tasks") ||
-	    put_ints(k, 1, p->offset, p->ngroups + 2, 0, "offsets") ||
-	    put_ints(k, 2, p->range, 2 * nr, 0, "ranges") ||
-	    put_ints(k, 3, p->imap, p->imap ? ni : 0, 0, "i-map"))
+	if (put_ints(k, r, 0, p->task, 3 * p->ntask, 3, "tasks") ||
+	    put_ints(k, r, 1, p->offset, p->ngroups + 2, 0, "offsets") ||
+	    put_ints(k, r, 2, p->range, 2 * nr, 0, "ranges") ||
+	    put_ints(k, r, 3, p->imap, p->imap ? ni : 0, 0, "i-map"))
 		return -1;
 	/* a self run's j sorted as its i: one map for both */
 	int twin = p->jmap && p->jmap == p->imap && nj == ni;
-	if (!twin && put_ints(k, 4, p->jmap, p->jmap ? nj : 0, 0, "j-map"))
+	if (!twin && put_ints(k, r, 4, p->jmap, p->jmap ? nj : 0, 0, "j-map"))
 		return -1;
 	for (cl_uint a = 0; a < 5; a++)
 		if (set_arg(k, r, a + 1, sizeof(cl_mem),
@@ -689,7 +705,6 @@ static int put_plan(nbrt_kernel *k, Run *r, const nbrt_rplan *p, size_t ni,
  * (one task at least). */
 static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 {
-	const Cl *c = k->rt->priv;
 	/* tasks a work group (nb_options.rtasks): the caller's device plan
 	 * holds a multiple of them, p->per too */
 	size_t tpg = k->opts.rtasks > 1 ? (size_t)k->opts.rtasks : 1;
@@ -720,7 +735,7 @@ static int launch_tasks(nbrt_kernel *k, Run *r, const nbrt_rplan *p)
 		cl_int e;
 		if (set_arg(k, r, 0, sizeof base, &base) || !(ev = next_event(k, r)))
 			return -1;
-		e = clEnqueueNDRangeKernel(c->q, r->kern, 1, NULL, &global, &local,
+		e = clEnqueueNDRangeKernel(r->q, r->kern, 1, NULL, &global, &local,
 		                           0, NULL, ev);
 		if (e != CL_SUCCESS) {
 			char what[256];
@@ -844,6 +859,21 @@ int nbrt_cl_run_queued(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
  * newton.c's `queue`, passed in so that calls run one way); the inputs,
  * arguments and results alike, or (dplan) all three on the device
  * already. */
+/* The device's second in-order queue (Cl.q2), made at the first run kept
+ * beside the first one's (NBRT_KEEP_BESIDE): NVIDIA's OpenCL runs two
+ * in-order queues' kernels side by side, an out-of-order queue's one
+ * after the other (bench/queues.c); NULL after a failure. */
+static cl_command_queue beside(nbrt *rt)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	if (!c->q2 && !(c->q2 = clCreateCommandQueue(c->ctx, c->dev,
+	                                             CL_QUEUE_PROFILING_ENABLE,
+	                                             &e)))
+		nbrt_cl_fail(rt, "a second queue", "clCreateCommandQueue", e);
+	return c->q2;
+}
+
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
                  const cl_mem *dplan, const nbrt_nplan *np,
                  nbrt_cl_pairs_fn *queue)
@@ -866,6 +896,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.accum = p && p->accum;
 	r.dplan = dplan;
 	r.from = p && p->accum ? p->from : NULL;
+	r.q = c->q;
 	r.arg0 = p ? 8 : 5;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
@@ -884,7 +915,11 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		nbrt_fail(rt, "out of memory");
 		goto out;
 	}
-	if (r.from && nbrt_cl_test_fail(rt, TF_NEAR_RUN)) {
+	/* a ranges run only: the dense launches' sums go on the device's */
+	if (p && !dplan && p->keep == NBRT_KEEP_BESIDE && !(r.q = beside(rt)))
+		goto out;
+	if (p && p->keep == NBRT_KEEP_DONE &&
+	    nbrt_cl_test_fail(rt, TF_NEAR_RUN)) {
 		nbrt_fail(rt, "kernel %s: NBRT_TEST_FAIL=near_run", f->kernel);
 		goto out;
 	}
@@ -913,12 +948,12 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		          1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
 		          1e3 * (tq[3] - tq[2]), r.nev);
 	cl_int e;
-	/* the first run of a chain (the near run, which starts from it,
-	 * waits: its results are read next) */
-	if (p && p->keep && !r.from && !dplan &&
+	/* the first run of a chain (the near run waits: its results are
+	 * read next) */
+	if (p && p->keep > NBRT_KEEP_DONE && !r.from && !dplan &&
 	    r.nev <= (int)(sizeof pg->pend / sizeof *pg->pend)) {
 		/* left running (settle); flushed, so that it starts now */
-		if ((e = clFlush(c->q)) != CL_SUCCESS) {
+		if ((e = clFlush(r.q)) != CL_SUCCESS) {
 			nbrt_cl_fail(rt, f->kernel, "clFlush", e);
 			goto out;
 		}
@@ -932,7 +967,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	if (drain(k, &r) || (r.from && nbrt_cl_settle((nbrt_kernel *)r.from)) ||
 	    (!dplan && !(p && p->keep) && fetch(k, &r, ni)))
 		goto out;
-	if ((e = clFinish(c->q)) != CL_SUCCESS) {
+	if ((e = clFinish(r.q)) != CL_SUCCESS) {
 		nbrt_cl_fail(rt, f->kernel, "clFinish", e);
 		goto out;
 	}
@@ -951,6 +986,8 @@ out:
 	/* nothing may still read or write a staging copy when it is freed */
 	if (res) {
 		clFinish(c->q);
+		if (r.q && r.q != c->q)
+			clFinish(r.q);
 		for (int i = 0; i < r.nev; i++)
 			clReleaseEvent(r.ev[i]);
 	}

@@ -814,9 +814,15 @@ START_TEST(device_sort)
 		return;
 	char *was = env_keep("NBRT_DEVICE_SORT");
 	char *hs = env_keep("NBRT_TREE_HOSTSORT");
+	char *qs = env_keep("NBRT_TREE_QUEUES");
+	ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", "2", 1), 0);
 	no_ref = 1;
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
+	/* the far run before the near run on one queue (session 13's chain):
+	 * the same bits */
+	ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", "1", 1), 0);
+	device_sorts(NB_DOUBLE, 3);
 	no_ref = 0;
 	/* a bound that is no count is refused by name, the results untouched */
 	Bodies b;
@@ -828,6 +834,15 @@ START_TEST(device_sort)
 	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "1", 1), 0);
 	ck_assert_int_eq(setenv("NBRT_TREE_HOSTSORT", "x", 1), 0);
 	refused(dev[1], k, far, &b, &t, "NBRT_TREE_HOSTSORT='x'");
+	ck_assert_int_eq(setenv("NBRT_TREE_HOSTSORT", "0", 1), 0);
+	static const char *const badq[] = {"3", "0", "two"};
+	for (int q = 0; q < 3; q++) {
+		char want[64];
+		ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", badq[q], 1), 0);
+		snprintf(want, sizeof want, "NBRT_TREE_QUEUES='%s'", badq[q]);
+		refused(dev[1], k, far, &b, &t, want);
+	}
+	env_back("NBRT_TREE_QUEUES", qs);
 	nbrt_free(far);
 	nbrt_free(k);
 	release(&b);
@@ -878,42 +893,52 @@ START_TEST(kept_failures)
 	nbrt_tree t = params(0.5);
 	double *good = malloc((4 * b.ni + 1) * sizeof *good);
 	static char notes[1 << 16];
-	ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0, "%s",
-	              nbrt_error(rt));
-	ck_assert_msg(strstr(notes, "(results kept on the device)") != NULL,
-	              "the results were not kept on the device: %s", notes);
-	same_bits(&b, good, 1, 0, "");
-	static const char *const what[2] = {"tree_results", "near_run"};
-	for (int w = 0; w < 2; w++) {
-		for (int v = 0; v < 4; v++)
-			for (size_t i = 0; i < b.ni; i++)
-				b.c[AX + v][i] = 42;
-		setenv("NBRT_TEST_FAIL", what[w], 1);
-		int r = run_noted(k, far, &b, &t, notes, sizeof notes);
-		unsetenv("NBRT_TEST_FAIL");
-		const char *msg = nbrt_error(rt);
-		char want[64];
-		snprintf(want, sizeof want, "NBRT_TEST_FAIL=%s", what[w]);
-		ck_assert_msg(r != 0, "%s: the call succeeded", what[w]);
-		ck_assert_msg(strstr(msg, want) != NULL, "%s: message \"%s\"",
-		              what[w], msg);
-		if (w == 0)
-			ck_assert_msg(strstr(msg, nbrt_device_name(rt)) != NULL &&
-			              strstr(msg, "could not be put back") != NULL,
-			              "tree_results: message \"%s\"", msg);
-		else
-			ck_assert_msg(strstr(notes, "launches of its kept run waited "
-			                     "for, the run from its results having "
-			                     "failed") != NULL,
-			              "near_run: the far run not settled: %s", notes);
-		for (int v = 0; v < 4; v++)
-			for (size_t i = 0; i < b.ni; i++)
-				ck_assert_msg(b.c[AX + v][i] == 42, "%s: result %d of body "
-				              "%zu written", what[w], v, i);
-		ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0,
-		              "%s", nbrt_error(rt));
-		same_bits(&b, good, 0, (size_t)w, "before, after a failure");
+	char *qs = env_keep("NBRT_TREE_QUEUES");
+	/* the far run on a second queue beside the near run (2), and before
+	 * it on one (1): the same bits, the same failures */
+	for (int q = 2; q >= 1; q--) {
+		ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", q == 2 ? "2" : "1", 1), 0);
+		ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0, "%s",
+		              nbrt_error(rt));
+		ck_assert_msg(strstr(notes, q == 2 ? "(results kept on the device, "
+		                     "far beside near)" : "(results kept on the "
+		                     "device)") != NULL,
+		              "the results were not kept on the device (queues %d): %s",
+		              q, notes);
+		same_bits(&b, good, q == 2, 0, "");
+		static const char *const what[2] = {"tree_results", "near_run"};
+		for (int w = 0; w < 2; w++) {
+			for (int v = 0; v < 4; v++)
+				for (size_t i = 0; i < b.ni; i++)
+					b.c[AX + v][i] = 42;
+			setenv("NBRT_TEST_FAIL", what[w], 1);
+			int r = run_noted(k, far, &b, &t, notes, sizeof notes);
+			unsetenv("NBRT_TEST_FAIL");
+			const char *msg = nbrt_error(rt);
+			char want[64];
+			snprintf(want, sizeof want, "NBRT_TEST_FAIL=%s", what[w]);
+			ck_assert_msg(r != 0, "%s: the call succeeded", what[w]);
+			ck_assert_msg(strstr(msg, want) != NULL, "%s: message \"%s\"",
+			              what[w], msg);
+			if (w == 0)
+				ck_assert_msg(strstr(msg, nbrt_device_name(rt)) != NULL &&
+				              strstr(msg, "could not be put back") != NULL,
+				              "tree_results: message \"%s\"", msg);
+			else
+				ck_assert_msg(strstr(notes, "launches of its kept run waited "
+				                     "for, the run from its results having "
+				                     "failed") != NULL,
+				              "near_run: the far run not settled: %s", notes);
+			for (int v = 0; v < 4; v++)
+				for (size_t i = 0; i < b.ni; i++)
+					ck_assert_msg(b.c[AX + v][i] == 42, "%s: result %d of body "
+					              "%zu written", what[w], v, i);
+			ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0,
+			              "%s", nbrt_error(rt));
+			same_bits(&b, good, 0, (size_t)w, "before, after a failure");
+		}
 	}
+	env_back("NBRT_TREE_QUEUES", qs);
 	setenv("NBRT_TEST_FAIL", "tree-results", 1);
 	nb_options o;
 	nb_options_init(&o);
