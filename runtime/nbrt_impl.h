@@ -34,11 +34,14 @@ typedef struct nbrt_rplan {
 	size_t per;           /* no host tasks: at most this many a launch
 	                         (0: as many as an int reaches) */
 } nbrt_rplan;
-/* rplan.keep: the run waited for (DONE); or left running (RUNNING: the
- * back end's settle, or the run from its results, waits), on the
- * device's queue or on a second one beside it (BESIDE: the near run then
- * runs at the same time, from zero, and tree_results adds the two) */
-enum { NBRT_KEEP_DONE = 1, NBRT_KEEP_RUNNING, NBRT_KEEP_BESIDE };
+/* rplan.keep: the run waited for (DONE); or left running (the back
+ * end's settle, the run from its results or tree_results waits), on the
+ * device's queue (RUNNING), on a second one beside it (BESIDE: the near
+ * run then runs at the same time, from zero, and tree_results adds the
+ * two), or on the device's queue as the chain's last run (LAST: the near
+ * run, tree_results queued after it) */
+enum { NBRT_KEEP_DONE = 1, NBRT_KEEP_RUNNING, NBRT_KEEP_BESIDE,
+       NBRT_KEEP_LAST };
 
 /* A run of Newton's third law as the back ends take it (newton.c makes
  * it): tasks of i in [i0, i1) against j in [j0, j1), 8 longs each: i0 i1

@@ -2284,7 +2284,7 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	double t4 = nbrt_now();
 	tm[3] = t4 - t3;
 	part[6] = t4 - tp;
-	k->rkeep = chain ? NBRT_KEEP_DONE : 0;
+	k->rkeep = !chain ? 0 : beside ? NBRT_KEEP_LAST : NBRT_KEEP_DONE;
 	k->rfrom = chain && !beside ? (far->last ? far->last : far) : NULL;
 	/* its message is the device's; beside the far run, from zero */
 	if (nbrt_run_ranges_ex(k, ni, nj, &nr, si.order, sj.order, !beside,
@@ -2295,11 +2295,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	memcpy(k->b, saved, (size_t)nv * sizeof *saved);
 	res = copies_scatter(k, beside ? (far->last ? far->last : far) : NULL,
 	                     &cp, &si, saved, chain);
-	/* a kept far run's launches are waited for at the near run's end or
-	 * at the scatter (the OpenCL back end's settle): their time is its
+	/* a kept run's launches are waited for at the near run's end or at
+	 * the scatter (the OpenCL back end's settle): their time is its
 	 * variant's */
 	if (chain && far->last)
 		far->tkern = far->last->tkern;
+	if (beside && k->last)
+		k->tkern = k->last->tkern;
 	part[7] = nbrt_now() - t5;
 	if (t->stats) {
 		memcpy(t->stats->time, tm, sizeof tm);
@@ -2329,12 +2331,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	          beside ? " (results kept on the device, far beside near)" :
 	          chain ? " (results kept on the device)" : "");
 restore:
-	/* the near run failed before it waited for the far run's launches
-	 * and uploads (from the sorted copies): waited for here, the first
-	 * message kept */
+	/* the near run or the scatter failed before they waited for the
+	 * kept runs' launches and uploads (from the sorted copies): waited
+	 * for here, the first message kept */
 	if (res && chain && rt->be->settle) {
 		char *why = strdup(nbrt_error(rt));
 		rt->be->settle(far->last ? far->last : far);
+		rt->be->settle(k->last ? k->last : k);
 		if (why)
 			nbrt_fail(rt, "%s", why);
 		free(why);

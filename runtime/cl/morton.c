@@ -366,9 +366,10 @@ int nbrt_cl_tree_results(nbrt_kernel *k, nbrt_kernel *far, int slot,
 	if (far && nbrt_cl_after(far))
 		return -1;
 	int r = scatter(k->rt, slot, n, nv, dst, NULL, dev, far ? add : NULL, es);
-	/* far's launches ended before the sums: their time counted (a
-	 * failure leaves them to the caller's settle) */
-	if (!r && far && nbrt_cl_settle(far))
+	/* far's and k's launches (k's left running: NBRT_KEEP_LAST) ended
+	 * before the sums: their time counted (a failure leaves them to the
+	 * caller's settle) */
+	if (!r && ((far && nbrt_cl_settle(far)) || nbrt_cl_settle(k)))
 		return -1;
 	return r > 0 ? nbrt_fail(k->rt, "kernel %s: %s kept no order of %zu "
 	                         "bodies for its results", k->f->kernel,

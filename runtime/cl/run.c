@@ -918,7 +918,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	/* a ranges run only: the dense launches' sums go on the device's */
 	if (p && !dplan && p->keep == NBRT_KEEP_BESIDE && !(r.q = beside(rt)))
 		goto out;
-	if (p && p->keep == NBRT_KEEP_DONE &&
+	if (p && (p->keep == NBRT_KEEP_DONE || p->keep == NBRT_KEEP_LAST) &&
 	    nbrt_cl_test_fail(rt, TF_NEAR_RUN)) {
 		nbrt_fail(rt, "kernel %s: NBRT_TEST_FAIL=near_run", f->kernel);
 		goto out;
@@ -948,8 +948,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		          1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
 		          1e3 * (tq[3] - tq[2]), r.nev);
 	cl_int e;
-	/* the first run of a chain (the near run waits: its results are
-	 * read next) */
+	/* the first run of a chain, or the last beside it (the near run
+	 * from the far run's results waits: they are read next) */
 	if (p && p->keep > NBRT_KEEP_DONE && !r.from && !dplan &&
 	    r.nev <= (int)(sizeof pg->pend / sizeof *pg->pend)) {
 		/* left running (settle); flushed, so that it starts now */
