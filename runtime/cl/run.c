@@ -403,42 +403,60 @@ static size_t host_size(nbrt_type t)
 	                                                          : 2 * sizeof(double);
 }
 
-/* Pack p's host arrays into its staging copy dst (unused lanes 0), in
- * chunks of elements whose pack stays in a core's cache while every lane
- * is written, the chunks in parallel: one pass through the staging memory
- * where zeroing it and writing each lane over it took one a lane (at 2^20
- * float4s, 64 MB of memory traffic on one thread). */
-static void pack_host(nbrt_kernel *k, int p, void *dst, size_t nj)
+enum { CHUNK = 2048 }; /* elements of a pack's chunk (pack_host) */
+
+/* Elements [e0, e0 + CHUNK) of pack p's host arrays (those below nj)
+ * into its staging copy dst (unused lanes 0): a chunk's pack stays in a
+ * core's cache while every lane is written, one pass through the staging
+ * memory where zeroing it and writing each lane over it took one a lane
+ * (at 2^20 float4s, 64 MB of memory traffic on one thread). */
+static void pack_chunk(nbrt_kernel *k, int p, void *dst, size_t e0,
+                       size_t nj)
 {
-	enum { CHUNK = 4096 };
 	const nb_iface *f = k->f;
 	const nb_pack *pk = &f->pack[p];
 	size_t es = (size_t)pk->vwidth * nb_prec_scalar_bytes(pk->type);
+	size_t n = nj - e0 < CHUNK ? nj - e0 : CHUNK;
+	char *d = (char *)dst + e0 * es;
+	memset(d, 0, n * es);
+	for (int v = 0; v < f->nvar; v++) {
+		const nb_var *x = &f->var[v];
+		const nbrt_slot *b = &k->b[v];
+		if (x->role != NB_BMEM || x->pack != p || dev_arr(b))
+			continue;
+		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
+		nbrt_to_kernel(d, pk->type, (size_t)pk->vwidth, off,
+		               (const char *)b->host + e0 * host_size(b->t), b->t,
+		               n);
+	}
+}
+
+/* The packs given staging copies (upload_pack's first pass, from mem
+ * m0), all their chunks in one parallel loop: a treecode's far run packs
+ * ten expansion columns of 16k cells into three packs at N = 65536,
+ * which took 0.18 ms with a loop of four chunks a pack on an H100's host
+ * (session 13's final run).  From 8 chunks, by one thread with 16 as the
+ * bar. */
+static void pack_host(nbrt_kernel *k, const Run *r, int m0, size_t nj)
+{
+	const nb_iface *f = k->f;
 	long long nch = (long long)((nj + CHUNK - 1) / CHUNK), q;
-	/* from 4 chunks: a treecode's far run packs ten expansion columns of
-	 * 16k cells at N = 65536 (on an H100 the run spent 0.64 of its 1.15
-	 * ms outside its kernel), by one thread with 16 as the bar */
-#pragma omp parallel for schedule(static) if (nch >= 4)
-	for (q = 0; q < nch; q++) {
-		size_t e0 = (size_t)q * CHUNK, n = nj - e0 < CHUNK ? nj - e0 : CHUNK;
-		char *d = (char *)dst + e0 * es;
-		memset(d, 0, n * es);
-		for (int v = 0; v < f->nvar; v++) {
-			const nb_var *x = &f->var[v];
-			const nbrt_slot *b = &k->b[v];
-			if (x->role != NB_BMEM || x->pack != p || dev_arr(b))
-				continue;
-			size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
-			nbrt_to_kernel(d, pk->type, (size_t)pk->vwidth, off,
-			               (const char *)b->host + e0 * host_size(b->t),
-			               b->t, n);
-		}
+	long long all = nch * f->npack;
+#pragma omp parallel for schedule(static) if (all >= 8)
+	for (q = 0; q < all; q++) {
+		int p = (int)(q / nch);
+		if (r->stage[m0 + p])
+			pack_chunk(k, p, r->stage[m0 + p], (size_t)(q % nch) * CHUNK,
+			           nj);
 	}
 }
 
 /* A BMEM pack: Nj elements of vwidth scalars, value comp of element j in
- * scalar comp (2 comp, 2 comp + 1 for dd), unused lanes 0. */
-static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
+ * scalar comp (2 comp, 2 comp + 1 for dd), unused lanes 0.  In two
+ * passes: the first (!packed) gives a pack of host arrays its staging
+ * copy, which pack_host fills; the second uploads. */
+static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj,
+                       int packed)
 {
 	const nb_iface *f = k->f;
 	const nb_pack *pk = &f->pack[p];
@@ -460,15 +478,13 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj)
 	if (only >= 0 && !dev_arr(&k->b[only]) &&
 	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
 	    nbrt_same_layout(k->b[only].t, pk->type))
-		return put(k, r, m, k->b[only].host, bytes);
+		return packed ? put(k, r, m, k->b[only].host, bytes) : 0;
 	/* host arrays through the staging copy (its unused lanes 0), then
 	 * device arrays into their lanes, after it in the queue */
+	if (!packed)
+		return onhost ? stage(k, r, m, bytes) : 0;
 	Prog *pg = k->priv;
-	if (onhost) {
-		if (stage(k, r, m, bytes))
-			return -1;
-		pack_host(k, p, r->stage[m], nj);
-	} else if (lanes < pk->vwidth) {
+	if (!onhost && lanes < pk->vwidth) {
 		static const cl_uchar zero = 0;
 		cl_int e = clEnqueueFillBuffer(r->q, pg->mem[m], &zero, 1, 0, bytes,
 		                               0, NULL, NULL);
@@ -547,7 +563,11 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 			return -1;
 	t[1] = nbrt_now();
 	for (int p = 0; p < f->npack; p++)
-		if (upload_pack(k, r, m++, p, nj))
+		if (upload_pack(k, r, m + p, p, nj, 0))
+			return -1;
+	pack_host(k, r, m, nj);
+	for (int p = 0; p < f->npack; p++)
+		if (upload_pack(k, r, m++, p, nj, 1))
 			return -1;
 	t[2] = nbrt_now();
 	for (int v = 0; v < f->nvar; v++)
