@@ -1661,7 +1661,7 @@ static void *copy_buffer(nbrt_kernel *k, Copies *c, int v, size_t bytes)
  * (float or double) into dst[q] from the doubles of src[q], which were
  * read from values of that type: the same values.  All in one parallel
  * loop over pieces of every column: a loop a column was a parallel
- * region each, four at N = 65536 (copies 0.07-0.10 ms on an H100's host,
+ * region each, four at N = 65536 (copies 0.07-0.10 ms on an H200's host,
  * session 13's final run), before the far kernel can start. */
 enum { KNOWN = 8 }; /* the most columns copied in one loop */
 typedef struct Known {

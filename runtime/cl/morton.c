@@ -245,7 +245,7 @@ _Static_assert(NBRT_TREE_MAXRES <= 4, "mortbuf holds 4 columns a set");
  * src (pinned), into the caller's arrays dst: every column's pieces over
  * the threads at once, where each column alone stays on one thread below
  * a megabyte (nbrt_cl_copy): 1 MB took 0.12-0.13 ms at N = 65536 on an
- * H100's host (session 13's final run). */
+ * H200's host (session 13's final run). */
 static void copies_out(void *const dst[], const char *src, int nv, size_t n,
                        const size_t es[])
 {

@@ -434,7 +434,7 @@ static void pack_chunk(nbrt_kernel *k, int p, void *dst, size_t e0,
 /* The packs given staging copies (upload_pack's first pass, from mem
  * m0), all their chunks in one parallel loop: a treecode's far run packs
  * ten expansion columns of 16k cells into three packs at N = 65536,
- * which took 0.18 ms with a loop of four chunks a pack on an H100's host
+ * which took 0.18 ms with a loop of four chunks a pack on an H200's host
  * (session 13's final run).  From 8 chunks, by one thread with 16 as the
  * bar. */
 static void pack_host(nbrt_kernel *k, const Run *r, int m0, size_t nj)
