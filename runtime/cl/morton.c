@@ -46,6 +46,22 @@ static int host_sorts(nbrt *rt, size_t n)
 	return n < (size_t)below && (set || nt >= HOST_THREADS);
 }
 
+/* Whether the device sorts n keys a byte a pass (nbrt_cl_sort8: 8
+ * launches, where 4 bits a pass were 48 and a launch's floor is 6-7 us
+ * on NVIDIA): on a GPU, whose groups all run side by side, so that a
+ * tile's wait on the tiles before it (the look-back) is short; on a
+ * CPU's OpenCL (PoCL) a waiting group spins on a thread that the group
+ * it waits for may need (0.25-0.6 s at 65536 bodies on 2 busy cores,
+ * against 0.03-0.15 s for 4 bits a pass).  $NBRT_TREE_SORT8 (0 or 1)
+ * decides instead, for tests and comparisons; -1 refused. */
+static int sorts8(nbrt *rt, size_t n)
+{
+	long byte = rt->gpu;
+	if (nbrt_env_int(rt, "NBRT_TREE_SORT8", 0, 1, &byte) < 0)
+		return -1;
+	return byte && n < NBRT_CL_SORT8_MAX;
+}
+
 /* Under NBRT_VERBOSE, the queue finished and the milliseconds since *t
  * into *ms, for the note of each step's time (nothing waits otherwise). */
 static void lap(nbrt *rt, double *t, double *ms)
@@ -178,24 +194,45 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	cl_ulong cn = n;
 	cl_mem kk = c->sortbuf[0], vv = c->sortbuf[1], tk = c->sortbuf[2],
 	       tv = c->sortbuf[3];
-	/* every bit of the keys, not the bits they differ in (the sort's
-	 * reduction and its blocking read, a wait in mid-sort): a pass over
-	 * a digit that does not differ keeps the order, and in a cube around
-	 * the bodies cut into 2^21 steps an axis all 63 bits differ but for
-	 * a handful of bodies */
-	uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
-	if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
-	                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2), ARG(scale),
-	                    ARG(top), ARG(cn), ARG(kk), ARG(vv), (size_t)0) ||
-	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
+	int byte = sorts8(rt, n);
+	if (byte < 0)
 		goto out;
-	cl_int dbl = NBRT_DOUBLE;
-	cl_ulong one = 1, zero = 0;
-	for (int b = 0; b < nb; b++)
-		if (nbrt_cl_aux_run(rt, AK_CELLS_GATHER, n, ARG(in[b]), ARG(dbl),
-		                    ARG(out[b]), ARG(dbl), ARG(one), ARG(zero),
-		                    ARG(vv), ARG(cn), (size_t)0))
+	if (byte) {
+		/* keys and their byte counts (one launch), 8 passes of one
+		 * launch, the gathers and the order's copy as one launch */
+		cl_ulong ns;
+		size_t G;
+		if (nbrt_cl_sort8_room(rt, n, &ns, &G) ||
+		    nbrt_cl_aux_run(rt, AK_MORTON_KEYS8, 0, ARG(in[0]), ARG(in[1]),
+		                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2),
+		                    ARG(scale), ARG(top), ARG(cn), ARG(kk), ARG(vv),
+		                    ARG(c->sorthist), ARG(ns), (size_t)0) ||
+		    nbrt_cl_sort_queue(rt, AK_MORTON_KEYS8, G) ||
+		    nbrt_cl_sort8(rt, &kk, &vv, &tk, &tv, n, 1))
 			goto out;
+	} else {
+		/* every bit of the keys, not the bits they differ in (the
+		 * sort's reduction and its blocking read, a wait in mid-sort):
+		 * a pass over a digit that does not differ keeps the order,
+		 * and in a cube around the bodies cut into 2^21 steps an axis
+		 * all 63 bits differ but for a handful of bodies */
+		uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
+		if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
+		                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2),
+		                    ARG(scale), ARG(top), ARG(cn), ARG(kk), ARG(vv),
+		                    (size_t)0) ||
+		    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
+			goto out;
+	}
+	/* the order kept for tree_scatter */
+	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
+		goto out;
+	cl_int nbi = nb;
+	if (nbrt_cl_aux_run(rt, AK_MORTON_GATHER, n, ARG(vv), ARG(cn), ARG(nbi),
+	                    ARG(in[0]), ARG(in[1]), ARG(in[2]), ARG(in[nb - 1]),
+	                    ARG(out[0]), ARG(out[1]), ARG(out[2]),
+	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), (size_t)0))
+		goto out;
 	lap(rt, &t, &ms[1]);
 	cl_uint *pv = c->pinp;
 	if ((e = clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, pv, 0, NULL,
@@ -208,14 +245,6 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                             b < 3 ? sx[b] : sm, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
-	/* the order kept for tree_scatter */
-	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
-		goto out;
-	if ((e = clEnqueueCopyBuffer(c->q, vv, c->mortperm[slot], 0, 0, vb, 0,
-	                             NULL, NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueCopyBuffer", e);
-		goto out;
-	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
 	lap(rt, &t, &ms[2]);
