@@ -240,7 +240,12 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	    (e = clEnqueueReadBuffer(c->q, kk, CL_FALSE, 0, n * sizeof *key, key,
 	                             0, NULL, NULL)) != CL_SUCCESS)
 		goto fail;
-	for (int b = 0; b < nb; b++)
+	/* $NBRT_TREE_GATHER=1: the sorted copies gathered by the host from
+	 * its own, beside the order's widening, not read back (a trial) */
+	long hg = 0;
+	if (nbrt_env_int(rt, "NBRT_TREE_GATHER", 0, 1, &hg) < 0)
+		goto out;
+	for (int b = 0; b < nb && !hg; b++)
 		if ((e = clEnqueueReadBuffer(c->q, out[b], CL_FALSE, 0, db,
 		                             b < 3 ? sx[b] : sm, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
@@ -250,9 +255,22 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
 	long long s;
+	if (hg) {
 #pragma omp parallel for schedule(static) if (n >= PAR)
-	for (s = 0; s < (long long)n; s++)
-		order[s] = pv[s];
+		for (s = 0; s < (long long)n; s++) {
+			size_t o = pv[s];
+			order[s] = o;
+			sx[0][s] = x[0][o];
+			sx[1][s] = x[1][o];
+			sx[2][s] = x[2][o];
+			if (m)
+				sm[s] = m[o];
+		}
+	} else {
+#pragma omp parallel for schedule(static) if (n >= PAR)
+		for (s = 0; s < (long long)n; s++)
+			order[s] = pv[s];
+	}
 	lap(rt, &t, &ms[3]);
 	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
 	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
