@@ -1,7 +1,9 @@
 /* sort.c: the device's stable radix sort (kernels.cl's nbrt_sort_*): of
  * (key, value) pairs in device buffers (nbrt_cl_sort, for pipelines that
- * keep their data on the device) and of the host's nbrt_kv arrays through
- * pinned staging (nbrt_cl_sort_kv, the back end's sort for nbrt_sort_kv). */
+ * keep their data on the device; nbrt_cl_sort8, a byte a pass in one
+ * launch a pass, the treecode's on a GPU) and of the host's nbrt_kv
+ * arrays through pinned staging (nbrt_cl_sort_kv, the back end's sort for
+ * nbrt_sort_kv). */
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
