@@ -395,9 +395,11 @@ void nbrt_sort8_scan256(local uint *s, local uint *tmp, uint l, uint L)
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 }
+/* the most tiles a look-back reads at once (its win) */
+#define SORT8_WIN 16
 kernel void nbrt_sort8_pass(global const ulong *key, global const uint *val,
                             global ulong *okey, global uint *oval, ulong n,
-                            uint pass, global uint *ws)
+                            uint pass, global uint *ws, uint win)
 {
 	local ulong lk[SORT_WG * SORT_ITEMS];
 	local uint lv[SORT_WG * SORT_ITEMS];
@@ -447,14 +449,24 @@ kernel void nbrt_sort8_pass(global const ulong *key, global const uint *val,
 			atomic_xchg(&stat[d], SORT8_TOTAL | c);
 		} else {
 			atomic_xchg(&stat[t * 256 + d], SORT8_COUNT | c);
-			for (uint j = t - 1;;) {
-				uint s = vs[j * 256 + d];
-				if (!(s & (SORT8_COUNT | SORT8_TOTAL)))
-					continue;
-				before += s & SORT8_VALUE;
-				if (s & SORT8_TOTAL)
-					break;
-				j--;
+			/* the tiles before, newest first, to the first running
+			 * total: the one before alone, then win at a time, read at
+			 * once (tiles that started together wait on a chain) and
+			 * taken up to the first not yet out */
+			for (uint j = t, out = 0; !out;) {
+				uint s[SORT8_WIN], w = min(j, j == t ? 1u : win), go = 1;
+				for (uint q = 0; q < SORT8_WIN; q++)
+					if (q < w)
+						s[q] = vs[(j - 1 - q) * 256 + d];
+				for (uint q = 0; q < SORT8_WIN; q++) {
+					go = go && q < w && (s[q] & (SORT8_COUNT | SORT8_TOTAL));
+					if (go) {
+						before += s[q] & SORT8_VALUE;
+						j--;
+						out = (s[q] & SORT8_TOTAL) != 0;
+						go = !out;
+					}
+				}
 			}
 			atomic_xchg(&stat[t * 256 + d], SORT8_TOTAL | (before + c));
 		}

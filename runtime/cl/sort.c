@@ -212,6 +212,8 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 /* kernels.cl's SORT8_HEAD: the work space's counts (8 passes' 256
  * digits) and tickets (one a pass) before the statuses */
 enum { HEAD8 = 8 * 256 + 64, ZERO8 = 8 * 256 + 8 };
+/* kernels.cl's SORT8_WIN */
+enum { WIN8 = 16 };
 
 /* The tiles of the sort a byte a pass and the groups over n keys. */
 static size_t tiles8(nbrt *rt, size_t n, size_t *groups)
@@ -248,6 +250,12 @@ int nbrt_cl_sort8(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
                   cl_mem *tmpv, size_t n, int counted)
 {
 	Cl *c = rt->priv;
+	/* $NBRT_SORT8_WINDOW: the tiles a look-back reads at once after the
+	 * first (kernels.cl's SORT8_WIN at most), for tuning on a GPU */
+	long v = WIN8;
+	if (nbrt_env_int(rt, "NBRT_SORT8_WINDOW", 1, WIN8, &v) < 0)
+		return -1;
+	cl_uint win = (cl_uint)v;
 	if (n < 2)
 		return 0;
 	size_t G;
@@ -262,7 +270,7 @@ int nbrt_cl_sort8(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	for (cl_uint pass = 0; pass < 8; pass++) {
 		if (nbrt_cl_aux_run(rt, AK_SORT8_PASS, 0, ARG(*keys), ARG(*vals),
 		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(pass),
-		                    ARG(c->sorthist), (size_t)0) ||
+		                    ARG(c->sorthist), ARG(win), (size_t)0) ||
 		    nbrt_cl_sort_queue(rt, AK_SORT8_PASS, T))
 			return -1;
 		cl_mem t = *keys;

@@ -195,6 +195,9 @@ START_TEST(device_buffers)
 				ref[e] = (nbrt_kv){k[e], v[e]};
 			}
 			nbrt_kv *want = nbrt_order_sort(ref, ref + n, n);
+			/* look-backs of one tile at a time and of the most */
+			ck_assert_int_eq(setenv("NBRT_SORT8_WINDOW", kind % 2 ? "1" : "16",
+			                        1), 0);
 			sort_buffers(k, v, n, byte);
 			size_t e = 0;
 			while (e < n && k[e] == want[e].key && v[e] == want[e].val)
@@ -211,12 +214,28 @@ START_TEST(device_buffers)
 			free(k);
 			free(v);
 		}
+	ck_assert_int_eq(unsetenv("NBRT_SORT8_WINDOW"), 0);
 }
 END_TEST
 
-/* NBRT_DEVICE_SORT takes 0 or 1 and names itself otherwise */
+/* NBRT_DEVICE_SORT takes 0 or 1 and names itself otherwise, as
+ * NBRT_SORT8_WINDOW does outside 1 to 16 */
 START_TEST(bad_setting)
 {
+	Cl *c = rt->priv;
+	cl_int err;
+	cl_mem m[4];
+	for (int b = 0; b < 4; b++)
+		ck_assert(m[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL,
+		                                &err));
+	ck_assert_int_eq(setenv("NBRT_SORT8_WINDOW", "17", 1), 0);
+	ck_assert(nbrt_cl_sort8(rt, &m[0], &m[1], &m[2], &m[3], 4, 0) < 0);
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_SORT8_WINDOW='17'"), "%s",
+	              nbrt_error(rt));
+	ck_assert_int_eq(unsetenv("NBRT_SORT8_WINDOW"), 0);
+	clFinish(c->q);
+	for (int b = 0; b < 4; b++)
+		clReleaseMemObject(m[b]);
 	nbrt_kv kv[2] = {{2, 0}, {1, 1}}, tmp[2];
 	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "yes", 1), 0);
 	ck_assert(!nbrt_sort_kv(rt, kv, tmp, 2, 0));
