@@ -15,9 +15,6 @@
 #include "cl_impl.h"
 #include "order.h"
 
-/* Below this many bodies a host loop is serial (as in order.c). */
-#define PAR 65536
-
 /* Below this many bodies the host sorts (host_sort), with at least
  * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
  * passes of three kernels, four gathers) and 5 MB across the bus, 0.46-
@@ -165,20 +162,18 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	if (host)
 		return host < 0 ? -1 : host_sort(rt, x, m, n, lo, side, slot, key,
 		                                 order, sx, sm);
-	double t0 = nbrt_now(), t = t0, ms[4] = {0, 0, 0, 0};
+	double t0 = nbrt_now(), t = t0, ms[3] = {0, 0, 0};
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);
 	cl_int e;
-	/* the pinned staging of the order may still feed an earlier command */
+	/* an earlier command may still read the buffers written below */
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
 	for (int b = 0; b < 2 * nb; b++)
 		if (nbrt_cl_grow(rt, &c->mortbuf[b % nb + (b >= nb) * 4],
 		                 &c->mortcap[b % nb + (b >= nb) * 4], db))
 			return -1;
-	if (nbrt_cl_sort_room(rt, n) ||
-	    nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
-	                   vb))
+	if (nbrt_cl_sort_room(rt, n))
 		return -1;
 	cl_mem *in = c->mortbuf, *out = c->mortbuf + 4;
 	for (int b = 0; b < nb; b++)
@@ -224,28 +219,26 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
 			goto out;
 	}
-	/* the order kept for tree_scatter */
+	/* the order kept for tree_scatter, and as size_t in the keys' spare
+	 * buffer to be read straight into the caller's: a host loop widening
+	 * it, a parallel region after the wait, took 0.3-2 ms in some calls
+	 * at 65536 on the H200's host where it mostly took 0.015 */
 	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
 		goto out;
 	cl_int nbi = nb;
 	if (nbrt_cl_aux_run(rt, AK_MORTON_GATHER, n, ARG(vv), ARG(cn), ARG(nbi),
 	                    ARG(in[0]), ARG(in[1]), ARG(in[2]), ARG(in[nb - 1]),
 	                    ARG(out[0]), ARG(out[1]), ARG(out[2]),
-	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), (size_t)0))
+	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), ARG(tk),
+	                    (size_t)0))
 		goto out;
 	lap(rt, &t, &ms[1]);
-	cl_uint *pv = c->pinp;
-	if ((e = clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, pv, 0, NULL,
-	                             NULL)) != CL_SUCCESS ||
+	if ((e = clEnqueueReadBuffer(c->q, tk, CL_FALSE, 0, n * sizeof *order,
+	                             order, 0, NULL, NULL)) != CL_SUCCESS ||
 	    (e = clEnqueueReadBuffer(c->q, kk, CL_FALSE, 0, n * sizeof *key, key,
 	                             0, NULL, NULL)) != CL_SUCCESS)
 		goto fail;
-	/* $NBRT_TREE_GATHER=1: the sorted copies gathered by the host from
-	 * its own, beside the order's widening, not read back (a trial) */
-	long hg = 0;
-	if (nbrt_env_int(rt, "NBRT_TREE_GATHER", 0, 1, &hg) < 0)
-		goto out;
-	for (int b = 0; b < nb && !hg; b++)
+	for (int b = 0; b < nb; b++)
 		if ((e = clEnqueueReadBuffer(c->q, out[b], CL_FALSE, 0, db,
 		                             b < 3 ? sx[b] : sm, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
@@ -254,27 +247,9 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		goto fail;
 	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
-	long long s;
-	if (hg) {
-#pragma omp parallel for schedule(static) if (n >= PAR)
-		for (s = 0; s < (long long)n; s++) {
-			size_t o = pv[s];
-			order[s] = o;
-			sx[0][s] = x[0][o];
-			sx[1][s] = x[1][o];
-			sx[2][s] = x[2][o];
-			if (m)
-				sm[s] = m[o];
-		}
-	} else {
-#pragma omp parallel for schedule(static) if (n >= PAR)
-		for (s = 0; s < (long long)n; s++)
-			order[s] = pv[s];
-	}
-	lap(rt, &t, &ms[3]);
 	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
-	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
-	          what, n, 1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2], ms[3]);
+	          "keys, sort and gathers %.3g, download %.3g)", what, n,
+	          1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2]);
 	return 0;
 fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
@@ -283,6 +258,9 @@ out:
 	clFinish(c->q);
 	return -1;
 }
+
+/* the order comes back as the device's ulong (nbrt_morton_gather) */
+_Static_assert(sizeof(size_t) == sizeof(cl_ulong), "size_t is 64 bits");
 
 /* the results cross through mortbuf's two sets of 4 (the bodies' x, y,
  * z, m and their sorted copies) */
