@@ -162,7 +162,7 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	if (host)
 		return host < 0 ? -1 : host_sort(rt, x, m, n, lo, side, slot, key,
 		                                 order, sx, sm);
-	double t0 = nbrt_now(), t = t0, ms[3] = {0, 0, 0};
+	double t0 = nbrt_now(), t = t0, ms[4] = {0, 0, 0, 0};
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);
 	cl_int e;
@@ -173,7 +173,13 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		if (nbrt_cl_grow(rt, &c->mortbuf[b % nb + (b >= nb) * 4],
 		                 &c->mortcap[b % nb + (b >= nb) * 4], db))
 			return -1;
-	if (nbrt_cl_sort_room(rt, n))
+	/* $NBRT_TREE_ORDER=0: the order read back as uint into pinned memory
+	 * and widened by a host loop (main's way), for comparison */
+	long wide = 1;
+	if (nbrt_env_int(rt, "NBRT_TREE_ORDER", 0, 1, &wide) < 0 ||
+	    nbrt_cl_sort_room(rt, n) ||
+	    (!wide && nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp,
+	                             &c->pincap, vb)))
 		return -1;
 	cl_mem *in = c->mortbuf, *out = c->mortbuf + 4;
 	for (int b = 0; b < nb; b++)
@@ -233,8 +239,11 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	                    (size_t)0))
 		goto out;
 	lap(rt, &t, &ms[1]);
-	if ((e = clEnqueueReadBuffer(c->q, tk, CL_FALSE, 0, n * sizeof *order,
-	                             order, 0, NULL, NULL)) != CL_SUCCESS ||
+	if ((e = wide ? clEnqueueReadBuffer(c->q, tk, CL_FALSE, 0,
+	                                    n * sizeof *order, order, 0, NULL,
+	                                    NULL)
+	              : clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, c->pinp, 0,
+	                                    NULL, NULL)) != CL_SUCCESS ||
 	    (e = clEnqueueReadBuffer(c->q, kk, CL_FALSE, 0, n * sizeof *key, key,
 	                             0, NULL, NULL)) != CL_SUCCESS)
 		goto fail;
@@ -247,9 +256,17 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		goto fail;
 	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
+	if (!wide) {
+		const cl_uint *pv = c->pinp;
+		long long s;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+		for (s = 0; s < (long long)n; s++)
+			order[s] = pv[s];
+	}
+	lap(rt, &t, &ms[3]);
 	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
-	          "keys, sort and gathers %.3g, download %.3g)", what, n,
-	          1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2]);
+	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
+	          what, n, 1e3 * (nbrt_now() - t0), ms[0], ms[1], ms[2], ms[3]);
 	return 0;
 fail:
 	nbrt_cl_fail(rt, what, "a copy to or from the device", e);
