@@ -16,18 +16,16 @@
 #include "order.h"
 
 /* Below this many bodies the host sorts (host_sort), with at least
- * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
- * passes of three kernels, four gathers) and 5 MB across the bus, 0.46-
- * 0.51 ms at N = 65536 on an H200 (0.65 on an H100), where the host's
- * sort needs no upload but the order's; an MSD sort of fifteen parallel
- * regions took 0.8-1.1 ms there (a region costs tens of microseconds on
- * that host), hence one region (order.c's sample sort), which in the
- * final run (H200, 2026-11-28 06:37) took 0.46 ms at 32768 against the
- * device's 0.51-0.65 but 0.69-0.78 at 65536 against 0.62 and 1.04 at
- * 98304 against 0.65-0.77: the host below 65536 bodies only.  Four threads made
- * every host phase two to three times slower.  $NBRT_TREE_HOSTSORT sets
- * another bound (0: the device always). */
-enum { HOST_BELOW = 1 << 16, HOST_THREADS = 8 };
+ * HOST_THREADS threads, where the host's sort needs no upload but the
+ * order's; an MSD sort of fifteen parallel regions was slow (a region
+ * costs tens of microseconds on the GPU machines' hosts), hence one
+ * region (order.c's sample sort).  It took 0.46 ms at 32768 (H200,
+ * 2026-11-28 06:37) against the 4-bit device sort's 0.51-0.65 (54
+ * commands), but 0.49-0.72 against the byte sort's 0.37-0.45 (11
+ * commands; H200, 09:04): the host below 32768 bodies only, unmeasured
+ * there.  Four threads made every host phase two to three times slower.
+ * $NBRT_TREE_HOSTSORT sets another bound (0: the device always). */
+enum { HOST_BELOW = 1 << 15, HOST_THREADS = 8 };
 
 /* Whether the host sorts n bodies (the rule above); -1 refused. */
 static int host_sorts(nbrt *rt, size_t n)
