@@ -171,9 +171,12 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		if (nbrt_cl_grow(rt, &c->mortbuf[b % nb + (b >= nb) * 4],
 		                 &c->mortcap[b % nb + (b >= nb) * 4], db))
 			return -1;
-	/* $NBRT_TREE_ORDER=0: the order read back as uint into pinned memory
-	 * and widened by a host loop (main's way), for comparison */
-	long wide = 1;
+	/* the order read back as uint into pinned memory and widened by a
+	 * host loop; $NBRT_TREE_ORDER=1: as size_t straight into the tree's
+	 * (pageable) array, for comparison: its download took 0.15-0.23 ms
+	 * at 65536 on the H200 (merged run, 09:38) against 0.10-0.11 and
+	 * the widening's 0.015-0.025 (but 0.15-2 ms in some calls) */
+	long wide = 0;
 	if (nbrt_env_int(rt, "NBRT_TREE_ORDER", 0, 1, &wide) < 0 ||
 	    nbrt_cl_sort_room(rt, n) ||
 	    (!wide && nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp,
@@ -224,9 +227,7 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 			goto out;
 	}
 	/* the order kept for tree_scatter, and as size_t in the keys' spare
-	 * buffer to be read straight into the caller's: a host loop widening
-	 * it, a parallel region after the wait, took 0.3-2 ms in some calls
-	 * at 65536 on the H200's host where it mostly took 0.015 */
+	 * buffer (read only where wide) */
 	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
 		goto out;
 	cl_int nbi = nb;

@@ -772,8 +772,8 @@ END_TEST
  * the same arrays does not (they cross as before): both are checked, the
  * float one on the first ncase cases.  The back end's sort three ways:
  * on the device (NBRT_TREE_HOSTSORT=0) 4 bits a pass and a byte a pass
- * (NBRT_TREE_SORT8=0, 1; morton.c's sorts8, a byte on a GPU; the former
- * with the order widened by the host, NBRT_TREE_ORDER=0) and by the
+ * (NBRT_TREE_SORT8=0, 1; morton.c's sorts8, a byte on a GPU; the latter
+ * with the order read as size_t, NBRT_TREE_ORDER=1) and by the
  * host's sample sort with only the order sent up (NBRT_TREE_HOSTSORT
  * over N; morton.c's host_sort, the default at small N on a host of many
  * threads). */
@@ -804,8 +804,8 @@ static void device_sorts(nb_prec prec, size_t ncase)
 			                        d == 2 ? "1000000000" : "0", 1), 0);
 			ck_assert_int_eq(setenv("NBRT_TREE_SORT8", d == 3 ? "1" : "0",
 			                        1), 0);
-			/* 4 bits a pass as main: the order widened by the host */
-			ck_assert_int_eq(setenv("NBRT_TREE_ORDER", d == 1 ? "0" : "1",
+			/* a byte a pass with the order read as size_t */
+			ck_assert_int_eq(setenv("NBRT_TREE_ORDER", d == 3 ? "1" : "0",
 			                        1), 0);
 			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[1]));
