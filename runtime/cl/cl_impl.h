@@ -50,6 +50,7 @@ enum {
 	X(AK_GATHER, nbrt_gather)                                              \
 	X(AK_SORT_DIFFER, nbrt_sort_differ) X(AK_SORT_COUNT, nbrt_sort_count)  \
 	X(AK_SORT_SCAN, nbrt_sort_scan) X(AK_SORT_SCATTER, nbrt_sort_scatter) \
+	X(AK_SORT8_HIST, nbrt_sort8_hist) X(AK_SORT8_PASS, nbrt_sort8_pass)    \
 	X(AK_CELLS_BBOX, nbrt_cells_bbox) X(AK_CELLS_KEYS, nbrt_cells_keys)    \
 	X(AK_CELLS_STARTS, nbrt_cells_starts)                                  \
 	X(AK_CELLS_RANGES, nbrt_cells_ranges)                                  \
@@ -57,7 +58,9 @@ enum {
 	X(AK_CELLS_SUMS, nbrt_cells_sums) X(AK_CELLS_TASKS1, nbrt_cells_tasks1) \
 	X(AK_CELLS_GATHER, nbrt_cells_gather)                                  \
 	X(AK_CELLS_SCATTER, nbrt_cells_scatter)                                \
-	X(AK_MORTON_KEYS, nbrt_morton_keys) X(AK_TREE_ADD, nbrt_tree_add)
+	X(AK_MORTON_KEYS, nbrt_morton_keys) X(AK_TREE_ADD, nbrt_tree_add)     \
+	X(AK_MORTON_KEYS8, nbrt_morton_keys8)                                  \
+	X(AK_MORTON_GATHER, nbrt_morton_gather)
 enum {
 #define X(id, name) id,
 	CL_OWN_KERNELS(X)
@@ -281,6 +284,20 @@ int nbrt_cl_run_queued(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
  * Queued on the device's queue; returns 0 or -1 with the message set. */
 int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
                  cl_mem *tmpv, size_t n, uint64_t differ);
+/* The sort a byte a pass of n keys (fewer than NBRT_CL_SORT8_MAX), one
+ * launch a pass: nbrt_cl_sort8_room makes its work space (sorthist),
+ * zeroes its counts and says how many statuses (*ns) and groups a kernel
+ * that makes the keys and counts their bytes (nbrt_morton_keys8) is to
+ * zero and run with, queued by nbrt_cl_sort_queue; nbrt_cl_sort8 then
+ * (counted) or with its own counts (nbrt_sort8_hist) queues the 8 passes
+ * over all 64 bits, swapping the buffers as nbrt_cl_sort does. */
+#define NBRT_CL_SORT8_MAX ((size_t)1 << 30)
+int nbrt_cl_sort8_room(nbrt *rt, size_t n, cl_ulong *ns, size_t *groups);
+int nbrt_cl_sort8(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                  cl_mem *tmpv, size_t n, int counted);
+/* Queues own kernel i, its arguments set, over G groups of the sort's
+ * work-group size. */
+int nbrt_cl_sort_queue(nbrt *rt, int i, size_t G);
 /* The back end's sort (nbrt_backend.sort): host pairs through pinned
  * staging and the buffers above. */
 struct nbrt_kv *nbrt_cl_sort_kv(nbrt *rt, struct nbrt_kv *kv,

@@ -237,6 +237,50 @@ kernel void nbrt_sort_scan(global uint *hist, uint G)
 	if (l == 0)
 		hist[SORT_RADIX * G + d] = carry;
 }
+/* the tile lk, lv in local memory (tile L * SORT_ITEMS, written and a
+ * barrier passed) sorted stably by its 4-bit digit at shift: counts of
+ * digit x work item, scanned, each item's keys (consecutive) to their
+ * ranks.  After it cnt[d L] is where digit d starts. */
+void nbrt_sort_rank(local ulong *lk, local uint *lv, local ushort *cnt,
+                    local uint *sum, uint shift, uint l, uint L)
+{
+	for (uint d = 0; d < SORT_RADIX; d++)
+		cnt[d * L + l] = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	/* item l's keys, consecutive: each one's rank among its own of the
+	 * same digit */
+	ulong k[SORT_ITEMS];
+	uint v[SORT_ITEMS], dg[SORT_ITEMS], rk[SORT_ITEMS];
+	for (int i = 0; i < SORT_ITEMS; i++) {
+		k[i] = lk[l * SORT_ITEMS + i];
+		v[i] = lv[l * SORT_ITEMS + i];
+		dg[i] = (uint)(k[i] >> shift) & 15;
+		rk[i] = cnt[dg[i] * L + l];
+		cnt[dg[i] * L + l] = (ushort)(rk[i] + 1);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	/* the counts scanned in digit-major order: each item l owns
+	 * SORT_RADIX consecutive ones */
+	uint own = 0;
+	for (int c = 0; c < SORT_RADIX; c++)
+		own += cnt[l * SORT_RADIX + c];
+	sum[l] = own;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	nbrt_sort_scan_local(sum, l, L);
+	uint run = sum[l] - own;
+	for (int c = 0; c < SORT_RADIX; c++) {
+		uint x = cnt[l * SORT_RADIX + c];
+		cnt[l * SORT_RADIX + c] = (ushort)run;
+		run += x;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int i = 0; i < SORT_ITEMS; i++) {
+		uint p = cnt[dg[i] * L + l] + rk[i];
+		lk[p] = k[i];
+		lv[p] = v[i];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+}
 /* each group's tiles in order: a tile loaded, ranked stably by digit in
  * local memory, and written to where hist says its digits go next.  A
  * last tile's missing keys are all ones: the greatest digit, after the
@@ -269,45 +313,12 @@ kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
 			lk[i] = i < m ? key[t0 + i] : ~(ulong)0;
 			lv[i] = i >= m ? 0 : iota ? (uint)(t0 + i) : val[t0 + i];
 		}
-		for (uint d = 0; d < SORT_RADIX; d++)
-			cnt[d * L + l] = 0;
 		barrier(CLK_LOCAL_MEM_FENCE);
-		/* item l's keys, consecutive: each one's rank among its own of
-		 * the same digit */
-		ulong k[SORT_ITEMS];
-		uint v[SORT_ITEMS], dg[SORT_ITEMS], rk[SORT_ITEMS];
-		for (int i = 0; i < SORT_ITEMS; i++) {
-			k[i] = lk[l * SORT_ITEMS + i];
-			v[i] = lv[l * SORT_ITEMS + i];
-			dg[i] = (uint)(k[i] >> shift) & 15;
-			rk[i] = cnt[dg[i] * L + l];
-			cnt[dg[i] * L + l] = (ushort)(rk[i] + 1);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
-		/* the counts scanned in digit-major order: each item l owns
-		 * SORT_RADIX consecutive ones */
-		uint own = 0;
-		for (int c = 0; c < SORT_RADIX; c++)
-			own += cnt[l * SORT_RADIX + c];
-		sum[l] = own;
-		barrier(CLK_LOCAL_MEM_FENCE);
-		nbrt_sort_scan_local(sum, l, L);
-		uint run = sum[l] - own;
-		for (int c = 0; c < SORT_RADIX; c++) {
-			uint x = cnt[l * SORT_RADIX + c];
-			cnt[l * SORT_RADIX + c] = (ushort)run;
-			run += x;
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
+		nbrt_sort_rank(lk, lv, cnt, sum, shift, l, L);
 		if (l < SORT_RADIX)
 			first[l] = cnt[l * L];
 		if (l == SORT_RADIX)
 			first[l] = tile;
-		for (int i = 0; i < SORT_ITEMS; i++) {
-			uint p = cnt[dg[i] * L + l] + rk[i];
-			lk[p] = k[i];
-			lv[p] = v[i];
-		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		for (uint p = l; p < m; p += L) {
 			uint d = (uint)(lk[p] >> shift) & 15;
@@ -319,6 +330,153 @@ kernel void nbrt_sort_scatter(global const ulong *key, global const uint *val,
 		if (l < SORT_RADIX)
 			base[l] += first[l + 1] - first[l];
 		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+/* The sort a byte a pass, one launch a pass (cl/sort.c's nbrt_cl_sort8):
+ * a group a tile, the tiles taken in the order the groups start (a
+ * ticket), each tile's digit counts chained to the next tile's by
+ * decoupled look-back (Merrill and Garland's single-pass scan, as in
+ * Adinets and Merrill's Onesweep): a tile publishes its counts, adds
+ * those of the tiles before it back to the first whose running total is
+ * out, and publishes its own running total.  A tile waits only on tiles
+ * whose groups started before it, which run or have ended.  The digits'
+ * totals of all 8 passes come before, from the keys (nbrt_sort8_hist),
+ * into the work space ws: [8 x 256 totals][8 tickets, padded to
+ * SORT8_HEAD][two status arrays of 256 a tile, a pass's and the next's,
+ * which the pass zeroes].  A status is a flag in its top 2 bits (1: the
+ * tile's count, 2: the running total to the tile's end) over 30 bits of
+ * value, hence fewer than 2^30 keys. */
+#define SORT8_HEAD (8 * 256 + 64)
+#define SORT8_COUNT 0x40000000u
+#define SORT8_TOTAL 0x80000000u
+#define SORT8_VALUE 0x3fffffffu
+/* item l's share of the 8 passes' byte counts of key k into lh */
+void nbrt_sort8_count(local uint *lh, ulong k)
+{
+	for (int b = 0; b < 8; b++)
+		atomic_inc(&lh[b * 256 + (uint)(k >> 8 * b & 255)]);
+}
+/* a group's counts lh (8 x 256, local) added into ws's totals, and the
+ * first pass's statuses zeroed (ns of them) by the whole grid */
+void nbrt_sort8_flush(local uint *lh, global uint *ws, ulong ns)
+{
+	uint l = get_local_id(0), L = get_local_size(0);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint i = l; i < 8 * 256; i += L)
+		if (lh[i])
+			atomic_add(&ws[i], lh[i]);
+	for (size_t i = get_global_id(0); i < ns; i += get_global_size(0))
+		ws[SORT8_HEAD + i] = 0;
+}
+/* the 8 passes' byte counts of n keys (where no kernel that made them
+ * counted them, as nbrt_morton_keys8 does): a grid that strides */
+kernel void nbrt_sort8_hist(global const ulong *key, ulong n,
+                            global uint *ws, ulong ns)
+{
+	local uint lh[8 * 256];
+	for (uint i = get_local_id(0); i < 8 * 256; i += get_local_size(0))
+		lh[i] = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t e = get_global_id(0); e < n; e += get_global_size(0))
+		nbrt_sort8_count(lh, key[e]);
+	nbrt_sort8_flush(lh, ws, ns);
+}
+/* s[0..256) made their exclusive prefix sums by the group (tmp: L) */
+void nbrt_sort8_scan256(local uint *s, local uint *tmp, uint l, uint L)
+{
+	uint carry = 0;
+	for (uint b = 0; b < 256; b += L) {
+		uint x = s[b + l];
+		tmp[l] = x;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		nbrt_sort_scan_local(tmp, l, L);
+		s[b + l] = carry + tmp[l] - x;
+		carry += tmp[L - 1];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+}
+/* the most tiles a look-back reads at once (its win) */
+#define SORT8_WIN 16
+kernel void nbrt_sort8_pass(global const ulong *key, global const uint *val,
+                            global ulong *okey, global uint *oval, ulong n,
+                            uint pass, global uint *ws, uint win)
+{
+	local ulong lk[SORT_WG * SORT_ITEMS];
+	local uint lv[SORT_WG * SORT_ITEMS];
+	local ushort cnt[SORT_RADIX * SORT_WG];
+	local uint sum[SORT_WG];
+	local uint lo[256], hi[256], base[256];
+	local uint tid;
+	uint l = get_local_id(0), L = get_local_size(0), tile = L * SORT_ITEMS;
+	uint shift = 8 * pass;
+	ulong T = (n + tile - 1) / tile;
+	global uint *stat = ws + SORT8_HEAD + (pass & 1) * T * 256,
+	            *next = ws + SORT8_HEAD + (~pass & 1) * T * 256;
+	volatile global uint *vs = stat;
+	if (l == 0)
+		tid = atomic_inc(&ws[8 * 256 + pass]);
+	for (uint d = l; d < 256; d += L) {
+		lo[d] = hi[d] = 0;
+		base[d] = ws[pass * 256 + d];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	uint t = tid;
+	ulong t0 = (ulong)t * tile;
+	uint m = (uint)min((ulong)tile, n - t0);
+	for (uint d = l; d < 256; d += L)
+		next[t * 256 + d] = 0;
+	for (uint i = l; i < tile; i += L) {
+		lk[i] = i < m ? key[t0 + i] : ~(ulong)0;
+		lv[i] = i < m ? val[t0 + i] : 0;
+	}
+	/* the digits' starts over all tiles */
+	nbrt_sort8_scan256(base, sum, l, L);
+	nbrt_sort_rank(lk, lv, cnt, sum, shift, l, L);
+	nbrt_sort_rank(lk, lv, cnt, sum, shift + 4, l, L);
+	/* the tile sorted by the byte: where each byte's run starts and
+	 * ends (absent: 0, 0) */
+	for (uint p = l; p < m; p += L) {
+		uint d = (uint)(lk[p] >> shift) & 255;
+		if (p == 0 || ((uint)(lk[p - 1] >> shift) & 255) != d)
+			lo[d] = p;
+		if (p == m - 1 || ((uint)(lk[p + 1] >> shift) & 255) != d)
+			hi[d] = p + 1;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint d = l; d < 256; d += L) {
+		uint c = hi[d] - lo[d], before = 0;
+		if (t == 0) {
+			atomic_xchg(&stat[d], SORT8_TOTAL | c);
+		} else {
+			atomic_xchg(&stat[t * 256 + d], SORT8_COUNT | c);
+			/* the tiles before, newest first, to the first running
+			 * total: the one before alone, then win at a time, read at
+			 * once (tiles that started together wait on a chain) and
+			 * taken up to the first not yet out */
+			for (uint j = t, out = 0; !out;) {
+				uint s[SORT8_WIN], w = min(j, j == t ? 1u : win), go = 1;
+				for (uint q = 0; q < SORT8_WIN; q++)
+					if (q < w)
+						s[q] = vs[(j - 1 - q) * 256 + d];
+				for (uint q = 0; q < SORT8_WIN; q++) {
+					go = go && q < w && (s[q] & (SORT8_COUNT | SORT8_TOTAL));
+					if (go) {
+						before += s[q] & SORT8_VALUE;
+						j--;
+						out = (s[q] & SORT8_TOTAL) != 0;
+						go = !out;
+					}
+				}
+			}
+			atomic_xchg(&stat[t * 256 + d], SORT8_TOTAL | (before + c));
+		}
+		base[d] += before - lo[d];
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (uint p = l; p < m; p += L) {
+		ulong o = base[(uint)(lk[p] >> shift) & 255] + p;
+		okey[o] = lk[p];
+		oval[o] = lv[p];
 	}
 }
 /* ---- the cell lists (cl/cells.c) ----
@@ -649,6 +807,13 @@ ulong nbrt_morton_cell(double x, double lo, double scale, double top)
 	double t = (x - lo) * scale;
 	return !(t >= 0) ? 0 : t > top ? (ulong)top : (ulong)t;
 }
+ulong nbrt_morton_key(double x0, double x1, double x2, double lo0,
+                      double lo1, double lo2, double scale, double top)
+{
+	return nbrt_morton_spread(nbrt_morton_cell(x0, lo0, scale, top)) |
+	       nbrt_morton_spread(nbrt_morton_cell(x1, lo1, scale, top)) << 1 |
+	       nbrt_morton_spread(nbrt_morton_cell(x2, lo2, scale, top)) << 2;
+}
 kernel void nbrt_morton_keys(global const double *x0,
                              global const double *x1,
                              global const double *x2, double lo0,
@@ -658,10 +823,52 @@ kernel void nbrt_morton_keys(global const double *x0,
 {
 	size_t e = get_global_id(0);
 	if (e >= n) return;
-	key[e] = nbrt_morton_spread(nbrt_morton_cell(x0[e], lo0, scale, top)) |
-	         nbrt_morton_spread(nbrt_morton_cell(x1[e], lo1, scale, top)) << 1 |
-	         nbrt_morton_spread(nbrt_morton_cell(x2[e], lo2, scale, top)) << 2;
+	key[e] = nbrt_morton_key(x0[e], x1[e], x2[e], lo0, lo1, lo2, scale, top);
 	val[e] = (uint)e;
+}
+/* the same, and the byte counts and statuses of the sort a byte a pass
+ * (nbrt_sort8_pass) in ws, ns statuses zeroed: a grid that strides */
+kernel void nbrt_morton_keys8(global const double *x0,
+                              global const double *x1,
+                              global const double *x2, double lo0,
+                              double lo1, double lo2, double scale,
+                              double top, ulong n, global ulong *key,
+                              global uint *val, global uint *ws, ulong ns)
+{
+	local uint lh[8 * 256];
+	for (uint i = get_local_id(0); i < 8 * 256; i += get_local_size(0))
+		lh[i] = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t e = get_global_id(0); e < n; e += get_global_size(0)) {
+		ulong k = nbrt_morton_key(x0[e], x1[e], x2[e], lo0, lo1, lo2, scale,
+		                          top);
+		key[e] = k;
+		val[e] = (uint)e;
+		nbrt_sort8_count(lh, k);
+	}
+	nbrt_sort8_flush(lh, ws, ns);
+}
+/* the gathers of the sorted bodies (nb columns of x into y, the order
+ * copied to keep and, as the host's size_t, to wide), as one launch */
+kernel void nbrt_morton_gather(global const uint *perm, ulong n, int nb,
+                               global const double *x0,
+                               global const double *x1,
+                               global const double *x2,
+                               global const double *x3, global double *y0,
+                               global double *y1, global double *y2,
+                               global double *y3, global uint *keep,
+                               global ulong *wide)
+{
+	size_t s = get_global_id(0);
+	if (s >= n) return;
+	uint e = perm[s];
+	keep[s] = e;
+	wide[s] = e;
+	y0[s] = x0[e];
+	y1[s] = x1[e];
+	y2[s] = x2[e];
+	if (nb > 3)
+		y3[s] = x3[e];
 }
 
 /* a treecode's results back in the caller's order from its far and near

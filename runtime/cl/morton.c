@@ -15,22 +15,17 @@
 #include "cl_impl.h"
 #include "order.h"
 
-/* Below this many bodies a host loop is serial (as in order.c). */
-#define PAR 65536
-
 /* Below this many bodies the host sorts (host_sort), with at least
- * HOST_THREADS threads: the device's sort is some 50 launches (keys, 16
- * passes of three kernels, four gathers) and 5 MB across the bus, 0.46-
- * 0.51 ms at N = 65536 on an H200 (0.65 on an H100), where the host's
- * sort needs no upload but the order's; an MSD sort of fifteen parallel
- * regions took 0.8-1.1 ms there (a region costs tens of microseconds on
- * that host), hence one region (order.c's sample sort), which in the
- * final run (H200, 2026-11-28 06:37) took 0.46 ms at 32768 against the
- * device's 0.51-0.65 but 0.69-0.78 at 65536 against 0.62 and 1.04 at
- * 98304 against 0.65-0.77: the host below 65536 bodies only.  Four threads made
- * every host phase two to three times slower.  $NBRT_TREE_HOSTSORT sets
- * another bound (0: the device always). */
-enum { HOST_BELOW = 1 << 16, HOST_THREADS = 8 };
+ * HOST_THREADS threads, where the host's sort needs no upload but the
+ * order's; an MSD sort of fifteen parallel regions was slow (a region
+ * costs tens of microseconds on the GPU machines' hosts), hence one
+ * region (order.c's sample sort).  It took 0.46 ms at 32768 (H200,
+ * 2026-11-28 06:37) against the 4-bit device sort's 0.51-0.65 (54
+ * commands), but 0.49-0.72 against the byte sort's 0.37-0.45 (11
+ * commands; H200, 09:04): the host below 32768 bodies only, unmeasured
+ * there.  Four threads made every host phase two to three times slower.
+ * $NBRT_TREE_HOSTSORT sets another bound (0: the device always). */
+enum { HOST_BELOW = 1 << 15, HOST_THREADS = 8 };
 
 /* Whether the host sorts n bodies (the rule above); -1 refused. */
 static int host_sorts(nbrt *rt, size_t n)
@@ -44,6 +39,22 @@ static int host_sorts(nbrt *rt, size_t n)
 	if (set < 0)
 		return -1;
 	return n < (size_t)below && (set || nt >= HOST_THREADS);
+}
+
+/* Whether the device sorts n keys a byte a pass (nbrt_cl_sort8: 8
+ * launches, where 4 bits a pass were 48 and a launch's floor is 6-7 us
+ * on NVIDIA): on a GPU, whose groups all run side by side, so that a
+ * tile's wait on the tiles before it (the look-back) is short; on a
+ * CPU's OpenCL (PoCL) a waiting group spins on a thread that the group
+ * it waits for may need (0.25-0.6 s at 65536 bodies on 2 busy cores,
+ * against 0.03-0.15 s for 4 bits a pass).  $NBRT_TREE_SORT8 (0 or 1)
+ * decides instead, for tests and comparisons; -1 refused. */
+static int sorts8(nbrt *rt, size_t n)
+{
+	long byte = rt->gpu;
+	if (nbrt_env_int(rt, "NBRT_TREE_SORT8", 0, 1, &byte) < 0)
+		return -1;
+	return byte && n < NBRT_CL_SORT8_MAX;
 }
 
 /* Under NBRT_VERBOSE, the queue finished and the milliseconds since *t
@@ -153,16 +164,23 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	int nb = m ? 4 : 3;
 	size_t db = n * sizeof(double), vb = n * sizeof(cl_uint);
 	cl_int e;
-	/* the pinned staging of the order may still feed an earlier command */
+	/* an earlier command may still read the buffers written below */
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
 	for (int b = 0; b < 2 * nb; b++)
 		if (nbrt_cl_grow(rt, &c->mortbuf[b % nb + (b >= nb) * 4],
 		                 &c->mortcap[b % nb + (b >= nb) * 4], db))
 			return -1;
-	if (nbrt_cl_sort_room(rt, n) ||
-	    nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
-	                   vb))
+	/* the order read back as uint into pinned memory and widened by a
+	 * host loop; $NBRT_TREE_ORDER=1: as size_t straight into the tree's
+	 * (pageable) array, for comparison: its download took 0.15-0.23 ms
+	 * at 65536 on the H200 (merged run, 09:38) against 0.10-0.11 and
+	 * the widening's 0.015-0.025 (but 0.15-2 ms in some calls) */
+	long wide = 0;
+	if (nbrt_env_int(rt, "NBRT_TREE_ORDER", 0, 1, &wide) < 0 ||
+	    nbrt_cl_sort_room(rt, n) ||
+	    (!wide && nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp,
+	                             &c->pincap, vb)))
 		return -1;
 	cl_mem *in = c->mortbuf, *out = c->mortbuf + 4;
 	for (int b = 0; b < nb; b++)
@@ -178,28 +196,53 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 	cl_ulong cn = n;
 	cl_mem kk = c->sortbuf[0], vv = c->sortbuf[1], tk = c->sortbuf[2],
 	       tv = c->sortbuf[3];
-	/* every bit of the keys, not the bits they differ in (the sort's
-	 * reduction and its blocking read, a wait in mid-sort): a pass over
-	 * a digit that does not differ keeps the order, and in a cube around
-	 * the bodies cut into 2^21 steps an axis all 63 bits differ but for
-	 * a handful of bodies */
-	uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
-	if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
-	                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2), ARG(scale),
-	                    ARG(top), ARG(cn), ARG(kk), ARG(vv), (size_t)0) ||
-	    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
+	int byte = sorts8(rt, n);
+	if (byte < 0)
 		goto out;
-	cl_int dbl = NBRT_DOUBLE;
-	cl_ulong one = 1, zero = 0;
-	for (int b = 0; b < nb; b++)
-		if (nbrt_cl_aux_run(rt, AK_CELLS_GATHER, n, ARG(in[b]), ARG(dbl),
-		                    ARG(out[b]), ARG(dbl), ARG(one), ARG(zero),
-		                    ARG(vv), ARG(cn), (size_t)0))
+	if (byte) {
+		/* keys and their byte counts (one launch), 8 passes of one
+		 * launch, the gathers and the order's copy as one launch */
+		cl_ulong ns;
+		size_t G;
+		if (nbrt_cl_sort8_room(rt, n, &ns, &G) ||
+		    nbrt_cl_aux_run(rt, AK_MORTON_KEYS8, 0, ARG(in[0]), ARG(in[1]),
+		                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2),
+		                    ARG(scale), ARG(top), ARG(cn), ARG(kk), ARG(vv),
+		                    ARG(c->sorthist), ARG(ns), (size_t)0) ||
+		    nbrt_cl_sort_queue(rt, AK_MORTON_KEYS8, G) ||
+		    nbrt_cl_sort8(rt, &kk, &vv, &tk, &tv, n, 1))
 			goto out;
+	} else {
+		/* every bit of the keys, not the bits they differ in (the
+		 * sort's reduction and its blocking read, a wait in mid-sort):
+		 * a pass over a digit that does not differ keeps the order,
+		 * and in a cube around the bodies cut into 2^21 steps an axis
+		 * all 63 bits differ but for a handful of bodies */
+		uint64_t every = ((uint64_t)1 << 3 * nbrt_order_bits(3)) - 1;
+		if (nbrt_cl_aux_run(rt, AK_MORTON_KEYS, n, ARG(in[0]), ARG(in[1]),
+		                    ARG(in[2]), ARG(l0), ARG(l1), ARG(l2),
+		                    ARG(scale), ARG(top), ARG(cn), ARG(kk), ARG(vv),
+		                    (size_t)0) ||
+		    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
+			goto out;
+	}
+	/* the order kept for tree_scatter, and as size_t in the keys' spare
+	 * buffer (read only where wide) */
+	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
+		goto out;
+	cl_int nbi = nb;
+	if (nbrt_cl_aux_run(rt, AK_MORTON_GATHER, n, ARG(vv), ARG(cn), ARG(nbi),
+	                    ARG(in[0]), ARG(in[1]), ARG(in[2]), ARG(in[nb - 1]),
+	                    ARG(out[0]), ARG(out[1]), ARG(out[2]),
+	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), ARG(tk),
+	                    (size_t)0))
+		goto out;
 	lap(rt, &t, &ms[1]);
-	cl_uint *pv = c->pinp;
-	if ((e = clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, pv, 0, NULL,
-	                             NULL)) != CL_SUCCESS ||
+	if ((e = wide ? clEnqueueReadBuffer(c->q, tk, CL_FALSE, 0,
+	                                    n * sizeof *order, order, 0, NULL,
+	                                    NULL)
+	              : clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, c->pinp, 0,
+	                                    NULL, NULL)) != CL_SUCCESS ||
 	    (e = clEnqueueReadBuffer(c->q, kk, CL_FALSE, 0, n * sizeof *key, key,
 	                             0, NULL, NULL)) != CL_SUCCESS)
 		goto fail;
@@ -208,22 +251,17 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                             b < 3 ? sx[b] : sm, 0, NULL, NULL)) !=
 		    CL_SUCCESS)
 			goto fail;
-	/* the order kept for tree_scatter */
-	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
-		goto out;
-	if ((e = clEnqueueCopyBuffer(c->q, vv, c->mortperm[slot], 0, 0, vb, 0,
-	                             NULL, NULL)) != CL_SUCCESS) {
-		nbrt_cl_fail(rt, what, "clEnqueueCopyBuffer", e);
-		goto out;
-	}
 	if ((e = clFinish(c->q)) != CL_SUCCESS)
 		goto fail;
 	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
-	long long s;
-#pragma omp parallel for schedule(static) if (n >= PAR)
-	for (s = 0; s < (long long)n; s++)
-		order[s] = pv[s];
+	if (!wide) {
+		const cl_uint *pv = c->pinp;
+		long long s;
+#pragma omp parallel for schedule(static) if (n >= 65536)
+		for (s = 0; s < (long long)n; s++)
+			order[s] = pv[s];
+	}
 	lap(rt, &t, &ms[3]);
 	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
 	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
@@ -236,6 +274,9 @@ out:
 	clFinish(c->q);
 	return -1;
 }
+
+/* the order comes back as the device's ulong (nbrt_morton_gather) */
+_Static_assert(sizeof(size_t) == sizeof(cl_ulong), "size_t is 64 bits");
 
 /* the results cross through mortbuf's two sets of 4 (the bodies' x, y,
  * z, m and their sorted copies) */

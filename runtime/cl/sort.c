@@ -1,7 +1,9 @@
 /* sort.c: the device's stable radix sort (kernels.cl's nbrt_sort_*): of
  * (key, value) pairs in device buffers (nbrt_cl_sort, for pipelines that
- * keep their data on the device) and of the host's nbrt_kv arrays through
- * pinned staging (nbrt_cl_sort_kv, the back end's sort for nbrt_sort_kv). */
+ * keep their data on the device; nbrt_cl_sort8, a byte a pass in one
+ * launch a pass, the treecode's on a GPU) and of the host's nbrt_kv
+ * arrays through pinned staging (nbrt_cl_sort_kv, the back end's sort for
+ * nbrt_sort_kv). */
 #include <stdlib.h>
 #include <string.h>
 #include "cl_impl.h"
@@ -27,7 +29,8 @@ static int setup(nbrt *rt)
 		return -1;
 	size_t wg = c->maxwg < MAXWG ? c->maxwg : MAXWG;
 	static const int ks[] = {AK_SORT_DIFFER, AK_SORT_COUNT, AK_SORT_SCAN,
-	                         AK_SORT_SCATTER};
+	                         AK_SORT_SCATTER, AK_SORT8_HIST,
+	                         AK_SORT8_PASS, AK_MORTON_KEYS8};
 	for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
 		size_t kwg = 0;
 		cl_ulong lm = 0;
@@ -59,9 +62,7 @@ static int setup(nbrt *rt)
 	return 0;
 }
 
-/* Queues own kernel i, its arguments set (nbrt_cl_aux_run with no work
- * items), over G groups of the sort's size. */
-static int queue(nbrt *rt, int i, size_t G)
+int nbrt_cl_sort_queue(nbrt *rt, int i, size_t G)
 {
 	Cl *c = rt->priv;
 	size_t local = c->sortwg, global = G * local;
@@ -120,7 +121,7 @@ static int find_differ(nbrt *rt, cl_mem keys, size_t n, size_t G,
 	cl_int e;
 	if (nbrt_cl_aux_run(rt, AK_SORT_DIFFER, 0, ARG(keys), ARG(nn),
 	                    ARG(c->sorthist), (size_t)0) ||
-	    queue(rt, AK_SORT_DIFFER, G))
+	    nbrt_cl_sort_queue(rt, AK_SORT_DIFFER, G))
 		goto out;
 	if ((e = clEnqueueReadBuffer(c->q, c->sorthist, CL_TRUE, 0,
 	                             2 * G * sizeof *part, part, 0, NULL,
@@ -182,14 +183,14 @@ static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 		cl_uint shift = (cl_uint)s, first = iota && rem == differ;
 		if (nbrt_cl_aux_run(rt, AK_SORT_COUNT, 0, ARG(*keys), ARG(nn),
 		                    ARG(shift), ARG(c->sorthist), (size_t)0) ||
-		    queue(rt, AK_SORT_COUNT, G) ||
+		    nbrt_cl_sort_queue(rt, AK_SORT_COUNT, G) ||
 		    nbrt_cl_aux_run(rt, AK_SORT_SCAN, 0, ARG(c->sorthist), ARG(ng),
 		                    (size_t)0) ||
-		    queue(rt, AK_SORT_SCAN, 16) ||
+		    nbrt_cl_sort_queue(rt, AK_SORT_SCAN, 16) ||
 		    nbrt_cl_aux_run(rt, AK_SORT_SCATTER, 0, ARG(*keys), ARG(*vals),
 		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(shift),
 		                    ARG(c->sorthist), ARG(first), (size_t)0) ||
-		    queue(rt, AK_SORT_SCATTER, G))
+		    nbrt_cl_sort_queue(rt, AK_SORT_SCATTER, G))
 			return -1;
 		cl_mem t = *keys;
 		*keys = *tmpk;
@@ -206,6 +207,80 @@ int nbrt_cl_sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
                  cl_mem *tmpv, size_t n, uint64_t differ)
 {
 	return sort(rt, keys, vals, tmpk, tmpv, n, differ, 0);
+}
+
+/* kernels.cl's SORT8_HEAD: the work space's counts (8 passes' 256
+ * digits) and tickets (one a pass) before the statuses */
+enum { HEAD8 = 8 * 256 + 64, ZERO8 = 8 * 256 + 8 };
+/* kernels.cl's SORT8_WIN */
+enum { WIN8 = 16 };
+
+/* The tiles of the sort a byte a pass and the groups over n keys. */
+static size_t tiles8(nbrt *rt, size_t n, size_t *groups)
+{
+	Cl *c = rt->priv;
+	size_t tile = c->sortwg * ITEMS, T = (n + tile - 1) / tile;
+	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
+	*groups = G > MAXGROUPS ? MAXGROUPS : G > T ? T : G;
+	return T;
+}
+
+int nbrt_cl_sort8_room(nbrt *rt, size_t n, cl_ulong *ns, size_t *groups)
+{
+	Cl *c = rt->priv;
+	if (n >= NBRT_CL_SORT8_MAX)
+		return nbrt_fail(rt, "the radix sort: %zu keys a byte a pass; "
+		                 "fewer than %zu", n, NBRT_CL_SORT8_MAX);
+	if (setup(rt))
+		return -1;
+	size_t T = tiles8(rt, n, groups);
+	if (nbrt_cl_grow(rt, &c->sorthist, &c->sorthistcap,
+	                 (HEAD8 + 2 * 256 * T) * sizeof(cl_uint)))
+		return -1;
+	cl_uint zero = 0;
+	cl_int e = clEnqueueFillBuffer(c->q, c->sorthist, &zero, sizeof zero, 0,
+	                               ZERO8 * sizeof zero, 0, NULL, NULL);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "the radix sort", "clEnqueueFillBuffer", e);
+	*ns = 256 * T;
+	return 0;
+}
+
+int nbrt_cl_sort8(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
+                  cl_mem *tmpv, size_t n, int counted)
+{
+	Cl *c = rt->priv;
+	/* $NBRT_SORT8_WINDOW: the tiles a look-back reads at once after the
+	 * first (kernels.cl's SORT8_WIN at most), for tuning on a GPU */
+	long v = WIN8;
+	if (nbrt_env_int(rt, "NBRT_SORT8_WINDOW", 1, WIN8, &v) < 0)
+		return -1;
+	cl_uint win = (cl_uint)v;
+	if (n < 2)
+		return 0;
+	size_t G;
+	cl_ulong nn = n, ns;
+	if (!counted &&
+	    (nbrt_cl_sort8_room(rt, n, &ns, &G) ||
+	     nbrt_cl_aux_run(rt, AK_SORT8_HIST, 0, ARG(*keys), ARG(nn),
+	                     ARG(c->sorthist), ARG(ns), (size_t)0) ||
+	     nbrt_cl_sort_queue(rt, AK_SORT8_HIST, G)))
+		return -1;
+	size_t T = tiles8(rt, n, &G);
+	for (cl_uint pass = 0; pass < 8; pass++) {
+		if (nbrt_cl_aux_run(rt, AK_SORT8_PASS, 0, ARG(*keys), ARG(*vals),
+		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(pass),
+		                    ARG(c->sorthist), ARG(win), (size_t)0) ||
+		    nbrt_cl_sort_queue(rt, AK_SORT8_PASS, T))
+			return -1;
+		cl_mem t = *keys;
+		*keys = *tmpk;
+		*tmpk = t;
+		t = *vals;
+		*vals = *tmpv;
+		*tmpv = t;
+	}
+	return 0;
 }
 
 /* The host pairs cross in chunks of this many, so that the host stages

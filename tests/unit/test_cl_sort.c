@@ -4,7 +4,7 @@
  * nbrt_sort_kv with NBRT_DEVICE_SORT=1 (values their indices, made on the
  * device; other values of 32 bits; wider ones, gathered on the host) and
  * through nbrt_cl_sort on device buffers (its own reduction finding the
- * bits that differ); fresh random keys of several kinds, sizes from 0
+ * bits that differ) and nbrt_cl_sort8 (a byte a pass); fresh random keys of several kinds, sizes from 0
  * past a tile's edges to ~2^20. */
 #include <check.h>
 #include <stdlib.h>
@@ -143,67 +143,99 @@ START_TEST(host_pairs)
 }
 END_TEST
 
-/* nbrt_cl_sort on buffers the caller holds: 32-bit values, differ found
- * by the device; the result in *keys and *vals, wherever they end */
+/* k, v (n) sorted on device buffers, 4 bits a pass (nbrt_cl_sort, the
+ * bits that differ found by the device) or a byte a pass (byte:
+ * nbrt_cl_sort8, its own counts); the result in *keys and *vals,
+ * wherever they end, read back into k, v */
+static void sort_buffers(uint64_t *k, uint32_t *v, size_t n, int byte)
+{
+	Cl *c = rt->priv;
+	cl_mem m[4];
+	cl_int err;
+	for (int b = 0; b < 4; b++) {
+		m[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, n * (b % 2 ? 4 : 8),
+		                      NULL, &err);
+		ck_assert(m[b]);
+	}
+	ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[0], CL_TRUE, 0, n * 8, k,
+	                                      0, NULL, NULL), CL_SUCCESS);
+	ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[1], CL_TRUE, 0, n * 4, v,
+	                                      0, NULL, NULL), CL_SUCCESS);
+	if (byte)
+		ck_assert_msg(!nbrt_cl_sort8(rt, &m[0], &m[1], &m[2], &m[3], n, 0),
+		              "nbrt_cl_sort8: %s", nbrt_error(rt));
+	else
+		ck_assert_msg(!nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, 0),
+		              "nbrt_cl_sort: %s", nbrt_error(rt));
+	ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[0], CL_TRUE, 0, n * 8, k, 0,
+	                                     NULL, NULL), CL_SUCCESS);
+	ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[1], CL_TRUE, 0, n * 4, v, 0,
+	                                     NULL, NULL), CL_SUCCESS);
+	for (int b = 0; b < 4; b++)
+		clReleaseMemObject(m[b]);
+}
+
+/* nbrt_cl_sort and nbrt_cl_sort8 on buffers the caller holds: 32-bit
+ * values; sizes past a tile's edges and to ~100 tiles, whose counts the
+ * byte sort chains tile to tile */
 START_TEST(device_buffers)
 {
 	static const size_t sizes[] = {2, 1021, 4097, 100003};
-	Cl *c = rt->priv;
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-		for (int kind = 0; kind < NKIND; kind++) {
+		for (int kind = 0; kind < 2 * NKIND; kind++) {
 			size_t n = sizes[s];
+			int byte = kind >= NKIND;
 			nbrt_kv *ref = malloc(2 * n * sizeof *ref);
 			uint64_t *k = malloc(n * sizeof *k);
 			uint32_t *v = malloc(n * sizeof *v);
 			ck_assert(ref && k && v);
 			for (size_t e = 0; e < n; e++) {
-				k[e] = draw(kind, e, n);
+				k[e] = draw(kind % NKIND, e, n);
 				v[e] = (uint32_t)rand64(rng);
 				ref[e] = (nbrt_kv){k[e], v[e]};
 			}
 			nbrt_kv *want = nbrt_order_sort(ref, ref + n, n);
-			cl_mem m[4];
-			cl_int err;
-			for (int b = 0; b < 4; b++) {
-				m[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
-				                      n * (b % 2 ? 4 : 8), NULL, &err);
-				ck_assert(m[b]);
-			}
-			ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[0], CL_TRUE, 0,
-			                                      n * 8, k, 0, NULL, NULL),
-			                 CL_SUCCESS);
-			ck_assert_int_eq(clEnqueueWriteBuffer(c->q, m[1], CL_TRUE, 0,
-			                                      n * 4, v, 0, NULL, NULL),
-			                 CL_SUCCESS);
-			ck_assert_msg(!nbrt_cl_sort(rt, &m[0], &m[1], &m[2], &m[3], n, 0),
-			              "nbrt_cl_sort: %s", nbrt_error(rt));
-			ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[0], CL_TRUE, 0,
-			                                     n * 8, k, 0, NULL, NULL),
-			                 CL_SUCCESS);
-			ck_assert_int_eq(clEnqueueReadBuffer(c->q, m[1], CL_TRUE, 0,
-			                                     n * 4, v, 0, NULL, NULL),
-			                 CL_SUCCESS);
+			/* look-backs of one tile at a time and of the most */
+			ck_assert_int_eq(setenv("NBRT_SORT8_WINDOW", kind % 2 ? "1" : "16",
+			                        1), 0);
+			sort_buffers(k, v, n, byte);
 			size_t e = 0;
 			while (e < n && k[e] == want[e].key && v[e] == want[e].val)
 				e++;
 			if (e < n)
-				ck_assert_msg(0, "device buffers, n %zu, %s keys: element "
-				              "%zu is (%llx, %x), not (%llx, %llx)", n,
-				              kind_name[kind], e, (unsigned long long)k[e],
-				              v[e], (unsigned long long)want[e].key,
+				ck_assert_msg(0, "device buffers, %s, n %zu, %s keys: "
+				              "element %zu is (%llx, %x), not (%llx, %llx)",
+				              byte ? "a byte a pass" : "4 bits a pass", n,
+				              kind_name[kind % NKIND], e,
+				              (unsigned long long)k[e], v[e],
+				              (unsigned long long)want[e].key,
 				              (unsigned long long)want[e].val);
-			for (int b = 0; b < 4; b++)
-				clReleaseMemObject(m[b]);
 			free(ref);
 			free(k);
 			free(v);
 		}
+	ck_assert_int_eq(unsetenv("NBRT_SORT8_WINDOW"), 0);
 }
 END_TEST
 
-/* NBRT_DEVICE_SORT takes 0 or 1 and names itself otherwise */
+/* NBRT_DEVICE_SORT takes 0 or 1 and names itself otherwise, as
+ * NBRT_SORT8_WINDOW does outside 1 to 16 */
 START_TEST(bad_setting)
 {
+	Cl *c = rt->priv;
+	cl_int err;
+	cl_mem m[4];
+	for (int b = 0; b < 4; b++)
+		ck_assert(m[b] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL,
+		                                &err));
+	ck_assert_int_eq(setenv("NBRT_SORT8_WINDOW", "17", 1), 0);
+	ck_assert(nbrt_cl_sort8(rt, &m[0], &m[1], &m[2], &m[3], 4, 0) < 0);
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_SORT8_WINDOW='17'"), "%s",
+	              nbrt_error(rt));
+	ck_assert_int_eq(unsetenv("NBRT_SORT8_WINDOW"), 0);
+	clFinish(c->q);
+	for (int b = 0; b < 4; b++)
+		clReleaseMemObject(m[b]);
 	nbrt_kv kv[2] = {{2, 0}, {1, 1}}, tmp[2];
 	ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", "yes", 1), 0);
 	ck_assert(!nbrt_sort_kv(rt, kv, tmp, 2, 0));

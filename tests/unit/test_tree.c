@@ -770,10 +770,13 @@ END_TEST
  * A double kernel on double arrays keeps its far and near results on the
  * device (tree.c's chained, the back end's tree_results); a float one on
  * the same arrays does not (they cross as before): both are checked, the
- * float one on the first ncase cases.  The back end's sort both ways:
- * on the device (NBRT_TREE_HOSTSORT=0) and by the host's sample sort
- * with only the order sent up (NBRT_TREE_HOSTSORT over N; morton.c's
- * host_sort, the default at small N on a host of many threads). */
+ * float one on the first ncase cases.  The back end's sort three ways:
+ * on the device (NBRT_TREE_HOSTSORT=0) 4 bits a pass and a byte a pass
+ * (NBRT_TREE_SORT8=0, 1; morton.c's sorts8, a byte on a GPU; the latter
+ * with the order read as size_t, NBRT_TREE_ORDER=1) and by the
+ * host's sample sort with only the order sent up (NBRT_TREE_HOSTSORT
+ * over N; morton.c's host_sort, the default at small N on a host of many
+ * threads). */
 static void device_sorts(nb_prec prec, size_t ncase)
 {
 	static const struct {
@@ -791,15 +794,22 @@ static void device_sorts(nb_prec prec, size_t ncase)
 		nbrt_tree t = params(0.5);
 		double *host = malloc((4 * c[q].ni + 1) * sizeof *host);
 		bind(k, &b);
-		for (int d = 0; d < 3; d++) {
+		static const char *const how[] = {
+			NULL, "host sort, device's of 4 bits a pass",
+			"host sort, back end's on the host",
+			"host sort, device's of a byte a pass"};
+		for (int d = 0; d < 4; d++) {
 			ck_assert_int_eq(setenv("NBRT_DEVICE_SORT", d ? "1" : "0", 1), 0);
 			ck_assert_int_eq(setenv("NBRT_TREE_HOSTSORT",
 			                        d == 2 ? "1000000000" : "0", 1), 0);
+			ck_assert_int_eq(setenv("NBRT_TREE_SORT8", d == 3 ? "1" : "0",
+			                        1), 0);
+			/* a byte a pass with the order read as size_t */
+			ck_assert_int_eq(setenv("NBRT_TREE_ORDER", d == 3 ? "1" : "0",
+			                        1), 0);
 			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[1]));
-			same_bits(&b, host, !d, q,
-			          d < 2 ? "host sort, device's" : "host sort, back "
-			          "end's on the host");
+			same_bits(&b, host, !d, q, how[d]);
 		}
 		free(host);
 		release(&b);
@@ -816,6 +826,8 @@ START_TEST(device_sort)
 	char *hs = env_keep("NBRT_TREE_HOSTSORT");
 	char *qs = env_keep("NBRT_TREE_QUEUES");
 	ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", "2", 1), 0);
+	char *s8 = env_keep("NBRT_TREE_SORT8");
+	char *ow = env_keep("NBRT_TREE_ORDER");
 	no_ref = 1;
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
@@ -824,7 +836,8 @@ START_TEST(device_sort)
 	ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", "1", 1), 0);
 	device_sorts(NB_DOUBLE, 3);
 	no_ref = 0;
-	/* a bound that is no count is refused by name, the results untouched */
+	/* a bound that is no count, or a switch that is not 0 or 1, is
+	 * refused by name, the results untouched */
 	Bodies b;
 	make(&b, 101, 101, PLUMMER, 1);
 	nbrt_kernel *k = load(dev[1], ROOT "/dsl-examples/gravity.nbl", NB_DOUBLE);
@@ -843,11 +856,15 @@ START_TEST(device_sort)
 		refused(dev[1], k, far, &b, &t, want);
 	}
 	env_back("NBRT_TREE_QUEUES", qs);
+	ck_assert_int_eq(setenv("NBRT_TREE_SORT8", "2", 1), 0);
+	refused(dev[1], k, far, &b, &t, "NBRT_TREE_SORT8='2'");
 	nbrt_free(far);
 	nbrt_free(k);
 	release(&b);
 	env_back("NBRT_DEVICE_SORT", was);
 	env_back("NBRT_TREE_HOSTSORT", hs);
+	env_back("NBRT_TREE_SORT8", s8);
+	env_back("NBRT_TREE_ORDER", ow);
 }
 END_TEST
 
