@@ -1123,22 +1123,20 @@ static inline double clampd(double x, double lo, double hi)
 	return q > hi ? hi : q;
 }
 
-static Wcell *walk_cells(nbrt *rt, const nbrt_octree *t, double th2)
+/* The cells as the walk reads them: c's share of them, for thread q of
+ * nt (within make_lists' region, so no region of its own: at N = 65536
+ * a region costs about what its 16k cells' copy does on 16 cores). */
+static void walk_cells(const nbrt_octree *t, double th2, Wcell *w, int q,
+                       int nt)
 {
-	Wcell *w = nbrt_work_take(t->work, W_WC, t->ncell * sizeof *w);
-	if (!w) {
-		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
-		return NULL;
-	}
-	long long c;
-#pragma omp parallel for schedule(static) if (t->ncell >= CELLS_PAR)
-	for (c = 0; c < (long long)t->ncell; c++) {
+	size_t a = t->ncell * (size_t)q / (size_t)nt,
+	       b = t->ncell * (size_t)(q + 1) / (size_t)nt;
+	for (size_t c = a; c < b; c++) {
 		const nbrt_cell *p = &t->cell[c];
 		w[c] = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
 		               p->a, p->b, p->child, (short)p->nchild,
 		               (short)p->level};
 	}
-	return w;
 }
 
 /* One group's walk over the tree: the cells taken whole into far, the
@@ -1450,26 +1448,37 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		buf[q].slot = tslot + 4 * q;
 		buf[q].mem = mem;
 	}
-	Wcell *wc = L->wc = walk_cells(rt, t, theta * theta);
-	if (!wc)
+	Wcell *wc = L->wc = nbrt_work_take(t->work, W_WC,
+	                                   t->ncell * sizeof *wc);
+	if (!wc) {
+		nbrt_fail(rt, "out of memory for the walk of %zu cells", t->ncell);
 		goto out;
+	}
 	/* a walk is tens of microseconds, so a few dozen groups are worth
 	 * the threads: with 256 as the bar, the H200 run's 217 groups at
 	 * N = 32768 walked on one thread (7.9 ms, against 2.0 ms for 402
-	 * groups at 65536) */
+	 * groups at 65536).  A group a grab: the walks take 5-80 us each
+	 * (N = 65536, one thread), and at 13 groups a thread a pair of long
+	 * ones grabbed last was the region's tail. */
 	long long g;
-#pragma omp parallel for schedule(dynamic, 2) if (ng >= 32)
-	for (g = 0; g < (long long)ng; g++) {
-		int me = 0;
+#pragma omp parallel if (ng >= 32 || t->ncell >= CELLS_PAR)
+	{
+		int me = 0, nth = 1;
 #ifdef _OPENMP
 		me = omp_get_thread_num();
+		nth = omp_get_num_threads();
 #endif
-		Buf *u = &buf[me];
-		at[4 * g] = (size_t)me;
-		at[4 * g + 1] = u->ns;
-		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, jmax,
-		           u);
-		at[4 * g + 2] = u->ns - at[4 * g + 1];
+		walk_cells(t, theta * theta, wc, me, nth);
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+		for (g = 0; g < (long long)ng; g++) {
+			Buf *u = &buf[me];
+			at[4 * g] = (size_t)me;
+			at[4 * g + 1] = u->ns;
+			walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks,
+			           jmax, u);
+			at[4 * g + 2] = u->ns - at[4 * g + 1];
+		}
 	}
 	double tj = nbrt_now();
 	size_t ns = 0, nn = 0, nf = 0;
