@@ -1033,19 +1033,23 @@ typedef struct Jobs {
 	const u64 *key;
 	size_t n, gmax, *grp, ng;
 	double mem;
+	double took[2]; /* each job's seconds (NBRT_VERBOSE's note) */
 } Jobs;
 
 static void tree_job(void *arg, int q)
 {
 	Jobs *g = arg;
+	double t0 = nbrt_now();
 	if (q == 1 || !g->grp) {
 		g->mem = nbrt_host_memory();
+		g->took[1] = nbrt_now() - t0;
 		return;
 	}
 	g->ng = 0;
 	if (g->n)
 		cut_groups(g->key, 0, g->n, 0, g->gmax, g->grp, &g->ng, 0, NULL,
 		           NULL);
+	g->took[0] = nbrt_now() - t0;
 }
 
 /* The i-groups of keys [0, n) into grp (room for n), as one serial
@@ -1276,6 +1280,7 @@ typedef struct Buf {
 	nbrt_work *w;          /* near, far, tmp and sub kept from slot on */
 	int slot;
 	double mem;            /* the memory left (make_lists reads it once) */
+	double busy;           /* seconds in walk_group (NBRT_VERBOSE's note) */
 } Buf;
 
 static void buf_room(Buf *u, size_t ncell)
@@ -1461,6 +1466,7 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	 * (N = 65536, one thread), and at 13 groups a thread a pair of long
 	 * ones grabbed last was the region's tail. */
 	long long g;
+	double t0 = nbrt_now(), tc = t0;
 #pragma omp parallel if (ng >= 32 || t->ncell >= CELLS_PAR)
 	{
 		int me = 0, nth = 1;
@@ -1470,23 +1476,34 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 #endif
 		walk_cells(t, theta * theta, wc, me, nth);
 #pragma omp barrier
+#pragma omp master
+		tc = nbrt_now();
 #pragma omp for schedule(dynamic, 1) nowait
 		for (g = 0; g < (long long)ng; g++) {
 			Buf *u = &buf[me];
+			double tg = nbrt_now();
 			at[4 * g] = (size_t)me;
 			at[4 * g + 1] = u->ns;
 			walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks,
 			           jmax, u);
 			at[4 * g + 2] = u->ns - at[4 * g + 1];
+			u->busy += nbrt_now() - tg;
 		}
 	}
-	double tj = nbrt_now();
+	double tj = nbrt_now(), most = 0, busy = 0;
 	size_t ns = 0, nn = 0, nf = 0;
 	for (int q = 0; q < nt; q++) {
 		bad |= buf[q].bad;
 		nn += buf[q].nn;
 		nf += buf[q].nf;
+		busy += buf[q].busy;
+		most = fmax(most, buf[q].busy);
 	}
+	/* the walk's tail and its threads' waits, for its timed part */
+	nbrt_note(rt, "walk of %zu groups on %d threads: %.3g ms: cells %.3g, "
+	          "walks %.3g (a thread's most %.3g, mean %.3g)", ng, nt,
+	          1e3 * (tj - t0), 1e3 * (tc - t0), 1e3 * (tj - tc), 1e3 * most,
+	          1e3 * busy / nt);
 	for (size_t q = 0; q < ng && !bad; q++) {
 		at[4 * q + 3] = ns;
 		ns += at[4 * q + 2];
@@ -2197,11 +2214,13 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	/* serial groups are cut, and the memory left read, by the build's
 	 * threads (its part's time then holds theirs) */
 	int gser = cut_serial(ni, t->group);
-	Jobs gj = {si.key, ni, t->group, gser ? L.grp : NULL, 0, 0};
+	Jobs gj = {si.key, ni, t->group, gser ? L.grp : NULL, 0, 0, {0, 0}};
 	tree.colslot = kd->fill == fill_gravity ? W_EXP : 0;
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side, sj.sx,
 	                      sj.sm, tree_job, &gj, 1 + gser))
 		goto out;
+	nbrt_note(rt, "octree's jobs: groups %.3g ms, memory read %.3g ms",
+	          1e3 * gj.took[0], 1e3 * gj.took[1]);
 	part[2] = nbrt_now() - tp;
 	tp = nbrt_now();
 	if (gser)
