@@ -1257,16 +1257,19 @@ static void lists_free(Lists *L)
 		nbrt_work_give(L->w, L->exp[c]);
 }
 
+/* The bounds in locals: through box (which may alias sx, for the
+ * compiler) each body stored them, a tenth of a walk's time. */
 static void group_box(const Side *s, size_t a, size_t b, double box[6])
 {
 	for (int d = 0; d < 3; d++) {
-		box[d] = INFINITY;
-		box[3 + d] = -INFINITY;
+		const double *x = s->sx[d];
+		double lo = INFINITY, hi = -INFINITY;
 		for (size_t e = a; e < b; e++) {
-			double x = s->sx[d][e];
-			box[d] = x < box[d] ? x : box[d];
-			box[3 + d] = x > box[3 + d] ? x : box[3 + d];
+			lo = x[e] < lo ? x[e] : lo;
+			hi = x[e] > hi ? x[e] : hi;
 		}
+		box[d] = lo;
+		box[3 + d] = hi;
 	}
 }
 
