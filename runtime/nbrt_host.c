@@ -36,6 +36,7 @@
 /* The device (rt->priv). */
 typedef struct Host {
 	char *cc;          /* the C compiler command */
+	char *extra;       /* $NBRT_HOST_CFLAGS: after CFLAGS, so they win */
 	char *hostkey;     /* compiler version and CPU; NULL until needed */
 } Host;
 
@@ -70,12 +71,18 @@ static int host_open(nbrt *rt, const char *spec)
 		cc = getenv("CC");
 	if (!cc || !*cc)
 		cc = "cc";
+	const char *extra = getenv("NBRT_HOST_CFLAGS");
+	if (!extra)
+		extra = "";
 	Host *h = calloc(1, sizeof *h);
 	rt->priv = h;
-	if (h)
+	if (h) {
 		h->cc = strdup(cc);
-	rt->name = nbrt_aprintf("host C (%s -O3 -march=native, OpenMP)", cc);
-	if (!h || !h->cc || !rt->name)
+		h->extra = strdup(extra);
+	}
+	rt->name = nbrt_aprintf("host C (%s -O3 -march=native%s%s, OpenMP)", cc,
+	                        *extra ? " " : "", extra);
+	if (!h || !h->cc || !h->extra || !rt->name)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
 }
@@ -85,6 +92,7 @@ static void host_close(nbrt *rt)
 	Host *h = rt->priv;
 	if (h) {
 		free(h->cc);
+		free(h->extra);
 		free(h->hostkey);
 		free(h);
 	}
@@ -300,7 +308,9 @@ static int dd_flags_ok(nbrt_kernel *k, const char *code, size_t len)
 	return nbrt_dd_options_ok(k, code, len, k->f->options,
 	                          "its interface header", dd_bad) ||
 	       nbrt_dd_options_ok(k, code, len, h->cc,
-	                          ncc && *ncc ? "$NBRT_CC" : "$CC", dd_bad) ?
+	                          ncc && *ncc ? "$NBRT_CC" : "$CC", dd_bad) ||
+	       nbrt_dd_options_ok(k, code, len, h->extra, "$NBRT_HOST_CFLAGS",
+	                          dd_bad) ?
 	       -1 : 0;
 }
 
@@ -321,8 +331,8 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 		return -1;
 	char *qs = shq(src), *qo = shq(so);
 	const char *own = k->f->options ? k->f->options : "";
-	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s -o %s %s -lm 2>&1",
-	                                    h->cc, own, qo, qs) : NULL;
+	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s %s -o %s %s -lm 2>&1",
+	                                    h->cc, h->extra, own, qo, qs) : NULL;
 	int r = -1, st;
 	if (!cmd) {
 		nbrt_fail(rt, "out of memory");
@@ -417,6 +427,8 @@ static int host_load(nbrt_kernel *k, const char *code, size_t len)
 	    nbrt_key_add(&key, h->hostkey, strlen(h->hostkey)) ||
 	    nbrt_key_add(&key, h->cc, strlen(h->cc)) ||
 	    nbrt_key_add(&key, CFLAGS, strlen(CFLAGS)) ||
+	    /* none: the key of the build before $NBRT_HOST_CFLAGS existed */
+	    (*h->extra && nbrt_key_add(&key, h->extra, strlen(h->extra))) ||
 	    nbrt_key_add_code(&key, code, len)) {
 		free(key.s);
 		return nbrt_fail(rt, "out of memory");

@@ -70,7 +70,7 @@ _devices: Dict[Tuple[Optional[str], ...], Device] = {}
 # nbrt.c): part of a device's key, so that a kernel sees the NBRT_DEVICE
 # and NBRT_CACHE_DIR of its creation
 _ENV = ("NBRT_DEVICE", "NBRT_CACHE_DIR", "NBRT_CACHE", "XDG_CACHE_HOME",
-        "HOME", "NBRT_VERBOSE", "NBRT_CC", "CC")
+        "HOME", "NBRT_VERBOSE", "NBRT_CC", "CC", "NBRT_HOST_CFLAGS")
 _devices_lock = _threading.Lock()
 
 

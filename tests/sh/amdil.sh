@@ -22,6 +22,10 @@ set -eu
 cd "$ROOT"
 scratch
 shared_cache
+# the C reference of small runs: cc -O0 builds it several times faster
+# than the host path's -O3, the same arithmetic but float's estimates
+# (within the float tolerance); shared with cl_vs_c.sh's builds
+export NBRT_HOST_CFLAGS=-O0
 ddcmp
 status=0
 runs=0

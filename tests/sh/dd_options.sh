@@ -3,7 +3,8 @@
 # kernels, with a message naming the option, its source and the kernel:
 #  - from $NBRT_CL_OPTIONS and from an edited .cl header on OpenCL (PoCL),
 #    while float and double kernels still take them;
-#  - from $NBRT_CC / $CC and an edited .c header on the host path;
+#  - from $NBRT_CC / $CC, $NBRT_HOST_CFLAGS and an edited .c header on
+#    the host path;
 #  - ddlib.h itself stops a build under the macros such options define;
 #  - nbcc --fast-math --precision=dd warns, asks for no such option and
 #    gives the same dd results (compared as dd, tests/sh/ddcmp.c).
@@ -14,7 +15,7 @@ cd "$ROOT"
 scratch
 export NBRT_CACHE_DIR="$T/cache"
 mkdir -p "$NBRT_CACHE_DIR"
-unset NBRT_CL_OPTIONS NBRT_CC || true
+unset NBRT_CL_OPTIONS NBRT_CC NBRT_HOST_CFLAGS || true
 fail=0
 has() { # file pattern what
 	if grep -q -- "$2" "$1"; then echo "ok   $3"; else echo "FAIL $3"; fail=1; fi
@@ -94,6 +95,25 @@ accepted NBRT_CC "cc -ffast-math" "a float kernel takes \$NBRT_CC=cc -ffast-math
 	-- $G --random 5,7 --target c
 accepted NBRT_CC "cc -ffp-contract=fast" "host dd takes -ffp-contract=fast" \
 	-- $DD --target c
+# $NBRT_HOST_CFLAGS (make check's -O0 for compile-bound tests) comes after
+# the built-in flags, so it is checked as $NBRT_CC is, and reaches cc
+refused NBRT_HOST_CFLAGS "-O0 -ffast-math" '\$NBRT_HOST_CFLAGS' -ffast-math \
+	"host dd refuses \$NBRT_HOST_CFLAGS=-O0 -ffast-math" -- $DD --target c
+accepted NBRT_HOST_CFLAGS -O0 "host dd takes \$NBRT_HOST_CFLAGS=-O0" \
+	-- $DD --target c
+cp "$T/o.csv" "$T/o0.csv"
+"$BIN/nbrun" $DD --target c -o "$T/o3.csv" 2>"$T/err" ||
+	{ cat "$T/err"; echo "FAIL the host path's dd"; fail=1; }
+NBRT_VERBOSE=1 NBRT_HOST_CFLAGS="-O1 -g0" "$BIN/nbrun" $DD --target c \
+	-o "$T/o.csv" 2>"$T/err" || { echo "FAIL NBRT_HOST_CFLAGS=-O1"; fail=1; }
+has "$T/err" "^nbrt: compiling .* -fPIC -shared -O1 -g0 .* -o " \
+	"\$NBRT_HOST_CFLAGS follows the built-in flags on cc's command line"
+# the same arithmetic at any -O (-std=c11: no contraction)
+if cmp -s "$T/o.csv" "$T/o0.csv" && cmp -s "$T/o.csv" "$T/o3.csv"; then
+	echo "ok   -O0, -O1 and the built-in -O3 give the same dd results"
+else
+	echo "FAIL -O0, -O1 and -O3 give other dd results"; fail=1
+fi
 
 # ddlib.h refuses to compile under the macros fast math defines
 printf '#include <math.h>\n#include "ddlib.h"\n' >"$T/lib.c"
