@@ -114,9 +114,12 @@ for dev in DEVICES:
                       c, "--jvp=" + TAN, *flags)
             h = nbrun("dsl-examples/hermite.nbl", T + "/i.csv", T + "/j.csv",
                       c, *flags)
+            # terms O(1) and more (masses 0.1-1, eps2 0.01) that may cancel
+            # in a column of one i-element: 1.4e-5 from three j at seed
+            # 1305487361 (6.9e-18 off, 5e-13 of it), so relative to 1 there
             for r in ("ax", "ay", "az", "jx", "jy", "jz", "pot"):
                 close(d[r], h[r], tol, "%s %s n=%d: derived %s against "
-                      "hermite.nbl" % (dev, prec, n, r))
+                      "hermite.nbl" % (dev, prec, n, r), 1.0)
 
 # 2. minus the gradient of the Plummer potential is gravity's acceleration
 # (also unrolled and j-split)
