@@ -849,21 +849,19 @@ kernel void nbrt_morton_keys8(global const double *x0,
 	nbrt_sort8_flush(lh, ws, ns);
 }
 /* the gathers of the sorted bodies (nb columns of x into y, the order
- * copied to keep and, as the host's size_t, to wide), as one launch */
+ * copied to keep), as one launch */
 kernel void nbrt_morton_gather(global const uint *perm, ulong n, int nb,
                                global const double *x0,
                                global const double *x1,
                                global const double *x2,
                                global const double *x3, global double *y0,
                                global double *y1, global double *y2,
-                               global double *y3, global uint *keep,
-                               global ulong *wide)
+                               global double *y3, global uint *keep)
 {
 	size_t s = get_global_id(0);
 	if (s >= n) return;
 	uint e = perm[s];
 	keep[s] = e;
-	wide[s] = e;
 	y0[s] = x0[e];
 	y1[s] = x1[e];
 	y2[s] = x2[e];

@@ -172,15 +172,13 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		                 &c->mortcap[b % nb + (b >= nb) * 4], db))
 			return -1;
 	/* the order read back as uint into pinned memory and widened by a
-	 * host loop; $NBRT_TREE_ORDER=1: as size_t straight into the tree's
-	 * (pageable) array, for comparison: its download took 0.15-0.23 ms
-	 * at 65536 on the H200 (merged run, 09:38) against 0.10-0.11 and
-	 * the widening's 0.015-0.025 (but 0.15-2 ms in some calls) */
-	long wide = 0;
-	if (nbrt_env_int(rt, "NBRT_TREE_ORDER", 0, 1, &wide) < 0 ||
-	    nbrt_cl_sort_room(rt, n) ||
-	    (!wide && nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp,
-	                             &c->pincap, vb)))
+	 * host loop: read as size_t straight into the tree's (pageable)
+	 * array, its download took 0.15-0.23 ms at 65536 on the H200
+	 * (session 14's merged run, 09:38) against 0.10-0.11 and the
+	 * widening's 0.015-0.025 (docs/treecode.md) */
+	if (nbrt_cl_sort_room(rt, n) ||
+	    nbrt_cl_pinned(rt, "pinned memory", &c->pin, &c->pinp, &c->pincap,
+	                   vb))
 		return -1;
 	cl_mem *in = c->mortbuf, *out = c->mortbuf + 4;
 	for (int b = 0; b < nb; b++)
@@ -226,23 +224,18 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		    nbrt_cl_sort(rt, &kk, &vv, &tk, &tv, n, every))
 			goto out;
 	}
-	/* the order kept for tree_scatter, and as size_t in the keys' spare
-	 * buffer (read only where wide) */
+	/* the order kept for tree_scatter */
 	if (nbrt_cl_grow(rt, &c->mortperm[slot], &c->mortpermcap[slot], vb))
 		goto out;
 	cl_int nbi = nb;
 	if (nbrt_cl_aux_run(rt, AK_MORTON_GATHER, n, ARG(vv), ARG(cn), ARG(nbi),
 	                    ARG(in[0]), ARG(in[1]), ARG(in[2]), ARG(in[nb - 1]),
 	                    ARG(out[0]), ARG(out[1]), ARG(out[2]),
-	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), ARG(tk),
-	                    (size_t)0))
+	                    ARG(out[nb - 1]), ARG(c->mortperm[slot]), (size_t)0))
 		goto out;
 	lap(rt, &t, &ms[1]);
-	if ((e = wide ? clEnqueueReadBuffer(c->q, tk, CL_FALSE, 0,
-	                                    n * sizeof *order, order, 0, NULL,
-	                                    NULL)
-	              : clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, c->pinp, 0,
-	                                    NULL, NULL)) != CL_SUCCESS ||
+	if ((e = clEnqueueReadBuffer(c->q, vv, CL_FALSE, 0, vb, c->pinp, 0,
+	                             NULL, NULL)) != CL_SUCCESS ||
 	    (e = clEnqueueReadBuffer(c->q, kk, CL_FALSE, 0, n * sizeof *key, key,
 	                             0, NULL, NULL)) != CL_SUCCESS)
 		goto fail;
@@ -255,13 +248,11 @@ int nbrt_cl_tree_sort(nbrt *rt, const double *const x[3], const double *m,
 		goto fail;
 	lap(rt, &t, &ms[2]);
 	c->mortkept[slot] = n;
-	if (!wide) {
-		const cl_uint *pv = c->pinp;
-		long long s;
+	const cl_uint *pv = c->pinp;
+	long long s;
 #pragma omp parallel for schedule(static) if (n >= 65536)
-		for (s = 0; s < (long long)n; s++)
-			order[s] = pv[s];
-	}
+	for (s = 0; s < (long long)n; s++)
+		order[s] = pv[s];
 	lap(rt, &t, &ms[3]);
 	nbrt_note(rt, "%s of %zu bodies on the device: %.3g ms (upload %.3g, "
 	          "keys, sort and gathers %.3g, download %.3g, order %.3g)",
@@ -274,9 +265,6 @@ out:
 	clFinish(c->q);
 	return -1;
 }
-
-/* the order comes back as the device's ulong (nbrt_morton_gather) */
-_Static_assert(sizeof(size_t) == sizeof(cl_ulong), "size_t is 64 bits");
 
 /* the results cross through mortbuf's two sets of 4 (the bodies' x, y,
  * z, m and their sorted copies) */

@@ -772,8 +772,7 @@ END_TEST
  * the same arrays does not (they cross as before): both are checked, the
  * float one on the first ncase cases.  The back end's sort three ways:
  * on the device (NBRT_TREE_HOSTSORT=0) 4 bits a pass and a byte a pass
- * (NBRT_TREE_SORT8=0, 1; morton.c's sorts8, a byte on a GPU; the latter
- * with the order read as size_t, NBRT_TREE_ORDER=1) and by the
+ * (NBRT_TREE_SORT8=0, 1; morton.c's sorts8, a byte on a GPU) and by the
  * host's sample sort with only the order sent up (NBRT_TREE_HOSTSORT
  * over N; morton.c's host_sort, the default at small N on a host of many
  * threads). */
@@ -804,9 +803,6 @@ static void device_sorts(nb_prec prec, size_t ncase)
 			                        d == 2 ? "1000000000" : "0", 1), 0);
 			ck_assert_int_eq(setenv("NBRT_TREE_SORT8", d == 3 ? "1" : "0",
 			                        1), 0);
-			/* a byte a pass with the order read as size_t */
-			ck_assert_int_eq(setenv("NBRT_TREE_ORDER", d == 3 ? "1" : "0",
-			                        1), 0);
 			ck_assert_msg(nbrt_run_tree(k, far, c[q].ni, c[q].nj, &t) == 0,
 			              "%s", nbrt_error(dev[1]));
 			same_bits(&b, host, !d, q, how[d]);
@@ -827,7 +823,6 @@ START_TEST(device_sort)
 	char *qs = env_keep("NBRT_TREE_QUEUES");
 	ck_assert_int_eq(setenv("NBRT_TREE_QUEUES", "2", 1), 0);
 	char *s8 = env_keep("NBRT_TREE_SORT8");
-	char *ow = env_keep("NBRT_TREE_ORDER");
 	no_ref = 1;
 	device_sorts(NB_DOUBLE, (size_t)-1);
 	device_sorts(NB_FLOAT, 3);
@@ -864,7 +859,6 @@ START_TEST(device_sort)
 	env_back("NBRT_DEVICE_SORT", was);
 	env_back("NBRT_TREE_HOSTSORT", hs);
 	env_back("NBRT_TREE_SORT8", s8);
-	env_back("NBRT_TREE_ORDER", ow);
 }
 END_TEST
 
