@@ -471,11 +471,10 @@ typedef struct nbrt_octree {
 	 * on, and not freed with the tree (tree.c's far_columns takes them) */
 	int colslot;
 	double *col[10];
-	/* wcslot > 0 (set before the build, with moments, as th2 = theta^2):
-	 * the walk's cells (tree.c's), written as each cell's moments are
-	 * made, kept in work's slot wcslot and freed with the tree */
+	/* wcslot > 0 (set before the build, with moments): the walk's
+	 * cells (tree.c's, for any theta), written as each cell's moments
+	 * are made, kept in work's slot wcslot and freed with the tree */
 	int wcslot;
-	double th2;
 	void *wc;
 } nbrt_octree;
 /* Builds the cells over n bodies whose keys key[0..n) are sorted, in the

@@ -282,21 +282,23 @@ static void fill_octupole(const nbrt_octree *t, double *const x[3],
 	bottom_up(t, oct_fill, &v);
 }
 
-/* What a walk reads of a cell, packed (64 bytes, a cache line, against
- * nbrt_cell's 136): its centre of mass, the squared distance within
- * which it is opened (side^2 / theta^2), its children or bodies, and its
- * level (which orders the far list, far_order). */
+/* What a walk reads of a cell, packed (56 bytes, against nbrt_cell's
+ * 136): its centre of mass, its children or bodies, and its level, which
+ * gives its side (and so the squared distance within which it is
+ * opened, side^2 / theta^2: the walk's table, open_table) and orders the
+ * far list (far_order).  Nothing in it depends on theta, so the build
+ * writes it without knowing theta. */
 typedef struct Wcell {
-	double c[3], open2;
+	double c[3];
 	size_t a, b, child;
 	short nchild, level;
 } Wcell;
 
-/* Cell p as the walk reads it, for theta^2 = th2. */
-static void walk_cell(const nbrt_cell *p, double th2, Wcell *out)
+/* Cell p as the walk reads it. */
+static void walk_cell(const nbrt_cell *p, Wcell *out)
 {
-	*out = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->side * p->side / th2,
-	               p->a, p->b, p->child, (short)p->nchild, (short)p->level};
+	*out = (Wcell){{p->c[0], p->c[1], p->c[2]}, p->a, p->b, p->child,
+	               (short)p->nchild, (short)p->level};
 }
 
 void nbrt_octree_free(nbrt_octree *t)
@@ -479,7 +481,7 @@ static void cell_moments(nbrt_octree *t, size_t c, double *const x[3],
 			t->col[4 + w][c] = q[w];
 	}
 	if (t->wc) /* so too, and the walk needs no pass of its own */
-		walk_cell(p, t->th2, (Wcell *)t->wc + c);
+		walk_cell(p, (Wcell *)t->wc + c);
 }
 
 /* A piece of the octree's build (nbrt_octree_build): a cell of more than
@@ -573,12 +575,10 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 {
 	nbrt_work *w = t->work;
 	int colslot = x ? t->colslot : 0, wcslot = x ? t->wcslot : 0;
-	double th2 = t->th2;
 	memset(t, 0, sizeof *t);
 	t->work = w;
 	t->colslot = colslot;
 	t->wcslot = wcslot;
-	t->th2 = th2;
 	t->n = n;
 	if (!n) {
 		for (int q = 0; q < njob; q++)
@@ -1152,13 +1152,14 @@ static size_t cut_all(nbrt_work *w, const u64 *key, size_t n, size_t gmax,
 	return out;
 }
 
-/* The walk's rule: a cell is taken whole where open2 < d2, d2 the
- * squared distance from the group's box to its centre (each axis: the
- * centre less itself clamped to the box, a max then a min, no jump).
- * taken() tests n cells side by side into a mask; with SSE2 two at a
- * time (one thread's walks 12-20% faster at N = 65536), reading cell n
- * where n is odd (the walk's cells have one spare), with the same
- * operations in the same order, so the same d2 to the bit. */
+/* The walk's rule: a cell is taken whole where open2 < d2, open2 its
+ * level's side^2 / theta^2 (open_table), d2 the squared distance from
+ * the group's box to its centre (each axis: the centre less itself
+ * clamped to the box, a max then a min, no jump).  taken() tests n
+ * cells of one level side by side into a mask; with SSE2 two at a time
+ * (one thread's walks 12-20% faster at N = 65536), reading cell n where
+ * n is odd (the walk's cells have one spare), with the same operations
+ * in the same order, so the same d2 to the bit. */
 #ifdef __SSE2__
 typedef __m128d Lane;
 #define SPLAT(v) _mm_set1_pd(v)
@@ -1187,9 +1188,11 @@ static inline __m128d pair(const double *u, const double *v)
 	return _mm_loadh_pd(_mm_load_sd(u), v);
 }
 
-static inline unsigned taken(const Wcell *ch, int n, const Box *x)
+static inline unsigned taken(const Wcell *ch, int n, const Box *x,
+                             double open2)
 {
 	unsigned take = 0;
+	__m128d o2 = _mm_set1_pd(open2);
 	for (int k = 0; k < n; k += 2) {
 		const Wcell *p = &ch[k], *q = &ch[k + 1];
 		__m128d d2 = _mm_setzero_pd();
@@ -1199,13 +1202,14 @@ static inline unsigned taken(const Wcell *ch, int n, const Box *x)
 			                                     _mm_max_pd(x->lo[d], c)));
 			d2 = d ? _mm_add_pd(d2, _mm_mul_pd(e, e)) : _mm_mul_pd(e, e);
 		}
-		__m128d lt = _mm_cmplt_pd(pair(&p->open2, &q->open2), d2);
+		__m128d lt = _mm_cmplt_pd(o2, d2);
 		take |= (unsigned)_mm_movemask_pd(lt) << k;
 	}
 	return take & ((1u << n) - 1);
 }
 #else
-static inline unsigned taken(const Wcell *ch, int n, const Box *x)
+static inline unsigned taken(const Wcell *ch, int n, const Box *x,
+                             double open2)
 {
 	unsigned take = 0;
 	for (int k = 0; k < n; k++) {
@@ -1215,7 +1219,7 @@ static inline unsigned taken(const Wcell *ch, int n, const Box *x)
 			q = q > x->hi[d] ? x->hi[d] : q;
 			d2 = d ? d2 + (c - q) * (c - q) : (c - q) * (c - q);
 		}
-		take |= (unsigned)(ch[k].open2 < d2) << k;
+		take |= (unsigned)(open2 < d2) << k;
 	}
 	return take;
 }
@@ -1238,9 +1242,9 @@ static inline unsigned taken(const Wcell *ch, int n, const Box *x)
  * order).  A test a child compiled to a jump an axis and one a child,
  * mispredicted about half the time: a min and a max an axis here (the
  * centre clamped to the box), the same d2 to the bit. */
-static int walk(const Wcell *cell, size_t ncell, const double box[6],
-                size_t jmax, size_t *near, size_t *nn, size_t *far,
-                size_t *nf)
+static int walk(const Wcell *cell, const double *open2, size_t ncell,
+                const double box[6], size_t jmax, size_t *near, size_t *nn,
+                size_t *far, size_t *nf)
 {
 	size_t stack[8 * (NBRT_TREE_DEPTH + 2)], top = 0, nj = 0;
 	size_t end = (size_t)-1, fend = (size_t)-1; /* the last ranges' ends */
@@ -1262,7 +1266,7 @@ static int walk(const Wcell *cell, size_t ncell, const double box[6],
 	*nn = *nf = 0;
 	if (!ncell)
 		return 0;
-	if (taken(cell, 1, &bx)) {
+	if (taken(cell, 1, &bx, open2[0])) {
 		FAR((size_t)0, (size_t)1);
 		*nf = n_far;
 		return 0;
@@ -1287,7 +1291,7 @@ static int walk(const Wcell *cell, size_t ncell, const double box[6],
 			continue;
 		}
 		const Wcell *ch = &cell[p->child];
-		unsigned take = taken(ch, p->nchild, &bx),
+		unsigned take = taken(ch, p->nchild, &bx, open2[p->level + 1]),
 		         all = (1u << p->nchild) - 1;
 		for (unsigned m = take; m;) {
 			unsigned s = (unsigned)__builtin_ctz(m);
@@ -1437,9 +1441,9 @@ static int split_level(const u64 *key, size_t a, size_t b)
  * work group: the near kernel 0.41 s against 8 ms with groups of 256 on
  * an H200).  Each piece's lists are whole (no work is lost); splitting
  * only trades near pairs for far cells. */
-static void walk_group(const Wcell *wc, const nbrt_octree *t,
-                       const Side *si, size_t a, size_t b, size_t walks,
-                       size_t jmax, Buf *u)
+static void walk_group(const Wcell *wc, const double *open2,
+                       const nbrt_octree *t, const Side *si, size_t a,
+                       size_t b, size_t walks, size_t jmax, Buf *u)
 {
 	size_t stack[2 * 8 * (NBRT_TREE_DEPTH + 2)], top = 0;
 	stack[top++] = a;
@@ -1468,8 +1472,8 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		if (walks && walks-- && b - a > 1 && level < NBRT_TREE_DEPTH &&
 		    top + 16 <= sizeof stack / sizeof *stack)
 			lim = jmax;
-		if (walk(wc, t->ncell, box, lim, u->near + 2 * u->nn, &nn, u->tmp,
-		         &nf)) {
+		if (walk(wc, open2, t->ncell, box, lim, u->near + 2 * u->nn, &nn,
+		         u->tmp, &nf)) {
 			/* its octants, pushed last first so they come off in order */
 			size_t cut[9];
 			int m = octant_cuts(si->key, a, b, level, cut);
@@ -1489,6 +1493,21 @@ static void walk_group(const Wcell *wc, const nbrt_octree *t,
 		r[5] = u->nf;
 		u->nn += nn;
 		u->nf += nf;
+	}
+}
+
+/* Each level's side^2 / theta^2, within which a cell is opened, into
+ * open2[l]: a level's cells all have the side of the root halved l
+ * times (plan, octants), so these are the bits that side * side / theta^2
+ * gives for each cell, and the build, which writes the walk's cells,
+ * need not know theta. */
+static void open_table(const nbrt_octree *t, double theta,
+                       double open2[NBRT_TREE_DEPTH + 1])
+{
+	double side = t->ncell ? t->cell[0].side : 0, th2 = theta * theta;
+	for (int l = 0; l <= NBRT_TREE_DEPTH; l++) {
+		open2[l] = side * side / th2;
+		side = 0.5 * side;
 	}
 }
 
@@ -1524,11 +1543,13 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 	/* the build's cells (a pass of them here and its barrier took
 	 * 0.03-0.14 ms at N = 65536 on 16 threads); none for no bodies */
 	const Wcell *wc = t->wc;
-	if (t->ncell && (!wc || t->th2 != theta * theta)) {
+	if (t->ncell && !wc) {
 		nbrt_fail(rt, "nbrt_run_tree: the octree was built without the "
-		          "walk's cells for theta %g", theta);
+		          "walk's cells");
 		goto out;
 	}
+	double open2[NBRT_TREE_DEPTH + 1];
+	open_table(t, theta, open2);
 	/* a walk is tens of microseconds, so a few dozen groups are worth
 	 * the threads: with 256 as the bar, the H200 run's 217 groups at
 	 * N = 32768 walked on one thread (7.9 ms, against 2.0 ms for 402
@@ -1547,8 +1568,8 @@ static int make_lists(nbrt *rt, const nbrt_octree *t, const Side *si,
 		double tg = nbrt_now();
 		at[4 * g] = (size_t)me;
 		at[4 * g + 1] = u->ns;
-		walk_group(wc, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks, jmax,
-		           u);
+		walk_group(wc, open2, t, si, L->grp[2 * g], L->grp[2 * g + 1], walks,
+		           jmax, u);
 		at[4 * g + 2] = u->ns - at[4 * g + 1];
 		u->busy += nbrt_now() - tg;
 	}
@@ -2326,7 +2347,6 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 	Jobs gj = {si.key, ni, t->group, gser ? L.grp : NULL, 0, 0, {0, 0}};
 	tree.colslot = kd->fill == fill_gravity ? W_EXP : 0;
 	tree.wcslot = W_WC;
-	tree.th2 = t->theta * t->theta;
 	if (nbrt_octree_build(rt, &tree, sj.key, nj, t->bucket, side, sj.sx,
 	                      sj.sm, tree_job, &gj, 1 + gser))
 		goto out;

@@ -9,7 +9,8 @@
  * bindings untouched; the same bits whatever the number of threads, from
  * a kernel's later calls (its kept arrays) as from a fresh one, and from
  * the device's sort and scatter as from the host's; far/opt/gravity_oct.nbl's
- * error falling one order faster than the quadrupole's (octupole). */
+ * error falling one order faster than the quadrupole's (octupole); each
+ * level's cells of one side, the walk's table's (level_sides). */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt.h"
+#include "nbrt_impl.h" /* nbrt_octree_build: the cells' sides */
 
 #include "seed.h"
 #include "capture.h"
@@ -392,6 +394,68 @@ START_TEST(octupole)
 			release(&b);
 		}
 	}
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a,
+	                   y = *(const unsigned long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The walk reads a cell's side^2 / theta^2 from a table by level
+ * (tree.c's open_table: the root's side halved level times, squared,
+ * over theta^2), which is the cell's own only where every cell of a
+ * level has that side to the bit: checked on the cells of the octree's
+ * build (its pieces in parallel, from 16384 bodies) over fresh random
+ * keys with a run of equal keys (a leaf at the deepest level) and a tight
+ * cluster, for cubes whose sides square to subnormals, underflow to 0 and
+ * overflow. */
+START_TEST(level_sides)
+{
+	enum { N = 20000 };
+	unsigned long long *key = malloc(N * sizeof *key);
+	double *x[3], *m = malloc(N * sizeof *m);
+	for (int d = 0; d < 3; d++)
+		x[d] = malloc(N * sizeof *x[d]);
+	ck_assert(key && m && x[0] && x[1] && x[2]);
+	unsigned long long top = ~0ULL >> 1, at = rand64(rng) & top;
+	for (size_t e = 0; e < N; e++) {
+		key[e] = e < 300 ? at : e < 3000 ? (at ^ (rand64(rng) & 0xfffff)) :
+		         rand64(rng) & top;
+		m[e] = urand(0.5, 1);
+		for (int d = 0; d < 3; d++)
+			x[d][e] = urand(-1, 1);
+	}
+	qsort(key, N, sizeof *key, cmp_u64);
+	static const double sides[] = {2.0, 0.3, 1e-160, 5e-320, 1e300};
+	for (size_t q = 0; q < sizeof sides / sizeof *sides; q++) {
+		nbrt_octree t;
+		memset(&t, 0, sizeof t);
+		t.wcslot = 1;
+		ck_assert_msg(nbrt_octree_build(dev[0], &t, key, N, 16, sides[q], x,
+		                                m, NULL, NULL, 0) == 0,
+		              "%s", nbrt_error(dev[0]));
+		double want[NBRT_TREE_DEPTH + 1], s = sides[q];
+		for (int l = 0; l <= NBRT_TREE_DEPTH; l++, s *= 0.5)
+			want[l] = s;
+		int deepest = 0;
+		for (size_t c = 0; c < t.ncell; c++) {
+			const nbrt_cell *p = &t.cell[c];
+			ck_assert(p->level >= 0 && p->level <= NBRT_TREE_DEPTH);
+			ck_assert_msg(p->side == want[p->level], "side %g: cell %zu at "
+			              "level %d has side %a, not %a", sides[q], c,
+			              p->level, p->side, want[p->level]);
+			deepest = p->level > deepest ? p->level : deepest;
+		}
+		ck_assert_int_eq(deepest, NBRT_TREE_DEPTH);
+		nbrt_octree_free(&t);
+	}
+	free(key);
+	free(m);
+	for (int d = 0; d < 3; d++)
+		free(x[d]);
 }
 END_TEST
 
@@ -985,6 +1049,7 @@ int main(void)
 	TCase *tc = tcase_create("tree");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, every_cell_opened);
+	tcase_add_test(tc, level_sides);
 	tcase_add_test(tc, theta_half);
 	tcase_add_test(tc, octupole);
 	tcase_add_test(tc, degenerate);
