@@ -141,6 +141,28 @@ out:
 	return r;
 }
 
+/* The tiles of a sort over n keys (setup done) and its groups, at most
+ * one a tile. */
+static size_t tiles(nbrt *rt, size_t n, size_t *groups)
+{
+	Cl *c = rt->priv;
+	size_t tile = c->sortwg * ITEMS, T = (n + tile - 1) / tile;
+	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
+	*groups = G > MAXGROUPS ? MAXGROUPS : G > T ? T : G;
+	return T;
+}
+
+/* After a pass: its output, tmpk and tmpv, is the next pass's input. */
+static void swap(cl_mem *keys, cl_mem *vals, cl_mem *tmpk, cl_mem *tmpv)
+{
+	cl_mem t = *keys;
+	*keys = *tmpk;
+	*tmpk = t;
+	t = *vals;
+	*vals = *tmpv;
+	*tmpv = t;
+}
+
 /* nbrt_cl_sort, where iota says the values are their indices, made by
  * the first pass rather than read. */
 static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
@@ -154,17 +176,14 @@ static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	if (setup(rt))
 		return -1;
 	Cl *c = rt->priv;
-	size_t tile = c->sortwg * ITEMS, tiles = (n + tile - 1) / tile;
-	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
-	G = G > MAXGROUPS ? MAXGROUPS : G;
+	size_t G, T = tiles(rt, n, &G);
 	/* $NBRT_SORT_GROUPS: the groups, for tests and for tuning on a GPU */
 	long v = 0;
 	int asked = nbrt_env_int(rt, "NBRT_SORT_GROUPS", 1, MAXGROUPS, &v);
 	if (asked < 0)
 		return -1;
 	if (asked)
-		G = (size_t)v;
-	G = G > tiles ? tiles : G;
+		G = (size_t)v > T ? T : (size_t)v;
 	/* the counts (16 a group, and the digits' 16 totals) or the
 	 * reduction's partials (2 a group) */
 	if (nbrt_cl_grow(rt, &c->sorthist, &c->sorthistcap,
@@ -192,12 +211,7 @@ static int sort(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 		                    ARG(c->sorthist), ARG(first), (size_t)0) ||
 		    nbrt_cl_sort_queue(rt, AK_SORT_SCATTER, G))
 			return -1;
-		cl_mem t = *keys;
-		*keys = *tmpk;
-		*tmpk = t;
-		t = *vals;
-		*vals = *tmpv;
-		*tmpv = t;
+		swap(keys, vals, tmpk, tmpv);
 		rem = s + 4 >= 64 ? 0 : rem & ~(((uint64_t)1 << (s + 4)) - 1);
 	}
 	return 0;
@@ -215,16 +229,6 @@ enum { HEAD8 = 8 * 256 + 64, ZERO8 = 8 * 256 + 8 };
 /* kernels.cl's SORT8_WIN */
 enum { WIN8 = 16 };
 
-/* The tiles of the sort a byte a pass and the groups over n keys. */
-static size_t tiles8(nbrt *rt, size_t n, size_t *groups)
-{
-	Cl *c = rt->priv;
-	size_t tile = c->sortwg * ITEMS, T = (n + tile - 1) / tile;
-	size_t G = (size_t)(rt->units ? rt->units : 1) * GROUPS_PER_UNIT;
-	*groups = G > MAXGROUPS ? MAXGROUPS : G > T ? T : G;
-	return T;
-}
-
 int nbrt_cl_sort8_room(nbrt *rt, size_t n, cl_ulong *ns, size_t *groups)
 {
 	Cl *c = rt->priv;
@@ -233,7 +237,7 @@ int nbrt_cl_sort8_room(nbrt *rt, size_t n, cl_ulong *ns, size_t *groups)
 		                 "fewer than %zu", n, NBRT_CL_SORT8_MAX);
 	if (setup(rt))
 		return -1;
-	size_t T = tiles8(rt, n, groups);
+	size_t T = tiles(rt, n, groups);
 	if (nbrt_cl_grow(rt, &c->sorthist, &c->sorthistcap,
 	                 (HEAD8 + 2 * 256 * T) * sizeof(cl_uint)))
 		return -1;
@@ -266,19 +270,14 @@ int nbrt_cl_sort8(nbrt *rt, cl_mem *keys, cl_mem *vals, cl_mem *tmpk,
 	                     ARG(c->sorthist), ARG(ns), (size_t)0) ||
 	     nbrt_cl_sort_queue(rt, AK_SORT8_HIST, G)))
 		return -1;
-	size_t T = tiles8(rt, n, &G);
+	size_t T = tiles(rt, n, &G);
 	for (cl_uint pass = 0; pass < 8; pass++) {
 		if (nbrt_cl_aux_run(rt, AK_SORT8_PASS, 0, ARG(*keys), ARG(*vals),
 		                    ARG(*tmpk), ARG(*tmpv), ARG(nn), ARG(pass),
 		                    ARG(c->sorthist), ARG(win), (size_t)0) ||
 		    nbrt_cl_sort_queue(rt, AK_SORT8_PASS, T))
 			return -1;
-		cl_mem t = *keys;
-		*keys = *tmpk;
-		*tmpk = t;
-		t = *vals;
-		*vals = *tmpv;
-		*tmpv = t;
+		swap(keys, vals, tmpk, tmpv);
 	}
 	return 0;
 }
