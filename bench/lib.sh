@@ -116,6 +116,7 @@ percpu_row() {
 		_pe="$_pe $1"
 		shift
 	done
+	# shellcheck disable=SC2086 # words on purpose
 	_p0=$(task_ms env $_pe "$@" -r 0) && _p1=$(task_ms env $_pe "$@" -r "${reps:-5}") ||
 		return 1
 	awk -F, -v OFS=, -v a="$_p0" -v b="$_p1" '{
