@@ -41,6 +41,7 @@ esac
 	die "$pikg is not a PIKG snapshot (no bin/pikg, inc/$hpp)"
 command -v ruby >/dev/null 2>&1 ||
 	die "PIKG needs Ruby, which is not installed (Debian: apt-get install ruby)"
+# shellcheck disable=SC2086 # the flags are words
 has $flags || die "this CPU has no $isa ($flags, /proc/cpuinfo): PIKG's $isa kernel cannot run"
 mkdir -p "$out" || exit 1
 cp "$here/pikg_gravity.pikg" "$here/pikg_classes.h" "$out/" || exit 1

@@ -79,6 +79,7 @@ suite_run() {
 		note "no PIKG snapshot: pikg=DIR names one (a clone of https://github.com/FDPS/PIKG)"
 		return 1
 	}
+	# shellcheck disable=SC2086 # none or one word
 	sh bench/peers/pikg.sh "$(abs "$pikg")" "$T/pikg" $isa >"$T/build" 2>&1 || {
 		note "$(tail -n 1 "$T/build")"
 		return 1
