@@ -67,7 +67,10 @@ each_variant() {
 # run of nbbench (or of an older build's, NBBENCH: its own cache) on
 # $device, $reps timed runs, in the kernel's precision unless it names
 # one, with $consts (NAME=V words); appends "ROUND,LABEL,<row>" to the result
-# and to $T/rows.  A failure is a comment line.
+# and to $T/rows.  A failure is a comment line.  With percpu=1 (and perf)
+# the row's interactions/s are per CPU-second instead: perf's task-clock
+# of the run less that of -r 0 (task_ms), which a shared machine's load
+# moves less than the wall clock.
 bench_row() {
 	_br=$1 _bl=$2 _bk=$3 _bn=$4 _bv=$5 _bnb=${6:-$BIN/nbbench}
 	_bp=
@@ -85,7 +88,10 @@ bench_row() {
 	# shellcheck disable=SC2086 # words on purpose
 	if env $_be "$_bnb" "$(kernel_file "$_bk")" "$_bn" -r "${reps:-5}" \
 		--device "$device" ${_bp:+--precision=$_bp} $_bfl \
-		</dev/null >"$T/row" 2>"$T/err" && [ -s "$T/row" ]; then
+		</dev/null >"$T/row" 2>"$T/err" && [ -s "$T/row" ] &&
+		{ [ "${percpu:-0}" != 1 ] || percpu_row $_be "$_bnb" \
+			"$(kernel_file "$_bk")" "$_bn" --device "$device" \
+			${_bp:+--precision=$_bp} $_bfl; }; then
 		echo "$_br,\"$_bl\",$(tail -n 1 "$T/row")" | tee -a "$T/rows"
 	else
 		note "failed: $_bl, $_bk, N = $_bn: $(tail -n 1 "$T/err")"
@@ -99,6 +105,24 @@ bench_row() {
 task_ms() {
 	perf stat -x, -e task-clock -o "$T/perf" "$@" </dev/null >"$T/out" 2>/dev/null &&
 		grep task-clock "$T/perf" | cut -d, -f1
+}
+
+# percpu_row [NAME=V...] NBBENCH KERNEL N ARGS...: $T/row's interactions/s
+# (its third field from the end: the quoted ones before may hold commas)
+# per CPU-second, from the task-clock of -r $reps less that of -r 0
+percpu_row() {
+	_pe=
+	while case $1 in [A-Z]*=*) true ;; *) false ;; esac; do
+		_pe="$_pe $1"
+		shift
+	done
+	# shellcheck disable=SC2086 # words on purpose
+	_p0=$(task_ms env $_pe "$@" -r 0) && _p1=$(task_ms env $_pe "$@" -r "${reps:-5}") ||
+		return 1
+	awk -F, -v OFS=, -v a="$_p0" -v b="$_p1" '{
+		d = (b - a) / 1000; r = d > 0 ? $(NF - 5) * $(NF - 7) * $(NF - 6) / d : 0
+		$(NF - 2) = sprintf("%.4e", r); print }' \
+		"$T/row" >"$T/row.cpu" && mv "$T/row.cpu" "$T/row"
 }
 
 # cpu_probe KERNEL: for the CPU suites, perf=1 where perf stat works

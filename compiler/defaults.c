@@ -80,6 +80,20 @@ static const nb_defaults table[] = {
 	 .unroll_i = 16, .unroll_j = 1,
 	 .source = "sh bench/run.sh rows device=cpu: "
 	           "bench/results/2026-11-23-pocl-amd-epyc-from-cpu_rows.txt"},
+	/* PoCL on AVX2 (no AVX-512): float 8 x 2, the 8 lanes of a 256-bit
+	 * vector (PoCL's LLVM packs a work item's 8 i-elements into one) and 2
+	 * j-elements; double and dd keep the "cpu" rows.  Why, on the 2-core
+	 * AMD EPYC (Zen 3), one core, per CPU-second: 8 x 2 is 1.8 to 4.0
+	 * times the "cpu" row's 4 x 1 on gravity, Biot-Savart, the Gauss
+	 * transform, Lennard-Jones and the cut-off Coulomb at N = 8192 (1.7 to
+	 * 3.8 at 4096), and at least 0.76 (0.73) of the best variant on each,
+	 * the most of any: 16 x 1 and 16 x 2 fall to 0.25 and 0.34 on
+	 * Lennard-Jones; double gravity within noise of 4 x 1 at every shape
+	 * (suite rows, the source below; ...-s15-cpu-rows-percpu.txt: 4096). */
+	{.target = "opencl", .devclass = "cpu-avx2", .prec = NB_FLOAT,
+	 .unroll_i = 8, .unroll_j = 2,
+	 .source = "sh bench/run.sh rows device=cpu one=1 percpu=1: "
+	           "bench/results/2026-11-28-rows-pocl-amd-epyc-s15-cpu-rows-8192.txt"},
 	/* Other OpenCL CPUs: 4 i-elements, twice as fast as 2 x 2 on the
 	 * 2-core machine before the table (no suite; an AVX2 CPU has not
 	 * been swept); dd not swept: a dd is four registers */

@@ -1,8 +1,9 @@
 # suites/peers.sh: issue 30's CPU peer.  PIKG (the FDPS team's kernel
-# generator) writes an AVX-512 float gravity kernel from
-# bench/peers/pikg_gravity.pikg; bench/peers/pikg.sh generates and builds
-# it from the PIKG snapshot pikg=DIR at benchmark time (Ruby needed;
-# never committed).  It runs beside nbcc's float gravity
+# generator) writes a float gravity kernel from
+# bench/peers/pikg_gravity.pikg, in AVX-512 where the CPU has it, else
+# AVX2 (isa= chooses); bench/peers/pikg.sh generates and builds it from
+# the PIKG snapshot pikg=DIR at benchmark time (Ruby needed; never
+# committed).  It runs beside nbcc's float gravity
 # (dsl-examples/gravity.nbl, nbcc's defaults) at each N of ns: one core
 # each (OMP_NUM_THREADS=1, POCL_MAX_PTHREAD_COUNT=1) on the host C path,
 # on PoCL (with and without --no-approx: rsqrt as written, before the
@@ -12,9 +13,10 @@
 # nbbench's perf task-clock of -r R less that of -r 0, as the cpu suite)
 # and its ratio to PIKG on one core: per CPU-second for the one-core
 # rows, by the wall clock for nbcc on every core.
-about="CPU: nbcc's float gravity against PIKG's AVX-512 kernel (pikg=DIR, a PIKG snapshot), one core each, nbcc on every core"
-params="pikg ns rounds reps"
+about="CPU: nbcc's float gravity against PIKG's AVX-512 or AVX2 kernel (pikg=DIR, a PIKG snapshot), one core each, nbcc on every core"
+params="pikg isa ns rounds reps"
 pikg=
+isa=
 ns="8192 32768"
 rounds=5
 reps=5
@@ -53,7 +55,7 @@ peer_row() {
 
 # peer_table: each variant's median at each N, and its ratio to PIKG's
 peer_table() {
-	awk -F, "$MEDIAN"'
+	awk -F, -v isa="$isa" "$MEDIAN"'
 	{ l = $0; for (i = 0; i < 4; i++) l = substr(l, index(l, ",") + 1); gsub(/"/, "", l)
 	  k = $2 SUBSEP l
 	  if (!(k in cnt)) order[++nk] = k
@@ -63,7 +65,7 @@ peer_table() {
 		printf "# %6s %-38s %4s %11s %6s %11s %6s\n", "N", "variant", "runs", "wall /s", "ratio", "per CPU-s", "ratio"
 		for (i = 1; i <= nk; i++) {
 			split(order[i], p, SUBSEP)
-			b = p[1] SUBSEP "PIKG AVX-512, 1 core"
+			b = p[1] SUBSEP "PIKG " isa ", 1 core"
 			bw = (b in cnt) ? med(w, b, cnt[b]) : 0; bc = (b in cnt) ? med(c, b, cnt[b]) : 0
 			k = order[i]; mw = med(w, k, cnt[k]); mc = med(c, k, cnt[k])
 			printf "# %6s %-38s %4d %11.3e %6.2f %11.3e %6.2f\n", p[1], p[2], cnt[order[i]],
@@ -77,10 +79,14 @@ suite_run() {
 		note "no PIKG snapshot: pikg=DIR names one (a clone of https://github.com/FDPS/PIKG)"
 		return 1
 	}
-	sh bench/peers/pikg.sh "$(abs "$pikg")" "$T/pikg" >"$T/build" 2>&1 || {
+	# shellcheck disable=SC2086 # none or one word
+	sh bench/peers/pikg.sh "$(abs "$pikg")" "$T/pikg" $isa >"$T/build" 2>&1 || {
 		note "$(tail -n 1 "$T/build")"
 		return 1
 	}
+	isa=$(cat "$T/pikg/isa")
+	note "PIKG's kernel: $isa ($(grep -q '^flags.*\bavx512f\b' /proc/cpuinfo &&
+		echo "this CPU has AVX-512" || echo "this CPU has no AVX-512"))"
 	note "PIKG: $(abs "$pikg")$(cd "$(abs "$pikg")" && git rev-parse --short=12 HEAD 2>/dev/null | sed 's/^/ at /')," \
 		"kernel built with ${CXX:-g++} -O3 -march=native -ffast-math ($(${CXX:-g++} --version | head -n 1))"
 	cpu_probe $G
@@ -89,7 +95,7 @@ suite_run() {
 	echo "round,n,wall_per_s,cpu_per_s,variant"
 	for r in $(seq "$rounds"); do
 		for n in $ns; do
-			peer_row "$r" "$n" "PIKG AVX-512, 1 core" "$T/pikg/pikg_gravity"
+			peer_row "$r" "$n" "PIKG $isa, 1 core" "$T/pikg/pikg_gravity"
 			peer_row "$r" "$n" "nbcc default device, 1 core" $one "$BIN/nbbench" $G
 			peer_row "$r" "$n" "nbcc host, 1 core" $one "$BIN/nbbench" $G --device host
 			if [ $cl = 1 ]; then

@@ -78,6 +78,11 @@ has "$T/w.cl" '^ \* launch 256 ' "1 x 4 by the budget: groups of 256"
 has "$T/cpu.cl" '^ \* unroll 4 1 1$' "CPU device defaults 4 x 1"
 "$NBCC" $K -o "$T/cpu2.cl" --device-class=cpu --unroll-j=3
 has "$T/cpu2.cl" '^ \* unroll 4 3 1$' "a given factor wins over the device class"
+# AVX2's float row; its double has no row and narrows to "cpu"'s
+"$NBCC" $K -o "$T/avx2.cl" --device-class=cpu-avx2
+has "$T/avx2.cl" '^ \* unroll 8 2 1$' "AVX2 PoCL float defaults 8 x 2"
+"$NBCC" $K -o "$T/avx2d.cl" --device-class=cpu-avx2 --precision=double
+has "$T/avx2d.cl" '^ \* unroll 4 1 1$' "AVX2 PoCL double narrows to the cpu row, 4 x 1"
 
 skipped=0
 if have_device cpu; then

@@ -9,7 +9,9 @@
 # Bounds: the largest relative error at most 3e-7, the estimate's 2^-14
 # squared by the Newton step (6e-9) plus five roundings of 2^-24 (the
 # accuracy table of docs/performance.md measured 1.4e-7 on PoCL, 1.9e-7
-# on the host over 200000 inputs), the rms at most 6e-8 (measured 3.8e-8
+# on the host over 200000 inputs); AVX2's vrsqrtps is 2^-11.9 on a Zen 3,
+# and every float through it and LLVM's or gcc's step is within 2.05e-7
+# (docs/performance.md, "The CPU against PIKG on a Zen 3"), the rms at most 6e-8 (measured 3.8e-8
 # and 4.1e-8); with --no-approx the rounded quotient of a rounded sqrt,
 # two roundings: 2^-23 (1.2e-7; measured 9.1e-8).  Also checks that a float kernel for a CPU asks for the
 # estimates and a GPU kernel does not.  Without PoCL only the host runs.
