@@ -223,7 +223,10 @@ static int cross(const nbrt_array *a, double *host, int write)
 	const char *what = write ? "writing an array" : "reading an array";
 	if (!bytes)
 		return 0;
-	/* the pinned copy may still feed an earlier command */
+	/* queued runs end first, their failures reported here; the pinned
+	 * copy may still feed an earlier command */
+	if (nbrt_cl_queue_settle(rt))
+		return -1;
 	cl_int e = clFinish(c->q);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
@@ -276,6 +279,8 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 	cl_int e;
 	cl_ulong n = a[0]->n;
 	static const cl_int zero = 0;
+	if (nbrt_cl_queue_settle(rt))
+		return -1;
 	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
 	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);

@@ -894,6 +894,22 @@ static cl_command_queue beside(nbrt *rt)
 	return c->q2;
 }
 
+/* A run that returns with its launches queued (nbrt_set_queue): a dense
+ * one whose every array is on the device, so the host has nothing to
+ * wait for (no staging copy, no result to read), and no progress shown,
+ * which counts launches done. */
+static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
+                  const nbrt_nplan *np)
+{
+	const nb_iface *f = k->f;
+	if (!k->rt->queue || p || np || k->plabel)
+		return 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST && !dev_arr(&k->b[v]))
+			return 0;
+	return 1;
+}
+
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
                  const cl_mem *dplan, const nbrt_nplan *np,
                  nbrt_cl_pairs_fn *queue)
@@ -928,8 +944,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		                 k->name);
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
-	/* its last kept run done: this one reuses its buffers and copies */
-	if (nbrt_cl_settle(k))
+	int queued = queues(k, p, np);
+	/* its last kept run done: this one reuses its buffers and copies;
+	 * a run that waits reports the queued runs' failures first */
+	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
 		goto out;
 	if (!r.stage) {
 		nbrt_fail(rt, "out of memory");
@@ -968,6 +986,16 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		          1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
 		          1e3 * (tq[3] - tq[2]), r.nev);
 	cl_int e;
+	if (queued) {
+		/* its results converted after it in the queue; nothing of the
+		 * host's to wait for, its launches the queue's */
+		int n = r.nev;
+		r.nev = 0;
+		if (fetch(k, &r, ni) || nbrt_cl_queue_add(rt, f->kernel, r.ev, n))
+			goto out;
+		res = 0;
+		goto out;
+	}
 	/* the first run of a chain, or the last beside it (the near run
 	 * from the far run's results waits: they are read next) */
 	if (p && p->keep > NBRT_KEEP_DONE && !r.from && !dplan &&
