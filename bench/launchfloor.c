@@ -2,7 +2,10 @@
  * same profiling events nbbench reads: an empty kernel and a kernel of K
  * dependent multiply-adds a work item, over launches of 1 to 2048 groups
  * of 128.  The floor it finds bounds every small launch's rate (issue 30:
- * float gravity at N = 4096); bench/launchfloor.cu measures CUDA's. */
+ * float gravity at N = 4096); bench/launchfloor.cu measures CUDA's.
+ * launchfloor Q adds the queued floor: rows KERNEL_q, each repetition Q
+ * launches back to back and one wait, the span from the first one's start
+ * to the last one's end over Q (nbbench --queue's measure). */
 #define PEER_NAME "launchfloor"
 #include "peer_cl.h"
 
@@ -19,8 +22,40 @@ static int cmp(const void *a, const void *b)
 }
 
 
-int main(void)
+/* Q launches of kern over gs items queued, one wait: the span from the
+ * first start to the last end over Q, microseconds. */
+static double queued(cl_command_queue q, cl_kernel kern, size_t gs, size_t ls,
+                     int nq)
 {
+	cl_event first = NULL, ev = NULL;
+	cl_ulong a = 0, b = 0;
+	for (int s = 0; s < nq; s++) {
+		if (ev && ev != first)
+			clReleaseEvent(ev);
+		CK(clEnqueueNDRangeKernel(q, kern, 1, NULL, &gs, &ls, 0, NULL, &ev),
+		   "clEnqueueNDRangeKernel");
+		if (!s)
+			first = ev;
+	}
+	CK(clWaitForEvents(1, &ev), "clWaitForEvents");
+	CK(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof a,
+	                           &a, NULL), "profiling");
+	CK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b,
+	                           NULL), "profiling");
+	if (ev != first)
+		clReleaseEvent(ev);
+	clReleaseEvent(first);
+	return 1e-3 * (double)(b - a) / nq;
+}
+
+int main(int argc, char **argv)
+{
+	int nq = argc > 1 ? atoi(argv[1]) : 0;
+	if (argc > 1 && (nq < 1 || nq > 100000)) {
+		fprintf(stderr, "launchfloor: bad Q '%s': launches a queued "
+		        "repetition, from 1 to 100000\n", argv[1]);
+		return 2;
+	}
 	peer_cl pc;
 	peer_open(&pc, 1);
 	cl_device_id d = pc.dev;
@@ -76,6 +111,14 @@ int main(void)
 				printf("%s,%zu,%d,%.2f,%.2f\n",
 				       w ? "work" : "empty", groups[g], w ? k : 0,
 				       t[50], t[1]);
+				if (!nq)
+					continue;
+				for (int r = 0; r < 21; r++)
+					t[r] = queued(q, kern[w], gs, ls, nq);
+				qsort(t + 1, 20, sizeof *t, cmp);
+				printf("%s_q%d,%zu,%d,%.2f,%.2f\n",
+				       w ? "work" : "empty", nq, groups[g], w ? k : 0,
+				       t[10], t[1]);
 			}
 	clReleaseKernel(kern[0]);
 	clReleaseKernel(kern[1]);
