@@ -417,7 +417,8 @@ double nbrt_total_time(const nbrt_kernel *k);
  * nbrt_array_read and nbrt_array_finite; call nbrt_wait before freeing
  * the kernel or closing the device, which cannot report.  0 on success,
  * -1 where the device keeps no arrays of its own (nbrt_device_arrays 0:
- * every run there ends before it returns). */
+ * every run there ends before it returns).  NBRT_QUEUE=1 in the
+ * environment sets it at nbrt_open where the device has such arrays. */
 int nbrt_set_queue(nbrt *rt, int on);
 /* Waits for every queued launch; t (or NULL) gets, over the queued
  * launches waited for since the last nbrt_wait (by it or the calls above),

@@ -7,8 +7,8 @@
  * than their busy time), read back without nbrt_wait too; a run with a
  * host array bound still waits.  A queued launch that fails
  * (NBRT_TEST_FAIL=queued_run) is reported by nbrt_wait and by a read,
- * naming the kernel and the device; the host back end refuses the
- * queue.  Without an OpenCL CPU device the exit status is 77 (skipped)
+ * naming the kernel and the device; NBRT_QUEUE=1 queues from the open
+ * on (a bad value fails it); the host back end refuses the queue.  Without an OpenCL CPU device the exit status is 77 (skipped)
  * after the host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
@@ -226,6 +226,29 @@ START_TEST(failures)
 }
 END_TEST
 
+/* NBRT_QUEUE=1 queues from nbrt_open on; a bad value fails the open by
+ * name. */
+START_TEST(env)
+{
+	setenv("NBRT_QUEUE", "2", 1);
+	char *msg = NULL;
+	ck_assert_ptr_null(nbrt_open("cpu", &msg));
+	ck_assert_msg(msg && strstr(msg, "NBRT_QUEUE='2': it must be 0 or 1"),
+	              "%s", msg ? msg : "no message");
+	free(msg);
+	setenv("NBRT_QUEUE", "1", 1);
+	setup s;
+	make(&s, 50, 60);
+	unsetenv("NBRT_QUEUE");
+	ck_assert_msg(nbrt_run(s.k, 50, 60) == 0, "%s", nbrt_error(s.rt));
+	ck_assert(nbrt_kernel_time(s.k) == 0); /* queued */
+	double t[2];
+	ck_assert_int_eq(nbrt_wait(s.rt, t), 0);
+	ck_assert(t[0] > 0);
+	unmake(&s);
+}
+END_TEST
+
 /* The host back end keeps arrays in the host's memory: refused, with
  * the reason; waiting there has nothing to wait for. */
 START_TEST(host)
@@ -256,6 +279,7 @@ int main(void)
 	if (!missing) {
 		tcase_add_test(tc, same_results);
 		tcase_add_test(tc, failures);
+		tcase_add_test(tc, env);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
