@@ -115,9 +115,9 @@ int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
  * nbrt_array_read copy all n values through the runtime's pinned memory;
  * nbrt_array_finite waits for its answer.  The other operations, and
  * nbrt_run's conversions, are queued in order on the device: whatever ends
- * in a read, nbrt_array_finite or nbrt_run (which waits for its launches)
- * has finished all of them, so a host clock around it times their whole
- * work.  Arrays are freed before their device is closed.  All return 0
+ * in a read, nbrt_array_finite or nbrt_run (which waits for its launches,
+ * unless queued: nbrt_set_queue) has finished all of them, so a host
+ * clock around it times their whole work.  Arrays are freed before their device is closed.  All return 0
  * or -1 with the message in nbrt_error(rt). */
 typedef struct nbrt_array nbrt_array;
 nbrt_array *nbrt_array_new(nbrt *rt, size_t n);
