@@ -104,22 +104,23 @@ int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...)
 	return n ? nbrt_cl_aux_queue(rt, i, n, NULL) : 0;
 }
 
-int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
-                   size_t off, const nbrt_array *a, size_t n)
+int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
+                     const cl_mem src[4], const cl_mem dst[4], size_t stride,
+                     const size_t off[4], size_t n)
 {
-	cl_mem src = a->priv;
-	cl_ulong s = stride, o = off, nn = n;
-	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_TO_F, kt), n, ARG(src),
-	                       ARG(dst), ARG(s), ARG(o), ARG(nn), (size_t)0);
-}
-
-int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
-                     size_t n)
-{
-	cl_mem dst = a->priv;
-	cl_ulong nn = n;
-	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_FROM_F, kt), n, ARG(src),
-	                       ARG(dst), ARG(nn), (size_t)0);
+	cl_ulong s = stride, o[4], nn = n;
+	cl_mem a[4], d[4];
+	cl_int m = na;
+	for (int c = 0; c < 4; c++) { /* unused: the first again, not read */
+		a[c] = src[c < na ? c : 0];
+		d[c] = dst[c < na ? c : 0];
+		o[c] = off ? off[c < na ? c : 0] : 0;
+	}
+	return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F : AK_FROM_F, kt), n,
+	                       ARG(a[0]), ARG(a[1]), ARG(a[2]), ARG(a[3]),
+	                       ARG(d[0]), ARG(d[1]), ARG(d[2]), ARG(d[3]), ARG(s),
+	                       ARG(o[0]), ARG(o[1]), ARG(o[2]), ARG(o[3]), ARG(m),
+	                       ARG(nn), (size_t)0);
 }
 
 /* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a

@@ -252,12 +252,13 @@ int nbrt_cl_aux_queue(nbrt *rt, int i, size_t n, cl_event *ev);
  * size 0, and queues it over n work items (none: n = 0). */
 int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...);
 #define ARG(v) sizeof(v), (const void *)&(v)
-/* An array's values into scalar i * stride + off of a kernel's buffer,
- * converted to kt; a kernel's n results of type kt into an array. */
-int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
-                   size_t off, const nbrt_array *a, size_t n);
-int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
-                     size_t n);
+/* Conversions of na (1 to 4) columns of n values in one launch: to,
+ * arrays src[c] (nbrt_array's doubles) into scalar i * stride + off[c]
+ * of kernel buffers dst[c], converted to kt; else a kernel's results
+ * src[c] of type kt into arrays dst[c] (stride and off unused). */
+int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
+                     const cl_mem src[4], const cl_mem dst[4], size_t stride,
+                     const size_t off[4], size_t n);
 /* Pinned host memory of at least bytes in *mem, mapped at *ptr (see
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,

@@ -9,24 +9,37 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 #include "ddlib.h"
-kernel void nbrt_to_f(global const double *a, global float *d,
-                      ulong s, ulong o, ulong n)
-{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = (float)a[i]; }
-kernel void nbrt_to_d(global const double *a, global double *d,
-                      ulong s, ulong o, ulong n)
-{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = a[i]; }
-kernel void nbrt_to_dd(global const double *a, global double *d,
-                       ulong s, ulong o, ulong n)
-{
-	size_t i = get_global_id(0);
-	if (i < n) { d[i * s + o] = a[i]; d[i * s + o + 1] = 0; }
-}
-kernel void nbrt_from_f(global const float *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }
-kernel void nbrt_from_d(global const double *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }
-kernel void nbrt_from_dd(global const double *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[2 * i] + r[2 * i + 1]; }
+/* Up to 4 arrays a launch (na of them: a run's LMEMs, a pack's lanes,
+ * its results), as many launches fewer: on a GPU a device-resident run's
+ * conversions cost a launch each, more than the kernel at small N. */
+#define NBRT_CONV4(T, one)                                                 \
+	size_t i = get_global_id(0);                                           \
+	if (i >= n) return;                                                    \
+	one(a0, d0, o0) if (na > 1) { one(a1, d1, o1) }                        \
+	if (na > 2) { one(a2, d2, o2) } if (na > 3) { one(a3, d3, o3) }
+#define NBRT_TO_ARGS(T)                                                    \
+	global const double *a0, global const double *a1,                      \
+	global const double *a2, global const double *a3, global T *d0,        \
+	global T *d1, global T *d2, global T *d3, ulong s, ulong o0, ulong o1, \
+	ulong o2, ulong o3, int na, ulong n
+#define NBRT_TO_F(a, d, o) d[i * s + o] = (float)a[i];
+#define NBRT_TO_D(a, d, o) d[i * s + o] = a[i];
+#define NBRT_TO_DD(a, d, o) d[i * s + o] = a[i]; d[i * s + o + 1] = 0;
+kernel void nbrt_to_f(NBRT_TO_ARGS(float)) { NBRT_CONV4(float, NBRT_TO_F) }
+kernel void nbrt_to_d(NBRT_TO_ARGS(double)) { NBRT_CONV4(double, NBRT_TO_D) }
+kernel void nbrt_to_dd(NBRT_TO_ARGS(double)) { NBRT_CONV4(double, NBRT_TO_DD) }
+/* results: a the kernel's, d the arrays (s and o unused: the host's
+ * arguments are those of the conversions in) */
+#define NBRT_FROM_ARGS(T)                                                  \
+	global const T *a0, global const T *a1, global const T *a2,            \
+	global const T *a3, global double *d0, global double *d1,              \
+	global double *d2, global double *d3, ulong s, ulong o0, ulong o1,     \
+	ulong o2, ulong o3, int na, ulong n
+#define NBRT_FROM_F(a, d, o) d[i] = a[i];
+#define NBRT_FROM_DD(a, d, o) d[i] = a[2 * i] + a[2 * i + 1];
+kernel void nbrt_from_f(NBRT_FROM_ARGS(float)) { NBRT_CONV4(float, NBRT_FROM_F) }
+kernel void nbrt_from_d(NBRT_FROM_ARGS(double)) { NBRT_CONV4(double, NBRT_FROM_F) }
+kernel void nbrt_from_dd(NBRT_FROM_ARGS(double)) { NBRT_CONV4(double, NBRT_FROM_DD) }
 kernel void nbrt_axpy(global double *y0, global double *y1,
                       global double *y2, global const double *x0,
                       global const double *x1, global const double *x2,

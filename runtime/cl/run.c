@@ -33,7 +33,49 @@ typedef struct Run {
 	/* where it queues its uploads, plan and launches: the device's
 	 * queue, or (NBRT_KEEP_BESIDE) the second one */
 	cl_command_queue q;
+	/* device arrays' conversions not yet queued, up to 4 a launch
+	 * (conv_add): a launch each cost more than the kernel itself at
+	 * small N on a GPU, run after run on device arrays */
+	struct Conv {
+		int to, na;
+		nb_prec kt;
+		size_t stride, n;
+		cl_mem src[4], dst[4];
+		size_t off[4];
+	} cv;
 } Run;
+
+/* The gathered conversions queued, in one launch. */
+static int conv_flush(nbrt *rt, Run *r)
+{
+	struct Conv *c = &r->cv;
+	int na = c->na;
+	c->na = 0;
+	return na ? nbrt_cl_aux_conv(rt, c->to, c->kt, na, c->src, c->dst,
+	                             c->stride, c->off, c->n)
+	          : 0;
+}
+
+/* One column's conversion (nbrt_cl_aux_conv's), with the others of its
+ * kind gathered so far; queued by conv_flush, before the launches or
+ * the run's end.  Their buffers differ, so their order does not matter. */
+static int conv_add(nbrt *rt, Run *r, int to, nb_prec kt, cl_mem src,
+                    cl_mem dst, size_t stride, size_t off, size_t n)
+{
+	struct Conv *c = &r->cv;
+	if (c->na && (c->na == 4 || c->to != to || c->kt != kt ||
+	              c->stride != stride || c->n != n) &&
+	    conv_flush(rt, r))
+		return -1;
+	c->to = to;
+	c->kt = kt;
+	c->stride = stride;
+	c->n = n;
+	c->src[c->na] = src;
+	c->dst[c->na] = dst;
+	c->off[c->na++] = off;
+	return 0;
+}
 
 /* Waits for the pending launches and adds up their device time. */
 static int drain(nbrt_kernel *k, Run *r)
@@ -384,9 +426,9 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		}
 	}
 	if (dev_arr(b))
-		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
-		                      (size_t)nb_prec_scalars(x->type), 0,
-		                      dev_arr(b), ni);
+		return conv_add(k->rt, r, 1, x->type, dev_arr(b)->priv,
+		                ((Prog *)k->priv)->mem[m],
+		                (size_t)nb_prec_scalars(x->type), 0, ni);
 	if (nbrt_same_layout(b->t, x->type))
 		return put(k, r, m, b->host, bytes);
 	if (stage(k, r, m, bytes))
@@ -498,8 +540,8 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj,
 		if (x->role != NB_BMEM || x->pack != p || !dev_arr(&k->b[v]))
 			continue;
 		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
-		if (nbrt_cl_aux_to(k->rt, pg->mem[m], pk->type, (size_t)pk->vwidth, off,
-		                   dev_arr(&k->b[v]), nj))
+		if (conv_add(k->rt, r, 1, pk->type, dev_arr(&k->b[v])->priv,
+		             pg->mem[m], (size_t)pk->vwidth, off, nj))
 			return -1;
 	}
 	return 0;
@@ -573,6 +615,8 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && upload_var(k, r, m++, v, ni))
 			return -1;
+	if (conv_flush(k->rt, r))
+		return -1;
 	t[3] = nbrt_now();
 	/* cl_go's note on a ranges run's inputs, in parts */
 	if (r->kern == ((Prog *)k->priv)->rkern)
@@ -597,8 +641,8 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		size_t bytes = ni * nbrt_prec_size(x->type);
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
-			if (nbrt_cl_aux_from(k->rt, pg->mem[m], x->type,
-			                     dev_arr(&k->b[v]), ni))
+			if (conv_add(k->rt, r, 0, x->type, pg->mem[m],
+			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
 			m++;
 			continue;
@@ -614,7 +658,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueReadBuffer", e);
 		m++;
 	}
-	return 0;
+	return conv_flush(k->rt, r);
 }
 
 /* The largest Ni or Nj whose indices, with the padding of the last work

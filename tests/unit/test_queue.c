@@ -1,15 +1,17 @@
 /* test_queue.c: queued runs (nbrt_set_queue, nbrt_wait; runtime/cl/
- * queue.c) on PoCL's CPU device: float gravity on device arrays, N = 1,
- * 77 and 300 (and 300 i against 1000 j), run R times queued back to back
- * gives the results of one run that waited, bit for bit, within 2e-5
- * (relative to the sum of the terms' sizes) of the same sums in long
- * double; the queued launches are timed by nbrt_wait (span no shorter
- * than their busy time), read back without nbrt_wait too; a run with a
- * host array bound still waits.  A queued launch that fails
+ * queue.c) on PoCL's CPU device: gravity on device arrays, in float at
+ * N = 1, 77 and 300 (and 300 i against 1000 j), in double and dd at one
+ * size each (each precision's conversion kernels), run R times queued
+ * back to back gives the results of one run that waited, bit for bit,
+ * within 2e-5 (relative to the sum of the terms' sizes) of the same sums
+ * in long double; the queued launches are timed by nbrt_wait (span no
+ * shorter than their busy time), read back without nbrt_wait too; a run
+ * with a host array bound still waits.  A queued launch that fails
  * (NBRT_TEST_FAIL=queued_run) is reported by nbrt_wait and by a read,
  * naming the kernel and the device; NBRT_QUEUE=1 queues from the open
- * on (a bad value fails it); the host back end refuses the queue.  Without an OpenCL CPU device the exit status is 77 (skipped)
- * after the host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+ * on (a bad value fails it); the host back end refuses the queue.
+ * Without an OpenCL CPU device the exit status is 77 (skipped) after the
+ * host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,11 +49,14 @@ typedef struct setup {
 	nbrt_array *a[11];
 } setup;
 
-static void make(setup *s, size_t ni, size_t nj)
+static void make(setup *s, nb_prec p, size_t ni, size_t nj)
 {
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
 	s->rt = nbrt_open("cpu", NULL);
 	ck_assert_ptr_nonnull(s->rt);
-	s->k = nbrt_load(s->rt, GRAVITY, NULL);
+	s->k = nbrt_load(s->rt, GRAVITY, &o);
 	ck_assert_msg(s->k != NULL, "%s", nbrt_error(s->rt));
 	ck_assert_int_eq(nbrt_set_const(s->k, "eps2", EPS2, 0), 0);
 	s->ni = ni;
@@ -129,10 +134,10 @@ static void same_bits(const setup *s, double *const a[4],
 		              s->ni, s->nj, what, name[7 + c]);
 }
 
-static void queued(size_t ni, size_t nj)
+static void queued(nb_prec p, size_t ni, size_t nj)
 {
 	setup s;
-	make(&s, ni, nj);
+	make(&s, p, ni, nj);
 	double *one[4], *got[4];
 	for (int c = 0; c < 4; c++) {
 		one[c] = malloc(ni * sizeof(double));
@@ -179,8 +184,9 @@ static void queued(size_t ni, size_t nj)
 	ck_assert(nbrt_kernel_time(s.k) > 0);
 	ck_assert(memcmp(got[3], one[3], ni * sizeof(double)) == 0);
 	ck_assert_int_eq(nbrt_bind_array(s.k, "pot", s.a[10]), 0);
-	printf("%s, N = %zu x %zu: %d queued runs, the bits of one run; span "
-	       "%.3g ms\n", nbrt_device_name(s.rt), ni, nj, reps, 1e3 * span);
+	printf("%s, %s, N = %zu x %zu: %d queued runs, the bits of one run; "
+	       "span %.3g ms\n", nbrt_device_name(s.rt), nb_prec_name(p), ni, nj,
+	       reps, 1e3 * span);
 	for (int c = 0; c < 4; c++) {
 		free(one[c]);
 		free(got[c]);
@@ -190,10 +196,12 @@ static void queued(size_t ni, size_t nj)
 
 START_TEST(same_results)
 {
-	queued(1, 1);
-	queued(77, 77);
-	queued(300, 300);
-	queued(300, 1000);
+	queued(NB_FLOAT, 1, 1);
+	queued(NB_FLOAT, 77, 77);
+	queued(NB_FLOAT, 300, 300);
+	queued(NB_FLOAT, 300, 1000);
+	queued(NB_DOUBLE, 120, 130); /* each conversion kernel's kind */
+	queued(NB_DD, 100, 90);
 }
 END_TEST
 
@@ -202,7 +210,7 @@ END_TEST
 START_TEST(failures)
 {
 	setup s;
-	make(&s, 64, 64);
+	make(&s, NB_FLOAT, 64, 64);
 	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
 	double *r = malloc(64 * sizeof(double));
 	for (int how = 0; how < 2; how++) {
@@ -238,7 +246,7 @@ START_TEST(env)
 	free(msg);
 	setenv("NBRT_QUEUE", "1", 1);
 	setup s;
-	make(&s, 50, 60);
+	make(&s, NB_FLOAT, 50, 60);
 	unsetenv("NBRT_QUEUE");
 	ck_assert_msg(nbrt_run(s.k, 50, 60) == 0, "%s", nbrt_error(s.rt));
 	ck_assert(nbrt_kernel_time(s.k) == 0); /* queued */
