@@ -5,8 +5,14 @@
  * float gravity at N = 4096); bench/launchfloor.cu measures CUDA's.
  * launchfloor Q adds the queued floor: rows KERNEL_q, each repetition Q
  * launches back to back and one wait, the span from the first one's start
- * to the last one's end over Q (nbbench --queue's measure). */
+ * to the last one's end over Q (nbbench --queue's measure); and the host's
+ * cost of a call (host_* rows: the wall clock over Q calls of the empty
+ * kernel, queued and not waited for), with and without an event, a flush,
+ * an argument set, and on a queue without profiling, whose queued floor
+ * is the wall clock of Q launches and their finish over Q
+ * (wall_noprof_q).  LAUNCHFLOOR_CPU=1: the CPU device (a test). */
 #define PEER_NAME "launchfloor"
+#include <time.h>
 #include "peer_cl.h"
 
 static const char *src =
@@ -48,6 +54,40 @@ static double queued(cl_command_queue q, cl_kernel kern, size_t gs, size_t ls,
 	return 1e-3 * (double)(b - a) / nq;
 }
 
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The host's microseconds a call of Q launches of kern (what: 0 with an
+ * event, released, 1 without, 2 and a flush, 3 and an argument set first),
+ * the queue finished after the clock stops; what 4: the wall clock of Q
+ * launches and the finish. */
+static double host_cost(cl_command_queue q, cl_kernel kern, cl_mem m,
+                        size_t gs, size_t ls, int nq, int what)
+{
+	double t0 = now(), t1;
+	for (int s = 0; s < nq; s++) {
+		cl_event ev;
+		if (what == 3)
+			CK(clSetKernelArg(kern, 0, sizeof m, &m), "clSetKernelArg");
+		CK(clEnqueueNDRangeKernel(q, kern, 1, NULL, &gs, &ls, 0, NULL,
+		                          what ? NULL : &ev),
+		   "clEnqueueNDRangeKernel");
+		if (!what)
+			clReleaseEvent(ev);
+		if (what == 2)
+			CK(clFlush(q), "clFlush");
+	}
+	if (what == 4)
+		CK(clFinish(q), "clFinish");
+	t1 = now();
+	CK(clFinish(q), "clFinish");
+	return 1e6 * (t1 - t0) / nq;
+}
+
 int main(int argc, char **argv)
 {
 	int nq = argc > 1 ? atoi(argv[1]) : 0;
@@ -57,7 +97,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	peer_cl pc;
-	peer_open(&pc, 1);
+	const char *cpu = getenv("LAUNCHFLOOR_CPU");
+	peer_open(&pc, !(cpu && *cpu == '1'));
 	cl_device_id d = pc.dev;
 	cl_context c = pc.ctx;
 	cl_command_queue q = pc.q;
@@ -120,6 +161,29 @@ int main(int argc, char **argv)
 				       w ? "work" : "empty", nq, groups[g], w ? k : 0,
 				       t[10], t[1]);
 			}
+	if (nq) {
+		cl_command_queue np = clCreateCommandQueue(c, d, 0, &e);
+		CK(e, "clCreateCommandQueue");
+		static const struct {
+			const char *name;
+			int what, prof;
+		} hr[] = {{"host_enq_ev", 0, 1}, {"host_enq", 1, 1},
+		          {"host_enq_flush", 2, 1}, {"host_arg_enq", 3, 1},
+		          {"host_enq_noprof", 1, 0}, {"wall_noprof_q", 4, 0}};
+		static const size_t hg[2] = {1, 1024};
+		for (size_t h = 0; h < sizeof hr / sizeof *hr; h++)
+			for (int g = 0; g < 2; g++) {
+				size_t gs = hg[g] * ls;
+				double t[21];
+				for (int r = 0; r < 21; r++)
+					t[r] = host_cost(hr[h].prof ? q : np, kern[0], m, gs,
+					                 ls, nq, hr[h].what);
+				qsort(t + 1, 20, sizeof *t, cmp);
+				printf("%s,%zu,0,%.2f,%.2f\n", hr[h].name, hg[g], t[10],
+				       t[1]);
+			}
+		clReleaseCommandQueue(np);
+	}
 	clReleaseKernel(kern[0]);
 	clReleaseKernel(kern[1]);
 	clReleaseMemObject(m);
