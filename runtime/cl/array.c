@@ -105,22 +105,29 @@ int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...)
 }
 
 int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
-                     const cl_mem src[4], const cl_mem dst[4], size_t stride,
-                     const size_t off[4], size_t n)
+                     const cl_mem src[8], const cl_mem dst[8],
+                     const size_t stride[8], const size_t off[8],
+                     const size_t n[8])
 {
-	cl_ulong s = stride, o[4], nn = n;
-	cl_mem a[4], d[4];
+	cl_ulong8 s, o, nn;
+	cl_mem a[8], d[8];
 	cl_int m = na;
-	for (int c = 0; c < 4; c++) { /* unused: the first again, not read */
-		a[c] = src[c < na ? c : 0];
-		d[c] = dst[c < na ? c : 0];
-		o[c] = off ? off[c < na ? c : 0] : 0;
+	size_t most = 0;
+	for (int c = 0; c < 8; c++) { /* unused: the first again, not read */
+		int u = c < na ? c : 0;
+		a[c] = src[u];
+		d[c] = dst[u];
+		s.s[c] = stride[u];
+		o.s[c] = off[u];
+		nn.s[c] = n[u];
+		most = n[u] > most ? n[u] : most;
 	}
-	return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F : AK_FROM_F, kt), n,
+	return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F : AK_FROM_F, kt), most,
 	                       ARG(a[0]), ARG(a[1]), ARG(a[2]), ARG(a[3]),
-	                       ARG(d[0]), ARG(d[1]), ARG(d[2]), ARG(d[3]), ARG(s),
-	                       ARG(o[0]), ARG(o[1]), ARG(o[2]), ARG(o[3]), ARG(m),
-	                       ARG(nn), (size_t)0);
+	                       ARG(a[4]), ARG(a[5]), ARG(a[6]), ARG(a[7]),
+	                       ARG(d[0]), ARG(d[1]), ARG(d[2]), ARG(d[3]),
+	                       ARG(d[4]), ARG(d[5]), ARG(d[6]), ARG(d[7]), ARG(s),
+	                       ARG(o), ARG(nn), ARG(m), (size_t)0);
 }
 
 /* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a

@@ -252,13 +252,14 @@ int nbrt_cl_aux_queue(nbrt *rt, int i, size_t n, cl_event *ev);
  * size 0, and queues it over n work items (none: n = 0). */
 int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...);
 #define ARG(v) sizeof(v), (const void *)&(v)
-/* Conversions of na (1 to 4) columns of n values in one launch: to,
- * arrays src[c] (nbrt_array's doubles) into scalar i * stride + off[c]
- * of kernel buffers dst[c], converted to kt; else a kernel's results
+/* Conversions of na (1 to 8) columns in one launch: to, arrays src[c]
+ * (nbrt_array's doubles, n[c] values) into scalar i * stride[c] + off[c]
+ * of kernel buffers dst[c], converted to kt; else a kernel's n[c] results
  * src[c] of type kt into arrays dst[c] (stride and off unused). */
 int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
-                     const cl_mem src[4], const cl_mem dst[4], size_t stride,
-                     const size_t off[4], size_t n);
+                     const cl_mem src[8], const cl_mem dst[8],
+                     const size_t stride[8], const size_t off[8],
+                     const size_t n[8]);
 /* Pinned host memory of at least bytes in *mem, mapped at *ptr (see
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,

@@ -33,15 +33,14 @@ typedef struct Run {
 	/* where it queues its uploads, plan and launches: the device's
 	 * queue, or (NBRT_KEEP_BESIDE) the second one */
 	cl_command_queue q;
-	/* device arrays' conversions not yet queued, up to 4 a launch
+	/* device arrays' conversions not yet queued, up to 8 a launch
 	 * (conv_add): a launch each cost more than the kernel itself at
 	 * small N on a GPU, run after run on device arrays */
 	struct Conv {
 		int to, na;
 		nb_prec kt;
-		size_t stride, n;
-		cl_mem src[4], dst[4];
-		size_t off[4];
+		cl_mem src[8], dst[8];
+		size_t stride[8], off[8], n[8];
 	} cv;
 } Run;
 
@@ -57,23 +56,23 @@ static int conv_flush(nbrt *rt, Run *r)
 }
 
 /* One column's conversion (nbrt_cl_aux_conv's), with the others of its
- * kind gathered so far; queued by conv_flush, before the launches or
- * the run's end.  Their buffers differ, so their order does not matter. */
+ * way and type gathered so far; queued by conv_flush, before the
+ * launches or at the run's end.  Their buffers or lanes differ, so their
+ * order does not matter. */
 static int conv_add(nbrt *rt, Run *r, int to, nb_prec kt, cl_mem src,
                     cl_mem dst, size_t stride, size_t off, size_t n)
 {
 	struct Conv *c = &r->cv;
-	if (c->na && (c->na == 4 || c->to != to || c->kt != kt ||
-	              c->stride != stride || c->n != n) &&
+	if (c->na && (c->na == 8 || c->to != to || c->kt != kt) &&
 	    conv_flush(rt, r))
 		return -1;
 	c->to = to;
 	c->kt = kt;
-	c->stride = stride;
-	c->n = n;
 	c->src[c->na] = src;
 	c->dst[c->na] = dst;
-	c->off[c->na++] = off;
+	c->stride[c->na] = stride;
+	c->off[c->na] = off;
+	c->n[c->na++] = n;
 	return 0;
 }
 
