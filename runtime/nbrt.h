@@ -410,8 +410,8 @@ double nbrt_total_time(const nbrt_kernel *k);
  * is bound to an nbrt_array in device memory returns once its launches
  * and conversions are queued, without waiting for them: consecutive runs
  * and array operations follow each other on the device with no round
- * trip to the host between them (a device-resident integrator's steps).
- * Other runs wait as before.  The queued launches are waited for, and
+ * trip to the host between them (a device-resident integrator's steps);
+ * they show no progress (nbrt_show_progress).  Other runs wait as before.  The queued launches are waited for, and
  * the first that failed reported (the OpenCL error, the kernel, the
  * device), by nbrt_wait, by the next run that waits, and by
  * nbrt_array_read and nbrt_array_finite; call nbrt_wait before freeing

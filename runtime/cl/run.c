@@ -33,6 +33,7 @@ typedef struct Run {
 	/* where it queues its uploads, plan and launches: the device's
 	 * queue, or (NBRT_KEEP_BESIDE) the second one */
 	cl_command_queue q;
+	int queued;       /* returns with its launches queued (queues) */
 	/* device arrays' conversions not yet queued, up to 8 a launch
 	 * (conv_add): a launch each cost more than the kernel itself at
 	 * small N on a GPU, run after run on device arrays */
@@ -312,8 +313,9 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	if (ns > 1 && !own && add_slices(k, r, ns, ib, n, accum))
 		return -1;
 	k->launches++;
-	/* progress counts launches done, not queued */
-	if (k->plabel && drain(k, r))
+	/* progress counts launches done, not queued; a queued run shows
+	 * none (it returns before they are done) */
+	if (k->plabel && !r->queued && drain(k, r))
 		return -1;
 	return 0;
 }
@@ -939,13 +941,14 @@ static cl_command_queue beside(nbrt *rt)
 
 /* A run that returns with its launches queued (nbrt_set_queue): a dense
  * one whose every array is on the device, so the host has nothing to
- * wait for (no staging copy, no result to read), and no progress shown,
- * which counts launches done. */
+ * wait for (no staging copy, no result to read).  It shows no progress
+ * (nbrt_show_progress counts launches done): bin/nbody asks progress of
+ * every run, and its steps are what queued runs are for. */
 static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
                   const nbrt_nplan *np)
 {
 	const nb_iface *f = k->f;
-	if (!k->rt->queue || p || np || k->plabel)
+	if (!k->rt->queue || p || np)
 		return 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST && !dev_arr(&k->b[v]))
@@ -987,7 +990,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		                 k->name);
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
-	int queued = queues(k, p, np);
+	int queued = r.queued = queues(k, p, np);
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
 	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))

@@ -5,8 +5,9 @@
 # that fails (NBRT_TEST_FAIL=queued_run) ends nbbench with status 1 and
 # the failure naming the kernel and the device, no row; the host back
 # end refused with the reason.  Then gpu-gravity queue=2: each float row
-# beside its queued twin, labelled ", queue 2".  Skipped (77) without an
-# OpenCL CPU device.
+# beside its queued twin, labelled ", queue 2"; bin/nbody under
+# NBRT_QUEUE=1 (the same energies, a failure reported).  Skipped (77)
+# without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -63,6 +64,27 @@ elif grep -q "^nbbench: error: queued runs need arrays kept in the device's memo
 	ok "--queue on the host refused"
 else
 	bad "--device host --queue 2: $(cat "$T/row" "$T/err")"
+fi
+
+# bin/nbody's leap-frog on device arrays under NBRT_QUEUE=1: the energies'
+# bits of the steps that wait, no kernel time (its runs are timed by no
+# one), and a queued launch's failure ends it with the message
+"$BIN/nbody" --ic cube -n 300 --steps 4 --device cpu --csv >"$T/wait.csv" 2>"$T/err" ||
+	bad "nbody: $(cat "$T/err")"
+if NBRT_QUEUE=1 "$BIN/nbody" --ic cube -n 300 --steps 4 --device cpu --csv >"$T/queued.csv" 2>"$T/err" &&
+	[ "$(cut -d, -f1-11 "$T/wait.csv")" = "$(cut -d, -f1-11 "$T/queued.csv")" ] &&
+	[ "$(cut -d, -f16 "$T/queued.csv" | tail -n 1)" = 0 ]; then
+	ok "nbody queued: the same energies"
+else
+	bad "nbody queued: $(cat "$T/wait.csv" "$T/queued.csv" "$T/err")"
+fi
+if NBRT_QUEUE=1 NBRT_TEST_FAIL=queued_run "$BIN/nbody" --ic cube -n 300 --steps 4 \
+	--device cpu --csv >/dev/null 2>"$T/err"; then
+	bad "nbody: a failed queued launch not reported"
+elif grep -q '^nbody: error: a queued launch of kernel gravity: clWaitForEvents failed with CL_OUT_OF_RESOURCES' "$T/err"; then
+	ok "nbody: a failed queued launch reported"
+else
+	bad "nbody NBRT_TEST_FAIL=queued_run: $(cat "$T/err")"
 fi
 
 sh bench/run.sh gpu-gravity bin="$BIN" out="$T/out" cache="$NBRT_CACHE_DIR" \
