@@ -1036,10 +1036,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		/* its results converted after it in the queue; nothing of the
 		 * host's to wait for, its launches the queue's */
 		int n = r.nev;
-		r.nev = 0;
-		if (fetch(k, &r, ni) || nbrt_cl_queue_add(rt, f->kernel, r.ev, n))
+		if (fetch(k, &r, ni))
 			goto out;
-		res = 0;
+		r.nev = 0;
+		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n);
 		goto out;
 	}
 	/* the first run of a chain, or the last beside it (the near run
