@@ -417,7 +417,10 @@ double nbrt_total_time(const nbrt_kernel *k);
  * nbrt_array_read and nbrt_array_finite; call nbrt_wait before freeing
  * the kernel or closing the device, which cannot report.  0 on success,
  * -1 where the device keeps no arrays of its own (nbrt_device_arrays 0:
- * every run there ends before it returns).  NBRT_QUEUE=1 in the
+ * every run there ends before it returns).  on = 2 queues them untimed:
+ * no profiling events (on NVIDIA's OpenCL some 8 us of host time a
+ * launch), so nbrt_wait's t counts none of them, and a failure is the
+ * finish's, naming the last such run's kernel.  NBRT_QUEUE=1 or 2 in the
  * environment sets it at nbrt_open where the device has such arrays. */
 int nbrt_set_queue(nbrt *rt, int on);
 /* Waits for every queued launch; t (or NULL) gets, over the queued

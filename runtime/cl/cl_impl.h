@@ -134,6 +134,9 @@ typedef struct Cl {
 	cl_ulong qstart, qend;
 	double qbusy;
 	long qn;
+	/* untimed queued runs since the last settle, the last one's kernel */
+	long nplain;
+	char plainwho[64];
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -207,11 +210,13 @@ int nbrt_cl_fail(nbrt *rt, const char *what, const char *call, cl_int e);
 
 /* queue.c: queued runs' launches (nbrt_set_queue), waited for later.
  * queue_add: n launches of kernel's run, the events now the queue's
- * (flushed, so they start); queue_settle: all of them waited for, the
- * first failure reported (its kernel and the device); wait: the same,
- * and (t not NULL) the span from the first start to the last end and
- * the seconds they ran of the launches waited for since the last wait. */
-int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n);
+ * (flushed, so they start), untimed: a run without events (n 0);
+ * queue_settle: all of them waited for, the first failure reported (its
+ * kernel and the device); wait: the same, and (t not NULL) the span from
+ * the first start to the last end and the seconds they ran of the timed
+ * launches waited for since the last wait. */
+int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n,
+                      int untimed);
 int nbrt_cl_queue_settle(nbrt *rt);
 int nbrt_cl_wait(nbrt *rt, double t[2]);
 

@@ -3,7 +3,8 @@
  * (nbrt_wait, a run that waits, an array read back), which reports the
  * first that failed by its kernel and the device, and times them all by
  * their events: the span from the first one's start to the last one's
- * end, and the time they ran. */
+ * end, and the time they ran.  Untimed runs (NBRT_QUEUE=2) queue no
+ * events: a finish waits for them and reports their failure. */
 #include <string.h>
 #include "cl_impl.h"
 
@@ -56,10 +57,15 @@ static int wait_first(nbrt *rt, int n)
 	return nbrt_cl_fail(rt, what, "clWaitForEvents", e);
 }
 
-int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n)
+int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n,
+                      int untimed)
 {
 	Cl *c = rt->priv;
 	int r = 0;
+	if (untimed) { /* their failure is the finish's (settle) */
+		c->nplain++;
+		snprintf(c->plainwho, sizeof c->plainwho, "%s", kernel);
+	}
 	for (int i = 0; i < n; i++) {
 		/* full: the older half waited for while the newer runs on, so
 		 * that a long series of runs does not empty the device */
@@ -77,8 +83,24 @@ int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n)
 
 int nbrt_cl_queue_settle(nbrt *rt)
 {
-	const Cl *c = rt->priv;
-	return c && c->nq ? wait_first(rt, c->nq) : 0;
+	Cl *c = rt->priv;
+	if (!c)
+		return 0;
+	int r = c->nq ? wait_first(rt, c->nq) : 0;
+	if (c->nplain) {
+		/* untimed runs' launches have no events: the queue's finish
+		 * reports a launch that failed (a fault is the context's) */
+		cl_int e = clFinish(c->q);
+		if (e == CL_SUCCESS && nbrt_cl_test_fail(rt, TF_QUEUED_RUN))
+			e = CL_OUT_OF_RESOURCES;
+		char what[sizeof c->plainwho + 96];
+		snprintf(what, sizeof what, "%ld untimed queued runs, the last of "
+		         "kernel %s", c->nplain, c->plainwho);
+		c->nplain = 0;
+		if (e != CL_SUCCESS && !r)
+			r = nbrt_cl_fail(rt, what, "clFinish", e);
+	}
+	return r;
 }
 
 int nbrt_cl_wait(nbrt *rt, double t[2])

@@ -33,7 +33,8 @@ typedef struct Run {
 	/* where it queues its uploads, plan and launches: the device's
 	 * queue, or (NBRT_KEEP_BESIDE) the second one */
 	cl_command_queue q;
-	int queued;       /* returns with its launches queued (queues) */
+	int queued;       /* returns with its launches queued (queues): 1,
+	                     or 2 with no events (untimed) */
 	/* device arrays' conversions not yet queued, up to 8 a launch
 	 * (conv_add): a launch each cost more than the kernel itself at
 	 * small N on a GPU, run after run on device arrays */
@@ -164,6 +165,20 @@ static cl_event *next_event(nbrt_kernel *k, Run *r)
 	return &r->ev[r->nev];
 }
 
+/* A launch's event slot in *ev, or NULL in an untimed queued run
+ * (NBRT_QUEUE=2: NVIDIA's OpenCL spends some 8 us of host time making a
+ * profiling event); -1 after a failure.  counted: r->nev follows. */
+static int launch_event(nbrt_kernel *k, Run *r, cl_event **ev)
+{
+	*ev = r->queued == 2 ? NULL : next_event(k, r);
+	return r->queued != 2 && !*ev ? -1 : 0;
+}
+
+static void counted(Run *r, const cl_event *ev)
+{
+	r->nev += ev != NULL;
+}
+
 /* Binds the RMEM arguments to the results (ns 1) or to the slices' sums
  * of a launch of n i-elements in ns slices, growing those as needed. */
 static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
@@ -211,9 +226,9 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 		if (nbrt_cl_aux_run(rt, i, 0, ARG(pg->part[m]), ARG(pg->mem[m]),
 		                    ARG(nsl), ARG(cn), ARG(off), ARG(acc),
 		                    (size_t)0) ||
-		    !(ev = next_event(k, r)) || nbrt_cl_aux_queue(rt, i, n, ev))
+		    launch_event(k, r, &ev) || nbrt_cl_aux_queue(rt, i, n, ev))
 			return -1;
-		r->nev++;
+		counted(r, ev);
 		m++;
 	}
 	return 0;
@@ -298,8 +313,8 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		          "the runtime's sums");
 		r->noted = 1;
 	}
-	cl_event *ev = next_event(k, r);
-	if (!ev)
+	cl_event *ev;
+	if (launch_event(k, r, &ev))
 		return -1;
 	e = clEnqueueNDRangeKernel(c->q, kern, 2, NULL, global, local, 0, NULL,
 	                           ev);
@@ -309,7 +324,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		         "local %zu)", k->f->kernel, global[0], ns, local[0]);
 		return nbrt_cl_fail(rt, what, "clEnqueueNDRangeKernel", e);
 	}
-	r->nev++;
+	counted(r, ev);
 	if (ns > 1 && !own && add_slices(k, r, ns, ib, n, accum))
 		return -1;
 	k->launches++;
@@ -953,7 +968,7 @@ static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST && !dev_arr(&k->b[v]))
 			return 0;
-	return 1;
+	return k->rt->queue;
 }
 
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
@@ -1039,7 +1054,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		if (fetch(k, &r, ni))
 			goto out;
 		r.nev = 0;
-		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n);
+		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
 		goto out;
 	}
 	/* the first run of a chain, or the last beside it (the near run

@@ -8,8 +8,10 @@
  * shorter than their busy time), read back without nbrt_wait too; a run
  * with a host array bound still waits.  A queued launch that fails
  * (NBRT_TEST_FAIL=queued_run) is reported by nbrt_wait and by a read,
- * naming the kernel and the device; NBRT_QUEUE=1 queues from the open
- * on (a bad value fails it); the host back end refuses the queue.
+ * naming the kernel and the device; untimed queued runs (on = 2) give
+ * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
+ * queues from the open on (a bad value fails it); the host back end
+ * refuses the queue.
  * Without an OpenCL CPU device the exit status is 77 (skipped) after the
  * host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
@@ -238,10 +240,11 @@ END_TEST
  * name. */
 START_TEST(env)
 {
-	setenv("NBRT_QUEUE", "2", 1);
+	setenv("NBRT_QUEUE", "3", 1);
 	char *msg = NULL;
 	ck_assert_ptr_null(nbrt_open("cpu", &msg));
-	ck_assert_msg(msg && strstr(msg, "NBRT_QUEUE='2': it must be 0 or 1"),
+	ck_assert_msg(msg && strstr(msg, "NBRT_QUEUE='3': it must be an integer "
+	                            "from 0 to 2"),
 	              "%s", msg ? msg : "no message");
 	free(msg);
 	setenv("NBRT_QUEUE", "1", 1);
@@ -253,6 +256,54 @@ START_TEST(env)
 	double t[2];
 	ck_assert_int_eq(nbrt_wait(s.rt, t), 0);
 	ck_assert(t[0] > 0);
+	unmake(&s);
+}
+END_TEST
+
+/* Untimed queued runs (on = 2): the bits of one run that waited, no
+ * time for nbrt_wait, a failure reported by the finish with the kernel
+ * and the device; 3 refused. */
+START_TEST(untimed)
+{
+	setup s;
+	size_t n = 200;
+	make(&s, NB_FLOAT, n, n);
+	double *one[4], *got[4];
+	for (int c = 0; c < 4; c++) {
+		one[c] = malloc(n * sizeof(double));
+		got[c] = malloc(n * sizeof(double));
+	}
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	results(&s, one);
+	check_ref(&s, one);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 3), -1);
+	ck_assert_msg(strstr(nbrt_error(s.rt), "nbrt_set_queue: 3: 0 (off), 1 "
+	                     "(queued, timed) or 2 (queued, untimed)"), "%s",
+	              nbrt_error(s.rt));
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 2), 0);
+	for (int q = 0; q < reps; q++) {
+		ck_assert_msg(nbrt_run(s.k, n, n) == 0, "%s", nbrt_error(s.rt));
+		ck_assert(nbrt_kernel_time(s.k) == 0);
+	}
+	double t[2] = {-1, -1};
+	ck_assert_msg(nbrt_wait(s.rt, t) == 0, "%s", nbrt_error(s.rt));
+	ck_assert(t[0] == 0 && t[1] == 0);
+	results(&s, got);
+	same_bits(&s, one, got, "untimed queued runs");
+	setenv("NBRT_TEST_FAIL", "queued_run", 1);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	int rc = nbrt_wait(s.rt, NULL);
+	unsetenv("NBRT_TEST_FAIL");
+	const char *e = nbrt_error(s.rt);
+	ck_assert_msg(rc == -1 && strstr(e, "1 untimed queued runs, the last of "
+	                                 "kernel gravity: clFinish failed with "
+	                                 "CL_OUT_OF_RESOURCES") &&
+	              strstr(e, nbrt_device_name(s.rt)), "%d: %s", rc, e);
+	ck_assert_int_eq(nbrt_wait(s.rt, NULL), 0);
+	for (int c = 0; c < 4; c++) {
+		free(one[c]);
+		free(got[c]);
+	}
 	unmake(&s);
 }
 END_TEST
@@ -288,6 +339,7 @@ int main(void)
 		tcase_add_test(tc, same_results);
 		tcase_add_test(tc, failures);
 		tcase_add_test(tc, env);
+		tcase_add_test(tc, untimed);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
