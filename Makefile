@@ -90,7 +90,7 @@ RT_SRC   := runtime/api.c runtime/buildopts.c runtime/cache.c runtime/cells.c ru
             runtime/ranges.c runtime/sortkv.c runtime/sum.c runtime/tree.c \
             runtime/tune.c runtime/tunefile.c runtime/work.c \
             runtime/cl/array.c runtime/cl/backend.c runtime/cl/device.c \
-            runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/run.c \
+            runtime/cl/error.c runtime/cl/predict.c runtime/cl/program.c runtime/cl/queue.c runtime/cl/run.c \
             runtime/cl/sort.c runtime/cl/cells.c \
             runtime/cl/morton.c runtime/cl/newton.c
 # the OpenCL back end's own kernels, embedded with the dd library

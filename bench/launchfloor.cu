@@ -1,8 +1,10 @@
 // launchfloor.cu: bench/launchfloor.c's measurement in CUDA, by events
 // recorded around each launch: whether a small launch's floor on an NVIDIA
-// GPU is OpenCL's or the device's.
+// GPU is OpenCL's or the device's.  launchfloor_cu Q adds rows cuda_KERNEL_qQ:
+// Q launches back to back between the two events, over Q (the queued floor).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 __global__ void empty(float *a) {}
 __global__ void work(float *a, int k)
@@ -14,8 +16,13 @@ __global__ void work(float *a, int k)
 		a[0] = s;
 }
 
-int main()
+int main(int argc, char **argv)
 {
+	int nq = argc > 1 ? atoi(argv[1]) : 0;
+	if (argc > 1 && (nq < 1 || nq > 100000)) {
+		fprintf(stderr, "launchfloor.cu: bad Q '%s'\n", argv[1]);
+		return 2;
+	}
 	float *m;
 	cudaEvent_t a, b;
 	if (cudaMalloc(&m, 64) != cudaSuccess || cudaEventCreate(&a) ||
@@ -45,6 +52,27 @@ int main()
 				std::sort(t + 1, t + 101);
 				printf("cuda_%s,%d,%d,%.2f,%.2f\n", w ? "work" : "empty",
 				       g, w ? ks[x] : 0, t[50], t[1]);
+				for (int r = 0; nq && r < 21; r++) {
+					cudaEventRecord(a);
+					for (int s = 0; s < nq; s++)
+						if (w)
+							work<<<g, 128>>>(m, ks[x]);
+						else
+							empty<<<g, 128>>>(m);
+					cudaEventRecord(b);
+					if (cudaEventSynchronize(b) != cudaSuccess) {
+						fprintf(stderr, "launchfloor.cu: launch failed\n");
+						return 1;
+					}
+					cudaEventElapsedTime(&t[r], a, b);
+					t[r] *= 1000.0f / nq;
+				}
+				if (nq) {
+					std::sort(t + 1, t + 21);
+					printf("cuda_%s_q%d,%d,%d,%.2f,%.2f\n",
+					       w ? "work" : "empty", nq, g, w ? ks[x] : 0,
+					       t[10], t[1]);
+				}
 			}
 	return 0;
 }

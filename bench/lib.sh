@@ -168,16 +168,18 @@ naive_cuda_build() {
 	}
 }
 
-# naive_cuda_rows ROUND N...: the best K of bench/naive.cu at each N (the
-# median of its 7 timed runs), as rows like nbbench's
+# naive_cuda_rows ROUND [-q Q] N...: the best K of bench/naive.cu at each N
+# (the median of its 7 timed runs; -q Q: each Q launches queued between
+# two events, divided by Q, labelled so), as rows like nbbench's
 naive_cuda_rows() {
-	_cr=$1
+	_cr=$1 _cq=
 	shift
-	"$T/naive_cuda" "$@" </dev/null >"$T/cuda" 2>"$T/err" ||
+	[ "$1" != -q ] || { _cq=$2; shift 2; }
+	"$T/naive_cuda" ${_cq:+-q "$_cq"} "$@" </dev/null >"$T/cuda" 2>"$T/err" ||
 		note "naive CUDA failed: $(tail -n 1 "$T/err")"
-	awk -F, -v r="$_cr" -v d="${GPU_NAME:-CUDA}" '$1 == "naive_cuda_best" {
-		printf "%s,\"naive CUDA\",\"%s\",naive_cuda,\"--precision=float best K=%s\",%s,%s,7,%s,%s,%s,,\n",
-			r, d, $3, $2, $2, $4, $4, $5 }' "$T/cuda" | tee -a "$T/rows"
+	awk -F, -v r="$_cr" -v d="${GPU_NAME:-CUDA}" -v q="$_cq" '$1 ~ /^naive_cuda(_q)?_best$/ {
+		printf "%s,\"naive CUDA%s\",\"%s\",naive_cuda,\"--precision=float best K=%s%s\",%s,%s,7,%s,%s,%s,,\n",
+			r, q != "" ? ", queue " q : "", d, $3, q != "" ? " --queue " q : "", $2, $2, $4, $4, $5 }' "$T/cuda" | tee -a "$T/rows"
 }
 
 # summary BASE [BY]: for the rows so far ($T/rows), each variant's median

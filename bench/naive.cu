@@ -5,11 +5,15 @@
  *   nvcc -O3 --use_fast_math -arch=sm_90 -o naive_cuda bench/naive.cu &&
  *   ./naive_cuda N...
  * Random inputs, warm-up, median of 7 timed runs (events); a few i are
- * checked against a double sum on the host. */
+ * checked against a double sum on the host.  ./naive_cuda -q Q N...: each
+ * timed run is Q launches back to back between the two events, divided by
+ * Q (the way CUDA's nbody sample times, nbbench --queue's peer); its rows
+ * are naive_cuda_q and naive_cuda_q_best. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <algorithm>
 
 #define CK(x)                                                                \
@@ -50,6 +54,8 @@ __global__ void grav(int n, const float4 *__restrict__ p, float eps2,
 			out[i0 + k] = make_float4(ax[k], ay[k], az[k], pot[k]);
 }
 
+static int queue = 0; /* -q Q: launches a timed run; 0: one, plain rows */
+
 template <int K>
 static double run(int n, const float4 *p, float4 *o, float eps2)
 {
@@ -63,12 +69,15 @@ static double run(int n, const float4 *p, float4 *o, float eps2)
 	CK(cudaDeviceSynchronize());
 	float t[7];
 	for (int r = 0; r < 7; r++) {
+		int q = queue ? queue : 1;
 		CK(cudaEventRecord(a));
-		grav<K><<<blocks, bs>>>(n, p, eps2, o);
+		for (int s = 0; s < q; s++)
+			grav<K><<<blocks, bs>>>(n, p, eps2, o);
 		CK(cudaEventRecord(b));
 		CK(cudaEventSynchronize(b));
 		CK(cudaGetLastError());
 		CK(cudaEventElapsedTime(&t[r], a, b));
+		t[r] /= q;
 	}
 	std::sort(t, t + 7);
 	CK(cudaEventDestroy(a));
@@ -80,8 +89,21 @@ int main(int argc, char **argv)
 {
 	const float eps2 = 1e-4f;
 	srand(12345);
+	int a0 = 1;
+	if (argc > 2 && !strcmp(argv[1], "-q")) {
+		char *end;
+		long q = strtol(argv[2], &end, 10);
+		if (*end || end == argv[2] || q < 1 || q > 100000) {
+			fprintf(stderr, "naive_cuda: bad -q '%s': launches a timed "
+			        "run, from 1 to 100000\n", argv[2]);
+			return 2;
+		}
+		queue = (int)q;
+		a0 = 3;
+	}
+	const char *kn = queue ? "naive_cuda_q" : "naive_cuda";
 	printf("kernel,N,K,seconds,interactions_per_s,check\n");
-	for (int a = 1; a < argc; a++) {
+	for (int a = a0; a < argc; a++) {
 		int n = atoi(argv[a]);
 		if (n < 1) {
 			fprintf(stderr, "naive_cuda: bad N '%s'\n", argv[a]);
@@ -123,7 +145,7 @@ int main(int argc, char **argv)
 				           sqrt(ax * ax + ay * ay + az * az);
 				worst = d > worst || d != d ? d : worst;
 			}
-			printf("naive_cuda,%d,%d,%.6e,%.4e,%.1e\n", n, K, t,
+			printf("%s,%d,%d,%.6e,%.4e,%.1e\n", kn, n, K, t,
 			       (double)n * n / t, worst);
 			if (!(worst < 1e-3)) {
 				fprintf(stderr, "naive_cuda: N = %d K = %d wrong (%g)\n",
@@ -133,7 +155,7 @@ int main(int argc, char **argv)
 			if (t < best)
 				best = t, bk = K;
 		}
-		printf("naive_cuda_best,%d,%d,%.6e,%.4e,\n", n, bk, best,
+		printf("%s_best,%d,%d,%.6e,%.4e,\n", kn, n, bk, best,
 		       (double)n * n / best);
 		CK(cudaFree(p));
 		CK(cudaFree(o));

@@ -311,6 +311,28 @@ double nbrt_total_time(const nbrt_kernel *k)
 	return k ? k->ttotal : 0;
 }
 
+int nbrt_set_queue(nbrt *rt, int on)
+{
+	if (!rt)
+		return -1;
+	if (on < 0 || on > 2)
+		return nbrt_fail(rt, "nbrt_set_queue: %d: 0 (off), 1 (queued, "
+		                 "timed) or 2 (queued, untimed)", on);
+	if (on && (!rt->devarrays || !rt->be->wait))
+		return nbrt_fail(rt, "queued runs need arrays kept in the device's "
+		                 "memory; %s keeps them in the host's, and its "
+		                 "runs end before they return", rt->name);
+	rt->queue = on;
+	return 0;
+}
+
+int nbrt_wait(nbrt *rt, double t[2])
+{
+	if (t)
+		t[0] = t[1] = 0;
+	return !rt ? -1 : rt->be->wait ? rt->be->wait(rt, t) : 0;
+}
+
 long nbrt_launches(const nbrt_kernel *k)
 {
 	return k ? k->launches : 0;

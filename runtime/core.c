@@ -70,6 +70,18 @@ nbrt *nbrt_core_open(const char *spec, int nth, char **err)
 		nbrt_core_close(rt);
 		return NULL;
 	}
+	/* NBRT_QUEUE=1 or 2: queued runs from the start (nbrt_set_queue), for
+	 * a program that does not ask, such as bin/nbody's leap-frog on
+	 * device arrays; where the device has no arrays of its own, nothing
+	 * to queue */
+	long queue = 0;
+	if (nbrt_env_int(rt, "NBRT_QUEUE", 0, 2, &queue) < 0) {
+		if (err)
+			*err = strdup(nbrt_error(rt));
+		nbrt_core_close(rt);
+		return NULL;
+	}
+	rt->queue = rt->devarrays && rt->be->wait ? (int)queue : 0;
 	/* a device names itself: what it says reaches terminals escaped */
 	char *shown = rt->name ? strdup(nb_esc(rt->name)) : NULL;
 	if (shown) {

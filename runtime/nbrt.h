@@ -115,9 +115,9 @@ int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
  * nbrt_array_read copy all n values through the runtime's pinned memory;
  * nbrt_array_finite waits for its answer.  The other operations, and
  * nbrt_run's conversions, are queued in order on the device: whatever ends
- * in a read, nbrt_array_finite or nbrt_run (which waits for its launches)
- * has finished all of them, so a host clock around it times their whole
- * work.  Arrays are freed before their device is closed.  All return 0
+ * in a read, nbrt_array_finite or nbrt_run (which waits for its launches,
+ * unless queued: nbrt_set_queue) has finished all of them, so a host
+ * clock around it times their whole work.  Arrays are freed before their device is closed.  All return 0
  * or -1 with the message in nbrt_error(rt). */
 typedef struct nbrt_array nbrt_array;
 nbrt_array *nbrt_array_new(nbrt *rt, size_t n);
@@ -401,9 +401,34 @@ void nbrt_show_progress(nbrt_kernel *k, const char *label);
 long nbrt_launches(const nbrt_kernel *k);
 
 /* Seconds spent in the kernel (launches only, from OpenCL events or a host
- * clock) and in the whole last nbrt_run (transfers and conversions too). */
+ * clock) and in the whole last nbrt_run (transfers and conversions too);
+ * a queued run's launches (below) are timed by nbrt_wait instead, 0 here. */
 double nbrt_kernel_time(const nbrt_kernel *k);
 double nbrt_total_time(const nbrt_kernel *k);
+
+/* Queued runs: with on = 1, an nbrt_run whose every LMEM, BMEM and RMEM
+ * is bound to an nbrt_array in device memory returns once its launches
+ * and conversions are queued, without waiting for them: consecutive runs
+ * and array operations follow each other on the device with no round
+ * trip to the host between them (a device-resident integrator's steps);
+ * they show no progress (nbrt_show_progress).  Other runs wait as before.  The queued launches are waited for, and
+ * the first that failed reported (the OpenCL error, the kernel, the
+ * device), by nbrt_wait, by the next run that waits, and by
+ * nbrt_array_read and nbrt_array_finite; call nbrt_wait before freeing
+ * the kernel or closing the device, which cannot report.  0 on success,
+ * -1 where the device keeps no arrays of its own (nbrt_device_arrays 0:
+ * every run there ends before it returns).  on = 2 queues them untimed:
+ * no profiling events (on NVIDIA's OpenCL some 8 us of host time a
+ * launch), so nbrt_wait's t counts none of them, and a failure is the
+ * finish's, naming the last such run's kernel.  NBRT_QUEUE=1 or 2 in the
+ * environment sets it at nbrt_open where the device has such arrays. */
+int nbrt_set_queue(nbrt *rt, int on);
+/* Waits for every queued launch; t (or NULL) gets, over the queued
+ * launches waited for since the last nbrt_wait (by it or the calls above),
+ * t[0] the seconds from the first one's start to the last one's end by
+ * their events (the runtime's conversions and slice sums between them
+ * included), t[1] the seconds they ran.  0, or -1 with the failure. */
+int nbrt_wait(nbrt *rt, double t[2]);
 
 /* Where compiled programs are cached: $NBRT_CACHE_DIR, else
  * $XDG_CACHE_HOME/nbcc, else ~/.cache/nbcc; NULL when NBRT_CACHE=0

@@ -175,6 +175,11 @@ struct nbrt_backend {
 	 * its launches and uploads end): where the run that starts from it
 	 * never came.  NULL: runs end before they return */
 	int (*settle)(nbrt_kernel *k);
+	/* nbrt_wait: waits for the queued runs (rt->queue: dense runs on
+	 * device arrays that returned with their launches queued), t the
+	 * span and busy seconds of their launches since the last wait.  NULL:
+	 * no run is ever queued */
+	int (*wait)(nbrt *rt, double t[2]);
 };
 extern const struct nbrt_backend nbrt_host_backend; /* nbrt_host.c */
 extern const struct nbrt_backend nbrt_cl_backend;   /* cl/backend.c */
@@ -200,6 +205,7 @@ struct nbrt {
 	 * (0 on the host: no device buffers) */
 	int gpu;
 	int devarrays;     /* nbrt_arrays live in its memory (be->array_*) */
+	int queue;         /* nbrt_set_queue: runs on them need not wait */
 	unsigned units;    /* compute units */
 	unsigned long long maxalloc;  /* largest buffer */
 	unsigned long long globalmem; /* all buffers */

@@ -5,7 +5,12 @@
  * run tunes); --sweep prints the table of every variant the tuner knows,
  * with its speed and its ratio to the default (docs/tutorial.md).
  * Kernel time comes from OpenCL events (nbrt_kernel_time), so transfers and
- * host work are excluded; the row also has the whole-run time. */
+ * host work are excluded; the row also has the whole-run time.  --queue Q
+ * times instead Q runs on device arrays queued back to back (nbrt_set_queue)
+ * a repetition, the span of their launches by events and the wall clock
+ * each divided by Q: a device-resident integrator's rate, where one call's
+ * events cannot go below the device's launch floor; its flags field says
+ * "--queue Q", so the two figures are never mixed up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +81,8 @@ static void free_consts(consts *c)
 
 static const opt_prog prog = {
 	"nbbench",
-	"KERNEL N[,NJ] [-r R] [--device S] [--const NAME=V] [--header] "
-	"[--tune] [--tune-budget S] [nbcc flags]\n"
+	"KERNEL N[,NJ] [-r R] [--queue Q] [--device S] [--const NAME=V] "
+	"[--header] [--tune] [--tune-budget S] [nbcc flags]\n"
 	"--sweep KERNEL N[,NJ] [--device S] [--const NAME=V] [nbcc flags]",
 	"Times a kernel as a benchmark should: random inputs (never zeros),\n"
 	"one warm-up run that also compiles and uploads, then R timed runs;\n"
@@ -90,7 +95,7 @@ int main(int argc, char **argv)
 	nb_options o;
 	nb_options_init(&o);
 	const char *kfile = NULL, *dev = NULL;
-	long size[2] = {-1, -1}, reps = 5;
+	long size[2] = {-1, -1}, reps = 5, queue = 0;
 	int header = 0, sweep = 0, tune_on = 0;
 	double budget = 0;
 	consts cs = {0};
@@ -102,6 +107,11 @@ int main(int argc, char **argv)
 		    .call = get_size),
 		OPT(OPT_INT, "-r", "R", &reps, "timed runs (default 5)", .lo = 0,
 		    .hi = 1000000),
+		OPT(OPT_INT, "--queue", "Q", &queue,
+		    "time Q runs on device arrays queued back to back\n"
+		    "a repetition, no host wait between them (the span of\n"
+		    "their launches by events / Q; the row's flags say so)",
+		    .lo = 1, .hi = 100000),
 		OPT(OPT_STR, "--device", "SPEC", &dev,
 		    "the device, as nbrun --device (default:\n"
 		    "$NBRT_DEVICE, else a GPU, else a CPU)"),
@@ -158,7 +168,16 @@ int main(int argc, char **argv)
 	}
 	const nb_iface *f = nbrt_iface(k);
 	double **arr = calloc((size_t)f->nvar, sizeof *arr);
-	int status = 1;
+	nbrt_array **darr = calloc((size_t)f->nvar, sizeof *darr);
+	double *t = malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
+	int status = 1, said = 0;
+	if (!arr || !darr || !t) {
+		said = prog_fail("out of memory");
+		goto fail;
+	}
+	/* refused before anything runs where runs cannot be queued */
+	if (queue && (nbrt_set_queue(rt, 1) || nbrt_set_queue(rt, 0)))
+		goto fail;
 	for (int v = 0; v < f->nvar; v++) {
 		const nb_var *x = &f->var[v];
 		if (x->role == NB_CONST) {
@@ -171,10 +190,18 @@ int main(int argc, char **argv)
 			continue;
 		}
 		size_t n = (size_t)(x->role == NB_BMEM ? nj : ni);
-		arr[v] = malloc(sizeof(double) * (n ? n : 1));
+		if (!(arr[v] = malloc(sizeof(double) * (n ? n : 1)))) {
+			said = prog_fail("out of memory");
+			goto fail;
+		}
 		for (size_t e = 0; e < n; e++)
 			arr[v][e] = uniform();
-		if (nbrt_bind(k, x->name, NBRT_DOUBLE, arr[v]))
+		/* queued: every array on the device, as an integrator keeps
+		 * its state */
+		if (queue ? !(darr[v] = nbrt_array_new(rt, n)) ||
+		            nbrt_array_write(darr[v], arr[v]) ||
+		            nbrt_bind_array(k, x->name, darr[v]) :
+		            nbrt_bind(k, x->name, NBRT_DOUBLE, arr[v]))
 			goto fail;
 	}
 	if (sweep) {
@@ -183,39 +210,66 @@ int main(int argc, char **argv)
 		status = 0;
 		goto fail;
 	}
-	if (nbrt_run(k, (size_t)ni, (size_t)nj))
+	/* the warm-up waits: it compiles, tunes and uploads */
+	if (nbrt_run(k, (size_t)ni, (size_t)nj) || (queue && nbrt_set_queue(rt, 1)))
 		goto fail;
-	double *t = malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
-	double tot = 0;
+	double tot = 0, busy = 0, host = 0;
 	for (int r = 0; r < reps; r++) {
-		if (nbrt_run(k, (size_t)ni, (size_t)nj)) {
-			free(t);
-			goto fail;
+		if (!queue) {
+			if (nbrt_run(k, (size_t)ni, (size_t)nj))
+				goto fail;
+			t[r] = nbrt_kernel_time(k);
+			tot += nbrt_total_time(k);
+			continue;
 		}
-		t[r] = nbrt_kernel_time(k);
-		tot += nbrt_total_time(k);
+		double q[2], t0 = prog_now();
+		for (long s = 0; s < queue; s++)
+			if (nbrt_run(k, (size_t)ni, (size_t)nj))
+				goto fail;
+		host += (prog_now() - t0) / (double)queue; /* queueing them */
+		if (nbrt_wait(rt, q))
+			goto fail;
+		t[r] = q[0] / (double)queue;
+		busy += q[1] / (double)queue;
+		tot += (prog_now() - t0) / (double)queue;
 	}
 	qsort(t, (size_t)reps, sizeof *t, cmp);
 	f = nbrt_iface(k); /* the variant that ran (the j-split may be chosen) */
 	double med = reps ? t[reps / 2] : 0;
 	double inter = (double)ni * (double)nj;
-	char flags[512];
+	char flags[512], shown[1024];
 	nb_options_str(&o, flags, sizeof flags);
+	snprintf(shown, sizeof shown, "%s", f->flags ? f->flags : flags);
+	if (queue) /* the mode named where the row says how it ran */
+		snprintf(shown + strlen(shown), sizeof shown - strlen(shown),
+		         "%s--queue %ld", *shown ? " " : "", queue);
 	csv_print_text(stdout, nbrt_device_name(rt));
 	printf(",%s,", f->kernel);
-	csv_print_text(stdout, f->flags ? f->flags : flags);
+	csv_print_text(stdout, shown);
 	printf(",%ld,%ld,%ld,%.6e,%.6e,%.4e,%.1f,%.1f\n", ni,
 	       nj, reps, med, reps ? tot / reps : 0, med > 0 ? inter / med : 0,
 	       med > 0 ? inter * f->flops / med / 1e9 : 0,
 	       med > 0 ? inter * f->flops_conv / med / 1e9 : 0);
-	free(t);
+	if (queue && reps)
+		fprintf(stderr, "nbbench: %ld queued runs a repetition: a run's "
+		        "span %.3g us (median), its launches busy %.3g us, the "
+		        "host's nbrt_run %.3g us, wall %.3g us (means)\n", queue,
+		        1e6 * med, 1e6 * busy / reps, 1e6 * host / reps,
+		        1e6 * tot / reps);
 	status = 0;
 fail:
-	if (status)
+	if (status && !said)
 		prog_fail("%s", nbrt_error(rt));
-	for (int v = 0; v < f->nvar; v++)
+	/* queued runs ended before their arrays go (a failure said above) */
+	if (queue)
+		nbrt_wait(rt, NULL);
+	for (int v = 0; arr && v < f->nvar; v++)
 		free(arr[v]);
+	for (int v = 0; darr && v < f->nvar; v++)
+		nbrt_array_free(darr[v]);
 	free(arr);
+	free(darr);
+	free(t);
 	nbrt_free(k);
 	nbrt_close(rt);
 	free_consts(&cs);

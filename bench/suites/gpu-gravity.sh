@@ -3,10 +3,13 @@
 # nbbench, bench/naive.cu's best of 1, 2 and 4 i-elements a thread), and
 # double and dd gravity with the defaults, in interleaved rounds.
 # old=NBBENCH runs an older build's nbbench beside each variant (a past
-# commit's defaults in the same call).  NBRT_TUNE=0: the defaults, never
-# a tuned pick from the cache.
+# commit's defaults in the same call).  queue=Q adds, beside each float
+# row, the same timed as Q runs queued back to back (nbbench --queue Q on
+# device arrays; naive.cu -q Q: Q launches between two events), labelled
+# ", queue Q" (issue 30).  NBRT_TUNE=0: the defaults, never a tuned pick
+# from the cache.
 about="float, double and dd gravity with nbcc's defaults beside the naive OpenCL and CUDA kernels"
-params="device ns double_ns dd_ns rounds reps naive arch variants old"
+params="device ns double_ns dd_ns rounds reps naive arch variants old queue"
 device=gpu
 ns="4096 16384 131072 524288"
 double_ns="16384 131072 524288"
@@ -17,6 +20,7 @@ naive="cl cu"
 arch=native
 variants=""
 old=""
+queue=""
 
 # gravity_rows ROUND PRECISION N...: the variants (and the old build's)
 gravity_rows() {
@@ -24,13 +28,17 @@ gravity_rows() {
 	shift 2
 	for gn; do
 		case "$gp: $naive " in "float:"*" cl "*)
-			bench_row "$gr" "naive OpenCL" naive "$gn" "" ;;
+			bench_row "$gr" "naive OpenCL" naive "$gn" ""
+			[ -z "$queue" ] || bench_row "$gr" "naive OpenCL, queue $queue" \
+				naive "$gn" "--queue=$queue" ;;
 		esac
 		while IFS= read -r gv; do
 			gl=$(variant_label "$gv")
 			[ -z "$old" ] ||
 				bench_row "$gr" "old: $gl" "gravity:$gp" "$gn" "$gv" "$old"
 			bench_row "$gr" "$gl" "gravity:$gp" "$gn" "$gv"
+			[ -z "$queue" ] || [ "$gp" != float ] || bench_row "$gr" \
+				"$gl, queue $queue" "gravity:$gp" "$gn" "$gv --queue=$queue"
 		done <"$T/variants"
 	done
 }
@@ -43,6 +51,7 @@ suite_run() {
 	each_variant "$variants"
 	for round in $(seq "$rounds"); do
 		[ $cu = 0 ] || naive_cuda_rows "$round" $ns
+		[ $cu = 0 ] || [ -z "$queue" ] || naive_cuda_rows "$round" -q "$queue" $ns
 		gravity_rows "$round" float $ns
 		gravity_rows "$round" double $double_ns
 		gravity_rows "$round" dd $dd_ns

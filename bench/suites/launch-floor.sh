@@ -1,10 +1,14 @@
 # suites/launch-floor.sh: one launch's cost on an OpenCL GPU and in CUDA by
 # profiling events (bench/launchfloor.c and .cu): the floor under every
 # small launch's rate, which decides what float gravity at N = 4096 can
-# reach (issue 30; docs/performance.md).
+# reach (issue 30; docs/performance.md).  queue=Q adds each row's queued
+# floor: Q launches back to back, one wait, the span by events over Q
+# (nbbench --queue's measure).
 about="an empty launch's and a short kernel's time by events, OpenCL and CUDA"
-params="arch"
+params="arch queue"
 arch=native
+queue=""
+
 
 suite_run() {
 	${CC:-cc} -O2 -I/usr/local/cuda/include -o "$T/launchfloor" \
@@ -14,7 +18,7 @@ suite_run() {
 		note "launchfloor did not build: $(tail -n 1 "$T/err")"
 		return 1
 	}
-	"$T/launchfloor" </dev/null || return 1
+	"$T/launchfloor" $queue </dev/null || return 1
 	_nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null) || {
 		note "no nvcc: no CUDA rows"
 		return 0
@@ -24,5 +28,5 @@ suite_run() {
 		note "nvcc failed: $(tail -n 1 "$T/err")"
 		return 0
 	}
-	"$T/launchfloor_cu" </dev/null
+	"$T/launchfloor_cu" $queue </dev/null
 }

@@ -104,22 +104,30 @@ int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...)
 	return n ? nbrt_cl_aux_queue(rt, i, n, NULL) : 0;
 }
 
-int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
-                   size_t off, const nbrt_array *a, size_t n)
+int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
+                     const cl_mem src[8], const cl_mem dst[8],
+                     const size_t stride[8], const size_t off[8],
+                     const size_t n[8])
 {
-	cl_mem src = a->priv;
-	cl_ulong s = stride, o = off, nn = n;
-	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_TO_F, kt), n, ARG(src),
-	                       ARG(dst), ARG(s), ARG(o), ARG(nn), (size_t)0);
-}
-
-int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
-                     size_t n)
-{
-	cl_mem dst = a->priv;
-	cl_ulong nn = n;
-	return nbrt_cl_aux_run(rt, nbrt_cl_own(AK_FROM_F, kt), n, ARG(src),
-	                       ARG(dst), ARG(nn), (size_t)0);
+	cl_ulong8 s, o, nn;
+	cl_mem a[8], d[8];
+	cl_int m = na;
+	size_t most = 0;
+	for (int c = 0; c < 8; c++) { /* unused: the first again, not read */
+		int u = c < na ? c : 0;
+		a[c] = src[u];
+		d[c] = dst[u];
+		s.s[c] = stride[u];
+		o.s[c] = off[u];
+		nn.s[c] = n[u];
+		most = n[u] > most ? n[u] : most;
+	}
+	return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F : AK_FROM_F, kt), most,
+	                       ARG(a[0]), ARG(a[1]), ARG(a[2]), ARG(a[3]),
+	                       ARG(a[4]), ARG(a[5]), ARG(a[6]), ARG(a[7]),
+	                       ARG(d[0]), ARG(d[1]), ARG(d[2]), ARG(d[3]),
+	                       ARG(d[4]), ARG(d[5]), ARG(d[6]), ARG(d[7]), ARG(s),
+	                       ARG(o), ARG(nn), ARG(m), (size_t)0);
 }
 
 /* Pinned host memory of at least `bytes` in *mem, mapped at *ptr: a
@@ -223,7 +231,10 @@ static int cross(const nbrt_array *a, double *host, int write)
 	const char *what = write ? "writing an array" : "reading an array";
 	if (!bytes)
 		return 0;
-	/* the pinned copy may still feed an earlier command */
+	/* queued runs end first, their failures reported here; the pinned
+	 * copy may still feed an earlier command */
+	if (nbrt_cl_queue_settle(rt))
+		return -1;
 	cl_int e = clFinish(c->q);
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, what, "clFinish", e);
@@ -276,6 +287,8 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 	cl_int e;
 	cl_ulong n = a[0]->n;
 	static const cl_int zero = 0;
+	if (nbrt_cl_queue_settle(rt))
+		return -1;
 	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
 	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);

@@ -1,7 +1,7 @@
 /* backend.c: the OpenCL back end (nbrt_cl_backend), the runtime's way to
  * every OpenCL device, its operations from the files of this folder:
- * device.c, program.c, array.c, predict.c, run.c, sort.c, cells.c,
- * morton.c and newton.c (cl_impl.h), which alone see OpenCL's headers. */
+ * device.c, program.c, array.c, queue.c, predict.c, run.c, sort.c,
+ * cells.c, morton.c and newton.c (cl_impl.h), which alone see OpenCL's headers. */
 #include "cl_impl.h"
 
 const struct nbrt_backend nbrt_cl_backend = {
@@ -39,4 +39,5 @@ const struct nbrt_backend nbrt_cl_backend = {
 	.tree_scatter = nbrt_cl_tree_scatter,
 	.tree_results = nbrt_cl_tree_results,
 	.settle = nbrt_cl_settle_late,
+	.wait = nbrt_cl_wait,
 };

@@ -22,12 +22,14 @@
  * the lazy NB_OWN build (program.c), the scatter of a tree's results
  * kept on the device (morton.c), a run from a kept run's results
  * (run.c: the treecode's near run, after its far run was left running),
- * and the block ranges kernel's room, 25 ranges a cell, not
+ * the block ranges kernel's room, 25 ranges a cell, not
  * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
- * kernel). */
+ * kernel), and a queued run's launch found failed when waited for
+ * (queue.c). */
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
-	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)
+	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
+	X(TF_QUEUED_RUN, queued_run)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)
@@ -77,6 +79,10 @@ static inline int nbrt_cl_own(int kind, nb_prec t)
 	return kind + (int)(t - NB_FLOAT);
 }
 
+/* The most queued launches kept (queue.c) before the older half are
+ * waited for. */
+#define NBRT_CL_QUEUED 256
+
 /* The device (rt->priv); its limits that others read are in rt. */
 typedef struct Cl {
 	cl_platform_id plat;
@@ -118,6 +124,19 @@ typedef struct Cl {
 	 * tree_scatter, and its length (0: none) */
 	cl_mem mortperm[2];
 	size_t mortpermcap[2], mortkept[2];
+	/* queued runs' launches not yet waited for (queue.c), each with its
+	 * kernel's name for the message, and what the waited ones took since
+	 * the last nbrt_wait: the first start, the last end (ns), the time
+	 * they ran (s), how many */
+	cl_event qev[NBRT_CL_QUEUED];
+	char qwho[NBRT_CL_QUEUED][64];
+	int nq;
+	cl_ulong qstart, qend;
+	double qbusy;
+	long qn;
+	/* untimed queued runs since the last settle, the last one's kernel */
+	long nplain;
+	char plainwho[64];
 } Cl;
 
 /* A loaded kernel (k->priv). */
@@ -189,6 +208,18 @@ int nbrt_cl_fail_on(nbrt *rt, const char *what, const char *call, cl_int e,
                     const char *dev);
 int nbrt_cl_fail(nbrt *rt, const char *what, const char *call, cl_int e);
 
+/* queue.c: queued runs' launches (nbrt_set_queue), waited for later.
+ * queue_add: n launches of kernel's run, the events now the queue's
+ * (flushed, so they start), untimed: a run without events (n 0);
+ * queue_settle: all of them waited for, the first failure reported (its
+ * kernel and the device); wait: the same, and (t not NULL) the span from
+ * the first start to the last end and the seconds they ran of the timed
+ * launches waited for since the last wait. */
+int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n,
+                      int untimed);
+int nbrt_cl_queue_settle(nbrt *rt);
+int nbrt_cl_wait(nbrt *rt, double t[2]);
+
 /* device.c: the platforms' devices, one picked, opened and described. */
 int nbrt_cl_open(nbrt *rt, const char *spec);
 void nbrt_cl_close(nbrt *rt);
@@ -226,12 +257,14 @@ int nbrt_cl_aux_queue(nbrt *rt, int i, size_t n, cl_event *ev);
  * size 0, and queues it over n work items (none: n = 0). */
 int nbrt_cl_aux_run(nbrt *rt, int i, size_t n, ...);
 #define ARG(v) sizeof(v), (const void *)&(v)
-/* An array's values into scalar i * stride + off of a kernel's buffer,
- * converted to kt; a kernel's n results of type kt into an array. */
-int nbrt_cl_aux_to(nbrt *rt, cl_mem dst, nb_prec kt, size_t stride,
-                   size_t off, const nbrt_array *a, size_t n);
-int nbrt_cl_aux_from(nbrt *rt, cl_mem src, nb_prec kt, nbrt_array *a,
-                     size_t n);
+/* Conversions of na (1 to 8) columns in one launch: to, arrays src[c]
+ * (nbrt_array's doubles, n[c] values) into scalar i * stride[c] + off[c]
+ * of kernel buffers dst[c], converted to kt; else a kernel's n[c] results
+ * src[c] of type kt into arrays dst[c] (stride and off unused). */
+int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
+                     const cl_mem src[8], const cl_mem dst[8],
+                     const size_t stride[8], const size_t off[8],
+                     const size_t n[8]);
 /* Pinned host memory of at least bytes in *mem, mapped at *ptr (see
  * array.c); nothing queued may still use the old one. */
 int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,

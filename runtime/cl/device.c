@@ -406,6 +406,9 @@ void nbrt_cl_close(nbrt *rt)
 		clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0, NULL, NULL);
 	if (c->q)
 		clFinish(c->q);
+	/* queued runs never waited for (nbrt_wait reports their failures) */
+	for (int i = 0; i < c->nq; i++)
+		clReleaseEvent(c->qev[i]);
 	if (c->sorthist)
 		clReleaseMemObject(c->sorthist);
 	for (int b = 0; b < 4; b++)

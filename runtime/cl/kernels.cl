@@ -9,24 +9,37 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 #include "ddlib.h"
-kernel void nbrt_to_f(global const double *a, global float *d,
-                      ulong s, ulong o, ulong n)
-{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = (float)a[i]; }
-kernel void nbrt_to_d(global const double *a, global double *d,
-                      ulong s, ulong o, ulong n)
-{ size_t i = get_global_id(0); if (i < n) d[i * s + o] = a[i]; }
-kernel void nbrt_to_dd(global const double *a, global double *d,
-                       ulong s, ulong o, ulong n)
-{
-	size_t i = get_global_id(0);
-	if (i < n) { d[i * s + o] = a[i]; d[i * s + o + 1] = 0; }
-}
-kernel void nbrt_from_f(global const float *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }
-kernel void nbrt_from_d(global const double *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[i]; }
-kernel void nbrt_from_dd(global const double *r, global double *a, ulong n)
-{ size_t i = get_global_id(0); if (i < n) a[i] = r[2 * i] + r[2 * i + 1]; }
+/* Up to 8 columns a launch (na of them: a run's inputs, LMEMs and the
+ * packs' lanes, or its results), each of n.sC values at scalar
+ * i * s.sC + o.sC: as many launches fewer, where on a GPU a
+ * device-resident run's conversions cost a launch each, more than the
+ * kernel at small N. */
+#define NBRT_CONV8(one)                                                    \
+	size_t i = get_global_id(0);                                           \
+	one(0, a0, d0, s0) one(1, a1, d1, s1) one(2, a2, d2, s2)               \
+	one(3, a3, d3, s3) one(4, a4, d4, s4) one(5, a5, d5, s5)               \
+	one(6, a6, d6, s6) one(7, a7, d7, s7)
+#define NBRT_CONV_ARGS(S, D)                                               \
+	global const S *a0, global const S *a1, global const S *a2,            \
+	global const S *a3, global const S *a4, global const S *a5,            \
+	global const S *a6, global const S *a7, global D *d0, global D *d1,    \
+	global D *d2, global D *d3, global D *d4, global D *d5, global D *d6,  \
+	global D *d7, ulong8 s, ulong8 o, ulong8 n, int na
+#define NBRT_COL(c, sc) (na > c && i < n.sc)
+#define NBRT_TO_F(c, a, d, sc) if (NBRT_COL(c, sc)) d[i * s.sc + o.sc] = (float)a[i];
+#define NBRT_TO_D(c, a, d, sc) if (NBRT_COL(c, sc)) d[i * s.sc + o.sc] = a[i];
+#define NBRT_TO_DD(c, a, d, sc)                                            \
+	if (NBRT_COL(c, sc)) { d[i * s.sc + o.sc] = a[i]; d[i * s.sc + o.sc + 1] = 0; }
+kernel void nbrt_to_f(NBRT_CONV_ARGS(double, float)) { NBRT_CONV8(NBRT_TO_F) }
+kernel void nbrt_to_d(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_TO_D) }
+kernel void nbrt_to_dd(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_TO_DD) }
+/* results: a the kernel's, d the arrays (s and o unused: one argument
+ * list for both ways) */
+#define NBRT_FROM_F(c, a, d, sc) if (NBRT_COL(c, sc)) d[i] = a[i];
+#define NBRT_FROM_DD(c, a, d, sc) if (NBRT_COL(c, sc)) d[i] = a[2 * i] + a[2 * i + 1];
+kernel void nbrt_from_f(NBRT_CONV_ARGS(float, double)) { NBRT_CONV8(NBRT_FROM_F) }
+kernel void nbrt_from_d(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_FROM_F) }
+kernel void nbrt_from_dd(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_FROM_DD) }
 kernel void nbrt_axpy(global double *y0, global double *y1,
                       global double *y2, global const double *x0,
                       global const double *x1, global const double *x2,

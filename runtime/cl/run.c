@@ -33,7 +33,50 @@ typedef struct Run {
 	/* where it queues its uploads, plan and launches: the device's
 	 * queue, or (NBRT_KEEP_BESIDE) the second one */
 	cl_command_queue q;
+	int queued;       /* returns with its launches queued (queues): 1,
+	                     or 2 with no events (untimed) */
+	/* device arrays' conversions not yet queued, up to 8 a launch
+	 * (conv_add): a launch each cost more than the kernel itself at
+	 * small N on a GPU, run after run on device arrays */
+	struct Conv {
+		int to, na;
+		nb_prec kt;
+		cl_mem src[8], dst[8];
+		size_t stride[8], off[8], n[8];
+	} cv;
 } Run;
+
+/* The gathered conversions queued, in one launch. */
+static int conv_flush(nbrt *rt, Run *r)
+{
+	struct Conv *c = &r->cv;
+	int na = c->na;
+	c->na = 0;
+	return na ? nbrt_cl_aux_conv(rt, c->to, c->kt, na, c->src, c->dst,
+	                             c->stride, c->off, c->n)
+	          : 0;
+}
+
+/* One column's conversion (nbrt_cl_aux_conv's), with the others of its
+ * way and type gathered so far; queued by conv_flush, before the
+ * launches or at the run's end.  Their buffers or lanes differ, so their
+ * order does not matter. */
+static int conv_add(nbrt *rt, Run *r, int to, nb_prec kt, cl_mem src,
+                    cl_mem dst, size_t stride, size_t off, size_t n)
+{
+	struct Conv *c = &r->cv;
+	if (c->na && (c->na == 8 || c->to != to || c->kt != kt) &&
+	    conv_flush(rt, r))
+		return -1;
+	c->to = to;
+	c->kt = kt;
+	c->src[c->na] = src;
+	c->dst[c->na] = dst;
+	c->stride[c->na] = stride;
+	c->off[c->na] = off;
+	c->n[c->na++] = n;
+	return 0;
+}
 
 /* Waits for the pending launches and adds up their device time. */
 static int drain(nbrt_kernel *k, Run *r)
@@ -122,6 +165,20 @@ static cl_event *next_event(nbrt_kernel *k, Run *r)
 	return &r->ev[r->nev];
 }
 
+/* A launch's event slot in *ev, or NULL in an untimed queued run
+ * (NBRT_QUEUE=2: NVIDIA's OpenCL spends some 8 us of host time making a
+ * profiling event); -1 after a failure.  counted: r->nev follows. */
+static int launch_event(nbrt_kernel *k, Run *r, cl_event **ev)
+{
+	*ev = r->queued == 2 ? NULL : next_event(k, r);
+	return r->queued != 2 && !*ev ? -1 : 0;
+}
+
+static void counted(Run *r, const cl_event *ev)
+{
+	r->nev += ev != NULL;
+}
+
 /* Binds the RMEM arguments to the results (ns 1) or to the slices' sums
  * of a launch of n i-elements in ns slices, growing those as needed. */
 static int bind_results(nbrt_kernel *k, Run *r, int ns, size_t n)
@@ -169,9 +226,9 @@ static int add_slices(nbrt_kernel *k, Run *r, int ns, size_t ib, size_t n,
 		if (nbrt_cl_aux_run(rt, i, 0, ARG(pg->part[m]), ARG(pg->mem[m]),
 		                    ARG(nsl), ARG(cn), ARG(off), ARG(acc),
 		                    (size_t)0) ||
-		    !(ev = next_event(k, r)) || nbrt_cl_aux_queue(rt, i, n, ev))
+		    launch_event(k, r, &ev) || nbrt_cl_aux_queue(rt, i, n, ev))
 			return -1;
-		r->nev++;
+		counted(r, ev);
 		m++;
 	}
 	return 0;
@@ -256,8 +313,8 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		          "the runtime's sums");
 		r->noted = 1;
 	}
-	cl_event *ev = next_event(k, r);
-	if (!ev)
+	cl_event *ev;
+	if (launch_event(k, r, &ev))
 		return -1;
 	e = clEnqueueNDRangeKernel(c->q, kern, 2, NULL, global, local, 0, NULL,
 	                           ev);
@@ -267,12 +324,13 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		         "local %zu)", k->f->kernel, global[0], ns, local[0]);
 		return nbrt_cl_fail(rt, what, "clEnqueueNDRangeKernel", e);
 	}
-	r->nev++;
+	counted(r, ev);
 	if (ns > 1 && !own && add_slices(k, r, ns, ib, n, accum))
 		return -1;
 	k->launches++;
-	/* progress counts launches done, not queued */
-	if (k->plabel && drain(k, r))
+	/* progress counts launches done, not queued; a queued run shows
+	 * none (it returns before they are done) */
+	if (k->plabel && !r->queued && drain(k, r))
 		return -1;
 	return 0;
 }
@@ -384,9 +442,9 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 		}
 	}
 	if (dev_arr(b))
-		return nbrt_cl_aux_to(k->rt, ((Prog *)k->priv)->mem[m], x->type,
-		                      (size_t)nb_prec_scalars(x->type), 0,
-		                      dev_arr(b), ni);
+		return conv_add(k->rt, r, 1, x->type, dev_arr(b)->priv,
+		                ((Prog *)k->priv)->mem[m],
+		                (size_t)nb_prec_scalars(x->type), 0, ni);
 	if (nbrt_same_layout(b->t, x->type))
 		return put(k, r, m, b->host, bytes);
 	if (stage(k, r, m, bytes))
@@ -498,8 +556,8 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj,
 		if (x->role != NB_BMEM || x->pack != p || !dev_arr(&k->b[v]))
 			continue;
 		size_t off = (size_t)(nb_prec_scalars(pk->type) * x->comp);
-		if (nbrt_cl_aux_to(k->rt, pg->mem[m], pk->type, (size_t)pk->vwidth, off,
-		                   dev_arr(&k->b[v]), nj))
+		if (conv_add(k->rt, r, 1, pk->type, dev_arr(&k->b[v])->priv,
+		             pg->mem[m], (size_t)pk->vwidth, off, nj))
 			return -1;
 	}
 	return 0;
@@ -573,6 +631,8 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && upload_var(k, r, m++, v, ni))
 			return -1;
+	if (conv_flush(k->rt, r))
+		return -1;
 	t[3] = nbrt_now();
 	/* cl_go's note on a ranges run's inputs, in parts */
 	if (r->kern == ((Prog *)k->priv)->rkern)
@@ -597,8 +657,8 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		size_t bytes = ni * nbrt_prec_size(x->type);
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
-			if (nbrt_cl_aux_from(k->rt, pg->mem[m], x->type,
-			                     dev_arr(&k->b[v]), ni))
+			if (conv_add(k->rt, r, 0, x->type, pg->mem[m],
+			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
 			m++;
 			continue;
@@ -614,7 +674,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 			return nbrt_cl_fail(k->rt, f->kernel, "clEnqueueReadBuffer", e);
 		m++;
 	}
-	return 0;
+	return conv_flush(k->rt, r);
 }
 
 /* The largest Ni or Nj whose indices, with the padding of the last work
@@ -894,6 +954,23 @@ static cl_command_queue beside(nbrt *rt)
 	return c->q2;
 }
 
+/* A run that returns with its launches queued (nbrt_set_queue): a dense
+ * one whose every array is on the device, so the host has nothing to
+ * wait for (no staging copy, no result to read).  It shows no progress
+ * (nbrt_show_progress counts launches done): bin/nbody asks progress of
+ * every run, and its steps are what queued runs are for. */
+static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
+                  const nbrt_nplan *np)
+{
+	const nb_iface *f = k->f;
+	if (!k->rt->queue || p || np)
+		return 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST && !dev_arr(&k->b[v]))
+			return 0;
+	return k->rt->queue;
+}
+
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
                  const cl_mem *dplan, const nbrt_nplan *np,
                  nbrt_cl_pairs_fn *queue)
@@ -928,8 +1005,10 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		                 k->name);
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
-	/* its last kept run done: this one reuses its buffers and copies */
-	if (nbrt_cl_settle(k))
+	int queued = r.queued = queues(k, p, np);
+	/* its last kept run done: this one reuses its buffers and copies;
+	 * a run that waits reports the queued runs' failures first */
+	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
 		goto out;
 	if (!r.stage) {
 		nbrt_fail(rt, "out of memory");
@@ -968,6 +1047,16 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		          1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
 		          1e3 * (tq[3] - tq[2]), r.nev);
 	cl_int e;
+	if (queued) {
+		/* its results converted after it in the queue; nothing of the
+		 * host's to wait for, its launches the queue's */
+		int n = r.nev;
+		if (fetch(k, &r, ni))
+			goto out;
+		r.nev = 0;
+		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
+		goto out;
+	}
 	/* the first run of a chain, or the last beside it (the near run
 	 * from the far run's results waits: they are read next) */
 	if (p && p->keep > NBRT_KEEP_DONE && !r.from && !dplan &&

@@ -1,0 +1,346 @@
+/* test_queue.c: queued runs (nbrt_set_queue, nbrt_wait; runtime/cl/
+ * queue.c) on PoCL's CPU device: gravity on device arrays, in float at
+ * N = 1, 77 and 300 (and 300 i against 1000 j), in double and dd at one
+ * size each (each precision's conversion kernels), run R times queued
+ * back to back gives the results of one run that waited, bit for bit,
+ * within 2e-5 (relative to the sum of the terms' sizes) of the same sums
+ * in long double; the queued launches are timed by nbrt_wait (span no
+ * shorter than their busy time), read back without nbrt_wait too; a run
+ * with a host array bound still waits.  A queued launch that fails
+ * (NBRT_TEST_FAIL=queued_run) is reported by nbrt_wait and by a read,
+ * naming the kernel and the device; untimed queued runs (on = 2) give
+ * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
+ * queues from the open on (a bad value fails it); the host back end
+ * refuses the queue.
+ * Without an OpenCL CPU device the exit status is 77 (skipped) after the
+ * host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt.h"
+#include "cpudev.h"
+#include "seed.h"
+#include "unit.h"
+
+#ifndef ROOT
+#define ROOT "."
+#endif
+#define GRAVITY ROOT "/dsl-examples/gravity.nbl"
+#define EPS2 1e-3
+
+static unsigned short rng[3];
+static int reps; /* queued runs a batch, from the seed */
+
+static double urand(double a, double b)
+{
+	return a + (b - a) * erand48(rng);
+}
+
+/* gravity.nbl's variables in its order: LMEM xi yi zi, BMEM xj yj zj mj,
+ * RMEM ax ay az pot */
+static const char *const name[11] = {"xi", "yi", "zi", "xj", "yj", "zj",
+                                     "mj", "ax", "ay", "az", "pot"};
+
+typedef struct setup {
+	nbrt *rt;
+	nbrt_kernel *k;
+	size_t ni, nj;
+	double *h[11];
+	nbrt_array *a[11];
+} setup;
+
+static void make(setup *s, nb_prec p, size_t ni, size_t nj)
+{
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
+	s->rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(s->rt);
+	s->k = nbrt_load(s->rt, GRAVITY, &o);
+	ck_assert_msg(s->k != NULL, "%s", nbrt_error(s->rt));
+	ck_assert_int_eq(nbrt_set_const(s->k, "eps2", EPS2, 0), 0);
+	s->ni = ni;
+	s->nj = nj;
+	for (int v = 0; v < 11; v++) {
+		size_t n = v >= 3 && v < 7 ? nj : ni;
+		s->h[v] = malloc(n * sizeof(double));
+		for (size_t e = 0; e < n; e++)
+			s->h[v][e] = v == 6 ? urand(0.5, 1.5) : urand(-1, 1);
+		s->a[v] = nbrt_array_new(s->rt, n);
+		ck_assert_msg(s->a[v] != NULL, "%s", nbrt_error(s->rt));
+		ck_assert_int_eq(nbrt_array_on_device(s->a[v]), 1);
+		if (v < 7)
+			ck_assert_int_eq(nbrt_array_write(s->a[v], s->h[v]), 0);
+		ck_assert_int_eq(nbrt_bind_array(s->k, name[v], s->a[v]), 0);
+	}
+}
+
+static void unmake(setup *s)
+{
+	ck_assert_msg(nbrt_wait(s->rt, NULL) == 0, "%s", nbrt_error(s->rt));
+	for (int v = 0; v < 11; v++) {
+		nbrt_array_free(s->a[v]);
+		free(s->h[v]);
+	}
+	nbrt_free(s->k);
+	nbrt_close(s->rt);
+}
+
+/* The four results read back into r[0..4) (n = ni each). */
+static void results(setup *s, double *r[4])
+{
+	for (int c = 0; c < 4; c++)
+		ck_assert_msg(nbrt_array_read(s->a[7 + c], r[c]) == 0, "%s",
+		              nbrt_error(s->rt));
+}
+
+/* r against the sums in long double, relative to the sum of the terms'
+ * sizes (float's rounding over nj terms, far below 2e-5 for nj <= 1000) */
+static void check_ref(const setup *s, double *const r[4])
+{
+	double worst = 0;
+	for (size_t i = 0; i < s->ni; i++) {
+		long double sum[4] = {0}, mag[4] = {0};
+		for (size_t j = 0; j < s->nj; j++) {
+			long double d[3], r2 = EPS2;
+			for (int c = 0; c < 3; c++) {
+				d[c] = (long double)s->h[3 + c][j] - s->h[c][i];
+				r2 += d[c] * d[c];
+			}
+			long double ri = 1 / sqrtl(r2), m = s->h[6][j];
+			for (int c = 0; c < 3; c++) {
+				sum[c] += m * ri * ri * ri * d[c];
+				mag[c] += fabsl(m * ri * ri * ri * d[c]);
+			}
+			sum[3] -= m * ri;
+			mag[3] += m * ri;
+		}
+		for (int c = 0; c < 4; c++) {
+			double e = (double)(fabsl(r[c][i] - sum[c]) /
+			                    (mag[c] > 0 ? mag[c] : 1));
+			worst = e > worst || e != e ? e : worst;
+		}
+	}
+	ck_assert_msg(worst < 2e-5, "N = %zu x %zu: error %g against long "
+	              "double", s->ni, s->nj, worst);
+}
+
+static void same_bits(const setup *s, double *const a[4],
+                      double *const b[4], const char *what)
+{
+	for (int c = 0; c < 4; c++)
+		ck_assert_msg(memcmp(a[c], b[c], s->ni * sizeof(double)) == 0,
+		              "N = %zu x %zu: %s: %s differs from one run's",
+		              s->ni, s->nj, what, name[7 + c]);
+}
+
+static void queued(nb_prec p, size_t ni, size_t nj)
+{
+	setup s;
+	make(&s, p, ni, nj);
+	double *one[4], *got[4];
+	for (int c = 0; c < 4; c++) {
+		one[c] = malloc(ni * sizeof(double));
+		got[c] = malloc(ni * sizeof(double));
+	}
+	/* one run that waits: the reference bits */
+	ck_assert_msg(nbrt_run(s.k, ni, nj) == 0, "%s", nbrt_error(s.rt));
+	ck_assert(nbrt_kernel_time(s.k) > 0);
+	results(&s, one);
+	check_ref(&s, one);
+	/* R runs queued, the results poisoned first so a run that did not
+	 * write them shows */
+	double nan = NAN;
+	for (int c = 0; c < 4; c++) {
+		for (size_t i = 0; i < ni; i++)
+			got[c][i] = nan;
+		ck_assert_int_eq(nbrt_array_write(s.a[7 + c], got[c]), 0);
+	}
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
+	for (int q = 0; q < reps; q++) {
+		ck_assert_msg(nbrt_run(s.k, ni, nj) == 0, "%s", nbrt_error(s.rt));
+		ck_assert(nbrt_kernel_time(s.k) == 0); /* timed by nbrt_wait */
+	}
+	double t[2] = {-1, -1};
+	ck_assert_msg(nbrt_wait(s.rt, t) == 0, "%s", nbrt_error(s.rt));
+	ck_assert_msg(t[0] > 0 && t[1] > 0 && t[1] <= t[0] * (1 + 1e-6) + 1e-9,
+	              "span %g, busy %g", t[0], t[1]);
+	double span = t[0];
+	results(&s, got);
+	same_bits(&s, one, got, "queued runs");
+	/* nothing queued since: a second wait times nothing */
+	ck_assert_int_eq(nbrt_wait(s.rt, t), 0);
+	ck_assert(t[0] == 0 && t[1] == 0);
+	/* read back with no nbrt_wait: the read waits */
+	for (int c = 0; c < 4; c++)
+		ck_assert_int_eq(nbrt_array_write(s.a[7 + c], got[c]), 0);
+	ck_assert_int_eq(nbrt_run(s.k, ni, nj), 0);
+	results(&s, got);
+	same_bits(&s, one, got, "a queued run read back");
+	/* a host array bound: the run waits, as before */
+	ck_assert_int_eq(nbrt_run(s.k, ni, nj), 0); /* left queued */
+	ck_assert_int_eq(nbrt_bind(s.k, "pot", NBRT_DOUBLE, got[3]), 0);
+	ck_assert_int_eq(nbrt_run(s.k, ni, nj), 0);
+	ck_assert(nbrt_kernel_time(s.k) > 0);
+	ck_assert(memcmp(got[3], one[3], ni * sizeof(double)) == 0);
+	ck_assert_int_eq(nbrt_bind_array(s.k, "pot", s.a[10]), 0);
+	printf("%s, %s, N = %zu x %zu: %d queued runs, the bits of one run; "
+	       "span %.3g ms\n", nbrt_device_name(s.rt), nb_prec_name(p), ni, nj,
+	       reps, 1e3 * span);
+	for (int c = 0; c < 4; c++) {
+		free(one[c]);
+		free(got[c]);
+	}
+	unmake(&s);
+}
+
+START_TEST(same_results)
+{
+	queued(NB_FLOAT, 1, 1);
+	queued(NB_FLOAT, 77, 77);
+	queued(NB_FLOAT, 300, 300);
+	queued(NB_FLOAT, 300, 1000);
+	queued(NB_DOUBLE, 120, 130); /* each conversion kernel's kind */
+	queued(NB_DD, 100, 90);
+}
+END_TEST
+
+/* A queued launch that fails is reported by the wait or the read after
+ * it, by its kernel and the device; the queue goes on afterwards. */
+START_TEST(failures)
+{
+	setup s;
+	make(&s, NB_FLOAT, 64, 64);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
+	double *r = malloc(64 * sizeof(double));
+	for (int how = 0; how < 2; how++) {
+		setenv("NBRT_TEST_FAIL", "queued_run", 1);
+		ck_assert_int_eq(nbrt_run(s.k, 64, 64), 0); /* only queued */
+		int rc = how ? nbrt_array_read(s.a[7], r) : nbrt_wait(s.rt, NULL);
+		unsetenv("NBRT_TEST_FAIL");
+		const char *e = nbrt_error(s.rt);
+		ck_assert_msg(rc == -1, "%s: a failed queued launch not reported",
+		              how ? "nbrt_array_read" : "nbrt_wait");
+		ck_assert_msg(strstr(e, "queued launch of kernel gravity") &&
+		              strstr(e, "CL_OUT_OF_RESOURCES") &&
+		              strstr(e, nbrt_device_name(s.rt)), "%s", e);
+		/* reported once: the queue is empty again, and runs on */
+		ck_assert_int_eq(nbrt_wait(s.rt, NULL), 0);
+		ck_assert_int_eq(nbrt_run(s.k, 64, 64), 0);
+		ck_assert_msg(nbrt_wait(s.rt, NULL) == 0, "%s", nbrt_error(s.rt));
+	}
+	free(r);
+	unmake(&s);
+}
+END_TEST
+
+/* NBRT_QUEUE=1 queues from nbrt_open on; a bad value fails the open by
+ * name. */
+START_TEST(env)
+{
+	setenv("NBRT_QUEUE", "3", 1);
+	char *msg = NULL;
+	ck_assert_ptr_null(nbrt_open("cpu", &msg));
+	ck_assert_msg(msg && strstr(msg, "NBRT_QUEUE='3': it must be an integer "
+	                            "from 0 to 2"),
+	              "%s", msg ? msg : "no message");
+	free(msg);
+	setenv("NBRT_QUEUE", "1", 1);
+	setup s;
+	make(&s, NB_FLOAT, 50, 60);
+	unsetenv("NBRT_QUEUE");
+	ck_assert_msg(nbrt_run(s.k, 50, 60) == 0, "%s", nbrt_error(s.rt));
+	ck_assert(nbrt_kernel_time(s.k) == 0); /* queued */
+	double t[2];
+	ck_assert_int_eq(nbrt_wait(s.rt, t), 0);
+	ck_assert(t[0] > 0);
+	unmake(&s);
+}
+END_TEST
+
+/* Untimed queued runs (on = 2): the bits of one run that waited, no
+ * time for nbrt_wait, a failure reported by the finish with the kernel
+ * and the device; 3 refused. */
+START_TEST(untimed)
+{
+	setup s;
+	size_t n = 200;
+	make(&s, NB_FLOAT, n, n);
+	double *one[4], *got[4];
+	for (int c = 0; c < 4; c++) {
+		one[c] = malloc(n * sizeof(double));
+		got[c] = malloc(n * sizeof(double));
+	}
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	results(&s, one);
+	check_ref(&s, one);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 3), -1);
+	ck_assert_msg(strstr(nbrt_error(s.rt), "nbrt_set_queue: 3: 0 (off), 1 "
+	                     "(queued, timed) or 2 (queued, untimed)"), "%s",
+	              nbrt_error(s.rt));
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 2), 0);
+	for (int q = 0; q < reps; q++) {
+		ck_assert_msg(nbrt_run(s.k, n, n) == 0, "%s", nbrt_error(s.rt));
+		ck_assert(nbrt_kernel_time(s.k) == 0);
+	}
+	double t[2] = {-1, -1};
+	ck_assert_msg(nbrt_wait(s.rt, t) == 0, "%s", nbrt_error(s.rt));
+	ck_assert(t[0] == 0 && t[1] == 0);
+	results(&s, got);
+	same_bits(&s, one, got, "untimed queued runs");
+	setenv("NBRT_TEST_FAIL", "queued_run", 1);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	int rc = nbrt_wait(s.rt, NULL);
+	unsetenv("NBRT_TEST_FAIL");
+	const char *e = nbrt_error(s.rt);
+	ck_assert_msg(rc == -1 && strstr(e, "1 untimed queued runs, the last of "
+	                                 "kernel gravity: clFinish failed with "
+	                                 "CL_OUT_OF_RESOURCES") &&
+	              strstr(e, nbrt_device_name(s.rt)), "%d: %s", rc, e);
+	ck_assert_int_eq(nbrt_wait(s.rt, NULL), 0);
+	for (int c = 0; c < 4; c++) {
+		free(one[c]);
+		free(got[c]);
+	}
+	unmake(&s);
+}
+END_TEST
+
+/* The host back end keeps arrays in the host's memory: refused, with
+ * the reason; waiting there has nothing to wait for. */
+START_TEST(host)
+{
+	nbrt *rt = nbrt_open("host", NULL);
+	ck_assert_ptr_nonnull(rt);
+	ck_assert_int_eq(nbrt_set_queue(rt, 1), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "queued runs need arrays kept in "
+	                     "the device's memory") != NULL, "%s",
+	              nbrt_error(rt));
+	ck_assert_int_eq(nbrt_set_queue(rt, 0), 0);
+	double t[2] = {1, 1};
+	ck_assert_int_eq(nbrt_wait(rt, t), 0);
+	ck_assert(t[0] == 0 && t[1] == 0);
+	ck_assert_int_eq(nbrt_wait(NULL, NULL), -1);
+	nbrt_close(rt);
+}
+END_TEST
+
+int main(void)
+{
+	seed_rng("test_queue", rng);
+	reps = 2 + rng[0] % 5;
+	Suite *s;
+	TCase *tc = unit_case(&s, "queue", 120);
+	tcase_add_test(tc, host);
+	int missing = cpu_missing();
+	if (!missing) {
+		tcase_add_test(tc, same_results);
+		tcase_add_test(tc, failures);
+		tcase_add_test(tc, env);
+		tcase_add_test(tc, untimed);
+	}
+	int failed = unit_run(s, CK_FORK_GETENV);
+	return failed ? 1 : missing ? 77 : 0;
+}
