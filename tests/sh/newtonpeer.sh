@@ -1,0 +1,36 @@
+# bench/newtonpeer on PoCL: the hand-written dense Newton kernels of
+# issue 25 (bench/newtonpeer.cl, its portable rotation through local
+# memory) at N not a multiple of the blocks, on fresh random bodies
+# (NBCC_TEST_SEED), float and double, blocks of one and several work
+# items' worth (odd and even block counts: plan_make's half round):
+# every row within the program's tolerance of its double reference
+# (float 1e-4, double 1e-11 of the terms' summed sizes) and the pairs
+# kernel's bytes the same run to run (the program's exit status); a bad
+# W:U refused.
+set -u
+. "$ROOT/tests/lib.sh"
+. "$ROOT/tests/device.sh"
+need_device cpu
+scratch
+test_seed newtonpeer.sh
+export NBCC_TEST_SEED=$SEED
+cd "$ROOT" || exit 1
+cc -std=c11 -O2 -Wall -Wextra -Werror -fopenmp -o "$T/np" \
+	bench/newtonpeer.c -lOpenCL -lm 2>"$T/err" ||
+	die "newtonpeer does not build: $(cat "$T/err")"
+run() {
+	if "$T/np" "$@" >"$T/out" 2>"$T/err"; then
+		r=$(grep -c '^pairs,' "$T/out")
+		[ "$r" -ge 1 ] && ok "newtonpeer $*: $r pairs rows, errors $(awk -F, \
+			'/^(every|pairs),/ { printf "%s ", $8 }' "$T/out")" ||
+			bad "newtonpeer $*: no rows: $(cat "$T/out")"
+	else
+		bad "newtonpeer $*: $(cat "$T/err" "$T/out")"
+	fi
+}
+run 1000 1 cpu float 32:1 64:2
+run 777 1 cpu double 32:4 64:1
+"$T/np" 1000 1 cpu float 48:2 >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "bad W:U" "$T/err" && ok "W = 48 refused" ||
+	bad "W = 48 not refused: $(cat "$T/err")"
+finish
