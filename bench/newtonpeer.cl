@@ -95,6 +95,7 @@ void pairs(__global const T4 *p, int nb, int s0, int npad, T eps2,
 	__local T4 rot[W];
 #endif
 	int t = get_local_id(0), lane = t & 31, w = t >> 5;
+	int src = (lane + 1) & 31; /* whose j-sum this lane takes next */
 	int a = get_group_id(0), r = get_group_id(1), s = s0 + r;
 	int ib = a * B, jb = (a + s) % nb * B;
 	size_t slot = (size_t)r * npad;
@@ -132,13 +133,12 @@ void pairs(__global const T4 *p, int nb, int s0, int npad, T eps2,
 					PAIR(xi[k], xj, ai[k],
 					     aj += (T4)(-fx_, -fy_, -fz_, -mm_));
 #ifdef NB_NVIDIA_SHFL
-				int src = (lane + 1) & 31;
 				aj = (T4)(shfl(aj.x, src), shfl(aj.y, src),
 				          shfl(aj.z, src), shfl(aj.w, src));
 #else
 				rot[t] = aj;
 				barrier(CLK_LOCAL_MEM_FENCE);
-				aj = rot[(w << 5) | ((lane + 1) & 31)];
+				aj = rot[(w << 5) | src];
 				barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 			}
