@@ -6,8 +6,9 @@
  * bodies, each kernel's own time by profiling events (median of reps),
  * checked against a double reference on a sample of i and, for the
  * pairs, the same bytes run to run.
- *   newtonpeer N [reps [gpu|cpu [float|double [W:U ...]]]]
- * Row: kernel,precision,n,w,u,ms,pairs_per_s,maxerr,same_bits.
+ *   newtonpeer N [reps [gpu|cpu [float|double [W:U[:G] ...]]]]
+ * (W work items a group, U i-elements an item, G rounds a pairs group)
+ * Row: kernel,precision,n,w,u,g,ms,pairs_per_s,maxerr,same_bits.
  * pairs_per_s is N^2 over the time (the full sweep's rate, as
  * bench/selfrun.c's), so the pairs kernel's gain is the rows' ratio. */
 #include <math.h>
@@ -90,7 +91,7 @@ int main(int argc, char **argv)
 	int dbl = argc > 4 && !strcmp(argv[4], "double");
 	if (n < 64 || n > (1u << 24) || reps < 1 || reps > 63) {
 		fprintf(stderr, "usage: newtonpeer N [reps 1..63 [gpu|cpu "
-		        "[float|double [W:U ...]]]]\n");
+		        "[float|double [W:U[:G] ...]]]]\n");
 		return 2;
 	}
 	static char *defcfg[] = {"128:2", "128:4", "256:2"};
@@ -146,23 +147,30 @@ int main(int argc, char **argv)
 	       "kernel times: profiling events, median of %d; rotation: %s\n",
 	       pc.name, vendor, n, dbl ? "double" : "float", EPS2, reps,
 	       nv ? "inline PTX shfl.sync.idx" : "local memory, barriers");
-	printf("kernel,precision,n,w,u,ms,pairs_per_s,maxerr,same_bits\n");
+	printf("kernel,precision,n,w,u,g,ms,pairs_per_s,maxerr,same_bits\n");
 	int bad = 0;
 	for (int ci = 0; ci < ncfg; ci++) {
-		int wg = 0, u = 0;
-		if (sscanf(cfg[ci], "%d:%d", &wg, &u) != 2 || wg < 32 ||
-		    wg % 32 || wg > 1024 || u < 1 || u > 8) {
-			fprintf(stderr, "newtonpeer: bad W:U '%s' (W a multiple "
-			        "of 32 up to 1024, U 1..8)\n", cfg[ci]);
+		int wg = 0, u = 0, gr = 1;
+		if (sscanf(cfg[ci], "%d:%d:%d", &wg, &u, &gr) < 2 || wg < 32 ||
+		    wg % 32 || wg > 1024 || u < 1 || u > 8 || gr < 1 ||
+		    gr > 1024) {
+			fprintf(stderr, "newtonpeer: bad W:U[:G] '%s' (W a "
+			        "multiple of 32 up to 1024, U 1..8, G 1..1024)\n",
+			        cfg[ci]);
 			return 2;
 		}
 		size_t bs = (size_t)wg * u, nb = (n + bs - 1) / bs, npad = nb * bs;
 		size_t nr = 1 + nb / 2;
 		/* rounds a launch: their partial sums within 1 GiB */
 		size_t rl = ((size_t)1 << 30) / (2 * npad * tsz);
+		/* NEWTONPEER_ROUNDS: fewer, to test the launches' seams */
+		const char *cap = getenv("NEWTONPEER_ROUNDS");
+		if (cap && atoi(cap) > 0 && (size_t)atoi(cap) < rl)
+			rl = (size_t)atoi(cap);
 		rl = rl < 1 ? 1 : rl > nr ? nr : rl;
 		char opt[256];
-		snprintf(opt, sizeof opt, "-DW=%d -DU=%d%s%s -cl-mad-enable", wg, u,
+		snprintf(opt, sizeof opt, "-DW=%d -DU=%d -DG=%d%s%s -cl-mad-enable",
+		         wg, u, gr,
 		         dbl ? " -DDBL" : "", nv ? " -DNB_NVIDIA_SHFL" : "");
 		cl_program pr = clCreateProgramWithSource(pc.ctx, 1, &src, NULL, &e);
 		CK(e, "clCreateProgramWithSource");
@@ -213,14 +221,14 @@ int main(int argc, char **argv)
 		arg(ke, 3, sizeof bo, &bo);
 		arg(kp, 0, sizeof bp, &bp);
 		arg(kp, 1, sizeof cnb, &cnb);
-		arg(kp, 3, sizeof cnpad, &cnpad);
-		arg(kp, 4, esz, eps);
-		arg(kp, 5, sizeof bi, &bi);
-		arg(kp, 6, sizeof bj, &bj);
+		arg(kp, 4, sizeof cnpad, &cnpad);
+		arg(kp, 5, esz, eps);
+		arg(kp, 6, sizeof bi, &bi);
+		arg(kp, 7, sizeof bj, &bj);
 		arg(kf, 0, sizeof bi, &bi);
 		arg(kf, 1, sizeof bj, &bj);
-		arg(kf, 3, sizeof cnpad, &cnpad);
-		arg(kf, 5, sizeof bo, &bo);
+		arg(kf, 4, sizeof cnpad, &cnpad);
+		arg(kf, 6, sizeof bo, &bo);
 		for (int v = 0; v < 2; v++) {
 			double t[64], tk = 0, tf = 0;
 			int same = 1;
@@ -233,13 +241,15 @@ int main(int argc, char **argv)
 					for (size_t s0 = 0; s0 < nr; s0 += rl) {
 						cl_int cs0 = (cl_int)s0, cr = (cl_int)(nr - s0 < rl ?
 						                              nr - s0 : rl),
-						       cf = s0 == 0;
-						size_t gs[2] = {nb * wg, (size_t)cr},
+						       cf = s0 == 0, ci = (cr + gr - 1) / gr;
+						size_t gs[2] = {nb * wg, (size_t)ci},
 						       ls[2] = {(size_t)wg, 1};
 						arg(kp, 2, sizeof cs0, &cs0);
+						arg(kp, 3, sizeof cr, &cr);
 						double a = launch(pc.q, kp, 2, gs, ls);
 						arg(kf, 2, sizeof cr, &cr);
-						arg(kf, 4, sizeof cf, &cf);
+						arg(kf, 3, sizeof ci, &ci);
+						arg(kf, 5, sizeof cf, &cf);
 						size_t fg = npad, fl = 64;
 						double b = launch(pc.q, kf, 1, &fg, &fl);
 						tt += a + b;
@@ -265,13 +275,13 @@ int main(int argc, char **argv)
 					err = d > err || d != d ? d : err;
 				}
 			double med = t[reps / 2];
-			printf("%s,%s,%zu,%d,%d,%.4f,%.4g,%.2g,%d\n",
+			printf("%s,%s,%zu,%d,%d,%d,%.4f,%.4g,%.2g,%d\n",
 			       v ? "pairs" : "every", dbl ? "double" : "float", n, wg,
-			       u, 1e3 * med, (double)n * n / med, err, same);
+			       u, v ? gr : 0, 1e3 * med, (double)n * n / med, err, same);
 			if (v)
-				printf("# pairs W=%d U=%d: block %zu, %zu blocks, %zu "
+				printf("# pairs W=%d U=%d G=%d: block %zu, %zu blocks, %zu "
 				       "rounds, %zu a launch; mean pairs kernels %.4f ms, "
-				       "folds %.4f ms a run\n", wg, u, bs, nb, nr, rl,
+				       "folds %.4f ms a run\n", wg, u, gr, bs, nb, nr, rl,
 				       1e3 * tk / reps, 1e3 * tf / reps);
 			/* float: rsqrt's few ulp and sums of up to N terms;
 			 * double: the same in 2^-53 */

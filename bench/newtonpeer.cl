@@ -2,7 +2,8 @@
  * gravity_force (bench/newton/gravity_force.nbl) over every pair
  * (every) and over unordered block pairs with the j-sides rotated
  * through a warp (pairs), partial sums folded in a fixed order (fold).
- * Built with -DW=work group size -DU=i-elements a work item [-DDBL]
+ * Built with -DW=work group size -DU=i-elements a work item -DG=rounds
+ * a work group (pairs) [-DDBL]
  * [-DNB_NVIDIA_SHFL: inline PTX shuffles, else local memory]. */
 #ifdef DBL
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -77,16 +78,17 @@ void every(__global const T4 *p, int npad, T eps2, __global T4 *out)
 		out[i0 + k * W] = ai[k];
 }
 
-/* The task (A, A + s mod nb) of round s = s0 + group 1 (plan_make's
- * rounds): the i-side sums to pi[r], the j-side to pj[r], r the round
- * in this launch; a block meets each round once as i and once as j, so
- * every slot has one writer.  s = 0: every pair of the block, i-side
- * only.  In a sub-tile of 32 j, lane l meets j = (l + step) mod 32 and
- * passes its j-sum to lane l - 1 after each step: a j's sum gathers in
- * lane order, and after 32 steps lane l holds j = l's; the warps'
- * sums then add in warp order. */
+/* The tasks (A, A + s mod nb) of G rounds s = s0 + G group 1 + g
+ * (plan_make's rounds): the i-side summed over them to pi[group 1],
+ * the j-side of each to pj[r], r the round in this launch (nr of
+ * them); a block meets each round once as i and once as j, so every
+ * slot has one writer.  s = 0: every pair of the block, i-side only.
+ * In a sub-tile of 32 j, lane l meets j = (l + step) mod 32 and passes
+ * its j-sum to lane l - 1 after each step: a j's sum gathers in lane
+ * order, and after 32 steps lane l holds j = l's; the warps' sums then
+ * add in warp order. */
 __kernel __attribute__((reqd_work_group_size(W, 1, 1)))
-void pairs(__global const T4 *p, int nb, int s0, int npad, T eps2,
+void pairs(__global const T4 *p, int nb, int s0, int nr, int npad, T eps2,
            __global T4 *pi, __global T4 *pj)
 {
 	__local T4 tile[W];
@@ -96,80 +98,85 @@ void pairs(__global const T4 *p, int nb, int s0, int npad, T eps2,
 #endif
 	int t = get_local_id(0), lane = t & 31, w = t >> 5;
 	int src = (lane + 1) & 31; /* whose j-sum this lane takes next */
-	int a = get_group_id(0), r = get_group_id(1), s = s0 + r;
-	int ib = a * B, jb = (a + s) % nb * B;
-	size_t slot = (size_t)r * npad;
+	int a = get_group_id(0), rg = get_group_id(1), ib = a * B;
 	T4 xi[U], ai[U];
-	if (s > 0 && 2 * s == nb && a >= nb / 2) {
-		/* the pair's other half (plan_make's na = nb / 2) */
-		for (int k = 0; k < U; k++) {
-			pi[slot + ib + t + k * W] = (T4)(0);
-			pj[slot + jb + t + k * W] = (T4)(0);
-		}
-		return;
-	}
 	for (int k = 0; k < U; k++) {
 		xi[k] = p[ib + t + k * W];
 		ai[k] = (T4)(0);
 	}
-	for (int jt = 0; jt < B; jt += W) {
-		barrier(CLK_LOCAL_MEM_FENCE);
-		tile[t] = p[jb + jt + t];
-		barrier(CLK_LOCAL_MEM_FENCE);
-		if (s == 0) {
-			for (int j = 0; j < W; j++) {
-				T4 xj = tile[j];
-				for (int k = 0; k < U; k++)
-					PAIR(xi[k], xj, ai[k], (void)0);
-			}
+	for (int g = 0; g < G && rg * G + g < nr; g++) {
+		int r = rg * G + g, s = s0 + r, jb = (a + s) % nb * B;
+		size_t slot = (size_t)r * npad;
+		if (s > 0 && 2 * s == nb && a >= nb / 2) {
+			/* the pair's other half (plan_make's na = nb / 2) */
+			for (int k = 0; k < U; k++)
+				pj[slot + jb + t + k * W] = (T4)(0);
 			continue;
 		}
-		for (int c = 0; c < NW; c++) {
-			int sub = jt / 32 + c;
-			T4 aj = (T4)(0);
-			for (int st = 0; st < 32; st++) {
-				T4 xj = tile[c * 32 + ((lane + st) & 31)];
-				for (int k = 0; k < U; k++)
-					PAIR(xi[k], xj, ai[k],
-					     aj += (T4)(-fx_, -fy_, -fz_, -mm_));
-#ifdef NB_NVIDIA_SHFL
-				aj = (T4)(shfl(aj.x, src), shfl(aj.y, src),
-				          shfl(aj.z, src), shfl(aj.w, src));
-#else
-				rot[t] = aj;
-				barrier(CLK_LOCAL_MEM_FENCE);
-				aj = rot[(w << 5) | src];
-				barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-			}
-			/* two buffers: sub + 2 writes after the reader of sub
-			 * has passed sub + 1's barrier */
-			part[sub & 1][w][lane] = aj;
+		if (s == 0)
+			for (int k = 0; k < U; k++)
+				pj[slot + ib + t + k * W] = (T4)(0);
+		/* a barrier at each tile: the last sub-tile's readers of
+		 * part are done before the next round writes it */
+		for (int jt = 0; jt < B; jt += W) {
 			barrier(CLK_LOCAL_MEM_FENCE);
-			if (w == sub % NW) {
-				T4 sum = part[sub & 1][0][lane];
-				for (int v = 1; v < NW; v++)
-					sum += part[sub & 1][v][lane];
-				pj[slot + jb + sub * 32 + lane] = sum;
+			tile[t] = p[jb + jt + t];
+			barrier(CLK_LOCAL_MEM_FENCE);
+			if (s == 0) {
+				for (int j = 0; j < W; j++) {
+					T4 xj = tile[j];
+					for (int k = 0; k < U; k++)
+						PAIR(xi[k], xj, ai[k], (void)0);
+				}
+				continue;
+			}
+			for (int c = 0; c < NW; c++) {
+				int sub = jt / 32 + c;
+				T4 aj = (T4)(0);
+				for (int st = 0; st < 32; st++) {
+					T4 xj = tile[c * 32 + ((lane + st) & 31)];
+					for (int k = 0; k < U; k++)
+						PAIR(xi[k], xj, ai[k],
+						     aj += (T4)(-fx_, -fy_, -fz_, -mm_));
+#ifdef NB_NVIDIA_SHFL
+					aj = (T4)(shfl(aj.x, src), shfl(aj.y, src),
+					          shfl(aj.z, src), shfl(aj.w, src));
+#else
+					rot[t] = aj;
+					barrier(CLK_LOCAL_MEM_FENCE);
+					aj = rot[(w << 5) | src];
+					barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+				}
+				/* two buffers: sub + 2 writes after the reader
+				 * of sub has passed sub + 1's barrier */
+				part[sub & 1][w][lane] = aj;
+				barrier(CLK_LOCAL_MEM_FENCE);
+				if (w == sub % NW) {
+					T4 sum = part[sub & 1][0][lane];
+					for (int v = 1; v < NW; v++)
+						sum += part[sub & 1][v][lane];
+					pj[slot + jb + sub * 32 + lane] = sum;
+				}
 			}
 		}
 	}
-	for (int k = 0; k < U; k++) {
-		pi[slot + ib + t + k * W] = ai[k];
-		if (s == 0)
-			pj[slot + ib + t + k * W] = (T4)(0);
-	}
+	for (int k = 0; k < U; k++)
+		pi[(size_t)rg * npad + ib + t + k * W] = ai[k];
 }
 
-/* out = (first ? 0 : out) + the rounds' i- and j-sides, in round order */
+/* out = (first ? 0 : out) + the rounds' j-sides in round order, then
+ * the groups' i-sides in theirs */
 __kernel void fold(__global const T4 *pi, __global const T4 *pj, int nr,
-                   int npad, int first, __global T4 *out)
+                   int ni, int npad, int first, __global T4 *out)
 {
 	int e = get_global_id(0);
 	if (e >= npad)
 		return;
 	T4 acc = first ? (T4)(0) : out[e];
 	for (int r = 0; r < nr; r++)
-		acc += pi[(size_t)r * npad + e] + pj[(size_t)r * npad + e];
+		acc += pj[(size_t)r * npad + e];
+	for (int r = 0; r < ni; r++)
+		acc += pi[(size_t)r * npad + e];
 	out[e] = acc;
 }

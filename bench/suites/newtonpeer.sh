@@ -1,7 +1,7 @@
 # suites/newtonpeer.sh: issue 25's dense Newton on OpenCL by hand
 # (bench/newtonpeer.c and .cl): gravity_force self-interaction, the
 # every-pair kernel against the block-pair kernel (each pair once, the
-# j-sides rotated through a warp, fixed-order folds) per work group W:U,
+# j-sides rotated through a warp, fixed-order folds) per work group W:U:G (G rounds a group),
 # and nbcc's own dense run of bench/newton/gravity_force.nbl (nbbench,
 # N by N: every pair) as row "nbcc"; the summary: each N's best pairs
 # over its best every and over nbcc.
@@ -9,7 +9,7 @@ about="hand-written dense Newton (block pairs, warp-rotated j-sides) against eve
 params="ns precisions configs reps device"
 ns="16384 65536 262144"
 precisions="float double"
-configs="128:2 128:4 256:2"
+configs="128:2 128:4 256:2 128:4:8"
 reps=5
 device=gpu
 
@@ -22,7 +22,7 @@ suite_run() {
 		note "newtonpeer did not build: $(tail -n 1 "$T/err")"
 		return 1
 	}
-	echo "kernel,precision,n,w,u,ms,pairs_per_s,maxerr,same_bits"
+	echo "kernel,precision,n,w,u,g,ms,pairs_per_s,maxerr,same_bits"
 	for p in $precisions; do
 		for n in $ns; do
 			"$T/newtonpeer" "$n" "$reps" "$device" "$p" $configs \
@@ -31,16 +31,16 @@ suite_run() {
 			"$BIN/nbbench" bench/newton/gravity_force.nbl "$n" -r "$reps" \
 				--device "$device" --const eps2=0.0001 --precision="$p" \
 				2>"$T/err" | awk -F, -v p="$p" -v n="$n" '
-				NF > 8 && $(NF - 4) + 0 > 0 { printf "nbcc,%s,%s,,,%.4f,%.4g,,\n",
+				NF > 8 && $(NF - 4) + 0 > 0 { printf "nbcc,%s,%s,,,,%.4f,%.4g,,\n",
 					p, n, 1e3 * $(NF - 4), n * n / $(NF - 4) }' ||
 				note "nbbench $n $p failed: $(tail -n 1 "$T/err")"
 		done
 	done | tee "$T/rows"
 	awk -F, '/^#/ { next }
 		{ k = $2 FS $3 }
-		$1 == "every" && (!(k in ev) || $6 < ev[k]) { ev[k] = $6 }
-		$1 == "pairs" && (!(k in pa) || $6 < pa[k]) { pa[k] = $6; pc[k] = $4 ":" $5 }
-		$1 == "nbcc" { nb[k] = $6 }
+		$1 == "every" && (!(k in ev) || $7 < ev[k]) { ev[k] = $7 }
+		$1 == "pairs" && (!(k in pa) || $7 < pa[k]) { pa[k] = $7; pc[k] = $4 ":" $5 ":" $6 }
+		$1 == "nbcc" { nb[k] = $7 }
 		END { for (k in pa) { split(k, a, FS)
 			printf "# %-6s N=%-8s best pairs %.4g ms (%s), best every %.4g ms: %.2fx, nbcc %.4g ms: %.2fx\n",
 				a[1], a[2], pa[k], pc[k], ev[k], ev[k] / pa[k], nb[k], nb[k] ? nb[k] / pa[k] : 0 } }' "$T/rows" | sort
