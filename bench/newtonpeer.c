@@ -143,10 +143,17 @@ int main(int argc, char **argv)
 	   "clGetDeviceInfo");
 	int nv = strstr(vendor, "NVIDIA") != NULL;
 	const char *src = slurp("bench/newtonpeer.cl");
+	/* of the terms' summed sizes: rsqrt's few ulp, and sums of up to N
+	 * terms in a row, whose error grows as sqrt(N) (float at 2^20 on
+	 * the host: 6.4e-5 of 4.9e-4) */
+	double tol = 8 * sqrt((double)n) * (dbl ? 0x1p-53 : 0x1p-24);
+	tol = tol > (dbl ? 1e-13 : 1e-5) ? tol : dbl ? 1e-13 : 1e-5;
 	printf("# newtonpeer: %s (%s), N = %zu, %s, gravity_force eps2 = %g, "
-	       "kernel times: profiling events, median of %d; rotation: %s\n",
+	       "kernel times: profiling events, median of %d; rotation: %s; "
+	       "maxerr: of the terms' summed sizes, on %zu i, tolerance %.2g\n",
 	       pc.name, vendor, n, dbl ? "double" : "float", EPS2, reps,
-	       nv ? "inline PTX shfl.sync.idx" : "local memory, barriers");
+	       nv ? "inline PTX shfl.sync.idx" : "local memory, barriers", ns,
+	       tol);
 	printf("kernel,precision,n,w,u,g,ms,pairs_per_s,maxerr,same_bits\n");
 	int bad = 0;
 	for (int ci = 0; ci < ncfg; ci++) {
@@ -283,13 +290,10 @@ int main(int argc, char **argv)
 				       "rounds, %zu a launch; mean pairs kernels %.4f ms, "
 				       "folds %.4f ms a run\n", wg, u, gr, bs, nb, nr, rl,
 				       1e3 * tk / reps, 1e3 * tf / reps);
-			/* float: rsqrt's few ulp and sums of up to N terms;
-			 * double: the same in 2^-53 */
-			if (!(err < (dbl ? 1e-11 : 1e-4)) || (v && !same)) {
+			if (!(err < tol) || (v && !same)) {
 				fprintf(stderr, "newtonpeer: %s W=%d U=%d: maxerr %.3g "
-				        "(tolerance %g) or bits differ run to run\n",
-				        v ? "pairs" : "every", wg, u, err,
-				        dbl ? 1e-11 : 1e-4);
+				        "(tolerance %.3g) or bits differ run to run\n",
+				        v ? "pairs" : "every", wg, u, err, tol);
 				bad = 1;
 			}
 		}

@@ -4,10 +4,10 @@
 # (NBCC_TEST_SEED), float and double, blocks of one and several work
 # items' worth (odd and even block counts: plan_make's half round),
 # one and several rounds a group, rounds in several launches:
-# every row within the program's tolerance of its double reference
-# (float 1e-4, double 1e-11 of the terms' summed sizes) and the pairs
-# kernel's bytes the same run to run (the program's exit status); a bad
-# W:U refused.
+# every row within the program's tolerance of its double reference (8
+# sqrt(N) units of rounding of the terms' summed sizes, at least 1e-5
+# float, 1e-13 double) and the pairs kernel's bytes the same run to run
+# (the program's exit status); a bad W:U refused.
 set -u
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/device.sh"
