@@ -1,6 +1,7 @@
 /* newtonpeer.c: issue 25's question "does Newton's third law pay in the
  * dense OpenCL path?" answered by hand first: bench/newtonpeer.cl's
- * every-pair kernel (the control) against its block-pair kernel (each
+ * every-pair kernel (the control, j-split to fill the device, its parts
+ * folded as the pairs' are) against its block-pair kernel (each
  * unordered pair once, j-sides through a warp, fixed-order folds), the
  * term of bench/newton/gravity_force.nbl, self-interaction of N random
  * bodies, each kernel's own time by profiling events (median of reps),
@@ -222,10 +223,19 @@ int main(int argc, char **argv)
 		double ed = EPS2;
 		const void *eps = dbl ? (const void *)&ed : (const void *)&ef;
 		size_t esz = dbl ? sizeof ed : sizeof ef;
+		/* the control's j-split: some 1024 groups (8 of 128 work
+		 * items an H200's SM), its parts within the partials' room */
+		size_t nsp = (1024 + nb - 1) / nb;
+		nsp = nsp > nb ? nb : nsp;
+		nsp = nsp > rl ? rl : nsp;
+		cl_int cper = (cl_int)((nb + nsp - 1) / nsp);
+		nsp = (nb + (size_t)cper - 1) / (size_t)cper;
 		arg(ke, 0, sizeof bp, &bp);
-		arg(ke, 1, sizeof cnpad, &cnpad);
-		arg(ke, 2, esz, eps);
-		arg(ke, 3, sizeof bo, &bo);
+		arg(ke, 1, sizeof cnb, &cnb);
+		arg(ke, 2, sizeof cper, &cper);
+		arg(ke, 3, sizeof cnpad, &cnpad);
+		arg(ke, 4, esz, eps);
+		arg(ke, 5, sizeof bi, &bi);
 		arg(kp, 0, sizeof bp, &bp);
 		arg(kp, 1, sizeof cnb, &cnb);
 		arg(kp, 4, sizeof cnpad, &cnpad);
@@ -242,8 +252,14 @@ int main(int argc, char **argv)
 			for (int rep = 0; rep <= reps; rep++) {
 				double tt = 0;
 				if (v == 0) {
-					size_t gs = npad / u, ls = (size_t)wg;
-					tt = launch(pc.q, ke, 1, &gs, &ls);
+					size_t gs[2] = {nb * wg, nsp}, ls[2] = {(size_t)wg, 1};
+					cl_int zero = 0, one = 1, cn = (cl_int)nsp;
+					tt = launch(pc.q, ke, 2, gs, ls);
+					arg(kf, 2, sizeof zero, &zero);
+					arg(kf, 3, sizeof cn, &cn);
+					arg(kf, 5, sizeof one, &one);
+					size_t fg = npad, fl = 64;
+					tt += launch(pc.q, kf, 1, &fg, &fl);
 				} else {
 					for (size_t s0 = 0; s0 < nr; s0 += rl) {
 						cl_int cs0 = (cl_int)s0, cr = (cl_int)(nr - s0 < rl ?
@@ -285,6 +301,9 @@ int main(int argc, char **argv)
 			printf("%s,%s,%zu,%d,%d,%d,%.4f,%.4g,%.2g,%d\n",
 			       v ? "pairs" : "every", dbl ? "double" : "float", n, wg,
 			       u, v ? gr : 0, 1e3 * med, (double)n * n / med, err, same);
+			if (!v)
+				printf("# every W=%d U=%d: %zu j-parts of %d blocks "
+				       "of %zu\n", wg, u, nsp, cper, bs);
 			if (v)
 				printf("# pairs W=%d U=%d G=%d: block %zu, %zu blocks, %zu "
 				       "rounds, %zu a launch; mean pairs kernels %.4f ms, "

@@ -53,18 +53,23 @@ static inline float shfl(float x, int src)
 #endif
 #endif
 
-/* every pair, the i-side only: the control */
+/* every pair, the i-side only: the control.  Group (A, q) meets j-blocks
+ * [q per, (q + 1) per) of nb, its sums to pi[q] (a j-split, so that small
+ * N fills the device as the pairs' rounds do; the fold adds them) */
 __kernel __attribute__((reqd_work_group_size(W, 1, 1)))
-void every(__global const T4 *p, int npad, T eps2, __global T4 *out)
+void every(__global const T4 *p, int nb, int per, int npad, T eps2,
+           __global T4 *pi)
 {
 	__local T4 tile[W];
-	int t = get_local_id(0), i0 = get_group_id(0) * B + t;
+	int t = get_local_id(0), q = get_group_id(1);
+	int i0 = get_group_id(0) * B + t;
+	int j1 = min(nb, (q + 1) * per) * B;
 	T4 xi[U], ai[U];
 	for (int k = 0; k < U; k++) {
 		xi[k] = p[i0 + k * W];
 		ai[k] = (T4)(0);
 	}
-	for (int j0 = 0; j0 < npad; j0 += W) {
+	for (int j0 = q * per * B; j0 < j1; j0 += W) {
 		barrier(CLK_LOCAL_MEM_FENCE);
 		tile[t] = p[j0 + t];
 		barrier(CLK_LOCAL_MEM_FENCE);
@@ -75,7 +80,7 @@ void every(__global const T4 *p, int npad, T eps2, __global T4 *out)
 		}
 	}
 	for (int k = 0; k < U; k++)
-		out[i0 + k * W] = ai[k];
+		pi[(size_t)q * npad + i0 + k * W] = ai[k];
 }
 
 /* The tasks (A, A + s mod nb) of G rounds s = s0 + G group 1 + g
