@@ -961,9 +961,10 @@ static void cl_fold(E *e)
 /* --- Newton's third law, dense ------------------------------------------
  * The dense entry (a self run on OpenCL asked for it: runtime/cl/
  * newton.c; bench/newtonpeer.cl is its hand-written model, measured in
- * docs/performance.md): blocks of NB_WG elements, a work group the task
- * (A, A + s mod nb) of round s = nb_s0 + group 1 (runtime/newton.c's
- * plan_make: each block an i-side and a j-side once a round).  In a
+ * docs/performance.md): blocks of NB_WG x NB_DU elements (a work item
+ * NB_DU i-elements, NB_DENSE_U), a work group the task (A, A + s mod nb)
+ * of round s = nb_s0 + group 1 (runtime/newton.c's plan_make: each
+ * block an i-side and a j-side once a round).  In a
  * sub-tile of 32 j-elements lane l meets j = (l + k) mod 32 in step k
  * and hands its j-sums to lane l - 1 (NVIDIA: shfl.sync.idx; elsewhere
  * local memory, a barrier each way), so a j's sum gathers in lane order
@@ -991,44 +992,98 @@ static void dense_rot(E *e, int v, const char *x)
 	}
 }
 
-/* Stores the identity of each RMEM at its partial [at + lid]. */
+/* Stores the identity of each RMEM at its partials [at + lid + u NB_WG],
+ * u < NB_DU. */
 static void dense_zero(E *e, const char *ind, const char *at)
 {
 	const Func *f = e->f;
+	buf_printf(e->out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n", ind);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
-			char dst[96];
-			snprintf(dst, sizeof dst, NB_VPFX "%s[%s + lid]",
+			char dst[96], in2[16];
+			snprintf(dst, sizeof dst, NB_VPFX "%s[%s + nb_u * NB_WG + lid]",
 			         f->var[v].name, at);
-			pairs_store(e, v, ind, dst,
+			snprintf(in2, sizeof in2, "%s\t", ind);
+			pairs_store(e, v, in2, dst,
 			            red_identity(f->var[v].red, f->var[v].type));
 		}
+	buf_printf(e->out, "%s}\n", ind);
 }
 
-/* One pair's body: i and nb_jx set, the terms s<v> added to the i-side
- * r<v>_0 and (js) with the symmetry's sign to the j-side nb_a<v>. */
+/* The kernel's parameters' names, as cl_params declares them */
+static void dense_args(E *e)
+{
+	const Func *f = e->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+	for (int p = 0; p < e->fc->npack; p++)
+		buf_printf(e->out, ", b%d", p);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_CONST)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+}
+
+/* The pair (i, nb_jx) of the NB_DU copies: its terms added to the
+ * i-side r<v>[nb_u] and (js) with the symmetry's sign to the j-side
+ * nb_a<v>, for live i and j. */
 static void dense_body(E *e, const char *ind, int js)
 {
 	const Func *f = e->f;
-	char in2[16];
-	snprintf(in2, sizeof in2, "%s\t", ind);
+	Buf *out = e->out;
+	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n"
+	           "%s\tif (nb_li[nb_u] && nb_jx < nb_n) {\n", ind, ind);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
-			buf_printf(e->out, "%s%s s%d = %s;\n", in2,
-			           ctype(f->var[v].type), v,
-			           red_identity(f->var[v].red, f->var[v].type));
-	emit_block(e, B_BODY, in2);
+			buf_printf(out, "%s\t\t%s s%d;\n", ind, ctype(f->var[v].type), v);
+	buf_printf(out, "%s\t\t%s_term(nb_ii[nb_u], nb_jx", ind, e->fc->pairs);
+	dense_args(e);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ", &s%d", v);
+	buf_puts(out, ");\n");
+	char in3[16];
+	snprintf(in3, sizeof in3, "%s\t\t", ind);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			char r[32], s[32], a[32];
-			snprintf(r, sizeof r, "r%d_0", v);
+			snprintf(r, sizeof r, "r%d[nb_u]", v);
 			snprintf(s, sizeof s, "s%d", v);
 			snprintf(a, sizeof a, "nb_a%d", v);
-			pairs_add(e, v, in2, r, '+', s);
+			pairs_add(e, v, in3, r, '+', s);
 			if (js)
-				pairs_add(e, v, in2, a, f->var[v].sym > 0 ? '+' : '-',
-				          s);
+				pairs_add(e, v, in3, a, f->var[v].sym > 0 ? '+' : '-', s);
 		}
+	buf_printf(out, "%s\t}\n", ind);
+}
+
+/* The term of the pair (i, nb_jx), each RMEM's at *nb_s<v>: the
+ * kernel's i-side block and body, inlined into the dense entry (whose
+ * compiler hoists the i-side loads out of its j loop) */
+static void dense_term(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_printf(out, "\nstatic inline void %s_term(const int i, const int "
+	           "nb_jx", e->fc->pairs);
+	cl_params(e);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *nb_s%d", ctype(f->var[v].type), v);
+	buf_puts(out, ")\n{\n\tconst int i0 = i;\n\t(void)i0;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t%s s%d = %s;\n", ctype(f->var[v].type), v,
+			           red_identity(f->var[v].red, f->var[v].type));
+	emit_block(e, B_PRE, "\t");
+	emit_block(e, B_BODY, "\t");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t*nb_s%d = s%d;\n", v, v);
+	buf_puts(out, "}\n");
 }
 
 static void cl_dense(E *e)
@@ -1038,7 +1093,8 @@ static void cl_dense(E *e)
 	int dbl = 0;
 	for (int v = 0; v < f->nvar; v++)
 		dbl |= f->var[v].role == NB_RMEM && f->var[v].type != T_F32;
-	buf_puts(out, "\n#ifdef NB_NVIDIA_SHFL\n"
+	buf_printf(out, "\n#define NB_DU %d\n", NB_DENSE_U);
+	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n"
 	         "static inline uint nb_rot1(uint x, int src)\n{\n\tuint r;\n"
 	         "\tasm volatile(\"shfl.sync.idx.b32 %0, %1, %2, 0x1f, "
 	         "0xffffffff;\"\n\t             : \"=r\"(r) : \"r\"(x), "
@@ -1048,6 +1104,7 @@ static void cl_dense(E *e)
 		buf_puts(out, "#define nb_rot_d(x) as_double((uint2)(nb_rot(as_uint2"
 		         "(x).x), nb_rot(as_uint2(x).y)))\n");
 	buf_puts(out, "#endif\n");
+	dense_term(e);
 	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
 	           "1, 1)))\nvoid %s_dense(const int nb_n, const int nb_nb, "
 	           "const int nb_s0, const int nb_nr, const int nb_np",
@@ -1064,43 +1121,45 @@ static void cl_dense(E *e)
 	         "\tconst int lid = get_local_id(0), nb_lane = lid & 31;\n"
 	         "\tconst int nb_w = lid >> 5, nb_src = (nb_lane + 1) & 31;\n"
 	         "\tconst int nb_r = get_group_id(1), nb_s = nb_s0 + nb_r;\n"
-	         "\tconst int nb_ib = (int)get_group_id(0) * NB_WG;\n"
+	         "\tconst int nb_ib = (int)get_group_id(0) * NB_WG * NB_DU;\n"
 	         "\tconst int nb_jb = ((int)get_group_id(0) + nb_s) % nb_nb * "
-	         "NB_WG;\n"
+	         "NB_WG * NB_DU;\n"
 	         "\tconst size_t nb_pi = (size_t)(2 * nb_r) * nb_np, "
 	         "nb_pj = nb_pi + nb_np;\n"
-	         "\tconst int nb_li = nb_ib + lid < nb_n;\n"
-	         "\tconst int i = nb_li ? nb_ib + lid : nb_n - 1, i0 = i;\n"
-	         "\t(void)i0;\n\t(void)nb_src;\n"
-	         "\tif (nb_s > 0 && 2 * nb_s == nb_nb && nb_ib >= nb_nb / 2 * "
-	         "NB_WG) {\n"
+	         "\tint nb_ii[NB_DU], nb_li[NB_DU];\n"
+	         "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n"
+	         "\t\tnb_li[nb_u] = nb_ib + nb_u * NB_WG + lid < nb_n;\n"
+	         "\t\tnb_ii[nb_u] = nb_li[nb_u] ? nb_ib + nb_u * NB_WG + lid : "
+	         "nb_n - 1;\n\t}\n"
+	         "\t(void)nb_src;\n"
+	         "\tif (nb_s > 0 && 2 * nb_s == nb_nb && 2 * (int)get_group_id(0)"
+	         " >= nb_nb) {\n"
 	         "\t\t/* the other half of round nb / 2's pairs */\n");
 	dense_zero(e, "\t\t", "nb_pi + nb_ib");
 	dense_zero(e, "\t\t", "nb_pj + nb_jb");
 	buf_puts(out, "\t\treturn;\n\t}\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t%s r%d_0 = %s;\n", ctype(f->var[v].type), v,
+			buf_printf(out, "\t%s r%d[NB_DU];\n\tfor (int nb_u = 0; nb_u < "
+			           "NB_DU; nb_u++)\n\t\tr%d[nb_u] = %s;\n",
+			           ctype(f->var[v].type), v, v,
 			           red_identity(f->var[v].red, f->var[v].type));
-	emit_block(e, B_PRE, "\t");
 	buf_puts(out, "\tif (nb_s == 0) {\n");
 	dense_zero(e, "\t\t", "nb_pj + nb_ib");
-	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG; nb_k++) {\n"
-	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n"
-	         "\t\t\tif (nb_li && nb_jx < nb_n) {\n");
+	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG * NB_DU; nb_k++) {\n"
+	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n");
 	dense_body(e, "\t\t\t", 0);
-	buf_puts(out, "\t\t\t}\n\t\t}\n\t} else {\n"
-	         "\t\tfor (int nb_c = 0; nb_c < NB_WG / 32; nb_c++) {\n");
+	buf_puts(out, "\t\t}\n\t} else {\n"
+	         "\t\tfor (int nb_c = 0; nb_c < NB_WG * NB_DU / 32; nb_c++) {\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, "\t\t\t%s nb_a%d = %s;\n", ctype(f->var[v].type),
 			           v, red_identity(f->var[v].red, f->var[v].type));
 	buf_puts(out, "\t\t\tfor (int nb_k = 0; nb_k < 32; nb_k++) {\n"
 	         "\t\t\t\tconst int nb_jx = nb_jb + nb_c * 32 + ((nb_lane + nb_k)"
-	         " & 31);\n"
-	         "\t\t\t\tif (nb_li && nb_jx < nb_n) {\n");
+	         " & 31);\n");
 	dense_body(e, "\t\t\t\t", 1);
-	buf_puts(out, "\t\t\t\t}\n#ifdef NB_NVIDIA_SHFL\n");
+	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			char a[32];
@@ -1139,16 +1198,17 @@ static void cl_dense(E *e)
 			         "32 + nb_lane]", f->var[v].name);
 			pairs_store(e, v, "\t\t\t\t", dst, a);
 		}
-	buf_puts(out, "\t\t\t}\n\t\t}\n\t}\n");
+	buf_puts(out, "\t\t\t}\n\t\t}\n\t}\n"
+	         "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
 			char r[32], dst[96];
-			snprintf(r, sizeof r, "r%d_0", v);
-			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pi + nb_ib + lid]",
-			         f->var[v].name);
-			pairs_store(e, v, "\t", dst, r);
+			snprintf(r, sizeof r, "r%d[nb_u]", v);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pi + nb_ib + nb_u * "
+			         "NB_WG + lid]", f->var[v].name);
+			pairs_store(e, v, "\t\t", dst, r);
 		}
-	buf_puts(out, "}\n");
+	buf_puts(out, "\t}\n}\n");
 }
 
 /* The dense fold: element e's results = (nb_first ? the identity : its

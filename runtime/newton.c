@@ -279,7 +279,7 @@ int nbrt_run_self(nbrt_kernel *k, size_t n)
 			return -1;
 		/* the pairs computed: a block of bs with itself all of its
 		 * pairs, with another block each of theirs once */
-		size_t bs = (size_t)a->f->wg, full = n / bs;
+		size_t bs = (size_t)a->f->wg * NB_DENSE_U, full = n / bs;
 		double diag = (double)full * (double)bs * (double)bs +
 		              (double)(n - full * bs) * (double)(n - full * bs);
 		k->pairs = diag + ((double)n * (double)n - diag) / 2;

@@ -380,7 +380,7 @@ static int go(nbrt_kernel *k, cl_kernel kern, cl_uint dims, const size_t *gs,
 }
 
 /* The dense self run (np->ntask < 0; the emitter's _dense entry, whose
- * comment has the scheme): blocks of a work group, plan_make's rounds
+ * comment has the scheme): blocks of a work group's NB_DENSE_U rows, plan_make's rounds
  * in launches of as many as a budget of partial sums holds (an eighth
  * of the device's memory; NBRT_NEWTON_ROUNDS, fewer), each launch's
  * folded into the results in round order: a run's bits depend on the
@@ -391,7 +391,8 @@ static int dense_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 	nbrt *rt = k->rt;
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
-	size_t wg = (size_t)f->wg, nb = (n + wg - 1) / wg, npad = nb * wg;
+	size_t wg = (size_t)f->wg, bs = wg * NB_DENSE_U, nb = (n + bs - 1) / bs;
+	size_t npad = nb * bs;
 	size_t nr = 1 + nb / 2, round = 0;
 	(void)np;
 	if (wg % 32)
@@ -448,7 +449,7 @@ static int dense_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
 			return -1;
 	}
 	nbrt_note(rt, "%s: Newton's third law, dense: %zu blocks of %zu, %zu "
-	          "rounds, %zu a launch; kernels %.3g ms", k->name, nb, wg, nr,
+	          "rounds, %zu a launch; kernels %.3g ms", k->name, nb, bs, nr,
 	          rl, 1e3 * (nbrt_now() - t0));
 	return 0;
 }
