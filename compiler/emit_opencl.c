@@ -885,6 +885,52 @@ static void cl_pairs(E *e)
 	buf_puts(out, "}\n");
 }
 
+/* A fold entry's RMEM parameters (partials nb_p<v>, results), then its
+ * element e, ending the entry where e >= nb_n. */
+static void fold_params(E *e)
+{
+	const Func *f = e->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *t = etype(f->var[v].type), *nm = f->var[v].name;
+			buf_printf(e->out, ",\n\t__global const %s *restrict nb_p%d, "
+			           "__global %s *restrict " NB_VPFX "%s", t, v, t, nm);
+		}
+	buf_puts(e->out, ")\n{\n\tconst int e = get_global_id(0);\n"
+	         "\tif (e >= nb_n)\n\t\treturn;\n");
+}
+
+/* r<v> += the partial at `at`, each RMEM */
+static void fold_add(E *e, const char *ind)
+{
+	const Func *f = e->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[16], x[64];
+			snprintf(r, sizeof r, "r%d", v);
+			if (f->var[v].type == T_DD)
+				snprintf(x, sizeof x, "nb_dd_make(nb_p%d[at].x, "
+				         "nb_p%d[at].y)", v, v);
+			else
+				snprintf(x, sizeof x, "nb_p%d[at]", v);
+			pairs_add(e, v, ind, r, '+', x);
+		}
+}
+
+/* the results[e] = r<v>, and the entry's end */
+static void fold_store(E *e)
+{
+	const Func *f = e->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[16], dst[96];
+			snprintf(r, sizeof r, "r%d", v);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[e]", f->var[v].name);
+			pairs_store(e, v, "\t", dst, r);
+		}
+	buf_puts(e->out, "}\n");
+}
+
 /* The fold entry: element e of block nb_blk[e] (-1: none, its results
  * the identity) at offset o in its block adds the partial o of each of
  * the block's tasks, nb_blist[nb_binfo[b].y .. nb_binfo[b + 1].y), in
@@ -897,14 +943,8 @@ static void cl_fold(E *e)
 	           "__global const int *restrict nb_blk,\n"
 	           "\t__global const int2 *restrict nb_binfo, "
 	           "__global const int *restrict nb_blist", e->fc->pairs);
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			const char *t = etype(f->var[v].type), *nm = f->var[v].name;
-			buf_printf(out, ",\n\t__global const %s *restrict nb_p%d, "
-			           "__global %s *restrict " NB_VPFX "%s", t, v, t, nm);
-		}
-	buf_puts(out, ")\n{\n\tconst int e = get_global_id(0);\n"
-	         "\tif (e >= nb_n)\n\t\treturn;\n\tconst int b = nb_blk[e];\n");
+	fold_params(e);
+	buf_puts(out, "\tconst int b = nb_blk[e];\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, "\t%s r%d = %s;\n", ctype(f->var[v].type), v,
@@ -913,26 +953,290 @@ static void cl_fold(E *e)
 	         "\t\tconst int o = e - nb_binfo[b].x, q1 = nb_binfo[b + 1].y;\n"
 	         "\t\tfor (int q = nb_binfo[b].y; q < q1; q++) {\n"
 	         "\t\t\tconst int at = nb_blist[q] + o;\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			char r[16], x[64];
-			snprintf(r, sizeof r, "r%d", v);
-			if (f->var[v].type == T_DD)
-				snprintf(x, sizeof x, "nb_dd_make(nb_p%d[at].x, "
-				         "nb_p%d[at].y)", v, v);
-			else
-				snprintf(x, sizeof x, "nb_p%d[at]", v);
-			pairs_add(e, v, "\t\t\t", r, '+', x);
-		}
+	fold_add(e, "\t\t\t");
 	buf_puts(out, "\t\t}\n\t}\n");
+	fold_store(e);
+}
+
+/* --- Newton's third law, dense ------------------------------------------
+ * The dense entry (a self run on OpenCL asked for it: runtime/cl/
+ * newton.c; bench/newtonpeer.cl is its hand-written model, measured in
+ * docs/performance.md): blocks of NB_WG x NB_DU elements (a work item
+ * NB_DU i-elements, NB_DENSE_U), a work group the task (A, A + s mod nb)
+ * of round s = nb_s0 + group 1 (runtime/newton.c's plan_make: each
+ * block an i-side and a j-side once a round).  In a
+ * sub-tile of 32 j-elements lane l meets j = (l + k) mod 32 in step k
+ * and hands its j-sums to lane l - 1 (NVIDIA: shfl.sync.idx; elsewhere
+ * local memory, a barrier each way), so a j's sum gathers in lane order
+ * and after 32 steps lane l holds j = l's; the warps' sums add in warp
+ * order.  Round r's i-sides go to slot 2 r of the RMEM's partials, its
+ * j-sides to slot 2 r + 1 (nb_np elements a slot), and the dense fold
+ * adds each element's slots in order: no atomics, the same bits for the
+ * same work group.  Round 0 (A, A) meets every pair of the block and
+ * keeps the i-side alone. */
+
+/* x handed on from lane nb_src (the NVIDIA form), in RMEM v's type */
+static void dense_rot(E *e, int v, const char *x)
+{
+	switch (e->f->var[v].type) {
+	case T_F32:
+		buf_printf(e->out, "\t\t\t\t%s = as_float(nb_rot(as_uint(%s)));\n",
+		           x, x);
+		break;
+	case T_DD:
+		buf_printf(e->out, "\t\t\t\t%s.hi = nb_rot_d(%s.hi);\n"
+		           "\t\t\t\t%s.lo = nb_rot_d(%s.lo);\n", x, x, x, x);
+		break;
+	default:
+		buf_printf(e->out, "\t\t\t\t%s = nb_rot_d(%s);\n", x, x);
+	}
+}
+
+/* Stores the identity of each RMEM at its partials [at + lid + u NB_WG],
+ * u < NB_DU. */
+static void dense_zero(E *e, const char *ind, const char *at)
+{
+	const Func *f = e->f;
+	buf_printf(e->out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n", ind);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
-			char r[16], dst[96];
-			snprintf(r, sizeof r, "r%d", v);
-			snprintf(dst, sizeof dst, NB_VPFX "%s[e]", f->var[v].name);
-			pairs_store(e, v, "\t", dst, r);
+			char dst[96], in2[16];
+			snprintf(dst, sizeof dst, NB_VPFX "%s[%s + nb_u * NB_WG + lid]",
+			         f->var[v].name, at);
+			snprintf(in2, sizeof in2, "%s\t", ind);
+			pairs_store(e, v, in2, dst,
+			            red_identity(f->var[v].red, f->var[v].type));
 		}
+	buf_printf(e->out, "%s}\n", ind);
+}
+
+/* The kernel's parameters' names, as cl_params declares them */
+static void dense_args(E *e)
+{
+	const Func *f = e->f;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+	for (int p = 0; p < e->fc->npack; p++)
+		buf_printf(e->out, ", b%d", p);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_CONST)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(e->out, ", " NB_VPFX "%s", f->var[v].name);
+}
+
+/* The pair (i, nb_jx) of the NB_DU copies: its terms added to the
+ * i-side r<v>[nb_u] and (js) with the symmetry's sign to the j-side
+ * nb_a<v>, for live i and j. */
+static void dense_body(E *e, const char *ind, int js)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n"
+	           "%s\tif (nb_li[nb_u] && nb_jx < nb_n) {\n", ind, ind);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "%s\t\t%s s%d;\n", ind, ctype(f->var[v].type), v);
+	buf_printf(out, "%s\t\t%s_term(nb_ii[nb_u], nb_jx", ind, e->fc->pairs);
+	dense_args(e);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ", &s%d", v);
+	buf_puts(out, ");\n");
+	char in3[16];
+	snprintf(in3, sizeof in3, "%s\t\t", ind);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[32], s[32], a[32];
+			snprintf(r, sizeof r, "r%d[nb_u]", v);
+			snprintf(s, sizeof s, "s%d", v);
+			snprintf(a, sizeof a, "nb_a%d", v);
+			pairs_add(e, v, in3, r, '+', s);
+			if (js)
+				pairs_add(e, v, in3, a, f->var[v].sym > 0 ? '+' : '-', s);
+		}
+	buf_printf(out, "%s\t}\n", ind);
+}
+
+/* The term of the pair (i, nb_jx), each RMEM's at *nb_s<v>: the
+ * kernel's i-side block and body, inlined into the dense entry (whose
+ * compiler hoists the i-side loads out of its j loop) */
+static void dense_term(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_printf(out, "\nstatic inline void %s_term(const int i, const int "
+	           "nb_jx", e->fc->pairs);
+	cl_params(e);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *nb_s%d", ctype(f->var[v].type), v);
+	buf_puts(out, ")\n{\n\tconst int i0 = i;\n\t(void)i0;\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t%s s%d = %s;\n", ctype(f->var[v].type), v,
+			           red_identity(f->var[v].red, f->var[v].type));
+	emit_block(e, B_PRE, "\t");
+	emit_block(e, B_BODY, "\t");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t*nb_s%d = s%d;\n", v, v);
 	buf_puts(out, "}\n");
+}
+
+static void cl_dense(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	int dbl = 0;
+	for (int v = 0; v < f->nvar; v++)
+		dbl |= f->var[v].role == NB_RMEM && f->var[v].type != T_F32;
+	buf_printf(out, "\n#define NB_DU %d\n", NB_DENSE_U);
+	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n"
+	         "static inline uint nb_rot1(uint x, int src)\n{\n\tuint r;\n"
+	         "\tasm volatile(\"shfl.sync.idx.b32 %0, %1, %2, 0x1f, "
+	         "0xffffffff;\"\n\t             : \"=r\"(r) : \"r\"(x), "
+	         "\"r\"(src));\n\treturn r;\n}\n"
+	         "#define nb_rot(x) nb_rot1(x, nb_src)\n");
+	if (dbl)
+		buf_puts(out, "#define nb_rot_d(x) as_double((uint2)(nb_rot(as_uint2"
+		         "(x).x), nb_rot(as_uint2(x).y)))\n");
+	buf_puts(out, "#endif\n");
+	dense_term(e);
+	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
+	           "1, 1)))\nvoid %s_dense(const int nb_n, const int nb_nb, "
+	           "const int nb_s0, const int nb_nr, const int nb_np",
+	           e->fc->pairs);
+	cl_params(e);
+	buf_puts(out, ")\n{\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t__local %s nb_pt%d[2][NB_WG];\n"
+			           "#ifndef NB_NVIDIA_SHFL\n\t__local %s nb_rt%d[NB_WG];\n"
+			           "#endif\n", ctype(f->var[v].type), v,
+			           ctype(f->var[v].type), v);
+	buf_puts(out,
+	         "\tconst int lid = get_local_id(0), nb_lane = lid & 31;\n"
+	         "\tconst int nb_w = lid >> 5, nb_src = (nb_lane + 1) & 31;\n"
+	         "\tconst int nb_r = get_group_id(1), nb_s = nb_s0 + nb_r;\n"
+	         "\tconst int nb_ib = (int)get_group_id(0) * NB_WG * NB_DU;\n"
+	         "\tconst int nb_jb = ((int)get_group_id(0) + nb_s) % nb_nb * "
+	         "NB_WG * NB_DU;\n"
+	         "\tconst size_t nb_pi = (size_t)(2 * nb_r) * nb_np, "
+	         "nb_pj = nb_pi + nb_np;\n"
+	         "\tint nb_ii[NB_DU], nb_li[NB_DU];\n"
+	         "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n"
+	         "\t\tnb_li[nb_u] = nb_ib + nb_u * NB_WG + lid < nb_n;\n"
+	         "\t\tnb_ii[nb_u] = nb_li[nb_u] ? nb_ib + nb_u * NB_WG + lid : "
+	         "nb_n - 1;\n\t}\n"
+	         "\t(void)nb_src;\n"
+	         "\tif (nb_s > 0 && 2 * nb_s == nb_nb && 2 * (int)get_group_id(0)"
+	         " >= nb_nb) {\n"
+	         "\t\t/* the other half of round nb / 2's pairs */\n");
+	dense_zero(e, "\t\t", "nb_pi + nb_ib");
+	dense_zero(e, "\t\t", "nb_pj + nb_jb");
+	buf_puts(out, "\t\treturn;\n\t}\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t%s r%d[NB_DU];\n\tfor (int nb_u = 0; nb_u < "
+			           "NB_DU; nb_u++)\n\t\tr%d[nb_u] = %s;\n",
+			           ctype(f->var[v].type), v, v,
+			           red_identity(f->var[v].red, f->var[v].type));
+	buf_puts(out, "\tif (nb_s == 0) {\n");
+	dense_zero(e, "\t\t", "nb_pj + nb_ib");
+	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG * NB_DU; nb_k++) {\n"
+	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n");
+	dense_body(e, "\t\t\t", 0);
+	buf_puts(out, "\t\t}\n\t} else {\n"
+	         "\t\tfor (int nb_c = 0; nb_c < NB_WG * NB_DU / 32; nb_c++) {\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t%s nb_a%d = %s;\n", ctype(f->var[v].type),
+			           v, red_identity(f->var[v].red, f->var[v].type));
+	buf_puts(out, "\t\t\tfor (int nb_k = 0; nb_k < 32; nb_k++) {\n"
+	         "\t\t\t\tconst int nb_jx = nb_jb + nb_c * 32 + ((nb_lane + nb_k)"
+	         " & 31);\n");
+	dense_body(e, "\t\t\t\t", 1);
+	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char a[32];
+			snprintf(a, sizeof a, "nb_a%d", v);
+			dense_rot(e, v, a);
+		}
+	buf_puts(out, "#else\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t\tnb_rt%d[lid] = nb_a%d;\n", v, v);
+	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t\tnb_a%d = nb_rt%d[(nb_w << 5) | "
+			           "nb_src];\n", v, v);
+	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n#endif\n"
+	         "\t\t\t}\n"
+	         "\t\t\t/* two buffers: sub-tile c + 2 writes after c's reader "
+	         "has\n\t\t\t * passed c + 1's barrier */\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\tnb_pt%d[nb_c & 1][lid] = nb_a%d;\n", v, v);
+	buf_puts(out, "\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+	         "\t\t\tif (nb_w == nb_c % (NB_WG / 32)) {\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char a[32], x[64], dst[96];
+			snprintf(a, sizeof a, "nb_a%d", v);
+			buf_printf(out, "\t\t\t\tnb_a%d = nb_pt%d[nb_c & 1][nb_lane];\n"
+			           "\t\t\t\tfor (int nb_v = 1; nb_v < NB_WG / 32; "
+			           "nb_v++)\n", v, v);
+			snprintf(x, sizeof x, "nb_pt%d[nb_c & 1][nb_v * 32 + nb_lane]",
+			         v);
+			pairs_add(e, v, "\t\t\t\t\t", a, '+', x);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pj + nb_jb + nb_c * "
+			         "32 + nb_lane]", f->var[v].name);
+			pairs_store(e, v, "\t\t\t\t", dst, a);
+		}
+	buf_puts(out, "\t\t\t}\n\t\t}\n\t}\n"
+	         "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char r[32], dst[96];
+			snprintf(r, sizeof r, "r%d[nb_u]", v);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pi + nb_ib + nb_u * "
+			         "NB_WG + lid]", f->var[v].name);
+			pairs_store(e, v, "\t\t", dst, r);
+		}
+	buf_puts(out, "\t}\n}\n");
+}
+
+/* The dense fold: element e's results = (nb_first ? the identity : its
+ * results) + its nb_nr rounds' i-side and j-side partials, in order. */
+static void cl_dfold(E *e)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_printf(out, "\n__kernel void %s_dfold(const int nb_n, const int "
+	           "nb_np, const int nb_nr, const int nb_first", e->fc->pairs);
+	fold_params(e);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			const char *id = red_identity(f->var[v].red, f->var[v].type);
+			if (f->var[v].type == T_DD)
+				buf_printf(out, "\tnb_dd r%d = nb_first ? %s : nb_dd_make("
+				           NB_VPFX "%s[e].x, " NB_VPFX "%s[e].y);\n", v, id,
+				           f->var[v].name, f->var[v].name);
+			else
+				buf_printf(out, "\t%s r%d = nb_first ? %s : " NB_VPFX
+				           "%s[e];\n", ctype(f->var[v].type), v, id,
+				           f->var[v].name);
+		}
+	buf_puts(out, "\tfor (int q = 0; q < 2 * nb_nr; q++) {\n"
+	         "\t\tconst size_t at = (size_t)q * nb_np + e;\n");
+	fold_add(e, "\t\t");
+	buf_puts(out, "\t}\n");
+	fold_store(e);
 }
 
 static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
@@ -983,6 +1287,8 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 		e.pmode = 1;
 		cl_pairs(&e);
 		cl_fold(&e);
+		cl_dense(&e);
+		cl_dfold(&e);
 	}
 }
 

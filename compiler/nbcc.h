@@ -189,6 +189,11 @@ typedef struct nb_pack {
  * A launch covers i in [ibase, ibase+ni) and j in [jbase, jbase+nj); with
  * accum = 0 results are stored, otherwise added to what the arrays hold.
  * dd values are two doubles (hi, lo) side by side. */
+/* The OpenCL dense Newton entry's i-elements a work item (its blocks are
+ * wg x this): the emitter's NB_DU and runtime/cl/newton.c's block.  4:
+ * bench/newtonpeer's best in double on an H200 (docs/performance.md). */
+#define NB_DENSE_U 4
+
 typedef struct nb_iface {
 	char *kernel;      /* the user's name for the kernel */
 	char *entry;       /* its symbol: the OpenCL kernel function, or the

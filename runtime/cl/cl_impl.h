@@ -193,6 +193,9 @@ typedef struct Prog {
 	/* the entries of Newton's third law (nb_iface pairs, and its fold:
 	 * newton.c), of a variant unrolled 1 x 1; their plan goes in rmem */
 	cl_kernel pkern, fkern;
+	/* the dense self run's entries (its _dense and _dfold), made at its
+	 * first run (nbrt_cl_dense_entries) */
+	cl_kernel dkern, dfkern;
 	/* a kept run's launches not yet waited for (run.c's nbrt_cl_settle) */
 	cl_event pend[8];
 	int npend;
@@ -371,6 +374,9 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
  * pairs entry's launches, then the fold's into the results (Prog.mem),
  * through run.c's nbrt_cl_run_queued. */
 int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np);
+/* program.c: makes Prog.dkern and dfkern where not yet made; -1 with the
+ * message set (a program without them: made by an older nbcc). */
+int nbrt_cl_dense_entries(nbrt_kernel *k);
 
 /* morton.c: the treecode's bodies sorted on the device (the back end's
  * tree_sort). */

@@ -5,7 +5,8 @@
  * the pairs entry (compiler/emit_opencl.c) writes each task's i-sides
  * and j-sides to places of their own, and the fold adds each element's
  * in the order of the tasks: the same bits for the same plan, whatever
- * the device's threads, with no atomics. */
+ * the device's threads, with no atomics.  A dense self run (asked for)
+ * goes through the _dense entry instead: dense_queue. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,7 +365,99 @@ out:
 	return r;
 }
 
+/* One launch of kern over gs (dims 1 or 2) in groups of ls, timed. */
+static int go(nbrt_kernel *k, cl_kernel kern, cl_uint dims, const size_t *gs,
+              const size_t *ls)
+{
+	const Cl *c = k->rt->priv;
+	cl_event ev;
+	cl_int e = clEnqueueNDRangeKernel(c->q, kern, dims, NULL, gs, ls, 0,
+	                                  NULL, &ev);
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(k->rt, k->f->kernel, "clEnqueueNDRangeKernel",
+		                    e);
+	return timed(k, ev);
+}
+
+/* The dense self run (np->ntask < 0; the emitter's _dense entry, whose
+ * comment has the scheme): blocks of a work group's NB_DENSE_U rows, plan_make's rounds
+ * in launches of as many as a budget of partial sums holds (an eighth
+ * of the device's memory; NBRT_NEWTON_ROUNDS, fewer), each launch's
+ * folded into the results in round order: a run's bits depend on the
+ * work group alone. */
+static int dense_queue(nbrt_kernel *k, size_t n, const nbrt_nplan *np,
+                       cl_uint rarg)
+{
+	nbrt *rt = k->rt;
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	size_t wg = (size_t)f->wg, bs = wg * NB_DENSE_U, nb = (n + bs - 1) / bs;
+	size_t npad = nb * bs;
+	size_t nr = 1 + nb / 2, round = 0;
+	(void)np;
+	if (wg % 32)
+		return nbrt_fail(rt, "kernel %s: Newton's third law in a dense "
+		                 "run on %s needs a work group of a multiple of 32 "
+		                 "(it has %zu)", f->kernel, rt->name, wg);
+	if (npad > INT_MAX / 2)
+		return nbrt_fail(rt, "kernel %s: Newton's third law over %zu "
+		                 "elements: more than an int indexes", f->kernel, n);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			round += 2 * npad * nbrt_prec_size(f->var[v].type);
+	/* NBRT_NEWTON_ROUNDS: fewer a launch (the tests' seams) */
+	long want = 0;
+	if (nbrt_env_int(rt, "NBRT_NEWTON_ROUNDS", 1, INT_MAX, &want) < 0)
+		return -1;
+	size_t budget = (size_t)(rt->globalmem / 8), rl = budget / round;
+	rl = want && (size_t)want < rl ? (size_t)want : rl;
+	rl = rl < 1 ? 1 : rl > nr ? nr : rl;
+	if ((double)rl * (double)round > (double)rt->globalmem / 2)
+		return nbrt_fail(rt, "kernel %s: Newton's third law over %zu "
+		                 "elements needs %zu bytes of partial sums a round "
+		                 "on %s, more than half its memory", f->kernel, n,
+		                 round, rt->name);
+	cl_uint arg = rarg, fa = 4;
+	for (int v = 0, m = nbrt_cl_first_mem(k, NB_RMEM); v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			size_t pb = rl * 2 * npad * nbrt_prec_size(f->var[v].type);
+			if (nbrt_cl_grow(rt, &pg->part[m], &pg->partcap[m], pb) ||
+			    set(k, pg->dkern, arg++, sizeof(cl_mem), &pg->part[m]) ||
+			    set(k, pg->dfkern, fa++, sizeof(cl_mem), &pg->part[m]) ||
+			    set(k, pg->dfkern, fa++, sizeof(cl_mem), &pg->mem[m]))
+				return -1;
+			m++;
+		}
+	cl_int cn = (cl_int)n, cnb = (cl_int)nb, cnp = (cl_int)npad;
+	if (set(k, pg->dkern, 0, sizeof cn, &cn) ||
+	    set(k, pg->dkern, 1, sizeof cnb, &cnb) ||
+	    set(k, pg->dkern, 4, sizeof cnp, &cnp) ||
+	    set(k, pg->dfkern, 0, sizeof cn, &cn) ||
+	    set(k, pg->dfkern, 1, sizeof cnp, &cnp))
+		return -1;
+	double t0 = nbrt_now();
+	for (size_t s0 = 0; s0 < nr; s0 += rl) {
+		cl_int cs0 = (cl_int)s0, cr = (cl_int)(nr - s0 < rl ? nr - s0 : rl),
+		       first = s0 == 0;
+		size_t gs[2] = {nb * wg, (size_t)cr}, ls[2] = {wg, 1};
+		size_t fl = 64, fg = (n + fl - 1) / fl * fl;
+		if (set(k, pg->dkern, 2, sizeof cs0, &cs0) ||
+		    set(k, pg->dkern, 3, sizeof cr, &cr) ||
+		    set(k, pg->dfkern, 2, sizeof cr, &cr) ||
+		    set(k, pg->dfkern, 3, sizeof first, &first) ||
+		    go(k, pg->dkern, 2, gs, ls) || go(k, pg->dfkern, 1, &fg, &fl))
+			return -1;
+	}
+	nbrt_note(rt, "%s: Newton's third law, dense: %zu blocks of %zu, %zu "
+	          "rounds, %zu a launch; kernels %.3g ms", k->name, nb, bs, nr,
+	          rl, 1e3 * (nbrt_now() - t0));
+	return 0;
+}
+
 int nbrt_cl_run_pairs(nbrt_kernel *k, size_t n, const nbrt_nplan *np)
 {
+	if (np->ntask < 0)
+		return nbrt_cl_dense_entries(k) ? -1 :
+		       nbrt_cl_run_queued(k, n, np, dense_queue);
 	return nbrt_cl_run_queued(k, n, np, pairs_queue);
 }

@@ -400,6 +400,27 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	return 0;
 }
 
+int nbrt_cl_dense_entries(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	const nb_iface *f = k->f;
+	char name[300];
+	int nres = nb_iface_count(f, NB_RMEM);
+	if (!f->pairs)
+		return nbrt_fail(k->rt, "%s has no entry of Newton's third law",
+		                 k->name);
+	snprintf(name, sizeof name, "%s_dense", f->pairs);
+	if (!pg->dkern && !(pg->dkern = entry(k, pg->prog, name, 0)))
+		return -1;
+	/* the dense fold's arguments: four ints and two arrays an RMEM */
+	snprintf(name, sizeof name, "%s_dfold", f->pairs);
+	if (!pg->dfkern &&
+	    !(pg->dfkern = entry(k, pg->prog, name, 4 + 2 * nres - 5 - f->nvar +
+	                         nb_iface_count(f, NB_BMEM) - f->npack)))
+		return -1;
+	return 0;
+}
+
 void nbrt_cl_free(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
@@ -456,6 +477,10 @@ void nbrt_cl_free(nbrt_kernel *k)
 		clReleaseKernel(pg->pkern);
 	if (pg->fkern)
 		clReleaseKernel(pg->fkern);
+	if (pg->dkern)
+		clReleaseKernel(pg->dkern);
+	if (pg->dfkern)
+		clReleaseKernel(pg->dfkern);
 	if (pg->kern)
 		clReleaseKernel(pg->kern);
 	if (pg->okern)

@@ -989,7 +989,9 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.wg = (size_t)f->wg;
 	r.u = (size_t)f->unroll_i;
 	r.t = (size_t)f->jsplit;
-	r.kern = np ? pg->pkern : p ? pg->rkern : pg->kern;
+	/* np->ntask < 0: the dense self run (newton.c) */
+	r.kern = np ? (np->ntask < 0 ? pg->dkern : pg->pkern) :
+	         p ? pg->rkern : pg->kern;
 	r.accum = p && p->accum;
 	r.dplan = dplan;
 	r.from = p && p->accum ? p->from : NULL;

@@ -372,8 +372,8 @@ START_TEST(cell_lists)
 }
 END_TEST
 
-/* Without every result declared, or on a device without the entry, a
- * self run is nbrt_run(k, n, n). */
+/* Without every result declared a self run is nbrt_run(k, n, n); on
+ * PoCL, asked for, it takes the dense entry (runtime/cl/newton.c). */
 START_TEST(falls_back)
 {
 	char half[sizeof src];
@@ -397,8 +397,11 @@ START_TEST(falls_back)
 			reference(n, in, ref, mag);
 			outputs(k, NB_DOUBLE, res, n);
 			ck_assert_msg(nbrt_run_self(k, n) == 0, "%s", nbrt_error(rt));
-			ck_assert_int_eq(nbrt_newton_used(k), 0);
-			ck_assert(nbrt_pairs(k) == (double)n * (double)n);
+			ck_assert_int_eq(nbrt_newton_used(k), d);
+			/* PoCL: blocks of 4 rows of its work group (512): fewer */
+			ck_assert_msg(d ? nbrt_pairs(k) < 0.9 * (double)n * (double)n :
+			              nbrt_pairs(k) == (double)n * (double)n,
+			              "%s: %g pairs", devs[d], nbrt_pairs(k));
 			check_res(res, NB_DOUBLE, n, ref, mag, devs[d]);
 			for (int o = 0; o < NOUT; o++)
 				free(res[o]);

@@ -1,0 +1,102 @@
+# nbrun --self --newton=on on OpenCL's dense run (PoCL): the _dense entry
+# (compiler/emit_opencl.c, runtime/cl/newton.c's dense_queue) on fresh
+# random particles (seed printed; NBCC_TEST_SEED=S repeats it) at N = 1
+# and block counts odd and even (blocks of 4 rows of the work group,
+# 512 here: the even counts' last round is half), against --newton=off's every pair:
+# Lennard-Jones in double (bench/newton/lennard_jones_self.nbl: counts
+# equal, the rest within 1e-9 of the column's largest value) and
+# gravity_force in float (within 1e-4 of it: only the order of the sums
+# differs); --time's pairs fewer (at four blocks under 0.7 of them); the bytes the same run to run and
+# with one round a launch (NBRT_NEWTON_ROUNDS=1: the folds' seams), a bad
+# NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (only
+# asked-on takes the dense entry, so far).
+set -u
+. "$ROOT/tests/lib.sh"
+. "$ROOT/tests/device.sh"
+need_device cpu
+NBRUN=$BIN/nbrun
+LJ=$ROOT/bench/newton/lennard_jones_self.nbl
+GF=$ROOT/bench/newton/gravity_force.nbl
+scratch
+shared_cache
+unset NBRT_DEVICE NBRT_NEWTON_ROUNDS
+test_seed nbrun_newton_dense.sh
+cd "$T" || exit 1
+
+gen() {
+	echo x,y,z,m
+	awk -v seed="$1" -v n="$2" 'BEGIN {
+		srand(seed)
+		for (i = 0; i < n; i++)
+			printf "%.9f,%.9f,%.9f,%.6f\n", rand(), rand(), rand(), 0.5 + rand() }'
+}
+
+# same TOL A B: the last column (LJ's count) equal where COUNT, the rest
+# within TOL of the column's largest magnitude
+same() {
+	awk -F, -v tol="$1" -v count="$4" 'NR == FNR { a[FNR] = $0; next }
+		FNR == 1 { next }
+		{ split(a[FNR], v, ",")
+		  for (c = 1; c <= NF; c++) {
+			d = v[c] - $c; if (d < 0) d = -d
+			if (count && c == NF && d != 0) { print "row " FNR " count " v[c] " vs " $c; bad = 1 }
+			if (d > diff[c]) diff[c] = d
+			m = $c < 0 ? -$c : $c; if (m > big[c]) big[c] = m } }
+		END { for (c in diff) if (diff[c] > tol * big[c]) {
+			print "column " c ": " diff[c] " apart, largest " big[c]; bad = 1 }
+		  exit bad }' "$2" "$3"
+}
+pairs() { sed -n 's/.*pairs: \([0-9]*\),.*/\1/p' "$1.err"; }
+
+k=0
+for kern in lj gf; do
+	case $kern in
+	lj) K=$LJ P=double TOL=1e-9 COUNT=1
+		ARGS="--map xi=x,yi=y,zi=z,xj=x,yj=y,zj=z --const sig2=0.0004 --const eps=1 --const rc2=0.01" ;;
+	gf) K=$GF P=float TOL=1e-4 COUNT=0
+		ARGS="--map xi=x,yi=y,zi=z,mi=m,xj=x,yj=y,zj=z,mj=m --const eps2=0.0001" ;;
+	esac
+	for n in 1 211 700 1201 1600; do
+		k=$((k + 1))
+		gen $((SEED + k)) $n >p.csv
+		for m in on off auto; do
+			# shellcheck disable=SC2086
+			"$NBRUN" "$K" --device cpu --precision=$P --ij p.csv $ARGS \
+				--self --newton=$m --time -o "$m.csv" 2>"$m.err" ||
+				{ bad "$kern n $n --newton=$m: $(tail -n 1 "$m.err")"; continue 2; }
+		done
+		if same $TOL on.csv off.csv $COUNT >diff.txt; then ok; else
+			bad "$kern n $n: on and off differ: $(head -n 3 diff.txt)"; fi
+		pon=$(pairs on) poff=$(pairs off) pauto=$(pairs auto)
+		# one block: every pair; four: 0.65 of them
+		if [ "$pauto" = "$poff" ] && awk -v a="$pon" -v b="$poff" -v n="$n" \
+			'BEGIN { exit !(n <= 512 ? a == b : a < (n > 1500 ? 0.7 : 1) * b) }'; then
+			ok
+		else
+			bad "$kern n $n: pairs $pon on, $poff off, $pauto auto"
+		fi
+	done
+	# n = 1600: four blocks, three rounds; again, and one round a launch
+	# shellcheck disable=SC2086
+	"$NBRUN" "$K" --device cpu --precision=$P --ij p.csv $ARGS --self \
+		--newton=on -o again.csv 2>again.err &&
+		NBRT_NEWTON_ROUNDS=1 "$NBRUN" "$K" --device cpu --precision=$P \
+			--ij p.csv $ARGS --self --newton=on -o one.csv 2>one.err ||
+		bad "$kern: $(tail -n 1 again.err one.err)"
+	if cmp -s on.csv again.csv && cmp -s on.csv one.csv; then
+		ok "$kern: the same bytes run to run and one round a launch"
+	else
+		bad "$kern: the bytes differ run to run or with one round a launch"
+	fi
+done
+echo keep >x.csv
+# shellcheck disable=SC2086
+if NBRT_NEWTON_ROUNDS=0 "$NBRUN" "$K" --device cpu --ij p.csv $ARGS --self \
+	--newton=on -o x.csv 2>err.txt; then
+	bad "NBRT_NEWTON_ROUNDS=0 accepted"
+elif grep -q "NBRT_NEWTON_ROUNDS" err.txt && [ "$(cat x.csv)" = keep ]; then
+	ok "NBRT_NEWTON_ROUNDS=0 refused"
+else
+	bad "NBRT_NEWTON_ROUNDS=0: $(cat err.txt), -o: $(head -c 40 x.csv)"
+fi
+finish
