@@ -75,9 +75,9 @@ static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 	if (!rt->be->run_pairs)
 		return "this device's back end has no pairs entry (the host C "
 		       "path and OpenCL have)";
-	/* the dense entry (runtime/cl/newton.c) beat nbcc's every-pair run
-	 * on an H200 (docs/performance.md) but is not measured as the
-	 * default's equal elsewhere: only when asked */
+	/* the dense entry (runtime/cl/newton.c) measured slower than
+	 * nbcc's every-pair run on an H200 (0.42-0.82x; a hand-written
+	 * peer was 1.05-1.6x faster: docs/performance.md): only when asked */
 	if (!cells && !rt->be->host && k->newton != NBRT_NEWTON_ON)
 		return "in OpenCL's dense run only when asked (nbrt_set_newton "
 		       "ON), so far";
