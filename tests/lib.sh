@@ -49,7 +49,7 @@ cached_ref() {
 		printf '%s\n' "$@"
 		for a; do [ ! -f "$a" ] || cat "$a"; done
 		cat "$ROOT"/tests/sh/*.py
-		python3 -c 'import sys, mpmath; print(sys.version, mpmath.__version__)'
+		"${PYTHON3:-python3}" -c 'import sys, mpmath; print(sys.version, mpmath.__version__)'
 	} 2>&1 | sha256sum | cut -c1-32)
 	ref_file=$NBRT_CACHE_DIR/ref-$ref_key
 	if [ -f "$ref_file" ]; then
@@ -99,9 +99,16 @@ finish() {
 	[ "$fails" = 0 ] || exit 1
 }
 # need_mpmath NAME: the oneloop tests' independent references are mpmath's;
-# without it the checks so far are reported and the test skipped (77)
+# without it the checks so far are reported and the test skipped (77).
+# Sets PYTHON3, the python3 they run under: Debian's where it has mpmath,
+# as the Makefile's pycheck prefers it, since scripts/deps.sh gives it
+# gmpy2, mpmath's fast integers (oneloop_limit_ref.py 93 CPU s, 136 on
+# the same mpmath code without them from a python3 earlier in PATH), else
+# the first in PATH; the same digits either way
 need_mpmath() {
-	python3 -c 'import mpmath' 2>/dev/null && return 0
+	PYTHON3=python3
+	/usr/bin/python3 -c 'import mpmath' 2>/dev/null && PYTHON3=/usr/bin/python3
+	"$PYTHON3" -c 'import mpmath' 2>/dev/null && return 0
 	echo "skipped: no mpmath for python3 (the independent reference)"
 	finish "$1"
 	exit 77

@@ -132,7 +132,7 @@ if [ "${NBCC_SANITIZED:-0}" = 1 ]; then
 	exit 0
 fi
 need_mpmath oneloop_deform
-PY="cached_ref python3 tests/sh/oneloop_ieps_ref.py"
+PY="cached_ref $PYTHON3 tests/sh/oneloop_ieps_ref.py"
 
 # against the reference: RE IM of the reference, the CSV, the held-back
 # relative tolerance; prints the row's Re, Im and kappa
@@ -188,7 +188,7 @@ fi
 # the slabs (measured): within its estimate and 1e-11 |I| (the reference
 # at degree 8, 5e-17 from degree 10 here)
 # (kept by cached_ref as the others: 4 CPU s of mpmath a run)
-set -- $(cached_ref python3 -c "
+set -- $(cached_ref "$PYTHON3" -c "
 import sys; sys.path.insert(0, 'tests/sh')
 import mpmath as mp
 import oneloop_ieps_ref as r

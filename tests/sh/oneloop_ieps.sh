@@ -30,7 +30,7 @@ scratch
 shared_cache
 OL=$BIN/oneloop
 need_mpmath oneloop_ieps
-PY="cached_ref python3 tests/sh/oneloop_ieps_ref.py"
+PY="cached_ref $PYTHON3 tests/sh/oneloop_ieps_ref.py"
 # lt A B: |A| <= B, in awk's double
 le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a < 0) a = -a; exit !(a <= b) }'; }
 

@@ -38,7 +38,7 @@ need_mpmath oneloop_limit
 # reference S M: sets ar ai br bi re (A, B and B's estimate) for (s, m),
 # and checks its fitted A against the closed form
 reference() {
-	out=$(cached_ref python3 tests/sh/oneloop_limit_ref.py "$1" "$2") || die "the reference failed"
+	out=$(cached_ref "$PYTHON3" tests/sh/oneloop_limit_ref.py "$1" "$2") || die "the reference failed"
 	set -- $out
 	ar=$1 ai=$2 br=$3 bi=$4 re=$5
 	echo "reference: A = $ar, B = $br + $bi i, estimate $re; A fitted $6 ($7)"
