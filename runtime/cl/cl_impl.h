@@ -156,6 +156,15 @@ typedef struct Prog {
 	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
 	cl_mem *mem;
 	size_t *cap;       /* bytes allocated for each mem */
+	/* per input mem: the device arrays whose conversion it holds, by
+	 * their stamps (nbrt_array_touch) and length, queued while
+	 * rt->fails was `fails`; na 0: unknown (run.c's held) */
+	struct Held {
+		unsigned long fails;
+		size_t n;
+		int na;
+		unsigned long long ver[16];
+	} *held;
 	/* each mem's staging copy for conversions on the host: pinned
 	 * (CL_MEM_ALLOC_HOST_PTR), mapped at pinp, kept from run to run */
 	cl_mem *pin;

@@ -389,12 +389,13 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
 	pg->cap = calloc((size_t)pg->nmem + 1, sizeof *pg->cap);
+	pg->held = calloc((size_t)pg->nmem + 1, sizeof *pg->held);
 	pg->pin = calloc((size_t)pg->nmem + 1, sizeof *pg->pin);
 	pg->pinp = calloc((size_t)pg->nmem + 1, sizeof *pg->pinp);
 	pg->pincap = calloc((size_t)pg->nmem + 1, sizeof *pg->pincap);
 	pg->part = calloc((size_t)pg->nmem + 1, sizeof *pg->part);
 	pg->partcap = calloc((size_t)pg->nmem + 1, sizeof *pg->partcap);
-	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap ||
+	if (!pg->mem || !pg->cap || !pg->held || !pg->pin || !pg->pinp || !pg->pincap ||
 	    !pg->part || !pg->partcap)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
@@ -462,6 +463,7 @@ void nbrt_cl_free(nbrt_kernel *k)
 	free(pg->partcap);
 	free(pg->mem);
 	free(pg->cap);
+	free(pg->held);
 	free(pg->pin);
 	free(pg->pinp);
 	free(pg->pincap);
