@@ -213,6 +213,10 @@ typedef struct Prog {
 	/* a kept run's launches not yet waited for (run.c's nbrt_cl_settle) */
 	cl_event pend[8];
 	int npend;
+	/* queued runs' host seconds (NBRT_VERBOSE's note at the kernel's
+	 * free): inputs, launches, results' conversion, the queue's part */
+	long nqrun;
+	double qhost[4];
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */

@@ -428,6 +428,14 @@ void nbrt_cl_free(nbrt_kernel *k)
 	if (!pg)
 		return;
 	const Cl *c = k->rt->priv;
+	/* where a queued run's host time went, for issue 30's small N */
+	if (pg->nqrun)
+		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
+		          "launches %.3g, results %.3g, queue %.3g", k->name,
+		          pg->nqrun, 1e6 * pg->qhost[0] / (double)pg->nqrun,
+		          1e6 * pg->qhost[1] / (double)pg->nqrun,
+		          1e6 * pg->qhost[2] / (double)pg->nqrun,
+		          1e6 * pg->qhost[3] / (double)pg->nqrun);
 	for (int m = 0; pg->pinp && m < pg->nmem; m++)
 		if (pg->pinp[m])
 			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,

@@ -1108,7 +1108,13 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		if (fetch(k, &r, ni))
 			goto out;
 		r.nev = 0;
+		double t4 = nbrt_now();
 		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
+		pg->nqrun++;
+		pg->qhost[0] += tq[1] - tq[0];
+		pg->qhost[1] += tq[2] - tq[1];
+		pg->qhost[2] += t4 - tq[3];
+		pg->qhost[3] += nbrt_now() - t4;
 		goto out;
 	}
 	/* the first run of a chain, or the last beside it (the near run
