@@ -35,6 +35,7 @@ int nbrt_fail(nbrt *rt, const char *fmt, ...)
 	va_end(ap);
 	free(rt->err);
 	rt->err = s ? s : strdup("out of memory");
+	rt->fails++;
 	return -1;
 }
 

@@ -4,8 +4,17 @@
  * plain host memory, and the operations are the loops below, whose bits
  * the device versions reproduce. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "nbrt_impl.h"
+
+void nbrt_array_touch(nbrt_array *a)
+{
+	/* process-wide, so that no two arrays (nor an array freed and one
+	 * made at its address) ever share a stamp */
+	static atomic_ullong stamp;
+	a->ver = atomic_fetch_add(&stamp, 1) + 1;
+}
 
 nbrt_array *nbrt_array_new(nbrt *rt, size_t n)
 {
@@ -18,6 +27,7 @@ nbrt_array *nbrt_array_new(nbrt *rt, size_t n)
 	}
 	a->rt = rt;
 	a->n = n;
+	nbrt_array_touch(a);
 	int r;
 	if (rt->devarrays) {
 		r = rt->be->array_new(a);
@@ -57,6 +67,7 @@ int nbrt_array_write(nbrt_array *a, const double *src)
 {
 	if (!a)
 		return -1;
+	nbrt_array_touch(a);
 	if (!a->host)
 		return a->rt->be->array_write(a, src);
 	for (size_t i = 0; i < a->n; i++)
@@ -102,6 +113,8 @@ int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
 	    !x[0]->host != !y[0]->host)
 		return nbrt_fail(y[0]->rt, "nbrt_array_axpy: the arrays differ in "
 		                 "device or length");
+	for (int c = 0; c < na; c++)
+		nbrt_array_touch(y[c]);
 	if (!y[0]->host)
 		return y[0]->rt->be->array_axpy(y, h, x, na);
 	size_t n = y[0]->n;

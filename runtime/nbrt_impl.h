@@ -190,6 +190,8 @@ struct nbrt {
 	void *priv;        /* the back end's own record of the device */
 	char *name;        /* for messages and nbrt_device_name */
 	char *err;         /* last failure, malloc'd */
+	unsigned long fails; /* failures so far: a queued write may not have
+	                        happened (cl/run.c's buffers held) */
 	char *cache;       /* cache directory, NULL: no cache */
 	int verbose;       /* NBRT_VERBOSE: notes on stderr */
 	int nth;           /* nbrt_open_nth: which of the devices spec matches */
@@ -218,7 +220,15 @@ struct nbrt_array {
 	size_t n;
 	double *host;
 	void *priv;
+	/* its contents' stamp, unique to this array and write
+	 * (nbrt_array_touch): a kernel's buffer converted from it is current
+	 * while the stamp is the one it was converted at (cl/run.c) */
+	unsigned long long ver;
 };
+/* A fresh stamp for a's contents: called, as its write is queued, by
+ * every operation that writes a (array writes and axpy, runs' results,
+ * the predictor's arrays). */
+void nbrt_array_touch(nbrt_array *a);
 
 /* Block steps' j-bodies (predict.c): arr[0..6) every body predicted,
  * arr[6..12) the gathered ones; the series x y z, v, a, j (12) and the

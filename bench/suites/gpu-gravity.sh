@@ -6,10 +6,12 @@
 # commit's defaults in the same call).  queue=Q adds, beside each float
 # row, the same timed as Q runs queued back to back (nbbench --queue Q on
 # device arrays; naive.cu -q Q: Q launches between two events), labelled
-# ", queue Q" (issue 30).  NBRT_TUNE=0: the defaults, never a tuned pick
+# ", queue Q" (issue 30); untimed=1 adds them also queued untimed
+# (NBRT_QUEUE=2: no events, the wall clock / Q), labelled ", queue Q
+# untimed" (session 16).  NBRT_TUNE=0: the defaults, never a tuned pick
 # from the cache.
 about="float, double and dd gravity with nbcc's defaults beside the naive OpenCL and CUDA kernels"
-params="device ns double_ns dd_ns rounds reps naive arch variants old queue"
+params="device ns double_ns dd_ns rounds reps naive arch variants old queue untimed"
 device=gpu
 ns="4096 16384 131072 524288"
 double_ns="16384 131072 524288"
@@ -21,6 +23,7 @@ arch=native
 variants=""
 old=""
 queue=""
+untimed=0
 
 # gravity_rows ROUND PRECISION N...: the variants (and the old build's)
 gravity_rows() {
@@ -39,6 +42,9 @@ gravity_rows() {
 			bench_row "$gr" "$gl" "gravity:$gp" "$gn" "$gv"
 			[ -z "$queue" ] || [ "$gp" != float ] || bench_row "$gr" \
 				"$gl, queue $queue" "gravity:$gp" "$gn" "$gv --queue=$queue"
+			[ -z "$queue" ] || [ "$gp" != float ] || [ "$untimed" != 1 ] ||
+				bench_row "$gr" "$gl, queue $queue untimed" "gravity:$gp" \
+				"$gn" "$gv NBRT_QUEUE=2 --queue=$queue"
 		done <"$T/variants"
 	done
 }

@@ -122,6 +122,17 @@ int nbrt_cl_aux_conv(nbrt *rt, int to, nb_prec kt, int na,
 		nn.s[c] = n[u];
 		most = n[u] > most ? n[u] : most;
 	}
+	if (na <= 4) { /* the entry of 4 columns: fewer argument bytes */
+		cl_ulong4 s4, o4, n4;
+		memcpy(s4.s, s.s, sizeof s4.s);
+		memcpy(o4.s, o.s, sizeof o4.s);
+		memcpy(n4.s, nn.s, sizeof n4.s);
+		return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F4 : AK_FROM_F4, kt),
+		                       most, ARG(a[0]), ARG(a[1]), ARG(a[2]),
+		                       ARG(a[3]), ARG(d[0]), ARG(d[1]), ARG(d[2]),
+		                       ARG(d[3]), ARG(s4), ARG(o4), ARG(n4), ARG(m),
+		                       (size_t)0);
+	}
 	return nbrt_cl_aux_run(rt, nbrt_cl_own(to ? AK_TO_F : AK_FROM_F, kt), most,
 	                       ARG(a[0]), ARG(a[1]), ARG(a[2]), ARG(a[3]),
 	                       ARG(a[4]), ARG(a[5]), ARG(a[6]), ARG(a[7]),

@@ -795,6 +795,8 @@ int nbrt_cl_run_cells(nbrt_kernel *k, size_t ni, size_t nj,
 		                          x->name);
 		cl_mem dst = b->host ? buf(k, S_VAR + v, ni * host_size(b->t))
 		                     : (cl_mem)b->arr->priv;
+		if (!b->host)
+			nbrt_array_touch(b->arr);
 		if (!res || !dst)
 			goto out;
 		cl_int kt = (cl_int)x->type, ht = b->host ? (cl_int)b->t

@@ -46,6 +46,9 @@ enum {
 	X(AK_TO_F, nbrt_to_f) X(AK_TO_D, nbrt_to_d) X(AK_TO_DD, nbrt_to_dd)    \
 	X(AK_FROM_F, nbrt_from_f) X(AK_FROM_D, nbrt_from_d)                    \
 	X(AK_FROM_DD, nbrt_from_dd)                                            \
+	X(AK_TO_F4, nbrt_to_f4) X(AK_TO_D4, nbrt_to_d4)                        \
+	X(AK_TO_DD4, nbrt_to_dd4) X(AK_FROM_F4, nbrt_from_f4)                  \
+	X(AK_FROM_D4, nbrt_from_d4) X(AK_FROM_DD4, nbrt_from_dd4)              \
 	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
@@ -72,6 +75,8 @@ enum {
 /* The own kernel of a kind (AK_TO_F, AK_FROM_F, AK_SUM_F) for precision t. */
 _Static_assert(AK_TO_DD - AK_TO_F == NB_DD - NB_FLOAT &&
                AK_FROM_DD - AK_FROM_F == NB_DD - NB_FLOAT &&
+               AK_TO_DD4 - AK_TO_F4 == NB_DD - NB_FLOAT &&
+               AK_FROM_DD4 - AK_FROM_F4 == NB_DD - NB_FLOAT &&
                AK_SUM_DD - AK_SUM_F == NB_DD - NB_FLOAT,
                "CL_OWN_KERNELS: float, double, dd in nb_prec's order");
 static inline int nbrt_cl_own(int kind, nb_prec t)
@@ -156,6 +161,15 @@ typedef struct Prog {
 	int nmem;          /* LMEM vars, BMEM packs, RMEM vars */
 	cl_mem *mem;
 	size_t *cap;       /* bytes allocated for each mem */
+	/* per input mem: the device arrays whose conversion it holds, by
+	 * their stamps (nbrt_array_touch) and length, queued while
+	 * rt->fails was `fails`; na 0: unknown (run.c's held) */
+	struct Held {
+		unsigned long fails;
+		size_t n;
+		int na;
+		unsigned long long ver[16];
+	} *held;
 	/* each mem's staging copy for conversions on the host: pinned
 	 * (CL_MEM_ALLOC_HOST_PTR), mapped at pinp, kept from run to run */
 	cl_mem *pin;
@@ -199,6 +213,10 @@ typedef struct Prog {
 	/* a kept run's launches not yet waited for (run.c's nbrt_cl_settle) */
 	cl_event pend[8];
 	int npend;
+	/* queued runs' host seconds (NBRT_VERBOSE's note at the kernel's
+	 * free): inputs, launches, results' conversion, the queue's part */
+	long nqrun;
+	double qhost[4];
 } Prog;
 
 /* error.c: what failed, in OpenCL's words. */

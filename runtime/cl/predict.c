@@ -83,8 +83,11 @@ int nbrt_cl_predict(nbrt_predictor *p, double now, size_t m,
 			                    e);
 	}
 	cl_mem s = p->series->priv, a[12];
-	for (int k = 0; k < 12; k++)
+	nbrt_array_touch(p->series);
+	for (int k = 0; k < 12; k++) {
 		a[k] = p->arr[k]->priv;
+		nbrt_array_touch(p->arr[k]);
+	}
 	cl_ulong n = p->n, np = p->npend, off = nrow, mm = m;
 	cl_double tn = now, u = p->unit;
 	/* an empty buffer is never read: any valid one stands for it */

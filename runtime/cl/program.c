@@ -389,12 +389,13 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 	           nb_iface_count(f, NB_CONST) + f->npack;
 	pg->mem = calloc((size_t)pg->nmem + 1, sizeof *pg->mem);
 	pg->cap = calloc((size_t)pg->nmem + 1, sizeof *pg->cap);
+	pg->held = calloc((size_t)pg->nmem + 1, sizeof *pg->held);
 	pg->pin = calloc((size_t)pg->nmem + 1, sizeof *pg->pin);
 	pg->pinp = calloc((size_t)pg->nmem + 1, sizeof *pg->pinp);
 	pg->pincap = calloc((size_t)pg->nmem + 1, sizeof *pg->pincap);
 	pg->part = calloc((size_t)pg->nmem + 1, sizeof *pg->part);
 	pg->partcap = calloc((size_t)pg->nmem + 1, sizeof *pg->partcap);
-	if (!pg->mem || !pg->cap || !pg->pin || !pg->pinp || !pg->pincap ||
+	if (!pg->mem || !pg->cap || !pg->held || !pg->pin || !pg->pinp || !pg->pincap ||
 	    !pg->part || !pg->partcap)
 		return nbrt_fail(rt, "out of memory");
 	return 0;
@@ -427,6 +428,14 @@ void nbrt_cl_free(nbrt_kernel *k)
 	if (!pg)
 		return;
 	const Cl *c = k->rt->priv;
+	/* where a queued run's host time went, for issue 30's small N */
+	if (pg->nqrun)
+		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
+		          "launches %.3g, results %.3g, queue %.3g", k->name,
+		          pg->nqrun, 1e6 * pg->qhost[0] / (double)pg->nqrun,
+		          1e6 * pg->qhost[1] / (double)pg->nqrun,
+		          1e6 * pg->qhost[2] / (double)pg->nqrun,
+		          1e6 * pg->qhost[3] / (double)pg->nqrun);
 	for (int m = 0; pg->pinp && m < pg->nmem; m++)
 		if (pg->pinp[m])
 			clEnqueueUnmapMemObject(c->q, pg->pin[m], pg->pinp[m], 0, NULL,
@@ -462,6 +471,7 @@ void nbrt_cl_free(nbrt_kernel *k)
 	free(pg->partcap);
 	free(pg->mem);
 	free(pg->cap);
+	free(pg->held);
 	free(pg->pin);
 	free(pg->pinp);
 	free(pg->pincap);

@@ -366,7 +366,36 @@ static int ensure(nbrt_kernel *k, int m, size_t bytes, cl_mem_flags fl,
                   const char *what)
 {
 	Prog *pg = k->priv;
-	return grow(k, &pg->mem[m], &pg->cap[m], bytes, fl, what);
+	size_t cap = pg->cap[m];
+	int r = grow(k, &pg->mem[m], &pg->cap[m], bytes, fl, what);
+	if (pg->cap[m] != cap)
+		pg->held[m].na = 0; /* a new buffer */
+	return r;
+}
+
+/* Whether input mem m holds already, from an earlier run, the conversion
+ * of the device arrays of stamps ver[0..na) (in the order the run
+ * converts them), n elements each: none of them written since (a write
+ * gives an array a new stamp), nothing else written into m since (every
+ * other writer forgets what m holds), no failure since (a queued
+ * conversion may not have run).  Else it notes them as what m holds once
+ * this run has queued their conversion.  A float gravity run on device
+ * arrays whose positions did not change then is its kernel and its
+ * results' conversion: two launches, not three. */
+static int held(nbrt_kernel *k, int m, const unsigned long long *ver,
+                int na, size_t n)
+{
+	Prog *pg = k->priv;
+	struct Held *h = &pg->held[m];
+	int max = (int)(sizeof h->ver / sizeof *h->ver);
+	if (na >= 1 && h->na == na && h->n == n && h->fails == k->rt->fails &&
+	    !memcmp(h->ver, ver, (size_t)na * sizeof *ver))
+		return 1;
+	h->na = na <= max ? na : 0;
+	h->n = n;
+	h->fails = k->rt->fails;
+	memcpy(h->ver, ver, (size_t)h->na * sizeof *ver);
+	return 0;
 }
 
 static int put(nbrt_kernel *k, const Run *r, int m, const void *src,
@@ -416,6 +445,14 @@ static int upload_var(nbrt_kernel *k, Run *r, int m, int v, size_t ni)
 	                  CL_MEM_READ_ONLY;
 	if (ensure(k, m, bytes, fl, x->name))
 		return -1;
+	/* only an input's conversion is kept: a result's buffer is the
+	 * kernel's to write */
+	if (dev_arr(b) && x->role == NB_LMEM && !r->dplan && !r->from)
+		return held(k, m, &dev_arr(b)->ver, 1, ni) ? 0 :
+		       conv_add(k->rt, r, 1, x->type, dev_arr(b)->priv,
+		                ((Prog *)k->priv)->mem[m],
+		                (size_t)nb_prec_scalars(x->type), 0, ni);
+	((Prog *)k->priv)->held[m].na = 0;
 	if (r->dplan || (x->role == NB_RMEM && !r->accum))
 		return 0; /* launches with accum = 0 write every result first */
 	if (r->from) {
@@ -524,15 +561,28 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj,
 	snprintf(what, sizeof what, "BMEM pack %d", p);
 	if (ensure(k, m, bytes, CL_MEM_READ_ONLY, what))
 		return -1;
-	if (!bytes || r->dplan)
+	Prog *pg = k->priv;
+	if (!bytes || r->dplan) {
+		pg->held[m].na = 0;
 		return 0;
-	int only = -1, onhost = 0, lanes = 0;
+	}
+	int only = -1, onhost = 0, lanes = 0, na = 0;
+	unsigned long long ver[sizeof pg->held->ver / sizeof *pg->held->ver];
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_BMEM && f->var[v].pack == p) {
 			only = only == -1 ? v : -2;
 			onhost += !dev_arr(&k->b[v]);
 			lanes += nb_prec_scalars(pk->type);
+			if (dev_arr(&k->b[v]) && na < (int)(sizeof ver / sizeof *ver))
+				ver[na] = dev_arr(&k->b[v])->ver;
+			na++;
 		}
+	/* a pack of device arrays only: its conversion kept as an LMEM's
+	 * (held; the second pass, after the staging copies' pass) */
+	if (onhost || na > (int)(sizeof ver / sizeof *ver))
+		pg->held[m].na = 0;
+	else if (packed && held(k, m, ver, na, nj))
+		return 0;
 	if (only >= 0 && !dev_arr(&k->b[only]) &&
 	    (size_t)pk->vwidth * scal == nbrt_prec_size(pk->type) &&
 	    nbrt_same_layout(k->b[only].t, pk->type))
@@ -541,7 +591,6 @@ static int upload_pack(nbrt_kernel *k, Run *r, int m, int p, size_t nj,
 	 * device arrays into their lanes, after it in the queue */
 	if (!packed)
 		return onhost ? stage(k, r, m, bytes) : 0;
-	Prog *pg = k->priv;
 	if (!onhost && lanes < pk->vwidth) {
 		static const cl_uchar zero = 0;
 		cl_int e = clEnqueueFillBuffer(r->q, pg->mem[m], &zero, 1, 0, bytes,
@@ -657,6 +706,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		size_t bytes = ni * nbrt_prec_size(x->type);
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
+			nbrt_array_touch(dev_arr(&k->b[v]));
 			if (conv_add(k->rt, r, 0, x->type, pg->mem[m],
 			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
@@ -870,7 +920,7 @@ void *nbrt_cl_hostbuf(nbrt_kernel *k, int slot, size_t bytes)
 
 cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 {
-	const Prog *pg = k->priv;
+	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	if (!pg || v < 0 || v >= f->nvar ||
 	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM))
@@ -879,6 +929,7 @@ cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 	int m = nbrt_cl_first_mem(k, role);
 	for (int w = 0; w < v; w++)
 		m += f->var[w].role == role;
+	pg->held[m].na = 0; /* the caller may write it (morton.c) */
 	return pg->cap[m] >= bytes ? pg->mem[m] : NULL;
 }
 
@@ -908,6 +959,7 @@ cl_mem nbrt_cl_kbuf(nbrt_kernel *k, int m, size_t bytes, const char *what)
 			pg->cap[m] = 0;
 		}
 	}
+	pg->held[m].na = 0; /* the caller writes it */
 	return ensure(k, m, bytes, CL_MEM_READ_WRITE, what) ? NULL : pg->mem[m];
 }
 
@@ -1056,7 +1108,13 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		if (fetch(k, &r, ni))
 			goto out;
 		r.nev = 0;
+		double t4 = nbrt_now();
 		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
+		pg->nqrun++;
+		pg->qhost[0] += tq[1] - tq[0];
+		pg->qhost[1] += tq[2] - tq[1];
+		pg->qhost[2] += t4 - tq[3];
+		pg->qhost[3] += nbrt_now() - t4;
 		goto out;
 	}
 	/* the first run of a chain, or the last beside it (the near run

@@ -11,7 +11,10 @@
  * naming the kernel and the device; untimed queued runs (on = 2) give
  * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
  * queues from the open on (a bad value fails it); the host back end
- * refuses the queue.
+ * refuses the queue.  Inputs changed between runs (waited, queued,
+ * untimed) are seen, though a run keeps its inputs' conversion while
+ * their arrays are unchanged: array writes, an axpy, another array bound
+ * in one's place, another kernel's results as the positions.
  * Without an OpenCL CPU device the exit status is 77 (skipped) after the
  * host's checks.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
@@ -308,6 +311,90 @@ START_TEST(untimed)
 }
 END_TEST
 
+/* new random values for host copy v and its array */
+static void rewrite(setup *s, int v)
+{
+	size_t n = v >= 3 && v < 7 ? s->nj : s->ni;
+	for (size_t e = 0; e < n; e++)
+		s->h[v][e] = urand(-1, 1);
+	ck_assert_int_eq(nbrt_array_write(s->a[v], s->h[v]), 0);
+}
+
+/* one run (queue mode `mode`) whose results must be the sums of the
+ * host copies' values now (check_ref: a conversion kept from before a
+ * change would miss it by far more than the tolerance) */
+static void run_check(setup *s, double *got[4], const char *what)
+{
+	ck_assert_msg(nbrt_run(s->k, s->ni, s->nj) == 0, "%s: %s", what,
+	              nbrt_error(s->rt));
+	results(s, got);
+	check_ref(s, got);
+}
+
+/* Every writer of an input array between runs is seen (cl/run.c keeps
+ * a run's conversion of its unchanged device arrays, by their stamps). */
+START_TEST(changed)
+{
+	int mode = _i; /* 0 waited, 1 queued, 2 untimed */
+	size_t n = 100 + rng[1] % 100;
+	setup s;
+	make(&s, NB_FLOAT, n, n);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, mode), 0);
+	double *got[4];
+	for (int c = 0; c < 4; c++)
+		got[c] = malloc(n * sizeof(double));
+	run_check(&s, got, "first");
+	run_check(&s, got, "unchanged");
+	rewrite(&s, 0); /* an i-position */
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	rewrite(&s, 4); /* a j-position, its pack */
+	run_check(&s, got, "array writes");
+	/* zj += zi / 2 on the device; its values read back for the check */
+	ck_assert_int_eq(nbrt_array_axpy(&s.a[5], 0.5, &s.a[2], 1), 0);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	ck_assert_int_eq(nbrt_array_read(s.a[5], s.h[5]), 0);
+	run_check(&s, got, "an axpy");
+	/* another array in mj's place */
+	nbrt_array *m2 = nbrt_array_new(s.rt, n);
+	for (size_t e = 0; e < n; e++)
+		s.h[6][e] = urand(0.5, 1.5);
+	ck_assert_int_eq(nbrt_array_write(m2, s.h[6]), 0);
+	ck_assert_int_eq(nbrt_bind_array(s.k, "mj", m2), 0);
+	run_check(&s, got, "another array bound");
+	/* a second kernel's results (its ax) as this one's yi: a run of it
+	 * that changes them (xi changed) between two of this one's */
+	nbrt_kernel *k2 = nbrt_load(s.rt, GRAVITY, NULL);
+	ck_assert_msg(k2 != NULL, "%s", nbrt_error(s.rt));
+	ck_assert_int_eq(nbrt_set_const(k2, "eps2", EPS2, 0), 0);
+	nbrt_array *out[4];
+	for (int c = 0; c < 4; c++) {
+		out[c] = nbrt_array_new(s.rt, n);
+		ck_assert_ptr_nonnull(out[c]);
+		ck_assert_int_eq(nbrt_bind_array(k2, name[7 + c], out[c]), 0);
+	}
+	for (int v = 0; v < 7; v++)
+		ck_assert_int_eq(nbrt_bind_array(k2, name[v], v == 6 ? m2 : s.a[v]),
+		                 0);
+	ck_assert_int_eq(nbrt_bind_array(s.k, "yi", out[0]), 0);
+	ck_assert_int_eq(nbrt_run(k2, n, n), 0);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	rewrite(&s, 0);
+	ck_assert_int_eq(nbrt_run(k2, n, n), 0);
+	ck_assert_int_eq(nbrt_array_read(out[0], s.h[1]), 0);
+	run_check(&s, got, "another kernel's results");
+	ck_assert_int_eq(nbrt_bind_array(s.k, "yi", s.a[1]), 0);
+	ck_assert_int_eq(nbrt_bind_array(s.k, "mj", s.a[6]), 0);
+	ck_assert_msg(nbrt_wait(s.rt, NULL) == 0, "%s", nbrt_error(s.rt));
+	for (int c = 0; c < 4; c++) {
+		nbrt_array_free(out[c]);
+		free(got[c]);
+	}
+	nbrt_array_free(m2);
+	nbrt_free(k2);
+	unmake(&s);
+}
+END_TEST
+
 /* The host back end keeps arrays in the host's memory: refused, with
  * the reason; waiting there has nothing to wait for. */
 START_TEST(host)
@@ -340,6 +427,7 @@ int main(void)
 		tcase_add_test(tc, failures);
 		tcase_add_test(tc, env);
 		tcase_add_test(tc, untimed);
+		tcase_add_loop_test(tc, changed, 0, 3);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
