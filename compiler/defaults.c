@@ -25,20 +25,28 @@ static const nb_defaults table[] = {
 	 * (variants, ...-from-device_run16.txt); 16 slices gain 3 to 4% from
 	 * N = 32768 (slices, ...-from-device_run9-run10.txt).  With it,
 	 * float gravity runs 2.04e12 and 2.06e12 at N = 131072 and 524288
-	 * (gpu-gravity, ...-from-device_run18.txt). */
+	 * (gpu-gravity, ...-from-device_run18.txt).  Newton's third law
+	 * (newton_min, the dense entry): force-form gravity's self run 1.12
+	 * and 1.14 times every pair at N = 65536 and 262144, 0.65 at 16384
+	 * (sh bench/run.sh newtonpeer, docs/performance.md, session 16:
+	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-mid-float.txt). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
+	 .newton_min = 65536,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.
 	 * Why, on an H200: no unrolling beat 2 x 1 by more than 8%, and at
 	 * N = 131072 a split of 4 ran 1.12 times the 480 rule's 1 (tuner,
 	 * the source below); slices gain 7% at 131072 and 524288 (gpu-gravity
-	 * variants=";NBRT_SLICES=1", ...-from-device_run11.txt). */
+	 * variants=";NBRT_SLICES=1", ...-from-device_run11.txt).  Newton's
+	 * third law (the dense entry): gravity's self run 1.33, 1.31 and
+	 * 1.34 times every pair at N = 16384, 65536 and 262144 (newtonpeer,
+	 * ...-s16-mid-double.txt; smaller N not measured). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_DOUBLE,
 	 .unroll_i = 2, .unroll_j = 1, .split_items = 960, .split_min = 4,
-	 .slices = 16,
+	 .slices = 16, .newton_min = 16384,
 	 .source = "sh bench/run.sh tuner: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run7.txt"},
 	/* dd on NVIDIA GPUs: 1 x 1, 480 i-elements x split, at least 8, 16

@@ -1029,17 +1029,20 @@ static void dense_args(E *e)
 
 /* The pair (i, nb_jx) of the NB_DU copies: its terms added to the
  * i-side r<v>[nb_u] and (js) with the symmetry's sign to the j-side
- * nb_a<v>, for live i and j. */
-static void dense_body(E *e, const char *ind, int js)
+ * nb_a<v>; guard: for live i and j only (the last block), else for
+ * all (a full block: no branch a pair, and the copies' loads of j and
+ * of the i-sides are the compiler's to share and hoist). */
+static void dense_body(E *e, const char *ind, int js, int guard)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
-	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n"
-	           "%s\tif (nb_li[nb_u] && nb_jx < nb_n) {\n", ind, ind);
+	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n%s\t%s{\n",
+	           ind, ind, guard ? "if (nb_li[nb_u] && nb_jx < nb_n) " : "");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, "%s\t\t%s s%d;\n", ind, ctype(f->var[v].type), v);
-	buf_printf(out, "%s\t\t%s_term(nb_ii[nb_u], nb_jx", ind, e->fc->pairs);
+	buf_printf(out, "%s\t\t%s_term(%s, nb_jx", ind, e->fc->pairs,
+	           guard ? "nb_ii[nb_u]" : "nb_ib + nb_u * NB_WG + lid");
 	dense_args(e);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
@@ -1084,6 +1087,87 @@ static void dense_term(E *e)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, "\t*nb_s%d = s%d;\n", v, v);
 	buf_puts(out, "}\n");
+}
+
+/* Round 0's and round s's pairs of the task, each RMEM's i-sides in
+ * r<v>[], the j-sides stored (guard: see dense_body) */
+static void dense_loops(E *e, int guard)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	buf_puts(out, "\tif (nb_s == 0) {\n");
+	dense_zero(e, "\t\t", "nb_pj + nb_ib");
+	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG * NB_DU; nb_k++) {\n"
+	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n");
+	dense_body(e, "\t\t\t", 0, guard);
+	buf_puts(out, "\t\t}\n\t} else {\n"
+	         "\t\tfor (int nb_c = 0; nb_c < NB_WG * NB_DU / 32; nb_c++) {\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t%s nb_a%d = %s;\n", ctype(f->var[v].type),
+			           v, red_identity(f->var[v].red, f->var[v].type));
+	buf_puts(out, "\t\t\tfor (int nb_k = 0; nb_k < 32; nb_k++) {\n"
+	         "\t\t\t\tconst int nb_jx = nb_jb + nb_c * 32 + ((nb_lane + nb_k)"
+	         " & 31);\n");
+	dense_body(e, "\t\t\t\t", 1, guard);
+	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char a[32];
+			snprintf(a, sizeof a, "nb_a%d", v);
+			dense_rot(e, v, a);
+		}
+	buf_puts(out, "#else\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t\tnb_rt%d[lid] = nb_a%d;\n", v, v);
+	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\t\tnb_a%d = nb_rt%d[(nb_w << 5) | "
+			           "nb_src];\n", v, v);
+	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n#endif\n"
+	         "\t\t\t}\n"
+	         "\t\t\t/* two buffers: sub-tile c + 2 writes after c's reader "
+	         "has\n\t\t\t * passed c + 1's barrier */\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "\t\t\tnb_pt%d[nb_c & 1][lid] = nb_a%d;\n", v, v);
+	buf_puts(out, "\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
+	         "\t\t\tif (nb_w == nb_c % (NB_WG / 32)) {\n");
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM) {
+			char a[32], x[64], dst[96];
+			snprintf(a, sizeof a, "nb_a%d", v);
+			buf_printf(out, "\t\t\t\tnb_a%d = nb_pt%d[nb_c & 1][nb_lane];\n"
+			           "\t\t\t\tfor (int nb_v = 1; nb_v < NB_WG / 32; "
+			           "nb_v++)\n", v, v);
+			snprintf(x, sizeof x, "nb_pt%d[nb_c & 1][nb_v * 32 + nb_lane]",
+			         v);
+			pairs_add(e, v, "\t\t\t\t\t", a, '+', x);
+			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pj + nb_jb + nb_c * "
+			         "32 + nb_lane]", f->var[v].name);
+			pairs_store(e, v, "\t\t\t\t", dst, a);
+		}
+	buf_puts(out, "\t\t\t}\n\t\t}\n\t}\n");
+}
+
+/* dense_loops one level deeper (inside the block-full branch) */
+static void dense_indented(E *e, int guard)
+{
+	Buf tmp = {0}, *out = e->out;
+	e->out = &tmp;
+	dense_loops(e, guard);
+	e->out = out;
+	for (const char *l = tmp.s ? tmp.s : ""; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (*l != '#')
+			buf_putc(out, '\t');
+		buf_printf(out, "%.*s", (int)len, l);
+		l += len;
+	}
+	buf_free(&tmp);
 }
 
 static void cl_dense(E *e)
@@ -1131,6 +1215,8 @@ static void cl_dense(E *e)
 	         "\t\tnb_li[nb_u] = nb_ib + nb_u * NB_WG + lid < nb_n;\n"
 	         "\t\tnb_ii[nb_u] = nb_li[nb_u] ? nb_ib + nb_u * NB_WG + lid : "
 	         "nb_n - 1;\n\t}\n"
+	         "\tconst int nb_full = nb_ib + NB_WG * NB_DU <= nb_n && "
+	         "nb_jb + NB_WG * NB_DU <= nb_n;\n"
 	         "\t(void)nb_src;\n"
 	         "\tif (nb_s > 0 && 2 * nb_s == nb_nb && 2 * (int)get_group_id(0)"
 	         " >= nb_nb) {\n"
@@ -1144,61 +1230,11 @@ static void cl_dense(E *e)
 			           "NB_DU; nb_u++)\n\t\tr%d[nb_u] = %s;\n",
 			           ctype(f->var[v].type), v, v,
 			           red_identity(f->var[v].red, f->var[v].type));
-	buf_puts(out, "\tif (nb_s == 0) {\n");
-	dense_zero(e, "\t\t", "nb_pj + nb_ib");
-	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG * NB_DU; nb_k++) {\n"
-	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n");
-	dense_body(e, "\t\t\t", 0);
-	buf_puts(out, "\t\t}\n\t} else {\n"
-	         "\t\tfor (int nb_c = 0; nb_c < NB_WG * NB_DU / 32; nb_c++) {\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t\t\t%s nb_a%d = %s;\n", ctype(f->var[v].type),
-			           v, red_identity(f->var[v].red, f->var[v].type));
-	buf_puts(out, "\t\t\tfor (int nb_k = 0; nb_k < 32; nb_k++) {\n"
-	         "\t\t\t\tconst int nb_jx = nb_jb + nb_c * 32 + ((nb_lane + nb_k)"
-	         " & 31);\n");
-	dense_body(e, "\t\t\t\t", 1);
-	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			char a[32];
-			snprintf(a, sizeof a, "nb_a%d", v);
-			dense_rot(e, v, a);
-		}
-	buf_puts(out, "#else\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t\t\t\tnb_rt%d[lid] = nb_a%d;\n", v, v);
-	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t\t\t\tnb_a%d = nb_rt%d[(nb_w << 5) | "
-			           "nb_src];\n", v, v);
-	buf_puts(out, "\t\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n#endif\n"
-	         "\t\t\t}\n"
-	         "\t\t\t/* two buffers: sub-tile c + 2 writes after c's reader "
-	         "has\n\t\t\t * passed c + 1's barrier */\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t\t\tnb_pt%d[nb_c & 1][lid] = nb_a%d;\n", v, v);
-	buf_puts(out, "\t\t\tbarrier(CLK_LOCAL_MEM_FENCE);\n"
-	         "\t\t\tif (nb_w == nb_c % (NB_WG / 32)) {\n");
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			char a[32], x[64], dst[96];
-			snprintf(a, sizeof a, "nb_a%d", v);
-			buf_printf(out, "\t\t\t\tnb_a%d = nb_pt%d[nb_c & 1][nb_lane];\n"
-			           "\t\t\t\tfor (int nb_v = 1; nb_v < NB_WG / 32; "
-			           "nb_v++)\n", v, v);
-			snprintf(x, sizeof x, "nb_pt%d[nb_c & 1][nb_v * 32 + nb_lane]",
-			         v);
-			pairs_add(e, v, "\t\t\t\t\t", a, '+', x);
-			snprintf(dst, sizeof dst, NB_VPFX "%s[nb_pj + nb_jb + nb_c * "
-			         "32 + nb_lane]", f->var[v].name);
-			pairs_store(e, v, "\t\t\t\t", dst, a);
-		}
-	buf_puts(out, "\t\t\t}\n\t\t}\n\t}\n"
+	buf_puts(out, "\tif (nb_full) {\n");
+	dense_indented(e, 0);
+	buf_puts(out, "\t} else {\n");
+	dense_indented(e, 1);
+	buf_puts(out, "\t}\n"
 	         "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {

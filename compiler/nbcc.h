@@ -193,6 +193,12 @@ typedef struct nb_pack {
  * wg x this): the emitter's NB_DU and runtime/cl/newton.c's block.  4:
  * bench/newtonpeer's best in double on an H200 (docs/performance.md). */
 #define NB_DENSE_U 4
+/* Its work group where none is given (runtime/newton.c): float's row
+ * would give 256 to a variant of one i-element (blocks of 1024), and at
+ * N = 16384 on an H200 128 ran 0.165 ms against 0.270 (64 and 256: as
+ * 256 or worse; double the same at 128 and 256 from 65536 on:
+ * docs/performance.md, session 16). */
+#define NB_DENSE_WG 128
 
 typedef struct nb_iface {
 	char *kernel;      /* the user's name for the kernel */

@@ -75,22 +75,21 @@ static const char *why_not(const nbrt_kernel *k, size_t n, int cells)
 	if (!rt->be->run_pairs)
 		return "this device's back end has no pairs entry (the host C "
 		       "path and OpenCL have)";
-	/* the dense entry (runtime/cl/newton.c) measured slower than
-	 * nbcc's every-pair run on an H200 (0.42-0.82x; a hand-written
-	 * peer was 1.05-1.6x faster: docs/performance.md): only when asked */
-	if (!cells && !rt->be->host && k->newton != NBRT_NEWTON_ON)
-		return "in OpenCL's dense run only when asked (nbrt_set_newton "
-		       "ON), so far";
 	if (n > (size_t)LONG_MAX / 4)
 		return "too many elements";
 	if (k->newton == NBRT_NEWTON_AUTO) {
 		const nb_defaults *row = nbrt_row(rt, k->f->precision);
 		int min = !row ? 0 : cells ? row->newton_cells_min : row->newton_min;
-		if (min <= 0 || n < (size_t)min)
+		/* OpenCL's dense run too: only where its row measured it
+		 * faster (gpu-nvidia; docs/performance.md, session 16) */
+		if (min <= 0)
 			return cells ? "not measured faster in cell lists on this "
 			               "device class (the defaults table's row)"
-			             : "below the size from which the defaults "
-			               "table's row measured it faster";
+			             : "not measured faster on this device class "
+			               "(the defaults table's row)";
+		if (n < (size_t)min)
+			return "below the size from which the defaults table's row "
+			       "measured it faster";
 	}
 	return NULL;
 }
@@ -149,6 +148,8 @@ static nbrt_kernel *newton_kernel(nbrt_kernel *k)
 	if (!host) {
 		o.unroll_i = o.jsplit = 1;
 		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_JSPLIT;
+		if (!(o.given & NB_GIVEN_WG))
+			o.wg = NB_DENSE_WG;
 	}
 	nbrt_kernel *a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
 	if (a && !a->f->pairs) {

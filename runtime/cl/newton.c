@@ -5,8 +5,9 @@
  * the pairs entry (compiler/emit_opencl.c) writes each task's i-sides
  * and j-sides to places of their own, and the fold adds each element's
  * in the order of the tasks: the same bits for the same plan, whatever
- * the device's threads, with no atomics.  A dense self run (asked for)
- * goes through the _dense entry instead: dense_queue. */
+ * the device's threads, with no atomics.  A dense self run (asked for,
+ * or AUTO's where the defaults table's newton_min says) goes through
+ * the _dense entry instead: dense_queue. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

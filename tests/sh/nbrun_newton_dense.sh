@@ -8,8 +8,9 @@
 # gravity_force in float (within 1e-4 of it: only the order of the sums
 # differs); --time's pairs fewer (at four blocks under 0.7 of them); the bytes the same run to run and
 # with one round a launch (NBRT_NEWTON_ROUNDS=1: the folds' seams), a bad
-# NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (only
-# asked-on takes the dense entry, so far).
+# NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (PoCL's
+# row has no newton_min).  Full blocks run unguarded, the last one
+# guarded: n = 700, 1201 and 1600 have both.
 set -u
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/device.sh"
