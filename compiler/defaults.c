@@ -27,9 +27,9 @@ static const nb_defaults table[] = {
 	 * float gravity runs 2.04e12 and 2.06e12 at N = 131072 and 524288
 	 * (gpu-gravity, ...-from-device_run18.txt).  Newton's third law
 	 * (newton_min, the dense entry): force-form gravity's self run 1.12
-	 * and 1.14 times every pair at N = 65536 and 262144, 0.65 at 16384
+	 * and 1.14 times every pair at N = 65536 and 262144, 0.93 at 16384
 	 * (sh bench/run.sh newtonpeer, docs/performance.md, session 16:
-	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-mid-float.txt). */
+	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-final-float.txt). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
@@ -43,7 +43,7 @@ static const nb_defaults table[] = {
 	 * variants=";NBRT_SLICES=1", ...-from-device_run11.txt).  Newton's
 	 * third law (the dense entry): gravity's self run 1.33, 1.31 and
 	 * 1.34 times every pair at N = 16384, 65536 and 262144 (newtonpeer,
-	 * ...-s16-mid-double.txt; smaller N not measured). */
+	 * ...-s16-final-double.txt; smaller N not measured). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_DOUBLE,
 	 .unroll_i = 2, .unroll_j = 1, .split_items = 960, .split_min = 4,
 	 .slices = 16, .newton_min = 16384,
