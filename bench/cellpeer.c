@@ -35,36 +35,6 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "cellpeer: out of memory (%zu bytes)\n", n);
-		exit(1);
-	}
-	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cellpeer: cannot open %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = xmalloc((size_t)n + 1);
-	if (fread(s, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "cellpeer: cannot read %s\n", path);
-		exit(1);
-	}
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 /* Median kernel time (s) over reps launches after one warm-up. */
 static double timed(cl_command_queue q, cl_kernel k, size_t gs, size_t ls,
                     int reps)
@@ -99,9 +69,9 @@ typedef struct Sorted {
 static Sorted sort_cells(const float *x, size_t n, int nc, double w)
 {
 	size_t ncell = (size_t)nc * nc * nc;
-	Sorted s = {xmalloc(n * sizeof *s.p), calloc(ncell + 1, sizeof(int)),
-	            xmalloc(n * sizeof(int)), xmalloc(n * sizeof(int))};
-	int *key = xmalloc(n * sizeof *key), *at = xmalloc(ncell * sizeof *at);
+	Sorted s = {peer_alloc(n * sizeof *s.p), calloc(ncell + 1, sizeof(int)),
+	            peer_alloc(n * sizeof(int)), peer_alloc(n * sizeof(int))};
+	int *key = peer_alloc(n * sizeof *key), *at = peer_alloc(ncell * sizeof *at);
 	if (!s.start) {
 		fprintf(stderr, "cellpeer: out of memory\n");
 		exit(1);
@@ -158,7 +128,7 @@ int main(int argc, char **argv)
 		for (int c = 0; c < 3; c++)
 			blob[b][c] = side * uniform(&seed);
 	(void)blob;
-	float *x = xmalloc(3 * n * sizeof *x);
+	float *x = peer_alloc(3 * n * sizeof *x);
 	for (size_t i = 0; i < n; i++)
 		for (int c = 0; c < 3; c++)
 			x[c * n + i] = (float)(side * uniform(&seed));
@@ -180,7 +150,7 @@ int main(int argc, char **argv)
 	int *nbr = NULL;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass) {
-			nbr = xmalloc((size_t)maxlen * n * sizeof *nbr);
+			nbr = peer_alloc((size_t)maxlen * n * sizeof *nbr);
 			memset(len, 0, n * sizeof *len);
 		}
 #pragma omp parallel for schedule(dynamic, 1024) reduction(max : maxlen)
@@ -234,7 +204,7 @@ int main(int argc, char **argv)
 	cl_command_queue q = pc.q;
 	const char *name = pc.name;
 	cl_int e;
-	const char *src = slurp("bench/cellpeer.cl");
+	const char *src = peer_slurp("bench/cellpeer.cl");
 	static const char *const opt[3] = {
 		"-cl-fast-relaxed-math -cl-mad-enable",
 		"-cl-fast-relaxed-math -cl-mad-enable -DBRANCH",
@@ -265,8 +235,8 @@ int main(int argc, char **argv)
 	cl_mem bq = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(int), NULL,
 	                           &e);
 	CK(e, "clCreateBuffer pairs");
-	float *out = xmalloc(5 * n * sizeof *out);
-	int *cpairs = xmalloc(n * sizeof *cpairs), *inv3 = xmalloc(n * sizeof *inv3);
+	float *out = peer_alloc(5 * n * sizeof *out);
+	int *cpairs = peer_alloc(n * sizeof *cpairs), *inv3 = peer_alloc(n * sizeof *inv3);
 	for (size_t i = 0; i < n; i++)
 		inv3[sf.orig[i]] = (int)i;
 	float rc2 = RC2, sig2 = SIG2, eps = EPS, cwf = (float)wf;
@@ -274,7 +244,7 @@ int main(int argc, char **argv)
 
 	/* a double reference on a sample of i (every 997th) */
 	size_t ns = 0, stride = 997;
-	double (*ref)[5] = xmalloc((n / stride + 1) * sizeof *ref);
+	double (*ref)[5] = peer_alloc((n / stride + 1) * sizeof *ref);
 	double fmax = 0;
 	for (size_t i = 0; i < n; i += stride, ns++) {
 		double s[5] = {0, 0, 0, 0, 0};

@@ -33,35 +33,6 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 1);
-	if (!p) {
-		fprintf(stderr, "newtonpeer: out of memory (%zu bytes)\n", n);
-		exit(1);
-	}
-	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "newtonpeer: cannot open %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = xmalloc((size_t)n + 1);
-	if (fread(s, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "newtonpeer: cannot read %s\n", path);
-		exit(1);
-	}
-	fclose(f);
-	return s;
-}
-
 /* one launch, waited for: its device time in seconds */
 static double launch(cl_command_queue q, cl_kernel k, int dims,
                      const size_t *gs, const size_t *ls)
@@ -105,7 +76,7 @@ int main(int argc, char **argv)
 	const char *env = getenv("NBCC_TEST_SEED");
 	if (env && *env)
 		seed ^= strtoull(env, NULL, 0) * 0x100000001b3ULL + 1;
-	double *x = xmalloc(4 * n * sizeof *x);
+	double *x = peer_alloc(4 * n * sizeof *x);
 	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < 3; c++)
 			x[4 * i + c] = uniform(&seed);
@@ -117,7 +88,7 @@ int main(int argc, char **argv)
 	/* the reference on a sample of i: the sums and the sums of the
 	 * terms' sizes (the error is relative to those: the condition) */
 	size_t stride = n / 64 > 0 ? n / 64 : 1, ns = (n + stride - 1) / stride;
-	double (*ref)[8] = xmalloc(ns * sizeof *ref);
+	double (*ref)[8] = peer_alloc(ns * sizeof *ref);
 #pragma omp parallel for schedule(dynamic, 1)
 	for (size_t q = 0; q < ns; q++) {
 		size_t i = q * stride;
@@ -143,7 +114,7 @@ int main(int argc, char **argv)
 	CK(clGetDeviceInfo(pc.dev, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL),
 	   "clGetDeviceInfo");
 	int nv = strstr(vendor, "NVIDIA") != NULL;
-	const char *src = slurp("bench/newtonpeer.cl");
+	const char *src = peer_slurp("bench/newtonpeer.cl");
 	/* of the terms' summed sizes: rsqrt's few ulp, and sums of up to N
 	 * terms in a row, whose error grows as sqrt(N) (float at 2^20 on
 	 * the host: 6.4e-5 of 4.9e-4) */
@@ -191,8 +162,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		/* the inputs padded with massless bodies (eps2 > 0: no 0/0) */
-		unsigned char *hp = xmalloc(npad * tsz), *out = xmalloc(npad * tsz),
-		              *first = xmalloc(npad * tsz);
+		unsigned char *hp = peer_alloc(npad * tsz), *out = peer_alloc(npad * tsz),
+		              *first = peer_alloc(npad * tsz);
 		for (size_t i = 0; i < n; i++)
 			for (int c = 0; c < 4; c++) {
 				if (dbl)

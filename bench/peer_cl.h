@@ -1,5 +1,5 @@
 /* peer_cl.h: the OpenCL opening shared by the standalone peer programs
- * (bench/cellpeer.c, bench/launchfloor.c), which stay apart from libnbrt
+ * (bench/cellpeer.c, newtonpeer.c, launchfloor.c), which stay apart from libnbrt
  * so that they measure the device, not the runtime: the first device of
  * a type, its context and a profiling queue, every call checked. */
 #ifndef PEER_CL_H
@@ -51,5 +51,35 @@ static void peer_open(peer_cl *p, int gpu)
 	CK(e, "clCreateContext");
 	p->q = clCreateCommandQueue(p->ctx, p->dev, CL_QUEUE_PROFILING_ENABLE, &e);
 	CK(e, "clCreateCommandQueue");
+}
+/* Zeroed memory (the peers pad their buffers with zeros) or the end. */
+static void *peer_alloc(size_t n)
+{
+	void *p = calloc(n ? n : 1, 1);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory (%zu bytes)\n", PEER_NAME, n);
+		exit(1);
+	}
+	return p;
+}
+
+/* A kernel source file, whole and terminated, or the end. */
+static char *peer_slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open %s\n", PEER_NAME, path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n < 0 ? NULL : peer_alloc((size_t)n + 1);
+	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "%s: cannot read %s\n", PEER_NAME, path);
+		exit(1);
+	}
+	fclose(f);
+	return s;
 }
 #endif
