@@ -16,6 +16,27 @@ __global__ void work(float *a, int k)
 		a[0] = s;
 }
 
+/* Microseconds a launch of n launches back to back between events a and
+ * b (n = 1: one launch alone); nonzero when a launch failed. */
+static int span(cudaEvent_t a, cudaEvent_t b, float *m, int w, int g, int k,
+                int n, float *us)
+{
+	cudaEventRecord(a);
+	for (int s = 0; s < n; s++)
+		if (w)
+			work<<<g, 128>>>(m, k);
+		else
+			empty<<<g, 128>>>(m);
+	cudaEventRecord(b);
+	if (cudaEventSynchronize(b) != cudaSuccess) {
+		fprintf(stderr, "launchfloor.cu: launch failed\n");
+		return 1;
+	}
+	cudaEventElapsedTime(us, a, b);
+	*us *= 1000.0f / n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int nq = argc > 1 ? atoi(argv[1]) : 0;
@@ -34,45 +55,22 @@ int main(int argc, char **argv)
 	for (int w = 0; w < 2; w++)
 		for (int g : groups)
 			for (int x = w ? 0 : 2; x < 3; x++) {
+				int k = w ? ks[x] : 0;
 				float t[101];
-				for (int r = 0; r < 101; r++) {
-					cudaEventRecord(a);
-					if (w)
-						work<<<g, 128>>>(m, ks[x]);
-					else
-						empty<<<g, 128>>>(m);
-					cudaEventRecord(b);
-					if (cudaEventSynchronize(b) != cudaSuccess) {
-						fprintf(stderr, "launchfloor.cu: launch failed\n");
+				for (int r = 0; r < 101; r++)
+					if (span(a, b, m, w, g, k, 1, &t[r]))
 						return 1;
-					}
-					cudaEventElapsedTime(&t[r], a, b);
-					t[r] *= 1000;
-				}
 				std::sort(t + 1, t + 101);
 				printf("cuda_%s,%d,%d,%.2f,%.2f\n", w ? "work" : "empty",
-				       g, w ? ks[x] : 0, t[50], t[1]);
-				for (int r = 0; nq && r < 21; r++) {
-					cudaEventRecord(a);
-					for (int s = 0; s < nq; s++)
-						if (w)
-							work<<<g, 128>>>(m, ks[x]);
-						else
-							empty<<<g, 128>>>(m);
-					cudaEventRecord(b);
-					if (cudaEventSynchronize(b) != cudaSuccess) {
-						fprintf(stderr, "launchfloor.cu: launch failed\n");
+				       g, k, t[50], t[1]);
+				if (!nq)
+					continue;
+				for (int r = 0; r < 21; r++)
+					if (span(a, b, m, w, g, k, nq, &t[r]))
 						return 1;
-					}
-					cudaEventElapsedTime(&t[r], a, b);
-					t[r] *= 1000.0f / nq;
-				}
-				if (nq) {
-					std::sort(t + 1, t + 21);
-					printf("cuda_%s_q%d,%d,%d,%.2f,%.2f\n",
-					       w ? "work" : "empty", nq, g, w ? ks[x] : 0,
-					       t[10], t[1]);
-				}
+				std::sort(t + 1, t + 21);
+				printf("cuda_%s_q%d,%d,%d,%.2f,%.2f\n",
+				       w ? "work" : "empty", nq, g, k, t[10], t[1]);
 			}
 	return 0;
 }
