@@ -240,6 +240,19 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		memcpy(pg->ocode, code, len);
 		pg->olen = len;
 	}
+	/* the one-launch entry (emit_opencl.c's NB_DIRECT) stores doubles:
+	 * without them a run keeps its results' conversion, and so does
+	 * code from before that entry, which would take NB_DIRECT=1 and
+	 * store its own types */
+	long dm = -1;
+	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 1, &dm) < 0)
+		return -1;
+	if (dm != 0 && c->fp64 && memmem(code, len, "NB_DIRECT", 9)) {
+		if (!(pg->xcode = malloc(len + 1)))
+			return nbrt_fail(rt, "out of memory");
+		memcpy(pg->xcode, code, len);
+		pg->xlen = len;
+	}
 	snprintf(pg->opt[0], sizeof pg->opt[0], "%s -DNB_NVIDIA_SHFL %s %s",
 	         CL_STD, own, extra ? extra : "");
 	snprintf(pg->opt[1], sizeof pg->opt[1], "%s %s %s", CL_STD, own,
@@ -361,6 +374,30 @@ cl_kernel nbrt_cl_own_entry(nbrt_kernel *k)
 	return pg->okern;
 }
 
+/* The one-launch entry, built at the first run that can take it.  Its
+ * build failing costs only speed (the results' conversion gives the same
+ * bits): the kernel goes on without it, and says so under
+ * NBRT_VERBOSE. */
+cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	if (pg->xkern || !pg->xcode)
+		return pg->xkern;
+	int hit = 0;
+	if (nbrt_cl_test_fail(k->rt, TF_DIRECT_BUILD))
+		nbrt_fail(k->rt, "NBRT_TEST_FAIL=direct_build");
+	else if ((pg->xprog = build(k, pg->xcode, pg->xlen, " -DNB_DIRECT=1",
+	                            &hit)))
+		pg->xkern = entry(k, pg->xprog, k->f->entry, 0);
+	if (!pg->xkern)
+		nbrt_note(k->rt, "%s: the build storing its results into the "
+		          "arrays failed (%s); they are converted after it",
+		          k->name, nbrt_error(k->rt));
+	free(pg->xcode);
+	pg->xcode = NULL;
+	return pg->xkern;
+}
+
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
@@ -429,6 +466,10 @@ void nbrt_cl_free(nbrt_kernel *k)
 		return;
 	const Cl *c = k->rt->priv;
 	/* where a queued run's host time went, for issue 30's small N */
+	if (pg->nrun)
+		nbrt_note(k->rt, "%s: %ld runs: %ld launches of the kernel, %ld "
+		          "of conversions between it and the arrays", k->name,
+		          pg->nrun, pg->nkern, pg->nconv);
 	if (pg->nqrun)
 		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
 		          "launches %.3g, results %.3g, queue %.3g", k->name,
@@ -495,6 +536,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 		clReleaseKernel(pg->kern);
 	if (pg->okern)
 		clReleaseKernel(pg->okern);
+	if (pg->xkern)
+		clReleaseKernel(pg->xkern);
+	if (pg->xprog)
+		clReleaseProgram(pg->xprog);
+	free(pg->xcode);
 	if (pg->prog)
 		clReleaseProgram(pg->prog);
 	if (pg->oprog)
