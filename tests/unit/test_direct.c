@@ -10,8 +10,9 @@
  * path, and the launches counted at the kernel's free are one a run on
  * unchanged inputs for the direct path, two for the old one.  A run of
  * several launches (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES)
- * goes the old path and is right.  Exit 77 without an OpenCL CPU
- * device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+ * goes the old path and is right, as does a kernel whose one-launch
+ * build fails (NBRT_TEST_FAIL=direct_build).  Exit 77 without an OpenCL
+ * CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -345,32 +346,56 @@ START_TEST(queued)
 }
 END_TEST
 
+/* Two runs of kernel `which` at N = 300 (float), one by each kernel,
+ * with $var set to val and NBRT_VERBOSE=1: their notes in text. */
+static void noted(Pair *s, int which, const char *var, const char *val,
+                  char *text, size_t cap)
+{
+	char *was = env_keep(var), *vb = env_keep("NBRT_VERBOSE");
+	setenv(var, val, 1);
+	setenv("NBRT_VERBOSE", "1", 1);
+	Capture c;
+	ck_assert_int_eq(capture_start(&c), 0);
+	make(s, which, NB_FLOAT, 300, 300);
+	run(s, s->d);
+	run(s, s->o);
+	capture_end(&c, text, cap);
+	env_back(var, was);
+	env_back("NBRT_VERBOSE", vb);
+}
+
 /* Several launches or j-slices: the old path for the allowed kernel too,
  * right against long double, the same bits as the kernel that never
  * takes the direct path. */
 START_TEST(old_path)
 {
 	const char *var = _i == 0 ? "NBRT_MAX_INTERACTIONS" : "NBRT_SLICES";
-	char *was = env_keep(var), *vb = env_keep("NBRT_VERBOSE");
-	setenv(var, _i == 0 ? "5000" : "3", 1);
-	setenv("NBRT_VERBOSE", "1", 1);
 	Pair s;
 	char text[8192];
-	Capture c;
-	ck_assert_int_eq(capture_start(&c), 0);
-	make(&s, GRAV, NB_FLOAT, 300, 300);
-	run(&s, s.d);
-	run(&s, s.o);
+	noted(&s, GRAV, var, _i == 0 ? "5000" : "3", text, sizeof text);
 	long ld = nbrt_launches(s.d);
-	capture_end(&c, text, sizeof text);
-	env_back(var, was);
-	env_back("NBRT_VERBOSE", vb);
 	check(&s, tol_of(NB_FLOAT), var);
 	ck_assert_msg(strstr(text, "then converted into the arrays") &&
 	              !strstr(text, "one launch a run"), "%s: notes:\n%s", var,
 	              text);
 	ck_assert_msg(_i == 1 ? strstr(text, "3 j-slices") != NULL : ld > 1,
 	              "%s: %ld launches; notes:\n%s", var, ld, text);
+	unmake(&s);
+}
+END_TEST
+
+/* The one-launch build failing (NBRT_TEST_FAIL=direct_build): noted,
+ * the conversion after the kernel as before, the results right. */
+START_TEST(build_fails)
+{
+	Pair s;
+	char text[8192];
+	noted(&s, NEAR, "NBRT_TEST_FAIL", "direct_build", text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), "direct_build");
+	ck_assert_msg(strstr(text, "the build storing its results into the "
+	                     "arrays failed (NBRT_TEST_FAIL=direct_build); they "
+	                     "are converted after it") &&
+	              !strstr(text, "one launch a run"), "notes:\n%s", text);
 	unmake(&s);
 }
 END_TEST
@@ -387,6 +412,7 @@ int main(void)
 		tcase_add_loop_test(tc, logsumexp, 0, 8);
 		tcase_add_loop_test(tc, queued, 0, 4);
 		tcase_add_loop_test(tc, old_path, 0, 2);
+		tcase_add_test(tc, build_fails);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
