@@ -409,7 +409,11 @@ static void emit_slices(E *e)
 	const Func *f = e->f;
 	Buf *out = e->out;
 	int ni = f->ni;
-	buf_puts(out, "#if NB_OWN\n\tint nb_fin = 1;\n\tif (ns > 1) {\n"
+	/* a direct launch is never sliced (run.c) */
+	buf_puts(out, "#if NB_DIRECT\n");
+	if (f->jsplit > 1)
+		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
+	buf_puts(out, "#elif NB_OWN\n\tint nb_fin = 1;\n\tif (ns > 1) {\n"
 	         "\t\tconst size_t o = (size_t)sl * ni + (size_t)(i - ibase);\n"
 	         "\t\tsize_t nb_at = 0;\n");
 	for (int v = 0; v < f->nvar; v++)
@@ -479,12 +483,72 @@ static void cl_params(E *e)
 			buf_printf(out, ",\n\tconst %s " NB_VPFX "%s",
 			           etype(x->type), x->name);
 	}
+	/* the dense entry built with NB_DIRECT=1 takes the runtime's arrays
+	 * of doubles as its results (emit_store) */
+	int direct = !e->rmode && !e->pmode;
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
-		if (x->role == NB_RMEM)
+		if (x->role == NB_RMEM && direct)
+			buf_printf(out, ",\n#if NB_DIRECT\n\t__global double *restrict "
+			           NB_VPFX "%s\n#else\n\t__global %s *restrict "
+			           NB_VPFX "%s\n#endif\n\t", x->name, etype(x->type),
+			           x->name);
+		else if (x->role == NB_RMEM)
 			buf_printf(out, ",\n\t__global %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
+}
+
+/* Result v's store of i-element i + l, into the kernel's own buffer, or
+ * (direct: the dense entry built with NB_DIRECT=1, runtime/cl/run.c's
+ * one launch a run) into the nbrt_array of doubles bound to it, as
+ * kernels.cl's nbrt_from_* converts: a float widened (exact), dd's hi +
+ * lo.  A direct launch is a run's only one (accum = 0); its reads of the
+ * old value are right for float and double, whose stored values widen
+ * back exactly. */
+static void emit_store(E *e, int v, int l, int direct)
+{
+	const Func *f = e->f;
+	Buf *out = e->out;
+	const char *nm = f->var[v].name;
+	Type ty = f->var[v].type;
+	char old[160];
+	if (ty == T_DD && direct)
+		snprintf(old, sizeof old, "nb_dd_make(" NB_VPFX "%s[i + %d], 0.0)",
+		         nm, l);
+	else if (ty == T_DD)
+		snprintf(old, sizeof old, "nb_dd_make(" NB_VPFX "%s[i + %d].x, "
+		         NB_VPFX "%s[i + %d].y)", nm, l, nm, l);
+	else
+		snprintf(old, sizeof old, "%s%s%s" NB_VPFX "%s[i + %d]",
+		         direct ? "(" : "", direct ? ctype(ty) : "",
+		         direct ? ")" : "", nm, l);
+	buf_printf(out, "\tif (i + %d <= ilast)\n", l);
+	if (f->var[v].red > NB_COUNT) {
+		char r[32], rx[40];
+		snprintf(r, sizeof r, "r%d_%d", v, l);
+		snprintf(rx, sizeof rx, "rx%d_%d", v, l);
+		buf_puts(out, "\t{\n");
+		red_final(out, "\t\t", f, v, target_opencl.spell, r, rx, old);
+		if (ty == T_DD && direct)
+			buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = %s.hi + %s.lo;\n",
+			           nm, l, r, r);
+		else if (ty == T_DD)
+			buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = (double2)"
+			           "(%s.hi, %s.lo);\n", nm, l, r, r);
+		else
+			buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = %s%s;\n", nm, l,
+			           direct ? "(double)" : "", r);
+		buf_puts(out, "\t}\n");
+	} else if (ty == T_DD)
+		buf_printf(out, "\t{\n\t\tnb_dd x = r%d_%d;\n\t\tif (accum)\n"
+		           "\t\t\tx = nb_dd_add(%s, x);\n\t\t" NB_VPFX "%s[i + %d] = "
+		           "%s;\n\t}\n", v, l, old, nm, l,
+		           direct ? "x.hi + x.lo" : "(double2)(x.hi, x.lo)");
+	else
+		buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = %saccum ? %s + "
+		           "r%d_%d : r%d_%d%s;\n", nm, l, direct ? "(double)(" : "",
+		           old, v, l, v, l, direct ? ")" : "");
 }
 
 /* The kernel's parameters after the leading ones, and its body. */
@@ -687,45 +751,15 @@ static void cl_rest(E *e)
 		emit_slices(e);
 	else if (t > 1)
 		buf_puts(out, "\tif (p != 0)\n\t\treturn;\n");
-	for (int v = 0; v < f->nvar; v++) {
-		if (f->var[v].role != NB_RMEM)
-			continue;
-		const char *nm = f->var[v].name;
-		for (int l = 0; l < ni; l++) {
-			buf_printf(out, "\tif (i + %d <= ilast)\n", l);
-			if (f->var[v].red > NB_COUNT) {
-				char r[32], rx[40], old[160];
-				snprintf(r, sizeof r, "r%d_%d", v, l);
-				snprintf(rx, sizeof rx, "rx%d_%d", v, l);
-				if (f->var[v].type == T_DD)
-					snprintf(old, sizeof old, "nb_dd_make(" NB_VPFX
-					         "%s[i + %d].x, " NB_VPFX "%s[i + %d].y)", nm, l,
-					         nm, l);
-				else
-					snprintf(old, sizeof old, NB_VPFX "%s[i + %d]", nm, l);
-				buf_puts(out, "\t{\n");
-				red_final(out, "\t\t", f, v, target_opencl.spell, r, rx,
-				          old);
-				if (f->var[v].type == T_DD)
-					buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = (double2)"
-					           "(%s.hi, %s.lo);\n", nm, l, r, r);
-				else
-					buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = %s;\n", nm,
-					           l, r);
-				buf_puts(out, "\t}\n");
-			} else if (f->var[v].type == T_DD)
-				buf_printf(out, "\t{\n\t\tnb_dd x = r%d_%d;\n\t\tif (accum)\n"
-				           "\t\t\tx = nb_dd_add(nb_dd_make("
-				           NB_VPFX "%s[i + %d].x, " NB_VPFX "%s[i + %d].y), "
-				           "x);\n\t\t" NB_VPFX "%s[i + %d] = "
-				           "(double2)(x.hi, x.lo);\n\t}\n",
-				           v, l, nm, l, nm, l, nm, l);
-			else
-				buf_printf(out, "\t\t" NB_VPFX "%s[i + %d] = accum ? "
-				           NB_VPFX "%s[i + %d] + r%d_%d : r%d_%d;\n", nm, l,
-				           nm, l, v, l, v, l);
-		}
+	for (int d = rm ? 1 : 0; d < 2; d++) {
+		if (!rm)
+			buf_puts(out, d ? "#else\n" : "#if NB_DIRECT\n");
+		for (int v = 0; v < f->nvar; v++)
+			for (int l = 0; l < ni && f->var[v].role == NB_RMEM; l++)
+				emit_store(e, v, l, !d);
 	}
+	if (!rm)
+		buf_puts(out, "#endif\n");
 	buf_puts(out, "}\n");
 }
 
@@ -1303,6 +1337,12 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	           fc->wg, fc->tile, t);
 	if (fc->slices == 2)
 		buf_puts(out, "#ifndef NB_OWN\n#define NB_OWN 0\n#endif\n");
+	/* the dense entry that stores into the runtime's arrays of doubles
+	 * (emit_store), built only where the device has them */
+	buf_puts(out, "#ifndef NB_DIRECT\n#define NB_DIRECT 0\n#endif\n");
+	if (!dbl)
+		buf_puts(out, "#if NB_DIRECT\n#pragma OPENCL EXTENSION cl_khr_fp64 "
+		         ": enable\n#endif\n");
 	/* the prefetch holds whole work groups of each pack a tile */
 	if (fc->tile && fc->npack)
 		buf_puts(out, "#if !defined(NB_PF) || NB_TILE % NB_WG\n"

@@ -24,12 +24,12 @@
  * (run.c: the treecode's near run, after its far run was left running),
  * the block ranges kernel's room, 25 ranges a cell, not
  * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
- * kernel), and a queued run's launch found failed when waited for
- * (queue.c). */
+ * kernel), a queued run's launch found failed when waited for
+ * (queue.c), and the lazy NB_DIRECT build (program.c). */
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run)
+	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)
@@ -197,6 +197,22 @@ typedef struct Prog {
 	cl_program oprog;
 	cl_kernel okern;
 	int ownmode;
+	/* the dense entry built again to store its results straight into
+	 * the nbrt_arrays of doubles bound to them (NB_DIRECT), so that a
+	 * run of one launch on device arrays is that launch alone, without
+	 * the results' conversion after it: xcode its code kept for that
+	 * build, made at the first such run (nbrt_cl_direct_entry), where
+	 * the device has doubles and NBRT_DIRECT is not 0; direct: the last
+	 * run's results are in the arrays, not in mem (nbrt_cl_var_mem);
+	 * xnote the path NBRT_VERBOSE last named (run.c's path_note) */
+	char *xcode;
+	size_t xlen;
+	cl_program xprog;
+	cl_kernel xkern;
+	int direct, xnote;
+	/* runs, and their launches of the kernel and of conversions
+	 * (NBRT_VERBOSE's note at nbrt_cl_free) */
+	long nrun, nkern, nconv;
 	cl_mem spart, scnt;
 	size_t spartcap, scntcap;
 	/* the device cell lists' own buffers (cells.c), kept from call to
@@ -262,6 +278,7 @@ cl_program nbrt_cl_program(nbrt *rt, const char *name, const char *code,
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
 void nbrt_cl_free(nbrt_kernel *k);
 cl_kernel nbrt_cl_own_entry(nbrt_kernel *k);
+cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k);
 /* Whether $NBRT_TEST_FAIL asks failure `what` (a TF_ value): 1 yes, 0
  * no (unset, or another); a name not in CL_TEST_FAILS fails: -1, the
  * message set (every kernel's load checks it, what -1). */

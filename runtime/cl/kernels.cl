@@ -34,7 +34,8 @@ kernel void nbrt_to_f(NBRT_CONV_ARGS(double, float)) { NBRT_CONV8(NBRT_TO_F) }
 kernel void nbrt_to_d(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_TO_D) }
 kernel void nbrt_to_dd(NBRT_CONV_ARGS(double, double)) { NBRT_CONV8(NBRT_TO_DD) }
 /* results: a the kernel's, d the arrays (s and o unused: one argument
- * list for both ways) */
+ * list for both ways); a run of one launch stores them so itself
+ * (emit_opencl.c's NB_DIRECT), which must give these bits */
 #define NBRT_FROM_F(c, a, d, sc) if (NBRT_COL(c, sc)) d[i] = a[i];
 #define NBRT_FROM_DD(c, a, d, sc) if (NBRT_COL(c, sc)) d[i] = a[2 * i] + a[2 * i + 1];
 kernel void nbrt_from_f(NBRT_CONV_ARGS(float, double)) { NBRT_CONV8(NBRT_FROM_F) }

@@ -240,6 +240,19 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		memcpy(pg->ocode, code, len);
 		pg->olen = len;
 	}
+	/* the one-launch entry (emit_opencl.c's NB_DIRECT) stores doubles:
+	 * without them a run keeps its results' conversion, and so does
+	 * code from before that entry, which would take NB_DIRECT=1 and
+	 * store its own types */
+	long dm = -1;
+	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 1, &dm) < 0)
+		return -1;
+	if (dm != 0 && c->fp64 && memmem(code, len, "NB_DIRECT", 9)) {
+		if (!(pg->xcode = malloc(len + 1)))
+			return nbrt_fail(rt, "out of memory");
+		memcpy(pg->xcode, code, len);
+		pg->xlen = len;
+	}
 	snprintf(pg->opt[0], sizeof pg->opt[0], "%s -DNB_NVIDIA_SHFL %s %s",
 	         CL_STD, own, extra ? extra : "");
 	snprintf(pg->opt[1], sizeof pg->opt[1], "%s %s %s", CL_STD, own,
@@ -339,26 +352,49 @@ int nbrt_cl_test_fail(nbrt *rt, int what)
 	                 "must be one of %s", e, known);
 }
 
-/* The own sums' entry, built at its first launch.  Its build failing
- * costs only speed, as the runtime's sums give the same bits: the
- * kernel goes on without it, and says so under NBRT_VERBOSE. */
+/* A variant of the dense entry, built from *code (then freed) with
+ * `def` at its first use, NULL where it cannot be had.  Its build failing
+ * costs only speed, as the plain entry's way gives the same bits: the
+ * kernel goes on without it, and says so under NBRT_VERBOSE (`what` the
+ * variant does, `instead` what does it then).  tf, tfname: the test's
+ * forced failure of it. */
+static cl_kernel variant(nbrt_kernel *k, char **code, size_t len,
+                         cl_program *prog, cl_kernel *kern, const char *def,
+                         int extra, int tf, const char *tfname,
+                         const char *what, const char *instead)
+{
+	if (*kern || !*code)
+		return *kern;
+	int hit = 0;
+	if (nbrt_cl_test_fail(k->rt, tf))
+		nbrt_fail(k->rt, "NBRT_TEST_FAIL=%s", tfname);
+	else if ((*prog = build(k, *code, len, def, &hit)))
+		*kern = entry(k, *prog, k->f->entry, extra);
+	if (!*kern)
+		nbrt_note(k->rt, "%s: the build %s failed (%s); %s", k->name, what,
+		          nbrt_error(k->rt), instead);
+	free(*code);
+	*code = NULL;
+	return *kern;
+}
+
+/* The own sums' entry, built at its first launch. */
 cl_kernel nbrt_cl_own_entry(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
-	if (pg->okern || !pg->ocode)
-		return pg->okern;
-	int hit = 0;
-	if (nbrt_cl_test_fail(k->rt, TF_OWN_BUILD))
-		nbrt_fail(k->rt, "NBRT_TEST_FAIL=own_build");
-	else if ((pg->oprog = build(k, pg->ocode, pg->olen, " -DNB_OWN=1",
-	                            &hit)))
-		pg->okern = entry(k, pg->oprog, k->f->entry, 2);
-	if (!pg->okern)
-		nbrt_note(k->rt, "%s: the build adding its own slices up failed "
-		          "(%s); the runtime adds them", k->name, nbrt_error(k->rt));
-	free(pg->ocode);
-	pg->ocode = NULL;
-	return pg->okern;
+	return variant(k, &pg->ocode, pg->olen, &pg->oprog, &pg->okern,
+	               " -DNB_OWN=1", 2, TF_OWN_BUILD, "own_build",
+	               "adding its own slices up", "the runtime adds them");
+}
+
+/* The one-launch entry, built at the first run that can take it. */
+cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	return variant(k, &pg->xcode, pg->xlen, &pg->xprog, &pg->xkern,
+	               " -DNB_DIRECT=1", 0, TF_DIRECT_BUILD, "direct_build",
+	               "storing its results into the arrays",
+	               "they are converted after it");
 }
 
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
@@ -429,6 +465,10 @@ void nbrt_cl_free(nbrt_kernel *k)
 		return;
 	const Cl *c = k->rt->priv;
 	/* where a queued run's host time went, for issue 30's small N */
+	if (pg->nrun)
+		nbrt_note(k->rt, "%s: %ld runs: %ld launches of the kernel, %ld "
+		          "of conversions between it and the arrays", k->name,
+		          pg->nrun, pg->nkern, pg->nconv);
 	if (pg->nqrun)
 		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
 		          "launches %.3g, results %.3g, queue %.3g", k->name,
@@ -495,6 +535,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 		clReleaseKernel(pg->kern);
 	if (pg->okern)
 		clReleaseKernel(pg->okern);
+	if (pg->xkern)
+		clReleaseKernel(pg->xkern);
+	if (pg->xprog)
+		clReleaseProgram(pg->xprog);
+	free(pg->xcode);
 	if (pg->prog)
 		clReleaseProgram(pg->prog);
 	if (pg->oprog)

@@ -35,6 +35,12 @@ typedef struct Run {
 	cl_command_queue q;
 	int queued;       /* returns with its launches queued (queues): 1,
 	                     or 2 with no events (untimed) */
+	/* the one-launch entry (Prog.xkern) bound, the results its arrays:
+	 * 1 until the first launch, which keeps it (2) where it is the
+	 * run's only launch, unsliced, or else binds the plain entry (0) */
+	int direct;
+	size_t ni, nj;
+	int nconv;        /* conversion launches queued */
 	/* device arrays' conversions not yet queued, up to 8 a launch
 	 * (conv_add): a launch each cost more than the kernel itself at
 	 * small N on a GPU, run after run on device arrays */
@@ -50,8 +56,11 @@ typedef struct Run {
 static int conv_flush(nbrt *rt, Run *r)
 {
 	struct Conv *c = &r->cv;
-	int na = c->na;
+	int na = c->na, any = 0;
 	c->na = 0;
+	for (int i = 0; i < na; i++)
+		any |= c->n[i] > 0;
+	r->nconv += any; /* none launched for no elements */
 	return na ? nbrt_cl_aux_conv(rt, c->to, c->kt, na, c->src, c->dst,
 	                             c->stride, c->off, c->n)
 	          : 0;
@@ -292,12 +301,25 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	            nbrt_own_rule(rt->units ? rt->units : 1,
 	                          global[0] / r->wg, ns))) &&
 	          nbrt_cl_own_entry(k);
+	if (r->direct == 1) {
+		/* the first launch: the run's only one, or the plain entry
+		 * for all (its slices and later launches fold in the kernel's
+		 * own types) */
+		if (ib == 0 && n == r->ni && jb == 0 && m == r->nj && ns == 1) {
+			r->direct = 2;
+		} else {
+			r->direct = 0;
+			r->kern = pg->kern;
+			if (bind_args(k, pg->kern, 5))
+				return -1;
+		}
+	}
 	if (own && !r->oargs) {
 		if (bind_args(k, pg->okern, 5))
 			return -1;
 		r->oargs = 1;
 	}
-	cl_kernel kern = own ? pg->okern : pg->kern;
+	cl_kernel kern = own ? pg->okern : r->direct ? pg->xkern : pg->kern;
 	for (cl_uint i = 0; i < 5; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
 			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
@@ -688,7 +710,15 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 		nbrt_note(k->rt, "%s: inputs: i %.3g ms, j packs %.3g, results "
 		          "%.3g", k->name, 1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]),
 		          1e3 * (t[3] - t[2]));
-	return bind_args(k, r->kern, r->arg0);
+	if (bind_args(k, r->kern, r->arg0))
+		return -1;
+	/* the one-launch entry's results: the arrays themselves */
+	cl_uint arg = r->rarg;
+	for (int v = 0; r->direct && v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM &&
+		    set_arg(k, r, arg++, sizeof(cl_mem), &dev_arr(&k->b[v])->priv))
+			return -1;
+	return 0;
 }
 
 /* Reads every result back, into the host array or its staging copy, or
@@ -707,7 +737,8 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
 			nbrt_array_touch(dev_arr(&k->b[v]));
-			if (conv_add(k->rt, r, 0, x->type, pg->mem[m],
+			if (r->direct != 2 &&
+			    conv_add(k->rt, r, 0, x->type, pg->mem[m],
 			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
 			m++;
@@ -923,8 +954,9 @@ cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	if (!pg || v < 0 || v >= f->nvar ||
-	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM))
-		return NULL;
+	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM) ||
+	    (f->var[v].role == NB_RMEM && pg->direct))
+		return NULL; /* a one-launch run's results are in its arrays */
 	nb_role role = f->var[v].role;
 	int m = nbrt_cl_first_mem(k, role);
 	for (int w = 0; w < v; w++)
@@ -1023,6 +1055,34 @@ static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
 	return k->rt->queue;
 }
 
+/* Whether every result of k is an nbrt_array on the device. */
+static int results_on_device(const nbrt_kernel *k)
+{
+	const nb_iface *f = k->f;
+	int n = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && !dev_arr(&k->b[v]))
+			return 0;
+		else
+			n += f->var[v].role == NB_RMEM;
+	return n > 0;
+}
+
+/* NBRT_VERBOSE names a kernel's way with its results on device arrays
+ * at its first such run and where it changes. */
+static void path_note(nbrt_kernel *k, const Run *r)
+{
+	Prog *pg = k->priv;
+	int path = r->direct == 2 ? 1 : 2;
+	if (r->direct == 1 || !results_on_device(k) || pg->xnote == path)
+		return; /* direct 1: no launch (Ni = 0) */
+	pg->xnote = path;
+	nbrt_note(k->rt, "%s: its results stored %s", k->name,
+	          path == 1 ? "into the arrays by the kernel: one launch a run" :
+	          "by the kernel, then converted into the arrays (NBRT_DIRECT=0, "
+	          "no doubles, the build failed, several launches or slices)");
+}
+
 static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
                  const cl_mem *dplan, const nbrt_nplan *np,
                  nbrt_cl_pairs_fn *queue)
@@ -1057,9 +1117,16 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	if (np && !r.kern)
 		return nbrt_fail(rt, "%s has no entry of Newton's third law",
 		                 k->name);
+	r.ni = ni;
+	r.nj = nj;
 	r.stage = calloc((size_t)pg->nmem + 1, sizeof *r.stage);
 	int res = -1;
+	long launches = k->launches;
 	int queued = r.queued = queues(k, p, np);
+	if (!p && !np && results_on_device(k) && nbrt_cl_direct_entry(k)) {
+		r.direct = 1;
+		r.kern = pg->xkern;
+	}
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
 	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
@@ -1152,6 +1219,12 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		}
 	res = 0;
 out:
+	pg->direct = r.direct == 2;
+	pg->nrun++;
+	pg->nkern += k->launches - launches;
+	pg->nconv += r.nconv;
+	if (!res && !p && !np)
+		path_note(k, &r);
 	/* nothing may still read or write a staging copy when it is freed */
 	if (res) {
 		clFinish(c->q);

@@ -1,0 +1,419 @@
+/* test_direct.c: one launch a run (runtime/cl/run.c's direct entry,
+ * emit_opencl.c's NB_DIRECT) on PoCL's CPU device.  A kernel whose
+ * results are all device nbrt_arrays stores them itself in one launch;
+ * the same kernel loaded under NBRT_DIRECT=0 converts them after it (the
+ * path of before).  Both, on the same inputs, give the same bits: sums
+ * (gravity.nbl), min and argmin (nearest.nbl) and logsumexp
+ * (gauss_logsumexp.nbl), float and double (and gravity in dd), at N = 0,
+ * 1, 127 and 4096, waited, queued and untimed; each within a stated
+ * tolerance of the same reduction in long double.  NBRT_VERBOSE names the
+ * path, and the launches counted at the kernel's free are one a run on
+ * unchanged inputs for the direct path, two for the old one.  A run of
+ * several launches (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES)
+ * goes the old path and is right, as does a kernel whose one-launch
+ * build fails (NBRT_TEST_FAIL=direct_build).  Exit 77 without an OpenCL
+ * CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nbrt.h"
+#include "capture.h"
+#include "cpudev.h"
+#include "seed.h"
+#include "unit.h"
+
+#ifndef ROOT
+#define ROOT "."
+#endif
+#define MAXV 16
+
+static unsigned short rng[3];
+
+static double urand(double a, double b)
+{
+	return a + (b - a) * erand48(rng);
+}
+
+/* The kernels: file, the CONST's name and value. */
+enum { GRAV, NEAR, LSE };
+static const struct {
+	const char *file, *cst;
+	double c;
+} kern[] = {
+	{ROOT "/dsl-examples/gravity.nbl", "eps2", 1e-3},
+	{ROOT "/dsl-examples/nearest.nbl", NULL, 0},
+	{ROOT "/dsl-examples/gauss_logsumexp.nbl", "ih2", 20},
+};
+
+/* One kernel twice on one device: d, the direct path allowed (the
+ * default), o, loaded under NBRT_DIRECT=0; the same input arrays, a
+ * result array each. */
+typedef struct Pair {
+	nbrt *rt;
+	nbrt_kernel *d, *o;
+	const nb_iface *f;
+	int which;
+	size_t ni, nj;
+	double *h[MAXV];
+	nbrt_array *in[MAXV], *rd[MAXV], *ro[MAXV];
+} Pair;
+
+static nbrt_kernel *load(Pair *s, nb_prec p, const char *direct)
+{
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = p;
+	char *was = env_keep("NBRT_DIRECT");
+	if (direct)
+		setenv("NBRT_DIRECT", direct, 1);
+	else
+		unsetenv("NBRT_DIRECT");
+	nbrt_kernel *k = nbrt_load(s->rt, kern[s->which].file, &o);
+	env_back("NBRT_DIRECT", was);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(s->rt));
+	if (kern[s->which].cst)
+		ck_assert_int_eq(nbrt_set_const(k, kern[s->which].cst,
+		                                kern[s->which].c, 0), 0);
+	return k;
+}
+
+static nbrt_array *array(Pair *s, size_t n)
+{
+	nbrt_array *a = nbrt_array_new(s->rt, n);
+	ck_assert_msg(a != NULL, "%s", nbrt_error(s->rt));
+	ck_assert_int_eq(nbrt_array_on_device(a), 1);
+	return a;
+}
+
+static void make(Pair *s, int which, nb_prec p, size_t ni, size_t nj)
+{
+	memset(s, 0, sizeof *s);
+	s->which = which;
+	s->ni = ni;
+	s->nj = nj;
+	s->rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(s->rt);
+	s->d = load(s, p, NULL);
+	s->o = load(s, p, "0");
+	s->f = nbrt_iface(s->d);
+	ck_assert_int_le(s->f->nvar, MAXV);
+	for (int v = 0; v < s->f->nvar; v++) {
+		const nb_var *x = &s->f->var[v];
+		if (x->role == NB_CONST)
+			continue;
+		if (x->role == NB_RMEM) {
+			s->rd[v] = array(s, ni);
+			s->ro[v] = array(s, ni);
+			ck_assert_int_eq(nbrt_bind_array(s->d, x->name, s->rd[v]), 0);
+			ck_assert_int_eq(nbrt_bind_array(s->o, x->name, s->ro[v]), 0);
+			continue;
+		}
+		size_t n = x->role == NB_BMEM ? nj : ni;
+		s->h[v] = malloc((n ? n : 1) * sizeof(double));
+		for (size_t e = 0; e < n; e++)
+			s->h[v][e] = urand(-1, 1);
+		s->in[v] = array(s, n);
+		ck_assert_int_eq(nbrt_array_write(s->in[v], s->h[v]), 0);
+		ck_assert_int_eq(nbrt_bind_array(s->d, x->name, s->in[v]), 0);
+		ck_assert_int_eq(nbrt_bind_array(s->o, x->name, s->in[v]), 0);
+	}
+}
+
+static void unmake(Pair *s)
+{
+	nbrt_free(s->d);
+	nbrt_free(s->o);
+	for (int v = 0; v < MAXV; v++) {
+		nbrt_array_free(s->in[v]);
+		nbrt_array_free(s->rd[v]);
+		nbrt_array_free(s->ro[v]);
+		free(s->h[v]);
+	}
+	nbrt_close(s->rt);
+}
+
+static void run(Pair *s, nbrt_kernel *k)
+{
+	ck_assert_msg(nbrt_run(k, s->ni, s->nj) == 0, "%s", nbrt_error(s->rt));
+}
+
+/* Result v of both kernels read back (wait included) into a and b. */
+static void read2(Pair *s, int v, double *a, double *b)
+{
+	ck_assert_msg(nbrt_array_read(s->rd[v], a) == 0 &&
+	              nbrt_array_read(s->ro[v], b) == 0, "%s",
+	              nbrt_error(s->rt));
+}
+
+/* h[v] by name */
+static const double *col(const Pair *s, const char *name)
+{
+	for (int v = 0; v < s->f->nvar; v++)
+		if (!strcmp(s->f->var[v].name, name))
+			return s->h[v];
+	ck_abort_msg("no variable %s", name);
+	return NULL;
+}
+
+/* Result `name` at i in long double, and the size its rounding scales
+ * with (the sum of the terms' sizes; the value itself elsewhere). */
+static long double ref(const Pair *s, const char *name, size_t i,
+                       long double *mag)
+{
+	long double sum = 0, m = 0, best = INFINITY;
+	size_t arg = 0;
+	*mag = 0;
+	if (s->which == LSE) {
+		const double *x[3] = {col(s, "xi"), col(s, "yi"), col(s, "zi")};
+		const double *y[3] = {col(s, "yx"), col(s, "yy"), col(s, "yz")};
+		const double *lw = col(s, "lw");
+		long double e[4096], top = -INFINITY;
+		for (size_t j = 0; j < s->nj; j++) {
+			long double r2 = 0;
+			for (int c = 0; c < 3; c++)
+				r2 += ((long double)x[c][i] - y[c][j]) *
+				      ((long double)x[c][i] - y[c][j]);
+			e[j] = lw[j] - kern[LSE].c * r2;
+			top = e[j] > top ? e[j] : top;
+		}
+		for (size_t j = 0; j < s->nj; j++)
+			sum += expl(e[j] - top);
+		*mag = fabsl(top) + 1;
+		return s->nj ? top + logl(sum) : -INFINITY;
+	}
+	const double *x[3] = {col(s, "xi"), col(s, "yi"), col(s, "zi")};
+	const double *y[3] = {col(s, "xj"), col(s, "yj"), col(s, "zj")};
+	int c0 = s->which == GRAV ? (name[1] == 'x' ? 0 : name[1] == 'y' ? 1 :
+	                            name[1] == 'z' ? 2 : 3) : 0;
+	for (size_t j = 0; j < s->nj; j++) {
+		long double d[3], r2 = 0;
+		for (int c = 0; c < 3; c++) {
+			d[c] = (long double)y[c][j] - x[c][i];
+			r2 += d[c] * d[c];
+		}
+		if (s->which == NEAR) {
+			r2 = j != i ? r2 : 1e30L;
+			if (r2 < best) {
+				best = r2;
+				arg = j;
+			}
+			continue;
+		}
+		long double ri = 1 / sqrtl(r2 + kern[GRAV].c);
+		m = col(s, "mj")[j];
+		long double t = c0 < 3 ? m * ri * ri * ri * d[c0] : -m * ri;
+		sum += t;
+		*mag += fabsl(t);
+	}
+	if (s->which == NEAR) {
+		*mag = best;
+		return name[0] == 'k' ? (long double)arg : best;
+	}
+	return sum;
+}
+
+/* Both kernels' results: the same bits, and within tol of long double
+ * (relative to the terms' sizes; an argmin's index: a j whose distance
+ * is the least within tol). */
+static void check(Pair *s, double tol, const char *what)
+{
+	size_t n = s->ni ? s->ni : 1;
+	double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	for (int v = 0; v < s->f->nvar; v++) {
+		const nb_var *x = &s->f->var[v];
+		if (x->role != NB_RMEM)
+			continue;
+		read2(s, v, a, b);
+		ck_assert_msg(memcmp(a, b, s->ni * sizeof *a) == 0,
+		              "%s N = %zu, %s: %s differs between one launch and "
+		              "two", kern[s->which].file, s->ni, what, x->name);
+		double worst = 0;
+		for (size_t i = 0; i < s->ni; i++) {
+			long double mag, r = ref(s, x->name, i, &mag), e;
+			if (x->red == NB_ARGMIN) {
+				long double d2 = 0;
+				size_t j = (size_t)a[i];
+				ck_assert_msg(a[i] >= 0 && j < s->nj && (double)j == a[i],
+				              "%s: index %g", x->name, a[i]);
+				for (int c = 0; c < 3; c++) {
+					long double d = (long double)s->h[c][i] -
+					                col(s, c == 0 ? "xj" : c == 1 ? "yj" :
+					                    "zj")[j];
+					d2 += d * d;
+				}
+				d2 = j != i ? d2 : 1e30L;
+				e = fabsl(d2 - ref(s, "d2", i, &mag)) /
+				    (mag > 0 ? mag : 1);
+			} else {
+				e = fabsl(a[i] - r) / (mag > 0 ? mag : 1);
+			}
+			worst = (double)e > worst || e != e ? (double)e : worst;
+		}
+		ck_assert_msg(worst < tol, "%s N = %zu, %s: %s error %g against "
+		              "long double", kern[s->which].file, s->ni, what,
+		              x->name, worst);
+	}
+	free(a);
+	free(b);
+}
+
+static double tol_of(nb_prec p)
+{
+	return p == NB_FLOAT ? 2e-5 : 1e-12;
+}
+
+/* The runs of both kernels, the second on unchanged inputs, under queue
+ * mode q; the notes say which path each took and how many launches. */
+static void both(int which, nb_prec p, size_t n, int q)
+{
+	Pair s;
+	char text[8192];
+	char *was = env_keep("NBRT_VERBOSE");
+	setenv("NBRT_VERBOSE", "1", 1);
+	Capture c;
+	ck_assert_int_eq(capture_start(&c), 0);
+	make(&s, which, p, n, n);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, q), 0);
+	for (int r = 0; r < 2; r++) {
+		run(&s, s.d);
+		run(&s, s.o);
+	}
+	ck_assert_msg(nbrt_wait(s.rt, NULL) == 0, "%s", nbrt_error(s.rt));
+	char what[64];
+	snprintf(what, sizeof what, "%s, queue %d", nb_prec_name(p), q);
+	check(&s, tol_of(p), what);
+	nbrt_free(s.d); /* its note of the launches */
+	nbrt_free(s.o);
+	s.d = s.o = NULL;
+	capture_end(&c, text, sizeof text);
+	env_back("NBRT_VERBOSE", was);
+	int one = strstr(text, "stored into the arrays by the kernel: one "
+	                 "launch a run") != NULL;
+	int two = strstr(text, "then converted into the arrays") != NULL;
+	/* the inputs converted at each kernel's first run, their results
+	 * after every run of the old path's */
+	/* each kernel's note of its launches: the direct one's conversions
+	 * its inputs' (gravity: 1, its 7 columns of floats in one launch),
+	 * the other's those and its results' after each run (gravity: 1 a
+	 * run, 4 columns; nearest in float: 2, its index a double) */
+	long cnt[2][3] = {{0}};
+	const char *at = text;
+	for (int kk = 0; kk < 2 && (at = strstr(at, "2 runs: ")); kk++, at++)
+		ck_assert_int_eq(sscanf(at, "%ld runs: %ld launches of the kernel, "
+		                        "%ld of conversions", &cnt[kk][0],
+		                        &cnt[kk][1], &cnt[kk][2]), 3);
+	long res = (cnt[1][2] - cnt[0][2]) / 2;
+	/* N = 0: nbrt_run launches nothing, nor reaches the device */
+	ck_assert_msg(one == (n > 0) && two == (n > 0) &&
+	              (n ? cnt[0][1] == 2 && cnt[1][1] == 2 && cnt[0][2] >= 1 &&
+	                   res >= 1 && cnt[1][2] == cnt[0][2] + 2 * res &&
+	                   (which != GRAV || (cnt[0][2] == 1 && res == 1)) :
+	                   !cnt[0][0] && !cnt[1][0]),
+	              "%s N = %zu, %s: notes:\n%s", kern[which].file, n, what,
+	              text);
+	unmake(&s);
+}
+
+static const size_t sizes[] = {0, 1, 127, 4096};
+
+START_TEST(sums)
+{
+	nb_prec p = _i < 4 ? NB_FLOAT : _i < 8 ? NB_DOUBLE : NB_DD;
+	if (p == NB_DD && sizes[_i % 4] > 127)
+		return; /* dd's 4096^2 on PoCL: seconds for the same code */
+	both(GRAV, p, sizes[_i % 4], 0);
+}
+END_TEST
+
+START_TEST(argmin)
+{
+	both(NEAR, _i < 4 ? NB_FLOAT : NB_DOUBLE, sizes[_i % 4], 0);
+}
+END_TEST
+
+START_TEST(logsumexp)
+{
+	both(LSE, _i < 4 ? NB_FLOAT : NB_DOUBLE, sizes[_i % 4], 0);
+}
+END_TEST
+
+/* queued and untimed runs, as waited ones */
+START_TEST(queued)
+{
+	both(_i < 2 ? GRAV : NEAR, NB_FLOAT, 127, 1 + _i % 2);
+}
+END_TEST
+
+/* Two runs of kernel `which` at N = 300 (float), one by each kernel,
+ * with $var set to val and NBRT_VERBOSE=1: their notes in text. */
+static void noted(Pair *s, int which, const char *var, const char *val,
+                  char *text, size_t cap)
+{
+	char *was = env_keep(var), *vb = env_keep("NBRT_VERBOSE");
+	setenv(var, val, 1);
+	setenv("NBRT_VERBOSE", "1", 1);
+	Capture c;
+	ck_assert_int_eq(capture_start(&c), 0);
+	make(s, which, NB_FLOAT, 300, 300);
+	run(s, s->d);
+	run(s, s->o);
+	capture_end(&c, text, cap);
+	env_back(var, was);
+	env_back("NBRT_VERBOSE", vb);
+}
+
+/* Several launches or j-slices: the old path for the allowed kernel too,
+ * right against long double, the same bits as the kernel that never
+ * takes the direct path. */
+START_TEST(old_path)
+{
+	const char *var = _i == 0 ? "NBRT_MAX_INTERACTIONS" : "NBRT_SLICES";
+	Pair s;
+	char text[8192];
+	noted(&s, GRAV, var, _i == 0 ? "5000" : "3", text, sizeof text);
+	long ld = nbrt_launches(s.d);
+	check(&s, tol_of(NB_FLOAT), var);
+	ck_assert_msg(strstr(text, "then converted into the arrays") &&
+	              !strstr(text, "one launch a run"), "%s: notes:\n%s", var,
+	              text);
+	ck_assert_msg(_i == 1 ? strstr(text, "3 j-slices") != NULL : ld > 1,
+	              "%s: %ld launches; notes:\n%s", var, ld, text);
+	unmake(&s);
+}
+END_TEST
+
+/* The one-launch build failing (NBRT_TEST_FAIL=direct_build): noted,
+ * the conversion after the kernel as before, the results right. */
+START_TEST(build_fails)
+{
+	Pair s;
+	char text[8192];
+	noted(&s, NEAR, "NBRT_TEST_FAIL", "direct_build", text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), "direct_build");
+	ck_assert_msg(strstr(text, "the build storing its results into the "
+	                     "arrays failed (NBRT_TEST_FAIL=direct_build); they "
+	                     "are converted after it") &&
+	              !strstr(text, "one launch a run"), "notes:\n%s", text);
+	unmake(&s);
+}
+END_TEST
+
+int main(void)
+{
+	seed_rng("test_direct", rng);
+	Suite *s;
+	TCase *tc = unit_case(&s, "direct", 300);
+	int missing = cpu_missing();
+	if (!missing) {
+		tcase_add_loop_test(tc, sums, 0, 12);
+		tcase_add_loop_test(tc, argmin, 0, 8);
+		tcase_add_loop_test(tc, logsumexp, 0, 8);
+		tcase_add_loop_test(tc, queued, 0, 4);
+		tcase_add_loop_test(tc, old_path, 0, 2);
+		tcase_add_test(tc, build_fails);
+	}
+	int failed = unit_run(s, CK_FORK_GETENV);
+	return failed ? 1 : missing ? 77 : 0;
+}
