@@ -34,6 +34,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -47,9 +53,24 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	__global const float4 *restrict b0,
 	__global const float2 *restrict b1,
 	const float nbv_isig3,
-	__global float *restrict nbv_u,
-	__global float *restrict nbv_v,
+#if NB_DIRECT
+	__global double *restrict nbv_u
+#else
+	__global float *restrict nbv_u
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_v
+#else
+	__global float *restrict nbv_v
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_w
+#else
 	__global float *restrict nbv_w
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -749,7 +770,8 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 			r12_1 = fma(v334, v337, r12_1);
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -832,6 +854,20 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_u[i + 0] = (double)(accum ? (float)nbv_u[i + 0] + r10_0 : r10_0);
+	if (i + 1 <= ilast)
+		nbv_u[i + 1] = (double)(accum ? (float)nbv_u[i + 1] + r10_1 : r10_1);
+	if (i + 0 <= ilast)
+		nbv_v[i + 0] = (double)(accum ? (float)nbv_v[i + 0] + r11_0 : r11_0);
+	if (i + 1 <= ilast)
+		nbv_v[i + 1] = (double)(accum ? (float)nbv_v[i + 1] + r11_1 : r11_1);
+	if (i + 0 <= ilast)
+		nbv_w[i + 0] = (double)(accum ? (float)nbv_w[i + 0] + r12_0 : r12_0);
+	if (i + 1 <= ilast)
+		nbv_w[i + 1] = (double)(accum ? (float)nbv_w[i + 1] + r12_1 : r12_1);
+#else
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r10_0 : r10_0;
 	if (i + 1 <= ilast)
@@ -844,4 +880,5 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 		nbv_w[i + 0] = accum ? nbv_w[i + 0] + r12_0 : r12_0;
 	if (i + 1 <= ilast)
 		nbv_w[i + 1] = accum ? nbv_w[i + 1] + r12_1 : r12_1;
+#endif
 }

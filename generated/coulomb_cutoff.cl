@@ -33,6 +33,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -46,10 +52,30 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 	__global const float4 *restrict b0,
 	const float nbv_rc2,
 	const float nbv_rcinv,
-	__global float *restrict nbv_ex,
-	__global float *restrict nbv_ey,
-	__global float *restrict nbv_ez,
+#if NB_DIRECT
+	__global double *restrict nbv_ex
+#else
+	__global float *restrict nbv_ex
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ey
+#else
+	__global float *restrict nbv_ey
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ez
+#else
+	__global float *restrict nbv_ez
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_phi
+#else
 	__global float *restrict nbv_phi
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -539,7 +565,8 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 			r12_1 += v220;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -642,6 +669,24 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_ex[i + 0] = (double)(accum ? (float)nbv_ex[i + 0] + r9_0 : r9_0);
+	if (i + 1 <= ilast)
+		nbv_ex[i + 1] = (double)(accum ? (float)nbv_ex[i + 1] + r9_1 : r9_1);
+	if (i + 0 <= ilast)
+		nbv_ey[i + 0] = (double)(accum ? (float)nbv_ey[i + 0] + r10_0 : r10_0);
+	if (i + 1 <= ilast)
+		nbv_ey[i + 1] = (double)(accum ? (float)nbv_ey[i + 1] + r10_1 : r10_1);
+	if (i + 0 <= ilast)
+		nbv_ez[i + 0] = (double)(accum ? (float)nbv_ez[i + 0] + r11_0 : r11_0);
+	if (i + 1 <= ilast)
+		nbv_ez[i + 1] = (double)(accum ? (float)nbv_ez[i + 1] + r11_1 : r11_1);
+	if (i + 0 <= ilast)
+		nbv_phi[i + 0] = (double)(accum ? (float)nbv_phi[i + 0] + r12_0 : r12_0);
+	if (i + 1 <= ilast)
+		nbv_phi[i + 1] = (double)(accum ? (float)nbv_phi[i + 1] + r12_1 : r12_1);
+#else
 	if (i + 0 <= ilast)
 		nbv_ex[i + 0] = accum ? nbv_ex[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)
@@ -658,4 +703,5 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 		nbv_phi[i + 0] = accum ? nbv_phi[i + 0] + r12_0 : r12_0;
 	if (i + 1 <= ilast)
 		nbv_phi[i + 1] = accum ? nbv_phi[i + 1] + r12_1 : r12_1;
+#endif
 }

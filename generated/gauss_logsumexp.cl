@@ -41,6 +41,12 @@ static inline float nb_lse_end_f(float m, float s)
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -53,7 +59,12 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 	__global const float *restrict nbv_zi,
 	__global const float4 *restrict b0,
 	const float nbv_ih2,
-	__global float *restrict nbv_l)
+#if NB_DIRECT
+	__global double *restrict nbv_l
+#else
+	__global float *restrict nbv_l
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -471,6 +482,36 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 			nb_lse_f(&r8_3, &rx8_3, v188, 1.0f);
 		}
 	}
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+	{
+		if (accum)
+			nb_lse_f(&r8_0, &rx8_0, (float)nbv_l[i + 0], 1.0f);
+		r8_0 = nb_lse_end_f(r8_0, rx8_0);
+		nbv_l[i + 0] = (double)r8_0;
+	}
+	if (i + 1 <= ilast)
+	{
+		if (accum)
+			nb_lse_f(&r8_1, &rx8_1, (float)nbv_l[i + 1], 1.0f);
+		r8_1 = nb_lse_end_f(r8_1, rx8_1);
+		nbv_l[i + 1] = (double)r8_1;
+	}
+	if (i + 2 <= ilast)
+	{
+		if (accum)
+			nb_lse_f(&r8_2, &rx8_2, (float)nbv_l[i + 2], 1.0f);
+		r8_2 = nb_lse_end_f(r8_2, rx8_2);
+		nbv_l[i + 2] = (double)r8_2;
+	}
+	if (i + 3 <= ilast)
+	{
+		if (accum)
+			nb_lse_f(&r8_3, &rx8_3, (float)nbv_l[i + 3], 1.0f);
+		r8_3 = nb_lse_end_f(r8_3, rx8_3);
+		nbv_l[i + 3] = (double)r8_3;
+	}
+#else
 	if (i + 0 <= ilast)
 	{
 		if (accum)
@@ -499,4 +540,5 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 		r8_3 = nb_lse_end_f(r8_3, rx8_3);
 		nbv_l[i + 3] = r8_3;
 	}
+#endif
 }

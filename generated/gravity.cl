@@ -32,6 +32,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -44,10 +50,30 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 	__global const float *restrict nbv_zi,
 	__global const float4 *restrict b0,
 	const float nbv_eps2,
-	__global float *restrict nbv_ax,
-	__global float *restrict nbv_ay,
-	__global float *restrict nbv_az,
+#if NB_DIRECT
+	__global double *restrict nbv_ax
+#else
+	__global float *restrict nbv_ax
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ay
+#else
+	__global float *restrict nbv_ay
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_az
+#else
+	__global float *restrict nbv_az
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_pot
+#else
 	__global float *restrict nbv_pot
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -698,7 +724,8 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 			r11_3 -= v288;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -873,6 +900,40 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_ax[i + 0] = (double)(accum ? (float)nbv_ax[i + 0] + r8_0 : r8_0);
+	if (i + 1 <= ilast)
+		nbv_ax[i + 1] = (double)(accum ? (float)nbv_ax[i + 1] + r8_1 : r8_1);
+	if (i + 2 <= ilast)
+		nbv_ax[i + 2] = (double)(accum ? (float)nbv_ax[i + 2] + r8_2 : r8_2);
+	if (i + 3 <= ilast)
+		nbv_ax[i + 3] = (double)(accum ? (float)nbv_ax[i + 3] + r8_3 : r8_3);
+	if (i + 0 <= ilast)
+		nbv_ay[i + 0] = (double)(accum ? (float)nbv_ay[i + 0] + r9_0 : r9_0);
+	if (i + 1 <= ilast)
+		nbv_ay[i + 1] = (double)(accum ? (float)nbv_ay[i + 1] + r9_1 : r9_1);
+	if (i + 2 <= ilast)
+		nbv_ay[i + 2] = (double)(accum ? (float)nbv_ay[i + 2] + r9_2 : r9_2);
+	if (i + 3 <= ilast)
+		nbv_ay[i + 3] = (double)(accum ? (float)nbv_ay[i + 3] + r9_3 : r9_3);
+	if (i + 0 <= ilast)
+		nbv_az[i + 0] = (double)(accum ? (float)nbv_az[i + 0] + r10_0 : r10_0);
+	if (i + 1 <= ilast)
+		nbv_az[i + 1] = (double)(accum ? (float)nbv_az[i + 1] + r10_1 : r10_1);
+	if (i + 2 <= ilast)
+		nbv_az[i + 2] = (double)(accum ? (float)nbv_az[i + 2] + r10_2 : r10_2);
+	if (i + 3 <= ilast)
+		nbv_az[i + 3] = (double)(accum ? (float)nbv_az[i + 3] + r10_3 : r10_3);
+	if (i + 0 <= ilast)
+		nbv_pot[i + 0] = (double)(accum ? (float)nbv_pot[i + 0] + r11_0 : r11_0);
+	if (i + 1 <= ilast)
+		nbv_pot[i + 1] = (double)(accum ? (float)nbv_pot[i + 1] + r11_1 : r11_1);
+	if (i + 2 <= ilast)
+		nbv_pot[i + 2] = (double)(accum ? (float)nbv_pot[i + 2] + r11_2 : r11_2);
+	if (i + 3 <= ilast)
+		nbv_pot[i + 3] = (double)(accum ? (float)nbv_pot[i + 3] + r11_3 : r11_3);
+#else
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)
@@ -905,4 +966,5 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 		nbv_pot[i + 2] = accum ? nbv_pot[i + 2] + r11_2 : r11_2;
 	if (i + 3 <= ilast)
 		nbv_pot[i + 3] = accum ? nbv_pot[i + 3] + r11_3 : r11_3;
+#endif
 }

@@ -42,6 +42,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -58,13 +64,48 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	__global const float4 *restrict b0,
 	__global const float4 *restrict b1,
 	const float nbv_eps2,
-	__global float *restrict nbv_ax,
-	__global float *restrict nbv_ay,
-	__global float *restrict nbv_az,
-	__global float *restrict nbv_jx,
-	__global float *restrict nbv_jy,
-	__global float *restrict nbv_jz,
+#if NB_DIRECT
+	__global double *restrict nbv_ax
+#else
+	__global float *restrict nbv_ax
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ay
+#else
+	__global float *restrict nbv_ay
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_az
+#else
+	__global float *restrict nbv_az
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_jx
+#else
+	__global float *restrict nbv_jx
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_jy
+#else
+	__global float *restrict nbv_jy
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_jz
+#else
+	__global float *restrict nbv_jz
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_pot
+#else
 	__global float *restrict nbv_pot
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -787,7 +828,8 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 			r20_1 -= v326;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -950,6 +992,36 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_ax[i + 0] = (double)(accum ? (float)nbv_ax[i + 0] + r14_0 : r14_0);
+	if (i + 1 <= ilast)
+		nbv_ax[i + 1] = (double)(accum ? (float)nbv_ax[i + 1] + r14_1 : r14_1);
+	if (i + 0 <= ilast)
+		nbv_ay[i + 0] = (double)(accum ? (float)nbv_ay[i + 0] + r15_0 : r15_0);
+	if (i + 1 <= ilast)
+		nbv_ay[i + 1] = (double)(accum ? (float)nbv_ay[i + 1] + r15_1 : r15_1);
+	if (i + 0 <= ilast)
+		nbv_az[i + 0] = (double)(accum ? (float)nbv_az[i + 0] + r16_0 : r16_0);
+	if (i + 1 <= ilast)
+		nbv_az[i + 1] = (double)(accum ? (float)nbv_az[i + 1] + r16_1 : r16_1);
+	if (i + 0 <= ilast)
+		nbv_jx[i + 0] = (double)(accum ? (float)nbv_jx[i + 0] + r17_0 : r17_0);
+	if (i + 1 <= ilast)
+		nbv_jx[i + 1] = (double)(accum ? (float)nbv_jx[i + 1] + r17_1 : r17_1);
+	if (i + 0 <= ilast)
+		nbv_jy[i + 0] = (double)(accum ? (float)nbv_jy[i + 0] + r18_0 : r18_0);
+	if (i + 1 <= ilast)
+		nbv_jy[i + 1] = (double)(accum ? (float)nbv_jy[i + 1] + r18_1 : r18_1);
+	if (i + 0 <= ilast)
+		nbv_jz[i + 0] = (double)(accum ? (float)nbv_jz[i + 0] + r19_0 : r19_0);
+	if (i + 1 <= ilast)
+		nbv_jz[i + 1] = (double)(accum ? (float)nbv_jz[i + 1] + r19_1 : r19_1);
+	if (i + 0 <= ilast)
+		nbv_pot[i + 0] = (double)(accum ? (float)nbv_pot[i + 0] + r20_0 : r20_0);
+	if (i + 1 <= ilast)
+		nbv_pot[i + 1] = (double)(accum ? (float)nbv_pot[i + 1] + r20_1 : r20_1);
+#else
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r14_0 : r14_0;
 	if (i + 1 <= ilast)
@@ -978,4 +1050,5 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 		nbv_pot[i + 0] = accum ? nbv_pot[i + 0] + r20_0 : r20_0;
 	if (i + 1 <= ilast)
 		nbv_pot[i + 1] = accum ? nbv_pot[i + 1] + r20_1 : r20_1;
+#endif
 }

@@ -28,6 +28,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -39,8 +45,18 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 	__global const float *restrict nbv_yi,
 	__global const float4 *restrict b0,
 	const float nbv_isig2,
-	__global float *restrict nbv_u,
+#if NB_DIRECT
+	__global double *restrict nbv_u
+#else
+	__global float *restrict nbv_u
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_v
+#else
 	__global float *restrict nbv_v
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -851,7 +867,8 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 			r7_3 = fma(v345, v403, r7_3);
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -950,6 +967,24 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_u[i + 0] = (double)(accum ? (float)nbv_u[i + 0] + r6_0 : r6_0);
+	if (i + 1 <= ilast)
+		nbv_u[i + 1] = (double)(accum ? (float)nbv_u[i + 1] + r6_1 : r6_1);
+	if (i + 2 <= ilast)
+		nbv_u[i + 2] = (double)(accum ? (float)nbv_u[i + 2] + r6_2 : r6_2);
+	if (i + 3 <= ilast)
+		nbv_u[i + 3] = (double)(accum ? (float)nbv_u[i + 3] + r6_3 : r6_3);
+	if (i + 0 <= ilast)
+		nbv_v[i + 0] = (double)(accum ? (float)nbv_v[i + 0] + r7_0 : r7_0);
+	if (i + 1 <= ilast)
+		nbv_v[i + 1] = (double)(accum ? (float)nbv_v[i + 1] + r7_1 : r7_1);
+	if (i + 2 <= ilast)
+		nbv_v[i + 2] = (double)(accum ? (float)nbv_v[i + 2] + r7_2 : r7_2);
+	if (i + 3 <= ilast)
+		nbv_v[i + 3] = (double)(accum ? (float)nbv_v[i + 3] + r7_3 : r7_3);
+#else
 	if (i + 0 <= ilast)
 		nbv_u[i + 0] = accum ? nbv_u[i + 0] + r6_0 : r6_0;
 	if (i + 1 <= ilast)
@@ -966,4 +1001,5 @@ void nbk_lamb_oseen(const int ni, const int nj_all, const int ibase, const int j
 		nbv_v[i + 2] = accum ? nbv_v[i + 2] + r7_2 : r7_2;
 	if (i + 3 <= ilast)
 		nbv_v[i + 3] = accum ? nbv_v[i + 3] + r7_3 : r7_3;
+#endif
 }

@@ -35,6 +35,9 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -49,11 +52,36 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 	const float nbv_sig2,
 	const float nbv_eps,
 	const float nbv_rc2,
-	__global float *restrict nbv_fx,
-	__global float *restrict nbv_fy,
-	__global float *restrict nbv_fz,
-	__global float *restrict nbv_u,
+#if NB_DIRECT
+	__global double *restrict nbv_fx
+#else
+	__global float *restrict nbv_fx
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_fy
+#else
+	__global float *restrict nbv_fy
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_fz
+#else
+	__global float *restrict nbv_fz
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_u
+#else
+	__global float *restrict nbv_u
+#endif
+	,
+#if NB_DIRECT
 	__global double *restrict nbv_n
+#else
+	__global double *restrict nbv_n
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -640,7 +668,8 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 			r13_1 += v279;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -763,6 +792,28 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_fx[i + 0] = (double)(accum ? (float)nbv_fx[i + 0] + r9_0 : r9_0);
+	if (i + 1 <= ilast)
+		nbv_fx[i + 1] = (double)(accum ? (float)nbv_fx[i + 1] + r9_1 : r9_1);
+	if (i + 0 <= ilast)
+		nbv_fy[i + 0] = (double)(accum ? (float)nbv_fy[i + 0] + r10_0 : r10_0);
+	if (i + 1 <= ilast)
+		nbv_fy[i + 1] = (double)(accum ? (float)nbv_fy[i + 1] + r10_1 : r10_1);
+	if (i + 0 <= ilast)
+		nbv_fz[i + 0] = (double)(accum ? (float)nbv_fz[i + 0] + r11_0 : r11_0);
+	if (i + 1 <= ilast)
+		nbv_fz[i + 1] = (double)(accum ? (float)nbv_fz[i + 1] + r11_1 : r11_1);
+	if (i + 0 <= ilast)
+		nbv_u[i + 0] = (double)(accum ? (float)nbv_u[i + 0] + r12_0 : r12_0);
+	if (i + 1 <= ilast)
+		nbv_u[i + 1] = (double)(accum ? (float)nbv_u[i + 1] + r12_1 : r12_1);
+	if (i + 0 <= ilast)
+		nbv_n[i + 0] = (double)(accum ? (double)nbv_n[i + 0] + r13_0 : r13_0);
+	if (i + 1 <= ilast)
+		nbv_n[i + 1] = (double)(accum ? (double)nbv_n[i + 1] + r13_1 : r13_1);
+#else
 	if (i + 0 <= ilast)
 		nbv_fx[i + 0] = accum ? nbv_fx[i + 0] + r9_0 : r9_0;
 	if (i + 1 <= ilast)
@@ -783,4 +834,5 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 		nbv_n[i + 0] = accum ? nbv_n[i + 0] + r13_0 : r13_0;
 	if (i + 1 <= ilast)
 		nbv_n[i + 1] = accum ? nbv_n[i + 1] + r13_1 : r13_1;
+#endif
 }

@@ -31,6 +31,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -43,10 +49,30 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 	__global const float *restrict nbv_zi,
 	__global const float4 *restrict b0,
 	const float nbv_rc2,
-	__global float *restrict nbv_ax,
-	__global float *restrict nbv_ay,
-	__global float *restrict nbv_az,
+#if NB_DIRECT
+	__global double *restrict nbv_ax
+#else
+	__global float *restrict nbv_ax
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ay
+#else
+	__global float *restrict nbv_ay
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_az
+#else
+	__global float *restrict nbv_az
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_pot
+#else
 	__global float *restrict nbv_pot
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -614,7 +640,8 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 			r10_1 += v270;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -717,6 +744,24 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_ax[i + 0] = (double)(accum ? (float)nbv_ax[i + 0] + r7_0 : r7_0);
+	if (i + 1 <= ilast)
+		nbv_ax[i + 1] = (double)(accum ? (float)nbv_ax[i + 1] + r7_1 : r7_1);
+	if (i + 0 <= ilast)
+		nbv_ay[i + 0] = (double)(accum ? (float)nbv_ay[i + 0] + r8_0 : r8_0);
+	if (i + 1 <= ilast)
+		nbv_ay[i + 1] = (double)(accum ? (float)nbv_ay[i + 1] + r8_1 : r8_1);
+	if (i + 0 <= ilast)
+		nbv_az[i + 0] = (double)(accum ? (float)nbv_az[i + 0] + r9_0 : r9_0);
+	if (i + 1 <= ilast)
+		nbv_az[i + 1] = (double)(accum ? (float)nbv_az[i + 1] + r9_1 : r9_1);
+	if (i + 0 <= ilast)
+		nbv_pot[i + 0] = (double)(accum ? (float)nbv_pot[i + 0] + r10_0 : r10_0);
+	if (i + 1 <= ilast)
+		nbv_pot[i + 1] = (double)(accum ? (float)nbv_pot[i + 1] + r10_1 : r10_1);
+#else
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r7_0 : r7_0;
 	if (i + 1 <= ilast)
@@ -733,4 +778,5 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 		nbv_pot[i + 0] = accum ? nbv_pot[i + 0] + r10_0 : r10_0;
 	if (i + 1 <= ilast)
 		nbv_pot[i + 1] = accum ? nbv_pot[i + 1] + r10_1 : r10_1;
+#endif
 }

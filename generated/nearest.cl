@@ -31,6 +31,9 @@ static inline void nb_argmin_d(double *m, int *x, double a, int j)
 #define NB_WG 64
 #define NB_TILE 64
 #define NB_T 1
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -42,8 +45,18 @@ void nbk_nearest(const int ni, const int nj, const int ibase, const int jbase, c
 	__global const float *restrict nbv_yi,
 	__global const float *restrict nbv_zi,
 	__global const float4 *restrict b0,
-	__global float *restrict nbv_d2,
-	__global double *restrict nbv_k)
+#if NB_DIRECT
+	__global double *restrict nbv_d2
+#else
+	__global float *restrict nbv_d2
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_k
+#else
+	__global double *restrict nbv_k
+#endif
+	)
 {
 	__local float4 t0[NB_TILE];
 	const int lid = get_local_id(0);
@@ -576,6 +589,52 @@ void nbk_nearest(const int ni, const int nj, const int ibase, const int jbase, c
 			nb_argmin_d(&r7_3, &rx7_3, v248, v232);
 		}
 	}
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+	{
+		if (accum)
+			r6_0 = fmin(r6_0, (float)nbv_d2[i + 0]);
+		nbv_d2[i + 0] = (double)r6_0;
+	}
+	if (i + 1 <= ilast)
+	{
+		if (accum)
+			r6_1 = fmin(r6_1, (float)nbv_d2[i + 1]);
+		nbv_d2[i + 1] = (double)r6_1;
+	}
+	if (i + 2 <= ilast)
+	{
+		if (accum)
+			r6_2 = fmin(r6_2, (float)nbv_d2[i + 2]);
+		nbv_d2[i + 2] = (double)r6_2;
+	}
+	if (i + 3 <= ilast)
+	{
+		if (accum)
+			r6_3 = fmin(r6_3, (float)nbv_d2[i + 3]);
+		nbv_d2[i + 3] = (double)r6_3;
+	}
+	if (i + 0 <= ilast)
+	{
+		r7_0 = (double)rx7_0;
+		nbv_k[i + 0] = (double)r7_0;
+	}
+	if (i + 1 <= ilast)
+	{
+		r7_1 = (double)rx7_1;
+		nbv_k[i + 1] = (double)r7_1;
+	}
+	if (i + 2 <= ilast)
+	{
+		r7_2 = (double)rx7_2;
+		nbv_k[i + 2] = (double)r7_2;
+	}
+	if (i + 3 <= ilast)
+	{
+		r7_3 = (double)rx7_3;
+		nbv_k[i + 3] = (double)r7_3;
+	}
+#else
 	if (i + 0 <= ilast)
 	{
 		if (accum)
@@ -620,4 +679,5 @@ void nbk_nearest(const int ni, const int nj, const int ibase, const int jbase, c
 		r7_3 = (double)rx7_3;
 		nbv_k[i + 3] = r7_3;
 	}
+#endif
 }

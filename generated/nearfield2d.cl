@@ -29,6 +29,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -40,9 +46,24 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 	__global const float *restrict nbv_yi,
 	__global const float4 *restrict b0,
 	const float nbv_eps2,
-	__global float *restrict nbv_ax,
-	__global float *restrict nbv_ay,
+#if NB_DIRECT
+	__global double *restrict nbv_ax
+#else
+	__global float *restrict nbv_ax
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_ay
+#else
+	__global float *restrict nbv_ay
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_pot
+#else
 	__global float *restrict nbv_pot
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -568,7 +589,8 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 			r8_3 -= v223;
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -705,6 +727,32 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_ax[i + 0] = (double)(accum ? (float)nbv_ax[i + 0] + r6_0 : r6_0);
+	if (i + 1 <= ilast)
+		nbv_ax[i + 1] = (double)(accum ? (float)nbv_ax[i + 1] + r6_1 : r6_1);
+	if (i + 2 <= ilast)
+		nbv_ax[i + 2] = (double)(accum ? (float)nbv_ax[i + 2] + r6_2 : r6_2);
+	if (i + 3 <= ilast)
+		nbv_ax[i + 3] = (double)(accum ? (float)nbv_ax[i + 3] + r6_3 : r6_3);
+	if (i + 0 <= ilast)
+		nbv_ay[i + 0] = (double)(accum ? (float)nbv_ay[i + 0] + r7_0 : r7_0);
+	if (i + 1 <= ilast)
+		nbv_ay[i + 1] = (double)(accum ? (float)nbv_ay[i + 1] + r7_1 : r7_1);
+	if (i + 2 <= ilast)
+		nbv_ay[i + 2] = (double)(accum ? (float)nbv_ay[i + 2] + r7_2 : r7_2);
+	if (i + 3 <= ilast)
+		nbv_ay[i + 3] = (double)(accum ? (float)nbv_ay[i + 3] + r7_3 : r7_3);
+	if (i + 0 <= ilast)
+		nbv_pot[i + 0] = (double)(accum ? (float)nbv_pot[i + 0] + r8_0 : r8_0);
+	if (i + 1 <= ilast)
+		nbv_pot[i + 1] = (double)(accum ? (float)nbv_pot[i + 1] + r8_1 : r8_1);
+	if (i + 2 <= ilast)
+		nbv_pot[i + 2] = (double)(accum ? (float)nbv_pot[i + 2] + r8_2 : r8_2);
+	if (i + 3 <= ilast)
+		nbv_pot[i + 3] = (double)(accum ? (float)nbv_pot[i + 3] + r8_3 : r8_3);
+#else
 	if (i + 0 <= ilast)
 		nbv_ax[i + 0] = accum ? nbv_ax[i + 0] + r6_0 : r6_0;
 	if (i + 1 <= ilast)
@@ -729,4 +777,5 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 		nbv_pot[i + 2] = accum ? nbv_pot[i + 2] + r8_2 : r8_2;
 	if (i + 3 <= ilast)
 		nbv_pot[i + 3] = accum ? nbv_pot[i + 3] + r8_3 : r8_3;
+#endif
 }

@@ -902,6 +902,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -919,7 +922,12 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const double2 nbv_fmf,
 	const double2 nbv_s,
 	const double2 nbv_one,
+#if NB_DIRECT
+	__global double *restrict nbv_res
+#else
 	__global double2 *restrict nbv_res
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -1040,7 +1048,8 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			}
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -1074,6 +1083,15 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+	{
+		nb_dd x = r11_0;
+		if (accum)
+			x = nb_dd_add(nb_dd_make(nbv_res[i + 0], 0.0), x);
+		nbv_res[i + 0] = x.hi + x.lo;
+	}
+#else
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r11_0;
@@ -1081,4 +1099,5 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 			x = nb_dd_add(nb_dd_make(nbv_res[i + 0].x, nbv_res[i + 0].y), x);
 		nbv_res[i + 0] = (double2)(x.hi, x.lo);
 	}
+#endif
 }

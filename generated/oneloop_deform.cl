@@ -903,6 +903,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_WG 128
 #define NB_TILE 128
 #define NB_T 1
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -922,9 +925,24 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 	const double2 nbv_fmf,
 	const double2 nbv_s,
 	const double2 nbv_kappa,
-	__global double2 *restrict nbv_re,
-	__global double2 *restrict nbv_im,
-	__global double2 *restrict nbv_dimax)
+#if NB_DIRECT
+	__global double *restrict nbv_re
+#else
+	__global double2 *restrict nbv_re
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_im
+#else
+	__global double2 *restrict nbv_im
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_dimax
+#else
+	__global double2 *restrict nbv_dimax
+#endif
+	)
 {
 	__local double4 t0[NB_TILE];
 	__local double2 t1[NB_TILE];
@@ -1510,6 +1528,28 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 			}
 		}
 	}
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+	{
+		nb_dd x = r13_0;
+		if (accum)
+			x = nb_dd_add(nb_dd_make(nbv_re[i + 0], 0.0), x);
+		nbv_re[i + 0] = x.hi + x.lo;
+	}
+	if (i + 0 <= ilast)
+	{
+		nb_dd x = r14_0;
+		if (accum)
+			x = nb_dd_add(nb_dd_make(nbv_im[i + 0], 0.0), x);
+		nbv_im[i + 0] = x.hi + x.lo;
+	}
+	if (i + 0 <= ilast)
+	{
+		if (accum)
+			r15_0 = nb_dd_fmax(r15_0, nb_dd_make(nbv_dimax[i + 0], 0.0));
+		nbv_dimax[i + 0] = r15_0.hi + r15_0.lo;
+	}
+#else
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r13_0;
@@ -1530,4 +1570,5 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 			r15_0 = nb_dd_fmax(r15_0, nb_dd_make(nbv_dimax[i + 0].x, nbv_dimax[i + 0].y));
 		nbv_dimax[i + 0] = (double2)(r15_0.hi, r15_0.lo);
 	}
+#endif
 }

@@ -904,6 +904,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -922,8 +925,18 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	const double2 nbv_s,
 	const double2 nbv_one,
 	const double2 nbv_eps,
-	__global double2 *restrict nbv_re,
+#if NB_DIRECT
+	__global double *restrict nbv_re
+#else
+	__global double2 *restrict nbv_re
+#endif
+	,
+#if NB_DIRECT
+	__global double *restrict nbv_im
+#else
 	__global double2 *restrict nbv_im
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -1062,7 +1075,8 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 			}
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -1107,6 +1121,22 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+	{
+		nb_dd x = r12_0;
+		if (accum)
+			x = nb_dd_add(nb_dd_make(nbv_re[i + 0], 0.0), x);
+		nbv_re[i + 0] = x.hi + x.lo;
+	}
+	if (i + 0 <= ilast)
+	{
+		nb_dd x = r13_0;
+		if (accum)
+			x = nb_dd_add(nb_dd_make(nbv_im[i + 0], 0.0), x);
+		nbv_im[i + 0] = x.hi + x.lo;
+	}
+#else
 	if (i + 0 <= ilast)
 	{
 		nb_dd x = r12_0;
@@ -1121,4 +1151,5 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 			x = nb_dd_add(nb_dd_make(nbv_im[i + 0].x, nbv_im[i + 0].y), x);
 		nbv_im[i + 0] = (double2)(x.hi, x.lo);
 	}
+#endif
 }

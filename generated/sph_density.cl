@@ -29,6 +29,12 @@
 #ifndef NB_OWN
 #define NB_OWN 0
 #endif
+#ifndef NB_DIRECT
+#define NB_DIRECT 0
+#endif
+#if NB_DIRECT
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -41,7 +47,12 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 	__global const float *restrict nbv_zi,
 	__global const float *restrict nbv_hi,
 	__global const float4 *restrict b0,
+#if NB_DIRECT
+	__global double *restrict nbv_rho
+#else
 	__global float *restrict nbv_rho
+#endif
+	
 #if NB_OWN
 	, __global char *restrict nb_part, __global int *nb_cnt
 #endif
@@ -951,7 +962,8 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 			r8_3 = fma(v473, v474, r8_3);
 		}
 	}
-#if NB_OWN
+#if NB_DIRECT
+#elif NB_OWN
 	int nb_fin = 1;
 	if (ns > 1) {
 		const size_t o = (size_t)sl * ni + (size_t)(i - ibase);
@@ -1012,6 +1024,16 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 		return;
 	}
 #endif
+#if NB_DIRECT
+	if (i + 0 <= ilast)
+		nbv_rho[i + 0] = (double)(accum ? (float)nbv_rho[i + 0] + r8_0 : r8_0);
+	if (i + 1 <= ilast)
+		nbv_rho[i + 1] = (double)(accum ? (float)nbv_rho[i + 1] + r8_1 : r8_1);
+	if (i + 2 <= ilast)
+		nbv_rho[i + 2] = (double)(accum ? (float)nbv_rho[i + 2] + r8_2 : r8_2);
+	if (i + 3 <= ilast)
+		nbv_rho[i + 3] = (double)(accum ? (float)nbv_rho[i + 3] + r8_3 : r8_3);
+#else
 	if (i + 0 <= ilast)
 		nbv_rho[i + 0] = accum ? nbv_rho[i + 0] + r8_0 : r8_0;
 	if (i + 1 <= ilast)
@@ -1020,4 +1042,5 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 		nbv_rho[i + 2] = accum ? nbv_rho[i + 2] + r8_2 : r8_2;
 	if (i + 3 <= ilast)
 		nbv_rho[i + 3] = accum ? nbv_rho[i + 3] + r8_3 : r8_3;
+#endif
 }
