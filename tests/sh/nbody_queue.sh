@@ -28,17 +28,11 @@ shared_cache
 N=$((SEED % 300 + 40))
 echo "nbody_queue.sh: N = $N"
 
-# run NAME ENV... -- FLAGS...: nbody --csv under ENV into $T/NAME.csv,
-# snapshots in $T/NAME/, the log in $T/NAME.log
+# run NAME 'ENV' FLAGS...: nbody --csv under ENV (VAR=V words, or none)
+# into $T/NAME.csv, snapshots in $T/NAME/, the log in $T/NAME.log
 run() {
-	_n=$1
-	shift
-	_e=
-	while [ "$1" != -- ]; do
-		_e="$_e $1"
-		shift
-	done
-	shift
+	_n=$1 _e=$2
+	shift 2
 	# shellcheck disable=SC2086
 	env $_e "$NBODY" --device cpu --seed "$SEED" -n "$N" --out "$T/$_n" \
 		--log "$T/$_n.log" --csv "$@" >"$T/$_n.csv" 2>"$T/$_n.err" ||
@@ -75,10 +69,10 @@ for fmt in csv hdf5; do
 	for p in float double; do
 		w="leap-frog, $p, $fmt"
 		set -- --steps 9 --every 3 --dt 1/128 --format $fmt --precision=$p
-		run q -- "$@"
-		run noq -- "$@" --no-queue
-		run q0 NBRT_QUEUE=0 -- "$@"
-		run q2 NBRT_QUEUE=2 -- "$@"
+		run q "" "$@"
+		run noq "" "$@" --no-queue
+		run q0 NBRT_QUEUE=0 "$@"
+		run q2 NBRT_QUEUE=2 "$@"
 		same q noq "$w"
 		same q q0 "$w"
 		same q q2 "$w"
@@ -92,26 +86,20 @@ for fmt in csv hdf5; do
 		set -- --integrator hermite --timestep $ts --steps 6 --every 2 \
 			--dt 1/256 --format $fmt
 		[ $ts = fixed ] || set -- "$@" --eta 0.02
-		run q -- "$@"
-		run noq -- "$@" --no-queue
+		run q "" "$@"
+		run noq "" "$@" --no-queue
 		same q noq "$w"
 		timing q "$w"
 		rm -rf "$T/q" "$T/noq"
 	done
 done
 
-# queued_run NAME WANT ENV... -- FLAGS...: NBRT_TEST_FAIL=queued_run makes
+# queued_run NAME WANT 'ENV' FLAGS...: NBRT_TEST_FAIL=queued_run makes
 # every queued launch fail; WANT fail: the run ends at step 1 with the
 # message; WANT pass: nothing was queued
 queued_run() {
-	_n=$1 _w=$2
-	shift 2
-	_e=
-	while [ "$1" != -- ]; do
-		_e="$_e $1"
-		shift
-	done
-	shift
+	_n=$1 _w=$2 _e=$3
+	shift 3
 	rm -rf "$T/f"
 	# shellcheck disable=SC2086
 	if env NBRT_TEST_FAIL=queued_run $_e "$NBODY" --device cpu --seed "$SEED" \
@@ -127,11 +115,11 @@ queued_run() {
 		bad "$_n ($_w): $(cat "$T/f.err"; ls "$T/f" "$T")"
 	fi
 }
-queued_run "the default" fail --
-queued_run "--no-queue" pass -- --no-queue
-queued_run "NBRT_QUEUE=0" pass NBRT_QUEUE=0 --
-queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 -- --no-queue
-queued_run "hermite" pass -- --integrator hermite --timestep fixed --dt 1/256
+queued_run "the default" fail ""
+queued_run "--no-queue" pass "" --no-queue
+queued_run "NBRT_QUEUE=0" pass NBRT_QUEUE=0
+queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 --no-queue
+queued_run "hermite" pass "" --integrator hermite --timestep fixed --dt 1/256
 
 # the host back end keeps its arrays in the host's memory: nothing to
 # queue, and --no-queue changes nothing
