@@ -22,6 +22,7 @@ suite_run() {
 		lab=bin/nbody
 		[ "$b" = "$BIN/nbody" ] || lab="before: $b"
 		for n in $ns; do
+			# shellcheck disable=SC2086 # flags as words
 			timeout 300 "$b" --ic cube -n "$n" --steps "$steps" --device "$device" \
 				$flags --csv </dev/null >"$T/o.csv" 2>"$T/err" ||
 				{ note "failed: $lab N = $n: $(tail -n 1 "$T/err")"; continue; }
