@@ -256,6 +256,11 @@ int args_parse(args *a, int argc, char **argv)
 		    "time the force kernel's variants at this N and\n"
 		    "keep the fastest whose forces agree with the\n"
 		    "default's (the cache keeps it for later runs)"),
+		OPT(OPT_SET, "--no-queue", NULL, &a->no_queue,
+		    "wait for each force evaluation (by default, on\n"
+		    "an OpenCL device with doubles and one rank, the\n"
+		    "steps' evaluations are queued; NBRT_QUEUE=0, 1\n"
+		    "or 2 chooses too)"),
 		OPT(OPT_SET, "--print-kernel", NULL, &a->print_kernel,
 		    "print the built-in kernel source and exit\n"
 		    "(hermite.nbl with --integrator hermite)"),

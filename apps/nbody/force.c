@@ -510,16 +510,50 @@ int force_step(force *fc, sim *s, double dt, int *finite)
 		goto bad;
 	if (run_kernel(fc, s, s->n, s->n))
 		return -1;
+	double t[2];
 	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
 	    (o[A_X] && nbrt_array_axpy(o + A_VX, h, o + A_AX, 3)) ||
-	    nbrt_array_finite(a + A_X, 9, finite))
+	    nbrt_array_finite(a + A_X, 9, finite) || nbrt_wait(fc->rt, t))
 		goto bad;
+	/* the finite check waited for the step: a queued evaluation's
+	 * times, which its run could not give, are its launches' by their
+	 * events (none for a waited one, or untimed, NBRT_QUEUE=2): their
+	 * span on the device stands for the host's time queuing them
+	 * (run_kernel's), which overlaps it */
+	if (!fc->untimed && t[1] > 0) {
+		fc->t_total += t[0] - nbrt_total_time(fc->k);
+		fc->t_kernel += t[1];
+	}
 	s->t += dt;
 	s->step++;
 	return 0;
 bad:
 	snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 	return -1;
+}
+
+/* Queued runs (nbrt_set_queue) spare each step's force its round trip
+ * to the host (the step waits once, for its finite check): nbody's
+ * default where the runtime can queue (an OpenCL device with doubles)
+ * and one rank runs (under MPI the exchange reads the forces back each
+ * step anyway).  Timed (1), so that the CSV keeps the kernel's time
+ * (force_step).  Not where the first evaluation's kernel took a second
+ * or more: a queued run shows no progress (nbrt_show_progress reports
+ * runs of over 5 s), and against such a kernel a launch's round trip
+ * (tens of us) is nothing.  NBRT_QUEUE in the environment, which the
+ * runtime took at nbrt_open, chooses instead; --no-queue (force_setup)
+ * before either. */
+#define QUEUE_KERNEL_MAX 1.0
+
+int force_queue(force *fc, const args *a)
+{
+	const char *env = getenv("NBRT_QUEUE");
+	if (a->no_queue || (env && *env) || par_size() > 1 ||
+	    !nbrt_device_arrays(fc->rt) ||
+	    !(nbrt_kernel_time(fc->k) < QUEUE_KERNEL_MAX))
+		return 0;
+	return nbrt_set_queue(fc->rt, 1) ? prog_fail("%s", nbrt_error(fc->rt))
+	                                 : 0;
 }
 
 /* --tree: the far kernel (--far, else the built-in gravity_quad.nbl),
@@ -559,6 +593,9 @@ int force_setup(force *fc, args *a)
 	fc->rt = cli_open(dev, a->opt.target, "--target=");
 	if (!fc->rt)
 		return 1;
+	/* over NBRT_QUEUE, which queues from the first run on */
+	if (a->no_queue)
+		nbrt_set_queue(fc->rt, 0);
 	const char *name = a->hermite ? "hermite.nbl" : "gravity.nbl";
 	const char *src = a->hermite ? nb_hermite_nbl : nb_gravity_nbl;
 	if (a->kernel)

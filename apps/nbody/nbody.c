@@ -99,6 +99,10 @@ int main(int argc, char **argv)
 	free(r.rt);
 	free(r.rde);
 	snap_data_free(&d);
+	/* queued launches (force_queue) end before their arrays go; after
+	 * a failure, the first message stands */
+	if (fc.rt && nbrt_wait(fc.rt, NULL) && !rc)
+		rc = prog_fail("%s", nbrt_error(fc.rt));
 	for (int i = 0; i < A_N; i++)
 		nbrt_array_free(fc.arr[i]), nbrt_array_free(fc.own[i]);
 	nbrt_predictor_free(fc.pred);

@@ -36,6 +36,7 @@ typedef struct args {
 	/* beyond paper 000 */
 	int hermite, hdf5, print_kernel;
 	int host_predict;  /* --predict host: Hermite's j-bodies on the host */
+	int no_queue;      /* --no-queue: every force evaluation waited for */
 	const char *have_predict;
 	int tstep;         /* --timestep: a herm_mode */
 	const char *have_tstep;
@@ -137,6 +138,10 @@ int force_move(force *fc, sim *s, int put, int lo, int hi);
 int force_leapfrog(sim *s, void *ctx);
 int force_hermite(herm *h, size_t ni, void *ctx);
 int force_step(force *fc, sim *s, double dt, int *finite);
+/* After the first force evaluation: the steps' evaluations queued
+ * (nbrt_set_queue 1) where that is nbody's default (force.c); 0, or
+ * nonzero after the message. */
+int force_queue(force *fc, const args *a);
 /* The bodies a run starts from against the kernel and the box (one mass
  * where the kernel has no mj; inside a periodic box), `from` the file
  * they came from (d), or NULL for a model. */

@@ -60,6 +60,12 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (force_move(fc, s, 0, 0, A_N))
 			return 1;
 	}
+	/* the first evaluation's queued times (NBRT_QUEUE) dropped with
+	 * its others */
+	if (nbrt_wait(fc->rt, NULL))
+		return prog_fail("%s", nbrt_error(fc->rt));
+	if (force_queue(fc, a))
+		return 1;
 	fc->t_kernel = fc->t_total = fc->t_pred = 0;
 	fc->t_comm = par_comm_time();
 	h->inter = 0;

@@ -6,10 +6,12 @@
 # kick, the finite check, which waits for the device), time_force the
 # wall clock of nbrt_run, time_kernel the force kernel's own launches from
 # OpenCL profiling events; all per step.  before=NBODY runs an older
-# build's nbody beside bin/nbody.
+# build's nbody beside bin/nbody.  flags=... are more of nbody's flags
+# (--precision=double; --integrator hermite --timestep fixed: its step).
 about="nbody's leap-frog step against its force kernel, per N"
-params="device ns steps before"
+params="device ns steps before flags"
 device=gpu
+flags=
 ns="16384 65536 100000 131072 262144"
 steps=50
 before=""
@@ -20,8 +22,9 @@ suite_run() {
 		lab=bin/nbody
 		[ "$b" = "$BIN/nbody" ] || lab="before: $b"
 		for n in $ns; do
+			# shellcheck disable=SC2086 # flags as words
 			timeout 300 "$b" --ic cube -n "$n" --steps "$steps" --device "$device" \
-				--csv </dev/null >"$T/o.csv" 2>"$T/err" ||
+				$flags --csv </dev/null >"$T/o.csv" 2>"$T/err" ||
 				{ note "failed: $lab N = $n: $(tail -n 1 "$T/err")"; continue; }
 			awk -F, -v l="$lab" 'NR == 2 { printf "\"%s\",%d,%.4g,%.4g,%.4g,%.3f\n",
 				l, $2, $14, $15, $16, $16 / $14 }' "$T/o.csv"

@@ -298,28 +298,32 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 	cl_int e;
 	cl_ulong n = a[0]->n;
 	static const cl_int zero = 0;
-	if (nbrt_cl_queue_settle(rt))
-		return -1;
+	/* queued behind the queued runs (the queue is in order), whose
+	 * events are settled once the answer is back: the host waits once,
+	 * not for their end and then for the check (bin/nbody's step); a
+	 * failure of theirs is the one reported */
+	int r = 0;
 	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
 	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);
+		r = nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);
 	/* three arrays a launch, one flag for all, read once */
-	for (int g = 0; g < na; g += 3) {
+	for (int g = 0; g < na && !r; g += 3) {
 		cl_mem m[3];
 		cl_int nn = na - g < 3 ? na - g : 3;
 		for (int i = 0; i < 3; i++)
 			m[i] = a[g + (i < nn ? i : 0)]->priv;
-		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
+		r = nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
 		                    ARG(m[2]), ARG(nn), ARG(n), ARG(c->flag),
-		                    (size_t)0))
-			return -1;
+		                    (size_t)0);
 	}
-	if (pin(rt, 64))
+	if (!r)
+		r = pin(rt, 64);
+	if (!r && (e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0,
+	                                   sizeof(cl_int), c->pinp, 0, NULL,
+	                                   NULL)) != CL_SUCCESS)
+		r = nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueReadBuffer", e);
+	if (nbrt_cl_queue_settle(rt) || r)
 		return -1;
-	e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0, sizeof(cl_int),
-	                        c->pinp, 0, NULL, NULL);
-	if (e != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueReadBuffer", e);
 	*finite = *(cl_int *)c->pinp == 0;
 	return 0;
 }

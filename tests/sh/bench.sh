@@ -43,7 +43,7 @@ result() {
 run step device=cpu ns="256 512" steps=2 >"$T/log" 2>&1 || bad "step: $(tail -n 3 "$T/log")"
 result step
 header suite 'step: ' "$f"
-header command 'sh bench/run.sh step device="cpu" ns="256 512" steps="2" before=""$' "$f"
+header command 'sh bench/run.sh step device="cpu" ns="256 512" steps="2" before="" flags=""$' "$f"
 header date '20[0-9][0-9]-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9] UTC$' "$f"
 header device '.*(cpu, driver .*, [0-9]* compute units; --device cpu)$' "$f"
 header commit 'test (given)$' "$f"

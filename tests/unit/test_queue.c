@@ -6,8 +6,10 @@
  * within 2e-5 (relative to the sum of the terms' sizes) of the same sums
  * in long double; the queued launches are timed by nbrt_wait (span no
  * shorter than their busy time), read back without nbrt_wait too; a run
- * with a host array bound still waits.  A queued launch that fails
- * (NBRT_TEST_FAIL=queued_run) is reported by nbrt_wait and by a read,
+ * with a host array bound still waits; nbrt_array_finite, queued
+ * behind them, sees their results and leaves their times to nbrt_wait.
+ * A queued launch that fails (NBRT_TEST_FAIL=queued_run) is reported by
+ * nbrt_wait, by a read and by nbrt_array_finite,
  * naming the kernel and the device; untimed queued runs (on = 2) give
  * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
  * queues from the open on (a bad value fails it); the host back end
@@ -166,6 +168,13 @@ static void queued(nb_prec p, size_t ni, size_t nj)
 		ck_assert_msg(nbrt_run(s.k, ni, nj) == 0, "%s", nbrt_error(s.rt));
 		ck_assert(nbrt_kernel_time(s.k) == 0); /* timed by nbrt_wait */
 	}
+	/* the finite check, queued behind them, sees their results (the
+	 * poison gone) and settles them: nbrt_wait still has their times
+	 * (bin/nbody's step) */
+	int fin = -1;
+	ck_assert_msg(nbrt_array_finite(s.a + 7, 4, &fin) == 0, "%s",
+	              nbrt_error(s.rt));
+	ck_assert_msg(fin == 1, "the finite check ran before the queued runs");
 	double t[2] = {-1, -1};
 	ck_assert_msg(nbrt_wait(s.rt, t) == 0, "%s", nbrt_error(s.rt));
 	ck_assert_msg(t[0] > 0 && t[1] > 0 && t[1] <= t[0] * (1 + 1e-6) + 1e-9,
@@ -210,22 +219,27 @@ START_TEST(same_results)
 }
 END_TEST
 
-/* A queued launch that fails is reported by the wait or the read after
- * it, by its kernel and the device; the queue goes on afterwards. */
+/* A queued launch that fails is reported by the wait, the read or the
+ * finite check after it, by its kernel and the device; the queue goes on
+ * afterwards. */
 START_TEST(failures)
 {
 	setup s;
 	make(&s, NB_FLOAT, 64, 64);
 	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
 	double *r = malloc(64 * sizeof(double));
-	for (int how = 0; how < 2; how++) {
+	static const char *const by[3] = {"nbrt_wait", "nbrt_array_read",
+	                                  "nbrt_array_finite"};
+	for (int how = 0; how < 3; how++) {
 		setenv("NBRT_TEST_FAIL", "queued_run", 1);
 		ck_assert_int_eq(nbrt_run(s.k, 64, 64), 0); /* only queued */
-		int rc = how ? nbrt_array_read(s.a[7], r) : nbrt_wait(s.rt, NULL);
+		int fin = -1;
+		int rc = how == 2 ? nbrt_array_finite(s.a + 7, 3, &fin)
+		       : how ? nbrt_array_read(s.a[7], r) : nbrt_wait(s.rt, NULL);
 		unsetenv("NBRT_TEST_FAIL");
 		const char *e = nbrt_error(s.rt);
 		ck_assert_msg(rc == -1, "%s: a failed queued launch not reported",
-		              how ? "nbrt_array_read" : "nbrt_wait");
+		              by[how]);
 		ck_assert_msg(strstr(e, "queued launch of kernel gravity") &&
 		              strstr(e, "CL_OUT_OF_RESOURCES") &&
 		              strstr(e, nbrt_device_name(s.rt)), "%s", e);

@@ -1,0 +1,130 @@
+# nbody_queue.sh: bin/nbody's queued force runs, its default on an OpenCL
+# device with doubles (issue 30; docs/nbody.md, "Queued steps"), on PoCL:
+#   - the default gives the bits of the waited runs (--no-queue,
+#     NBRT_QUEUE=0) and of the untimed queue (NBRT_QUEUE=2): the summary's
+#     numbers, every snapshot (CSV and HDF5) and the log's rows but for
+#     their wall time, for the leap-frog (float and double) and the
+#     Hermite scheme (fixed and block steps), on a Plummer sphere of a
+#     random N and seed;
+#   - its timing columns are positive and finite, the kernel's time no
+#     more than the force's, the force's no more than the step's (0 for
+#     the kernel under NBRT_QUEUE=2, which times nothing);
+#   - its steps are queued (a queued launch made to fail,
+#     NBRT_TEST_FAIL=queued_run, ends the run with status 1, the kernel,
+#     the OpenCL error and the device named, the step-0 snapshot alone
+#     written and no log), and --no-queue, NBRT_QUEUE=0 and --no-queue
+#     over NBRT_QUEUE=1 are not; the Hermite scheme's runs, which read
+#     their results back each block step, never are.
+# Skipped (77) without an OpenCL CPU device.  Fresh seed each run;
+# NBCC_TEST_SEED=S repeats one.
+set -eu
+. "$ROOT/tests/lib.sh"
+NBODY=$BIN/nbody
+scratch
+test_seed nbody_queue.sh
+. "$ROOT/tests/device.sh"
+need_device cpu
+shared_cache
+N=$((SEED % 300 + 40))
+echo "nbody_queue.sh: N = $N"
+
+# run NAME 'ENV' FLAGS...: nbody --csv under ENV (VAR=V words, or none)
+# into $T/NAME.csv, snapshots in $T/NAME/, the log in $T/NAME.log
+run() {
+	_n=$1 _e=$2
+	shift 2
+	# shellcheck disable=SC2086
+	env $_e "$NBODY" --device cpu --seed "$SEED" -n "$N" --out "$T/$_n" \
+		--log "$T/$_n.log" --csv "$@" >"$T/$_n.csv" 2>"$T/$_n.err" ||
+		die "nbody $_e $*: $(cat "$T/$_n.err")"
+}
+
+# same A B WHAT: runs A and B agree but for the times
+same() {
+	if [ "$(cut -d, -f1-13 "$T/$1.csv")" = "$(cut -d, -f1-13 "$T/$2.csv")" ] &&
+		[ "$(cut -d, -f21- "$T/$1.csv")" = "$(cut -d, -f21- "$T/$2.csv")" ] &&
+		[ "$(sed 's/,[^,]*$//' "$T/$1.log")" = "$(sed 's/,[^,]*$//' "$T/$2.log")" ] &&
+		[ "$(wc -l <"$T/$1.log")" -gt 2 ] &&
+		diff -r "$T/$1" "$T/$2" >/dev/null; then
+		ok "$3: $1 and $2 the same bits"
+	else
+		bad "$3: $1 and $2 differ: $(cat "$T/$1.csv" "$T/$2.csv")"
+	fi
+}
+
+# timing NAME WHAT [0]: time_step, time_force positive and finite, and
+# time_kernel too (0 with a third argument), kernel <= force <= step
+timing() {
+	if awk -F, -v zero="${3:-}" 'function num(v) { return v ~ /^[0-9.]+(e[-+]?[0-9]+)?$/ }
+		NR == 2 { ok = num($14) && num($15) && num($16) && $14 > 0 && $15 > 0 &&
+			$15 <= $14 && (zero != "" ? $16 == 0 : $16 > 0 && $16 <= $15) }
+		END { exit !ok }' "$T/$1.csv"; then
+		ok "$2: $1's times"
+	else
+		bad "$2: $1's times: $(cat "$T/$1.csv")"
+	fi
+}
+
+for fmt in csv hdf5; do
+	for p in float double; do
+		w="leap-frog, $p, $fmt"
+		set -- --steps 9 --every 3 --dt 1/128 --format $fmt --precision=$p
+		run q "" "$@"
+		run noq "" "$@" --no-queue
+		run q0 NBRT_QUEUE=0 "$@"
+		run q2 NBRT_QUEUE=2 "$@"
+		same q noq "$w"
+		same q q0 "$w"
+		same q q2 "$w"
+		timing q "$w"
+		timing noq "$w"
+		timing q2 "$w" 0
+		rm -rf "$T/q" "$T/noq" "$T/q0" "$T/q2"
+	done
+	for ts in fixed block; do
+		w="hermite, $ts steps, $fmt"
+		set -- --integrator hermite --timestep $ts --steps 6 --every 2 \
+			--dt 1/256 --format $fmt
+		[ $ts = fixed ] || set -- "$@" --eta 0.02
+		run q "" "$@"
+		run noq "" "$@" --no-queue
+		same q noq "$w"
+		timing q "$w"
+		rm -rf "$T/q" "$T/noq"
+	done
+done
+
+# queued_run NAME WANT 'ENV' FLAGS...: NBRT_TEST_FAIL=queued_run makes
+# every queued launch fail; WANT fail: the run ends at step 1 with the
+# message; WANT pass: nothing was queued
+queued_run() {
+	_n=$1 _w=$2 _e=$3
+	shift 3
+	rm -rf "$T/f"
+	# shellcheck disable=SC2086
+	if env NBRT_TEST_FAIL=queued_run $_e "$NBODY" --device cpu --seed "$SEED" \
+		-n "$N" --steps 3 --every 1 --out "$T/f" --log "$T/f.log" --csv "$@" \
+		>"$T/f.csv" 2>"$T/f.err"; then
+		[ "$_w" = pass ] && [ -s "$T/f.csv" ] && [ -f "$T/f/snap_000003.csv" ] &&
+			ok "$_n: not queued" || bad "$_n: a queued launch not reported"
+	elif [ $? = 1 ] && [ "$_w" = fail ] && [ ! -s "$T/f.csv" ] &&
+		[ ! -e "$T/f.log" ] && [ "$(ls "$T/f")" = snap_000000.csv ] &&
+		grep -q '^nbody: error: step 1: a queued launch of kernel gravity: clWaitForEvents failed with CL_OUT_OF_RESOURCES .* on .*Portable Computing Language' "$T/f.err"; then
+		ok "$_n: the queued launch's failure reported"
+	else
+		bad "$_n ($_w): $(cat "$T/f.err"; ls "$T/f" "$T")"
+	fi
+}
+queued_run "the default" fail ""
+queued_run "--no-queue" pass "" --no-queue
+queued_run "NBRT_QUEUE=0" pass NBRT_QUEUE=0
+queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 --no-queue
+queued_run "hermite" pass "" --integrator hermite --timestep fixed --dt 1/256
+
+# the host back end keeps its arrays in the host's memory: nothing to
+# queue, and --no-queue changes nothing
+"$NBODY" --device host -n 40 --steps 2 --seed "$SEED" --csv >"$T/h.csv" &&
+	"$NBODY" --device host -n 40 --steps 2 --seed "$SEED" --csv --no-queue >"$T/hn.csv" &&
+	[ "$(cut -d, -f1-13 "$T/h.csv")" = "$(cut -d, -f1-13 "$T/hn.csv")" ] &&
+	ok "the host back end" || bad "the host back end: $(cat "$T/h.csv" "$T/hn.csv")"
+finish nbody_queue.sh
