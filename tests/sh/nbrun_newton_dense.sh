@@ -1,12 +1,14 @@
 # nbrun --self --newton=on on OpenCL's dense run (PoCL): the _dense entry
 # (compiler/emit_opencl.c, runtime/cl/newton.c's dense_queue) on fresh
-# random particles (seed printed; NBCC_TEST_SEED=S repeats it) at N = 1
-# and block counts odd and even (blocks of 4 rows of the work group,
-# 512 here: the even counts' last round is half), against --newton=off's every pair:
+# random particles (seed printed; NBCC_TEST_SEED=S repeats it) at N = 0,
+# 1, 127 and block counts odd and even (blocks of 4 rows of the work
+# group, 512 here: the even counts' last round is half), against
+# --newton=off's every pair and a reference in awk's double (ref):
 # Lennard-Jones in double (bench/newton/lennard_jones_self.nbl: counts
-# equal, the rest within 1e-9 of the column's largest value) and
-# gravity_force in float (within 1e-4 of it: only the order of the sums
-# differs); --time's pairs fewer (at four blocks under 0.7 of them); the bytes the same run to run and
+# equal, the rest within 1e-9 of the column's largest value), gravity_force
+# in float (within 1e-4 of it: only the order of the sums differs) and
+# in dd (1e-12 of it; its packs too wide for the local tile, so j comes
+# from global memory: emit_opencl.c's dense_tiles); --time's pairs fewer (at four blocks under 0.7 of them); the bytes the same run to run and
 # with one round a launch (NBRT_NEWTON_ROUNDS=1: the folds' seams), a bad
 # NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (PoCL's
 # row has no newton_min).  Full blocks run unguarded, the last one
@@ -47,17 +49,48 @@ same() {
 			print "column " c ": " diff[c] " apart, largest " big[c]; bad = 1 }
 		  exit bad }' "$2" "$3"
 }
+# ref KERNEL P.CSV: every pair in awk's double, as the kernel's file has
+# them (bench/newton/*.nbl, the constants the runs below give)
+ref() {
+	awk -F, -v k="$1" 'NR > 1 { n = NR - 1; x[n] = $1; y[n] = $2; z[n] = $3; m[n] = $4 }
+		END {
+		print k == "lj" ? "fx,fy,fz,u,n" : "fx,fy,fz,pot"
+		for (i = 1; i <= n; i++) {
+			fx = fy = fz = u = c = 0
+			for (j = 1; j <= n; j++) {
+				dx = x[i] - x[j]; dy = y[i] - y[j]; dz = z[i] - z[j]
+				r2 = dx * dx + dy * dy + dz * dz
+				if (k == "lj") {
+					if (j == i || r2 >= 0.01) continue
+					s6 = (0.0004 / r2) ^ 3
+					f = 24 * (2 * s6 * s6 - s6) / r2
+					fx += f * dx; fy += f * dy; fz += f * dz
+					u += 4 * (s6 * s6 - s6); c++
+				} else {
+					r = sqrt(r2 + 0.0001); mm = m[i] * m[j] / r
+					f = mm / (r * r)
+					fx -= f * dx; fy -= f * dy; fz -= f * dz; u -= mm
+				}
+			}
+			if (k == "lj")
+				printf "%.17g,%.17g,%.17g,%.17g,%d\n", fx, fy, fz, u, c
+			else
+				printf "%.17g,%.17g,%.17g,%.17g\n", fx, fy, fz, u
+		}
+	}' "$2"
+}
 pairs() { sed -n 's/.*pairs: \([0-9]*\),.*/\1/p' "$1.err"; }
 
 k=0
-for kern in lj gf; do
+for kern in lj gf gd; do
 	case $kern in
 	lj) K=$LJ P=double TOL=1e-9 COUNT=1
 		ARGS="--map xi=x,yi=y,zi=z,xj=x,yj=y,zj=z --const sig2=0.0004 --const eps=1 --const rc2=0.01" ;;
-	gf) K=$GF P=float TOL=1e-4 COUNT=0
+	gf|gd) K=$GF P=float TOL=1e-4 COUNT=0
+		[ $kern = gd ] && P=dd TOL=1e-12
 		ARGS="--map xi=x,yi=y,zi=z,mi=m,xj=x,yj=y,zj=z,mj=m --const eps2=0.0001" ;;
 	esac
-	for n in 1 211 700 1201 1600; do
+	for n in 0 1 127 211 700 1201 1600; do
 		k=$((k + 1))
 		gen $((SEED + k)) $n >p.csv
 		for m in on off auto; do
@@ -68,6 +101,10 @@ for kern in lj gf; do
 		done
 		if same $TOL on.csv off.csv $COUNT >diff.txt; then ok; else
 			bad "$kern n $n: on and off differ: $(head -n 3 diff.txt)"; fi
+		ref ${kern%[fd]} p.csv >ref.csv
+		if [ "$(wc -l <on.csv)" -eq $((n + 1)) ] &&
+			same $TOL ref.csv on.csv $COUNT >diff.txt; then ok; else
+			bad "$kern n $n: on and the reference differ: $(head -n 3 diff.txt)"; fi
 		pon=$(pairs on) poff=$(pairs off) pauto=$(pairs auto)
 		# one block: every pair; four: 0.65 of them
 		if [ "$pauto" = "$poff" ] && awk -v a="$pon" -v b="$poff" -v n="$n" \
