@@ -205,8 +205,15 @@ const nb_defaults *nb_defaults_find(const char *target,
 
 int nb_defaults_class_ok(const char *devclass)
 {
+	return nb_defaults_class_of(NULL, devclass);
+}
+
+int nb_defaults_class_of(const char *target, const char *devclass)
+{
 	for (size_t i = 0; i < NELEM(table); i++) {
 		const char *c = table[i].devclass;
+		if (target && strcmp(table[i].target, target))
+			continue;
 		/* a row's class, or a narrower one of it ("gpu-amd") */
 		if (*c && strncmp(devclass, c, strlen(c)) == 0 &&
 		    (devclass[strlen(c)] == 0 || devclass[strlen(c)] == '-'))

@@ -156,6 +156,8 @@ const nb_defaults *nb_defaults_find(const char *target,
 /* Whether --device-class may name it: a class of the table, or one
  * narrower than a class of the table ("gpu-amd"). */
 int nb_defaults_class_ok(const char *devclass);
+/* The same among target's rows (NULL: any target's). */
+int nb_defaults_class_of(const char *target, const char *devclass);
 
 /* Writes the flags that differ from the defaults, as a command line. */
 void nb_options_str(const nb_options *o, char *buf, size_t len);

@@ -11,7 +11,9 @@
 # from global memory: emit_opencl.c's dense_tiles); --time's pairs fewer (at four blocks under 0.7 of them); the bytes the same run to run and
 # with one round a launch (NBRT_NEWTON_ROUNDS=1: the folds' seams), a bad
 # NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (PoCL's
-# row has no newton_min).  Full blocks run unguarded, the last one
+# row has no newton_min), and under NBRT_DEVICE_CLASS=gpu-nvidia takes
+# the dense entry from that row's newton_min on, not below; a class
+# without a row for OpenCL refused.  Full blocks run unguarded, the last one
 # guarded: n = 700, 1201 and 1600 have both.
 set -u
 . "$ROOT/tests/lib.sh"
@@ -137,4 +139,37 @@ elif grep -q "NBRT_NEWTON_ROUNDS" err.txt && [ "$(cat x.csv)" = keep ]; then
 else
 	bad "NBRT_NEWTON_ROUNDS=0: $(cat err.txt), -o: $(head -c 40 x.csv)"
 fi
+
+# --newton=auto by the row of NBRT_DEVICE_CLASS (runtime/core.c), not the
+# device's own: gpu-nvidia's double newton_min, 16384, takes the dense
+# entry (its note, pairs about half) at N = 16384 and every pair at 16383
+min=$(awk '/devclass = "gpu-nvidia", .prec = NB_DOUBLE/ { f = 1 }
+	f && /newton_min/ { sub(/.*newton_min = /, ""); sub(/[^0-9].*/, ""); print; exit }' \
+	"$ROOT/compiler/defaults.c")
+[ -n "$min" ] || bad "no newton_min in gpu-nvidia's double row"
+for n in $((min - 1)) $min; do
+	gen $((SEED + 100 + n)) $n >p.csv
+	NBRT_DEVICE_CLASS=gpu-nvidia NBRT_VERBOSE=1 "$NBRUN" "$GF" --device cpu \
+		--precision=double --ij p.csv \
+		--map xi=x,yi=y,zi=z,mi=m,xj=x,yj=y,zj=z,mj=m --const eps2=0.0001 \
+		--self --newton=auto --time -o a.csv 2>a.err ||
+		{ bad "NBRT_DEVICE_CLASS=gpu-nvidia n $n: $(tail -n 1 a.err)"; continue; }
+	p=$(pairs a)
+	if [ $n -lt "$min" ]; then
+		if [ "$p" = $((n * n)) ] && ! grep -q "Newton's third law, dense" a.err; then
+			ok "gpu-nvidia's row: every pair at n $n"
+		else bad "gpu-nvidia's row at n $n: pairs $p, $(grep -c dense a.err) dense notes"; fi
+	elif [ "$p" -lt $((n * n * 6 / 10)) ] && grep -q "Newton's third law, dense" a.err; then
+		ok "gpu-nvidia's row: the dense entry at n $n"
+	else bad "gpu-nvidia's row at n $n: pairs $p, no dense note"; fi
+done
+for c in bogus host-avx2; do
+	if NBRT_DEVICE_CLASS=$c "$NBRUN" "$GF" --device cpu --ij p.csv \
+		--map xi=x,yi=y,zi=z,mi=m,xj=x,yj=y,zj=z,mj=m --const eps2=0.0001 \
+		--self -o x.csv 2>err.txt; then
+		bad "NBRT_DEVICE_CLASS=$c accepted"
+	elif grep -q "NBRT_DEVICE_CLASS='$c': the defaults table has no row" err.txt; then
+		ok "NBRT_DEVICE_CLASS=$c refused"
+	else bad "NBRT_DEVICE_CLASS=$c: $(cat err.txt)"; fi
+done
 finish
