@@ -18,7 +18,8 @@ typedef struct E {
 	int rmode; /* writing the entry of block-sparse runs */
 	int pmode; /* writing the entry of Newton's third law (cl_pairs) */
 	const Spelling *sp; /* cl_spelling, or cl_cpu_spelling */
-	int dterm; /* the dense entry's term: j's packs by value, nb_q<p> */
+	int dterm; /* the dense entry's term: j's packs by value, nb_q<p>;
+	            * 2: its j-sides too, the sinks again into t<v> */
 	int dtile; /* the dense entry stages its j-block in local memory */
 } E;
 
@@ -74,6 +75,12 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
 		buf_puts(out, ind);
 		emit_sink(out, f, k, r, target_opencl.spell, NULL, NULL);
+		if (e->dterm == 2) {
+			r[0] = 't';
+			buf_puts(out, ind);
+			(v->sym < 0 ? emit_sink_neg : emit_sink)(out, f, k, r,
+			        target_opencl.spell, NULL, NULL);
+		}
 		return;
 	}
 	if (in->op == O_LDJ) {
@@ -1060,8 +1067,10 @@ static void dense_body(E *e, const char *ind, int js, int guard)
 	           ind, ind, guard ? "if (nb_li[nb_u] && nb_jx < nb_n) " : "");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "%s\t\t%s s%d;\n", ind, ctype(f->var[v].type), v);
-	buf_printf(out, "%s\t\t%s_term(%s, nb_jx", ind, e->fc->pairs,
+			buf_printf(out, "%s\t\t%s s%d = r%d[nb_u];\n", ind,
+			           ctype(f->var[v].type), v, v);
+	buf_printf(out, "%s\t\t%s_term%s(%s, nb_jx", ind, e->fc->pairs,
+	           js ? "ij" : "",
 	           guard ? "nb_ii[nb_u]" : "nb_ib + nb_u * NB_WG + lid");
 	for (int p = 0; p < fc->npack; p++)
 		buf_printf(out, ", nb_q%d", p);
@@ -1069,31 +1078,30 @@ static void dense_body(E *e, const char *ind, int js, int guard)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ", &s%d", v);
+	for (int v = 0; v < f->nvar && js; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ", &nb_a%d", v);
 	buf_puts(out, ");\n");
-	char in3[16];
-	snprintf(in3, sizeof in3, "%s\t\t", ind);
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			char r[32], s[32], a[32];
-			snprintf(r, sizeof r, "r%d[nb_u]", v);
-			snprintf(s, sizeof s, "s%d", v);
-			snprintf(a, sizeof a, "nb_a%d", v);
-			pairs_add(e, v, in3, r, '+', s);
-			if (js)
-				pairs_add(e, v, in3, a, f->var[v].sym > 0 ? '+' : '-', s);
-		}
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, "%s\t\tr%d[nb_u] = s%d;\n", ind, v, v);
 	buf_printf(out, "%s\t}\n", ind);
 }
 
-/* The term of the pair (i, nb_jx), each RMEM's at *nb_s<v>: the
+/* The term of the pair (i, nb_jx) added to each RMEM's i-side *nb_s<v>
+ * and (js: _termij) with the symmetry's sign to its j-side *nb_t<v>: the
  * kernel's i-side block and body, inlined into the dense entry (whose
- * compiler hoists the i-side loads out of its j loop) */
-static void dense_term(E *e)
+ * compiler hoists the i-side loads out of its j loop), its sinks once
+ * for each side.  A term summed apart and then added to both sides took
+ * a sink's fma(a, b, 0) and two adds where the two fma suffice (as
+ * bench/newtonpeer.cl has it): 4 of the 18 operations of gravity's
+ * forces, the rsqrt aside. */
+static void dense_term(E *e, int js)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
-	buf_printf(out, "\nstatic inline void %s_term(const int i, const int "
-	           "nb_jx", e->fc->pairs);
+	buf_printf(out, "\nstatic inline void %s_term%s(const int i, const int "
+	           "nb_jx", e->fc->pairs, js ? "ij" : "");
 	for (int p = 0; p < e->fc->npack; p++)
 		buf_printf(out, ", const %s nb_q%d", vtype(f, e->fc->pack[p].type,
 		           e->fc->pack[p].vwidth), p);
@@ -1101,18 +1109,28 @@ static void dense_term(E *e)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ",\n\t%s *nb_s%d", ctype(f->var[v].type), v);
+	for (int v = 0; v < f->nvar && js; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *nb_t%d", ctype(f->var[v].type), v);
 	buf_puts(out, ")\n{\n\tconst int i0 = i;\n\t(void)i0;\n");
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t%s s%d = %s;\n", ctype(f->var[v].type), v,
-			           red_identity(f->var[v].red, f->var[v].type));
+		if (f->var[v].role == NB_RMEM) {
+			buf_printf(out, "\t%s s%d = *nb_s%d;\n", ctype(f->var[v].type),
+			           v, v);
+			if (js)
+				buf_printf(out, "\t%s t%d = *nb_t%d;\n",
+				           ctype(f->var[v].type), v, v);
+		}
 	emit_block(e, B_PRE, "\t");
-	e->dterm = 1;
+	e->dterm = 1 + js;
 	emit_block(e, B_BODY, "\t");
 	e->dterm = 0;
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
+		if (f->var[v].role == NB_RMEM) {
 			buf_printf(out, "\t*nb_s%d = s%d;\n", v, v);
+			if (js)
+				buf_printf(out, "\t*nb_t%d = t%d;\n", v, v);
+		}
 	buf_puts(out, "}\n");
 }
 
@@ -1235,7 +1253,8 @@ static void cl_dense(E *e)
 		buf_puts(out, "#define nb_rot_d(x) as_double((uint2)(nb_rot(as_uint2"
 		         "(x).x), nb_rot(as_uint2(x).y)))\n");
 	buf_puts(out, "#endif\n");
-	dense_term(e);
+	dense_term(e, 0);
+	dense_term(e, 1);
 	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
 	           "1, 1)))\nvoid %s_dense(const int nb_n, const int nb_nb, "
 	           "const int nb_s0, const int nb_nr, const int nb_np",
