@@ -21,6 +21,7 @@ typedef struct E {
 	int dterm; /* the dense entry's term: j's packs by value, nb_q<p>;
 	            * 2: its j-sides too, the sinks again into t<v> */
 	int dtile; /* the dense entry stages its j-block in local memory */
+	int apart; /* its term summed apart, then added (nb_defaults) */
 } E;
 
 /* OpenCL C overloads sqrt for float, has rsqrt and native_ forms. */
@@ -1066,11 +1067,14 @@ static void dense_body(E *e, const char *ind, int js, int guard)
 	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n%s\t%s{\n",
 	           ind, ind, guard ? "if (nb_li[nb_u] && nb_jx < nb_n) " : "");
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "%s\t\t%s s%d = r%d[nb_u];\n", ind,
-			           ctype(f->var[v].type), v, v);
+		if (f->var[v].role == NB_RMEM) {
+			buf_printf(out, "%s\t\t%s s%d", ind, ctype(f->var[v].type), v);
+			if (!e->apart)
+				buf_printf(out, " = r%d[nb_u]", v);
+			buf_puts(out, ";\n");
+		}
 	buf_printf(out, "%s\t\t%s_term%s(%s, nb_jx", ind, e->fc->pairs,
-	           js ? "ij" : "",
+	           e->apart ? "a" : js ? "ij" : "",
 	           guard ? "nb_ii[nb_u]" : "nb_ib + nb_u * NB_WG + lid");
 	for (int p = 0; p < fc->npack; p++)
 		buf_printf(out, ", nb_q%d", p);
@@ -1078,30 +1082,46 @@ static void dense_body(E *e, const char *ind, int js, int guard)
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ", &s%d", v);
-	for (int v = 0; v < f->nvar && js; v++)
+	for (int v = 0; v < f->nvar && js && !e->apart; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ", &nb_a%d", v);
 	buf_puts(out, ");\n");
+	char in3[16];
+	snprintf(in3, sizeof in3, "%s\t\t", ind);
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "%s\t\tr%d[nb_u] = s%d;\n", ind, v, v);
+		if (f->var[v].role == NB_RMEM && !e->apart)
+			buf_printf(out, "%sr%d[nb_u] = s%d;\n", in3, v, v);
+		else if (f->var[v].role == NB_RMEM) {
+			char r[32], sv[32], av[32];
+			snprintf(r, sizeof r, "r%d[nb_u]", v);
+			snprintf(sv, sizeof sv, "s%d", v);
+			snprintf(av, sizeof av, "nb_a%d", v);
+			pairs_add(e, v, in3, r, '+', sv);
+			if (js)
+				pairs_add(e, v, in3, av, f->var[v].sym > 0 ? '+' : '-',
+				          sv);
+		}
 	buf_printf(out, "%s\t}\n", ind);
 }
 
-/* The term of the pair (i, nb_jx) added to each RMEM's i-side *nb_s<v>
- * and (js: _termij) with the symmetry's sign to its j-side *nb_t<v>: the
- * kernel's i-side block and body, inlined into the dense entry (whose
- * compiler hoists the i-side loads out of its j loop), its sinks once
- * for each side.  A term summed apart and then added to both sides took
- * a sink's fma(a, b, 0) and two adds where the two fma suffice (as
- * bench/newtonpeer.cl has it): 4 of the 18 operations of gravity's
- * forces, the rsqrt aside. */
-static void dense_term(E *e, int js)
+/* The term of the pair (i, nb_jx) (mode 'i') added to each RMEM's i-side
+ * *nb_s<v>, and ('j': _termij) with the symmetry's sign to its j-side
+ * *nb_t<v>, each of the kernel's sinks once a side; or ('a': _terma)
+ * summed from the identity into *nb_s<v> alone, which the entry adds to
+ * both sides (e->apart).  The kernel's i-side block and body, inlined
+ * into the dense entry, whose compiler hoists the i-side loads out of
+ * its j loop.  For gravity's forces apart costs a sink's fma(a, b, 0)
+ * and two adds a component where the sinks a side take two fma (as
+ * bench/newtonpeer.cl has it): on an H200 the sinks a side ran 8-10%
+ * faster in double and apart 4-7% faster in float (docs/performance.md,
+ * session 17), so the defaults table's rows choose (newton_apart). */
+static void dense_term(E *e, int mode)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
+	int js = mode == 'j';
 	buf_printf(out, "\nstatic inline void %s_term%s(const int i, const int "
-	           "nb_jx", e->fc->pairs, js ? "ij" : "");
+	           "nb_jx", e->fc->pairs, js ? "ij" : mode == 'a' ? "a" : "");
 	for (int p = 0; p < e->fc->npack; p++)
 		buf_printf(out, ", const %s nb_q%d", vtype(f, e->fc->pack[p].type,
 		           e->fc->pack[p].vwidth), p);
@@ -1115,11 +1135,14 @@ static void dense_term(E *e, int js)
 	buf_puts(out, ")\n{\n\tconst int i0 = i;\n\t(void)i0;\n");
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM) {
-			buf_printf(out, "\t%s s%d = *nb_s%d;\n", ctype(f->var[v].type),
-			           v, v);
+			const char *ty = ctype(f->var[v].type);
+			if (mode == 'a')
+				buf_printf(out, "\t%s s%d = %s;\n", ty, v,
+				           red_identity(f->var[v].red, f->var[v].type));
+			else
+				buf_printf(out, "\t%s s%d = *nb_s%d;\n", ty, v, v);
 			if (js)
-				buf_printf(out, "\t%s t%d = *nb_t%d;\n",
-				           ctype(f->var[v].type), v, v);
+				buf_printf(out, "\t%s t%d = *nb_t%d;\n", ty, v, v);
 		}
 	emit_block(e, B_PRE, "\t");
 	e->dterm = 1 + js;
@@ -1240,6 +1263,7 @@ static void cl_dense(E *e)
 	Buf *out = e->out;
 	int dbl = 0;
 	e->dtile = dense_tiles(f, e->fc);
+	e->apart = f->ctx->row && f->ctx->row->newton_apart;
 	for (int v = 0; v < f->nvar; v++)
 		dbl |= f->var[v].role == NB_RMEM && f->var[v].type != T_F32;
 	buf_printf(out, "\n#define NB_DU %d\n", NB_DENSE_U);
@@ -1253,8 +1277,12 @@ static void cl_dense(E *e)
 		buf_puts(out, "#define nb_rot_d(x) as_double((uint2)(nb_rot(as_uint2"
 		         "(x).x), nb_rot(as_uint2(x).y)))\n");
 	buf_puts(out, "#endif\n");
-	dense_term(e, 0);
-	dense_term(e, 1);
+	if (e->apart)
+		dense_term(e, 'a');
+	else {
+		dense_term(e, 'i');
+		dense_term(e, 'j');
+	}
 	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
 	           "1, 1)))\nvoid %s_dense(const int nb_n, const int nb_nb, "
 	           "const int nb_s0, const int nb_nr, const int nb_np",
@@ -1356,7 +1384,7 @@ static void cl_dfold(E *e)
 
 static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
-	E e = {f, fc, out, f->ctx->opt->fast_math, 0, 0, &cl_spelling, 0, 0};
+	E e = {f, fc, out, f->ctx->opt->fast_math, 0, 0, &cl_spelling, 0, 0, 0};
 	int t = f->jsplit;
 	Type wide = ir_widest(f, 0);
 	if (cpu_approx(ir_widest_arith(f), f->ctx->opt))

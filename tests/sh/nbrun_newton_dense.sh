@@ -12,8 +12,9 @@
 # with one round a launch (NBRT_NEWTON_ROUNDS=1: the folds' seams), a bad
 # NBRT_NEWTON_ROUNDS refused; --newton=auto computes every pair (PoCL's
 # row has no newton_min), and under NBRT_DEVICE_CLASS=gpu-nvidia takes
-# the dense entry from that row's newton_min on, not below; a class
-# without a row for OpenCL refused.  Full blocks run unguarded, the last one
+# the dense entry from that row's newton_min on, not below (and its
+# float row's term summed apart matches the reference); a class without
+# a row for OpenCL refused.  Full blocks run unguarded, the last one
 # guarded: n = 700, 1201 and 1600 have both.
 set -u
 . "$ROOT/tests/lib.sh"
@@ -162,6 +163,18 @@ for n in $((min - 1)) $min; do
 	elif [ "$p" -lt $((n * n * 6 / 10)) ] && grep -q "Newton's third law, dense" a.err; then
 		ok "gpu-nvidia's row: the dense entry at n $n"
 	else bad "gpu-nvidia's row at n $n: pairs $p, no dense note"; fi
+done
+# gpu-nvidia's float row sums the dense term apart (newton_apart,
+# emit_opencl.c's dense_term), the other form: against the reference
+for n in 127 700 1600; do
+	gen $((SEED + 200 + n)) $n >p.csv
+	NBRT_DEVICE_CLASS=gpu-nvidia "$NBRUN" "$GF" --device cpu --precision=float \
+		--ij p.csv --map xi=x,yi=y,zi=z,mi=m,xj=x,yj=y,zj=z,mj=m \
+		--const eps2=0.0001 --self --newton=on -o a.csv 2>a.err ||
+		{ bad "gpu-nvidia float n $n: $(tail -n 1 a.err)"; continue; }
+	ref g p.csv >ref.csv
+	if same 1e-4 ref.csv a.csv 0 >diff.txt; then ok; else
+		bad "gpu-nvidia float n $n: on and the reference differ: $(head -n 3 diff.txt)"; fi
 done
 for c in bogus host-avx2; do
 	if NBRT_DEVICE_CLASS=$c "$NBRUN" "$GF" --device cpu --ij p.csv \
