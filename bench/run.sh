@@ -138,6 +138,8 @@ header() {
 	for p in $params; do
 		eval "printf ' %s=\"%s\"' $p \"\$$p\""
 	done
+	# another build's programs (main's beside a branch's) say so
+	[ "$bin" = bin ] || printf ' bin="%s"' "$bin"
 	echo
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	if [ "$dev" = host ]; then

@@ -32,6 +32,9 @@ typedef struct Ctx {
 	Arena *arena;
 	int errors, warnings;
 	int max_errors;     /* stop reporting after this many */
+	/* the defaults table's row the driver took (NULL: none), which a
+	 * back end may read for choices of its own */
+	const struct nb_defaults *row;
 } Ctx;
 
 void ctx_init(Ctx *c, const char *path, const char *src, size_t len,

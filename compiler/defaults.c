@@ -29,11 +29,14 @@ static const nb_defaults table[] = {
 	 * (newton_min, the dense entry): force-form gravity's self run 1.12
 	 * and 1.14 times every pair at N = 65536 and 262144, 0.93 at 16384
 	 * (sh bench/run.sh newtonpeer, docs/performance.md, session 16:
-	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-final-float.txt). */
+	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-final-float.txt).
+	 * Its term summed apart (newton_apart): 30.9 against 33.3 ms at
+	 * 262144 with the sinks a side (session 17, ...-s17tile-mid-float.txt
+	 * and ...-s17tile-final-float.txt), where double gains by them. */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
-	 .newton_min = 65536,
+	 .newton_min = 65536, .newton_apart = 1,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.
@@ -205,8 +208,15 @@ const nb_defaults *nb_defaults_find(const char *target,
 
 int nb_defaults_class_ok(const char *devclass)
 {
+	return nb_defaults_class_of(NULL, devclass);
+}
+
+int nb_defaults_class_of(const char *target, const char *devclass)
+{
 	for (size_t i = 0; i < NELEM(table); i++) {
 		const char *c = table[i].devclass;
+		if (target && strcmp(table[i].target, target))
+			continue;
 		/* a row's class, or a narrower one of it ("gpu-amd") */
 		if (*c && strncmp(devclass, c, strlen(c)) == 0 &&
 		    (devclass[strlen(c)] == 0 || devclass[strlen(c)] == '-'))

@@ -355,6 +355,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 				widest = type_join(widest, s->type);
 			}
 		row = t->defaults(widest, &o);
+		c.row = row;
 	}
 	if (o.unroll_i == 0)
 		o.unroll_i = 1;

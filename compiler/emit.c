@@ -459,11 +459,32 @@ void red_final(Buf *out, const char *ind, const Func *f, int v,
 	}
 }
 
+static void sink(Buf *out, const Func *f, int k, const char *r,
+                 const Spelling *sp, Namer *name, void *arg, int neg);
+
 void emit_sink(Buf *out, const Func *f, int k, const char *r,
                const Spelling *sp, Namer *name, void *arg)
 {
+	sink(out, f, k, r, sp, name, arg, 0);
+}
+
+void emit_sink_neg(Buf *out, const Func *f, int k, const char *r,
+                   const Spelling *sp, Namer *name, void *arg)
+{
+	sink(out, f, k, r, sp, name, arg, 1);
+}
+
+static void sink(Buf *out, const Func *f, int k, const char *r,
+                 const Spelling *sp, Namer *name, void *arg, int neg)
+{
 	const Ins *in = &f->ins[k];
-	const OpInfo *oi = &opinfo[in->op];
+	/* a sum's sinks in pairs of opposite sign */
+	int op = !neg ? in->op : in->op == O_ACC ? O_ACCSUB :
+	         in->op == O_ACCSUB ? O_ACC : in->op == O_ACCFMA ? O_ACCFNMA :
+	         in->op == O_ACCFNMA ? O_ACCFMA : -1;
+	if (op < 0)
+		ICE("%s has no sink of the opposite sign", opinfo[in->op].name);
+	const OpInfo *oi = &opinfo[op];
 	Buf a[2] = {{0}, {0}};
 	for (int i = 0; i < ins_nargs(in); i++) {
 		const Ins *o = &f->ins[in->arg[i]];

@@ -116,6 +116,10 @@ void emit_rhs(Buf *out, const Func *f, int k, const Spelling *sp, int fast,
 /* The statement of sink k updating the accumulator spelled r. */
 void emit_sink(Buf *out, const Func *f, int k, const char *r,
                const Spelling *sp, Namer *name, void *arg);
+/* The same with the term's sign turned (a sum's sink: an antisymmetric
+ * result's j-side, Newton's third law). */
+void emit_sink_neg(Buf *out, const Func *f, int k, const char *r,
+                   const Spelling *sp, Namer *name, void *arg);
 /* The reductions beyond the sum in C-family code (emit.c says how).  An
  * accumulator spelled r<rest> has its second state rx<rest> where
  * red_aux(red) is 1 (an int: the j index) or 2 (of the RMEM's type). */

@@ -18,6 +18,10 @@ typedef struct E {
 	int rmode; /* writing the entry of block-sparse runs */
 	int pmode; /* writing the entry of Newton's third law (cl_pairs) */
 	const Spelling *sp; /* cl_spelling, or cl_cpu_spelling */
+	int dterm; /* the dense entry's term: j's packs by value, nb_q<p>;
+	            * 2: its j-sides too, the sinks again into t<v> */
+	int dtile; /* the dense entry stages its j-block in local memory */
+	int apart; /* its term summed apart, then added (nb_defaults) */
 } E;
 
 /* OpenCL C overloads sqrt for float, has rsqrt and native_ forms. */
@@ -72,6 +76,12 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 			snprintf(r, sizeof r, "r%d_%d", in->var, in->lane);
 		buf_puts(out, ind);
 		emit_sink(out, f, k, r, target_opencl.spell, NULL, NULL);
+		if (e->dterm == 2) {
+			r[0] = 't';
+			buf_puts(out, ind);
+			(v->sym < 0 ? emit_sink_neg : emit_sink)(out, f, k, r,
+			        target_opencl.spell, NULL, NULL);
+		}
 		return;
 	}
 	if (in->op == O_LDJ) {
@@ -81,7 +91,10 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 		if (!*seen) {
 			*seen = 1;
 			const nb_pack *pk = &e->fc->pack[p];
-			if (e->pmode)
+			if (e->dterm)
+				buf_printf(out, "%sconst %s q%d_%d = nb_q%d;\n", ind,
+				           vtype(f, pk->type, pk->vwidth), p, lane, p);
+			else if (e->pmode)
 				buf_printf(out, "%sconst %s q%d_%d = b%d[nb_jx];\n", ind,
 				           vtype(f, pk->type, pk->vwidth), p, lane, p);
 			else if (e->fc->tile)
@@ -1069,57 +1082,112 @@ static void dense_args(E *e)
 static void dense_body(E *e, const char *ind, int js, int guard)
 {
 	const Func *f = e->f;
+	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
+	/* j's packs once for the NB_DU copies, into private variables: a
+	 * term reading them through a __local pointer lost the tile's
+	 * stores on PoCL (Lennard-Jones read garbage).  Without the tile
+	 * the last block reads a live j in place of one past nb_n, whose
+	 * pairs the guard drops. */
+	for (int p = 0; p < fc->npack; p++) {
+		const char *ty = vtype(f, fc->pack[p].type, fc->pack[p].vwidth);
+		if (e->dtile)
+			buf_printf(out, "%sconst %s nb_q%d = nb_tj%d[nb_jt];\n", ind,
+			           ty, p, p);
+		else
+			buf_printf(out, "%sconst %s nb_q%d = b%d[%s];\n", ind, ty, p,
+			           p, guard ? "min(nb_jx, nb_n - 1)" : "nb_jx");
+	}
 	buf_printf(out, "%sfor (int nb_u = 0; nb_u < NB_DU; nb_u++)\n%s\t%s{\n",
 	           ind, ind, guard ? "if (nb_li[nb_u] && nb_jx < nb_n) " : "");
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "%s\t\t%s s%d;\n", ind, ctype(f->var[v].type), v);
-	buf_printf(out, "%s\t\t%s_term(%s, nb_jx", ind, e->fc->pairs,
+		if (f->var[v].role == NB_RMEM) {
+			buf_printf(out, "%s\t\t%s s%d", ind, ctype(f->var[v].type), v);
+			if (!e->apart)
+				buf_printf(out, " = r%d[nb_u]", v);
+			buf_puts(out, ";\n");
+		}
+	buf_printf(out, "%s\t\t%s_term%s(%s, nb_jx", ind, e->fc->pairs,
+	           e->apart ? "a" : js ? "ij" : "",
 	           guard ? "nb_ii[nb_u]" : "nb_ib + nb_u * NB_WG + lid");
+	for (int p = 0; p < fc->npack; p++)
+		buf_printf(out, ", nb_q%d", p);
 	dense_args(e);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ", &s%d", v);
+	for (int v = 0; v < f->nvar && js && !e->apart; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ", &nb_a%d", v);
 	buf_puts(out, ");\n");
 	char in3[16];
 	snprintf(in3, sizeof in3, "%s\t\t", ind);
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM) {
-			char r[32], s[32], a[32];
+		if (f->var[v].role == NB_RMEM && !e->apart)
+			buf_printf(out, "%sr%d[nb_u] = s%d;\n", in3, v, v);
+		else if (f->var[v].role == NB_RMEM) {
+			char r[32], sv[32], av[32];
 			snprintf(r, sizeof r, "r%d[nb_u]", v);
-			snprintf(s, sizeof s, "s%d", v);
-			snprintf(a, sizeof a, "nb_a%d", v);
-			pairs_add(e, v, in3, r, '+', s);
+			snprintf(sv, sizeof sv, "s%d", v);
+			snprintf(av, sizeof av, "nb_a%d", v);
+			pairs_add(e, v, in3, r, '+', sv);
 			if (js)
-				pairs_add(e, v, in3, a, f->var[v].sym > 0 ? '+' : '-', s);
+				pairs_add(e, v, in3, av, f->var[v].sym > 0 ? '+' : '-',
+				          sv);
 		}
 	buf_printf(out, "%s\t}\n", ind);
 }
 
-/* The term of the pair (i, nb_jx), each RMEM's at *nb_s<v>: the
- * kernel's i-side block and body, inlined into the dense entry (whose
- * compiler hoists the i-side loads out of its j loop) */
-static void dense_term(E *e)
+/* The term of the pair (i, nb_jx) (mode 'i') added to each RMEM's i-side
+ * *nb_s<v>, and ('j': _termij) with the symmetry's sign to its j-side
+ * *nb_t<v>, each of the kernel's sinks once a side; or ('a': _terma)
+ * summed from the identity into *nb_s<v> alone, which the entry adds to
+ * both sides (e->apart).  The kernel's i-side block and body, inlined
+ * into the dense entry, whose compiler hoists the i-side loads out of
+ * its j loop.  For gravity's forces apart costs a sink's fma(a, b, 0)
+ * and two adds a component where the sinks a side take two fma (as
+ * bench/newtonpeer.cl has it): on an H200 the sinks a side ran 8-10%
+ * faster in double and apart 4-7% faster in float (docs/performance.md,
+ * session 17), so the defaults table's rows choose (newton_apart). */
+static void dense_term(E *e, int mode)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
-	buf_printf(out, "\nstatic inline void %s_term(const int i, const int "
-	           "nb_jx", e->fc->pairs);
+	int js = mode == 'j';
+	buf_printf(out, "\nstatic inline void %s_term%s(const int i, const int "
+	           "nb_jx", e->fc->pairs, js ? "ij" : mode == 'a' ? "a" : "");
+	for (int p = 0; p < e->fc->npack; p++)
+		buf_printf(out, ", const %s nb_q%d", vtype(f, e->fc->pack[p].type,
+		           e->fc->pack[p].vwidth), p);
 	cl_params(e);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM)
 			buf_printf(out, ",\n\t%s *nb_s%d", ctype(f->var[v].type), v);
+	for (int v = 0; v < f->nvar && js; v++)
+		if (f->var[v].role == NB_RMEM)
+			buf_printf(out, ",\n\t%s *nb_t%d", ctype(f->var[v].type), v);
 	buf_puts(out, ")\n{\n\tconst int i0 = i;\n\t(void)i0;\n");
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
-			buf_printf(out, "\t%s s%d = %s;\n", ctype(f->var[v].type), v,
-			           red_identity(f->var[v].red, f->var[v].type));
+		if (f->var[v].role == NB_RMEM) {
+			const char *ty = ctype(f->var[v].type);
+			if (mode == 'a')
+				buf_printf(out, "\t%s s%d = %s;\n", ty, v,
+				           red_identity(f->var[v].red, f->var[v].type));
+			else
+				buf_printf(out, "\t%s s%d = *nb_s%d;\n", ty, v, v);
+			if (js)
+				buf_printf(out, "\t%s t%d = *nb_t%d;\n", ty, v, v);
+		}
 	emit_block(e, B_PRE, "\t");
+	e->dterm = 1 + js;
 	emit_block(e, B_BODY, "\t");
+	e->dterm = 0;
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM)
+		if (f->var[v].role == NB_RMEM) {
 			buf_printf(out, "\t*nb_s%d = s%d;\n", v, v);
+			if (js)
+				buf_printf(out, "\t*nb_t%d = t%d;\n", v, v);
+		}
 	buf_puts(out, "}\n");
 }
 
@@ -1132,7 +1200,8 @@ static void dense_loops(E *e, int guard)
 	buf_puts(out, "\tif (nb_s == 0) {\n");
 	dense_zero(e, "\t\t", "nb_pj + nb_ib");
 	buf_puts(out, "\t\tfor (int nb_k = 0; nb_k < NB_WG * NB_DU; nb_k++) {\n"
-	         "\t\t\tconst int nb_jx = nb_jb + nb_k;\n");
+	         "\t\t\tconst int nb_jt = nb_k, nb_jx = nb_jb + nb_jt;\n"
+	         "\t\t\t(void)nb_jt;\n");
 	dense_body(e, "\t\t\t", 0, guard);
 	buf_puts(out, "\t\t}\n\t} else {\n"
 	         "\t\tfor (int nb_c = 0; nb_c < NB_WG * NB_DU / 32; nb_c++) {\n");
@@ -1141,8 +1210,9 @@ static void dense_loops(E *e, int guard)
 			buf_printf(out, "\t\t\t%s nb_a%d = %s;\n", ctype(f->var[v].type),
 			           v, red_identity(f->var[v].red, f->var[v].type));
 	buf_puts(out, "\t\t\tfor (int nb_k = 0; nb_k < 32; nb_k++) {\n"
-	         "\t\t\t\tconst int nb_jx = nb_jb + nb_c * 32 + ((nb_lane + nb_k)"
-	         " & 31);\n");
+	         "\t\t\t\tconst int nb_jt = nb_c * 32 + ((nb_lane + nb_k) & 31);"
+	         "\n\t\t\t\tconst int nb_jx = nb_jb + nb_jt;\n"
+	         "\t\t\t\t(void)nb_jt;\n");
 	dense_body(e, "\t\t\t\t", 1, guard);
 	buf_puts(out, "#ifdef NB_NVIDIA_SHFL\n");
 	for (int v = 0; v < f->nvar; v++)
@@ -1204,11 +1274,30 @@ static void dense_indented(E *e, int guard)
 	buf_free(&tmp);
 }
 
+/* Whether the dense entry's local memory, its j-block's tile (NB_WG x
+ * NB_DU elements of each pack) with it, stays within the 32 KB every
+ * OpenCL 1.2 device has, so that the program builds wherever the
+ * rest of it does; where not (dd's wide packs, a large work group), j
+ * is read from global memory, once a j for the NB_DU copies. */
+static int dense_tiles(const Func *f, const nb_iface *fc)
+{
+	size_t bytes = 0, wg = (size_t)fc->wg;
+	for (int p = 0; p < fc->npack; p++)
+		bytes += wg * NB_DENSE_U * (size_t)fc->pack[p].vwidth *
+		         nb_prec_scalar_bytes(fc->pack[p].type);
+	for (int v = 0; v < f->nvar; v++) /* nb_pt<v>, nb_rt<v> */
+		if (f->var[v].role == NB_RMEM)
+			bytes += 3 * wg * 4 * (size_t)prec[f->var[v].type].words;
+	return fc->npack && bytes <= 32768;
+}
+
 static void cl_dense(E *e)
 {
 	const Func *f = e->f;
 	Buf *out = e->out;
 	int dbl = 0;
+	e->dtile = dense_tiles(f, e->fc);
+	e->apart = f->ctx->row && f->ctx->row->newton_apart;
 	for (int v = 0; v < f->nvar; v++)
 		dbl |= f->var[v].role == NB_RMEM && f->var[v].type != T_F32;
 	buf_printf(out, "\n#define NB_DU %d\n", NB_DENSE_U);
@@ -1222,7 +1311,12 @@ static void cl_dense(E *e)
 		buf_puts(out, "#define nb_rot_d(x) as_double((uint2)(nb_rot(as_uint2"
 		         "(x).x), nb_rot(as_uint2(x).y)))\n");
 	buf_puts(out, "#endif\n");
-	dense_term(e);
+	if (e->apart)
+		dense_term(e, 'a');
+	else {
+		dense_term(e, 'i');
+		dense_term(e, 'j');
+	}
 	buf_printf(out, "\n__kernel __attribute__((reqd_work_group_size(NB_WG, "
 	           "1, 1)))\nvoid %s_dense(const int nb_n, const int nb_nb, "
 	           "const int nb_s0, const int nb_nr, const int nb_np",
@@ -1235,6 +1329,9 @@ static void cl_dense(E *e)
 			           "#ifndef NB_NVIDIA_SHFL\n\t__local %s nb_rt%d[NB_WG];\n"
 			           "#endif\n", ctype(f->var[v].type), v,
 			           ctype(f->var[v].type), v);
+	for (int p = 0; p < e->fc->npack && e->dtile; p++)
+		buf_printf(out, "\t__local %s nb_tj%d[NB_WG * NB_DU];\n",
+		           vtype(f, e->fc->pack[p].type, e->fc->pack[p].vwidth), p);
 	buf_puts(out,
 	         "\tconst int lid = get_local_id(0), nb_lane = lid & 31;\n"
 	         "\tconst int nb_w = lid >> 5, nb_src = (nb_lane + 1) & 31;\n"
@@ -1264,6 +1361,16 @@ static void cl_dense(E *e)
 			           "NB_DU; nb_u++)\n\t\tr%d[nb_u] = %s;\n",
 			           ctype(f->var[v].type), v, v,
 			           red_identity(f->var[v].red, f->var[v].type));
+	if (e->dtile) {
+		/* the j-block's tile, one barrier: a work group has one task.
+		 * Past nb_n it repeats the last j, whose pairs the guards drop */
+		buf_puts(out, "\tfor (int nb_u = 0; nb_u < NB_DU; nb_u++) {\n"
+		         "\t\tconst int nb_l = nb_u * NB_WG + lid;\n");
+		for (int p = 0; p < e->fc->npack; p++)
+			buf_printf(out, "\t\tnb_tj%d[nb_l] = b%d[min(nb_jb + nb_l, "
+			           "nb_n - 1)];\n", p, p);
+		buf_puts(out, "\t}\n\tbarrier(CLK_LOCAL_MEM_FENCE);\n");
+	}
 	buf_puts(out, "\tif (nb_full) {\n");
 	dense_indented(e, 0);
 	buf_puts(out, "\t} else {\n");
@@ -1311,7 +1418,7 @@ static void cl_dfold(E *e)
 
 static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 {
-	E e = {f, fc, out, f->ctx->opt->fast_math, 0, 0, &cl_spelling};
+	E e = {f, fc, out, f->ctx->opt->fast_math, 0, 0, &cl_spelling, 0, 0, 0};
 	int t = f->jsplit;
 	Type wide = ir_widest(f, 0);
 	if (cpu_approx(ir_widest_arith(f), f->ctx->opt))

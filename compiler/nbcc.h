@@ -147,6 +147,11 @@ typedef struct nb_defaults {
 	int newton_min;
 	/* and so in cell lists (nbrt_run_cutoff, self) */
 	int newton_cells_min;
+	/* OpenCL's dense Newton entry sums a pair's term apart and adds it
+	 * to the i- and the j-side, where it was measured faster than
+	 * adding each of the term's sinks to each side (emit_opencl.c's
+	 * dense_term); 0: the sinks a side */
+	int newton_apart;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL
@@ -156,6 +161,8 @@ const nb_defaults *nb_defaults_find(const char *target,
 /* Whether --device-class may name it: a class of the table, or one
  * narrower than a class of the table ("gpu-amd"). */
 int nb_defaults_class_ok(const char *devclass);
+/* The same among target's rows (NULL: any target's). */
+int nb_defaults_class_of(const char *target, const char *devclass);
 
 /* Writes the flags that differ from the defaults, as a command line. */
 void nb_options_str(const nb_options *o, char *buf, size_t len);

@@ -36,6 +36,31 @@ const struct nbrt_backend *nbrt_backend_of(const char *target)
 	return NULL;
 }
 
+/* NBRT_DEVICE_CLASS=CLASS: the defaults table's row of CLASS in place
+ * of the device's own, for the code compiled and for the runtime's
+ * choices by row (Newton's newton_min above all), so that a test on
+ * PoCL can take the gpu-nvidia row's; a class without a row for the
+ * back end's target is refused, since the table would quietly fall
+ * back to another. */
+static int set_class(nbrt *rt)
+{
+	const char *c = getenv("NBRT_DEVICE_CLASS");
+	if (!c || !*c)
+		return 0;
+	if (!nb_defaults_class_of(rt->be->target, c))
+		return nbrt_fail(rt, "NBRT_DEVICE_CLASS='%s': the defaults table "
+		                 "has no row of that class for %s (%s)", nb_esc(c),
+		                 rt->be->target, rt->name ? rt->name : "the device");
+	char *d = strdup(c);
+	if (!d)
+		return nbrt_fail(rt, "out of memory");
+	nbrt_note(rt, "NBRT_DEVICE_CLASS: class %s for %s, not %s", d,
+	          rt->name ? rt->name : "the device", rt->devclass);
+	free(rt->devclass);
+	rt->devclass = d;
+	return 0;
+}
+
 nbrt *nbrt_core_open(const char *spec, int nth, char **err)
 {
 	if (err)
@@ -93,6 +118,12 @@ nbrt *nbrt_core_open(const char *spec, int nth, char **err)
 	if (!rt->devclass)
 		rt->devclass = rt->be->host ? nbrt_aprintf("host-%s", nbrt_isa()) :
 		               strdup("");
+	if (set_class(rt) < 0) {
+		if (err)
+			*err = strdup(nbrt_error(rt));
+		nbrt_core_close(rt);
+		return NULL;
+	}
 	if (!rt->ident && rt->devclass)
 		rt->ident = nbrt_aprintf("%s\n%s", rt->name ? rt->name : "",
 		                         rt->devclass);
