@@ -138,8 +138,9 @@ header() {
 	for p in $params; do
 		eval "printf ' %s=\"%s\"' $p \"\$$p\""
 	done
-	# another build's programs (main's beside a branch's) say so
-	[ "$bin" = bin ] || printf ' bin="%s"' "$bin"
+	# another build's programs (main's beside a branch's) say so; this
+	# tree's bin/, by whatever path (tests/run.sh's absolute $BIN), not
+	[ "$BIN" = "$(abs bin)" ] || printf ' bin="%s"' "$bin"
 	echo
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	if [ "$dev" = host ]; then
