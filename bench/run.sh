@@ -55,6 +55,7 @@ fi
 shift
 about= params=
 out=${OUT:-bench/results} bin=${BIN:-bin} commit=${COMMIT:-} tag= cache=
+bin0=${BIN:-bin}
 . "bench/suites/$suite.sh"
 for a; do
 	case $a in
@@ -138,9 +139,9 @@ header() {
 	for p in $params; do
 		eval "printf ' %s=\"%s\"' $p \"\$$p\""
 	done
-	# another build's programs (main's beside a branch's) say so; this
-	# tree's bin/, by whatever path (tests/run.sh's absolute $BIN), not
-	[ "$BIN" = "$(abs bin)" ] || printf ' bin="%s"' "$bin"
+	# another build's programs (main's beside a branch's) say so; the
+	# build under test ($BIN of tests/run.sh, else bin/) does not
+	[ "$BIN" = "$(abs "$bin0")" ] || printf ' bin="%s"' "$bin"
 	echo
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	if [ "$dev" = host ]; then
