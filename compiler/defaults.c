@@ -36,7 +36,7 @@ static const nb_defaults table[] = {
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
-	 .newton_min = 65536, .newton_apart = 1,
+	 .newton_min = 65536, .newton_apart = 1, .narrow_warps = 16,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.
@@ -255,7 +255,9 @@ int defaults_wg(const nb_defaults *r, const nb_options *o)
 		return r->wg;
 	int u = o->unroll_i > 0 ? o->unroll_i : 1, w = r->wg;
 	int t = o->jsplit > 0 ? o->jsplit : 1;
-	while ((w * u < r->wg * r->unroll_i || w < r->rows * t) && w < 1024)
+	/* split across warps: each of the T warps a row of 32 i-elements */
+	int rows = o->split_warps && r->rows < 32 ? 32 : r->rows;
+	while ((w * u < r->wg * r->unroll_i || w < rows * t) && w < 1024)
 		w *= 2;
 	return w;
 }

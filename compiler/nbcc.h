@@ -46,6 +46,9 @@ typedef struct nb_options {
 	int unroll_i;         /* NI >= 1: i-elements per work item; 0: auto */
 	int unroll_j;         /* NJ >= 1: j-elements per inner iteration */
 	int jsplit;           /* T >= 1: work items sharing one i-group */
+	int split_warps;      /* OpenCL: the T work items of an i-group in
+	                         T different warps, a warp's 32 items at one
+	                         split position (--split-warps) */
 	int sched;            /* 0: none, 1: interleave unrolled copies */
 	int fast_math;        /* allow reassociation and native functions */
 	int fma;              /* contract a*b+c into fma (float, double) */
@@ -82,6 +85,7 @@ enum {
 	NB_GIVEN_FMA = 64, NB_GIVEN_WG = 128, NB_GIVEN_TILE = 256,
 	NB_GIVEN_TARGET = 512, NB_GIVEN_NAME = 1024, NB_GIVEN_FTZ = 2048,
 	NB_GIVEN_DD = 4096, NB_GIVEN_APPROX = 8192, NB_GIVEN_RANGES = 16384,
+	NB_GIVEN_SPLIT_WARPS = 32768,
 };
 
 void nb_options_init(nb_options *o);
@@ -152,6 +156,11 @@ typedef struct nb_defaults {
 	 * adding each of the term's sinks to each side (emit_opencl.c's
 	 * dense_term); 0: the sinks a side */
 	int newton_apart;
+	/* a run short of work items (runtime/launch.c's nbrt_narrow): one
+	 * i-element a work item and this j-split across warps
+	 * (--split-warps), in groups of 32 rows; 0: half the i-unroll and
+	 * the split of the rule */
+	int narrow_warps;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

@@ -166,6 +166,12 @@ static const Flag flags[] = {
 	 "work items sharing one i-element, each summing a\n"
 	 "part of the j range (default 1; the runtime picks\n"
 	 "it per run on a GPU when it is not given)"},
+	{"--split-warps", NULL, F_SWITCH, AT(split_warps), 1, 0, NULL, NULL,
+	 NB_GIVEN_SPLIT_WARPS,
+	 "OpenCL, with --jsplit: a warp's work items share\n"
+	 "one split position, not one i-element, so they\n"
+	 "read each j-element of a tile together (groups of\n"
+	 "at least 32 x T items)"},
 	{"--sched", "S", F_WORD, AT(sched), 0, 0, "none|interleave", NULL,
 	 NB_GIVEN_SCHED,
 	 "none or interleave: order of unrolled copies\n"
@@ -348,6 +354,8 @@ void nb_options_str(const nb_options *o, char *buf, size_t len)
 		ADD(" --unroll-j=%d", o->unroll_j);
 	if (o->jsplit != d.jsplit)
 		ADD(" --jsplit=%d", o->jsplit);
+	if (o->split_warps)
+		ADD(" --split-warps");
 	if (o->sched != d.sched)
 		ADD(" --sched=%s", o->sched ? "interleave" : "none");
 	if (o->ranges)

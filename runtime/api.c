@@ -245,7 +245,8 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 
 /* --- running ------------------------------------------------------------ */
 
-/* Runs the variant with split 2^l, at half the i-unroll if narrow,
+/* Runs the variant with split 2^l, if narrow at half the i-unroll or
+ * (the row's narrow_warps) at one i-element across warps,
  * loading it the first time; the bindings are the caller's. */
 static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 {
@@ -254,7 +255,11 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
 		o.given |= NB_GIVEN_JSPLIT;
-		if (narrow) {
+		if (narrow && nbrt_narrow_warps(k)) {
+			o.unroll_i = 1;
+			o.split_warps = 1;
+			o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_SPLIT_WARPS;
+		} else if (narrow) {
 			o.unroll_i = k->f->unroll_i / 2;
 			o.given |= NB_GIVEN_UNROLL_I;
 		}
@@ -263,7 +268,9 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 			return -1;
 		k->alt[narrow][l] = a;
 		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu%s", k->name, 1 << l,
-		          ni, narrow ? ", at half the i-unroll" : "");
+		          ni, !narrow ? "" : o.split_warps ?
+		          ", one i-element a work item, across warps" :
+		          ", at half the i-unroll");
 	}
 	return nbrt_run_variant(k, a, ni, nj);
 }

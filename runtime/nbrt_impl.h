@@ -372,6 +372,9 @@ int nbrt_max_interactions(nbrt *rt, size_t *max);
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
 /* Whether that run takes half the kernel's i-unroll (1) or not (0). */
 int nbrt_narrow(const nbrt_kernel *k, size_t ni);
+/* The split across warps a narrowed run takes (its row's narrow_warps),
+ * 0: half the i-unroll instead */
+int nbrt_narrow_warps(const nbrt_kernel *k);
 /* The j-slices (nb_iface.slices) for one launch of n i-elements over m
  * j-elements in `groups` work groups: $NBRT_SLICES, else what the
  * device's row of the defaults table asks; 1 for none.  -1, with the
