@@ -185,7 +185,8 @@ static void emit_block(E *e, int blk, const char *ind)
 static int shuffles(const Func *f)
 {
 	int t = f->jsplit;
-	/* split across warps: a warp holds one split position, no sums */
+	/* split across warps: a warp's lanes hold other i-elements, so
+	 * its partial sums meet in local memory */
 	if (f->ctx->opt->split_warps)
 		return 0;
 	for (int v = 0; v < f->nvar; v++)
@@ -210,7 +211,7 @@ static void emit_combine(E *e)
 	Buf *out = e->out;
 	int t = f->jsplit;
 	int pow2 = shuffles(f);
-	/* the T items of an i-group: consecutive, or a warp apart */
+	/* the T items of an i-group: consecutive, or a row apart */
 	const char *q = split_warps(e) ? "q * (NB_WG / NB_T)" : "q";
 	if (pow2) {
 		buf_puts(out, "#if NB_SHUFFLE\n");
@@ -346,9 +347,12 @@ static void emit_tile_sweep(E *e)
 	/* a full tile has a trip count the compiler knows */
 	buf_puts(out, "\t\tif (cnt == NB_TILE) {\n");
 	/* NVIDIA unrolls a known trip count by 4 when asked (the
-	 * measured tables); others warn when they cannot */
-	buf_puts(out, "#ifdef cl_nv_pragma_unroll\n\t\t\t#pragma unroll 4\n"
-	         "#endif\n");
+	 * measured tables); others warn when they cannot.  Split across
+	 * warps, not at all: one i-element a work item has ILP enough in
+	 * its j-unroll, and four copies doubled its registers (32 to 64 for
+	 * float gravity, ptxas) */
+	buf_printf(out, "#ifdef cl_nv_pragma_unroll\n\t\t\t#pragma unroll %d\n"
+	           "#endif\n", split_warps(e) ? 1 : 4);
 	buf_printf(out, "\t\t\tfor (; jj + %d < NB_TILE; jj += %d) {\n",
 	           (nj - 1) * t, step);
 	emit_block(e, B_BODY, "\t\t\t\t");
@@ -629,11 +633,13 @@ static void cl_rest(E *e)
 	else
 		buf_puts(out, "\tconst int gid = get_global_id(0);\n");
 	if (split_warps(e))
-		/* a warp's items at one split position read each j-element
-		 * of a tile together, a broadcast (lanes a split position
-		 * apart read T of them: at one i-element a work item, float
-		 * gravity at N = 4096 and 8192 on an H200 ran 1.2 times
-		 * faster so, docs/performance.md) */
+		/* the group's items in rows of NB_WG / NB_T i-elements, one
+		 * row a split position: a warp's lanes then read one or two
+		 * j-elements of a tile a step (a broadcast), where lanes a
+		 * split position apart read 32; float gravity at one i-element
+		 * a work item, a split of 16 in rows of 16, ran 1.07 to 1.14
+		 * times the halved i-unroll's speed at N = 4096 to 15360 on an
+		 * H200 (docs/performance.md, "Split across warps") */
 		buf_puts(out, "\tconst int p = lid / (NB_WG / NB_T), g = "
 		         "get_group_id(0) * (NB_WG / NB_T) + lid % (NB_WG / NB_T);\n");
 	else if (t > 1)

@@ -158,7 +158,7 @@ typedef struct nb_defaults {
 	int newton_apart;
 	/* a run short of work items (runtime/launch.c's nbrt_narrow): one
 	 * i-element a work item and this j-split across warps
-	 * (--split-warps), in groups of 32 rows; 0: half the i-unroll and
+	 * (--split-warps), in groups of 16 rows; 0: half the i-unroll and
 	 * the split of the rule */
 	int narrow_warps;
 } nb_defaults;

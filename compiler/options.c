@@ -171,7 +171,7 @@ static const Flag flags[] = {
 	 "OpenCL, with --jsplit: a warp's work items share\n"
 	 "one split position, not one i-element, so they\n"
 	 "read each j-element of a tile together (groups of\n"
-	 "at least 32 x T items)"},
+	 "at least 16 x T items)"},
 	{"--sched", "S", F_WORD, AT(sched), 0, 0, "none|interleave", NULL,
 	 NB_GIVEN_SCHED,
 	 "none or interleave: order of unrolled copies\n"

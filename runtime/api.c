@@ -255,7 +255,8 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
 		o.given |= NB_GIVEN_JSPLIT;
-		if (narrow && nbrt_narrow_warps(k)) {
+		int warps = narrow && nbrt_narrow_warps(k);
+		if (warps) {
 			o.unroll_i = 1;
 			o.split_warps = 1;
 			o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_SPLIT_WARPS;
@@ -264,6 +265,17 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 			o.given |= NB_GIVEN_UNROLL_I;
 		}
 		a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
+		if (!a && warps) {
+			/* a device may refuse its groups of 32 rows a split
+			 * position (NVIDIA runs a kernel of over 128 registers
+			 * a work item in groups of at most 256): the halved
+			 * i-unroll then, for the rest of this kernel's runs */
+			nbrt_note(k->rt, "%s: %s; at half the i-unroll instead",
+			          k->name, nbrt_error(k->rt));
+			k->nowarps = 1;
+			return run_split(k, nbrt_choose_split(k, ni), narrow, ni,
+			                 nj);
+		}
 		if (!a)
 			return -1;
 		k->alt[narrow][l] = a;

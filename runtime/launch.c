@@ -109,7 +109,7 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 	              (k->rt->units ? k->rt->units : 1);
 	int least = row ? row->split_min : 0, top = 4;
 	/* a narrowed run across warps takes its row's split */
-	if (row && row->narrow_warps && nbrt_narrow(k, ni)) {
+	if (nbrt_narrow_warps(k) && nbrt_narrow(k, ni)) {
 		int l = 0;
 		while ((1 << l) < row->narrow_warps && l < NBRT_SPLIT_LEVELS - 1)
 			l++;
@@ -139,7 +139,7 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 int nbrt_narrow_warps(const nbrt_kernel *k)
 {
 	const nb_defaults *row = split_row(k);
-	return row ? row->narrow_warps : 0;
+	return row && !k->nowarps ? row->narrow_warps : 0;
 }
 
 int nbrt_narrow(const nbrt_kernel *k, size_t ni)

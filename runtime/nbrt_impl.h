@@ -311,6 +311,9 @@ struct nbrt_kernel {
 	 * (alt[0][0]: none, this kernel is the T = 1 one); alt[1][l]: the
 	 * same at half the i-unroll (nbrt_narrow) */
 	struct nbrt_kernel *alt[2][NBRT_SPLIT_LEVELS];
+	/* the device refused the row's narrow_warps variant: narrowed runs
+	 * take the halved i-unroll */
+	int nowarps;
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 	/* the next ranges run's nbrt_rplan.keep and .from (tree.c), taken
 	 * and cleared by it */

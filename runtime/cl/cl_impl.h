@@ -29,7 +29,8 @@
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)
+	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)    \
+	X(TF_WARPS_GROUP, warps_group)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)

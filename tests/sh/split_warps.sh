@@ -1,0 +1,117 @@
+# A j-split across warps (nbcc --split-warps, compiler/emit_opencl.c):
+# the T work items of an i-element sit a row of NB_WG / T i-elements
+# apart, so a warp's lanes read one or two j-elements of a tile a step,
+# and the partial sums meet in local memory; and the runtime's narrowed
+# runs on a row with narrow_warps (compiler/defaults.c, runtime/api.c's
+# run_split), which take it at one i-element a work item.  On PoCL,
+# against the C back end on fresh random inputs (seed printed;
+# NBCC_TEST_SEED=S repeats it): float within 1e-5 and double within
+# 1e-12 norm-wise (bench/compare.awk), dd within 1e-28 as dd
+# (tests/sh/ddcmp.c, QD); and the same bits as the split without it
+# where both add the partial sums in the order of the split (T = 16:
+# PoCL's sub-group shuffles take T <= 8 only).  Sums, argmin and
+# logsumexp; sizes below a row, below a tile and over several; T not a
+# power of two; the cache's j (--tile=0); j-chunked launches that add to
+# earlier ones.  Skipped (77) without an OpenCL CPU device.
+set -eu
+. "$ROOT/tests/lib.sh"
+cd "$ROOT"
+. tests/device.sh
+need_device cpu
+scratch
+shared_cache
+ddcmp
+test_seed split_warps
+seed=$SEED
+run() { # OUT [nbrun arguments...]
+	out=$1
+	shift
+	"$BIN/nbrun" "$@" --seed "$seed" -o "$T/$out.csv" 2>"$T/$out.err"
+}
+# against C: NAME PRECISION NI,NJ [nbrun flags...]
+nc=0
+check() {
+	ex=$1 p=$2 n=$3
+	shift 3
+	nc=$((nc + 1))
+	what="$ex $p $n $* (seed $seed)"
+	if ! run cl$nc "dsl-examples/$ex.nbl" --random "$n" --precision="$p" \
+		--device cpu --split-warps "$@"; then
+		bad "$what: $(tail -n 2 "$T/cl$nc.err")"
+		return
+	fi
+	run c$nc "dsl-examples/$ex.nbl" --random "$n" --precision="$p" --target c
+	tolerance "$p"
+	m=$($cmp "$T/c$nc.csv" "$T/cl$nc.csv" | sed -n 's/^max //p')
+	if awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
+		ok "$what: $m"
+	else
+		bad "$what: difference $m over $tol"
+	fi
+}
+for n in 1,1 13,7 97,389 300,4099; do
+	check gravity float $n --jsplit=16
+	check gravity dd $n --jsplit=16
+	check nearest float $n --jsplit=16
+done
+check gravity double 300,4099 --jsplit=5 --wg=80
+check gauss_logsumexp float 211,1009 --jsplit=4
+check sph_density float 211,1009 --jsplit=3 --wg=48
+check gravity float 301,5003 --jsplit=8 --tile=0
+check gravity float 301,5003 --unroll-i=2 --jsplit=4 --wg=128
+NBRT_MAX_INTERACTIONS=65500 check gravity float 301,1009 --jsplit=16
+NBRT_MAX_INTERACTIONS=65500 check gravity dd 131,1009 --jsplit=16
+# the same bits as the split without it
+for c in "gravity float --jsplit=16" "gravity dd --jsplit=16" \
+	"nearest double --jsplit=16" "gauss_logsumexp float --jsplit=2"; do
+	set -- $c
+	ex=$1 p=$2 s=$3
+	what="$ex $p 300,4099 $s, with and without --split-warps (seed $seed)"
+	run w "dsl-examples/$ex.nbl" --random 300,4099 --precision="$p" \
+		--device cpu "$s" --split-warps &&
+		run nw "dsl-examples/$ex.nbl" --random 300,4099 --precision="$p" \
+			--device cpu "$s" || {
+		bad "$what: $(tail -n 2 "$T/w.err" "$T/nw.err")"
+		continue
+	}
+	if cmp -s "$T/w.csv" "$T/nw.csv"; then
+		ok "$what: the same bytes"
+	else
+		bad "$what: the results differ"
+	fi
+done
+# The runtime's narrowed run under the gpu-nvidia row (narrow_warps 16):
+# PoCL's 2 units make 200 i-elements short of work items (nbrt_narrow),
+# so the run takes one i-element a work item and a split of 16 across
+# warps; a device that refuses its groups (NBRT_TEST_FAIL=warps_group,
+# as NVIDIA's OpenCL refuses groups over 256) gets the halved i-unroll
+for f in "" warps_group; do
+	what="gravity float 200,5000 narrowed under gpu-nvidia${f:+, NBRT_TEST_FAIL=$f} (seed $seed)"
+	if ! NBRT_DEVICE_CLASS=gpu-nvidia NBRT_TEST_FAIL=$f NBRT_VERBOSE=1 \
+		run n dsl-examples/gravity.nbl --random 200,5000 --device cpu \
+		--time; then
+		bad "$what: $(tail -n 2 "$T/n.err")"
+		continue
+	fi
+	run nc dsl-examples/gravity.nbl --random 200,5000 --target c
+	tolerance float
+	m=$($cmp "$T/nc.csv" "$T/n.csv" | sed -n 's/^max //p')
+	v=$(grep '^variant:' "$T/n.err")
+	case $f in
+	"") want="unroll 1 x 4, jsplit 16" flag=yes ;;
+	*) want="unroll 2 x 4" flag=no ;;
+	esac
+	has=no
+	case $v in *--split-warps*) has=yes ;; esac
+	if ! awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
+		bad "$what: difference $m over $tol"
+	elif case $v in *"$want"*) false ;; *) true ;; esac ||
+		[ $has != $flag ]; then
+		bad "$what: ran $v"
+	elif [ -n "$f" ] && ! grep -q "at half the i-unroll instead" "$T/n.err"; then
+		bad "$what: the fallback was not noted"
+	else
+		ok "$what: $want, split across warps $flag, $m"
+	fi
+done
+finish
