@@ -32,7 +32,12 @@ static const nb_defaults table[] = {
 	 * bench/results/2026-11-28-newtonpeer-nvidia-h200-s16-final-float.txt).
 	 * Its term summed apart (newton_apart): 30.9 against 33.3 ms at
 	 * 262144 with the sinks a side (session 17, ...-s17tile-mid-float.txt
-	 * and ...-s17tile-final-float.txt), where double gains by them. */
+	 * and ...-s17tile-final-float.txt), where double gains by them.
+	 * A narrowed run (N < 15840 here) at one i-element a work item and
+	 * a split of 16 across warps (narrow_warps): 1.06 to 1.14 times the
+	 * halved i-unroll's 2 x 4 split 32 queued untimed at N = 4096 to
+	 * 15360, 4 to 9% slower one call by events (gpu-gravity,
+	 * bench/results/2026-11-28-gpu-gravity-nvidia-h200-s18-warps.txt). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
