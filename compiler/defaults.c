@@ -33,15 +33,15 @@ static const nb_defaults table[] = {
 	 * Its term summed apart (newton_apart): 30.9 against 33.3 ms at
 	 * 262144 with the sinks a side (session 17, ...-s17tile-mid-float.txt
 	 * and ...-s17tile-final-float.txt), where double gains by them.
-	 * A narrowed run (N < 15840 here) at one i-element a work item and
-	 * a split of 16 across warps (narrow_warps): 1.06 to 1.14 times the
-	 * halved i-unroll's 2 x 4 split 32 queued untimed at N = 4096 to
-	 * 15360, 4 to 9% slower one call by events (gpu-gravity,
-	 * bench/results/2026-11-28-gpu-gravity-nvidia-h200-s18-warps.txt). */
+	 * Not the split across warps (--split-warps) for narrowed runs:
+	 * at one i-element a work item and a split of 16 it ran gravity
+	 * 1.06 to 1.18 times faster queued at N = 4096 and 8192, but the
+	 * Gauss transform and SPH density 0.88 to 0.94 times
+	 * (docs/performance.md, "Split across warps"). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
-	 .newton_min = 65536, .newton_apart = 1, .narrow_warps = 16,
+	 .newton_min = 65536, .newton_apart = 1,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.

@@ -156,11 +156,6 @@ typedef struct nb_defaults {
 	 * adding each of the term's sinks to each side (emit_opencl.c's
 	 * dense_term); 0: the sinks a side */
 	int newton_apart;
-	/* a run short of work items (runtime/launch.c's nbrt_narrow): one
-	 * i-element a work item and this j-split across warps
-	 * (--split-warps), in groups of 16 rows; 0: half the i-unroll and
-	 * the split of the rule */
-	int narrow_warps;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

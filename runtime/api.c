@@ -245,8 +245,7 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 
 /* --- running ------------------------------------------------------------ */
 
-/* Runs the variant with split 2^l, if narrow at half the i-unroll or
- * (the row's narrow_warps) at one i-element across warps,
+/* Runs the variant with split 2^l, at half the i-unroll if narrow,
  * loading it the first time; the bindings are the caller's. */
 static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 {
@@ -255,34 +254,16 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 		nb_options o = k->opts;
 		o.jsplit = 1 << l;
 		o.given |= NB_GIVEN_JSPLIT;
-		int warps = narrow && nbrt_narrow_warps(k);
-		if (warps) {
-			o.unroll_i = 1;
-			o.split_warps = 1;
-			o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_SPLIT_WARPS;
-		} else if (narrow) {
+		if (narrow) {
 			o.unroll_i = k->f->unroll_i / 2;
 			o.given |= NB_GIVEN_UNROLL_I;
 		}
 		a = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
-		if (!a && warps) {
-			/* a device may refuse its groups of 32 rows a split
-			 * position (NVIDIA runs a kernel of over 128 registers
-			 * a work item in groups of at most 256): the halved
-			 * i-unroll then, for the rest of this kernel's runs */
-			nbrt_note(k->rt, "%s: %s; at half the i-unroll instead",
-			          k->name, nbrt_error(k->rt));
-			k->nowarps = 1;
-			return run_split(k, nbrt_choose_split(k, ni), narrow, ni,
-			                 nj);
-		}
 		if (!a)
 			return -1;
 		k->alt[narrow][l] = a;
 		nbrt_note(k->rt, "%s: j-split %d for Ni = %zu%s", k->name, 1 << l,
-		          ni, !narrow ? "" : o.split_warps ?
-		          ", one i-element a work item, across warps" :
-		          ", at half the i-unroll");
+		          ni, narrow ? ", at half the i-unroll" : "");
 	}
 	return nbrt_run_variant(k, a, ni, nj);
 }

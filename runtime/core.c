@@ -283,11 +283,6 @@ nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
 		nbrt_fail(rt, "out of memory");
 		goto bad;
 	}
-	/* the options before the load, which may read them */
-	if (!generated && opts)
-		k->opts = *opts;
-	else if (!generated)
-		nb_options_init(&k->opts);
 	if (rt->be->load(k, code, clen))
 		goto bad;
 	nb_output_free(&out);
@@ -302,6 +297,10 @@ nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
 		memcpy(k->src, src, len);
 		k->src[len] = 0;
 		k->srclen = len;
+		if (opts)
+			k->opts = *opts;
+		else
+			nb_options_init(&k->opts);
 	}
 	return k;
 bad:

@@ -108,13 +108,6 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
 	double want = (double)(row ? row->split_items : 1) *
 	              (k->rt->units ? k->rt->units : 1);
 	int least = row ? row->split_min : 0, top = 4;
-	/* a narrowed run across warps takes its row's split */
-	if (nbrt_narrow_warps(k) && nbrt_narrow(k, ni)) {
-		int l = 0;
-		while ((1 << l) < row->narrow_warps && l < NBRT_SPLIT_LEVELS - 1)
-			l++;
-		return l;
-	}
 	/* a narrowed run is short of work items: twice the items, up to 32 */
 	if (nbrt_narrow(k, ni)) {
 		want *= 2;
@@ -136,12 +129,6 @@ int nbrt_choose_split(const nbrt_kernel *k, size_t ni)
  * i-unroll or more (one the budget halved is narrow already), and where
  * the user left the i-unroll open (the split's row: the GPU's where
  * NBRT_AUTO_SPLIT=1 forces its rule on a class without one). */
-int nbrt_narrow_warps(const nbrt_kernel *k)
-{
-	const nb_defaults *row = split_row(k);
-	return row && !k->nowarps ? row->narrow_warps : 0;
-}
-
 int nbrt_narrow(const nbrt_kernel *k, size_t ni)
 {
 	const nb_defaults *row = split_row(k);

@@ -311,9 +311,6 @@ struct nbrt_kernel {
 	 * (alt[0][0]: none, this kernel is the T = 1 one); alt[1][l]: the
 	 * same at half the i-unroll (nbrt_narrow) */
 	struct nbrt_kernel *alt[2][NBRT_SPLIT_LEVELS];
-	/* the device refused the row's narrow_warps variant: narrowed runs
-	 * take the halved i-unroll */
-	int nowarps;
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 	/* the next ranges run's nbrt_rplan.keep and .from (tree.c), taken
 	 * and cleared by it */
@@ -375,9 +372,6 @@ int nbrt_max_interactions(nbrt *rt, size_t *max);
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
 /* Whether that run takes half the kernel's i-unroll (1) or not (0). */
 int nbrt_narrow(const nbrt_kernel *k, size_t ni);
-/* The split across warps a narrowed run takes (its row's narrow_warps),
- * 0: half the i-unroll instead */
-int nbrt_narrow_warps(const nbrt_kernel *k);
 /* The j-slices (nb_iface.slices) for one launch of n i-elements over m
  * j-elements in `groups` work groups: $NBRT_SLICES, else what the
  * device's row of the defaults table asks; 1 for none.  -1, with the

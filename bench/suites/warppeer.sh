@@ -5,7 +5,8 @@
 # (issue 30; docs/performance.md, "Split across warps").  shapes="UI UJ S
 # X IL TL;..." replaces warppeer's list.
 about="hand-written small-N float gravity, lanes on i and warps on j-slices"
-params="shapes"
+params="device shapes"
+device=gpu
 shapes=""
 
 suite_run() {

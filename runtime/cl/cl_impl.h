@@ -29,8 +29,7 @@
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)    \
-	X(TF_WARPS_GROUP, warps_group)
+	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)

@@ -308,8 +308,7 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, const char *name,
 	                                       sizeof kwg, &kwg, NULL)) !=
 	         CL_SUCCESS)
 		nbrt_cl_fail(rt, k->name, "clGetKernelWorkGroupInfo", e);
-	else if (kwg < (size_t)f->wg ||
-	         (k->opts.split_warps && nbrt_cl_test_fail(rt, TF_WARPS_GROUP)))
+	else if (kwg < (size_t)f->wg)
 		nbrt_fail(rt, "%s: work groups of %d are too large for %s with "
 		          "this kernel (at most %zu; compile with --wg=N)", k->name,
 		          f->wg, rt->name, kwg);

@@ -1,9 +1,7 @@
 # A j-split across warps (nbcc --split-warps, compiler/emit_opencl.c):
 # the T work items of an i-element sit a row of NB_WG / T i-elements
 # apart, so a warp's lanes read one or two j-elements of a tile a step,
-# and the partial sums meet in local memory; and the runtime's narrowed
-# runs on a row with narrow_warps (compiler/defaults.c, runtime/api.c's
-# run_split), which take it at one i-element a work item.  On PoCL,
+# and the partial sums meet in local memory.  On PoCL,
 # against the C back end on fresh random inputs (seed printed;
 # NBCC_TEST_SEED=S repeats it): float within 1e-5 and double within
 # 1e-12 norm-wise (bench/compare.awk), dd within 1e-28 as dd
@@ -80,38 +78,15 @@ for c in "gravity float --jsplit=16" "gravity dd --jsplit=16" \
 		bad "$what: the results differ"
 	fi
 done
-# The runtime's narrowed run under the gpu-nvidia row (narrow_warps 16):
-# PoCL's 2 units make 200 i-elements short of work items (nbrt_narrow),
-# so the run takes one i-element a work item and a split of 16 across
-# warps; a device that refuses its groups (NBRT_TEST_FAIL=warps_group,
-# as NVIDIA's OpenCL refuses groups over 256) gets the halved i-unroll
-for f in "" warps_group; do
-	what="gravity float 200,5000 narrowed under gpu-nvidia${f:+, NBRT_TEST_FAIL=$f} (seed $seed)"
-	if ! NBRT_DEVICE_CLASS=gpu-nvidia NBRT_TEST_FAIL=$f NBRT_VERBOSE=1 \
-		run n dsl-examples/gravity.nbl --random 200,5000 --device cpu \
-		--time; then
-		bad "$what: $(tail -n 2 "$T/n.err")"
-		continue
-	fi
-	run nc dsl-examples/gravity.nbl --random 200,5000 --target c
-	tolerance float
-	m=$($cmp "$T/nc.csv" "$T/n.csv" | sed -n 's/^max //p')
-	v=$(grep '^variant:' "$T/n.err")
-	case $f in
-	"") want="unroll 1 x 4, jsplit 16" flag=yes ;;
-	*) want="unroll 2 x 4" flag=no ;;
-	esac
-	has=no
-	case $v in *--split-warps*) has=yes ;; esac
-	if ! awk -v m="$m" -v t="$tol" 'BEGIN { exit !(m <= t) }'; then
-		bad "$what: difference $m over $tol"
-	elif case $v in *"$want"*) false ;; *) true ;; esac ||
-		[ $has != $flag ]; then
-		bad "$what: ran $v"
-	elif [ -n "$f" ] && ! grep -q "at half the i-unroll instead" "$T/n.err"; then
-		bad "$what: the fallback was not noted"
-	else
-		ok "$what: $want, split across warps $flag, $m"
-	fi
-done
+# under the gpu-nvidia row (its register budget), the group holds rows of
+# 16 i-elements a split position: 256 work items at a split of 16
+what="nbcc --split-warps under gpu-nvidia: the group"
+if "$NBCC" --device-class=gpu-nvidia --unroll-i=1 --jsplit=16 --split-warps \
+	dsl-examples/gravity.nbl -o "$T/w.cl" 2>"$T/w.err" &&
+	grep -q '^#define NB_WG 256$' "$T/w.cl" &&
+	grep -q ' \* flags .* --split-warps' "$T/w.cl"; then
+	ok "$what: 256, and the flag in the interface header"
+else
+	bad "$what: $(grep -E 'NB_WG|flags' "$T/w.cl" "$T/w.err" | head -n 3)"
+fi
 finish
