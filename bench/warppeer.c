@@ -6,6 +6,7 @@
  * 7), and checked against double on 64 i-elements (the largest error
  * over the column's sum of magnitudes).  WARPPEER_SHAPES="UI UJ S X IL
  * TL;..." replaces the default list; WARPPEER_CPU=1 takes the CPU. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, strdup */
 #define PEER_NAME "warppeer"
 #include <math.h>
 #include <string.h>

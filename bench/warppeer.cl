@@ -21,6 +21,20 @@
 #define IL 0
 #endif
 #define W (32 * UI)
+/* j-element q against the work item's UI i-elements (as gravity.nbl) */
+#define PAIRS(q)                                                            \
+	for (int u = 0; u < UI; u++) {                                      \
+		const float dx = q.x - xi[u], dy = q.y - yi[u];             \
+		const float dz = q.z - zi[u];                               \
+		const float r2 = fma(dz, dz, fma(dy, dy, fma(dx, dx, eps2))); \
+		const float ri = rsqrt(r2);                                 \
+		const float mr = q.w * ri;                                  \
+		const float m3 = mr * ri * ri;                              \
+		ax[u] = fma(m3, dx, ax[u]);                                 \
+		ay[u] = fma(m3, dy, ay[u]);                                 \
+		az[u] = fma(m3, dz, az[u]);                                 \
+		pt[u] -= mr;                                                \
+	}
 __kernel __attribute__((reqd_work_group_size(S * 32, 1, 1)))
 void grav(__global const float4 *restrict ip, __global const float4 *restrict jp,
           __global float4 *restrict out, const int nj, const float eps2,
@@ -63,18 +77,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 #pragma unroll
 			for (int v = 0; v < UJ; v++) {
 				const float4 q = tj[j + v * tstep];
-#pragma unroll
-				for (int u = 0; u < UI; u++) {
-					const float dx = q.x - xi[u], dy = q.y - yi[u], dz = q.z - zi[u];
-					const float r2 = fma(dz, dz, fma(dy, dy, fma(dx, dx, eps2)));
-					const float ri = rsqrt(r2);
-					const float mr = q.w * ri;
-					const float m3 = mr * ri * ri;
-					ax[u] = fma(m3, dx, ax[u]);
-					ay[u] = fma(m3, dy, ay[u]);
-					az[u] = fma(m3, dz, az[u]);
-					pt[u] -= mr;
-				}
+				PAIRS(q);
 			}
 		}
 	}
@@ -92,18 +95,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 #pragma unroll
 		for (int v = 0; v < UJ; v++) {
 			const float4 q = jp[j + v * step];
-#pragma unroll
-			for (int u = 0; u < UI; u++) {
-				const float dx = q.x - xi[u], dy = q.y - yi[u], dz = q.z - zi[u];
-				const float r2 = fma(dz, dz, fma(dy, dy, fma(dx, dx, eps2)));
-				const float ri = rsqrt(r2);
-				const float mr = q.w * ri;
-				const float m3 = mr * ri * ri;
-				ax[u] = fma(m3, dx, ax[u]);
-				ay[u] = fma(m3, dy, ay[u]);
-				az[u] = fma(m3, dz, az[u]);
-				pt[u] -= mr;
-			}
+			PAIRS(q);
 		}
 	}
 #endif
