@@ -201,8 +201,9 @@ typedef struct Prog {
 	 * the nbrt_arrays of doubles bound to them (NB_DIRECT), so that a
 	 * run of one launch on device arrays is that launch alone, without
 	 * the results' conversion after it: xcode its code kept for that
-	 * build, made at the first such run (nbrt_cl_direct_entry), where
-	 * the device has doubles and NBRT_DIRECT is not 0; direct: the last
+	 * build, made at the first run that takes it, one launch unsliced
+	 * (run.c's launch, nbrt_cl_direct_entry), where the device has
+	 * doubles and NBRT_DIRECT is not 0; direct: the last
 	 * run's results are in the arrays, not in mem (nbrt_cl_var_mem);
 	 * xnote the path NBRT_VERBOSE last named (run.c's path_note) */
 	char *xcode;

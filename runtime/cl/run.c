@@ -14,7 +14,8 @@
  * entry (Prog.xkern, NB_DIRECT) straight into their device arrays. */
 typedef enum Direct {
 	DIRECT_NO,    /* the plain entry; results converted into the arrays */
-	DIRECT_MAYBE, /* no launch yet: the first decides (launch) */
+	DIRECT_MAYBE, /* results all device arrays, no launch yet: the first
+	               * decides (launch), building the entry if it takes it */
 	DIRECT_TAKEN  /* the run's one launch, the one-launch entry's */
 } Direct;
 
@@ -43,9 +44,9 @@ typedef struct Run {
 	cl_command_queue q;
 	int queued;       /* returns with its launches queued (queues): 1,
 	                     or 2 with no events (untimed) */
-	/* the one-launch entry (Prog.xkern) bound, the results its arrays,
-	 * until the first launch (DIRECT_MAYBE), which keeps it where it is
-	 * the run's only launch, unsliced, or else binds the plain entry */
+	/* the one-launch entry (Prog.xkern), the results its arrays, or
+	 * not: the first launch binds it where it is the run's only launch,
+	 * unsliced, else the plain entry (bound by prepare) stays */
 	Direct direct;
 	size_t ni, nj;
 	int nconv;        /* conversion launches queued */
@@ -170,6 +171,7 @@ int nbrt_cl_settle_late(nbrt_kernel *k)
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
 static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
+static int bind_direct(nbrt_kernel *k, Run *r);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
                 cl_mem_flags fl, const char *what);
 
@@ -310,17 +312,16 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	                          global[0] / r->wg, ns))) &&
 	          nbrt_cl_own_entry(k);
 	if (r->direct == DIRECT_MAYBE) {
-		/* the first launch: the run's only one, or the plain entry
+		/* the first launch: the run's only one, unsliced, takes the
+		 * one-launch entry, built only now (a second build, which a run
+		 * that cannot take it does not pay for), or the plain entry
 		 * for all (its slices and later launches fold in the kernel's
 		 * own types) */
-		if (ib == 0 && n == r->ni && jb == 0 && m == r->nj && ns == 1) {
-			r->direct = DIRECT_TAKEN;
-		} else {
-			r->direct = DIRECT_NO;
-			r->kern = pg->kern;
-			if (bind_args(k, pg->kern, 5))
-				return -1;
-		}
+		r->direct = ib == 0 && n == r->ni && jb == 0 && m == r->nj &&
+		            ns == 1 && nbrt_cl_direct_entry(k) ? DIRECT_TAKEN :
+		            DIRECT_NO;
+		if (r->direct == DIRECT_TAKEN && bind_direct(k, r))
+			return -1;
 	}
 	if (own && !r->oargs) {
 		if (bind_args(k, pg->okern, 5))
@@ -719,11 +720,19 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 		nbrt_note(k->rt, "%s: inputs: i %.3g ms, j packs %.3g, results "
 		          "%.3g", k->name, 1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]),
 		          1e3 * (t[3] - t[2]));
+	return bind_args(k, r->kern, r->arg0);
+}
+
+/* Binds the one-launch entry for a dense run: prepare's arguments, the
+ * results the arrays themselves. */
+static int bind_direct(nbrt_kernel *k, Run *r)
+{
+	const nb_iface *f = k->f;
+	r->kern = ((Prog *)k->priv)->xkern;
 	if (bind_args(k, r->kern, r->arg0))
 		return -1;
-	/* the one-launch entry's results: the arrays themselves */
 	cl_uint arg = r->rarg;
-	for (int v = 0; r->direct == DIRECT_MAYBE && v < f->nvar; v++)
+	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM &&
 		    set_arg(k, r, arg++, sizeof(cl_mem), &dev_arr(&k->b[v])->priv))
 			return -1;
@@ -1133,10 +1142,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	int res = -1;
 	long launches = k->launches;
 	int queued = r.queued = queues(k, p, np);
-	if (!p && !np && results_on_device(k) && nbrt_cl_direct_entry(k)) {
+	if (!p && !np && results_on_device(k))
 		r.direct = DIRECT_MAYBE;
-		r.kern = pg->xkern;
-	}
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
 	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
