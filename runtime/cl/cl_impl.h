@@ -210,7 +210,12 @@ typedef struct Prog {
 	size_t xlen;
 	cl_program xprog;
 	cl_kernel xkern;
-	int direct, xnote;
+	int direct;
+	enum Xnote {
+		XNOTE_NONE,     /* no run on device arrays named yet */
+		XNOTE_STORED,   /* the last named stored by the kernel */
+		XNOTE_CONVERTED /* the last named converted after it */
+	} xnote;
 	/* runs, and their launches of the kernel and of conversions
 	 * (NBRT_VERBOSE's note at nbrt_cl_free) */
 	long nrun, nkern, nconv;

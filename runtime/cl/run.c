@@ -1091,13 +1091,15 @@ static int results_on_device(const nbrt_kernel *k)
 static void path_note(nbrt_kernel *k, const Run *r)
 {
 	Prog *pg = k->priv;
-	int path = r->direct == DIRECT_TAKEN ? 1 : 2;
+	enum Xnote path = r->direct == DIRECT_TAKEN ? XNOTE_STORED :
+	                  XNOTE_CONVERTED;
 	if (r->direct == DIRECT_MAYBE || !results_on_device(k) ||
 	    pg->xnote == path)
 		return; /* no launch (Ni = 0) */
 	pg->xnote = path;
 	nbrt_note(k->rt, "%s: its results stored %s", k->name,
-	          path == 1 ? "into the arrays by the kernel: one launch a run" :
+	          path == XNOTE_STORED ?
+	          "into the arrays by the kernel: one launch a run" :
 	          "by the kernel, then converted into the arrays (NBRT_DIRECT=0, "
 	          "no doubles, the build failed, several launches or slices)");
 }

@@ -10,10 +10,11 @@
  * path, and the launches counted at the kernel's free are one a run on
  * unchanged inputs for the direct path, two for the old one.  A run of
  * several launches (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES)
- * goes the old path and is right, and builds no one-launch entry (a
- * later unsliced run of the same kernel does and takes it), as does a
- * kernel whose one-launch build fails (NBRT_TEST_FAIL=direct_build).  Exit 77 without an OpenCL
- * CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+ * goes the old path and is right, as does a kernel whose one-launch
+ * build fails (NBRT_TEST_FAIL=direct_build); a sliced run builds no
+ * one-launch entry (a later unsliced run of the same kernel does, and
+ * takes it).  Exit 77 without an OpenCL CPU device.  Seed printed;
+ * NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
