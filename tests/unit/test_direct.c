@@ -160,11 +160,14 @@ static const double *col(const Pair *s, const char *name)
 }
 
 /* Result `name` at i in long double, and the size its rounding scales
- * with (the sum of the terms' sizes; the value itself elsewhere). */
+ * with (the sum of the terms' sizes; a least distance's own size plus
+ * what rounding the coordinates to the kernel's type moves it by, 2
+ * |d| (|x| + |y|) a coordinate, which for near points is far more than
+ * the distance itself). */
 static long double ref(const Pair *s, const char *name, size_t i,
                        long double *mag)
 {
-	long double sum = 0, m = 0, best = INFINITY;
+	long double sum = 0, m = 0, best = INFINITY, bmag = 0;
 	size_t arg = 0;
 	*mag = 0;
 	if (s->which == LSE) {
@@ -200,6 +203,10 @@ static long double ref(const Pair *s, const char *name, size_t i,
 			if (r2 < best) {
 				best = r2;
 				arg = j;
+				bmag = r2;
+				for (int c = 0; c < 3; c++)
+					bmag += 2 * fabsl(d[c]) *
+					        (fabsl((long double)x[c][i]) + fabsl(y[c][j]));
 			}
 			continue;
 		}
@@ -210,7 +217,7 @@ static long double ref(const Pair *s, const char *name, size_t i,
 		*mag += fabsl(t);
 	}
 	if (s->which == NEAR) {
-		*mag = best;
+		*mag = bmag;
 		return name[0] == 'k' ? (long double)arg : best;
 	}
 	return sum;
