@@ -540,17 +540,29 @@ bad:
  * (force_step).  Not where the first evaluation's kernel took a second
  * or more: a queued run shows no progress (nbrt_show_progress reports
  * runs of over 5 s), and against such a kernel a launch's round trip
- * (tens of us) is nothing.  NBRT_QUEUE in the environment, which the
- * runtime took at nbrt_open, chooses instead; --no-queue (force_setup)
- * before either. */
+ * (tens of us) is nothing.  NBODY_TEST_QUEUE_MAX=S (tests only, as
+ * NBRT_TEST_FAIL) puts that limit at S seconds, so that a test's kernel
+ * is over it (S = 0) without being slow.  NBRT_QUEUE in the
+ * environment, which the runtime took at nbrt_open, chooses instead;
+ * --no-queue (force_setup) before either. */
 #define QUEUE_KERNEL_MAX 1.0
 
 int force_queue(force *fc, const args *a)
 {
 	const char *env = getenv("NBRT_QUEUE");
+	const char *tmax = getenv("NBODY_TEST_QUEUE_MAX");
+	double max = QUEUE_KERNEL_MAX;
+	if (tmax && *tmax) {
+		char *end;
+		max = strtod(tmax, &end);
+		if (*end || !(max >= 0) || !isfinite(max))
+			return prog_fail("NBODY_TEST_QUEUE_MAX='%s': the "
+			                 "queue's limit on the first kernel's time "
+			                 "must be a number of seconds, 0 or more",
+			                 tmax);
+	}
 	if (a->no_queue || (env && *env) || par_size() > 1 ||
-	    !nbrt_device_arrays(fc->rt) ||
-	    !(nbrt_kernel_time(fc->k) < QUEUE_KERNEL_MAX))
+	    !nbrt_device_arrays(fc->rt) || !(nbrt_kernel_time(fc->k) < max))
 		return 0;
 	return nbrt_set_queue(fc->rt, 1) ? prog_fail("%s", nbrt_error(fc->rt))
 	                                 : 0;

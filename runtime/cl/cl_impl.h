@@ -201,15 +201,21 @@ typedef struct Prog {
 	 * the nbrt_arrays of doubles bound to them (NB_DIRECT), so that a
 	 * run of one launch on device arrays is that launch alone, without
 	 * the results' conversion after it: xcode its code kept for that
-	 * build, made at the first such run (nbrt_cl_direct_entry), where
-	 * the device has doubles and NBRT_DIRECT is not 0; direct: the last
+	 * build, made at the first run that takes it, one launch unsliced
+	 * (run.c's launch, nbrt_cl_direct_entry), where the device has
+	 * doubles and NBRT_DIRECT is not 0; direct: the last
 	 * run's results are in the arrays, not in mem (nbrt_cl_var_mem);
 	 * xnote the path NBRT_VERBOSE last named (run.c's path_note) */
 	char *xcode;
 	size_t xlen;
 	cl_program xprog;
 	cl_kernel xkern;
-	int direct, xnote;
+	int direct;
+	enum Xnote {
+		XNOTE_NONE,     /* no run on device arrays named yet */
+		XNOTE_STORED,   /* the last named stored by the kernel */
+		XNOTE_CONVERTED /* the last named converted after it */
+	} xnote;
 	/* runs, and their launches of the kernel and of conversions
 	 * (NBRT_VERBOSE's note at nbrt_cl_free) */
 	long nrun, nkern, nconv;

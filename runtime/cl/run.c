@@ -10,6 +10,15 @@
 #include <string.h>
 #include "cl_impl.h"
 
+/* Run.direct: whether a dense run's results are stored by the one-launch
+ * entry (Prog.xkern, NB_DIRECT) straight into their device arrays. */
+typedef enum Direct {
+	DIRECT_NO,    /* the plain entry; results converted into the arrays */
+	DIRECT_MAYBE, /* results all device arrays, no launch yet: the first
+	               * decides (launch), building the entry if it takes it */
+	DIRECT_TAKEN  /* the run's one launch, the one-launch entry's */
+} Direct;
+
 /* One run's transient state: the staging copies it used (pinned, alive
  * until the queue is finished, since writes do not block) and unfinished
  * launch events. */
@@ -35,10 +44,10 @@ typedef struct Run {
 	cl_command_queue q;
 	int queued;       /* returns with its launches queued (queues): 1,
 	                     or 2 with no events (untimed) */
-	/* the one-launch entry (Prog.xkern) bound, the results its arrays:
-	 * 1 until the first launch, which keeps it (2) where it is the
-	 * run's only launch, unsliced, or else binds the plain entry (0) */
-	int direct;
+	/* the one-launch entry (Prog.xkern), the results its arrays, or
+	 * not: the first launch binds it where it is the run's only launch,
+	 * unsliced, else the plain entry (bound by prepare) stays */
+	Direct direct;
 	size_t ni, nj;
 	int nconv;        /* conversion launches queued */
 	/* device arrays' conversions not yet queued, up to 8 a launch
@@ -162,6 +171,7 @@ int nbrt_cl_settle_late(nbrt_kernel *k)
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
 static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
+static int bind_direct(nbrt_kernel *k, Run *r);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
                 cl_mem_flags fl, const char *what);
 
@@ -301,25 +311,25 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	            nbrt_own_rule(rt->units ? rt->units : 1,
 	                          global[0] / r->wg, ns))) &&
 	          nbrt_cl_own_entry(k);
-	if (r->direct == 1) {
-		/* the first launch: the run's only one, or the plain entry
+	if (r->direct == DIRECT_MAYBE) {
+		/* the first launch: the run's only one, unsliced, takes the
+		 * one-launch entry, built only now (a second build, which a run
+		 * that cannot take it does not pay for), or the plain entry
 		 * for all (its slices and later launches fold in the kernel's
 		 * own types) */
-		if (ib == 0 && n == r->ni && jb == 0 && m == r->nj && ns == 1) {
-			r->direct = 2;
-		} else {
-			r->direct = 0;
-			r->kern = pg->kern;
-			if (bind_args(k, pg->kern, 5))
-				return -1;
-		}
+		r->direct = ib == 0 && n == r->ni && jb == 0 && m == r->nj &&
+		            ns == 1 && nbrt_cl_direct_entry(k) ? DIRECT_TAKEN :
+		            DIRECT_NO;
+		if (r->direct == DIRECT_TAKEN && bind_direct(k, r))
+			return -1;
 	}
 	if (own && !r->oargs) {
 		if (bind_args(k, pg->okern, 5))
 			return -1;
 		r->oargs = 1;
 	}
-	cl_kernel kern = own ? pg->okern : r->direct ? pg->xkern : pg->kern;
+	cl_kernel kern = own ? pg->okern :
+	                 r->direct == DIRECT_TAKEN ? pg->xkern : pg->kern;
 	for (cl_uint i = 0; i < 5; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
 			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
@@ -710,11 +720,19 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 		nbrt_note(k->rt, "%s: inputs: i %.3g ms, j packs %.3g, results "
 		          "%.3g", k->name, 1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]),
 		          1e3 * (t[3] - t[2]));
+	return bind_args(k, r->kern, r->arg0);
+}
+
+/* Binds the one-launch entry for a dense run: prepare's arguments, the
+ * results the arrays themselves. */
+static int bind_direct(nbrt_kernel *k, Run *r)
+{
+	const nb_iface *f = k->f;
+	r->kern = ((Prog *)k->priv)->xkern;
 	if (bind_args(k, r->kern, r->arg0))
 		return -1;
-	/* the one-launch entry's results: the arrays themselves */
 	cl_uint arg = r->rarg;
-	for (int v = 0; r->direct && v < f->nvar; v++)
+	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM &&
 		    set_arg(k, r, arg++, sizeof(cl_mem), &dev_arr(&k->b[v])->priv))
 			return -1;
@@ -737,7 +755,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
 			nbrt_array_touch(dev_arr(&k->b[v]));
-			if (r->direct != 2 &&
+			if (r->direct != DIRECT_TAKEN &&
 			    conv_add(k->rt, r, 0, x->type, pg->mem[m],
 			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
@@ -1073,12 +1091,15 @@ static int results_on_device(const nbrt_kernel *k)
 static void path_note(nbrt_kernel *k, const Run *r)
 {
 	Prog *pg = k->priv;
-	int path = r->direct == 2 ? 1 : 2;
-	if (r->direct == 1 || !results_on_device(k) || pg->xnote == path)
-		return; /* direct 1: no launch (Ni = 0) */
+	enum Xnote path = r->direct == DIRECT_TAKEN ? XNOTE_STORED :
+	                  XNOTE_CONVERTED;
+	if (r->direct == DIRECT_MAYBE || !results_on_device(k) ||
+	    pg->xnote == path)
+		return; /* no launch (Ni = 0) */
 	pg->xnote = path;
 	nbrt_note(k->rt, "%s: its results stored %s", k->name,
-	          path == 1 ? "into the arrays by the kernel: one launch a run" :
+	          path == XNOTE_STORED ?
+	          "into the arrays by the kernel: one launch a run" :
 	          "by the kernel, then converted into the arrays (NBRT_DIRECT=0, "
 	          "no doubles, the build failed, several launches or slices)");
 }
@@ -1123,10 +1144,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	int res = -1;
 	long launches = k->launches;
 	int queued = r.queued = queues(k, p, np);
-	if (!p && !np && results_on_device(k) && nbrt_cl_direct_entry(k)) {
-		r.direct = 1;
-		r.kern = pg->xkern;
-	}
+	if (!p && !np && results_on_device(k))
+		r.direct = DIRECT_MAYBE;
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
 	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
@@ -1219,7 +1238,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		}
 	res = 0;
 out:
-	pg->direct = r.direct == 2;
+	pg->direct = r.direct == DIRECT_TAKEN;
 	pg->nrun++;
 	pg->nkern += k->launches - launches;
 	pg->nconv += r.nconv;

@@ -14,7 +14,11 @@
 #     the OpenCL error and the device named, the step-0 snapshot alone
 #     written and no log), and --no-queue, NBRT_QUEUE=0 and --no-queue
 #     over NBRT_QUEUE=1 are not; the Hermite scheme's runs, which read
-#     their results back each block step, never are.
+#     their results back each block step, never are;
+#   - nor are those whose first kernel took the limit or more (1 s; put at
+#     0 by the test hook NBODY_TEST_QUEUE_MAX=0, so that any kernel is over
+#     it), with the bits of the queued runs, while under a limit of 1e9 s
+#     they are; a bad limit is an error, exit status 1.
 # Skipped (77) without an OpenCL CPU device.  Fresh seed each run;
 # NBCC_TEST_SEED=S repeats one.
 set -eu
@@ -73,13 +77,16 @@ for fmt in csv hdf5; do
 		run noq "" "$@" --no-queue
 		run q0 NBRT_QUEUE=0 "$@"
 		run q2 NBRT_QUEUE=2 "$@"
+		run lim NBODY_TEST_QUEUE_MAX=0 "$@"
 		same q noq "$w"
 		same q q0 "$w"
 		same q q2 "$w"
+		same q lim "$w, over the limit"
 		timing q "$w"
 		timing noq "$w"
 		timing q2 "$w" 0
-		rm -rf "$T/q" "$T/noq" "$T/q0" "$T/q2"
+		timing lim "$w, over the limit"
+		rm -rf "$T/q" "$T/noq" "$T/q0" "$T/q2" "$T/lim"
 	done
 	for ts in fixed block; do
 		w="hermite, $ts steps, $fmt"
@@ -100,7 +107,7 @@ done
 queued_run() {
 	_n=$1 _w=$2 _e=$3
 	shift 3
-	rm -rf "$T/f"
+	rm -rf "$T/f" "$T/f.log" "$T/f.csv"
 	# shellcheck disable=SC2086
 	if env NBRT_TEST_FAIL=queued_run $_e "$NBODY" --device cpu --seed "$SEED" \
 		-n "$N" --steps 3 --every 1 --out "$T/f" --log "$T/f.log" --csv "$@" \
@@ -120,6 +127,20 @@ queued_run "--no-queue" pass "" --no-queue
 queued_run "NBRT_QUEUE=0" pass NBRT_QUEUE=0
 queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 --no-queue
 queued_run "hermite" pass "" --integrator hermite --timestep fixed --dt 1/256
+queued_run "the first kernel over the limit" pass NBODY_TEST_QUEUE_MAX=0
+queued_run "the first kernel under the limit" fail NBODY_TEST_QUEUE_MAX=1e9
+
+# a bad limit: refused, exit status 1, the value named
+for v in x -1 inf nan 1s; do
+	if NBODY_TEST_QUEUE_MAX=$v "$NBODY" --device cpu -n 40 --steps 1 \
+		>"$T/b.out" 2>"$T/b.err"; then
+		bad "NBODY_TEST_QUEUE_MAX=$v accepted"
+	elif [ $? = 1 ] && grep -q "^nbody: error: NBODY_TEST_QUEUE_MAX='$v': the queue's limit" "$T/b.err"; then
+		ok "NBODY_TEST_QUEUE_MAX=$v refused"
+	else
+		bad "NBODY_TEST_QUEUE_MAX=$v: $(cat "$T/b.err")"
+	fi
+done
 
 # the host back end keeps its arrays in the host's memory: nothing to
 # queue, and --no-queue changes nothing

@@ -11,8 +11,10 @@
  * unchanged inputs for the direct path, two for the old one.  A run of
  * several launches (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES)
  * goes the old path and is right, as does a kernel whose one-launch
- * build fails (NBRT_TEST_FAIL=direct_build).  Exit 77 without an OpenCL
- * CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
+ * build fails (NBRT_TEST_FAIL=direct_build); a sliced run builds no
+ * one-launch entry (a later unsliced run of the same kernel does, and
+ * takes it).  Exit 77 without an OpenCL CPU device.  Seed printed;
+ * NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -158,11 +160,14 @@ static const double *col(const Pair *s, const char *name)
 }
 
 /* Result `name` at i in long double, and the size its rounding scales
- * with (the sum of the terms' sizes; the value itself elsewhere). */
+ * with (the sum of the terms' sizes; a least distance's own size plus
+ * what rounding the coordinates to the kernel's type moves it by, 2
+ * |d| (|x| + |y|) a coordinate, which for near points is far more than
+ * the distance itself). */
 static long double ref(const Pair *s, const char *name, size_t i,
                        long double *mag)
 {
-	long double sum = 0, m = 0, best = INFINITY;
+	long double sum = 0, m = 0, best = INFINITY, bmag = 0;
 	size_t arg = 0;
 	*mag = 0;
 	if (s->which == LSE) {
@@ -198,6 +203,10 @@ static long double ref(const Pair *s, const char *name, size_t i,
 			if (r2 < best) {
 				best = r2;
 				arg = j;
+				bmag = r2;
+				for (int c = 0; c < 3; c++)
+					bmag += 2 * fabsl(d[c]) *
+					        (fabsl((long double)x[c][i]) + fabsl(y[c][j]));
 			}
 			continue;
 		}
@@ -208,7 +217,7 @@ static long double ref(const Pair *s, const char *name, size_t i,
 		*mag += fabsl(t);
 	}
 	if (s->which == NEAR) {
-		*mag = best;
+		*mag = bmag;
 		return name[0] == 'k' ? (long double)arg : best;
 	}
 	return sum;
@@ -384,6 +393,41 @@ START_TEST(old_path)
 }
 END_TEST
 
+/* The one-launch entry built only by a run that takes it: a sliced run
+ * (NBRT_SLICES=3) builds no NB_DIRECT program (NBRT_CACHE=0: every
+ * program built, each noted with its options) and converts its results;
+ * the same kernel's next run, unsliced, builds it and takes it.  Both
+ * right, the same bits as the kernel that never takes it. */
+START_TEST(built_when_taken)
+{
+	Pair s;
+	char text[8192];
+	char *cache = env_keep("NBRT_CACHE");
+	setenv("NBRT_CACHE", "0", 1);
+	noted(&s, GRAV, "NBRT_SLICES", "3", text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), "sliced");
+	ck_assert_msg(strstr(text, "3 j-slices") &&
+	              strstr(text, "then converted into the arrays") &&
+	              !strstr(text, "NB_DIRECT=1") &&
+	              !strstr(text, "one launch a run"), "sliced: notes:\n%s",
+	              text);
+	char *vb = env_keep("NBRT_VERBOSE");
+	setenv("NBRT_VERBOSE", "1", 1);
+	Capture c;
+	ck_assert_int_eq(capture_start(&c), 0);
+	run(&s, s.d);
+	run(&s, s.o);
+	capture_end(&c, text, sizeof text);
+	env_back("NBRT_VERBOSE", vb);
+	env_back("NBRT_CACHE", cache);
+	check(&s, tol_of(NB_FLOAT), "unsliced");
+	ck_assert_msg(strstr(text, "NB_DIRECT=1") &&
+	              strstr(text, "one launch a run") &&
+	              !strstr(text, "j-slices"), "unsliced: notes:\n%s", text);
+	unmake(&s);
+}
+END_TEST
+
 /* The one-launch build failing (NBRT_TEST_FAIL=direct_build): noted,
  * the conversion after the kernel as before, the results right. */
 START_TEST(build_fails)
@@ -413,6 +457,7 @@ int main(void)
 		tcase_add_loop_test(tc, queued, 0, 4);
 		tcase_add_loop_test(tc, old_path, 0, 2);
 		tcase_add_test(tc, build_fails);
+		tcase_add_test(tc, built_when_taken);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
