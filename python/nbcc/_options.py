@@ -18,7 +18,7 @@ _VALUED = {"unroll_i": "--unroll-i", "unroll_j": "--unroll-j",
            "grad": "--grad", "grad_of": "--grad-of"}
 # a switch's flags for True and for False (None: the default, no flag)
 _SWITCH = {"fast_math": ("--fast-math", None), "fma": ("--fma", "--no-fma"),
-           "ftz": (None, "--no-ftz")}
+           "ftz": (None, "--no-ftz"), "split_warps": ("--split-warps", None)}
 
 
 class Options:

@@ -92,7 +92,8 @@ class Kernel:
     "gpu", "host", "P:D" or part of a name (None: as the C programs,
     $NBRT_DEVICE, else a GPU, else a CPU, else the host).  options are
     nbcc's flags: unroll_i, unroll_j, jsplit, sched ("none",
-    "interleave"), fast_math, fma, ftz, wg, tile, name, and jvp and
+    "interleave"), fast_math, fma, ftz, split_warps, wg, tile, name, and
+    jvp and
     grad, which load the derived kernel itself (docs/autodiff.md);
     k.grad(wrt, **inputs) and k.jvp(tangents, **inputs) are the way to
     the derivatives as arrays.

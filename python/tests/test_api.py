@@ -69,6 +69,23 @@ def test_dtypes_and_layouts(grav, device):
     np.testing.assert_array_equal(got["pot"], ref["pot"])
 
 
+def test_split_warps(grav):
+    """split_warps=True is nbcc's --split-warps: the j-split's work items a
+    row of i-elements apart, the same bits as the split side by side at a
+    split whose sums add in order (16: PoCL shuffles 8 and fewer)."""
+    if not any(d.type == "cpu" for d in nbcc.devices()):
+        pytest.skip("no OpenCL CPU device")
+    b = bodies(300)
+    runs = [nbcc.Kernel(grav, precision="float", device="cpu", jsplit=16,
+                        **w)(**b, eps2=1e-4) for w in ({}, {"split_warps": True})]
+    for n in runs[0]:
+        np.testing.assert_array_equal(runs[1][n], runs[0][n])
+    ref = nbcc.Kernel(grav, precision="double", device="host")(**b, eps2=1e-4)
+    for n in ref:
+        scale = np.abs(ref[n]).max()
+        assert np.abs(runs[1][n] - ref[n]).max() <= 1e-5 * scale, n
+
+
 def test_sizes(grav):
     k = nbcc.Kernel(grav, precision="double", device="host")
     b = bodies(5)
