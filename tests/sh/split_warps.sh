@@ -89,4 +89,13 @@ if "$NBCC" --device-class=gpu-nvidia --unroll-i=1 --jsplit=16 --split-warps \
 else
 	bad "$what: $(grep -E 'NB_WG|flags' "$T/w.cl" "$T/w.err" | head -n 3)"
 fi
+# the layout itself: split positions a row apart, not side by side (the
+# checks above pass for either, as both are right)
+what="nbcc --split-warps: the work items' layout"
+if grep -q 'const int p = lid / (NB_WG / NB_T)' "$T/w.cl" &&
+	! grep -q 'p = gid % NB_T' "$T/w.cl"; then
+	ok "$what: a row of NB_WG / NB_T i-elements a split position"
+else
+	bad "$what: $(grep 'const int p =' "$T/w.cl")"
+fi
 finish
