@@ -143,6 +143,18 @@ int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
 /* *finite = 1 when every value of a[0..na) (na at most 64) is finite
  * (not NaN or infinite), else 0. */
 int nbrt_array_finite(nbrt_array *const *a, int na, int *finite);
+/* The same check in two halves, for an integrator that queues its next
+ * step before it learns how this one ended: nbrt_array_finite_queue
+ * queues the check of a[0..na) behind what is queued and returns at once
+ * (at most two checks queued a device); nbrt_array_finite_take waits for
+ * the oldest check queued and gives its *finite, and t (or NULL) as
+ * nbrt_wait's for the queued launches before that check, which it has
+ * waited for (their failure reported here); launches queued after it
+ * run on.  Untimed queued runs (nbrt_set_queue 2) report a failure at
+ * nbrt_wait or the next read.  Host arrays get their answer at the
+ * queue. */
+int nbrt_array_finite_queue(nbrt_array *const *a, int na);
+int nbrt_array_finite_take(nbrt *rt, int *finite, double t[2]);
 
 /* Block time steps (a Hermite scheme's) with the j-bodies kept where the
  * kernel reads them (runtime/predict.c): each body's Taylor series (x, v,

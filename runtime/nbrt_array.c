@@ -148,3 +148,41 @@ int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)
 	*finite = sum == 0;
 	return 0;
 }
+
+int nbrt_array_finite_queue(nbrt_array *const *a, int na)
+{
+	if (same(a, na, 64, "nbrt_array_finite_queue"))
+		return -1;
+	nbrt *rt = a[0]->rt;
+	if (rt->nfin == 2)
+		return nbrt_fail(rt, "nbrt_array_finite_queue: two checks are "
+		                 "queued already; nbrt_array_finite_take the "
+		                 "older first");
+	int slot = (rt->fin0 + rt->nfin) % 2;
+	/* host arrays: the answer now, the device having nothing queued */
+	int dev = !a[0]->host;
+	if (dev ? rt->be->finite_queue(a, na, slot)
+	        : nbrt_array_finite(a, na, &rt->finval[slot]))
+		return -1;
+	rt->findev[slot] = dev;
+	rt->nfin++;
+	return 0;
+}
+
+int nbrt_array_finite_take(nbrt *rt, int *finite, double t[2])
+{
+	if (t)
+		t[0] = t[1] = 0;
+	if (!rt)
+		return -1;
+	if (!rt->nfin)
+		return nbrt_fail(rt, "nbrt_array_finite_take: no check is queued "
+		                 "(nbrt_array_finite_queue)");
+	int slot = rt->fin0;
+	rt->fin0 ^= 1;
+	rt->nfin--;
+	if (rt->findev[slot])
+		return rt->be->finite_take(rt, slot, finite, t);
+	*finite = rt->finval[slot];
+	return 0;
+}

@@ -118,6 +118,11 @@ struct nbrt_backend {
 	int (*array_axpy)(nbrt_array *const *y, double h,
 	                  nbrt_array *const *x, int na);
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
+	/* its two halves (nbrt_array_finite_queue, _take) in slot 0 or 1:
+	 * the check queued, the host not waiting; then its answer, with
+	 * nbrt_wait's t for the queued launches before it */
+	int (*finite_queue)(nbrt_array *const *a, int na, int slot);
+	int (*finite_take)(nbrt *rt, int slot, int *finite, double t[2]);
 	/* nbrt_predictor's device side (predict.c), where rt->devarrays:
 	 * its own buffers in p->priv; predict sends the bodies put (p->pend),
 	 * puts them into p->series, predicts every body to now and gathers
@@ -208,6 +213,11 @@ struct nbrt {
 	int gpu;
 	int devarrays;     /* nbrt_arrays live in its memory (be->array_*) */
 	int queue;         /* nbrt_set_queue: runs on them need not wait */
+	/* the finite checks queued and not yet taken (at most 2): the
+	 * oldest's slot, and per slot the answer (host arrays) or 1 where
+	 * the back end holds it */
+	int nfin, fin0;
+	int finval[2], findev[2];
 	unsigned units;    /* compute units */
 	unsigned long long maxalloc;  /* largest buffer */
 	unsigned long long globalmem; /* all buffers */

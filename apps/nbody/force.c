@@ -494,13 +494,46 @@ int force_hermite(herm *h, size_t ni, void *ctx)
 	return run_kernel(fc, NULL, ni, h->s->n);
 }
 
+/* Takes the oldest check force_step queued (none: *finite 1, *checked
+ * 0): its step, its answer, and the times of the queued launches it
+ * waited for, which stand for the host's time queuing that step's force
+ * (the step's run_kernel added that, its host), which overlaps them. */
+int force_settle(force *fc, int *finite, long *checked)
+{
+	*finite = 1;
+	*checked = 0;
+	if (!fc->nfin)
+		return 0;
+	*checked = fc->fin[0].step;
+	double host = fc->fin[0].host, t[2];
+	fc->fin[0] = fc->fin[1];
+	fc->nfin--;
+	if (nbrt_array_finite_take(fc->rt, finite, t)) {
+		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
+		return -1;
+	}
+	/* a queued evaluation's times, which its run could not give, are
+	 * its launches' by their events (none for a waited one, or
+	 * untimed, NBRT_QUEUE=2) */
+	if (!fc->untimed && t[1] > 0) {
+		fc->t_total += t[0] - host;
+		fc->t_kernel += t[1];
+	}
+	return 0;
+}
+
 /* One kick-drift-kick step where the bodies are, as sim_step does it on
- * the host (nbrt_array_axpy gives the same bits); then the finite check
- * of sim_finite.  Returns 0, or -1 with the message in fc->err. */
-int force_step(force *fc, sim *s, double dt, int *finite)
+ * the host (nbrt_array_axpy gives the same bits), with its finite check
+ * (sim_finite's) queued behind it; then the step before's check taken
+ * (force_settle), so that the host queues this step while the device
+ * still runs the last one, not after it.  Returns 0, or -1 with the
+ * message in fc->err. */
+int force_step(force *fc, sim *s, double dt, int *finite, long *checked)
 {
 	nbrt_array **a = fc->arr, **o = fc->own;
 	double h = 0.5 * dt;
+	*finite = 1;
+	*checked = 0;
 	/* this rank's part (o) takes the same steps as every body's (a):
 	 * the same bits */
 	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
@@ -510,23 +543,16 @@ int force_step(force *fc, sim *s, double dt, int *finite)
 		goto bad;
 	if (run_kernel(fc, s, s->n, s->n))
 		return -1;
-	double t[2];
 	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
 	    (o[A_X] && nbrt_array_axpy(o + A_VX, h, o + A_AX, 3)) ||
-	    nbrt_array_finite(a + A_X, 9, finite) || nbrt_wait(fc->rt, t))
+	    nbrt_array_finite_queue(a + A_X, 9))
 		goto bad;
-	/* the finite check waited for the step: a queued evaluation's
-	 * times, which its run could not give, are its launches' by their
-	 * events (none for a waited one, or untimed, NBRT_QUEUE=2): their
-	 * span on the device stands for the host's time queuing them
-	 * (run_kernel's), which overlaps it */
-	if (!fc->untimed && t[1] > 0) {
-		fc->t_total += t[0] - nbrt_total_time(fc->k);
-		fc->t_kernel += t[1];
-	}
 	s->t += dt;
 	s->step++;
-	return 0;
+	fc->fin[fc->nfin].step = s->step;
+	fc->fin[fc->nfin].host = nbrt_total_time(fc->k);
+	fc->nfin++;
+	return fc->nfin < 2 ? 0 : force_settle(fc, finite, checked);
 bad:
 	snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 	return -1;

@@ -91,6 +91,10 @@ typedef struct force {
 	int untimed;              /* evaluations for the energy alone */
 	double t_comm;            /* par_comm_time() when the steps began */
 	double pairs;             /* pairs of the timed evaluations */
+	/* force_step's finite checks queued and not yet taken, oldest
+	 * first: each one's step and its force run's host time */
+	struct { long step; double host; } fin[2];
+	int nfin;
 	nbrt_cutoff cut;          /* cut.cutoff > 0: cell lists */
 	nbrt_kernel *far;         /* not NULL: the treecode, tree */
 	nbrt_tree tree;
@@ -137,7 +141,11 @@ int force_bind(force *fc, const args *a, sim *s, herm *h);
 int force_move(force *fc, sim *s, int put, int lo, int hi);
 int force_leapfrog(sim *s, void *ctx);
 int force_hermite(herm *h, size_t ni, void *ctx);
-int force_step(force *fc, sim *s, double dt, int *finite);
+int force_step(force *fc, sim *s, double dt, int *finite, long *checked);
+/* force_step checks each step's bodies finite a step later (*checked the
+ * step whose answer *finite is, 0: none yet); force_settle takes the
+ * check still queued, where output or the end needs the bodies. */
+int force_settle(force *fc, int *finite, long *checked);
 /* After the first force evaluation: the steps' evaluations queued
  * (nbrt_set_queue 1) where that is nbody's default (force.c); 0, or
  * nonzero after the message. */

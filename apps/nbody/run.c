@@ -86,29 +86,41 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 	for (long k = 1; k <= a->steps; k++) {
 		double t0 = prog_now();
 		int finite = 1;
+		long checked = 0; /* the step finite is of */
 		if (a->hermite ? herm_step(h, force_hermite, fc)
-		    : fc->arr[0] ? force_step(fc, s, a->dt, &finite)
+		    : fc->arr[0] ? force_step(fc, s, a->dt, &finite, &checked)
 		                 : sim_step(s, a->dt, force_leapfrog, fc)) {
 			if (tty)
 				fputc('\n', stderr);
 			return prog_fail("step %ld: %s", s->step + 1, fc->err);
 		}
+		/* the device's steps are checked a step late (force_step),
+		 * but before any output of their bodies, and at the end */
+		if (finite && fc->nfin &&
+		    (out_record_wanted(a, s->step) || out_wanted(a, s->step) ||
+		     k == a->steps) && force_settle(fc, &finite, &checked)) {
+			if (tty)
+				fputc('\n', stderr);
+			return prog_fail("step %ld: %s", s->step, fc->err);
+		}
 		r->t_steps += prog_now() - t0;
 		if (tty)
 			out_progress(k, a->steps, &shown);
-		if (!fc->arr[0])
+		if (!fc->arr[0]) {
 			finite = sim_finite(s);
+			checked = s->step;
+		}
 		if (!finite) {
 			if (tty)
 				fputc('\n', stderr);
 			if (a->hermite)
 				return prog_fail("step %ld: the positions or velocities are "
 				                 "no longer finite (NaN or infinite): eta = %g "
-				                 "is too large for this model", s->step,
+				                 "is too large for this model", checked,
 				                 a->eta);
 			return prog_fail("step %ld: the positions or velocities are no "
 			                 "longer finite (NaN or infinite): dt = %g is "
-			                 "too long for this model", s->step, a->dt);
+			                 "too long for this model", checked, a->dt);
 		}
 		r->inter = a->hermite ? h->inter : fc->cut.cutoff > 0 ? fc->pairs
 		                      : (double)k * (double)s->n * (double)s->n;

@@ -327,3 +327,72 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 	*finite = *(cl_int *)c->pinp == 0;
 	return 0;
 }
+
+/* The check in two halves (bin/nbody's step queues the next step before
+ * it takes this one's answer): the flag of slot read into its pinned
+ * cell behind the check, the host not waiting; the launches queued before
+ * it are its mark, for the take to settle them and no later ones. */
+int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
+{
+	nbrt *rt = a[0]->rt;
+	Cl *c = rt->priv;
+	cl_int e;
+	cl_ulong n = a[0]->n;
+	static const cl_int zero = 0;
+	if (nbrt_cl_pinned(rt, "nbrt_array_finite_queue", &c->fpin,
+	                   (void **)&c->fpinp, &c->fpincap, 2 * sizeof(cl_int)))
+		return -1;
+	if (!c->fflag[slot] &&
+	    !(c->fflag[slot] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
+	                                      sizeof(cl_int), NULL, &e)))
+		return nbrt_cl_fail(rt, "nbrt_array_finite_queue", "clCreateBuffer",
+		                    e);
+	c->fmark[slot] = c->qadded;
+	if ((e = clEnqueueFillBuffer(c->q, c->fflag[slot], &zero, sizeof zero, 0,
+	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "nbrt_array_finite_queue",
+		                    "clEnqueueFillBuffer", e);
+	for (int g = 0; g < na; g += 3) {
+		cl_mem m[3];
+		cl_int nn = na - g < 3 ? na - g : 3;
+		for (int i = 0; i < 3; i++)
+			m[i] = a[g + (i < nn ? i : 0)]->priv;
+		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
+		                    ARG(m[2]), ARG(nn), ARG(n), ARG(c->fflag[slot]),
+		                    (size_t)0))
+			return -1;
+	}
+	if ((e = clEnqueueReadBuffer(c->q, c->fflag[slot], CL_FALSE, 0,
+	                             sizeof(cl_int), c->fpinp + slot, 0, NULL,
+	                             &c->fev[slot])) != CL_SUCCESS) {
+		c->fev[slot] = NULL;
+		return nbrt_cl_fail(rt, "nbrt_array_finite_queue",
+		                    "clEnqueueReadBuffer", e);
+	}
+	if ((e = clFlush(c->q)) != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "nbrt_array_finite_queue", "clFlush", e);
+	return 0;
+}
+
+int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2])
+{
+	Cl *c = rt->priv;
+	cl_event ev = c->fev[slot];
+	c->fev[slot] = NULL;
+	cl_int e = clWaitForEvents(1, &ev), st = CL_COMPLETE;
+	if (e == CL_SUCCESS &&
+	    (e = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,
+	                        &st, NULL)) == CL_SUCCESS && st < 0)
+		e = st;
+	clReleaseEvent(ev);
+	/* the launches before it have ended: their failure (first) and
+	 * times are theirs */
+	int r = nbrt_cl_wait_upto(rt, c->fmark[slot], t);
+	if (r)
+		return -1;
+	if (e != CL_SUCCESS)
+		return nbrt_cl_fail(rt, "nbrt_array_finite_take", "clWaitForEvents",
+		                    e);
+	*finite = c->fpinp[slot] == 0;
+	return 0;
+}

@@ -111,6 +111,15 @@ typedef struct Cl {
 	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
 	void *pinp;
 	size_t pincap;
+	/* the finite check's two halves (nbrt_array_finite_queue): per
+	 * slot, its flag, the read of it into fpinp[slot] (pinned, made
+	 * with the first), and how many queued launches came before it */
+	cl_mem fflag[2];
+	cl_event fev[2];
+	unsigned long long fmark[2];
+	cl_mem fpin;
+	cl_int *fpinp;
+	size_t fpincap;
 	/* the radix sort's (sort.c): its work-group size (0: not yet
 	 * found), the groups' counts or partial keys, the host pairs'
 	 * device copies (keys, values, and their ping-pong twins; all
@@ -136,6 +145,8 @@ typedef struct Cl {
 	cl_event qev[NBRT_CL_QUEUED];
 	char qwho[NBRT_CL_QUEUED][64];
 	int nq;
+	/* launches ever queued and ever waited for: a finite check's mark */
+	unsigned long long qadded, qdone;
 	cl_ulong qstart, qend;
 	double qbusy;
 	long qn;
@@ -262,6 +273,10 @@ int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n,
                       int untimed);
 int nbrt_cl_queue_settle(nbrt *rt);
 int nbrt_cl_wait(nbrt *rt, double t[2]);
+/* Waits for the queued launches before mark (c->qadded then) and gives
+ * nbrt_wait's t for those waited for since the last wait; the later ones
+ * run on. */
+int nbrt_cl_wait_upto(nbrt *rt, unsigned long long mark, double t[2]);
 
 /* device.c: the platforms' devices, one picked, opened and described. */
 int nbrt_cl_open(nbrt *rt, const char *spec);
@@ -322,6 +337,8 @@ int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
                        nbrt_array *const *x, int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
+int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot);
+int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2]);
 
 /* predict.c: nbrt_predictor's device side (the back end's predict_*). */
 int nbrt_cl_predict_new(nbrt_predictor *p);

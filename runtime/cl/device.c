@@ -404,6 +404,8 @@ void nbrt_cl_close(nbrt *rt)
 		return;
 	if (c->pinp)
 		clEnqueueUnmapMemObject(c->q, c->pin, c->pinp, 0, NULL, NULL);
+	if (c->fpinp)
+		clEnqueueUnmapMemObject(c->q, c->fpin, c->fpinp, 0, NULL, NULL);
 	if (c->q)
 		clFinish(c->q);
 	/* queued runs never waited for (nbrt_wait reports their failures) */
@@ -424,6 +426,15 @@ void nbrt_cl_close(nbrt *rt)
 		clReleaseMemObject(c->pin);
 	if (c->flag)
 		clReleaseMemObject(c->flag);
+	/* checks never taken (nbrt_array_finite_queue) */
+	for (int i = 0; i < 2; i++) {
+		if (c->fev[i])
+			clReleaseEvent(c->fev[i]);
+		if (c->fflag[i])
+			clReleaseMemObject(c->fflag[i]);
+	}
+	if (c->fpin)
+		clReleaseMemObject(c->fpin);
 	for (int i = 0; i < AK_N; i++)
 		if (c->ak[i])
 			clReleaseKernel(c->ak[i]);

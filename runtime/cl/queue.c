@@ -50,6 +50,7 @@ static int wait_first(nbrt *rt, int n)
 	memmove(c->qev, c->qev + n, (size_t)(c->nq - n) * sizeof *c->qev);
 	memmove(c->qwho, c->qwho + n, (size_t)(c->nq - n) * sizeof *c->qwho);
 	c->nq -= n;
+	c->qdone += (unsigned long long)n;
 	if (bad < 0)
 		return 0;
 	char what[sizeof who + 64];
@@ -74,6 +75,7 @@ int nbrt_cl_queue_add(nbrt *rt, const char *kernel, cl_event *ev, int n,
 		c->qev[c->nq] = ev[i];
 		snprintf(c->qwho[c->nq], sizeof c->qwho[0], "%s", kernel);
 		c->nq++;
+		c->qadded++;
 	}
 	if (r)
 		return -1;
@@ -103,15 +105,28 @@ int nbrt_cl_queue_settle(nbrt *rt)
 	return r;
 }
 
-int nbrt_cl_wait(nbrt *rt, double t[2])
+/* nbrt_wait's times of the launches waited for since the last one */
+static void times(Cl *c, double t[2])
 {
-	Cl *c = rt->priv;
-	int r = nbrt_cl_queue_settle(rt);
 	if (t) {
 		t[0] = c->qn ? 1e-9 * (double)(c->qend - c->qstart) : 0;
 		t[1] = c->qbusy;
 	}
 	c->qn = 0;
 	c->qbusy = 0;
+}
+
+int nbrt_cl_wait(nbrt *rt, double t[2])
+{
+	int r = nbrt_cl_queue_settle(rt);
+	times(rt->priv, t);
+	return r;
+}
+
+int nbrt_cl_wait_upto(nbrt *rt, unsigned long long mark, double t[2])
+{
+	Cl *c = rt->priv;
+	int r = mark > c->qdone ? wait_first(rt, (int)(mark - c->qdone)) : 0;
+	times(c, t);
 	return r;
 }

@@ -15,6 +15,11 @@
 #     written and no log), and --no-queue, NBRT_QUEUE=0 and --no-queue
 #     over NBRT_QUEUE=1 are not; the Hermite scheme's runs, which read
 #     their results back each block step, never are;
+#   - a step that is no longer finite (dt = 3e8 blows the model up some
+#     tens of steps in), whose check the step after takes, is reported by
+#     its own number, the same with a snapshot every step (each step's
+#     check taken before its snapshot) as with none, queued or not, and
+#     its snapshot is not written, the one before it is;
 #   - nor are those whose first kernel took the limit or more (1 s; put at
 #     0 by the test hook NBODY_TEST_QUEUE_MAX=0, so that any kernel is over
 #     it), with the bits of the queued runs, while under a limit of 1e9 s
@@ -129,6 +134,35 @@ queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 --no-queue
 queued_run "hermite" pass "" --integrator hermite --timestep fixed --dt 1/256
 queued_run "the first kernel over the limit" pass NBODY_TEST_QUEUE_MAX=0
 queued_run "the first kernel under the limit" fail NBODY_TEST_QUEUE_MAX=1e9
+
+# blown_up NAME FLAGS...: the step a run stops at, no longer finite
+# (exit status 1 and its message), into $T/NAME.step
+blown_up() {
+	_n=$1
+	shift
+	rm -rf "$T/$_n"
+	if "$NBODY" --device cpu --seed "$SEED" -n "$N" --dt 3e8 --steps 1000 \
+		"$@" >"$T/$_n.out" 2>"$T/$_n.err"; then
+		bad "$_n: dt = 3e8 ran 1000 steps"
+	elif [ $? = 1 ] && sed -n 's/^nbody: error: step \([0-9]*\): the positions or velocities are no longer finite.*/\1/p' \
+		"$T/$_n.err" >"$T/$_n.step" && [ -s "$T/$_n.step" ]; then
+		ok "$_n: no longer finite at step $(cat "$T/$_n.step")"
+	else
+		bad "$_n: $(cat "$T/$_n.err")"
+	fi
+}
+blown_up every --every 1 --out "$T/every"
+blown_up none
+blown_up noq --no-queue
+k=$(cat "$T/every.step")
+[ "$k" = "$(cat "$T/none.step")" ] && [ "$k" = "$(cat "$T/noq.step")" ] &&
+	ok "the step no longer finite: $k, checked late or at once" ||
+	bad "the step no longer finite: $k, $(cat "$T/none.step"), $(cat "$T/noq.step")"
+last=$(printf 'snap_%06d.csv' $((k - 1)))
+[ -f "$T/every/$last" ] && [ ! -e "$T/every/$(printf 'snap_%06d.csv' "$k")" ] &&
+	[ "$(ls "$T/every" | tail -n 1)" = "$last" ] &&
+	ok "its snapshot not written, the one before it is" ||
+	bad "snapshots around step $k: $(ls "$T/every" | tail -n 3)"
 
 # a bad limit: refused, exit status 1, the value named
 for v in x -1 inf nan 1s; do

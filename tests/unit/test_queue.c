@@ -8,8 +8,12 @@
  * shorter than their busy time), read back without nbrt_wait too; a run
  * with a host array bound still waits; nbrt_array_finite, queued
  * behind them, sees their results and leaves their times to nbrt_wait.
+ * The check in two halves (nbrt_array_finite_queue, _take) answers, in
+ * order, for the arrays as they were when it was queued, times the
+ * launches before it and not those after, takes two at most, and says
+ * so; on host arrays too.
  * A queued launch that fails (NBRT_TEST_FAIL=queued_run) is reported by
- * nbrt_wait, by a read and by nbrt_array_finite,
+ * nbrt_wait, by a read, by nbrt_array_finite and by the take,
  * naming the kernel and the device; untimed queued runs (on = 2) give
  * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
  * queues from the open on (a bad value fails it); the host back end
@@ -51,6 +55,7 @@ static const char *const name[11] = {"xi", "yi", "zi", "xj", "yj", "zj",
 typedef struct setup {
 	nbrt *rt;
 	nbrt_kernel *k;
+	nb_prec p;
 	size_t ni, nj;
 	double *h[11];
 	nbrt_array *a[11];
@@ -66,6 +71,7 @@ static void make(setup *s, nb_prec p, size_t ni, size_t nj)
 	s->k = nbrt_load(s->rt, GRAVITY, &o);
 	ck_assert_msg(s->k != NULL, "%s", nbrt_error(s->rt));
 	ck_assert_int_eq(nbrt_set_const(s->k, "eps2", EPS2, 0), 0);
+	s->p = p;
 	s->ni = ni;
 	s->nj = nj;
 	for (int v = 0; v < 11; v++) {
@@ -101,8 +107,18 @@ static void results(setup *s, double *r[4])
 		              nbrt_error(s->rt));
 }
 
-/* r against the sums in long double, relative to the sum of the terms'
- * sizes (float's rounding over nj terms, far below 2e-5 for nj <= 1000) */
+/* An input as the kernel sees it: rounded to float in float (what
+ * rounding the inputs does to a difference of near positions is not the
+ * kernel's error: one pair of N = 1 x 1 was 5e-5 off the unrounded sum). */
+static long double in(const setup *s, int v, size_t e)
+{
+	double x = s->h[v][e];
+	return s->p == NB_FLOAT ? (long double)(float)x : (long double)x;
+}
+
+/* r against the sums in long double of the inputs as the kernel sees
+ * them, relative to the sum of the terms' sizes (float's rounding over
+ * nj terms, far below 2e-5 for nj <= 1000) */
 static void check_ref(const setup *s, double *const r[4])
 {
 	double worst = 0;
@@ -111,10 +127,10 @@ static void check_ref(const setup *s, double *const r[4])
 		for (size_t j = 0; j < s->nj; j++) {
 			long double d[3], r2 = EPS2;
 			for (int c = 0; c < 3; c++) {
-				d[c] = (long double)s->h[3 + c][j] - s->h[c][i];
+				d[c] = in(s, 3 + c, j) - in(s, c, i);
 				r2 += d[c] * d[c];
 			}
-			long double ri = 1 / sqrtl(r2), m = s->h[6][j];
+			long double ri = 1 / sqrtl(r2), m = in(s, 6, j);
 			for (int c = 0; c < 3; c++) {
 				sum[c] += m * ri * ri * ri * d[c];
 				mag[c] += fabsl(m * ri * ri * ri * d[c]);
@@ -228,13 +244,17 @@ START_TEST(failures)
 	make(&s, NB_FLOAT, 64, 64);
 	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
 	double *r = malloc(64 * sizeof(double));
-	static const char *const by[3] = {"nbrt_wait", "nbrt_array_read",
-	                                  "nbrt_array_finite"};
-	for (int how = 0; how < 3; how++) {
+	static const char *const by[4] = {"nbrt_wait", "nbrt_array_read",
+	                                  "nbrt_array_finite",
+	                                  "nbrt_array_finite_take"};
+	for (int how = 0; how < 4; how++) {
 		setenv("NBRT_TEST_FAIL", "queued_run", 1);
 		ck_assert_int_eq(nbrt_run(s.k, 64, 64), 0); /* only queued */
 		int fin = -1;
-		int rc = how == 2 ? nbrt_array_finite(s.a + 7, 3, &fin)
+		if (how == 3)
+			ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 3), 0);
+		int rc = how == 3 ? nbrt_array_finite_take(s.rt, &fin, NULL)
+		       : how == 2 ? nbrt_array_finite(s.a + 7, 3, &fin)
 		       : how ? nbrt_array_read(s.a[7], r) : nbrt_wait(s.rt, NULL);
 		unsetenv("NBRT_TEST_FAIL");
 		const char *e = nbrt_error(s.rt);
@@ -249,6 +269,57 @@ START_TEST(failures)
 		ck_assert_msg(nbrt_wait(s.rt, NULL) == 0, "%s", nbrt_error(s.rt));
 	}
 	free(r);
+	unmake(&s);
+}
+END_TEST
+
+/* The check in two halves: bin/nbody's step queues the next step before
+ * it takes this one's answer.  Each answer is of the arrays as they were
+ * when its check was queued (a NaN added by an axpy behind the first
+ * check and overwritten by the run after the second is seen by the
+ * second alone); a take times the queued launches before its check and
+ * leaves the later ones running (the third check's take has the second
+ * run's); a third check queued or a take of none is refused. */
+START_TEST(halves)
+{
+	setup s;
+	make(&s, NB_FLOAT, 100, 100);
+	nbrt_array *nan = nbrt_array_new(s.rt, 100);
+	double *v = malloc(100 * sizeof(double));
+	for (int e = 0; e < 100; e++)
+		v[e] = e == 37 ? NAN : 0;
+	ck_assert_int_eq(nbrt_array_write(nan, v), 0);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
+	int fin = -1;
+	double t[2];
+	ck_assert_int_eq(nbrt_run(s.k, 100, 100), 0);
+	ck_assert_msg(nbrt_array_finite_queue(s.a + 7, 4) == 0, "%s",
+	              nbrt_error(s.rt));
+	ck_assert_int_eq(nbrt_array_axpy(s.a + 10, 1.0, &nan, 1), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 4), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 4), -1);
+	ck_assert_msg(strstr(nbrt_error(s.rt), "two checks are queued"), "%s",
+	              nbrt_error(s.rt));
+	ck_assert_int_eq(nbrt_run(s.k, 100, 100), 0);
+	ck_assert_msg(nbrt_array_finite_take(s.rt, &fin, t) == 0, "%s",
+	              nbrt_error(s.rt));
+	ck_assert_msg(fin == 1, "the first check saw the NaN added after it");
+	ck_assert_msg(t[0] > 0 && t[1] > 0, "the first run untimed: %g, %g",
+	              t[0], t[1]);
+	ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 4), 0);
+	ck_assert_int_eq(nbrt_array_finite_take(s.rt, &fin, t), 0);
+	ck_assert_msg(fin == 0, "the second check missed the NaN");
+	ck_assert_msg(t[1] == 0, "the second run timed by the second check");
+	ck_assert_int_eq(nbrt_array_finite_take(s.rt, &fin, t), 0);
+	ck_assert_msg(fin == 1, "the third check saw the NaN the run replaced");
+	ck_assert_msg(t[1] > 0, "the second run not timed by the third check");
+	ck_assert_int_eq(nbrt_array_finite_take(s.rt, &fin, t), -1);
+	ck_assert_msg(strstr(nbrt_error(s.rt), "no check is queued"), "%s",
+	              nbrt_error(s.rt));
+	/* a check left queued is released with its device (LeakSanitizer) */
+	ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 4), 0);
+	nbrt_array_free(nan);
+	free(v);
 	unmake(&s);
 }
 END_TEST
@@ -424,6 +495,23 @@ START_TEST(host)
 	ck_assert_int_eq(nbrt_wait(rt, t), 0);
 	ck_assert(t[0] == 0 && t[1] == 0);
 	ck_assert_int_eq(nbrt_wait(NULL, NULL), -1);
+	/* the check's halves on host arrays: the answer at the queue */
+	nbrt_array *a = nbrt_array_new(rt, 5);
+	ck_assert_ptr_nonnull(a);
+	double v[5] = {1, 2, 3, 4, 5};
+	int fin = -1;
+	ck_assert_int_eq(nbrt_array_write(a, v), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(&a, 1), 0);
+	v[3] = INFINITY;
+	ck_assert_int_eq(nbrt_array_write(a, v), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(&a, 1), 0);
+	ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, t), 0);
+	ck_assert(fin == 1 && t[0] == 0 && t[1] == 0);
+	ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), 0);
+	ck_assert(fin == 0);
+	ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), -1);
+	ck_assert_int_eq(nbrt_array_finite_take(NULL, &fin, NULL), -1);
+	nbrt_array_free(a);
 	nbrt_close(rt);
 }
 END_TEST
@@ -439,6 +527,7 @@ int main(void)
 	if (!missing) {
 		tcase_add_test(tc, same_results);
 		tcase_add_test(tc, failures);
+		tcase_add_test(tc, halves);
 		tcase_add_test(tc, env);
 		tcase_add_test(tc, untimed);
 		tcase_add_loop_test(tc, changed, 0, 3);
