@@ -53,12 +53,6 @@ int nbrt_cl_aux_load(nbrt *rt)
 		if (kwg < wg)
 			wg = kwg;
 	}
-	c->flag = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL,
-	                         &e);
-	if (!c->flag) {
-		nbrt_cl_fail(rt, name, "clCreateBuffer", e);
-		goto out;
-	}
 	c->aux = p;
 	p = NULL;
 	memcpy(c->ak, ak, sizeof ak);
@@ -291,40 +285,76 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
 	                       ARG(nn), ARG(n), (size_t)0);
 }
 
+/* A flag of the finite check: one cl_uint, zero (no epoch) to begin. */
+static cl_mem finite_flag(nbrt *rt)
+{
+	Cl *c = rt->priv;
+	cl_int e;
+	static const cl_uint zero = 0;
+	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint),
+	                          NULL, &e);
+	if (!m) {
+		nbrt_cl_fail(rt, "the finite check", "clCreateBuffer", e);
+		return NULL;
+	}
+	if ((e = clEnqueueFillBuffer(c->q, m, &zero, sizeof zero, 0, sizeof zero,
+	                             0, NULL, NULL)) != CL_SUCCESS) {
+		clReleaseMemObject(m);
+		nbrt_cl_fail(rt, "the finite check", "clEnqueueFillBuffer", e);
+		return NULL;
+	}
+	return m;
+}
+
+/* Queues the check of a[0..na) (nine arrays a launch): flag becomes a
+ * fresh epoch, *epoch, where a value is not finite, and keeps an older
+ * one otherwise, so nothing clears it first. */
+static int finite_launch(nbrt *rt, nbrt_array *const *a, int na,
+                         cl_mem flag, cl_uint *epoch)
+{
+	Cl *c = rt->priv;
+	cl_ulong n = a[0]->n;
+	if (++c->fepoch == 0)
+		c->fepoch = 1;
+	cl_uint ep = *epoch = c->fepoch;
+	for (int g = 0; g < na; g += 9) {
+		cl_mem m[9];
+		cl_int nn = na - g < 9 ? na - g : 9;
+		for (int i = 0; i < 9; i++)
+			m[i] = a[g + (i < nn ? i : 0)]->priv;
+		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
+		                    ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]),
+		                    ARG(m[6]), ARG(m[7]), ARG(m[8]), ARG(nn), ARG(n),
+		                    ARG(ep), ARG(flag), (size_t)0))
+			return -1;
+	}
+	return 0;
+}
+
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 {
 	nbrt *rt = a[0]->rt;
 	Cl *c = rt->priv;
 	cl_int e;
-	cl_ulong n = a[0]->n;
-	static const cl_int zero = 0;
+	cl_uint ep = 0;
 	/* queued behind the queued runs (the queue is in order), whose
 	 * events are settled once the answer is back: the host waits once,
-	 * not for their end and then for the check (bin/nbody's step); a
-	 * failure of theirs is the one reported */
+	 * not for their end and then for the check; a failure of theirs is
+	 * the one reported */
 	int r = 0;
-	if ((e = clEnqueueFillBuffer(c->q, c->flag, &zero, sizeof zero, 0,
-	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
-		r = nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueFillBuffer", e);
-	/* three arrays a launch, one flag for all, read once */
-	for (int g = 0; g < na && !r; g += 3) {
-		cl_mem m[3];
-		cl_int nn = na - g < 3 ? na - g : 3;
-		for (int i = 0; i < 3; i++)
-			m[i] = a[g + (i < nn ? i : 0)]->priv;
-		r = nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
-		                    ARG(m[2]), ARG(nn), ARG(n), ARG(c->flag),
-		                    (size_t)0);
-	}
+	if (!c->flag && !(c->flag = finite_flag(rt)))
+		r = -1;
+	if (!r)
+		r = finite_launch(rt, a, na, c->flag, &ep);
 	if (!r)
 		r = pin(rt, 64);
 	if (!r && (e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0,
-	                                   sizeof(cl_int), c->pinp, 0, NULL,
+	                                   sizeof(cl_uint), c->pinp, 0, NULL,
 	                                   NULL)) != CL_SUCCESS)
 		r = nbrt_cl_fail(rt, "nbrt_finite", "clEnqueueReadBuffer", e);
 	if (nbrt_cl_queue_settle(rt) || r)
 		return -1;
-	*finite = *(cl_int *)c->pinp == 0;
+	*finite = *(cl_uint *)c->pinp != ep;
 	return 0;
 }
 
@@ -337,33 +367,16 @@ int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
 	nbrt *rt = a[0]->rt;
 	Cl *c = rt->priv;
 	cl_int e;
-	cl_ulong n = a[0]->n;
-	static const cl_int zero = 0;
 	if (nbrt_cl_pinned(rt, "nbrt_array_finite_queue", &c->fpin,
-	                   (void **)&c->fpinp, &c->fpincap, 2 * sizeof(cl_int)))
+	                   (void **)&c->fpinp, &c->fpincap, 2 * sizeof(cl_uint)))
 		return -1;
-	if (!c->fflag[slot] &&
-	    !(c->fflag[slot] = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
-	                                      sizeof(cl_int), NULL, &e)))
-		return nbrt_cl_fail(rt, "nbrt_array_finite_queue", "clCreateBuffer",
-		                    e);
+	if (!c->fflag[slot] && !(c->fflag[slot] = finite_flag(rt)))
+		return -1;
 	c->fmark[slot] = c->qadded;
-	if ((e = clEnqueueFillBuffer(c->q, c->fflag[slot], &zero, sizeof zero, 0,
-	                             sizeof zero, 0, NULL, NULL)) != CL_SUCCESS)
-		return nbrt_cl_fail(rt, "nbrt_array_finite_queue",
-		                    "clEnqueueFillBuffer", e);
-	for (int g = 0; g < na; g += 3) {
-		cl_mem m[3];
-		cl_int nn = na - g < 3 ? na - g : 3;
-		for (int i = 0; i < 3; i++)
-			m[i] = a[g + (i < nn ? i : 0)]->priv;
-		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
-		                    ARG(m[2]), ARG(nn), ARG(n), ARG(c->fflag[slot]),
-		                    (size_t)0))
-			return -1;
-	}
+	if (finite_launch(rt, a, na, c->fflag[slot], &c->fwant[slot]))
+		return -1;
 	if ((e = clEnqueueReadBuffer(c->q, c->fflag[slot], CL_FALSE, 0,
-	                             sizeof(cl_int), c->fpinp + slot, 0, NULL,
+	                             sizeof(cl_uint), c->fpinp + slot, 0, NULL,
 	                             &c->fev[slot])) != CL_SUCCESS) {
 		c->fev[slot] = NULL;
 		return nbrt_cl_fail(rt, "nbrt_array_finite_queue",
@@ -393,6 +406,6 @@ int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2])
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "nbrt_array_finite_take", "clWaitForEvents",
 		                    e);
-	*finite = c->fpinp[slot] == 0;
+	*finite = c->fpinp[slot] != c->fwant[slot];
 	return 0;
 }

@@ -101,7 +101,8 @@ typedef struct Cl {
 	size_t maxwg;
 	cl_ulong localmem; /* local memory per work group */
 	/* nbrt_array's device side, made with the first array: the
-	 * runtime's own program (kernels.cl), a flag for nbrt_array_finite,
+	 * runtime's own program (kernels.cl), a flag for nbrt_array_finite
+	 * (made with its first check),
 	 * and pinned memory for what crosses to and from the host */
 	cl_program aux;
 	cl_kernel ak[AK_N];
@@ -113,12 +114,14 @@ typedef struct Cl {
 	size_t pincap;
 	/* the finite check's two halves (nbrt_array_finite_queue): per
 	 * slot, its flag, the read of it into fpinp[slot] (pinned, made
-	 * with the first), and how many queued launches came before it */
+	 * with the first), how many queued launches came before it, and the
+	 * epoch that says "not finite"; fepoch: the last check's (array.c) */
 	cl_mem fflag[2];
 	cl_event fev[2];
 	unsigned long long fmark[2];
+	cl_uint fwant[2], fepoch;
 	cl_mem fpin;
-	cl_int *fpinp;
+	cl_uint *fpinp;
 	size_t fpincap;
 	/* the radix sort's (sort.c): its work-group size (0: not yet
 	 * found), the groups' counts or partial keys, the host pairs'

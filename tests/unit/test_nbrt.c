@@ -522,6 +522,15 @@ START_TEST(array_ops)
 		/* only the arrays asked about */
 		ck_assert_int_eq(nbrt_array_finite(w < 3 ? ay : ax, 3, &fin), 0);
 		ck_assert_int_eq(fin, 1);
+		/* past the nine arrays of one launch: the tenth */
+		nbrt_array *many[11];
+		for (int c = 0; c < 11; c++)
+			many[c] = c == 9 ? all[w] : (w < 3 ? ay : ax)[c % 3];
+		ck_assert_int_eq(nbrt_array_finite(many, 11, &fin), 0);
+		ck_assert_msg(fin == 0, "%s: the tenth array's %g not found",
+		              nbrt_device_name(rt), v[i]);
+		ck_assert_int_eq(nbrt_array_finite(many, 9, &fin), 0);
+		ck_assert_int_eq(fin, 1);
 		v[i] = keep;
 		ck_assert_int_eq(nbrt_array_write(all[w], v), 0);
 	}
