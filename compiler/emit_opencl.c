@@ -179,27 +179,28 @@ static void emit_block(E *e, int blk, const char *ind)
 	free(loaded);
 }
 
-/* Whether the j-split combines by sub-group shuffles: T a power of two
- * within a sub-group, and sums only (the other reductions' states, some
- * two values, take the local-memory path). */
-static int shuffles(const Func *f)
-{
-	int t = f->jsplit;
-	/* split across warps: a warp's lanes hold other i-elements, so
-	 * its partial sums meet in local memory */
-	if (f->ctx->opt->split_warps)
-		return 0;
-	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_RMEM && f->var[v].red > NB_COUNT)
-			return 0;
-	return (t & (t - 1)) == 0 && t <= 32;
-}
-
 /* Whether this entry lays its j-split across warps (--split-warps): the
  * dense entry only; the ranges entry's tasks keep their own layout. */
 static int split_warps(const E *e)
 {
 	return e->f->ctx->opt->split_warps && e->f->jsplit > 1 && !e->rmode;
+}
+
+/* Whether the entry's j-split combines by sub-group shuffles: T a power
+ * of two within a sub-group, and sums only (the other reductions'
+ * states, some two values, take the local-memory path). */
+static int shuffles(const E *e)
+{
+	const Func *f = e->f;
+	int t = f->jsplit;
+	/* split across warps: a warp's lanes hold other i-elements, so
+	 * its partial sums meet in local memory (that entry only) */
+	if (split_warps(e))
+		return 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_RMEM && f->var[v].red > NB_COUNT)
+			return 0;
+	return (t & (t - 1)) == 0 && t <= 32;
 }
 
 /* Sums the T partial sums of each accumulator into the work item with
@@ -210,7 +211,7 @@ static void emit_combine(E *e)
 	const Func *f = e->f;
 	Buf *out = e->out;
 	int t = f->jsplit;
-	int pow2 = shuffles(f);
+	int pow2 = shuffles(e);
 	/* the T items of an i-group: consecutive, or a row apart */
 	const char *q = split_warps(e) ? "q * (NB_WG / NB_T)" : "q";
 	if (pow2) {
@@ -606,7 +607,7 @@ static void cl_rest(E *e)
 				nacc[f->var[v].type] += ni * (1 + (aux == 2));
 				nacc[NPREC] += ni * (aux == 1);
 			}
-		if (shuffles(f))
+		if (shuffles(e))
 			buf_puts(out, "#if !NB_SHUFFLE\n");
 		for (int k = 0; k < NPREC; k++)
 			if (nacc[k])
@@ -615,7 +616,7 @@ static void cl_rest(E *e)
 		if (nacc[NPREC])
 			buf_printf(out, "\t__local int ci[%d * NB_WG];\n",
 			           nacc[NPREC]);
-		if (shuffles(f))
+		if (shuffles(e))
 			buf_puts(out, "#endif\n");
 	}
 	buf_puts(out, "\tconst int lid = get_local_id(0);\n");

@@ -10,7 +10,10 @@
 # PoCL's sub-group shuffles take T <= 8 only).  Sums, argmin and
 # logsumexp; sizes below a row, below a tile and over several; T not a
 # power of two; the cache's j (--tile=0); j-chunked launches that add to
-# earlier ones.  Skipped (77) without an OpenCL CPU device.
+# earlier ones.  The ranges entry (--ranges, --cutoff's cell lists) keeps
+# its layout and its shuffles: its text has them where the dense entry's
+# has none, and a --cutoff run gives the bytes of the run without it.
+# Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -59,6 +62,26 @@ check gravity float 301,5003 --jsplit=8 --tile=0
 check gravity float 301,5003 --unroll-i=2 --jsplit=4 --wg=128
 NBRT_MAX_INTERACTIONS=65500 check gravity float 301,1009 --jsplit=16
 NBRT_MAX_INTERACTIONS=65500 check gravity dd 131,1009 --jsplit=16
+# the ranges entry keeps its own layout and its shuffles
+what="the ranges entry under --split-warps"
+if "$NBCC" dsl-examples/gravity.nbl --ranges --split-warps --jsplit=4 \
+	--target=opencl -o "$T/r.cl" 2>"$T/r.err" &&
+	[ "$(grep -c '__kernel' "$T/r.cl")" = 2 ] &&
+	awk '/__kernel/ { k++ } k == 1 && /nb_shfl_f\(r/ { d++ }
+		k == 2 && /nb_shfl_f\(r/ { r++ } END { exit !(d == 0 && r > 0) }' \
+		"$T/r.cl"; then
+	ok "$what: shuffles in its combine, none in the dense entry's"
+else
+	bad "$what: $(cat "$T/r.err"; grep -n '__kernel\|nb_shfl_f(r' "$T/r.cl" | head)"
+fi
+for o in --split-warps ""; do
+	run "r$o" dsl-examples/gravity.nbl --random 300,4099 --device cpu \
+		--jsplit=4 --cutoff 0.3 --pos xi,yi,zi:xj,yj,zj $o ||
+		bad "$what: $(tail -n 2 "$T/r$o.err")"
+done
+cmp -s "$T/r--split-warps.csv" "$T/r.csv" &&
+	ok "$what: a --cutoff run, the bytes of the run without it" ||
+	bad "$what: a --cutoff run differs from the run without it"
 # the same bits as the split without it
 for c in "gravity float --jsplit=16" "gravity dd --jsplit=16" \
 	"nearest double --jsplit=16" "gauss_logsumexp float --jsplit=2"; do
