@@ -363,8 +363,10 @@ typedef struct nbrt_variant {
 	int ui, uj;   /* unrolling */
 	int split;    /* j-split */
 	int wg, tile; /* 0: the back end's own; tile -1: no staging */
+	int warps;    /* the j-split's layout: 1 side by side, 2 across
+	                 warps (nbcc --split-warps; 0 ends a list of values) */
 } nbrt_variant;
-/* "ui=8 uj=2 split=1 wg=0 tile=0 path=own": the variant in words */
+/* "ui=8 uj=2 split=1 wg=0 tile=0 warps=1 path=own": the variant in words */
 void nbrt_variant_str(const nbrt_variant *v, char *buf, size_t len);
 /* The text of an entry: its variant and rate, sealed by a digest. */
 char *nbrt_tunefile_write(const nbrt_variant *v, double rate, double ratio);

@@ -94,6 +94,8 @@ static nbrt_kernel *load_variant(nbrt_kernel *k, const nbrt_variant *v)
 		o.given |= NB_GIVEN_WG;
 	if (v->tile)
 		o.given |= NB_GIVEN_TILE;
+	o.split_warps = v->warps == 2;
+	o.given |= NB_GIVEN_SPLIT_WARPS;
 	nbrt_kernel *a = nbrt_core_load(rt, k->path, k->src, k->srclen, &o);
 	if (!a) {
 		char s[128];
@@ -118,6 +120,7 @@ static nbrt_variant default_variant(const nbrt_kernel *k, size_t ni)
 	v.split = k->autosplit ? 1 << nbrt_choose_split(k, ni) : k->f->jsplit;
 	v.wg = k->opts.given & NB_GIVEN_WG ? k->opts.wg : 0;
 	v.tile = k->opts.given & NB_GIVEN_TILE ? k->opts.tile : 0;
+	v.warps = k->opts.split_warps ? 2 : 1;
 	return v;
 }
 
@@ -329,27 +332,30 @@ static int reference(Tune *t, const nbrt_variant *def, size_t nj)
 
 /* --- the candidates ------------------------------------------------------ */
 
-enum { D_UI, D_UJ, D_SPLIT, D_WG, D_TILE, ND };
+enum { D_UI, D_UJ, D_SPLIT, D_WG, D_TILE, D_WARPS, ND };
 
 /* The values each dimension takes on the kind of device the variant
  * runs on, 0-terminated; a dimension the user fixed is not varied. */
 static const int *dim_values(const nbrt_kernel *k, const nbrt_variant *v,
                              int d)
 {
+	/* the split across warps on GPUs alone: it pays for a warp's one
+	 * j read a step (NVIDIA's broadcast); a CPU's work items are not
+	 * lanes of one read (docs/performance.md, "Split across warps") */
 	static const int gpu[ND][6] = {
 		{1, 2, 4, 8}, {1, 2, 4}, {1, 2, 4, 8, 16}, {64, 256},
-		{-1, 256},
+		{-1, 256}, {1, 2},
 	};
 	static const int cpu[ND][6] = {
-		{4, 8, 16, 32}, {1, 2, 4}, {0}, {64, 256}, {-1},
+		{4, 8, 16, 32}, {1, 2, 4}, {0}, {64, 256}, {-1}, {0},
 	};
 	static const int host[ND][6] = {
-		{4, 8, 16}, {1, 2, 4}, {0}, {0}, {0},
+		{4, 8, 16}, {1, 2, 4}, {0}, {0}, {0}, {0},
 	};
-	static const int dd[ND][6] = {{1, 2}, {1, 2}, {0}, {0}, {0}};
+	static const int dd[ND][6] = {{1, 2}, {1, 2}, {0}, {0}, {0}, {0}};
 	static const unsigned bit[ND] = {
 		NB_GIVEN_UNROLL_I, NB_GIVEN_UNROLL_J, NB_GIVEN_JSPLIT,
-		NB_GIVEN_WG, NB_GIVEN_TILE,
+		NB_GIVEN_WG, NB_GIVEN_TILE, NB_GIVEN_SPLIT_WARPS,
 	};
 	static const int none[1] = {0};
 	if (k->opts.given & bit[d])
@@ -372,6 +378,7 @@ static int *dim_of(nbrt_variant *v, int d)
 	case D_UJ: return &v->uj;
 	case D_SPLIT: return &v->split;
 	case D_WG: return &v->wg;
+	case D_WARPS: return &v->warps;
 	default: return &v->tile;
 	}
 }
@@ -390,6 +397,7 @@ static int other_default(nbrt_kernel *k, nbrt_variant *v)
 	v->ui = r->unroll_i;
 	v->uj = r->unroll_j;
 	v->split = 1;
+	v->warps = k->opts.split_warps ? 2 : 1; /* the user's, if given */
 	return 0;
 }
 
@@ -424,8 +432,11 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 		}
 	}
 	/* the j-split first: on a GPU it decides the most (the H200's
-	 * sweep), elsewhere it has no values */
-	static const int order[ND] = {D_SPLIT, D_UI, D_UJ, D_WG, D_TILE};
+	 * sweep), elsewhere it has no values; its layout once the unrolling
+	 * is chosen (across warps won at one i-element a work item, lost
+	 * at two: docs/performance.md, "Split across warps") */
+	static const int order[ND] = {D_SPLIT, D_UI, D_UJ, D_WARPS, D_WG,
+	                              D_TILE};
 	for (int o = 0; o < ND; o++) {
 		int d = order[o];
 		nbrt_variant base = *best;
@@ -434,6 +445,9 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 				return 0;
 			cand = base;
 			*dim_of(&cand, d) = *x;
+			/* no split, no layout of it: the same kernel */
+			if (d == D_WARPS && cand.split < 2)
+				continue;
 			int dup = 0;
 			for (int s = 0; s < nseen && !dup; s++)
 				dup = same(&seen[s], &cand);
@@ -656,7 +670,7 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 			for (const int *x = dim_values(k, &def, d); *x; x++) {
 				v = def;
 				*dim_of(&v, d) = *x;
-				if (!same(&v, &def))
+				if (!same(&v, &def) && !(d == D_WARPS && v.split < 2))
 					sweep_row(&t, &v, out);
 			}
 	}

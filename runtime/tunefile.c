@@ -9,12 +9,15 @@
 #include <string.h>
 #include "nbrt_impl.h"
 
-#define MAGIC "nbcc-tune 2\n"
+/* 3: the layout of the split (warps=); a 2 is read as no entry, and
+ * tuned again */
+#define MAGIC "nbcc-tune 3\n"
 
 void nbrt_variant_str(const nbrt_variant *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "ui=%d uj=%d split=%d wg=%d tile=%d path=%s", v->ui,
-	         v->uj, v->split, v->wg, v->tile, v->other ? "other" : "own");
+	snprintf(buf, len, "ui=%d uj=%d split=%d wg=%d tile=%d warps=%d path=%s",
+	         v->ui, v->uj, v->split, v->wg, v->tile, v->warps,
+	         v->other ? "other" : "own");
 }
 
 char *nbrt_tunefile_write(const nbrt_variant *v, double rate, double ratio)
@@ -62,7 +65,8 @@ int nbrt_tunefile_read(const char *s, size_t len, nbrt_variant *v,
 	if (field(&p, "ui", 1, 64, &v->ui) || field(&p, "uj", 1, 64, &v->uj) ||
 	    field(&p, "split", 1, 16, &split) ||
 	    field(&p, "wg", 0, 4096, &v->wg) ||
-	    field(&p, "tile", -1, 4096, &v->tile))
+	    field(&p, "tile", -1, 4096, &v->tile) ||
+	    field(&p, "warps", 1, 2, &v->warps))
 		return -1;
 	if (split & (split - 1))
 		return -1;

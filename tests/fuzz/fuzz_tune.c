@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (nbrt_tunefile_read(s, size, &v, &rate) == 0) {
 		if (v.ui < 1 || v.ui > 64 || v.uj < 1 || v.uj > 64 ||
 		    v.split < 1 || v.split > 16 || (v.split & (v.split - 1)) ||
-		    v.wg < 0 || v.tile < -1 || !(rate > 0))
+		    v.wg < 0 || v.tile < -1 || v.warps < 1 || v.warps > 2 ||
+		    !(rate > 0))
 			abort();
 		char *again = nbrt_tunefile_write(&v, rate, 1);
 		if (!again || nbrt_tunefile_read(again, strlen(again), &w,

@@ -3,11 +3,14 @@
 # tunes, writes a private cache entry, and gives the default's results
 # (float, 1e-5 of the largest against the C back end run as loaded); the
 # next run without --tune takes the cached winner and says so; damaged,
-# cut, foreign and group-writable entries are ignored (the run falls back
+# cut, foreign, group-writable and older-format (nbcc-tune 2, without the
+# split's layout) entries are ignored (the run falls back
 # to the defaults, results unchanged); a candidate made wrong on purpose
 # (NBRT_TUNE_WRONG: its results perturbed, its speed reported 100 times
-# higher) is rejected and never wins.  The OpenCL part is skipped without
-# an OpenCL CPU device.
+# higher) is rejected and never wins.  The split's layout (warps=, varied
+# on GPUs only) is the user's where given: with --jsplit=4 --split-warps
+# the entry keeps split=4 warps=2, and its cached run gives the results.
+# The OpenCL part is skipped without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -48,7 +51,7 @@ for d in $devs; do
 	n=$(find "$T/cache" -name '*.tune' | wc -l)
 	f=$(find "$T/cache" -name '*.tune' | head -1)
 	if [ "$n" = 1 ] && [ "$(stat -c %a "$f")" = 600 ] &&
-		head -1 "$f" | grep -qx 'nbcc-tune 2'; then
+		head -1 "$f" | grep -qx 'nbcc-tune 3'; then
 		ok "$d: one private entry ($(sed -n 2p "$f"))"
 	else bad "$d: cache entries: $n"; ls -l "$T/cache"; fi
 	# the next run, without --tune, starts tuned
@@ -65,13 +68,14 @@ for d in $devs; do
 	# damaged entries: a digit changed, cut short, another file's text,
 	# writable by the group: each ignored, the defaults run
 	cp "$f" "$T/good"
-	for how in digit cut foreign perm; do
+	for how in digit cut foreign perm old; do
 		cp "$T/good" "$f"
 		case $how in
 		digit) sed -i 's/^rate \(.\)/rate 9\1/' "$f" ;;
 		cut) head -c 40 "$T/good" >"$f" ;;
 		foreign) printf 'variant ui=64 uj=64\n' >"$f" ;;
 		perm) chmod g+w "$f" ;;
+		old) sed '1s/ 3$/ 2/; s/ warps=[0-9]//' "$T/good" >"$f" ;;
 		esac
 		chmod u+w "$f"
 		if run $d "$T/b.csv" "$T/e4" && [ "$(origin "$T/e4")" = defaults ] &&
@@ -79,6 +83,21 @@ for d in $devs; do
 		else bad "$d: $how entry"; cat "$T/e4"; fi
 	done
 done
+
+# the split's layout as the user gave it: kept by every candidate of
+# this path, and by the entry
+if [ "$devs" = "host cpu" ]; then
+	rm -rf "$T/cache"
+	# (the host's C path, which has no split, left out: made wrong)
+	if NBRT_TUNE_WRONG="path=other" run cpu "$T/s.csv" "$T/e6" \
+		--tune-budget 0.2 --jsplit=4 --split-warps &&
+		same "$T/s.csv" && f=$(find "$T/cache" -name '*.tune' | head -1) &&
+		grep -q '^variant .* split=4 .*warps=2 path=own$' "$f" &&
+		run cpu "$T/s2.csv" "$T/e7" --jsplit=4 --split-warps &&
+		origin "$T/e7" | grep -q "^tuned (cache)" && same "$T/s2.csv"; then
+		ok "cpu: --split-warps kept by the tuner ($(sed -n 2p "$f"))"
+	else bad "cpu: --split-warps tuned"; cat "$T/e6" "$T/e7"; fi
+fi
 
 # a wrong candidate never wins: on the OpenCL CPU device the first
 # candidate is the host's C path, on the host the OpenCL one
