@@ -261,9 +261,11 @@ int defaults_wg(const nb_defaults *r, const nb_options *o)
 	int u = o->unroll_i > 0 ? o->unroll_i : 1, w = r->wg;
 	int t = o->jsplit > 0 ? o->jsplit : 1;
 	/* split across warps: each split position a row of 16 i-elements,
-	 * half a warp (a group of 32 rows at a split of 16 is 512 work
-	 * items, over the 256 NVIDIA's OpenCL allows any kernel) */
-	int rows = o->split_warps && r->rows < 16 ? 16 : r->rows;
+	 * half a warp; at a split over 16, of 256 / T (8 at 32), since a
+	 * group may not pass the 256 work items NVIDIA's OpenCL allows any
+	 * kernel (a group of 32 rows at a split of 16 would be 512) */
+	int want = t <= 16 ? 16 : 256 / t;
+	int rows = o->split_warps && r->rows < want ? want : r->rows;
 	while ((w * u < r->wg * r->unroll_i || w < rows * t) && w < 1024)
 		w *= 2;
 	return w;

@@ -112,6 +112,14 @@ if "$NBCC" --device-class=gpu-nvidia --unroll-i=1 --jsplit=16 --split-warps \
 else
 	bad "$what: $(grep -E 'NB_WG|flags' "$T/w.cl" "$T/w.err" | head -n 3)"
 fi
+# at a split of 32, rows of 8: still 256 (512 does not launch on NVIDIA)
+for u in 1 2; do
+	"$NBCC" --device-class=gpu-nvidia --unroll-i=$u --jsplit=32 --split-warps \
+		dsl-examples/gravity.nbl -o "$T/w32.cl" 2>"$T/w.err" &&
+		grep -q '^#define NB_WG 256$' "$T/w32.cl" &&
+		ok "$what, $u x 1, split 32: 256" ||
+		bad "$what, $u x 1, split 32: $(grep -E 'NB_WG' "$T/w32.cl" "$T/w.err" | head -n 3)"
+done
 # the layout itself: split positions a row apart, not side by side (the
 # checks above pass for either, as both are right)
 what="nbcc --split-warps: the work items' layout"
