@@ -158,6 +158,16 @@ typedef struct Cl {
 	char plainwho[64];
 } Cl;
 
+/* The arguments of an OpenCL entry before the kernel's own (emit_opencl.c's
+ * cl_kernel writes them): the dense entry's ni, nj, ibase, jbase and accum
+ * (run.c's launch); the ranges entry's task base, its plan's task, offset,
+ * range, i-map and j-map buffers, nb_mapped and accum (run.c's put_plan);
+ * the own sums' entry has nb_part and nb_cnt after the kernel's own. */
+enum { CL_DENSE_LEAD = 5, CL_RANGES_LEAD = 8, CL_OWN_TAIL = 2 };
+/* The kernel's own arguments: its LMEM arrays, BMEM packs, CONSTs and
+ * RMEM arrays. */
+int nbrt_cl_own_args(const nb_iface *f);
+
 /* A loaded kernel (k->priv). */
 typedef struct Prog {
 	cl_program prog;

@@ -277,12 +277,16 @@ static cl_program build(nbrt_kernel *k, const char *code, size_t len,
 	                       2 - first, hit);
 }
 
-/* An entry of a program, checked against the interface's argument
- * count (the own sums' entry takes nb_part and nb_cnt too, the ranges
- * entry its three plan buffers), the work group and the local memory it
- * needs against the device's. */
+int nbrt_cl_own_args(const nb_iface *f)
+{
+	return f->nvar - nb_iface_count(f, NB_BMEM) + f->npack;
+}
+
+/* An entry of a program, checked against the argument count want (what
+ * the interface says its code takes), the work group and the local memory
+ * it needs against the device's. */
 static cl_kernel entry(nbrt_kernel *k, cl_program prog, const char *name,
-                       int extra)
+                       int want)
 {
 	nbrt *rt = k->rt;
 	const Cl *c = rt->priv;
@@ -296,7 +300,6 @@ static cl_kernel entry(nbrt_kernel *k, cl_program prog, const char *name,
 		nbrt_cl_fail(rt, k->name, "clCreateKernel", e);
 		return NULL;
 	}
-	int want = 5 + f->nvar - nb_iface_count(f, NB_BMEM) + f->npack + extra;
 	if ((e = clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs,
 	                         NULL)) != CL_SUCCESS)
 		nbrt_cl_fail(rt, k->name, "clGetKernelInfo", e);
@@ -360,7 +363,7 @@ int nbrt_cl_test_fail(nbrt *rt, int what)
  * forced failure of it. */
 static cl_kernel variant(nbrt_kernel *k, char **code, size_t len,
                          cl_program *prog, cl_kernel *kern, const char *def,
-                         int extra, int tf, const char *tfname,
+                         int nargs, int tf, const char *tfname,
                          const char *what, const char *instead)
 {
 	if (*kern || !*code)
@@ -369,7 +372,7 @@ static cl_kernel variant(nbrt_kernel *k, char **code, size_t len,
 	if (nbrt_cl_test_fail(k->rt, tf))
 		nbrt_fail(k->rt, "NBRT_TEST_FAIL=%s", tfname);
 	else if ((*prog = build(k, *code, len, def, &hit)))
-		*kern = entry(k, *prog, k->f->entry, extra);
+		*kern = entry(k, *prog, k->f->entry, nargs);
 	if (!*kern)
 		nbrt_note(k->rt, "%s: the build %s failed (%s); %s", k->name, what,
 		          nbrt_error(k->rt), instead);
@@ -383,7 +386,8 @@ cl_kernel nbrt_cl_own_entry(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
 	return variant(k, &pg->ocode, pg->olen, &pg->oprog, &pg->okern,
-	               " -DNB_OWN=1", 2, TF_OWN_BUILD, "own_build",
+	               " -DNB_OWN=1", CL_DENSE_LEAD + nbrt_cl_own_args(k->f) +
+	               CL_OWN_TAIL, TF_OWN_BUILD, "own_build",
 	               "adding its own slices up", "the runtime adds them");
 }
 
@@ -392,7 +396,8 @@ cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
 	return variant(k, &pg->xcode, pg->xlen, &pg->xprog, &pg->xkern,
-	               " -DNB_DIRECT=1", 0, TF_DIRECT_BUILD, "direct_build",
+	               " -DNB_DIRECT=1", CL_DENSE_LEAD + nbrt_cl_own_args(k->f),
+	               TF_DIRECT_BUILD, "direct_build",
 	               "storing its results into the arrays",
 	               "they are converted after it");
 }
@@ -409,17 +414,17 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 		return -1;
 	char rname[300];
 	snprintf(rname, sizeof rname, "%s_ranges", f->entry);
-	if (!(pg->kern = entry(k, pg->prog, f->entry, 0)) ||
-	    (f->ranges && !(pg->rkern = entry(k, pg->prog, rname, 3))))
+	int own = nbrt_cl_own_args(f);
+	if (!(pg->kern = entry(k, pg->prog, f->entry, CL_DENSE_LEAD + own)) ||
+	    (f->ranges && !(pg->rkern = entry(k, pg->prog, rname,
+	                                      CL_RANGES_LEAD + own))))
 		return -1;
 	/* the fold takes its four plan buffers and two arrays an RMEM */
 	int nres = nb_iface_count(f, NB_RMEM);
 	snprintf(rname, sizeof rname, "%s_fold", f->pairs ? f->pairs : "");
-	if (f->pairs && (!(pg->pkern = entry(k, pg->prog, f->pairs, 0)) ||
-	                 !(pg->fkern = entry(k, pg->prog, rname,
-	                                     4 + 2 * nres - 5 - f->nvar +
-	                                     nb_iface_count(f, NB_BMEM) -
-	                                     f->npack))))
+	if (f->pairs && (!(pg->pkern = entry(k, pg->prog, f->pairs,
+	                                     CL_DENSE_LEAD + own)) ||
+	                 !(pg->fkern = entry(k, pg->prog, rname, 4 + 2 * nres))))
 		return -1;
 	pg->nmem = f->nvar - nb_iface_count(f, NB_BMEM) -
 	           nb_iface_count(f, NB_CONST) + f->npack;
@@ -447,13 +452,14 @@ int nbrt_cl_dense_entries(nbrt_kernel *k)
 		return nbrt_fail(k->rt, "%s has no entry of Newton's third law",
 		                 k->name);
 	snprintf(name, sizeof name, "%s_dense", f->pairs);
-	if (!pg->dkern && !(pg->dkern = entry(k, pg->prog, name, 0)))
+	if (!pg->dkern &&
+	    !(pg->dkern = entry(k, pg->prog, name,
+	                        CL_DENSE_LEAD + nbrt_cl_own_args(f))))
 		return -1;
 	/* the dense fold's arguments: four ints and two arrays an RMEM */
 	snprintf(name, sizeof name, "%s_dfold", f->pairs);
 	if (!pg->dfkern &&
-	    !(pg->dfkern = entry(k, pg->prog, name, 4 + 2 * nres - 5 - f->nvar +
-	                         nb_iface_count(f, NB_BMEM) - f->npack)))
+	    !(pg->dfkern = entry(k, pg->prog, name, 4 + 2 * nres)))
 		return -1;
 	return 0;
 }

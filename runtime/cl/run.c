@@ -299,7 +299,8 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 	const Cl *c = rt->priv;
 	Prog *pg = k->priv;
 	Run *r = ctx;
-	cl_int a[5] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb, accum};
+	cl_int a[CL_DENSE_LEAD] = {(cl_int)n, (cl_int)m, (cl_int)ib, (cl_int)jb,
+	                           accum};
 	cl_int e;
 	size_t groups = (n + r->u - 1) / r->u * r->t;
 	size_t global[2] = {(groups + r->wg - 1) / r->wg * r->wg, 1};
@@ -327,13 +328,13 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 			return -1;
 	}
 	if (own && !r->oargs) {
-		if (bind_args(k, pg->okern, 5))
+		if (bind_args(k, pg->okern, CL_DENSE_LEAD))
 			return -1;
 		r->oargs = 1;
 	}
 	cl_kernel kern = own ? pg->okern :
 	                 r->direct == DIRECT_TAKEN ? pg->xkern : pg->kern;
-	for (cl_uint i = 0; i < 5; i++)
+	for (cl_uint i = 0; i < CL_DENSE_LEAD; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
 			return nbrt_cl_fail(rt, k->f->kernel, "clSetKernelArg", e);
 	if (ns < 0 || (ns > 1 && !own && nbrt_cl_aux_load(rt)) ||
@@ -1061,6 +1062,13 @@ static cl_command_queue beside(nbrt *rt)
 	return c->q2;
 }
 
+/* A plain dense run: every i against every j, neither a ranges run (p)
+ * nor one of Newton's third law (np). */
+static int dense_run(const nbrt_rplan *p, const nbrt_nplan *np)
+{
+	return !p && !np;
+}
+
 /* A run that returns with its launches queued (nbrt_set_queue): a dense
  * one whose every array is on the device, so the host has nothing to
  * wait for (no staging copy, no result to read).  It shows no progress
@@ -1070,7 +1078,7 @@ static int queues(const nbrt_kernel *k, const nbrt_rplan *p,
                   const nbrt_nplan *np)
 {
 	const nb_iface *f = k->f;
-	if (!k->rt->queue || p || np)
+	if (!k->rt->queue || !dense_run(p, np))
 		return 0;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST && !dev_arr(&k->b[v]))
@@ -1134,7 +1142,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	r.dplan = dplan;
 	r.from = p && p->accum ? p->from : NULL;
 	r.q = c->q;
-	r.arg0 = p ? 8 : 5;
+	r.arg0 = p ? CL_RANGES_LEAD : CL_DENSE_LEAD;
 	r.rarg = (cl_uint)(r.arg0 + nb_iface_count(f, NB_LMEM) + f->npack +
 	                   nb_iface_count(f, NB_CONST));
 	if (p && !r.kern)
@@ -1149,7 +1157,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	int res = -1;
 	long launches = k->launches;
 	int queued = r.queued = queues(k, p, np);
-	if (!p && !np && results_on_device(k))
+	if (dense_run(p, np) && results_on_device(k))
 		r.direct = DIRECT_MAYBE;
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
@@ -1247,7 +1255,7 @@ out:
 	pg->nrun++;
 	pg->nkern += k->launches - launches;
 	pg->nconv += r.nconv;
-	if (!res && !p && !np)
+	if (!res && dense_run(p, np))
 		path_note(k, &r);
 	/* nothing may still read or write a staging copy when it is freed */
 	if (res) {
