@@ -590,11 +590,16 @@ static void example(int d, nb_prec p, const Example *ex)
 	nbrt_free(k);
 }
 
+/* Float once, in the example that maps i and j back (each kernel is two
+ * cc -O3 builds a precision): the host's float cell path is the sweep's
+ * (host, NB_FLOAT) on every reduction; SPH's float cutoff run on the
+ * host is nbrun_ranges.sh's, Coulomb's float kernel text generated/'s. */
 START_TEST(examples_host)
 {
 	for (size_t e = 0; e < sizeof examples / sizeof *examples; e++) {
 		example(HOST, NB_DOUBLE, &examples[e]);
-		example(HOST, NB_FLOAT, &examples[e]);
+		if (e == 0)
+			example(HOST, NB_FLOAT, &examples[e]);
 	}
 }
 END_TEST
@@ -1205,7 +1210,8 @@ START_TEST(threads)
 		nbrt *rt = device(d == 0 ? HOST : OCL);
 		if (!rt)
 			continue;
-		nbrt_kernel *k = load(rt, "threads", src_all, NB_DOUBLE);
+		/* cut_all by name: the sweep's double builds, none of its own */
+		nbrt_kernel *k = load(rt, "cut_all", src_all, NB_DOUBLE);
 		for (int per = 0; per < 8; per += 7) {
 			Case cs;
 			make_case(&cs, 3, per, UNIFORM, 70001, 70001);
