@@ -444,9 +444,21 @@ static void sweep(int d, nb_prec p)
 	nbrt *rt = device(d);
 	if (!rt)
 		return;
+	/* Float on OpenCL: the kernel as loaded (NBRT_AUTO_SPLIT=0, read at
+	 * the load), its block-sparse runs in tasks of a work group's i-
+	 * elements, a path no other case here takes.  The j-splits the
+	 * small groups choose by the cells' density are a PoCL program each
+	 * (four in float); the same reductions take them in double and dd,
+	 * and float's small groups are autosplit.sh's. */
+	int as_loaded = d == OCL && p == NB_FLOAT;
+	char *keep = as_loaded ? env_keep("NBRT_AUTO_SPLIT") : NULL;
+	if (as_loaded)
+		setenv("NBRT_AUTO_SPLIT", "0", 1);
 	nbrt_kernel *k = d != IL      ? load(rt, "cut_all", src_all, p)
 	                 : p == NB_FLOAT ? load(rt, "cut_il", src_il, p)
 	                                 : load(rt, "cut_il", src_il_nolse, p);
+	if (as_loaded)
+		env_back("NBRT_AUTO_SPLIT", keep);
 	const char *heavy = getenv("NBCC_TEST_HEAVY");
 	int big = heavy && !strcmp(heavy, "1");
 	ndevice = 0;
