@@ -368,7 +368,7 @@ int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
 	Cl *c = rt->priv;
 	cl_int e;
 	if (nbrt_cl_pinned(rt, "nbrt_array_finite_queue", &c->fpin,
-	                   (void **)&c->fpinp, &c->fpincap, 2 * sizeof(cl_uint)))
+	                   &c->fpinp, &c->fpincap, 2 * sizeof(cl_uint)))
 		return -1;
 	if (!c->fflag[slot] && !(c->fflag[slot] = finite_flag(rt)))
 		return -1;
@@ -376,14 +376,19 @@ int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
 	if (finite_launch(rt, a, na, c->fflag[slot], &c->fwant[slot]))
 		return -1;
 	if ((e = clEnqueueReadBuffer(c->q, c->fflag[slot], CL_FALSE, 0,
-	                             sizeof(cl_uint), c->fpinp + slot, 0, NULL,
+	                             sizeof(cl_uint), (cl_uint *)c->fpinp + slot,
+	                             0, NULL,
 	                             &c->fev[slot])) != CL_SUCCESS) {
 		c->fev[slot] = NULL;
 		return nbrt_cl_fail(rt, "nbrt_array_finite_queue",
 		                    "clEnqueueReadBuffer", e);
 	}
-	if ((e = clFlush(c->q)) != CL_SUCCESS)
+	if ((e = clFlush(c->q)) != CL_SUCCESS) {
+		/* not queued after all: nothing will take it */
+		clReleaseEvent(c->fev[slot]);
+		c->fev[slot] = NULL;
 		return nbrt_cl_fail(rt, "nbrt_array_finite_queue", "clFlush", e);
+	}
 	return 0;
 }
 
@@ -406,6 +411,6 @@ int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2])
 	if (e != CL_SUCCESS)
 		return nbrt_cl_fail(rt, "nbrt_array_finite_take", "clWaitForEvents",
 		                    e);
-	*finite = c->fpinp[slot] != c->fwant[slot];
+	*finite = ((const cl_uint *)c->fpinp)[slot] != c->fwant[slot];
 	return 0;
 }

@@ -121,7 +121,7 @@ typedef struct Cl {
 	unsigned long long fmark[2];
 	cl_uint fwant[2], fepoch;
 	cl_mem fpin;
-	cl_uint *fpinp;
+	void *fpinp;       /* two cl_uint */
 	size_t fpincap;
 	/* the radix sort's (sort.c): its work-group size (0: not yet
 	 * found), the groups' counts or partial keys, the host pairs'
