@@ -401,6 +401,13 @@ static int other_default(nbrt_kernel *k, nbrt_variant *v)
 	return 0;
 }
 
+/* A candidate that changes dimension d to nothing the kernel does: a
+ * layout of the split where there is no split (the same kernel). */
+static int idle_dim(const nbrt_variant *v, int d)
+{
+	return d == D_WARPS && v->split < 2;
+}
+
 static int same(const nbrt_variant *a, const nbrt_variant *b)
 {
 	return memcmp(a, b, sizeof *a) == 0;
@@ -445,8 +452,7 @@ static int search(Tune *t, nbrt_variant *best, double *best_rate,
 				return 0;
 			cand = base;
 			*dim_of(&cand, d) = *x;
-			/* no split, no layout of it: the same kernel */
-			if (d == D_WARPS && cand.split < 2)
+			if (idle_dim(&cand, d))
 				continue;
 			int dup = 0;
 			for (int s = 0; s < nseen && !dup; s++)
@@ -670,7 +676,7 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 			for (const int *x = dim_values(k, &def, d); *x; x++) {
 				v = def;
 				*dim_of(&v, d) = *x;
-				if (!same(&v, &def) && !(d == D_WARPS && v.split < 2))
+				if (!same(&v, &def) && !idle_dim(&v, d))
 					sweep_row(&t, &v, out);
 			}
 	}
