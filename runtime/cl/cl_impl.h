@@ -49,7 +49,8 @@ enum {
 	X(AK_TO_F4, nbrt_to_f4) X(AK_TO_D4, nbrt_to_d4)                        \
 	X(AK_TO_DD4, nbrt_to_dd4) X(AK_FROM_F4, nbrt_from_f4)                  \
 	X(AK_FROM_D4, nbrt_from_d4) X(AK_FROM_DD4, nbrt_from_dd4)              \
-	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
+	X(AK_AXPY, nbrt_axpy) X(AK_AXPY2, nbrt_axpy2)                          \
+	X(AK_FINITE, nbrt_finite)                                              \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
 	X(AK_GATHER, nbrt_gather)                                              \
@@ -260,8 +261,9 @@ typedef struct Prog {
 	cl_event pend[8];
 	int npend;
 	/* queued runs' host seconds (NBRT_VERBOSE's note at the kernel's
-	 * free): inputs, launches, results' conversion, the queue's part */
-	long nqrun;
+	 * free): inputs, launches, results' conversion, the queue's part;
+	 * how many of them were untimed */
+	long nqrun, nqplain;
 	double qhost[4];
 } Prog;
 
@@ -348,7 +350,8 @@ void nbrt_cl_array_free(nbrt_array *a);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);
 int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
-                       nbrt_array *const *x, int na);
+                       nbrt_array *const *x, nbrt_array *const *z, double g,
+                       int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
 int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot);
 int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2]);

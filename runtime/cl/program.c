@@ -476,9 +476,9 @@ void nbrt_cl_free(nbrt_kernel *k)
 		          "of conversions between it and the arrays", k->name,
 		          pg->nrun, pg->nkern, pg->nconv);
 	if (pg->nqrun)
-		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
-		          "launches %.3g, results %.3g, queue %.3g", k->name,
-		          pg->nqrun, 1e6 * pg->qhost[0] / (double)pg->nqrun,
+		nbrt_note(k->rt, "%s: %ld queued runs (%ld untimed), host us a "
+		          "run: inputs %.3g, launches %.3g, results %.3g, queue "
+		          "%.3g", k->name, pg->nqrun, pg->nqplain, 1e6 * pg->qhost[0] / (double)pg->nqrun,
 		          1e6 * pg->qhost[1] / (double)pg->nqrun,
 		          1e6 * pg->qhost[2] / (double)pg->nqrun,
 		          1e6 * pg->qhost[3] / (double)pg->nqrun);

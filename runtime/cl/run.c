@@ -1210,6 +1210,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		double t4 = nbrt_now();
 		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
 		pg->nqrun++;
+		pg->nqplain += queued == 2;
 		pg->qhost[0] += tq[1] - tq[0];
 		pg->qhost[1] += tq[2] - tq[1];
 		pg->qhost[2] += t4 - tq[3];
