@@ -25,11 +25,12 @@
  * the block ranges kernel's room, 25 ranges a cell, not
  * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
  * kernel), a queued run's launch found failed when waited for
- * (queue.c), and the lazy NB_DIRECT build (program.c). */
+ * (queue.c), and the lazy NB_DIRECT and NB_DIN builds (program.c). */
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)
+	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)         \
+	X(TF_DIN_BUILD, din_build)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)
@@ -235,10 +236,20 @@ typedef struct Prog {
 	size_t xlen;
 	cl_program xprog;
 	cl_kernel xkern;
+	/* the same entry reading its inputs from the arrays too (NB_DIN):
+	 * a run of one launch whose inputs are all device arrays needs no
+	 * conversion before it either (nbrt_cl_din_entry; NBRT_DIRECT=1
+	 * keeps the conversion) */
+	char *icode;
+	size_t ilen;
+	cl_program iprog;
+	cl_kernel ikern;
 	int direct;
+	int din; /* the last run's inputs are in their arrays, not in mem */
 	enum Xnote {
 		XNOTE_NONE,     /* no run on device arrays named yet */
 		XNOTE_STORED,   /* the last named stored by the kernel */
+		XNOTE_READ,     /* and its inputs read from the arrays too */
 		XNOTE_CONVERTED /* the last named converted after it */
 	} xnote;
 	/* runs, and their launches of the kernel and of conversions
@@ -315,6 +326,7 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
 void nbrt_cl_free(nbrt_kernel *k);
 cl_kernel nbrt_cl_own_entry(nbrt_kernel *k);
 cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k);
+cl_kernel nbrt_cl_din_entry(nbrt_kernel *k);
 /* Whether $NBRT_TEST_FAIL asks failure `what` (a TF_ value): 1 yes, 0
  * no (unset, or another); a name not in CL_TEST_FAILS fails: -1, the
  * message set (every kernel's load checks it, what -1). */

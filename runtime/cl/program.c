@@ -245,13 +245,21 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	 * code from before that entry, which would take NB_DIRECT=1 and
 	 * store its own types */
 	long dm = -1;
-	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 1, &dm) < 0)
+	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 2, &dm) < 0)
 		return -1;
 	if (dm != 0 && c->fp64 && memmem(code, len, "NB_DIRECT", 9)) {
 		if (!(pg->xcode = malloc(len + 1)))
 			return nbrt_fail(rt, "out of memory");
 		memcpy(pg->xcode, code, len);
 		pg->xlen = len;
+	}
+	/* and the one reading its inputs from the arrays too (NB_DIN), unless
+	 * NBRT_DIRECT=1 */
+	if (dm != 0 && dm != 1 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
+		if (!(pg->icode = malloc(len + 1)))
+			return nbrt_fail(rt, "out of memory");
+		memcpy(pg->icode, code, len);
+		pg->ilen = len;
 	}
 	snprintf(pg->opt[0], sizeof pg->opt[0], "%s -DNB_NVIDIA_SHFL %s %s",
 	         CL_STD, own, extra ? extra : "");
@@ -402,6 +410,18 @@ cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k)
 	               "they are converted after it");
 }
 
+/* The one-launch entry reading its inputs from the arrays too, built at
+ * the first run that can take it (every input and result an array). */
+cl_kernel nbrt_cl_din_entry(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	return variant(k, &pg->icode, pg->ilen, &pg->iprog, &pg->ikern,
+	               " -DNB_DIRECT=1 -DNB_DIN=1", CL_DENSE_LEAD + k->f->nvar,
+	               TF_DIN_BUILD, "din_build",
+	               "reading its inputs from the arrays",
+	               "they are converted before it");
+}
+
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
@@ -546,6 +566,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 	if (pg->xprog)
 		clReleaseProgram(pg->xprog);
 	free(pg->xcode);
+	if (pg->ikern)
+		clReleaseKernel(pg->ikern);
+	if (pg->iprog)
+		clReleaseProgram(pg->iprog);
+	free(pg->icode);
 	if (pg->prog)
 		clReleaseProgram(pg->prog);
 	if (pg->oprog)
