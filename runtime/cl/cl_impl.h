@@ -244,6 +244,7 @@ typedef struct Prog {
 	size_t ilen;
 	cl_program iprog;
 	cl_kernel ikern;
+	long din_max; /* NBRT_DIN_MAX, or -1: the row's din_max */
 	int direct;
 	int din; /* the last run's inputs are in their arrays, not in mem */
 	enum Xnote {

@@ -2,6 +2,7 @@
  * against what the device allows, its build options against the lists
  * below, the program built (its log in the message when it fails) or its
  * binary taken from the on-disk cache (cache.c), sealed by a digest. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +246,7 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	 * code from before that entry, which would take NB_DIRECT=1 and
 	 * store its own types */
 	long dm = -1;
-	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 2, &dm) < 0)
+	if (nbrt_env_int(rt, "NBRT_DIRECT", 0, 1, &dm) < 0)
 		return -1;
 	if (dm != 0 && c->fp64 && memmem(code, len, "NB_DIRECT", 9)) {
 		if (!(pg->xcode = malloc(len + 1)))
@@ -254,8 +255,13 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		pg->xlen = len;
 	}
 	/* and the one reading its inputs from the arrays too (NB_DIN), unless
-	 * NBRT_DIRECT=1 */
-	if (dm != 0 && dm != 1 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
+	 * NBRT_DIRECT=1; NBRT_DIN_MAX=P: at most P pairs a float run, in
+	 * place of the defaults table's din_max (0: no limit) */
+	long dmax = -1;
+	if (nbrt_env_int(rt, "NBRT_DIN_MAX", 0, LONG_MAX, &dmax) < 0)
+		return -1;
+	pg->din_max = dmax;
+	if (dm < 0 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
 		if (!(pg->icode = malloc(len + 1)))
 			return nbrt_fail(rt, "out of memory");
 		memcpy(pg->icode, code, len);

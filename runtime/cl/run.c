@@ -1177,6 +1177,19 @@ static int inputs_on_device(const nbrt_kernel *k)
 	return n > 0;
 }
 
+/* Whether the NB_DIN entry was measured faster for a run of ni x nj:
+ * a float kernel's runs of at most its row's din_max pairs (or
+ * NBRT_DIN_MAX's; 0: no limit). */
+static int din_pays(const nbrt_kernel *k, size_t ni, size_t nj)
+{
+	const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
+	long long max = ((Prog *)k->priv)->din_max;
+	if (max < 0)
+		max = row ? row->din_max : 0;
+	return k->f->precision != NB_FLOAT || max == 0 ||
+	       (double)ni * (double)nj <= (double)max;
+}
+
 /* NBRT_VERBOSE names a kernel's way with its results on device arrays
  * at its first such run and where it changes. */
 static void path_note(nbrt_kernel *k, const Run *r)
@@ -1241,7 +1254,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	int queued = r.queued = queues(k, p, np);
 	if (dense_run(p, np) && results_on_device(k)) {
 		r.direct = DIRECT_MAYBE;
-		r.din = (pg->icode || pg->ikern) && inputs_on_device(k);
+		r.din = (pg->icode || pg->ikern) && inputs_on_device(k) &&
+		        din_pays(k, ni, nj);
 	}
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */

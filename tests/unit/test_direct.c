@@ -18,7 +18,8 @@
  * (din_build) or with one input on the host stores its results itself
  * after its inputs' conversion; a sliced run builds no one-launch entry
  * (a later unsliced run of the same kernel does, and takes it); a run
- * after NB_DIN runs reads arrays written since.  Exit 77 without an
+ * after NB_DIN runs reads arrays written since; NBRT_DIN_MAX limits the
+ * float runs that take NB_DIN.  Exit 77 without an
  * OpenCL CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
@@ -486,6 +487,36 @@ START_TEST(din_fails)
 }
 END_TEST
 
+/* NBRT_DIN_MAX=P: a float run of more than P pairs converts its inputs
+ * (its results still stored by the kernel), one of P reads the arrays;
+ * both right, the old path's bits.  A value that is no count is an error
+ * at the load. */
+START_TEST(din_max)
+{
+	Pair s;
+	char text[8192];
+	const char *max = _i ? "90000" : "89999"; /* N = 300: 90000 pairs */
+	noted(&s, GRAV, "NBRT_DIN_MAX", max, text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), max);
+	int din = strstr(text, "its inputs read from them") != NULL;
+	ck_assert_msg(din == _i && (_i || strstr(text, "stored into the arrays "
+	                                         "by the kernel: one launch")),
+	              "NBRT_DIN_MAX=%s: notes:\n%s", max, text);
+	unmake(&s);
+	char *was = env_keep("NBRT_DIN_MAX");
+	setenv("NBRT_DIN_MAX", "many", 1);
+	nbrt *rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(rt);
+	nb_options o;
+	nb_options_init(&o);
+	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DIN_MAX") != NULL, "%s",
+	              nbrt_error(rt));
+	nbrt_close(rt);
+	env_back("NBRT_DIN_MAX", was);
+}
+END_TEST
+
 /* Inputs written between runs, and the default kernel's runs switching
  * between NB_DIN and the converted inputs (one input bound from the
  * host, then the array again): every run reads the values as they are
@@ -537,6 +568,7 @@ int main(void)
 		tcase_add_loop_test(tc, old_path, 0, 2);
 		tcase_add_test(tc, build_fails);
 		tcase_add_test(tc, din_fails);
+		tcase_add_loop_test(tc, din_max, 0, 2);
 		tcase_add_loop_test(tc, din_then_not, 0, 2);
 		tcase_add_test(tc, built_when_taken);
 	}
