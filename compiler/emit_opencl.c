@@ -129,7 +129,7 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 	switch (in->op) {
 	case O_LDI:
 		if (din(e))
-			buf_printf(out, "NB_LI_%s(i%d)", v->name, in->lane);
+			buf_printf(out, "NB_LI_" NB_VPFX "%s(i%d)", v->name, in->lane);
 		else if (in->type == T_DD)
 			buf_printf(out, "nb_dd_make(" NB_VPFX "%s[i%d].x, "
 			           NB_VPFX "%s[i%d].y)", v->name,
@@ -507,7 +507,7 @@ static void emit_slices(E *e)
  * reads its inputs from the runtime's arrays of doubles, each value
  * rounded as kernels.cl's nbrt_to_* rounds it into the buffers a launch
  * before the kernel fills otherwise (a float by a cast, a dd as hi and a
- * zero lo, unused lanes 0).  NB_LI_<v>(i): LMEM v's i-element i;
+ * zero lo, unused lanes 0).  NB_LI_nbv_<v>(i): LMEM v's i-element i;
  * NB_LB<p>(j): pack p's vector of j-element j. */
 static void din_macros(const E *e)
 {
@@ -523,16 +523,16 @@ static void din_macros(const E *e)
 			if (x->role != NB_LMEM)
 				continue;
 			if (x->type == T_DD && d)
-				buf_printf(out, "#define NB_LI_%s(i) nb_dd_make(" NB_VPFX
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) nb_dd_make(" NB_VPFX
 				           "%s[i], 0.0)\n", nm, nm);
 			else if (x->type == T_DD)
-				buf_printf(out, "#define NB_LI_%s(i) nb_dd_make(" NB_VPFX
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) nb_dd_make(" NB_VPFX
 				           "%s[i].x, " NB_VPFX "%s[i].y)\n", nm, nm, nm);
 			else if (d)
-				buf_printf(out, "#define NB_LI_%s(i) ((%s)" NB_VPFX
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) ((%s)" NB_VPFX
 				           "%s[i])\n", nm, ctype(x->type), nm);
 			else
-				buf_printf(out, "#define NB_LI_%s(i) " NB_VPFX "%s[i]\n",
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) " NB_VPFX "%s[i]\n",
 				           nm, nm);
 		}
 		for (int p = 0; p < fc->npack; p++) {

@@ -40,14 +40,14 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)nbv_qj[j]))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -141,12 +141,12 @@ void nbk_coulomb_cutoff(const int ni, const int nj_all, const int ibase, const i
 	float r11_1 = 0;
 	float r12_0 = 0;
 	float r12_1 = 0;
-	const float v0 = NB_LI_xi(i0);
-	const float v1 = NB_LI_yi(i0);
-	const float v2 = NB_LI_zi(i0);
-	const float v3 = NB_LI_xi(i1);
-	const float v4 = NB_LI_yi(i1);
-	const float v5 = NB_LI_zi(i1);
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_zi(i0);
+	const float v3 = NB_LI_nbv_xi(i1);
+	const float v4 = NB_LI_nbv_yi(i1);
+	const float v5 = NB_LI_nbv_zi(i1);
 	const float v6 = nbv_rc2;
 	const float v8 = nbv_rcinv;
 #if NB_PF

@@ -48,14 +48,14 @@ static inline float nb_lse_end_f(float m, float s)
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_yx[j], (float)nbv_yy[j], (float)nbv_yz[j], (float)nbv_lw[j]))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -125,18 +125,18 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 	float rx8_2 = 0;
 	float r8_3 = -INFINITY;
 	float rx8_3 = 0;
-	const float v0 = NB_LI_xi(i0);
-	const float v1 = NB_LI_yi(i0);
-	const float v2 = NB_LI_zi(i0);
-	const float v3 = NB_LI_xi(i1);
-	const float v4 = NB_LI_yi(i1);
-	const float v5 = NB_LI_zi(i1);
-	const float v6 = NB_LI_xi(i2);
-	const float v7 = NB_LI_yi(i2);
-	const float v8 = NB_LI_zi(i2);
-	const float v9 = NB_LI_xi(i3);
-	const float v10 = NB_LI_yi(i3);
-	const float v11 = NB_LI_zi(i3);
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_zi(i0);
+	const float v3 = NB_LI_nbv_xi(i1);
+	const float v4 = NB_LI_nbv_yi(i1);
+	const float v5 = NB_LI_nbv_zi(i1);
+	const float v6 = NB_LI_nbv_xi(i2);
+	const float v7 = NB_LI_nbv_yi(i2);
+	const float v8 = NB_LI_nbv_zi(i2);
+	const float v9 = NB_LI_nbv_xi(i3);
+	const float v10 = NB_LI_nbv_yi(i3);
+	const float v11 = NB_LI_nbv_zi(i3);
 	const float v12 = nbv_ih2;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];

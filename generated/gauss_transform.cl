@@ -36,14 +36,14 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_tx(i) ((float)nbv_tx[i])
-#define NB_LI_ty(i) ((float)nbv_ty[i])
-#define NB_LI_tz(i) ((float)nbv_tz[i])
+#define NB_LI_nbv_tx(i) ((float)nbv_tx[i])
+#define NB_LI_nbv_ty(i) ((float)nbv_ty[i])
+#define NB_LI_nbv_tz(i) ((float)nbv_tz[i])
 #define NB_LB0(j) ((float4)((float)nbv_sx[j], (float)nbv_sy[j], (float)nbv_sz[j], (float)nbv_w[j]))
 #else
-#define NB_LI_tx(i) nbv_tx[i]
-#define NB_LI_ty(i) nbv_ty[i]
-#define NB_LI_tz(i) nbv_tz[i]
+#define NB_LI_nbv_tx(i) nbv_tx[i]
+#define NB_LI_nbv_ty(i) nbv_ty[i]
+#define NB_LI_nbv_tz(i) nbv_tz[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -120,18 +120,18 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	float r8_3 = 0;
 	const float v1 = nbv_h2;
 	const float v2 = (-1.0f) / v1;
-	const float v3 = NB_LI_tx(i0);
-	const float v4 = NB_LI_ty(i0);
-	const float v5 = NB_LI_tz(i0);
-	const float v6 = NB_LI_tx(i1);
-	const float v7 = NB_LI_ty(i1);
-	const float v8 = NB_LI_tz(i1);
-	const float v9 = NB_LI_tx(i2);
-	const float v10 = NB_LI_ty(i2);
-	const float v11 = NB_LI_tz(i2);
-	const float v12 = NB_LI_tx(i3);
-	const float v13 = NB_LI_ty(i3);
-	const float v14 = NB_LI_tz(i3);
+	const float v3 = NB_LI_nbv_tx(i0);
+	const float v4 = NB_LI_nbv_ty(i0);
+	const float v5 = NB_LI_nbv_tz(i0);
+	const float v6 = NB_LI_nbv_tx(i1);
+	const float v7 = NB_LI_nbv_ty(i1);
+	const float v8 = NB_LI_nbv_tz(i1);
+	const float v9 = NB_LI_nbv_tx(i2);
+	const float v10 = NB_LI_nbv_ty(i2);
+	const float v11 = NB_LI_nbv_tz(i2);
+	const float v12 = NB_LI_nbv_tx(i3);
+	const float v13 = NB_LI_nbv_ty(i3);
+	const float v14 = NB_LI_nbv_tz(i3);
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];
 #ifdef cl_nv_pragma_unroll

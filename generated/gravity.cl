@@ -39,14 +39,14 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)nbv_mj[j]))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -151,18 +151,18 @@ void nbk_gravity(const int ni, const int nj_all, const int ibase, const int jbas
 	float r11_1 = 0;
 	float r11_2 = 0;
 	float r11_3 = 0;
-	const float v0 = NB_LI_xi(i0);
-	const float v1 = NB_LI_yi(i0);
-	const float v2 = NB_LI_zi(i0);
-	const float v3 = NB_LI_xi(i1);
-	const float v4 = NB_LI_yi(i1);
-	const float v5 = NB_LI_zi(i1);
-	const float v6 = NB_LI_xi(i2);
-	const float v7 = NB_LI_yi(i2);
-	const float v8 = NB_LI_zi(i2);
-	const float v9 = NB_LI_xi(i3);
-	const float v10 = NB_LI_yi(i3);
-	const float v11 = NB_LI_zi(i3);
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_zi(i0);
+	const float v3 = NB_LI_nbv_xi(i1);
+	const float v4 = NB_LI_nbv_yi(i1);
+	const float v5 = NB_LI_nbv_zi(i1);
+	const float v6 = NB_LI_nbv_xi(i2);
+	const float v7 = NB_LI_nbv_yi(i2);
+	const float v8 = NB_LI_nbv_zi(i2);
+	const float v9 = NB_LI_nbv_xi(i3);
+	const float v10 = NB_LI_nbv_yi(i3);
+	const float v11 = NB_LI_nbv_zi(i3);
 	const float v12 = nbv_eps2;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];

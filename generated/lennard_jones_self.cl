@@ -42,14 +42,14 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)0))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
@@ -151,13 +151,13 @@ void nbk_lennard_jones_self(const int ni, const int nj_all, const int ibase, con
 	const float v1 = nbv_eps;
 	const float v2 = 24.0f * v1;
 	const float v4 = v1 * 4.0f;
-	const float v5 = NB_LI_xi(i0);
-	const float v6 = NB_LI_yi(i0);
-	const float v7 = NB_LI_zi(i0);
+	const float v5 = NB_LI_nbv_xi(i0);
+	const float v6 = NB_LI_nbv_yi(i0);
+	const float v7 = NB_LI_nbv_zi(i0);
 	const int v8 = i + 0;
-	const float v9 = NB_LI_xi(i1);
-	const float v10 = NB_LI_yi(i1);
-	const float v11 = NB_LI_zi(i1);
+	const float v9 = NB_LI_nbv_xi(i1);
+	const float v10 = NB_LI_nbv_yi(i1);
+	const float v11 = NB_LI_nbv_zi(i1);
 	const int v12 = i + 1;
 	const float v13 = nbv_rc2;
 	const float v16 = nbv_sig2;

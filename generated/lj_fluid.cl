@@ -38,14 +38,14 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)0))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -143,13 +143,13 @@ void nbk_lj_fluid(const int ni, const int nj_all, const int ibase, const int jba
 	const float v4 = 1.0f / v2;
 	const float v5 = fma(v4, v4, -v4);
 	const float v7 = 4.0f * v5;
-	const float v8 = NB_LI_xi(i0);
-	const float v9 = NB_LI_yi(i0);
-	const float v10 = NB_LI_zi(i0);
+	const float v8 = NB_LI_nbv_xi(i0);
+	const float v9 = NB_LI_nbv_yi(i0);
+	const float v10 = NB_LI_nbv_zi(i0);
 	const int v11 = i + 0;
-	const float v12 = NB_LI_xi(i1);
-	const float v13 = NB_LI_yi(i1);
-	const float v14 = NB_LI_zi(i1);
+	const float v12 = NB_LI_nbv_xi(i1);
+	const float v13 = NB_LI_nbv_yi(i1);
+	const float v14 = NB_LI_nbv_zi(i1);
 	const int v15 = i + 1;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];

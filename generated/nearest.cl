@@ -38,14 +38,14 @@ static inline void nb_argmin_d(double *m, int *x, double a, int j)
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)0))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
@@ -120,21 +120,21 @@ void nbk_nearest(const int ni, const int nj, const int ibase, const int jbase, c
 	int rx7_2 = -1;
 	double r7_3 = INFINITY;
 	int rx7_3 = -1;
-	const float v0 = NB_LI_xi(i0);
-	const float v1 = NB_LI_yi(i0);
-	const float v2 = NB_LI_zi(i0);
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_zi(i0);
 	const int v3 = i + 0;
-	const float v4 = NB_LI_xi(i1);
-	const float v5 = NB_LI_yi(i1);
-	const float v6 = NB_LI_zi(i1);
+	const float v4 = NB_LI_nbv_xi(i1);
+	const float v5 = NB_LI_nbv_yi(i1);
+	const float v6 = NB_LI_nbv_zi(i1);
 	const int v7 = i + 1;
-	const float v8 = NB_LI_xi(i2);
-	const float v9 = NB_LI_yi(i2);
-	const float v10 = NB_LI_zi(i2);
+	const float v8 = NB_LI_nbv_xi(i2);
+	const float v9 = NB_LI_nbv_yi(i2);
+	const float v10 = NB_LI_nbv_zi(i2);
 	const int v11 = i + 2;
-	const float v12 = NB_LI_xi(i3);
-	const float v13 = NB_LI_yi(i3);
-	const float v14 = NB_LI_zi(i3);
+	const float v12 = NB_LI_nbv_xi(i3);
+	const float v13 = NB_LI_nbv_yi(i3);
+	const float v14 = NB_LI_nbv_zi(i3);
 	const int v15 = i + 3;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];

@@ -36,12 +36,12 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_mj[j], (float)0))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -129,14 +129,14 @@ void nbk_nearfield2d(const int ni, const int nj_all, const int ibase, const int 
 	float r8_1 = 0;
 	float r8_2 = 0;
 	float r8_3 = 0;
-	const float v0 = NB_LI_xi(i0);
-	const float v1 = NB_LI_yi(i0);
-	const float v2 = NB_LI_xi(i1);
-	const float v3 = NB_LI_yi(i1);
-	const float v4 = NB_LI_xi(i2);
-	const float v5 = NB_LI_yi(i2);
-	const float v6 = NB_LI_xi(i3);
-	const float v7 = NB_LI_yi(i3);
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_xi(i1);
+	const float v3 = NB_LI_nbv_yi(i1);
+	const float v4 = NB_LI_nbv_xi(i2);
+	const float v5 = NB_LI_nbv_yi(i2);
+	const float v6 = NB_LI_nbv_xi(i3);
+	const float v7 = NB_LI_nbv_yi(i3);
 	const float v8 = nbv_eps2;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];

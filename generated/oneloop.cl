@@ -909,14 +909,14 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xx(i) nb_dd_make(nbv_xx[i], 0.0)
-#define NB_LI_yy(i) nb_dd_make(nbv_yy[i], 0.0)
-#define NB_LI_cnt4(i) nb_dd_make(nbv_cnt4[i], 0.0)
+#define NB_LI_nbv_xx(i) nb_dd_make(nbv_xx[i], 0.0)
+#define NB_LI_nbv_yy(i) nb_dd_make(nbv_yy[i], 0.0)
+#define NB_LI_nbv_cnt4(i) nb_dd_make(nbv_cnt4[i], 0.0)
 #define NB_LB0(j) ((double4)((double)nbv_x30_1[j], (double)0, (double)nbv_gw30[j], (double)0))
 #else
-#define NB_LI_xx(i) nb_dd_make(nbv_xx[i].x, nbv_xx[i].y)
-#define NB_LI_yy(i) nb_dd_make(nbv_yy[i].x, nbv_yy[i].y)
-#define NB_LI_cnt4(i) nb_dd_make(nbv_cnt4[i].x, nbv_cnt4[i].y)
+#define NB_LI_nbv_xx(i) nb_dd_make(nbv_xx[i].x, nbv_xx[i].y)
+#define NB_LI_nbv_yy(i) nb_dd_make(nbv_yy[i].x, nbv_yy[i].y)
+#define NB_LI_nbv_cnt4(i) nb_dd_make(nbv_cnt4[i].x, nbv_cnt4[i].y)
 #define NB_LB0(j) b0[j]
 #endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
@@ -982,9 +982,9 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const int i0 = min(i + 0, ilast);
 	(void)i0;
 	nb_dd r11_0 = nb_dd_make(0.0, 0.0);
-	const nb_dd v0 = NB_LI_xx(i0);
+	const nb_dd v0 = NB_LI_nbv_xx(i0);
 	const nb_dd v1 = nb_dd_neg(v0);
-	const nb_dd v2 = NB_LI_yy(i0);
+	const nb_dd v2 = NB_LI_nbv_yy(i0);
 	const nb_dd v3 = nb_dd_mul(v1, v2);
 	const nb_dd v4 = nb_dd_make(nbv_one.x, nbv_one.y);
 	const nb_dd v5 = nb_dd_sub(v4, v0);
@@ -999,7 +999,7 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	const nb_dd v14 = nb_dd_mul(v13, v13);
 	const nb_dd v15 = nb_dd_make(nbv_fmf.x, nbv_fmf.y);
 	const nb_dd v16 = nb_dd_mul(v15, v15);
-	const nb_dd v17 = NB_LI_cnt4(i0);
+	const nb_dd v17 = NB_LI_nbv_cnt4(i0);
 	const nb_dd v18 = nb_dd_make(nbv_tt.x, nbv_tt.y);
 #if NB_PF
 	double4 f0[NB_TILE / NB_WG];

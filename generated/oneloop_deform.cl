@@ -910,17 +910,17 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_a1(i) nb_dd_make(nbv_a1[i], 0.0)
-#define NB_LI_b1(i) nb_dd_make(nbv_b1[i], 0.0)
-#define NB_LI_a2(i) nb_dd_make(nbv_a2[i], 0.0)
-#define NB_LI_b2(i) nb_dd_make(nbv_b2[i], 0.0)
+#define NB_LI_nbv_a1(i) nb_dd_make(nbv_a1[i], 0.0)
+#define NB_LI_nbv_b1(i) nb_dd_make(nbv_b1[i], 0.0)
+#define NB_LI_nbv_a2(i) nb_dd_make(nbv_a2[i], 0.0)
+#define NB_LI_nbv_b2(i) nb_dd_make(nbv_b2[i], 0.0)
 #define NB_LB0(j) ((double4)((double)nbv_a3[j], (double)0, (double)nbv_b3[j], (double)0))
 #define NB_LB1(j) ((double2)((double)nbv_gw[j], (double)0))
 #else
-#define NB_LI_a1(i) nb_dd_make(nbv_a1[i].x, nbv_a1[i].y)
-#define NB_LI_b1(i) nb_dd_make(nbv_b1[i].x, nbv_b1[i].y)
-#define NB_LI_a2(i) nb_dd_make(nbv_a2[i].x, nbv_a2[i].y)
-#define NB_LI_b2(i) nb_dd_make(nbv_b2[i].x, nbv_b2[i].y)
+#define NB_LI_nbv_a1(i) nb_dd_make(nbv_a1[i].x, nbv_a1[i].y)
+#define NB_LI_nbv_b1(i) nb_dd_make(nbv_b1[i].x, nbv_b1[i].y)
+#define NB_LI_nbv_a2(i) nb_dd_make(nbv_a2[i].x, nbv_a2[i].y)
+#define NB_LI_nbv_b2(i) nb_dd_make(nbv_b2[i].x, nbv_b2[i].y)
 #define NB_LB0(j) b0[j]
 #define NB_LB1(j) b1[j]
 #endif
@@ -1005,13 +1005,13 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 	nb_dd r13_0 = nb_dd_make(0.0, 0.0);
 	nb_dd r14_0 = nb_dd_make(0.0, 0.0);
 	nb_dd r15_0 = nb_dd_make(-INFINITY, 0.0);
-	const nb_dd v0 = NB_LI_b1(i0);
-	const nb_dd v1 = NB_LI_b2(i0);
-	const nb_dd v2 = NB_LI_a2(i0);
+	const nb_dd v0 = NB_LI_nbv_b1(i0);
+	const nb_dd v1 = NB_LI_nbv_b2(i0);
+	const nb_dd v2 = NB_LI_nbv_a2(i0);
 	const nb_dd v3 = nb_dd_mul(v0, v1);
 	const nb_dd v4 = nb_dd_make(nbv_s.x, nbv_s.y);
 	const nb_dd v5 = nb_dd_mul(v4, v2);
-	const nb_dd v6 = NB_LI_a1(i0);
+	const nb_dd v6 = NB_LI_nbv_a1(i0);
 	const nb_dd v7 = nb_dd_make(nbv_ramda.x, nbv_ramda.y);
 	const nb_dd v8 = nb_dd_mul(v7, v7);
 	const nb_dd v9 = nb_dd_make(nbv_tt.x, nbv_tt.y);

@@ -36,16 +36,16 @@
 #define NB_DIN 0
 #endif
 #if NB_DIN
-#define NB_LI_xi(i) ((float)nbv_xi[i])
-#define NB_LI_yi(i) ((float)nbv_yi[i])
-#define NB_LI_zi(i) ((float)nbv_zi[i])
-#define NB_LI_hi(i) ((float)nbv_hi[i])
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
+#define NB_LI_nbv_hi(i) ((float)nbv_hi[i])
 #define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)nbv_mj[j]))
 #else
-#define NB_LI_xi(i) nbv_xi[i]
-#define NB_LI_yi(i) nbv_yi[i]
-#define NB_LI_zi(i) nbv_zi[i]
-#define NB_LI_hi(i) nbv_hi[i]
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
+#define NB_LI_nbv_hi(i) nbv_hi[i]
 #define NB_LB0(j) b0[j]
 #endif
 #if NB_DIRECT || NB_DIN
@@ -125,10 +125,10 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 	float r8_1 = 0;
 	float r8_2 = 0;
 	float r8_3 = 0;
-	const float v0 = NB_LI_hi(i0);
-	const float v1 = NB_LI_hi(i1);
-	const float v2 = NB_LI_hi(i2);
-	const float v3 = NB_LI_hi(i3);
+	const float v0 = NB_LI_nbv_hi(i0);
+	const float v1 = NB_LI_nbv_hi(i1);
+	const float v2 = NB_LI_nbv_hi(i2);
+	const float v3 = NB_LI_nbv_hi(i3);
 	const float v5 = 1.0f / v0;
 	const float v6 = 1.0f / v1;
 	const float v7 = 1.0f / v2;
@@ -145,18 +145,18 @@ void nbk_sph_density(const int ni, const int nj_all, const int ibase, const int 
 	const float v19 = 0.318309873f * v14;
 	const float v20 = 0.318309873f * v15;
 	const float v21 = 0.318309873f * v16;
-	const float v22 = NB_LI_xi(i0);
-	const float v23 = NB_LI_yi(i0);
-	const float v24 = NB_LI_zi(i0);
-	const float v25 = NB_LI_xi(i1);
-	const float v26 = NB_LI_yi(i1);
-	const float v27 = NB_LI_zi(i1);
-	const float v28 = NB_LI_xi(i2);
-	const float v29 = NB_LI_yi(i2);
-	const float v30 = NB_LI_zi(i2);
-	const float v31 = NB_LI_xi(i3);
-	const float v32 = NB_LI_yi(i3);
-	const float v33 = NB_LI_zi(i3);
+	const float v22 = NB_LI_nbv_xi(i0);
+	const float v23 = NB_LI_nbv_yi(i0);
+	const float v24 = NB_LI_nbv_zi(i0);
+	const float v25 = NB_LI_nbv_xi(i1);
+	const float v26 = NB_LI_nbv_yi(i1);
+	const float v27 = NB_LI_nbv_zi(i1);
+	const float v28 = NB_LI_nbv_xi(i2);
+	const float v29 = NB_LI_nbv_yi(i2);
+	const float v30 = NB_LI_nbv_zi(i2);
+	const float v31 = NB_LI_nbv_xi(i3);
+	const float v32 = NB_LI_nbv_yi(i3);
+	const float v33 = NB_LI_nbv_zi(i3);
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];
 #ifdef cl_nv_pragma_unroll
