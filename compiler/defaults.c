@@ -37,11 +37,16 @@ static const nb_defaults table[] = {
 	 * at one i-element a work item and a split of 16 it ran gravity
 	 * 1.06 to 1.18 times faster queued at N = 4096 and 8192, but the
 	 * Gauss transform and SPH density 0.88 to 0.94 times
-	 * (docs/performance.md, "Split across warps"). */
+	 * (docs/performance.md, "Split across warps").  Its inputs read
+	 * from the arrays (din_max): bin/nbody's float step 4-40% shorter up
+	 * to N = 12288, but 4% longer at 16384, whose kernel (4 x 4, split 8)
+	 * took 166 against 156 us reading doubles into its tiles
+	 * (sh bench/run.sh step variants=";NBRT_DIRECT=1", docs/performance.md,
+	 * session 20: bench/results/2026-11-29-step-nvidia-h200-s20-din-float.txt). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
-	 .newton_min = 65536, .newton_apart = 1,
+	 .newton_min = 65536, .newton_apart = 1, .din_max = 200000000,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.

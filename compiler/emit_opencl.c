@@ -24,6 +24,13 @@ typedef struct E {
 	int apart; /* its term summed apart, then added (nb_defaults) */
 } E;
 
+/* Whether the dense entry is being written: the one whose NB_DIN build
+ * reads the runtime's arrays of doubles (din_macros). */
+static int din(const E *e)
+{
+	return !e->rmode && !e->pmode && !e->dterm;
+}
+
 /* OpenCL C overloads sqrt for float, has rsqrt and native_ forms. */
 static const Spelling cl_spelling = {0, 1, "native_", 0};
 /* A float kernel for a CPU under float's estimates (cpu_approx) writes
@@ -102,9 +109,10 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 				           vtype(f, pk->type, pk->vwidth), p, lane, p,
 				           lane * f->jsplit);
 			else
-				buf_printf(out, "%sconst %s q%d_%d = b%d[jbase + jj + "
-				           "%d];\n", ind, vtype(f, pk->type, pk->vwidth), p,
-				           lane, p, lane * f->jsplit);
+				buf_printf(out, "%sconst %s q%d_%d = %s%d%sjbase + jj + "
+				           "%d%s;\n", ind, vtype(f, pk->type, pk->vwidth), p,
+				           lane, din(e) ? "NB_LB" : "b", p, din(e) ? "(" : "[",
+				           lane * f->jsplit, din(e) ? ")" : "]");
 		}
 		buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
 		const nb_pack *pk = &e->fc->pack[p];
@@ -120,7 +128,9 @@ static void emit_ins(E *e, int k, const char *ind, char *loaded, int npack)
 	buf_printf(out, "%sconst %s v%d = ", ind, ctype(in->type), k);
 	switch (in->op) {
 	case O_LDI:
-		if (in->type == T_DD)
+		if (din(e))
+			buf_printf(out, "NB_LI_" NB_VPFX "%s(i%d)", v->name, in->lane);
+		else if (in->type == T_DD)
 			buf_printf(out, "nb_dd_make(" NB_VPFX "%s[i%d].x, "
 			           NB_VPFX "%s[i%d].y)", v->name,
 			           in->lane, v->name, in->lane);
@@ -397,7 +407,8 @@ static void emit_prefetch(E *e, int next)
 	}
 	buf_printf(out, "%s\tif (%sl < nj) {\n", in, at);
 	for (int p = 0; p < fc->npack; p++)
-		buf_printf(out, "%s\t\tf%d[q] = b%d[jbase + %sl];\n", in, p, p, at);
+		buf_printf(out, "%s\t\tf%d[q] = NB_LB%d(jbase + %sl);\n", in, p, p,
+		           at);
 	buf_printf(out, "%s\t}\n%s}\n", in, in);
 }
 
@@ -491,6 +502,70 @@ static void emit_slices(E *e)
 	buf_puts(out, "\t\treturn;\n\t}\n#endif\n");
 }
 
+/* NB_DIN (-DNB_DIN=1, with NB_DIRECT=1: runtime/cl/run.c's one launch
+ * a run where every input and result is a device array): the dense entry
+ * reads its inputs from the runtime's arrays of doubles, each value
+ * rounded as kernels.cl's nbrt_to_* rounds it into the buffers a launch
+ * before the kernel fills otherwise (a float by a cast, a dd as hi and a
+ * zero lo, unused lanes 0).  NB_LI_nbv_<v>(i): LMEM v's i-element i;
+ * NB_LB<p>(j): pack p's vector of j-element j. */
+static void din_macros(const E *e)
+{
+	const Func *f = e->f;
+	const nb_iface *fc = e->fc;
+	Buf *out = e->out;
+	buf_puts(out, "#ifndef NB_DIN\n#define NB_DIN 0\n#endif\n");
+	for (int d = 1; d >= 0; d--) {
+		buf_puts(out, d ? "#if NB_DIN\n" : "#else\n");
+		for (int v = 0; v < f->nvar; v++) {
+			const Var *x = &f->var[v];
+			const char *nm = x->name;
+			if (x->role != NB_LMEM)
+				continue;
+			if (x->type == T_DD && d)
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) nb_dd_make(" NB_VPFX
+				           "%s[i], 0.0)\n", nm, nm);
+			else if (x->type == T_DD)
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) nb_dd_make(" NB_VPFX
+				           "%s[i].x, " NB_VPFX "%s[i].y)\n", nm, nm, nm);
+			else if (d)
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) ((%s)" NB_VPFX
+				           "%s[i])\n", nm, ctype(x->type), nm);
+			else
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) " NB_VPFX "%s[i]\n",
+				           nm, nm);
+		}
+		for (int p = 0; p < fc->npack; p++) {
+			const nb_pack *pk = &fc->pack[p];
+			if (!d) {
+				buf_printf(out, "#define NB_LB%d(j) b%d[j]\n", p, p);
+				continue;
+			}
+			int sc = nb_prec_scalars(pk->type);
+			const char *st = prec[pk->type].scalar;
+			buf_printf(out, "#define NB_LB%d(j) (", p);
+			if (pk->vwidth > 1)
+				buf_printf(out, "(%s)(", vtype(f, pk->type, pk->vwidth));
+			for (int l = 0; l < pk->vwidth; l++) {
+				int w = -1;
+				for (int v = 0; v < f->nvar; v++)
+					if (f->var[v].role == NB_BMEM && fc->var[v].pack == p &&
+					    fc->var[v].comp == l / sc)
+						w = v;
+				if (l)
+					buf_puts(out, ", ");
+				if (w < 0 || l % sc)
+					buf_printf(out, "(%s)0", st);
+				else
+					buf_printf(out, "(%s)" NB_VPFX "%s[j]", st,
+					           f->var[w].name);
+			}
+			buf_puts(out, pk->vwidth > 1 ? "))\n" : ")\n");
+		}
+	}
+	buf_puts(out, "#endif\n");
+}
+
 /* The kernel's parameters after the leading ones: LMEM, BMEM packs,
  * CONST, RMEM. */
 static void cl_params(E *e)
@@ -498,15 +573,39 @@ static void cl_params(E *e)
 	const Func *f = e->f;
 	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
+	/* the dense entry built with NB_DIN=1 takes the runtime's arrays of
+	 * doubles as its inputs too: each LMEM, then each BMEM by pack */
+	int d = din(e);
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
-		if (x->role == NB_LMEM)
+		if (x->role == NB_LMEM && d)
+			buf_printf(out, ",\n#if NB_DIN\n\t__global const double "
+			           "*restrict " NB_VPFX "%s\n#else\n\t__global const "
+			           "%s *restrict " NB_VPFX "%s\n#endif\n\t", x->name,
+			           etype(x->type), x->name);
+		else if (x->role == NB_LMEM)
 			buf_printf(out, ",\n\t__global const %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
 	}
-	for (int p = 0; p < fc->npack; p++)
-		buf_printf(out, ",\n\t__global const %s *restrict b%d",
+	for (int p = 0; p < fc->npack; p++) {
+		if (d) {
+			buf_puts(out, ",\n#if NB_DIN\n");
+			int first = 1;
+			for (int v = 0; v < f->nvar; v++)
+				if (f->var[v].role == NB_BMEM && fc->var[v].pack == p) {
+					buf_printf(out, "%s\t__global const double *restrict "
+					           NB_VPFX "%s", first ? "" : ",\n",
+					           f->var[v].name);
+					first = 0;
+				}
+			buf_puts(out, "\n#else\n");
+		} else
+			buf_puts(out, ",\n");
+		buf_printf(out, "\t__global const %s *restrict b%d",
 		           vtype(f, fc->pack[p].type, fc->pack[p].vwidth), p);
+		if (d)
+			buf_puts(out, "\n#endif\n\t");
+	}
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_CONST)
@@ -776,7 +875,8 @@ static void cl_rest(E *e)
 		}
 		buf_puts(out, "\t\tfor (int l = lid; l < cnt; l += NB_WG) {\n");
 		for (int p = 0; p < fc->npack; p++)
-			buf_printf(out, "\t\t\tt%d[l] = b%d[jbase + jt + l];\n", p, p);
+			buf_printf(out, "\t\t\tt%d[l] = NB_LB%d(jbase + jt + l);\n", p,
+			           p);
 		buf_puts(out, "\t\t}\n");
 		if (fc->npack)
 			buf_puts(out, "#endif\n");
@@ -1474,9 +1574,10 @@ static void cl_emit(const Func *f, const nb_iface *fc, Buf *out)
 	/* the dense entry that stores into the runtime's arrays of doubles
 	 * (emit_store), built only where the device has them */
 	buf_puts(out, "#ifndef NB_DIRECT\n#define NB_DIRECT 0\n#endif\n");
+	din_macros(&e);
 	if (!dbl)
-		buf_puts(out, "#if NB_DIRECT\n#pragma OPENCL EXTENSION cl_khr_fp64 "
-		         ": enable\n#endif\n");
+		buf_puts(out, "#if NB_DIRECT || NB_DIN\n#pragma OPENCL EXTENSION "
+		         "cl_khr_fp64 : enable\n#endif\n");
 	/* the prefetch holds whole work groups of each pack a tile */
 	if (fc->tile && fc->npack)
 		buf_puts(out, "#if !defined(NB_PF) || NB_TILE % NB_WG\n"

@@ -37,7 +37,23 @@
 #ifndef NB_DIRECT
 #define NB_DIRECT 0
 #endif
-#if NB_DIRECT
+#ifndef NB_DIN
+#define NB_DIN 0
+#endif
+#if NB_DIN
+#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
+#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
+#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
+#define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)nbv_gx[j]))
+#define NB_LB1(j) ((float2)((float)nbv_gy[j], (float)nbv_gz[j]))
+#else
+#define NB_LI_nbv_xi(i) nbv_xi[i]
+#define NB_LI_nbv_yi(i) nbv_yi[i]
+#define NB_LI_nbv_zi(i) nbv_zi[i]
+#define NB_LB0(j) b0[j]
+#define NB_LB1(j) b1[j]
+#endif
+#if NB_DIRECT || NB_DIN
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
@@ -47,11 +63,40 @@
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
-	__global const float *restrict nbv_xi,
-	__global const float *restrict nbv_yi,
-	__global const float *restrict nbv_zi,
-	__global const float4 *restrict b0,
-	__global const float2 *restrict b1,
+#if NB_DIN
+	__global const double *restrict nbv_xi
+#else
+	__global const float *restrict nbv_xi
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_yi
+#else
+	__global const float *restrict nbv_yi
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_zi
+#else
+	__global const float *restrict nbv_zi
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_xj,
+	__global const double *restrict nbv_yj,
+	__global const double *restrict nbv_zj,
+	__global const double *restrict nbv_gx
+#else
+	__global const float4 *restrict b0
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_gy,
+	__global const double *restrict nbv_gz
+#else
+	__global const float2 *restrict b1
+#endif
+	,
 	const float nbv_isig3,
 #if NB_DIRECT
 	__global double *restrict nbv_u
@@ -98,12 +143,12 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	float r11_1 = 0;
 	float r12_0 = 0;
 	float r12_1 = 0;
-	const float v0 = nbv_xi[i0];
-	const float v1 = nbv_yi[i0];
-	const float v2 = nbv_zi[i0];
-	const float v3 = nbv_xi[i1];
-	const float v4 = nbv_yi[i1];
-	const float v5 = nbv_zi[i1];
+	const float v0 = NB_LI_nbv_xi(i0);
+	const float v1 = NB_LI_nbv_yi(i0);
+	const float v2 = NB_LI_nbv_zi(i0);
+	const float v3 = NB_LI_nbv_xi(i1);
+	const float v4 = NB_LI_nbv_yi(i1);
+	const float v5 = NB_LI_nbv_zi(i1);
 	const float v6 = nbv_isig3;
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];
@@ -114,8 +159,8 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 	for (int q = 0; q < NB_TILE / NB_WG; q++) {
 		const int l = lid + q * NB_WG;
 		if (l < nj) {
-			f0[q] = b0[jbase + l];
-			f1[q] = b1[jbase + l];
+			f0[q] = NB_LB0(jbase + l);
+			f1[q] = NB_LB1(jbase + l);
 		}
 	}
 #endif
@@ -133,14 +178,14 @@ void nbk_biot_savart(const int ni, const int nj_all, const int ibase, const int 
 				t1[l] = f1[q];
 			}
 			if (jt + NB_TILE + l < nj) {
-				f0[q] = b0[jbase + jt + NB_TILE + l];
-				f1[q] = b1[jbase + jt + NB_TILE + l];
+				f0[q] = NB_LB0(jbase + jt + NB_TILE + l);
+				f1[q] = NB_LB1(jbase + jt + NB_TILE + l);
 			}
 		}
 #else
 		for (int l = lid; l < cnt; l += NB_WG) {
-			t0[l] = b0[jbase + jt + l];
-			t1[l] = b1[jbase + jt + l];
+			t0[l] = NB_LB0(jbase + jt + l);
+			t1[l] = NB_LB1(jbase + jt + l);
 		}
 #endif
 		barrier(CLK_LOCAL_MEM_FENCE);

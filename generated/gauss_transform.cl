@@ -32,7 +32,21 @@
 #ifndef NB_DIRECT
 #define NB_DIRECT 0
 #endif
-#if NB_DIRECT
+#ifndef NB_DIN
+#define NB_DIN 0
+#endif
+#if NB_DIN
+#define NB_LI_nbv_tx(i) ((float)nbv_tx[i])
+#define NB_LI_nbv_ty(i) ((float)nbv_ty[i])
+#define NB_LI_nbv_tz(i) ((float)nbv_tz[i])
+#define NB_LB0(j) ((float4)((float)nbv_sx[j], (float)nbv_sy[j], (float)nbv_sz[j], (float)nbv_w[j]))
+#else
+#define NB_LI_nbv_tx(i) nbv_tx[i]
+#define NB_LI_nbv_ty(i) nbv_ty[i]
+#define NB_LI_nbv_tz(i) nbv_tz[i]
+#define NB_LB0(j) b0[j]
+#endif
+#if NB_DIRECT || NB_DIN
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
@@ -42,10 +56,33 @@
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
-	__global const float *restrict nbv_tx,
-	__global const float *restrict nbv_ty,
-	__global const float *restrict nbv_tz,
-	__global const float4 *restrict b0,
+#if NB_DIN
+	__global const double *restrict nbv_tx
+#else
+	__global const float *restrict nbv_tx
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_ty
+#else
+	__global const float *restrict nbv_ty
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_tz
+#else
+	__global const float *restrict nbv_tz
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_sx,
+	__global const double *restrict nbv_sy,
+	__global const double *restrict nbv_sz,
+	__global const double *restrict nbv_w
+#else
+	__global const float4 *restrict b0
+#endif
+	,
 	const float nbv_h2,
 #if NB_DIRECT
 	__global double *restrict nbv_g
@@ -83,18 +120,18 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	float r8_3 = 0;
 	const float v1 = nbv_h2;
 	const float v2 = (-1.0f) / v1;
-	const float v3 = nbv_tx[i0];
-	const float v4 = nbv_ty[i0];
-	const float v5 = nbv_tz[i0];
-	const float v6 = nbv_tx[i1];
-	const float v7 = nbv_ty[i1];
-	const float v8 = nbv_tz[i1];
-	const float v9 = nbv_tx[i2];
-	const float v10 = nbv_ty[i2];
-	const float v11 = nbv_tz[i2];
-	const float v12 = nbv_tx[i3];
-	const float v13 = nbv_ty[i3];
-	const float v14 = nbv_tz[i3];
+	const float v3 = NB_LI_nbv_tx(i0);
+	const float v4 = NB_LI_nbv_ty(i0);
+	const float v5 = NB_LI_nbv_tz(i0);
+	const float v6 = NB_LI_nbv_tx(i1);
+	const float v7 = NB_LI_nbv_ty(i1);
+	const float v8 = NB_LI_nbv_tz(i1);
+	const float v9 = NB_LI_nbv_tx(i2);
+	const float v10 = NB_LI_nbv_ty(i2);
+	const float v11 = NB_LI_nbv_tz(i2);
+	const float v12 = NB_LI_nbv_tx(i3);
+	const float v13 = NB_LI_nbv_ty(i3);
+	const float v14 = NB_LI_nbv_tz(i3);
 #if NB_PF
 	float4 f0[NB_TILE / NB_WG];
 #ifdef cl_nv_pragma_unroll
@@ -103,7 +140,7 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	for (int q = 0; q < NB_TILE / NB_WG; q++) {
 		const int l = lid + q * NB_WG;
 		if (l < nj) {
-			f0[q] = b0[jbase + l];
+			f0[q] = NB_LB0(jbase + l);
 		}
 	}
 #endif
@@ -120,12 +157,12 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 				t0[l] = f0[q];
 			}
 			if (jt + NB_TILE + l < nj) {
-				f0[q] = b0[jbase + jt + NB_TILE + l];
+				f0[q] = NB_LB0(jbase + jt + NB_TILE + l);
 			}
 		}
 #else
 		for (int l = lid; l < cnt; l += NB_WG) {
-			t0[l] = b0[jbase + jt + l];
+			t0[l] = NB_LB0(jbase + jt + l);
 		}
 #endif
 		barrier(CLK_LOCAL_MEM_FENCE);

@@ -906,6 +906,24 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_DIRECT
 #define NB_DIRECT 0
 #endif
+#ifndef NB_DIN
+#define NB_DIN 0
+#endif
+#if NB_DIN
+#define NB_LI_nbv_a1(i) nb_dd_make(nbv_a1[i], 0.0)
+#define NB_LI_nbv_b1(i) nb_dd_make(nbv_b1[i], 0.0)
+#define NB_LI_nbv_a2(i) nb_dd_make(nbv_a2[i], 0.0)
+#define NB_LI_nbv_b2(i) nb_dd_make(nbv_b2[i], 0.0)
+#define NB_LB0(j) ((double4)((double)nbv_a3[j], (double)0, (double)nbv_b3[j], (double)0))
+#define NB_LB1(j) ((double2)((double)nbv_gw[j], (double)0))
+#else
+#define NB_LI_nbv_a1(i) nb_dd_make(nbv_a1[i].x, nbv_a1[i].y)
+#define NB_LI_nbv_b1(i) nb_dd_make(nbv_b1[i].x, nbv_b1[i].y)
+#define NB_LI_nbv_a2(i) nb_dd_make(nbv_a2[i].x, nbv_a2[i].y)
+#define NB_LI_nbv_b2(i) nb_dd_make(nbv_b2[i].x, nbv_b2[i].y)
+#define NB_LB0(j) b0[j]
+#define NB_LB1(j) b1[j]
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -913,12 +931,43 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int jbase, const int accum,
-	__global const double2 *restrict nbv_a1,
-	__global const double2 *restrict nbv_b1,
-	__global const double2 *restrict nbv_a2,
-	__global const double2 *restrict nbv_b2,
-	__global const double4 *restrict b0,
-	__global const double2 *restrict b1,
+#if NB_DIN
+	__global const double *restrict nbv_a1
+#else
+	__global const double2 *restrict nbv_a1
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_b1
+#else
+	__global const double2 *restrict nbv_b1
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_a2
+#else
+	__global const double2 *restrict nbv_a2
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_b2
+#else
+	__global const double2 *restrict nbv_b2
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_a3,
+	__global const double *restrict nbv_b3
+#else
+	__global const double4 *restrict b0
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_gw
+#else
+	__global const double2 *restrict b1
+#endif
+	,
 	const double2 nbv_tt,
 	const double2 nbv_ramda,
 	const double2 nbv_fme,
@@ -956,13 +1005,13 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 	nb_dd r13_0 = nb_dd_make(0.0, 0.0);
 	nb_dd r14_0 = nb_dd_make(0.0, 0.0);
 	nb_dd r15_0 = nb_dd_make(-INFINITY, 0.0);
-	const nb_dd v0 = nb_dd_make(nbv_b1[i0].x, nbv_b1[i0].y);
-	const nb_dd v1 = nb_dd_make(nbv_b2[i0].x, nbv_b2[i0].y);
-	const nb_dd v2 = nb_dd_make(nbv_a2[i0].x, nbv_a2[i0].y);
+	const nb_dd v0 = NB_LI_nbv_b1(i0);
+	const nb_dd v1 = NB_LI_nbv_b2(i0);
+	const nb_dd v2 = NB_LI_nbv_a2(i0);
 	const nb_dd v3 = nb_dd_mul(v0, v1);
 	const nb_dd v4 = nb_dd_make(nbv_s.x, nbv_s.y);
 	const nb_dd v5 = nb_dd_mul(v4, v2);
-	const nb_dd v6 = nb_dd_make(nbv_a1[i0].x, nbv_a1[i0].y);
+	const nb_dd v6 = NB_LI_nbv_a1(i0);
 	const nb_dd v7 = nb_dd_make(nbv_ramda.x, nbv_ramda.y);
 	const nb_dd v8 = nb_dd_mul(v7, v7);
 	const nb_dd v9 = nb_dd_make(nbv_tt.x, nbv_tt.y);
@@ -1014,8 +1063,8 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 	for (int q = 0; q < NB_TILE / NB_WG; q++) {
 		const int l = lid + q * NB_WG;
 		if (l < nj) {
-			f0[q] = b0[jbase + l];
-			f1[q] = b1[jbase + l];
+			f0[q] = NB_LB0(jbase + l);
+			f1[q] = NB_LB1(jbase + l);
 		}
 	}
 #endif
@@ -1033,14 +1082,14 @@ void nbk_oneloop_deform(const int ni, const int nj, const int ibase, const int j
 				t1[l] = f1[q];
 			}
 			if (jt + NB_TILE + l < nj) {
-				f0[q] = b0[jbase + jt + NB_TILE + l];
-				f1[q] = b1[jbase + jt + NB_TILE + l];
+				f0[q] = NB_LB0(jbase + jt + NB_TILE + l);
+				f1[q] = NB_LB1(jbase + jt + NB_TILE + l);
 			}
 		}
 #else
 		for (int l = lid; l < cnt; l += NB_WG) {
-			t0[l] = b0[jbase + jt + l];
-			t1[l] = b1[jbase + jt + l];
+			t0[l] = NB_LB0(jbase + jt + l);
+			t1[l] = NB_LB1(jbase + jt + l);
 		}
 #endif
 		barrier(CLK_LOCAL_MEM_FENCE);

@@ -907,6 +907,20 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_DIRECT
 #define NB_DIRECT 0
 #endif
+#ifndef NB_DIN
+#define NB_DIN 0
+#endif
+#if NB_DIN
+#define NB_LI_nbv_xx(i) nb_dd_make(nbv_xx[i], 0.0)
+#define NB_LI_nbv_yy(i) nb_dd_make(nbv_yy[i], 0.0)
+#define NB_LI_nbv_cnt4(i) nb_dd_make(nbv_cnt4[i], 0.0)
+#define NB_LB0(j) ((double4)((double)nbv_x30_1[j], (double)0, (double)nbv_gw30[j], (double)0))
+#else
+#define NB_LI_nbv_xx(i) nb_dd_make(nbv_xx[i].x, nbv_xx[i].y)
+#define NB_LI_nbv_yy(i) nb_dd_make(nbv_yy[i].x, nbv_yy[i].y)
+#define NB_LI_nbv_cnt4(i) nb_dd_make(nbv_cnt4[i].x, nbv_cnt4[i].y)
+#define NB_LB0(j) b0[j]
+#endif
 #if !defined(NB_PF) || NB_TILE % NB_WG
 #undef NB_PF
 #define NB_PF 0
@@ -914,10 +928,31 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
-	__global const double2 *restrict nbv_xx,
-	__global const double2 *restrict nbv_yy,
-	__global const double2 *restrict nbv_cnt4,
-	__global const double4 *restrict b0,
+#if NB_DIN
+	__global const double *restrict nbv_xx
+#else
+	__global const double2 *restrict nbv_xx
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_yy
+#else
+	__global const double2 *restrict nbv_yy
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_cnt4
+#else
+	__global const double2 *restrict nbv_cnt4
+#endif
+	,
+#if NB_DIN
+	__global const double *restrict nbv_x30_1,
+	__global const double *restrict nbv_gw30
+#else
+	__global const double4 *restrict b0
+#endif
+	,
 	const double2 nbv_tt,
 	const double2 nbv_ramda,
 	const double2 nbv_fme,
@@ -957,9 +992,9 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	(void)i0;
 	nb_dd r12_0 = nb_dd_make(0.0, 0.0);
 	nb_dd r13_0 = nb_dd_make(0.0, 0.0);
-	const nb_dd v0 = nb_dd_make(nbv_xx[i0].x, nbv_xx[i0].y);
+	const nb_dd v0 = NB_LI_nbv_xx(i0);
 	const nb_dd v1 = nb_dd_neg(v0);
-	const nb_dd v2 = nb_dd_make(nbv_yy[i0].x, nbv_yy[i0].y);
+	const nb_dd v2 = NB_LI_nbv_yy(i0);
 	const nb_dd v3 = nb_dd_mul(v1, v2);
 	const nb_dd v4 = nb_dd_make(nbv_one.x, nbv_one.y);
 	const nb_dd v5 = nb_dd_sub(v4, v0);
@@ -977,7 +1012,7 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	const nb_dd v17 = nb_dd_make(nbv_eps.x, nbv_eps.y);
 	const nb_dd v18 = nb_dd_mul(v17, v17);
 	const nb_dd v20 = nb_dd_mul(nb_dd_make(2.0, 0.0), v17);
-	const nb_dd v21 = nb_dd_make(nbv_cnt4[i0].x, nbv_cnt4[i0].y);
+	const nb_dd v21 = NB_LI_nbv_cnt4(i0);
 	const nb_dd v22 = nb_dd_make(nbv_tt.x, nbv_tt.y);
 #if NB_PF
 	double4 f0[NB_TILE / NB_WG];
@@ -987,7 +1022,7 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 	for (int q = 0; q < NB_TILE / NB_WG; q++) {
 		const int l = lid + q * NB_WG;
 		if (l < nj) {
-			f0[q] = b0[jbase + l];
+			f0[q] = NB_LB0(jbase + l);
 		}
 	}
 #endif
@@ -1004,12 +1039,12 @@ void nbk_oneloop_ieps(const int ni, const int nj_all, const int ibase, const int
 				t0[l] = f0[q];
 			}
 			if (jt + NB_TILE + l < nj) {
-				f0[q] = b0[jbase + jt + NB_TILE + l];
+				f0[q] = NB_LB0(jbase + jt + NB_TILE + l);
 			}
 		}
 #else
 		for (int l = lid; l < cnt; l += NB_WG) {
-			t0[l] = b0[jbase + jt + l];
+			t0[l] = NB_LB0(jbase + jt + l);
 		}
 #endif
 		barrier(CLK_LOCAL_MEM_FENCE);

@@ -140,6 +140,12 @@ int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a);
  * bits are those of the same loop in C on the host. */
 int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
                     int na);
+/* y[c][i] += h * x[c][i], then z[c][i] += g * y[c][i] (y as updated): the
+ * bits of nbrt_array_axpy(y, h, x, na) and then nbrt_array_axpy(z, g, y,
+ * na), in one launch (a leap-frog's kick and drift: on a GPU each launch
+ * is some microseconds of the host's time). */
+int nbrt_array_axpy2(nbrt_array *const *y, double h, nbrt_array *const *x,
+                     nbrt_array *const *z, double g, int na);
 /* *finite = 1 when every value of a[0..na) (na at most 64) is finite
  * (not NaN or infinite), else 0. */
 int nbrt_array_finite(nbrt_array *const *a, int na, int *finite);

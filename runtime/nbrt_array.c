@@ -103,30 +103,51 @@ static int same(nbrt_array *const *a, int na, int max, const char *what)
 	return 0;
 }
 
-int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
-                    int na)
+/* Both forms: z NULL is nbrt_array_axpy's. */
+static int axpy(const char *what, nbrt_array *const *y, double h,
+                nbrt_array *const *x, nbrt_array *const *z, double g, int na)
 {
-	if (same(y, na, 3, "nbrt_array_axpy") ||
-	    same(x, na, 3, "nbrt_array_axpy"))
+	if (same(y, na, 3, what) || same(x, na, 3, what) ||
+	    (z && same(z, na, 3, what)))
 		return -1;
 	if (x[0]->rt != y[0]->rt || x[0]->n != y[0]->n ||
-	    !x[0]->host != !y[0]->host)
-		return nbrt_fail(y[0]->rt, "nbrt_array_axpy: the arrays differ in "
-		                 "device or length");
-	for (int c = 0; c < na; c++)
+	    !x[0]->host != !y[0]->host ||
+	    (z && (z[0]->rt != y[0]->rt || z[0]->n != y[0]->n ||
+	           !z[0]->host != !y[0]->host)))
+		return nbrt_fail(y[0]->rt, "%s: the arrays differ in device or "
+		                 "length", what);
+	for (int c = 0; c < na; c++) {
 		nbrt_array_touch(y[c]);
+		if (z)
+			nbrt_array_touch(z[c]);
+	}
 	if (!y[0]->host)
-		return y[0]->rt->be->array_axpy(y, h, x, na);
+		return y[0]->rt->be->array_axpy(y, h, x, z, g, na);
 	size_t n = y[0]->n;
 	for (int c = 0; c < na; c++) {
-		double *yc = y[c]->host;
+		double *yc = y[c]->host, *zc = z ? z[c]->host : NULL;
 		const double *xc = x[c]->host;
 		/* element by element: threads change no bit */
 #pragma omp parallel for if (n >= 65536) schedule(static)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			yc[i] += h * xc[i];
+			if (zc)
+				zc[i] += g * yc[i];
+		}
 	}
 	return 0;
+}
+
+int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
+                    int na)
+{
+	return axpy("nbrt_array_axpy", y, h, x, NULL, 0, na);
+}
+
+int nbrt_array_axpy2(nbrt_array *const *y, double h, nbrt_array *const *x,
+                     nbrt_array *const *z, double g, int na)
+{
+	return axpy("nbrt_array_axpy2", y, h, x, z, g, na);
 }
 
 int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)

@@ -115,8 +115,10 @@ struct nbrt_backend {
 	void (*array_free)(nbrt_array *a);
 	int (*array_write)(nbrt_array *a, const double *src);
 	int (*array_read)(const nbrt_array *a, double *dst);
+	/* z NULL: y += h x alone; else z += g y after it (axpy2) */
 	int (*array_axpy)(nbrt_array *const *y, double h,
-	                  nbrt_array *const *x, int na);
+	                  nbrt_array *const *x, nbrt_array *const *z,
+	                  double g, int na);
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
 	/* its two halves (nbrt_array_finite_queue, _take) in slot 0 or 1:
 	 * the check queued, the host not waiting; then its answer, with

@@ -506,6 +506,7 @@ int force_settle(force *fc, int *finite, long *checked)
 		return 0;
 	*checked = fc->fin[0].step;
 	double host = fc->fin[0].host, t[2];
+	int timed = fc->fin[0].timed;
 	fc->fin[0] = fc->fin[1];
 	fc->nfin--;
 	if (nbrt_array_finite_take(fc->rt, finite, t)) {
@@ -515,7 +516,15 @@ int force_settle(force *fc, int *finite, long *checked)
 	/* a queued evaluation's times, which its run could not give, are
 	 * its launches' by their events (none for a waited one, or
 	 * untimed, NBRT_QUEUE=2) */
-	if (!fc->untimed && t[1] > 0) {
+	if (fc->sample) {
+		/* sampled: only the timed steps count, by their launches */
+		fc->t_total -= host;
+		if (timed && t[1] > 0) {
+			fc->t_total += t[0];
+			fc->t_kernel += t[1];
+			fc->ntimed++;
+		}
+	} else if (!fc->untimed && t[1] > 0) {
 		fc->t_total += t[0] - host;
 		fc->t_kernel += t[1];
 	}
@@ -523,7 +532,8 @@ int force_settle(force *fc, int *finite, long *checked)
 }
 
 /* One kick-drift-kick step where the bodies are, as sim_step does it on
- * the host (nbrt_array_axpy gives the same bits), with its finite check
+ * the host (nbrt_array_axpy2 gives the same bits: the kick and the
+ * drift in one launch), with its finite check
  * (sim_finite's) queued behind it; then the step before's check taken
  * (force_settle), so that the host queues this step while the device
  * still runs the last one, not after it.  Returns 0, or -1 with the
@@ -534,12 +544,13 @@ int force_step(force *fc, sim *s, double dt, int *finite, long *checked)
 	double h = 0.5 * dt;
 	*finite = 1;
 	*checked = 0;
+	int timed = !fc->sample || fc->qsteps++ % fc->sample == 0;
+	if (fc->sample && nbrt_set_queue(fc->rt, timed ? 1 : 2))
+		goto bad;
 	/* this rank's part (o) takes the same steps as every body's (a):
 	 * the same bits */
-	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
-	    nbrt_array_axpy(a + A_X, dt, a + A_VX, 3) ||
-	    (o[A_X] && (nbrt_array_axpy(o + A_VX, h, o + A_AX, 3) ||
-	                nbrt_array_axpy(o + A_X, dt, o + A_VX, 3))))
+	if (nbrt_array_axpy2(a + A_VX, h, a + A_AX, a + A_X, dt, 3) ||
+	    (o[A_X] && nbrt_array_axpy2(o + A_VX, h, o + A_AX, o + A_X, dt, 3)))
 		goto bad;
 	if (run_kernel(fc, s, s->n, s->n))
 		return -1;
@@ -551,6 +562,7 @@ int force_step(force *fc, sim *s, double dt, int *finite, long *checked)
 	s->step++;
 	fc->fin[fc->nfin].step = s->step;
 	fc->fin[fc->nfin].host = nbrt_total_time(fc->k);
+	fc->fin[fc->nfin].timed = timed;
 	fc->nfin++;
 	return fc->nfin < 2 ? 0 : force_settle(fc, finite, checked);
 bad:
@@ -562,8 +574,11 @@ bad:
  * to the host (the step waits once, for its finite check): nbody's
  * default where the runtime can queue (an OpenCL device with doubles)
  * and one rank runs (under MPI the exchange reads the forces back each
- * step anyway).  Timed (1), so that the CSV keeps the kernel's time
- * (force_step).  Not where the first evaluation's kernel took a second
+ * step anyway).  One step in QUEUE_SAMPLE is timed (1, force_step),
+ * the others not (2), so that the CSV keeps the kernel's time, as the
+ * timed steps' mean, without a profiling event every step: NVIDIA's
+ * OpenCL spends some 8 us of host time making one (docs/performance.md,
+ * "Queued launches"), a tenth of a small step.  Not where the first evaluation's kernel took a second
  * or more: a queued run shows no progress (nbrt_show_progress reports
  * runs of over 5 s), and against such a kernel a launch's round trip
  * (tens of us) is nothing.  NBODY_TEST_QUEUE_MAX=S (tests only, as
@@ -572,6 +587,7 @@ bad:
  * environment, which the runtime took at nbrt_open, chooses instead;
  * --no-queue (force_setup) before either. */
 #define QUEUE_KERNEL_MAX 1.0
+#define QUEUE_SAMPLE 8
 
 int force_queue(force *fc, const args *a)
 {
@@ -590,6 +606,7 @@ int force_queue(force *fc, const args *a)
 	if (a->no_queue || (env && *env) || par_size() > 1 ||
 	    !nbrt_device_arrays(fc->rt) || !(nbrt_kernel_time(fc->k) < max))
 		return 0;
+	fc->sample = QUEUE_SAMPLE;
 	return nbrt_set_queue(fc->rt, 1) ? prog_fail("%s", nbrt_error(fc->rt))
 	                                 : 0;
 }

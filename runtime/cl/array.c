@@ -270,18 +270,26 @@ int nbrt_cl_array_read(const nbrt_array *a, double *dst)
 }
 
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
-                       nbrt_array *const *x, int na)
+                       nbrt_array *const *x, nbrt_array *const *z, double g,
+                       int na)
 {
-	cl_mem m[6];
+	cl_mem m[9];
 	for (int i = 0; i < 3; i++) {
 		m[i] = y[i < na ? i : 0]->priv;
 		m[3 + i] = x[i < na ? i : 0]->priv;
+		m[6 + i] = z ? z[i < na ? i : 0]->priv : NULL;
 	}
-	cl_double hh = h;
+	cl_double hh = h, gg = g;
 	cl_int nn = na;
 	cl_ulong n = y[0]->n;
-	return nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]), ARG(m[1]),
-	                       ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]), ARG(hh),
+	if (!z)
+		return nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]),
+		                       ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
+		                       ARG(m[5]), ARG(hh), ARG(nn), ARG(n),
+		                       (size_t)0);
+	return nbrt_cl_aux_run(y[0]->rt, AK_AXPY2, y[0]->n, ARG(m[0]), ARG(m[1]),
+	                       ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]),
+	                       ARG(m[6]), ARG(m[7]), ARG(m[8]), ARG(hh), ARG(gg),
 	                       ARG(nn), ARG(n), (size_t)0);
 }
 

@@ -25,11 +25,12 @@
  * the block ranges kernel's room, 25 ranges a cell, not
  * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
  * kernel), a queued run's launch found failed when waited for
- * (queue.c), and the lazy NB_DIRECT build (program.c). */
+ * (queue.c), and the lazy NB_DIRECT and NB_DIN builds (program.c). */
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)
+	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)         \
+	X(TF_DIN_BUILD, din_build)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)
@@ -49,7 +50,8 @@ enum {
 	X(AK_TO_F4, nbrt_to_f4) X(AK_TO_D4, nbrt_to_d4)                        \
 	X(AK_TO_DD4, nbrt_to_dd4) X(AK_FROM_F4, nbrt_from_f4)                  \
 	X(AK_FROM_D4, nbrt_from_d4) X(AK_FROM_DD4, nbrt_from_dd4)              \
-	X(AK_AXPY, nbrt_axpy) X(AK_FINITE, nbrt_finite)                        \
+	X(AK_AXPY, nbrt_axpy) X(AK_AXPY2, nbrt_axpy2)                          \
+	X(AK_FINITE, nbrt_finite)                                              \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
 	X(AK_GATHER, nbrt_gather)                                              \
@@ -234,10 +236,21 @@ typedef struct Prog {
 	size_t xlen;
 	cl_program xprog;
 	cl_kernel xkern;
+	/* the same entry reading its inputs from the arrays too (NB_DIN):
+	 * a run of one launch whose inputs are all device arrays needs no
+	 * conversion before it either (nbrt_cl_din_entry; NBRT_DIRECT=1
+	 * keeps the conversion) */
+	char *icode;
+	size_t ilen;
+	cl_program iprog;
+	cl_kernel ikern;
+	long din_max; /* NBRT_DIN_MAX, or -1: the row's din_max */
 	int direct;
+	int din; /* the last run's inputs are in their arrays, not in mem */
 	enum Xnote {
 		XNOTE_NONE,     /* no run on device arrays named yet */
 		XNOTE_STORED,   /* the last named stored by the kernel */
+		XNOTE_READ,     /* and its inputs read from the arrays too */
 		XNOTE_CONVERTED /* the last named converted after it */
 	} xnote;
 	/* runs, and their launches of the kernel and of conversions
@@ -260,8 +273,9 @@ typedef struct Prog {
 	cl_event pend[8];
 	int npend;
 	/* queued runs' host seconds (NBRT_VERBOSE's note at the kernel's
-	 * free): inputs, launches, results' conversion, the queue's part */
-	long nqrun;
+	 * free): inputs, launches, results' conversion, the queue's part;
+	 * how many of them were untimed */
+	long nqrun, nqplain;
 	double qhost[4];
 } Prog;
 
@@ -313,6 +327,7 @@ int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len);
 void nbrt_cl_free(nbrt_kernel *k);
 cl_kernel nbrt_cl_own_entry(nbrt_kernel *k);
 cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k);
+cl_kernel nbrt_cl_din_entry(nbrt_kernel *k);
 /* Whether $NBRT_TEST_FAIL asks failure `what` (a TF_ value): 1 yes, 0
  * no (unset, or another); a name not in CL_TEST_FAILS fails: -1, the
  * message set (every kernel's load checks it, what -1). */
@@ -348,7 +363,8 @@ void nbrt_cl_array_free(nbrt_array *a);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);
 int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
-                       nbrt_array *const *x, int na);
+                       nbrt_array *const *x, nbrt_array *const *z, double g,
+                       int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
 int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot);
 int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2]);

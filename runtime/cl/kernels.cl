@@ -69,6 +69,19 @@ kernel void nbrt_axpy(global double *y0, global double *y1,
 	if (na > 1) y1[i] += h * x1[i];
 	if (na > 2) y2[i] += h * x2[i];
 }
+/* axpy, then z += g y with y as updated: a kick and a drift in one launch */
+kernel void nbrt_axpy2(global double *y0, global double *y1,
+                       global double *y2, global const double *x0,
+                       global const double *x1, global const double *x2,
+                       global double *z0, global double *z1,
+                       global double *z2, double h, double g, int na, ulong n)
+{
+	size_t i = get_global_id(0);
+	if (i >= n) return;
+	z0[i] += g * (y0[i] += h * x0[i]);
+	if (na > 1) z1[i] += g * (y1[i] += h * x1[i]);
+	if (na > 2) z2[i] += g * (y2[i] += h * x2[i]);
+}
 /* Nine arrays a launch (bin/nbody checks x, v and a: one launch), and
  * the flag set to the check's epoch rather than zeroed first: on a GPU
  * each launch and fill is host time that a small step's queue pays. */

@@ -2,6 +2,7 @@
  * against what the device allows, its build options against the lists
  * below, the program built (its log in the message when it fails) or its
  * binary taken from the on-disk cache (cache.c), sealed by a digest. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,19 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		memcpy(pg->xcode, code, len);
 		pg->xlen = len;
 	}
+	/* and the one reading its inputs from the arrays too (NB_DIN), unless
+	 * NBRT_DIRECT=1; NBRT_DIN_MAX=P: at most P pairs a float run, in
+	 * place of the defaults table's din_max (0: no limit) */
+	long dmax = -1;
+	if (nbrt_env_int(rt, "NBRT_DIN_MAX", 0, LONG_MAX, &dmax) < 0)
+		return -1;
+	pg->din_max = dmax;
+	if (dm < 0 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
+		if (!(pg->icode = malloc(len + 1)))
+			return nbrt_fail(rt, "out of memory");
+		memcpy(pg->icode, code, len);
+		pg->ilen = len;
+	}
 	snprintf(pg->opt[0], sizeof pg->opt[0], "%s -DNB_NVIDIA_SHFL %s %s",
 	         CL_STD, own, extra ? extra : "");
 	snprintf(pg->opt[1], sizeof pg->opt[1], "%s %s %s", CL_STD, own,
@@ -402,6 +416,18 @@ cl_kernel nbrt_cl_direct_entry(nbrt_kernel *k)
 	               "they are converted after it");
 }
 
+/* The one-launch entry reading its inputs from the arrays too, built at
+ * the first run that can take it (every input and result an array). */
+cl_kernel nbrt_cl_din_entry(nbrt_kernel *k)
+{
+	Prog *pg = k->priv;
+	return variant(k, &pg->icode, pg->ilen, &pg->iprog, &pg->ikern,
+	               " -DNB_DIRECT=1 -DNB_DIN=1", CL_DENSE_LEAD + k->f->nvar,
+	               TF_DIN_BUILD, "din_build",
+	               "reading its inputs from the arrays",
+	               "they are converted before it");
+}
+
 int nbrt_cl_load(nbrt_kernel *k, const char *code, size_t len)
 {
 	nbrt *rt = k->rt;
@@ -476,9 +502,9 @@ void nbrt_cl_free(nbrt_kernel *k)
 		          "of conversions between it and the arrays", k->name,
 		          pg->nrun, pg->nkern, pg->nconv);
 	if (pg->nqrun)
-		nbrt_note(k->rt, "%s: %ld queued runs, host us a run: inputs %.3g, "
-		          "launches %.3g, results %.3g, queue %.3g", k->name,
-		          pg->nqrun, 1e6 * pg->qhost[0] / (double)pg->nqrun,
+		nbrt_note(k->rt, "%s: %ld queued runs (%ld untimed), host us a "
+		          "run: inputs %.3g, launches %.3g, results %.3g, queue "
+		          "%.3g", k->name, pg->nqrun, pg->nqplain, 1e6 * pg->qhost[0] / (double)pg->nqrun,
 		          1e6 * pg->qhost[1] / (double)pg->nqrun,
 		          1e6 * pg->qhost[2] / (double)pg->nqrun,
 		          1e6 * pg->qhost[3] / (double)pg->nqrun);
@@ -546,6 +572,11 @@ void nbrt_cl_free(nbrt_kernel *k)
 	if (pg->xprog)
 		clReleaseProgram(pg->xprog);
 	free(pg->xcode);
+	if (pg->ikern)
+		clReleaseKernel(pg->ikern);
+	if (pg->iprog)
+		clReleaseProgram(pg->iprog);
+	free(pg->icode);
 	if (pg->prog)
 		clReleaseProgram(pg->prog);
 	if (pg->oprog)

@@ -16,7 +16,8 @@ typedef enum Direct {
 	DIRECT_NO,    /* the plain entry; results converted into the arrays */
 	DIRECT_MAYBE, /* results all device arrays, no launch yet: the first
 	               * decides (launch), building the entry if it takes it */
-	DIRECT_TAKEN  /* the run's one launch, the one-launch entry's */
+	DIRECT_TAKEN, /* the run's one launch, the one-launch entry's */
+	DIRECT_DIN    /* that entry's NB_DIN build: its inputs the arrays too */
 } Direct;
 
 /* One run's transient state: the staging copies it used (pinned, alive
@@ -49,6 +50,9 @@ typedef struct Run {
 	 * unsliced, else the plain entry (bound then too; prepare binds it
 	 * where the run cannot take the other) */
 	Direct direct;
+	/* every input a device array, their conversions left to the first
+	 * launch (inputs), which takes the NB_DIN entry where it can */
+	int din;
 	size_t ni, nj;
 	int nconv;        /* conversion launches queued */
 	/* device arrays' conversions not yet queued, up to 8 a launch
@@ -173,6 +177,7 @@ static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
 static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
 static int bind_direct(nbrt_kernel *k, Run *r);
+static int inputs(nbrt_kernel *k, Run *r);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
                 cl_mem_flags fl, const char *what);
 
@@ -319,12 +324,17 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		 * that cannot take it does not pay for), or the plain entry
 		 * for all (its slices and later launches fold in the kernel's
 		 * own types) */
-		r->direct = ib == 0 && n == r->ni && jb == 0 && m == r->nj &&
-		            ns == 1 && nbrt_cl_direct_entry(k) ? DIRECT_TAKEN :
+		int one = ib == 0 && n == r->ni && jb == 0 && m == r->nj &&
+		          ns == 1;
+		r->direct = one && r->din && nbrt_cl_din_entry(k) ? DIRECT_DIN :
+		            one && nbrt_cl_direct_entry(k) ? DIRECT_TAKEN :
 		            DIRECT_NO;
-		/* prepare left the binding to this choice: one entry bound */
-		if (r->direct == DIRECT_TAKEN ? bind_direct(k, r) :
-		    bind_args(k, r->kern, r->arg0))
+		/* prepare left the inputs (din) and the binding to this
+		 * choice: converted now, before the launch, unless the entry
+		 * reads the arrays; one entry bound */
+		if ((r->din && r->direct != DIRECT_DIN && inputs(k, r)) ||
+		    (r->direct == DIRECT_NO ? bind_args(k, r->kern, r->arg0) :
+		     bind_direct(k, r)))
 			return -1;
 	}
 	if (own && !r->oargs) {
@@ -333,6 +343,7 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		r->oargs = 1;
 	}
 	cl_kernel kern = own ? pg->okern :
+	                 r->direct == DIRECT_DIN ? pg->ikern :
 	                 r->direct == DIRECT_TAKEN ? pg->xkern : pg->kern;
 	for (cl_uint i = 0; i < CL_DENSE_LEAD; i++)
 		if ((e = clSetKernelArg(kern, i, sizeof a[i], &a[i])) != CL_SUCCESS)
@@ -659,18 +670,31 @@ static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
 
 /* Sets an entry's arguments from `arg` on: LMEM buffers, BMEM packs,
  * CONSTs by value, RMEM buffers (the results themselves: bind_results
- * moves them to the slices' sums). */
-static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg)
+ * moves them to the slices' sums).  din: the NB_DIN entry's, whose
+ * LMEMs are their arrays and whose packs are their BMEMs' arrays, pack
+ * by pack. */
+static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg, int din)
 {
 	Prog *pg = k->priv;
 	const nb_iface *f = k->f;
 	int m = 0;
 	cl_int e = CL_SUCCESS;
 	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++)
-		if (f->var[v].role == NB_LMEM)
-			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m++]);
-	for (int p = 0; p < f->npack && e == CL_SUCCESS; p++)
-		e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m++]);
+		if (f->var[v].role == NB_LMEM) {
+			e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
+			                   din ? (const void *)&dev_arr(&k->b[v])->priv
+			                       : (const void *)&pg->mem[m]);
+			m++;
+		}
+	for (int p = 0; p < f->npack && e == CL_SUCCESS; p++) {
+		for (int v = 0; din && v < f->nvar && e == CL_SUCCESS; v++)
+			if (f->var[v].role == NB_BMEM && f->var[v].pack == p)
+				e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
+				                   &dev_arr(&k->b[v])->priv);
+		if (!din)
+			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m]);
+		m++;
+	}
 	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++) {
 		const nb_var *x = &f->var[v];
 		const nbrt_slot *b = &k->b[v];
@@ -694,25 +718,54 @@ static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg)
 	return 0;
 }
 
-/* Uploads every input, then sets the entry's arguments after the
- * launch's own. */
-static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
+static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg)
+{
+	return bind_inputs(k, kern, arg, 0);
+}
+
+/* The LMEM and BMEM inputs uploaded (t[0..2]: the times before, between
+ * and after them). */
+static int upload_inputs(nbrt_kernel *k, Run *r, double t[3])
 {
 	const nb_iface *f = k->f;
 	int m = 0;
-	double t[4] = {nbrt_now(), 0, 0, 0};
+	t[0] = nbrt_now();
 	for (int v = 0; v < f->nvar; v++)
-		if (f->var[v].role == NB_LMEM && upload_var(k, r, m++, v, ni))
+		if (f->var[v].role == NB_LMEM && upload_var(k, r, m++, v, r->ni))
 			return -1;
 	t[1] = nbrt_now();
 	for (int p = 0; p < f->npack; p++)
-		if (upload_pack(k, r, m + p, p, nj, 0))
+		if (upload_pack(k, r, m + p, p, r->nj, 0))
 			return -1;
-	pack_host(k, r, m, nj);
+	pack_host(k, r, m, r->nj);
 	for (int p = 0; p < f->npack; p++)
-		if (upload_pack(k, r, m++, p, nj, 1))
+		if (upload_pack(k, r, m++, p, r->nj, 1))
 			return -1;
 	t[2] = nbrt_now();
+	return 0;
+}
+
+/* A din run's inputs where its first launch did not take the NB_DIN
+ * entry: converted into the kernel's buffers, queued before it. */
+static int inputs(nbrt_kernel *k, Run *r)
+{
+	double t[3];
+	r->din = 0;
+	return upload_inputs(k, r, t) || conv_flush(k->rt, r);
+}
+
+/* Uploads every input (a din run's: at its first launch), then sets the
+ * entry's arguments after the launch's own. */
+static int prepare(nbrt_kernel *k, Run *r, size_t ni)
+{
+	const nb_iface *f = k->f;
+	int m = nb_iface_count(f, NB_LMEM) + f->npack;
+	double t[4] = {nbrt_now(), 0, 0, 0};
+	/* a din run's buffers keep what they held, by its stamps (held) */
+	if (r->din)
+		t[1] = t[2] = t[0];
+	else if (upload_inputs(k, r, t))
+		return -1;
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role == NB_RMEM && upload_var(k, r, m++, v, ni))
 			return -1;
@@ -734,8 +787,16 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni, size_t nj)
 static int bind_direct(nbrt_kernel *k, Run *r)
 {
 	const nb_iface *f = k->f;
-	r->kern = ((Prog *)k->priv)->xkern;
-	if (bind_args(k, r->kern, r->arg0))
+	Prog *pg = k->priv;
+	int din = r->direct == DIRECT_DIN;
+	r->kern = din ? pg->ikern : pg->xkern;
+	/* the NB_DIN entry's arguments: one a BMEM, not one a pack */
+	r->rarg = (cl_uint)(r->arg0 + (din ? nb_iface_count(f, NB_LMEM) +
+	                                     nb_iface_count(f, NB_BMEM)
+	                                   : nb_iface_count(f, NB_LMEM) +
+	                                     f->npack) +
+	                    nb_iface_count(f, NB_CONST));
+	if (bind_inputs(k, r->kern, r->arg0, din))
 		return -1;
 	cl_uint arg = r->rarg;
 	for (int v = 0; v < f->nvar; v++)
@@ -761,7 +822,7 @@ static int fetch(nbrt_kernel *k, Run *r, size_t ni)
 		void *dst = k->b[v].host;
 		if (dev_arr(&k->b[v])) {
 			nbrt_array_touch(dev_arr(&k->b[v]));
-			if (r->direct != DIRECT_TAKEN &&
+			if (r->direct != DIRECT_TAKEN && r->direct != DIRECT_DIN &&
 			    conv_add(k->rt, r, 0, x->type, pg->mem[m],
 			             dev_arr(&k->b[v])->priv, 1, 0, ni))
 				return -1;
@@ -979,8 +1040,10 @@ cl_mem nbrt_cl_var_mem(const nbrt_kernel *k, int v, size_t bytes)
 	const nb_iface *f = k->f;
 	if (!pg || v < 0 || v >= f->nvar ||
 	    (f->var[v].role != NB_RMEM && f->var[v].role != NB_LMEM) ||
-	    (f->var[v].role == NB_RMEM && pg->direct))
-		return NULL; /* a one-launch run's results are in its arrays */
+	    (f->var[v].role == NB_RMEM && pg->direct) ||
+	    (f->var[v].role == NB_LMEM && pg->din))
+		return NULL; /* a one-launch run's results are in its arrays,
+		              * and a din run's inputs */
 	nb_role role = f->var[v].role;
 	int m = nbrt_cl_first_mem(k, role);
 	for (int w = 0; w < v; w++)
@@ -1099,18 +1162,50 @@ static int results_on_device(const nbrt_kernel *k)
 	return n > 0;
 }
 
+/* Whether every LMEM and BMEM input is bound to a device array (and
+ * there is one). */
+static int inputs_on_device(const nbrt_kernel *k)
+{
+	const nb_iface *f = k->f;
+	int n = 0;
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) {
+			if (!dev_arr(&k->b[v]))
+				return 0;
+			n++;
+		}
+	return n > 0;
+}
+
+/* Whether the NB_DIN entry was measured faster for a run of ni x nj:
+ * a float kernel's runs of at most its row's din_max pairs (or
+ * NBRT_DIN_MAX's; 0: no limit). */
+static int din_pays(const nbrt_kernel *k, size_t ni, size_t nj)
+{
+	const nb_defaults *row = nbrt_row(k->rt, k->f->precision);
+	long long max = ((Prog *)k->priv)->din_max;
+	if (max < 0)
+		max = row ? row->din_max : 0;
+	return k->f->precision != NB_FLOAT || max == 0 ||
+	       (double)ni * (double)nj <= (double)max;
+}
+
 /* NBRT_VERBOSE names a kernel's way with its results on device arrays
  * at its first such run and where it changes. */
 static void path_note(nbrt_kernel *k, const Run *r)
 {
 	Prog *pg = k->priv;
-	enum Xnote path = r->direct == DIRECT_TAKEN ? XNOTE_STORED :
+	enum Xnote path = r->direct == DIRECT_DIN ? XNOTE_READ :
+	                  r->direct == DIRECT_TAKEN ? XNOTE_STORED :
 	                  XNOTE_CONVERTED;
 	if (r->direct == DIRECT_MAYBE || !results_on_device(k) ||
 	    pg->xnote == path)
 		return; /* no launch (Ni = 0) */
 	pg->xnote = path;
 	nbrt_note(k->rt, "%s: its results stored %s", k->name,
+	          path == XNOTE_READ ?
+	          "into the arrays and its inputs read from them by the kernel: "
+	          "one launch a run, no conversions" :
 	          path == XNOTE_STORED ?
 	          "into the arrays by the kernel: one launch a run" :
 	          "by the kernel, then converted into the arrays (NBRT_DIRECT=0, "
@@ -1157,8 +1252,11 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	int res = -1;
 	long launches = k->launches;
 	int queued = r.queued = queues(k, p, np);
-	if (dense_run(p, np) && results_on_device(k))
+	if (dense_run(p, np) && results_on_device(k)) {
 		r.direct = DIRECT_MAYBE;
+		r.din = (pg->icode || pg->ikern) && inputs_on_device(k) &&
+		        din_pays(k, ni, nj);
+	}
 	/* its last kept run done: this one reuses its buffers and copies;
 	 * a run that waits reports the queued runs' failures first */
 	if (nbrt_cl_settle(k) || (!queued && nbrt_cl_queue_settle(rt)))
@@ -1183,7 +1281,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 	/* where a ranges run's host time goes (NBRT_VERBOSE): a treecode's
 	 * far run at N = 65536 spent 0.34 ms here beside a 0.45 ms kernel */
 	double tq[4] = {nbrt_now(), 0, 0, 0};
-	if (prepare(k, &r, ni, nj))
+	if (prepare(k, &r, ni))
 		goto out;
 	tq[1] = nbrt_now();
 	if (np ? queue(k, ni, np, r.rarg) :
@@ -1210,6 +1308,7 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		double t4 = nbrt_now();
 		res = nbrt_cl_queue_add(rt, f->kernel, r.ev, n, queued == 2);
 		pg->nqrun++;
+		pg->nqplain += queued == 2;
 		pg->qhost[0] += tq[1] - tq[0];
 		pg->qhost[1] += tq[2] - tq[1];
 		pg->qhost[2] += t4 - tq[3];
@@ -1251,7 +1350,8 @@ static int cl_go(nbrt_kernel *k, size_t ni, size_t nj, const nbrt_rplan *p,
 		}
 	res = 0;
 out:
-	pg->direct = r.direct == DIRECT_TAKEN;
+	pg->direct = r.direct == DIRECT_TAKEN || r.direct == DIRECT_DIN;
+	pg->din = r.direct == DIRECT_DIN;
 	pg->nrun++;
 	pg->nkern += k->launches - launches;
 	pg->nconv += r.nconv;

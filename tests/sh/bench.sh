@@ -43,15 +43,15 @@ result() {
 run step device=cpu ns="256 512" steps=2 >"$T/log" 2>&1 || bad "step: $(tail -n 3 "$T/log")"
 result step
 header suite 'step: ' "$f"
-header command 'sh bench/run.sh step device="cpu" ns="256 512" steps="2" before="" flags=""$' "$f"
+header command 'sh bench/run.sh step device="cpu" ns="256 512" steps="2" before="" flags="" variants="" rounds="1"$' "$f"
 header date '20[0-9][0-9]-[01][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9] UTC$' "$f"
 header device '.*(cpu, driver .*, [0-9]* compute units; --device cpu)$' "$f"
 header commit 'test (given)$' "$f"
 header host '.' "$f"
 grep -v '^#' "$f" >"$T/rows"
-if [ "$(head -n 1 "$T/rows")" = "nbody,n,time_step_s,time_force_s,time_kernel_s,kernel_share" ] &&
-	[ "$(cut -d, -f1,2 "$T/rows" | tail -n +2 | tr '\n' ' ')" = '"bin/nbody",256 "bin/nbody",512 ' ] &&
-	awk -F, 'NR > 1 && !($3 > 0 && $5 > 0 && $6 > 0 && $6 <= 1) { exit 1 }' "$T/rows"; then
+if [ "$(head -n 1 "$T/rows")" = "round,nbody,n,time_step_s,time_force_s,time_kernel_s,kernel_share" ] &&
+	[ "$(cut -d, -f1-3 "$T/rows" | tail -n +2 | tr '\n' ' ')" = '1,"bin/nbody",256 1,"bin/nbody",512 ' ] &&
+	awk -F, 'NR > 1 && !($4 > 0 && $6 > 0 && $7 > 0 && $7 <= 1) { exit 1 }' "$T/rows"; then
 	ok "step rows"
 else
 	bad "step rows: $(cat "$T/rows")"

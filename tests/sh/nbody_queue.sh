@@ -9,6 +9,9 @@
 #   - its timing columns are positive and finite, the kernel's time no
 #     more than the force's, the force's no more than the step's (0 for
 #     the kernel under NBRT_QUEUE=2, which times nothing);
+#   - one step in 8 is timed by its launches' events, the others queued
+#     untimed (17 steps: 14 untimed), every one under NBRT_QUEUE=1, none
+#     under NBRT_QUEUE=2;
 #   - its steps are queued (a queued launch made to fail,
 #     NBRT_TEST_FAIL=queued_run, ends the run with status 1, the kernel,
 #     the OpenCL error and the device named, the step-0 snapshot alone
@@ -105,6 +108,26 @@ for fmt in csv hdf5; do
 		rm -rf "$T/q" "$T/noq"
 	done
 done
+
+# one queued step in 8 timed by its events (force_queue's QUEUE_SAMPLE),
+# the others untimed; NBRT_QUEUE=1 times every one (the runtime's note at
+# the kernel's free counts them, with the first evaluation's run, which
+# only NBRT_QUEUE queues)
+sampled() { # RUNS UNTIMED 'ENV'
+	# shellcheck disable=SC2086
+	env NBRT_VERBOSE=1 $3 "$NBODY" --device cpu --seed "$SEED" -n "$N" \
+		--steps 17 --csv >"$T/s.csv" 2>"$T/s.err" ||
+		die "nbody --steps 17 $3: $(cat "$T/s.err")"
+	if grep -q "^nbrt: gravity.nbl: $1 queued runs ($2 untimed)" "$T/s.err"; then
+		ok "17 steps${3:+ under $3}: $1 queued runs, $2 untimed"
+	else
+		bad "17 steps${3:+ under $3}: not $1 queued runs, $2 untimed: $(grep 'queued runs' "$T/s.err")"
+	fi
+}
+sampled 17 14 ""
+timing s "17 steps, 3 timed"
+sampled 18 0 NBRT_QUEUE=1
+sampled 18 18 NBRT_QUEUE=2
 
 # queued_run NAME WANT 'ENV' FLAGS...: NBRT_TEST_FAIL=queued_run makes
 # every queued launch fail; WANT fail: the run ends at step 1 with the

@@ -1,20 +1,26 @@
 /* test_direct.c: one launch a run (runtime/cl/run.c's direct entry,
- * emit_opencl.c's NB_DIRECT) on PoCL's CPU device.  A kernel whose
- * results are all device nbrt_arrays stores them itself in one launch;
- * the same kernel loaded under NBRT_DIRECT=0 converts them after it (the
- * path of before).  Both, on the same inputs, give the same bits: sums
+ * emit_opencl.c's NB_DIRECT and NB_DIN) on PoCL's CPU device.  A kernel
+ * whose inputs and results are all device nbrt_arrays reads and stores
+ * them itself in one launch (NB_DIN); the same kernel loaded under
+ * NBRT_DIRECT=1 converts its inputs before it and stores its results
+ * itself, and under NBRT_DIRECT=0 converts them after it too (the path
+ * of before).  All three, on the same inputs, give the same bits: sums
  * (gravity.nbl), min and argmin (nearest.nbl) and logsumexp
  * (gauss_logsumexp.nbl), float and double (and gravity in dd), at N = 0,
  * 1, 127 and 4096, waited, queued and untimed; each within a stated
  * tolerance of the same reduction in long double.  NBRT_VERBOSE names the
- * path, and the launches counted at the kernel's free are one a run on
- * unchanged inputs for the direct path, two for the old one.  A run of
- * several launches (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES)
- * goes the old path and is right, as does a kernel whose one-launch
- * build fails (NBRT_TEST_FAIL=direct_build); a sliced run builds no
- * one-launch entry (a later unsliced run of the same kernel does, and
- * takes it).  Exit 77 without an OpenCL CPU device.  Seed printed;
- * NBCC_TEST_SEED=S repeats it. */
+ * path, and the launches counted at the kernel's free are one a run and
+ * no conversion for NB_DIN, one a run and the inputs' conversion for
+ * NBRT_DIRECT=1, two a run for the old path.  A run of several launches
+ * (NBRT_MAX_INTERACTIONS) or of j-slices (NBRT_SLICES) goes the old path
+ * and is right, as does a kernel whose one-launch build fails
+ * (NBRT_TEST_FAIL=direct_build); a kernel whose NB_DIN build fails
+ * (din_build) or with one input on the host stores its results itself
+ * after its inputs' conversion; a sliced run builds no one-launch entry
+ * (a later unsliced run of the same kernel does, and takes it); a run
+ * after NB_DIN runs reads arrays written since; NBRT_DIN_MAX limits the
+ * float runs that take NB_DIN.  Exit 77 without an
+ * OpenCL CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,17 +55,20 @@ static const struct {
 	{ROOT "/dsl-examples/gauss_logsumexp.nbl", "ih2", 20},
 };
 
-/* One kernel twice on one device: d, the direct path allowed (the
- * default), o, loaded under NBRT_DIRECT=0; the same input arrays, a
- * result array each. */
+/* One kernel three times on one device: k[0] the default (NB_DIN where
+ * it can), k[1] under NBRT_DIRECT=1 (its results stored, its inputs
+ * converted), k[2] under NBRT_DIRECT=0 (both converted); the same input
+ * arrays, result arrays of their own. */
+enum { NK = 3 };
+static const char *const mode[NK] = {NULL, "1", "0"};
 typedef struct Pair {
 	nbrt *rt;
-	nbrt_kernel *d, *o;
+	nbrt_kernel *k[NK];
 	const nb_iface *f;
 	int which;
 	size_t ni, nj;
 	double *h[MAXV];
-	nbrt_array *in[MAXV], *rd[MAXV], *ro[MAXV];
+	nbrt_array *in[MAXV], *res[NK][MAXV];
 } Pair;
 
 static nbrt_kernel *load(Pair *s, nb_prec p, const char *direct)
@@ -97,19 +106,20 @@ static void make(Pair *s, int which, nb_prec p, size_t ni, size_t nj)
 	s->nj = nj;
 	s->rt = nbrt_open("cpu", NULL);
 	ck_assert_ptr_nonnull(s->rt);
-	s->d = load(s, p, NULL);
-	s->o = load(s, p, "0");
-	s->f = nbrt_iface(s->d);
+	for (int q = 0; q < NK; q++)
+		s->k[q] = load(s, p, mode[q]);
+	s->f = nbrt_iface(s->k[0]);
 	ck_assert_int_le(s->f->nvar, MAXV);
 	for (int v = 0; v < s->f->nvar; v++) {
 		const nb_var *x = &s->f->var[v];
 		if (x->role == NB_CONST)
 			continue;
 		if (x->role == NB_RMEM) {
-			s->rd[v] = array(s, ni);
-			s->ro[v] = array(s, ni);
-			ck_assert_int_eq(nbrt_bind_array(s->d, x->name, s->rd[v]), 0);
-			ck_assert_int_eq(nbrt_bind_array(s->o, x->name, s->ro[v]), 0);
+			for (int q = 0; q < NK; q++) {
+				s->res[q][v] = array(s, ni);
+				ck_assert_int_eq(nbrt_bind_array(s->k[q], x->name,
+				                                 s->res[q][v]), 0);
+			}
 			continue;
 		}
 		size_t n = x->role == NB_BMEM ? nj : ni;
@@ -118,34 +128,45 @@ static void make(Pair *s, int which, nb_prec p, size_t ni, size_t nj)
 			s->h[v][e] = urand(-1, 1);
 		s->in[v] = array(s, n);
 		ck_assert_int_eq(nbrt_array_write(s->in[v], s->h[v]), 0);
-		ck_assert_int_eq(nbrt_bind_array(s->d, x->name, s->in[v]), 0);
-		ck_assert_int_eq(nbrt_bind_array(s->o, x->name, s->in[v]), 0);
+		for (int q = 0; q < NK; q++)
+			ck_assert_int_eq(nbrt_bind_array(s->k[q], x->name, s->in[v]),
+			                 0);
+	}
+}
+
+/* The kernels freed (each notes its launches under NBRT_VERBOSE). */
+static void free_kernels(Pair *s)
+{
+	for (int q = 0; q < NK; q++) {
+		nbrt_free(s->k[q]);
+		s->k[q] = NULL;
 	}
 }
 
 static void unmake(Pair *s)
 {
-	nbrt_free(s->d);
-	nbrt_free(s->o);
+	free_kernels(s);
 	for (int v = 0; v < MAXV; v++) {
 		nbrt_array_free(s->in[v]);
-		nbrt_array_free(s->rd[v]);
-		nbrt_array_free(s->ro[v]);
+		for (int q = 0; q < NK; q++)
+			nbrt_array_free(s->res[q][v]);
 		free(s->h[v]);
 	}
 	nbrt_close(s->rt);
 }
 
-static void run(Pair *s, nbrt_kernel *k)
+/* One run of each kernel. */
+static void run_all(Pair *s)
 {
-	ck_assert_msg(nbrt_run(k, s->ni, s->nj) == 0, "%s", nbrt_error(s->rt));
+	for (int q = 0; q < NK; q++)
+		ck_assert_msg(nbrt_run(s->k[q], s->ni, s->nj) == 0, "%s",
+		              nbrt_error(s->rt));
 }
 
-/* Result v of both kernels read back (wait included) into a and b. */
-static void read2(Pair *s, int v, double *a, double *b)
+/* Result v of kernel q read back (wait included) into a. */
+static void read1(Pair *s, int q, int v, double *a)
 {
-	ck_assert_msg(nbrt_array_read(s->rd[v], a) == 0 &&
-	              nbrt_array_read(s->ro[v], b) == 0, "%s",
+	ck_assert_msg(nbrt_array_read(s->res[q][v], a) == 0, "%s",
 	              nbrt_error(s->rt));
 }
 
@@ -223,7 +244,7 @@ static long double ref(const Pair *s, const char *name, size_t i,
 	return sum;
 }
 
-/* Both kernels' results: the same bits, and within tol of long double
+/* The kernels' results: the same bits, and within tol of long double
  * (relative to the terms' sizes; an argmin's index: a j whose distance
  * is the least within tol). */
 static void check(Pair *s, double tol, const char *what)
@@ -234,10 +255,15 @@ static void check(Pair *s, double tol, const char *what)
 		const nb_var *x = &s->f->var[v];
 		if (x->role != NB_RMEM)
 			continue;
-		read2(s, v, a, b);
-		ck_assert_msg(memcmp(a, b, s->ni * sizeof *a) == 0,
-		              "%s N = %zu, %s: %s differs between one launch and "
-		              "two", kern[s->which].file, s->ni, what, x->name);
+		read1(s, NK - 1, v, b);
+		for (int q = 0; q < NK - 1; q++) {
+			read1(s, q, v, a);
+			ck_assert_msg(memcmp(a, b, s->ni * sizeof *a) == 0,
+			              "%s N = %zu, %s: %s differs between the path "
+			              "of NBRT_DIRECT=%s and the old one",
+			              kern[s->which].file, s->ni, what, x->name,
+			              mode[q] ? mode[q] : "(unset)");
+		}
 		double worst = 0;
 		for (size_t i = 0; i < s->ni; i++) {
 			long double mag, r = ref(s, x->name, i, &mag), e;
@@ -285,41 +311,39 @@ static void both(int which, nb_prec p, size_t n, int q)
 	ck_assert_int_eq(capture_start(&c), 0);
 	make(&s, which, p, n, n);
 	ck_assert_int_eq(nbrt_set_queue(s.rt, q), 0);
-	for (int r = 0; r < 2; r++) {
-		run(&s, s.d);
-		run(&s, s.o);
-	}
+	for (int r = 0; r < 2; r++)
+		run_all(&s);
 	ck_assert_msg(nbrt_wait(s.rt, NULL) == 0, "%s", nbrt_error(s.rt));
 	char what[64];
 	snprintf(what, sizeof what, "%s, queue %d", nb_prec_name(p), q);
 	check(&s, tol_of(p), what);
-	nbrt_free(s.d); /* its note of the launches */
-	nbrt_free(s.o);
-	s.d = s.o = NULL;
+	free_kernels(&s); /* their notes of the launches */
 	capture_end(&c, text, sizeof text);
 	env_back("NBRT_VERBOSE", was);
+	int din = strstr(text, "its inputs read from them by the kernel: one "
+	                 "launch a run, no conversions") != NULL;
 	int one = strstr(text, "stored into the arrays by the kernel: one "
 	                 "launch a run") != NULL;
 	int two = strstr(text, "then converted into the arrays") != NULL;
-	/* the inputs converted at each kernel's first run, their results
-	 * after every run of the old path's */
-	/* each kernel's note of its launches: the direct one's conversions
-	 * its inputs' (gravity: 1, its 7 columns of floats in one launch),
-	 * the other's those and its results' after each run (gravity: 1 a
-	 * run, 4 columns; nearest in float: 2, its index a double) */
-	long cnt[2][3] = {{0}};
+	/* each kernel's note of its launches, in their order: NB_DIN's no
+	 * conversions; NBRT_DIRECT=1's its inputs' at its first run
+	 * (gravity: 1, its 7 columns of floats in one launch); the old
+	 * path's those and its results' after each run (gravity: 1 a run, 4
+	 * columns; nearest in float: 2, its index a double) */
+	long cnt[NK][3] = {{0}};
 	const char *at = text;
-	for (int kk = 0; kk < 2 && (at = strstr(at, "2 runs: ")); kk++, at++)
+	for (int kk = 0; kk < NK && (at = strstr(at, "2 runs: ")); kk++, at++)
 		ck_assert_int_eq(sscanf(at, "%ld runs: %ld launches of the kernel, "
 		                        "%ld of conversions", &cnt[kk][0],
 		                        &cnt[kk][1], &cnt[kk][2]), 3);
-	long res = (cnt[1][2] - cnt[0][2]) / 2;
+	long res = (cnt[2][2] - cnt[1][2]) / 2;
 	/* N = 0: nbrt_run launches nothing, nor reaches the device */
-	ck_assert_msg(one == (n > 0) && two == (n > 0) &&
-	              (n ? cnt[0][1] == 2 && cnt[1][1] == 2 && cnt[0][2] >= 1 &&
-	                   res >= 1 && cnt[1][2] == cnt[0][2] + 2 * res &&
-	                   (which != GRAV || (cnt[0][2] == 1 && res == 1)) :
-	                   !cnt[0][0] && !cnt[1][0]),
+	ck_assert_msg(din == (n > 0) && one == (n > 0) && two == (n > 0) &&
+	              (n ? cnt[0][1] == 2 && cnt[1][1] == 2 && cnt[2][1] == 2 &&
+	                   cnt[0][2] == 0 && cnt[1][2] >= 1 && res >= 1 &&
+	                   cnt[2][2] == cnt[1][2] + 2 * res &&
+	                   (which != GRAV || (cnt[1][2] == 1 && res == 1)) :
+	                   !cnt[0][0] && !cnt[1][0] && !cnt[2][0]),
 	              "%s N = %zu, %s: notes:\n%s", kern[which].file, n, what,
 	              text);
 	unmake(&s);
@@ -366,8 +390,7 @@ static void noted(Pair *s, int which, const char *var, const char *val,
 	Capture c;
 	ck_assert_int_eq(capture_start(&c), 0);
 	make(s, which, NB_FLOAT, 300, 300);
-	run(s, s->d);
-	run(s, s->o);
+	run_all(s);
 	capture_end(&c, text, cap);
 	env_back(var, was);
 	env_back("NBRT_VERBOSE", vb);
@@ -382,7 +405,7 @@ START_TEST(old_path)
 	Pair s;
 	char text[8192];
 	noted(&s, GRAV, var, _i == 0 ? "5000" : "3", text, sizeof text);
-	long ld = nbrt_launches(s.d);
+	long ld = nbrt_launches(s.k[0]);
 	check(&s, tol_of(NB_FLOAT), var);
 	ck_assert_msg(strstr(text, "then converted into the arrays") &&
 	              !strstr(text, "one launch a run"), "%s: notes:\n%s", var,
@@ -415,8 +438,7 @@ START_TEST(built_when_taken)
 	setenv("NBRT_VERBOSE", "1", 1);
 	Capture c;
 	ck_assert_int_eq(capture_start(&c), 0);
-	run(&s, s.d);
-	run(&s, s.o);
+	run_all(&s);
 	capture_end(&c, text, sizeof text);
 	env_back("NBRT_VERBOSE", vb);
 	env_back("NBRT_CACHE", cache);
@@ -429,7 +451,8 @@ START_TEST(built_when_taken)
 END_TEST
 
 /* The one-launch build failing (NBRT_TEST_FAIL=direct_build): noted,
- * the conversion after the kernel as before, the results right. */
+ * the conversion after the kernel as before (NBRT_DIRECT=1's kernel; the
+ * default's NB_DIN build is another), the results right. */
 START_TEST(build_fails)
 {
 	Pair s;
@@ -439,7 +462,94 @@ START_TEST(build_fails)
 	ck_assert_msg(strstr(text, "the build storing its results into the "
 	                     "arrays failed (NBRT_TEST_FAIL=direct_build); they "
 	                     "are converted after it") &&
-	              !strstr(text, "one launch a run"), "notes:\n%s", text);
+	              !strstr(text, "stored into the arrays by the kernel: one "
+	                      "launch a run"), "notes:\n%s", text);
+	unmake(&s);
+}
+END_TEST
+
+/* The NB_DIN build failing (NBRT_TEST_FAIL=din_build): noted, the
+ * inputs converted before the kernel, its results still stored by it. */
+START_TEST(din_fails)
+{
+	Pair s;
+	char text[8192];
+	noted(&s, GRAV, "NBRT_TEST_FAIL", "din_build", text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), "din_build");
+	ck_assert_msg(strstr(text, "the build reading its inputs from the "
+	                     "arrays failed (NBRT_TEST_FAIL=din_build); they "
+	                     "are converted before it") &&
+	              strstr(text, "stored into the arrays by the kernel: one "
+	                     "launch a run") &&
+	              !strstr(text, "its inputs read from them"), "notes:\n%s",
+	              text);
+	unmake(&s);
+}
+END_TEST
+
+/* NBRT_DIN_MAX=P: a float run of more than P pairs converts its inputs
+ * (its results still stored by the kernel), one of P reads the arrays;
+ * both right, the old path's bits.  A value that is no count is an error
+ * at the load. */
+START_TEST(din_max)
+{
+	Pair s;
+	char text[8192];
+	const char *max = _i ? "90000" : "89999"; /* N = 300: 90000 pairs */
+	noted(&s, GRAV, "NBRT_DIN_MAX", max, text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), max);
+	int din = strstr(text, "its inputs read from them") != NULL;
+	ck_assert_msg(din == _i && (_i || strstr(text, "stored into the arrays "
+	                                         "by the kernel: one launch")),
+	              "NBRT_DIN_MAX=%s: notes:\n%s", max, text);
+	unmake(&s);
+	char *was = env_keep("NBRT_DIN_MAX");
+	setenv("NBRT_DIN_MAX", "many", 1);
+	nbrt *rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(rt);
+	nb_options o;
+	nb_options_init(&o);
+	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DIN_MAX") != NULL, "%s",
+	              nbrt_error(rt));
+	nbrt_close(rt);
+	env_back("NBRT_DIN_MAX", was);
+}
+END_TEST
+
+/* Inputs written between runs, and the default kernel's runs switching
+ * between NB_DIN and the converted inputs (one input bound from the
+ * host, then the array again): every run reads the values as they are
+ * (a converted buffer kept from before an NB_DIN run, or a stale one,
+ * would not be). */
+START_TEST(din_then_not)
+{
+	Pair s;
+	make(&s, _i ? NEAR : GRAV, NB_FLOAT, 300, 300);
+	run_all(&s);
+	check(&s, tol_of(NB_FLOAT), "first");
+	int x = nb_iface_find(s.f, "xi"), y = nb_iface_find(s.f, "xj");
+	ck_assert_int_ge(x, 0);
+	ck_assert_int_ge(y, 0);
+	for (int round = 0; round < 4; round++) {
+		/* new values in an i- and a j-column */
+		for (int w = 0; w < 2; w++) {
+			int v = w ? y : x;
+			for (size_t e = 0; e < 300; e++)
+				s.h[v][e] = urand(-1, 1);
+			ck_assert_int_eq(nbrt_array_write(s.in[v], s.h[v]), 0);
+		}
+		/* rounds 1 and 3: xi from the host (the same values), which
+		 * the NB_DIN entry cannot take; rounds 0 and 2: the array */
+		ck_assert_int_eq(round % 2 ? nbrt_bind(s.k[0], "xi", NBRT_DOUBLE,
+		                                       s.h[x])
+		                           : nbrt_bind_array(s.k[0], "xi", s.in[x]),
+		                 0);
+		run_all(&s);
+		char what[32];
+		snprintf(what, sizeof what, "round %d", round);
+		check(&s, tol_of(NB_FLOAT), what);
+	}
 	unmake(&s);
 }
 END_TEST
@@ -457,6 +567,9 @@ int main(void)
 		tcase_add_loop_test(tc, queued, 0, 4);
 		tcase_add_loop_test(tc, old_path, 0, 2);
 		tcase_add_test(tc, build_fails);
+		tcase_add_test(tc, din_fails);
+		tcase_add_loop_test(tc, din_max, 0, 2);
+		tcase_add_loop_test(tc, din_then_not, 0, 2);
 		tcase_add_test(tc, built_when_taken);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);

@@ -506,6 +506,39 @@ START_TEST(array_ops)
 			              "loop's bits", nbrt_device_name(rt), na, c);
 		}
 	}
+	/* axpy2: y += h x, then z += g y, against the loops written here */
+	double *z[3];
+	nbrt_array *az[3];
+	for (int c = 0; c < 3; c++) {
+		z[c] = rand_doubles(n, -1e2, 1e2);
+		az[c] = array_of(rt, z[c], n);
+	}
+	for (int na = 1; na <= 3; na++) {
+		double h = urand(-1, 1), g = urand(-1, 1);
+		ck_assert_msg(nbrt_array_axpy2(ay, h, ax, az, g, na) == 0, "%s",
+		              nbrt_error(rt));
+		for (int c = 0; c < na; c++) {
+			volatile double t;
+			for (size_t i = 0; i < n; i++) {
+				t = h * x[c][i];
+				y[c][i] = y[c][i] + t;
+			}
+			for (size_t i = 0; i < n; i++) {
+				t = g * y[c][i];
+				z[c][i] = z[c][i] + t;
+			}
+		}
+		for (int c = 0; c < 3; c++) {
+			ck_assert_int_eq(nbrt_array_read(ay[c], got), 0);
+			ck_assert_msg(memcmp(got, y[c], n * sizeof *got) == 0,
+			              "%s: axpy2 of %d arrays, y %d: not the host "
+			              "loop's bits", nbrt_device_name(rt), na, c);
+			ck_assert_int_eq(nbrt_array_read(az[c], got), 0);
+			ck_assert_msg(memcmp(got, z[c], n * sizeof *got) == 0,
+			              "%s: axpy2 of %d arrays, z %d: not the host "
+			              "loop's bits", nbrt_device_name(rt), na, c);
+		}
+	}
 	nbrt_array *all[6] = {ax[0], ax[1], ax[2], ay[0], ay[1], ay[2]};
 	int fin = -1;
 	ck_assert_int_eq(nbrt_array_finite(all, 6, &fin), 0);
@@ -542,12 +575,23 @@ START_TEST(array_ops)
 	ck_assert_int_eq(nbrt_array_axpy(ay, 1, ax, 4), -1);
 	ck_assert_msg(strstr(nbrt_error(rt), "4 arrays (at most 3)") != NULL,
 	              "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_array_axpy2(ay, 1, ax, mixed, 1, 3), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "nbrt_array_axpy2: the arrays "
+	                     "differ in device or length") != NULL,
+	              "%s", nbrt_error(rt));
+	nbrt_array *longer[3] = {other, other, other};
+	ck_assert_int_eq(nbrt_array_axpy2(ay, 1, ax, longer, 1, 3), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "nbrt_array_axpy2: the arrays "
+	                     "differ in device or length") != NULL,
+	              "%s", nbrt_error(rt));
 	nbrt_array_free(other);
 	for (int c = 0; c < 3; c++) {
 		nbrt_array_free(ax[c]);
 		nbrt_array_free(ay[c]);
+		nbrt_array_free(az[c]);
 		free(x[c]);
 		free(y[c]);
+		free(z[c]);
 	}
 	free(got);
 }
