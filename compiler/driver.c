@@ -288,7 +288,7 @@ int nb_compile(const char *path, const char *src, size_t len,
 	if (strcmp(emit, "code") == 0 || strcmp(emit, "stats") == 0 ||
 	    strcmp(emit, "explain") == 0 || strcmp(emit, "vliw") == 0 ||
 	    strncmp(emit, "ir", 2) == 0 || strcmp(emit, "nbl") == 0) {
-		t = target_named(o.target ? o.target : "opencl");
+		t = o.target ? target_named(o.target) : target_default();
 		if (!t) {
 			error_file(&c, "unknown target '%s'", o.target);
 			goto done;

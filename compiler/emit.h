@@ -67,6 +67,7 @@ extern const Target target_opencl, target_c, target_amdil;
 
 /* target.c: the table of targets, in the order help texts list them */
 const Target *target_named(const char *name); /* NULL if none */
+const Target *target_default(void); /* where no target is named */
 /* The target whose ext a path ends in (".cl", "k.c"), NULL if none. */
 const Target *target_of_ext(const char *path);
 /* The extension of a path's last component (".cl"), "" if it has none. */

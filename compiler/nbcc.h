@@ -102,6 +102,14 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
  * can read its command line with its own flags and the compiler's alike
  * (apps/common/opt.c). */
 int nb_options_flag(const char *arg);
+/* Calls warn once for each flag in o->given that the target (a --target
+ * name; NULL: the default) never reads, with a message such as "--wg
+ * applies to OpenCL C kernels only; ignored for target c"; returns how
+ * many.  For a command line (nbcc's): nb_compile does not ask, since the
+ * runtime gives such flags to every back end alike (its tuner's
+ * variants) and a source's nbcc-options line may be meant for any. */
+int nb_options_ignored(const nb_options *o, const char *target,
+                       void (*warn)(const char *fmt, ...));
 /* One line per compiler flag, for --help texts.  The --target line names
  * the compiler's targets (target.c), so the text is made on each thread's
  * first call. */

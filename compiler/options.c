@@ -38,6 +38,7 @@ typedef struct Flag {
 	const char *words;       /* F_WORD: "none|interleave" */
 	int (*own)(nb_options *o, const char *v, char *what, size_t n);
 	unsigned given;          /* its NB_GIVEN_* bit */
+	const Target *only;      /* the one target that reads it; NULL: all */
 	const char *help;        /* --help lines; NULL: not listed */
 } Flag;
 
@@ -146,88 +147,104 @@ static int set_class(nb_options *o, const char *v, char *what, size_t n)
 }
 
 #define AT(field) offsetof(nb_options, field)
+/* The targets that read a flag: every one, or only OpenCL's: the C back
+ * end has no work groups, tiles or warps (emit_c.c), AMD IL fixes its
+ * group at 64 and reads through the cache (il_launch), and what --no-ftz
+ * leaves out, -cl-denorms-are-zero, is a build option of OpenCL's.  So
+ * nb_options_ignored can warn of the rest. */
+#define ANY NULL
+#define OPENCL (&target_opencl)
 static const Flag flags[] = {
 	{"--precision", "P", F_OWN, 0, 0, 0, NULL, set_precision,
-	 NB_GIVEN_PRECISION,
+	 NB_GIVEN_PRECISION, ANY,
 	 "float, double or dd: type of untyped declarations\n"
 	 "(default float)"},
 	/* its help names the targets (nb_target_list): see help_text */
-	{"--target", "T", F_OWN, 0, 0, 0, NULL, set_target, NB_GIVEN_TARGET,
+	{"--target", "T", F_OWN, 0, 0, 0, NULL, set_target,
+	 NB_GIVEN_TARGET, ANY,
 	 "(default: from -o's extension)"},
 	{"--unroll-i", "N", F_INT, AT(unroll_i), 1, 64, NULL, NULL,
-	 NB_GIVEN_UNROLL_I,
+	 NB_GIVEN_UNROLL_I, ANY,
 	 "i-elements per work item (Fig. 3 of paper 001;\n"
 	 "default: chosen for the target)"},
 	{"--unroll-j", "N", F_INT, AT(unroll_j), 1, 64, NULL, NULL,
-	 NB_GIVEN_UNROLL_J,
+	 NB_GIVEN_UNROLL_J, ANY,
 	 "j-elements per inner iteration (Fig. 4;\n"
 	 "default: chosen for the target)"},
-	{"--jsplit", "T", F_INT, AT(jsplit), 1, 256, NULL, NULL, NB_GIVEN_JSPLIT,
+	{"--jsplit", "T", F_INT, AT(jsplit), 1, 256, NULL, NULL,
+	 NB_GIVEN_JSPLIT, ANY,
 	 "work items sharing one i-element, each summing a\n"
 	 "part of the j range (default 1; the runtime picks\n"
 	 "it per run on a GPU when it is not given)"},
 	{"--split-warps", NULL, F_SWITCH, AT(split_warps), 1, 0, NULL, NULL,
-	 NB_GIVEN_SPLIT_WARPS,
+	 NB_GIVEN_SPLIT_WARPS, OPENCL,
 	 "OpenCL, with --jsplit: a warp's work items share\n"
 	 "one split position, not one i-element, so they\n"
 	 "read each j-element of a tile together (groups of\n"
 	 "at least 16 x T items)"},
 	{"--sched", "S", F_WORD, AT(sched), 0, 0, "none|interleave", NULL,
-	 NB_GIVEN_SCHED,
+	 NB_GIVEN_SCHED, ANY,
 	 "none or interleave: order of unrolled copies\n"
 	 "(default interleave)"},
 	{"--ranges", NULL, F_SWITCH, AT(ranges), 1, 0, NULL, NULL,
-	 NB_GIVEN_RANGES,
+	 NB_GIVEN_RANGES, ANY,
 	 "also write the entry of block-sparse runs (i-groups\n"
 	 "against j-ranges, for nbrt_run_ranges)"},
 	{"--fast-math", NULL, F_SWITCH, AT(fast_math), 1, 0, NULL, NULL,
-	 NB_GIVEN_FAST_MATH, "allow reassociation and fast native functions"},
-	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL, NB_GIVEN_FMA,
+	 NB_GIVEN_FAST_MATH, ANY,
+	 "allow reassociation and fast native functions"},
+	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL,
+	 NB_GIVEN_FMA, ANY,
 	 "do not contract a*b+c into fma"},
-	{"--device-class", "C", F_OWN, 0, 0, 0, NULL, set_class, 0,
+	{"--device-class", "C", F_OWN, 0, 0, 0, NULL, set_class, 0, ANY,
 	 "gpu (default), cpu, or a narrower class of the\n"
 	 "defaults table (gpu-nvidia, cpu-avx512, host):\n"
 	 "the device the default unrolling is chosen for"},
-	{"--no-ftz", NULL, F_SWITCH, AT(ftz), 0, 0, NULL, NULL, NB_GIVEN_FTZ,
+	{"--no-ftz", NULL, F_SWITCH, AT(ftz), 0, 0, NULL, NULL,
+	 NB_GIVEN_FTZ, OPENCL,
 	 "keep subnormal floats in OpenCL float kernels\n"
 	 "(by default they flush to zero: rsqrt is then\n"
 	 "one instruction on NVIDIA GPUs)"},
-	{"--dd", "A", F_WORD, AT(dd_qd), 0, 0, "accurate|qd", NULL, NB_GIVEN_DD,
+	{"--dd", "A", F_WORD, AT(dd_qd), 0, 0, "accurate|qd", NULL,
+	 NB_GIVEN_DD, ANY,
 	 "accurate or qd: dd arithmetic (default accurate:\n"
 	 "bounded relative error, IEEE special values);\n"
 	 "qd is QD's own default, faster: an add's error\n"
 	 "is relative to |a|+|b|, no infinities"},
 	{"--no-approx", NULL, F_SWITCH, AT(approx), 0, 0, NULL, NULL,
-	 NB_GIVEN_APPROX,
+	 NB_GIVEN_APPROX, ANY,
 	 "C back end: float division, sqrt and rsqrt\n"
 	 "correctly rounded and libm's scalar exp, log,\n"
 	 "sin, cos, pow (by default: estimates with a\n"
 	 "Newton step and glibc's vector functions);\n"
 	 "OpenCL for a CPU: float rsqrt as written (by\n"
 	 "default: an estimate with a Newton step)"},
-	{"--wg", "N", F_INT, AT(wg), 1, 1024, NULL, NULL, NB_GIVEN_WG,
+	{"--wg", "N", F_INT, AT(wg), 1, 1024, NULL, NULL, NB_GIVEN_WG, OPENCL,
 	 "OpenCL work-group size (default 128)"},
-	{"--tile", "N", F_OWN, 0, 0, 0, NULL, set_tile, NB_GIVEN_TILE,
+	{"--tile", "N", F_OWN, 0, 0, 0, NULL, set_tile, NB_GIVEN_TILE, OPENCL,
 	 "j-elements staged per local-memory tile (default:\n"
 	 "the work-group size; 32 KB of them for a split\n"
 	 "kernel on a GPU); 0 reads them through the\n"
 	 "cache instead"},
-	{"--name", "K", F_OWN, 0, 0, 0, NULL, set_name, NB_GIVEN_NAME,
+	{"--name", "K", F_OWN, 0, 0, 0, NULL, set_name, NB_GIVEN_NAME, ANY,
 	 "kernel function name (default: from the file)"},
-	{"--jvp", "X:V,..", F_OWN, 0, 0, 0, NULL, set_jvp, 0,
+	{"--jvp", "X:V,..", F_OWN, 0, 0, 0, NULL, set_jvp, 0, ANY,
 	 "derive: input X's tangent is input V; each sum result\n"
 	 "r gets its derivative d_r (R:NAME names it, R:-\n"
 	 "drops it)"},
-	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0,
+	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0, ANY,
 	 "derive: each sum result r gets its gradient dr_dX\n"
 	 "with respect to input X (BMEM: per j, i and j swapped)"},
-	{"--grad-of", "R,..", F_OWN, 0, 0, 0, NULL, set_grad_of, 0,
+	{"--grad-of", "R,..", F_OWN, 0, 0, 0, NULL, set_grad_of, 0, ANY,
 	 "--grad differentiates these results only (default:\n"
 	 "every sum, logsumexp=, min= and max=)"},
 	/* the default, for a command line that turns it back on */
-	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, NULL},
+	{"--fma", NULL, F_SWITCH, AT(fma), 1, 0, NULL, NULL, NB_GIVEN_FMA, ANY,
+	 NULL},
 };
 #undef AT
+#undef ANY
+#undef OPENCL
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
 /* "  --wg=N             OpenCL ...": the term, its first help line from
@@ -330,6 +347,22 @@ bad:
 	snprintf(err, errlen, "bad value '%s' for %s: expected %s", nb_esc(v),
 	         f->name, what);
 	return -1;
+}
+
+int nb_options_ignored(const nb_options *o, const char *target,
+                       void (*warn)(const char *fmt, ...))
+{
+	const Target *t = target ? target_named(target) : target_default();
+	int n = 0;
+	for (size_t i = 0; t && i < NFLAGS; i++) {
+		const Flag *f = &flags[i];
+		if (f->only && f->only != t && (o->given & f->given)) {
+			warn("%s applies to %s kernels only; ignored for target %s",
+			     f->name, f->only->lang, t->name);
+			n++;
+		}
+	}
+	return n;
 }
 
 void nb_options_str(const nb_options *o, char *buf, size_t len)

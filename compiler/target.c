@@ -5,9 +5,16 @@
 #include <string.h>
 #include "emit.h"
 
+/* The first is the default: a compilation that names no target (and no
+ * output to tell it by) writes OpenCL C. */
 static const Target *const targets[] = {
 	&target_opencl, &target_c, &target_amdil,
 };
+
+const Target *target_default(void)
+{
+	return targets[0];
+}
 
 const Target *target_named(const char *name)
 {

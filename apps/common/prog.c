@@ -38,6 +38,16 @@ int prog_fail(const char *fmt, ...)
 	return 1;
 }
 
+void prog_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: warning: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 double prog_now(void)
 {
 	struct timespec t;

@@ -19,6 +19,10 @@ int prog_vfail(const char *fmt, va_list ap);
  * layers above report through prog_fail and never call par.c back. */
 extern void (*prog_sink)(const char *msg);
 
+/* Prints "PROG: warning: MSG" on stderr: something given is ignored, and
+ * the run goes on. */
+void prog_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prints "PROG: error: WHOMSG" on stderr at once (WHO: "" or "rank R: "). */
 void prog_error_line(const char *who, const char *msg);
 

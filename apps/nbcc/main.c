@@ -54,6 +54,10 @@ int main(int argc, char **argv)
 			                     "it %s, or give --target", nb_esc(out),
 			                     nb_target_list(NB_TL_EXTS));
 	}
+	/* a flag the target never reads (--wg for C) is no error: the
+	 * output is what it would be without it, which the user may not
+	 * expect */
+	nb_options_ignored(&o, o.target, prog_warn);
 	size_t len;
 	char *src = nb_read_file_max(in, NB_MAX_SOURCE, &len, err, sizeof err);
 	if (!src)
