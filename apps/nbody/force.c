@@ -505,28 +505,23 @@ int force_settle(force *fc, int *finite, long *checked)
 	if (!fc->nfin)
 		return 0;
 	*checked = fc->fin[0].step;
-	double host = fc->fin[0].host, t[2];
 	int timed = fc->fin[0].timed;
+	double t[2];
 	fc->fin[0] = fc->fin[1];
 	fc->nfin--;
 	if (nbrt_array_finite_take(fc->rt, finite, t)) {
 		snprintf(fc->err, sizeof fc->err, "%s", nbrt_error(fc->rt));
 		return -1;
 	}
-	/* a queued evaluation's times, which its run could not give, are
-	 * its launches' by their events (none for a waited one, or
-	 * untimed, NBRT_QUEUE=2) */
-	if (fc->sample) {
-		/* sampled: only the timed steps count, by their launches */
-		fc->t_total -= host;
-		if (timed && t[1] > 0) {
-			fc->t_total += t[0];
-			fc->t_kernel += t[1];
-			fc->ntimed++;
-		}
-	} else if (!fc->untimed && t[1] > 0) {
-		fc->t_total += t[0] - host;
-		fc->t_kernel += t[1];
+	/* a queued step's times, which its run could not give, are its
+	 * launches' by their events (none for a waited one or an untimed
+	 * one), summed apart from the runs' host times, so that a step of
+	 * one launch has a span equal to its busy time to the bit;
+	 * out_summary takes their means */
+	if (t[1] > 0 && timed && !fc->untimed) {
+		fc->qspan += t[0];
+		fc->qbusy += t[1];
+		fc->ntimed++;
 	}
 	return 0;
 }
@@ -561,7 +556,6 @@ int force_step(force *fc, sim *s, double dt, int *finite, long *checked)
 	s->t += dt;
 	s->step++;
 	fc->fin[fc->nfin].step = s->step;
-	fc->fin[fc->nfin].host = nbrt_total_time(fc->k);
 	fc->fin[fc->nfin].timed = timed;
 	fc->nfin++;
 	return fc->nfin < 2 ? 0 : force_settle(fc, finite, checked);

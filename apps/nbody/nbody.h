@@ -92,15 +92,15 @@ typedef struct force {
 	double t_comm;            /* par_comm_time() when the steps began */
 	double pairs;             /* pairs of the timed evaluations */
 	/* force_step's finite checks queued and not yet taken, oldest
-	 * first: each one's step, its force run's host time, and whether
-	 * its launches were timed */
-	struct { long step; double host; int timed; } fin[2];
+	 * first: each one's step and whether its launches were timed */
+	struct { long step; int timed; } fin[2];
 	int nfin;
 	/* queued steps timed one in `sample` (force_queue; 0: every one,
-	 * as the queue is): t_kernel and t_total are then summed over the
-	 * ntimed steps timed, of qsteps queued */
+	 * as the queue is), of qsteps: the ntimed steps timed by their
+	 * launches' events, their span and busy time summed (force_settle) */
 	int sample;
 	long qsteps, ntimed;
+	double qspan, qbusy;
 	nbrt_cutoff cut;          /* cut.cutoff > 0: cell lists */
 	nbrt_kernel *far;         /* not NULL: the treecode, tree */
 	nbrt_tree tree;

@@ -225,11 +225,11 @@ void out_summary(const args *a, const force *fc, const sim *s,
 	double dp = hypot(hypot(r->d1.px - r->d0.px, r->d1.py - r->d0.py),
 	                  r->d1.pz - r->d0.pz);
 	double steps = (double)(a->steps ? a->steps : 1);
-	/* sampled queued steps (force_queue): the timed ones' means */
-	double timed = fc->sample && fc->qsteps ? (double)fc->ntimed : steps;
+	/* queued steps timed by their events (force_settle): their means */
+	double nt = (double)fc->ntimed;
 	double t_step = r->t_steps / steps;
-	double t_force = timed > 0 ? fc->t_total / timed : 0;
-	double t_kern = timed > 0 ? fc->t_kernel / timed : 0;
+	double t_force = nt > 0 ? fc->qspan / nt : fc->t_total / steps;
+	double t_kern = nt > 0 ? fc->qbusy / nt : fc->t_kernel / steps;
 	/* interactions a step: N^2 for the leap-frog, the active blocks' sum
 	 * for the Hermite scheme */
 	double inter = a->hermite || fc->cut.cutoff > 0 ? r->inter / steps

@@ -68,6 +68,7 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		return 1;
 	fc->t_kernel = fc->t_total = fc->t_pred = 0;
 	fc->qsteps = fc->ntimed = 0;
+	fc->qspan = fc->qbusy = 0;
 	fc->t_comm = par_comm_time();
 	h->inter = 0;
 	h->blocks = 0;

@@ -7,8 +7,9 @@
 #     Hermite scheme (fixed and block steps), on a Plummer sphere of a
 #     random N and seed;
 #   - its timing columns are positive and finite, the kernel's time no
-#     more than the force's, the force's no more than the step's (0 for
-#     the kernel under NBRT_QUEUE=2, which times nothing);
+#     more than the force's, the force's no more than the step's where
+#     every step is timed (0 for the kernel under NBRT_QUEUE=2, which
+#     times nothing);
 #   - one step in 8 is timed by its launches' events, the others queued
 #     untimed (17 steps: 14 untimed), every one under NBRT_QUEUE=1, none
 #     under NBRT_QUEUE=2;
@@ -64,12 +65,17 @@ same() {
 	fi
 }
 
-# timing NAME WHAT [0]: time_step, time_force positive and finite, and
-# time_kernel too (0 with a third argument), kernel <= force <= step
+# timing NAME WHAT [0|sampled]: time_step, time_force positive and
+# finite, and time_kernel too (0 with 0), kernel <= force <= step; but
+# sampled (the default's queued steps, one in 8 timed) force <= step
+# is not asked: force is then the timed steps' mean span on the device,
+# which the mean step of all of them, the untimed ones spared the timed
+# ones' events, need not bound
 timing() {
-	if awk -F, -v zero="${3:-}" 'function num(v) { return v ~ /^[0-9.]+(e[-+]?[0-9]+)?$/ }
+	if awk -F, -v mode="${3:-}" 'function num(v) { return v ~ /^[0-9.]+(e[-+]?[0-9]+)?$/ }
 		NR == 2 { ok = num($14) && num($15) && num($16) && $14 > 0 && $15 > 0 &&
-			$15 <= $14 && (zero != "" ? $16 == 0 : $16 > 0 && $16 <= $15) }
+			(mode == "sampled" || $15 <= $14) &&
+			(mode == "0" ? $16 == 0 : $16 > 0 && $16 <= $15) }
 		END { exit !ok }' "$T/$1.csv"; then
 		ok "$2: $1's times"
 	else
@@ -90,7 +96,7 @@ for fmt in csv hdf5; do
 		same q q0 "$w"
 		same q q2 "$w"
 		same q lim "$w, over the limit"
-		timing q "$w"
+		timing q "$w" sampled
 		timing noq "$w"
 		timing q2 "$w" 0
 		timing lim "$w, over the limit"
@@ -125,7 +131,7 @@ sampled() { # RUNS UNTIMED 'ENV'
 	fi
 }
 sampled 17 14 ""
-timing s "17 steps, 3 timed"
+timing s "17 steps, 3 timed" sampled
 sampled 18 0 NBRT_QUEUE=1
 sampled 18 18 NBRT_QUEUE=2
 
