@@ -12,6 +12,7 @@
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check(CUresult r, const char *what)
 {
@@ -43,6 +44,39 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/* NVIDIA's OpenCL reads a launch's offsets and group counts from
+ * environment registers (%envreg0-2: the group offsets, 3-5: the global
+ * offsets, 6-8: the number of groups, by how its kernels use them: a
+ * split kernel compares %envreg7 with 1 as it does get_num_groups(1)).
+ * The CUDA driver sets none of them, so a kernel that asks the number of
+ * slices read garbage and did a fraction of its work: they are written
+ * here as the launch's values, offsets 0. */
+static char *envregs(const char *s)
+{
+	char *o = malloc(2 * strlen(s) + 1), *d = o;
+	if (!o) {
+		fprintf(stderr, "ptxrun: out of memory\n");
+		exit(1);
+	}
+	while (*s) {
+		if (strncmp(s, "%envreg", 7)) {
+			*d++ = *s++;
+			continue;
+		}
+		char *end;
+		long r = strtol(s + 7, &end, 10);
+		if (end == s + 7 || r < 0 || r > 8) {
+			fprintf(stderr, "ptxrun: %%envreg%ld: not known\n", r);
+			exit(1);
+		}
+		d += sprintf(d, "%s", r >= 6 ? (r == 6 ? "%nctaid.x" : r == 7 ?
+		             "%nctaid.y" : "%nctaid.z") : "0");
+		s = end;
+	}
+	*d = 0;
+	return o;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 6) {
@@ -63,7 +97,7 @@ int main(int argc, char **argv)
 	check(cuInit(0), "cuInit");
 	check(cuDeviceGet(&dev, 0), "cuDeviceGet");
 	check(cuCtxCreate(&ctx, NULL, 0, dev), "cuCtxCreate");
-	check(cuModuleLoadData(&mod, slurp(argv[1])), "cuModuleLoadData");
+	check(cuModuleLoadData(&mod, envregs(slurp(argv[1]))), "cuModuleLoadData");
 	check(cuModuleGetFunction(&fn, mod, "nbk_gravity"), "nbk_gravity");
 	float *h = malloc(sizeof(float) * 4 * (size_t)n);
 	srand(1);
@@ -77,7 +111,8 @@ int main(int argc, char **argv)
 	check(cuMemAlloc(&b, 4 * sz), "alloc");
 	for (int s = 0; s < ns; s++)
 		for (int k = 0; k < 4; k++)
-			check(cuMemAlloc(&out[s][k], sz), "alloc");
+			/* doubles: an NB_DIRECT entry's results */
+			check(cuMemAlloc(&out[s][k], 2 * sz), "alloc");
 	check(cuMemcpyHtoD(b, h, 4 * sz), "copy");
 	float *c = malloc(sz);
 	for (int d = 0; d < 3; d++) {

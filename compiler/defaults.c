@@ -66,10 +66,14 @@ static const nb_defaults table[] = {
 	 * slices.  Why, on an H200: a dd's operations are long chains, 1 x 1
 	 * best; at N = 32768 a split of 8 ran 1.10 times the rule's 2
 	 * (tuner, the source below); slices gain 2 to 5% (gpu-gravity,
-	 * ...-from-device_run11.txt). */
+	 * ...-from-device_run11.txt).  Newton's third law (the dense entry):
+	 * gravity_force's self run 1.45 times every pair at N = 16384, 32768
+	 * and 65536, 0.27 and 0.74 times at 4096 and 8192 (nbrun --self
+	 * --newton=on|off --time, bench/results/2026-11-29-newton-dense-
+	 * nvidia-h200-s21.txt, which also has double's 16384 confirmed). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_DD,
 	 .unroll_i = 1, .unroll_j = 1, .split_items = 480, .split_min = 8,
-	 .slices = 16,
+	 .slices = 16, .newton_min = 16384,
 	 .source = "sh bench/run.sh tuner: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run7.txt"},
 	/* Other GPUs: no sweep of their own yet, so the H200's rows (an H100
