@@ -334,7 +334,8 @@ int force_move(force *fc, sim *s, int put, int lo, int hi)
 		if (put ? nbrt_array_write(fc->arr[i], h[i]) ||
 		          (fc->own[i] && nbrt_array_write(fc->own[i], h[i] + fc->lo))
 		        : nbrt_array_read(fc->arr[i], h[i]))
-			return prog_fail("step %ld: %s", s->step, nbrt_error(fc->rt));
+			return prog_fail("step %ld: %s", s->step,
+			                 nbrt_error(fc->rt));
 	}
 	return 0;
 }
