@@ -127,12 +127,21 @@ static int axpy(const char *what, nbrt_array *const *y, double h,
 	for (int c = 0; c < na; c++) {
 		double *yc = y[c]->host, *zc = z ? z[c]->host : NULL;
 		const double *xc = x[c]->host;
-		/* element by element: threads change no bit */
-#pragma omp parallel for if (n >= 65536) schedule(static)
-		for (size_t i = 0; i < n; i++) {
-			yc[i] += h * xc[i];
-			if (zc)
+		/* element by element: threads and vectors change no bit; a
+		 * loop each form, as a test in the loop keeps it scalar, and
+		 * `simd` since -O2's cost model vectorizes neither without it
+		 * (no iteration touches another's element: the arrays are
+		 * apart, or one and the same) */
+		if (zc) {
+#pragma omp parallel for simd if (n >= 65536) schedule(static)
+			for (size_t i = 0; i < n; i++) {
+				yc[i] += h * xc[i];
 				zc[i] += g * yc[i];
+			}
+		} else {
+#pragma omp parallel for simd if (n >= 65536) schedule(static)
+			for (size_t i = 0; i < n; i++)
+				yc[i] += h * xc[i];
 		}
 	}
 	return 0;

@@ -320,7 +320,8 @@ static int bind_all(force *fc, sim *s)
 /* Arrays [lo, hi) of the state from s (put) or into s; nothing to do
  * where the bodies are on the host (fc->arr NULL).  Under MPI the host's
  * forces are every rank's already (the exchange's), the device's the
- * same bits. */
+ * same bits.  A failure names the step, as the run's others do: a read
+ * is where untimed queued steps' failed launches are first seen. */
 int force_move(force *fc, sim *s, int put, int lo, int hi)
 {
 	if (!fc->arr[0])
@@ -333,7 +334,8 @@ int force_move(force *fc, sim *s, int put, int lo, int hi)
 		if (put ? nbrt_array_write(fc->arr[i], h[i]) ||
 		          (fc->own[i] && nbrt_array_write(fc->own[i], h[i] + fc->lo))
 		        : nbrt_array_read(fc->arr[i], h[i]))
-			return prog_fail("%s", nbrt_error(fc->rt));
+			return prog_fail("step %ld: %s", s->step,
+			                 nbrt_error(fc->rt));
 	}
 	return 0;
 }

@@ -24,13 +24,14 @@
  * (run.c: the treecode's near run, after its far run was left running),
  * the block ranges kernel's room, 25 ranges a cell, not
  * NBRT_CELLS_MAXR (array.c: cells of a third then take the per-cell
- * kernel), a queued run's launch found failed when waited for
+ * kernel), a timed queued run's launch found failed when waited for
+ * and untimed queued runs found failed by the finish after them
  * (queue.c), and the lazy NB_DIRECT and NB_DIN builds (program.c). */
 #define CL_TEST_FAILS(X)                                                   \
 	X(TF_OWN_BUILD, own_build) X(TF_TREE_RESULTS, tree_results)           \
 	X(TF_NEAR_RUN, near_run) X(TF_BLOCK_ROOM, block_room)                 \
-	X(TF_QUEUED_RUN, queued_run) X(TF_DIRECT_BUILD, direct_build)         \
-	X(TF_DIN_BUILD, din_build)
+	X(TF_QUEUED_RUN, queued_run) X(TF_UNTIMED_RUN, untimed_run)           \
+	X(TF_DIRECT_BUILD, direct_build) X(TF_DIN_BUILD, din_build)
 enum {
 #define X(id, name) id,
 	CL_TEST_FAILS(X)

@@ -93,7 +93,7 @@ int nbrt_cl_queue_settle(nbrt *rt)
 		/* untimed runs' launches have no events: the queue's finish
 		 * reports a launch that failed (a fault is the context's) */
 		cl_int e = clFinish(c->q);
-		if (e == CL_SUCCESS && nbrt_cl_test_fail(rt, TF_QUEUED_RUN))
+		if (e == CL_SUCCESS && nbrt_cl_test_fail(rt, TF_UNTIMED_RUN))
 			e = CL_OUT_OF_RESOURCES;
 		char what[sizeof c->plainwho + 96];
 		snprintf(what, sizeof what, "%ld untimed queued runs, the last of "

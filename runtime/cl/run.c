@@ -175,7 +175,8 @@ int nbrt_cl_settle_late(nbrt_kernel *k)
 
 static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
                    const void *v);
-static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg);
+static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg,
+                       int din);
 static int bind_direct(nbrt_kernel *k, Run *r);
 static int inputs(nbrt_kernel *k, Run *r);
 static int grow(nbrt_kernel *k, cl_mem *mem, size_t *cap, size_t bytes,
@@ -333,12 +334,12 @@ static int launch(nbrt_kernel *k, size_t ib, size_t n, size_t jb, size_t m,
 		 * choice: converted now, before the launch, unless the entry
 		 * reads the arrays; one entry bound */
 		if ((r->din && r->direct != DIRECT_DIN && inputs(k, r)) ||
-		    (r->direct == DIRECT_NO ? bind_args(k, r->kern, r->arg0) :
-		     bind_direct(k, r)))
+		    (r->direct == DIRECT_NO ?
+		     bind_inputs(k, r->kern, r->arg0, 0) : bind_direct(k, r)))
 			return -1;
 	}
 	if (own && !r->oargs) {
-		if (bind_args(k, pg->okern, CL_DENSE_LEAD))
+		if (bind_inputs(k, pg->okern, CL_DENSE_LEAD, 0))
 			return -1;
 		r->oargs = 1;
 	}
@@ -718,11 +719,6 @@ static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg, int din)
 	return 0;
 }
 
-static int bind_args(nbrt_kernel *k, cl_kernel kern, cl_uint arg)
-{
-	return bind_inputs(k, kern, arg, 0);
-}
-
 /* The LMEM and BMEM inputs uploaded (t[0..2]: the times before, between
  * and after them). */
 static int upload_inputs(nbrt_kernel *k, Run *r, double t[3])
@@ -779,7 +775,8 @@ static int prepare(nbrt_kernel *k, Run *r, size_t ni)
 		          1e3 * (t[3] - t[2]));
 	/* a run that may take the one-launch entry binds at its first
 	 * launch, which chooses (some 10 clSetKernelArg a small run less) */
-	return r->direct == DIRECT_MAYBE ? 0 : bind_args(k, r->kern, r->arg0);
+	return r->direct == DIRECT_MAYBE ? 0 :
+	       bind_inputs(k, r->kern, r->arg0, 0);
 }
 
 /* Binds the one-launch entry for a dense run: prepare's arguments, the

@@ -13,12 +13,15 @@
 #   - one step in 8 is timed by its launches' events, the others queued
 #     untimed (17 steps: 14 untimed), every one under NBRT_QUEUE=1, none
 #     under NBRT_QUEUE=2;
-#   - its steps are queued (a queued launch made to fail,
+#   - its steps are queued (a timed queued launch made to fail,
 #     NBRT_TEST_FAIL=queued_run, ends the run with status 1, the kernel,
 #     the OpenCL error and the device named, the step-0 snapshot alone
 #     written and no log), and --no-queue, NBRT_QUEUE=0 and --no-queue
 #     over NBRT_QUEUE=1 are not; the Hermite scheme's runs, which read
-#     their results back each block step, never are;
+#     their results back each block step, never are; an untimed step's
+#     launch made to fail (NBRT_TEST_FAIL=untimed_run) is reported at the
+#     next full wait, the read of step 2's bodies for its snapshot, by
+#     that step, status 1, snapshots 0 and 1 alone written and no log;
 #   - a step that is no longer finite (dt = 3e8 blows the model up some
 #     tens of steps in), whose check the step after takes, is reported by
 #     its own number, the same with a snapshot every step (each step's
@@ -136,7 +139,7 @@ sampled 18 0 NBRT_QUEUE=1
 sampled 18 18 NBRT_QUEUE=2
 
 # queued_run NAME WANT 'ENV' FLAGS...: NBRT_TEST_FAIL=queued_run makes
-# every queued launch fail; WANT fail: the run ends at step 1 with the
+# every timed queued launch fail; WANT fail: the run ends at step 1 with the
 # message; WANT pass: nothing was queued
 queued_run() {
 	_n=$1 _w=$2 _e=$3
@@ -163,6 +166,23 @@ queued_run "--no-queue over NBRT_QUEUE=1" pass NBRT_QUEUE=1 --no-queue
 queued_run "hermite" pass "" --integrator hermite --timestep fixed --dt 1/256
 queued_run "the first kernel over the limit" pass NBODY_TEST_QUEUE_MAX=0
 queued_run "the first kernel under the limit" fail NBODY_TEST_QUEUE_MAX=1e9
+
+# an untimed step's launch made to fail (NBRT_TEST_FAIL=untimed_run; step
+# 1 is timed, 2 and 3 untimed): reported by the next full wait, step 2's
+# bodies read back for its snapshot, with that step and the finish's
+# error; status 1, snapshots 0 and 1 alone written, no log
+rm -rf "$T/f" "$T/f.log" "$T/f.csv"
+if NBRT_TEST_FAIL=untimed_run "$NBODY" --device cpu --seed "$SEED" -n "$N" \
+	--steps 3 --every 1 --out "$T/f" --log "$T/f.log" --csv >"$T/f.csv" \
+	2>"$T/f.err"; then
+	bad "untimed_run: a failed untimed step not reported"
+elif [ $? = 1 ] && [ ! -s "$T/f.csv" ] && [ ! -e "$T/f.log" ] &&
+	[ "$(ls "$T/f" | tr '\n' ' ')" = "snap_000000.csv snap_000001.csv " ] &&
+	grep -q '^nbody: error: step 2: 1 untimed queued runs, the last of kernel gravity: clFinish failed with CL_OUT_OF_RESOURCES .* on .*Portable Computing Language' "$T/f.err"; then
+	ok "untimed_run: the untimed step's failure reported at step 2"
+else
+	bad "untimed_run: $(cat "$T/f.err"; ls "$T/f" "$T")"
+fi
 
 # blown_up NAME FLAGS...: the step a run stops at, no longer finite
 # (exit status 1 and its message), into $T/NAME.step

@@ -19,7 +19,8 @@
  * after its inputs' conversion; a sliced run builds no one-launch entry
  * (a later unsliced run of the same kernel does, and takes it); a run
  * after NB_DIN runs reads arrays written since; NBRT_DIN_MAX limits the
- * float runs that take NB_DIN.  Exit 77 without an
+ * float runs that take NB_DIN, as the gpu-nvidia row's din_max does
+ * under NBRT_DEVICE_CLASS.  Exit 77 without an
  * OpenCL CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
@@ -517,6 +518,71 @@ START_TEST(din_max)
 }
 END_TEST
 
+/* The defaults row's din_max itself (PoCL's rows have none): under
+ * NBRT_DEVICE_CLASS=gpu-nvidia (runtime/core.c) a float run of at most
+ * its row's pairs reads the arrays, one of a j-element more converts its
+ * inputs (its results still stored by the kernel).  Ni = 20000 against
+ * Nj = din_max / Ni and one more: some 2e8 interactions a run (the case
+ * 0.8 s warm on PoCL), the one kernel, its notes each run's own.
+ * NBRT_SLICES=1, as the row's 16 j-slices of a launch of that size
+ * would take neither one-launch entry. */
+START_TEST(din_row)
+{
+	const nb_defaults *row = nb_defaults_find("opencl", "gpu-nvidia",
+	                                          NB_FLOAT);
+	ck_assert(row && row->din_max > 0);
+	size_t ni = 20000, nj = (size_t)row->din_max / ni;
+	static const char *const var[3] = {"NBRT_DEVICE_CLASS", "NBRT_SLICES",
+	                                   "NBRT_VERBOSE"};
+	static const char *const val[3] = {"gpu-nvidia", "1", "1"};
+	char *was[3];
+	for (int e = 0; e < 3; e++) {
+		was[e] = env_keep(var[e]);
+		setenv(var[e], val[e], 1);
+	}
+	Pair s;
+	memset(&s, 0, sizeof s);
+	s.which = GRAV;
+	s.rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(s.rt);
+	s.k[0] = load(&s, NB_FLOAT, NULL);
+	s.f = nbrt_iface(s.k[0]);
+	for (int v = 0; v < s.f->nvar; v++) {
+		const nb_var *x = &s.f->var[v];
+		if (x->role == NB_CONST)
+			continue;
+		/* j's as long as the longer run's */
+		size_t n = x->role == NB_BMEM ? nj + 1 : ni;
+		s.in[v] = array(&s, n);
+		if (x->role != NB_RMEM) {
+			s.h[v] = malloc(n * sizeof(double));
+			for (size_t e = 0; e < n; e++)
+				s.h[v][e] = urand(-1, 1);
+			ck_assert_int_eq(nbrt_array_write(s.in[v], s.h[v]), 0);
+		}
+		ck_assert_int_eq(nbrt_bind_array(s.k[0], x->name, s.in[v]), 0);
+	}
+	for (int over = 0; over < 2; over++) {
+		char text[8192];
+		Capture c;
+		ck_assert_int_eq(capture_start(&c), 0);
+		int rc = nbrt_run(s.k[0], ni, nj + (size_t)over);
+		capture_end(&c, text, sizeof text);
+		ck_assert_msg(rc == 0, "%s", nbrt_error(s.rt));
+		int din = strstr(text, "its inputs read from them") != NULL;
+		int one = strstr(text, "stored into the arrays by the kernel: "
+		                 "one launch") != NULL;
+		ck_assert_msg(din == !over && (!over || one),
+		              "%zu x %zu pairs against the row's din_max %lld: "
+		              "notes:\n%s", ni, nj + (size_t)over, row->din_max,
+		              text);
+	}
+	unmake(&s);
+	for (int e = 0; e < 3; e++)
+		env_back(var[e], was[e]);
+}
+END_TEST
+
 /* Inputs written between runs, and the default kernel's runs switching
  * between NB_DIN and the converted inputs (one input bound from the
  * host, then the array again): every run reads the values as they are
@@ -569,6 +635,7 @@ int main(void)
 		tcase_add_test(tc, build_fails);
 		tcase_add_test(tc, din_fails);
 		tcase_add_loop_test(tc, din_max, 0, 2);
+		tcase_add_test(tc, din_row);
 		tcase_add_loop_test(tc, din_then_not, 0, 2);
 		tcase_add_test(tc, built_when_taken);
 	}

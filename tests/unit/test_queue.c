@@ -15,7 +15,9 @@
  * A queued launch that fails (NBRT_TEST_FAIL=queued_run) is reported by
  * nbrt_wait, by a read, by nbrt_array_finite and by the take,
  * naming the kernel and the device; untimed queued runs (on = 2) give
- * the same bits, no time, and a failure by the finish; NBRT_QUEUE=1
+ * the same bits, no time, and a failure (NBRT_TEST_FAIL=untimed_run) by
+ * the finish, behind a timed run whose check's take passes it by as
+ * bin/nbody queues them, and none under queued_run; NBRT_QUEUE=1
  * queues from the open on (a bad value fails it); the host back end
  * refuses the queue.  Inputs changed between runs (waited, queued,
  * untimed) are seen, though a run keeps its inputs' conversion while
@@ -349,8 +351,10 @@ START_TEST(env)
 END_TEST
 
 /* Untimed queued runs (on = 2): the bits of one run that waited, no
- * time for nbrt_wait, a failure reported by the finish with the kernel
- * and the device; 3 refused. */
+ * time for nbrt_wait, a failure (untimed_run) reported by the finish
+ * with the kernel and the device, also behind a timed run whose check
+ * is taken first (bin/nbody's steps); queued_run fails none; 3
+ * refused. */
 START_TEST(untimed)
 {
 	setup s;
@@ -378,7 +382,7 @@ START_TEST(untimed)
 	ck_assert(t[0] == 0 && t[1] == 0);
 	results(&s, got);
 	same_bits(&s, one, got, "untimed queued runs");
-	setenv("NBRT_TEST_FAIL", "queued_run", 1);
+	setenv("NBRT_TEST_FAIL", "untimed_run", 1);
 	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
 	int rc = nbrt_wait(s.rt, NULL);
 	unsetenv("NBRT_TEST_FAIL");
@@ -388,6 +392,36 @@ START_TEST(untimed)
 	                                 "CL_OUT_OF_RESOURCES") &&
 	              strstr(e, nbrt_device_name(s.rt)), "%d: %s", rc, e);
 	ck_assert_int_eq(nbrt_wait(s.rt, NULL), 0);
+	/* as bin/nbody queues its steps: a timed run and its finite check,
+	 * then an untimed run that fails; the check's take waits for the
+	 * timed run alone and passes, the next full wait reports the
+	 * untimed one, once */
+	int fin = -1;
+	setenv("NBRT_TEST_FAIL", "untimed_run", 1);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 1), 0);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(s.a + 7, 4), 0);
+	ck_assert_int_eq(nbrt_set_queue(s.rt, 2), 0);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	rc = nbrt_array_finite_take(s.rt, &fin, t);
+	ck_assert_msg(rc == 0 && fin == 1 && t[1] > 0, "the timed run's "
+	              "take: %d, finite %d, busy %g: %s", rc, fin, t[1],
+	              nbrt_error(s.rt));
+	rc = nbrt_wait(s.rt, NULL);
+	unsetenv("NBRT_TEST_FAIL");
+	e = nbrt_error(s.rt);
+	ck_assert_msg(rc == -1 && strstr(e, "1 untimed queued runs, the last of "
+	                                 "kernel gravity: clFinish failed with "
+	                                 "CL_OUT_OF_RESOURCES") &&
+	              strstr(e, nbrt_device_name(s.rt)), "%d: %s", rc, e);
+	ck_assert_int_eq(nbrt_wait(s.rt, NULL), 0);
+	/* queued_run fails timed runs alone */
+	setenv("NBRT_TEST_FAIL", "queued_run", 1);
+	ck_assert_int_eq(nbrt_run(s.k, n, n), 0);
+	rc = nbrt_wait(s.rt, NULL);
+	unsetenv("NBRT_TEST_FAIL");
+	ck_assert_msg(rc == 0, "queued_run failed an untimed run: %s",
+	              nbrt_error(s.rt));
 	for (int c = 0; c < 4; c++) {
 		free(one[c]);
 		free(got[c]);
