@@ -161,6 +161,13 @@ int nbrt_array_finite(nbrt_array *const *a, int na, int *finite);
  * queue. */
 int nbrt_array_finite_queue(nbrt_array *const *a, int na);
 int nbrt_array_finite_take(nbrt *rt, int *finite, double t[2]);
+/* nbrt_array_axpy(y, h, x, ny) and then nbrt_array_finite_queue(a, na):
+ * their bits and their check (y may be among a, checked as updated), in
+ * one launch on a device where na is at most 9 (a leap-frog's closing
+ * kick and its step's check). */
+int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
+                                 nbrt_array *const *x, int ny,
+                                 nbrt_array *const *a, int na);
 
 /* Block time steps (a Hermite scheme's) with the j-bodies kept where the
  * kernel reads them (runtime/predict.c): each body's Taylor series (x, v,

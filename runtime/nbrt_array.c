@@ -103,19 +103,29 @@ static int same(nbrt_array *const *a, int na, int max, const char *what)
 	return 0;
 }
 
-/* Both forms: z NULL is nbrt_array_axpy's. */
-static int axpy(const char *what, nbrt_array *const *y, double h,
-                nbrt_array *const *x, nbrt_array *const *z, double g, int na)
+/* Whether b's arrays go with a's: one device, one length, one memory. */
+static int alike(const nbrt_array *a, const nbrt_array *b)
+{
+	return a->rt == b->rt && a->n == b->n && !a->host == !b->host;
+}
+
+/* The operands of either form (z NULL: nbrt_array_axpy's). */
+static int axpy_args(const char *what, nbrt_array *const *y,
+                     nbrt_array *const *x, nbrt_array *const *z, int na)
 {
 	if (same(y, na, 3, what) || same(x, na, 3, what) ||
 	    (z && same(z, na, 3, what)))
 		return -1;
-	if (x[0]->rt != y[0]->rt || x[0]->n != y[0]->n ||
-	    !x[0]->host != !y[0]->host ||
-	    (z && (z[0]->rt != y[0]->rt || z[0]->n != y[0]->n ||
-	           !z[0]->host != !y[0]->host)))
+	if (!alike(x[0], y[0]) || (z && !alike(z[0], y[0])))
 		return nbrt_fail(y[0]->rt, "%s: the arrays differ in device or "
 		                 "length", what);
+	return 0;
+}
+
+/* Both forms, their operands checked. */
+static int axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
+                nbrt_array *const *z, double g, int na)
+{
 	for (int c = 0; c < na; c++) {
 		nbrt_array_touch(y[c]);
 		if (z)
@@ -150,13 +160,17 @@ static int axpy(const char *what, nbrt_array *const *y, double h,
 int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
                     int na)
 {
-	return axpy("nbrt_array_axpy", y, h, x, NULL, 0, na);
+	if (axpy_args("nbrt_array_axpy", y, x, NULL, na))
+		return -1;
+	return axpy(y, h, x, NULL, 0, na);
 }
 
 int nbrt_array_axpy2(nbrt_array *const *y, double h, nbrt_array *const *x,
                      nbrt_array *const *z, double g, int na)
 {
-	return axpy("nbrt_array_axpy2", y, h, x, z, g, na);
+	if (axpy_args("nbrt_array_axpy2", y, x, z, na))
+		return -1;
+	return axpy(y, h, x, z, g, na);
 }
 
 int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)
@@ -179,24 +193,51 @@ int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)
 	return 0;
 }
 
-int nbrt_array_finite_queue(nbrt_array *const *a, int na)
+/* The check of a[0..na) queued, after y += h x where ny > 0 (its
+ * operands checked): in the check's first launch on the device. */
+static int finite_queue(const char *what, nbrt_array *const *a, int na,
+                        nbrt_array *const *y, double h,
+                        nbrt_array *const *x, int ny)
 {
-	if (same(a, na, 64, "nbrt_array_finite_queue"))
+	if (same(a, na, 64, what))
 		return -1;
 	nbrt *rt = a[0]->rt;
+	if (ny > 0 && !alike(a[0], y[0]))
+		return nbrt_fail(rt, "%s: the arrays differ in device or length",
+		                 what);
 	if (rt->nfin == 2)
-		return nbrt_fail(rt, "nbrt_array_finite_queue: two checks are "
-		                 "queued already; nbrt_array_finite_take the "
-		                 "older first");
+		return nbrt_fail(rt, "%s: two checks are queued already; "
+		                 "nbrt_array_finite_take the older first", what);
 	int slot = (rt->fin0 + rt->nfin) % 2;
 	/* host arrays: the answer now, the device having nothing queued */
 	int dev = !a[0]->host;
-	if (dev ? rt->be->finite_queue(a, na, slot)
+	int fused = ny > 0 && dev && na <= 9;
+	if (ny > 0 && !fused && axpy(y, h, x, NULL, 0, ny))
+		return -1;
+	/* a run's inputs converted from y before are stale now */
+	for (int c = 0; fused && c < ny; c++)
+		nbrt_array_touch(y[c]);
+	if (dev ? rt->be->finite_queue(a, na, slot, y, h, x, fused ? ny : 0)
 	        : nbrt_array_finite(a, na, &rt->finval[slot]))
 		return -1;
 	rt->findev[slot] = dev;
 	rt->nfin++;
 	return 0;
+}
+
+int nbrt_array_finite_queue(nbrt_array *const *a, int na)
+{
+	return finite_queue("nbrt_array_finite_queue", a, na, NULL, 0, NULL, 0);
+}
+
+int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
+                                 nbrt_array *const *x, int ny,
+                                 nbrt_array *const *a, int na)
+{
+	const char *what = "nbrt_array_axpy_finite_queue";
+	if (axpy_args(what, y, x, NULL, ny))
+		return -1;
+	return finite_queue(what, a, na, y, h, x, ny);
 }
 
 int nbrt_array_finite_take(nbrt *rt, int *finite, double t[2])

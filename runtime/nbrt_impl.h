@@ -122,8 +122,12 @@ struct nbrt_backend {
 	int (*array_finite)(nbrt_array *const *a, int na, int *finite);
 	/* its two halves (nbrt_array_finite_queue, _take) in slot 0 or 1:
 	 * the check queued, the host not waiting; then its answer, with
-	 * nbrt_wait's t for the queued launches before it */
-	int (*finite_queue)(nbrt_array *const *a, int na, int slot);
+	 * nbrt_wait's t for the queued launches before it; ny > 0: y += h x
+	 * first, in the check's launch (nbrt_array_axpy_finite_queue; na at
+	 * most 9 then) */
+	int (*finite_queue)(nbrt_array *const *a, int na, int slot,
+	                    nbrt_array *const *y, double h,
+	                    nbrt_array *const *x, int ny);
 	int (*finite_take)(nbrt *rt, int slot, int *finite, double t[2]);
 	/* nbrt_predictor's device side (predict.c), where rt->devarrays:
 	 * its own buffers in p->priv; predict sends the bodies put (p->pend),

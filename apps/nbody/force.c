@@ -530,8 +530,8 @@ int force_settle(force *fc, int *finite, long *checked)
 
 /* One kick-drift-kick step where the bodies are, as sim_step does it on
  * the host (nbrt_array_axpy2 gives the same bits: the kick and the
- * drift in one launch), with its finite check
- * (sim_finite's) queued behind it; then the step before's check taken
+ * drift in one launch, and the closing kick with its finite check,
+ * sim_finite's); then the step before's check taken
  * (force_settle), so that the host queues this step while the device
  * still runs the last one, not after it.  Returns 0, or -1 with the
  * message in fc->err. */
@@ -551,9 +551,9 @@ int force_step(force *fc, sim *s, double dt, int *finite, long *checked)
 		goto bad;
 	if (run_kernel(fc, s, s->n, s->n))
 		return -1;
-	if (nbrt_array_axpy(a + A_VX, h, a + A_AX, 3) ||
-	    (o[A_X] && nbrt_array_axpy(o + A_VX, h, o + A_AX, 3)) ||
-	    nbrt_array_finite_queue(a + A_X, 9))
+	/* the closing kick and the step's check in one launch */
+	if ((o[A_X] && nbrt_array_axpy(o + A_VX, h, o + A_AX, 3)) ||
+	    nbrt_array_axpy_finite_queue(a + A_VX, h, a + A_AX, 3, a + A_X, 9))
 		goto bad;
 	s->t += dt;
 	s->step++;

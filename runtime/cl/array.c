@@ -316,9 +316,11 @@ static cl_mem finite_flag(nbrt *rt)
 
 /* Queues the check of a[0..na) (nine arrays a launch): flag becomes a
  * fresh epoch, *epoch, where a value is not finite, and keeps an older
- * one otherwise, so nothing clears it first. */
+ * one otherwise, so nothing clears it first.  ny > 0: y += h x (ny
+ * arrays, at most 3) in the first launch, before its check. */
 static int finite_launch(nbrt *rt, nbrt_array *const *a, int na,
-                         cl_mem flag, cl_uint *epoch)
+                         cl_mem flag, cl_uint *epoch, nbrt_array *const *y,
+                         double h, nbrt_array *const *x, int ny)
 {
 	Cl *c = rt->priv;
 	cl_ulong n = a[0]->n;
@@ -330,6 +332,24 @@ static int finite_launch(nbrt *rt, nbrt_array *const *a, int na,
 		cl_int nn = na - g < 9 ? na - g : 9;
 		for (int i = 0; i < 9; i++)
 			m[i] = a[g + (i < nn ? i : 0)]->priv;
+		if (g == 0 && ny > 0) {
+			cl_mem my[3], mx[3];
+			for (int i = 0; i < 3; i++) {
+				my[i] = y[i < ny ? i : 0]->priv;
+				mx[i] = x[i < ny ? i : 0]->priv;
+			}
+			cl_double hh = h;
+			cl_int k = ny;
+			if (nbrt_cl_aux_run(rt, AK_AXPY_FINITE, a[0]->n, ARG(my[0]),
+			                    ARG(my[1]), ARG(my[2]), ARG(mx[0]),
+			                    ARG(mx[1]), ARG(mx[2]), ARG(hh), ARG(k),
+			                    ARG(m[0]), ARG(m[1]), ARG(m[2]), ARG(m[3]),
+			                    ARG(m[4]), ARG(m[5]), ARG(m[6]), ARG(m[7]),
+			                    ARG(m[8]), ARG(nn), ARG(n), ARG(ep),
+			                    ARG(flag), (size_t)0))
+				return -1;
+			continue;
+		}
 		if (nbrt_cl_aux_run(rt, AK_FINITE, a[0]->n, ARG(m[0]), ARG(m[1]),
 		                    ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]),
 		                    ARG(m[6]), ARG(m[7]), ARG(m[8]), ARG(nn), ARG(n),
@@ -353,7 +373,7 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
 	if (!c->flag && !(c->flag = finite_flag(rt)))
 		r = -1;
 	if (!r)
-		r = finite_launch(rt, a, na, c->flag, &ep);
+		r = finite_launch(rt, a, na, c->flag, &ep, NULL, 0, NULL, 0);
 	if (!r)
 		r = pin(rt, 64);
 	if (!r && (e = clEnqueueReadBuffer(c->q, c->flag, CL_TRUE, 0,
@@ -370,7 +390,9 @@ int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite)
  * it takes this one's answer): the flag of slot read into its pinned
  * cell behind the check, the host not waiting; the launches queued before
  * it are its mark, for the take to settle them and no later ones. */
-int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
+int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot,
+                         nbrt_array *const *y, double h,
+                         nbrt_array *const *x, int ny)
 {
 	nbrt *rt = a[0]->rt;
 	Cl *c = rt->priv;
@@ -381,7 +403,8 @@ int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot)
 	if (!c->fflag[slot] && !(c->fflag[slot] = finite_flag(rt)))
 		return -1;
 	c->fmark[slot] = c->qadded;
-	if (finite_launch(rt, a, na, c->fflag[slot], &c->fwant[slot]))
+	if (finite_launch(rt, a, na, c->fflag[slot], &c->fwant[slot], y, h, x,
+	                  ny))
 		return -1;
 	if ((e = clEnqueueReadBuffer(c->q, c->fflag[slot], CL_FALSE, 0,
 	                             sizeof(cl_uint), (cl_uint *)c->fpinp + slot,

@@ -52,7 +52,7 @@ enum {
 	X(AK_TO_DD4, nbrt_to_dd4) X(AK_FROM_F4, nbrt_from_f4)                  \
 	X(AK_FROM_D4, nbrt_from_d4) X(AK_FROM_DD4, nbrt_from_dd4)              \
 	X(AK_AXPY, nbrt_axpy) X(AK_AXPY2, nbrt_axpy2)                          \
-	X(AK_FINITE, nbrt_finite)                                              \
+	X(AK_FINITE, nbrt_finite) X(AK_AXPY_FINITE, nbrt_axpy_finite)          \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
 	X(AK_GATHER, nbrt_gather)                                              \
@@ -367,7 +367,9 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
                        nbrt_array *const *x, nbrt_array *const *z, double g,
                        int na);
 int nbrt_cl_array_finite(nbrt_array *const *a, int na, int *finite);
-int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot);
+int nbrt_cl_finite_queue(nbrt_array *const *a, int na, int slot,
+                         nbrt_array *const *y, double h,
+                         nbrt_array *const *x, int ny);
 int nbrt_cl_finite_take(nbrt *rt, int slot, int *finite, double t[2]);
 
 /* predict.c: nbrt_predictor's device side (the back end's predict_*). */

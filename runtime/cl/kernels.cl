@@ -107,6 +107,38 @@ kernel void nbrt_finite(global const double *a0, global const double *a1,
 	if (z != 0)
 		*bad = epoch;
 }
+/* nbrt_axpy, then nbrt_finite's check of nine arrays (y among them, read
+ * as updated): a leap-frog's closing kick and its step's check in one
+ * launch.  No restrict: the same buffer comes as a y and as an a. */
+kernel void nbrt_axpy_finite(global double *y0, global double *y1,
+                             global double *y2, global const double *x0,
+                             global const double *x1,
+                             global const double *x2, double h, int ny,
+                             global const double *a0, global const double *a1,
+                             global const double *a2, global const double *a3,
+                             global const double *a4, global const double *a5,
+                             global const double *a6, global const double *a7,
+                             global const double *a8, int na, ulong n,
+                             uint epoch, global uint *bad)
+{
+	size_t i = get_global_id(0);
+	if (i >= n)
+		return;
+	y0[i] += h * x0[i];
+	if (ny > 1) y1[i] += h * x1[i];
+	if (ny > 2) y2[i] += h * x2[i];
+	double z = 0 * a0[i];
+	if (na > 1) z += 0 * a1[i];
+	if (na > 2) z += 0 * a2[i];
+	if (na > 3) z += 0 * a3[i];
+	if (na > 4) z += 0 * a4[i];
+	if (na > 5) z += 0 * a5[i];
+	if (na > 6) z += 0 * a6[i];
+	if (na > 7) z += 0 * a7[i];
+	if (na > 8) z += 0 * a8[i];
+	if (z != 0)
+		*bad = epoch;
+}
 /* the j-slices' sums of a launch (run.c): slice 0 first, in order, so a
  * run's results do not depend on timing; dd by an accurate addition, the
  * kernels' own */

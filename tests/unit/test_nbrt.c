@@ -474,8 +474,9 @@ START_TEST(array_gravity_double)
 END_TEST
 
 /* axpy against the loop written here, bit for bit; the finite check on
- * arrays with one NaN or infinity put anywhere; write and read back; the
- * errors of mismatched operands. */
+ * arrays with one NaN or infinity put anywhere; the kick and the check in
+ * one (axpy_finite_queue); write and read back; the errors of mismatched
+ * operands. */
 START_TEST(array_ops)
 {
 	nbrt *rt = device(_i);
@@ -567,6 +568,70 @@ START_TEST(array_ops)
 		v[i] = keep;
 		ck_assert_int_eq(nbrt_array_write(all[w], v), 0);
 	}
+	/* axpy_finite_queue: axpy's bits, and the check of the arrays as
+	 * updated (the y among them), in one launch up to nine arrays, apart
+	 * past them (k 3: ten) */
+	for (int k = 0; k < 4; k++) {
+		int ny = 1 + k % 3, na = k == 3 ? 10 : 6;
+		double h = urand(-1, 1);
+		nbrt_array *chk[10];
+		for (int c = 0; c < na; c++)
+			chk[c] = all[c % 6];
+		ck_assert_msg(nbrt_array_axpy_finite_queue(ay, h, ax, ny, chk, na) ==
+		              0, "%s", nbrt_error(rt));
+		for (int c = 0; c < ny; c++) {
+			volatile double t;
+			for (size_t i = 0; i < n; i++) {
+				t = h * x[c][i];
+				y[c][i] = y[c][i] + t;
+			}
+		}
+		ck_assert_msg(nbrt_array_finite_take(rt, &fin, NULL) == 0, "%s",
+		              nbrt_error(rt));
+		ck_assert_int_eq(fin, 1);
+		for (int c = 0; c < 3; c++) {
+			ck_assert_int_eq(nbrt_array_read(ay[c], got), 0);
+			ck_assert_msg(memcmp(got, y[c], n * sizeof *got) == 0,
+			              "%s: axpy_finite_queue of %d arrays, y %d: not "
+			              "the host loop's bits", nbrt_device_name(rt), ny, c);
+		}
+	}
+	/* a value only the kick makes infinite: the check sees y updated */
+	{
+		size_t i = (size_t)urand(0, (double)n);
+		int c = (int)urand(0, 3);
+		double kx = x[c][i], ky = y[c][i];
+		x[c][i] = 1.5e308;
+		y[c][i] = 1.5e308;
+		ck_assert_int_eq(nbrt_array_write(ax[c], x[c]), 0);
+		ck_assert_int_eq(nbrt_array_write(ay[c], y[c]), 0);
+		ck_assert_msg(nbrt_array_axpy_finite_queue(ay, 1, ax, 3, all, 6) == 0,
+		              "%s", nbrt_error(rt));
+		ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), 0);
+		ck_assert_msg(fin == 0, "%s: y %d's overflow at %zu not found",
+		              nbrt_device_name(rt), c, i);
+		x[c][i] = kx;
+		y[c][i] = ky;
+		for (int d = 0; d < 3; d++) {
+			ck_assert_int_eq(nbrt_array_write(ax[d], x[d]), 0);
+			ck_assert_int_eq(nbrt_array_write(ay[d], y[d]), 0);
+		}
+	}
+	/* a third check refused before the kick is applied */
+	ck_assert_int_eq(nbrt_array_finite_queue(all, 6), 0);
+	ck_assert_int_eq(nbrt_array_finite_queue(all, 6), 0);
+	ck_assert_int_eq(nbrt_array_axpy_finite_queue(ay, 1, ax, 3, all, 6), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "nbrt_array_axpy_finite_queue: two "
+	                     "checks are queued already") != NULL, "%s",
+	              nbrt_error(rt));
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), 0);
+		ck_assert_int_eq(fin, 1);
+	}
+	ck_assert_int_eq(nbrt_array_read(ay[0], got), 0);
+	ck_assert_msg(memcmp(got, y[0], n * sizeof *got) == 0,
+	              "%s: a refused axpy_finite_queue changed y",
+	              nbrt_device_name(rt));
 	nbrt_array *other = nbrt_array_new(rt, n + 1);
 	nbrt_array *mixed[3] = {ay[0], other, ay[2]};
 	ck_assert_int_eq(nbrt_array_axpy(mixed, 1, ax, 3), -1);
@@ -578,6 +643,14 @@ START_TEST(array_ops)
 	ck_assert_int_eq(nbrt_array_axpy2(ay, 1, ax, mixed, 1, 3), -1);
 	ck_assert_msg(strstr(nbrt_error(rt), "nbrt_array_axpy2: the arrays "
 	                     "differ in device or length") != NULL,
+	              "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_array_axpy_finite_queue(ay, 1, ax, 4, all, 6), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "4 arrays (at most 3)") != NULL,
+	              "%s", nbrt_error(rt));
+	nbrt_array *lone[1] = {other};
+	ck_assert_int_eq(nbrt_array_axpy_finite_queue(ay, 1, ax, 3, lone, 1), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "nbrt_array_axpy_finite_queue: the "
+	                     "arrays differ in device or length") != NULL,
 	              "%s", nbrt_error(rt));
 	nbrt_array *longer[3] = {other, other, other};
 	ck_assert_int_eq(nbrt_array_axpy2(ay, 1, ax, longer, 1, 3), -1);
