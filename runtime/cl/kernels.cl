@@ -82,19 +82,18 @@ kernel void nbrt_axpy2(global double *y0, global double *y1,
 	if (na > 1) z1[i] += g * (y1[i] += h * x1[i]);
 	if (na > 2) z2[i] += g * (y2[i] += h * x2[i]);
 }
-/* Nine arrays a launch (bin/nbody checks x, v and a: one launch), and
- * the flag set to the check's epoch rather than zeroed first: on a GPU
- * each launch and fill is host time that a small step's queue pays. */
-kernel void nbrt_finite(global const double *a0, global const double *a1,
-                        global const double *a2, global const double *a3,
-                        global const double *a4, global const double *a5,
-                        global const double *a6, global const double *a7,
-                        global const double *a8, int na, ulong n, uint epoch,
-                        global uint *bad)
+/* Element i of nine arrays a launch (bin/nbody checks x, v and a: one
+ * launch), and the flag set to the check's epoch rather than zeroed
+ * first: on a GPU each launch and fill is host time that a small step's
+ * queue pays. */
+#define NBRT_CHECK_ARGS                                                      \
+	global const double *a0, global const double *a1,                    \
+	global const double *a2, global const double *a3,                    \
+	global const double *a4, global const double *a5,                    \
+	global const double *a6, global const double *a7,                    \
+	global const double *a8, int na, ulong n, uint epoch, global uint *bad
+void nbrt_check_at(size_t i, NBRT_CHECK_ARGS)
 {
-	size_t i = get_global_id(0);
-	if (i >= n)
-		return;
 	double z = 0 * a0[i]; /* NaN for a NaN or an infinity */
 	if (na > 1) z += 0 * a1[i];
 	if (na > 2) z += 0 * a2[i];
@@ -107,19 +106,21 @@ kernel void nbrt_finite(global const double *a0, global const double *a1,
 	if (z != 0)
 		*bad = epoch;
 }
-/* nbrt_axpy, then nbrt_finite's check of nine arrays (y among them, read
- * as updated): a leap-frog's closing kick and its step's check in one
+#define NBRT_CHECK_PASS a0, a1, a2, a3, a4, a5, a6, a7, a8, na, n, epoch, bad
+kernel void nbrt_finite(NBRT_CHECK_ARGS)
+{
+	size_t i = get_global_id(0);
+	if (i < n)
+		nbrt_check_at(i, NBRT_CHECK_PASS);
+}
+/* nbrt_axpy, then nbrt_finite's check (y among the arrays, read as
+ * updated): a leap-frog's closing kick and its step's check in one
  * launch.  No restrict: the same buffer comes as a y and as an a. */
 kernel void nbrt_axpy_finite(global double *y0, global double *y1,
                              global double *y2, global const double *x0,
                              global const double *x1,
                              global const double *x2, double h, int ny,
-                             global const double *a0, global const double *a1,
-                             global const double *a2, global const double *a3,
-                             global const double *a4, global const double *a5,
-                             global const double *a6, global const double *a7,
-                             global const double *a8, int na, ulong n,
-                             uint epoch, global uint *bad)
+                             NBRT_CHECK_ARGS)
 {
 	size_t i = get_global_id(0);
 	if (i >= n)
@@ -127,17 +128,7 @@ kernel void nbrt_axpy_finite(global double *y0, global double *y1,
 	y0[i] += h * x0[i];
 	if (ny > 1) y1[i] += h * x1[i];
 	if (ny > 2) y2[i] += h * x2[i];
-	double z = 0 * a0[i];
-	if (na > 1) z += 0 * a1[i];
-	if (na > 2) z += 0 * a2[i];
-	if (na > 3) z += 0 * a3[i];
-	if (na > 4) z += 0 * a4[i];
-	if (na > 5) z += 0 * a5[i];
-	if (na > 6) z += 0 * a6[i];
-	if (na > 7) z += 0 * a7[i];
-	if (na > 8) z += 0 * a8[i];
-	if (z != 0)
-		*bad = epoch;
+	nbrt_check_at(i, NBRT_CHECK_PASS);
 }
 /* the j-slices' sums of a launch (run.c): slice 0 first, in order, so a
  * run's results do not depend on timing; dd by an accurate addition, the
