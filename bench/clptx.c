@@ -1,0 +1,87 @@
+/* clptx: builds an OpenCL C source for the first GPU and writes the
+ * program's binary, which NVIDIA's OpenCL makes PTX, so that variants of
+ * a generated kernel written by hand can go through ptxas and
+ * bench/ptxrun.c (docs/performance.md, "The one-launch entries and N =
+ * 16384 under Nsight Compute").  Build on the device: gcc -O2
+ * bench/clptx.c -lOpenCL.  usage: clptx FILE.cl OUT OPTIONS */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void check(cl_int e, const char *what)
+{
+	if (e != CL_SUCCESS) {
+		fprintf(stderr, "clptx: %s failed (%d)\n", what, e);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: clptx FILE.cl OUT OPTIONS\n");
+		return 2;
+	}
+	FILE *f = fopen(argv[1], "rb");
+	if (!f) {
+		perror(argv[1]);
+		return 1;
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "clptx: cannot read %s\n", argv[1]);
+		return 1;
+	}
+	s[n] = 0;
+	fclose(f);
+	cl_platform_id pl[8];
+	cl_uint np = 0;
+	check(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
+	cl_device_id d = NULL;
+	for (cl_uint i = 0; i < np && i < 8 && !d; i++)
+		if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &d, NULL) !=
+		    CL_SUCCESS)
+			d = NULL;
+	if (!d) {
+		fprintf(stderr, "clptx: no GPU\n");
+		return 1;
+	}
+	cl_int e;
+	cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+	check(e, "clCreateContext");
+	const char *src = s;
+	cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &e);
+	check(e, "clCreateProgramWithSource");
+	e = clBuildProgram(p, 1, &d, argv[3], NULL, NULL);
+	if (e != CL_SUCCESS) {
+		static char log[1 << 16];
+		clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
+		                      log, NULL);
+		fprintf(stderr, "clptx: the build failed (%d):\n%s\n", e, log);
+		return 1;
+	}
+	size_t bs = 0;
+	check(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bs, &bs, NULL),
+	      "clGetProgramInfo");
+	unsigned char *b = malloc(bs ? bs : 1);
+	if (!b) {
+		fprintf(stderr, "clptx: out of memory\n");
+		return 1;
+	}
+	check(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL),
+	      "clGetProgramInfo");
+	FILE *o = fopen(argv[2], "wb");
+	if (!o || fwrite(b, 1, bs, o) != bs || fclose(o)) {
+		perror(argv[2]);
+		return 1;
+	}
+	clReleaseProgram(p);
+	clReleaseContext(c);
+	free(b);
+	free(s);
+	return 0;
+}
