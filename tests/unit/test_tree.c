@@ -5,7 +5,9 @@
  * relative force error's median and 99th percentile under stated bounds;
  * degenerate bodies (one, coincident, on a line, 1e-10 to 1e10) and sizes
  * 0, 1 and primes, i and j the same bodies or not, on the host C path and
- * OpenCL (PoCL here); every bad input refused with the caller's arrays and
+ * OpenCL (PoCL here; every cell opened and the degenerate bodies with the
+ * kernels as loaded, NBRT_AUTO_SPLIT=0, the rest as the runtime shapes
+ * them); every bad input refused with the caller's arrays and
  * bindings untouched; the same bits whatever the number of threads, from
  * a kernel's later calls (its kept arrays) as from a fresh one, and from
  * the device's sort and scatter as from the host's; far/opt/gravity_oct.nbl's
@@ -22,6 +24,7 @@
 
 #include "seed.h"
 #include "capture.h"
+#include "unit.h"
 
 static unsigned short rng[3];
 
@@ -214,6 +217,23 @@ static void run(nbrt *rt, nb_prec p, Bodies *b, double theta, double q[3])
 	nbrt_free(k);
 }
 
+/* every_cell_opened and degenerate take, on OpenCL (device d = 1), the
+ * kernels as loaded (NBRT_AUTO_SPLIT=0, read at each load): tasks of a
+ * work group's i-elements, j-split 1.  The small groups' shapes, whose
+ * j-split follows the cells' density (runtime/ranges.c), were a PoCL
+ * program each there: splits 16, 4 and 2 of gravity.nbl, 2 or 4 of
+ * gravity_quad.nbl by the draw, of a cold run's 18 builds.  Split 1 of
+ * the small shape stays in theta_half and octupole on PoCL; the larger
+ * splits are test_cutoff's in double and dd (every reduction) and
+ * autosplit.sh's (Lennard-Jones's 16; a tree's 4 on the GPU row).
+ * as_loaded(d) sets it for device d; env_back puts back what
+ * env_keep("NBRT_AUTO_SPLIT") kept. */
+static void as_loaded(int d)
+{
+	if (d == 1)
+		ck_assert(setenv("NBRT_AUTO_SPLIT", "0", 1) == 0);
+}
+
 /* theta 1e-9 opens every cell: the direct sum to rounding, for sizes 0,
  * 1 and primes, i and j the same or not, every distribution. */
 START_TEST(every_cell_opened)
@@ -221,9 +241,11 @@ START_TEST(every_cell_opened)
 	static const size_t n[][2] = {{0, 0}, {1, 1}, {0, 5}, {7, 0}, {2, 2},
 	                              {97, 97}, {13, 211}, {1009, 1009},
 	                              {401, 97}};
+	char *keep = env_keep("NBRT_AUTO_SPLIT");
 	for (int d = 0; d < NDEVS; d++) {
 		if (!have[d])
 			continue;
+		as_loaded(d);
 		for (size_t s = 0; s < sizeof n / sizeof *n; s++)
 			for (int kind = UNIFORM; kind <= COINCIDENT; kind++) {
 				Bodies b;
@@ -239,6 +261,7 @@ START_TEST(every_cell_opened)
 				release(&b);
 			}
 	}
+	env_back("NBRT_AUTO_SPLIT", keep);
 }
 END_TEST
 
@@ -252,13 +275,16 @@ static const double line_99 = 5e-2, line_pot = 3e-3;
 
 START_TEST(theta_half)
 {
-	for (int d = 0; d < NDEVS; d++) {
-		if (!have[d])
-			continue;
-		for (int kind = UNIFORM; kind <= PLUMMER; kind++)
+	/* one draw of each distribution, and its direct sum, for the runs on
+	 * both devices in both precisions: a draw a run was 72 million pairs
+	 * in long double, now 18 */
+	for (int kind = UNIFORM; kind <= PLUMMER; kind++) {
+		Bodies b;
+		make(&b, 3001, 3001, kind, 1);
+		for (int d = 0; d < NDEVS; d++) {
+			if (!have[d])
+				continue;
 			for (int p = 0; p < 2; p++) {
-				Bodies b;
-				make(&b, 3001, 3001, kind, 1);
 				double q[3];
 				run(dev[d], p ? NB_FLOAT : NB_DOUBLE, &b, 0.5, q);
 				printf("test_tree: %s %s %s N = 3001 theta 0.5: force error "
@@ -272,8 +298,9 @@ START_TEST(theta_half)
 				              st.near_pairs + st.far_pairs < 3001.0 * 3001,
 				              "near %g + far %g pairs", st.near_pairs,
 				              st.far_pairs);
-				release(&b);
 			}
+		}
+		release(&b);
 	}
 }
 END_TEST
@@ -366,24 +393,24 @@ START_TEST(octupole)
 		              "slopes %g (quadrupole), %g (octupole) from distance "
 		              "%g", sq, so, dist[s]);
 	}
-	for (int d = 0; d < NDEVS; d++) {
-		if (!have[d])
-			continue;
-		for (int kind = UNIFORM; kind <= PLUMMER; kind++) {
-			Bodies b;
+	/* each draw and its direct sum for both devices */
+	for (int kind = UNIFORM; kind <= PLUMMER; kind++) {
+		Bodies b, c;
+		make(&b, 401, 1009, kind, 0);
+		make(&c, 3001, 3001, kind, 1);
+		for (int d = 0; d < NDEVS; d++) {
+			if (!have[d])
+				continue;
 			double q[3], o[3];
-			make(&b, 401, 1009, kind, 0);
 			far_nbl = oct_nbl;
 			run(dev[d], NB_DOUBLE, &b, 1e-9, o);
 			far_nbl = quad_nbl;
 			ck_assert_msg(o[1] < 1e-12 && o[2] < 1e-12 &&
 			              st.far_pairs == 0, "%s: every cell opened: "
 			              "error %g", devs[d], o[1]);
-			release(&b);
-			make(&b, 3001, 3001, kind, 1);
-			run(dev[d], NB_DOUBLE, &b, 0.5, q);
+			run(dev[d], NB_DOUBLE, &c, 0.5, q);
 			far_nbl = oct_nbl;
-			run(dev[d], NB_DOUBLE, &b, 0.5, o);
+			run(dev[d], NB_DOUBLE, &c, 0.5, o);
 			far_nbl = quad_nbl;
 			printf("test_tree: %s %s N = 3001 theta 0.5: force error "
 			       "median %.3g, 99%% %.3g (quadrupole); %.3g, %.3g "
@@ -391,8 +418,9 @@ START_TEST(octupole)
 			       q[0], q[1], o[0], o[1]);
 			ck_assert_msg(o[0] < q[0] && o[1] < q[1] && o[2] < q[2],
 			              "octupole not below the quadrupole");
-			release(&b);
 		}
+		release(&b);
+		release(&c);
 	}
 }
 END_TEST
@@ -443,10 +471,11 @@ START_TEST(level_sides)
 		int deepest = 0;
 		for (size_t c = 0; c < t.ncell; c++) {
 			const nbrt_cell *p = &t.cell[c];
-			ck_assert(p->level >= 0 && p->level <= NBRT_TREE_DEPTH);
-			ck_assert_msg(p->side == want[p->level], "side %g: cell %zu at "
-			              "level %d has side %a, not %a", sides[q], c,
-			              p->level, p->side, want[p->level]);
+			assert_each(p->level >= 0 && p->level <= NBRT_TREE_DEPTH,
+			            "cell %zu at level %d", c, p->level);
+			assert_each(p->side == want[p->level], "side %g: cell %zu at "
+			            "level %d has side %a, not %a", sides[q], c,
+			            p->level, p->side, want[p->level]);
 			deepest = p->level > deepest ? p->level : deepest;
 		}
 		ck_assert_int_eq(deepest, NBRT_TREE_DEPTH);
@@ -522,11 +551,11 @@ START_TEST(far_stream)
 	 * which another order of the sum moves by more than its rounding */
 	for (int c = 0; c < 4; c++)
 		for (size_t i = 0; i < b.ni; i++)
-			ck_assert_msg(fabs(b.c[AX + c][i] - a[c][i]) <= 1e-10 *
-			              (c == 3 ? fabs(a[3][i]) : fabs(a[0][i]) +
-			               fabs(a[1][i]) + fabs(a[2][i])),
-			              "column %d, body %zu: %.17g streamed, %.17g in "
-			              "place", c, i, b.c[AX + c][i], a[c][i]);
+			assert_each(fabs(b.c[AX + c][i] - a[c][i]) <= 1e-10 *
+			            (c == 3 ? fabs(a[3][i]) : fabs(a[0][i]) +
+			             fabs(a[1][i]) + fabs(a[2][i])),
+			            "column %d, body %zu: %.17g streamed, %.17g in "
+			            "place", c, i, b.c[AX + c][i], a[c][i]);
 	for (int c = 0; c < 4; c++)
 		free(a[c]);
 	release(&b);
@@ -565,10 +594,10 @@ START_TEST(threads)
 				if (th == 1)
 					memcpy(f, r, ni * sizeof *f);
 				for (size_t i = 0; th > 1 && i < ni; i++)
-					ck_assert_msg(!memcmp(&f[i], &r[i], sizeof *f),
-					              "same %d, column %d, body %zu: %a on one "
-					              "thread, %a on %d", same, c, i, f[i], r[i],
-					              th);
+					assert_each(!memcmp(&f[i], &r[i], sizeof *f),
+					            "same %d, column %d, body %zu: %a on one "
+					            "thread, %a on %d", same, c, i, f[i], r[i],
+					            th);
 			}
 			if (th == 1)
 				pairs = st.near_pairs + st.far_pairs;
@@ -589,9 +618,11 @@ END_TEST
  * positions over 20 decades). */
 START_TEST(degenerate)
 {
+	char *keep = env_keep("NBRT_AUTO_SPLIT");
 	for (int d = 0; d < NDEVS; d++) {
 		if (!have[d])
 			continue;
+		as_loaded(d);
 		for (int kind = LINE; kind <= COINCIDENT; kind++) {
 			Bodies b;
 			make(&b, 600, 600, kind, 1);
@@ -617,6 +648,7 @@ START_TEST(degenerate)
 			release(&b);
 		}
 	}
+	env_back("NBRT_AUTO_SPLIT", keep);
 }
 END_TEST
 
@@ -670,7 +702,7 @@ static void refused(nbrt *rt, nbrt_kernel *k, nbrt_kernel *far, Bodies *b,
 	ck_assert_msg(strstr(msg, want), "message \"%s\" lacks \"%s\"", msg,
 	              want);
 	for (size_t i = 0; i < b->ni; i++)
-		ck_assert(b->c[AX][i] == 12345);
+		assert_each(b->c[AX][i] == 12345, "body %zu written", i);
 }
 
 START_TEST(bad_input)
@@ -776,9 +808,9 @@ static void same_bits(const Bodies *b, double *r, int first, size_t q,
 			if (first)
 				*f = b->c[AX + v][i];
 			else
-				ck_assert_msg(!memcmp(f, &b->c[AX + v][i], sizeof *f),
-				              "call %zu, column %d, body %zu: %a then %a (%s)",
-				              q, v, i, *f, b->c[AX + v][i], what);
+				assert_each(!memcmp(f, &b->c[AX + v][i], sizeof *f),
+				            "call %zu, column %d, body %zu: %a then %a (%s)",
+				            q, v, i, *f, b->c[AX + v][i], what);
 		}
 }
 
@@ -1006,8 +1038,8 @@ START_TEST(kept_failures)
 				              "near_run: the far run not settled: %s", notes);
 			for (int v = 0; v < 4; v++)
 				for (size_t i = 0; i < b.ni; i++)
-					ck_assert_msg(b.c[AX + v][i] == 42, "%s: result %d of body "
-					              "%zu written", what[w], v, i);
+					assert_each(b.c[AX + v][i] == 42, "%s: result %d of body "
+					            "%zu written", what[w], v, i);
 			ck_assert_msg(run_noted(k, far, &b, &t, notes, sizeof notes) == 0,
 			              "%s", nbrt_error(rt));
 			same_bits(&b, good, 0, (size_t)w, "before, after a failure");
