@@ -8,6 +8,7 @@
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "slurp.h"
 
 static void check(cl_int e, const char *what)
 {
@@ -23,21 +24,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: clptx FILE.cl OUT OPTIONS\n");
 		return 2;
 	}
-	FILE *f = fopen(argv[1], "rb");
-	if (!f) {
-		perror(argv[1]);
-		return 1;
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = malloc((size_t)n + 1);
-	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "clptx: cannot read %s\n", argv[1]);
-		return 1;
-	}
-	s[n] = 0;
-	fclose(f);
+	char *s = slurp("clptx", argv[1], NULL);
 	cl_platform_id pl[8];
 	cl_uint np = 0;
 	check(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");

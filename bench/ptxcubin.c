@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "slurp.h"
 
 static void check(CUresult r, const char *what, const char *log)
 {
@@ -24,32 +25,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ptxcubin IN.ptx OUT.cubin\n");
 		return 2;
 	}
-	FILE *f = fopen(argv[1], "rb");
-	if (!f) {
-		perror(argv[1]);
-		return 1;
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *ptx = malloc((size_t)n + 1);
-	if (!ptx || n < 0 || fread(ptx, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "ptxcubin: cannot read %s\n", argv[1]);
-		return 1;
-	}
-	fclose(f);
-	ptx[n] = 0;
+	size_t n;
+	char *ptx = slurp("ptxcubin", argv[1], &n);
 	CUdevice dev;
 	CUcontext ctx;
 	check(cuInit(0), "cuInit", NULL);
 	check(cuDeviceGet(&dev, 0), "cuDeviceGet", NULL);
-	check(cuCtxCreate(&ctx, 0, dev), "cuCtxCreate", NULL);
+	check(cuCtxCreate(&ctx, NULL, 0, dev), "cuCtxCreate", NULL);
 	static char log[16384];
 	CUjit_option o[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
 	void *v[] = {log, (void *)(size_t)sizeof log};
 	CUlinkState ls;
 	check(cuLinkCreate(2, o, v, &ls), "cuLinkCreate", NULL);
-	check(cuLinkAddData(ls, CU_JIT_INPUT_PTX, ptx, (size_t)n + 1, "kernel.ptx",
+	check(cuLinkAddData(ls, CU_JIT_INPUT_PTX, ptx, n + 1, "kernel.ptx",
 	                    0, NULL, NULL), "cuLinkAddData", log);
 	void *cubin;
 	size_t size;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "slurp.h"
 
 static void check(CUresult r, const char *what)
 {
@@ -22,26 +23,6 @@ static void check(CUresult r, const char *what)
 		fprintf(stderr, "ptxrun: %s: %s\n", what, s);
 		exit(1);
 	}
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = malloc((size_t)n + 1);
-	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
-		fprintf(stderr, "ptxrun: cannot read %s\n", path);
-		exit(1);
-	}
-	s[n] = 0;
-	fclose(f);
-	return s;
 }
 
 /* NVIDIA's OpenCL reads a launch's offsets and group counts from
@@ -97,7 +78,7 @@ int main(int argc, char **argv)
 	check(cuInit(0), "cuInit");
 	check(cuDeviceGet(&dev, 0), "cuDeviceGet");
 	check(cuCtxCreate(&ctx, NULL, 0, dev), "cuCtxCreate");
-	check(cuModuleLoadData(&mod, envregs(slurp(argv[1]))), "cuModuleLoadData");
+	check(cuModuleLoadData(&mod, envregs(slurp("ptxrun", argv[1], NULL))), "cuModuleLoadData");
 	check(cuModuleGetFunction(&fn, mod, "nbk_gravity"), "nbk_gravity");
 	float *h = malloc(sizeof(float) * 4 * (size_t)n);
 	srand(1);
