@@ -2,8 +2,11 @@
  * program's binary, which NVIDIA's OpenCL makes PTX, so that variants of
  * a generated kernel written by hand can go through ptxas and
  * bench/ptxrun.c (docs/performance.md, "The one-launch entries and N =
- * 16384 under Nsight Compute").  Build on the device: gcc -O2
- * bench/clptx.c -lOpenCL.  usage: clptx FILE.cl OUT OPTIONS */
+ * 16384 under Nsight Compute").  It also prints each kernel's largest
+ * work group as the driver reports it, with the group the source
+ * requires and the private memory, which the driver's limit follows.
+ * Build on the device: gcc -O2 bench/clptx.c -lOpenCL.
+ * usage: clptx FILE.cl OUT OPTIONS */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -65,6 +68,37 @@ int main(int argc, char **argv)
 	if (!o || fwrite(b, 1, bs, o) != bs || fclose(o)) {
 		perror(argv[2]);
 		return 1;
+	}
+	cl_kernel ks[32];
+	cl_uint nk = 0;
+	check(clCreateKernelsInProgram(p, 32, ks, &nk),
+	      "clCreateKernelsInProgram");
+	for (cl_uint i = 0; i < nk; i++) {
+		char name[256] = "";
+		size_t wg = 0, req[3] = {0, 0, 0};
+		cl_ulong priv = 0, lm = 0;
+		check(clGetKernelInfo(ks[i], CL_KERNEL_FUNCTION_NAME,
+		                      sizeof name - 1, name, NULL),
+		      "clGetKernelInfo");
+		check(clGetKernelWorkGroupInfo(ks[i], d, CL_KERNEL_WORK_GROUP_SIZE,
+		                               sizeof wg, &wg, NULL),
+		      "clGetKernelWorkGroupInfo");
+		check(clGetKernelWorkGroupInfo(ks[i], d,
+		                               CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+		                               sizeof req, req, NULL),
+		      "clGetKernelWorkGroupInfo");
+		check(clGetKernelWorkGroupInfo(ks[i], d,
+		                               CL_KERNEL_PRIVATE_MEM_SIZE,
+		                               sizeof priv, &priv, NULL),
+		      "clGetKernelWorkGroupInfo");
+		check(clGetKernelWorkGroupInfo(ks[i], d, CL_KERNEL_LOCAL_MEM_SIZE,
+		                               sizeof lm, &lm, NULL),
+		      "clGetKernelWorkGroupInfo");
+		printf("%s: work group at most %zu, required %zu x %zu x %zu, "
+		       "private %llu bytes, local %llu bytes\n", name, wg,
+		       req[0], req[1], req[2], (unsigned long long)priv,
+		       (unsigned long long)lm);
+		clReleaseKernel(ks[i]);
 	}
 	clReleaseProgram(p);
 	clReleaseContext(c);

@@ -101,24 +101,27 @@ for c in "gravity float --jsplit=16" "gravity dd --jsplit=16" \
 		bad "$what: the results differ"
 	fi
 done
-# under the gpu-nvidia row (its register budget), the group holds rows of
-# 16 i-elements a split position: 256 work items at a split of 16
+# under the gpu-nvidia row (its register budget), from a split of 16 the
+# group holds 512 i-slots (rows of 512 / (T x u) i-elements a split
+# position): 512 work items at one i-element and a split of 16
 what="nbcc --split-warps under gpu-nvidia: the group"
 if "$NBCC" --device-class=gpu-nvidia --unroll-i=1 --jsplit=16 --split-warps \
 	dsl-examples/gravity.nbl -o "$T/w.cl" 2>"$T/w.err" &&
-	grep -q '^#define NB_WG 256$' "$T/w.cl" &&
+	grep -q '^#define NB_WG 512$' "$T/w.cl" &&
 	grep -q ' \* flags .* --split-warps' "$T/w.cl"; then
-	ok "$what: 256, and the flag in the interface header"
+	ok "$what: 512, and the flag in the interface header"
 else
 	bad "$what: $(grep -E 'NB_WG|flags' "$T/w.cl" "$T/w.err" | head -n 3)"
 fi
-# at a split of 32, rows of 8: still 256 (512 does not launch on NVIDIA)
-for u in 1 2; do
-	"$NBCC" --device-class=gpu-nvidia --unroll-i=$u --jsplit=32 --split-warps \
+# 1024 i-slots would not leave the 32 KB tile within 48 KB: u x T x rows
+# stays 512, rows of 8 at the least
+for c in "1 32 512" "2 16 256" "2 32 256" "4 16 128"; do
+	set -- $c
+	"$NBCC" --device-class=gpu-nvidia --unroll-i=$1 --jsplit=$2 --split-warps \
 		dsl-examples/gravity.nbl -o "$T/w32.cl" 2>"$T/w.err" &&
-		grep -q '^#define NB_WG 256$' "$T/w32.cl" &&
-		ok "$what, $u x 1, split 32: 256" ||
-		bad "$what, $u x 1, split 32: $(grep -E 'NB_WG' "$T/w32.cl" "$T/w.err" | head -n 3)"
+		grep -q "^#define NB_WG $3\$" "$T/w32.cl" &&
+		ok "$what, $1 x 1, split $2: $3" ||
+		bad "$what, $1 x 1, split $2: $(grep -E 'NB_WG' "$T/w32.cl" "$T/w.err" | head -n 3)"
 done
 # the layout itself: split positions a row apart, not side by side (the
 # checks above pass for either, as both are right)
