@@ -13,6 +13,7 @@
  * "--queue Q", so the two figures are never mixed up.  Under NBRT_QUEUE=2
  * the runs queue no events (their host cost a launch is the point): the
  * row's time is the wall clock / Q and its flags say "--queue Q untimed". */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,16 +61,18 @@ static int get_const(void *to, const char *flag, const char *v)
 	return 0;
 }
 
-/* N or NI,NJ */
+/* N or NI,NJ, at most what OpenCL kernels index with int (nbrun's
+ * --random too); a larger count wrapped the inputs' malloc size */
 static int get_size(void *to, const char *flag, const char *v)
 {
 	long *n = to;
 	const char *comma = strchr(v, ',');
 	size_t k = comma ? (size_t)(comma - v) : strlen(v);
-	if (opt_long(v, k, &n[0]) || n[0] < 0 ||
+	if (opt_long(v, k, &n[0]) || n[0] < 0 || n[0] > INT_MAX ||
 	    (comma && (opt_long(comma + 1, strlen(comma + 1), &n[1]) ||
-	               n[1] < 0)))
-		return opt_bad(flag, v, "N or NI,NJ, counts from 0");
+	               n[1] < 0 || n[1] > INT_MAX)))
+		return opt_bad(flag, v, "N or NI,NJ, counts from 0 to %d",
+		               INT_MAX);
 	if (!comma)
 		n[1] = n[0];
 	return 0;
