@@ -40,7 +40,7 @@ static double uniform(void)
 
 /* --const NAME=V: the CONSTs set (the others get 0.01) */
 typedef struct consts {
-	const char *name[32];
+	const char *name[32], *arg[32];
 	double val[32];
 	int n;
 } consts;
@@ -54,9 +54,16 @@ static int get_const(void *to, const char *flag, const char *v)
 		return opt_bad(flag, v, "NAME=VALUE");
 	if (c->n == 32)
 		return prog_fail("more than 32 %s", flag);
+	for (int k = 0; k < c->n; k++)
+		if (strlen(c->name[k]) == (size_t)(eq - v) &&
+		    !strncmp(c->name[k], v, (size_t)(eq - v)))
+			return prog_fail("%s %s: CONST '%s' is given twice (also "
+			                 "%s %s)", flag, nb_esc(v), nb_esc(c->name[k]),
+			                 flag, nb_esc(c->arg[k]));
 	c->name[c->n] = strndup(v, (size_t)(eq - v));
 	if (!c->name[c->n])
 		return prog_fail("out of memory");
+	c->arg[c->n] = v;
 	c->val[c->n++] = x;
 	return 0;
 }
@@ -179,6 +186,21 @@ int main(int argc, char **argv)
 	if (!arr || !darr || !t) {
 		said = prog_fail("out of memory");
 		goto fail;
+	}
+	/* a name that is no CONST of the kernel would be left at 0.01 */
+	for (int c = 0; c < cs.n; c++) {
+		int v = nb_iface_find(f, cs.name[c]);
+		if (v < 0 || f->var[v].role != NB_CONST) {
+			char all[512] = "none";
+			for (int w = 0, n = 0; w < f->nvar; w++)
+				if (f->var[w].role == NB_CONST && n < (int)sizeof all)
+					n += snprintf(all + n, sizeof all - (size_t)n, "%s%s",
+					              n ? ", " : "", f->var[w].name);
+			said = prog_fail("--const %s: kernel %s has no CONST '%s' "
+			                 "(its CONST: %s)", nb_esc(cs.arg[c]),
+			                 f->kernel, nb_esc(cs.name[c]), all);
+			goto fail;
+		}
 	}
 	/* refused before anything runs where runs cannot be queued */
 	if (queue && (nbrt_set_queue(rt, 1) || nbrt_set_queue(rt, 0)))
