@@ -597,7 +597,7 @@ int force_queue(force *fc, const args *a)
 			return prog_fail("NBODY_TEST_QUEUE_MAX='%s': the "
 			                 "queue's limit on the first kernel's time "
 			                 "must be a number of seconds, 0 or more",
-			                 tmax);
+			                 nb_esc(tmax));
 	}
 	if (a->no_queue || (env && *env) || par_size() > 1 ||
 	    !nbrt_device_arrays(fc->rt) || !(nbrt_kernel_time(fc->k) < max))
