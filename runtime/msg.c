@@ -80,9 +80,10 @@ int nbrt_env_int(nbrt *rt, const char *name, long lo, long hi, long *v)
 	if (errno || *end || end == e || x < lo || x > hi ||
 	    !(*e == '-' || (*e >= '0' && *e <= '9'))) {
 		if (lo == 0 && hi == 1)
-			return nbrt_fail(rt, "%s='%s': it must be 0 or 1", name, e);
+			return nbrt_fail(rt, "%s='%s': it must be 0 or 1", name,
+			                 nb_esc(e));
 		return nbrt_fail(rt, "%s='%s': it must be an integer from %ld to "
-		                 "%ld", name, e, lo, hi);
+		                 "%ld", name, nb_esc(e), lo, hi);
 	}
 	*v = x;
 	return 1;

@@ -2205,7 +2205,7 @@ static int far_streamed(nbrt *rt, size_t *batch)
 	}
 	return nbrt_fail(rt, "NBRT_TREE_FAR='%s': it must be cells, stream or "
 	                 "stream,N with N a whole number of expansions from 1",
-	                 e);
+	                 nb_esc(e));
 }
 
 /* The most near pairs (bodies times near j-bodies) of one group: what a

@@ -77,9 +77,20 @@ static nbrt *other_rt(nbrt_kernel *k)
 	return rt->other;
 }
 
+/* Whether an input or result is bound to an nbrt_array: the other path
+ * cannot read the device's arrays (the host back end read their host
+ * pointer, NULL: bin/nbody --tune on PoCL crashed), so it is no variant */
+static int on_arrays(const nbrt_kernel *k)
+{
+	for (int v = 0; v < k->f->nvar; v++)
+		if (k->b[v].arr)
+			return 1;
+	return 0;
+}
+
 static nbrt_kernel *load_variant(nbrt_kernel *k, const nbrt_variant *v)
 {
-	nbrt *rt = v->other ? other_rt(k) : k->rt;
+	nbrt *rt = v->other ? on_arrays(k) ? NULL : other_rt(k) : k->rt;
 	if (!rt)
 		return NULL;
 	nb_options o = k->opts;
@@ -386,7 +397,7 @@ static int *dim_of(nbrt_variant *v, int d)
 /* The other path's own defaults, from its row of the table. */
 static int other_default(nbrt_kernel *k, nbrt_variant *v)
 {
-	nbrt *o = other_rt(k);
+	nbrt *o = on_arrays(k) ? NULL : other_rt(k);
 	if (!o || (k->opts.given & (NB_GIVEN_UNROLL_I | NB_GIVEN_UNROLL_J)))
 		return -1;
 	const nb_defaults *r = nbrt_row(o, k->f->precision);
@@ -562,8 +573,11 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 	int ci = size_class(ni), cj = size_class(nj);
 	for (int i = 0; i < k->ntuned; i++)
 		if (k->tuned[i].ci == ci && k->tuned[i].cj == cj) {
+			nbrt_kernel *v = k->tuned[i].v;
+			if (v && v->rt != k->rt && on_arrays(k))
+				return NULL; /* chosen before arrays were bound */
 			k->origin = k->tuned[i].origin;
-			return k->tuned[i].v;
+			return v;
 		}
 	const char *off = getenv("NBRT_TUNE");
 	if (nj == 0 || (off && strcmp(off, "0") == 0) || k->rt->be->interp)

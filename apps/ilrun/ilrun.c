@@ -81,7 +81,7 @@ static int value(In *in, const char *s, Type t, unsigned char out[8])
 	if (t == T_FLOAT || t == T_DOUBLE) {
 		double d = strtod(s, &end);
 		if (!*s || *end || (errno && t == T_DOUBLE))
-			return fail(in, "bad %s '%s'", tname[t], s);
+			return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 		if (t == T_FLOAT) {
 			float f = strtof(s, NULL);
 			memcpy(out, &f, 4);
@@ -93,7 +93,8 @@ static int value(In *in, const char *s, Type t, unsigned char out[8])
 	if (t == T_HEX) {
 		if (strncmp(s, "0x", 2) != 0 || strlen(s) < 3 || strlen(s) > 10 ||
 		    strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
-			return fail(in, "bad hex '%s': 0x and 1 to 8 hex digits", s);
+			return fail(in, "bad hex '%s': 0x and 1 to 8 hex digits",
+			            nb_esc(s));
 		uint32_t u = (uint32_t)strtoul(s, NULL, 16);
 		memcpy(out, &u, 4);
 		return 0;
@@ -102,7 +103,7 @@ static int value(In *in, const char *s, Type t, unsigned char out[8])
 	if (!*s || *end || errno || (t == T_INT && (x < INT32_MIN ||
 	                                            x > INT32_MAX)) ||
 	    (t == T_UINT && (x < 0 || x > (long long)UINT32_MAX)))
-		return fail(in, "bad %s '%s'", tname[t], s);
+		return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 	uint32_t u = (uint32_t)x;
 	memcpy(out, &u, 4);
 	return 0;
@@ -135,7 +136,7 @@ static int uavref(In *in, const char *s)
 	size_t l = strlen(s);
 	char num[16];
 	if (strncmp(s, "uav(", 4) != 0 || l < 6 || l > 10 || s[l - 1] != ')')
-		return fail(in, "expected uav(N), not '%s'", s), -1;
+		return fail(in, "expected uav(N), not '%s'", nb_esc(s)), -1;
 	memcpy(num, s + 4, l - 5);
 	num[l - 5] = 0;
 	if (count(num, IL_NUAV - 1, &n))
@@ -151,14 +152,14 @@ static int directive(In *in, char **w, int n)
 	uint64_t v;
 	if (strcmp(w[0], "threads") == 0 && n == 2) {
 		if (count(w[1], (uint64_t)UINT32_MAX + 1, &v))
-			return fail(in, "bad thread count '%s'", w[1]);
+			return fail(in, "bad thread count '%s'", nb_esc(w[1]));
 		in->threads = v;
 		in->threads_set = 1;
 		return 0;
 	}
 	if (strcmp(w[0], "steps") == 0 && n == 2) {
 		if (count(w[1], (uint64_t)1 << 40, &v) || !v)
-			return fail(in, "bad step limit '%s'", w[1]);
+			return fail(in, "bad step limit '%s'", nb_esc(w[1]));
 		in->steps = v;
 		return 0;
 	}
@@ -168,7 +169,7 @@ static int directive(In *in, char **w, int n)
 		Type t;
 		if (sscanf(w[0], "cb%u[%u]%n", &k, &e, &used) != 2 ||
 		    w[0][used] || k >= IL_NCB)
-			return fail(in, "expected cbK[n], not '%s'", w[0]);
+			return fail(in, "expected cbK[n], not '%s'", nb_esc(w[0]));
 		if (!in->p->cbsize[k])
 			return fail(in, "the program does not declare cb%u", k);
 		if (e >= (unsigned)in->p->cbsize[k])
@@ -195,7 +196,7 @@ static int directive(In *in, char **w, int n)
 			return FAILED;
 		if (n == 3 && strcmp(w[1], "zero") == 0) {
 			if (count(w[2], (uint64_t)1 << 30, &v))
-				return fail(in, "bad byte count '%s'", w[2]);
+				return fail(in, "bad byte count '%s'", nb_esc(w[2]));
 			return append(in, &in->uav[u], NULL, (size_t)v);
 		}
 		if (n < 3 || type(w[1], &t))
@@ -228,7 +229,7 @@ static int directive(In *in, char **w, int n)
 		return 0;
 	}
 	return fail(in, "unknown directive '%s' (threads, steps, cbK[n], "
-	            "uav(N), print)", w[0]);
+	            "uav(N), print)", nb_esc(w[0]));
 }
 
 /* Every ";!" line of the text, in order. */

@@ -13,6 +13,7 @@
  * "--queue Q", so the two figures are never mixed up.  Under NBRT_QUEUE=2
  * the runs queue no events (their host cost a launch is the point): the
  * row's time is the wall clock / Q and its flags say "--queue Q untimed". */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static double uniform(void)
 
 /* --const NAME=V: the CONSTs set (the others get 0.01) */
 typedef struct consts {
-	const char *name[32];
+	const char *name[32], *arg[32];
 	double val[32];
 	int n;
 } consts;
@@ -53,23 +54,32 @@ static int get_const(void *to, const char *flag, const char *v)
 		return opt_bad(flag, v, "NAME=VALUE");
 	if (c->n == 32)
 		return prog_fail("more than 32 %s", flag);
+	for (int k = 0; k < c->n; k++)
+		if (strlen(c->name[k]) == (size_t)(eq - v) &&
+		    !strncmp(c->name[k], v, (size_t)(eq - v)))
+			return prog_fail("%s %s: CONST '%s' is given twice (also "
+			                 "%s %s)", flag, nb_esc(v), nb_esc(c->name[k]),
+			                 flag, nb_esc(c->arg[k]));
 	c->name[c->n] = strndup(v, (size_t)(eq - v));
 	if (!c->name[c->n])
 		return prog_fail("out of memory");
+	c->arg[c->n] = v;
 	c->val[c->n++] = x;
 	return 0;
 }
 
-/* N or NI,NJ */
+/* N or NI,NJ, at most what OpenCL kernels index with int (nbrun's
+ * --random too); a larger count wrapped the inputs' malloc size */
 static int get_size(void *to, const char *flag, const char *v)
 {
 	long *n = to;
 	const char *comma = strchr(v, ',');
 	size_t k = comma ? (size_t)(comma - v) : strlen(v);
-	if (opt_long(v, k, &n[0]) || n[0] < 0 ||
+	if (opt_long(v, k, &n[0]) || n[0] < 0 || n[0] > INT_MAX ||
 	    (comma && (opt_long(comma + 1, strlen(comma + 1), &n[1]) ||
-	               n[1] < 0)))
-		return opt_bad(flag, v, "N or NI,NJ, counts from 0");
+	               n[1] < 0 || n[1] > INT_MAX)))
+		return opt_bad(flag, v, "N or NI,NJ, counts from 0 to %d",
+		               INT_MAX);
 	if (!comma)
 		n[1] = n[0];
 	return 0;
@@ -176,6 +186,21 @@ int main(int argc, char **argv)
 	if (!arr || !darr || !t) {
 		said = prog_fail("out of memory");
 		goto fail;
+	}
+	/* a name that is no CONST of the kernel would be left at 0.01 */
+	for (int c = 0; c < cs.n; c++) {
+		int v = nb_iface_find(f, cs.name[c]);
+		if (v < 0 || f->var[v].role != NB_CONST) {
+			char all[512] = "none";
+			for (int w = 0, n = 0; w < f->nvar; w++)
+				if (f->var[w].role == NB_CONST && n < (int)sizeof all)
+					n += snprintf(all + n, sizeof all - (size_t)n, "%s%s",
+					              n ? ", " : "", f->var[w].name);
+			said = prog_fail("--const %s: kernel %s has no CONST '%s' "
+			                 "(its CONST: %s)", nb_esc(cs.arg[c]),
+			                 f->kernel, nb_esc(cs.name[c]), all);
+			goto fail;
+		}
 	}
 	/* refused before anything runs where runs cannot be queued */
 	if (queue && (nbrt_set_queue(rt, 1) || nbrt_set_queue(rt, 0)))

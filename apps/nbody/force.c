@@ -4,6 +4,7 @@
  * bodies it needs, the binding of the bodies to it, the evaluations (under MPI, each rank's
  * part of the i-elements, then the exchange), the leap-frog's step where
  * the bodies are, and the memory a run needs. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,15 @@ static int kernel_run(force *fc, args *a, const char *name)
 	} else if (!a->hermite && a->eps <= 0) {
 		return prog_fail("--eps must be positive (the kernel includes "
 		                 "j = i), not %g", a->eps);
+	} else {
+		/* eps^2 beyond eps2's type was infinite: every force NaN, and the
+		 * first step's message blamed dt */
+		nb_prec t = f->var[nb_iface_find(f, "eps2")].type;
+		double e2 = a->eps * a->eps;
+		if (!(e2 <= (t == NB_FLOAT ? FLT_MAX : DBL_MAX)))
+			return prog_fail("--eps %g: eps2 = %g is out of range for %s "
+			                 "(kernel '%s')", a->eps, e2, nb_prec_name(t),
+			                 name);
 	}
 	if (a->nperiod != 1 && a->nperiod && a->nperiod != a->dim)
 		return prog_fail("--periodic gives %d lengths to a %d-D kernel: "
@@ -597,7 +607,7 @@ int force_queue(force *fc, const args *a)
 			return prog_fail("NBODY_TEST_QUEUE_MAX='%s': the "
 			                 "queue's limit on the first kernel's time "
 			                 "must be a number of seconds, 0 or more",
-			                 tmax);
+			                 nb_esc(tmax));
 	}
 	if (a->no_queue || (env && *env) || par_size() > 1 ||
 	    !nbrt_device_arrays(fc->rt) || !(nbrt_kernel_time(fc->k) < max))

@@ -271,7 +271,8 @@ static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 			          "whose hwloc loads CUDA's OpenCL loader cuts that "
 			          "variable at its first ':': HWLOC_COMPONENTS=-opencl, "
 			          "docs/mpi.md; NBRT_SHARE_DEVICES=1 lets ranks share)",
-			          rt->nth, m, m == 1 ? "" : "s", spec ? spec : "(default)",
+			          rt->nth, m, m == 1 ? "" : "s",
+			          spec ? nb_esc(spec) : "(default)",
 			          icd ? icd : "?");
 			free(icd);
 			return -1;
@@ -286,8 +287,8 @@ static int pick(nbrt *rt, const char *spec, const Dev *d, int n)
 		return 0; /* neither GPU nor CPU: the first device */
 	char *l = dev_list(d, n), *icd = icd_setup();
 	nbrt_fail(rt, "no OpenCL device matches '%s' (devices: %s; %s; 'host' "
-	          "runs kernels on this CPU through C)", spec, l ? l : "?",
-	          icd ? icd : "?");
+	          "runs kernels on this CPU through C)", nb_esc(spec),
+	          l ? l : "?", icd ? icd : "?");
 	free(l);
 	free(icd);
 	return -1;
@@ -358,7 +359,7 @@ int nbrt_cl_open(nbrt *rt, const char *spec)
 		char *icd = icd_setup();
 		nbrt_fail(rt, "no OpenCL device for '%s': no OpenCL platform "
 		          "is installed (%s; 'host' runs kernels on this CPU "
-		          "through C)", spec, icd ? icd : "?");
+		          "through C)", nb_esc(spec), icd ? icd : "?");
 		free(icd);
 		return -1;
 	}

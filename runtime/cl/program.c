@@ -383,7 +383,7 @@ int nbrt_cl_test_fail(nbrt *rt, int what)
 		         "%s%s", i ? ", " : "", name[i]);
 	}
 	return nbrt_fail(rt, "NBRT_TEST_FAIL='%s': a test's forced failure "
-	                 "must be one of %s", e, known);
+	                 "must be one of %s", nb_esc(e), known);
 }
 
 /* A variant of the dense entry, built from *code (then freed) with

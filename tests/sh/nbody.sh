@@ -139,6 +139,10 @@ refused "above 0" --dt 0
 refused "above 0" --dt=-0.5
 refused "number" --dt nan
 refused "positive" --eps 0
+# eps^2 beyond float's range (float gravity.nbl) or double's (hermite.nbl)
+refused "eps2 = 4e+38 is out of range for float" --eps 2e19 --device "$DEV"
+refused "eps2 = inf is out of range for double" --eps 1e200 \
+	--integrator hermite --device "$DEV"
 refused "unknown --ic" --ic galaxy
 refused "from 0 to" --steps -1
 refused "unknown option" --bogus

@@ -383,5 +383,18 @@ if "$NBRUN" --device no-such-device-anywhere --device-info >info 2>err; then
 	bad "--device-info on a missing device: exit 0"
 elif grep -q "no OpenCL device matches 'no-such-device-anywhere'" err &&
 	[ ! -s info ]; then ok; else bad "--device-info on a missing device:"; cat err; fi
+# the spec that matched nothing is shown escaped, from --device or
+# $NBRT_DEVICE: its control bytes never reach the terminal
+esc=$(printf 'a\033[31mb')
+for how in flag env; do
+	if [ $how = flag ]; then
+		"$NBRUN" --device "$esc" --device-info >info 2>err
+	else
+		NBRT_DEVICE=$esc "$NBRUN" --device-info >info 2>err
+	fi
+	if grep -qF "no OpenCL device matches 'a\x1b[31mb'" err &&
+		! grep -q "$(printf '\033')" err; then ok; else
+		bad "a device spec with control bytes ($how):"; cat -v err; fi
+done
 
 finish nbrun.sh

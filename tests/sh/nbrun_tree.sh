@@ -119,6 +119,9 @@ for v in streams stream,0 stream,abc stream,5x inplace; do
 	export NBRT_TREE_FAR=$v
 	refused gravity.nbl "NBRT_TREE_FAR='$v': it must be" --tree $G
 done
+# its control bytes shown escaped
+NBRT_TREE_FAR=$(printf 's\033[2Jt')
+refused gravity.nbl "NBRT_TREE_FAR='s\x1b[2Jt': it must be" --tree $G
 unset NBRT_TREE_FAR
 printf 'x,y,z,m\n0,0,0,1\nnan,1,0,1\n1,1,1,1\n' >nan.csv
 refused gravity.nbl "is not a finite number" --tree --ij nan.csv \

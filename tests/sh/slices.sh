@@ -220,4 +220,18 @@ refused NBRT_SLICES "it must be an integer from 1 to 64" 0 65 -1 abc 3x ""
 # msg.c's checked reader
 refused NBRT_MAX_INTERACTIONS "it must be an integer from 1 to" \
 	0 -5 1e6 0x100 12abc 99999999999999999999
+# a refused value is shown escaped, by msg.c's reader and the forced
+# failures' check: no control byte of it reaches the terminal
+esc=$(printf 'a\033[31mb\nc')
+for var in NBRT_SLICES NBRT_TEST_FAIL; do
+	if env "$var=$esc" "$BIN/nbrun" dsl-examples/gravity.nbl --random 50,50 \
+		--device cpu -o "$T/out.csv" 2>"$T/err"; then
+		bad "$var='a<ESC>[31mb<LF>c' accepted"
+	elif grep -qF "$var='a\x1b[31mb\nc'" "$T/err" &&
+		! grep -q "$(printf '\033')" "$T/err" && [ "$(grep -c "$var" "$T/err")" = 1 ]; then
+		ok "$var's control bytes escaped"
+	else
+		bad "$var='a<ESC>[31mb<LF>c': $(cat -v "$T/err")"
+	fi
+done
 finish slices

@@ -10,6 +10,8 @@
 # higher) is rejected and never wins.  The split's layout (warps=, varied
 # on GPUs only) is the user's where given: with --jsplit=4 --split-warps
 # the entry keeps split=4 warps=2, and its cached run gives the results.
+# bin/nbody --tune on the OpenCL CPU device (device arrays) runs, its
+# candidates on its own path only.
 # The OpenCL part is skipped without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
@@ -97,6 +99,14 @@ if [ "$devs" = "host cpu" ]; then
 		origin "$T/e7" | grep -q "^tuned (cache)" && same "$T/s2.csv"; then
 		ok "cpu: --split-warps kept by the tuner ($(sed -n 2p "$f"))"
 	else bad "cpu: --split-warps tuned"; cat "$T/e6" "$T/e7"; fi
+	# bin/nbody binds device arrays, which the other path (the host's C)
+	# cannot read: it is no candidate (nbody --tune crashed on it)
+	rm -rf "$T/cache"
+	if "$BIN/nbody" -n 97 --steps 2 --device cpu --tune --tune-budget 0.2 \
+		>"$T/o8" 2>"$T/e8" && grep -q 'path=own' "$T/e8" &&
+		! grep -q 'path=other' "$T/e8"; then
+		ok "cpu: nbody --tune on device arrays, its own path"
+	else bad "cpu: nbody --tune (exit $?)"; cat "$T/e8"; fi
 fi
 
 # a wrong candidate never wins: on the OpenCL CPU device the first
