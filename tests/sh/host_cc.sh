@@ -4,9 +4,13 @@
 # ; in them is a byte of a word for cc, never a command (through popen's
 # sh, NBRT_CC='cc; touch F' and NBRT_HOST_CFLAGS='$(touch F)' made F).
 # An open quote, a command of no words, a compiler that is not there and a
-# $TMPDIR that cannot hold the build are refused by name, escaped.
+# $TMPDIR that cannot hold the build are refused by name, escaped.  Build
+# options shown in a refusal (an edited header's, $NBRT_CL_OPTIONS on an
+# OpenCL CPU device where there is one) are escaped too: their bytes went
+# to the terminal raw.
 set -u
 . "$ROOT/tests/lib.sh"
+. "$ROOT/tests/device.sh"
 scratch
 checks=0 fails=0
 export NBRT_CACHE=0 TMPDIR="$T/tmp"
@@ -50,6 +54,22 @@ refused "$K: cannot make a temporary directory in '$T/none' (\$TMPDIR): No such 
 	"TMPDIR=$T/none"
 refused "$K: cannot make a temporary directory in '$T/\\x1b[2J' (\$TMPDIR): No such file or directory" \
 	"TMPDIR=$(printf '%s/\033[2J' "$T")"
+
+# an edited header's option, and $NBRT_CL_OPTIONS, shown escaped
+"$NBCC" "$K" -o "$T/g.c"
+sed 's/^\( \* options \).*/\1-ffast-math\\x1b[2J/' "$T/g.c" >"$T/evil.c"
+"$BIN/nbrun" "$T/evil.c" --random 5,7 --device host >/dev/null 2>"$T/err"
+want="nbrun: error: $T/evil.c: the kernel asks for the build option '-ffast-math\x1b[2J', which this runtime does not pass on"
+if [ "$(cat "$T/err")" = "$want" ]; then ok "a header's option escaped"
+else bad "got '$(cat "$T/err")', want '$want'"; fi
+if have_device cpu; then
+	NBRT_CL_OPTIONS=$(printf -- '-w\n\033[2J') "$BIN/nbrun" "$K" --random 5,7 \
+		--device cpu >/dev/null 2>"$T/err"
+	if grep -qF "options '-cl-std=CL1.2" "$T/err" &&
+	   grep -qF -- "-w\n\x1b[2J'; build log:" "$T/err"; then
+		ok "\$NBRT_CL_OPTIONS escaped in clBuildProgram's failure"
+	else bad "NBRT_CL_OPTIONS shown raw: $(head -1 "$T/err")"; fi
+fi
 
 # sh's quoting still holds, and cc gets exactly these words: a wrapper
 # writes its arguments a line each
