@@ -15,12 +15,15 @@
  * does not decide the crossover; the phases are the last tree run's;
  * FAR: the far kernel under the source tree, far/gravity_quad.nbl if left
  * out, far/opt/gravity_oct.nbl for the octupole). */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "csv.h"
+#include "nbcc.h"
 #include "nbrt.h"
 #include "srcpath.h"
 
@@ -50,14 +53,19 @@ static int fail(nbrt *rt, const char *what)
 static const char usage[] = "usage: treebench [--] N THETA DEVICE [BUCKET "
                             "GROUP SEED DIRECT REPS FAR]\n";
 
-/* Argument q as a whole number of at least lo, else a message naming it. */
-static int count(char **argv, int q, const char *what, size_t lo, size_t *v)
+/* Argument q as a whole number from lo to hi, else a message naming it:
+ * N 10^14 was taken, its mallocs failed unchecked and the first write
+ * crashed; SEED 65536 was seed 0, REPS 2^61 a malloc of 0 bytes. */
+static int count(char **argv, int q, const char *what, size_t lo, size_t hi,
+                 size_t *v)
 {
 	char *end;
+	errno = 0;
 	unsigned long long x = strtoull(argv[q], &end, 10);
-	if (end == argv[q] || *end || argv[q][0] == '-' || x < lo) {
-		fprintf(stderr, "treebench: %s '%s': it must be a whole number of "
-		        "at least %zu\n%s", what, argv[q], lo, usage);
+	if (end == argv[q] || *end || argv[q][0] == '-' || errno || x < lo ||
+	    x > hi) {
+		fprintf(stderr, "treebench: %s '%s': it must be a whole number "
+		        "from %zu to %zu\n%s", what, nb_esc(argv[q]), lo, hi, usage);
 		return -1;
 	}
 	*v = (size_t)x;
@@ -86,16 +94,17 @@ int main(int argc, char **argv)
 	       direct_on = 1, reps = 1;
 	char *end;
 	double theta = strtod(argv[2], &end);
-	if (count(argv, 1, "N", 1, &n) ||
-	    (argc > 4 && count(argv, 4, "BUCKET", 1, &bucket)) ||
-	    (argc > 5 && count(argv, 5, "GROUP", 0, &group)) ||
-	    (argc > 6 && count(argv, 6, "SEED", 0, &seed)) ||
-	    (argc > 7 && count(argv, 7, "DIRECT", 0, &direct_on)) ||
-	    (argc > 8 && count(argv, 8, "REPS", 1, &reps)))
+	/* N as nbrun --random's (OpenCL kernels index with int) */
+	if (count(argv, 1, "N", 1, INT_MAX, &n) ||
+	    (argc > 4 && count(argv, 4, "BUCKET", 1, INT_MAX, &bucket)) ||
+	    (argc > 5 && count(argv, 5, "GROUP", 0, INT_MAX, &group)) ||
+	    (argc > 6 && count(argv, 6, "SEED", 0, USHRT_MAX, &seed)) ||
+	    (argc > 7 && count(argv, 7, "DIRECT", 0, 1, &direct_on)) ||
+	    (argc > 8 && count(argv, 8, "REPS", 1, 1000, &reps)))
 		return 2;
 	if (end == argv[2] || *end || !(theta > 0) || !isfinite(theta)) {
 		fprintf(stderr, "treebench: THETA '%s': it must be a finite number "
-		        "> 0\n%s", argv[2], usage);
+		        "> 0\n%s", nb_esc(argv[2]), usage);
 		return 2;
 	}
 	/* TREEBENCH_JSPLIT="NEAR FAR": the near and far kernels loaded with
@@ -120,10 +129,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	float *c[NCOL], *direct[4];
+	int mem = 1;
 	for (int q = 0; q < NCOL; q++)
-		c[q] = malloc(n * sizeof(float));
+		mem &= (c[q] = malloc(n * sizeof(float))) != NULL;
 	for (int q = 0; q < 4; q++)
-		direct[q] = malloc(n * sizeof(float));
+		mem &= (direct[q] = malloc(n * sizeof(float))) != NULL;
+	if (!mem) {
+		fprintf(stderr, "treebench: out of memory for %zu bodies\n", n);
+		return 1;
+	}
 	for (size_t e = 0; e < n; e++) {
 		double r = 1 / sqrt(pow(1e-6 + (1 - 1e-6) * erand48(rng), -2.0 / 3) -
 		                    1);
@@ -179,6 +193,10 @@ int main(int argc, char **argv)
 	/* one untimed run of each (builds and caches out), then both timed
 	 * in turn: the tree's results in c, direct's in direct */
 	double *td = malloc(reps * sizeof *td), *tt = malloc(reps * sizeof *tt);
+	if (!td || !tt) {
+		fprintf(stderr, "treebench: out of memory\n");
+		return 1;
+	}
 	for (size_t rep = 0; rep <= reps; rep++) {
 		double t0 = now();
 		for (int q = AX; direct_on && q <= POT; q++)
@@ -221,6 +239,10 @@ int main(int argc, char **argv)
 	if (df)
 		fclose(df);
 	double *e = malloc(n * sizeof *e);
+	if (!e) {
+		fprintf(stderr, "treebench: out of memory for %zu bodies\n", n);
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double d2 = 0, a2 = 0;
 		for (int d = 0; d < 3; d++) {

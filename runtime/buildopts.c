@@ -1,6 +1,7 @@
 /* buildopts.c: the build options a kernel brings in its interface header,
  * or the user in the environment, checked before they reach a compiler:
  * only those a back end allows, and none that breaks dd arithmetic. */
+#include <stdio.h>
 #include <string.h>
 #include "nbrt_impl.h"
 
@@ -16,10 +17,14 @@ int nbrt_options_ok(nbrt_kernel *k, const char *const *allowed)
 		int ok = 0;
 		for (int i = 0; allowed[i] && !ok; i++)
 			ok = strlen(allowed[i]) == n && strncmp(allowed[i], o, n) == 0;
-		if (!ok)
+		if (!ok) {
+			/* the header's bytes: shown escaped */
+			char w[256];
+			snprintf(w, sizeof w, "%.*s", (int)n, o);
 			return nbrt_fail(k->rt, "%s: the kernel asks for the build "
-			                 "option '%.*s', which this runtime does not "
-			                 "pass on", k->name, (int)n, o);
+			                 "option '%s', which this runtime does not "
+			                 "pass on", k->name, nb_esc(w));
+		}
 		o += n;
 	}
 	return 0;
@@ -63,7 +68,7 @@ int nbrt_dd_options_ok(nbrt_kernel *k, const char *code, size_t len,
 				return nbrt_fail(k->rt, "%s: refusing the build option "
 				                 "'%s' from %s for a kernel with "
 				                 "double-double arithmetic: %s",
-				                 k->name, w, from, bad[i].why);
+				                 k->name, nb_esc(w), from, bad[i].why);
 		o += n;
 	}
 	return 0;

@@ -275,9 +275,6 @@ static const char *unusable_dir(const char *dir)
 
 char *nbrt_cache_choose(void)
 {
-	const char *off = getenv("NBRT_CACHE");
-	if (off && strcmp(off, "0") == 0)
-		return NULL;
 	const char *e;
 	char *dir = NULL;
 	if ((e = getenv("NBRT_CACHE_DIR")) && *e)

@@ -73,7 +73,15 @@ nbrt *nbrt_core_open(const char *spec, int nth, char **err)
 	}
 	const char *v = getenv("NBRT_VERBOSE");
 	rt->verbose = v && *v && strcmp(v, "0") != 0;
-	rt->cache = nbrt_cache_choose();
+	/* read as every switch is: NBRT_CACHE=off left the cache on */
+	long cache = 1;
+	if (nbrt_env_int(rt, "NBRT_CACHE", 0, 1, &cache) < 0) {
+		if (err)
+			*err = strdup(nbrt_error(rt));
+		nbrt_core_close(rt);
+		return NULL;
+	}
+	rt->cache = cache ? nbrt_cache_choose() : NULL;
 	rt->nth = nth < 0 ? 0 : nth;
 	if (!spec || !*spec)
 		spec = getenv("NBRT_DEVICE");

@@ -5,8 +5,10 @@
  * cores. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ typedef struct Host {
 	char *cc;          /* the C compiler command */
 	char *extra;       /* $NBRT_HOST_CFLAGS: after CFLAGS, so they win */
 	char *hostkey;     /* compiler version and CPU; NULL until needed */
+	struct Argv *words; /* the words of cc, CFLAGS and extra */
 } Host;
 
 /* The C back end's entry, as emit_c.c writes it. */
@@ -63,6 +66,209 @@ typedef struct Prog {
 	pairs_fn pairs;   /* NULL: none */
 } Prog;
 
+/* A command's words, for posix_spawnp. */
+typedef struct Argv {
+	char **v; /* NULL-terminated */
+	size_t n, cap;
+} Argv;
+
+static int push(Argv *a, char *w)
+{
+	if (!w)
+		return -1;
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		char **v = realloc(a->v, cap * sizeof *v);
+		if (!v) {
+			free(w);
+			return -1;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = w;
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+static void argv_free(Argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	*a = (Argv){0};
+}
+
+/* Adds the words of s, split as sh splits them but with none of its
+ * expansions or operators: $NBRT_CC and $NBRT_HOST_CFLAGS keep sh's
+ * quoting ("ccache gcc", '-mrecip=!vec-sqrt', "-DX=a b"), and a $(...),
+ * ` or ; in them is a byte of a word for cc, never a command (through
+ * popen's sh they ran).  Returns 0, 1 where a quote is left open, -1 out
+ * of memory. */
+static int split(Argv *a, const char *s)
+{
+	char *w = malloc(strlen(s) + 1);
+	if (!w)
+		return -1;
+	size_t n = 0;
+	int in = 0, q = 0; /* in a word; in quote q */
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+		if (q == '\'') {
+			if (c == '\'')
+				q = 0;
+			else
+				w[n++] = c;
+		} else if (q == '"') {
+			if (c == '"')
+				q = 0;
+			else if (c == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
+				if (*++p != '\n')
+					w[n++] = *p;
+			} else
+				w[n++] = c;
+		} else if (c == ' ' || c == '\t' || c == '\n') {
+			if (in) {
+				w[n] = 0;
+				if (push(a, strdup(w))) {
+					free(w);
+					return -1;
+				}
+				in = 0;
+				n = 0;
+			}
+		} else {
+			in = 1;
+			if (c == '\'' || c == '"')
+				q = c;
+			else if (c == '\\' && p[1]) {
+				if (*++p != '\n')
+					w[n++] = *p;
+			} else
+				w[n++] = c;
+		}
+	}
+	int r = q ? 1 : 0;
+	if (!q && in) {
+		w[n] = 0;
+		r = push(a, strdup(w));
+	}
+	free(w);
+	return r;
+}
+
+/* The words as one line for messages: each that sh would take apart
+ * quoted, as shq would (what a user can paste to a shell), control
+ * bytes left to nb_esc. */
+static char *argv_text(const Argv *a)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < a->n; i++)
+		len += 4 * strlen(a->v[i]) + 3;
+	char *t = malloc(len), *o = t;
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		const char *w = a->v[i];
+		int plain = *w && strspn(w, "abcdefghijklmnopqrstuvwxyz"
+		                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                            "0123456789_-+=/.,:@%") == strlen(w);
+		if (i)
+			*o++ = ' ';
+		if (!plain)
+			*o++ = '\'';
+		for (; *w; w++)
+			if (*w == '\'' && !plain) {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *w;
+			}
+		if (!plain)
+			*o++ = '\'';
+	}
+	*o = 0;
+	return t;
+}
+
+/* Runs argv with no shell; returns its standard output, and its standard
+ * error too unless `quiet`, and its exit status in *status (-1: killed;
+ * 127, with *err set, where it could not be started). */
+static char *capture(char *const *argv, int quiet, int *status, int *err)
+{
+	extern char **environ;
+	*status = -1;
+	*err = 0;
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC))
+		return NULL;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int r = posix_spawn_file_actions_init(&fa);
+	if (!r)
+		r = posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	if (!r)
+		r = quiet ? posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+		                                             O_WRONLY, 0) :
+		    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	if (!r)
+		r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (r) {
+		close(fd[0]);
+		*status = 127;
+		*err = r;
+		return NULL;
+	}
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd[0], buf, sizeof buf)) != 0)
+		if (n > 0 && m)
+			fwrite(buf, 1, (size_t)n, m);
+		else if (n < 0 && errno != EINTR)
+			break;
+	close(fd[0]);
+	if (m)
+		fclose(m);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	if (st != -1 && WIFEXITED(st))
+		*status = WEXITSTATUS(st);
+	while (s && len && s[len - 1] == '\n')
+		s[--len] = 0;
+	return s;
+}
+
+/* The compiler's command line before its kernel's own options: $NBRT_CC
+ * (`from`: else $CC), CFLAGS, $NBRT_HOST_CFLAGS, each as sh would split
+ * it, checked when the device opens. */
+static int host_words(nbrt *rt, Host *h, const char *from)
+{
+	if (!(h->words = calloc(1, sizeof *h->words)))
+		return nbrt_fail(rt, "out of memory");
+	int r = split(h->words, h->cc);
+	if (!r && !h->words->n)
+		return nbrt_fail(rt, "%s='%s' names no C compiler", from,
+		                 nb_esc(h->cc));
+	if (r > 0)
+		return nbrt_fail(rt, "%s='%s': a quote is left open", from,
+		                 nb_esc(h->cc));
+	if (!r)
+		r = split(h->words, CFLAGS);
+	if (!r && (r = split(h->words, h->extra)) > 0)
+		return nbrt_fail(rt, "NBRT_HOST_CFLAGS='%s': a quote is left open",
+		                 nb_esc(h->extra));
+	return r ? nbrt_fail(rt, "out of memory") : 0;
+}
+
 static int host_open(nbrt *rt, const char *spec)
 {
 	(void)spec; /* one host */
@@ -84,7 +290,8 @@ static int host_open(nbrt *rt, const char *spec)
 	                        *extra ? " " : "", extra);
 	if (!h || !h->cc || !h->extra || !rt->name)
 		return nbrt_fail(rt, "out of memory");
-	return 0;
+	const char *ncc = getenv("NBRT_CC");
+	return host_words(rt, h, ncc && *ncc ? "NBRT_CC" : "CC");
 }
 
 static void host_close(nbrt *rt)
@@ -94,6 +301,9 @@ static void host_close(nbrt *rt)
 		free(h->cc);
 		free(h->extra);
 		free(h->hostkey);
+		if (h->words)
+			argv_free(h->words);
+		free(h->words);
 		free(h);
 	}
 	rt->priv = NULL;
@@ -104,56 +314,6 @@ static int host_describe(const nbrt *rt, FILE *out)
 	(void)rt;
 	fputs("type host\n", out);
 	return 0;
-}
-
-/* Quotes s for sh. */
-static char *shq(const char *s)
-{
-	size_t n = 3;
-	for (const char *p = s; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	char *q = malloc(n), *o = q;
-	if (!q)
-		return NULL;
-	*o++ = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = 0;
-	return q;
-}
-
-/* Runs a shell command; returns its output (stdout and stderr, as the
- * command redirects them) and its exit status in *status (-1: could not
- * run, or killed). */
-static char *capture(const char *cmd, int *status)
-{
-	*status = -1;
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return NULL;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&s, &len);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		if (m)
-			fwrite(buf, 1, n, m);
-	if (m)
-		fclose(m);
-	int st = pclose(p);
-	if (st != -1 && WIFEXITED(st))
-		*status = WEXITSTATUS(st);
-	while (s && len && s[len - 1] == '\n')
-		s[--len] = 0;
-	return s;
 }
 
 /* The first line of /proc/cpuinfo starting with key. */
@@ -181,11 +341,12 @@ static int host_key(nbrt *rt)
 {
 	Host *h = rt->priv;
 	nbrt_key k = {0};
-	/* cc is a command line, like make's $(CC): not quoted */
-	char *cmd = nbrt_aprintf("%s --version 2>/dev/null", h->cc);
-	int st;
-	char *ver = cmd ? capture(cmd, &st) : NULL;
-	free(cmd);
+	/* cc is a command line, like make's $(CC): its own words */
+	Argv a = {0};
+	int st, e, r = split(&a, h->cc);
+	char *ver = !r && !push(&a, strdup("--version")) ?
+	            capture(a.v, 1, &st, &e) : NULL;
+	argv_free(&a);
 	nbrt_key_add(&k, ver ? ver : "", ver ? strlen(ver) : 0);
 	free(ver);
 	cpuinfo(&k, "model name");
@@ -329,32 +490,40 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 	};
 	if (nbrt_options_ok(k, allowed))
 		return -1;
-	char *qs = shq(src), *qo = shq(so);
-	const char *own = k->f->options ? k->f->options : "";
-	char *cmd = qs && qo ? nbrt_aprintf("%s " CFLAGS " %s %s -o %s %s -lm 2>&1",
-	                                    h->cc, h->extra, own, qo, qs) : NULL;
-	int r = -1, st;
-	if (!cmd) {
-		nbrt_fail(rt, "out of memory");
-		goto out;
-	}
+	/* the header's options are words of the allow-list (checked above) */
+	Argv a = {0};
+	int r = -1, st, e;
+	char *cmd = NULL;
+	for (size_t i = 0; i < h->words->n; i++)
+		if (push(&a, strdup(h->words->v[i])))
+			goto oom;
+	if (split(&a, k->f->options ? k->f->options : "") ||
+	    push(&a, strdup("-o")) || push(&a, strdup(so)) ||
+	    push(&a, strdup(src)) || push(&a, strdup("-lm")) ||
+	    !(cmd = argv_text(&a)))
+		goto oom;
 	if (nb_write_file(src, code, len, err, sizeof err)) {
 		nbrt_fail(rt, "%s: %s", k->name, err);
 		goto out;
 	}
-	nbrt_note(rt, "compiling %s: %s", k->name, cmd);
-	char *log = capture(cmd, &st);
-	if (st != 0)
+	nbrt_note(rt, "compiling %s: %s", k->name, nb_esc(cmd));
+	char *log = capture(a.v, 0, &st, &e);
+	if (e)
+		nbrt_fail(rt, "cannot compile %s: cannot run '%s': %s", k->name,
+		          nb_esc(a.v[0]), strerror(e));
+	else if (st != 0)
 		nbrt_fail(rt, "cannot compile %s with '%s' (%s %d):\n%s", k->name,
-		          h->cc, st < 0 ? "status" : "exit status", st,
+		          nb_esc(h->cc), st < 0 ? "status" : "exit status", st,
 		          log && *log ? log : "(no output)");
 	else
 		r = 0;
 	free(log);
 	remove(src);
+	goto out;
+oom:
+	nbrt_fail(rt, "out of memory");
 out:
-	free(qs);
-	free(qo);
+	argv_free(&a);
 	free(cmd);
 	return r;
 }
@@ -368,12 +537,15 @@ static int build(nbrt_kernel *k, const char *code, size_t len,
 {
 	nbrt *rt = k->rt;
 	const char *t = getenv("TMPDIR");
-	char *tmpdir = nbrt_aprintf("%s/nbrt-XXXXXX", t && *t ? t : "/tmp");
+	int own = t && *t;
+	char *tmpdir = nbrt_aprintf("%s/nbrt-XXXXXX", own ? t : "/tmp");
 	char *so = NULL, *src = NULL;
 	int r = -1, dslot = -1, sslot = -1, cslot = -1;
 	if (!tmpdir || !mkdtemp(tmpdir)) {
-		nbrt_fail(rt, "%s: cannot make a temporary directory: %s", k->name,
-		          strerror(errno));
+		/* the directory named: a wrong $TMPDIR is the usual cause */
+		nbrt_fail(rt, "%s: cannot make a temporary directory in '%s'%s: %s",
+		          k->name, nb_esc(own ? t : "/tmp"),
+		          own ? " ($TMPDIR)" : "", strerror(errno));
 		goto out;
 	}
 	/* named by its hash, so dlopen never mistakes one for another

@@ -579,8 +579,13 @@ nbrt_kernel *nbrt_tuned_variant(nbrt_kernel *k, size_t ni, size_t nj,
 			k->origin = k->tuned[i].origin;
 			return v;
 		}
-	const char *off = getenv("NBRT_TUNE");
-	if (nj == 0 || (off && strcmp(off, "0") == 0) || k->rt->be->interp)
+	/* read as every switch is: NBRT_TUNE=off took the winners */
+	long on = 1;
+	if (nbrt_env_int(k->rt, "NBRT_TUNE", 0, 1, &on) < 0) {
+		*err = 1;
+		return NULL;
+	}
+	if (nj == 0 || !on || k->rt->be->interp)
 		return NULL;
 	nbrt_key key = {0};
 	char *path = entry_path(k, ci, cj, &key);

@@ -12,9 +12,12 @@ nbrt *cli_open(const char *device, const char *target, const char *flag)
 	/* the target's own back end, unless it is OpenCL's (spec NULL) */
 	if (!device && target)
 		nbrt_target_device(target, &device, NULL);
-	char *err = NULL;
 	/* under MPI each rank of a node takes the next device that matches */
-	nbrt *rt = nbrt_open_nth(device, par_local_rank(), &err);
+	int nth = par_local_rank();
+	if (nth < 0)
+		return NULL;
+	char *err = NULL;
+	nbrt *rt = nbrt_open_nth(device, nth, &err);
 	if (!rt) {
 		prog_fail("%s", err ? err : "cannot open the device");
 		free(err);

@@ -2,12 +2,14 @@
  * (make MPI=1, or Open MPI found by pkg-config) it calls MPI; without, it
  * is one rank.  MPI starts only under a launcher, so a program run alone
  * behaves, and costs, as if it had no MPI at all. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <omp.h>
+#include "nbcc.h"
 #include "par.h"
 #include "prog.h"
 #ifdef NB_MPI
@@ -63,12 +65,36 @@ void par_error(const char *msg)
 	nkept += n + 1;
 }
 
+/* A launcher's number in $name, read as the runtime reads its NBRT_*
+ * switches (nbrt_env_int): unset or empty, 0 (as absent); a whole
+ * decimal from lo to INT_MAX, 1; anything else is refused by name, -1.
+ * atoi took "1x" as 1, "-3" as a rank, 2^32 + 1 as 1, so a garbled rank
+ * silently took another rank's GPU. */
+static int launcher_int(const char *name, long lo, int *v)
+{
+	const char *e = getenv(name);
+	if (!e || !*e)
+		return 0;
+	char *end;
+	errno = 0;
+	long x = strtol(e, &end, 10);
+	if (errno || *end || x < lo || x > INT_MAX ||
+	    !(*e == '-' || (*e >= '0' && *e <= '9'))) {
+		prog_fail("%s='%s': it must be an integer from %ld to %d (what "
+		          "the MPI launcher or Slurm sets)", name, nb_esc(e), lo,
+		          INT_MAX);
+		return -1;
+	}
+	*v = (int)x;
+	return 1;
+}
+
 int par_local_rank(void)
 {
-	const char *v = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-	if (!v)
-		v = getenv("SLURM_LOCALID");
-	return v ? atoi(v) : 0;
+	int r = 0, k = launcher_int("OMPI_COMM_WORLD_LOCAL_RANK", 0, &r);
+	if (!k)
+		k = launcher_int("SLURM_LOCALID", 0, &r);
+	return k < 0 ? -1 : r;
 }
 
 /* Node `node`'s count in Slurm's tasks-per-node list, "4(x2),3": 4 on
@@ -99,24 +125,27 @@ static long slurm_tasks(const char *list, long node)
 
 int par_local_size(void)
 {
-	const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (v)
-		return atoi(v) > 0 ? atoi(v) : 1;
+	int n = 0, k = launcher_int("OMPI_COMM_WORLD_LOCAL_SIZE", 0, &n);
+	if (k)
+		return k < 0 ? -1 : n > 0 ? n : 1;
 	/* srun: this step's tasks on each node (the allocation's may be
 	 * more), indexed by this node's number; --ntasks-per-node's alone
 	 * where neither list is there */
-	const char *node = getenv("SLURM_NODEID");
+	int node = 0;
+	k = launcher_int("SLURM_NODEID", 0, &node);
+	if (k < 0)
+		return -1;
 	static const char *const lists[] = {
 		"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE",
 	};
-	for (size_t i = 0; node && i < sizeof lists / sizeof lists[0]; i++) {
+	for (size_t i = 0; k && i < sizeof lists / sizeof lists[0]; i++) {
 		const char *l = getenv(lists[i]);
-		long n = l ? slurm_tasks(l, atol(node)) : 0;
-		if (n > 0)
-			return n < INT_MAX ? (int)n : INT_MAX;
+		long t = l ? slurm_tasks(l, node) : 0;
+		if (t > 0)
+			return t < INT_MAX ? (int)t : INT_MAX;
 	}
-	v = getenv("SLURM_NTASKS_PER_NODE");
-	return v && atoi(v) > 0 ? atoi(v) : 1;
+	k = launcher_int("SLURM_NTASKS_PER_NODE", 0, &n);
+	return k < 0 ? -1 : n > 0 ? n : 1;
 }
 
 double par_comm_time(void)
@@ -155,17 +184,20 @@ static int launched(void)
  * back end's OpenMP threads and PoCL's, unless the user set them.  (With
  * every rank's threads spinning on all the cores, 3 ranks of a short
  * Hermite run on 2 cores took 50 s, against 1.8 s.) */
-static void share_cores(void)
+static int share_cores(void)
 {
 	long local = par_local_size(), cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (local < 0)
+		return 1;
 	if (local <= 1 || cores < 1)
-		return;
+		return 0;
 	long each = cores / local > 1 ? cores / local : 1;
 	char n[32];
 	snprintf(n, sizeof n, "%ld", each);
 	if (!getenv("OMP_NUM_THREADS"))
 		omp_set_num_threads((int)each);
 	setenv("POCL_MAX_PTHREAD_COUNT", n, 0);
+	return 0;
 }
 
 int par_init(int argc, char **argv)
@@ -183,14 +215,15 @@ int par_init(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size > 1) /* every message is kept until the ranks agree */
 		prog_sink = par_error;
-	share_cores();
+	int bad = share_cores();
 	/* a rank with other arguments would go its own way and leave the
 	 * rest waiting in a collective it never reaches */
 	uint64_t h = PAR_FNV;
 	for (int i = 0; i < argc; i++)
 		h = par_digest(h, argv[i], strlen(argv[i]) + 1);
-	return par_agree(par_same(h, "its arguments differ from rank 0's "
-	                             "(every rank must run the same command)"));
+	int rc = par_same(h, "its arguments differ from rank 0's "
+	                     "(every rank must run the same command)");
+	return par_agree(bad || rc);
 }
 
 static void put_mine(void)
@@ -329,9 +362,11 @@ int par_init(int argc, char **argv)
 	(void)argv;
 	/* P copies of the whole run, each writing the same files, is not
 	 * what mpirun -np P was asked for */
-	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
-	if (n && atoi(n) > 1)
-		return prog_fail("built without MPI, so mpirun's %s ranks would "
+	int n = 1, k = launcher_int("OMPI_COMM_WORLD_SIZE", 1, &n);
+	if (k < 0)
+		return 1;
+	if (n > 1)
+		return prog_fail("built without MPI, so mpirun's %d ranks would "
 		                 "each run alone: rebuild with make MPI=1 "
 		                 "(docs/mpi.md)", n);
 	return 0;

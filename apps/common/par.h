@@ -19,12 +19,14 @@ int par_end(int rc);
 int par_rank(void);
 int par_size(void);
 /* The rank among those on this node: $OMPI_COMM_WORLD_LOCAL_RANK, or
- * Slurm's $SLURM_LOCALID, else 0 (what picks each rank's device). */
+ * Slurm's $SLURM_LOCALID, else 0 (what picks each rank's device); -1,
+ * the value refused by prog_fail, where one is no integer from 0. */
 int par_local_rank(void);
 /* The ranks on this node: $OMPI_COMM_WORLD_LOCAL_SIZE, or under srun
  * this node's entry ($SLURM_NODEID) of $SLURM_STEP_TASKS_PER_NODE or
- * $SLURM_TASKS_PER_NODE ("4(x2),3"), or $SLURM_NTASKS_PER_NODE, else 1
- * (what shares the node's cores among its ranks). */
+ * $SLURM_TASKS_PER_NODE ("4(x2),3"; a malformed or short list is passed
+ * over), or $SLURM_NTASKS_PER_NODE, else 1 (what shares the node's cores
+ * among its ranks); -1 as par_local_rank where a number is refused. */
 int par_local_size(void);
 /* An error message (without "PROG: error: "): printed at once by one
  * rank; under MPI kept until par_agree or par_end, which print each

@@ -109,6 +109,7 @@ int main(int argc, char **argv)
 	const char *kfile = NULL, *dev = NULL;
 	long size[2] = {-1, -1}, reps = 5, queue = 0;
 	int header = 0, sweep = 0, tune_on = 0;
+	const char *row_flag = NULL; /* the last of -r, --queue given */
 	double budget = 0;
 	consts cs = {0};
 	const opt tab[] = {
@@ -118,12 +119,12 @@ int main(int argc, char **argv)
 		    "N i-elements and NJ j-elements (default N)",
 		    .call = get_size),
 		OPT(OPT_INT, "-r", "R", &reps, "timed runs (default 5)", .lo = 0,
-		    .hi = 1000000),
+		    .hi = 1000000, .seen = &row_flag),
 		OPT(OPT_INT, "--queue", "Q", &queue,
 		    "time Q runs on device arrays queued back to back\n"
 		    "a repetition, no host wait between them (the span of\n"
 		    "their launches by events / Q; the row's flags say so)",
-		    .lo = 1, .hi = 100000),
+		    .lo = 1, .hi = 100000, .seen = &row_flag),
 		OPT(OPT_STR, "--device", "SPEC", &dev,
 		    "the device, as nbrun --device (default:\n"
 		    "$NBRT_DEVICE, else a GPU, else a CPU)"),
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
 		OPT(OPT_SET, "--sweep", NULL, &sweep,
 		    "print the table of every variant the tuner knows,\n"
 		    "its speed and its ratio to the default's\n"
-		    "(docs/tutorial.md)"),
+		    "(docs/tutorial.md; not with -r, --queue, --header)"),
 		{.kind = OPT_HELP},
 		OPT(OPT_COMPILER, NULL, NULL, &o, "Compiler options:"),
 		{0},
@@ -146,6 +147,15 @@ int main(int argc, char **argv)
 	if (rc != OPT_GO) {
 		free_consts(&cs);
 		return rc == OPT_DONE ? 0 : 2;
+	}
+	/* --sweep times each variant as the tuner does and prints a table,
+	 * no row: these were taken and silently ignored */
+	if (sweep && (row_flag || header)) {
+		free_consts(&cs);
+		prog_fail("%s is for the timed CSV row, not --sweep (its table "
+		          "times each variant as the tuner does)",
+		          row_flag ? row_flag : "--header");
+		return 2;
 	}
 	long ni = size[0], nj = size[1];
 	double tune = cli_tune(tune_on, budget);

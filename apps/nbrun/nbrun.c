@@ -519,8 +519,11 @@ static int open_device(const Args *a, nbrt **rt)
 	const char *own = NULL;
 	if (tg && !nbrt_target_device(tg, &own, NULL) && own)
 		spec = own;
+	int nth = par_local_rank();
+	if (nth < 0)
+		return FAILED;
 	char *err = NULL;
-	*rt = nbrt_open_nth(spec, par_local_rank(), &err);
+	*rt = nbrt_open_nth(spec, nth, &err);
 	if (!*rt) {
 		int r = fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
@@ -1384,8 +1387,9 @@ static int nbrun(int argc, char **argv)
 	if (a.info) {
 		char *err = NULL;
 		/* under MPI, each rank's device, its lines after "rank R: " */
-		rt = nbrt_open_nth(a.device, par_local_rank(), &err);
-		rc = rt ? describe(rt) :
+		int nth = par_local_rank();
+		rt = nth < 0 ? NULL : nbrt_open_nth(a.device, nth, &err);
+		rc = rt ? describe(rt) : nth < 0 ? FAILED :
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);

@@ -129,6 +129,14 @@ static int get_num(const char *what, const char *v, int dbl, nb_dd *out)
 	if (nb_num_read(v, strlen(v), dbl ? NB_DOUBLE : NB_DD, r))
 		return prog_fail("%s needs a finite decimal number, not '%s'", what,
 		                 nb_esc(v));
+	/* a nonzero decimal that reads as 0 (--me 1e-400) would be refused
+	 * as "not positive", or taken as s = 0 */
+	size_t m = strcspn(v, "eE");
+	if (r[0] == 0 && strcspn(v, "123456789") < m)
+		return prog_fail("%s = %s is out of range: nonzero, it is nearer 0 "
+		                 "than the least positive double (4.9e-324) and "
+		                 "would read as 0",
+		                 what, nb_esc(v));
 	*out = nb_dd_make(r[0], r[1]);
 	return 0;
 }
@@ -162,7 +170,8 @@ static int parse_args(args *a, int argc, char **argv)
 	a->me = a->mf = "1";
 	const opt t[] = {
 		OPT(OPT_INT, "--n", "N", &a->n,
-		    "points per axis, 2 to " STR(MAX_N) " (default 256)"),
+		    "points per axis, 2 to " STR(MAX_N) " (default 256)",
+		    .lo = 2, .hi = MAX_N),
 		OPT(OPT_STR, "--s", "S", &a->s, "s (default -1); s > 0 is the\n"
 		    "physical region, by a deformed contour",
 		    .seen = &a->point),
@@ -232,13 +241,6 @@ static int check_args(args *a)
 	if (a->target && nbrt_target_interpreted(a->target) != 0)
 		return prog_fail("--target must be c or opencl, not '%s'",
 		                 nb_esc(a->target));
-	if (a->n < 2)
-		return prog_fail("--n must be at least 2 (points of the rule on each "
-		                 "axis), not %ld", a->n);
-	if (a->n > MAX_N)
-		return prog_fail("--n %ld is too large: the kernel numbers the N^2 "
-		                 "(x, y) points with int, so N is at most %ld", a->n,
-		                 (long)MAX_N);
 	if (a->lambda && a->extrapolate)
 		return prog_fail("--lambda and --extrapolate exclude each other "
 		                 "(--lambdas sets the extrapolation's sequence)");

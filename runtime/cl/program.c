@@ -34,14 +34,15 @@ static cl_program build_src(nbrt *rt, const char *name, const char *code,
 		nbrt_cl_fail(rt, name, "clCreateProgramWithSource", e);
 		return NULL;
 	}
-	nbrt_note(rt, "building %s for %s (%s)", name, rt->name, opts);
+	nbrt_note(rt, "building %s for %s (%s)", name, rt->name, nb_esc(opts));
 	e = clBuildProgram(p, 1, &c->dev, opts, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return p;
 	char *log = build_log(rt, p);
 	nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with %s "
 	          "(%d), options '%s'; build log:\n%s", name, rt->name,
-	          nbrt_cl_errname(e), (int)e, opts, log && *log ? log : "(empty)");
+	          nbrt_cl_errname(e), (int)e, nb_esc(opts),
+	          log && *log ? log : "(empty)");
 	free(log);
 	clReleaseProgram(p);
 	return NULL;

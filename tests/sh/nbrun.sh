@@ -396,5 +396,13 @@ for how in flag env; do
 		! grep -q "$(printf '\033')" err; then ok; else
 		bad "a device spec with control bytes ($how):"; cat -v err; fi
 done
+# NBRT_CACHE and NBRT_TUNE are switches like the others, 0 or 1: 'off'
+# left the cache on and took the tuner's winners, silently
+for v in NBRT_CACHE NBRT_TUNE; do
+	if env $v=off "$NBRUN" "$G" --random 3,4 --device host >out 2>err; then
+		bad "$v=off ran"
+	elif [ "$(grep '^nbrun: error' err)" = "nbrun: error: $v='off': it must be 0 or 1" ] &&
+		[ ! -s out ]; then ok; else bad "$v=off:"; cat err; fi
+done
 
 finish nbrun.sh

@@ -26,10 +26,13 @@ refuse() { # message, then the arguments
 }
 D="the integral is supported for t <= 0, me > 0, mf > 0 and lambda > 0, with any s (s > 0, where D vanishes inside, by a deformed contour; docs/oneloop.md)"
 L="lambda must be > 0 (at lambda = 0, D vanishes at x = 1, y = z = 0 and at x = 0, y = 1, z = 0, and the integral diverges)"
-refuse "--n must be at least 2 (points of the rule on each axis), not 1" --n 1
-refuse "--n must be at least 2 (points of the rule on each axis), not -4" --n -4
-refuse "bad value '12x' for --n: expected an integer" --n 12x
-refuse "--n 46341 is too large: the kernel numbers the N^2 (x, y) points with int, so N is at most 46340" --n 46341
+NR="expected an integer from 2 to 46340"
+refuse "bad value '1' for --n: $NR" --n 1
+refuse "bad value '-4' for --n: $NR" --n -4
+refuse "bad value '12x' for --n: $NR" --n 12x
+refuse "bad value '46341' for --n: $NR" --n 46341
+# beyond long: it said "expected an integer", as if 12x
+refuse "bad value '99999999999999999999' for --n: $NR" --n 99999999999999999999
 refuse "t = 1e-3 is positive: $D" --t 1e-3
 refuse "me = 0 is not positive: $D" --me 0
 refuse "mf = -1 is not positive: $D" --mf -1
@@ -39,6 +42,11 @@ refuse "--lambdas: L0 = 0 is not positive: $L" --extrapolate --lambdas 0,0.5,8
 refuse "--lambda needs a finite decimal number, not 'abc'" --lambda abc
 refuse "--s needs a finite decimal number, not '1e999'" --s 1e999
 refuse "--me needs a finite decimal number, not 'nan'" --me nan
+# underflow to 0: it said "me = 1e-400 is not positive", and s took 0
+U="nonzero, it is nearer 0 than the least positive double (4.9e-324) and would read as 0"
+refuse "--me = 1e-400 is out of range: $U" --me 1e-400
+refuse "--s = -2.5e-400 is out of range: $U" --s -2.5e-400
+refuse "--lambda = 1e-400 is out of range: $U" --precision double --lambda 1e-400
 refuse "--t needs a finite decimal number, not '-1,5'" --t -1,5
 refuse "--lambdas: RATIO = 1 is not in (0, 1): the sequence L0 * RATIO^k must decrease toward 0" --extrapolate --lambdas 0.1,1,8
 refuse "--lambdas: RATIO = 2 is not in (0, 1): the sequence L0 * RATIO^k must decrease toward 0" --extrapolate --lambdas 0.1,2,8

@@ -1,10 +1,12 @@
 /* test_par.c: what apps/common/par.c reads of its launcher's environment
  * without starting MPI: the node-local rank and the ranks on this node,
  * from Open MPI's variables or Slurm's (srun's tasks-per-node lists, as
- * "4(x2),3"), each case a set of variables and the counts they give. */
+ * "4(x2),3"), each case a set of variables and the counts they give
+ * (-1: a value refused, its message on stderr). */
 #include <check.h>
 #include <stdlib.h>
 #include "par.h"
+#include "prog.h"
 #include "unit.h"
 
 static const char *const vars[] = {
@@ -34,6 +36,21 @@ static const struct {
 	{{NULL, NULL, "0", "9", "2(x3)", NULL, "4"}, 0, 4},
 	{{NULL, NULL, "0", NULL, "2(x3)", NULL, "7"}, 0, 7},
 	{{NULL, NULL, "0", "0", "0", NULL, "0"}, 0, 1},
+	/* empty is unset, as for the runtime's NBRT_* switches */
+	{{"", "", "2", NULL, NULL, NULL, "3"}, 2, 3},
+	/* a number that is not whole, in range and from 0 is refused (-1):
+	 * atoi read "1x" as 1, "-1" as a rank, 2^32 + 1 as 1 */
+	{{"1x", "4"}, -1, 4},
+	{{"-1", "4"}, -1, 4},
+	{{"4294967297", "4"}, -1, 4},
+	{{" 1", "4"}, -1, 4},
+	{{NULL, NULL, "abc", NULL, NULL, NULL, "2"}, -1, 2},
+	{{"1", "x"}, 1, -1},
+	{{"1", "-2"}, 1, -1},
+	{{"1", "99999999999"}, 1, -1},
+	{{NULL, NULL, "0", "-1", "2(x3)", NULL, "4"}, 0, -1},
+	{{NULL, NULL, "0", "1e3", "2(x3)", NULL, "4"}, 0, -1},
+	{{NULL, NULL, "0", NULL, NULL, NULL, "4x"}, 0, -1},
 };
 
 START_TEST(env)
@@ -50,6 +67,7 @@ END_TEST
 
 int main(void)
 {
+	prog_name = "test_par";
 	Suite *s;
 	TCase *tc = unit_case(&s, "par", 0);
 	tcase_add_loop_test(tc, env, 0, (int)(sizeof cases / sizeof cases[0]));
