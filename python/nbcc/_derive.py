@@ -14,8 +14,12 @@ Fail = Callable[[str], str]
 
 def _names(fail: Fail, x: Union[str, Sequence[str]]) -> List[str]:
     """A name, names separated by commas, or a sequence of names."""
-    names = [n.strip() for n in x.split(",")] if isinstance(x, str) else \
-        list(x)
+    try:
+        names = [n.strip() for n in x.split(",")] if isinstance(x, str) \
+            else list(x)
+    except TypeError:
+        raise TypeError(fail("wrt=%r: a name, names separated by commas, or "
+                             "a list of names is needed" % (x,))) from None
     if not names or not all(isinstance(n, str) and n for n in names):
         raise ValueError(fail("wrt=%r: one or more input names are needed" %
                               (x,)))

@@ -30,6 +30,28 @@ OPTIONS = ("ranges", "cutoff", "pos", "periodic", "self", "newton",
            "theta", "bucket", "group", "far")
 # newton='s words, in nbrt_newton's order
 NEWTON = ("auto", "on", "off")
+# the largest count a size_t argument holds: ctypes wraps a larger one
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+
+
+def _real(fail: Callable[[str], str], what: str, x: Any) -> float:
+    """x as a float; an int past the doubles is a ValueError naming what,
+    not Python's bare OverflowError.  The runtime judges the value."""
+    try:
+        return float(x)
+    except OverflowError:
+        raise ValueError(fail("%s: an integer of %d digits is beyond the "
+                              "range of a double" % (what, len(str(x)))))\
+            from None
+
+
+def _name(fail: Callable[[str], str], what: str, n: str) -> bytes:
+    """A variable's name for the runtime: C would end it at a NUL, and the
+    name before it might be another variable's."""
+    if "\0" in n:
+        raise ValueError(fail("%s: %r: a NUL character is not allowed" %
+                              (what, n)))
+    return n.encode()
 
 
 def _index_array(fail: Callable[[str], str], what: str, x: Any,
@@ -135,7 +157,7 @@ class Pairs:
         if not isinstance(rc, numbers.Real) or isinstance(rc, bool):
             raise TypeError(fail("cutoff= takes a number, not %s" %
                                  type(rc).__name__))
-        self.cutoff = float(rc)
+        self.cutoff = _real(fail, "cutoff=", rc)
         pos = options.get("pos")
         sides: List[List[bytes]] = []
         for side in pos if isinstance(pos, (tuple, list)) and \
@@ -144,7 +166,7 @@ class Pairs:
                     or not 1 <= len(side) <= 3 or \
                     not all(isinstance(n, str) for n in side):
                 break
-            sides.append([n.encode() for n in side])
+            sides.append([_name(fail, "pos=", n) for n in side])
         if len(sides) != 2 or len(sides[0]) != len(sides[1]):
             raise ValueError(fail("cutoff= needs pos=((\"xi\", \"yi\", "
                                   "\"zi\"), (\"xj\", \"yj\", \"zj\")): 1 to "
@@ -155,7 +177,7 @@ class Pairs:
         if per is None:
             per = [0.0] * dim
         elif isinstance(per, numbers.Real) and not isinstance(per, bool):
-            per = [float(per)] * dim
+            per = [_real(fail, "periodic=", per)] * dim
         if not isinstance(per, (tuple, list, np.ndarray)) or \
                 len(per) != dim or not all(
                     isinstance(p, numbers.Real) and not isinstance(p, bool)
@@ -163,7 +185,7 @@ class Pairs:
             raise ValueError(fail("periodic= takes one length for every "
                                   "axis or %d, one per axis of pos= (0: "
                                   "open)" % dim))
-        self.period = [float(p) for p in per]
+        self.period = [_real(fail, "periodic=", p) for p in per]
 
     def _tree(self, fail: Callable[[str], str],
               options: Dict[str, Any]) -> None:
@@ -176,11 +198,14 @@ class Pairs:
                 raise TypeError(fail("%s= takes %s, not %s" % (
                     k, "a number" if kind is numbers.Real else
                     "an integer", type(x).__name__)))
-            if kind is numbers.Integral and x < 0:
+            if kind is numbers.Integral and not 0 <= x <= SIZE_MAX:
+                # past SIZE_MAX ctypes would pass it wrapped, silently
                 raise ValueError(fail("%s= is %d: a count of bodies, at "
-                                      "least 1" % (k, x)))
+                                      "least 1 and at most %d" %
+                                      (k, x, SIZE_MAX)))
             return x
-        self.theta = float(number("theta", 0.5, numbers.Real))
+        self.theta = _real(fail, "theta=", number("theta", 0.5,
+                                                  numbers.Real))
         self.bucket = int(number("bucket", TREE_BUCKET, numbers.Integral))
         # left out: the runtime's group for the run's Ni (nbrt_tree_group)
         g = number("group", None, numbers.Integral)
@@ -227,6 +252,9 @@ class Pairs:
         if isinstance(far, (str, os.PathLike)):
             far = type(k)(os.fspath(far), precision=k.precision,
                           device=k._dev)
+        elif not isinstance(far, type(k)):
+            raise TypeError(fail("far= takes a Kernel or a path, not %s" %
+                                 type(far).__name__))
         self.far = far
         lm = [v.name for v in k.variables if v.role == "LMEM"]
         bm = [v.name for v in k.variables if v.role == "BMEM"]
@@ -239,7 +267,8 @@ class Pairs:
                 "positions and one source (a mass) or three (a vector) "
                 "among its other BMEMs; it has LMEM %s, BMEM %s" %
                 (k.name, ", ".join(lm), ", ".join(bm))))
-        self.names = ([n.encode() for n in ipos], [n.encode() for n in jpos])
+        self.names = ([_name(fail, "pos=", n) for n in ipos],
+                      [_name(fail, "pos=", n) for n in jpos])
         self.src = [n.encode() for n in src]
 
     def run(self, h: int, ni: int, nj: int) -> int:

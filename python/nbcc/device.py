@@ -35,6 +35,13 @@ class Device:
     cache_dir: Optional[str]
 
     def __init__(self, spec: Optional[str] = None) -> None:
+        if spec is not None and not isinstance(spec, str):
+            raise TypeError("device must be a str such as 'cpu', 'gpu', "
+                            "'host', '0:1', not %s" % type(spec).__name__)
+        if spec and "\0" in spec:
+            # C would read the spec up to it: "host\0x" would open the host
+            raise ValueError("device %r: a NUL character is not allowed" %
+                             spec)
         err = _ctypes.c_void_p()
         h = rt.nbrt_open(spec.encode() if spec else None, _ctypes.byref(err))
         if not h:
@@ -78,9 +85,6 @@ def open_device(spec: Optional[str]) -> Device:
     """The open device for spec, opened once per process: None is what the
     C programs do (NBRT_DEVICE, else a GPU, else a CPU, else the host),
     read when first asked."""
-    if spec is not None and not isinstance(spec, str):
-        raise TypeError("device must be a str such as 'cpu', 'gpu', "
-                        "'host', '0:1', not %s" % type(spec).__name__)
     key = (spec or "",) + tuple(_os.environ.get(e) for e in _ENV)
     with _devices_lock:
         d = _devices.get(key)

@@ -332,6 +332,15 @@ class Kernel:
             return hi, lo
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
+        if isinstance(x, int) and not isinstance(x, bool):
+            # past 2^64 numpy would hold it as an object, "not a real
+            # number": the nearest double, as for an array of integers
+            try:
+                x = float(x)
+            except OverflowError:
+                raise ValueError(self._fail(
+                    "%s: an integer of %d digits is beyond the range of a "
+                    "double" % (what, len(str(x))))) from None
         a = _np.asarray(x)
         if a.dtype.kind not in "fiub":
             raise TypeError(self._fail("%s: a real number is needed, not "
@@ -404,7 +413,13 @@ class Kernel:
             if a.dtype == _np.float32 else _facts.DOUBLE
         w = None
         if cot is not None:
-            w = _np.ascontiguousarray(_np.asarray(cot, dtype=_np.float64))
+            w = _np.asarray(cot)
+            if w.dtype.kind not in "fiub":
+                # a cast would drop a complex's imaginary part, silently
+                raise TypeError(self._fail(
+                    "grad(): cotangent= must hold real numbers, not dtype "
+                    "%s" % w.dtype))
+            w = _np.ascontiguousarray(w, dtype=_np.float64)
             if w.shape != (len(a),):
                 raise ValueError(self._fail(
                     "grad(): cotangent= must hold one number per i-element "
@@ -497,6 +512,10 @@ class Kernel:
                 raise TypeError(self._fail(
                     "run() has no option '%s' (its options: %s)" %
                     (k, ", ".join(_pairs.OPTIONS))))
+        if not isinstance(inputs, Mapping):
+            raise TypeError(self._fail("run() takes the inputs as a mapping "
+                                       "{name: value}, not %s" %
+                                       type(inputs).__name__))
         inputs = dict(inputs)
         self._check_names(inputs)
         pairs = _pairs.Pairs(self._fail, options)
