@@ -35,6 +35,7 @@
 #include <time.h>
 #include "csv.h"
 #include "nbrt.h"
+#include "opt.h"
 
 enum { MAXV = 8 };
 
@@ -120,37 +121,65 @@ static int timed(nbrt_kernel *k, size_t n, const nbrt_cutoff *c, int reps,
 	return 0;
 }
 
+/* the case: "lj", "ljc" or "nearfield" */
+static int get_case(void *to, const char *flag, const char *v)
+{
+	if (strcmp(v, "lj") && strcmp(v, "ljc") && strcmp(v, "nearfield"))
+		return opt_bad(flag, v, "lj, ljc or nearfield");
+	*(const char **)to = v;
+	return 0;
+}
+
+/* N points (lj, ljc) or P per box (nearfield: 16384 P points) */
+static int get_size(void *to, const char *flag, const char *v)
+{
+	long *n = to;
+	if (opt_long(v, strlen(v), n) || *n < 1 || *n > (1L << 26))
+		return opt_bad(flag, v, "a count from 1 to %ld", 1L << 26);
+	return 0;
+}
+
+static const opt_prog prog = {
+	"nbneighbours",
+	"lj N | ljc N | nearfield P [--device D] [--reps R] [--dense 0|1]",
+	"Times one kernel through the runtime's cell lists and through the\n"
+	"dense sweep, compares their results, and prints one CSV row\n"
+	"(bench/suites/neighbours.sh).",
+	0,
+};
+
 int main(int argc, char **argv)
 {
-	const char *device = NULL;
-	int reps = 3, dense = 1;
-	if (argc < 3) {
-usage:
-		fprintf(stderr, "usage: nbneighbours lj N | ljc N | nearfield P "
-		        "[--device D] [--reps R] [--dense 0|1]\n");
+	const char *device = NULL, *name = NULL;
+	long size = -1, reps = 3;
+	int dense = 1;
+	const opt tab[] = {
+		OPT(OPT_ARG, "case", "CASE", &name, "lj, ljc or nearfield",
+		    .call = get_case),
+		OPT(OPT_ARG, "size", "N", &size,
+		    "points (lj, ljc), or points per box (nearfield)",
+		    .call = get_size),
+		OPT(OPT_STR, "--device", "D", &device,
+		    "the device, as nbrun --device"),
+		OPT(OPT_INT, "--reps", "R", &reps,
+		    "timed runs of each path, the median kept (default 3)",
+		    .lo = 1, .hi = 64),
+		/* a choice, not an integer: atoi took --dense 7 as on */
+		OPT(OPT_CHOICE, "--dense", "0|1", &dense,
+		    "1: time the dense sweep too and compare (default);\n"
+		    "0: the cell lists alone", .words = "0|1"),
+		{.kind = OPT_HELP},
+		{0},
+	};
+	int prc = opt_parse(&prog, tab, argc, argv);
+	if (prc != OPT_GO)
+		return prc == OPT_DONE ? 0 : 2;
+	if (!name || size < 0) {
+		opt_usage(&prog, stderr);
 		return 2;
 	}
-	int clustered = !strcmp(argv[1], "ljc");
-	const run *w = !strcmp(argv[1], "lj") || clustered ? &lj
-	             : !strcmp(argv[1], "nearfield") ? &nearfield : NULL;
-	char *end;
-	long size = strtol(argv[2], &end, 10);
-	if (!w || *end || size < 1 || size > (1L << 26))
-		goto usage;
-	for (int a = 3; a < argc; a += 2) {
-		if (a + 1 >= argc)
-			goto usage;
-		if (!strcmp(argv[a], "--device"))
-			device = argv[a + 1];
-		else if (!strcmp(argv[a], "--reps"))
-			reps = atoi(argv[a + 1]);
-		else if (!strcmp(argv[a], "--dense"))
-			dense = atoi(argv[a + 1]);
-		else
-			goto usage;
-	}
-	if (reps < 1 || reps > 64)
-		goto usage;
+	int clustered = !strcmp(name, "ljc");
+	const run *w = !strcmp(name, "nearfield") ? &nearfield : &lj;
 	size_t n = w == &lj ? (size_t)size : (size_t)size * 16384;
 	int rc = 1;
 	float *col[2 * 3] = {0}, *res[2][5] = {{0}};
@@ -247,7 +276,7 @@ usage:
 			rc = fail(rt, "bind");
 			goto out;
 		}
-	if (timed(k, n, &c, reps, &cell_s, &cell_k, &st)) {
+	if (timed(k, n, &c, (int)reps, &cell_s, &cell_k, &st)) {
 		rc = fail(rt, "nbrt_run_cutoff");
 		goto out;
 	}
@@ -292,7 +321,7 @@ usage:
 	for (int p = 0; nbrt_cutoff_phase(p); p++)
 		printf("%s_ms,", nbrt_cutoff_phase(p));
 	printf("path,device\n");
-	printf("%s,%ld,%zu,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,", argv[1],
+	printf("%s,%ld,%zu,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,", name,
 	       w == &lj ? 0L : size, n, cell_s, cell_k, pairs, needed,
 	       pairs / needed, needed / cell_s);
 	if (dense)
