@@ -2,7 +2,6 @@
  * (make MPI=1, or Open MPI found by pkg-config) it calls MPI; without, it
  * is one rank.  MPI starts only under a launcher, so a program run alone
  * behaves, and costs, as if it had no MPI at all. */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 #include <omp.h>
 #include "nbcc.h"
+#include "opt.h"
 #include "par.h"
 #include "prog.h"
 #ifdef NB_MPI
@@ -75,11 +75,8 @@ static int launcher_int(const char *name, long lo, int *v)
 	const char *e = getenv(name);
 	if (!e || !*e)
 		return 0;
-	char *end;
-	errno = 0;
-	long x = strtol(e, &end, 10);
-	if (errno || *end || x < lo || x > INT_MAX ||
-	    !(*e == '-' || (*e >= '0' && *e <= '9'))) {
+	long x;
+	if (opt_long(e, strlen(e), &x) || x < lo || x > INT_MAX) {
 		prog_fail("%s='%s': it must be an integer from %ld to %d (what "
 		          "the MPI launcher or Slurm sets)", name, nb_esc(e), lo,
 		          INT_MAX);
