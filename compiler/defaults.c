@@ -270,13 +270,15 @@ int defaults_wg(const nb_defaults *r, const nb_options *o)
 	int u = o->unroll_i > 0 ? o->unroll_i : 1, w = r->wg;
 	int t = o->jsplit > 0 ? o->jsplit : 1;
 	/* split across warps: each split position a row of 16 i-elements,
-	 * half a warp; from a split of 16, rows of 512 / (T x u) i-elements:
-	 * groups of 512 i-slots ran 1.05 to 1.15 times faster than 256
-	 * across warps on an H200 (gravity, the Gauss transform and SPH
-	 * density at N = 4096 and 8192, queued; docs/performance.md, "Groups
-	 * over 256 on NVIDIA"), and their split sums leave the 32 KB tile
-	 * within 48 KB of local memory (1024 i-slots do not) */
-	int want = t < 16 ? 16 : 512 / (t * u) > 8 ? 512 / (t * u) : 8;
+	 * half a warp; from a split of 16, rows of 512 / (T x u) i-elements
+	 * (8 at the least): groups of 512 i-slots ran 1.002 to 1.15 times
+	 * the 256 across warps on an H200 (gravity, the Gauss transform and
+	 * SPH density at N = 4096 and 8192, queued; docs/performance.md,
+	 * "Groups over 256 on NVIDIA"), and their split sums leave the 32 KB
+	 * tile within 48 KB of local memory (1024 i-slots do not) */
+	int want = 16;
+	if (t >= 16)
+		want = 512 / (t * u) > 8 ? 512 / (t * u) : 8;
 	int rows = o->split_warps && r->rows < want ? want : r->rows;
 	while ((w * u < r->wg * r->unroll_i || w < rows * t) && w < 1024)
 		w *= 2;
