@@ -5,7 +5,10 @@
  * launches on a queue without profiling, the wall clock / 200, median of
  * 7), and checked against double on 64 i-elements (the largest error
  * over the column's sum of magnitudes).  WARPPEER_SHAPES="UI UJ S X IL
- * TL;..." replaces the default list; WARPPEER_CPU=1 takes the CPU. */
+ * TL;..." replaces the default list; WARPPEER_CPU=1 takes the CPU;
+ * WARPPEER_DIN=1 gives the kernel its inputs and results as nbcc's
+ * one-launch entry on device arrays has them, a double array a column
+ * (the same values), to measure what reading and writing doubles costs. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strdup */
 #define PEER_NAME "warppeer"
 #include <math.h>
@@ -42,14 +45,23 @@ int main(int argc, char **argv)
 	cl_mem bp = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE, sizeof(cl_float4) * nmax * 16, NULL, &e); CK(e, "buf");
 	int *zero = peer_alloc(sizeof(int) * nmax);
 	cl_mem bc = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(int) * nmax, zero, &e); CK(e, "buf");
-	printf("# %s\nshape,n,events_med_us,events_min_us,queued_us,queued_min_us,rate_q_1e12,maxrel\n", p.name);
+	/* din: the columns xi yi zi xj yj zj mj, then the results' four */
+	int din = getenv("WARPPEER_DIN") && atoi(getenv("WARPPEER_DIN"));
+	cl_mem dcol[11];
+	double *dh = peer_alloc(sizeof(double) * nmax);
+	for (int c = 0; din && c < 11; c++) {
+		for (int k = 0; k < nmax; k++)
+			dh[k] = c < 3 ? hi[k].s[c] : c < 7 ? hj[k].s[c - 3] : 0;
+		dcol[c] = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(double) * nmax, dh, &e); CK(e, "buf");
+	}
+	printf("# %s%s\nshape,n,events_med_us,events_min_us,queued_us,queued_min_us,rate_q_1e12,maxrel\n", p.name, din ? ", inputs and results double arrays (WARPPEER_DIN=1)" : "");
 	char *sh = strdup(shapes);
 	for (char *tok = strtok(sh, ";"); tok; tok = strtok(NULL, ";")) {
 		int ui, uj, s, x, il, tl = 0;
 		if (sscanf(tok, "%d %d %d %d %d %d", &ui, &uj, &s, &x, &il, &tl) < 5) continue;
 		char opt[256];
 		/* as nbcc builds a float kernel (rsqrt one instruction) */
-		snprintf(opt, sizeof opt, "-cl-denorms-are-zero -DUI=%d -DUJ=%d -DS=%d -DX=%d -DIL=%d -DTL=%d", ui, uj, s, x, il, tl);
+		snprintf(opt, sizeof opt, "-cl-denorms-are-zero -DUI=%d -DUJ=%d -DS=%d -DX=%d -DIL=%d -DTL=%d -DDIN=%d", ui, uj, s, x, il, tl, din);
 		cl_program pr = clCreateProgramWithSource(p.ctx, 1, (const char **)&src, NULL, &e); CK(e, "prog");
 		if (clBuildProgram(pr, 1, &p.dev, opt, NULL, NULL) != CL_SUCCESS) {
 			char log[8192]; clGetProgramBuildInfo(pr, p.dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
@@ -61,10 +73,17 @@ int main(int argc, char **argv)
 			int grp = 32 * ui;
 			if (n % grp || n % (s * x * uj) || (tl && (n / x) % tl)) continue;
 			size_t ls = (size_t)s * 32, gs = (size_t)(n / grp) * x * ls;
-			CK(clSetKernelArg(k, 0, sizeof bi, &bi), "arg"); CK(clSetKernelArg(k, 1, sizeof bj, &bj), "arg");
-			CK(clSetKernelArg(k, 2, sizeof bo, &bo), "arg"); CK(clSetKernelArg(k, 3, sizeof n, &n), "arg");
-			CK(clSetKernelArg(k, 4, sizeof eps2, &eps2), "arg"); CK(clSetKernelArg(k, 5, sizeof bp, &bp), "arg");
-			CK(clSetKernelArg(k, 6, sizeof bc, &bc), "arg");
+			cl_uint an = 0;
+			if (din) {
+				for (int c = 0; c < 11; c++)
+					CK(clSetKernelArg(k, an++, sizeof dcol[c], &dcol[c]), "arg");
+			} else {
+				CK(clSetKernelArg(k, an++, sizeof bi, &bi), "arg"); CK(clSetKernelArg(k, an++, sizeof bj, &bj), "arg");
+				CK(clSetKernelArg(k, an++, sizeof bo, &bo), "arg");
+			}
+			CK(clSetKernelArg(k, an++, sizeof n, &n), "arg");
+			CK(clSetKernelArg(k, an++, sizeof eps2, &eps2), "arg"); CK(clSetKernelArg(k, an++, sizeof bp, &bp), "arg");
+			CK(clSetKernelArg(k, an++, sizeof bc, &bc), "arg");
 			double ev[25];
 			for (int r = 0; r < 25; r++) {
 				cl_event E; CK(clEnqueueNDRangeKernel(p.q, k, 1, NULL, &gs, &ls, 0, NULL, &E), "enq");
@@ -83,7 +102,14 @@ int main(int argc, char **argv)
 				qt[r] = (now() - t0) / Q * 1e6;
 			}
 			qsort(qt, 7, sizeof *qt, cmpd);
-			CK(clEnqueueReadBuffer(q2, bo, CL_TRUE, 0, sizeof(cl_float4) * n, ho, 0, NULL, NULL), "read");
+			if (din)
+				for (int c = 0; c < 4; c++) {
+					CK(clEnqueueReadBuffer(q2, dcol[7 + c], CL_TRUE, 0, sizeof(double) * n, dh, 0, NULL, NULL), "read");
+					for (int t = 0; t < n; t++)
+						ho[t].s[c] = (float)dh[t];
+				}
+			else
+				CK(clEnqueueReadBuffer(q2, bo, CL_TRUE, 0, sizeof(cl_float4) * n, ho, 0, NULL, NULL), "read");
 			double maxrel = 0;
 			for (int t = 0; t < 64; t++) {
 				int i = (int)((long)t * 7919 % n);

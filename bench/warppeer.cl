@@ -35,9 +35,31 @@
 		az[u] = fma(m3, dz, az[u]);                                 \
 		pt[u] -= mr;                                                \
 	}
+/* DIN: inputs and results as nbcc's one-launch entry on device arrays
+ * has them (NB_DIN, NB_DIRECT): a double array a column */
+#ifndef DIN
+#define DIN 0
+#endif
+#if DIN
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define IO_ARGS __global const double *restrict ix, __global const double *restrict iy, \
+	__global const double *restrict iz, __global const double *restrict jx, \
+	__global const double *restrict jy, __global const double *restrict jz, \
+	__global const double *restrict jm, __global double *restrict ox, \
+	__global double *restrict oy, __global double *restrict oz, \
+	__global double *restrict op
+#define LOADI(k) ((float4)((float)ix[k], (float)iy[k], (float)iz[k], 0))
+#define LOADJ(k) ((float4)((float)jx[k], (float)jy[k], (float)jz[k], (float)jm[k]))
+#define STORE(k, a) (ox[k] = (a).x, oy[k] = (a).y, oz[k] = (a).z, op[k] = (a).w)
+#else
+#define IO_ARGS __global const float4 *restrict ip, __global const float4 *restrict jp, \
+	__global float4 *restrict out
+#define LOADI(k) ip[k]
+#define LOADJ(k) jp[k]
+#define STORE(k, a) (out[k] = (a))
+#endif
 __kernel __attribute__((reqd_work_group_size(S * 32, 1, 1)))
-void grav(__global const float4 *restrict ip, __global const float4 *restrict jp,
-          __global float4 *restrict out, const int nj, const float eps2,
+void grav(IO_ARGS, const int nj, const float eps2,
           __global float4 *part, __global int *cnt)
 {
 #ifndef TL
@@ -52,7 +74,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 	float ax[UI], ay[UI], az[UI], pt[UI];
 #pragma unroll
 	for (int u = 0; u < UI; u++) {
-		float4 p = ip[i0 + 32 * u];
+		float4 p = LOADI(i0 + 32 * u);
 		xi[u] = p.x; yi[u] = p.y; zi[u] = p.z;
 		ax[u] = ay[u] = az[u] = pt[u] = 0;
 	}
@@ -66,7 +88,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 	for (int jt = 0; jt < jg; jt += TL) {
 		barrier(CLK_LOCAL_MEM_FENCE);
 		for (int k = get_local_id(0); k < TL; k += S * 32)
-			tj[k] = jp[jb + jt + k];
+			tj[k] = LOADJ(jb + jt + k);
 		barrier(CLK_LOCAL_MEM_FENCE);
 #if IL
 		const int t0 = s, tstep = S, tend = TL;
@@ -94,7 +116,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 	for (int j = j0; j < jend; j += UJ * step) {
 #pragma unroll
 		for (int v = 0; v < UJ; v++) {
-			const float4 q = jp[j + v * step];
+			const float4 q = LOADJ(j + v * step);
 			PAIRS(q);
 		}
 	}
@@ -109,7 +131,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 		for (int k = 1; k < S; k++)
 			a += red[k * W + t];
 #if X == 1
-		out[ib * W + t] = a;
+		STORE(ib * W + t, a);
 #else
 		part[(ib * X + x) * W + t] = a;
 #endif
@@ -125,7 +147,7 @@ void grav(__global const float4 *restrict ip, __global const float4 *restrict jp
 		float4 a = vp[(ib * X) * W + t];
 		for (int k = 1; k < X; k++)
 			a += vp[(ib * X + k) * W + t];
-		out[ib * W + t] = a;
+		STORE(ib * W + t, a);
 		if (t == 0)
 			cnt[ib] = 0;
 	}
