@@ -93,6 +93,10 @@ bench_row() {
 			"$(kernel_file "$_bk")" "$_bn" --device "$device" \
 			${_bp:+--precision=$_bp} $_bfl; }; then
 		echo "$_br,\"$_bl\",$(tail -n 1 "$T/row")" | tee -a "$T/rows"
+		# a queued row's host and wall time a run, as a comment beside
+		# it: where the host's time is the wall's, the row measured the
+		# host's pace, not the device's (session 23: N = 4096 on NVIDIA)
+		sed -n 's/^nbbench: \([0-9]* queued runs .*\)/# \1/p' "$T/err"
 	else
 		note "failed: $_bl, $_bk, N = $_bn: $(tail -n 1 "$T/err")"
 	fi
