@@ -1,0 +1,88 @@
+/* flushprobe.c: whether an OpenCL driver starts a queued launch without
+ * clFlush, and what the flush costs the host (issue 30: the runtime
+ * flushes after every queued run, 1.4 to 2.5 us of a run's 12 to 16 us
+ * on NVIDIA at N = 4096).  Prints, for a kernel of K dependent
+ * multiply-adds a work item: (1) a launch left unflushed, the host
+ * asleep 20 ms, then its event's status (0: complete, 1: running, 2:
+ * submitted, 3: queued: the driver waits for a flush); (2) Q launches on
+ * a queue without profiling, flushed after each or not, the host's time
+ * a launch and the wall clock of all Q and the finish over Q.
+ * Build: cc -O2 bench/flushprobe.c -lOpenCL; FLUSHPROBE_CPU=1 takes the
+ * CPU device (a check of the program itself). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, clock_gettime */
+#define PEER_NAME "flushprobe"
+#include <time.h>
+#include "peer_cl.h"
+
+static const char *src =
+	"__kernel void work(__global float *a, int k) {\n"
+	"  float s = 0; for (int i = 0; i < k; i++) s = s * 0.999f + 1.0f;\n"
+	"  if (s == -1.0f) a[0] = s; }\n";
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+int main(void)
+{
+	peer_cl p;
+	cl_int e;
+	int cpu = getenv("FLUSHPROBE_CPU") != NULL;
+	(void)peer_slurp; /* peer_cl.h's, for the peers that read a file */
+	peer_open(&p, !cpu);
+	cl_command_queue q = clCreateCommandQueue(p.ctx, p.dev, 0, &e);
+	CK(e, "clCreateCommandQueue");
+	cl_program pr = clCreateProgramWithSource(p.ctx, 1, &src, NULL, &e);
+	CK(e, "clCreateProgramWithSource");
+	CK(clBuildProgram(pr, 1, &p.dev, "", NULL, NULL), "clBuildProgram");
+	cl_kernel kern = clCreateKernel(pr, "work", &e);
+	CK(e, "clCreateKernel");
+	cl_mem m = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE, 64, NULL, &e);
+	CK(e, "clCreateBuffer");
+	CK(clSetKernelArg(kern, 0, sizeof m, &m), "clSetKernelArg");
+	size_t gs = cpu ? 256 : 132 * 256, ls = 256; /* a wave of an H100 */
+	printf("# %s\n", p.name);
+	/* (1) unflushed: started by itself? */
+	for (int k = 0; k < 3; k++) {
+		cl_int kk = 1000, st = -1;
+		cl_event ev;
+		CK(clSetKernelArg(kern, 1, sizeof kk, &kk), "clSetKernelArg");
+		CK(clEnqueueNDRangeKernel(p.q, kern, 1, NULL, &gs, &ls, 0, NULL, &ev),
+		   "clEnqueueNDRangeKernel");
+		struct timespec z = {0, 20000000};
+		nanosleep(&z, NULL);
+		CK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,
+		                  &st, NULL), "clGetEventInfo");
+		printf("unflushed_status_after_20ms,%d,%d\n", k, st);
+		CK(clFinish(p.q), "clFinish");
+		clReleaseEvent(ev);
+	}
+	/* (2) Q launches flushed after each, or not */
+	printf("what,k,flush,host_us_a_launch,wall_us_a_launch\n");
+	int ks[] = {0, 2000, 8000};
+	for (int r = 0; r < 3; r++)
+		for (int a = 0; a < 3; a++)
+			for (int fl = 0; fl < 2; fl++) {
+				cl_int kk = ks[a];
+				int nq = 400;
+				CK(clSetKernelArg(kern, 1, sizeof kk, &kk), "clSetKernelArg");
+				CK(clFinish(q), "clFinish");
+				double t0 = now();
+				for (int s = 0; s < nq; s++) {
+					CK(clEnqueueNDRangeKernel(q, kern, 1, NULL, &gs, &ls, 0,
+					                          NULL, NULL),
+					   "clEnqueueNDRangeKernel");
+					if (fl)
+						CK(clFlush(q), "clFlush");
+				}
+				double t1 = now();
+				CK(clFinish(q), "clFinish");
+				double t2 = now();
+				printf("queued,%d,%d,%.2f,%.2f\n", kk, fl,
+				       1e6 * (t1 - t0) / nq, 1e6 * (t2 - t0) / nq);
+			}
+	return 0;
+}
