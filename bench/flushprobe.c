@@ -4,7 +4,10 @@
  * on NVIDIA at N = 4096).  Prints, for a kernel of K dependent
  * multiply-adds a work item: (1) a launch left unflushed, the host
  * asleep 20 ms, then its event's status (0: complete, 1: running, 2:
- * submitted, 3: queued: the driver waits for a flush); (2) Q launches on
+ * submitted, 3: queued: the driver waits for a flush); (2) how long a
+ * short launch takes from its enqueue to its event's completion, the
+ * host polling the status, flushed or not (a driver that holds an
+ * unflushed launch back shows it here); (3) Q launches on
  * a queue without profiling, flushed after each or not, the host's time
  * a launch and the wall clock of all Q and the finish over Q.
  * Build: cc -O2 bench/flushprobe.c -lOpenCL; FLUSHPROBE_CPU=1 takes the
@@ -60,7 +63,43 @@ int main(void)
 		CK(clFinish(p.q), "clFinish");
 		clReleaseEvent(ev);
 	}
-	/* (2) Q launches flushed after each, or not */
+	/* (2) enqueue to completion, polled */
+	printf("what,flush,median_us,min_us\n");
+	for (int fl = 0; fl < 2; fl++) {
+		double t[21];
+		cl_int kk = 0;
+		CK(clSetKernelArg(kern, 1, sizeof kk, &kk), "clSetKernelArg");
+		for (int r = 0; r < 21; r++) {
+			cl_event ev;
+			cl_int st = -1;
+			CK(clFinish(p.q), "clFinish");
+			double t0 = now();
+			CK(clEnqueueNDRangeKernel(p.q, kern, 1, NULL, &gs, &ls, 0, NULL,
+			                          &ev), "clEnqueueNDRangeKernel");
+			if (fl)
+				CK(clFlush(p.q), "clFlush");
+			do
+				CK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+				                  sizeof st, &st, NULL), "clGetEventInfo");
+			while (st > 0 && now() - t0 < 1);
+			t[r] = 1e6 * (now() - t0);
+			clReleaseEvent(ev);
+		}
+		double m = t[0];
+		for (int r = 1; r < 21; r++)
+			m = t[r] < m ? t[r] : m;
+		/* the median by a count: 21 values */
+		double med = t[0];
+		for (int r = 0; r < 21; r++) {
+			int below = 0;
+			for (int x = 0; x < 21; x++)
+				below += t[x] < t[r];
+			if (below == 10)
+				med = t[r];
+		}
+		printf("enqueue_to_complete,%d,%.1f,%.1f\n", fl, med, m);
+	}
+	/* (3) Q launches flushed after each, or not */
 	printf("what,k,flush,host_us_a_launch,wall_us_a_launch\n");
 	int ks[] = {0, 2000, 8000};
 	for (int r = 0; r < 3; r++)
