@@ -38,7 +38,10 @@ OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
 # HDF5 (libhdf5-dev): bin/nbody's snapshots, apps/nbody/snap_hdf5.c only
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
 HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
-BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
+# bin for the plain build; any other build tree keeps its own programs
+# (B=build-nompi MPI=0 wrote MPI=0 programs over bin/'s, which a later
+# plain make then took as up to date)
+BIN      := $(if $(filter build,$(B)),bin,$(B)/bin)
 
 # --- MPI (docs/mpi.md) ---------------------------------------------------
 # The programs' MPI layer, apps/common/par.c: with MPI=1 it calls Open MPI
