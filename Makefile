@@ -38,7 +38,10 @@ OCL_LIBS := -lOpenCL -ldl -lpthread -lpng
 # HDF5 (libhdf5-dev): bin/nbody's snapshots, apps/nbody/snap_hdf5.c only
 HDF5_CFLAGS := $(shell pkg-config --cflags hdf5 2>/dev/null || echo -I/usr/include/hdf5/serial)
 HDF5_LIBS   := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5_serial)
-BIN      := $(if $(filter 1,$(SANITIZE)),$(B)/bin,bin)
+# bin for the plain build; any other build tree keeps its own programs
+# (B=build-nompi MPI=0 wrote MPI=0 programs over bin/'s, which a later
+# plain make then took as up to date)
+BIN      := $(if $(filter build,$(B)),bin,$(B)/bin)
 
 # --- MPI (docs/mpi.md) ---------------------------------------------------
 # The programs' MPI layer, apps/common/par.c: with MPI=1 it calls Open MPI
@@ -298,6 +301,16 @@ $(B)/tests/%: tests/unit/%.c $(LIBAPPS) $(LIBNBRT) $(LIBNBCC) tests/unit/seed.h 
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(APPS_INC) -fopenmp -o $@ $(filter-out %.h,$^) $(CHECK_LIBS) $(OCL_LIBS) $(TEST_LIBS) $(LDLIBS)
 
+# test_par again over par.c's one-rank half (make MPI=0), in every build:
+# an MPI build compiles that half nowhere else.  par.c's object comes
+# before libapps.a, so the archive's par.o is never linked.
+$(B)/tests/test_par_nompi: tests/unit/test_par.c apps/common/par.c $(LIBAPPS) \
+		$(LIBNBRT) $(LIBNBCC) tests/unit/unit.h tests/unit/capture.h
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -DNB_MPI,$(ALLCFLAGS)) $(APPS_INC) -fopenmp -o $@ \
+		tests/unit/test_par.c apps/common/par.c $(LIBAPPS) $(LIBNBRT) \
+		$(LIBNBCC) $(CHECK_LIBS) $(filter-out $(MPI_LIBS),$(OCL_LIBS)) $(LDLIBS)
+
 deps:
 	@sh scripts/deps.sh
 
@@ -325,8 +338,8 @@ check-fast:
 	$(MAKE) $(JOBS) all tests
 	sh tests/run.sh --fast bin
 
-tests: $(UNIT_BIN) $(BIN)/nbbench $(BIN)/treebench $(BIN)/nbneighbours \
-	$(BIN)/sortbench
+tests: $(UNIT_BIN) $(B)/tests/test_par_nompi $(BIN)/nbbench \
+	$(BIN)/treebench $(BIN)/nbneighbours $(BIN)/sortbench
 
 # The Python package as a user gets it: pip builds it into a fresh venv
 # (linking the two libraries from this build's objects, where a user's

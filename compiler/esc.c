@@ -1,6 +1,8 @@
-/* esc.c: names from the user (files, devices) made safe to print: a name
- * holding control bytes must not move a terminal's cursor, recolour it, or
- * fake a line of output.  Printable UTF-8 stays as it is. */
+/* esc.c: names from the user (files, devices) and other programs' output
+ * (a compiler's log) made safe to print: control bytes in them must not
+ * move a terminal's cursor, recolour it, or fake a line of output.
+ * Printable UTF-8 stays as it is. */
+#include <stdlib.h>
 #include <string.h>
 #include "nbcc.h"
 
@@ -28,37 +30,50 @@ static size_t utf8_ok(const unsigned char *s)
 	return n;
 }
 
+/* The escaped form of the character at p into e (room for 8 bytes), its
+ * length in *k; returns how many bytes of p it takes.  `lines` keeps a
+ * newline and a tab as they are: they move no cursor but to the next line
+ * or tab stop, and a build log escaped into one line is unreadable. */
+static size_t esc1(const unsigned char *p, char *e, size_t *k, int lines)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t u = *p >= 0x80 ? utf8_ok(p) : 0;
+	*k = 0;
+	if (u) {
+		memcpy(e, p, u);
+		*k = u;
+		return u;
+	}
+	if (*p == '\\') {
+		e[(*k)++] = '\\';
+		e[(*k)++] = '\\';
+	} else if ((*p >= 0x20 && *p < 0x7f) ||
+	           (lines && (*p == '\n' || *p == '\t'))) {
+		e[(*k)++] = (char)*p;
+	} else {
+		const char *c = *p == '\n' ? "n" : *p == '\t' ? "t" :
+		                *p == '\r' ? "r" : NULL;
+		e[(*k)++] = '\\';
+		if (c) {
+			e[(*k)++] = *c;
+		} else {
+			e[(*k)++] = 'x';
+			e[(*k)++] = hex[*p >> 4];
+			e[(*k)++] = hex[*p & 15];
+		}
+	}
+	return 1;
+}
+
 /* Writes the escaped s into out (room for n bytes), ending it in "..."
  * where the whole does not fit. */
 static void escape(const char *s, char *out, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
 	size_t o = 0;
 	while (*p) {
 		char e[8];
-		size_t k = 0, take = 1;
-		size_t u = *p >= 0x80 ? utf8_ok(p) : 0;
-		if (u) {
-			memcpy(e, p, u);
-			k = take = u;
-		} else if (*p == '\\') {
-			e[k++] = '\\';
-			e[k++] = '\\';
-		} else if (*p >= 0x20 && *p < 0x7f) {
-			e[k++] = (char)*p;
-		} else {
-			const char *c = *p == '\n' ? "n" : *p == '\t' ? "t" :
-			                *p == '\r' ? "r" : NULL;
-			e[k++] = '\\';
-			if (c) {
-				e[k++] = *c;
-			} else {
-				e[k++] = 'x';
-				e[k++] = hex[*p >> 4];
-				e[k++] = hex[*p & 15];
-			}
-		}
+		size_t k, take = esc1(p, e, &k, 0);
 		if (o + k + 4 > n) {
 			memcpy(out + o, "...", 4);
 			return;
@@ -77,4 +92,20 @@ const char *nb_esc(const char *s)
 	char *b = buf[next++ % 8];
 	escape(s ? s : "(null)", b, sizeof buf[0]);
 	return b;
+}
+
+char *nb_esc_lines(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "(null)");
+	/* no byte becomes more than 4 ("\\xHH") */
+	char *out = malloc(4 * strlen((const char *)p) + 1), *o = out;
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t k;
+		p += esc1(p, o, &k, 1);
+		o += k;
+	}
+	*o = 0;
+	return out;
 }

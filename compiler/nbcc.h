@@ -404,6 +404,11 @@ void nb_tmp_child(void);
  * are cut short, ending in "...". */
 const char *nb_esc(const char *s);
 
+/* Another program's output (a C compiler's messages, an OpenCL build
+ * log) escaped as nb_esc does, but every line kept a line: newlines and
+ * tabs stay.  Not cut short; malloc'd (NULL: out of memory). */
+char *nb_esc_lines(const char *s);
+
 /* For bindings in other languages (python/nbcc), which read no C header
  * and so can neither see its constants nor assume a struct's layout
  * (query.c).  NBCC_VERSION: */

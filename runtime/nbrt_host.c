@@ -507,16 +507,21 @@ static int cc(nbrt_kernel *k, const char *code, size_t len,
 		goto out;
 	}
 	nbrt_note(rt, "compiling %s: %s", k->name, nb_esc(cmd));
-	char *log = capture(a.v, 0, &st, &e);
+	char *log = capture(a.v, 0, &st, &e), *shown = NULL;
 	if (e)
 		nbrt_fail(rt, "cannot compile %s: cannot run '%s': %s", k->name,
 		          nb_esc(a.v[0]), strerror(e));
+	else if (st != 0 && log && *log && !(shown = nb_esc_lines(log)))
+		nbrt_fail(rt, "out of memory");
 	else if (st != 0)
+		/* the compiler's output escaped: it echoes the kernel's lines
+		 * and $NBRT_CC may be any program */
 		nbrt_fail(rt, "cannot compile %s with '%s' (%s %d):\n%s", k->name,
 		          nb_esc(h->cc), st < 0 ? "status" : "exit status", st,
-		          log && *log ? log : "(no output)");
+		          shown ? shown : "(no output)");
 	else
 		r = 0;
+	free(shown);
 	free(log);
 	remove(src);
 	goto out;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/run.sh [--fast] BIN [TEST...]: the one test driver.  Runs, against
-# the programs in BIN (bin or build-san/bin):
+# the programs in BIN (bin, or DIR/bin of make B=DIR: build-san/bin):
 #   - every unit-test binary built from tests/unit/*.c (Check);
 #   - every suite of tests as data, tests/cases/SUITE: inputs beside what
 #     running them must print (NAME.nbl beside NAME.out and NAME.err, the
@@ -70,8 +70,12 @@ fi
 BIN=$(cd "${1:-bin}" && pwd) || exit 2
 [ $# = 0 ] || shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# make B=DIR (build-san, or make B=build-nompi MPI=0) puts its programs
+# in DIR/bin and its unit tests in DIR/tests; the plain build's are bin
+# and build/tests
 case "$BIN" in
-*/build-san/bin) TESTBUILD=$ROOT/build-san ;;
+"$ROOT"/bin) TESTBUILD=$ROOT/build ;;
+"$ROOT"/*/bin) TESTBUILD=${BIN%/bin} ;;
 *) TESTBUILD=$ROOT/build ;;
 esac
 NBCC=$BIN/nbcc

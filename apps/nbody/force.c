@@ -173,13 +173,20 @@ static int kernel_run(force *fc, args *a, const char *name)
 		                 "j = i), not %g", a->eps);
 	} else {
 		/* eps^2 beyond eps2's type was infinite: every force NaN, and the
-		 * first step's message blamed dt */
+		 * first step's message blamed dt; below its normal range (0 in
+		 * double for --eps 1e-200, FTZ on a GPU's float) j = i was
+		 * barely softened or not at all, with the same message */
 		nb_prec t = f->var[nb_iface_find(f, "eps2")].type;
 		double e2 = a->eps * a->eps;
 		if (!(e2 <= (t == NB_FLOAT ? FLT_MAX : DBL_MAX)))
 			return prog_fail("--eps %g: eps2 = %g is out of range for %s "
 			                 "(kernel '%s')", a->eps, e2, nb_prec_name(t),
 			                 name);
+		double min = t == NB_FLOAT ? FLT_MIN : DBL_MIN;
+		if (a->eps > 0 && e2 < min)
+			return prog_fail("--eps %g: eps2 = %g is below %s's smallest "
+			                 "normal %g (kernel '%s')", a->eps, e2,
+			                 nb_prec_name(t), min, name);
 	}
 	if (a->nperiod != 1 && a->nperiod && a->nperiod != a->dim)
 		return prog_fail("--periodic gives %d lengths to a %d-D kernel: "

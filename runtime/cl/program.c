@@ -38,11 +38,16 @@ static cl_program build_src(nbrt *rt, const char *name, const char *code,
 	e = clBuildProgram(p, 1, &c->dev, opts, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return p;
-	char *log = build_log(rt, p);
-	nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with %s "
-	          "(%d), options '%s'; build log:\n%s", name, rt->name,
-	          nbrt_cl_errname(e), (int)e, nb_esc(opts),
-	          log && *log ? log : "(empty)");
+	/* escaped: the log echoes the kernel's lines */
+	char *log = build_log(rt, p), *shown = log ? nb_esc_lines(log) : NULL;
+	if (log && !shown)
+		nbrt_fail(rt, "out of memory");
+	else
+		nbrt_fail(rt, "cannot build %s for %s: clBuildProgram failed with "
+		          "%s (%d), options '%s'; build log:\n%s", name, rt->name,
+		          nbrt_cl_errname(e), (int)e, nb_esc(opts),
+		          shown && *shown ? shown : "(empty)");
+	free(shown);
 	free(log);
 	clReleaseProgram(p);
 	return NULL;

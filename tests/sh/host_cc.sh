@@ -6,8 +6,9 @@
 # An open quote, a command of no words, a compiler that is not there and a
 # $TMPDIR that cannot hold the build are refused by name, escaped.  Build
 # options shown in a refusal (an edited header's, $NBRT_CL_OPTIONS on an
-# OpenCL CPU device where there is one) are escaped too: their bytes went
-# to the terminal raw.
+# OpenCL CPU device where there is one) are escaped too, and so is the
+# compiler's output or build log shown with a failure, line by line:
+# their bytes went to the terminal raw.
 set -u
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/device.sh"
@@ -55,6 +56,18 @@ refused "$K: cannot make a temporary directory in '$T/none' (\$TMPDIR): No such 
 refused "$K: cannot make a temporary directory in '$T/\\x1b[2J' (\$TMPDIR): No such file or directory" \
 	"TMPDIR=$(printf '%s/\033[2J' "$T")"
 
+# the compiler's own output, shown in the refusal, is escaped too, line by
+# line: its control bytes went to the terminal raw
+printf '#!/bin/sh\nprintf "bad: \\033[2J\\n\\tnext\\177\\n"\nexit 1\n' \
+	>"$T/badcc"
+chmod +x "$T/badcc"
+NBRT_CC="$T/badcc" "$BIN/nbrun" $G >/dev/null 2>"$T/err"
+tab=$(printf '\t')
+if grep -qxF 'bad: \x1b[2J' "$T/err" && grep -qxF "${tab}next\\x7f" "$T/err" &&
+   ! grep -q "$(printf '[\033\177]')" "$T/err"; then
+	ok "the compiler's output escaped, line by line"
+else bad "the compiler's output shown raw: $(od -c "$T/err" | head -5)"; fi
+
 # an edited header's option, and $NBRT_CL_OPTIONS, shown escaped
 "$NBCC" "$K" -o "$T/g.c"
 sed 's/^\( \* options \).*/\1-ffast-math\\x1b[2J/' "$T/g.c" >"$T/evil.c"
@@ -69,6 +82,10 @@ if have_device cpu; then
 	   grep -qF -- "-w\n\x1b[2J'; build log:" "$T/err"; then
 		ok "\$NBRT_CL_OPTIONS escaped in clBuildProgram's failure"
 	else bad "NBRT_CL_OPTIONS shown raw: $(head -1 "$T/err")"; fi
+	# and in PoCL's build log after it, which names the bad option
+	if ! grep -q "$(printf '\033')" "$T/err"; then
+		ok "the build log escaped"
+	else bad "the build log shown raw: $(sed 1d "$T/err" | od -c | head -3)"; fi
 fi
 
 # sh's quoting still holds, and cc gets exactly these words: a wrapper

@@ -8,8 +8,9 @@
 # with the static libraries through pkg-config --static; the programs,
 # pages (one a program, citing the documents where they are installed) and
 # examples are there.  Then `make uninstall` removes exactly what install
-# put there, and nothing of another package.  Once, in the plain pass
-# (the sanitized pass builds other libraries and installs nothing).
+# put there, and nothing of another package.  And make B=DIR links its
+# programs into DIR/bin, not bin.  Once, in the plain pass (the sanitized
+# pass builds other libraries and installs nothing).
 set -u
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -27,6 +28,14 @@ mk() {
 	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u PKG_CONFIG_LIBDIR \
 		-u PKG_CONFIG_SYSROOT_DIR make -s -C "$ROOT" "$@"
 }
+
+# a build tree of its own (make B=DIR) keeps its programs in DIR/bin:
+# B=build-nompi MPI=0 linked them over bin/'s, which the next plain make
+# then took as up to date
+mk -n B="$T/b" MPI=0 all >"$T/n" 2>&1
+if grep -q -- "-o $T/b/bin/nbody " "$T/n" && ! grep -q -- "-o bin/" "$T/n"
+then ok "make B=DIR links into DIR/bin"
+else bad "make B=$T/b does not link into $T/b/bin: $(grep -m1 -- '-o [^ ]*bin/' "$T/n")"; fi
 
 mk install PREFIX=/usr DESTDIR="$D" >"$T/log" 2>&1 || {
 	cat "$T/log"

@@ -143,6 +143,15 @@ refused "positive" --eps 0
 refused "eps2 = 4e+38 is out of range for float" --eps 2e19 --device "$DEV"
 refused "eps2 = inf is out of range for double" --eps 1e200 \
 	--integrator hermite --device "$DEV"
+# eps^2 below the normal range (0 in double, subnormal in float): the run
+# failed a step later blaming dt, or Hermite's ran with E = 7.8e200 (the
+# m_i/eps it takes out of j = i's potential, which eps2 = 0 had left out)
+refused "--eps 1e-200: eps2 = 0 is below double's smallest normal" \
+	--eps 1e-200 --precision=double --device "$DEV"
+refused "--eps 1e-20: eps2 = 1e-40 is below float's smallest normal" \
+	--eps 1e-20 --device "$DEV"
+refused "eps2 = 0 is below double's smallest normal" --eps 1e-200 \
+	--integrator hermite --device "$DEV"
 refused "unknown --ic" --ic galaxy
 refused "from 0 to" --steps -1
 refused "unknown option" --bogus

@@ -2,12 +2,16 @@
  * without starting MPI: the node-local rank and the ranks on this node,
  * from Open MPI's variables or Slurm's (srun's tasks-per-node lists, as
  * "4(x2),3"), each case a set of variables and the counts they give
- * (-1: a value refused, its message on stderr). */
+ * (-1: a value refused, its message on stderr).  Built a second time as
+ * test_par_nompi, with par.c's one-rank half (make MPI=0), which an MPI
+ * build compiles nowhere else: there par_init refuses mpirun's ranks. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include "par.h"
 #include "prog.h"
 #include "unit.h"
+#include "capture.h"
 
 static const char *const vars[] = {
 	"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
@@ -65,12 +69,38 @@ START_TEST(env)
 }
 END_TEST
 
+#ifndef NB_MPI
+/* One rank: started as 3 of mpirun's, each would run the whole job and
+ * write the same files. */
+START_TEST(one_rank)
+{
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	ck_assert_int_eq(par_init(0, NULL), 0);
+	setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+	ck_assert_int_eq(par_init(0, NULL), 0);
+	setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+	Capture c;
+	char err[512];
+	ck_assert_int_eq(capture_start(&c), 0);
+	int rc = par_init(0, NULL);
+	capture_end(&c, err, sizeof err);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "built without MPI, so mpirun's 3 ranks"),
+	              "par_init's message: %s", err);
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+}
+END_TEST
+#endif
+
 int main(void)
 {
 	prog_name = "test_par";
 	Suite *s;
 	TCase *tc = unit_case(&s, "par", 0);
 	tcase_add_loop_test(tc, env, 0, (int)(sizeof cases / sizeof cases[0]));
+#ifndef NB_MPI
+	tcase_add_test(tc, one_rank);
+#endif
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
