@@ -9,7 +9,9 @@
  * host polling the status, flushed or not (a driver that holds an
  * unflushed launch back shows it here); (3) Q launches on
  * a queue without profiling, flushed after each or not, the host's time
- * a launch and the wall clock of all Q and the finish over Q.
+ * a launch and the wall clock of all Q and the finish over Q; (4) the
+ * host's time a launch of kernels of twelve buffer arguments after five
+ * ints, after one int8, and alone (what an argument costs a launch).
  * Build: cc -O2 bench/flushprobe.c -lOpenCL; FLUSHPROBE_CPU=1 takes the
  * CPU device (a check of the program itself). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, clock_gettime */
@@ -20,7 +22,17 @@
 static const char *src =
 	"__kernel void work(__global float *a, int k) {\n"
 	"  float s = 0; for (int i = 0; i < k; i++) s = s * 0.999f + 1.0f;\n"
-	"  if (s == -1.0f) a[0] = s; }\n";
+	"  if (s == -1.0f) a[0] = s; }\n"
+	/* an nbcc dense entry's arguments: five ints, then twelve buffers
+	 * (gravity's NB_DIN entry), or the five ints as one int8 */
+	"#define B12 __global float *b0, __global float *b1, __global float *b2, \\\n"
+	"  __global float *b3, __global float *b4, __global float *b5, \\\n"
+	"  __global float *b6, __global float *b7, __global float *b8, \\\n"
+	"  __global float *b9, __global float *b10, __global float *b11\n"
+	"__kernel void ints5(int n0, int n1, int n2, int n3, int n4, B12)\n"
+	"{ if (n0 == -7) b0[0] = n1 + n2 + n3 + n4; }\n"
+	"__kernel void int8v(int8 n, B12) { if (n.s0 == -7) b0[0] = n.s1; }\n"
+	"__kernel void mem12(B12) { if (get_global_id(0) == 1u << 30) b0[0] = 1; }\n";
 
 static double now(void)
 {
@@ -123,5 +135,33 @@ int main(void)
 				printf("queued,%d,%d,%.2f,%.2f\n", kk, fl,
 				       1e6 * (t1 - t0) / nq, 1e6 * (t2 - t0) / nq);
 			}
+	/* (4) what the arguments cost: Q launches each, unflushed */
+	printf("what,kernel,host_us_a_launch\n");
+	const char *kn[] = {"ints5", "int8v", "mem12"};
+	for (int r = 0; r < 3; r++)
+		for (int w = 0; w < 3; w++) {
+			cl_kernel kk = clCreateKernel(pr, kn[w], &e);
+			CK(e, "clCreateKernel");
+			cl_uint an = 0;
+			cl_int zero = 0;
+			cl_int8 z8 = {{0}};
+			if (w == 0)
+				for (; an < 5; an++)
+					CK(clSetKernelArg(kk, an, sizeof zero, &zero), "arg");
+			if (w == 1)
+				CK(clSetKernelArg(kk, an++, sizeof z8, &z8), "arg");
+			for (int b = 0; b < 12; b++, an++)
+				CK(clSetKernelArg(kk, an, sizeof m, &m), "arg");
+			int nq = 400;
+			CK(clFinish(q), "clFinish");
+			double t0 = now();
+			for (int s = 0; s < nq; s++)
+				CK(clEnqueueNDRangeKernel(q, kk, 1, NULL, &gs, &ls, 0, NULL,
+				                          NULL), "clEnqueueNDRangeKernel");
+			double t1 = now();
+			CK(clFinish(q), "clFinish");
+			printf("args,%s,%.2f\n", kn[w], 1e6 * (t1 - t0) / nq);
+			clReleaseKernel(kk);
+		}
 	return 0;
 }
