@@ -66,6 +66,19 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		return prog_fail("%s", nbrt_error(fc->rt));
 	if (force_queue(fc, a))
 		return 1;
+	/* the first forces, before any step: where they are not finite the
+	 * model itself is beyond the kernel's arithmetic (an eps whose
+	 * m/eps^3 overflows it in the j = i term, though eps2 is in range,
+	 * or two bodies as close), which the first step's message blamed on
+	 * dt or eta */
+	if (par_agree(sim_finite(s) ? 0 : a->eps > 0 ?
+	    prog_fail("the first forces are not finite (NaN or infinite), "
+	              "before any step: --eps %g is too small for the kernel's "
+	              "arithmetic, or two bodies are too close for it", a->eps) :
+	    prog_fail("the first forces are not finite (NaN or infinite), "
+	              "before any step: two bodies are too close (or coincide) "
+	              "for the kernel's arithmetic")))
+		return 1;
 	fc->t_kernel = fc->t_total = fc->t_pred = 0;
 	fc->qsteps = fc->ntimed = 0;
 	fc->qspan = fc->qbusy = 0;

@@ -152,6 +152,18 @@ refused "--eps 1e-20: eps2 = 1e-40 is below float's smallest normal" \
 	--eps 1e-20 --device "$DEV"
 refused "eps2 = 0 is below double's smallest normal" --eps 1e-200 \
 	--integrator hermite --device "$DEV"
+# eps2 in range but m/eps^3 beyond it in j = i's 0 * m/eps^3 (float:
+# eps < 1e-13; Hermite's double: 1e-120): the first forces NaN, which the
+# first step's message blamed on dt or eta
+refused "the first forces are not finite .*--eps 1e-14 is too small" \
+	--eps 1e-14 --device "$DEV"
+refused "the first forces are not finite .*--eps 1e-120 is too small" \
+	--eps 1e-120 --integrator hermite --device "$DEV"
+# and without softening two bodies 1e-160 apart (r^-3 overflows double)
+printf 'x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0.5\n1e-160,0,0,0,0,0,0.5\n1,0,0,0,0,0,0.1\n' \
+	>"$T/close.csv"
+refused "the first forces are not finite .*two bodies are too close" \
+	--ic "$T/close.csv" --eps 0 --integrator hermite --device "$DEV"
 refused "unknown --ic" --ic galaxy
 refused "from 0 to" --steps -1
 refused "unknown option" --bogus
