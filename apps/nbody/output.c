@@ -126,13 +126,17 @@ static long last_step(const args *a)
 	return a->step0 + a->steps;
 }
 
-/* Snapshots and pictures: the first step (not on a restart: its snapshot
- * is there), every M-th, the last. */
+/* Snapshots and pictures: the first step, every M-th, the last; never a
+ * restart's first step, whatever M: its snapshot is the file the run
+ * started from (rewriting it would refuse to clobber an input, or write
+ * the same bodies again in another format) and its picture was drawn. */
 int out_wanted(const args *a, long step)
 {
 	if (!a->out && !a->png)
 		return 0;
-	return (step == 0 && !a->restart) || step == last_step(a) ||
+	if (a->restart && step == a->step0)
+		return 0;
+	return step == 0 || step == last_step(a) ||
 	       (a->every > 0 && step % a->every == 0);
 }
 
