@@ -1376,7 +1376,7 @@ static int nbrun(int argc, char **argv)
 	if (a.list) {
 		int n = nbrt_list(stdout);
 		free_args(&a);
-		if (n < 0)
+		if (n < 0 || prog_flush_stdout())
 			return FAILED;
 		if (n == 0)
 			fprintf(stderr, "nbrun: no OpenCL device (--target c runs "
@@ -1390,7 +1390,7 @@ static int nbrun(int argc, char **argv)
 		/* under MPI, each rank's device, its lines after "rank R: " */
 		int nth = par_local_rank();
 		rt = nth < 0 ? NULL : nbrt_open_nth(a.device, nth, &err);
-		rc = rt ? describe(rt) : nth < 0 ? FAILED :
+		rc = rt ? describe(rt) || prog_flush_stdout() : nth < 0 ? FAILED :
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);
