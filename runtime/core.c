@@ -254,6 +254,13 @@ nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
 {
 	if (!rt)
 		return NULL;
+	if (!src && len) {
+		nbrt_fail(rt, "nbrt_load_source: no source (NULL) of %zu bytes",
+		          len);
+		return NULL;
+	}
+	if (!src)
+		src = ""; /* an empty source, refused as one */
 	if (!name)
 		name = "-";
 	nbrt_kernel *k = calloc(1, sizeof *k);

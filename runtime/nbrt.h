@@ -79,7 +79,7 @@ int nbrt_list(FILE *out);
  * max_mem_alloc_size, local_mem_size (bytes), local_mem_type,
  * max_work_group_size, max_work_item_sizes (three), fp64, subgroups,
  * subgroup_shuffle (yes or no), extensions.  Tests read their devices'
- * limits from here.  Returns 0. */
+ * limits from here.  Returns 0 (-1 for a NULL rt or out). */
 int nbrt_describe(const nbrt *rt, FILE *out);
 
 /* Loads a kernel: a .cl, .c or .il written by nbcc (its interface read
@@ -172,7 +172,7 @@ int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
 /* Block time steps (a Hermite scheme's) with the j-bodies kept where the
  * kernel reads them (runtime/predict.c): each body's Taylor series (x, v,
  * a = dv/dt, j = da/dt, three components each) and its time, an integer
- * count of ticks of `unit`, live in nbrt arrays; each block step puts the
+ * count of ticks of `unit` (finite, > 0), live in nbrt arrays; each block step puts the
  * bodies its corrector changed and predicts every body to the block's
  * time there, so that only those bodies cross to the device:
  *   dt = (now - t) unit,  x + v dt + a dt^2/2 + j dt^3/6,  v + a dt + j dt^2/2
@@ -302,7 +302,8 @@ const char *nbrt_cutoff_phase(int p);
 int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_cutoff *c);
 /* The two for bindings, which read no C header (query.c): the structs'
- * fields as arguments; ipos, jpos and period hold dim (1 to 3) each. */
+ * fields as arguments; ipos, jpos and period hold dim (1 to 3) each
+ * (period NULL: every axis open). */
 int nbrt_run_ranges_csr(nbrt_kernel *k, size_t ni, size_t nj,
                         size_t ngroups, const size_t *group,
                         const size_t *offset, const size_t *range);

@@ -1029,6 +1029,83 @@ START_TEST(bind_errors)
 }
 END_TEST
 
+/* NULL where a pointer is wanted, counts of nothing and units of no
+ * duration: each call fails with its own message, never a crash or
+ * another call's message left standing (a probe of the C API, under
+ * the sanitizers). */
+START_TEST(null_args)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	ck_assert_ptr_null(nbrt_load(rt, NULL, NULL));
+	expect(rt, "NULL path", "nbrt_load: no path (NULL)");
+	ck_assert_ptr_null(nbrt_load_source(rt, "n.nbl", NULL, 5, NULL));
+	expect(rt, "NULL source", "no source (NULL) of 5 bytes");
+	ck_assert_ptr_null(nbrt_load_source(rt, "n.nbl", NULL, 0, NULL));
+	expect(rt, "NULL empty source", "cannot compile n.nbl");
+	ck_assert_int_eq(nbrt_describe(NULL, stdout), -1);
+	ck_assert_int_eq(nbrt_describe(rt, NULL), -1);
+
+	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_run_memory(k, 8, 8, 0, NULL), -1);
+	/* the bindings' forms: NULL names refused by name, NULL periods open */
+	double x[8] = {0}, r[8];
+	const nb_iface *f = nbrt_iface(k);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST)
+			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_DOUBLE,
+			                           f->var[v].role == NB_RMEM ? r : x), 0);
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", 0.1, 0), 0);
+	ck_assert_int_eq(nbrt_run_cutoff_args(k, 8, 8, 1, 1, NULL, NULL, NULL, 0),
+	                 -1);
+	expect(rt, "NULL ipos", "ipos[0] is NULL");
+	const char *ip[1] = {"xi"}, *jp[1] = {"xj"};
+	ck_assert_msg(nbrt_run_cutoff_args(k, 8, 8, 1, 1, ip, jp, NULL, 0) == 0,
+	              "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_run_tree_args(k, k, 8, 8, 0.5, 16, 16, NULL, NULL,
+	                                    "mj", NULL), -1);
+	nbrt_free(k);
+
+	nbrt_array *a = nbrt_array_new(rt, 4);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(nbrt_array_write(a, NULL), -1);
+	expect(rt, "NULL values", "nbrt_array_write: no values (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, NULL), -1);
+	expect(rt, "NULL destination", "nbrt_array_read: nowhere (NULL)");
+	nbrt_array *one[1] = {a};
+	int fin = -1;
+	ck_assert_int_eq(nbrt_array_finite(one, 0, &fin), -1);
+	expect(rt, "no arrays", "nbrt_array_finite: 0 arrays (at least 1)");
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, one, -1), -1);
+	expect(rt, "no arrays", "nbrt_array_axpy: -1 arrays (at least 1)");
+	ck_assert_int_eq(nbrt_array_finite(one, 1, NULL), -1);
+	expect(rt, "NULL answer", "nbrt_array_finite: nowhere (NULL)");
+	ck_assert_int_eq(nbrt_array_finite_queue(one, 1), 0);
+	ck_assert_int_eq(nbrt_array_finite_take(rt, NULL, NULL), -1);
+	expect(rt, "NULL answer", "nbrt_array_finite_take: nowhere (NULL)");
+	ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), 0);
+	ck_assert_int_eq(fin, 1);
+	nbrt_array_free(a);
+
+	double units[] = {0, -1, NAN, INFINITY};
+	for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+		ck_assert_ptr_null(nbrt_predictor_new(rt, 4, units[u]));
+		expect(rt, "bad unit", "must be finite and > 0");
+	}
+	ck_assert_ptr_null(nbrt_predictor_new(rt, SIZE_MAX, 1));
+	expect(rt, "huge predictor", "more than this process may use");
+	nbrt_predictor *p = nbrt_predictor_new(rt, 4, 1);
+	ck_assert_msg(p != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, NULL, NULL), -1);
+	expect(rt, "NULL values", "nbrt_predictor_put: 2 bodies but no values");
+	ck_assert_int_eq(nbrt_predict(p, 0, 2, NULL), -1);
+	expect(rt, "NULL list", "nbrt_predict: 2 bodies to gather but no list");
+	ck_assert_int_eq(nbrt_predict(p, 0, 0, NULL), 0);
+	nbrt_predictor_free(p);
+}
+END_TEST
+
 /* --- cache and timing ---------------------------------------------------- */
 
 static int rm_entry(const char *p, const struct stat *st, int flag,
@@ -1163,6 +1240,7 @@ int main(void)
 	tcase_add_loop_test(tc, generated_file, 0, ndev);
 	tcase_add_loop_test(tc, load_errors, 0, ndev);
 	tcase_add_loop_test(tc, bind_errors, 0, ndev);
+	tcase_add_loop_test(tc, null_args, 0, ndev);
 	tcase_add_loop_test(tc, timing, 0, ndev);
 	tcase_add_loop_test(tc, cache_hit, 0, ndev);
 	tcase_add_loop_test(tc, dd_kernel, 0, ndev);
