@@ -104,7 +104,8 @@ const nb_iface *nbrt_iface(const nbrt_kernel *k);
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
  * by nbrt_run) name.  The array must hold Ni (LMEM, RMEM) or Nj (BMEM)
  * elements of type t at the time of nbrt_run (NULL only where that count
- * is 0); result arrays must not overlap input arrays.  Returns 0 or -1. */
+ * is 0); result arrays must not overlap input arrays (a run refuses
+ * them).  Returns 0 or -1. */
 int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
 /* Arrays that stay on the device between runs: an integrator's state,
  * kept where the kernel reads it so that a step moves nothing to or from

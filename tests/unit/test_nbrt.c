@@ -771,13 +771,15 @@ START_TEST(split_launches)
 	}
 	/* a bad value is an error before anything runs */
 	setenv("NBRT_MAX_INTERACTIONS", "0", 1);
-	void *a = nan_array(7, NBRT_FLOAT);
+	void *a = nan_array(7, NBRT_FLOAT), *res = nan_array(7, NBRT_FLOAT);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST)
-			nbrt_bind(kf, f->var[v].name, NBRT_FLOAT, a);
+			nbrt_bind(kf, f->var[v].name, NBRT_FLOAT,
+			          f->var[v].role == NB_RMEM ? res : a);
 	ck_assert_int_ne(nbrt_run(kf, 7, 7), 0);
 	ck_assert_ptr_nonnull(strstr(nbrt_error(device(d)), "NBRT_MAX_INTERACTIONS"));
 	free(a);
+	free(res);
 	unsetenv("NBRT_MAX_INTERACTIONS");
 }
 END_TEST
@@ -995,7 +997,7 @@ START_TEST(bind_errors)
 	/* a kernel of its own: errors must not disturb the shared ones */
 	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
-	float a[8] = {0};
+	float a[8] = {0}, res[8] = {0};
 	ck_assert_int_eq(nbrt_bind(k, "nosuch", NBRT_FLOAT, a), -1);
 	expect(rt, "unknown name", "no variable 'nosuch'");
 	expect(rt, "unknown name", "LMEM xi");
@@ -1009,7 +1011,9 @@ START_TEST(bind_errors)
 	const nb_iface *f = nbrt_iface(k);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST && strcmp(f->var[v].name, "pot"))
-			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT, a), 0);
+			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT,
+			                           f->var[v].role == NB_RMEM ? res : a),
+			                 0);
 	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
 	expect(rt, "unset CONST", "CONST 'eps2' is not set");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", 0.1, 0), 0);
@@ -1019,9 +1023,37 @@ START_TEST(bind_errors)
 	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
 	expect(rt, "NULL RMEM", "'pot' is bound to NULL");
 	ck_assert_int_eq(nbrt_run(k, 0, 8), 0); /* no results: NULL is fine */
-	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, res), 0);
 	ck_assert_int_eq(nbrt_run(k, 8, 8), 0);
+	/* results over an input: the same array, or bytes of one (here ax
+	 * starts in mj's last element) */
+	float big[16] = {0};
+	ck_assert_int_eq(nbrt_bind(k, "mj", NBRT_FLOAT, big), 0);
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM over BMEM", "RMEM 'ax' is bound over the array of "
+	       "BMEM 'mj'");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 7), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM within BMEM", "results must not overlap inputs");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 8), 0);
+	ck_assert_msg(nbrt_run(k, 8, 8) == 0, "%s", nbrt_error(rt));
+	/* at Nj = 7, mj's 8th value is not read: ax may start there */
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 7), 0);
+	ck_assert_msg(nbrt_run(k, 8, 7) == 0, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_bind(k, "mj", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM over BMEM", "RMEM 'ax' is bound over the array of");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big), 0);
 	if (d == OCL) {
+		/* the results far from the inputs (static, they on the stack),
+		 * or the claimed 2^31 elements would overlap them */
+		static float far[8];
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM)
+				ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT,
+				                           far), 0);
 		ck_assert_int_eq(nbrt_run(k, (size_t)1 << 31, 8), -1);
 		expect(rt, "too large", "index with int");
 	}
