@@ -155,6 +155,13 @@ refused() { # MESSAGE ARGS: nbody ARGS fails with MESSAGE
 	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
 	ok
 }
+# --log where the run writes a snapshot or a picture: the log, written
+# last, would replace it
+mkdir -p "$T/clash"
+refused "names its snapshots" -n 8 --steps 1 --device host --out "$T/clash" \
+	--log "$T/clash/snap_000000.csv"
+refused "names its pictures" -n 8 --steps 1 --device host --png "$T/clash" \
+	--log "$T/clash/./energy.png"
 refused "from 1 to" -n 0
 refused "from 1 to" -n -5
 refused "integer" -n 12x
