@@ -241,7 +241,8 @@ int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
  * its total is the gradient of sum_i r[i], and with w the incoming
  * gradient of each r[i] (a VJP's cotangent) that of sum_i w[i] r[i].  An
  * infinite or NaN term gives the plain sum's inf or NaN, lo 0.  Returns
- * 0, or -1 when t is not an nbrt_type. */
+ * 0, or -1 when t is not an nbrt_type, sum is NULL, or a is NULL with
+ * n > 0. */
 int nbrt_sum(nbrt_type t, const void *a, const double *w, size_t n,
              double sum[2]);
 /* Pairs (interactions) the last run computed: ni * nj for nbrt_run, the

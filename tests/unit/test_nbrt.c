@@ -1077,6 +1077,12 @@ START_TEST(null_args)
 	expect(rt, "NULL empty source", "cannot compile n.nbl");
 	ck_assert_int_eq(nbrt_describe(NULL, stdout), -1);
 	ck_assert_int_eq(nbrt_describe(rt, NULL), -1);
+	double s2[2], three[3] = {1, 2, 3};
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, NULL, NULL, 3, s2), -1);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, three, NULL, 3, NULL), -1);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, NULL, NULL, 0, s2), 0);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, three, NULL, 3, s2), 0);
+	ck_assert(s2[0] + s2[1] == 6);
 
 	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
