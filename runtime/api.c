@@ -82,6 +82,8 @@ int nbrt_list(FILE *out)
  * here rather than assuming one driver's value. */
 int nbrt_describe(const nbrt *rt, FILE *out)
 {
+	if (!rt || !out)
+		return -1;
 	nbrt_put_str(out, "device", rt->name);
 	return rt->be->describe(rt, out);
 }
@@ -115,6 +117,10 @@ nbrt_kernel *nbrt_load(nbrt *rt, const char *path, const nb_options *opts)
 {
 	if (!rt)
 		return NULL;
+	if (!path) {
+		nbrt_fail(rt, "nbrt_load: no path (NULL)");
+		return NULL;
+	}
 	char err[512];
 	size_t len;
 	char *src = nb_read_file(path, &len, err, sizeof err);

@@ -254,6 +254,13 @@ nbrt_kernel *nbrt_core_load(nbrt *rt, const char *name, const char *src,
 {
 	if (!rt)
 		return NULL;
+	if (!src && len) {
+		nbrt_fail(rt, "nbrt_load_source: no source (NULL) of %zu bytes",
+		          len);
+		return NULL;
+	}
+	if (!src)
+		src = ""; /* an empty source, refused as one */
 	if (!name)
 		name = "-";
 	nbrt_kernel *k = calloc(1, sizeof *k);
@@ -336,6 +343,49 @@ void nbrt_core_free(nbrt_kernel *k)
 
 /* --- running ------------------------------------------------------------ */
 
+/* The bytes [*lo, *hi) a host binding of n elements spans. */
+static void span(const nbrt_slot *b, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+	size_t el = b->t == NBRT_FLOAT ? 4 : b->t == NBRT_DOUBLE ? 8 : 16;
+	*lo = (uintptr_t)b->host;
+	*hi = *lo + (n <= SIZE_MAX / el ? n * el : SIZE_MAX);
+}
+
+/* Results written over an input (nbrt_bind's contract forbids it) would
+ * change what later i-elements read, silently, as threads and launches
+ * happen to order the writes: refused, the same array or any bytes of
+ * one in common. */
+static int overlap(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	const nb_iface *f = k->f;
+	for (int r = 0; r < f->nvar && ni; r++) {
+		const nbrt_slot *br = &k->b[r];
+		if (f->var[r].role != NB_RMEM || (!br->host && !br->arr))
+			continue;
+		for (int v = 0; v < f->nvar; v++) {
+			nb_role role = f->var[v].role;
+			const nbrt_slot *bv = &k->b[v];
+			size_t n = role == NB_BMEM ? nj : ni;
+			if ((role != NB_LMEM && role != NB_BMEM) || !n)
+				continue;
+			int same = br->arr && br->arr == bv->arr;
+			if (!same && br->host && bv->host) {
+				uintptr_t a0, a1, b0, b1;
+				span(br, ni, &a0, &a1);
+				span(bv, n, &b0, &b1);
+				same = a0 < b1 && b0 < a1;
+			}
+			if (same)
+				return nbrt_fail(k->rt, "kernel %s: RMEM '%s' is bound "
+				                 "over the array of %s '%s': results must "
+				                 "not overlap inputs", f->kernel,
+				                 f->var[r].name, nb_role_name(role),
+				                 f->var[v].name);
+		}
+	}
+	return 0;
+}
+
 /* Every array bound, every CONST set, before anything moves. */
 static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 {
@@ -363,7 +413,7 @@ static int ready(nbrt_kernel *k, size_t ni, size_t nj)
 			return nbrt_fail(k->rt, "kernel %s: %s '%s' is bound to NULL",
 			                 f->kernel, nb_role_name(x->role), x->name);
 	}
-	return 0;
+	return overlap(k, ni, nj);
 }
 
 int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj)

@@ -79,7 +79,7 @@ int nbrt_list(FILE *out);
  * max_mem_alloc_size, local_mem_size (bytes), local_mem_type,
  * max_work_group_size, max_work_item_sizes (three), fp64, subgroups,
  * subgroup_shuffle (yes or no), extensions.  Tests read their devices'
- * limits from here.  Returns 0. */
+ * limits from here.  Returns 0 (-1 for a NULL rt or out). */
 int nbrt_describe(const nbrt *rt, FILE *out);
 
 /* Loads a kernel: a .cl, .c or .il written by nbcc (its interface read
@@ -104,7 +104,8 @@ const nb_iface *nbrt_iface(const nbrt_kernel *k);
 /* Binds a host array to a LMEM, BMEM (read by nbrt_run) or RMEM (written
  * by nbrt_run) name.  The array must hold Ni (LMEM, RMEM) or Nj (BMEM)
  * elements of type t at the time of nbrt_run (NULL only where that count
- * is 0); result arrays must not overlap input arrays.  Returns 0 or -1. */
+ * is 0); result arrays must not overlap input arrays (a run refuses
+ * them).  Returns 0 or -1. */
 int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
 /* Arrays that stay on the device between runs: an integrator's state,
  * kept where the kernel reads it so that a step moves nothing to or from
@@ -172,7 +173,7 @@ int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
 /* Block time steps (a Hermite scheme's) with the j-bodies kept where the
  * kernel reads them (runtime/predict.c): each body's Taylor series (x, v,
  * a = dv/dt, j = da/dt, three components each) and its time, an integer
- * count of ticks of `unit`, live in nbrt arrays; each block step puts the
+ * count of ticks of `unit` (finite, > 0), live in nbrt arrays; each block step puts the
  * bodies its corrector changed and predicts every body to the block's
  * time there, so that only those bodies cross to the device:
  *   dt = (now - t) unit,  x + v dt + a dt^2/2 + j dt^3/6,  v + a dt + j dt^2/2
@@ -240,7 +241,8 @@ int nbrt_run_ranges(nbrt_kernel *k, size_t ni, size_t nj,
  * its total is the gradient of sum_i r[i], and with w the incoming
  * gradient of each r[i] (a VJP's cotangent) that of sum_i w[i] r[i].  An
  * infinite or NaN term gives the plain sum's inf or NaN, lo 0.  Returns
- * 0, or -1 when t is not an nbrt_type. */
+ * 0, or -1 when t is not an nbrt_type, sum is NULL, or a is NULL with
+ * n > 0. */
 int nbrt_sum(nbrt_type t, const void *a, const double *w, size_t n,
              double sum[2]);
 /* Pairs (interactions) the last run computed: ni * nj for nbrt_run, the
@@ -302,7 +304,8 @@ const char *nbrt_cutoff_phase(int p);
 int nbrt_run_cutoff(nbrt_kernel *k, size_t ni, size_t nj,
                     const nbrt_cutoff *c);
 /* The two for bindings, which read no C header (query.c): the structs'
- * fields as arguments; ipos, jpos and period hold dim (1 to 3) each. */
+ * fields as arguments; ipos, jpos and period hold dim (1 to 3) each
+ * (period NULL: every axis open). */
 int nbrt_run_ranges_csr(nbrt_kernel *k, size_t ni, size_t nj,
                         size_t ngroups, const size_t *group,
                         const size_t *offset, const size_t *range);

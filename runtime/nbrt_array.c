@@ -67,6 +67,9 @@ int nbrt_array_write(nbrt_array *a, const double *src)
 {
 	if (!a)
 		return -1;
+	if (!src && a->n)
+		return nbrt_fail(a->rt, "nbrt_array_write: no values (NULL) for "
+		                 "an array of %zu", a->n);
 	nbrt_array_touch(a);
 	if (!a->host)
 		return a->rt->be->array_write(a, src);
@@ -79,6 +82,9 @@ int nbrt_array_read(const nbrt_array *a, double *dst)
 {
 	if (!a)
 		return -1;
+	if (!dst && a->n)
+		return nbrt_fail(a->rt, "nbrt_array_read: nowhere (NULL) to read "
+		                 "an array of %zu into", a->n);
 	if (!a->host)
 		return a->rt->be->array_read(a, dst);
 	for (size_t i = 0; i < a->n; i++)
@@ -90,8 +96,10 @@ int nbrt_array_read(const nbrt_array *a, double *dst)
  * device, one length and one kind of memory. */
 static int same(nbrt_array *const *a, int na, int max, const char *what)
 {
-	if (!a || na < 1 || !a[0])
-		return -1;
+	if (!a || !a[0])
+		return -1; /* no device to report on */
+	if (na < 1)
+		return nbrt_fail(a[0]->rt, "%s: %d arrays (at least 1)", what, na);
 	if (na > max)
 		return nbrt_fail(a[0]->rt, "%s: %d arrays (at most %d)", what, na,
 		                 max);
@@ -177,6 +185,9 @@ int nbrt_array_finite(nbrt_array *const *a, int na, int *finite)
 {
 	if (same(a, na, 64, "nbrt_array_finite"))
 		return -1;
+	if (!finite)
+		return nbrt_fail(a[0]->rt, "nbrt_array_finite: nowhere (NULL) for "
+		                 "the answer");
 	if (!a[0]->host)
 		return a[0]->rt->be->array_finite(a, na, finite);
 	/* a sum is NaN if any term is NaN or infinities of both signs meet,
@@ -249,6 +260,9 @@ int nbrt_array_finite_take(nbrt *rt, int *finite, double t[2])
 	if (!rt->nfin)
 		return nbrt_fail(rt, "nbrt_array_finite_take: no check is queued "
 		                 "(nbrt_array_finite_queue)");
+	if (!finite) /* the check stays queued for a call that takes it */
+		return nbrt_fail(rt, "nbrt_array_finite_take: nowhere (NULL) for "
+		                 "the answer");
 	int slot = rt->fin0;
 	rt->fin0 ^= 1;
 	rt->nfin--;

@@ -74,6 +74,8 @@ static double staging_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
                     double *host)
 {
+	if (!k || !host)
+		return -1;
 	nbrt *rt = k->rt;
 	*host = staging_bytes(k, ni, nj, native);
 	if (rt->be->host)

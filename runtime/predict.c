@@ -5,6 +5,7 @@
  * since the last prediction with it, in one write, through its back end's
  * predict; elsewhere the series are host memory and the loops below, whose
  * bits the device's kernels reproduce, run here. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nbrt_impl.h"
@@ -28,6 +29,24 @@ nbrt_predictor *nbrt_predictor_new(nbrt *rt, size_t n, double unit)
 {
 	if (!rt)
 		return NULL;
+	/* dt = (now - t) unit: a unit that is no duration makes every
+	 * prediction NaN or backwards in time */
+	if (!(unit > 0) || !isfinite(unit)) {
+		nbrt_fail(rt, "nbrt_predictor_new: unit %g: must be finite and > 0",
+		          unit);
+		return NULL;
+	}
+	/* memory checked before it is allocated: the marks, and on the host
+	 * the 12 arrays and the series */
+	double need = (double)n * (1 + (rt->devarrays ? 0 :
+	                                (12.0 + NS) * sizeof(double)));
+	if (need > nbrt_host_memory()) {
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, need);
+		nbrt_fail(rt, "nbrt_predictor_new: %zu bodies need %s, more than "
+		          "this process may use", n, b);
+		return NULL;
+	}
 	nbrt_predictor *p = calloc(1, sizeof *p);
 	if (!p) {
 		nbrt_fail(rt, "nbrt_predictor_new: out of memory");
@@ -37,6 +56,9 @@ nbrt_predictor *nbrt_predictor_new(nbrt *rt, size_t n, double unit)
 	p->n = n;
 	p->unit = unit;
 	int ok = (p->mark = calloc(n ? n : 1, 1)) != NULL;
+	if (!ok)
+		nbrt_fail(rt, "nbrt_predictor_new: out of memory for %zu bodies",
+		          n);
 	for (int c = 0; c < 12 && ok; c++)
 		ok = (p->arr[c] = nbrt_array_new(rt, n)) != NULL;
 	if (ok && rt->devarrays) {
@@ -85,6 +107,9 @@ int nbrt_predictor_put(nbrt_predictor *p, size_t m, const size_t *idx,
 	if (!p)
 		return -1;
 	nbrt *rt = p->rt;
+	if ((!src || !t) && m)
+		return nbrt_fail(rt, "nbrt_predictor_put: %zu bodies but no %s "
+		                 "(NULL)", m, src ? "times" : "values");
 	for (size_t r = 0; r < m; r++) {
 		size_t i = idx ? idx[r] : r;
 		if (i >= p->n)
@@ -148,6 +173,9 @@ int nbrt_predict(nbrt_predictor *p, uint64_t now, size_t m,
 	if (!p)
 		return -1;
 	nbrt *rt = p->rt;
+	if (!act && m)
+		return nbrt_fail(rt, "nbrt_predict: %zu bodies to gather but no "
+		                 "list of them (NULL)", m);
 	for (size_t r = 0; r < m; r++)
 		if (act[r] >= p->n)
 			return nbrt_fail(rt, "nbrt_predict: body %zu of %zu", act[r],

@@ -31,11 +31,12 @@ int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
                          int self)
 {
 	nbrt_cutoff c = {.cutoff = cutoff, .dim = dim, .self = self};
-	/* a bad dim reaches nbrt_run_cutoff, which names it */
+	/* a bad dim reaches nbrt_run_cutoff, which names it, as it names a
+	 * name left NULL (ipos or jpos NULL); period NULL: every axis open */
 	for (int d = 0; d < dim && d < 3; d++) {
-		c.ipos[d] = ipos[d];
-		c.jpos[d] = jpos[d];
-		c.period[d] = period[d];
+		c.ipos[d] = ipos ? ipos[d] : NULL;
+		c.jpos[d] = jpos ? jpos[d] : NULL;
+		c.period[d] = period ? period[d] : 0;
 	}
 	return nbrt_run_cutoff(k, ni, nj, &c);
 }
@@ -47,11 +48,14 @@ int nbrt_run_tree_args(nbrt_kernel *k, nbrt_kernel *far, size_t ni,
                        const char *const *ipos, const char *const *jpos,
                        const char *jmass, const char *const *jsrc)
 {
-	nbrt_tree t = {theta, bucket, group, {ipos[0], ipos[1], ipos[2]},
-	               {jpos[0], jpos[1], jpos[2]}, jmass, NULL,
-	               {NULL, NULL, NULL}};
-	for (int d = 0; d < 3 && jsrc; d++)
-		t.jsrc[d] = jsrc[d];
+	nbrt_tree t = {theta, bucket, group, {NULL, NULL, NULL},
+	               {NULL, NULL, NULL}, jmass, NULL, {NULL, NULL, NULL}};
+	/* ipos or jpos NULL: names left NULL, which nbrt_run_tree refuses */
+	for (int d = 0; d < 3; d++) {
+		t.ipos[d] = ipos ? ipos[d] : NULL;
+		t.jpos[d] = jpos ? jpos[d] : NULL;
+		t.jsrc[d] = jsrc ? jsrc[d] : NULL;
+	}
 	return nbrt_run_tree(k, far, ni, nj, &t);
 }
 

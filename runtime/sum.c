@@ -8,7 +8,8 @@
 int nbrt_sum(nbrt_type t, const void *a, const double *w, size_t n,
              double sum[2])
 {
-	if (t != NBRT_FLOAT && t != NBRT_DOUBLE && t != NBRT_DD)
+	if ((t != NBRT_FLOAT && t != NBRT_DOUBLE && t != NBRT_DD) || !sum ||
+	    (!a && n))
 		return -1;
 	/* ddlib's accurate addition keeps its digits where the terms cancel,
 	 * as a gradient's often do */

@@ -320,13 +320,13 @@ int opt_parse(const opt_prog *p, const opt *t, int argc, char **argv)
 		} else if (has(t, OPT_HELP) &&
 		           (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
 			opt_help(p, t, stdout);
-			rc = OPT_DONE;
+			rc = prog_flush_stdout() ? OPT_BAD : OPT_DONE;
 		} else if (p->version && !strcmp(a, "--version")) {
 			if (strcmp(p->name, "nbcc") == 0)
 				printf("nbcc %s\n", NBCC_VERSION);
 			else
 				printf("%s (nbcc) %s\n", p->name, NBCC_VERSION);
-			rc = OPT_DONE;
+			rc = prog_flush_stdout() ? OPT_BAD : OPT_DONE;
 		} else if (a[0] == '-' && a[1]) {
 			rc = flag(p, t, argc, argv, &i) ? OPT_BAD : OPT_GO;
 		} else {

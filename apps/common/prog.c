@@ -1,8 +1,10 @@
 /* prog.c: the program's name, its error messages and its clock (prog.h),
  * the bottom of apps/common: par.c, opt.c and cli.c report through it. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "prog.h"
 
@@ -46,6 +48,18 @@ void prog_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int prog_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	/* an earlier write may have failed, the reason gone with it */
+	int e = errno;
+	clearerr(stdout); /* reported once */
+	return prog_fail("cannot write to standard output%s%s", e ? ": " : "",
+	                 e ? strerror(e) : "");
 }
 
 double prog_now(void)

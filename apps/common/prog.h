@@ -26,6 +26,12 @@ void prog_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "PROG: error: WHOMSG" on stderr at once (WHO: "" or "rank R: "). */
 void prog_error_line(const char *who, const char *msg);
 
+/* Standard output flushed and checked: 0, or 1 with "cannot write to
+ * standard output: ERR" reported, for what a program prints there and
+ * then exits 0 on (--help, a device list): a full disk or a closed pipe
+ * is no success. */
+int prog_flush_stdout(void);
+
 /* Seconds on a clock that never steps back. */
 double prog_now(void);
 

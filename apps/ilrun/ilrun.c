@@ -11,6 +11,7 @@
 #include "il.h"
 #include "nbcc.h"
 #include "opt.h"
+#include "prog.h"
 
 enum { FAILED = 1, USAGE = 2 };
 
@@ -397,6 +398,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; !rc && i < in.nprint; i++)
 		print(&in, &in.print[i]);
+	if (!rc && prog_flush_stdout())
+		rc = FAILED;
 	for (int k = 0; k < IL_NCB; k++)
 		free(in.cb[k]);
 	for (int u = 0; u < IL_NUAV; u++)

@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	if (!kfile || ni < 0) {
 		free_consts(&cs);
 		if (header)
-			return 0;
+			return prog_flush_stdout();
 		opt_usage(&prog, stderr);
 		return 2;
 	}
@@ -246,7 +246,8 @@ int main(int argc, char **argv)
 	if (sweep) {
 		if (nbrt_sweep(k, (size_t)ni, (size_t)nj, stdout))
 			goto fail;
-		status = 0;
+		status = prog_flush_stdout();
+		said |= status;
 		goto fail;
 	}
 	/* the warm-up waits: it compiles, tunes and uploads */
@@ -303,7 +304,9 @@ int main(int argc, char **argv)
 		        "host's nbrt_run %.3g us, wall %.3g us (means)%s\n", queue,
 		        untimed ? "wall" : "span", 1e6 * med, 1e6 * busy / reps, 1e6 * host / reps,
 		        1e6 * tot / reps, host >= 0.9 * tot ? "; the host's pace" : "");
-	status = 0;
+	/* the row is the result: it must have reached its file */
+	status = prog_flush_stdout();
+	said |= status;
 fail:
 	if (status && !said)
 		prog_fail("%s", nbrt_error(rt));

@@ -280,10 +280,10 @@ int args_parse(args *a, int argc, char **argv)
 	if (rc != OPT_GO)
 		return rc == OPT_DONE ? P_DONE : P_BAD;
 	if (list)
-		return nbrt_list(stdout) < 0 ? P_BAD : P_DONE;
+		return nbrt_list(stdout) < 0 || prog_flush_stdout() ? P_BAD : P_DONE;
 	if (a->print_kernel) {
 		fputs(a->hermite ? nb_hermite_nbl : nb_gravity_nbl, stdout);
-		return P_DONE;
+		return prog_flush_stdout() ? P_BAD : P_DONE;
 	}
 	a->n = (size_t)n;
 	a->tune = cli_tune(a->tune_on, a->budget);

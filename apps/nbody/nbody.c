@@ -27,7 +27,8 @@ int main(int argc, char **argv)
 	if (par_agree(from_file && restart_read(&a, &d)) ||
 	    par_agree(restart_steps(&a, a.restart ? d.info.t : 0) ||
 	              (!par_rank() && a.out && out_make_dir("--out", a.out)) ||
-	              (!par_rank() && a.png && out_make_dir("--png", a.png)))) {
+	              (!par_rank() && a.png && out_make_dir("--png", a.png)) ||
+	              (!par_rank() && out_log_clash(&a)))) {
 		snap_data_free(&d);
 		return par_end(1);
 	}

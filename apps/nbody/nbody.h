@@ -183,6 +183,9 @@ int run_potential(const args *a, force *fc, herm *h);
  * (out_record_wanted); the progress bar; a row of the log; the energy
  * plot; the summary, and under MPI the ranks' line. */
 int out_make_dir(const char *flag, const char *dir);
+/* Fails, with a message, where --log names a file the run writes in its
+ * --out or --png directory: the log, committed last, would replace it. */
+int out_log_clash(const args *a);
 int out_snapshot(const args *a, const sim *s, const sim_view *v);
 int out_wanted(const args *a, long step);
 int out_record_wanted(const args *a, long step);

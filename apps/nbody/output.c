@@ -19,6 +19,56 @@
 
 /* mkdir -p DIR, then a check that it is writable, so an unusable
  * directory is reported before any work is done. */
+/* Whether dir names the directory st is. */
+static int same_dir(const char *dir, const struct stat *st)
+{
+	struct stat d;
+	return dir && stat(dir, &d) == 0 && d.st_dev == st->st_dev &&
+	       d.st_ino == st->st_ino;
+}
+
+/* Whether name is one the run writes: snap_STEP.csv or .hdf5 (--out),
+ * frame_STEP.png or energy.png (--png). */
+static int run_file(const char *name, int png)
+{
+	const char *pre = png ? "frame_" : "snap_";
+	size_t n = strlen(pre), k = n;
+	if (png && !strcmp(name, "energy.png"))
+		return 1;
+	if (strncmp(name, pre, n))
+		return 0;
+	while (name[k] >= '0' && name[k] <= '9')
+		k++;
+	return k > n && (png ? !strcmp(name + k, ".png") :
+	                 !strcmp(name + k, ".csv") || !strcmp(name + k, ".hdf5"));
+}
+
+int out_log_clash(const args *a)
+{
+	if (!a->log)
+		return 0;
+	const char *slash = strrchr(a->log, '/');
+	const char *base = slash ? slash + 1 : a->log;
+	char *dir = slash ? strndup(a->log, (size_t)(slash - a->log + 1))
+	                  : strdup(".");
+	struct stat st;
+	int rc = 0;
+	if (!dir)
+		return prog_fail("out of memory");
+	if (stat(dir, &st) == 0) {
+		if (same_dir(a->out, &st) && run_file(base, 0))
+			rc = prog_fail("--log %s is named as --out %s names its "
+			               "snapshots: give the log another name",
+			               nb_esc(a->log), nb_esc(a->out));
+		else if (same_dir(a->png, &st) && run_file(base, 1))
+			rc = prog_fail("--log %s is named as --png %s names its "
+			               "pictures: give the log another name",
+			               nb_esc(a->log), nb_esc(a->png));
+	}
+	free(dir);
+	return rc;
+}
+
 int out_make_dir(const char *flag, const char *dir)
 {
 	char *p = strdup(dir);
@@ -126,13 +176,17 @@ static long last_step(const args *a)
 	return a->step0 + a->steps;
 }
 
-/* Snapshots and pictures: the first step (not on a restart: its snapshot
- * is there), every M-th, the last. */
+/* Snapshots and pictures: the first step, every M-th, the last; never a
+ * restart's first step, whatever M: its snapshot is the file the run
+ * started from (rewriting it would refuse to clobber an input, or write
+ * the same bodies again in another format) and its picture was drawn. */
 int out_wanted(const args *a, long step)
 {
 	if (!a->out && !a->png)
 		return 0;
-	return (step == 0 && !a->restart) || step == last_step(a) ||
+	if (a->restart && step == a->step0)
+		return 0;
+	return step == 0 || step == last_step(a) ||
 	       (a->every > 0 && step % a->every == 0);
 }
 

@@ -4,7 +4,6 @@
  * through the runtime on the host, an OpenCL device or the AMD IL
  * interpreter, and writes the RMEM columns as CSV. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "csv.h"
@@ -489,10 +489,11 @@ static int parse_args(int argc, char **argv, Args *a)
 		    "Words are split and quoted as sh does: blanks between them, '...'\n"
 		    "and \"...\" kept whole, a backslash keeping the next character; a\n"
 		    "word >PATH or 2>PATH sends that job's standard output or error to\n"
-		    "PATH, and words NAME=VALUE before its first argument set NAME for\n"
-		    "that job alone; blank lines and # comments are fine.  Every job\n"
-		    "runs; each failure is reported as FILE:LINE, and the exit status\n"
-		    "is the worst."),
+		    "PATH (written once the job ends; a failed job's >PATH is left as\n"
+		    "it was, and no input is overwritten), and words NAME=VALUE before\n"
+		    "its first argument set NAME for that job alone; blank lines and #\n"
+		    "comments are fine.  Every job runs; each failure is reported as\n"
+		    "FILE:LINE, and the exit status is the worst."),
 		OPT(OPT_COMPILER, NULL, NULL, &a->opt,
 		    "Compiler options (for a .nbl KERNEL):", .seen = &a->optflag),
 		{0},
@@ -1375,7 +1376,7 @@ static int nbrun(int argc, char **argv)
 	if (a.list) {
 		int n = nbrt_list(stdout);
 		free_args(&a);
-		if (n < 0)
+		if (n < 0 || prog_flush_stdout())
 			return FAILED;
 		if (n == 0)
 			fprintf(stderr, "nbrun: no OpenCL device (--target c runs "
@@ -1389,7 +1390,7 @@ static int nbrun(int argc, char **argv)
 		/* under MPI, each rank's device, its lines after "rank R: " */
 		int nth = par_local_rank();
 		rt = nth < 0 ? NULL : nbrt_open_nth(a.device, nth, &err);
-		rc = rt ? describe(rt) : nth < 0 ? FAILED :
+		rc = rt ? describe(rt) || prog_flush_stdout() : nth < 0 ? FAILED :
 		     fail(FAILED, "%s", err ? err : "cannot open a device");
 		free(err);
 		nbrt_close(rt);
@@ -1417,31 +1418,91 @@ static void job_sink(const char *msg)
 	fprintf(stderr, "nbrun: %s: error: %s\n", job_at, msg);
 }
 
-/* Points descriptor fd (1 or 2) at path for one job; *saved keeps the
- * old one (-1: nothing to restore). */
-static int redirect(int fd, const char *path, int *saved)
+/* A job's >PATH or 2>PATH: the descriptor's old self and the output that
+ * stands in for it.  The output goes through nb_out, so that PATH is
+ * replaced only once the job has ended (a job reading PATH as its input
+ * reads it whole, and an input is never replaced), and a failed job's
+ * standard output leaves what PATH held as it was; its messages (2>PATH)
+ * are kept whatever the job did, since they say why it failed. */
+typedef struct Redir {
+	int fd, saved; /* saved: dup of fd, -1 when nothing is redirected */
+	int kept;      /* a file's output dropped: PATH left as it was */
+	nb_out o;
+	struct stat was; /* PATH before the job (was.st_nlink 0: none) */
+} Redir;
+
+/* Whether the file at o's path is no longer the one `was` describes: the
+ * job wrote it itself (-o PATH >PATH). */
+static int rewritten(const Redir *r)
 {
-	*saved = -1;
-	if (!path)
-		return 0;
-	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (f < 0)
-		return fail(FAILED, "%s: %s", path, strerror(errno));
-	fflush(fd == 1 ? stdout : stderr);
-	*saved = dup(fd);
-	int rc = *saved < 0 || dup2(f, fd) < 0 ?
-	         fail(FAILED, "%s: %s", path, strerror(errno)) : 0;
-	close(f);
-	return rc;
+	struct stat now;
+	int have = stat(r->o.path, &now) == 0;
+	if (!have || !r->was.st_nlink)
+		return have != (r->was.st_nlink != 0);
+	return now.st_dev != r->was.st_dev || now.st_ino != r->was.st_ino ||
+	       now.st_size != r->was.st_size ||
+	       now.st_mtim.tv_sec != r->was.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != r->was.st_mtim.tv_nsec;
 }
 
-static void restore(int fd, int saved)
+/* Points descriptor fd (1 or 2) at path for one job. */
+static int redirect(Redir *r, int fd, const char *path)
 {
-	if (saved < 0)
-		return;
+	r->fd = fd;
+	r->saved = -1;
+	r->kept = 0;
+	if (!path)
+		return 0;
+	char err[512];
+	/* sh's >- is a file named "-", not standard output */
+	const char *p = strcmp(path, "-") ? path : "./-";
+	if (nb_out_open(&r->o, p, 0, err, sizeof err))
+		return fail(FAILED, "%s", err);
+	if (!r->o.path || stat(r->o.path, &r->was))
+		r->was.st_nlink = 0;
 	fflush(fd == 1 ? stdout : stderr);
-	dup2(saved, fd);
-	close(saved);
+	r->saved = dup(fd);
+	if (r->saved < 0 || dup2(fileno(r->o.f), fd) < 0) {
+		int e = errno;
+		if (r->saved >= 0)
+			close(r->saved);
+		r->saved = -1;
+		nb_out_abort(&r->o);
+		return fail(FAILED, "%s: %s", nb_esc(path), strerror(e));
+	}
+	return 0;
+}
+
+/* The descriptor back, and the job's output made PATH (keep) or dropped;
+ * returns 0, or FAILED with the message where PATH could not be written. */
+static int restore(Redir *r, int keep)
+{
+	if (r->saved < 0)
+		return 0;
+	fflush(r->fd == 1 ? stdout : stderr);
+	dup2(r->saved, r->fd);
+	close(r->saved);
+	r->saved = -1;
+	if (!keep) {
+		r->kept = r->o.path != NULL; /* not a device written straight */
+		nb_out_abort(&r->o);
+		return 0;
+	}
+	/* the job wrote PATH itself (as sh's -o PATH >PATH leaves it, the
+	 * job's file): its standard output goes nowhere, a failure only where
+	 * there was some */
+	struct stat st;
+	if (r->o.path && rewritten(r)) {
+		int some = fstat(fileno(r->o.f), &st) || st.st_size > 0;
+		int rc = some ? fail(FAILED, "%s was written by the job itself: "
+		                     "its standard output not written there",
+		                     nb_esc(r->o.name)) : 0;
+		nb_out_abort(&r->o);
+		return rc;
+	}
+	char err[512];
+	return nb_out_commit(&r->o, err, sizeof err) ? fail(FAILED, "%s", err)
+	                                             : 0;
 }
 
 /* Sets (on) or restores (!on) a job's NAME=VALUE words; old[] keeps
@@ -1482,6 +1543,8 @@ static int run_jobs(const char *path)
 	job *jobs;
 	int n, worst = 0;
 	char *err = NULL;
+	/* the file of jobs is an input too: no job's output replaces it */
+	nb_in_guard();
 	if (jobs_read(path, &jobs, &n, &err)) {
 		fputs(err, stderr);
 		free(err);
@@ -1492,11 +1555,10 @@ static int run_jobs(const char *path)
 		snprintf(job_at, sizeof job_at, "%s:%d", name, jobs[i].line);
 		prog_sink = job_sink;
 		char **old = calloc((size_t)jobs[i].nenv + 1, sizeof *old);
-		int so, se, rc = redirect(1, jobs[i].out, &so);
+		Redir so = {.saved = -1}, se = {.saved = -1};
+		int rc = redirect(&so, 1, jobs[i].out);
 		if (!rc)
-			rc = redirect(2, jobs[i].err, &se);
-		else
-			se = -1;
+			rc = redirect(&se, 2, jobs[i].err);
 		if (!rc)
 			rc = old ? job_env(&jobs[i], old, 1) : fail(FAILED, "out of "
 			                                            "memory");
@@ -1505,14 +1567,17 @@ static int run_jobs(const char *path)
 		if (old)
 			job_env(&jobs[i], old, 0);
 		free(old);
-		restore(1, so);
-		restore(2, se);
+		/* its messages first: the job's line names where they are */
+		int re = restore(&se, 1), ro = restore(&so, !rc);
+		rc = rc ? rc : ro ? ro : re;
 		prog_sink = NULL;
 		if (rc)
 			fprintf(stderr, "nbrun: %s:%d: error: the job failed (exit "
-			        "status %d)%s%s\n", name, jobs[i].line, rc,
+			        "status %d)%s%s%s%s\n", name, jobs[i].line, rc,
 			        jobs[i].err ? ", its messages in " : "",
-			        jobs[i].err ? jobs[i].err : "");
+			        jobs[i].err ? nb_esc(jobs[i].err) : "",
+			        so.kept ? "; its output not written to " : "",
+			        so.kept ? nb_esc(jobs[i].out) : "");
 		worst = rc > worst ? rc : worst;
 	}
 	jobs_free(jobs, n);

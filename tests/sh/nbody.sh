@@ -100,6 +100,30 @@ for fmt in csv hdf5; do
 	*) die "a restart of a restart of '$odd' ($fmt): $(first --restart "$T/odd/snap_000002.$fmt")" ;;
 	esac
 done
+# a restart with --every from a snapshot on a multiple of it (the usual
+# case) writes from its next snapshot on: its own file is neither
+# rewritten (a CSV one refused as the run's input) nor written again in
+# the other format, nor its picture drawn again
+for fmt in csv hdf5; do
+	"$NBODY" --ic "$S0" --steps 2 --every 2 --device "$DEV" \
+		--out "$T/every_$fmt" --format $fmt >/dev/null
+	cp "$T/every_$fmt/snap_000002.$fmt" "$T/every_$fmt.kept"
+	for other in csv hdf5; do
+		"$NBODY" --restart "$T/every_$fmt/snap_000002.$fmt" --steps 2 \
+			--every 2 --device "$DEV" --out "$T/every_$fmt" \
+			--format $other --png "$T/every_png_$fmt" >/dev/null ||
+			die "a restart from step 2 with --every 2 ($fmt to $other) failed"
+		[ -e "$T/every_$fmt/snap_000004.$other" ] ||
+			die "a restart with --every 2 ($fmt to $other) wrote no step 4"
+		[ "$other" = "$fmt" ] || [ ! -e "$T/every_$fmt/snap_000002.$other" ] ||
+			die "a restart ($fmt to $other) wrote its own step again"
+		[ ! -e "$T/every_png_$fmt/frame_000002.png" ] ||
+			die "a restart ($fmt to $other) drew its own step again"
+		rm -f "$T/every_$fmt/snap_000004.$other"
+	done
+	cmp -s "$T/every_$fmt/snap_000002.$fmt" "$T/every_$fmt.kept" ||
+		die "a restart ($fmt) changed the snapshot it started from"
+done
 # a file's bodies have no seed: the snapshot says none (and names the file)
 sed -n 1p "$T/fromfile/snap_000001.csv" | grep -q " seed=" &&
 	die "a snapshot of an --ic file's run names a seed"
@@ -131,6 +155,13 @@ refused() { # MESSAGE ARGS: nbody ARGS fails with MESSAGE
 	[ ! -s "$T/out" ] || die "nbody $* printed a summary"
 	ok
 }
+# --log where the run writes a snapshot or a picture: the log, written
+# last, would replace it
+mkdir -p "$T/clash"
+refused "names its snapshots" -n 8 --steps 1 --device host --out "$T/clash" \
+	--log "$T/clash/snap_000000.csv"
+refused "names its pictures" -n 8 --steps 1 --device host --png "$T/clash" \
+	--log "$T/clash/./energy.png"
 refused "from 1 to" -n 0
 refused "from 1 to" -n -5
 refused "integer" -n 12x

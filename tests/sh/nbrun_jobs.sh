@@ -1,7 +1,9 @@
 # nbrun --jobs FILE (apps/nbrun/jobs.c): the jobs' outputs byte for byte
 # those of one nbrun process each (on the host, fresh random inputs,
 # seed printed), its redirections and assignments, every job run past a
-# failure, which is named by its line, the worst exit status; a file
+# failure, which is named by its line, the worst exit status; a >PATH
+# written once its job ended well, never over an input nor over the
+# job's own -o PATH; a file
 # refused whole (FILE:LINE:COL, no job run) and --jobs with other
 # arguments refused.
 set -u
@@ -53,6 +55,39 @@ grep -q "nonesuch" e.err && [ ! -e e.csv ] &&
 	grep -q "^nbrun: jobs:4: error: the job failed (exit status 1)" err &&
 	ok "NBRT_DEVICE=nonesuch for job 4 alone" ||
 	bad "job 4: $(cat e.err), e.csv $(ls e.csv 2>&1)"
+
+# >PATH replaces PATH only once its job has ended well: a failed job
+# leaves the old file (and makes none), a job's own input is not
+# truncated before it is read, nor is the file of jobs; 2>PATH keeps a
+# failed job's messages
+printf 'x,y,z,m\n0,0,0,1\n1,0,0,1\n' >in.csv
+cp in.csv in.kept
+echo old >old.csv
+M="--map xi=x,yi=y,zi=z,xj=x,yj=y,zj=z,mj=m --const eps2=0.01 --target c"
+rm -f redir
+job redir "$G" --ij nonesuch.csv $M ">old.csv" "2>f.err"
+job redir "$G" --ij nonesuch.csv $M ">new.csv"
+job redir "$G" --ij in.csv $M ">in.csv"
+job redir "$G" --ij in.csv $M ">redir"
+"$NBRUN" --jobs redir >out 2>err
+st=$?
+[ $st = 1 ] && [ "$(cat old.csv)" = old ] && [ ! -e new.csv ] &&
+	grep -q "nonesuch" f.err && cmp -s in.csv in.kept &&
+	[ "$(wc -l <redir)" = 4 ] &&
+	grep -q "^nbrun: redir:1: error: the job failed (exit status 1), its messages in f.err; its output not written to old.csv" err &&
+	grep -q "^nbrun: redir:3: error: 'in.csv' is an input of this run: not overwritten" err &&
+	grep -q "^nbrun: redir:4: error: 'redir' is an input of this run" err &&
+	ok "a failed job's >PATH left as it was, inputs not overwritten" ||
+	bad "status $st, old.csv $(cat old.csv), in.csv $(head -c 80 in.csv), err: $(cat err)"
+# -o PATH >PATH: the job's -o file stays, as sh leaves it
+rm -f same
+job same "$G" --random 5,5 --seed "$SEED" --target c --const eps2=0.1 \
+	-o same.csv ">same.csv"
+"$NBRUN" --jobs same >out 2>err
+st=$?
+"$NBRUN" "$G" --random 5,5 --seed "$SEED" --target c --const eps2=0.1 \
+	-o same1.csv 2>/dev/null
+[ $st = 0 ] && same same.csv same1.csv || bad "-o same.csv >same.csv: $st, $(cat err)"
 
 rm -f *.csv
 printf '%s --random 3,3 --target c -o x.csv\n%s "--random 3,3\n' "$G" "$G" \

@@ -20,7 +20,9 @@
 #     same through a link or a hard link, nbrun's kernel and its --i file
 #     (item 21);
 #   - a writer killed by SIGXFSZ (ulimit -f) leaves no temporary and the
-#     old file as it was (item 22).
+#     old file as it was (item 22);
+#   - what a program prints on a full standard output (/dev/full) fails
+#     with a message: results, --help, --version, device lists.
 set -u
 . "$ROOT/tests/lib.sh"
 scratch
@@ -88,6 +90,37 @@ echo first >"$T/app.out"
 { echo first; cat "$T/ref.csv"; } | cmp -s - "$T/app.out" &&
 	ok "nbrun -o /dev/stdout appended (>>) keeps what was there" ||
 	bad "nbrun -o /dev/stdout >> FILE"
+
+# --- a full standard output (/dev/full) --------------------------------------
+# what a program prints and then exits on (--help, --version, a device
+# list, a kernel, ilrun's values, nbbench's row) fails when it cannot be
+# written, as its results do
+full() { # WHAT COMMAND...: fails with "cannot write to standard output"
+	what=$1
+	shift
+	"$@" >/dev/full 2>"$T/full.err"
+	rc=$?
+	if [ "$rc" != 0 ] && grep -q "error: cannot write to standard output" "$T/full.err"; then
+		ok "$what >/dev/full: exit $rc"
+	else
+		bad "$what >/dev/full: exit $rc, $(cat "$T/full.err")"
+	fi
+}
+if [ -w /dev/full ]; then
+	for p in nbcc nbrun nbody oneloop ilrun nbbench; do
+		full "$p --help" "$BIN/$p" --help
+	done
+	full "nbcc --version" "$NBCC" --version
+	full "nbrun --version" "$NBRUN" --version
+	full "nbrun --device-info" "$NBRUN" --device-info --device host
+	full "nbody --print-kernel" "$NBODY" --print-kernel
+	full "ilrun" "$BIN/ilrun" "$ROOT/tests/cases/il/doubles.il"
+	full "nbbench --header" "$BIN/nbbench" --header
+	full "nbbench" "$BIN/nbbench" "$G" 8,8 --const eps2=0.01 --device host
+	full "nbrun" "$NBRUN" "$G" $RUN
+else
+	echo "outputs.sh: no writable /dev/full, its checks left out"
+fi
 
 # --- symbolic links ---------------------------------------------------------
 mkdir "$T/d"

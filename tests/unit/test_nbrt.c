@@ -771,13 +771,15 @@ START_TEST(split_launches)
 	}
 	/* a bad value is an error before anything runs */
 	setenv("NBRT_MAX_INTERACTIONS", "0", 1);
-	void *a = nan_array(7, NBRT_FLOAT);
+	void *a = nan_array(7, NBRT_FLOAT), *res = nan_array(7, NBRT_FLOAT);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST)
-			nbrt_bind(kf, f->var[v].name, NBRT_FLOAT, a);
+			nbrt_bind(kf, f->var[v].name, NBRT_FLOAT,
+			          f->var[v].role == NB_RMEM ? res : a);
 	ck_assert_int_ne(nbrt_run(kf, 7, 7), 0);
 	ck_assert_ptr_nonnull(strstr(nbrt_error(device(d)), "NBRT_MAX_INTERACTIONS"));
 	free(a);
+	free(res);
 	unsetenv("NBRT_MAX_INTERACTIONS");
 }
 END_TEST
@@ -995,7 +997,7 @@ START_TEST(bind_errors)
 	/* a kernel of its own: errors must not disturb the shared ones */
 	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
-	float a[8] = {0};
+	float a[8] = {0}, res[8] = {0};
 	ck_assert_int_eq(nbrt_bind(k, "nosuch", NBRT_FLOAT, a), -1);
 	expect(rt, "unknown name", "no variable 'nosuch'");
 	expect(rt, "unknown name", "LMEM xi");
@@ -1009,7 +1011,9 @@ START_TEST(bind_errors)
 	const nb_iface *f = nbrt_iface(k);
 	for (int v = 0; v < f->nvar; v++)
 		if (f->var[v].role != NB_CONST && strcmp(f->var[v].name, "pot"))
-			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT, a), 0);
+			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT,
+			                           f->var[v].role == NB_RMEM ? res : a),
+			                 0);
 	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
 	expect(rt, "unset CONST", "CONST 'eps2' is not set");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", 0.1, 0), 0);
@@ -1019,13 +1023,124 @@ START_TEST(bind_errors)
 	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
 	expect(rt, "NULL RMEM", "'pot' is bound to NULL");
 	ck_assert_int_eq(nbrt_run(k, 0, 8), 0); /* no results: NULL is fine */
-	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_bind(k, "pot", NBRT_FLOAT, res), 0);
 	ck_assert_int_eq(nbrt_run(k, 8, 8), 0);
+	/* results over an input: the same array, or bytes of one (here ax
+	 * starts in mj's last element) */
+	float big[16] = {0};
+	ck_assert_int_eq(nbrt_bind(k, "mj", NBRT_FLOAT, big), 0);
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM over BMEM", "RMEM 'ax' is bound over the array of "
+	       "BMEM 'mj'");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 7), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM within BMEM", "results must not overlap inputs");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 8), 0);
+	ck_assert_msg(nbrt_run(k, 8, 8) == 0, "%s", nbrt_error(rt));
+	/* at Nj = 7, mj's 8th value is not read: ax may start there */
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big + 7), 0);
+	ck_assert_msg(nbrt_run(k, 8, 7) == 0, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_bind(k, "mj", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, a), 0);
+	ck_assert_int_eq(nbrt_run(k, 8, 8), -1);
+	expect(rt, "RMEM over BMEM", "RMEM 'ax' is bound over the array of");
+	ck_assert_int_eq(nbrt_bind(k, "ax", NBRT_FLOAT, big), 0);
 	if (d == OCL) {
+		/* the results far from the inputs (static, they on the stack),
+		 * or the claimed 2^31 elements would overlap them */
+		static float far[8];
+		for (int v = 0; v < f->nvar; v++)
+			if (f->var[v].role == NB_RMEM)
+				ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_FLOAT,
+				                           far), 0);
 		ck_assert_int_eq(nbrt_run(k, (size_t)1 << 31, 8), -1);
 		expect(rt, "too large", "index with int");
 	}
 	nbrt_free(k);
+}
+END_TEST
+
+/* NULL where a pointer is wanted, counts of nothing and units of no
+ * duration: each call fails with its own message, never a crash or
+ * another call's message left standing (a probe of the C API, under
+ * the sanitizers). */
+START_TEST(null_args)
+{
+	int d = _i;
+	nbrt *rt = device(d);
+	ck_assert_ptr_null(nbrt_load(rt, NULL, NULL));
+	expect(rt, "NULL path", "nbrt_load: no path (NULL)");
+	ck_assert_ptr_null(nbrt_load_source(rt, "n.nbl", NULL, 5, NULL));
+	expect(rt, "NULL source", "no source (NULL) of 5 bytes");
+	ck_assert_ptr_null(nbrt_load_source(rt, "n.nbl", NULL, 0, NULL));
+	expect(rt, "NULL empty source", "cannot compile n.nbl");
+	ck_assert_int_eq(nbrt_describe(NULL, stdout), -1);
+	ck_assert_int_eq(nbrt_describe(rt, NULL), -1);
+	double s2[2], three[3] = {1, 2, 3};
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, NULL, NULL, 3, s2), -1);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, three, NULL, 3, NULL), -1);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, NULL, NULL, 0, s2), 0);
+	ck_assert_int_eq(nbrt_sum(NBRT_DOUBLE, three, NULL, 3, s2), 0);
+	ck_assert(s2[0] + s2[1] == 6);
+
+	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_run_memory(k, 8, 8, 0, NULL), -1);
+	/* the bindings' forms: NULL names refused by name, NULL periods open */
+	double x[8] = {0}, r[8];
+	const nb_iface *f = nbrt_iface(k);
+	for (int v = 0; v < f->nvar; v++)
+		if (f->var[v].role != NB_CONST)
+			ck_assert_int_eq(nbrt_bind(k, f->var[v].name, NBRT_DOUBLE,
+			                           f->var[v].role == NB_RMEM ? r : x), 0);
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", 0.1, 0), 0);
+	ck_assert_int_eq(nbrt_run_cutoff_args(k, 8, 8, 1, 1, NULL, NULL, NULL, 0),
+	                 -1);
+	expect(rt, "NULL ipos", "ipos[0] is NULL");
+	const char *ip[1] = {"xi"}, *jp[1] = {"xj"};
+	ck_assert_msg(nbrt_run_cutoff_args(k, 8, 8, 1, 1, ip, jp, NULL, 0) == 0,
+	              "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_run_tree_args(k, k, 8, 8, 0.5, 16, 16, NULL, NULL,
+	                                    "mj", NULL), -1);
+	nbrt_free(k);
+
+	nbrt_array *a = nbrt_array_new(rt, 4);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(nbrt_array_write(a, NULL), -1);
+	expect(rt, "NULL values", "nbrt_array_write: no values (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, NULL), -1);
+	expect(rt, "NULL destination", "nbrt_array_read: nowhere (NULL)");
+	nbrt_array *one[1] = {a};
+	int fin = -1;
+	ck_assert_int_eq(nbrt_array_finite(one, 0, &fin), -1);
+	expect(rt, "no arrays", "nbrt_array_finite: 0 arrays (at least 1)");
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, one, -1), -1);
+	expect(rt, "no arrays", "nbrt_array_axpy: -1 arrays (at least 1)");
+	ck_assert_int_eq(nbrt_array_finite(one, 1, NULL), -1);
+	expect(rt, "NULL answer", "nbrt_array_finite: nowhere (NULL)");
+	ck_assert_int_eq(nbrt_array_finite_queue(one, 1), 0);
+	ck_assert_int_eq(nbrt_array_finite_take(rt, NULL, NULL), -1);
+	expect(rt, "NULL answer", "nbrt_array_finite_take: nowhere (NULL)");
+	ck_assert_int_eq(nbrt_array_finite_take(rt, &fin, NULL), 0);
+	ck_assert_int_eq(fin, 1);
+	nbrt_array_free(a);
+
+	double units[] = {0, -1, NAN, INFINITY};
+	for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+		ck_assert_ptr_null(nbrt_predictor_new(rt, 4, units[u]));
+		expect(rt, "bad unit", "must be finite and > 0");
+	}
+	ck_assert_ptr_null(nbrt_predictor_new(rt, SIZE_MAX, 1));
+	expect(rt, "huge predictor", "more than this process may use");
+	nbrt_predictor *p = nbrt_predictor_new(rt, 4, 1);
+	ck_assert_msg(p != NULL, "%s", nbrt_error(rt));
+	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, NULL, NULL), -1);
+	expect(rt, "NULL values", "nbrt_predictor_put: 2 bodies but no values");
+	ck_assert_int_eq(nbrt_predict(p, 0, 2, NULL), -1);
+	expect(rt, "NULL list", "nbrt_predict: 2 bodies to gather but no list");
+	ck_assert_int_eq(nbrt_predict(p, 0, 0, NULL), 0);
+	nbrt_predictor_free(p);
 }
 END_TEST
 
@@ -1163,6 +1278,7 @@ int main(void)
 	tcase_add_loop_test(tc, generated_file, 0, ndev);
 	tcase_add_loop_test(tc, load_errors, 0, ndev);
 	tcase_add_loop_test(tc, bind_errors, 0, ndev);
+	tcase_add_loop_test(tc, null_args, 0, ndev);
 	tcase_add_loop_test(tc, timing, 0, ndev);
 	tcase_add_loop_test(tc, cache_hit, 0, ndev);
 	tcase_add_loop_test(tc, dd_kernel, 0, ndev);
