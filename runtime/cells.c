@@ -92,6 +92,10 @@ int nbrt_cells_check(const nbrt_cutoff *c, char *err, size_t len)
 		            "normal double)", num(a, c->cutoff), num(b, DBL_MIN));
 	if (c->dim < 1 || c->dim > 3)
 		return fail(err, len, "dim %d: must be 1, 2 or 3", c->dim);
+	/* a negative one was taken as 0, the defaults, without a word */
+	if (c->split < 0 || c->group < 0)
+		return fail(err, len, "split %d, group %d: each must be 0 (the "
+		            "defaults) or positive", c->split, c->group);
 	for (int d = 0; d < c->dim; d++) {
 		double L = c->period[d];
 		if (!(isfinite(L) && L >= 0))

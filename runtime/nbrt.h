@@ -281,7 +281,8 @@ typedef struct nbrt_cutoff {
 		int device;
 	} *stats;
 	/* 0 (then NBRT_CELL_SPLIT and NBRT_CELL_GROUP, else 1 and no limit;
-	 * a bad value in either fails the call), or: cells
+	 * a bad value in either fails the call; so does a negative one
+	 * here), or: cells
 	 * of cutoff / split an axis (1, 2, 4 or 8; others round down), and
 	 * i-groups of at most `group` sorted elements within one block of
 	 * split^dim cells; a group's j-ranges are the cells whose elements

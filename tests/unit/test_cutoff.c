@@ -1138,6 +1138,12 @@ START_TEST(bad_input)
 	c.dim = 0;
 	REFUSED("dim 0: must be 1, 2 or 3");
 	c.dim = 3;
+	c.split = -1;
+	REFUSED("split -1, group 0: each must be 0 (the defaults) or positive");
+	c.split = 0;
+	c.group = -8;
+	REFUSED("split 0, group -8: each must be 0 (the defaults) or positive");
+	c.group = 0;
 	c.period[2] = -2;
 	REFUSED("period[2] = -2: must be finite and >= 0 (0: an open axis)");
 	c.period[2] = 2;
