@@ -3,6 +3,7 @@
  * the compiler's flags are passed on to nb_options_parse, whose table is
  * the compiler's own (compiler/options.c); --help is printed from both. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -63,7 +64,11 @@ static int read_number(const char *v, const char *end, double *out)
 	char *e;
 	errno = 0;
 	double x = strtod(v, &e);
-	if (e != end || errno == ERANGE || !isfinite(x))
+	if (e != end)
+		return -1;
+	if (errno == ERANGE) /* beyond a double, or below its normal range */
+		return -2;
+	if (!isfinite(x)) /* inf, nan */
 		return -1;
 	*out = x;
 	return 0;
@@ -77,11 +82,16 @@ int opt_real(const char *v, size_t n, double *out)
 		return -1;
 	double x, y = 1;
 	size_t k = slash ? (size_t)(slash - v) : n;
-	int rc = read_number(t, t + k, &x) ||
-	         (slash && (read_number(t + k + 1, t + n, &y) || y == 0));
+	int rc = read_number(t, t + k, &x);
+	if (!rc && slash)
+		rc = read_number(t + k + 1, t + n, &y);
 	free(t);
-	if (rc || !isfinite(x / y))
+	if (rc)
+		return rc;
+	if (y == 0 || !isfinite(x / y))
 		return -1;
+	if (x != 0 && fabs(x / y) < DBL_MIN)
+		return -2;
 	*out = x / y;
 	return 0;
 }
@@ -175,13 +185,19 @@ static int take(const opt *r, const char *flag, const char *v)
 		if (read_u64(v, r->to))
 			return opt_bad(flag, v, "an integer from 0 to %llu", ~0ULL);
 		return 0;
-	case OPT_REAL:
-		if (opt_real(v, strlen(v), &x) || !in_range(r, x)) {
+	case OPT_REAL: {
+		int rc = opt_real(v, strlen(v), &x);
+		if (rc || !in_range(r, x)) {
 			range_text(what, sizeof what, r);
-			return opt_bad(flag, v, "%s", what);
+			/* 1e-308 was told "a number above 0" */
+			return rc == -2 ? opt_bad(flag, v, "%s, and within a double's "
+			                          "normal range (%g to %g)", what,
+			                          DBL_MIN, DBL_MAX)
+			                : opt_bad(flag, v, "%s", what);
 		}
 		*(double *)r->to = x;
 		return 0;
+	}
 	case OPT_CHOICE:
 		return choose(r, flag, v);
 	default:

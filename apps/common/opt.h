@@ -84,7 +84,8 @@ void opt_help(const opt_prog *p, const opt *t, FILE *f);
 void opt_usage(const opt_prog *p, FILE *f);
 
 /* For OPT_CALL and OPT_ARG functions, the rules of OPT_INT and OPT_REAL:
- * the integer or number in v[0..n), or -1 (no message). */
+ * the integer or number in v[0..n), or -1 (no message); opt_real -2 for
+ * a number beyond a double's normal range (1e400, 1e-308). */
 int opt_long(const char *v, size_t n, long *out);
 int opt_real(const char *v, size_t n, double *out);
 /* The rule of OPT_U64, decimal digits only (no sign, no blanks), 0 to

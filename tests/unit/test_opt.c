@@ -175,7 +175,15 @@ static const struct {
 	{"--above 1/0", OPT_BAD,
 	 "bad value '1/0' for --above: expected a number above 0\n"},
 	{"--above 1e999", OPT_BAD,
-	 "bad value '1e999' for --above: expected a number above 0\n"},
+	 "bad value '1e999' for --above: expected a number above 0, and within "
+	 "a double's normal range (2.22507e-308 to 1.79769e+308)\n"},
+	/* positive, but a subnormal: was told "a number above 0" */
+	{"--above 1e-310", OPT_BAD,
+	 "bad value '1e-310' for --above: expected a number above 0, and within "
+	 "a double's normal range (2.22507e-308 to 1.79769e+308)\n"},
+	{"--above 1/1e308", OPT_BAD,
+	 "bad value '1/1e308' for --above: expected a number above 0, and within "
+	 "a double's normal range (2.22507e-308 to 1.79769e+308)\n"},
 	{"--above _1", OPT_BAD,
 	 "bad value ' 1' for --above: expected a number above 0\n"},
 	{"--unit 1", OPT_GO, "unit=1"},
