@@ -31,6 +31,13 @@ nbrt_array *nbrt_array_new(nbrt *rt, size_t n)
 	int r;
 	if (rt->devarrays) {
 		r = rt->be->array_new(a);
+	} else if ((double)n * sizeof(double) > nbrt_host_memory()) {
+		/* checked first: a sanitizer's calloc aborts where glibc's
+		 * returns NULL (nbrt_array_new(rt, SIZE_MAX)) */
+		char b[32];
+		nbrt_format_bytes(b, sizeof b, (double)n * sizeof(double));
+		r = nbrt_fail(rt, "an array of %zu doubles needs %s, more than this "
+		              "process may use", n, b);
 	} else {
 		a->host = calloc(n ? n : 1, sizeof(double));
 		r = a->host ? 0 : nbrt_fail(rt, "out of memory for an array of "

@@ -1105,6 +1105,11 @@ START_TEST(null_args)
 	                                    "mj", NULL), -1);
 	nbrt_free(k);
 
+	/* an array no memory holds: refused by its size before any
+	 * allocation (a sanitizer's calloc aborted on SIZE_MAX doubles) */
+	ck_assert_ptr_null(nbrt_array_new(rt, SIZE_MAX));
+	expect(rt, "SIZE_MAX doubles", nbrt_device_arrays(rt) ?
+	       "doubles is more than" : "doubles needs");
 	nbrt_array *a = nbrt_array_new(rt, 4);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_int_eq(nbrt_array_write(a, NULL), -1);
