@@ -31,6 +31,10 @@ enum { FAILED = 1, USAGE = 2, HELP = -1 };
 #define MAX_RANDOM ((size_t)INT_MAX) /* OpenCL kernels index with int */
 #define MAX_REPEAT 1000000
 
+/* --jobs - read the jobs from standard input, which a job's - would find
+ * empty ("<stdin>: no header row") */
+static int stdin_jobs;
+
 typedef struct Const {
 	const char *arg;  /* NAME=VALUE as given */
 	size_t namelen;
@@ -319,6 +323,9 @@ static int check_args(Args *a)
 	if (stdins > 1)
 		return fail(USAGE, "only one of the kernel, --i, --j, --ij and "
 		            "--ranges can be standard input (-)");
+	if (stdins && stdin_jobs)
+		return fail(USAGE, "standard input (-) holds the file of jobs "
+		            "(--jobs -): a job cannot read it too");
 	return 0;
 }
 
@@ -1551,6 +1558,7 @@ static int run_jobs(const char *path)
 		return USAGE;
 	}
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	stdin_jobs = !strcmp(path, "-");
 	for (int i = 0; i < n; i++) {
 		snprintf(job_at, sizeof job_at, "%s:%d", name, jobs[i].line);
 		prog_sink = job_sink;

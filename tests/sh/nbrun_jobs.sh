@@ -101,4 +101,13 @@ st=$?
 st=$?
 [ $st = 2 ] && grep -q 'takes nothing else' err &&
 	ok "--jobs with more arguments refused" || bad "status $st: $(cat err)"
+# --jobs -: a job reading - too is refused by name (it found it empty:
+# "<stdin>: no header row"); the other jobs run
+printf '%s --random 3,3 --target c --const eps2=0.1 -o ok.csv\n%s --ij - --target c --const eps2=0.1\n' \
+	"$G" "$G" | "$NBRUN" --jobs - >out 2>err
+st=$?
+[ $st = 2 ] && [ -s ok.csv ] &&
+	grep -q '^nbrun: <stdin>:2: error: standard input (-) holds the file of jobs (--jobs -): a job cannot read it too' err &&
+	ok "--jobs -: a job reading - refused by name" ||
+	bad "--jobs - with a job on -: status $st, $(cat err)"
 finish
