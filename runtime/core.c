@@ -346,7 +346,7 @@ void nbrt_core_free(nbrt_kernel *k)
 /* The bytes [*lo, *hi) a host binding of n elements spans. */
 static void span(const nbrt_slot *b, size_t n, uintptr_t *lo, uintptr_t *hi)
 {
-	size_t el = b->t == NBRT_FLOAT ? 4 : b->t == NBRT_DOUBLE ? 8 : 16;
+	size_t el = nbrt_prec_size((nb_prec)b->t);
 	*lo = (uintptr_t)b->host;
 	*hi = *lo + (n <= SIZE_MAX / el ? n * el : SIZE_MAX);
 }

@@ -17,8 +17,6 @@
 #include "plot.h"
 #include "prog.h"
 
-/* mkdir -p DIR, then a check that it is writable, so an unusable
- * directory is reported before any work is done. */
 /* Whether dir names the directory st is. */
 static int same_dir(const char *dir, const struct stat *st)
 {
@@ -69,6 +67,8 @@ int out_log_clash(const args *a)
 	return rc;
 }
 
+/* mkdir -p DIR, then a check that it is writable, so an unusable
+ * directory is reported before any work is done. */
 int out_make_dir(const char *flag, const char *dir)
 {
 	char *p = strdup(dir);
