@@ -8,7 +8,9 @@
  * TL;..." replaces the default list; WARPPEER_CPU=1 takes the CPU;
  * WARPPEER_DIN=1 gives the kernel its inputs and results as nbcc's
  * one-launch entry on device arrays has them, a double array a column
- * (the same values), to measure what reading and writing doubles costs. */
+ * (the same values), to measure what reading and writing doubles costs;
+ * WARPPEER_DIN=2 reads float arrays a column (the doubles' rounding)
+ * and stores doubles, as an entry reading float shadows of them would. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, strdup */
 #define PEER_NAME "warppeer"
 #include <math.h>
@@ -46,15 +48,17 @@ int main(int argc, char **argv)
 	int *zero = peer_alloc(sizeof(int) * nmax);
 	cl_mem bc = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(int) * nmax, zero, &e); CK(e, "buf");
 	/* din: the columns xi yi zi xj yj zj mj, then the results' four */
-	int din = getenv("WARPPEER_DIN") && atoi(getenv("WARPPEER_DIN"));
+	int din = getenv("WARPPEER_DIN") ? atoi(getenv("WARPPEER_DIN")) : 0;
 	cl_mem dcol[11];
 	double *dh = peer_alloc(sizeof(double) * nmax);
+	float *fh = peer_alloc(sizeof(float) * nmax);
 	for (int c = 0; din && c < 11; c++) {
 		for (int k = 0; k < nmax; k++)
-			dh[k] = c < 3 ? hi[k].s[c] : c < 7 ? hj[k].s[c - 3] : 0;
-		dcol[c] = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(double) * nmax, dh, &e); CK(e, "buf");
+			fh[k] = (float)(dh[k] = c < 3 ? hi[k].s[c] : c < 7 ? hj[k].s[c - 3] : 0);
+		int fl = din == 2 && c < 7;
+		dcol[c] = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (fl ? sizeof(float) : sizeof(double)) * nmax, fl ? (void *)fh : (void *)dh, &e); CK(e, "buf");
 	}
-	printf("# %s%s\nshape,n,events_med_us,events_min_us,queued_us,queued_min_us,rate_q_1e12,maxrel\n", p.name, din ? ", inputs and results double arrays (WARPPEER_DIN=1)" : "");
+	printf("# %s%s\nshape,n,events_med_us,events_min_us,queued_us,queued_min_us,rate_q_1e12,maxrel\n", p.name, din == 2 ? ", inputs float arrays, results double arrays (WARPPEER_DIN=2)" : din ? ", inputs and results double arrays (WARPPEER_DIN=1)" : "");
 	char *sh = strdup(shapes);
 	for (char *tok = strtok(sh, ";"); tok; tok = strtok(NULL, ";")) {
 		int ui, uj, s, x, il, tl = 0;

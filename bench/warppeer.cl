@@ -42,10 +42,16 @@
 #endif
 #if DIN
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define IO_ARGS __global const double *restrict ix, __global const double *restrict iy, \
-	__global const double *restrict iz, __global const double *restrict jx, \
-	__global const double *restrict jy, __global const double *restrict jz, \
-	__global const double *restrict jm, __global double *restrict ox, \
+/* DIN 2: the inputs float arrays, a column each (float shadows) */
+#if DIN == 2
+#define IT float
+#else
+#define IT double
+#endif
+#define IO_ARGS __global const IT *restrict ix, __global const IT *restrict iy, \
+	__global const IT *restrict iz, __global const IT *restrict jx, \
+	__global const IT *restrict jy, __global const IT *restrict jz, \
+	__global const IT *restrict jm, __global double *restrict ox, \
 	__global double *restrict oy, __global double *restrict oz, \
 	__global double *restrict op
 #define LOADI(k) ((float4)((float)ix[k], (float)iy[k], (float)iz[k], 0))
