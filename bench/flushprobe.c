@@ -11,7 +11,11 @@
  * a queue without profiling, flushed after each or not, the host's time
  * a launch and the wall clock of all Q and the finish over Q; (4) the
  * host's time a launch of kernels of twelve buffer arguments after five
- * ints, after one int8, and alone (what an argument costs a launch).
+ * ints, after one int8, and alone (what an argument costs a launch);
+ * (5) the host's time a launch of that kernel of five ints and twelve
+ * distinct buffers with all 17 arguments set again before each launch
+ * (as nbrt_run did), the five ints only, or none (what clSetKernelArg
+ * costs beside the enqueue).
  * Build: cc -O2 bench/flushprobe.c -lOpenCL; FLUSHPROBE_CPU=1 takes the
  * CPU device (a check of the program itself). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, clock_gettime */
@@ -163,5 +167,42 @@ int main(void)
 			printf("args,%s,%.2f\n", kn[w], 1e6 * (t1 - t0) / nq);
 			clReleaseKernel(kk);
 		}
+	/* (5) setting the arguments again, launch by launch */
+	printf("what,set,host_us_a_launch\n");
+	cl_mem bm[12];
+	for (int b = 0; b < 12; b++) {
+		bm[b] = clCreateBuffer(p.ctx, CL_MEM_READ_WRITE, 4096, NULL, &e);
+		CK(e, "clCreateBuffer");
+	}
+	const char *sn[] = {"all17", "ints5", "none"};
+	for (int r = 0; r < 3; r++)
+		for (int w = 0; w < 3; w++) {
+			cl_kernel kk = clCreateKernel(pr, "ints5", &e);
+			CK(e, "clCreateKernel");
+			cl_int zero = 0;
+			for (cl_uint a = 0; a < 5; a++)
+				CK(clSetKernelArg(kk, a, sizeof zero, &zero), "arg");
+			for (int b = 0; b < 12; b++)
+				CK(clSetKernelArg(kk, 5 + (cl_uint)b, sizeof bm[b], &bm[b]), "arg");
+			int nq = 400;
+			CK(clFinish(q), "clFinish");
+			double t0 = now();
+			for (int s = 0; s < nq; s++) {
+				for (cl_uint a = 0; w < 2 && a < 5; a++) {
+					cl_int v = s + (int)a;
+					CK(clSetKernelArg(kk, a, sizeof v, &v), "arg");
+				}
+				for (int b = 0; w == 0 && b < 12; b++)
+					CK(clSetKernelArg(kk, 5 + (cl_uint)b, sizeof bm[b], &bm[b]), "arg");
+				CK(clEnqueueNDRangeKernel(q, kk, 1, NULL, &gs, &ls, 0, NULL,
+				                          NULL), "clEnqueueNDRangeKernel");
+			}
+			double t1 = now();
+			CK(clFinish(q), "clFinish");
+			printf("set,%s,%.2f\n", sn[w], 1e6 * (t1 - t0) / nq);
+			clReleaseKernel(kk);
+		}
+	for (int b = 0; b < 12; b++)
+		clReleaseMemObject(bm[b]);
 	return 0;
 }
