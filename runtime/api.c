@@ -3,6 +3,7 @@
  * run's variant: the tuner's (tune.c) for its size class, else, for a .nbl
  * on a GPU whose j-split was left open, the split that suits its Ni, else
  * the kernel as loaded. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,10 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 		return nbrt_fail(k->rt, "kernel %s: '%s' is %s, an array: bind "
 		                 "it with nbrt_bind", k->f->kernel, name,
 		                 nb_role_name(x->role));
+	/* a NaN makes every result NaN, silently: never what was meant */
+	if (isnan(hi) || isnan(lo))
+		return nbrt_fail(k->rt, "kernel %s: CONST %s set to NaN", k->f->kernel,
+		                 name);
 	k->b[v].set = 1;
 	if (x->type == NB_DD) {
 		k->b[v].hi = hi;

@@ -1007,6 +1007,10 @@ START_TEST(bind_errors)
 	expect(rt, "array as CONST", "'xi' is LMEM");
 	ck_assert_int_eq(nbrt_set_const(k, "nosuch", 1, 0), -1);
 	expect(rt, "unknown CONST", "no variable 'nosuch'");
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", NAN, 0), -1);
+	expect(rt, "NaN CONST", "CONST eps2 set to NaN");
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", 1, NAN), -1);
+	expect(rt, "NaN CONST lo", "CONST eps2 set to NaN");
 
 	const nb_iface *f = nbrt_iface(k);
 	for (int v = 0; v < f->nvar; v++)
