@@ -38,15 +38,20 @@ static const nb_defaults table[] = {
 	 * 1.06 to 1.18 times faster queued at N = 4096 and 8192, but the
 	 * Gauss transform and SPH density 0.88 to 0.94 times
 	 * (docs/performance.md, "Split across warps").  Its inputs read
-	 * from the arrays (din_max): bin/nbody's float step 4-40% shorter up
-	 * to N = 12288, but 4% longer at 16384, whose kernel (4 x 4, split 8)
-	 * took 166 against 156 us reading doubles into its tiles
-	 * (sh bench/run.sh step variants=";NBRT_DIRECT=1", docs/performance.md,
-	 * session 20: bench/results/2026-11-29-step-nvidia-h200-s20-din-float.txt). */
+	 * from the arrays in every run (din_max 0): from their float copies
+	 * the kernel took 98.7-99.2 us at N = 12288 where the arrays' doubles
+	 * took 104 (session 20's limit of 2e8 pairs came from 166 against
+	 * 156 us at 16384 reading doubles; the copies 157.5-157.9) and was
+	 * level with the converted inputs' from 24576 to 131072, while
+	 * bin/nbody's step at 16384 took 173-174 us in four rounds against
+	 * 174-488 converting (sh bench/run.sh step ns="12288 16384 24576
+	 * 32768 65536" variants=";NBRT_DIN_MAX=0;NBRT_DIN_MAX=0
+	 * NBRT_DIN_SHADOW=0", docs/performance.md, session 24:
+	 * bench/results/2026-11-29-step-nvidia-h200-s24-shadow-dinmax.txt). */
 	{.target = "opencl", .devclass = "gpu-nvidia", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
-	 .newton_min = 65536, .newton_apart = 1, .din_max = 200000000,
+	 .newton_min = 65536, .newton_apart = 1, .din_max = 0,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.

@@ -508,13 +508,17 @@ static void emit_slices(E *e)
  * rounded as kernels.cl's nbrt_to_* rounds it into the buffers a launch
  * before the kernel fills otherwise (a float by a cast, a dd as hi and a
  * zero lo, unused lanes 0).  NB_LI_nbv_<v>(i): LMEM v's i-element i;
- * NB_LB<p>(j): pack p's vector of j-element j. */
+ * NB_LB<p>(j): pack p's vector of j-element j.  A float input's array
+ * is of NB_DIN_F, double unless the build says float: the runtime then
+ * passes its float copy of the array (the same cast, made once where the
+ * array changes, runtime/cl/run.c), half the bytes a tile reads. */
 static void din_macros(const E *e)
 {
 	const Func *f = e->f;
 	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
-	buf_puts(out, "#ifndef NB_DIN\n#define NB_DIN 0\n#endif\n");
+	buf_puts(out, "#ifndef NB_DIN\n#define NB_DIN 0\n#endif\n"
+	         "#ifndef NB_DIN_F\n#define NB_DIN_F double\n#endif\n");
 	for (int d = 1; d >= 0; d--) {
 		buf_puts(out, d ? "#if NB_DIN\n" : "#else\n");
 		for (int v = 0; v < f->nvar; v++) {
@@ -566,6 +570,12 @@ static void din_macros(const E *e)
 	buf_puts(out, "#endif\n");
 }
 
+/* An input array's element type in the NB_DIN build (din_macros). */
+static const char *din_type(int t)
+{
+	return t == NB_FLOAT ? "NB_DIN_F" : "double";
+}
+
 /* The kernel's parameters after the leading ones: LMEM, BMEM packs,
  * CONST, RMEM. */
 static void cl_params(E *e)
@@ -579,10 +589,10 @@ static void cl_params(E *e)
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_LMEM && d)
-			buf_printf(out, ",\n#if NB_DIN\n\t__global const double "
+			buf_printf(out, ",\n#if NB_DIN\n\t__global const %s "
 			           "*restrict " NB_VPFX "%s\n#else\n\t__global const "
-			           "%s *restrict " NB_VPFX "%s\n#endif\n\t", x->name,
-			           etype(x->type), x->name);
+			           "%s *restrict " NB_VPFX "%s\n#endif\n\t",
+			           din_type(x->type), x->name, etype(x->type), x->name);
 		else if (x->role == NB_LMEM)
 			buf_printf(out, ",\n\t__global const %s *restrict "
 			           NB_VPFX "%s", etype(x->type), x->name);
@@ -593,9 +603,9 @@ static void cl_params(E *e)
 			int first = 1;
 			for (int v = 0; v < f->nvar; v++)
 				if (f->var[v].role == NB_BMEM && fc->var[v].pack == p) {
-					buf_printf(out, "%s\t__global const double *restrict "
+					buf_printf(out, "%s\t__global const %s *restrict "
 					           NB_VPFX "%s", first ? "" : ",\n",
-					           f->var[v].name);
+					           din_type(fc->pack[p].type), f->var[v].name);
 					first = 0;
 				}
 			buf_puts(out, "\n#else\n");

@@ -165,10 +165,10 @@ typedef struct nb_defaults {
 	 * dense_term); 0: the sinks a side */
 	int newton_apart;
 	/* OpenCL's one-launch entry reads a float kernel's inputs from the
-	 * runtime's arrays of doubles itself (NB_DIN, runtime/cl/run.c) in
+	 * runtime's arrays (their float copies, NB_DIN, runtime/cl/run.c) in
 	 * runs of at most this many pairs (Ni x Nj), where it was measured
 	 * faster than converting them first; 0: in every run (in double and
-	 * dd its tiles read the same bytes or fewer) */
+	 * dd always: their tiles read the same bytes or fewer) */
 	long long din_max;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it

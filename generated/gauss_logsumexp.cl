@@ -47,6 +47,9 @@ static inline float nb_lse_end_f(float m, float s)
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
+#ifndef NB_DIN_F
+#define NB_DIN_F double
+#endif
 #if NB_DIN
 #define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
 #define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
@@ -69,28 +72,28 @@ static inline float nb_lse_end_f(float m, float s)
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int jbase, const int accum,
 #if NB_DIN
-	__global const double *restrict nbv_xi
+	__global const NB_DIN_F *restrict nbv_xi
 #else
 	__global const float *restrict nbv_xi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_yi
+	__global const NB_DIN_F *restrict nbv_yi
 #else
 	__global const float *restrict nbv_yi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_zi
+	__global const NB_DIN_F *restrict nbv_zi
 #else
 	__global const float *restrict nbv_zi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_yx,
-	__global const double *restrict nbv_yy,
-	__global const double *restrict nbv_yz,
-	__global const double *restrict nbv_lw
+	__global const NB_DIN_F *restrict nbv_yx,
+	__global const NB_DIN_F *restrict nbv_yy,
+	__global const NB_DIN_F *restrict nbv_yz,
+	__global const NB_DIN_F *restrict nbv_lw
 #else
 	__global const float4 *restrict b0
 #endif

@@ -35,6 +35,9 @@
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
+#ifndef NB_DIN_F
+#define NB_DIN_F double
+#endif
 #if NB_DIN
 #define NB_LI_nbv_tx(i) ((float)nbv_tx[i])
 #define NB_LI_nbv_ty(i) ((float)nbv_ty[i])
@@ -57,28 +60,28 @@
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 #if NB_DIN
-	__global const double *restrict nbv_tx
+	__global const NB_DIN_F *restrict nbv_tx
 #else
 	__global const float *restrict nbv_tx
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_ty
+	__global const NB_DIN_F *restrict nbv_ty
 #else
 	__global const float *restrict nbv_ty
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_tz
+	__global const NB_DIN_F *restrict nbv_tz
 #else
 	__global const float *restrict nbv_tz
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_sx,
-	__global const double *restrict nbv_sy,
-	__global const double *restrict nbv_sz,
-	__global const double *restrict nbv_w
+	__global const NB_DIN_F *restrict nbv_sx,
+	__global const NB_DIN_F *restrict nbv_sy,
+	__global const NB_DIN_F *restrict nbv_sz,
+	__global const NB_DIN_F *restrict nbv_w
 #else
 	__global const float4 *restrict b0
 #endif

@@ -48,6 +48,9 @@
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
+#ifndef NB_DIN_F
+#define NB_DIN_F double
+#endif
 #if NB_DIN
 #define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
 #define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
@@ -78,54 +81,54 @@
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 #if NB_DIN
-	__global const double *restrict nbv_xi
+	__global const NB_DIN_F *restrict nbv_xi
 #else
 	__global const float *restrict nbv_xi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_yi
+	__global const NB_DIN_F *restrict nbv_yi
 #else
 	__global const float *restrict nbv_yi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_zi
+	__global const NB_DIN_F *restrict nbv_zi
 #else
 	__global const float *restrict nbv_zi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_vxi
+	__global const NB_DIN_F *restrict nbv_vxi
 #else
 	__global const float *restrict nbv_vxi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_vyi
+	__global const NB_DIN_F *restrict nbv_vyi
 #else
 	__global const float *restrict nbv_vyi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_vzi
+	__global const NB_DIN_F *restrict nbv_vzi
 #else
 	__global const float *restrict nbv_vzi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_xj,
-	__global const double *restrict nbv_yj,
-	__global const double *restrict nbv_zj,
-	__global const double *restrict nbv_vxj
+	__global const NB_DIN_F *restrict nbv_xj,
+	__global const NB_DIN_F *restrict nbv_yj,
+	__global const NB_DIN_F *restrict nbv_zj,
+	__global const NB_DIN_F *restrict nbv_vxj
 #else
 	__global const float4 *restrict b0
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_vyj,
-	__global const double *restrict nbv_vzj,
-	__global const double *restrict nbv_mj
+	__global const NB_DIN_F *restrict nbv_vyj,
+	__global const NB_DIN_F *restrict nbv_vzj,
+	__global const NB_DIN_F *restrict nbv_mj
 #else
 	__global const float4 *restrict b1
 #endif

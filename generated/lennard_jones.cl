@@ -39,6 +39,9 @@
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
+#ifndef NB_DIN_F
+#define NB_DIN_F double
+#endif
 #if NB_DIN
 #define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
 #define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
@@ -61,27 +64,27 @@
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_lennard_jones(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 #if NB_DIN
-	__global const double *restrict nbv_xi
+	__global const NB_DIN_F *restrict nbv_xi
 #else
 	__global const float *restrict nbv_xi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_yi
+	__global const NB_DIN_F *restrict nbv_yi
 #else
 	__global const float *restrict nbv_yi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_zi
+	__global const NB_DIN_F *restrict nbv_zi
 #else
 	__global const float *restrict nbv_zi
 #endif
 	,
 #if NB_DIN
-	__global const double *restrict nbv_xj,
-	__global const double *restrict nbv_yj,
-	__global const double *restrict nbv_zj
+	__global const NB_DIN_F *restrict nbv_xj,
+	__global const NB_DIN_F *restrict nbv_yj,
+	__global const NB_DIN_F *restrict nbv_zj
 #else
 	__global const float4 *restrict b0
 #endif

@@ -909,6 +909,9 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
+#ifndef NB_DIN_F
+#define NB_DIN_F double
+#endif
 #if NB_DIN
 #define NB_LI_nbv_a1(i) nb_dd_make(nbv_a1[i], 0.0)
 #define NB_LI_nbv_b1(i) nb_dd_make(nbv_b1[i], 0.0)

@@ -240,6 +240,11 @@ struct nbrt_array {
 	 * (nbrt_array_touch): a kernel's buffer converted from it is current
 	 * while the stamp is the one it was converted at (cl/run.c) */
 	unsigned long long ver;
+	/* the OpenCL back end's float copy of it (cl/run.c, shadow), read
+	 * by float kernels in place of the doubles, and the stamp it was
+	 * made at: current while that is ver */
+	void *shadow;
+	unsigned long long shadow_ver;
 };
 /* A fresh stamp for a's contents: called, as its write is queued, by
  * every operation that writes a (array writes and axpy, runs' results,

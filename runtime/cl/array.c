@@ -225,6 +225,32 @@ void nbrt_cl_array_free(nbrt_array *a)
 	clFinish(c->q); /* nothing queued may still use it */
 	clReleaseMemObject((cl_mem)a->priv);
 	a->priv = NULL;
+	if (a->shadow)
+		clReleaseMemObject((cl_mem)a->shadow);
+	a->shadow = NULL;
+}
+
+int nbrt_cl_shadow_new(nbrt_array *a)
+{
+	Cl *c = a->rt->priv;
+	cl_int e;
+	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
+	                          (a->n ? a->n : 1) * sizeof(cl_float), NULL, &e);
+	if (!m)
+		return nbrt_cl_fail(a->rt, "an array's float copy", "clCreateBuffer",
+		                    e);
+	a->shadow = m;
+	a->shadow_ver = 0; /* no stamp is 0 (nbrt_array_touch) */
+	return 0;
+}
+
+/* Whether every one of a[0..na) has a float copy (run.c's shadow). */
+static int shadowed(nbrt_array *const *a, int na)
+{
+	for (int i = 0; i < na; i++)
+		if (!a[i]->shadow)
+			return 0;
+	return 1;
 }
 
 /* All of an array to (write) or from the host, through the pinned copy. */
@@ -282,15 +308,38 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
 	cl_double hh = h, gg = g;
 	cl_int nn = na;
 	cl_ulong n = y[0]->n;
-	if (!z)
-		return nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]),
-		                       ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
-		                       ARG(m[5]), ARG(hh), ARG(nn), ARG(n),
-		                       (size_t)0);
-	return nbrt_cl_aux_run(y[0]->rt, AK_AXPY2, y[0]->n, ARG(m[0]), ARG(m[1]),
-	                       ARG(m[2]), ARG(m[3]), ARG(m[4]), ARG(m[5]),
-	                       ARG(m[6]), ARG(m[7]), ARG(m[8]), ARG(hh), ARG(gg),
-	                       ARG(nn), ARG(n), (size_t)0);
+	/* the arrays it writes last (z, else y) keep their float copies
+	 * current, where they all have one; the others' are stale by their
+	 * stamps, which the caller (nbrt_array.c) has renewed */
+	nbrt_array *const *w = z ? z : y;
+	cl_mem f[3];
+	int sh = shadowed(w, na);
+	for (int i = 0; sh && i < 3; i++)
+		f[i] = w[i < na ? i : 0]->shadow;
+	int r;
+	if (!z && !sh)
+		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]),
+		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
+		                    ARG(m[5]), ARG(hh), ARG(nn), ARG(n), (size_t)0);
+	else if (!z)
+		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPYF, y[0]->n, ARG(m[0]),
+		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
+		                    ARG(m[5]), ARG(f[0]), ARG(f[1]), ARG(f[2]),
+		                    ARG(hh), ARG(nn), ARG(n), (size_t)0);
+	else if (!sh)
+		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY2, y[0]->n, ARG(m[0]),
+		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
+		                    ARG(m[5]), ARG(m[6]), ARG(m[7]), ARG(m[8]),
+		                    ARG(hh), ARG(gg), ARG(nn), ARG(n), (size_t)0);
+	else
+		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY2F, y[0]->n, ARG(m[0]),
+		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
+		                    ARG(m[5]), ARG(m[6]), ARG(m[7]), ARG(m[8]),
+		                    ARG(f[0]), ARG(f[1]), ARG(f[2]), ARG(hh),
+		                    ARG(gg), ARG(nn), ARG(n), (size_t)0);
+	for (int i = 0; !r && sh && i < na; i++)
+		w[i]->shadow_ver = w[i]->ver;
+	return r;
 }
 
 /* A flag of the finite check: one cl_uint, zero (no epoch) to begin. */

@@ -52,6 +52,7 @@ enum {
 	X(AK_TO_DD4, nbrt_to_dd4) X(AK_FROM_F4, nbrt_from_f4)                  \
 	X(AK_FROM_D4, nbrt_from_d4) X(AK_FROM_DD4, nbrt_from_dd4)              \
 	X(AK_AXPY, nbrt_axpy) X(AK_AXPY2, nbrt_axpy2)                          \
+	X(AK_AXPYF, nbrt_axpyf) X(AK_AXPY2F, nbrt_axpy2f)                      \
 	X(AK_FINITE, nbrt_finite) X(AK_AXPY_FINITE, nbrt_axpy_finite)          \
 	X(AK_SUM_F, nbrt_sum_f) X(AK_SUM_D, nbrt_sum_d) X(AK_SUM_DD, nbrt_sum_dd) \
 	X(AK_PUT, nbrt_put) X(AK_PREDICT, nbrt_predict)                        \
@@ -246,6 +247,9 @@ typedef struct Prog {
 	cl_program iprog;
 	cl_kernel ikern;
 	long din_max; /* NBRT_DIN_MAX, or -1: the row's din_max */
+	/* that entry reads its float inputs from the arrays' float copies
+	 * (NB_DIN_F=float; run.c's shadow), unless NBRT_DIN_SHADOW=0 */
+	int dinf;
 	int direct;
 	int din; /* the last run's inputs are in their arrays, not in mem */
 	enum Xnote {
@@ -361,6 +365,8 @@ int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
 void nbrt_cl_copy(void *dst, const void *src, size_t n);
 int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
+/* a's float copy (nbrt_array.shadow) made, its contents not yet */
+int nbrt_cl_shadow_new(nbrt_array *a);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);
 int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,

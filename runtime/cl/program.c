@@ -267,6 +267,12 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	if (nbrt_env_int(rt, "NBRT_DIN_MAX", 0, LONG_MAX, &dmax) < 0)
 		return -1;
 	pg->din_max = dmax;
+	/* NBRT_DIN_SHADOW=0: its float inputs read as doubles, each cast
+	 * in the kernel (the same values; to compare the two) */
+	long sh = 1;
+	if (nbrt_env_int(rt, "NBRT_DIN_SHADOW", 0, 1, &sh) < 0)
+		return -1;
+	pg->dinf = sh && memmem(code, len, "NB_DIN_F", 8);
 	if (dm < 0 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
 		if (!(pg->icode = malloc(len + 1)))
 			return nbrt_fail(rt, "out of memory");
@@ -445,7 +451,9 @@ cl_kernel nbrt_cl_din_entry(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
 	return variant(k, &pg->icode, pg->ilen, &pg->iprog, &pg->ikern,
-	               " -DNB_DIRECT=1 -DNB_DIN=1", CL_DENSE_LEAD + k->f->nvar,
+	               pg->dinf ? " -DNB_DIRECT=1 -DNB_DIN=1 -DNB_DIN_F=float"
+	                        : " -DNB_DIRECT=1 -DNB_DIN=1",
+	               CL_DENSE_LEAD + k->f->nvar,
 	               TF_DIN_BUILD, "din_build",
 	               "reading its inputs from the arrays",
 	               "they are converted before it");

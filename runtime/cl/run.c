@@ -669,6 +669,49 @@ static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
 	return 0;
 }
 
+/* Whether the NB_DIN entry reads input v from its array's float copy. */
+static int din_shadow(const nbrt_kernel *k, int v)
+{
+	return ((const Prog *)k->priv)->dinf && k->f->var[v].type == NB_FLOAT;
+}
+
+/* Input v's buffer for the NB_DIN entry: its array, or the float copy. */
+static const cl_mem *din_mem(const nbrt_kernel *k, int v)
+{
+	nbrt_array *a = dev_arr(&k->b[v]);
+	return (const cl_mem *)(din_shadow(k, v) ? &a->shadow : &a->priv);
+}
+
+/* The float copies the NB_DIN entry reads (Prog.dinf, NB_DIN_F=float):
+ * made at an array's first such run, brought up to date in the run's
+ * conversion launch where the array changed since it was made (by its
+ * stamp), which nbrt_array_axpy's launch spares a leap-frog by writing
+ * the copies of what it updates itself (array.c).  A copy is what the
+ * entry built without it casts each double to, so the bits are one. */
+static int shadows(nbrt_kernel *k, Run *r)
+{
+	const nb_iface *f = k->f;
+	for (int v = 0; v < f->nvar; v++) {
+		nbrt_array *a = dev_arr(&k->b[v]);
+		if ((f->var[v].role != NB_LMEM && f->var[v].role != NB_BMEM) ||
+		    !din_shadow(k, v) || (a->shadow && a->shadow_ver == a->ver))
+			continue;
+		if ((!a->shadow && nbrt_cl_shadow_new(a)) ||
+		    conv_add(k->rt, r, 1, NB_FLOAT, a->priv, a->shadow, 1, 0, a->n))
+			goto fail;
+		a->shadow_ver = a->ver; /* one array bound to two names: once */
+	}
+	if (!conv_flush(k->rt, r))
+		return 0;
+fail:
+	/* whatever was queued may not have run: made again at the next */
+	for (int v = 0; v < f->nvar; v++)
+		if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
+		    din_shadow(k, v))
+			dev_arr(&k->b[v])->shadow_ver = 0;
+	return -1;
+}
+
 /* Sets an entry's arguments from `arg` on: LMEM buffers, BMEM packs,
  * CONSTs by value, RMEM buffers (the results themselves: bind_results
  * moves them to the slices' sums).  din: the NB_DIN entry's, whose
@@ -683,7 +726,7 @@ static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg, int din)
 	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++)
 		if (f->var[v].role == NB_LMEM) {
 			e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
-			                   din ? (const void *)&dev_arr(&k->b[v])->priv
+			                   din ? (const void *)din_mem(k, v)
 			                       : (const void *)&pg->mem[m]);
 			m++;
 		}
@@ -691,7 +734,7 @@ static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg, int din)
 		for (int v = 0; din && v < f->nvar && e == CL_SUCCESS; v++)
 			if (f->var[v].role == NB_BMEM && f->var[v].pack == p)
 				e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
-				                   &dev_arr(&k->b[v])->priv);
+				                   din_mem(k, v));
 		if (!din)
 			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m]);
 		m++;
@@ -787,6 +830,8 @@ static int bind_direct(nbrt_kernel *k, Run *r)
 	Prog *pg = k->priv;
 	int din = r->direct == DIRECT_DIN;
 	r->kern = din ? pg->ikern : pg->xkern;
+	if (din && shadows(k, r))
+		return -1;
 	/* the NB_DIN entry's arguments: one a BMEM, not one a pack */
 	r->rarg = (cl_uint)(r->arg0 + (din ? nb_iface_count(f, NB_LMEM) +
 	                                     nb_iface_count(f, NB_BMEM)
@@ -1200,6 +1245,11 @@ static void path_note(nbrt_kernel *k, const Run *r)
 		return; /* no launch (Ni = 0) */
 	pg->xnote = path;
 	nbrt_note(k->rt, "%s: its results stored %s", k->name,
+	          path == XNOTE_READ && pg->dinf ?
+	          "into the arrays and its inputs read from them by the kernel: "
+	          "one launch a run, its float inputs from the arrays' float "
+	          "copies (converted where an array changed other than by "
+	          "nbrt_array_axpy)" :
 	          path == XNOTE_READ ?
 	          "into the arrays and its inputs read from them by the kernel: "
 	          "one launch a run, no conversions" :

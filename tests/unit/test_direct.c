@@ -20,7 +20,9 @@
  * (a later unsliced run of the same kernel does, and takes it); a run
  * after NB_DIN runs reads arrays written since; NBRT_DIN_MAX limits the
  * float runs that take NB_DIN, as the gpu-nvidia row's din_max does
- * under NBRT_DEVICE_CLASS.  Exit 77 without an
+ * under NBRT_DEVICE_CLASS; a float kernel's NB_DIN entry reads float
+ * copies of the arrays, kept by nbrt_array_axpy and axpy2 (shadow_axpy).
+ * Exit 77 without an
  * OpenCL CPU device.  Seed printed; NBCC_TEST_SEED=S repeats it. */
 #include <check.h>
 #include <math.h>
@@ -348,12 +350,13 @@ static void both(int which, nb_prec p, size_t n, int q)
 	capture_end(&c, text, sizeof text);
 	env_back("NBRT_VERBOSE", was);
 	int din = strstr(text, "its inputs read from them by the kernel: one "
-	                 "launch a run, no conversions") != NULL;
+	                 "launch a run, ") != NULL;
 	int one = strstr(text, "stored into the arrays by the kernel: one "
 	                 "launch a run") != NULL;
 	int two = strstr(text, "then converted into the arrays") != NULL;
 	/* each kernel's note of its launches, in their order: NB_DIN's no
-	 * conversions; NBRT_DIRECT=1's its inputs' at its first run
+	 * conversions but, in float, its float copies' making at the first
+	 * run (one launch: at most 8 columns); NBRT_DIRECT=1's its inputs' at its first run
 	 * (gravity: 1, its 7 columns of floats in one launch); the old
 	 * path's those and its results' after each run (gravity: 1 a run, 4
 	 * columns; nearest in float: 2, its index a double) */
@@ -367,7 +370,8 @@ static void both(int which, nb_prec p, size_t n, int q)
 	/* N = 0: nbrt_run launches nothing, nor reaches the device */
 	ck_assert_msg(din == (n > 0) && one == (n > 0) && two == (n > 0) &&
 	              (n ? cnt[0][1] == 2 && cnt[1][1] == 2 && cnt[2][1] == 2 &&
-	                   cnt[0][2] == 0 && cnt[1][2] >= 1 && res >= 1 &&
+	                   cnt[0][2] == (p == NB_FLOAT) && cnt[1][2] >= 1 &&
+	                   res >= 1 &&
 	                   cnt[2][2] == cnt[1][2] + 2 * res &&
 	                   (which != GRAV || (cnt[1][2] == 1 && res == 1)) :
 	                   !cnt[0][0] && !cnt[1][0] && !cnt[2][0]),
@@ -547,17 +551,20 @@ END_TEST
 /* The defaults row's din_max itself (PoCL's rows have none): under
  * NBRT_DEVICE_CLASS=gpu-nvidia (runtime/core.c) a float run of at most
  * its row's pairs reads the arrays, one of a j-element more converts its
- * inputs (its results still stored by the kernel).  Ni = 20000 against
- * Nj = din_max / Ni and one more: some 2e8 interactions a run (the case
- * 0.8 s warm on PoCL), the one kernel, its notes each run's own.
- * NBRT_SLICES=1, as the row's 16 j-slices of a launch of that size
- * would take neither one-launch entry. */
+ * inputs (its results still stored by the kernel); with no limit (0,
+ * the row's since its inputs are read from float copies) both read the
+ * arrays (the second run's way not named again: it is the first's),
+ * Nj = 10000 (session 20's limit, 2e8 pairs).  Ni = 20000
+ * against Nj = din_max / Ni and one more: some 2e8 interactions a run
+ * (the case 0.8 s warm on PoCL), the one kernel, its notes each run's
+ * own.  NBRT_SLICES=1, as the row's 16 j-slices of a launch of that
+ * size would take neither one-launch entry. */
 START_TEST(din_row)
 {
 	const nb_defaults *row = nb_defaults_find("opencl", "gpu-nvidia",
 	                                          NB_FLOAT);
-	ck_assert(row && row->din_max > 0);
-	size_t ni = 20000, nj = (size_t)row->din_max / ni;
+	ck_assert(row && row->din_max >= 0);
+	size_t ni = 20000, nj = row->din_max ? (size_t)row->din_max / ni : 10000;
 	static const char *const var[3] = {"NBRT_DEVICE_CLASS", "NBRT_SLICES",
 	                                   "NBRT_VERBOSE"};
 	static const char *const val[3] = {"gpu-nvidia", "1", "1"};
@@ -598,7 +605,11 @@ START_TEST(din_row)
 		int din = strstr(text, "its inputs read from them") != NULL;
 		int one = strstr(text, "stored into the arrays by the kernel: "
 		                 "one launch") != NULL;
-		ck_assert_msg(din == !over && (!over || one),
+		/* no limit: the second run's way is the first's, so not
+		 * named again (path_note) */
+		int same = !strstr(text, "its results stored");
+		ck_assert_msg(row->din_max ? din == !over && (!over || one)
+		                           : over ? same : din,
 		              "%zu x %zu pairs against the row's din_max %lld: "
 		              "notes:\n%s", ni, nj + (size_t)over, row->din_max,
 		              text);
@@ -646,6 +657,122 @@ START_TEST(din_then_not)
 }
 END_TEST
 
+/* A float kernel's NB_DIN entry reads its arrays' float copies, which
+ * nbrt_array_axpy and nbrt_array_axpy2 write beside what they update:
+ * rounds of a leap-frog's drift on the i-positions (axpy2, z) and a
+ * plain update of the j-positions (axpy), then a run: the same bits as
+ * the kernels that convert the arrays themselves, within tolerance of
+ * long double on the host's copies (updated by the same loops: the
+ * arrays' contract gives their bits), and no conversion of the entry's
+ * but the first run's (the copies made) until mj is written from the
+ * host (one more), and one for the update of xi beside a velocity
+ * where the velocities have no copies (_i = 0; _i = 1: they are a
+ * kernel's inputs too, so they have). */
+START_TEST(shadow_axpy)
+{
+	Pair s;
+	char text[8192];
+	char *vb = env_keep("NBRT_VERBOSE");
+	setenv("NBRT_VERBOSE", "1", 1);
+	Capture c;
+	ck_assert_int_eq(capture_start(&c), 0);
+	make(&s, GRAV, NB_FLOAT, 300, 300);
+	run_all(&s);
+	static const char *const iname[3] = {"xi", "yi", "zi"};
+	static const char *const jname[3] = {"xj", "yj", "zj"};
+	nbrt_array *vel[3], *zi[3], *zj[3];
+	double *hv[3], *hi[3], *hj[3];
+	for (int d = 0; d < 3; d++) {
+		vel[d] = array(&s, 300);
+		hv[d] = malloc(300 * sizeof(double));
+		ck_assert_ptr_nonnull(hv[d]);
+		for (size_t e = 0; e < 300; e++)
+			hv[d][e] = urand(-1, 1);
+		ck_assert_int_eq(nbrt_array_write(vel[d], hv[d]), 0);
+		int vi = nb_iface_find(s.f, iname[d]), vj = nb_iface_find(s.f,
+		                                                       jname[d]);
+		ck_assert(vi >= 0 && vj >= 0);
+		zi[d] = s.in[vi];
+		hi[d] = s.h[vi];
+		zj[d] = s.in[vj];
+		hj[d] = s.h[vj];
+	}
+	/* _i = 1: the velocities are a kernel's inputs too, so they have
+	 * float copies, which axpy2 leaves stale (it writes z's) */
+	nbrt_kernel *kv = NULL;
+	if (_i) {
+		kv = load(&s, NB_FLOAT, NULL);
+		nbrt_array *res[4];
+		for (int d = 0; d < 3; d++) {
+			ck_assert_int_eq(nbrt_bind_array(kv, iname[d], vel[d]), 0);
+			ck_assert_int_eq(nbrt_bind_array(kv, jname[d], vel[d]), 0);
+		}
+		ck_assert_int_eq(nbrt_bind_array(kv, "mj", s.in[nb_iface_find(s.f,
+		                                                  "mj")]), 0);
+		static const char *const rn[4] = {"ax", "ay", "az", "pot"};
+		for (int r = 0; r < 4; r++) {
+			res[r] = array(&s, 300);
+			ck_assert_int_eq(nbrt_bind_array(kv, rn[r], res[r]), 0);
+		}
+		ck_assert_msg(nbrt_run(kv, 300, 300) == 0, "%s", nbrt_error(s.rt));
+		nbrt_free(kv);
+		for (int r = 0; r < 4; r++)
+			nbrt_array_free(res[r]);
+	}
+	for (int round = 0; round < 3; round++) {
+		double h = urand(0.01, 0.1), g = urand(0.01, 0.1);
+		ck_assert_msg(nbrt_array_axpy2(vel, h, zj, zi, g, 3) == 0, "%s",
+		              nbrt_error(s.rt));
+		ck_assert_msg(nbrt_array_axpy(zj, g, vel, 3) == 0, "%s",
+		              nbrt_error(s.rt));
+		for (int d = 0; d < 3; d++)
+			for (size_t e = 0; e < 300; e++) {
+				hv[d][e] += h * hj[d][e];
+				hi[d][e] += g * hv[d][e];
+			}
+		for (int d = 0; d < 3; d++)
+			for (size_t e = 0; e < 300; e++)
+				hj[d][e] += g * hv[d][e];
+		if (round == 2) {
+			/* an update of a shadowed array beside one without a
+			 * copy (_i = 0): no copies written, xi's made again */
+			nbrt_array *y2[2] = {zi[0], vel[1]}, *x2[2] = {vel[0], vel[2]};
+			ck_assert_msg(nbrt_array_axpy(y2, h, x2, 2) == 0, "%s",
+			              nbrt_error(s.rt));
+			for (size_t e = 0; e < 300; e++) {
+				hi[0][e] += h * hv[0][e];
+				hv[1][e] += h * hv[2][e];
+			}
+		}
+		run_all(&s);
+		char what[32];
+		snprintf(what, sizeof what, "round %d", round);
+		check(&s, tol_of(NB_FLOAT), what);
+	}
+	int m = nb_iface_find(s.f, "mj");
+	for (size_t e = 0; e < 300; e++)
+		s.h[m][e] = urand(0.5, 1);
+	ck_assert_int_eq(nbrt_array_write(s.in[m], s.h[m]), 0);
+	run_all(&s);
+	check(&s, tol_of(NB_FLOAT), "mj written");
+	free_kernels(&s);
+	capture_end(&c, text, sizeof text);
+	env_back("NBRT_VERBOSE", vb);
+	long runs = 0, kl = 0, conv = -1;
+	const char *at = strstr(text, "5 runs: ");
+	ck_assert_msg(at && sscanf(at, "%ld runs: %ld launches of the kernel, "
+	                           "%ld of conversions", &runs, &kl, &conv) == 3 &&
+	              kl == 5 && conv == 3 - _i,
+	              "the NB_DIN kernel's launches: %ld, conversions: %ld (want "
+	              "5 and %d); notes:\n%s", kl, conv, 3 - _i, text);
+	for (int d = 0; d < 3; d++) {
+		nbrt_array_free(vel[d]);
+		free(hv[d]);
+	}
+	unmake(&s);
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_direct", rng);
@@ -664,6 +791,7 @@ int main(void)
 		tcase_add_test(tc, din_row);
 		tcase_add_loop_test(tc, din_then_not, 0, 2);
 		tcase_add_test(tc, built_when_taken);
+		tcase_add_loop_test(tc, shadow_axpy, 0, 2);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
