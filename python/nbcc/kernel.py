@@ -291,24 +291,26 @@ class Kernel:
                                             "shape %s" % (what, x.shape)))
             return _np.require(p, _np.float64, ["C", "A"]), _facts.DD.host
         a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
-        if a.dtype.kind in "US":
-            # decimals, read exactly into the variable's own layout
-            prec = _facts.PRECS[v.type]
-            flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
-                    for i, s in enumerate(a.ravel().tolist())]
-            pairs = _np.array(flat, _np.float64).reshape(-1, 2)
-            r = prec.empty(len(flat))
-            r[...] = pairs[:, :prec.scalars].reshape(r.shape)
-            return r, prec.host
-        if a.dtype.kind not in "fiub":
+        if a.dtype.kind not in "fiubUS":
             raise TypeError(self._fail(
                 "%s: cannot use an array of dtype %s: real numbers are "
                 "needed (float32 and float64 as they are, integers and "
                 "bools as float64, decimal strings read exactly)" %
                 (what, a.dtype)))
+        # before the decimals are read: their ravel() took a (3, 2) array
+        # as 6 elements, and one string as an array of 1
         if a.ndim != 1:
             raise ValueError(self._fail("%s: a 1-D array is needed, not "
                                         "shape %s" % (what, a.shape)))
+        if a.dtype.kind in "US":
+            # decimals, read exactly into the variable's own layout
+            prec = _facts.PRECS[v.type]
+            flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
+                    for i, s in enumerate(a.tolist())]
+            pairs = _np.array(flat, _np.float64).reshape(-1, 2)
+            r = prec.empty(len(flat))
+            r[...] = pairs[:, :prec.scalars].reshape(r.shape)
+            return r, prec.host
         if a.dtype == _np.longdouble and v.type == _facts.DD.name and \
                 _np.dtype(_np.longdouble) != _np.float64:
             return dd(a).pairs, _facts.DD.host

@@ -82,6 +82,14 @@ def test_shapes_and_values(k):
         k(**args(tx=np.zeros((5, 1))))
     with pytest.raises(ValueError, match="CONST 'h2': one value is needed"):
         k(**args(h2=np.array([0.5, 1])))
+    # decimal strings too: their shape was read flat, a (5, 1) array as
+    # the 5 elements of an LMEM, and one string as an array of 1
+    with pytest.raises(ValueError, match=r"LMEM 'tx': a 1-D array is "
+                                         r"needed, not shape \(5, 1\)"):
+        k(**args(tx=np.full((5, 1), "0.5")))
+    with pytest.raises(ValueError, match=r"LMEM 'tx': a 1-D array is "
+                                         r"needed, not shape \(\)"):
+        k(**args(n=1, tx="0.5"))
     with pytest.raises(ValueError) as e:
         k(**args(h2="1.5x"))
     assert str(e.value) == "kernel gauss_transform: CONST 'h2': '1.5x' is " \
