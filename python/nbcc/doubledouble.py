@@ -7,7 +7,7 @@ read_decimal reads one decimal at any precision, as nbrun reads CSV."""
 from __future__ import annotations
 
 import ctypes as _ctypes
-from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple, Union
 
 import numpy as _np
 
@@ -76,10 +76,22 @@ class DD:
         return self.pairs.shape[:-1]
 
     def __len__(self) -> int:
+        if not self.shape:
+            # len(pairs) would be 2, the hi and the lo
+            raise TypeError("len() of a DD of shape ()")
         return len(self.pairs)
 
+    def __iter__(self) -> Iterator[DD]:
+        if not self.shape:
+            raise TypeError("iteration over a DD of shape ()")
+        return (self[k] for k in range(len(self)))
+
     def __getitem__(self, i: Any) -> DD:
-        return DD.from_pairs(self.pairs[i])
+        # the index is of the values, never of the (hi, lo) axis: d[..., 0]
+        # took each hi part of a DD of 2 as one pair, and d[0, 1] of a 1-D
+        # DD its first lo part as a DD
+        key = i if isinstance(i, tuple) else (i,)
+        return DD.from_pairs(self.pairs[key + (slice(None),)])
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
         """hi + lo, rounded to float64."""
