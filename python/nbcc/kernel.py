@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes as _ctypes
 import os as _os
+import re as _re
 import warnings as _warnings
 import weakref as _weakref
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, \
@@ -153,7 +154,13 @@ class Kernel:
             msg = None if h else d.error()
         if not h:
             assert msg is not None
-            if msg.startswith("cannot compile %s:\n" % name):
+            # the source's diagnostics, under the name as the runtime and
+            # the compiler write it: escaped (nb_esc), so that a path with
+            # a control byte matched no "cannot compile NAME:" and its
+            # errors came as Error, not CompileError.  A failure of the C
+            # compiler after nbcc ("cannot compile NAME with 'cc' ...")
+            # has no diagnostic of that name under it.
+            if _re.match(r"cannot compile ([^\n]*):\n\1:", msg):
                 raise CompileError(msg)
             raise Error(msg)
         self._h = h

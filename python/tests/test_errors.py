@@ -146,6 +146,15 @@ def test_compile_error_file(tmp_path):
         nbcc.Kernel(p, device="host")
     assert [(x.file, x.line, x.col) for x in e.value.diagnostics] == \
         [(str(p), 4, 5)]
+    # a path the messages escape (a control byte) is still the source's
+    # errors: it raised nbcc.Error, as if the C compiler had failed
+    q = tmp_path / "bad\x1b[31m.nbl"
+    q.write_text(p.read_text())
+    with pytest.raises(nbcc.CompileError) as e:
+        nbcc.Kernel(q, device="host")
+    assert "\x1b" not in str(e.value)
+    assert [(x.file, x.line, x.col) for x in e.value.diagnostics] == \
+        [(str(q).replace("\x1b", "\\x1b"), 4, 5)]
 
 
 def test_options(gauss):
