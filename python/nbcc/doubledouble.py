@@ -129,8 +129,10 @@ def read_decimal(s: Union[str, bytes], prec: _facts.Prec, what: str) \
     if r:
         why = {_facts.NUM["nonfinite"]: "is not a finite number",
                _facts.NUM["range"]: "is out of range for " + prec.name}
-        raise ValueError("%s: '%s' %s" % (what, s,
-                                           why.get(r, "is not a number")))
+        # repr: the text as given, with a control byte escaped (a raw
+        # ESC in it reached the terminal), as nbrun escapes a CSV value
+        raise ValueError("%s: %r %s" % (what, s,
+                                         why.get(r, "is not a number")))
     return v[0], v[1]
 
 

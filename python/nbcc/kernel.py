@@ -63,7 +63,7 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         # that /dev/zero or a huge file is refused, not loaded
         text = f.read(_facts.MAX_SOURCE + 1)
     if len(text) > _facts.MAX_SOURCE:
-        raise ValueError("Kernel(): '%s' is larger than %d MiB, the largest "
+        raise ValueError("Kernel(): %r is larger than %d MiB, the largest "
                          "source nbcc compiles" %
                          (path, _facts.MAX_SOURCE >> 20))
     return path, text, path

@@ -97,6 +97,14 @@ def test_shapes_and_values(k):
     with pytest.raises(ValueError, match="'1e999' is out of range for "
                                          "double"):
         k(**args(h2="1e999"))
+    # the text as given, a control byte escaped: a raw ESC reached the
+    # terminal
+    with pytest.raises(ValueError) as e:
+        k(**args(tx=["0", "1\x1b[2J", "0", "0", "0"]))
+    assert str(e.value) == "kernel gauss_transform: LMEM 'tx'[1]: " \
+                           "'1\\x1b[2J' is not a number"
+    with pytest.raises(ValueError, match=r"^nbcc.dd: '\\x07' is not a "):
+        nbcc.dd("\x07")
     with pytest.raises(ValueError, match=r"BMEM 'w'\[2\]: 'nan' is not a "
                                          "finite number"):
         k(**args(w=["1", "2", "nan", "3"]))
@@ -118,6 +126,11 @@ def test_limits(gauss, tmp_path):
     big.write_bytes(b"// " + b"x" * (16 << 20) + b"\n")
     with pytest.raises(ValueError, match="is larger than 16 MiB"):
         nbcc.Kernel(big, device="host")
+    # its path as given, a control byte escaped (it reached the terminal)
+    esc = tmp_path / "zero\x1b[2J"
+    esc.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"zero\\x1b\[2J' is larger than"):
+        nbcc.Kernel(esc, device="host")
     with pytest.raises(ValueError, match="a NUL character is not allowed"):
         nbcc.Kernel(gauss, device="host", name="ab\0cd")
     # an inline kernel's messages do not say "kernel kernel"
