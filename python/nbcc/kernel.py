@@ -394,7 +394,15 @@ class Kernel:
         names_asked = self._take(given, "wrt", wrt)
         of = self._take(given, "of", None)
         cot = self._keyword(given, "cotangent", None)
-        per_i = bool(self._keyword(given, "per_i", False))
+        per_i = self._keyword(given, "per_i", False)
+        if not isinstance(per_i, (bool, _np.bool_)):
+            # bool() took per_i="no" (or 0.0 from a computation) silently
+            raise TypeError(self._fail("grad(): per_i= takes True or False, "
+                                       "not %s" % type(per_i).__name__))
+        if of is not None and not isinstance(of, str):
+            # a list reached a dict lookup: "unhashable type: 'list'"
+            raise TypeError(self._fail("grad(): of= takes a result's name, "
+                                       "not %s" % type(of).__name__))
         if per_i and cot is not None:
             raise ValueError(self._fail(
                 "grad(): cotangent= weighs a CONST's total, and per_i=True "
@@ -526,6 +534,12 @@ class Kernel:
                                        "{name: value}, not %s" %
                                        type(inputs).__name__))
         inputs = dict(inputs)
+        for name in inputs:
+            if not isinstance(name, str):
+                # a key of 1 or b"xi" reached str methods: AttributeError
+                raise TypeError(self._fail(
+                    "run(): an input's name is a str, not %s (%r)" %
+                    (type(name).__name__, name)))
         self._check_names(inputs)
         pairs = _pairs.Pairs(self._fail, options)
         if pairs.theta is not None:

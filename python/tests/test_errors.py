@@ -244,6 +244,20 @@ def test_probed_arguments(k):
     with pytest.raises(TypeError, match="run.. takes the inputs as a "
                                         "mapping"):
         k.run([1, 2])
+    # keys that are not names: AttributeError ('int' object has no
+    # attribute 'replace') or bytes' TypeError, naming no argument
+    for key in (1, b"tx", None):
+        with pytest.raises(TypeError, match=r"run\(\): an input's name is "
+                                            "a str, not"):
+            k.run({**args(), key: 1.0})
+    # grad()'s own keywords: per_i="no" was taken as True, of=["g"] raised
+    # "unhashable type: 'list'"
+    with pytest.raises(TypeError, match=r"per_i= takes True or False, "
+                                        "not str"):
+        k.grad("h2", per_i="no", **args())
+    with pytest.raises(TypeError, match=r"of= takes a result's name, not "
+                                        "list"):
+        k.grad("h2", of=["g"], **args())
     with pytest.raises(TypeError, match="wrt=1: a name"):
         k.grad(1, **args())
     # a complex cotangent's imaginary part would be dropped
