@@ -870,7 +870,7 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 	if (v < 0 || k->f->var[v].role != role)
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the %s '%s' is "
 		                 "no %s of the kernel", k->f->kernel, what,
-		                 name ? name : "(null)", nb_role_name(role));
+		                 nb_esc(name), nb_role_name(role));
 	return v;
 }
 
