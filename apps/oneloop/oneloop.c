@@ -1830,6 +1830,18 @@ static char *scan_text(const char *path)
 	int rc = 0;
 	if (!par_rank() && !(t = nb_read_file(path, &n, err, sizeof err)))
 		rc = prog_fail("--scan: %s", err);
+	/* the rows are read as C strings: a NUL ended the text there, and
+	 * every row after it was left out with no word */
+	const char *z = t ? memchr(t, 0, n) : NULL;
+	if (z) {
+		long line = 1;
+		for (const char *p = t; p < z; p++)
+			line += *p == '\n';
+		rc = prog_fail("--scan %s, line %ld: a NUL byte; the file must be "
+		               "text", nb_esc(path), line);
+		free(t);
+		t = NULL;
+	}
 	if (par_agree(rc))
 		return NULL;
 	unsigned long long len = n;

@@ -94,6 +94,9 @@ refuse "--scan $T/s3, line 2: 4 fields, and the header has 5" --scan "$T/s3"
 printf 's,t,me,mf,lambda\n-1,-1,1,1,x\n' >"$T/s4"
 refuse "--scan $T/s4, line 2: lambda needs a finite decimal number, not 'x'" --scan "$T/s4"
 refuse "--scan $T/s4 gives s, t, me, mf and lambda for each row: it excludes --s, --t, --me, --mf and --lambda" --scan "$T/s4" --s -2
+# a NUL ended the text: the rows after it were left out, exit 0
+printf 's,t,me,mf,lambda\n-1,-1,1,1,0.1\0x\n-1,-1,1,1,0.2\n' >"$T/s8"
+refuse "--scan $T/s8, line 2: a NUL byte; the file must be text" --scan "$T/s8"
 # a scale far from 1 that every check above passes: D^2 or 1/D^2 leaves
 # the arithmetic's range; it printed "I = nan" (in double "I = inf",
 # error estimate 0), and a scan's row nan, with exit 0
