@@ -287,16 +287,14 @@ class Kernel:
             raise ValueError(self._fail("%s %s not given" % (
                 ", ".join(missing), "is" if len(missing) == 1 else "are")))
 
-    def _array(self, v: Var, x: Any) -> Tuple[NDArray[Any], int]:
-        """x as an array the runtime can take for v without another copy:
-        (array, nbrt type)."""
+    def _input(self, v: Var, x: Any) -> Any:
+        """x checked for v, as a DD or an array, not yet copied."""
         what = "%s '%s'" % (v.role, v.name)
         if isinstance(x, DD):
-            p = x.pairs
-            if p.ndim != 2:
+            if x.pairs.ndim != 2:
                 raise ValueError(self._fail("%s: a 1-D DD is needed, not "
                                             "shape %s" % (what, x.shape)))
-            return _np.require(p, _np.float64, ["C", "A"]), _facts.DD.host
+            return x
         a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
         if a.dtype.kind not in "fiubUS":
             raise TypeError(self._fail(
@@ -309,6 +307,36 @@ class Kernel:
         if a.ndim != 1:
             raise ValueError(self._fail("%s: a 1-D array is needed, not "
                                         "shape %s" % (what, a.shape)))
+        return a
+
+    @staticmethod
+    def _as_is(a: NDArray[Any], dtype: Any) -> bool:
+        """Whether np.require(a, dtype, ["C", "A"]) returns a itself."""
+        return bool(a.dtype == dtype and a.flags.c_contiguous and
+                    a.flags.aligned)
+
+    def _copy_bytes(self, v: Var, a: Any) -> int:
+        """The bytes of the array _array(v, a) makes (0: a itself goes to
+        the runtime), for the memory check before any is made."""
+        if isinstance(a, DD):
+            return 0 if self._as_is(a.pairs, _np.float64) else len(a) * 16
+        if a.dtype.kind in "US":
+            # the pairs read, and the values in v's layout
+            return len(a) * (16 + _facts.PRECS[v.type].itemsize)
+        if a.dtype == _np.longdouble and v.type == _facts.DD.name and \
+                _np.dtype(_np.longdouble) != _np.float64:
+            return len(a) * 16
+        if a.dtype == _facts.FLOAT.dtype:
+            return 0 if self._as_is(a, a.dtype) else len(a) * 4
+        return 0 if self._as_is(a, _facts.DOUBLE.dtype) else len(a) * 8
+
+    def _array(self, v: Var, a: Any) -> Tuple[NDArray[Any], int]:
+        """a (from _input) as an array the runtime can take for v without
+        another copy: (array, nbrt type)."""
+        what = "%s '%s'" % (v.role, v.name)
+        if isinstance(a, DD):
+            return _np.require(a.pairs, _np.float64, ["C", "A"]), \
+                _facts.DD.host
         if a.dtype.kind in "US":
             # decimals, read exactly into the variable's own layout
             prec = _facts.PRECS[v.type]
@@ -544,15 +572,14 @@ class Kernel:
         pairs = _pairs.Pairs(self._fail, options)
         if pairs.theta is not None:
             pairs.tree_for(self, self._fail)
-        arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
+        given: Dict[str, Any] = {}
         consts: Dict[str, Tuple[float, float]] = {}
         n: Dict[str, Tuple[str, int]] = {}
         for v in self.variables:
             if v.role == "CONST":
                 consts[v.name] = self._const(v, inputs[v.name])
             elif v.role != "RMEM":
-                a, t = self._array(v, inputs[v.name])
-                arrays[v.name] = (a, t)
+                a = given[v.name] = self._input(v, inputs[v.name])
                 first = n.setdefault(v.role, (v.name, len(a)))
                 if len(a) != first[1]:
                     raise ValueError(self._fail(
@@ -570,8 +597,16 @@ class Kernel:
                 "and Nj = %d" % (ni, nj)))
         self._check_counts(nj)
         d = self._dev
+        # the copies the inputs need (a strided or broadcast array, ints,
+        # decimals) are counted before any is made: each was made first,
+        # and those within the memory one at a time could together
+        # exhaust it where the check saw only the results
+        copies = sum(self._copy_bytes(self._var[x], a)
+                     for x, a in given.items())
         with d.lock:
-            self._check_memory(ni, nj)
+            self._check_memory(ni, nj, copies)
+        arrays = {x: self._array(self._var[x], a) for x, a in given.items()}
+        with d.lock:
             out: Dict[str, Result] = {}
             for v in self.variables:
                 if v.role == "RMEM":
@@ -625,21 +660,23 @@ class Kernel:
                     % (v.name, v.type, top, nj, top)),
                     RuntimeWarning, stacklevel=4)
 
-    def _check_memory(self, ni: int, nj: int) -> None:
-        """What the run needs beyond the caller's arrays (the results and
-        the runtime's copies), checked before anything is allocated."""
+    def _check_memory(self, ni: int, nj: int, copies: int) -> None:
+        """What the run needs beyond the caller's arrays (the results, the
+        inputs' copies and the runtime's copies), checked before anything
+        is allocated."""
         extra = _ctypes.c_double()
         if rt.nbrt_run_memory(self._h, ni, nj, 1, _ctypes.byref(extra)):
             raise MemoryError(self._dev.error())
         res = sum(ni * _facts.PRECS[v.type].itemsize
                   for v in self.variables if v.role == "RMEM")
-        need, avail = res + extra.value, rt.nbrt_host_memory()
+        need, avail = res + copies + extra.value, rt.nbrt_host_memory()
         if need > avail:
             def b(x: float) -> str:
                 s = _ctypes.create_string_buffer(32)
                 rt.nbrt_format_bytes(s, 32, x)
                 return s.value.decode()
             raise MemoryError(self._fail(
-                "Ni = %d, Nj = %d needs %s of memory (results %s, the "
+                "Ni = %d, Nj = %d needs %s of memory (results %s, %sthe "
                 "runtime %s), and %s is available" %
-                (ni, nj, b(need), b(res), b(extra.value), b(avail))))
+                (ni, nj, b(need), b(res), "the inputs' copies %s, " %
+                 b(copies) if copies else "", b(extra.value), b(avail))))
