@@ -181,6 +181,10 @@ def test_options(gauss):
         nbcc.Kernel(gauss, device="host", fast_math=1)
     with pytest.raises(ValueError, match="precision must be"):
         nbcc.Kernel(gauss, precision="half")
+    # it said "unhashable type: 'list'"
+    with pytest.raises(TypeError, match="precision must be 'float', "
+                                        "'double' or 'dd', not list"):
+        nbcc.Kernel(gauss, precision=["dd"])
 
 
 def test_files_and_devices(gauss, tmp_path):
