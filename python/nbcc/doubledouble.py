@@ -43,7 +43,11 @@ class DD:
         if hi.shape != lo.shape:
             raise ValueError("DD: hi has shape %s, lo %s" % (hi.shape,
                                                               lo.shape))
-        s, e = _two_sum(hi, lo)
+        # an infinite s makes inf - inf in the error term, which numpy
+        # warned of ("invalid value encountered in subtract") for DD(inf);
+        # that term is dropped below, and an overflow still warns
+        with _np.errstate(invalid="ignore"):
+            s, e = _two_sum(hi, lo)
         # an infinite or NaN hi keeps lo = 0, as the kernels' dd does
         e = _np.where(_np.isfinite(s), e, 0.0)
         self.pairs = _np.stack([s, e], axis=-1)
@@ -152,7 +156,8 @@ def dd(x: Any, lo: Optional[Any] = None) -> DD:
         return DD.from_pairs(p)
     if a.dtype == _np.longdouble and _np.dtype(_np.longdouble) != _np.float64:
         hi = a.astype(_np.float64)
-        return DD(hi, (a - hi).astype(_np.float64))
+        with _np.errstate(invalid="ignore"):  # inf - inf: DD drops it
+            return DD(hi, (a - hi).astype(_np.float64))
     if a.dtype.kind not in "fiub":
         raise TypeError("nbcc.dd: cannot make double-doubles of dtype %s"
                         % a.dtype)
