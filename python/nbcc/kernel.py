@@ -366,7 +366,7 @@ class Kernel:
             if not _np.isfinite(hi + lo):
                 raise ValueError(self._fail("%s: %r is not a finite number"
                                             % (what, hi + lo)))
-            return hi, lo
+            return self._in_range(v, what, hi, lo)
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
         if isinstance(x, int) and not isinstance(x, bool):
@@ -395,6 +395,18 @@ class Kernel:
             # as nbrun --const and read_decimal refuse it
             raise ValueError(self._fail("%s: %r is not a finite number" %
                                         (what, hi)))
+        return self._in_range(v, what, hi, lo)
+
+    def _in_range(self, v: Var, what: str, hi: float, lo: float) \
+            -> Tuple[float, float]:
+        """(hi, lo), where v's type holds the value: a float CONST of
+        1e300 became inf in the kernel, and its results NaN, where the
+        same decimal as text (and nbrun --const) is refused."""
+        if v.type == _facts.FLOAT.name:
+            with _np.errstate(over="ignore"):
+                if _np.isinf(_np.float32(hi)):
+                    raise ValueError(self._fail(
+                        "%s: %r is out of range for float" % (what, hi)))
         return hi, lo
 
     def __call__(self, /, **given: Any) -> Dict[str, Result]:

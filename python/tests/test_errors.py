@@ -108,6 +108,15 @@ def test_shapes_and_values(k):
     with pytest.raises(ValueError, match=r"BMEM 'w'\[2\]: 'nan' is not a "
                                          "finite number"):
         k(**args(w=["1", "2", "nan", "3"]))
+    # a float CONST as the decimal's text is read: within float's range
+    # (1e300 was passed on, inf in the kernel, its results NaN)
+    kf = nbcc.Kernel(k.path, precision="float", device="host")
+    for big in (1e300, -np.float64(1e39), nbcc.dd("1e300"), "1e300"):
+        with pytest.raises(ValueError, match="CONST 'h2': .*1e.?300.? is "
+                           "out of range for float|CONST 'h2': -1e.39 is "
+                           "out of range for float"):
+            kf(**args(h2=big))
+    assert np.isfinite(kf(**args(h2=3.4028235e38))["g"]).all()
     # numbers as nbrun --const takes them: finite only
     for bad in (float("nan"), np.inf, -np.float32("inf"),
                 nbcc.DD(np.inf, 0.0)):
