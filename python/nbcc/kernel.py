@@ -169,6 +169,17 @@ class Kernel:
         self.newton_used = False
         self.launches = 0
         self._read_iface()
+        if _facts.is_generated(name, text):
+            # the runtime takes code nbcc wrote as it is: precision="float"
+            # gave a double kernel, grad="xi" the primal, without a word;
+            # nbrun warns of its flags alike
+            given = ["%s=%r" % o for o in options.items()]
+            if precision is not None and precision != self.precision:
+                given.insert(0, "precision=%r" % precision)
+            for g in given:
+                _warnings.warn("Kernel(): %s is ignored: %r is compiled "
+                               "already" % (g, name), RuntimeWarning,
+                               stacklevel=2)
 
     def _read_iface(self) -> None:
         f = self._iface_ptr = rt.nbrt_iface(self._h)
