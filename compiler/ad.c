@@ -759,7 +759,7 @@ static int wrt_var(Func *f, const char *flag, const char *name)
 				in = cprintf(c, "%s%s%s", in, *in ? ", " : "",
 				             f->var[w].name);
 		error_file(c, "%s: '%s' is not an input of the kernel (an LMEM, "
-		           "BMEM or CONST name; it has %s)", flag, name,
+		           "BMEM or CONST name; it has %s)", flag, nb_esc(name),
 		           *in ? in : "none");
 		return -1;
 	}
@@ -964,7 +964,8 @@ static int results(Ad *ad, const char *grad_of, char *of)
 		    !differentiable(f->var[v].red)) {
 			error_file(f->ctx, "--grad-of: '%s' is not a %s of the "
 			           "kernel; the results differentiated are sums "
-			           "(+=, -=), logsumexp=, min= and max=", x,
+			           "(+=, -=), logsumexp=, min= and max=",
+			           nb_esc(x),
 			           v < 0 ? "result" : v < ad->nv0 &&
 			           f->var[v].role == NB_RMEM ? "differentiable "
 			           "result" : "result, but an input,");
@@ -1008,7 +1009,8 @@ static int gradient(Ad *ad, const char *grad, const char *grad_of,
 			error_file(c, "--grad=%s: a BMEM's gradient is per "
 			           "j-element, from a kernel of its own with i and "
 			           "j exchanged: ask for the BMEM inputs apart from "
-			           "the LMEM and CONST ones (docs/autodiff.md)", grad);
+			           "the LMEM and CONST ones (docs/autodiff.md)",
+			           nb_esc(grad));
 			goto out;
 		}
 		wv[nw++] = v;
@@ -1018,7 +1020,7 @@ static int gradient(Ad *ad, const char *grad, const char *grad_of,
 	if (bmem && with_jvp) {
 		error_file(c, "--grad=%s: a BMEM's gradient is a kernel of its "
 		           "own, with i and j exchanged: ask for --jvp apart",
-		           grad);
+		           nb_esc(grad));
 		goto out;
 	}
 	if (results(ad, grad_of, of) < 0)
@@ -1033,7 +1035,8 @@ static int gradient(Ad *ad, const char *grad, const char *grad_of,
 	const char *mode = getenv("NBCC_AD_MODE");
 	if (mode && *mode && strcmp(mode, "reverse") && strcmp(mode, "forward")) {
 		error_file(c, "NBCC_AD_MODE=%s: it must be reverse or forward "
-		           "(or unset: the mode of fewer sweeps)", mode);
+		           "(or unset: the mode of fewer sweeps)",
+		           nb_esc(mode));
 		goto out;
 	}
 	if (mode && *mode ? *mode == 'r' : nr < nw) {
@@ -1082,7 +1085,8 @@ static int tangents(Ad *ad, const char *jvp)
 		const char *colon = memchr(p, ':', n);
 		if (!colon || colon == p || colon + 1 == p + n) {
 			error_file(c, "--jvp=%s: expected NAME:TANGENT pairs "
-			           "separated by commas, as xi:vxi,yi:vyi", jvp);
+			           "separated by commas, as xi:vxi,yi:vyi",
+			           nb_esc(jvp));
 			goto out;
 		}
 		char *x = word(c, p, (size_t)(colon - p));
@@ -1096,7 +1100,7 @@ static int tangents(Ad *ad, const char *jvp)
 				goto out;
 			if (!nb_is_ident(t)) {
 				error_file(c, "--jvp: the tangent name '%s' is not an "
-				           "identifier", t);
+				           "identifier", nb_esc(t));
 				goto out;
 			}
 			int tv = var_find(f, t);
@@ -1173,7 +1177,7 @@ int ad_derive(Func *f, const char *jvp, const char *grad, const char *grad_of)
 		ad.pin[v] = -1;
 	if (grad_of && !grad) {
 		error_file(c, "--grad-of=%s: it chooses the results --grad "
-		           "differentiates; give --grad too", grad_of);
+		           "differentiates; give --grad too", nb_esc(grad_of));
 		goto out;
 	}
 	if (jvp && tangents(&ad, jvp) < 0)

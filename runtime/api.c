@@ -184,7 +184,7 @@ static int find(nbrt_kernel *k, const char *name)
 	if (v < 0) {
 		char *all = names(k->f);
 		nbrt_fail(k->rt, "kernel %s has no variable '%s' (it has %s)",
-		          k->f->kernel, name ? name : "(null)", all ? all : "?");
+		          k->f->kernel, nb_esc(name), all ? all : "?");
 		free(all);
 	}
 	return v;

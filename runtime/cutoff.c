@@ -49,7 +49,7 @@ static int pos_var(nbrt_kernel *k, const nbrt_cutoff *c, int side, int d)
 	if (v < 0)
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] = "
 		                 "'%s': the kernel has no variable of that name; its "
-		                 "%s are %s", f->kernel, key, d, name,
+		                 "%s are %s", f->kernel, key, d, nb_esc(name),
 		                 nb_role_name(role), all);
 	if (f->var[v].role != role)
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_cutoff: %s[%d] = "

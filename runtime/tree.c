@@ -596,8 +596,10 @@ int nbrt_octree_build(nbrt *rt, nbrt_octree *t, const u64 *key, size_t n,
 	              n / ((size_t)per * (size_t)nt);
 	most = most > bucket ? most : bucket;
 	/* the top cells hold more than most bodies each, so at most n / (most
-	 * + 1) a level, and each has at most 8 octants */
-	size_t cap = 1 + 9 * (NBRT_TREE_DEPTH + 1) * (n / (most + 1));
+	 * + 1) a level, and each has at most 8 octants; none where most >= n
+	 * (most + 1 wraps to 0 for a bucket of SIZE_MAX: SIGFPE) */
+	size_t cap = 1 + 9 * (NBRT_TREE_DEPTH + 1) *
+	                 (most < n ? n / (most + 1) : 0);
 	Piece *p = nbrt_work_take(w, W_OCTP, cap * sizeof *p);
 	if (!p)
 		return nbrt_fail(rt, "out of memory for the octree's pieces of %zu "
@@ -870,7 +872,7 @@ static int named(nbrt_kernel *k, const char *name, nb_role role,
 	if (v < 0 || k->f->var[v].role != role)
 		return nbrt_fail(k->rt, "kernel %s: nbrt_run_tree: the %s '%s' is "
 		                 "no %s of the kernel", k->f->kernel, what,
-		                 name ? name : "(null)", nb_role_name(role));
+		                 nb_esc(name), nb_role_name(role));
 	return v;
 }
 

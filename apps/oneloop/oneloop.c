@@ -97,6 +97,7 @@ typedef struct run {
 	double t_kern, t_half; /* kernel seconds, summed over the lambdas;
 	                        * t_half N/2's, N/4's and N/8's */
 	int split;           /* the points divided among MPI ranks */
+	const char *where;   /* a message's prefix: "" or a scan's row */
 } run;
 
 /* Whether the rule at N/4 and N/8 sharpens the error estimate
@@ -913,6 +914,24 @@ static int evaluate(run *r, grid *g, nb_dd lambda, nb_dd eps, nb_dd *out,
 	}
 	if (r->a->deform)
 		out[0] = num_add(dbl, out[0], nb_dd_from(face_tail(r, g, lambda.hi)));
+	/* Where the parameters' scale is far from 1 (s = t = -1e-160, me =
+	 * mf = lambda = 1e-80 passes every check above), D^2 or 1/D^2 leaves
+	 * the arithmetic's range and the sums are NaN or infinite: printed,
+	 * that was "I = nan" and exit 0.  Every rank holds the same sums, so
+	 * every rank fails alike. */
+	for (int part = 0; part < 1 + CPLX(r->a); part++)
+		if (!isfinite(out[part].hi)) {
+			char l[64], v[700];
+			return prog_fail("%sat lambda = %s the rule of N = %ld gives %s "
+			                 "= %s: the parameters are outside the range of "
+			                 "%s arithmetic, where D^2 or 1/D^2 overflows; "
+			                 "D is linear in s, t, lambda^2, me^2 and mf^2, "
+			                 "so I scales by 1/c^2 as they all scale by c",
+			                 r->where, param(l, sizeof l, dbl, lambda), n,
+			                 CPLX(r->a) ? part ? "Im I" : "Re I" : "I",
+			                 num_full(v, sizeof v, dbl, out[part]),
+			                 dbl ? "double" : "dd");
+		}
 	return 0;
 }
 
@@ -1811,6 +1830,18 @@ static char *scan_text(const char *path)
 	int rc = 0;
 	if (!par_rank() && !(t = nb_read_file(path, &n, err, sizeof err)))
 		rc = prog_fail("--scan: %s", err);
+	/* the rows are read as C strings: a NUL ended the text there, and
+	 * every row after it was left out with no word */
+	const char *z = t ? memchr(t, 0, n) : NULL;
+	if (z) {
+		long line = 1;
+		for (const char *p = t; p < z; p++)
+			line += *p == '\n';
+		rc = prog_fail("--scan %s, line %ld: a NUL byte; the file must be "
+		               "text", nb_esc(path), line);
+		free(t);
+		t = NULL;
+	}
 	if (par_agree(rc))
 		return NULL;
 	unsigned long long len = n;
@@ -2018,10 +2049,15 @@ static int scan(run *r, const scanrow *row, long n)
 	size_t lo = 0, hi = 0;
 	if (!rc)
 		par_range((size_t)n, par_rank(), &lo, &hi);
+	char where[600];
 	for (size_t k = lo; k < hi && !rc; k++) {
 		r->p = row[k].p;
+		snprintf(where, sizeof where, "--scan %s, line %ld: ",
+		         nb_esc(a->scan), row[k].line);
+		r->where = where;
 		rc = scan_one(r, &res[k]);
 	}
+	r->where = "";
 	if (par_agree(rc)) {
 		free(res);
 		return 1;
@@ -2081,7 +2117,7 @@ int main(int argc, char **argv)
 	int rc = parse_args(&a, argc, argv);
 	if (par_agree(rc != P_GO && rc != P_DONE) || rc != P_GO)
 		return par_end(rc == P_DONE ? 0 : 1);
-	run r = {.a = &a, .split = !a.scan};
+	run r = {.a = &a, .split = !a.scan, .where = ""};
 	rc = par_agree(read_params(&a, &r.p));
 	/* a scan's rows are read and checked before the device is opened */
 	char *text = NULL;

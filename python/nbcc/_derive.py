@@ -73,7 +73,8 @@ def jvp(fail: Fail, variables: Sequence[str], reductions: Mapping[str, str],
         tangents: Mapping[str, Any]) \
         -> Tuple[str, Dict[str, Any], Dict[str, str]]:
     """--jvp's value, {tangent variable: its values}, and {sum result: the
-    derived result holding its derivative}."""
+    derived result holding its derivative}.  variables: every variable's
+    name, the results (those of reductions) among them."""
     if not isinstance(tangents, Mapping) or not tangents:
         raise TypeError(fail(
             "jvp(): tangents= must be a dict {input name: its tangent (an "
@@ -84,7 +85,10 @@ def jvp(fail: Fail, variables: Sequence[str], reductions: Mapping[str, str],
     values: Dict[str, Any] = {}
     derived: Dict[str, str] = {}
     for x, t in tangents.items():
-        if not isinstance(x, str) or x not in taken:
+        # a result's NAME:OTHER in --jvp names its derivative, so a
+        # tangent of a result came back as "no variable 't_r'"
+        if not isinstance(x, str) or x not in variables or \
+                x in reductions:
             raise ValueError(fail("jvp(): tangents names %r, which is not "
                                   "an input of the kernel" % (x,)))
         name = _fresh(taken, "t_" + x)

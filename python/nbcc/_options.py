@@ -46,6 +46,10 @@ def flags(precision: Optional[str], options: Dict[str, Any]) -> List[str]:
     kind, a ValueError for a precision the library does not have."""
     out = []
     if precision is not None:
+        if not isinstance(precision, str):
+            # a list reached the dict lookup: "unhashable type: 'list'"
+            raise TypeError("precision must be %s, not %s" %
+                            (_facts.prec_names(), type(precision).__name__))
         if precision not in _facts.PRECS:
             raise ValueError("precision must be %s, not %r" %
                              (_facts.prec_names(), precision))

@@ -7,7 +7,7 @@ read_decimal reads one decimal at any precision, as nbrun reads CSV."""
 from __future__ import annotations
 
 import ctypes as _ctypes
-from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple, Union
 
 import numpy as _np
 
@@ -43,7 +43,11 @@ class DD:
         if hi.shape != lo.shape:
             raise ValueError("DD: hi has shape %s, lo %s" % (hi.shape,
                                                               lo.shape))
-        s, e = _two_sum(hi, lo)
+        # an infinite s makes inf - inf in the error term, which numpy
+        # warned of ("invalid value encountered in subtract") for DD(inf);
+        # that term is dropped below, and an overflow still warns
+        with _np.errstate(invalid="ignore"):
+            s, e = _two_sum(hi, lo)
         # an infinite or NaN hi keeps lo = 0, as the kernels' dd does
         e = _np.where(_np.isfinite(s), e, 0.0)
         self.pairs = _np.stack([s, e], axis=-1)
@@ -76,10 +80,22 @@ class DD:
         return self.pairs.shape[:-1]
 
     def __len__(self) -> int:
+        if not self.shape:
+            # len(pairs) would be 2, the hi and the lo
+            raise TypeError("len() of a DD of shape ()")
         return len(self.pairs)
 
+    def __iter__(self) -> Iterator[DD]:
+        if not self.shape:
+            raise TypeError("iteration over a DD of shape ()")
+        return (self[k] for k in range(len(self)))
+
     def __getitem__(self, i: Any) -> DD:
-        return DD.from_pairs(self.pairs[i])
+        # the index is of the values, never of the (hi, lo) axis: d[..., 0]
+        # took each hi part of a DD of 2 as one pair, and d[0, 1] of a 1-D
+        # DD its first lo part as a DD
+        key = i if isinstance(i, tuple) else (i,)
+        return DD.from_pairs(self.pairs[key + (slice(None),)])
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
         """hi + lo, rounded to float64."""
@@ -117,8 +133,10 @@ def read_decimal(s: Union[str, bytes], prec: _facts.Prec, what: str) \
     if r:
         why = {_facts.NUM["nonfinite"]: "is not a finite number",
                _facts.NUM["range"]: "is out of range for " + prec.name}
-        raise ValueError("%s: '%s' %s" % (what, s,
-                                           why.get(r, "is not a number")))
+        # repr: the text as given, with a control byte escaped (a raw
+        # ESC in it reached the terminal), as nbrun escapes a CSV value
+        raise ValueError("%s: %r %s" % (what, s,
+                                         why.get(r, "is not a number")))
     return v[0], v[1]
 
 
@@ -138,7 +156,8 @@ def dd(x: Any, lo: Optional[Any] = None) -> DD:
         return DD.from_pairs(p)
     if a.dtype == _np.longdouble and _np.dtype(_np.longdouble) != _np.float64:
         hi = a.astype(_np.float64)
-        return DD(hi, (a - hi).astype(_np.float64))
+        with _np.errstate(invalid="ignore"):  # inf - inf: DD drops it
+            return DD(hi, (a - hi).astype(_np.float64))
     if a.dtype.kind not in "fiub":
         raise TypeError("nbcc.dd: cannot make double-doubles of dtype %s"
                         % a.dtype)

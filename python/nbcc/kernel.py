@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes as _ctypes
 import os as _os
+import re as _re
 import warnings as _warnings
 import weakref as _weakref
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, \
@@ -62,7 +63,7 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         # that /dev/zero or a huge file is refused, not loaded
         text = f.read(_facts.MAX_SOURCE + 1)
     if len(text) > _facts.MAX_SOURCE:
-        raise ValueError("Kernel(): '%s' is larger than %d MiB, the largest "
+        raise ValueError("Kernel(): %r is larger than %d MiB, the largest "
                          "source nbcc compiles" %
                          (path, _facts.MAX_SOURCE >> 20))
     return path, text, path
@@ -153,7 +154,13 @@ class Kernel:
             msg = None if h else d.error()
         if not h:
             assert msg is not None
-            if msg.startswith("cannot compile %s:\n" % name):
+            # the source's diagnostics, under the name as the runtime and
+            # the compiler write it: escaped (nb_esc), so that a path with
+            # a control byte matched no "cannot compile NAME:" and its
+            # errors came as Error, not CompileError.  A failure of the C
+            # compiler after nbcc ("cannot compile NAME with 'cc' ...")
+            # has no diagnostic of that name under it.
+            if _re.match(r"cannot compile ([^\n]*):\n\1:", msg):
                 raise CompileError(msg)
             raise Error(msg)
         self._h = h
@@ -162,6 +169,17 @@ class Kernel:
         self.newton_used = False
         self.launches = 0
         self._read_iface()
+        if _facts.is_generated(name, text):
+            # the runtime takes code nbcc wrote as it is: precision="float"
+            # gave a double kernel, grad="xi" the primal, without a word;
+            # nbrun warns of its flags alike
+            given = ["%s=%r" % o for o in options.items()]
+            if precision is not None and precision != self.precision:
+                given.insert(0, "precision=%r" % precision)
+            for g in given:
+                _warnings.warn("Kernel(): %s is ignored: %r is compiled "
+                               "already" % (g, name), RuntimeWarning,
+                               stacklevel=2)
 
     def _read_iface(self) -> None:
         f = self._iface_ptr = rt.nbrt_iface(self._h)
@@ -280,35 +298,65 @@ class Kernel:
             raise ValueError(self._fail("%s %s not given" % (
                 ", ".join(missing), "is" if len(missing) == 1 else "are")))
 
-    def _array(self, v: Var, x: Any) -> Tuple[NDArray[Any], int]:
-        """x as an array the runtime can take for v without another copy:
-        (array, nbrt type)."""
+    def _input(self, v: Var, x: Any) -> Any:
+        """x checked for v, as a DD or an array, not yet copied."""
         what = "%s '%s'" % (v.role, v.name)
         if isinstance(x, DD):
-            p = x.pairs
-            if p.ndim != 2:
+            if x.pairs.ndim != 2:
                 raise ValueError(self._fail("%s: a 1-D DD is needed, not "
                                             "shape %s" % (what, x.shape)))
-            return _np.require(p, _np.float64, ["C", "A"]), _facts.DD.host
+            return x
         a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
-        if a.dtype.kind in "US":
-            # decimals, read exactly into the variable's own layout
-            prec = _facts.PRECS[v.type]
-            flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
-                    for i, s in enumerate(a.ravel().tolist())]
-            pairs = _np.array(flat, _np.float64).reshape(-1, 2)
-            r = prec.empty(len(flat))
-            r[...] = pairs[:, :prec.scalars].reshape(r.shape)
-            return r, prec.host
-        if a.dtype.kind not in "fiub":
+        if a.dtype.kind not in "fiubUS":
             raise TypeError(self._fail(
                 "%s: cannot use an array of dtype %s: real numbers are "
                 "needed (float32 and float64 as they are, integers and "
                 "bools as float64, decimal strings read exactly)" %
                 (what, a.dtype)))
+        # before the decimals are read: their ravel() took a (3, 2) array
+        # as 6 elements, and one string as an array of 1
         if a.ndim != 1:
             raise ValueError(self._fail("%s: a 1-D array is needed, not "
                                         "shape %s" % (what, a.shape)))
+        return a
+
+    @staticmethod
+    def _as_is(a: NDArray[Any], dtype: Any) -> bool:
+        """Whether np.require(a, dtype, ["C", "A"]) returns a itself."""
+        return bool(a.dtype == dtype and a.flags.c_contiguous and
+                    a.flags.aligned)
+
+    def _copy_bytes(self, v: Var, a: Any) -> int:
+        """The bytes of the array _array(v, a) makes (0: a itself goes to
+        the runtime), for the memory check before any is made."""
+        if isinstance(a, DD):
+            return 0 if self._as_is(a.pairs, _np.float64) else len(a) * 16
+        if a.dtype.kind in "US":
+            # the pairs read, and the values in v's layout
+            return len(a) * (16 + _facts.PRECS[v.type].itemsize)
+        if a.dtype == _np.longdouble and v.type == _facts.DD.name and \
+                _np.dtype(_np.longdouble) != _np.float64:
+            return len(a) * 16
+        if a.dtype == _facts.FLOAT.dtype:
+            return 0 if self._as_is(a, a.dtype) else len(a) * 4
+        return 0 if self._as_is(a, _facts.DOUBLE.dtype) else len(a) * 8
+
+    def _array(self, v: Var, a: Any) -> Tuple[NDArray[Any], int]:
+        """a (from _input) as an array the runtime can take for v without
+        another copy: (array, nbrt type)."""
+        what = "%s '%s'" % (v.role, v.name)
+        if isinstance(a, DD):
+            return _np.require(a.pairs, _np.float64, ["C", "A"]), \
+                _facts.DD.host
+        if a.dtype.kind in "US":
+            # decimals, read exactly into the variable's own layout
+            prec = _facts.PRECS[v.type]
+            flat = [read_decimal(s, prec, self._fail("%s[%d]" % (what, i)))
+                    for i, s in enumerate(a.tolist())]
+            pairs = _np.array(flat, _np.float64).reshape(-1, 2)
+            r = prec.empty(len(flat))
+            r[...] = pairs[:, :prec.scalars].reshape(r.shape)
+            return r, prec.host
         if a.dtype == _np.longdouble and v.type == _facts.DD.name and \
                 _np.dtype(_np.longdouble) != _np.float64:
             return dd(a).pairs, _facts.DD.host
@@ -329,7 +377,7 @@ class Kernel:
             if not _np.isfinite(hi + lo):
                 raise ValueError(self._fail("%s: %r is not a finite number"
                                             % (what, hi + lo)))
-            return hi, lo
+            return self._in_range(v, what, hi, lo)
         if isinstance(x, (str, bytes)):
             return read_decimal(x, _facts.PRECS[v.type], self._fail(what))
         if isinstance(x, int) and not isinstance(x, bool):
@@ -358,6 +406,18 @@ class Kernel:
             # as nbrun --const and read_decimal refuse it
             raise ValueError(self._fail("%s: %r is not a finite number" %
                                         (what, hi)))
+        return self._in_range(v, what, hi, lo)
+
+    def _in_range(self, v: Var, what: str, hi: float, lo: float) \
+            -> Tuple[float, float]:
+        """(hi, lo), where v's type holds the value: a float CONST of
+        1e300 became inf in the kernel, and its results NaN, where the
+        same decimal as text (and nbrun --const) is refused."""
+        if v.type == _facts.FLOAT.name:
+            with _np.errstate(over="ignore"):
+                if _np.isinf(_np.float32(hi)):
+                    raise ValueError(self._fail(
+                        "%s: %r is out of range for float" % (what, hi)))
         return hi, lo
 
     def __call__(self, /, **given: Any) -> Dict[str, Result]:
@@ -385,7 +445,15 @@ class Kernel:
         names_asked = self._take(given, "wrt", wrt)
         of = self._take(given, "of", None)
         cot = self._keyword(given, "cotangent", None)
-        per_i = bool(self._keyword(given, "per_i", False))
+        per_i = self._keyword(given, "per_i", False)
+        if not isinstance(per_i, (bool, _np.bool_)):
+            # bool() took per_i="no" (or 0.0 from a computation) silently
+            raise TypeError(self._fail("grad(): per_i= takes True or False, "
+                                       "not %s" % type(per_i).__name__))
+        if of is not None and not isinstance(of, str):
+            # a list reached a dict lookup: "unhashable type: 'list'"
+            raise TypeError(self._fail("grad(): of= takes a result's name, "
+                                       "not %s" % type(of).__name__))
         if per_i and cot is not None:
             raise ValueError(self._fail(
                 "grad(): cotangent= weighs a CONST's total, and per_i=True "
@@ -517,19 +585,24 @@ class Kernel:
                                        "{name: value}, not %s" %
                                        type(inputs).__name__))
         inputs = dict(inputs)
+        for name in inputs:
+            if not isinstance(name, str):
+                # a key of 1 or b"xi" reached str methods: AttributeError
+                raise TypeError(self._fail(
+                    "run(): an input's name is a str, not %s (%r)" %
+                    (type(name).__name__, name)))
         self._check_names(inputs)
         pairs = _pairs.Pairs(self._fail, options)
         if pairs.theta is not None:
             pairs.tree_for(self, self._fail)
-        arrays: Dict[str, Tuple[NDArray[Any], int]] = {}
+        given: Dict[str, Any] = {}
         consts: Dict[str, Tuple[float, float]] = {}
         n: Dict[str, Tuple[str, int]] = {}
         for v in self.variables:
             if v.role == "CONST":
                 consts[v.name] = self._const(v, inputs[v.name])
             elif v.role != "RMEM":
-                a, t = self._array(v, inputs[v.name])
-                arrays[v.name] = (a, t)
+                a = given[v.name] = self._input(v, inputs[v.name])
                 first = n.setdefault(v.role, (v.name, len(a)))
                 if len(a) != first[1]:
                     raise ValueError(self._fail(
@@ -547,8 +620,16 @@ class Kernel:
                 "and Nj = %d" % (ni, nj)))
         self._check_counts(nj)
         d = self._dev
+        # the copies the inputs need (a strided or broadcast array, ints,
+        # decimals) are counted before any is made: each was made first,
+        # and those within the memory one at a time could together
+        # exhaust it where the check saw only the results
+        copies = sum(self._copy_bytes(self._var[x], a)
+                     for x, a in given.items())
         with d.lock:
-            self._check_memory(ni, nj)
+            self._check_memory(ni, nj, copies)
+        arrays = {x: self._array(self._var[x], a) for x, a in given.items()}
+        with d.lock:
             out: Dict[str, Result] = {}
             for v in self.variables:
                 if v.role == "RMEM":
@@ -602,21 +683,23 @@ class Kernel:
                     % (v.name, v.type, top, nj, top)),
                     RuntimeWarning, stacklevel=4)
 
-    def _check_memory(self, ni: int, nj: int) -> None:
-        """What the run needs beyond the caller's arrays (the results and
-        the runtime's copies), checked before anything is allocated."""
+    def _check_memory(self, ni: int, nj: int, copies: int) -> None:
+        """What the run needs beyond the caller's arrays (the results, the
+        inputs' copies and the runtime's copies), checked before anything
+        is allocated."""
         extra = _ctypes.c_double()
         if rt.nbrt_run_memory(self._h, ni, nj, 1, _ctypes.byref(extra)):
             raise MemoryError(self._dev.error())
         res = sum(ni * _facts.PRECS[v.type].itemsize
                   for v in self.variables if v.role == "RMEM")
-        need, avail = res + extra.value, rt.nbrt_host_memory()
+        need, avail = res + copies + extra.value, rt.nbrt_host_memory()
         if need > avail:
             def b(x: float) -> str:
                 s = _ctypes.create_string_buffer(32)
                 rt.nbrt_format_bytes(s, 32, x)
                 return s.value.decode()
             raise MemoryError(self._fail(
-                "Ni = %d, Nj = %d needs %s of memory (results %s, the "
+                "Ni = %d, Nj = %d needs %s of memory (results %s, %sthe "
                 "runtime %s), and %s is available" %
-                (ni, nj, b(need), b(res), b(extra.value), b(avail))))
+                (ni, nj, b(need), b(res), "the inputs' copies %s, " %
+                 b(copies) if copies else "", b(extra.value), b(avail))))

@@ -10,6 +10,7 @@ import pathlib
 import subprocess
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -150,6 +151,27 @@ def test_dd_values():
     y = nbcc.DD([1.0, 2.0], [2.0 ** -60, 0.0])
     assert np.asarray(y).dtype == np.float64 and y.shape == (2,)
     assert repr(nbcc.dd("0.1")) == "DD('0.1')"
+    # infinities are values, and no warning (numpy's "invalid value
+    # encountered in subtract", of the error term dropped)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert repr(nbcc.DD([np.inf, -np.inf])) == "DD(['inf', '-inf'])"
+        assert nbcc.dd(np.longdouble("inf")).lo == 0
+    # an index is of the values, never of the (hi, lo) pairs: d[..., 0]
+    # was the two hi parts taken as one pair (0.3), d[0, 1] the lo part
+    d = nbcc.dd(["0.1", "0.2"])
+    assert repr(d[..., 0]) == "DD('0.1')" and repr(d[..., 1]) == "DD('0.2')"
+    assert repr(d[0]) == "DD('0.1')" and repr(d[1:]) == "DD(['0.2'])"
+    assert [repr(v) for v in d] == ["DD('0.1')", "DD('0.2')"]
+    with pytest.raises(IndexError):
+        d[0, 1]
+    # one value has no length (it said 2) and no elements
+    one = nbcc.dd("0.1")
+    assert repr(one[()]) == "DD('0.1')"
+    with pytest.raises(TypeError, match="len.. of a DD of shape"):
+        len(one)
+    with pytest.raises(TypeError, match="iteration over a DD of shape"):
+        list(one)
 
 
 def test_dd_kernel(grav):

@@ -205,6 +205,9 @@ def test_derived_errors():
         k.grad("g", cotangent=np.ones(4), **a)
     with pytest.raises(ValueError, match="'zz', which is not an input"):
         k.jvp({"zz": 1.0}, **a)
+    # a result is no input: it said "no variable 't_s'"
+    with pytest.raises(ValueError, match="'s', which is not an input"):
+        k.jvp({"s": np.ones(3)}, **a)
     with pytest.raises(TypeError, match="tangents= must be a dict"):
         k.jvp(tangents=["xi"], **a)
     with pytest.raises(ValueError, match="LMEM 'xi' is not given"):

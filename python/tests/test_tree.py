@@ -52,6 +52,25 @@ def test_tree_against_dense(device, example, kind, n):
     assert 0 < med < bound, "%s: median relative error %g" % (why, med)
 
 
+def test_tree_largest_sizes(device, example):
+    """The largest bucket= and group= the package takes (SIZE_MAX): the
+    whole tree one leaf, one walk, so the dense sums.  A bucket of 2^64 -
+    1 wrapped the octree's bound of its top cells to a division by 0:
+    the process died of SIGFPE."""
+    k = nbcc.Kernel(example("gravity"), precision="double", device=device)
+    a, vec, _ = bodies(np.random.default_rng([SEED, 5]), 50, "gravity")
+    dense = k(**a)
+    for kw in ({"bucket": 2 ** 64 - 1},
+               {"bucket": 2 ** 64 - 1, "group": 2 ** 64 - 1}):
+        one = k(**a, theta=0.5, **kw)
+        for c in vec:
+            np.testing.assert_allclose(one[c], dense[c], rtol=1e-10,
+                                       err_msg="%s %s" % (kw, c))
+    # one walk for every i, with the leaves of the default bucket
+    walk = k(**a, theta=0.5, group=2 ** 64 - 1)
+    assert all(np.isfinite(walk[c]).all() for c in vec)
+
+
 def test_tree_refused(device, example):
     k = nbcc.Kernel(example("gravity"), precision="double", device=device)
     a, _, _ = bodies(np.random.default_rng([SEED, 3]), 30, "gravity")

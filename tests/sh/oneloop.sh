@@ -94,6 +94,21 @@ refuse "--scan $T/s3, line 2: 4 fields, and the header has 5" --scan "$T/s3"
 printf 's,t,me,mf,lambda\n-1,-1,1,1,x\n' >"$T/s4"
 refuse "--scan $T/s4, line 2: lambda needs a finite decimal number, not 'x'" --scan "$T/s4"
 refuse "--scan $T/s4 gives s, t, me, mf and lambda for each row: it excludes --s, --t, --me, --mf and --lambda" --scan "$T/s4" --s -2
+# a NUL ended the text: the rows after it were left out, exit 0
+printf 's,t,me,mf,lambda\n-1,-1,1,1,0.1\0x\n-1,-1,1,1,0.2\n' >"$T/s8"
+refuse "--scan $T/s8, line 2: a NUL byte; the file must be text" --scan "$T/s8"
+# a scale far from 1 that every check above passes: D^2 or 1/D^2 leaves
+# the arithmetic's range; it printed "I = nan" (in double "I = inf",
+# error estimate 0), and a scan's row nan, with exit 0
+R="the parameters are outside the range of dd arithmetic, where D^2 or 1/D^2 overflows; D is linear in s, t, lambda^2, me^2 and mf^2, so I scales by 1/c^2 as they all scale by c"
+TINY="--s -1e-160 --t -1e-160 --me 1e-80 --mf 1e-80"
+refuse "at lambda = 1e-80 the rule of N = 8 gives I = nan: $R" --n 16 $TINY --lambda 1e-80
+refuse "at lambda = 1e+100 the rule of N = 8 gives I = nan: $R" --n 16 --csv --s -1e200 --t -1e200 --me 1e100 --mf 1e100 --lambda 1e100
+refuse "at lambda = 1e-80 the rule of N = 8 gives I = inf: $(echo "$R" | sed 's/of dd/of double/')" --n 16 --precision double $TINY --lambda 1e-80
+refuse "at lambda = 1e-80 the rule of N = 8 gives I = nan: $R" --n 16 $TINY --extrapolate --lambdas 1e-80,0.5,3
+refuse "at lambda = 0.01 the rule of N = 4 gives Re I = nan: $R" --n 8 --s 1e100
+printf 's,t,me,mf,lambda\n-1,-1,1,1,0.1\n-1e-160,-1e-160,1e-80,1e-80,1e-80\n' >"$T/s7"
+refuse "--scan $T/s7, line 3: at lambda = 1e-80 the rule of N = 8 gives I = nan: $R" --n 16 --scan "$T/s7"
 # memory: refused before anything is allocated (ulimit -v bounds what the
 # process may use; ASan reserves far more address space than that)
 if [ -z "${NBCC_SANITIZED:-}" ]; then
