@@ -272,7 +272,12 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 	long sh = 1;
 	if (nbrt_env_int(rt, "NBRT_DIN_SHADOW", 0, 1, &sh) < 0)
 		return -1;
-	pg->dinf = sh && memmem(code, len, "NB_DIN_F", 8);
+	int fin = 0; /* a float input: what the copies are for */
+	for (int v = 0; v < k->f->nvar; v++)
+		fin |= (k->f->var[v].role == NB_LMEM ||
+		        k->f->var[v].role == NB_BMEM) &&
+		       k->f->var[v].type == NB_FLOAT;
+	pg->dinf = sh && fin && memmem(code, len, "NB_DIN_F", 8);
 	if (dm < 0 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
 		if (!(pg->icode = malloc(len + 1)))
 			return nbrt_fail(rt, "out of memory");
