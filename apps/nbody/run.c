@@ -33,7 +33,7 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		size_t bad;
 		/* restart_read checked the steps */
 		if (herm_resume(h, &bad))
-			return prog_fail("%s: body %zu's step %g", a->restart, bad,
+			return prog_fail("%s: body %zu's step %g", nb_esc(a->restart), bad,
 			                 s->tstep[bad]);
 		if (run_potential(a, fc, h))
 			return 1;

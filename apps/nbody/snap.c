@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "nbcc.h"
 #include "opt.h"
 #include "snap.h"
 
@@ -31,9 +32,9 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len)
 {
 	if (d->line)
-		snprintf(buf, len, "%s:%ld", path, d->line[i]);
+		snprintf(buf, len, "%s:%ld", nb_esc(path), d->line[i]);
 	else
-		snprintf(buf, len, "%s, body %zu", path, i);
+		snprintf(buf, len, "%s, body %zu", nb_esc(path), i);
 }
 
 int snap_fail(char *err, size_t errlen, const char *fmt, ...)

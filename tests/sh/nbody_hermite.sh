@@ -264,6 +264,16 @@ refused "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
 refused "junk.hdf5: not an HDF5 file" --ic "$T/junk.hdf5"
 refused "cut.hdf5: HDF5 cannot open it" --ic "$T/cut.hdf5"
 refused "unknown --ic 'galaxy'" --ic galaxy
+# a file's name reaches the terminal escaped, from the readers and the
+# checks after them alike
+E=$(printf '\033')
+for w in "nan.csv:3: column 'z'" "neg.csv:2: m = -2" \
+	"junk.hdf5: not an HDF5 file"; do
+	f=${w%%:*}
+	cp "$T/$f" "$T/e$E$f"
+	refused "e.x1b$w" --ic "$T/e$E$f"
+	! grep -q "$E" "$T/err" || die "nbody --ic: its name's escape byte raw"
+done
 refused "two.csv has no step" --restart "$T/two.csv"
 sed '1s/integrator=leapfrog/integrator=hermite eta=0.01/' \
 	"$T/c/snap_000004.csv" >"$T/nojerk.csv"
