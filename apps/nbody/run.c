@@ -167,6 +167,6 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		return prog_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
 		                 "is too long for this model", r->d0.etot, r->d1.etot,
 		                 a->dt);
-	out_plot_energy(a, r);
-	return 0;
+	/* a plot that could not be written fails the run, as a frame does */
+	return par_agree(out_plot_energy(a, r));
 }
