@@ -1,6 +1,7 @@
 /* run.c: bin/nbody's run: the first force evaluation (or a restart's
  * state), then the steps, each followed by the log's row, the snapshot and
  * the picture it has; the energy at both ends. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,7 +129,14 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (!finite) {
 			if (tty)
 				fputc('\n', stderr);
-			if (a->hermite)
+			/* eta is not the cause where the fit's 1/dt^3 overflows,
+			 * nor with --timestep fixed, which takes no eta */
+			if (a->hermite && !(a->dt * a->dt * a->dt >= DBL_MIN))
+				return prog_fail("step %ld: the positions or velocities are "
+				                 "no longer finite (NaN or infinite): dt = %g "
+				                 "is too short for the Hermite scheme, which "
+				                 "divides by dt^3", checked, a->dt);
+			if (a->hermite && a->tstep != HERM_FIXED)
 				return prog_fail("step %ld: the positions or velocities are "
 				                 "no longer finite (NaN or infinite): eta = %g "
 				                 "is too large for this model", checked,

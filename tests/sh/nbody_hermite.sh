@@ -301,6 +301,18 @@ refused "--timestep hermite_shared differs from the snapshot's hermite_fixed" \
 	--restart "$T/fixed.csv" --timestep shared
 refused "--timestep is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
 	--restart "$T/c/snap_000004.csv" --timestep fixed
+# a step so short that the fit's 1/dt^3 overflows: dt is named, not eta,
+# which --timestep fixed does not even take
+for ts in fixed block; do
+	set +e
+	"$NBODY" --device host -n 16 --steps 1 --integrator hermite \
+		--timestep $ts --dt 1e-300 >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	[ "$rc" = 1 ] && grep -q "^nbody: error: step 1: .*dt = 1e-300 is too short" \
+		"$T/err" || { cat "$T/err"; die "--timestep $ts --dt 1e-300: exit $rc"; }
+	ok
+done
 # a shared run's snapshot whose first body's step was halved
 awk -F, -v OFS=, -v CONVFMT=%.17g 'NR == 2 { for (c = 1; c <= NF; c++) if ($c == "dt") k = c }
 	NR == 3 { $k = $k / 2 } { print }' "$T/shared.csv" >"$T/uneven.csv"
