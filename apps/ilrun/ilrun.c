@@ -84,7 +84,12 @@ static int value(In *in, const char *s, Type t, unsigned char out[8])
 		if (!*s || *end || (errno && t == T_DOUBLE))
 			return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 		if (t == T_FLOAT) {
+			/* out of float's range as a double is of its own: 1e39
+			 * was stored as inf */
+			errno = 0;
 			float f = strtof(s, NULL);
+			if (errno)
+				return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 			memcpy(out, &f, 4);
 		} else {
 			memcpy(out, &d, 8);
