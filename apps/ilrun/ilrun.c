@@ -170,17 +170,21 @@ static int directive(In *in, char **w, int n)
 		return 0;
 	}
 	if (strncmp(w[0], "cb", 2) == 0) {
-		unsigned k, e;
+		/* digits alone: %u took "cb4294967296[0]" as cb0 and
+		 * "cb0[-4294967295]" as entry 1 */
+		char ks[4], es[16];
+		uint64_t k, e;
 		int used = 0;
 		Type t;
-		if (sscanf(w[0], "cb%u[%u]%n", &k, &e, &used) != 2 ||
-		    w[0][used] || k >= IL_NCB)
+		if (sscanf(w[0], "cb%3[0-9][%15[0-9]]%n", ks, es, &used) != 2 ||
+		    w[0][used] || count(ks, IL_NCB - 1, &k) ||
+		    count(es, UINT32_MAX, &e))
 			return fail(in, "expected cbK[n], not '%s'", nb_esc(w[0]));
 		if (!in->p->cbsize[k])
-			return fail(in, "the program does not declare cb%u", k);
-		if (e >= (unsigned)in->p->cbsize[k])
-			return fail(in, "cb%u has %d entries: no entry %u", k,
-			            in->p->cbsize[k], e);
+			return fail(in, "the program does not declare cb%d", (int)k);
+		if (e >= (uint64_t)in->p->cbsize[k])
+			return fail(in, "cb%d has %d entries: no entry %llu", (int)k,
+			            in->p->cbsize[k], (unsigned long long)e);
 		if (n < 3 || type(w[1], &t))
 			return fail(in, "expected cbK[n] TYPE VALUES, TYPE int, uint, "
 			            "hex, float or double");
