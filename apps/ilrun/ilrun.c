@@ -22,6 +22,7 @@ typedef struct Print {
 	int uav;
 	Type t;
 	size_t count, at;
+	int line; /* for a message after the directives are read */
 } Print;
 
 typedef struct Bytes {
@@ -221,7 +222,7 @@ static int directive(In *in, char **w, int n)
 		return 0;
 	}
 	if (strcmp(w[0], "print") == 0) {
-		Print p = {0, T_INT, 0, 0};
+		Print p = {0, T_INT, 0, 0, in->line};
 		uint64_t c, at = 0;
 		if ((n != 4 && n != 6) || type(w[2], &p.t) ||
 		    count(w[3], 1 << 24, &c) ||
@@ -370,10 +371,11 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = directives(&in, text, len);
 	if (!rc) {
-		in.line = 0;
 		for (int i = 0; i < in.nprint && !rc; i++) {
 			const Print *pr = &in.print[i];
 			size_t end = pr->at + pr->count * (pr->t == T_DOUBLE ? 8 : 4);
+			/* the print's line: the UAV's length is known only now */
+			in.line = pr->line;
 			if (end > in.uav[pr->uav].len)
 				rc = fail(&in, "print uav(%d) %s %zu at %zu reads past its "
 				          "%zu bytes", pr->uav, tname[pr->t], pr->count,
