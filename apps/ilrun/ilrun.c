@@ -22,6 +22,7 @@ typedef struct Print {
 	int uav;
 	Type t;
 	size_t count, at;
+	int line; /* for a message after the directives are read */
 } Print;
 
 typedef struct Bytes {
@@ -84,7 +85,12 @@ static int value(In *in, const char *s, Type t, unsigned char out[8])
 		if (!*s || *end || (errno && t == T_DOUBLE))
 			return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 		if (t == T_FLOAT) {
+			/* out of float's range as a double is of its own: 1e39
+			 * was stored as inf */
+			errno = 0;
 			float f = strtof(s, NULL);
+			if (errno)
+				return fail(in, "bad %s '%s'", tname[t], nb_esc(s));
 			memcpy(out, &f, 4);
 		} else {
 			memcpy(out, &d, 8);
@@ -165,17 +171,21 @@ static int directive(In *in, char **w, int n)
 		return 0;
 	}
 	if (strncmp(w[0], "cb", 2) == 0) {
-		unsigned k, e;
+		/* digits alone: %u took "cb4294967296[0]" as cb0 and
+		 * "cb0[-4294967295]" as entry 1 */
+		char ks[4], es[16];
+		uint64_t k, e;
 		int used = 0;
 		Type t;
-		if (sscanf(w[0], "cb%u[%u]%n", &k, &e, &used) != 2 ||
-		    w[0][used] || k >= IL_NCB)
+		if (sscanf(w[0], "cb%3[0-9][%15[0-9]]%n", ks, es, &used) != 2 ||
+		    w[0][used] || count(ks, IL_NCB - 1, &k) ||
+		    count(es, UINT32_MAX, &e))
 			return fail(in, "expected cbK[n], not '%s'", nb_esc(w[0]));
 		if (!in->p->cbsize[k])
-			return fail(in, "the program does not declare cb%u", k);
-		if (e >= (unsigned)in->p->cbsize[k])
-			return fail(in, "cb%u has %d entries: no entry %u", k,
-			            in->p->cbsize[k], e);
+			return fail(in, "the program does not declare cb%d", (int)k);
+		if (e >= (uint64_t)in->p->cbsize[k])
+			return fail(in, "cb%d has %d entries: no entry %llu", (int)k,
+			            in->p->cbsize[k], (unsigned long long)e);
 		if (n < 3 || type(w[1], &t))
 			return fail(in, "expected cbK[n] TYPE VALUES, TYPE int, uint, "
 			            "hex, float or double");
@@ -212,7 +222,7 @@ static int directive(In *in, char **w, int n)
 		return 0;
 	}
 	if (strcmp(w[0], "print") == 0) {
-		Print p = {0, T_INT, 0, 0};
+		Print p = {0, T_INT, 0, 0, in->line};
 		uint64_t c, at = 0;
 		if ((n != 4 && n != 6) || type(w[2], &p.t) ||
 		    count(w[3], 1 << 24, &c) ||
@@ -361,10 +371,11 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = directives(&in, text, len);
 	if (!rc) {
-		in.line = 0;
 		for (int i = 0; i < in.nprint && !rc; i++) {
 			const Print *pr = &in.print[i];
 			size_t end = pr->at + pr->count * (pr->t == T_DOUBLE ? 8 : 4);
+			/* the print's line: the UAV's length is known only now */
+			in.line = pr->line;
 			if (end > in.uav[pr->uav].len)
 				rc = fail(&in, "print uav(%d) %s %zu at %zu reads past its "
 				          "%zu bytes", pr->uav, tname[pr->t], pr->count,

@@ -192,7 +192,7 @@ int out_record_wanted(const args *a, long step);
 void out_progress(long step, long steps, int *shown);
 int out_record(const args *a, const sim *s, result *r, nb_out *log,
                double wall, double inter, long blocks);
-void out_plot_energy(const args *a, const result *r);
+int out_plot_energy(const args *a, const result *r);
 void out_summary(const args *a, const force *fc, const sim *s,
                  const result *r);
 void out_ranks(const args *a, force *fc, const result *r);

@@ -249,24 +249,25 @@ int out_record(const args *a, const sim *s, result *r, nb_out *log,
 	return 0;
 }
 
-void out_plot_energy(const args *a, const result *r)
+int out_plot_energy(const args *a, const result *r)
 {
 	if (!a->png || r->nrec == 0 || par_rank())
-		return;
+		return 0;
 	char err[512], title[160];
 	size_t len = strlen(a->png) + 32;
 	char *path = malloc(len);
 	if (!path)
-		return;
+		return prog_fail("out of memory");
 	snprintf(path, len, "%s/energy.png", a->png);
 	snprintf(title, sizeof title, "%s, N = %zu, %s", a->icname, a->n,
 	         a->hermite ? "Hermite" : "leap-frog");
 	plot_spec ps = {title, "t (N-body units)", "|E - E0| / |E0|", 0, 1,
 	                800, 520};
 	plot_series se = {NULL, r->rt, r->rde, r->nrec, r->nrec < 64};
-	if (plot_png(&ps, &se, 1, path, err, sizeof err))
-		prog_fail("%s", err);
+	int rc = plot_png(&ps, &se, 1, path, err, sizeof err) ?
+	         prog_fail("%s", err) : 0;
 	free(path);
+	return rc;
 }
 
 void out_summary(const args *a, const force *fc, const sim *s,

@@ -1,6 +1,7 @@
 /* run.c: bin/nbody's run: the first force evaluation (or a restart's
  * state), then the steps, each followed by the log's row, the snapshot and
  * the picture it has; the energy at both ends. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		size_t bad;
 		/* restart_read checked the steps */
 		if (herm_resume(h, &bad))
-			return prog_fail("%s: body %zu's step %g", a->restart, bad,
+			return prog_fail("%s: body %zu's step %g", nb_esc(a->restart), bad,
 			                 s->tstep[bad]);
 		if (run_potential(a, fc, h))
 			return 1;
@@ -128,7 +129,14 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		if (!finite) {
 			if (tty)
 				fputc('\n', stderr);
-			if (a->hermite)
+			/* eta is not the cause where the fit's 1/dt^3 overflows,
+			 * nor with --timestep fixed, which takes no eta */
+			if (a->hermite && !(a->dt * a->dt * a->dt >= DBL_MIN))
+				return prog_fail("step %ld: the positions or velocities are "
+				                 "no longer finite (NaN or infinite): dt = %g "
+				                 "is too short for the Hermite scheme, which "
+				                 "divides by dt^3", checked, a->dt);
+			if (a->hermite && a->tstep != HERM_FIXED)
 				return prog_fail("step %ld: the positions or velocities are "
 				                 "no longer finite (NaN or infinite): eta = %g "
 				                 "is too large for this model", checked,
@@ -167,6 +175,6 @@ int run_steps(args *a, force *fc, sim *s, herm *h, result *r, nb_out *log,
 		return prog_fail("the energy is not finite (E0 = %g, E = %g): dt = %g "
 		                 "is too long for this model", r->d0.etot, r->d1.etot,
 		                 a->dt);
-	out_plot_energy(a, r);
-	return 0;
+	/* a plot that could not be written fails the run, as a frame does */
+	return par_agree(out_plot_energy(a, r));
 }

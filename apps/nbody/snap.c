@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "nbcc.h"
 #include "opt.h"
 #include "snap.h"
 
@@ -31,9 +32,9 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len)
 {
 	if (d->line)
-		snprintf(buf, len, "%s:%ld", path, d->line[i]);
+		snprintf(buf, len, "%s:%ld", nb_esc(path), d->line[i]);
 	else
-		snprintf(buf, len, "%s, body %zu", path, i);
+		snprintf(buf, len, "%s, body %zu", nb_esc(path), i);
 }
 
 int snap_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -100,6 +101,22 @@ static int icfile_read(const char *v, size_t vn, snap_info *in)
 	return 0;
 }
 
+static int printable(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 4 < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		buf[k++] = c >= 32 && c < 127 ? (char)c : '?';
+		if (i == 39 && n > 40) {
+			memcpy(buf + k, "...", 3);
+			k += 3;
+			break;
+		}
+	}
+	buf[k] = 0;
+	return 0;
+}
+
 /* "# nbody snapshot: ic=plummer n=1024 seed=1 step=10 t=... dt=... eps=...
  * G=1 integrator=hermite eta=... e0=... [icfile=...]": the keys nbody reads
  * back.  A key it knows with a bad value is an error; others are skipped. */
@@ -146,10 +163,13 @@ static int comment_keys(const char *path, long line, const char *s,
 			if (strcmp(key, num[k].name) != 0)
 				continue;
 			double val[2];
-			if (csv_number(v, vn, NB_DOUBLE, val) != CSV_OK)
-				return snap_fail(err, errlen, "%s:%ld: %s=%.*s is not a finite "
-				            "number", path, line, key, (int)(vn > 40 ? 40 : vn),
-				            v);
+			if (csv_number(v, vn, NB_DOUBLE, val) != CSV_OK) {
+				/* the file's bytes, which a terminal would act on */
+				char q[64];
+				printable(v, vn, q, sizeof q);
+				return snap_fail(err, errlen, "%s:%ld: %s=%s is not a finite "
+				            "number", path, line, key, q);
+			}
 			*num[k].d = val[0];
 			*num[k].has = 1;
 			done = 1;
@@ -258,22 +278,6 @@ static size_t count_rows(const char *text, size_t len, size_t pos)
 	while (next_line(text, len, &pos, &l))
 		rows += !skippable(&l);
 	return rows;
-}
-
-static int printable(const char *s, size_t n, char *buf, size_t len)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n && k + 4 < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		buf[k++] = c >= 32 && c < 127 ? (char)c : '?';
-		if (i == 39 && n > 40) {
-			memcpy(buf + k, "...", 3);
-			k += 3;
-			break;
-		}
-	}
-	buf[k] = 0;
-	return 0;
 }
 
 /* The IDs' column, beside snap.h's columns of numbers */

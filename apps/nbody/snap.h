@@ -55,7 +55,8 @@ void snap_data_free(snap_data *d);
 int snap_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Where body i came from, for messages: "FILE:LINE" or "FILE, body I". */
+/* Where body i came from, for messages: "FILE:LINE" or "FILE, body I",
+ * FILE's control bytes escaped (nb_esc). */
 void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len);
 
@@ -67,7 +68,8 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
 int snap_parse_csv(const char *path, const char *text, size_t len,
                    size_t max_n, snap_data *d, char *err, size_t errlen);
 
-/* Reads a file: HDF5 if it starts with HDF5's signature, else CSV. */
+/* Reads a file: HDF5 if it starts with HDF5's signature, else CSV; the
+ * messages name it escaped (nb_esc). */
 int snap_read(const char *path, size_t max_n, snap_data *d, char *err,
               size_t errlen);
 /* 1 if path names an HDF5 file by its name (.hdf5, .h5). */

@@ -540,14 +540,21 @@ int snap_read(const char *path, size_t max_n, snap_data *d, char *err,
 	char *text = nb_read_file(path, &len, err, errlen);
 	if (!text)
 		return -1;
+	/* the readers name the file in their messages: its control bytes
+	 * escaped, or a terminal would act on them */
+	char *name = strdup(nb_esc(path));
 	int rc;
-	if (len >= sizeof hdf5_sig && memcmp(text, hdf5_sig, sizeof hdf5_sig) == 0)
-		rc = snap_parse_hdf5(path, text, len, max_n, d, err, errlen);
+	if (!name)
+		rc = snap_fail(err, errlen, "%s: out of memory", nb_esc(path));
+	else if (len >= sizeof hdf5_sig &&
+	         memcmp(text, hdf5_sig, sizeof hdf5_sig) == 0)
+		rc = snap_parse_hdf5(name, text, len, max_n, d, err, errlen);
 	else if (snap_is_hdf5_name(path))
 		rc = snap_fail(err, errlen, "%s: not an HDF5 file (no HDF5 signature)",
-		               path);
+		               name);
 	else
-		rc = snap_parse_csv(path, text, len, max_n, d, err, errlen);
+		rc = snap_parse_csv(name, text, len, max_n, d, err, errlen);
+	free(name);
 	free(text);
 	return rc;
 }

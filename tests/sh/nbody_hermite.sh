@@ -264,6 +264,16 @@ refused "dup.csv:5: the body at (1, 2, 3) is also at .*dup.csv:3" \
 refused "junk.hdf5: not an HDF5 file" --ic "$T/junk.hdf5"
 refused "cut.hdf5: HDF5 cannot open it" --ic "$T/cut.hdf5"
 refused "unknown --ic 'galaxy'" --ic galaxy
+# a file's name reaches the terminal escaped, from the readers and the
+# checks after them alike
+E=$(printf '\033')
+for w in "nan.csv:3: column 'z'" "neg.csv:2: m = -2" \
+	"junk.hdf5: not an HDF5 file"; do
+	f=${w%%:*}
+	cp "$T/$f" "$T/e$E$f"
+	refused "e.x1b$w" --ic "$T/e$E$f"
+	! grep -q "$E" "$T/err" || die "nbody --ic: its name's escape byte raw"
+done
 refused "two.csv has no step" --restart "$T/two.csv"
 sed '1s/integrator=leapfrog/integrator=hermite eta=0.01/' \
 	"$T/c/snap_000004.csv" >"$T/nojerk.csv"
@@ -291,6 +301,18 @@ refused "--timestep hermite_shared differs from the snapshot's hermite_fixed" \
 	--restart "$T/fixed.csv" --timestep shared
 refused "--timestep is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
 	--restart "$T/c/snap_000004.csv" --timestep fixed
+# a step so short that the fit's 1/dt^3 overflows: dt is named, not eta,
+# which --timestep fixed does not even take
+for ts in fixed block; do
+	set +e
+	"$NBODY" --device host -n 16 --steps 1 --integrator hermite \
+		--timestep $ts --dt 1e-300 >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+	[ "$rc" = 1 ] && grep -q "^nbody: error: step 1: .*dt = 1e-300 is too short" \
+		"$T/err" || { cat "$T/err"; die "--timestep $ts --dt 1e-300: exit $rc"; }
+	ok
+done
 # a shared run's snapshot whose first body's step was halved
 awk -F, -v OFS=, -v CONVFMT=%.17g 'NR == 2 { for (c = 1; c <= NF; c++) if ($c == "dt") k = c }
 	NR == 3 { $k = $k / 2 } { print }' "$T/shared.csv" >"$T/uneven.csv"

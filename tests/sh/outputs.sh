@@ -9,6 +9,8 @@
 #     byte for byte and no temporary; new files follow the umask;
 #   - cache entries are 0600 whatever the umask;
 #   - nbcc -o, nbrun -o, nbody --out/--png all go through the writer;
+#   - an energy plot nbody cannot write fails its run (exit 1, the --log
+#     not committed), as a frame does;
 #   - nbody --dt 1e300 fails with a message; an unsafe cache directory is
 #     reported once; control bytes in a file name are escaped;
 #   - a replaced file keeps its mode (0600 stays private), its owner and
@@ -217,6 +219,17 @@ wait "$reader" 2>/dev/null
 	bad "nbody --out/--png (exit $rc): $(cat "$T/err")"
 [ -z "$(find "$T/snap" -name '.nbody-probe*')" ] &&
 	ok "nbody leaves no probe file" || bad "nbody probe file left"
+
+# --- nbody's energy plot, which it cannot write -------------------------------
+# a failure as a frame's is: exit 1, and the log not committed
+mkdir -p "$T/eplot/energy.png"
+timeout 60 "$NBODY" -n 16 --steps 1 --device host --png "$T/eplot" --size 16 \
+	--log "$T/eplot.log" >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "^nbody: error: .*energy.png" "$T/err" &&
+	[ ! -e "$T/eplot.log" ] &&
+	ok "nbody --png: an energy plot not written fails the run" ||
+	bad "nbody --png, energy.png a directory: exit $rc, $(cat "$T/err")"
 
 # --- nbody with a step too long --------------------------------------------------
 timeout 60 "$NBODY" --dt 1e300 --steps 2 -n 64 --device host >"$T/out" \

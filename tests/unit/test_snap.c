@@ -96,6 +96,9 @@ START_TEST(csv_refusals)
 	        "b.csv:1: step needs a non-negative integer");
 	refused("# nbody snapshot: dt=nan\nx,y,z,vx,vy,vz,m\n",
 	        "b.csv:1: dt=nan is not a finite number");
+	/* a bad value's bytes reach the terminal only as '?' */
+	refused("# nbody snapshot: t=\033[2J\nx,y,z,vx,vy,vz,m\n",
+	        "b.csv:1: t=?[2J is not a finite number");
 }
 END_TEST
 
