@@ -265,7 +265,7 @@ static int directives(In *in, char *text, size_t len)
 			if (n < 72)
 				w[n++] = t;
 			else
-				return fail(in, "more than %d words", 71);
+				return fail(in, "more than %d words", 72);
 		if (n == 0)
 			return fail(in, "empty directive");
 		int rc = directive(in, w, n);
