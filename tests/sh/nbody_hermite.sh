@@ -280,6 +280,9 @@ sed '1s/integrator=leapfrog/integrator=hermite eta=0.01/' \
 refused "nojerk.csv has no 'jx'" --restart "$T/nojerk.csv"
 refused "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" \
 	--dt 0.5
+# a difference past %g's six digits is shown (both read 0.015625 before)
+refused "--eps 0.015625000000001 differs from the snapshot's 0.015625 " \
+	--restart "$T/c/snap_000004.csv" --eps 0.015625000000001
 refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
 refused "not t + K dt" --t-end 0.3 --dt 1/8
 refused "give one" --t-end 1 --steps 3
