@@ -10,6 +10,7 @@
 #include <time.h>
 #include "il.h"
 #include "nbcc.h"
+#include "nbrt.h"
 #include "opt.h"
 #include "prog.h"
 
@@ -122,6 +123,17 @@ static int append(In *in, Bytes *b, const void *src, size_t n)
 		size_t c = b->cap ? b->cap : 64;
 		while (c < b->len + n)
 			c *= 2;
+		/* checked before growing: many lines of `zero`, a GiB each,
+		 * would reach the OOM killer (realloc may hold both copies) */
+		double may = nbrt_host_memory();
+		if ((double)c > may) {
+			char g[32], m[32];
+			nbrt_format_bytes(g, sizeof g, (double)c);
+			nbrt_format_bytes(m, sizeof m, may);
+			return fail(in, "uav(%d) would grow to %s, more than the %s "
+			            "this process may still use", (int)(b - in->uav), g,
+			            m);
+		}
 		unsigned char *nb = realloc(b->b, c);
 		if (!nb)
 			return fail(in, "out of memory");

@@ -154,4 +154,18 @@ else
 	echo "il.sh: nbcc writes no AMD IL yet: nbrun --target amdil on a .nbl not tried"
 fi
 
+# UAVs grown past the memory the process may use: refused by size before
+# realloc (many lines of a GiB of zeros each reached the OOM killer);
+# under ulimit -v, which ASan's reservations rule out
+if [ "${NBCC_SANITIZED:-0}" != 1 ]; then
+	printf ';! uav(0) zero 1073741824\n;! uav(0) zero 1073741824\nil_cs_2_0\ndcl_num_thread_per_group 1\ndcl_raw_uav_id(0)\nend\n' >big.il
+	if (ulimit -v 1500000 && "$ILRUN" big.il) >/dev/null 2>big.err; then
+		bad "ilrun: 2 GiB of UAV under ulimit -v 1.5 GB ran"
+	elif grep -q "big.il:2: error: uav(0) would grow to 2 GiB, more than the .* this process may still use" big.err; then
+		ok
+	else
+		bad "ilrun: 2 GiB of UAV: $(cat big.err)"
+	fi
+fi
+
 finish il.sh
