@@ -15,7 +15,9 @@
  * (5) the host's time a launch of that kernel of five ints and twelve
  * distinct buffers with all 17 arguments set again before each launch
  * (as nbrt_run did), the five ints only, or none (what clSetKernelArg
- * costs beside the enqueue).
+ * costs beside the enqueue); (6) the host's time a launch of the NB_DIN
+ * entry's arguments as they are (five ints, twelve buffers) and with
+ * seven of the buffers as ulong offsets into one more buffer.
  * Build: cc -O2 bench/flushprobe.c -lOpenCL; FLUSHPROBE_CPU=1 takes the
  * CPU device (a check of the program itself). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, clock_gettime */
@@ -36,7 +38,17 @@ static const char *src =
 	"__kernel void ints5(int n0, int n1, int n2, int n3, int n4, B12)\n"
 	"{ if (n0 == -7) b0[0] = n1 + n2 + n3 + n4; }\n"
 	"__kernel void int8v(int8 n, B12) { if (n.s0 == -7) b0[0] = n.s1; }\n"
-	"__kernel void mem12(B12) { if (get_global_id(0) == 1u << 30) b0[0] = 1; }\n";
+	"__kernel void mem12(B12) { if (get_global_id(0) == 1u << 30) b0[0] = 1; }\n"
+	/* gravity's NB_DIN entry as it is (five ints, seven input buffers,
+	 * a float, four result buffers) and with its inputs as offsets into
+	 * one buffer after the results */
+	"__kernel void din11(int n0, int n1, int n2, int n3, int n4, B12)\n"
+	"{ if (n0 == -7) b0[0] = n1; }\n"
+	"__kernel void din1(int n0, int n1, int n2, int n3, int n4,\n"
+	"  ulong o0, ulong o1, ulong o2, ulong o3, ulong o4, ulong o5, ulong o6,\n"
+	"  float e, __global float *r0, __global float *r1, __global float *r2,\n"
+	"  __global float *r3, __global const float *sh)\n"
+	"{ if (n0 == -7) r0[0] = sh[o0 + n1] + e; }\n";
 
 static double now(void)
 {
@@ -200,6 +212,41 @@ int main(void)
 			double t1 = now();
 			CK(clFinish(q), "clFinish");
 			printf("set,%s,%.2f\n", sn[w], 1e6 * (t1 - t0) / nq);
+			clReleaseKernel(kk);
+		}
+	/* (6) the NB_DIN entry's 12 buffers (the 12th in place of its
+	 * float) against five: its seven inputs as offsets into one */
+	printf("what,entry,host_us_a_launch\n");
+	const char *dn[] = {"din11", "din1"};
+	for (int r = 0; r < 3; r++)
+		for (int w = 0; w < 2; w++) {
+			cl_kernel kk = clCreateKernel(pr, dn[w], &e);
+			CK(e, "clCreateKernel");
+			cl_int zero = 0;
+			cl_ulong off = 0;
+			cl_float fz = 0;
+			cl_uint a = 0;
+			for (; a < 5; a++)
+				CK(clSetKernelArg(kk, a, sizeof zero, &zero), "arg");
+			if (w == 0)
+				for (int b = 0; b < 12; b++, a++)
+					CK(clSetKernelArg(kk, a, sizeof bm[b], &bm[b]), "arg");
+			else {
+				for (int b = 0; b < 7; b++, a++)
+					CK(clSetKernelArg(kk, a, sizeof off, &off), "arg");
+				CK(clSetKernelArg(kk, a++, sizeof fz, &fz), "arg");
+				for (int b = 0; b < 5; b++, a++)
+					CK(clSetKernelArg(kk, a, sizeof bm[b], &bm[b]), "arg");
+			}
+			int nq = 400;
+			CK(clFinish(q), "clFinish");
+			double t0 = now();
+			for (int s = 0; s < nq; s++)
+				CK(clEnqueueNDRangeKernel(q, kk, 1, NULL, &gs, &ls, 0, NULL,
+				                          NULL), "clEnqueueNDRangeKernel");
+			double t1 = now();
+			CK(clFinish(q), "clFinish");
+			printf("entry,%s,%.2f\n", dn[w], 1e6 * (t1 - t0) / nq);
 			clReleaseKernel(kk);
 		}
 	for (int b = 0; b < 12; b++)
