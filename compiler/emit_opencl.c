@@ -508,17 +508,23 @@ static void emit_slices(E *e)
  * rounded as kernels.cl's nbrt_to_* rounds it into the buffers a launch
  * before the kernel fills otherwise (a float by a cast, a dd as hi and a
  * zero lo, unused lanes 0).  NB_LI_nbv_<v>(i): LMEM v's i-element i;
- * NB_LB<p>(j): pack p's vector of j-element j.  A float input's array
- * is of NB_DIN_F, double unless the build says float: the runtime then
- * passes its float copy of the array (the same cast, made once where the
- * array changes, runtime/cl/run.c), half the bytes a tile reads. */
+ * NB_LB<p>(j): pack p's vector of j-element j.  Built with NB_DIN_SH=1
+ * a float input is no array of its own but an offset into nb_sh, where
+ * the runtime keeps every array's float copy (the same cast, made once
+ * where the array changes, runtime/cl/run.c): half the bytes a tile
+ * reads, and one buffer argument for them all where NVIDIA's enqueue
+ * costs about 0.4 us a buffer (NB_DF). */
 static void din_macros(const E *e)
 {
 	const Func *f = e->f;
 	const nb_iface *fc = e->fc;
 	Buf *out = e->out;
 	buf_puts(out, "#ifndef NB_DIN\n#define NB_DIN 0\n#endif\n"
-	         "#ifndef NB_DIN_F\n#define NB_DIN_F double\n#endif\n");
+	         "#ifndef NB_DIN_SH\n#define NB_DIN_SH 0\n#endif\n"
+	         "#if NB_DIN_SH\n#define NB_DIN_FP const ulong\n"
+	         "#define NB_DF(v, i) nb_sh[(v) + (i)]\n#else\n"
+	         "#define NB_DIN_FP __global const double *restrict\n"
+	         "#define NB_DF(v, i) ((float)(v)[i])\n#endif\n");
 	for (int d = 1; d >= 0; d--) {
 		buf_puts(out, d ? "#if NB_DIN\n" : "#else\n");
 		for (int v = 0; v < f->nvar; v++) {
@@ -532,6 +538,9 @@ static void din_macros(const E *e)
 			else if (x->type == T_DD)
 				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) nb_dd_make(" NB_VPFX
 				           "%s[i].x, " NB_VPFX "%s[i].y)\n", nm, nm, nm);
+			else if (d && x->type == T_F32)
+				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) NB_DF(" NB_VPFX
+				           "%s, i)\n", nm, nm);
 			else if (d)
 				buf_printf(out, "#define NB_LI_" NB_VPFX "%s(i) ((%s)" NB_VPFX
 				           "%s[i])\n", nm, ctype(x->type), nm);
@@ -560,6 +569,8 @@ static void din_macros(const E *e)
 					buf_puts(out, ", ");
 				if (w < 0 || l % sc)
 					buf_printf(out, "(%s)0", st);
+				else if (pk->type == NB_FLOAT)
+					buf_printf(out, "NB_DF(" NB_VPFX "%s, j)", f->var[w].name);
 				else
 					buf_printf(out, "(%s)" NB_VPFX "%s[j]", st,
 					           f->var[w].name);
@@ -570,10 +581,10 @@ static void din_macros(const E *e)
 	buf_puts(out, "#endif\n");
 }
 
-/* An input array's element type in the NB_DIN build (din_macros). */
+/* An input's parameter in the NB_DIN build (din_macros). */
 static const char *din_type(int t)
 {
-	return t == NB_FLOAT ? "NB_DIN_F" : "double";
+	return t == NB_FLOAT ? "NB_DIN_FP" : "__global const double *restrict";
 }
 
 /* The kernel's parameters after the leading ones: LMEM, BMEM packs,
@@ -589,9 +600,8 @@ static void cl_params(E *e)
 	for (int v = 0; v < f->nvar; v++) {
 		const Var *x = &f->var[v];
 		if (x->role == NB_LMEM && d)
-			buf_printf(out, ",\n#if NB_DIN\n\t__global const %s "
-			           "*restrict " NB_VPFX "%s\n#else\n\t__global const "
-			           "%s *restrict " NB_VPFX "%s\n#endif\n\t",
+			buf_printf(out, ",\n#if NB_DIN\n\t%s " NB_VPFX "%s\n#else\n"
+			           "\t__global const %s *restrict " NB_VPFX "%s\n#endif\n\t",
 			           din_type(x->type), x->name, etype(x->type), x->name);
 		else if (x->role == NB_LMEM)
 			buf_printf(out, ",\n\t__global const %s *restrict "
@@ -603,8 +613,7 @@ static void cl_params(E *e)
 			int first = 1;
 			for (int v = 0; v < f->nvar; v++)
 				if (f->var[v].role == NB_BMEM && fc->var[v].pack == p) {
-					buf_printf(out, "%s\t__global const %s *restrict "
-					           NB_VPFX "%s", first ? "" : ",\n",
+					buf_printf(out, "%s\t%s " NB_VPFX "%s", first ? "" : ",\n",
 					           din_type(fc->pack[p].type), f->var[v].name);
 					first = 0;
 				}
@@ -698,6 +707,10 @@ static void cl_rest(E *e)
 	Buf *out = e->out;
 	int ni = f->ni, nj = f->nj, t = f->jsplit, rm = e->rmode;
 	cl_params(e);
+	/* the float copies' buffer, last (din_macros) */
+	if (din(e))
+		buf_puts(out, "\n#if NB_DIN && NB_DIN_SH\n\t, __global const float "
+		         "*restrict nb_sh\n#endif\n\t");
 	if (fc->slices == 2 && !rm)
 		buf_puts(out, "\n#if NB_OWN\n\t, __global char *restrict nb_part, "
 		         "__global int *nb_cnt\n#endif\n\t");

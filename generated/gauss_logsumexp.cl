@@ -47,14 +47,21 @@ static inline float nb_lse_end_f(float m, float s)
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
-#ifndef NB_DIN_F
-#define NB_DIN_F double
+#ifndef NB_DIN_SH
+#define NB_DIN_SH 0
+#endif
+#if NB_DIN_SH
+#define NB_DIN_FP const ulong
+#define NB_DF(v, i) nb_sh[(v) + (i)]
+#else
+#define NB_DIN_FP __global const double *restrict
+#define NB_DF(v, i) ((float)(v)[i])
 #endif
 #if NB_DIN
-#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
-#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
-#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
-#define NB_LB0(j) ((float4)((float)nbv_yx[j], (float)nbv_yy[j], (float)nbv_yz[j], (float)nbv_lw[j]))
+#define NB_LI_nbv_xi(i) NB_DF(nbv_xi, i)
+#define NB_LI_nbv_yi(i) NB_DF(nbv_yi, i)
+#define NB_LI_nbv_zi(i) NB_DF(nbv_zi, i)
+#define NB_LB0(j) ((float4)(NB_DF(nbv_yx, j), NB_DF(nbv_yy, j), NB_DF(nbv_yz, j), NB_DF(nbv_lw, j)))
 #else
 #define NB_LI_nbv_xi(i) nbv_xi[i]
 #define NB_LI_nbv_yi(i) nbv_yi[i]
@@ -72,28 +79,28 @@ static inline float nb_lse_end_f(float m, float s)
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int jbase, const int accum,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_xi
+	NB_DIN_FP nbv_xi
 #else
 	__global const float *restrict nbv_xi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_yi
+	NB_DIN_FP nbv_yi
 #else
 	__global const float *restrict nbv_yi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_zi
+	NB_DIN_FP nbv_zi
 #else
 	__global const float *restrict nbv_zi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_yx,
-	__global const NB_DIN_F *restrict nbv_yy,
-	__global const NB_DIN_F *restrict nbv_yz,
-	__global const NB_DIN_F *restrict nbv_lw
+	NB_DIN_FP nbv_yx,
+	NB_DIN_FP nbv_yy,
+	NB_DIN_FP nbv_yz,
+	NB_DIN_FP nbv_lw
 #else
 	__global const float4 *restrict b0
 #endif
@@ -103,6 +110,10 @@ void nbk_gauss_logsumexp(const int ni, const int nj, const int ibase, const int 
 	__global double *restrict nbv_l
 #else
 	__global float *restrict nbv_l
+#endif
+	
+#if NB_DIN && NB_DIN_SH
+	, __global const float *restrict nb_sh
 #endif
 	)
 {

@@ -35,14 +35,21 @@
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
-#ifndef NB_DIN_F
-#define NB_DIN_F double
+#ifndef NB_DIN_SH
+#define NB_DIN_SH 0
+#endif
+#if NB_DIN_SH
+#define NB_DIN_FP const ulong
+#define NB_DF(v, i) nb_sh[(v) + (i)]
+#else
+#define NB_DIN_FP __global const double *restrict
+#define NB_DF(v, i) ((float)(v)[i])
 #endif
 #if NB_DIN
-#define NB_LI_nbv_tx(i) ((float)nbv_tx[i])
-#define NB_LI_nbv_ty(i) ((float)nbv_ty[i])
-#define NB_LI_nbv_tz(i) ((float)nbv_tz[i])
-#define NB_LB0(j) ((float4)((float)nbv_sx[j], (float)nbv_sy[j], (float)nbv_sz[j], (float)nbv_w[j]))
+#define NB_LI_nbv_tx(i) NB_DF(nbv_tx, i)
+#define NB_LI_nbv_ty(i) NB_DF(nbv_ty, i)
+#define NB_LI_nbv_tz(i) NB_DF(nbv_tz, i)
+#define NB_LB0(j) ((float4)(NB_DF(nbv_sx, j), NB_DF(nbv_sy, j), NB_DF(nbv_sz, j), NB_DF(nbv_w, j)))
 #else
 #define NB_LI_nbv_tx(i) nbv_tx[i]
 #define NB_LI_nbv_ty(i) nbv_ty[i]
@@ -60,28 +67,28 @@
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_tx
+	NB_DIN_FP nbv_tx
 #else
 	__global const float *restrict nbv_tx
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_ty
+	NB_DIN_FP nbv_ty
 #else
 	__global const float *restrict nbv_ty
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_tz
+	NB_DIN_FP nbv_tz
 #else
 	__global const float *restrict nbv_tz
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_sx,
-	__global const NB_DIN_F *restrict nbv_sy,
-	__global const NB_DIN_F *restrict nbv_sz,
-	__global const NB_DIN_F *restrict nbv_w
+	NB_DIN_FP nbv_sx,
+	NB_DIN_FP nbv_sy,
+	NB_DIN_FP nbv_sz,
+	NB_DIN_FP nbv_w
 #else
 	__global const float4 *restrict b0
 #endif
@@ -91,6 +98,10 @@ void nbk_gauss_transform(const int ni, const int nj_all, const int ibase, const 
 	__global double *restrict nbv_g
 #else
 	__global float *restrict nbv_g
+#endif
+	
+#if NB_DIN && NB_DIN_SH
+	, __global const float *restrict nb_sh
 #endif
 	
 #if NB_OWN

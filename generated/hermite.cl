@@ -48,18 +48,25 @@
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
-#ifndef NB_DIN_F
-#define NB_DIN_F double
+#ifndef NB_DIN_SH
+#define NB_DIN_SH 0
+#endif
+#if NB_DIN_SH
+#define NB_DIN_FP const ulong
+#define NB_DF(v, i) nb_sh[(v) + (i)]
+#else
+#define NB_DIN_FP __global const double *restrict
+#define NB_DF(v, i) ((float)(v)[i])
 #endif
 #if NB_DIN
-#define NB_LI_nbv_xi(i) ((float)nbv_xi[i])
-#define NB_LI_nbv_yi(i) ((float)nbv_yi[i])
-#define NB_LI_nbv_zi(i) ((float)nbv_zi[i])
-#define NB_LI_nbv_vxi(i) ((float)nbv_vxi[i])
-#define NB_LI_nbv_vyi(i) ((float)nbv_vyi[i])
-#define NB_LI_nbv_vzi(i) ((float)nbv_vzi[i])
-#define NB_LB0(j) ((float4)((float)nbv_xj[j], (float)nbv_yj[j], (float)nbv_zj[j], (float)nbv_vxj[j]))
-#define NB_LB1(j) ((float4)((float)nbv_vyj[j], (float)nbv_vzj[j], (float)nbv_mj[j], (float)0))
+#define NB_LI_nbv_xi(i) NB_DF(nbv_xi, i)
+#define NB_LI_nbv_yi(i) NB_DF(nbv_yi, i)
+#define NB_LI_nbv_zi(i) NB_DF(nbv_zi, i)
+#define NB_LI_nbv_vxi(i) NB_DF(nbv_vxi, i)
+#define NB_LI_nbv_vyi(i) NB_DF(nbv_vyi, i)
+#define NB_LI_nbv_vzi(i) NB_DF(nbv_vzi, i)
+#define NB_LB0(j) ((float4)(NB_DF(nbv_xj, j), NB_DF(nbv_yj, j), NB_DF(nbv_zj, j), NB_DF(nbv_vxj, j)))
+#define NB_LB1(j) ((float4)(NB_DF(nbv_vyj, j), NB_DF(nbv_vzj, j), NB_DF(nbv_mj, j), (float)0))
 #else
 #define NB_LI_nbv_xi(i) nbv_xi[i]
 #define NB_LI_nbv_yi(i) nbv_yi[i]
@@ -81,54 +88,54 @@
 __kernel __attribute__((reqd_work_group_size(NB_WG, 1, 1)))
 void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbase_all, const int accum,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_xi
+	NB_DIN_FP nbv_xi
 #else
 	__global const float *restrict nbv_xi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_yi
+	NB_DIN_FP nbv_yi
 #else
 	__global const float *restrict nbv_yi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_zi
+	NB_DIN_FP nbv_zi
 #else
 	__global const float *restrict nbv_zi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_vxi
+	NB_DIN_FP nbv_vxi
 #else
 	__global const float *restrict nbv_vxi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_vyi
+	NB_DIN_FP nbv_vyi
 #else
 	__global const float *restrict nbv_vyi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_vzi
+	NB_DIN_FP nbv_vzi
 #else
 	__global const float *restrict nbv_vzi
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_xj,
-	__global const NB_DIN_F *restrict nbv_yj,
-	__global const NB_DIN_F *restrict nbv_zj,
-	__global const NB_DIN_F *restrict nbv_vxj
+	NB_DIN_FP nbv_xj,
+	NB_DIN_FP nbv_yj,
+	NB_DIN_FP nbv_zj,
+	NB_DIN_FP nbv_vxj
 #else
 	__global const float4 *restrict b0
 #endif
 	,
 #if NB_DIN
-	__global const NB_DIN_F *restrict nbv_vyj,
-	__global const NB_DIN_F *restrict nbv_vzj,
-	__global const NB_DIN_F *restrict nbv_mj
+	NB_DIN_FP nbv_vyj,
+	NB_DIN_FP nbv_vzj,
+	NB_DIN_FP nbv_mj
 #else
 	__global const float4 *restrict b1
 #endif
@@ -174,6 +181,10 @@ void nbk_hermite(const int ni, const int nj_all, const int ibase, const int jbas
 	__global double *restrict nbv_pot
 #else
 	__global float *restrict nbv_pot
+#endif
+	
+#if NB_DIN && NB_DIN_SH
+	, __global const float *restrict nb_sh
 #endif
 	
 #if NB_OWN

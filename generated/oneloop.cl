@@ -908,8 +908,15 @@ static inline nb_dd nb_dd_erfc(nb_dd x)
 #ifndef NB_DIN
 #define NB_DIN 0
 #endif
-#ifndef NB_DIN_F
-#define NB_DIN_F double
+#ifndef NB_DIN_SH
+#define NB_DIN_SH 0
+#endif
+#if NB_DIN_SH
+#define NB_DIN_FP const ulong
+#define NB_DF(v, i) nb_sh[(v) + (i)]
+#else
+#define NB_DIN_FP __global const double *restrict
+#define NB_DF(v, i) ((float)(v)[i])
 #endif
 #if NB_DIN
 #define NB_LI_nbv_xx(i) nb_dd_make(nbv_xx[i], 0.0)
@@ -964,6 +971,10 @@ void nbk_oneloop(const int ni, const int nj_all, const int ibase, const int jbas
 	__global double *restrict nbv_res
 #else
 	__global double2 *restrict nbv_res
+#endif
+	
+#if NB_DIN && NB_DIN_SH
+	, __global const float *restrict nb_sh
 #endif
 	
 #if NB_OWN

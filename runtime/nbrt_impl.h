@@ -240,10 +240,12 @@ struct nbrt_array {
 	 * (nbrt_array_touch): a kernel's buffer converted from it is current
 	 * while the stamp is the one it was converted at (cl/run.c) */
 	unsigned long long ver;
-	/* the OpenCL back end's float copy of it (cl/run.c, shadow), read
-	 * by float kernels in place of the doubles, and the stamp it was
-	 * made at: current while that is ver */
-	void *shadow;
+	/* the OpenCL back end's float copy of it (cl/array.c's shadow
+	 * room, cl/run.c's shadows), read by float kernels in place of the
+	 * doubles: whether it has one, its first float there, and the stamp
+	 * it was made at (current while that is ver) */
+	int shadowed;
+	size_t shadow_at;
 	unsigned long long shadow_ver;
 };
 /* A fresh stamp for a's contents: called, as its write is queued, by

@@ -219,36 +219,111 @@ int nbrt_cl_array_new(nbrt_array *a)
 	return 0;
 }
 
+/* The shadow room: every array's float copy in one buffer, so that a
+ * float kernel's NB_DIN entry takes one buffer argument for all its
+ * inputs (NVIDIA's enqueue costs about 0.4 us a buffer: bench/
+ * flushprobe.c's part 6, 10.5 us a launch with the entry's twelve, 8.1
+ * with five).  Copies go one after another, each from a multiple of 32
+ * floats; a freed array's place stays empty until the room is made
+ * again, larger, when a copy does not fit: then every copy is placed
+ * anew, packed, and left stale, to be converted again where used. */
+static size_t shadow_len(const nbrt_array *a)
+{
+	return ((a->n ? a->n : 1) + 31) / 32 * 32;
+}
+
+int nbrt_cl_shadow_new(nbrt_array *a)
+{
+	nbrt *rt = a->rt;
+	Cl *c = rt->priv;
+	if (c->nsh == c->capsh) {
+		int cap = c->capsh ? 2 * c->capsh : 16;
+		nbrt_array **l = realloc(c->shl, (size_t)cap * sizeof *l);
+		if (!l)
+			return nbrt_fail(rt, "out of memory");
+		c->shl = l;
+		c->capsh = cap;
+	}
+	size_t n = shadow_len(a);
+	if (!c->sh || c->shcap - c->shtop < n) {
+		double live = (double)n;
+		for (int i = 0; i < c->nsh; i++)
+			live += (double)shadow_len(c->shl[i]);
+		double cap = 2 * live > 65536 ? 2 * live : 65536;
+		double most = (double)rt->maxalloc / sizeof(cl_float);
+		cap = cap < most ? cap : most;
+		if (live > cap)
+			return nbrt_fail(rt, "the arrays' float copies need %.0f floats, "
+			                 "more than one buffer of %s holds (%llu bytes)",
+			                 live, rt->name,
+			                 (unsigned long long)rt->maxalloc);
+		cl_int e;
+		cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
+		                          (size_t)cap * sizeof(cl_float), NULL, &e);
+		if (!m)
+			return nbrt_cl_fail(rt, "the arrays' float copies",
+			                    "clCreateBuffer", e);
+		/* launches queued on the old room keep it until they end */
+		if (c->sh)
+			clReleaseMemObject(c->sh);
+		c->sh = m;
+		c->shcap = (size_t)cap;
+		c->shtop = 0;
+		for (int i = 0; i < c->nsh; i++) {
+			c->shl[i]->shadow_at = c->shtop;
+			c->shl[i]->shadow_ver = 0; /* no stamp is 0 */
+			c->shtop += shadow_len(c->shl[i]);
+		}
+	}
+	a->shadowed = 1;
+	a->shadow_at = c->shtop;
+	a->shadow_ver = 0;
+	c->shtop += n;
+	c->shl[c->nsh++] = a;
+	return 0;
+}
+
+/* An array freed: out of the list (its place empty until the room is
+ * made again). */
+static void shadow_drop(nbrt_array *a)
+{
+	Cl *c = a->rt->priv;
+	for (int i = 0; i < c->nsh; i++)
+		if (c->shl[i] == a) {
+			c->shl[i] = c->shl[--c->nsh];
+			break;
+		}
+	a->shadowed = 0;
+}
+
+void nbrt_cl_shadow_close(nbrt *rt)
+{
+	Cl *c = rt->priv;
+	if (c->sh)
+		clReleaseMemObject(c->sh);
+	c->sh = NULL;
+	for (int i = 0; i < c->nsh; i++)
+		c->shl[i]->shadowed = 0; /* arrays freed after their runtime */
+	free(c->shl);
+	c->shl = NULL;
+	c->nsh = c->capsh = 0;
+}
+
 void nbrt_cl_array_free(nbrt_array *a)
 {
 	const Cl *c = a->rt->priv;
 	clFinish(c->q); /* nothing queued may still use it */
 	clReleaseMemObject((cl_mem)a->priv);
 	a->priv = NULL;
-	if (a->shadow)
-		clReleaseMemObject((cl_mem)a->shadow);
-	a->shadow = NULL;
-}
-
-int nbrt_cl_shadow_new(nbrt_array *a)
-{
-	Cl *c = a->rt->priv;
-	cl_int e;
-	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE,
-	                          (a->n ? a->n : 1) * sizeof(cl_float), NULL, &e);
-	if (!m)
-		return nbrt_cl_fail(a->rt, "an array's float copy", "clCreateBuffer",
-		                    e);
-	a->shadow = m;
-	a->shadow_ver = 0; /* no stamp is 0 (nbrt_array_touch) */
-	return 0;
+	if (a->shadowed)
+		shadow_drop(a);
 }
 
 /* Whether every one of a[0..na) has a float copy (run.c's shadow). */
 static int shadowed(nbrt_array *const *a, int na)
 {
 	for (int i = 0; i < na; i++)
-		if (!a[i]->shadow)
+		if (!a[i]->shadowed)
 			return 0;
 	return 1;
 }
@@ -312,10 +387,11 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
 	 * current, where they all have one; the others' are stale by their
 	 * stamps, which the caller (nbrt_array.c) has renewed */
 	nbrt_array *const *w = z ? z : y;
-	cl_mem f[3];
+	cl_ulong f[3] = {0, 0, 0};
 	int sh = shadowed(w, na);
 	for (int i = 0; sh && i < 3; i++)
-		f[i] = w[i < na ? i : 0]->shadow;
+		f[i] = w[i < na ? i : 0]->shadow_at;
+	cl_mem room = ((Cl *)y[0]->rt->priv)->sh;
 	int r;
 	if (!z && !sh)
 		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY, y[0]->n, ARG(m[0]),
@@ -324,8 +400,8 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
 	else if (!z)
 		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPYF, y[0]->n, ARG(m[0]),
 		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
-		                    ARG(m[5]), ARG(f[0]), ARG(f[1]), ARG(f[2]),
-		                    ARG(hh), ARG(nn), ARG(n), (size_t)0);
+		                    ARG(m[5]), ARG(room), ARG(f[0]), ARG(f[1]),
+		                    ARG(f[2]), ARG(hh), ARG(nn), ARG(n), (size_t)0);
 	else if (!sh)
 		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY2, y[0]->n, ARG(m[0]),
 		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
@@ -335,8 +411,8 @@ int nbrt_cl_array_axpy(nbrt_array *const *y, double h,
 		r = nbrt_cl_aux_run(y[0]->rt, AK_AXPY2F, y[0]->n, ARG(m[0]),
 		                    ARG(m[1]), ARG(m[2]), ARG(m[3]), ARG(m[4]),
 		                    ARG(m[5]), ARG(m[6]), ARG(m[7]), ARG(m[8]),
-		                    ARG(f[0]), ARG(f[1]), ARG(f[2]), ARG(hh),
-		                    ARG(gg), ARG(nn), ARG(n), (size_t)0);
+		                    ARG(room), ARG(f[0]), ARG(f[1]), ARG(f[2]),
+		                    ARG(hh), ARG(gg), ARG(nn), ARG(n), (size_t)0);
 	for (int i = 0; !r && sh && i < na; i++)
 		w[i]->shadow_ver = w[i]->ver;
 	return r;

@@ -116,6 +116,13 @@ typedef struct Cl {
 	cl_mem pin;        /* CL_MEM_ALLOC_HOST_PTR, kept mapped at pinp */
 	void *pinp;
 	size_t pincap;
+	/* the arrays' float copies, all in one buffer (array.c's shadow
+	 * room): sh of shcap floats, used up to shtop, and the arrays that
+	 * have one (nsh of them, room for capsh) */
+	cl_mem sh;
+	size_t shcap, shtop;
+	nbrt_array **shl;
+	int nsh, capsh;
 	/* the finite check's two halves (nbrt_array_finite_queue): per
 	 * slot, its flag, the read of it into fpinp[slot] (pinned, made
 	 * with the first), how many queued launches came before it, and the
@@ -248,7 +255,8 @@ typedef struct Prog {
 	cl_kernel ikern;
 	long din_max; /* NBRT_DIN_MAX, or -1: the row's din_max */
 	/* that entry reads its float inputs from the arrays' float copies
-	 * (NB_DIN_F=float; run.c's shadow), unless NBRT_DIN_SHADOW=0 */
+	 * in the shadow room (NB_DIN_SH=1; run.c's shadows), unless
+	 * NBRT_DIN_SHADOW=0 */
 	int dinf;
 	int direct;
 	int din; /* the last run's inputs are in their arrays, not in mem */
@@ -365,8 +373,11 @@ int nbrt_cl_pinned(nbrt *rt, const char *what, cl_mem *mem, void **ptr,
 void nbrt_cl_copy(void *dst, const void *src, size_t n);
 int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
-/* a's float copy (nbrt_array.shadow) made, its contents not yet */
+/* a place for a's float copy (nbrt_array.shadowed) in the shadow room,
+ * its contents not yet; making room may move every copy, each left
+ * stale (shadow_ver 0).  Freeing the room: nbrt_cl_shadow_close. */
 int nbrt_cl_shadow_new(nbrt_array *a);
+void nbrt_cl_shadow_close(nbrt *rt);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);
 int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,

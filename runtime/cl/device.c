@@ -425,6 +425,7 @@ void nbrt_cl_close(nbrt *rt)
 			clReleaseMemObject(c->mortperm[b]);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
+	nbrt_cl_shadow_close(rt);
 	if (c->flag)
 		clReleaseMemObject(c->flag);
 	/* checks never taken (nbrt_array_finite_queue) */

@@ -83,33 +83,35 @@ kernel void nbrt_axpy2(global double *y0, global double *y1,
 	if (na > 2) z2[i] += g * (y2[i] += h * x2[i]);
 }
 /* The same two, each updated array's float copy written beside it (the
- * value as stored, cast as nbrt_to_f casts it): the float copies a float
- * kernel reads (run.c's shadow) kept current without a launch of their
- * own, run after run of a leap-frog */
+ * value as stored, cast as nbrt_to_f casts it; the copies at o0.. in the
+ * shadow room f): the float copies a float kernel reads (run.c's
+ * shadows) kept current without a launch of their own, run after run of
+ * a leap-frog */
 kernel void nbrt_axpyf(global double *y0, global double *y1,
                        global double *y2, global const double *x0,
                        global const double *x1, global const double *x2,
-                       global float *f0, global float *f1, global float *f2,
+                       global float *f, ulong o0, ulong o1, ulong o2,
                        double h, int na, ulong n)
 {
 	size_t i = get_global_id(0);
 	if (i >= n) return;
-	f0[i] = (float)(y0[i] += h * x0[i]);
-	if (na > 1) f1[i] = (float)(y1[i] += h * x1[i]);
-	if (na > 2) f2[i] = (float)(y2[i] += h * x2[i]);
+	f[o0 + i] = (float)(y0[i] += h * x0[i]);
+	if (na > 1) f[o1 + i] = (float)(y1[i] += h * x1[i]);
+	if (na > 2) f[o2 + i] = (float)(y2[i] += h * x2[i]);
 }
 kernel void nbrt_axpy2f(global double *y0, global double *y1,
                         global double *y2, global const double *x0,
                         global const double *x1, global const double *x2,
                         global double *z0, global double *z1,
-                        global double *z2, global float *f0, global float *f1,
-                        global float *f2, double h, double g, int na, ulong n)
+                        global double *z2, global float *f, ulong o0,
+                        ulong o1, ulong o2, double h, double g, int na,
+                        ulong n)
 {
 	size_t i = get_global_id(0);
 	if (i >= n) return;
-	f0[i] = (float)(z0[i] += g * (y0[i] += h * x0[i]));
-	if (na > 1) f1[i] = (float)(z1[i] += g * (y1[i] += h * x1[i]));
-	if (na > 2) f2[i] = (float)(z2[i] += g * (y2[i] += h * x2[i]));
+	f[o0 + i] = (float)(z0[i] += g * (y0[i] += h * x0[i]));
+	if (na > 1) f[o1 + i] = (float)(z1[i] += g * (y1[i] += h * x1[i]));
+	if (na > 2) f[o2 + i] = (float)(z2[i] += g * (y2[i] += h * x2[i]));
 }
 /* Element i of nine arrays a launch (bin/nbody checks x, v and a: one
  * launch), and the flag set to the check's epoch rather than zeroed

@@ -277,7 +277,7 @@ static int program(nbrt_kernel *k, const char *code, size_t len)
 		fin |= (k->f->var[v].role == NB_LMEM ||
 		        k->f->var[v].role == NB_BMEM) &&
 		       k->f->var[v].type == NB_FLOAT;
-	pg->dinf = sh && fin && memmem(code, len, "NB_DIN_F", 8);
+	pg->dinf = sh && fin && memmem(code, len, "NB_DIN_SH", 9);
 	if (dm < 0 && c->fp64 && memmem(code, len, "NB_DIN", 6)) {
 		if (!(pg->icode = malloc(len + 1)))
 			return nbrt_fail(rt, "out of memory");
@@ -456,9 +456,9 @@ cl_kernel nbrt_cl_din_entry(nbrt_kernel *k)
 {
 	Prog *pg = k->priv;
 	return variant(k, &pg->icode, pg->ilen, &pg->iprog, &pg->ikern,
-	               pg->dinf ? " -DNB_DIRECT=1 -DNB_DIN=1 -DNB_DIN_F=float"
+	               pg->dinf ? " -DNB_DIRECT=1 -DNB_DIN=1 -DNB_DIN_SH=1"
 	                        : " -DNB_DIRECT=1 -DNB_DIN=1",
-	               CL_DENSE_LEAD + k->f->nvar,
+	               CL_DENSE_LEAD + k->f->nvar + pg->dinf,
 	               TF_DIN_BUILD, "din_build",
 	               "reading its inputs from the arrays",
 	               "they are converted before it");

@@ -675,14 +675,19 @@ static int din_shadow(const nbrt_kernel *k, int v)
 	return ((const Prog *)k->priv)->dinf && k->f->var[v].type == NB_FLOAT;
 }
 
-/* Input v's buffer for the NB_DIN entry: its array, or the float copy. */
-static const cl_mem *din_mem(const nbrt_kernel *k, int v)
+/* Input v's argument of the NB_DIN entry: its array, or (NB_DIN_SH) its
+ * float copy's place in the shadow room. */
+static cl_int din_arg(const nbrt_kernel *k, cl_kernel kern, cl_uint arg,
+                      int v)
 {
 	nbrt_array *a = dev_arr(&k->b[v]);
-	return (const cl_mem *)(din_shadow(k, v) ? &a->shadow : &a->priv);
+	cl_ulong at = a->shadow_at;
+	return din_shadow(k, v) ? clSetKernelArg(kern, arg, sizeof at, &at)
+	                        : clSetKernelArg(kern, arg, sizeof(cl_mem),
+	                                         &a->priv);
 }
 
-/* The float copies the NB_DIN entry reads (Prog.dinf, NB_DIN_F=float):
+/* The float copies the NB_DIN entry reads (Prog.dinf, NB_DIN_SH=1):
  * made at an array's first such run, brought up to date in the run's
  * conversion launch where the array changed since it was made (by its
  * stamp), which nbrt_array_axpy's launch spares a leap-frog by writing
@@ -691,13 +696,20 @@ static const cl_mem *din_mem(const nbrt_kernel *k, int v)
 static int shadows(nbrt_kernel *k, Run *r)
 {
 	const nb_iface *f = k->f;
+	const Cl *c = k->rt->priv;
+	/* every copy placed first: making room moves those placed before */
+	for (int v = 0; v < f->nvar; v++)
+		if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
+		    din_shadow(k, v) && !dev_arr(&k->b[v])->shadowed &&
+		    nbrt_cl_shadow_new(dev_arr(&k->b[v])))
+			goto fail;
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_array *a = dev_arr(&k->b[v]);
 		if ((f->var[v].role != NB_LMEM && f->var[v].role != NB_BMEM) ||
-		    !din_shadow(k, v) || (a->shadow && a->shadow_ver == a->ver))
+		    !din_shadow(k, v) || a->shadow_ver == a->ver)
 			continue;
-		if ((!a->shadow && nbrt_cl_shadow_new(a)) ||
-		    conv_add(k->rt, r, 1, NB_FLOAT, a->priv, a->shadow, 1, 0, a->n))
+		if (conv_add(k->rt, r, 1, NB_FLOAT, a->priv, c->sh, 1, a->shadow_at,
+		             a->n))
 			goto fail;
 		a->shadow_ver = a->ver; /* one array bound to two names: once */
 	}
@@ -725,16 +737,15 @@ static int bind_inputs(nbrt_kernel *k, cl_kernel kern, cl_uint arg, int din)
 	cl_int e = CL_SUCCESS;
 	for (int v = 0; v < f->nvar && e == CL_SUCCESS; v++)
 		if (f->var[v].role == NB_LMEM) {
-			e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
-			                   din ? (const void *)din_mem(k, v)
-			                       : (const void *)&pg->mem[m]);
+			e = din ? din_arg(k, kern, arg, v)
+			        : clSetKernelArg(kern, arg, sizeof(cl_mem), &pg->mem[m]);
+			arg++;
 			m++;
 		}
 	for (int p = 0; p < f->npack && e == CL_SUCCESS; p++) {
 		for (int v = 0; din && v < f->nvar && e == CL_SUCCESS; v++)
 			if (f->var[v].role == NB_BMEM && f->var[v].pack == p)
-				e = clSetKernelArg(kern, arg++, sizeof(cl_mem),
-				                   din_mem(k, v));
+				e = din_arg(k, kern, arg++, v);
 		if (!din)
 			e = clSetKernelArg(kern, arg++, sizeof(cl_mem), &pg->mem[m]);
 		m++;
@@ -845,6 +856,10 @@ static int bind_direct(nbrt_kernel *k, Run *r)
 		if (f->var[v].role == NB_RMEM &&
 		    set_arg(k, r, arg++, sizeof(cl_mem), &dev_arr(&k->b[v])->priv))
 			return -1;
+	/* the shadow room, last (emit_opencl.c's nb_sh) */
+	const Cl *c = k->rt->priv;
+	if (din && pg->dinf && set_arg(k, r, arg, sizeof(cl_mem), &c->sh))
+		return -1;
 	return 0;
 }
 

@@ -773,6 +773,71 @@ START_TEST(shadow_axpy)
 }
 END_TEST
 
+/* The shadow room made again: a second kernel on the same device whose
+ * arrays' copies do not fit moves every copy (the first kernel's too,
+ * then stale) into a larger room; its results the same bits as the same
+ * kernel converting its inputs (NBRT_DIRECT=0), and the first kernel's
+ * after it the same bits as its converting twins; then the big arrays
+ * freed and made again (their places empty until the room is made
+ * again), once more. */
+START_TEST(shadow_room)
+{
+	Pair s;
+	make(&s, GRAV, NB_FLOAT, 300, 300);
+	run_all(&s);
+	check(&s, tol_of(NB_FLOAT), "before");
+	enum { NB = 40000, NI = 64 };
+	for (int round = 0; round < 2; round++) {
+		nbrt_kernel *kb[2] = {load(&s, NB_FLOAT, NULL),
+		                      load(&s, NB_FLOAT, "0")};
+		nbrt_array *big[MAXV] = {NULL}, *res[2][MAXV] = {{NULL}};
+		double *h = malloc(NB * sizeof *h), *a = malloc(NB * sizeof *a),
+		       *b = malloc(NB * sizeof *b);
+		ck_assert(h && a && b);
+		for (int v = 0; v < s.f->nvar; v++) {
+			const nb_var *x = &s.f->var[v];
+			if (x->role == NB_CONST)
+				continue;
+			for (int q = 0; q < 2; q++) {
+				nbrt_array **slot = x->role == NB_RMEM ? &res[q][v] : &big[v];
+				if (!*slot) {
+					*slot = array(&s, NB);
+					for (size_t e = 0; e < NB; e++)
+						h[e] = urand(x->role == NB_BMEM && !strcmp(x->name,
+						                                           "mj") ? 0.5 : -1, 1);
+					ck_assert_int_eq(nbrt_array_write(*slot, h), 0);
+				}
+				ck_assert_int_eq(nbrt_bind_array(kb[q], x->name, *slot), 0);
+			}
+		}
+		for (int q = 0; q < 2; q++)
+			ck_assert_msg(nbrt_run(kb[q], NI, NB) == 0, "%s",
+			              nbrt_error(s.rt));
+		for (int v = 0; v < s.f->nvar; v++)
+			if (s.f->var[v].role == NB_RMEM) {
+				ck_assert_int_eq(nbrt_array_read(res[0][v], a), 0);
+				ck_assert_int_eq(nbrt_array_read(res[1][v], b), 0);
+				ck_assert_msg(memcmp(a, b, NI * sizeof *a) == 0, "round %d: "
+				              "%s differs from the converting kernel's", round,
+				              s.f->var[v].name);
+			}
+		run_all(&s);
+		check(&s, tol_of(NB_FLOAT), round ? "after the second" : "after");
+		for (int q = 0; q < 2; q++)
+			nbrt_free(kb[q]);
+		for (int v = 0; v < MAXV; v++) {
+			nbrt_array_free(big[v]);
+			nbrt_array_free(res[0][v]);
+			nbrt_array_free(res[1][v]);
+		}
+		free(h);
+		free(a);
+		free(b);
+	}
+	unmake(&s);
+}
+END_TEST
+
 int main(void)
 {
 	seed_rng("test_direct", rng);
@@ -792,6 +857,7 @@ int main(void)
 		tcase_add_loop_test(tc, din_then_not, 0, 2);
 		tcase_add_test(tc, built_when_taken);
 		tcase_add_loop_test(tc, shadow_axpy, 0, 2);
+		tcase_add_test(tc, shadow_room);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
