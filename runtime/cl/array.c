@@ -296,19 +296,6 @@ static void shadow_drop(nbrt_array *a)
 	a->shadowed = 0;
 }
 
-void nbrt_cl_shadow_close(nbrt *rt)
-{
-	Cl *c = rt->priv;
-	if (c->sh)
-		clReleaseMemObject(c->sh);
-	c->sh = NULL;
-	for (int i = 0; i < c->nsh; i++)
-		c->shl[i]->shadowed = 0; /* arrays freed after their runtime */
-	free(c->shl);
-	c->shl = NULL;
-	c->nsh = c->capsh = 0;
-}
-
 void nbrt_cl_array_free(nbrt_array *a)
 {
 	const Cl *c = a->rt->priv;

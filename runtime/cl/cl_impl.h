@@ -375,9 +375,8 @@ int nbrt_cl_array_new(nbrt_array *a);
 void nbrt_cl_array_free(nbrt_array *a);
 /* a place for a's float copy (nbrt_array.shadowed) in the shadow room,
  * its contents not yet; making room may move every copy, each left
- * stale (shadow_ver 0).  Freeing the room: nbrt_cl_shadow_close. */
+ * stale (shadow_ver 0).  The room goes with the device (nbrt_cl_close). */
 int nbrt_cl_shadow_new(nbrt_array *a);
-void nbrt_cl_shadow_close(nbrt *rt);
 int nbrt_cl_array_write(nbrt_array *a, const double *src);
 int nbrt_cl_array_read(const nbrt_array *a, double *dst);
 int nbrt_cl_array_axpy(nbrt_array *const *y, double h,

@@ -425,7 +425,10 @@ void nbrt_cl_close(nbrt *rt)
 			clReleaseMemObject(c->mortperm[b]);
 	if (c->pin)
 		clReleaseMemObject(c->pin);
-	nbrt_cl_shadow_close(rt);
+	/* the shadow room (array.c's) */
+	if (c->sh)
+		clReleaseMemObject(c->sh);
+	free(c->shl);
 	if (c->flag)
 		clReleaseMemObject(c->flag);
 	/* checks never taken (nbrt_array_finite_queue) */
