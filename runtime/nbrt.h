@@ -118,8 +118,12 @@ int nbrt_bind(nbrt_kernel *k, const char *name, nbrt_type t, void *host);
  * nbrt_run's conversions, are queued in order on the device: whatever ends
  * in a read, nbrt_array_finite or nbrt_run (which waits for its launches,
  * unless queued: nbrt_set_queue) has finished all of them, so a host
- * clock around it times their whole work.  Arrays are freed before their device is closed.  All return 0
- * or -1 with the message in nbrt_error(rt). */
+ * clock around it times their whole work.  An array a float kernel
+ * reads on such a device gets a float copy there too (n floats more, in
+ * one buffer of the runtime's for all of them), kept by nbrt_array_axpy
+ * and made again where it changed otherwise.  Arrays are freed before
+ * their device is closed.  All return 0 or -1 with the message in
+ * nbrt_error(rt). */
 typedef struct nbrt_array nbrt_array;
 nbrt_array *nbrt_array_new(nbrt *rt, size_t n);
 void nbrt_array_free(nbrt_array *a);
