@@ -669,10 +669,13 @@ static int set_arg(nbrt_kernel *k, Run *r, cl_uint i, size_t n,
 	return 0;
 }
 
-/* Whether the NB_DIN entry reads input v from its array's float copy. */
+/* Whether the NB_DIN entry reads variable v from its array's float
+ * copy: a float input of a kernel built so. */
 static int din_shadow(const nbrt_kernel *k, int v)
 {
-	return ((const Prog *)k->priv)->dinf && k->f->var[v].type == NB_FLOAT;
+	const nb_var *x = &k->f->var[v];
+	return ((const Prog *)k->priv)->dinf && x->type == NB_FLOAT &&
+	       (x->role == NB_LMEM || x->role == NB_BMEM);
 }
 
 /* Input v's argument of the NB_DIN entry: its array, or (NB_DIN_SH) its
@@ -699,14 +702,12 @@ static int shadows(nbrt_kernel *k, Run *r)
 	const Cl *c = k->rt->priv;
 	/* every copy placed first: making room moves those placed before */
 	for (int v = 0; v < f->nvar; v++)
-		if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
-		    din_shadow(k, v) && !dev_arr(&k->b[v])->shadowed &&
+		if (din_shadow(k, v) && !dev_arr(&k->b[v])->shadowed &&
 		    nbrt_cl_shadow_new(dev_arr(&k->b[v])))
 			goto fail;
 	for (int v = 0; v < f->nvar; v++) {
 		nbrt_array *a = dev_arr(&k->b[v]);
-		if ((f->var[v].role != NB_LMEM && f->var[v].role != NB_BMEM) ||
-		    !din_shadow(k, v) || a->shadow_ver == a->ver)
+		if (!din_shadow(k, v) || a->shadow_ver == a->ver)
 			continue;
 		if (conv_add(k->rt, r, 1, NB_FLOAT, a->priv, c->sh, 1, a->shadow_at,
 		             a->n))
@@ -718,8 +719,7 @@ static int shadows(nbrt_kernel *k, Run *r)
 fail:
 	/* whatever was queued may not have run: made again at the next */
 	for (int v = 0; v < f->nvar; v++)
-		if ((f->var[v].role == NB_LMEM || f->var[v].role == NB_BMEM) &&
-		    din_shadow(k, v))
+		if (din_shadow(k, v))
 			dev_arr(&k->b[v])->shadow_ver = 0;
 	return -1;
 }
