@@ -773,6 +773,33 @@ START_TEST(shadow_axpy)
 }
 END_TEST
 
+/* NBRT_DIN_SHADOW=0: the NB_DIN entry reads the doubles and casts each,
+ * no float copies (no conversion launch of its own at all), the same
+ * bits as the converting kernels; a value that is no 0 or 1 is an error
+ * at the load, naming it. */
+START_TEST(no_shadow)
+{
+	Pair s;
+	char text[8192];
+	noted(&s, GRAV, "NBRT_DIN_SHADOW", "0", text, sizeof text);
+	check(&s, tol_of(NB_FLOAT), "NBRT_DIN_SHADOW=0");
+	ck_assert_msg(strstr(text, "one launch a run, no conversions") != NULL,
+	              "notes:\n%s", text);
+	unmake(&s);
+	char *was = env_keep("NBRT_DIN_SHADOW");
+	setenv("NBRT_DIN_SHADOW", "2", 1);
+	nbrt *rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(rt);
+	nb_options o;
+	nb_options_init(&o);
+	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
+	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DIN_SHADOW") != NULL, "%s",
+	              nbrt_error(rt));
+	nbrt_close(rt);
+	env_back("NBRT_DIN_SHADOW", was);
+}
+END_TEST
+
 /* The shadow room made again: a second kernel on the same device whose
  * arrays' copies do not fit moves every copy (the first kernel's too,
  * then stale) into a larger room; its results the same bits as the same
@@ -858,6 +885,7 @@ int main(void)
 		tcase_add_test(tc, built_when_taken);
 		tcase_add_loop_test(tc, shadow_axpy, 0, 2);
 		tcase_add_test(tc, shadow_room);
+		tcase_add_test(tc, no_shadow);
 	}
 	int failed = unit_run(s, CK_FORK_GETENV);
 	return failed ? 1 : missing ? 77 : 0;
