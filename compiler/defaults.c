@@ -33,11 +33,18 @@ static const nb_defaults table[] = {
 	 * Its term summed apart (newton_apart): 30.9 against 33.3 ms at
 	 * 262144 with the sinks a side (session 17, ...-s17tile-mid-float.txt
 	 * and ...-s17tile-final-float.txt), where double gains by them.
-	 * Not the split across warps (--split-warps) for narrowed runs:
-	 * at one i-element a work item and a split of 16 it ran gravity
-	 * 1.06 to 1.18 times faster queued at N = 4096 and 8192, but the
-	 * Gauss transform and SPH density 0.88 to 0.94 times
-	 * (docs/performance.md, "Split across warps").  Its inputs read
+	 * The split across warps (--split-warps) only where the groups
+	 * make one wave (wave_split, wave_uj): 1 x 8 split 16 ways in
+	 * groups of 512 ran 11 of 14 float kernels 1.01 to 1.20 times
+	 * faster queued from N = 3072 to 4224 (gravity 1.08 at 3584 to
+	 * 4224), but 0.74 to 0.90 times at 4352 and above (a second wave)
+	 * and mostly slower at 2048 (half the units idle); the three single
+	 * sums (the Gauss transform, SPH density, Plummer's potential) lose
+	 * or tie at every N, their partial sums being cheap (sh bench/run.sh
+	 * small-n, docs/performance.md, session 25: "One wave across
+	 * warps", bench/results/2026-11-29-small-n-nvidia-h200-s25-wave*.txt).
+	 * Earlier, at every narrowed N it had lost those sums 6-12% and all
+	 * at 8192 ("Split across warps").  Its inputs read
 	 * from the arrays in every run (din_max 0): from their float copies
 	 * the kernel took 98.7-99.2 us at N = 12288 where the arrays' doubles
 	 * took 104 (session 20's limit of 2e8 pairs came from 166 against
@@ -52,6 +59,7 @@ static const nb_defaults table[] = {
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
 	 .newton_min = 65536, .newton_apart = 1, .din_max = 0,
+	 .wave_split = 16, .wave_uj = 8,
 	 .source = "sh bench/run.sh examples: "
 	           "bench/results/2026-11-23-nvidia-h200-from-device_run15.txt"},
 	/* Double on NVIDIA GPUs: 2 x 1, at least a split of 4, 16 slices.
@@ -86,6 +94,7 @@ static const nb_defaults table[] = {
 	{.target = "opencl", .devclass = "gpu", .prec = NB_FLOAT,
 	 .unroll_i = 4, .unroll_j = 4, .wg = 64, .split_items = 960,
 	 .split_min = 4, .slices = 16, .regs = 120, .rows = 8,
+	 .wave_split = 16, .wave_uj = 8,
 	 .source = "the gpu-nvidia row (no sweep of this GPU)"},
 	{.target = "opencl", .devclass = "gpu", .prec = -1,
 	 .unroll_i = 2, .unroll_j = 1, .split_items = 960, .split_min = 4,

@@ -170,6 +170,13 @@ typedef struct nb_defaults {
 	 * faster than converting them first; 0: in every run (in double and
 	 * dd always: their tiles read the same bytes or fewer) */
 	long long din_max;
+	/* OpenCL on a GPU: a run whose i-elements make one wave of groups
+	 * of 32 (Ni in (2/3, 1] x 32 x compute units), with Nj at most 4 Ni,
+	 * of a kernel that is not a single sum, runs 1 x wave_uj split
+	 * wave_split ways across warps (--split-warps, groups of 32 x
+	 * wave_split items), the split summed in the group; 0: never
+	 * (runtime/launch.c, nbrt_wave) */
+	int wave_split, wave_uj;
 } nb_defaults;
 /* The row for a device class: the class itself, else the classes it
  * narrows ("cpu-avx512" -> "cpu"), else the target's last class; NULL

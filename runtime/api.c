@@ -143,6 +143,7 @@ void nbrt_free(nbrt_kernel *k)
 			nbrt_core_free(n < 2 ? k->alt[n][l] : NULL);
 			nbrt_core_free(k->ranges[n][l]);
 		}
+	nbrt_core_free(k->wave);
 	nbrt_core_free(k->newton_alt);
 	nbrt_tune_free(k);
 	nbrt_core_free(k);
@@ -279,6 +280,31 @@ static int run_split(nbrt_kernel *k, int l, int narrow, size_t ni, size_t nj)
 	return nbrt_run_variant(k, a, ni, nj);
 }
 
+/* Runs the shape across warps of the row nbrt_wave gave, loading it the
+ * first time: 1 x wave_uj, split wave_split ways, a warp a split
+ * position. */
+static int run_wave(nbrt_kernel *k, const nb_defaults *row, size_t ni,
+                    size_t nj)
+{
+	if (!k->wave) {
+		nb_options o = k->opts;
+		o.unroll_i = 1;
+		o.unroll_j = row->wave_uj;
+		o.jsplit = row->wave_split;
+		o.split_warps = 1;
+		o.wg = NBRT_WARP * row->wave_split;
+		o.given |= NB_GIVEN_UNROLL_I | NB_GIVEN_UNROLL_J | NB_GIVEN_JSPLIT |
+		           NB_GIVEN_SPLIT_WARPS | NB_GIVEN_WG;
+		k->wave = nbrt_core_load(k->rt, k->path, k->src, k->srclen, &o);
+		if (!k->wave)
+			return -1;
+		nbrt_note(k->rt, "%s: across warps, 1 x %d split %d, for Ni = %zu "
+		          "(one wave of groups)", k->name, row->wave_uj,
+		          row->wave_split, ni);
+	}
+	return nbrt_run_variant(k, k->wave, ni, nj);
+}
+
 static int run_dense(nbrt_kernel *k, size_t ni, size_t nj);
 
 int nbrt_run(nbrt_kernel *k, size_t ni, size_t nj)
@@ -304,6 +330,9 @@ static int run_dense(nbrt_kernel *k, size_t ni, size_t nj)
 		if (v)
 			return nbrt_run_variant(k, v, ni, nj);
 	}
+	const nb_defaults *wave = k->autosplit ? nbrt_wave(k, ni, nj) : NULL;
+	if (wave)
+		return run_wave(k, wave, ni, nj);
 	if (k->autosplit && ni > 0) {
 		int l = nbrt_choose_split(k, ni), n = nbrt_narrow(k, ni);
 		if (l > 0 || n)

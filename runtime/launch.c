@@ -140,6 +140,40 @@ int nbrt_narrow(const nbrt_kernel *k, size_t ni)
 	       2 * (double)row->split_items * (k->rt->units ? k->rt->units : 1);
 }
 
+/* Whether a run takes the row's shape across warps (nb_defaults.
+ * wave_split): where the run's i-elements, 32 a group of 32 x wave_split
+ * work items, make one wave of groups, at most one a compute unit and
+ * more than two thirds of the units busy, each group sums its split in
+ * local memory and none waits for a second wave; the narrowed shape
+ * writes its split's partial sums to memory for a second pass, which
+ * costs a kernel of several results or of a reduction beyond the sum
+ * more than one of a single sum.  H200, float, queued: 11 of 14 kernels
+ * 1.01 to 1.20 times faster from Ni = 3072 to 4224, every one 0.74 to
+ * 0.90 times at 4352 (two waves); the single sums 0.91 to 0.98; at Ni =
+ * 4096 and Nj up to 16384 faster, at 65536 mixed (docs/performance.md,
+ * "One wave across warps").  Only where the user left the shape open. */
+const nb_defaults *nbrt_wave(const nbrt_kernel *k, size_t ni, size_t nj)
+{
+	const nb_defaults *row = split_row(k);
+	const unsigned shape = NB_GIVEN_UNROLL_I | NB_GIVEN_UNROLL_J |
+	                       NB_GIVEN_WG | NB_GIVEN_TILE | NB_GIVEN_SPLIT_WARPS;
+	if (!row || row->wave_split < 2 || !k->rt->units ||
+	    (k->opts.given & shape) || ni == 0 || nj > 4 * (double)ni)
+		return NULL;
+	int nres = 0, sums = 1;
+	for (int v = 0; v < k->f->nvar; v++)
+		if (k->f->var[v].role == NB_RMEM) {
+			nres++;
+			sums &= k->f->var[v].red == NB_SUM ||
+			        k->f->var[v].red == NB_COUNT;
+		}
+	if (nres == 1 && sums)
+		return NULL;
+	double groups = (double)((ni + NBRT_WARP - 1) / NBRT_WARP);
+	double units = k->rt->units;
+	return groups <= units && 3 * groups > 2 * units ? row : NULL;
+}
+
 /* Slices cut a launch's j range among more, shorter work groups: the
  * device idles at the end of a launch for about one work group's time,
  * 2 to 4% of a launch of float gravity on an H200 (docs/performance.md).

@@ -8,6 +8,10 @@
 
 /* j-splits the runtime chooses: 2^0 to 2^5 (launch.c) */
 #define NBRT_SPLIT_LEVELS 6
+/* the work items of a warp, which --split-warps keeps at one split
+ * position: a group across warps holds this many i-elements (launch.c's
+ * nbrt_wave) */
+#define NBRT_WARP 32
 
 /* A block-sparse run as the back ends take it (ranges.c makes it from an
  * nbrt_ranges): tasks of at most the back end's width of i-elements, each
@@ -334,6 +338,7 @@ struct nbrt_kernel {
 	 * (alt[0][0]: none, this kernel is the T = 1 one); alt[1][l]: the
 	 * same at half the i-unroll (nbrt_narrow) */
 	struct nbrt_kernel *alt[2][NBRT_SPLIT_LEVELS];
+	struct nbrt_kernel *wave;   /* the shape across warps (nbrt_wave) */
 	struct nbrt_kernel *last;   /* the variant of the last run, or NULL */
 	/* the next ranges run's nbrt_rplan.keep and .from (tree.c), taken
 	 * and cleared by it */
@@ -397,6 +402,9 @@ int nbrt_max_interactions(nbrt *rt, size_t *max);
 int nbrt_choose_split(const nbrt_kernel *k, size_t ni);
 /* Whether that run takes half the kernel's i-unroll (1) or not (0). */
 int nbrt_narrow(const nbrt_kernel *k, size_t ni);
+/* The row whose one wave across warps (wave_split) that run of ni x nj
+ * takes, or NULL: none. */
+const nb_defaults *nbrt_wave(const nbrt_kernel *k, size_t ni, size_t nj);
 /* The j-slices (nb_iface.slices) for one launch of n i-elements over m
  * j-elements in `groups` work groups: $NBRT_SLICES, else what the
  * device's row of the defaults table asks; 1 for none.  -1, with the

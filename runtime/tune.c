@@ -122,10 +122,20 @@ static nbrt_kernel *load_variant(nbrt_kernel *k, const nbrt_variant *v)
 	return a;
 }
 
-/* What the kernel as loaded runs for ni: the reference variant. */
-static nbrt_variant default_variant(const nbrt_kernel *k, size_t ni)
+/* What the kernel as loaded runs for ni x nj: the reference variant. */
+static nbrt_variant default_variant(const nbrt_kernel *k, size_t ni,
+                                    size_t nj)
 {
 	nbrt_variant v = {0};
+	const nb_defaults *w = k->autosplit ? nbrt_wave(k, ni, nj) : NULL;
+	if (w) { /* api.c's run_wave */
+		v.ui = 1;
+		v.uj = w->wave_uj;
+		v.split = w->wave_split;
+		v.wg = NBRT_WARP * w->wave_split;
+		v.warps = 2;
+		return v;
+	}
 	v.ui = k->f->unroll_i / (k->autosplit && nbrt_narrow(k, ni) ? 2 : 1);
 	v.uj = k->f->unroll_j;
 	v.split = k->autosplit ? 1 << nbrt_choose_split(k, ni) : k->f->jsplit;
@@ -534,7 +544,7 @@ static nbrt_kernel *tune_now(nbrt_kernel *k, size_t ni, size_t nj,
 {
 	Tune t;
 	nbrt_kernel *best_k = NULL;
-	nbrt_variant best = default_variant(k, ni);
+	nbrt_variant best = default_variant(k, ni, nj);
 	*err = -1;
 	if (tune_begin(&t, k, ni, nj, k->tune_budget) ||
 	    reference(&t, &best, nj))
@@ -663,7 +673,7 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 	if (ni == 0 || nj == 0)
 		return nbrt_fail(k->rt, "--sweep needs Ni and Nj above 0");
 	Tune t;
-	nbrt_variant def = default_variant(k, ni);
+	nbrt_variant def = default_variant(k, ni, nj);
 	int r = -1;
 	/* each variant's runs take about 1/40 of 20 s */
 	if (tune_begin(&t, k, ni, nj, 20) || reference(&t, &def, nj))

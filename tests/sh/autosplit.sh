@@ -5,10 +5,13 @@
 # GPU float row's rule, compiler/defaults.c; the device's compute_units
 # read from nbrun --device-info; narrowed, T <= 32 and twice the items),
 # the row's narrowing (nbrt_narrow: half the i-unroll where Ni * 16 < 2 *
-# 960 * compute units, the row having a register budget), and that it
-# gives the C back end's results (tolerance
-# 1e-5, float), for sizes that choose different splits and both sides of
-# the narrowing.  Skipped (77) without an OpenCL CPU device.
+# 960 * compute units, the row having a register budget), the one wave
+# across warps (nbrt_wave: 1 x 8 split 16 across warps where
+# ceil(Ni / 32) groups are at most the compute units and more than two
+# thirds of them, Nj <= 4 Ni, a kernel not of a single sum), and that it
+# gives the C back end's results (tolerance 1e-5, float), for sizes that
+# choose different splits and both sides of the narrowing and of the
+# wave.  Skipped (77) without an OpenCL CPU device.
 set -eu
 . "$ROOT/tests/lib.sh"
 cd "$ROOT"
@@ -28,16 +31,24 @@ echo "compute units $units, unroll-i $ui"
 status=0
 seen=""
 # 100003: enough i-elements for the 960 rule alone; the least split makes
-# it 4
-for n in 7,5 300,77 1000,999 4099,31 100003,17; do
-	ni=${n%,*}
-	half=$(awk -v ni="$ni" -v cu="$units" -v u="$ui" 'BEGIN {
-		print (u >= 2 && ni * 16 < 2 * 960 * cu) ? "yes" : "no" }')
+# it 4.  32 x units: one group of 32 i-elements a compute unit, the
+# widest run of one wave; one more i-element, or Nj over 4 Ni, leaves it.
+w=$((32 * units))
+for n in 7,5 300,77 1000,999 4099,31 100003,17 $w,$w \
+	$((w * 5 / 6)),$((w * 5 / 6 * 4)) $((w + 1)),$((w + 1)) \
+	$w,$((4 * w + 1)); do
+	ni=${n%,*} nj=${n#*,}
+	wave=$(awk -v ni="$ni" -v nj="$nj" -v cu="$units" 'BEGIN {
+		g = int((ni + 31) / 32)
+		print (g <= cu && 3 * g > 2 * cu && nj <= 4 * ni) ? "yes" : "no" }')
+	half=$(awk -v ni="$ni" -v cu="$units" -v u="$ui" -v w="$wave" 'BEGIN {
+		print (w == "no" && u >= 2 && ni * 16 < 2 * 960 * cu) ? "yes" : "no" }')
 	want=$(awk -v ni="$ni" -v cu="$units" -v h="$half" 'BEGIN {
 		t = 1; w = 960 * cu; top = 16
 		if (h == "yes") { w *= 2; top = 32 }
 		while (t < top && (ni * t < w || t < 4)) t *= 2
 		print t }')
+	[ "$wave" = no ] || want=16
 	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $K \
 		--random $n --seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"
 	"$BIN/nbrun" $K --random $n --seed 11 --target c \
@@ -46,19 +57,45 @@ for n in 7,5 300,77 1000,999 4099,31 100003,17; do
 	# a split of 1 is the kernel as loaded: no variant, no note
 	split=$(sed -n 's/.*j-split \([0-9]*\) for Ni = .*/\1/p' "$T/err" | tail -1)
 	split=${split:-1}
+	seenwave=no
+	if grep -q "across warps, 1 x 8 split 16, for Ni = $ni " "$T/err"; then
+		seenwave=yes split=16
+	fi
 	narrow=no
 	grep -q 'j-split [0-9]* for Ni = [0-9]*, at half the i-unroll' "$T/err" &&
 		narrow=yes
 	if [ "$split" = "$want" ] && [ "$narrow" = "$half" ] &&
+	   [ "$seenwave" = "$wave" ] &&
 	   awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
-		echo "ok   Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), difference $m"
+		echo "ok   Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), across warps: $seenwave (expected $wave), difference $m"
 	else
-		echo "FAIL Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), difference $m"
+		echo "FAIL Ni,Nj=$n split $split (expected $want), half the i-unroll: $narrow (expected $half), across warps: $seenwave (expected $wave), difference $m"
 		status=1
 	fi
 	case " $seen " in *" $split "*) ;; *) seen="$seen $split" ;; esac
 done
 echo "splits seen:$seen"
+# The wave is for kernels not of a single sum: the Gauss transform (one
+# sum) stays narrowed at Ni = 32 x units, the nearest neighbour (a min
+# and its argmin) and the Gauss log-sum-exp (one logsumexp) go across
+# warps; each gives the C back end's results (nearest: the same j).
+for k in gauss_transform:no nearest:yes gauss_logsumexp:yes; do
+	f=dsl-examples/${k%:*}.nbl
+	NBRT_AUTO_SPLIT=1 NBRT_VERBOSE=1 "$BIN/nbrun" $f --random $w,$w \
+		--seed 11 --device cpu -o "$T/a.csv" 2>"$T/err"
+	"$BIN/nbrun" $f --random $w,$w --seed 11 --target c -o "$T/b.csv" 2>/dev/null
+	m=$(awk -f bench/compare.awk "$T/b.csv" "$T/a.csv" | sed -n 's/^max //p')
+	seenwave=no
+	if grep -q "across warps, 1 x 8 split 16, for Ni = $w " "$T/err"; then
+		seenwave=yes
+	fi
+	if [ "$seenwave" = "${k#*:}" ] && awk -v m="$m" 'BEGIN { exit !(m <= 1e-5) }'; then
+		echo "ok   ${k%:*} at Ni,Nj=$w,$w: across warps $seenwave, difference $m"
+	else
+		echo "FAIL ${k%:*} at Ni,Nj=$w,$w: across warps $seenwave (expected ${k#*:}), difference $m"
+		status=1
+	fi
+done
 # Compiled for the GPU row (--device-class=gpu-nvidia), the narrowing
 # halves gravity's 4 x 4 at Ni = 7 but not Biot-Savart, which the
 # register budget made 2 x 4 already; both still give the C back end's
