@@ -35,14 +35,18 @@ static const nb_defaults table[] = {
 	 * and ...-s17tile-final-float.txt), where double gains by them.
 	 * The split across warps (--split-warps) only where the groups
 	 * make one wave (wave_split, wave_uj): 1 x 8 split 16 ways in
-	 * groups of 512 ran 11 of 14 float kernels 1.01 to 1.20 times
-	 * faster queued from N = 3072 to 4224 (gravity 1.08 at 3584 to
-	 * 4224), but 0.74 to 0.90 times at 4352 and above (a second wave)
-	 * and mostly slower at 2048 (half the units idle); the three single
-	 * sums (the Gauss transform, SPH density, Plummer's potential) lose
-	 * or tie at every N, their partial sums being cheap (sh bench/run.sh
-	 * small-n, docs/performance.md, session 25: "One wave across
-	 * warps", bench/results/2026-11-29-small-n-nvidia-h200-s25-wave*.txt).
+	 * groups of 512 ran the 11 of 14 float kernels that are not a
+	 * single sum 0.98 to 1.20 times as fast queued from N = 3072 to
+	 * 4224 (gravity 1.08 from 3584), but every kernel 0.74 to 0.90
+	 * times from 4352 to 6144 (a second wave) and most slower at 2048
+	 * (half the units idle); the three single sums (the Gauss
+	 * transform, SPH density, Plummer's potential) lose or tie at
+	 * nearly every N, their partial sums being cheap (sh bench/run.sh
+	 * variants, docs/performance.md, session 25: "One wave across
+	 * warps", bench/results/2026-11-29-wave-sweep*-nvidia-h200-s25.txt
+	 * and ...-variants-nvidia-h200-s25-wave.txt: the new defaults 1.00
+	 * to 1.21 times the old for the other 10 at 3072 to 4224, the Gauss
+	 * gradient 0.98 to 1.02).
 	 * Earlier, at every narrowed N it had lost those sums 6-12% and all
 	 * at 8192 ("Split across warps").  Its inputs read
 	 * from the arrays in every run (din_max 0): from their float copies

@@ -147,11 +147,13 @@ int nbrt_narrow(const nbrt_kernel *k, size_t ni)
  * local memory and none waits for a second wave; the narrowed shape
  * writes its split's partial sums to memory for a second pass, which
  * costs a kernel of several results or of a reduction beyond the sum
- * more than one of a single sum.  H200, float, queued: 11 of 14 kernels
- * 1.01 to 1.20 times faster from Ni = 3072 to 4224, every one 0.74 to
- * 0.90 times at 4352 (two waves); the single sums 0.91 to 0.98; at Ni =
- * 4096 and Nj up to 16384 faster, at 65536 mixed (docs/performance.md,
- * "One wave across warps").  Only where the user left the shape open. */
+ * more than one of a single sum.  H200, float, queued: the 11 of 14
+ * kernels not of a single sum 0.98 to 1.20 times as fast from Ni = 3072
+ * to 4224, every kernel 0.74 to 0.90 times at 4352 (two waves), the
+ * single sums 0.92 to 0.98 (and Plummer's potential, the fastest, up to
+ * 1.22); at Ni = 4096, faster up to Nj = 16384, mixed at 65536
+ * (docs/performance.md, "One wave across warps").  Only where the user
+ * left the shape open. */
 const nb_defaults *nbrt_wave(const nbrt_kernel *k, size_t ni, size_t nj)
 {
 	const nb_defaults *row = split_row(k);
