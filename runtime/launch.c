@@ -160,7 +160,8 @@ const nb_defaults *nbrt_wave(const nbrt_kernel *k, size_t ni, size_t nj)
 	const unsigned shape = NB_GIVEN_UNROLL_I | NB_GIVEN_UNROLL_J |
 	                       NB_GIVEN_WG | NB_GIVEN_TILE | NB_GIVEN_SPLIT_WARPS;
 	if (!row || row->wave_split < 2 || !k->rt->units ||
-	    (k->opts.given & shape) || ni == 0 || nj > 4 * (double)ni)
+	    (k->opts.given & shape) || ni == 0 || nj == 0 ||
+	    nj > 4 * (double)ni)
 		return NULL;
 	int nres = 0, sums = 1;
 	for (int v = 0; v < k->f->nvar; v++)
