@@ -1,6 +1,9 @@
 # compare.awk A.csv B.csv: the norm-wise relative difference of each
 # column of two result files with the same header, and the worst of them.
 # Prints "column: rel" lines and a last line "max REL".
+# The fields are the CSV's commas (awk's default, blanks, made each row
+# one field: only the first column was compared).
+BEGIN { FS = "," }
 FNR == 1 { if (NR == 1) { n = split($0, name, ","); } next }
 NR == FNR { for (c = 1; c <= n; c++) a[FNR, c] = $c + 0; rows = FNR; next }
 # the same infinity in both agrees, and has no size to scale the rest by
