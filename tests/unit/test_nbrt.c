@@ -10,6 +10,7 @@
  * (and no NBRT_DEVICE naming another) only the host runs, and the exit
  * status is 77, skipped (tests/run.sh). */
 #include <check.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1153,6 +1154,31 @@ START_TEST(null_args)
 }
 END_TEST
 
+/* A float kernel's object carries crtfastmath.o (gcc links it under
+ * -funsafe-math-optimizations), whose constructor set FTZ and DAZ in the
+ * thread that loaded it: after nbrt_load the caller's subnormals were 0,
+ * for the rest of the process.  The load leaves the environment as it
+ * was. */
+START_TEST(fp_env)
+{
+	nbrt *rt = device(HOST);
+	ck_assert_int_eq(fesetenv(FE_DFL_ENV), 0);
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = NB_FLOAT;
+	/* a kernel of its own: a fresh object, its constructor run now */
+	static const char src[] = "LMEM x;\nBMEM y;\nRMEM r;\n"
+	                          "r += 1 / sqrt(x * x + y * y + 1e-3);\n";
+	nbrt_kernel *k = nbrt_load_source(rt, "fp_env.nbl", src,
+	                                  strlen(src), &o);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	volatile double tiny = 1e-310, half = 0.5;
+	ck_assert_msg(tiny > 0 && tiny * half > 0,
+	              "nbrt_load flushed the caller's subnormals to zero");
+	nbrt_free(k);
+}
+END_TEST
+
 /* --- cache and timing ---------------------------------------------------- */
 
 static int rm_entry(const char *p, const struct stat *st, int flag,
@@ -1288,6 +1314,7 @@ int main(void)
 	tcase_add_loop_test(tc, load_errors, 0, ndev);
 	tcase_add_loop_test(tc, bind_errors, 0, ndev);
 	tcase_add_loop_test(tc, null_args, 0, ndev);
+	tcase_add_test(tc, fp_env);
 	tcase_add_loop_test(tc, timing, 0, ndev);
 	tcase_add_loop_test(tc, cache_hit, 0, ndev);
 	tcase_add_loop_test(tc, dd_kernel, 0, ndev);
