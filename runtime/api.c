@@ -244,6 +244,11 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 	if (isnan(hi) || isnan(lo))
 		return nbrt_fail(k->rt, "kernel %s: CONST %s set to NaN", k->f->kernel,
 		                 name);
+	/* so do infinities of both signs, whose sum (the value of a CONST
+	 * not of dd, and what a dd kernel reads as hi + lo) is NaN */
+	if (isnan(hi + lo))
+		return nbrt_fail(k->rt, "kernel %s: CONST %s set to %g + %g, which "
+		                 "is NaN", k->f->kernel, name, hi, lo);
 	k->b[v].set = 1;
 	if (x->type == NB_DD) {
 		k->b[v].hi = hi;

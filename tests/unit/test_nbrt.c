@@ -1012,6 +1012,10 @@ START_TEST(bind_errors)
 	expect(rt, "NaN CONST", "CONST eps2 set to NaN");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", 1, NAN), -1);
 	expect(rt, "NaN CONST lo", "CONST eps2 set to NaN");
+	/* hi + lo is the value of a float or double CONST: NaN here */
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", INFINITY, -INFINITY), -1);
+	expect(rt, "inf - inf CONST", "CONST eps2 set to inf + -inf, which is "
+	       "NaN");
 
 	const nb_iface *f = nbrt_iface(k);
 	for (int v = 0; v < f->nvar; v++)
