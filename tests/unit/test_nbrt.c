@@ -1131,6 +1131,28 @@ START_TEST(null_args)
 	expect(rt, "no arrays", "nbrt_array_finite: 0 arrays (at least 1)");
 	ck_assert_int_eq(nbrt_array_axpy(one, 1, one, -1), -1);
 	expect(rt, "no arrays", "nbrt_array_axpy: -1 arrays (at least 1)");
+	/* a missing operand after a good y: its own message (an earlier
+	 * call's was left), and axpy2 without z changes nothing (it did
+	 * y += h x, z skipped) */
+	nbrt_array *none[1] = {NULL};
+	double ones[4] = {1, 1, 1, 1}, back[4];
+	ck_assert_int_eq(nbrt_array_write(a, ones), 0);
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, NULL, 1), -1);
+	expect(rt, "NULL x", "nbrt_array_axpy: no x arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, none, 1), -1);
+	expect(rt, "no x[0]", "nbrt_array_axpy: no x arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy2(one, 1, one, NULL, 1, 1), -1);
+	expect(rt, "NULL z", "nbrt_array_axpy2: no z arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy2(one, 1, one, none, 1, 1), -1);
+	expect(rt, "no z[0]", "nbrt_array_axpy2: no z arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, back), 0);
+	ck_assert(back[0] == 1 && back[3] == 1);
+	ck_assert_int_eq(nbrt_array_axpy_finite_queue(one, 1, one, 1, NULL, 1),
+	                 -1);
+	expect(rt, "NULL check", "nbrt_array_axpy_finite_queue: no arrays to "
+	       "check (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, back), 0);
+	ck_assert(back[0] == 1 && back[3] == 1);
 	ck_assert_int_eq(nbrt_array_finite(one, 1, NULL), -1);
 	expect(rt, "NULL answer", "nbrt_array_finite: nowhere (NULL)");
 	ck_assert_int_eq(nbrt_array_finite_queue(one, 1), 0);
