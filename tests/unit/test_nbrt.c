@@ -1112,6 +1112,9 @@ START_TEST(null_args)
 	              "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_run_tree_args(k, k, 8, 8, 0.5, 16, 16, NULL, NULL,
 	                                    "mj", NULL), -1);
+	/* the sweep ran every variant, then printed its table to NULL */
+	ck_assert_int_eq(nbrt_sweep(k, 8, 8, NULL), -1);
+	expect(rt, "NULL table", "nbrt_sweep: nowhere (NULL)");
 	nbrt_free(k);
 
 	/* an array no memory holds: refused by its size before any
