@@ -1096,6 +1096,7 @@ START_TEST(null_args)
 	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_run_memory(k, 8, 8, 0, NULL), -1);
+	expect(rt, "NULL bytes", "nbrt_run_memory: nowhere (NULL)");
 	/* the bindings' forms: NULL names refused by name, NULL periods open */
 	double x[8] = {0}, r[8];
 	const nb_iface *f = nbrt_iface(k);
