@@ -1177,6 +1177,17 @@ START_TEST(null_args)
 	ck_assert_msg(p != NULL, "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, NULL, NULL), -1);
 	expect(rt, "NULL values", "nbrt_predictor_put: 2 bodies but no values");
+	double col[4] = {1, 2, 3, 4};
+	const double *cols[12];
+	uint64_t ticks[4] = {0, 0, 0, 0};
+	for (int c = 0; c < 12; c++)
+		cols[c] = c == 7 ? NULL : col;
+	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, cols, ticks), -1);
+	expect(rt, "NULL column", "nbrt_predictor_put: 2 bodies but src[7] is "
+	       "NULL");
+	cols[7] = col; /* refused whole: the bodies may be put now */
+	ck_assert_msg(nbrt_predictor_put(p, 2, NULL, cols, ticks) == 0, "%s",
+	              nbrt_error(rt));
 	ck_assert_int_eq(nbrt_predict(p, 0, 2, NULL), -1);
 	expect(rt, "NULL list", "nbrt_predict: 2 bodies to gather but no list");
 	ck_assert_int_eq(nbrt_predict(p, 0, 0, NULL), 0);
