@@ -388,7 +388,8 @@ typedef struct nbrt_tree {
  * far's bindings left as they were.  i and j may be the same bodies or
  * not.  Refused before anything runs, with the reason: theta <= 0 or NaN,
  * a bucket or group of 0, positions or masses NaN or infinite, names k
- * lacks or far needs and k does not have.  Memory is checked before it
+ * lacks or far needs and k does not have, a position column named for
+ * two axes.  Memory is checked before it
  * is allocated.  Returns 0 or -1. */
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t);

@@ -743,6 +743,13 @@ START_TEST(bad_input)
 	ck_assert_int_eq(unsetenv("NBRT_TREE_PIECES"), 0);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
+	/* one column on two axes: the tree was built from it, silently */
+	t = params(0.5);
+	t.jpos[2] = "xj";
+	refused(rt, k, far, &b, &t, "jpos[0] and jpos[2] both name 'xj'");
+	t = params(0.5);
+	t.ipos[1] = "zi";
+	refused(rt, k, far, &b, &t, "ipos[1] and ipos[2] both name 'zi'");
 	t = params(0.5);
 	t.jmass = "ax";
 	refused(rt, k, far, &b, &t, "'ax' is no BMEM");
