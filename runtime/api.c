@@ -75,6 +75,9 @@ const char *nbrt_cache_dir(const nbrt *rt)
 /* Only OpenCL has devices to list: the host is always there. */
 int nbrt_list(FILE *out)
 {
+	/* as nbrt_describe: the listing went to fprintf(NULL, ...) */
+	if (!out)
+		return -1;
 	return nbrt_cl_backend.list(out);
 }
 

@@ -70,7 +70,7 @@ const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 /* Lists OpenCL platforms and devices, one per line, as
  * "P:D  gpu|cpu|other  name".
  * Returns how many (0 when no OpenCL platform is installed), -1 on an
- * OpenCL failure (its message written to out). */
+ * OpenCL failure (its message written to out) or for a NULL out. */
 int nbrt_list(FILE *out);
 /* Prints the open device's limits, one "key value" per line: device,
  * type (gpu, cpu, other, host or interpreter; host and interpreter

@@ -942,6 +942,7 @@ START_TEST(open_errors)
 	int nd = nbrt_list(m);
 	fclose(m);
 	ck_assert_int_ge(nd, ndev > OCL);
+	ck_assert_int_eq(nbrt_list(NULL), -1); /* nowhere to list: no crash */
 	if (ndev > OCL)
 		ck_assert_msg(strncmp(buf, "0:0  ", 5) == 0, "list: '%s'", buf);
 	free(buf);
