@@ -986,6 +986,15 @@ START_TEST(load_errors)
 	free(broken);
 	free(code);
 
+	/* opts filled in by hand: a precision past nb_prec's was read
+	 * beyond the compiler's table and aborted the process */
+	nb_options badp;
+	nb_options_init(&badp);
+	badp.precision = (nb_prec)7;
+	ck_assert_ptr_null(nbrt_load(rt, GRAVITY, &badp));
+	expect(rt, "bad precision", "precision 7: it must be float, double or "
+	       "dd");
+
 	static const char nohdr[] = "__kernel void f(void) {}\n";
 	ck_assert_ptr_null(nbrt_load_source(rt, "x.cl", nohdr, strlen(nohdr), NULL));
 	expect(rt, "no header", "nbcc-interface");
