@@ -2299,6 +2299,11 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 					                 "needs its own column", kn, key, e, key,
 					                 d, k->f->var[pv[d]].name);
 			}
+	/* results over inputs (nbrt_bind's contract): the runs below see
+	 * sorted copies and could not tell, and the scatter wrote the
+	 * results over the caller's masses or positions */
+	if (nbrt_core_overlap(k, ni, nj))
+		return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar, chain = 0;

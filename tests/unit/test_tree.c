@@ -755,6 +755,14 @@ START_TEST(bad_input)
 	refused(rt, k, far, &b, &t, "'ax' is no BMEM");
 	t = params(0.5);
 	refused(rt, k, NULL, &b, &t, "no far kernel");
+	/* results over inputs, as nbrt_run refuses them: the potentials
+	 * were written over the masses */
+	double m3 = b.c[MJ][3];
+	ck_assert(nbrt_bind(k, "pot", NBRT_DOUBLE, b.c[MJ]) == 0);
+	refused(rt, k, far, &b, &t, "RMEM 'pot' is bound over the array of "
+	        "BMEM 'mj'");
+	ck_assert(b.c[MJ][3] == m3);
+	ck_assert(nbrt_bind(k, "pot", NBRT_DOUBLE, b.c[POT]) == 0);
 	double keep = b.c[YJ][17];
 	b.c[YJ][17] = NAN;
 	refused(rt, k, far, &b, &t, "position 'yj' at 17 is nan");
