@@ -218,13 +218,14 @@ int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a)
 {
 	if (!k)
 		return -1;
+	/* the name is not yet known to be the kernel's: escaped, as find()
+	 * escapes it (control bytes reached the terminal as they were) */
 	if (!a)
 		return nbrt_fail(k->rt, "kernel %s: '%s' bound to no array",
-		                 k->f->kernel, name ? name : "(null)");
+		                 k->f->kernel, nb_esc(name));
 	if (a->rt != k->rt)
 		return nbrt_fail(k->rt, "kernel %s: the array for '%s' belongs to "
-		                 "another device", k->f->kernel,
-		                 name ? name : "(null)");
+		                 "another device", k->f->kernel, nb_esc(name));
 	if (nbrt_bind(k, name, NBRT_DOUBLE, a->host))
 		return -1;
 	k->b[nb_iface_find(k->f, name)].arr = a;

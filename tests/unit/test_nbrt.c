@@ -1018,6 +1018,11 @@ START_TEST(bind_errors)
 	expect(rt, "array as CONST", "'xi' is LMEM");
 	ck_assert_int_eq(nbrt_set_const(k, "nosuch", 1, 0), -1);
 	expect(rt, "unknown CONST", "no variable 'nosuch'");
+	/* a name with control bytes reaches the message escaped */
+	ck_assert_int_eq(nbrt_bind_array(k, "\x1b[2Jxi", NULL), -1);
+	expect(rt, "escaped name", "'\\x1b[2Jxi' bound to no array");
+	ck_assert_int_eq(nbrt_bind_array(k, NULL, NULL), -1);
+	expect(rt, "NULL name", "'(null)' bound to no array");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", NAN, 0), -1);
 	expect(rt, "NaN CONST", "CONST eps2 set to NaN");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", 1, NAN), -1);
