@@ -253,6 +253,14 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 	if (isnan(hi + lo))
 		return nbrt_fail(k->rt, "kernel %s: CONST %s set to %g + %g, which "
 		                 "is NaN", k->f->kernel, name, hi, lo);
+	/* and a dd's infinite low part under a finite high part: its sum
+	 * is infinite, but the dd arithmetic's error terms turn it into NaN
+	 * (an infinite high part is dd's infinity, whatever the low part) */
+	if (x->type == NB_DD && isfinite(hi) && !isfinite(lo))
+		return nbrt_fail(k->rt, "kernel %s: CONST %s set to %g + %g: a dd's "
+		                 "low part must be finite where its high part is "
+		                 "(the kernel would compute NaN)", k->f->kernel, name,
+		                 hi, lo);
 	k->b[v].set = 1;
 	if (x->type == NB_DD) {
 		k->b[v].hi = hi;

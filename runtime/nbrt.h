@@ -202,8 +202,9 @@ int nbrt_predict(nbrt_predictor *p, uint64_t now, size_t m,
                  const size_t *act);
 
 /* Sets a CONST; lo is the low part for dd (0 otherwise).  A NaN in
- * either, or in their sum (infinities of both signs), is refused (it
- * would make every result NaN). */
+ * either, or in their sum (infinities of both signs), or for a dd CONST
+ * an infinite lo under a finite hi, is refused (it would make every
+ * result NaN). */
 int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
 
 /* Runs for i in [0, ni) and j in [0, nj): uploads the bound inputs,

@@ -863,6 +863,15 @@ START_TEST(dd_kernel)
 		free(w);
 		free(s);
 	}
+	/* a low part that is infinite under a finite high part: every result
+	 * was NaN; an infinite high part is dd's infinity, taken */
+	ck_assert_int_eq(nbrt_set_const(k, "c", 0.05, INFINITY), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "a dd's low part must be finite "
+	                     "where its high part is"), "dd lo inf: '%s'",
+	              nbrt_error(rt));
+	ck_assert_int_eq(nbrt_set_const(k, "c", 0.05, -INFINITY), -1);
+	ck_assert_int_eq(nbrt_set_const(k, "c", INFINITY, 0), 0);
+	ck_assert_int_eq(nbrt_set_const(k, "c", INFINITY, INFINITY), 0);
 }
 END_TEST
 
