@@ -283,6 +283,14 @@ int nb_compile(const char *path, const char *src, size_t len,
 	file_options(&c, &o, opt);
 	Buf text = {0}, live = {0};
 	const Target *t = NULL;
+	/* a struct filled in by hand (nbrt_load's opts), not read by
+	 * nb_options_parse: a precision past the table was read beyond it,
+	 * then the IR verifier's internal error aborted the process */
+	if ((unsigned)o.precision >= NPREC) {
+		error_file(&c, "precision %d: it must be float, double or dd "
+		           "(nb_prec %d to %d)", (int)o.precision, NB_FLOAT, NB_DD);
+		goto done;
+	}
 	if (!emit)
 		emit = "code";
 	if (strcmp(emit, "code") == 0 || strcmp(emit, "stats") == 0 ||

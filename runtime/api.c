@@ -75,6 +75,9 @@ const char *nbrt_cache_dir(const nbrt *rt)
 /* Only OpenCL has devices to list: the host is always there. */
 int nbrt_list(FILE *out)
 {
+	/* as nbrt_describe: the listing went to fprintf(NULL, ...) */
+	if (!out)
+		return -1;
 	return nbrt_cl_backend.list(out);
 }
 
@@ -215,13 +218,14 @@ int nbrt_bind_array(nbrt_kernel *k, const char *name, nbrt_array *a)
 {
 	if (!k)
 		return -1;
+	/* the name is not yet known to be the kernel's: escaped, as find()
+	 * escapes it (control bytes reached the terminal as they were) */
 	if (!a)
 		return nbrt_fail(k->rt, "kernel %s: '%s' bound to no array",
-		                 k->f->kernel, name ? name : "(null)");
+		                 k->f->kernel, nb_esc(name));
 	if (a->rt != k->rt)
 		return nbrt_fail(k->rt, "kernel %s: the array for '%s' belongs to "
-		                 "another device", k->f->kernel,
-		                 name ? name : "(null)");
+		                 "another device", k->f->kernel, nb_esc(name));
 	if (nbrt_bind(k, name, NBRT_DOUBLE, a->host))
 		return -1;
 	k->b[nb_iface_find(k->f, name)].arr = a;
@@ -244,6 +248,19 @@ int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo)
 	if (isnan(hi) || isnan(lo))
 		return nbrt_fail(k->rt, "kernel %s: CONST %s set to NaN", k->f->kernel,
 		                 name);
+	/* so do infinities of both signs, whose sum (the value of a CONST
+	 * not of dd, and what a dd kernel reads as hi + lo) is NaN */
+	if (isnan(hi + lo))
+		return nbrt_fail(k->rt, "kernel %s: CONST %s set to %g + %g, which "
+		                 "is NaN", k->f->kernel, name, hi, lo);
+	/* and a dd's infinite low part under a finite high part: its sum
+	 * is infinite, but the dd arithmetic's error terms turn it into NaN
+	 * (an infinite high part is dd's infinity, whatever the low part) */
+	if (x->type == NB_DD && isfinite(hi) && !isfinite(lo))
+		return nbrt_fail(k->rt, "kernel %s: CONST %s set to %g + %g: a dd's "
+		                 "low part must be finite where its high part is "
+		                 "(the kernel would compute NaN)", k->f->kernel, name,
+		                 hi, lo);
 	k->b[v].set = 1;
 	if (x->type == NB_DD) {
 		k->b[v].hi = hi;

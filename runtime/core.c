@@ -497,3 +497,11 @@ int nbrt_core_ready(nbrt_kernel *k, size_t ni, size_t nj)
 {
 	return ready(k, ni, nj);
 }
+
+/* For nbrt_run_tree (tree.c), whose runs see its sorted copies in the
+ * caller's place, never the caller's arrays: it checks the bindings
+ * itself, but results over inputs only here. */
+int nbrt_core_overlap(nbrt_kernel *k, size_t ni, size_t nj)
+{
+	return overlap(k, ni, nj);
+}

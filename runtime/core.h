@@ -30,6 +30,9 @@ void nbrt_core_free(nbrt_kernel *k);
 /* Every array of k bound (to enough values for ni, nj), every CONST
  * set: 0, or -1 with the message naming the first that is not. */
 int nbrt_core_ready(nbrt_kernel *k, size_t ni, size_t nj);
+/* ready's last check alone: no result bound over an input (0, or -1
+ * with the message naming the two). */
+int nbrt_core_overlap(nbrt_kernel *k, size_t ni, size_t nj);
 /* Runs k as loaded on its bindings: every one checked, the run cut into
  * launches, timed. */
 int nbrt_core_run(nbrt_kernel *k, size_t ni, size_t nj);

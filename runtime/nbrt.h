@@ -70,7 +70,7 @@ const char *nbrt_error(const nbrt *rt);       /* last failure's message */
 /* Lists OpenCL platforms and devices, one per line, as
  * "P:D  gpu|cpu|other  name".
  * Returns how many (0 when no OpenCL platform is installed), -1 on an
- * OpenCL failure (its message written to out). */
+ * OpenCL failure (its message written to out) or for a NULL out. */
 int nbrt_list(FILE *out);
 /* Prints the open device's limits, one "key value" per line: device,
  * type (gpu, cpu, other, host or interpreter; host and interpreter
@@ -202,7 +202,9 @@ int nbrt_predict(nbrt_predictor *p, uint64_t now, size_t m,
                  const size_t *act);
 
 /* Sets a CONST; lo is the low part for dd (0 otherwise).  A NaN in
- * either is refused (it would make every result NaN). */
+ * either, or in their sum (infinities of both signs), or for a dd CONST
+ * an infinite lo under a finite hi, is refused (it would make every
+ * result NaN). */
 int nbrt_set_const(nbrt_kernel *k, const char *name, double hi, double lo);
 
 /* Runs for i in [0, ni) and j in [0, nj): uploads the bound inputs,
@@ -387,7 +389,8 @@ typedef struct nbrt_tree {
  * far's bindings left as they were.  i and j may be the same bodies or
  * not.  Refused before anything runs, with the reason: theta <= 0 or NaN,
  * a bucket or group of 0, positions or masses NaN or infinite, names k
- * lacks or far needs and k does not have.  Memory is checked before it
+ * lacks or far needs and k does not have, a position column named for
+ * two axes.  Memory is checked before it
  * is allocated.  Returns 0 or -1. */
 int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
                   const nbrt_tree *t);

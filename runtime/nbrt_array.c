@@ -124,12 +124,19 @@ static int alike(const nbrt_array *a, const nbrt_array *b)
 	return a->rt == b->rt && a->n == b->n && !a->host == !b->host;
 }
 
-/* The operands of either form (z NULL: nbrt_array_axpy's). */
+/* The operands of either form (wantz 0: nbrt_array_axpy's, z NULL). */
 static int axpy_args(const char *what, nbrt_array *const *y,
-                     nbrt_array *const *x, nbrt_array *const *z, int na)
+                     nbrt_array *const *x, nbrt_array *const *z, int wantz,
+                     int na)
 {
-	if (same(y, na, 3, what) || same(x, na, 3, what) ||
-	    (z && same(z, na, 3, what)))
+	if (same(y, na, 3, what))
+		return -1;
+	/* y names the device: a missing x or z is reported there, not left
+	 * to an earlier call's message (axpy2's z was skipped, silently) */
+	if (!x || !x[0] || (wantz && (!z || !z[0])))
+		return nbrt_fail(y[0]->rt, "%s: no %s arrays (NULL)", what,
+		                 !x || !x[0] ? "x" : "z");
+	if (same(x, na, 3, what) || (z && same(z, na, 3, what)))
 		return -1;
 	if (!alike(x[0], y[0]) || (z && !alike(z[0], y[0])))
 		return nbrt_fail(y[0]->rt, "%s: the arrays differ in device or "
@@ -175,7 +182,7 @@ static int axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
 int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
                     int na)
 {
-	if (axpy_args("nbrt_array_axpy", y, x, NULL, na))
+	if (axpy_args("nbrt_array_axpy", y, x, NULL, 0, na))
 		return -1;
 	return axpy(y, h, x, NULL, 0, na);
 }
@@ -183,7 +190,7 @@ int nbrt_array_axpy(nbrt_array *const *y, double h, nbrt_array *const *x,
 int nbrt_array_axpy2(nbrt_array *const *y, double h, nbrt_array *const *x,
                      nbrt_array *const *z, double g, int na)
 {
-	if (axpy_args("nbrt_array_axpy2", y, x, z, na))
+	if (axpy_args("nbrt_array_axpy2", y, x, z, 1, na))
 		return -1;
 	return axpy(y, h, x, z, g, na);
 }
@@ -253,8 +260,10 @@ int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
                                  nbrt_array *const *a, int na)
 {
 	const char *what = "nbrt_array_axpy_finite_queue";
-	if (axpy_args(what, y, x, NULL, ny))
+	if (axpy_args(what, y, x, NULL, 0, ny))
 		return -1;
+	if (!a || !a[0])
+		return nbrt_fail(y[0]->rt, "%s: no arrays to check (NULL)", what);
 	return finite_queue(what, a, na, y, h, x, ny);
 }
 

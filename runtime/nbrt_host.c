@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fenv.h>
 #include <limits.h>
 #include <link.h>
 #include <spawn.h>
@@ -378,7 +379,18 @@ static int open_so(nbrt_kernel *k, const char *so)
 	Prog *p = k->priv;
 	/* NODELETE: the kernel may have loaded libgomp, whose idle threads
 	 * would run unmapped code if dlclose unloaded it */
+	/* gcc links crtfastmath.o into an object built with -ffast-math or
+	 * -funsafe-math-optimizations (a float kernel's estimates), -shared
+	 * or not, and its constructor sets FTZ and DAZ in the loading
+	 * thread: the caller's subnormals, and those of every thread it
+	 * starts after (the kernels' OpenMP threads among them: a dd
+	 * kernel's error terms), would flush to zero for the rest of the
+	 * process.  The caller's floating-point environment is put back. */
+	fenv_t env;
+	int saved = fegetenv(&env) == 0;
 	void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (saved)
+		fesetenv(&env);
 	if (!dl) {
 		const char *e = dlerror();
 		return nbrt_fail(k->rt, "%s: dlopen: %s", k->name, e ? e : "failed");

@@ -74,9 +74,12 @@ static double staging_bytes(const nbrt_kernel *k, size_t ni, size_t nj,
 int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
                     double *host)
 {
-	if (!k || !host)
+	if (!k)
 		return -1;
 	nbrt *rt = k->rt;
+	if (!host)
+		return nbrt_fail(rt, "nbrt_run_memory: nowhere (NULL) for the "
+		                 "host bytes");
 	*host = staging_bytes(k, ni, nj, native);
 	if (rt->be->host)
 		return 0;

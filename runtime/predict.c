@@ -110,6 +110,12 @@ int nbrt_predictor_put(nbrt_predictor *p, size_t m, const size_t *idx,
 	if ((!src || !t) && m)
 		return nbrt_fail(rt, "nbrt_predictor_put: %zu bodies but no %s "
 		                 "(NULL)", m, src ? "times" : "values");
+	/* every column is read for each body put: one missing was a crash */
+	for (int c = 0; c < 12 && m; c++)
+		if (!src[c])
+			return nbrt_fail(rt, "nbrt_predictor_put: %zu bodies but "
+			                 "src[%d] is NULL (12 columns: x y z vx vy vz "
+			                 "ax ay az jx jy jz)", m, c);
 	for (size_t r = 0; r < m; r++) {
 		size_t i = idx ? idx[r] : r;
 		if (i >= p->n)

@@ -2285,6 +2285,25 @@ int nbrt_run_tree(nbrt_kernel *k, nbrt_kernel *far, size_t ni, size_t nj,
 		    (kd->nsrc == 3 &&
 		     (gv[d] = named(k, t->jsrc[d], NB_BMEM, "source")) < 0))
 			return -1;
+	/* one column on two axes built the tree, the groups' boxes and the
+	 * expansions' centres from the wrong coordinates while the kernel
+	 * read its own, silently (nbrt_run_cutoff refuses it too) */
+	for (int side = 0; side < 2; side++)
+		for (int d = 1; d < 3; d++)
+			for (int e = 0; e < d; e++) {
+				const int *pv = side ? pj : pi;
+				const char *key = side ? "jpos" : "ipos";
+				if (pv[e] == pv[d])
+					return nbrt_fail(rt, "kernel %s: nbrt_run_tree: %s[%d] "
+					                 "and %s[%d] both name '%s': each axis "
+					                 "needs its own column", kn, key, e, key,
+					                 d, k->f->var[pv[d]].name);
+			}
+	/* results over inputs (nbrt_bind's contract): the runs below see
+	 * sorted copies and could not tell, and the scatter wrote the
+	 * results over the caller's masses or positions */
+	if (nbrt_core_overlap(k, ni, nj))
+		return -1;
 
 	double t0 = nbrt_now(), tm[5] = {0, 0, 0, 0, 0}, part[8] = {0}, tp;
 	int res = -1, nv = k->f->nvar, fnv = far->f->nvar, chain = 0;

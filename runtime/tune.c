@@ -667,6 +667,10 @@ int nbrt_sweep(nbrt_kernel *k, size_t ni, size_t nj, FILE *out)
 {
 	if (!k)
 		return -1;
+	/* before the variants' runs, whose table would go to NULL */
+	if (!out)
+		return nbrt_fail(k->rt, "nbrt_sweep: nowhere (NULL) to print the "
+		                 "table");
 	if (!k->src)
 		return nbrt_fail(k->rt, "%s: --sweep needs a .nbl (variants are "
 		                 "compiled from it)", k->name);

@@ -10,6 +10,7 @@
  * (and no NBRT_DEVICE naming another) only the host runs, and the exit
  * status is 77, skipped (tests/run.sh). */
 #include <check.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -862,6 +863,15 @@ START_TEST(dd_kernel)
 		free(w);
 		free(s);
 	}
+	/* a low part that is infinite under a finite high part: every result
+	 * was NaN; an infinite high part is dd's infinity, taken */
+	ck_assert_int_eq(nbrt_set_const(k, "c", 0.05, INFINITY), -1);
+	ck_assert_msg(strstr(nbrt_error(rt), "a dd's low part must be finite "
+	                     "where its high part is"), "dd lo inf: '%s'",
+	              nbrt_error(rt));
+	ck_assert_int_eq(nbrt_set_const(k, "c", 0.05, -INFINITY), -1);
+	ck_assert_int_eq(nbrt_set_const(k, "c", INFINITY, 0), 0);
+	ck_assert_int_eq(nbrt_set_const(k, "c", INFINITY, INFINITY), 0);
 }
 END_TEST
 
@@ -941,6 +951,7 @@ START_TEST(open_errors)
 	int nd = nbrt_list(m);
 	fclose(m);
 	ck_assert_int_ge(nd, ndev > OCL);
+	ck_assert_int_eq(nbrt_list(NULL), -1); /* nowhere to list: no crash */
 	if (ndev > OCL)
 		ck_assert_msg(strncmp(buf, "0:0  ", 5) == 0, "list: '%s'", buf);
 	free(buf);
@@ -984,6 +995,15 @@ START_TEST(load_errors)
 	free(broken);
 	free(code);
 
+	/* opts filled in by hand: a precision past nb_prec's was read
+	 * beyond the compiler's table and aborted the process */
+	nb_options badp;
+	nb_options_init(&badp);
+	badp.precision = (nb_prec)7;
+	ck_assert_ptr_null(nbrt_load(rt, GRAVITY, &badp));
+	expect(rt, "bad precision", "precision 7: it must be float, double or "
+	       "dd");
+
 	static const char nohdr[] = "__kernel void f(void) {}\n";
 	ck_assert_ptr_null(nbrt_load_source(rt, "x.cl", nohdr, strlen(nohdr), NULL));
 	expect(rt, "no header", "nbcc-interface");
@@ -1007,10 +1027,19 @@ START_TEST(bind_errors)
 	expect(rt, "array as CONST", "'xi' is LMEM");
 	ck_assert_int_eq(nbrt_set_const(k, "nosuch", 1, 0), -1);
 	expect(rt, "unknown CONST", "no variable 'nosuch'");
+	/* a name with control bytes reaches the message escaped */
+	ck_assert_int_eq(nbrt_bind_array(k, "\x1b[2Jxi", NULL), -1);
+	expect(rt, "escaped name", "'\\x1b[2Jxi' bound to no array");
+	ck_assert_int_eq(nbrt_bind_array(k, NULL, NULL), -1);
+	expect(rt, "NULL name", "'(null)' bound to no array");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", NAN, 0), -1);
 	expect(rt, "NaN CONST", "CONST eps2 set to NaN");
 	ck_assert_int_eq(nbrt_set_const(k, "eps2", 1, NAN), -1);
 	expect(rt, "NaN CONST lo", "CONST eps2 set to NaN");
+	/* hi + lo is the value of a float or double CONST: NaN here */
+	ck_assert_int_eq(nbrt_set_const(k, "eps2", INFINITY, -INFINITY), -1);
+	expect(rt, "inf - inf CONST", "CONST eps2 set to inf + -inf, which is "
+	       "NaN");
 
 	const nb_iface *f = nbrt_iface(k);
 	for (int v = 0; v < f->nvar; v++)
@@ -1091,6 +1120,7 @@ START_TEST(null_args)
 	nbrt_kernel *k = nbrt_load(rt, GRAVITY, NULL);
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_run_memory(k, 8, 8, 0, NULL), -1);
+	expect(rt, "NULL bytes", "nbrt_run_memory: nowhere (NULL)");
 	/* the bindings' forms: NULL names refused by name, NULL periods open */
 	double x[8] = {0}, r[8];
 	const nb_iface *f = nbrt_iface(k);
@@ -1107,6 +1137,9 @@ START_TEST(null_args)
 	              "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_run_tree_args(k, k, 8, 8, 0.5, 16, 16, NULL, NULL,
 	                                    "mj", NULL), -1);
+	/* the sweep ran every variant, then printed its table to NULL */
+	ck_assert_int_eq(nbrt_sweep(k, 8, 8, NULL), -1);
+	expect(rt, "NULL table", "nbrt_sweep: nowhere (NULL)");
 	nbrt_free(k);
 
 	/* an array no memory holds: refused by its size before any
@@ -1126,6 +1159,28 @@ START_TEST(null_args)
 	expect(rt, "no arrays", "nbrt_array_finite: 0 arrays (at least 1)");
 	ck_assert_int_eq(nbrt_array_axpy(one, 1, one, -1), -1);
 	expect(rt, "no arrays", "nbrt_array_axpy: -1 arrays (at least 1)");
+	/* a missing operand after a good y: its own message (an earlier
+	 * call's was left), and axpy2 without z changes nothing (it did
+	 * y += h x, z skipped) */
+	nbrt_array *none[1] = {NULL};
+	double ones[4] = {1, 1, 1, 1}, back[4];
+	ck_assert_int_eq(nbrt_array_write(a, ones), 0);
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, NULL, 1), -1);
+	expect(rt, "NULL x", "nbrt_array_axpy: no x arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy(one, 1, none, 1), -1);
+	expect(rt, "no x[0]", "nbrt_array_axpy: no x arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy2(one, 1, one, NULL, 1, 1), -1);
+	expect(rt, "NULL z", "nbrt_array_axpy2: no z arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_axpy2(one, 1, one, none, 1, 1), -1);
+	expect(rt, "no z[0]", "nbrt_array_axpy2: no z arrays (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, back), 0);
+	ck_assert(back[0] == 1 && back[3] == 1);
+	ck_assert_int_eq(nbrt_array_axpy_finite_queue(one, 1, one, 1, NULL, 1),
+	                 -1);
+	expect(rt, "NULL check", "nbrt_array_axpy_finite_queue: no arrays to "
+	       "check (NULL)");
+	ck_assert_int_eq(nbrt_array_read(a, back), 0);
+	ck_assert(back[0] == 1 && back[3] == 1);
 	ck_assert_int_eq(nbrt_array_finite(one, 1, NULL), -1);
 	expect(rt, "NULL answer", "nbrt_array_finite: nowhere (NULL)");
 	ck_assert_int_eq(nbrt_array_finite_queue(one, 1), 0);
@@ -1146,10 +1201,46 @@ START_TEST(null_args)
 	ck_assert_msg(p != NULL, "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, NULL, NULL), -1);
 	expect(rt, "NULL values", "nbrt_predictor_put: 2 bodies but no values");
+	double col[4] = {1, 2, 3, 4};
+	const double *cols[12];
+	uint64_t ticks[4] = {0, 0, 0, 0};
+	for (int c = 0; c < 12; c++)
+		cols[c] = c == 7 ? NULL : col;
+	ck_assert_int_eq(nbrt_predictor_put(p, 2, NULL, cols, ticks), -1);
+	expect(rt, "NULL column", "nbrt_predictor_put: 2 bodies but src[7] is "
+	       "NULL");
+	cols[7] = col; /* refused whole: the bodies may be put now */
+	ck_assert_msg(nbrt_predictor_put(p, 2, NULL, cols, ticks) == 0, "%s",
+	              nbrt_error(rt));
 	ck_assert_int_eq(nbrt_predict(p, 0, 2, NULL), -1);
 	expect(rt, "NULL list", "nbrt_predict: 2 bodies to gather but no list");
 	ck_assert_int_eq(nbrt_predict(p, 0, 0, NULL), 0);
 	nbrt_predictor_free(p);
+}
+END_TEST
+
+/* A float kernel's object carries crtfastmath.o (gcc links it under
+ * -funsafe-math-optimizations), whose constructor set FTZ and DAZ in the
+ * thread that loaded it: after nbrt_load the caller's subnormals were 0,
+ * for the rest of the process.  The load leaves the environment as it
+ * was. */
+START_TEST(fp_env)
+{
+	nbrt *rt = device(HOST);
+	ck_assert_int_eq(fesetenv(FE_DFL_ENV), 0);
+	nb_options o;
+	nb_options_init(&o);
+	o.precision = NB_FLOAT;
+	/* a kernel of its own: a fresh object, its constructor run now */
+	static const char src[] = "LMEM x;\nBMEM y;\nRMEM r;\n"
+	                          "r += 1 / sqrt(x * x + y * y + 1e-3);\n";
+	nbrt_kernel *k = nbrt_load_source(rt, "fp_env.nbl", src,
+	                                  strlen(src), &o);
+	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
+	volatile double tiny = 1e-310, half = 0.5;
+	ck_assert_msg(tiny > 0 && tiny * half > 0,
+	              "nbrt_load flushed the caller's subnormals to zero");
+	nbrt_free(k);
 }
 END_TEST
 
@@ -1288,6 +1379,7 @@ int main(void)
 	tcase_add_loop_test(tc, load_errors, 0, ndev);
 	tcase_add_loop_test(tc, bind_errors, 0, ndev);
 	tcase_add_loop_test(tc, null_args, 0, ndev);
+	tcase_add_test(tc, fp_env);
 	tcase_add_loop_test(tc, timing, 0, ndev);
 	tcase_add_loop_test(tc, cache_hit, 0, ndev);
 	tcase_add_loop_test(tc, dd_kernel, 0, ndev);

@@ -743,11 +743,26 @@ START_TEST(bad_input)
 	ck_assert_int_eq(unsetenv("NBRT_TREE_PIECES"), 0);
 	t.ipos[1] = "nope";
 	refused(rt, k, far, &b, &t, "'nope' is no LMEM");
+	/* one column on two axes: the tree was built from it, silently */
+	t = params(0.5);
+	t.jpos[2] = "xj";
+	refused(rt, k, far, &b, &t, "jpos[0] and jpos[2] both name 'xj'");
+	t = params(0.5);
+	t.ipos[1] = "zi";
+	refused(rt, k, far, &b, &t, "ipos[1] and ipos[2] both name 'zi'");
 	t = params(0.5);
 	t.jmass = "ax";
 	refused(rt, k, far, &b, &t, "'ax' is no BMEM");
 	t = params(0.5);
 	refused(rt, k, NULL, &b, &t, "no far kernel");
+	/* results over inputs, as nbrt_run refuses them: the potentials
+	 * were written over the masses */
+	double m3 = b.c[MJ][3];
+	ck_assert(nbrt_bind(k, "pot", NBRT_DOUBLE, b.c[MJ]) == 0);
+	refused(rt, k, far, &b, &t, "RMEM 'pot' is bound over the array of "
+	        "BMEM 'mj'");
+	ck_assert(b.c[MJ][3] == m3);
+	ck_assert(nbrt_bind(k, "pot", NBRT_DOUBLE, b.c[POT]) == 0);
 	double keep = b.c[YJ][17];
 	b.c[YJ][17] = NAN;
 	refused(rt, k, far, &b, &t, "position 'yj' at 17 is nan");
