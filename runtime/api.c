@@ -44,6 +44,17 @@ nbrt *nbrt_open(const char *spec, char **err)
 
 nbrt *nbrt_open_nth(const char *spec, int nth, char **err)
 {
+	/* a negative nth matched no device's place in the count and fell
+	 * back to the first, silently */
+	if (nth < 0) {
+		if (err) {
+			char m[96];
+			snprintf(m, sizeof m, "nbrt_open_nth: nth %d: it must be 0 or "
+			         "more", nth);
+			*err = strdup(m);
+		}
+		return NULL;
+	}
 	return nbrt_core_open(spec, nth, err);
 }
 

@@ -38,9 +38,10 @@ const char *nbrt_type_name(nbrt_type t);
  *                    first CPU, else (no OpenCL device at all) the host
  * On failure returns NULL and, if err is not NULL, a malloc'd message. */
 nbrt *nbrt_open(const char *spec, char **err);
-/* The same, opening the nth (from 0, modulo their count) of the OpenCL
- * devices spec matches rather than the first: "gpu" matches every GPU, a
- * name every device that contains it, NULL every GPU (else every CPU).
+/* The same, opening the nth (from 0, modulo their count; a negative nth
+ * is refused) of the OpenCL devices spec matches rather than the first:
+ * "gpu" matches every GPU, a name every device that contains it, NULL
+ * every GPU (else every CPU).
  * An MPI rank passes its node-local rank, so ranks share a node's GPUs. */
 nbrt *nbrt_open_nth(const char *spec, int nth, char **err);
 void nbrt_close(nbrt *rt);

@@ -944,6 +944,12 @@ START_TEST(open_errors)
 	ck_assert_ptr_nonnull(strstr(err, "'9:9'"));
 	free(err);
 	ck_assert_ptr_null(nbrt_open("9:9", NULL)); /* err may be NULL */
+	/* a negative nth is no place in the count (it opened the first) */
+	ck_assert_ptr_null(nbrt_open_nth("host", -1, &err));
+	ck_assert_ptr_nonnull(err);
+	ck_assert_ptr_nonnull(strstr(err, "nth -1"));
+	free(err);
+	ck_assert_ptr_null(nbrt_open_nth(NULL, -3, NULL));
 	/* the list names what there is */
 	char *buf = NULL;
 	size_t n = 0;
