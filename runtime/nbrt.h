@@ -331,9 +331,11 @@ int nbrt_run_cutoff_args(nbrt_kernel *k, size_t ni, size_t nj, double cutoff,
  * n, n)'s within rounding where the declarations hold, and their bits
  * depend on the inputs and n alone, not on the threads: the elements
  * are cut into blocks, a phase's tasks write disjoint blocks, and the
- * j-side sums are added in a fixed order, with no atomics.  Only the host
- * C back end has the entry; elsewhere, and where the mode says off, it is
- * nbrt_run(k, n, n).  NBRT_NEWTON_AUTO (the default) uses it from the
+ * j-side sums are added in a fixed order, with no atomics.  The host C
+ * back end and OpenCL devices have the entry (OpenCL's: runtime/cl/
+ * newton.c, docs/language.md); in the AMD IL interpreter, and where the
+ * mode says off, it is nbrt_run(k, n, n).  NBRT_NEWTON_AUTO (the
+ * default) uses it from the
  * size the defaults table's row gives (measured: bench/suites/
  * newton.sh).  Returns 0 or -1. */
 typedef enum { NBRT_NEWTON_AUTO, NBRT_NEWTON_ON, NBRT_NEWTON_OFF } nbrt_newton;
