@@ -518,6 +518,23 @@ START_TEST(din_fails)
 }
 END_TEST
 
+/* Loading gravity on PoCL with var set to a bad value fails, naming var;
+ * var is put back after. */
+static void load_refused(const char *var, const char *value)
+{
+	char *was = env_keep(var);
+	setenv(var, value, 1);
+	nbrt *rt = nbrt_open("cpu", NULL);
+	ck_assert_ptr_nonnull(rt);
+	nb_options o;
+	nb_options_init(&o);
+	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
+	ck_assert_msg(strstr(nbrt_error(rt), var) != NULL, "%s: %s", var,
+	              nbrt_error(rt));
+	nbrt_close(rt);
+	env_back(var, was);
+}
+
 /* NBRT_DIN_MAX=P: a float run of more than P pairs converts its inputs
  * (its results still stored by the kernel), one of P reads the arrays;
  * both right, the old path's bits.  A value that is no count is an error
@@ -534,17 +551,7 @@ START_TEST(din_max)
 	                                         "by the kernel: one launch")),
 	              "NBRT_DIN_MAX=%s: notes:\n%s", max, text);
 	unmake(&s);
-	char *was = env_keep("NBRT_DIN_MAX");
-	setenv("NBRT_DIN_MAX", "many", 1);
-	nbrt *rt = nbrt_open("cpu", NULL);
-	ck_assert_ptr_nonnull(rt);
-	nb_options o;
-	nb_options_init(&o);
-	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
-	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DIN_MAX") != NULL, "%s",
-	              nbrt_error(rt));
-	nbrt_close(rt);
-	env_back("NBRT_DIN_MAX", was);
+	load_refused("NBRT_DIN_MAX", "many");
 }
 END_TEST
 
@@ -786,17 +793,7 @@ START_TEST(no_shadow)
 	ck_assert_msg(strstr(text, "one launch a run, no conversions") != NULL,
 	              "notes:\n%s", text);
 	unmake(&s);
-	char *was = env_keep("NBRT_DIN_SHADOW");
-	setenv("NBRT_DIN_SHADOW", "2", 1);
-	nbrt *rt = nbrt_open("cpu", NULL);
-	ck_assert_ptr_nonnull(rt);
-	nb_options o;
-	nb_options_init(&o);
-	ck_assert_ptr_null(nbrt_load(rt, kern[GRAV].file, &o));
-	ck_assert_msg(strstr(nbrt_error(rt), "NBRT_DIN_SHADOW") != NULL, "%s",
-	              nbrt_error(rt));
-	nbrt_close(rt);
-	env_back("NBRT_DIN_SHADOW", was);
+	load_refused("NBRT_DIN_SHADOW", "2");
 }
 END_TEST
 
