@@ -80,9 +80,13 @@ int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
 	if (!host)
 		return nbrt_fail(rt, "nbrt_run_memory: nowhere (NULL) for the "
 		                 "host bytes");
-	*host = staging_bytes(k, ni, nj, native);
-	if (rt->be->host)
+	/* *host is written only on success: a caller's value survives a
+	 * refusal */
+	double staging = staging_bytes(k, ni, nj, native);
+	if (rt->be->host) {
+		*host = staging;
 		return 0;
+	}
 	double largest, dev = device_bytes(k, ni, nj, &largest);
 	char a[32], b[32];
 	if (largest > (double)rt->maxalloc) {
@@ -100,8 +104,7 @@ int nbrt_run_memory(nbrt_kernel *k, size_t ni, size_t nj, int native,
 		                 a, rt->name, b);
 	}
 	/* a CPU device's buffers are this machine's memory */
-	if (!rt->gpu)
-		*host += dev;
+	*host = staging + (rt->gpu ? 0 : dev);
 	return 0;
 }
 

@@ -1127,6 +1127,14 @@ START_TEST(null_args)
 	ck_assert_msg(k != NULL, "%s", nbrt_error(rt));
 	ck_assert_int_eq(nbrt_run_memory(k, 8, 8, 0, NULL), -1);
 	expect(rt, "NULL bytes", "nbrt_run_memory: nowhere (NULL)");
+	/* a refusal (a device's buffer past its limit) leaves the caller's
+	 * bytes as they were; the host path checks no device */
+	double bytes = -1;
+	size_t big = (size_t)1 << 40;
+	if (nbrt_run_memory(k, big, big, 0, &bytes))
+		ck_assert(bytes == -1);
+	else
+		ck_assert(bytes > 0);
 	/* the bindings' forms: NULL names refused by name, NULL periods open */
 	double x[8] = {0}, r[8];
 	const nb_iface *f = nbrt_iface(k);
