@@ -190,8 +190,9 @@ int nbrt_array_axpy_finite_queue(nbrt_array *const *y, double h,
  * nbrt_predictor_put: bodies idx[r] (r < m; idx NULL: r itself) take the
  * values src[c][idx[r]] (c < 12: x y z vx vy vz ax ay az jx jy jz; arrays
  * of n) and times t[idx[r]] (below 2^53), each body at most once between
- * two predictions.  nbrt_predict: every body to time `now` (ticks, no
- * earlier than any body's), then bodies act[0..m) gathered.  Queued in
+ * two predictions.  nbrt_predict: every body to time `now` (ticks; one
+ * before a body's own time gives its series at that negative dt), then
+ * bodies act[0..m) gathered.  Queued in
  * order as nbrt_array's operations are; 0 or -1 with the message. */
 typedef struct nbrt_predictor nbrt_predictor;
 nbrt_predictor *nbrt_predictor_new(nbrt *rt, size_t n, double unit);

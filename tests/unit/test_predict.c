@@ -2,7 +2,8 @@
  * scheme's j-bodies kept where the kernel runs: on the host back end and
  * on PoCL's CPU device, N = 0, 1, 2 and 1009 bodies of random Taylor
  * series and times are put, predicted and gathered, then some of them put
- * again and all predicted to a later time.  Every predicted value must be
+ * again and all predicted to a later time, then to an earlier one
+ * (backwards from most bodies' times).  Every predicted value must be
  * the bits of the C loop nbrt.h states (the same arithmetic here, compiled
  * without contraction), and within 1e-15 (absolute, or relative above 1) of the polynomial evaluated in
  * long double; bodies not put again keep their series.  Bad calls are
@@ -52,9 +53,10 @@ static void fill(bodies *b, size_t i, uint64_t tmax)
 static void want(const bodies *b, size_t i, uint64_t now, double *p,
                  long double *lp)
 {
-	double dt = (double)(now - b->t[i]) * UNIT;
+	/* both below 2^53: the difference exact, negative before t */
+	double dt = ((double)now - (double)b->t[i]) * UNIT;
 	double dt2 = dt * dt * 0.5, dt3 = dt2 * dt * (1.0 / 3);
-	long double ld = (long double)(now - b->t[i]) * UNIT;
+	long double ld = ((long double)now - (long double)b->t[i]) * UNIT;
 	for (int k = 0; k < 3; k++) {
 		const double x = b->s[k][i], v = b->s[3 + k][i];
 		const double a = b->s[6 + k][i], j = b->s[9 + k][i];
@@ -145,8 +147,14 @@ static void run(const char *spec, size_t n)
 	m = subset(act, n);
 	ck_assert_msg(nbrt_predict(p, TICKS, m, act) == 0, "%s", nbrt_error(rt));
 	check(rt, p, &b, TICKS, act, m);
-	printf("%s, N = %zu: predicted bit for bit, %zu put again\n",
-	       nbrt_device_name(rt), n, k);
+	/* a time before most bodies' own: the same polynomial at a negative
+	 * dt (nbrt.h), as for output at an earlier time */
+	m = subset(act, n);
+	ck_assert_msg(nbrt_predict(p, TICKS / 8, m, act) == 0, "%s",
+	              nbrt_error(rt));
+	check(rt, p, &b, TICKS / 8, act, m);
+	printf("%s, N = %zu: predicted bit for bit, %zu put again, and back "
+	       "to an earlier time\n", nbrt_device_name(rt), n, k);
 	/* refusals, with the predictor left usable */
 	if (n >= 2) {
 		size_t twice[2] = {1, 1}, far = n;
