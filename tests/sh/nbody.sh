@@ -124,6 +124,14 @@ for fmt in csv hdf5; do
 	cmp -s "$T/every_$fmt/snap_000002.$fmt" "$T/every_$fmt.kept" ||
 		die "a restart ($fmt) changed the snapshot it started from"
 done
+# a restart snapshot cut short at a line's end is refused, not run with
+# the bodies left (its comment line says n=300)
+head -n 100 "$T/fromfile/snap_000001.csv" >"$T/cut.csv"
+"$NBODY" --restart "$T/cut.csv" --steps 1 --device "$DEV" >/dev/null 2>"$T/err" &&
+	die "a snapshot cut short at a line's end was taken"
+grep -q "cut.csv: 98 bodies, and its comment line says n=300" "$T/err" ||
+	die "a snapshot cut short: $(cat "$T/err")"
+ok
 # a file's bodies have no seed: the snapshot says none (and names the file)
 sed -n 1p "$T/fromfile/snap_000001.csv" | grep -q " seed=" &&
 	die "a snapshot of an --ic file's run names a seed"
