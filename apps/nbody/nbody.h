@@ -43,7 +43,7 @@ typedef struct args {
 	double eta, t_end;
 	const char *ic_file, *restart, *log;
 	/* the flag, where it was given */
-	const char *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
+	const char *have_ic, *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
 	           *have_steps, *have_t_end, *have_integrator;
 	/* any kernel (force.c): --const NAME=V, its dimension (2 or 3) */
 	const char *cst[16];

@@ -284,6 +284,9 @@ refused "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" 
 refused "--eps 0.015625000000001 differs from the snapshot's 0.015625 " \
 	--restart "$T/c/snap_000004.csv" --eps 0.015625000000001
 refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
+# nor a model's name, which the run ignored (the snapshot's IC stood)
+refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic cube
+refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic lattice
 refused "not t + K dt" --t-end 0.3 --dt 1/8
 refused "give one" --t-end 1 --steps 3
 refused "positive" --eps 0
