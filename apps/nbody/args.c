@@ -104,6 +104,9 @@ static int check_cells(args *a)
 	if (a->have_tstep && !a->hermite && !a->restart)
 		return prog_fail("--timestep is for --integrator hermite (the "
 		                 "leap-frog's step is --dt)");
+	if (a->have_eta && !a->hermite && !a->restart)
+		return prog_fail("--eta is for --integrator hermite (the "
+		                 "leap-frog's step is --dt)");
 	if (a->tstep == HERM_FIXED && a->have_eta && !a->restart)
 		return prog_fail("--eta sets Aarseth's steps: --timestep fixed "
 		                 "steps every body by --dt");

@@ -298,6 +298,11 @@ refused "--predict is for --integrator hermite, and .*snap_000004.csv is a leap-
 	--restart "$T/c/snap_000004.csv" --predict device
 refused "for --predict" --integrator hermite --predict gpu
 refused "--timestep is for --integrator hermite" --timestep shared
+# --eta with the leap-frog was ignored, where --predict and --timestep
+# were refused
+refused "--eta is for --integrator hermite" --eta 0.02
+refused "--eta is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
+	--restart "$T/c/snap_000004.csv" --eta 0.02
 refused "for --timestep" --integrator hermite --timestep none
 refused "--timestep fixed steps every body by --dt" --integrator hermite \
 	--timestep fixed --eta 0.01
