@@ -104,6 +104,9 @@ static int check_cells(args *a)
 	if (a->have_tstep && !a->hermite && !a->restart)
 		return prog_fail("--timestep is for --integrator hermite (the "
 		                 "leap-frog's step is --dt)");
+	if (a->have_eta && !a->hermite && !a->restart)
+		return prog_fail("--eta is for --integrator hermite (the "
+		                 "leap-frog's step is --dt)");
 	if (a->tstep == HERM_FIXED && a->have_eta && !a->restart)
 		return prog_fail("--eta sets Aarseth's steps: --timestep fixed "
 		                 "steps every body by --dt");
@@ -148,7 +151,8 @@ int args_parse(args *a, int argc, char **argv)
 		OPT(OPT_CALL, "--ic", "MODEL", a,
 		    "plummer (default), cube or collision; lattice\n"
 		    "(a periodic box at --density, --temp); or a\n"
-		    "file of bodies, FILE.csv or FILE.hdf5", .call = get_ic),
+		    "file of bodies, FILE.csv or FILE.hdf5", .call = get_ic,
+		    .seen = &a->have_ic),
 		OPT(OPT_REAL, "--density", "RHO", &a->density,
 		    "--ic lattice: bodies per unit volume (area\n"
 		    "in 2-D; default 0.8)", .lo = 0, .hi = HUGE_VAL,
@@ -285,6 +289,10 @@ int args_parse(args *a, int argc, char **argv)
 		fputs(a->hermite ? nb_hermite_nbl : nb_gravity_nbl, stdout);
 		return prog_flush_stdout() ? P_BAD : P_DONE;
 	}
+	/* a model's name too: the snapshot says which the run began from */
+	if (a->restart && a->have_ic)
+		return prog_fail("--restart continues a run from its snapshot: it "
+		                 "takes no --ic"), P_BAD;
 	a->n = (size_t)n;
 	a->tune = cli_tune(a->tune_on, a->budget);
 	double dt, eps;
@@ -308,9 +316,6 @@ int args_parse(args *a, int argc, char **argv)
 	if (a->have_steps && a->have_t_end)
 		return prog_fail("--steps and --t-end say the same thing: give "
 		                 "one"), P_BAD;
-	if (a->restart && a->ic_file)
-		return prog_fail("--restart continues a run from its snapshot: it "
-		                 "takes no --ic"), P_BAD;
 	/* the Hermite scheme reaches |dE/E| < 1e-8, which a float force
 	 * cannot: its kernel runs in double unless told otherwise */
 	if (a->hermite && !(a->opt.given & NB_GIVEN_PRECISION)) {

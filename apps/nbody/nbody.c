@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 	    par_agree(restart_steps(&a, a.restart ? d.info.t : 0) ||
 	              (!par_rank() && a.out && out_make_dir("--out", a.out)) ||
 	              (!par_rank() && a.png && out_make_dir("--png", a.png)) ||
-	              (!par_rank() && out_log_clash(&a)))) {
+	              (!par_rank() && (out_log_clash(&a) ||
+	                               out_input_clash(&a))))) {
 		snap_data_free(&d);
 		return par_end(1);
 	}

@@ -43,7 +43,7 @@ typedef struct args {
 	double eta, t_end;
 	const char *ic_file, *restart, *log;
 	/* the flag, where it was given */
-	const char *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
+	const char *have_ic, *have_n, *have_dt, *have_eps, *have_eta, *have_seed,
 	           *have_steps, *have_t_end, *have_integrator;
 	/* any kernel (force.c): --const NAME=V, its dimension (2 or 3) */
 	const char *cst[16];
@@ -186,6 +186,10 @@ int out_make_dir(const char *flag, const char *dir);
 /* Fails, with a message, where --log names a file the run writes in its
  * --out or --png directory: the log, committed last, would replace it. */
 int out_log_clash(const args *a);
+/* Fails, with a message, where the --ic or --restart file is a snapshot
+ * the run writes in --out (its name, its format, a step it saves): the
+ * run would write the steps before it, then fail to replace its input. */
+int out_input_clash(const args *a);
 int out_snapshot(const args *a, const sim *s, const sim_view *v);
 int out_wanted(const args *a, long step);
 int out_record_wanted(const args *a, long step);

@@ -41,30 +41,64 @@ static int run_file(const char *name, int png)
 	                 !strcmp(name + k, ".csv") || !strcmp(name + k, ".hdf5"));
 }
 
-int out_log_clash(const args *a)
+static long last_step(const args *a)
 {
-	if (!a->log)
-		return 0;
-	const char *slash = strrchr(a->log, '/');
-	const char *base = slash ? slash + 1 : a->log;
-	char *dir = slash ? strndup(a->log, (size_t)(slash - a->log + 1))
+	return a->step0 + a->steps;
+}
+
+/* The directory that holds path, into *st, and path's base name: 1, or 0
+ * where it cannot be seen, -1 after a message. */
+static int parent_stat(const char *path, const char **base, struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path + 1))
 	                  : strdup(".");
-	struct stat st;
-	int rc = 0;
 	if (!dir)
-		return prog_fail("out of memory");
-	if (stat(dir, &st) == 0) {
-		if (same_dir(a->out, &st) && run_file(base, 0))
-			rc = prog_fail("--log %s is named as --out %s names its "
-			               "snapshots: give the log another name",
-			               nb_esc(a->log), nb_esc(a->out));
-		else if (same_dir(a->png, &st) && run_file(base, 1))
-			rc = prog_fail("--log %s is named as --png %s names its "
-			               "pictures: give the log another name",
-			               nb_esc(a->log), nb_esc(a->png));
-	}
+		return prog_fail("out of memory"), -1;
+	*base = slash ? slash + 1 : path;
+	int rc = stat(dir, st) == 0;
 	free(dir);
 	return rc;
+}
+
+int out_log_clash(const args *a)
+{
+	const char *base;
+	struct stat st;
+	int k = a->log ? parent_stat(a->log, &base, &st) : 0;
+	if (k <= 0)
+		return k < 0;
+	if (same_dir(a->out, &st) && run_file(base, 0))
+		return prog_fail("--log %s is named as --out %s names its "
+		                 "snapshots: give the log another name",
+		                 nb_esc(a->log), nb_esc(a->out));
+	if (same_dir(a->png, &st) && run_file(base, 1))
+		return prog_fail("--log %s is named as --png %s names its "
+		                 "pictures: give the log another name",
+		                 nb_esc(a->log), nb_esc(a->png));
+	return 0;
+}
+
+int out_input_clash(const args *a)
+{
+	const char *in = a->restart ? a->restart : a->ic_file, *base;
+	struct stat st;
+	int k = in && a->out ? parent_stat(in, &base, &st) : 0;
+	if (k <= 0 || !same_dir(a->out, &st) || !run_file(base, 0))
+		return k < 0;
+	/* the name of the snapshot of its step, if the run writes one */
+	long step = strtol(base + 5, NULL, 10);
+	char name[64];
+	snprintf(name, sizeof name, "snap_%06ld.%s", step, a->hdf5 ? "hdf5"
+	                                                          : "csv");
+	if (strcmp(name, base) || step < a->step0 || step > last_step(a) ||
+	    !out_wanted(a, step))
+		return 0;
+	return prog_fail("%s %s is the snapshot of step %ld that --out %s "
+	                 "writes: the run would fail there, after writing over "
+	                 "the snapshots before it; give --out another directory",
+	                 a->restart ? "--restart" : "--ic", nb_esc(in), step,
+	                 nb_esc(a->out));
 }
 
 /* mkdir -p DIR, then a check that it is writable, so an unusable
@@ -169,11 +203,6 @@ int out_snapshot(const args *a, const sim *s, const sim_view *v)
 	}
 	free(path);
 	return rc;
-}
-
-static long last_step(const args *a)
-{
-	return a->step0 + a->steps;
 }
 
 /* Snapshots and pictures: the first step, every M-th, the last; never a

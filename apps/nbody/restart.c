@@ -57,10 +57,11 @@ static int restart_args(args *a, const snap_data *d)
 		                 "(%s): a restart continues the run as it was",
 		                 a->hermite ? "hermite" : "leapfrog",
 		                 hermite ? "hermite" : "leapfrog", nb_esc(p));
-	if ((a->have_predict || a->have_tstep) && !hermite)
+	if ((a->have_predict || a->have_tstep || a->have_eta) && !hermite)
 		return prog_fail("%s is for --integrator hermite, and %s is a "
 		                 "leap-frog's snapshot", a->have_predict ?
-		                 "--predict" : "--timestep", nb_esc(p));
+		                 "--predict" : a->have_tstep ? "--timestep" :
+		                 "--eta", nb_esc(p));
 	if (a->have_tstep && a->tstep != mode)
 		return prog_fail("--timestep %s differs from the snapshot's %s "
 		                 "(%s): a restart continues the run as it was",

@@ -121,7 +121,8 @@ static int printable(const char *s, size_t n, char *buf, size_t len)
  * G=1 integrator=hermite eta=... e0=... [icfile=...]": the keys nbody reads
  * back.  A key it knows with a bad value is an error; others are skipped. */
 static int comment_keys(const char *path, long line, const char *s,
-                        size_t n, snap_info *in, char *err, size_t errlen)
+                        size_t n, snap_info *in, uint64_t *rows, char *err,
+                        size_t errlen)
 {
 	static const char tag[] = "# nbody snapshot:";
 	if (n < sizeof tag - 1 || memcmp(s, tag, sizeof tag - 1) != 0)
@@ -176,12 +177,15 @@ static int comment_keys(const char *path, long line, const char *s,
 		}
 		if (done)
 			continue;
-		if (strcmp(key, "step") == 0 || strcmp(key, "seed") == 0) {
+		if (strcmp(key, "step") == 0 || strcmp(key, "seed") == 0 ||
+		    strcmp(key, "n") == 0) {
 			uint64_t x;
 			if (opt_u64(v, vn, &x) || (key[1] == 't' && x > 1000000000000ULL))
 				return snap_fail(err, errlen, "%s:%ld: %s needs a non-negative "
 				            "integer", path, line, key);
-			if (key[1] == 't') {
+			if (key[0] == 'n') {
+				*rows = x;
+			} else if (key[1] == 't') {
 				in->step = (long)x;
 				in->has_step = 1;
 			} else {
@@ -329,6 +333,7 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 	size_t pos = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 	Line l = {0};
 	int first_comment = 1;
+	uint64_t said = UINT64_MAX; /* the comment's n=, where it has one */
 	/* comments, then the header */
 	for (;;) {
 		if (!next_line(text, len, &pos, &l))
@@ -338,7 +343,8 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 			break;
 		if (first_comment && l.n && l.s[0] == '#') {
 			first_comment = 0;
-			if (comment_keys(path, l.no, l.s, l.n, &d->info, err, errlen))
+			if (comment_keys(path, l.no, l.s, l.n, &d->info, &said, err,
+			                 errlen))
 				return -1;
 		}
 	}
@@ -349,6 +355,10 @@ int snap_parse_csv(const char *path, const char *text, size_t len,
 	size_t rows = count_rows(text, len, pos);
 	if (rows == 0)
 		return snap_fail(err, errlen, "%s: no bodies after the header", path);
+	/* a snapshot cut short at a line's end parses, but for its count */
+	if (said != UINT64_MAX && said != rows)
+		return snap_fail(err, errlen, "%s: %zu bodies, and its comment line "
+		            "says n=%" PRIu64 " (a file cut short?)", path, rows, said);
 	if (rows > max_n)
 		return snap_fail(err, errlen, "%s: %zu bodies, more than the %zu nbody "
 		            "takes", path, rows, max_n);

@@ -61,7 +61,8 @@ void snap_where(const snap_data *d, const char *path, size_t i, char *buf,
                 size_t len);
 
 /* Parses CSV text named `path`: '#' lines (the first "# nbody snapshot:"
- * one read for its keys), a header naming columns (any order; id, the
+ * one read for its keys; its n=, where given, must be the rows' count, so
+ * that a file cut short at a line's end is refused), a header naming columns (any order; id, the
  * bodies' IDs, integers 0 to 2^64 - 1; unknown ones such as type are
  * skipped), then one row a body.  At most max_n
  * bodies.  Returns 0, or -1 with a message naming the file and line. */

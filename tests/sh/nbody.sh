@@ -124,6 +124,14 @@ for fmt in csv hdf5; do
 	cmp -s "$T/every_$fmt/snap_000002.$fmt" "$T/every_$fmt.kept" ||
 		die "a restart ($fmt) changed the snapshot it started from"
 done
+# a restart snapshot cut short at a line's end is refused, not run with
+# the bodies left (its comment line says n=300)
+head -n 100 "$T/fromfile/snap_000001.csv" >"$T/cut.csv"
+"$NBODY" --restart "$T/cut.csv" --steps 1 --device "$DEV" >/dev/null 2>"$T/err" &&
+	die "a snapshot cut short at a line's end was taken"
+grep -q "cut.csv: 98 bodies, and its comment line says n=300" "$T/err" ||
+	die "a snapshot cut short: $(cat "$T/err")"
+ok
 # a file's bodies have no seed: the snapshot says none (and names the file)
 sed -n 1p "$T/fromfile/snap_000001.csv" | grep -q " seed=" &&
 	die "a snapshot of an --ic file's run names a seed"
@@ -162,6 +170,23 @@ refused "names its snapshots" -n 8 --steps 1 --device host --out "$T/clash" \
 	--log "$T/clash/snap_000000.csv"
 refused "names its pictures" -n 8 --steps 1 --device host --png "$T/clash" \
 	--log "$T/clash/./energy.png"
+# an --ic or --restart file that is a snapshot the run writes later: it
+# failed there, having written over the snapshots of the steps before
+"$NBODY" -n 8 --steps 2 --every 1 --device host --out "$T/self" >/dev/null
+cksum "$T/self/"* >"$T/self.sum"
+refused "snap_000002.csv is the snapshot of step 2 that --out" \
+	--ic "$T/self/snap_000002.csv" --steps 2 --device host --out "$T/self"
+cp "$T/self/snap_000001.csv" "$T/self/snap_000003.csv"
+refused "snap_000003.csv is the snapshot of step 3 that --out" \
+	--restart "$T/self/snap_000003.csv" --steps 2 --device host --out "$T/self"
+rm "$T/self/snap_000003.csv"
+cksum "$T/self/"* | cmp -s - "$T/self.sum" ||
+	die "a refused --ic or --restart wrote over its run's snapshots"
+# where the run writes no snapshot of that name, it runs
+"$NBODY" --restart "$T/self/snap_000002.csv" --steps 2 --every 2 \
+	--device host --out "$T/self" >/dev/null && [ -f "$T/self/snap_000004.csv" ] ||
+	die "a restart into its own --out"
+ok
 refused "from 1 to" -n 0
 refused "from 1 to" -n -5
 refused "integer" -n 12x

@@ -284,6 +284,9 @@ refused "--dt 0.5 differs from the snapshot's" --restart "$T/c/snap_000004.csv" 
 refused "--eps 0.015625000000001 differs from the snapshot's 0.015625 " \
 	--restart "$T/c/snap_000004.csv" --eps 0.015625000000001
 refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic "$T/two.csv"
+# nor a model's name, which the run ignored (the snapshot's IC stood)
+refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic cube
+refused "takes no --ic" --restart "$T/c/snap_000004.csv" --ic lattice
 refused "not t + K dt" --t-end 0.3 --dt 1/8
 refused "give one" --t-end 1 --steps 3
 refused "positive" --eps 0
@@ -295,6 +298,11 @@ refused "--predict is for --integrator hermite, and .*snap_000004.csv is a leap-
 	--restart "$T/c/snap_000004.csv" --predict device
 refused "for --predict" --integrator hermite --predict gpu
 refused "--timestep is for --integrator hermite" --timestep shared
+# --eta with the leap-frog was ignored, where --predict and --timestep
+# were refused
+refused "--eta is for --integrator hermite" --eta 0.02
+refused "--eta is for --integrator hermite, and .*snap_000004.csv is a leap-frog's" \
+	--restart "$T/c/snap_000004.csv" --eta 0.02
 refused "for --timestep" --integrator hermite --timestep none
 refused "--timestep fixed steps every body by --dt" --integrator hermite \
 	--timestep fixed --eta 0.01

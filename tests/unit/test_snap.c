@@ -92,6 +92,12 @@ START_TEST(csv_refusals)
 	snprintf(t, sizeof t, "%s1,0,0,0,0,0,1\n1,0,0,0,0,0,1\n2,0,0,0,0,0,1\n"
 	         "3,0,0,0,0,0,1\n", h);
 	refused(t, "4 bodies, more than the 3");
+	/* a snapshot cut short at a line's end: its n= counts the rows */
+	refused("# nbody snapshot: n=3\nx,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n"
+	        "1,0,0,0,0,0,1\n", "b.csv: 2 bodies, and its comment line says "
+	        "n=3 (a file cut short?)");
+	refused("# nbody snapshot: n=2x\nx,y,z,vx,vy,vz,m\n",
+	        "b.csv:1: n needs a non-negative integer");
 	refused("# nbody snapshot: step=x\nx,y,z,vx,vy,vz,m\n",
 	        "b.csv:1: step needs a non-negative integer");
 	refused("# nbody snapshot: dt=nan\nx,y,z,vx,vy,vz,m\n",
