@@ -285,10 +285,11 @@ int nb_compile(const char *path, const char *src, size_t len,
 	const Target *t = NULL;
 	/* a struct filled in by hand (nbrt_load's opts), not read by
 	 * nb_options_parse: a precision past the table was read beyond it,
-	 * then the IR verifier's internal error aborted the process */
-	if ((unsigned)o.precision >= NPREC) {
-		error_file(&c, "precision %d: it must be float, double or dd "
-		           "(nb_prec %d to %d)", (int)o.precision, NB_FLOAT, NB_DD);
+	 * then the IR verifier's internal error aborted the process, and a
+	 * name that is no identifier would reach the generated code */
+	char oerr[256];
+	if (nb_options_check(&o, oerr, sizeof oerr)) {
+		error_file(&c, "%s", oerr);
 		goto done;
 	}
 	if (!emit)

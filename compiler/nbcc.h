@@ -97,6 +97,13 @@ void nb_options_init(nb_options *o);
  * in err). */
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen);
+/* Checks a struct filled in by hand against the values nb_options_parse
+ * takes (the same table), each field's special values too (unroll_i and
+ * wg 0, tile 0 and -1, NULL strings): returns 0, or -1 with a message
+ * naming the field, its value and what it may hold in err ("unroll_i =
+ * 1000: it must be 0 (chosen for the target) or an integer from 1 to
+ * 64").  nb_compile refuses a struct this refuses, with its message. */
+int nb_options_check(const nb_options *o, char *err, size_t errlen);
 /* Whether arg ("--wg", "--wg=64") is a compiler flag: 2 if it takes a
  * value, 1 if it takes none, 0 if it is no compiler flag.  So a program
  * can read its command line with its own flags and the compiler's alike

@@ -1,6 +1,7 @@
 /* options.c: the compiler's flags, one table of them that every program
- * takes (their parsing and their --help lines), and the whole-file read
- * every program needs (writes are outfile.c's). */
+ * takes (their parsing, their --help lines, and the check of a struct a
+ * caller filled in by hand), and the whole-file read every program needs
+ * (writes are outfile.c's). */
 #include <errno.h>
 #include <stddef.h>
 #include <limits.h>
@@ -25,15 +26,26 @@ void nb_options_init(nb_options *o)
 
 /* --- the compiler's flags, one row each ----------------------------------- */
 
+/* What 0 means where it is the default outside a field's range (unroll_i,
+ * wg, tile): nb_compile's caller leaves the choice to the target. */
+#define CHOSEN "(chosen for the target)"
+
 /* How a flag's value is read: F_SWITCH takes none and stores lo; F_INT an
  * integer from lo to hi; F_WORD the index of one of `words`; F_OWN its
- * own function, which returns 0, or -1 with what it expected in `what`. */
+ * own function, which returns 0, or -1 with what it expected in `what`.
+ * The same rows check a struct filled in by hand (nb_options_check):
+ * a switch holds 0 or 1, an integer its range or nb_options_init's value,
+ * a word an index of `words`; F_OWN's function is given a string field's
+ * value (NULL, the default, is not checked), or NULL for an int field,
+ * whose value it checks as it stands. */
 enum { F_SWITCH, F_INT, F_WORD, F_OWN };
 
 typedef struct Flag {
 	const char *name, *meta; /* meta NULL: takes no value */
 	int kind;
-	size_t off;              /* offsetof the int it sets */
+	size_t off;              /* offsetof the field it sets, */
+	const char *field;       /* its name, */
+	int str;                 /* and whether it is a string (else an int) */
 	int lo, hi;
 	const char *words;       /* F_WORD: "none|interleave" */
 	int (*own)(nb_options *o, const char *v, char *what, size_t n);
@@ -44,10 +56,14 @@ typedef struct Flag {
 
 static int set_precision(nb_options *o, const char *v, char *what, size_t n)
 {
-	int p = prec_find(v);
+	int p = v ? prec_find(v) : (unsigned)o->precision < NPREC ?
+	        (int)o->precision : -1;
 	if (p < 0) {
 		snprintf(what, n, "%s, %s or %s", nb_prec_name(NB_FLOAT),
 		         nb_prec_name(NB_DOUBLE), nb_prec_name(NB_DD));
+		if (!v) /* set by hand: the nb_prec values */
+			snprintf(what + strlen(what), n - strlen(what),
+			         " (nb_prec %d to %d)", NB_FLOAT, NPREC - 1);
 		return -1;
 	}
 	o->precision = (nb_prec)p;
@@ -81,10 +97,15 @@ static int int_in(const char *v, long lo, long hi, int *out)
  * means "the default") */
 static int set_tile(nb_options *o, const char *v, char *what, size_t n)
 {
-	if (strcmp(v, "0") == 0)
+	enum { MAX = 4096 };
+	if (v && strcmp(v, "0") == 0)
 		o->tile = -1;
-	else if (int_in(v, 1, 4096, &o->tile)) {
-		snprintf(what, n, "0, or an integer from 1 to 4096");
+	else if (v ? int_in(v, 1, MAX, &o->tile) :
+	         o->tile < -1 || o->tile > MAX) {
+		/* v NULL: as set by hand, where -1 is the "0" of the flag */
+		snprintf(what, n, v ? "0, or an integer from 1 to %d" :
+		         "-1 (none: through the cache), 0 " CHOSEN " or an "
+		         "integer from 1 to %d", MAX);
 		return -1;
 	}
 	return 0;
@@ -146,7 +167,8 @@ static int set_class(nb_options *o, const char *v, char *what, size_t n)
 	return 0;
 }
 
-#define AT(field) offsetof(nb_options, field)
+#define AT(field) offsetof(nb_options, field), #field,                \
+	_Generic(((nb_options *)0)->field, const char *: 1, default: 0)
 /* The targets that read a flag: every one, or only OpenCL's: the C back
  * end has no work groups, tiles or warps (emit_c.c), AMD IL fixes its
  * group at 64 and reads through the cache (il_launch), and what --no-ftz
@@ -155,12 +177,12 @@ static int set_class(nb_options *o, const char *v, char *what, size_t n)
 #define ANY NULL
 #define OPENCL (&target_opencl)
 static const Flag flags[] = {
-	{"--precision", "P", F_OWN, 0, 0, 0, NULL, set_precision,
+	{"--precision", "P", F_OWN, AT(precision), 0, 0, NULL, set_precision,
 	 NB_GIVEN_PRECISION, ANY,
 	 "float, double or dd: type of untyped declarations\n"
 	 "(default float)"},
 	/* its help names the targets (nb_target_list): see help_text */
-	{"--target", "T", F_OWN, 0, 0, 0, NULL, set_target,
+	{"--target", "T", F_OWN, AT(target), 0, 0, NULL, set_target,
 	 NB_GIVEN_TARGET, ANY,
 	 "(default: from -o's extension)"},
 	{"--unroll-i", "N", F_INT, AT(unroll_i), 1, 64, NULL, NULL,
@@ -196,7 +218,8 @@ static const Flag flags[] = {
 	{"--no-fma", NULL, F_SWITCH, AT(fma), 0, 0, NULL, NULL,
 	 NB_GIVEN_FMA, ANY,
 	 "do not contract a*b+c into fma"},
-	{"--device-class", "C", F_OWN, 0, 0, 0, NULL, set_class, 0, ANY,
+	{"--device-class", "C", F_OWN, AT(devclass), 0, 0, NULL, set_class, 0,
+	 ANY,
 	 "gpu (default), cpu, or a narrower class of the\n"
 	 "defaults table (gpu-nvidia, cpu-avx512, host):\n"
 	 "the device the default unrolling is chosen for"},
@@ -221,21 +244,24 @@ static const Flag flags[] = {
 	 "default: an estimate with a Newton step)"},
 	{"--wg", "N", F_INT, AT(wg), 1, 1024, NULL, NULL, NB_GIVEN_WG, OPENCL,
 	 "OpenCL work-group size (default 128)"},
-	{"--tile", "N", F_OWN, 0, 0, 0, NULL, set_tile, NB_GIVEN_TILE, OPENCL,
+	{"--tile", "N", F_OWN, AT(tile), 0, 0, NULL, set_tile, NB_GIVEN_TILE,
+	 OPENCL,
 	 "j-elements staged per local-memory tile (default:\n"
 	 "the work-group size; 32 KB of them for a split\n"
 	 "kernel on a GPU); 0 reads them through the\n"
 	 "cache instead"},
-	{"--name", "K", F_OWN, 0, 0, 0, NULL, set_name, NB_GIVEN_NAME, ANY,
+	{"--name", "K", F_OWN, AT(kname), 0, 0, NULL, set_name, NB_GIVEN_NAME,
+	 ANY,
 	 "kernel function name (default: from the file)"},
-	{"--jvp", "X:V,..", F_OWN, 0, 0, 0, NULL, set_jvp, 0, ANY,
+	{"--jvp", "X:V,..", F_OWN, AT(jvp), 0, 0, NULL, set_jvp, 0, ANY,
 	 "derive: input X's tangent is input V; each sum result\n"
 	 "r gets its derivative d_r (R:NAME names it, R:-\n"
 	 "drops it)"},
-	{"--grad", "X,..", F_OWN, 0, 0, 0, NULL, set_grad, 0, ANY,
+	{"--grad", "X,..", F_OWN, AT(grad), 0, 0, NULL, set_grad, 0, ANY,
 	 "derive: each sum result r gets its gradient dr_dX\n"
 	 "with respect to input X (BMEM: per j, i and j swapped)"},
-	{"--grad-of", "R,..", F_OWN, 0, 0, 0, NULL, set_grad_of, 0, ANY,
+	{"--grad-of", "R,..", F_OWN, AT(grad_of), 0, 0, NULL, set_grad_of, 0,
+	 ANY,
 	 "--grad differentiates these results only (default:\n"
 	 "every sum, logsumexp=, min= and max=)"},
 	/* the default, for a command line that turns it back on */
@@ -296,6 +322,30 @@ int nb_options_flag(const char *arg)
 	return !f ? 0 : f->meta ? 2 : 1;
 }
 
+static void int_text(const Flag *f, char *buf, size_t n)
+{
+	snprintf(buf, n, "an integer from %d to %d", f->lo, f->hi);
+}
+
+/* A word row's words, "none or interleave", or numbered, "0 (none) or 1
+ * (interleave)"; returns how many. */
+static int words_text(const Flag *f, int numbered, char *buf, size_t n)
+{
+	int i = 0;
+	size_t len = 0;
+	buf[0] = 0;
+	for (const char *w = f->words; *w && len < n; i++) {
+		size_t k = strcspn(w, "|");
+		const char *sep = !i ? "" : w[k] ? ", " : " or ";
+		len += (size_t)(numbered ? snprintf(buf + len, n - len,
+		                "%s%d (%.*s)", sep, i, (int)k, w) :
+		                snprintf(buf + len, n - len, "%s%.*s", sep,
+		                (int)k, w));
+		w += k + (w[k] == '|');
+	}
+	return i;
+}
+
 int nb_options_parse(nb_options *o, const char *arg, const char *next,
                      char *err, size_t errlen)
 {
@@ -313,8 +363,7 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 		break;
 	case F_INT:
 		if (int_in(v, f->lo, f->hi, at)) {
-			snprintf(what, sizeof what, "an integer from %d to %d", f->lo,
-			         f->hi);
+			int_text(f, what, sizeof what);
 			goto bad;
 		}
 		break;
@@ -328,9 +377,7 @@ int nb_options_parse(nb_options *o, const char *arg, const char *next,
 			w += k + (w[k] == '|');
 		}
 		if (!*w) {
-			snprintf(what, sizeof what, "%.*s or %s",
-			         (int)strcspn(f->words, "|"), f->words,
-			         strchr(f->words, '|') + 1);
+			words_text(f, 0, what, sizeof what);
 			goto bad;
 		}
 		*at = i;
@@ -347,6 +394,72 @@ bad:
 	snprintf(err, errlen, "bad value '%s' for %s: expected %s", nb_esc(v),
 	         f->name, what);
 	return -1;
+}
+
+/* "unroll_i = 1000: it must be 0 (chosen for the target) or an integer
+ * from 1 to 64": the field as nbcc.h names it */
+static int refuse(char *err, size_t errlen, const char *field, const char *s,
+                  int v, const char *what)
+{
+	if (s)
+		snprintf(err, errlen, "%s = '%s': it must be %s", field,
+		         nb_esc(s), what);
+	else
+		snprintf(err, errlen, "%s = %d: it must be %s", field, v, what);
+	return -1;
+}
+
+int nb_options_check(const nb_options *o, char *err, size_t errlen)
+{
+	static const char bit[] = "0 or 1";
+	nb_options d, mine;
+	nb_options_init(&d);
+	char what[160];
+	for (size_t i = 0; i < NFLAGS; i++) {
+		const Flag *f = &flags[i];
+		const char *at = (const char *)o + f->off;
+		const char *s = f->str ? *(const char *const *)at : NULL;
+		int v = f->str ? 0 : *(const int *)at;
+		int dv = f->str ? 0 : *(const int *)((const char *)&d + f->off);
+		switch (f->kind) {
+		case F_SWITCH:
+			if (v == 0 || v == 1)
+				continue;
+			snprintf(what, sizeof what, "%s", bit);
+			break;
+		case F_INT: {
+			if (v == dv || (v >= f->lo && v <= f->hi))
+				continue;
+			int n = dv < f->lo || dv > f->hi ?
+			        snprintf(what, sizeof what, "%d " CHOSEN " or ",
+			                 dv) : 0;
+			int_text(f, what + n, sizeof what - (size_t)n);
+			break;
+		}
+		case F_WORD:
+			if (words_text(f, 1, what, sizeof what) > v && v >= 0)
+				continue;
+			break;
+		case F_OWN:
+			mine = *o; /* what a setter sets is not the caller's */
+			if ((f->str && !s) ||
+			    !f->own(&mine, s, what, sizeof what))
+				continue;
+			break;
+		}
+		return refuse(err, errlen, f->field, s, v, what);
+	}
+	/* the fields no flag sets itself: set_class's, and the runtime's
+	 * (ranges.c), whose tasks have a work item each at least */
+	if (o->cpu != 0 && o->cpu != 1)
+		return refuse(err, errlen, "cpu", NULL, o->cpu, bit);
+	int most = flag_of("--wg")->hi;
+	if (o->rtasks < 0 || o->rtasks > most) {
+		snprintf(what, sizeof what, "an integer from 0 to %d (tasks a "
+		         "work group; 0 or 1: one)", most);
+		return refuse(err, errlen, "rtasks", NULL, o->rtasks, what);
+	}
+	return 0;
 }
 
 int nb_options_ignored(const nb_options *o, const char *target,

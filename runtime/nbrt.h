@@ -85,8 +85,9 @@ int nbrt_describe(const nbrt *rt, FILE *out);
 
 /* Loads a kernel: a .cl, .c or .il written by nbcc (its interface read
  * from the header), or a .nbl compiled in process with `opts` (NULL:
- * defaults; the target is the device's: c for the host, amdil for the IL
- * interpreter, opencl otherwise;
+ * defaults; a field past what nb_options_check allows is an error; the
+ * target is the device's: c for the host, amdil for the IL interpreter,
+ * opencl otherwise;
  * compiler warnings go to stderr, errors into nbrt_error).  A name with
  * neither extension is taken as generated if it has the interface header.
  * The host compiles C with ${NBRT_CC:-${CC:-cc}}.  Compiled programs are

@@ -6,6 +6,7 @@
  * never in a crash.  Random tests print their seed (NBCC_TEST_SEED=N
  * repeats). */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -608,6 +609,114 @@ START_TEST(fig6)
 }
 END_TEST
 
+/* An nb_options filled in by hand (nbrt_load's opts) is checked as the
+ * flags' values are: each kind of field refused past its values with
+ * its message and nothing produced, and the values at its ends taken.
+ * Before nb_compile checked, these compiled silently (kname "a b;"
+ * into the generated code) or aborted (precision 7). */
+typedef struct Field {
+	size_t off;
+	int str, v;
+	const char *s;
+} Field;
+#define INT(f, x) {offsetof(nb_options, f), 0, x, NULL}
+#define STR(f, x) {offsetof(nb_options, f), 1, 0, x}
+
+static void set_field(const Field *f)
+{
+	nb_options_init(&opt);
+	opt.target = "opencl"; /* the target that reads every field */
+	if (f->str)
+		memcpy((char *)&opt + f->off, &f->s, sizeof f->s);
+	else
+		memcpy((char *)&opt + f->off, &f->v, sizeof f->v);
+}
+
+START_TEST(options_by_hand)
+{
+	static const char src[] = "LMEM x; BMEM y; RMEM r;\nr += x * y;\n";
+	static const struct {
+		Field f;
+		const char *msg;
+	} bad[] = {
+		{INT(unroll_i, 1000), "unroll_i = 1000: it must be 0 (chosen "
+		 "for the target) or an integer from 1 to 64"},
+		{INT(unroll_i, -3), "unroll_i = -3: it must be 0 (chosen for "
+		 "the target) or an integer from 1 to 64"},
+		{INT(unroll_j, 0), "unroll_j = 0: it must be an integer from 1 "
+		 "to 64"},
+		{INT(jsplit, 257), "jsplit = 257: it must be an integer from 1 "
+		 "to 256"},
+		{INT(wg, -5), "wg = -5: it must be 0 (chosen for the target) or "
+		 "an integer from 1 to 1024"},
+		{INT(tile, -7), "tile = -7: it must be -1 (none: through the "
+		 "cache), 0 (chosen for the target) or an integer from 1 to "
+		 "4096"},
+		{INT(tile, 4097), "tile = 4097: it must be -1 (none: through "
+		 "the cache), 0 (chosen for the target) or an integer from 1 "
+		 "to 4096"},
+		{INT(sched, 7), "sched = 7: it must be 0 (none) or 1 "
+		 "(interleave)"},
+		{INT(dd_qd, -1), "dd_qd = -1: it must be 0 (accurate) or 1 "
+		 "(qd)"},
+		{INT(fma, 42), "fma = 42: it must be 0 or 1"},
+		{INT(split_warps, 2), "split_warps = 2: it must be 0 or 1"},
+		{INT(ranges, -1), "ranges = -1: it must be 0 or 1"},
+		{INT(fast_math, 2), "fast_math = 2: it must be 0 or 1"},
+		{INT(ftz, 2), "ftz = 2: it must be 0 or 1"},
+		{INT(approx, 2), "approx = 2: it must be 0 or 1"},
+		{INT(cpu, 2), "cpu = 2: it must be 0 or 1"},
+		{INT(rtasks, -1), "rtasks = -1: it must be an integer from 0 "
+		 "to 1024 (tasks a work group; 0 or 1: one)"},
+		{INT(precision, 3), "precision = 3: it must be float, double "
+		 "or dd (nb_prec 0 to 2)"},
+		{STR(target, "cuda"), "target = 'cuda': it must be opencl, c "
+		 "or amdil"},
+		{STR(kname, "a b;"), "kname = 'a b;': it must be an "
+		 "identifier"},
+		{STR(devclass, "tpu"), "devclass = 'tpu': it must be gpu, cpu "
+		 "or a class of the defaults table"},
+		{STR(jvp, "x"), "jvp = 'x': it must be NAME:TANGENT pairs, as "
+		 "xi:vxi,yi:vyi"},
+		{STR(grad, ""), "grad = '': it must be input names, as "
+		 "xi,yi,zi"},
+		{STR(grad_of, ""), "grad_of = '': it must be result names, as "
+		 "pot,ax"},
+	};
+	static const Field good[] = {
+		INT(unroll_i, 0), INT(unroll_i, 1), INT(unroll_i, 64),
+		INT(unroll_j, 1), INT(unroll_j, 64), INT(jsplit, 1),
+		INT(jsplit, 256), INT(wg, 0), INT(wg, 1), INT(wg, 1024),
+		INT(tile, -1), INT(tile, 0), INT(tile, 1), INT(tile, 4096),
+		INT(sched, 0), INT(sched, 1), INT(dd_qd, 1), INT(fma, 0),
+		INT(split_warps, 1), INT(ranges, 1), INT(fast_math, 1),
+		INT(ftz, 0), INT(approx, 0), INT(cpu, 1), INT(rtasks, 0),
+		INT(rtasks, 1024), INT(precision, NB_DD), STR(target, "c"),
+		STR(target, "amdil"), STR(target, NULL), STR(kname, "k_1"),
+		STR(devclass, "cpu"), STR(devclass, "gpu-nvidia"),
+		STR(devclass, "host-avx2"),
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		set_field(&bad[i].f);
+		Res r = compile(src, "code");
+		char want[256];
+		snprintf(want, sizeof want, "t.nbl: error: %s\n", bad[i].msg);
+		ck_assert_msg(r.rc != 0 && r.errors == 1 && !r.out &&
+		              strcmp(r.diag, want) == 0,
+		              "wanted: %sgot (rc %d): %s", want, r.rc, r.diag);
+		res_free(&r);
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		set_field(&good[i]);
+		Res r = compile(src, "code");
+		ck_assert_msg(r.rc == 0 && r.out, "good[%zu]: %s", i, r.diag);
+		res_free(&r);
+	}
+}
+END_TEST
+#undef INT
+#undef STR
+
 /* ---- random bytes and mutations ------------------------------------------
  * The fuzz target (tests/fuzz) does this at length; here a quick round
  * keeps the guarantee in every test run: any input ends in a result or
@@ -685,6 +794,7 @@ int main(void)
 	tcase_add_test(par, recovery);
 	tcase_add_test(par, error_limit);
 	tcase_add_test(par, fig6);
+	tcase_add_test(par, options_by_hand);
 	tcase_add_test(par, random_inputs);
 	suite_add_tcase(s, par);
 	SRunner *r = srunner_create(s);

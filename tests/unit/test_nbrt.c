@@ -1007,8 +1007,8 @@ START_TEST(load_errors)
 	nb_options_init(&badp);
 	badp.precision = (nb_prec)7;
 	ck_assert_ptr_null(nbrt_load(rt, GRAVITY, &badp));
-	expect(rt, "bad precision", "precision 7: it must be float, double or "
-	       "dd");
+	expect(rt, "bad precision", "precision = 7: it must be float, double "
+	       "or dd (nb_prec 0 to 2)");
 
 	static const char nohdr[] = "__kernel void f(void) {}\n";
 	ck_assert_ptr_null(nbrt_load_source(rt, "x.cl", nohdr, strlen(nohdr), NULL));
