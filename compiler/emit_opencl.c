@@ -1633,6 +1633,15 @@ static void cl_launch(const Func *f, const nb_options *o, nb_iface *fc)
 	if (fc->wg % f->jsplit)
 		fc->wg = (fc->wg / f->jsplit + 1) * f->jsplit;
 	fc->tile = o->tile < 0 ? 0 : o->tile ? o->tile : fc->wg;
+	/* the ranges entry's tasks split the group evenly, each into whole
+	 * split groups (runtime/ranges.c: 32 >> l tasks of 2^l items);
+	 * others would divide by zero or leave items out (a struct filled
+	 * in by hand) */
+	int rt = o->rtasks;
+	if (o->ranges && rt > 1 && (fc->wg % rt || (fc->wg / rt) % f->jsplit))
+		error_file(f->ctx, "rtasks = %d: it must divide the work group "
+		           "of %d into tasks of whole j-split groups of %d", rt,
+		           fc->wg, f->jsplit);
 	/* slices' sums are added up by the runtime or by the kernel's last
 	 * work group, both of which know sums only */
 	fc->slices = 2;

@@ -712,6 +712,38 @@ START_TEST(options_by_hand)
 		ck_assert_msg(r.rc == 0 && r.out, "good[%zu]: %s", i, r.diag);
 		res_free(&r);
 	}
+	/* the ranges entry's tasks must split its group evenly (the group
+	 * known only to the back end): 3 of 128 divided by zero there */
+	static const struct {
+		int rtasks, jsplit;
+		const char *diag;
+	} tasks[] = {
+		{3, 1, "t.nbl: error: rtasks = 3: it must divide the work group "
+		 "of 128 into tasks of whole j-split groups of 1\n"},
+		{256, 1, "t.nbl: error: rtasks = 256: it must divide the work "
+		 "group of 128 into tasks of whole j-split groups of 1\n"},
+		{32, 8, "t.nbl: error: rtasks = 32: it must divide the work "
+		 "group of 128 into tasks of whole j-split groups of 8\n"},
+		{16, 8, NULL}, {32, 4, NULL}, {128, 1, NULL},
+	};
+	for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++) {
+		nb_options_init(&opt);
+		opt.target = "opencl";
+		opt.ranges = 1;
+		opt.wg = 128;
+		opt.rtasks = tasks[i].rtasks;
+		opt.jsplit = tasks[i].jsplit;
+		Res r = compile(src, "code");
+		if (tasks[i].diag)
+			ck_assert_msg(r.rc != 0 && !r.out &&
+			              strcmp(r.diag, tasks[i].diag) == 0,
+			              "rtasks %d: rc %d, %s", tasks[i].rtasks, r.rc,
+			              r.diag);
+		else
+			ck_assert_msg(r.rc == 0 && r.out, "rtasks %d: %s",
+			              tasks[i].rtasks, r.diag);
+		res_free(&r);
+	}
 }
 END_TEST
 #undef INT
