@@ -79,6 +79,24 @@ def test_dtypes(k):
         k(**args(h2=object()))
 
 
+def test_masked(k):
+    """A masked array's mask is not dropped: its masked elements' values
+    ran as if given, silently.  Without a masked element it is an array."""
+    tx = np.ma.masked_array(np.zeros(5), mask=[0, 1, 0, 1, 0])
+    with pytest.raises(ValueError) as e:
+        k(**args(tx=tx))
+    assert str(e.value) == (
+        "kernel gauss_transform: LMEM 'tx': a masked array with 2 masked "
+        "elements: the kernel has no mask; give x.filled(value) or "
+        "x.compressed()")
+    with pytest.raises(ValueError, match="BMEM 'w': a masked array"):
+        k(**args(w=np.ma.masked_invalid([1.0, np.nan, 1.0, 1.0])))
+    plain = k(**args())["g"]
+    for m in (np.ma.masked_array(np.zeros(5)),
+              np.ma.masked_array(np.zeros(5), mask=[0] * 5)):
+        assert np.array_equal(k(**args(tx=m))["g"], plain)
+
+
 def test_shapes_and_values(k):
     with pytest.raises(ValueError, match="LMEM 'tx': a 1-D array is needed"):
         k(**args(tx=np.zeros((5, 1))))
