@@ -282,10 +282,13 @@ class Kernel:
         for name in given:
             v = self._var.get(name)
             if v is None:
-                # the runtime's own message, which lists the names
+                # the runtime's own message, which lists the names; a lone
+                # surrogate ("x\udcff", from os.fsdecode) raised a bare
+                # UnicodeEncodeError that named neither kernel nor input
                 with self._dev.lock:
                     rt.nbrt_set_const(self._h,
-                                      name.replace("\0", "\\0").encode(),
+                                      name.replace("\0", "\\0").encode(
+                                          "utf-8", "backslashreplace"),
                                       0.0, 0.0)
                     raise ValueError(self._dev.error())
             if v.role == "RMEM":

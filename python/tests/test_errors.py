@@ -359,3 +359,22 @@ def test_probed_arguments(k):
     strided = dict(a, sx=np.repeat(a["sx"] + np.arange(4), 2)[::2])
     assert np.array_equal(k(**strided)["g"],
                           k(**dict(a, sx=a["sx"] + np.arange(4)))["g"])
+
+
+def test_surrogate_names(k):
+    """A name with a lone surrogate (os.fsdecode makes them) is refused
+    by name: its bare UnicodeEncodeError named no argument.  The runtime
+    escapes the backslash of its \\udcff, as it does a NUL's \\0."""
+    with pytest.raises(ValueError) as e:
+        k(**args(), **{"t\udcff": 1.0})
+    assert not isinstance(e.value, UnicodeError)
+    assert str(e.value).startswith(
+        "kernel gauss_transform has no variable 't\\\\udcff' (it has LMEM "
+        "tx")
+    pos = (("tx", "ty", "t\udcff"), ("sx", "sy", "sz"))
+    for kw in ({"cutoff": 1.0}, {"theta": 0.5, "far": k}):
+        with pytest.raises(ValueError) as e:
+            k(**args(), pos=pos, **kw)
+        assert not isinstance(e.value, UnicodeError)
+        assert "kernel gauss_transform: pos=: 't\\udcff' is not a name" \
+            in str(e.value)
