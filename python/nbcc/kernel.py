@@ -309,13 +309,16 @@ class Kernel:
                 raise ValueError(self._fail("%s: a 1-D DD is needed, not "
                                             "shape %s" % (what, x.shape)))
             return x
-        if isinstance(x, _np.ma.MaskedArray) and _np.ma.getmask(x).any():
+        # (its mask: nomask, a False, or an array of bools)
+        mask = _np.asarray(getattr(x, "mask"), bool) \
+            if isinstance(x, _np.ma.MaskedArray) else None
+        if mask is not None and mask.any():
             # np.require() took its data as they are: the masked elements'
             # values, whatever they hold, ran as if given
             raise ValueError(self._fail(
                 "%s: a masked array with %d masked elements: the kernel "
                 "has no mask; give x.filled(value) or x.compressed()" %
-                (what, int(_np.count_nonzero(_np.ma.getmaskarray(x))))))
+                (what, int(_np.count_nonzero(mask)))))
         a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
         if a.dtype.kind not in "fiubUS":
             raise TypeError(self._fail(
