@@ -51,7 +51,12 @@ def _name(fail: Callable[[str], str], what: str, n: str) -> bytes:
     if "\0" in n:
         raise ValueError(fail("%s: %r: a NUL character is not allowed" %
                               (what, n)))
-    return n.encode()
+    try:
+        return n.encode()
+    except UnicodeEncodeError:
+        # a lone surrogate: the bare UnicodeEncodeError named no argument
+        raise ValueError(fail("%s: %r is not a name a kernel can have (a "
+                              "lone surrogate)" % (what, n))) from None
 
 
 def _index_array(fail: Callable[[str], str], what: str, x: Any,

@@ -282,10 +282,13 @@ class Kernel:
         for name in given:
             v = self._var.get(name)
             if v is None:
-                # the runtime's own message, which lists the names
+                # the runtime's own message, which lists the names; a lone
+                # surrogate ("x\udcff", from os.fsdecode) raised a bare
+                # UnicodeEncodeError that named neither kernel nor input
                 with self._dev.lock:
                     rt.nbrt_set_const(self._h,
-                                      name.replace("\0", "\\0").encode(),
+                                      name.replace("\0", "\\0").encode(
+                                          "utf-8", "backslashreplace"),
                                       0.0, 0.0)
                     raise ValueError(self._dev.error())
             if v.role == "RMEM":
@@ -306,6 +309,16 @@ class Kernel:
                 raise ValueError(self._fail("%s: a 1-D DD is needed, not "
                                             "shape %s" % (what, x.shape)))
             return x
+        # (its mask: nomask, a False, or an array of bools)
+        mask = _np.asarray(getattr(x, "mask"), bool) \
+            if isinstance(x, _np.ma.MaskedArray) else None
+        if mask is not None and mask.any():
+            # np.require() took its data as they are: the masked elements'
+            # values, whatever they hold, ran as if given
+            raise ValueError(self._fail(
+                "%s: a masked array with %d masked elements: the kernel "
+                "has no mask; give x.filled(value) or x.compressed()" %
+                (what, int(_np.count_nonzero(mask)))))
         a = x if isinstance(x, _np.ndarray) else _np.asarray(x)
         if a.dtype.kind not in "fiubUS":
             raise TypeError(self._fail(

@@ -79,6 +79,24 @@ def test_dtypes(k):
         k(**args(h2=object()))
 
 
+def test_masked(k):
+    """A masked array's mask is not dropped: its masked elements' values
+    ran as if given, silently.  Without a masked element it is an array."""
+    tx = np.ma.masked_array(np.zeros(5), mask=[0, 1, 0, 1, 0])
+    with pytest.raises(ValueError) as e:
+        k(**args(tx=tx))
+    assert str(e.value) == (
+        "kernel gauss_transform: LMEM 'tx': a masked array with 2 masked "
+        "elements: the kernel has no mask; give x.filled(value) or "
+        "x.compressed()")
+    with pytest.raises(ValueError, match="BMEM 'w': a masked array"):
+        k(**args(w=np.ma.masked_invalid([1.0, np.nan, 1.0, 1.0])))
+    plain = k(**args())["g"]
+    for m in (np.ma.masked_array(np.zeros(5)),
+              np.ma.masked_array(np.zeros(5), mask=[0] * 5)):
+        assert np.array_equal(k(**args(tx=m))["g"], plain)
+
+
 def test_shapes_and_values(k):
     with pytest.raises(ValueError, match="LMEM 'tx': a 1-D array is needed"):
         k(**args(tx=np.zeros((5, 1))))
@@ -341,3 +359,22 @@ def test_probed_arguments(k):
     strided = dict(a, sx=np.repeat(a["sx"] + np.arange(4), 2)[::2])
     assert np.array_equal(k(**strided)["g"],
                           k(**dict(a, sx=a["sx"] + np.arange(4)))["g"])
+
+
+def test_surrogate_names(k):
+    """A name with a lone surrogate (os.fsdecode makes them) is refused
+    by name: its bare UnicodeEncodeError named no argument.  The runtime
+    escapes the backslash of its \\udcff, as it does a NUL's \\0."""
+    with pytest.raises(ValueError) as e:
+        k(**args(), **{"t\udcff": 1.0})
+    assert not isinstance(e.value, UnicodeError)
+    assert str(e.value).startswith(
+        "kernel gauss_transform has no variable 't\\\\udcff' (it has LMEM "
+        "tx")
+    pos = (("tx", "ty", "t\udcff"), ("sx", "sy", "sz"))
+    for kw in ({"cutoff": 1.0}, {"theta": 0.5, "far": k}):
+        with pytest.raises(ValueError) as e:
+            k(**args(), pos=pos, **kw)
+        assert not isinstance(e.value, UnicodeError)
+        assert "kernel gauss_transform: pos=: 't\\udcff' is not a name" \
+            in str(e.value)
