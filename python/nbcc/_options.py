@@ -31,7 +31,9 @@ class Options:
             raise MemoryError("nb_options_new failed")
         self.ptr: int = p
         self._fin = weakref.finalize(self, cc.nb_options_free, p)
-        self.flags = [f.encode() for f in flags]
+        # a lone surrogate (os.fsdecode's) goes as its byte, which the
+        # compiler refuses by name, not as a bare UnicodeEncodeError
+        self.flags = [f.encode("utf-8", "surrogateescape") for f in flags]
         err = ctypes.create_string_buffer(512)
         for f in self.flags:
             r = cc.nb_options_parse(p, f, None, err, len(err))

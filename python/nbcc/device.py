@@ -43,7 +43,8 @@ class Device:
             raise ValueError("device %r: a NUL character is not allowed" %
                              spec)
         err = _ctypes.c_void_p()
-        h = rt.nbrt_open(spec.encode() if spec else None, _ctypes.byref(err))
+        h = rt.nbrt_open(spec.encode("utf-8", "surrogateescape") if spec
+                         else None, _ctypes.byref(err))
         if not h:
             raise DeviceError(_lib.take_string(err.value) or
                               "cannot open a device")

@@ -53,7 +53,7 @@ def _source(source: Source) -> Tuple[str, bytes, Optional[str]]:
         if "\n" in source or ";" in source or not (
                 _os.path.exists(source) or _facts.known_ext(source) or
                 not any(c.isspace() for c in source)):
-            return "<string>", source.encode(), None
+            return "<string>", source.encode("utf-8", "surrogateescape"), None
         path = source
     else:
         raise TypeError("Kernel(): a path or the source text is needed, "

@@ -378,3 +378,17 @@ def test_surrogate_names(k):
         assert not isinstance(e.value, UnicodeError)
         assert "kernel gauss_transform: pos=: 't\\udcff' is not a name" \
             in str(e.value)
+
+
+def test_surrogate_elsewhere(gauss):
+    """The same surrogate in a flag's value, a device's spec or a source
+    string goes to C as its byte (surrogateescape, os.fsdecode's inverse),
+    which C refuses by name: each was a bare UnicodeEncodeError."""
+    with pytest.raises(ValueError, match=r"bad value 'a\\xff' for --name"):
+        nbcc.Kernel(gauss, name="a\udcff", device="host")
+    with pytest.raises(nbcc.DeviceError, match=r"'a\\xff'"):
+        nbcc.Kernel(gauss, device="a\udcff")
+    with pytest.raises(nbcc.CompileError,
+                       match=r"<string>:2:9: error: unexpected byte 0xFF"):
+        nbcc.Kernel("LMEM x; BMEM y; RMEM r;\nr += x*y\udcff;\n",
+                    device="host")
